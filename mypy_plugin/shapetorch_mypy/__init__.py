@@ -1,0 +1,1 @@
+"""The shapetorch mypy plugin (see issue: static types)."""

@@ -1,0 +1,33 @@
+"""shapetorch: PyTorch's API, with shape errors reported before anything runs.
+
+Importing the package is cheap on purpose: the mypy plugin imports ``shapetorch._rules``, which
+runs this file first, and must not pull in NumPy. Public names load on first use (PEP 562).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from . import _api
+
+    try:
+        value = getattr(_api, name)
+    except AttributeError:
+        from ._rules.errors import did_you_mean
+
+        hint = did_you_mean(name, _api.__all__)
+        raise AttributeError(f"module 'shapetorch' has no attribute {name!r}{hint}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    from . import _api
+
+    return sorted(set(globals()) | set(_api.__all__))

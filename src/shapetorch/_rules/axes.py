@@ -1,0 +1,28 @@
+"""Dim arguments: wrapping negative dims and checking them, as every op taking ``dim`` does."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .errors import RuleError
+
+
+def wrap_dim(dim: int, rank: int, op: str, code: str = "dimension_error_out_of_range") -> int:
+    """``dim`` in ``[-rank, rank)`` made non-negative. A 0-D tensor accepts dims -1 and 0, as in torch."""
+    n = max(rank, 1)
+    if not -n <= dim < n:
+        raise RuleError(code, op=op, lo=-n, hi=n - 1, dim=dim)
+    return dim + n if dim < 0 else dim
+
+
+def wrap_dims(
+    dims: Sequence[int], rank: int, op: str, code: str = "dimension_error_out_of_range"
+) -> tuple[int, ...]:
+    """Several dims, each wrapped; a repeated dim is an error, as in torch."""
+    out = tuple(wrap_dim(d, rank, op, code) for d in dims)
+    seen: set[int] = set()
+    for d in out:
+        if d in seen:
+            raise RuleError("dim_error_repeated", op=op, dim=d, dims=list(dims))
+        seen.add(d)
+    return out

@@ -1,0 +1,117 @@
+"""Dims and shapes as the rules see them.
+
+A dim is an ``int`` (a known size), a :class:`Sym` (a named size: ``Batch``, a TypeVar, or a
+product such as ``h*w``), or :data:`UNKNOWN`. At runtime only ints occur, so every check is exact;
+the static checker passes symbols and unknowns, and the rules stay gradual: an unknown never
+raises, two different symbols are different sizes, and an int against a symbol is undecidable.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Union
+
+
+class Sym:
+    """A named size. Symbols with the same name are the same size."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sym) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("Sym", self.name))
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class _Unknown:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "?"
+
+    def __reduce__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Final = _Unknown()
+
+Dim = Union[int, Sym, _Unknown]
+Shape = tuple[Dim, ...]
+
+
+def fmt_shape(shape: Shape) -> str:
+    """``(2, B, ?)``: a shape as it appears in messages."""
+    if len(shape) == 1:
+        return f"({shape[0]!r},)"
+    return "(" + ", ".join(repr(d) for d in shape) + ")"
+
+
+def same(a: Dim, b: Dim) -> bool | None:
+    """True/False when decidable, None when not (an unknown, or an int against a symbol)."""
+    if a is UNKNOWN or b is UNKNOWN:
+        return None
+    if type(a) is type(b):
+        return a == b
+    return None
+
+
+def differ(a: Dim, b: Dim) -> bool:
+    """A real contradiction: both sizes known (or both named) and different."""
+    return same(a, b) is False
+
+
+def dim_mul(a: Dim, b: Dim) -> Dim:
+    """The product of two sizes; symbolic products are kept as a canonical ``a*b`` name."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    if a is UNKNOWN or b is UNKNOWN:
+        return UNKNOWN
+    if a == 0 or b == 0:
+        return 0
+    factors = sorted(_factors(a) + _factors(b), key=lambda f: (f.isdigit(), f))
+    return Sym("*".join(factors))
+
+
+def _factors(d: Dim) -> list[str]:
+    return d.name.split("*") if isinstance(d, Sym) else [str(d)]
+
+
+def prod(dims: Shape) -> Dim:
+    out: Dim = 1
+    for d in dims:
+        out = dim_mul(out, d)
+    return out
+
+
+def known(shape: Shape) -> bool:
+    return all(isinstance(d, int) for d in shape)
+
+
+def dim_div(a: Dim, b: Dim) -> Dim:
+    """``a / b`` when it is exact and decidable, else UNKNOWN (the rules never guess)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a // b if b and a % b == 0 else UNKNOWN
+    if b == 1:
+        return a
+    if a is UNKNOWN or b is UNKNOWN or a == b:
+        return 1 if a == b and a is not UNKNOWN else UNKNOWN
+    fa, fb = _factors(a), _factors(b)
+    for f in fb:
+        if f not in fa:
+            return UNKNOWN
+        fa.remove(f)
+    if not fa:
+        return 1
+    if len(fa) == 1 and fa[0].isdigit():
+        return int(fa[0])
+    return Sym("*".join(fa))

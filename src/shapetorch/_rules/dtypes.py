@@ -1,0 +1,153 @@
+"""dtype promotion as a data table, identical to torch's (checked pair by pair against torch).
+
+Dtypes are named by string here so the rules stay free of the runtime; the runtime's dtype
+classes carry the same names. Operands of ``result_type`` come in three priorities, as in torch:
+tensors with dims beat 0-d tensors, which beat Python scalars, unless a lower-priority operand
+is of a higher category (bool < integer < floating < complex).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final, NamedTuple
+
+from .errors import RuleError, did_you_mean
+
+
+class DTypeInfo(NamedTuple):
+    name: str
+    kind: str  # b(ool) u(nsigned) i(nt) f(loat) c(omplex)
+    bits: int
+
+
+DTYPES: Final[dict[str, DTypeInfo]] = {
+    d.name: d
+    for d in (
+        DTypeInfo("bool", "b", 8),
+        DTypeInfo("uint8", "u", 8),
+        DTypeInfo("int8", "i", 8),
+        DTypeInfo("int16", "i", 16),
+        DTypeInfo("int32", "i", 32),
+        DTypeInfo("int64", "i", 64),
+        DTypeInfo("float16", "f", 16),
+        DTypeInfo("bfloat16", "f", 16),
+        DTypeInfo("float32", "f", 32),
+        DTypeInfo("float64", "f", 64),
+        DTypeInfo("complex64", "c", 64),
+        DTypeInfo("complex128", "c", 128),
+    )
+}
+
+_CATEGORY: Final = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_COMPLEX_OF: Final = {"float16": "complex64", "bfloat16": "complex64", "float32": "complex64", "float64": "complex128"}
+_REAL_OF: Final = {"complex64": "float32", "complex128": "float64"}
+
+
+def category(name: str) -> int:
+    return _CATEGORY[DTYPES[name].kind]
+
+
+def is_floating(name: str) -> bool:
+    return DTYPES[name].kind == "f"
+
+
+def is_complex(name: str) -> bool:
+    return DTYPES[name].kind == "c"
+
+
+def is_integral(name: str, include_bool: bool = False) -> bool:
+    kind = DTYPES[name].kind
+    return kind in "ui" or (include_bool and kind == "b")
+
+
+def check_dtype(name: str, op: str = "dtype") -> str:
+    if name not in DTYPES:
+        raise RuleError("dtype_not_found_error", op=op, name=name, hint=did_you_mean(name, DTYPES))
+    return name
+
+
+def promote_types(a: str, b: str) -> str:
+    """The smallest dtype both ``a`` and ``b`` convert to without losing category or range."""
+    if a == b:
+        return a
+    da, db = DTYPES[a], DTYPES[b]
+    if da.kind == "b":
+        return b
+    if db.kind == "b":
+        return a
+    if da.kind in "ui" and db.kind in "ui":
+        if da.kind == db.kind:
+            return a if da.bits >= db.bits else b
+        unsigned, signed = (da, db) if da.kind == "u" else (db, da)
+        return signed.name if signed.bits > unsigned.bits else f"int{min(unsigned.bits * 2, 64)}"
+    if da.kind in "ui":
+        return b
+    if db.kind in "ui":
+        return a
+    if da.kind == "f" and db.kind == "f":
+        if da.bits == db.bits:  # float16 with bfloat16: neither holds the other
+            return "float32"
+        return a if da.bits > db.bits else b
+    if da.kind == "c" and db.kind == "c":
+        return a if da.bits > db.bits else b
+    cplx, real = (da, db) if da.kind == "c" else (db, da)
+    return cplx.name if _REAL_OF[cplx.name] == promote_types(_REAL_OF[cplx.name], real.name) else "complex128"
+
+
+TENSOR, ZERO_DIM, SCALAR = 0, 1, 2  # operand priorities for result_type
+
+
+def scalar_dtype(value: object, default_float: str = "float32") -> str:
+    """The dtype a Python scalar takes part in promotion with."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return default_float
+    if isinstance(value, complex):
+        return _COMPLEX_OF[default_float]
+    raise TypeError(f"not a Python scalar: {value!r}")
+
+
+def _combine(higher: str | None, lower: str | None) -> str | None:
+    """torch's combine_categories: a lower-priority operand only wins by being of a higher category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    ch, cl = category(higher), category(lower)
+    if ch == 3:
+        return higher
+    if cl == 3:
+        return _COMPLEX_OF[higher] if ch == 2 else lower
+    if ch == 2:
+        return higher
+    if ch == 0 or cl == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(operands: Iterable[tuple[str, int]]) -> str:
+    """Promote ``(dtype, priority)`` pairs the way ``torch.result_type`` does."""
+    state: list[str | None] = [None, None, None]
+    for name, priority in operands:
+        cur = state[priority]
+        state[priority] = name if cur is None else promote_types(cur, name)
+    out = _combine(state[TENSOR], _combine(state[ZERO_DIM], state[SCALAR]))
+    assert out is not None, "result_type needs at least one operand"
+    return out
+
+
+def float_result(name: str, default_float: str = "float32") -> str:
+    """Ops such as exp, sqrt and true division: integers and bool compute in the default float dtype."""
+    return name if DTYPES[name].kind in "fc" else default_float
+
+
+def to_real(name: str) -> str:
+    """abs / real / imag of a complex dtype give its real counterpart."""
+    return _REAL_OF.get(name, name)
+
+
+def to_complex(name: str) -> str:
+    return name if is_complex(name) else _COMPLEX_OF[name]

@@ -1,0 +1,366 @@
+"""The error catalogue: every code shapetorch reports, with its meaning and message template.
+
+One place, so the runtime, the mypy plugin and the docs can never disagree about a message
+(mypy keeps its messages the same way, in ``message_registry``). Codes follow the original
+library's ``<op>_error_<condition>`` form. A rule raises :class:`RuleError` and nothing else;
+the runtime turns it into a ``ShapetorchError`` subclass chosen by the entry's ``kind``, and
+the plugin turns it into a mypy error whose code is the entry's code, under its ``family``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from .dims import Sym, _Unknown, fmt_shape
+
+
+class Entry(NamedTuple):
+    kind: str  # shape | index | dtype | device | autograd | registry: picks the runtime exception class
+    family: str  # the mypy parent code: shape-matmul, shape-broadcast, ...
+    meaning: str
+    template: str
+
+
+_DIM_RANGE = "{op}: dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+
+
+def _dim(op: str) -> Entry:
+    return Entry("index", "shape-dim", f"A dim argument of {op} is outside [-rank, rank).", _DIM_RANGE)
+
+
+CATALOGUE: dict[str, Entry] = {
+    # -- broadcasting and expansion ---------------------------------------------------------
+    "broadcast_error_incompatible_dimensions": Entry(
+        "shape", "shape-broadcast", "Right-aligned dims differ and neither is 1.",
+        "{op}: shapes {a} and {b} cannot be broadcast: size {da} != {db} at dimension {dim}",
+    ),
+    "expand_error_incompatible": Entry(
+        "shape", "shape-broadcast",
+        "Target size differs from a non-1 existing size, or has fewer dims than the tensor.",
+        "{op}: cannot expand shape {shape} to {sizes}: {problem}",
+    ),
+    # -- matmul family ----------------------------------------------------------------------
+    "matmul_error_inner_dimensions_do_not_match": Entry(
+        "shape", "shape-matmul", "Contraction dims differ: a.shape[-1] != b.shape[-2] (or b.shape[0] for 1-D).",
+        "{op}: inner dimensions do not match: {a} @ {b} ({ka} != {kb})",
+    ),
+    "matmul_error_requires_at_least_1d": Entry(
+        "shape", "shape-matmul", "An operand of matmul is 0-D.",
+        "{op}: both arguments need at least 1 dimension, got {a} and {b}",
+    ),
+    "matmul_error_rank_mismatch": Entry(
+        "shape", "shape-matmul", "An operand of mm/bmm/mv/dot/outer has the wrong number of dims.",
+        "{op}: {arg} must be {expected}-D, got shape {shape}",
+    ),
+    "batch_dimensions_do_not_match_error": Entry(
+        "shape", "shape-matmul", "Batch sizes of bmm/baddbmm operands differ (these do not broadcast).",
+        "{op}: batch dimensions do not match: {a} and {b} ({ba} != {bb})",
+    ),
+    "linalg_error_requires_2d": Entry(
+        "shape", "shape-linalg", "Input is not exactly 2-D.", "{op}: expected a 2-D matrix, got shape {shape}"
+    ),
+    "linalg_error_requires_at_least_2d": Entry(
+        "shape", "shape-linalg", "Input rank < 2.", "{op}: expected at least 2 dimensions, got shape {shape}"
+    ),
+    "linalg_error_not_square_matrix": Entry(
+        "shape", "shape-linalg", "Last two dims differ.",
+        "{op}: expected batches of square matrices, got {m} by {n} matrices (shape {shape})",
+    ),
+    # -- views and shape changes --------------------------------------------------------------
+    "reshape_error_size_mismatch": Entry(
+        "shape", "shape-reshape", "The product of the new sizes differs from the number of elements.",
+        "{op}: shape {sizes} is invalid for input of shape {shape} ({numel} elements)",
+    ),
+    "reshape_error_multiple_inferred": Entry(
+        "shape", "shape-reshape", "More than one -1 in the new shape.",
+        "{op}: only one dimension can be inferred, got {sizes}",
+    ),
+    "reshape_error_invalid_size": Entry(
+        "shape", "shape-reshape", "A size below -1 in the new shape.", "{op}: invalid shape dimension {size} in {sizes}"
+    ),
+    "view_error_incompatible_strides": Entry(
+        "shape", "shape-reshape",
+        "view() of a tensor whose memory layout cannot express the new shape without a copy.",
+        "{op}: view size {sizes} is not compatible with the size and stride of the input {shape}; "
+        "at least one dimension spans two contiguous subspaces. Use .reshape(...) instead",
+    ),
+    "unflatten_error_size_mismatch": Entry(
+        "shape", "shape-reshape", "unflatten's sizes do not multiply to the size of the dim.",
+        "{op}: sizes {sizes} don't multiply up to the size {size} of dim {dim} of {shape}",
+    ),
+    "permute_error_dimension_count_mismatch": Entry(
+        "shape", "shape-permute", "dims is not a permutation of range(rank).",
+        "{op}: dims {dims} is not a permutation of the {rank} dimensions of shape {shape}",
+    ),
+    "transpose_error_requires_2d_tensor": Entry(
+        "shape", "shape-permute", "t() on a tensor with rank > 2, or mT on rank < 2.",
+        "{op}: expects a tensor with {expected} dimensions, but got shape {shape}",
+    ),
+    "dimension_error_zero_dim": Entry(
+        "index", "shape-dim", "The op needs at least one dimension but got a 0-d tensor.",
+        "{op}: cannot be applied to a 0-d tensor",
+    ),
+    "flatten_error_start_after_end": Entry(
+        "shape", "shape-reshape", "flatten's start_dim comes after its end_dim.",
+        "{op}: start_dim ({start_dim}) cannot come after end_dim ({end_dim}) for shape {shape}",
+    ),
+    "dim_error_repeated": Entry(
+        "shape", "shape-dim", "A dim appears twice in a list of dims.",
+        "{op}: dim {dim} appears multiple times in the list of dims {dims}",
+    ),
+    # -- joining and splitting ----------------------------------------------------------------
+    "cat_error_empty": Entry("shape", "shape-cat", "No tensors were given.", "{op}: expected a non-empty list of tensors"),
+    "cat_error_rank_mismatch": Entry(
+        "shape", "shape-cat", "Tensors to cat have different ranks.",
+        "{op}: tensors must have the same number of dimensions: got {a} and {b} (tensor {i})",
+    ),
+    "cat_error_size_mismatch": Entry(
+        "shape", "shape-cat", "Tensors to cat differ in a dim other than the cat dim.",
+        "{op}: sizes of tensors must match except in dimension {dim}: expected size {da} but got size {db} "
+        "for tensor {i} at dimension {at} (shapes {a} and {b})",
+    ),
+    "stack_error_shape_mismatch": Entry(
+        "shape", "shape-cat", "Tensors to stack differ in shape.",
+        "{op}: stack expects each tensor to be equal size, but got {a} at entry 0 and {b} at entry {i}",
+    ),
+    "split_error_invalid_sizes": Entry(
+        "shape", "shape-cat", "split sizes do not sum to the size of the dim, or a size is negative.",
+        "{op}: split sizes {sizes} must be non-negative and sum to {size} (dim {dim} of shape {shape})",
+    ),
+    "split_error_invalid_chunks": Entry(
+        "shape", "shape-cat", "chunk/split/tensor_split got a non-positive number of sections.",
+        "{op}: {arg} must be {expected}, got {value}",
+    ),
+    # -- dims out of range ----------------------------------------------------------------------
+    "dimension_error_out_of_range": _dim("any op taking dim"),
+    "chunk_error_dim_out_of_range": _dim("chunk"),
+    "flip_error_dim_out_of_range": _dim("flip"),
+    "gather_error_dim_out_of_range": _dim("gather"),
+    "index_select_error_dim_out_of_range": _dim("index_select"),
+    "scatter_error_dim_out_of_range": _dim("scatter"),
+    "softmax_error_dim_out_of_range": _dim("softmax"),
+    "split_error_dim_out_of_range": _dim("split"),
+    "transpose_dims_error_out_of_range": _dim("transpose"),
+    "unbind_error_dim_out_of_range": _dim("unbind"),
+    # -- indexing ---------------------------------------------------------------------------------
+    "at_error_index_out_of_bounds": Entry(
+        "index", "shape-index", "An integer index is outside [-size, size) of the indexed dim.",
+        "{op}: index {index} is out of bounds for dimension {dim} with size {size}",
+    ),
+    "select_error_index_out_of_bounds": Entry(
+        "index", "shape-index", "select(dim, index) with index outside [-size, size).",
+        "{op}: index {index} out of range for tensor of shape {shape} at dimension {dim}",
+    ),
+    "narrow_error_start_out_of_bounds": Entry(
+        "index", "shape-index", "narrow start outside [-size, size].",
+        "{op}: start out of range (expected to be in range of [{lo}, {hi}], but got {start})",
+    ),
+    "narrow_error_length_exceeds_bounds": Entry(
+        "shape", "shape-index", "narrow start + length > size, or length < 0.",
+        "{op}: start ({start}) + length ({length}) exceeds dimension size ({size})",
+    ),
+    "slice_error_out_of_bounds": Entry(
+        "index", "shape-index", "A slice has step <= 0 (torch does not support negative steps).",
+        "{op}: slice step must be greater than zero, got {step}",
+    ),
+    "index_error_too_many_indices": Entry(
+        "index", "shape-index", "More indices than the tensor has dims.",
+        "{op}: too many indices for tensor of dimension {rank} (shape {shape}, index {index})",
+    ),
+    "index_error_mask_shape": Entry(
+        "index", "shape-index", "A boolean mask's shape differs from the dims it indexes.",
+        "{op}: the shape of the mask {mask} at index {i} does not match the shape of the indexed tensor {shape}",
+    ),
+    "index_error_invalid_index": Entry(
+        "dtype", "shape-index", "An index of a type that cannot index a tensor (float tensor, string, ...).",
+        "{op}: {index!s} cannot be used as an index; use ints, slices, None, Ellipsis, "
+        "or integer/bool tensors",
+    ),
+    "index_error_multiple_ellipsis": Entry(
+        "index", "shape-index", "An index holds more than one Ellipsis.",
+        "{op}: an index can only have a single ellipsis ('...'), got {index}",
+    ),
+    "index_error_broadcast": Entry(
+        "index", "shape-index", "The index tensors of one indexing expression do not broadcast together.",
+        "{op}: indexing tensors could not be broadcast together with shapes {shapes}",
+    ),
+    "setitem_error_shape_mismatch": Entry(
+        "shape", "shape-index", "The value assigned through an index does not broadcast to the indexed shape.",
+        "{op}: value of shape {value} cannot be broadcast to indexing result of shape {shape}",
+    ),
+    "index_error_rank_mismatch": Entry(
+        "shape", "shape-index", "gather/scatter/index_select index has the wrong number of dims.",
+        "{op}: index {index} must have {expected} dimensions (input shape {shape})",
+    ),
+    "index_error_size_mismatch": Entry(
+        "shape", "shape-index", "gather/scatter index is larger than the input in a dim other than dim.",
+        "{op}: size {ia} of index {index} at dimension {at} exceeds size {sa} of {arg} {shape}",
+    ),
+    "item_error_not_scalar": Entry(
+        "shape", "shape-item", "item() on a tensor whose numel != 1.",
+        "{op}: a tensor with {numel} elements cannot be converted to a Python scalar (shape {shape})",
+    ),
+    "embedding_bag_error_requires_2d_input": Entry(
+        "shape", "shape-nn", "embedding_bag input is not 2-D when offsets is None.",
+        "{op}: input has to be 1-D or 2-D, got shape {shape}",
+    ),
+    # -- einsum ------------------------------------------------------------------------------------
+    "einsum_error_invalid_equation": Entry(
+        "shape", "shape-einsum", "Equation syntax: subscripts outside [a-zA-Z], misplaced '.', several '->'.",
+        "{op}: invalid equation {equation!r}: {problem}",
+    ),
+    "einsum_error_operand_count_mismatch": Entry(
+        "shape", "shape-einsum", "The number of input terms differs from the number of operands.",
+        "{op}: equation {equation!r} has {terms} input terms but {operands} operands were given",
+    ),
+    "einsum_error_subscript_rank_mismatch": Entry(
+        "shape", "shape-einsum", "A term's subscript count differs from its operand's rank and it has no ellipsis.",
+        "{op}: term {term!r} of {equation!r} has {subscripts} subscripts but operand {i} has shape {shape}",
+    ),
+    "einsum_error_dimension_mismatch": Entry(
+        "shape", "shape-einsum", "The same subscript is bound to different sizes.",
+        "{op}: subscript {letter!r} of {equation!r} has size {size} for operand {i}, "
+        "which does not match the size {previous} seen before",
+    ),
+    "einsum_error_unknown_output_index": Entry(
+        "shape", "shape-einsum", "An output subscript is absent from every input term, or repeated.",
+        "{op}: output subscript {letter!r} of {equation!r} {problem}",
+    ),
+    "einsum_error_index_out_of_range": Entry(
+        "shape", "shape-einsum", "A sublist subscript is outside [0, 52).",
+        "{op}: subscript {index} in a sublist is not within the valid range [0, 52)",
+    ),
+    "einsum_error_invalid_sublist_element": Entry(
+        "dtype", "shape-einsum", "A sublist element is neither an int nor Ellipsis.",
+        "{op}: sublist element {element!r} is neither an int nor Ellipsis",
+    ),
+    # -- einops --------------------------------------------------------------------------------------
+    "einops_error_invalid_pattern": Entry(
+        "shape", "shape-einops", "Pattern syntax: missing '->', unbalanced parentheses, duplicate or bad names.",
+        "{op}: invalid pattern {pattern!r}: {problem}",
+    ),
+    "einops_error_undefined_axis": Entry(
+        "shape", "shape-einops", "An axis appears on only one side of a rearrange pattern.",
+        "{op}: {problem} in pattern {pattern!r}{hint}",
+    ),
+    "einops_error_dimension_mismatch": Entry(
+        "shape", "shape-einops", "Input rank != pattern rank, or an axis size does not divide or match.",
+        "{op}: {problem} (pattern {pattern!r}, input shape {shape})",
+    ),
+    "einops_error_ambiguous_decomposition": Entry(
+        "shape", "shape-einops", "A composite input axis like (h w) has more than one unknown size.",
+        "{op}: could not infer sizes for {axes} in pattern {pattern!r}; give all but one as keywords",
+    ),
+    "einops_error_anonymous_in_output": Entry(
+        "shape", "shape-einops", "A non-unit anonymous (numeric) axis in the output of rearrange.",
+        "{op}: non-unitary anonymous axis {axis} in the output of pattern {pattern!r}",
+    ),
+    "einops_error_reduce_undefined_output": Entry(
+        "shape", "shape-einops", "The output of reduce names an axis absent from the input.",
+        "{op}: unexpected axes {axes} on the right side of pattern {pattern!r}",
+    ),
+    "einops_error_repeat_missing_size": Entry(
+        "shape", "shape-einops", "A new output axis of repeat has no size.",
+        "{op}: specify sizes for new axes {axes} of pattern {pattern!r}",
+    ),
+    # -- dtypes ----------------------------------------------------------------------------------------
+    "method_dtype_not_supported_error": Entry(
+        "dtype", "shape-dtype", "No kernel for the operand dtype (bitwise on float, float64 on WebGPU, ...).",
+        "{op}: not implemented for dtype {dtype}{hint}",
+    ),
+    "dtype_error_cannot_cast": Entry(
+        "dtype", "shape-dtype", "An in-place or out= result type cannot hold the promoted type.",
+        "{op}: result type {result} can't be cast to the desired output type {out}",
+    ),
+    "dtype_error_mismatch": Entry(
+        "dtype", "shape-dtype", "Operands of an op that does not promote (mm, index_put, ...) differ in dtype.",
+        "{op}: expected {what} to have the same dtype, but got {a} and {b}",
+    ),
+    "dtype_not_found_error": Entry(
+        "dtype", "registry", "Unknown dtype name.", "{op}: unknown dtype {name!r}{hint}"
+    ),
+    # -- devices ---------------------------------------------------------------------------------------
+    "device_error_requires": Entry(
+        "device", "device", "An op needs a particular device, or all operands on one device.", "{op}: {problem}"
+    ),
+    # -- autograd --------------------------------------------------------------------------------------
+    "autograd_gradient_mismatch_error": Entry(
+        "autograd", "autograd", "A backward returned the wrong number of gradients or a wrongly shaped one.",
+        "{op}: {problem}",
+    ),
+    "autograd_not_registered_error": Entry(
+        "autograd", "autograd", "backward() reached an op with no registered gradient.",
+        "{op}: the derivative for input {i} is not implemented",
+    ),
+    # -- the registry ----------------------------------------------------------------------------------
+    "dtype_already_registered_error": Entry(
+        "registry", "registry", "A dtype with that name exists.", "{op}: dtype {name!r} is already registered"
+    ),
+    "dtype_components_mismatch_error": Entry(
+        "registry", "registry", "A registered dtype's components are inconsistent with its storage.",
+        "{op}: {problem}",
+    ),
+    "function_already_registered_error": Entry(
+        "registry", "registry", "A function with that name exists.", "{op}: function {name!r} is already registered"
+    ),
+    "method_already_registered_error": Entry(
+        "registry", "registry", "A Tensor method with that name exists.", "{op}: method {name!r} is already registered"
+    ),
+    "invalid_config_error": Entry(
+        "registry", "registry", "A register_* call got missing or invalid fields.", "{op}: {problem}"
+    ),
+    "kernel_not_registered_error": Entry(
+        "registry", "registry", "No kernel for (op, device, dtype).",
+        "{op}: no kernel for device {device!s} and dtype {dtype}{hint}",
+    ),
+    "kernel_signature_mismatch_error": Entry(
+        "registry", "registry", "A kernel's arity does not match the op.", "{op}: {problem}"
+    ),
+    "op_kind_mismatch_error": Entry(
+        "registry", "registry", "A kernel of the wrong kind for the op (binary kernel for a unary op).", "{op}: {problem}"
+    ),
+    "op_not_found_error": Entry("registry", "registry", "Unknown op name.", "{op}: unknown op {name!r}{hint}"),
+    "registration_failed_error": Entry(
+        "registry", "registry", "A registration raised; the cause is attached.", "{op}: {problem}"
+    ),
+}
+
+
+def _show(value: object) -> object:
+    """Shapes print as ``(2, B)``; everything else as itself."""
+    if isinstance(value, tuple) and all(isinstance(d, (int, Sym, _Unknown)) for d in value):
+        return fmt_shape(value)
+    return value
+
+
+class RuleError(Exception):
+    """What a rule raises: a catalogue code and the formatted message. Nothing else is raised."""
+
+    def __init__(self, code: str, **values: object) -> None:
+        entry = CATALOGUE[code]
+        self.code = code
+        self.kind = entry.kind
+        self.values = values
+        self.message = entry.template.format(**{k: _show(v) for k, v in values.items()})
+        super().__init__(self.message)
+
+
+def did_you_mean(name: str, candidates: Iterable[object]) -> str:
+    """`` (did you mean 'h'?)`` for the closest candidate by edit distance, or ``''``."""
+    best, best_d = "", 3
+    for c in candidates:
+        d = edit_distance(name, str(c))
+        if d < best_d or (d == best_d and best and len(str(c)) < len(best)):
+            best, best_d = str(c), d
+    return f"; did you mean {best!r}?" if best and best_d <= max(1, len(name) // 2) else ""
+
+
+def edit_distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]

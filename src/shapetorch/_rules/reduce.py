@@ -1,0 +1,23 @@
+"""Reductions over one dim, several dims, or all of them, with keepdim."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .axes import wrap_dims
+from .dims import Shape
+
+
+def reduce_dims(rank: int, dim: int | Sequence[int] | None, op: str = "sum") -> tuple[int, ...]:
+    """The non-negative dims a reduction runs over; ``None`` and ``()`` mean all of them."""
+    if dim is None:
+        return tuple(range(rank))
+    dims = wrap_dims([dim] if isinstance(dim, int) else dim, rank, op)
+    return dims if dims or rank == 0 else tuple(range(rank))
+
+
+def reduce_shape(shape: Shape, dim: int | Sequence[int] | None = None, keepdim: bool = False, op: str = "sum") -> Shape:
+    dims = reduce_dims(len(shape), dim, op)
+    if keepdim:
+        return tuple(1 if i in dims else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in dims)

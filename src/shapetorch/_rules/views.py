@@ -1,0 +1,122 @@
+"""Shape changes that keep the elements: reshape/view, permute and friends, squeeze, flatten."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .axes import wrap_dim, wrap_dims
+from .dims import Dim, Shape, differ, dim_div, prod
+from .errors import RuleError
+
+
+def reshape_shape(shape: Shape, sizes: Sequence[Dim], op: str = "reshape") -> Shape:
+    """``x.reshape(*sizes)``: the product must match; one -1 is inferred."""
+    sizes = tuple(sizes)
+    infer = [i for i, s in enumerate(sizes) if s == -1]
+    if len(infer) > 1:
+        raise RuleError("reshape_error_multiple_inferred", op=op, sizes=list(sizes))
+    for s in sizes:
+        if isinstance(s, int) and s < -1:
+            raise RuleError("reshape_error_invalid_size", op=op, size=s, sizes=list(sizes))
+    numel = prod(shape)
+    rest = prod(tuple(s for s in sizes if s != -1))
+    if infer:
+        i = infer[0]
+        if rest == 0:
+            # torch: -1 cannot be inferred next to a 0 size ("ambiguous")
+            raise RuleError("reshape_error_size_mismatch", op=op, sizes=list(sizes), shape=shape, numel=numel)
+        if isinstance(numel, int) and isinstance(rest, int):
+            if numel % rest:
+                raise RuleError("reshape_error_size_mismatch", op=op, sizes=list(sizes), shape=shape, numel=numel)
+            return sizes[:i] + (numel // rest,) + sizes[i + 1 :]
+        return sizes[:i] + (dim_div(numel, rest),) + sizes[i + 1 :]
+    if differ(numel, rest):
+        raise RuleError("reshape_error_size_mismatch", op=op, sizes=list(sizes), shape=shape, numel=numel)
+    return sizes
+
+
+def permute_shape(shape: Shape, dims: Sequence[int], op: str = "permute") -> Shape:
+    if len(dims) != len(shape):
+        raise RuleError("permute_error_dimension_count_mismatch", op=op, dims=list(dims), rank=len(shape), shape=shape)
+    order = wrap_dims(dims, len(shape), op)
+    return tuple(shape[d] for d in order)
+
+
+def transpose_shape(shape: Shape, dim0: int, dim1: int, op: str = "transpose") -> Shape:
+    code = "transpose_dims_error_out_of_range"
+    a, b = wrap_dim(dim0, len(shape), op, code), wrap_dim(dim1, len(shape), op, code)
+    if not shape:
+        return shape
+    out = list(shape)
+    out[a], out[b] = out[b], out[a]
+    return tuple(out)
+
+
+def t_shape(shape: Shape, op: str = "t") -> Shape:
+    if len(shape) > 2:
+        raise RuleError("transpose_error_requires_2d_tensor", op=op, expected="<= 2", shape=shape)
+    return shape[::-1]
+
+
+def matrix_transpose_shape(shape: Shape, op: str = "mT") -> Shape:
+    if len(shape) < 2:
+        raise RuleError("transpose_error_requires_2d_tensor", op=op, expected=">= 2", shape=shape)
+    return shape[:-2] + (shape[-1], shape[-2])
+
+
+def movedim_shape(shape: Shape, source: Sequence[int], destination: Sequence[int], op: str = "movedim") -> Shape:
+    return tuple(shape[d] for d in movedim_order(len(shape), source, destination, op))
+
+
+def movedim_order(rank: int, source: Sequence[int], destination: Sequence[int], op: str = "movedim") -> tuple[int, ...]:
+    """The permutation that ``movedim(source, destination)`` applies."""
+    if len(source) != len(destination):
+        raise RuleError(
+            "permute_error_dimension_count_mismatch", op=op, dims=f"{list(source)} -> {list(destination)}",
+            rank=rank, shape=f"(rank {rank})",
+        )
+    src, dst = wrap_dims(source, rank, op), wrap_dims(destination, rank, op)
+    order: list[int | None] = [None] * rank
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(rank) if i not in src)
+    return tuple(o if o is not None else next(rest) for o in order)
+
+
+def squeeze_shape(shape: Shape, dim: int | Sequence[int] | None = None, op: str = "squeeze") -> Shape:
+    """Drop size-1 dims: all of them, or only those of ``dim`` that have size 1 (others stay)."""
+    if dim is None:
+        # An unknown size might be 1: the static result is then undecidable, so keep the dim.
+        return tuple(d for d in shape if d != 1)
+    dims = wrap_dims([dim] if isinstance(dim, int) else dim, len(shape), op)
+    return tuple(d for i, d in enumerate(shape) if not (i in dims and d == 1))
+
+
+def unsqueeze_shape(shape: Shape, dim: int, op: str = "unsqueeze") -> Shape:
+    d = wrap_dim(dim, len(shape) + 1, op)
+    return shape[:d] + (1,) + shape[d:]
+
+
+def flatten_shape(shape: Shape, start_dim: int = 0, end_dim: int = -1, op: str = "flatten") -> Shape:
+    if not shape:
+        wrap_dim(start_dim, 0, op)
+        wrap_dim(end_dim, 0, op)
+        return (1,)
+    s, e = wrap_dim(start_dim, len(shape), op), wrap_dim(end_dim, len(shape), op)
+    if s > e:
+        raise RuleError("flatten_error_start_after_end", op=op, start_dim=start_dim, end_dim=end_dim, shape=shape)
+    return shape[:s] + (prod(shape[s : e + 1]),) + shape[e + 1 :]
+
+
+def unflatten_shape(shape: Shape, dim: int, sizes: Sequence[Dim], op: str = "unflatten") -> Shape:
+    d = wrap_dim(dim, len(shape), op)
+    if not sizes:
+        raise RuleError("unflatten_error_size_mismatch", op=op, sizes=list(sizes), size=shape[d], dim=dim, shape=shape)
+    try:
+        new = reshape_shape((shape[d],), sizes, op)
+    except RuleError:
+        raise RuleError(
+            "unflatten_error_size_mismatch", op=op, sizes=list(sizes), size=shape[d], dim=dim, shape=shape
+        ) from None
+    return shape[:d] + new + shape[d + 1 :]
+

@@ -1,0 +1,147 @@
+"""What the op modules share: rule calls with user-facing errors, operands, dtype resolution, in-place."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._device import CPU, backend, device
+from .._dtype import DType, get_default_dtype, to_dtype
+from .._errors import fail, raise_from_rule
+from .._rules import dtypes as RD
+from .._rules.broadcast import broadcast_pair
+from .._rules.errors import RuleError
+from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
+
+Number = bool | int | float | complex
+
+
+def check(rule: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a rule; a RuleError becomes the user-facing exception (NumPy never sees bad shapes)."""
+    try:
+        return rule(*args, **kwargs)
+    except RuleError as e:
+        raise_from_rule(e)
+
+
+@functools.lru_cache(maxsize=4096)
+def broadcast2(a: tuple[int, ...], b: tuple[int, ...], op: str) -> tuple[int, ...]:
+    return check(broadcast_pair, a, b, op)  # type: ignore[no-any-return]
+
+
+def dtype_name(t: Tensor) -> str:
+    return DTYPE_OF[t._data.dtype].name
+
+
+def np_dtype(d: type[DType]) -> Any:
+    return NP_DTYPE[d]
+
+
+def default_float() -> str:
+    return get_default_dtype().name
+
+
+def as_operand(x: Any, like: Tensor, op: str) -> Any:
+    """A Tensor stays; a Python number stays (promoted as a scalar); anything else is an error."""
+    if isinstance(x, (Tensor, bool, int, float, complex)):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"{op}(): argument 'other' must be a Tensor or a number, not {type(x).__name__}")
+
+
+def promoted(*xs: Any) -> str:
+    """torch.result_type over tensors and Python scalars, by dtype name."""
+    df = default_float()
+    ops = []
+    for x in xs:
+        if isinstance(x, Tensor):
+            ops.append((dtype_name(x), RD.TENSOR if x._data.ndim else RD.ZERO_DIM))
+        else:
+            ops.append((RD.scalar_dtype(x, df), RD.SCALAR))
+    return RD.result_type(ops)
+
+
+def cast(x: Any, name: str) -> Any:
+    """``x`` in dtype ``name``: tensors through the differentiable ``to``; scalars as NumPy scalars."""
+    if isinstance(x, Tensor):
+        return x if dtype_name(x) == name else x.to(to_dtype(name))
+    return NP_DTYPE[to_dtype(name)].type(x)
+
+
+def new_tensor(data: Any, dev: device = CPU) -> Tensor:
+    return Tensor._make(data, dev)
+
+
+def device_of(*xs: Any) -> device:
+    for x in xs:
+        if isinstance(x, Tensor):
+            return x._device
+    return CPU
+
+
+def be(t: Tensor) -> Any:
+    return backend(t._device.type)
+
+
+def can_cast(src: str, dst: str) -> bool:
+    """torch's canCast: no float -> integral, no complex -> non-complex, nothing non-bool -> bool."""
+    cs, cd = RD.category(src), RD.category(dst)
+    return not ((cs >= 2 and cd < cs) or (cs == 3 and cd != 3) or (cd == 0 and cs != 0))
+
+
+def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
+    """Finish an in-place op: ``result`` (computed out of place) is written into ``self``'s storage."""
+    src, dst = dtype_name(result), dtype_name(self)
+    if not can_cast(src, dst):
+        fail("dtype_error_cannot_cast", op=op, result=src, out=dst)
+    if result._data.shape != self._data.shape:
+        fail(
+            "broadcast_error_incompatible_dimensions", op=op, a=tuple(self._data.shape), b=tuple(result._data.shape),
+            da="output", db="broadcast", dim="(an in-place result must keep the shape of self)",
+        )
+    if STATE.enabled and self.requires_grad and self._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    np.copyto(self._data, result._data, casting="unsafe")
+    self._bump_version()
+    if result.requires_grad and STATE.enabled:
+        self._grad_fn, self.requires_grad = result._grad_fn, True
+    return self
+
+
+def snapshot_for_inplace(self: Tensor) -> Tensor:
+    """The value ``self`` had before an in-place op, kept for the op's gradient when one is recorded."""
+    if STATE.enabled and self.requires_grad:
+        old = Tensor._make(self._data.copy(), self._device)
+        old._grad_fn, old.requires_grad = self._grad_fn, True
+        old._accumulator = self._accumulator
+        return old
+    return self
+
+
+def make_inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return write_inplace(self, fn(snapshot_for_inplace(self), *args, **kwargs), name)
+
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    return inplace
+
+
+def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
+    """``reshape(2, 3)``, ``reshape((2, 3))`` and ``reshape([2, 3])`` all mean (2, 3)."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = sizes[0]
+    out = []
+    for s in sizes:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"{op}(): sizes must be ints, got {s!r}")
+        out.append(int(s))
+    return tuple(out)

@@ -1,0 +1,306 @@
+"""dtype and device conversion, copies, detach, where, clamp, and the bridges to Python and NumPy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._device import backend, device, to_device
+from .._dispatch import Prim
+from .._dtype import DType, to_dtype
+from .._errors import fail
+from .._rules import dtypes as RD
+from .._rules.broadcast import broadcast_shapes
+from .._tensor import Tensor
+from ..backends.numpy_backend import NP_DTYPE
+from ._common import cast, check, dtype_name, make_inplace, promoted
+from ._registry import method, public
+
+
+def _cast_kernel(a: Any, dtype: Any) -> Any:
+    if dtype.kind in "iub" and a.dtype.kind == "c":
+        a = a.real
+    with np.errstate(all="ignore"):
+        return a.astype(dtype)
+
+
+def _cast_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    src = n.inputs[0].dtype
+    if not (src.is_floating_point or src.is_complex):
+        return (None,)
+    if g.is_complex() and not src.is_complex:
+        g = g.real
+    return (g.to(src),)
+
+
+_CAST = Prim("to_copy", _cast_kernel, _cast_vjp)
+_CLONE = Prim("clone", lambda a: a.copy(), lambda g, n: (g,))
+_TO_DEVICE = Prim("to_device", None, lambda g, n: (g.to(n.inputs[0].device),))
+
+
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; copies only when something changes."""
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype, dev = a.dtype, a.device
+        elif isinstance(a, (device, str)) and not (isinstance(a, str) and _is_dtype_name(a)):
+            dev = a
+        else:
+            dtype = a
+    out = self
+    if dev is not None and to_device(dev) != self._device:
+        out = _move(out, to_device(dev))
+    if dtype is not None and to_dtype(dtype) is not out.dtype:
+        out = _CAST(out, dtype=NP_DTYPE[to_dtype(dtype)])
+    if copy and out is self:
+        out = _CLONE(self)
+    return out
+
+
+def _is_dtype_name(s: str) -> bool:
+    try:
+        to_dtype(s)
+        return True
+    except Exception:
+        return False
+
+
+def _move(t: Tensor, dev: device) -> Tensor:
+    """Copy to another device, through host memory; differentiable."""
+    src, dst = backend(t._device.type), backend(dev.type)
+    host = src.to_numpy(t._data)
+    out = Tensor._make(dst.from_numpy(np.ascontiguousarray(host)), dev)
+    from ..autograd.grad_mode import STATE
+    from ..autograd.engine import Node
+
+    if t.requires_grad and STATE.enabled:
+        out._grad_fn, out.requires_grad = Node(_TO_DEVICE, (t,), {}, None), True
+    return out
+
+
+method("to", _to)
+for _name, _dt in (("float", "float32"), ("double", "float64"), ("half", "float16"), ("bfloat16", "bfloat16"),
+                   ("int", "int32"), ("long", "int64"), ("short", "int16"), ("char", "int8"), ("byte", "uint8"),
+                   ("bool", "bool"), ("cfloat", "complex64"), ("cdouble", "complex128")):
+    method(_name, lambda self, _d=_dt: _to(self, _d))
+method("cpu", lambda self: _to(self, "cpu"))
+method("type_as", lambda self, other: _to(self, other.dtype))
+
+
+def _type(self: Tensor, dtype: Any = None) -> Any:
+    if dtype is None:
+        return f"shapetorch.{type(self).__name__}[{self.dtype.name}]"
+    return _to(self, dtype)
+
+
+method("type", _type)
+
+
+@public("misc")
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy that does not share storage; gradients flow back to ``input``."""
+    return _CLONE(input)
+
+
+@public("misc")
+def detach(input: Tensor) -> Tensor:
+    """The same storage without the graph: a view that does not require grad."""
+    out = Tensor._make(input._data, input._device)
+    out._base = input._base if input._base is not None else input
+    return out
+
+
+def _detach_(self: Tensor) -> Tensor:
+    self._grad_fn, self.requires_grad = None, False
+    return self
+
+
+method("detach_", _detach_)
+
+
+@public("misc")
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    if input._data.flags.c_contiguous:
+        return input
+    return _CLONE(input)
+
+
+def _is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
+    return bool(self._data.flags.c_contiguous)
+
+
+method("is_contiguous", _is_contiguous)
+
+
+def _stride(self: Tensor, dim: int | None = None) -> Any:
+    item = self._data.itemsize
+    strides = tuple(s // item for s in self._data.strides)
+    return strides if dim is None else strides[dim]
+
+
+method("stride", _stride)
+
+_WHERE = Prim(
+    "where", np.where,
+    lambda g, n: (None, g * n.inputs[0], g * ~n.inputs[0] if isinstance(n.inputs[0], Tensor) else None),
+)
+
+
+@public("pointwise")
+def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tensor | None = None) -> Any:
+    """Elements of ``input`` where ``condition`` else of ``other``; ``where(cond)`` is ``nonzero(as_tuple=True)``."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    if dtype_name(condition) != "bool":
+        fail("dtype_error_mismatch", op="where", what="condition", a=str(condition.dtype), b="shapetorch.bool")
+    shapes = [t._data.shape for t in (condition, input, other) if isinstance(t, Tensor)]
+    check(broadcast_shapes, *shapes, op="where")
+    common = promoted(*(x for x in (input, other)))
+    result = _WHERE(condition, cast(input, common), cast(other, common))
+    if result._data.shape != check(broadcast_shapes, *shapes, op="where"):  # scalars broadcast too
+        result = result.expand(check(broadcast_shapes, *shapes, op="where"))
+    return result if out is None else out.copy_(result)
+
+
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    return where(condition, self, other)
+
+
+method("where", _where_method)
+
+
+@public("pointwise", aliases=("clip",))
+def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
+    """Limit to ``[min, max]``; either may be a number or a tensor (broadcast), or None."""
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    result = input
+    if min is not None:
+        result = result.maximum(_bound(min, result))
+    if max is not None:
+        result = result.minimum(_bound(max, result))
+    if result is input:
+        result = clone(input)
+    return result if out is None else out.copy_(result)
+
+
+def _bound(b: Any, like: Tensor) -> Any:
+    if isinstance(b, Tensor):
+        return b
+    from .creation import full
+
+    return full((), b, dtype=to_dtype(promoted(like, b)), device=like.device)
+
+
+method("clamp_", make_inplace(clamp, "clamp_"))
+method("clip_", make_inplace(clamp, "clip_"))
+
+
+# -- the bridges --------------------------------------------------------------------------------------------
+
+def _numpy(self: Tensor, *, force: bool = False) -> np.ndarray[Any, Any]:
+    if self.requires_grad and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    return backend(self._device.type).to_numpy(self._data)  # type: ignore[no-any-return]
+
+
+def _array(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+    a = backend(self._device.type).to_numpy(self._data)
+    return a if dtype is None else a.astype(dtype)
+
+
+def _item(self: Tensor) -> Any:
+    if self._data.size != 1:
+        fail("item_error_not_scalar", op="item", numel=self._data.size, shape=tuple(self._data.shape))
+    v = backend(self._device.type).to_numpy(self._data).reshape(()).item()
+    return float(v) if RD.is_floating(dtype_name(self)) else v
+
+
+def _tolist(self: Tensor) -> Any:
+    a = backend(self._device.type).to_numpy(self._data)
+    if dtype_name(self) == "bfloat16":
+        a = a.astype(np.float32)
+    return a.tolist()
+
+
+def _scalar(kind: type) -> Any:
+    def convert(self: Tensor) -> Any:
+        if self._data.size != 1:
+            fail("item_error_not_scalar", op=kind.__name__, numel=self._data.size, shape=tuple(self._data.shape))
+        return kind(_item(self))
+
+    return convert
+
+
+def _bool(self: Tensor) -> bool:
+    if self._data.size != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {self._data.size} values is ambiguous")
+    return bool(_item(self))
+
+
+def _index(self: Tensor) -> int:
+    if not RD.is_integral(dtype_name(self), include_bool=True) or self._data.size != 1:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(_item(self))
+
+
+def _dlpack(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    return _array(self).__dlpack__(*args, **kwargs)
+
+
+def _dlpack_device(self: Tensor) -> Any:
+    return _array(self).__dlpack_device__()
+
+
+def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` into ``self`` (broadcast, any dtype), as ``torch.Tensor.copy_``."""
+    from ._common import write_inplace
+
+    if not isinstance(src, Tensor):
+        from .creation import tensor
+
+        src = tensor(src)
+    value = src.to(self.device)
+    if value._data.shape != self._data.shape:
+        value = value.expand(self._data.shape)
+    if value.dtype is not self.dtype:
+        value = Tensor._make(_cast_kernel(value._data, self._data.dtype), self._device) if not value.requires_grad \
+            else value.to(self.dtype)
+    return write_inplace(self, value if value._base is None else clone(value), "copy_")
+
+
+for _name, _fn in (
+    ("numpy", _numpy), ("__array__", _array), ("item", _item), ("tolist", _tolist), ("__bool__", _bool),
+    ("__float__", _scalar(float)), ("__int__", _scalar(int)), ("__complex__", _scalar(complex)),
+    ("__index__", _index), ("__dlpack__", _dlpack), ("__dlpack_device__", _dlpack_device), ("copy_", _copy_),
+):
+    method(_name, _fn)
+
+
+def _requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+    if self._grad_fn is not None and not requires_grad:
+        raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+    if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    self.requires_grad = requires_grad
+    return self
+
+
+method("requires_grad_", _requires_grad_)
+
+
+def _backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
+              create_graph: bool = False, inputs: Any = None) -> None:
+    from ..autograd.engine import backward
+
+    backward(self, gradient, retain_graph, create_graph, inputs)
+
+
+method("backward", _backward)
+
+__all__ = ["DType", "clamp", "clone", "contiguous", "detach", "where"]
