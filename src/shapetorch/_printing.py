@@ -236,16 +236,25 @@ def _values_str(a: _Array, indent: int, floating: bool, is_complex: bool) -> str
     return _nested_str(v, indent, summarize, layout)
 
 
+def _torch_len(suffix: str) -> int:
+    """The length the suffix has in torch's repr (``dtype=torch.x`` is 5 shorter than ``dtype=shapetorch.x``).
+
+    Line breaks between suffixes are decided on this length, so that the layout is exactly torch's.
+    """
+    return len(suffix) - 5 if suffix.startswith("dtype=shapetorch.") else len(suffix)
+
+
 def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > _OPTS.linewidth:
+        n = _torch_len(suffix)
+        if last_line_len + n + 2 > _OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
-            last_line_len = indent + len(suffix)
+            last_line_len = indent + n
         else:
             parts.append(", " + suffix)
-            last_line_len += len(suffix) + 2
+            last_line_len += n + 2
     parts.append(")")
     return "".join(parts)
 
