@@ -184,10 +184,12 @@ def test_printoptions_match_torch(
     shape: tuple[int, ...], name: str, precision: int | None, threshold: float | None, edgeitems: int | None,
     linewidth: int | None, profile: str | None, sci_mode: bool | None, data: st.DataObject,
 ) -> None:
-    opts = dict(precision=precision, threshold=threshold, edgeitems=edgeitems, linewidth=linewidth, profile=profile,
-                sci_mode=sci_mode)
-    torch.set_printoptions(**opts)  # type: ignore[arg-type]
-    set_printoptions(**opts)  # type: ignore[arg-type]
+    opts: dict[str, Any] = {
+        "precision": precision, "threshold": threshold, "edgeitems": edgeitems, "linewidth": linewidth,
+        "profile": profile, "sci_mode": sci_mode,
+    }
+    torch.set_printoptions(**opts)
+    set_printoptions(**opts)
     if name == "bool":
         values = data.draw(hnp.arrays(np.bool_, shape))
     elif name in INTS:
@@ -298,3 +300,54 @@ def test_printoptions_api() -> None:
 def test_summarized_example() -> None:
     got = tensor_repr(FakeTensor(np.arange(2000, dtype=np.int64)))
     assert got == "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"
+
+
+# -- through the real runtime ---------------------------------------------------------------------
+
+
+def _runtime() -> Any:
+    import shapetorch
+
+    try:
+        shapetorch.tensor([1.0])
+    except Exception:  # the runtime is not there yet
+        pytest.skip("shapetorch.tensor is not available")
+    return shapetorch
+
+
+@SETTINGS
+@given(shape=shapes, name=st.sampled_from(list(TORCH_DTYPES)), data=st.data())
+def test_real_tensor_repr_matches_torch(shape: tuple[int, ...], name: str, data: st.DataObject) -> None:
+    sh = _runtime()
+    if name == "bool":
+        values = data.draw(hnp.arrays(np.bool_, shape))
+    elif name in INTS:
+        values = data.draw(int_values(shape, name))
+    else:
+        values = data.draw(float_values(shape))
+        if name.startswith("complex"):
+            values = values * (0.25 - 3j)
+    t, a = torch_pair(values, name)
+    assert repr(sh.from_numpy(a)) == expected(t)
+    assert str(sh.from_numpy(a)) == expected(t)
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=shapes, name=st.sampled_from(["float32", "float64"]), data=st.data())
+def test_real_autograd_repr_matches_torch(shape: tuple[int, ...], name: str, data: st.DataObject) -> None:
+    sh = _runtime()
+    t, a = torch_pair(data.draw(float_values(shape)), name)
+    leaf = sh.tensor(a, requires_grad=True)
+    tl = t.clone().requires_grad_(True)
+    assert repr(leaf) == expected(tl)
+    assert repr(leaf + 1) == expected(tl + 1)
+    assert repr((leaf * 2).sum()) == expected((tl * 2).sum())
+
+
+def test_real_examples() -> None:
+    sh = _runtime()
+    assert repr(sh.tensor([[1.5, 2.0], [3.0, 4.0]])) == "tensor([[1.5000, 2.0000],\n        [3.0000, 4.0000]])"
+    assert repr(sh.tensor([1, 2, 3], dtype=sh.int32)) == "tensor([1, 2, 3], dtype=shapetorch.int32)"
+    assert repr(sh.zeros(0, 3)) == "tensor([], size=(0, 3))"
+    assert repr(sh.arange(2000)) == "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"
+    assert repr(sh.tensor(2.0, requires_grad=True) * 3) == "tensor(6., grad_fn=<MulBackward0>)"
