@@ -6,15 +6,16 @@ runs this file first, and must not pull in NumPy. Public names load on first use
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
+    if name.startswith("_"):  # private names are submodules: let the import system load them
         raise AttributeError(name)
-    from . import _api
+    _api = importlib.import_module("shapetorch._api")
 
     try:
         value = getattr(_api, name)
@@ -28,6 +29,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    from . import _api
-
+    _api = importlib.import_module("shapetorch._api")
     return sorted(set(globals()) | set(_api.__all__))

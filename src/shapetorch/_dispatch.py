@@ -47,6 +47,28 @@ class Prim:
         return f"<primitive {self.name}>"
 
     def __call__(self, *args: Any, **params: Any) -> Tensor:
+        # NOTE [tiny-op fast path]: most calls have one or two tensors on one device; they skip the
+        # general loop. Every branch does the same three things: find the kernel, wrap, record.
+        a = args[0]
+        if len(args) == 1 and type(a) is Tensor:
+            dev, grad, arrays = a._device, a.requires_grad, (a._data,)
+        elif len(args) == 2 and type(a) is Tensor and type(args[1]) is Tensor and args[1]._device is a._device:
+            b = args[1]
+            dev, grad, arrays = a._device, a.requires_grad or b.requires_grad, (a._data, b._data)
+        else:
+            dev, grad, arrays = self._unpack(args)
+        kernel = self.kernels.get(dev.type)
+        if kernel is None:
+            _no_kernel(self.name, dev, args)
+        out = _new(Tensor)
+        out._data = kernel(*arrays, **params)
+        out._device = dev
+        if grad and STATE.enabled:
+            out._grad_fn = Node(self, args, params, out if self.save_output else None)
+            out.requires_grad = True
+        return out
+
+    def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:
         dev: device | None = None
         grad = False
         arrays = []
@@ -61,14 +83,10 @@ class Prim:
             else:
                 arrays.append(a)
         assert dev is not None, f"{self.name}: a primitive needs at least one tensor input"
-        kernel = self.kernels.get(dev.type)
-        if kernel is None:
-            _no_kernel(self.name, dev, args)
-        out = Tensor._make(kernel(*arrays, **params), dev)
-        if grad and STATE.enabled:
-            out._grad_fn = Node(self, args, params, out if self.save_output else None)
-            out.requires_grad = True
-        return out
+        return dev, grad, tuple(arrays)
+
+
+_new = object.__new__
 
 
 def _mixed(op: str, a: device, b: device) -> None:

@@ -216,12 +216,11 @@ CATALOGUE: dict[str, Entry] = {
     ),
     "einsum_error_subscript_rank_mismatch": Entry(
         "shape", "shape-einsum", "A term's subscript count differs from its operand's rank and it has no ellipsis.",
-        "{op}: term {term!r} of {equation!r} has {subscripts} subscripts but operand {i} has shape {shape}",
+        "{op}: term {term!r} of {equation!r} has {subscripts} subscripts but operand {i} has shape {shape}{hint}",
     ),
     "einsum_error_dimension_mismatch": Entry(
         "shape", "shape-einsum", "The same subscript is bound to different sizes.",
-        "{op}: subscript {letter!r} of {equation!r} has size {size} for operand {i}, "
-        "which does not match the size {previous} seen before",
+        "{op}: {subject} of {equation!r} {problem}",
     ),
     "einsum_error_unknown_output_index": Entry(
         "shape", "shape-einsum", "An output subscript is absent from every input term, or repeated.",
@@ -237,11 +236,13 @@ CATALOGUE: dict[str, Entry] = {
     ),
     # -- einops --------------------------------------------------------------------------------------
     "einops_error_invalid_pattern": Entry(
-        "shape", "shape-einops", "Pattern syntax: missing '->', unbalanced parentheses, duplicate or bad names.",
+        "shape", "shape-einops",
+        "Pattern syntax: missing '->', unbalanced parentheses, duplicate or bad names, unknown reduction.",
         "{op}: invalid pattern {pattern!r}: {problem}",
     ),
     "einops_error_undefined_axis": Entry(
-        "shape", "shape-einops", "An axis appears on only one side of a rearrange pattern.",
+        "shape", "shape-einops",
+        "An axis on only one side of rearrange, on the left only of repeat, or a keyword size for an unused axis.",
         "{op}: {problem} in pattern {pattern!r}{hint}",
     ),
     "einops_error_dimension_mismatch": Entry(
@@ -249,20 +250,23 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: {problem} (pattern {pattern!r}, input shape {shape})",
     ),
     "einops_error_ambiguous_decomposition": Entry(
-        "shape", "shape-einops", "A composite input axis like (h w) has more than one unknown size.",
+        "shape", "shape-einops", "A composite input axis like (h w) has more than one unknown size (or unpack "
+        "got several -1).",
         "{op}: could not infer sizes for {axes} in pattern {pattern!r}; give all but one as keywords",
     ),
     "einops_error_anonymous_in_output": Entry(
-        "shape", "shape-einops", "A non-unit anonymous (numeric) axis in the output of rearrange.",
-        "{op}: non-unitary anonymous axis {axis} in the output of pattern {pattern!r}",
+        "shape", "shape-einops", "A non-unit anonymous (numeric) axis in rearrange, or in the output of reduce.",
+        "{op}: anonymous axis {axis} in the {side} of pattern {pattern!r}; only unit axes (1 or ()) can be "
+        "anonymous there, name the axis instead",
     ),
     "einops_error_reduce_undefined_output": Entry(
         "shape", "shape-einops", "The output of reduce names an axis absent from the input.",
-        "{op}: unexpected axes {axes} on the right side of pattern {pattern!r}",
+        "{op}: axes {axes} on the right side of pattern {pattern!r} are not on the left; "
+        "a {operation!s} reduction can only remove axes{hint}",
     ),
     "einops_error_repeat_missing_size": Entry(
         "shape", "shape-einops", "A new output axis of repeat has no size.",
-        "{op}: specify sizes for new axes {axes} of pattern {pattern!r}",
+        "{op}: specify sizes for new axes {axes} of pattern {pattern!r}, e.g. {example}",
     ),
     # -- dtypes ----------------------------------------------------------------------------------------
     "method_dtype_not_supported_error": Entry(

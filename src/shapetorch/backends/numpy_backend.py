@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 
 from .._dtype import DTYPES, DType
 
 NAME = "cpu"
+
+# torch gives inf/nan silently where NumPy warns (exp overflow, log(0), 0/0). Kernels live in
+# shapetorch's modules, so this filter hides those warnings from our calls only, at no per-call cost.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"shapetorch\.")
 
 NP_DTYPE: dict[type[DType], np.dtype[Any]] = {
     d: np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype("bool" if name == "bool" else name)

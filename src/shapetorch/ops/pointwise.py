@@ -22,13 +22,10 @@ from ._registry import method, public
 
 
 def _quiet(f: Callable[..., Any]) -> Callable[..., Any]:
-    """NumPy warns where torch silently gives inf/nan (log(0), 1/0); torch's behaviour is the contract."""
-
-    def kernel(*args: Any) -> Any:
-        with np.errstate(all="ignore"):
-            return f(*args)
-
-    return kernel
+    """Marks kernels where NumPy warns and torch silently gives inf/nan (log(0), 1/0). The warnings are
+    filtered once for shapetorch's modules (see ``backends.numpy_backend``): an ``errstate`` per call
+    would triple the cost of a tiny op."""
+    return f
 
 
 def _conj(t: Any) -> Any:
@@ -48,8 +45,7 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if kind == "float":
-            d = dtype_name(input)
-            if RD.DTYPES[d].kind in "bui":
+            if input._data.dtype.kind in "bui":
                 input = cast(input, default_float())
         elif kind == "same" and name in _NO_BOOL and dtype_name(input) == "bool":
             fail("method_dtype_not_supported_error", op=name, dtype="shapetorch.bool", hint="")
@@ -153,7 +149,7 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             if a.shape != b.shape:
                 broadcast2(a.shape, b.shape, name)
             if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")):
-                return _store(prim(input, other), out, name)  # the fast path of tiny ops
+                return prim(input, other) if out is None else _store(prim(input, other), out, name)  # tiny-op path
         elif not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
             input = as_operand(input, other, name)
         else:
@@ -322,5 +318,5 @@ method("__neg__", _neg_dunder)
 method("__pos__", lambda self: self)
 method("__abs__", abs)
 method("__invert__", bitwise_not)
-method("__matmul__", lambda self, other: self.matmul(other))
+method("__matmul__", lambda self, other: self.matmul(other))  # replaced by linalg.matmul itself
 method("__rmatmul__", lambda self, other: other.matmul(self))

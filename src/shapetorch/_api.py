@@ -1,0 +1,106 @@
+"""The public namespace of ``shapetorch``, loaded on first attribute access (see ``__init__``).
+
+Functions come from the op registry, so each op is named in one place: its module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import autograd, ops
+from ._device import device, list_devices, register_device, unregister_device
+from ._dtype import (
+    DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int8, int16,
+    int32, int64, set_default_dtype, uint8,
+)
+from ._errors import AutogradError, DeviceError, DimensionError, DTypeError, RegistryError, ShapeError, ShapetorchError
+from ._rules.dims import Sym
+from ._rules.dtypes import promote_types as _promote_names
+from ._tensor import Size, Tensor
+from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .ops._registry import CATEGORY, FUNCTIONS
+from .ops.random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+
+bool = bool_  # noqa: A001  (torch.bool)
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
+
+globals().update(FUNCTIONS)
+
+
+class Dim:
+    """Base class for named dims in annotations: ``class Batch(Dim): ...`` then ``Tensor[tuple[Batch, L[3]], float32]``."""
+
+
+def promote_types(type1: type[DType], type2: type[DType]) -> type[DType]:
+    from ._dtype import DTYPES
+
+    return DTYPES[_promote_names(type1.name, type2.name)]
+
+
+def result_type(tensor1: Any, tensor2: Any) -> type[DType]:
+    from ._dtype import DTYPES
+    from .ops._common import promoted
+
+    return DTYPES[promoted(tensor1, tensor2)]
+
+
+def can_cast(from_: type[DType], to: type[DType]) -> builtins_bool:
+    from .ops._common import can_cast as _can
+
+    return _can(from_.name, to.name)
+
+
+def is_tensor(obj: object) -> builtins_bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> builtins_int:
+    return input.numel()
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    from ._rules.broadcast import broadcast_shapes as rule
+    from .ops._common import check
+
+    return Size(check(rule, *(tuple(s) if not isinstance(s, builtins_int) else (s,) for s in shapes), op="broadcast_shapes"))
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def list_ops() -> list[str]:
+    return sorted(FUNCTIONS)
+
+
+def get_op_info(name: str) -> dict[str, Any]:
+    from ._errors import fail
+    from ._rules.errors import did_you_mean
+
+    if name not in FUNCTIONS:
+        fail("op_not_found_error", op="get_op_info", name=name, hint=did_you_mean(name, FUNCTIONS))
+    fn = FUNCTIONS[name]
+    return {"name": name, "category": CATEGORY[name], "method": hasattr(Tensor, name), "doc": fn.__doc__ or ""}
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_bool = _builtins.bool
+builtins_int = _builtins.int
+
+__all__ = sorted(
+    {
+        *FUNCTIONS,
+        "AutogradError", "DType", "DTypeError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
+        "ShapeError", "ShapetorchError", "Size", "Sym", "Tensor", "autograd", "bfloat16", "bool", "broadcast_shapes",
+        "broadcast_tensors", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "default_generator", "device",
+        "double", "enable_grad", "float", "float16", "float32", "float64", "get_default_dtype", "get_op_info",
+        "get_rng_state", "half", "inference_mode", "initial_seed", "int", "int8", "int16", "int32", "int64",
+        "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "list_devices", "list_ops", "long",
+        "manual_seed", "no_grad", "numel", "ops", "promote_types", "register_device", "result_type", "seed",
+        "set_default_dtype", "set_grad_enabled", "set_rng_state", "short", "uint8", "unregister_device",
+    }
+)

@@ -1,0 +1,231 @@
+"""Making tensors: tensor, as_tensor, from_numpy, zeros/ones/full/empty (and *_like, new_*), arange,
+linspace, logspace, eye."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._device import backend, device, to_device
+from .._dtype import DType, get_default_dtype, to_dtype
+from .._errors import fail
+from .._rules import dtypes as RD
+from .._tensor import Tensor
+from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
+from ._common import int_list
+from ._registry import method, public
+
+
+def _on(arr: np.ndarray[Any, Any], dev: Any, requires_grad: bool = False) -> Tensor:
+    d = to_device(dev)
+    data = arr if d.type == "cpu" else backend(d.type).from_numpy(np.ascontiguousarray(arr))
+    t = Tensor._make(data, d)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer(arr: np.ndarray[Any, Any], from_python: bool) -> type[DType]:
+    """The dtype torch.tensor infers: Python floats take the default dtype; NumPy keeps its own."""
+    kind = arr.dtype.kind
+    if from_python or kind == "O":
+        if kind == "f" or arr.dtype == np.float64:
+            return get_default_dtype()
+        if kind == "c":
+            return to_dtype(RD.to_complex(get_default_dtype().name))
+        if kind in "iu":
+            return to_dtype("int64")
+        if kind == "b":
+            return to_dtype("bool")
+    if arr.dtype in DTYPE_OF:
+        return DTYPE_OF[arr.dtype]
+    raise TypeError(f"can't convert np.ndarray of type {arr.dtype}; supported types are bool, integers, floats, complex")
+
+
+def _contains_tensor_or_numpy(data: Any) -> bool:
+    return isinstance(data, (Tensor, np.ndarray, np.generic))
+
+
+@public("creation", method=False)
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor copying ``data`` (nested lists, numbers, NumPy arrays, tensors)."""
+    if isinstance(data, Tensor):
+        arr = np.array(data.detach().cpu().numpy(), copy=True)
+        from_python = False
+    else:
+        from_python = not _contains_tensor_or_numpy(data)
+        try:
+            arr = np.array(data)
+        except ValueError as e:
+            raise ValueError(f"tensor(): could not make a tensor from ragged or invalid data: {e}") from None
+        if arr.dtype.kind == "O":
+            raise TypeError(f"tensor(): could not infer a dtype for {type(data).__name__} data")
+        if arr.dtype.kind in "US":
+            raise TypeError("tensor(): new(): invalid data type 'str'")
+    d = to_dtype(dtype) if dtype is not None else _infer(arr, from_python)
+    if d.is_complex is False and arr.dtype.kind == "c":
+        arr = arr.real
+    with np.errstate(all="ignore"):
+        arr = np.array(arr, dtype=NP_DTYPE[d], copy=True)
+    return _on(arr, device, requires_grad)
+
+
+@public("creation", method=False)
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like ``tensor`` but shares memory with a tensor or NumPy array when dtype and device allow."""
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype) if dtype is not None or device is not None else data
+    if isinstance(data, np.ndarray) and (dtype is None or NP_DTYPE[to_dtype(dtype)] == data.dtype) \
+            and to_device(device).type == "cpu" and data.dtype in DTYPE_OF:
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+@public("creation", method=False)
+def from_numpy(ndarray: np.ndarray[Any, Any]) -> Tensor:
+    """A tensor sharing memory with ``ndarray``: writes to either show in both."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype not in DTYPE_OF:
+        raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}")
+    return Tensor._make(ndarray)
+
+
+@public("creation", method=False)
+def from_dlpack(ext_tensor: Any) -> Tensor:
+    """A tensor sharing memory with any object that implements the DLPack protocol (CPU)."""
+    return from_numpy(np.from_dlpack(ext_tensor))
+
+
+def _filled(size: Any, value: Any, dtype: Any, dev: Any, requires_grad: bool, op: str) -> Tensor:
+    shape = int_list(size, op)
+    if any(s < 0 for s in shape):
+        fail("reshape_error_invalid_size", op=op, size=min(shape), sizes=list(shape))
+    d = to_dtype(dtype) if dtype is not None else _value_dtype(value)
+    arr = np.full(shape, value, dtype=NP_DTYPE[d]) if value is not None else np.empty(shape, dtype=NP_DTYPE[d])
+    return _on(arr, dev, requires_grad)
+
+
+def _value_dtype(value: Any) -> type[DType]:
+    if value is None or isinstance(value, float):
+        return get_default_dtype()
+    return to_dtype(RD.scalar_dtype(value, get_default_dtype().name))
+
+
+@public("creation", method=False)
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:
+    return _filled(size, 0, dtype or get_default_dtype(), device, requires_grad, "zeros")
+
+
+@public("creation", method=False)
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:
+    return _filled(size, 1, dtype or get_default_dtype(), device, requires_grad, "ones")
+
+
+@public("creation", method=False)
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:
+    """Uninitialised in torch; zeros here (NumPy's empty memory is not worth the nondeterminism)."""
+    return _filled(size, 0, dtype or get_default_dtype(), device, requires_grad, "empty")
+
+
+@public("creation", method=False)
+def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _filled((size,) if not isinstance(size, int) else (size,), fill_value, dtype, device, requires_grad, "full")
+
+
+def _like(maker: str, value: Any) -> Any:
+    def fn(input: Tensor, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           memory_format: Any = None) -> Tensor:
+        fill = args[0] if args else value
+        d = dtype if dtype is not None else input.dtype
+        return _filled((input._data.shape,), fill, d, device if device is not None else input.device, requires_grad,
+                       maker)
+
+    fn.__name__ = fn.__qualname__ = maker
+    fn.__doc__ = f"``{maker}``: a new tensor with the shape (and by default dtype and device) of ``input``."
+    return public("creation", method=False)(fn)
+
+
+zeros_like = _like("zeros_like", 0)
+ones_like = _like("ones_like", 1)
+empty_like = _like("empty_like", 0)
+full_like = _like("full_like", None)
+
+
+def _new(maker: str, value: Any) -> None:
+    def fn(self: Tensor, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+        if maker == "new_full":
+            size, fill = args
+        else:
+            size, fill = args, value
+        return _filled((size,) if maker == "new_full" else size, fill, dtype if dtype is not None else self.dtype,
+                       device if device is not None else self.device, requires_grad, maker)
+
+    fn.__name__ = fn.__qualname__ = maker
+    method(maker, fn)
+
+
+for _m, _v in (("new_zeros", 0), ("new_ones", 1), ("new_empty", 0), ("new_full", None)):
+    _new(_m, _v)
+method("new_tensor", lambda self, data, dtype=None, device=None, requires_grad=False: tensor(
+    data, dtype=dtype if dtype is not None else self.dtype, device=device or self.device, requires_grad=requires_grad))
+
+
+@public("creation", method=False)
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """``[start, end)`` in steps; integer arguments give int64, floats the default dtype."""
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if vals[2] == 0:
+        raise RuntimeError("arange(): step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
+    is_float = any(isinstance(v, float) for v in vals)
+    d = to_dtype(dtype) if dtype is not None else (get_default_dtype() if is_float else to_dtype("int64"))
+    n = math.ceil((vals[1] - vals[0]) / vals[2])
+    arr = (vals[0] + np.arange(n, dtype=np.float64 if is_float else np.int64) * vals[2]).astype(NP_DTYPE[d])
+    return _on(arr, device, requires_grad)
+
+
+@public("creation", method=False)
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
+    d = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    s, e = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if steps == 1:
+        arr = np.array([s], dtype=np.float64)
+    else:
+        i = np.arange(steps, dtype=np.float64)
+        step = (e - s) / (steps - 1)
+        half = steps // 2  # torch fills the second half backwards from the end, for symmetry
+        arr = np.where(i < half, s + step * i, e - step * (steps - 1 - i))
+    if not d.is_floating_point and not d.is_complex:
+        arr = np.trunc(arr) if steps > 1 else arr
+    return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
+
+
+@public("creation", method=False)
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    exps = linspace(start, end, steps, dtype="float64")._data
+    d = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    return _on(np.power(base, exps).astype(NP_DTYPE[d]), device, requires_grad)
+
+
+@public("creation", method=False)
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"eye(): n must be greater or equal to 0, got {n if n < 0 else m}")
+    d = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    return _on(np.eye(n, m, dtype=NP_DTYPE[d]), device, requires_grad)
+
+
+__all__ = ["device"]

@@ -1,0 +1,353 @@
+"""Indexing with torch's semantics: ``x[...]`` get and set, select, narrow, index_select, gather, scatter.
+
+An index is applied in two NumPy steps so that integer indices act as ``select`` (as in torch)
+rather than as advanced indices (as in NumPy): step 1 applies ints, slices and None as a view;
+step 2 applies the tensor indices, if any, to what is left.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dispatch import Prim
+from .._errors import fail
+from .._rules import indexing as RI
+from .._rules import join as RJ
+from .._rules.axes import wrap_dim
+from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ._common import cast, check, dtype_name, snapshot_for_inplace, write_inplace
+from ._registry import method, public
+
+NpIndex = tuple[Any, ...]
+
+
+def _get(a: Any, idx1: NpIndex, idx2: NpIndex | None) -> Any:
+    out = a[idx1]
+    return out if idx2 is None else out[idx2]
+
+
+def _scatter_into(out: Any, idx1: NpIndex, idx2: NpIndex | None, g: Any) -> Any:
+    target = out[idx1]
+    if idx2 is None:
+        target[...] += g
+    else:
+        np.add.at(target, idx2, g)  # repeated indices accumulate, as torch's index backward does
+    return out
+
+
+def _index_backward(g: Any, shape: tuple[int, ...], idx1: NpIndex, idx2: NpIndex | None) -> Any:
+    return _scatter_into(np.zeros(shape, dtype=g.dtype), idx1, idx2, g)
+
+
+def _getitem_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return (_INDEX_BACKWARD(g, shape=n.inputs[0]._data.shape, idx1=n.params["idx1"], idx2=n.params["idx2"]),)
+
+
+_INDEX_BACKWARD = Prim(
+    "index_backward", _index_backward, lambda g, n: (_GET["index"](g, idx1=n.params["idx1"], idx2=n.params["idx2"]),)
+)
+_GET = {name: Prim(name, _get, _getitem_vjp) for name in ("index", "select", "slice", "index_select")}
+
+
+def _index_put(a: Any, v: Any, idx1: NpIndex, idx2: NpIndex | None) -> Any:
+    out = a.copy()
+    target = out[idx1]
+    if idx2 is None:
+        target[...] = v
+    else:
+        target[idx2] = v
+    return out
+
+
+def _index_put_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    idx1, idx2 = n.params["idx1"], n.params["idx2"]
+    keep = _INDEX_PUT(g, g.new_zeros(()), idx1=idx1, idx2=idx2)
+    return keep, _GET["index"](g, idx1=idx1, idx2=idx2)
+
+
+_INDEX_PUT = Prim("index_put", _index_put, _index_put_vjp)
+
+
+def _as_index_tensor(x: Any) -> np.ndarray[Any, Any]:
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "biu":
+        if arr.size == 0:
+            return arr.astype(np.int64)
+        fail("index_error_invalid_index", op="index", index=f"an index of dtype {arr.dtype}")
+    return arr
+
+
+def parse_index(self: Tensor, index: Any) -> tuple[NpIndex, NpIndex | None, tuple[int, ...]]:
+    """torch index -> (NumPy step-1 index, step-2 index or None, result shape), checked by the rule."""
+    items = index if isinstance(index, tuple) else (index,)
+    rule_items: list[Any] = []
+    arrays: list[Any] = []  # per item: None | np array (int or bool) for tensor-like indices
+    for it in items:
+        arr = None
+        if it is None or it is Ellipsis or isinstance(it, slice):
+            if isinstance(it, slice):
+                it = slice(*(_int_or_none(v) for v in (it.start, it.stop, it.step)))
+            rule_items.append(it)
+        elif isinstance(it, bool | np.bool_):
+            arr = np.asarray(bool(it))
+        elif isinstance(it, int | np.integer):
+            rule_items.append(int(it))
+        elif isinstance(it, Tensor):
+            if not it.dtype.is_floating_point and not it.dtype.is_complex and it._data.ndim == 0 \
+                    and dtype_name(it) != "bool":
+                rule_items.append(int(it.item()))  # a 0-d integer tensor indexes like an int
+            else:
+                if dtype_name(it) not in ("bool", "uint8", "int8", "int16", "int32", "int64"):
+                    fail("index_error_invalid_index", op="index", index=f"a tensor of dtype {it.dtype}")
+                arr = np.asarray(it.detach().cpu().numpy())
+        elif isinstance(it, list | np.ndarray):
+            arr = _as_index_tensor(it)
+        else:
+            fail("index_error_invalid_index", op="index", index=repr(it))
+        if arr is not None:
+            is_bool = arr.dtype.kind == "b"
+            rule_items.append(RI.TensorIndex(arr.shape, is_bool, int(arr.sum()) if is_bool else 0))
+        arrays.append(arr)
+    shape = check(RI.index_shape, self._data.shape, rule_items, op="index")
+    # Expand the Ellipsis so both steps see one item per consumed dim.
+    used = sum(RI._consumed(r) for r in rule_items)
+    idx1: list[Any] = []
+    idx2: list[Any] = []
+    pos = 0  # dim of self being indexed
+    advanced = False
+    for r, arr in zip(rule_items, arrays):
+        if r is Ellipsis:
+            fill = self._data.ndim - used
+            idx1 += [slice(None)] * fill
+            idx2 += [slice(None)] * fill
+            pos += fill
+        elif r is None:
+            idx1.append(None)
+            idx2.append(slice(None))
+        elif isinstance(r, int):
+            idx1.append(r)
+            pos += 1
+        elif isinstance(r, slice):
+            idx1.append(r)
+            idx2.append(slice(None))
+            pos += 1
+        else:
+            advanced = True
+            assert arr is not None
+            if arr.ndim == 0 and arr.dtype.kind == "b":  # x[True] adds a dim of 1 (or 0 for False)
+                idx1.append(None)
+                idx2.append(np.zeros(int(arr), dtype=np.intp))
+            elif arr.dtype.kind == "b":
+                idx1 += [slice(None)] * arr.ndim
+                idx2.append(arr)
+                pos += arr.ndim
+            else:
+                size = self._data.shape[pos]
+                if arr.size and (arr.max() >= size or arr.min() < -size):
+                    bad = int(arr.max()) if arr.max() >= size else int(arr.min())
+                    fail("at_error_index_out_of_bounds", op="index", index=bad, dim=pos, size=size)
+                idx1.append(slice(None))
+                idx2.append(arr.astype(np.intp, copy=False))
+                pos += 1
+    idx1.append(Ellipsis)  # keeps a[idx1] a view even for 0-d results
+    return tuple(idx1), (tuple(idx2) if advanced else None), shape
+
+
+def _int_or_none(v: Any) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, Tensor):
+        return int(v.item())
+    if isinstance(v, int | np.integer):
+        return int(v)
+    fail("index_error_invalid_index", op="index", index=f"a slice bound {v!r}")
+
+
+def _getitem(self: Tensor, index: Any) -> Tensor:
+    idx1, idx2, _ = parse_index(self, index)
+    out = _GET["index" if idx2 is not None else "slice"](self, idx1=idx1, idx2=idx2)
+    if idx2 is None:
+        out._base = self._base if self._base is not None else self
+    return out
+
+
+def _setitem(self: Tensor, index: Any, value: Any) -> None:
+    idx1, idx2, shape = parse_index(self, index)
+    if isinstance(value, Tensor):
+        check(RI.setitem_value_shape, value._data.shape, shape, op="index_put")
+        value = cast(value, dtype_name(self))
+    if STATE.enabled and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
+        v = value if isinstance(value, Tensor) else self.new_full((), value)
+        v = v.reshape(v._data.shape[max(0, v._data.ndim - len(shape)):] if v._data.ndim > len(shape) else v._data.shape)
+        write_inplace(self, _INDEX_PUT(snapshot_for_inplace(self), v, idx1=idx1, idx2=idx2), "index_put_")
+        return
+    v = value._data if isinstance(value, Tensor) else value
+    if isinstance(v, np.ndarray) and v.ndim > len(shape):
+        v = v.reshape(v.shape[v.ndim - len(shape):])
+    target = self._data[idx1]
+    if idx2 is None:
+        target[...] = v
+    else:
+        target[idx2] = v
+    self._bump_version()
+
+
+method("__getitem__", _getitem)
+method("__setitem__", _setitem)
+
+
+@public("indexing")
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    d, i = check(RJ.select_index, input._data.shape, dim, index, op="select")
+    out = _GET["select"](input, idx1=(slice(None),) * d + (i, Ellipsis), idx2=None)
+    out._base = input._base if input._base is not None else input
+    return out
+
+
+@public("indexing")
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    if isinstance(start, Tensor):
+        start = int(start.item())
+    d, s, n = check(RJ.narrow_bounds, input._data.shape, dim, start, length, op="narrow")
+    out = _GET["slice"](input, idx1=(slice(None),) * d + (slice(s, s + n), Ellipsis), idx2=None)
+    out._base = input._base if input._base is not None else input
+    return out
+
+
+@public("indexing")
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    check(RI.index_select_shape, input._data.shape, dim, index._data.shape, op="index_select")
+    if dtype_name(index) not in ("int32", "int64"):
+        fail("index_error_invalid_index", op="index_select", index=f"an index of dtype {index.dtype}")
+    if input._data.ndim == 0:
+        return input.reshape(()).clone() if index._data.size == 1 else input.reshape(-1)[index.reshape(-1)]
+    d = wrap_dim(dim, input._data.ndim, "index_select")
+    arr = np.asarray(index.detach().cpu().numpy()).reshape(-1)
+    size = input._data.shape[d]
+    if arr.size and (arr.max() >= size or arr.min() < 0):
+        bad = int(arr.max()) if arr.max() >= size else int(arr.min())
+        fail("at_error_index_out_of_bounds", op="index_select", index=bad, dim=d, size=size)
+    return _GET["index_select"](input, idx1=(Ellipsis,), idx2=(slice(None),) * d + (arr.astype(np.intp),))
+
+
+def _full_index(index: Any, axis: int) -> tuple[Any, ...]:
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[axis] = index
+    return tuple(grid)
+
+
+def _gather(a: Any, index: Any, axis: int) -> Any:
+    return a[_full_index(index, axis)] if a.ndim else a[()] * np.ones(index.shape, a.dtype)
+
+
+def _scatter_add(a: Any, index: Any, src: Any, axis: int) -> Any:
+    out = a.copy()
+    if a.ndim == 0:
+        return out + src.sum() if index.size else out
+    np.add.at(out, _full_index(index, axis), src[tuple(slice(0, s) for s in index.shape)])
+    return out
+
+
+def _scatter(a: Any, index: Any, src: Any, axis: int) -> Any:
+    out = a.copy()
+    if a.ndim == 0:
+        return src.reshape(()).copy() if index.size else out
+    s = src[tuple(slice(0, s) for s in index.shape)] if np.ndim(src) else src
+    out[_full_index(index, axis)] = s
+    return out
+
+
+_GATHER = Prim(
+    "gather", _gather,
+    lambda g, n: (None, g.new_zeros(n.inputs[0]._data.shape).scatter_add(n.params["axis"], n.inputs[1], g)),
+)
+_SCATTER_ADD = Prim(
+    "scatter_add", _scatter_add,
+    lambda g, n: (g, None, _GATHER(g, n.inputs[1], axis=n.params["axis"]) if n.inputs[2]._data.shape == n.inputs[1]._data.shape else None),
+)
+_SCATTER = Prim("scatter", _scatter, None)
+
+
+def _check_index_values(index: Tensor, size: int, dim: int, op: str) -> Any:
+    if dtype_name(index) != "int64":
+        fail("dtype_error_mismatch", op=op, what="index", a=str(index.dtype), b="shapetorch.int64")
+    arr = index._data
+    if arr.size and (arr.max() >= size or arr.min() < -size):
+        bad = int(arr.max()) if arr.max() >= size else int(arr.min())
+        fail("at_error_index_out_of_bounds", op=op, index=bad, dim=dim, size=size)
+
+
+@public("indexing")
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = input[i][index[i][j]]`` (for dim=1); ``out`` has the shape of ``index``."""
+    check(RI.gather_shape, input._data.shape, dim, index._data.shape, op="gather")
+    d = wrap_dim(dim, input._data.ndim, "gather")
+    _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "gather")
+    return _GATHER(input, index, axis=d)
+
+
+@public("indexing")
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    check(RI.scatter_check, input._data.shape, dim, index._data.shape, src._data.shape, op="scatter_add")
+    d = wrap_dim(dim, input._data.ndim, "scatter_add")
+    _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter_add")
+    return _SCATTER_ADD(input, index, cast(src, dtype_name(input)), axis=d)
+
+
+@public("indexing")
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+    if src is None:
+        src = value
+    s = src._data.shape if isinstance(src, Tensor) else None
+    check(RI.scatter_check, input._data.shape, dim, index._data.shape, s, op="scatter")
+    d = wrap_dim(dim, input._data.ndim, "scatter")
+    _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter")
+    return _SCATTER(input, index, cast(src, dtype_name(input)) if isinstance(src, Tensor) else src, axis=d)
+
+
+for _name, _fn in (("scatter_add_", scatter_add), ("scatter_", scatter)):
+    method(_name, lambda self, *a, _f=_fn, _n=_name, **k: write_inplace(self, _f(self, *a, **k), _n))
+
+
+@public("indexing")
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    from .conversion import where
+
+    if dtype_name(mask) != "bool":
+        fail("dtype_error_mismatch", op="masked_fill", what="mask", a=str(mask.dtype), b="shapetorch.bool")
+    v = value if isinstance(value, Tensor) else input.new_full((), value)
+    out = where(mask, v.to(input.dtype), input)
+    if out._data.shape != input._data.shape:
+        fail("broadcast_error_incompatible_dimensions", op="masked_fill", a=tuple(input._data.shape),
+             b=tuple(mask._data.shape), da="input", db="mask", dim="(mask must broadcast to input)")
+    return out
+
+
+method("masked_fill_", lambda self, mask, value: write_inplace(self, masked_fill(self, mask, value), "masked_fill_"))
+
+
+@public("indexing")
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    idx = np.nonzero(input.detach().cpu().numpy()) if input._data.ndim else (np.zeros(int(bool(input.item())), np.int64),)
+    from .creation import tensor
+
+    if as_tuple:
+        return tuple(tensor(i.astype(np.int64)) for i in idx)
+    return tensor(np.stack(idx, axis=-1).astype(np.int64).reshape(-1, max(input._data.ndim, 1)) if input._data.ndim
+                  else np.zeros((int(bool(input.item())), 0), np.int64))
+
+
+@public("indexing")
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    from .._rules.broadcast import broadcast_shapes
+
+    shape = check(broadcast_shapes, input._data.shape, mask._data.shape, op="masked_select")
+    return input.expand(shape)[mask.expand(shape)]
+
+
+@public("indexing")
+def take(input: Tensor, index: Tensor) -> Tensor:
+    return input.reshape(-1)[index]

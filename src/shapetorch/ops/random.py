@@ -1,0 +1,178 @@
+"""Random sampling: Generator, manual_seed, rand, randn, randint, randperm, normal, bernoulli, and the
+in-place samplers (``uniform_``, ``normal_``). Streams come from NumPy's PCG64: seeded runs repeat
+exactly, but the numbers differ from torch's for the same seed (documented in docs/compatibility.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import get_default_dtype, to_dtype
+from .._tensor import Tensor
+from ..backends.numpy_backend import NP_DTYPE
+from ._common import int_list, write_inplace
+from ._registry import method, public
+from .creation import _on
+
+
+class Generator:
+    """``torch.Generator``: an independent random stream with its own seed and state."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        self.device = device
+        self._seed = 67280421310721  # torch's default initial seed
+        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._seed = int(seed)
+        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        return self
+
+    def seed(self) -> int:
+        s = int(np.random.SeedSequence().entropy) % (2**63)  # type: ignore[operator]
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        state = self._rng.bit_generator.state
+        raw = np.frombuffer(repr(state).encode(), dtype=np.uint8).copy()
+        return Tensor._make(raw)
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        import ast
+
+        self._rng.bit_generator.state = ast.literal_eval(bytes(new_state._data.tobytes()).decode())
+        return self
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
+
+
+def _rng(generator: Generator | None) -> np.random.Generator:
+    return (generator or default_generator)._rng
+
+
+def _float_dtype(dtype: Any) -> Any:
+    d = to_dtype(dtype) if dtype is not None else get_default_dtype()
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(f"expected a floating point dtype, got {d}")
+    return d
+
+
+@public("random", method=False)
+def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """Uniform on [0, 1)."""
+    d = _float_dtype(dtype)
+    arr = _rng(generator).random(int_list(size, "rand"))
+    return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
+
+
+@public("random", method=False)
+def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    """Standard normal."""
+    d = _float_dtype(dtype)
+    arr = _rng(generator).standard_normal(int_list(size, "randn"))
+    return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
+
+
+@public("random", method=False)
+def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None, dtype: Any = None,
+            device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
+    if size is None:
+        low, high, size = 0, low, high
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    d = to_dtype(dtype) if dtype is not None else to_dtype("int64")
+    arr = _rng(generator).integers(low, high, size=int_list((size,), "randint"))
+    return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
+
+
+@public("random", method=False)
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    d = to_dtype(dtype) if dtype is not None else to_dtype("int64")
+    return _on(_rng(generator).permutation(n).astype(NP_DTYPE[d]), device, requires_grad)
+
+
+@public("random", method=False)
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
+           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Normal samples; ``mean`` and ``std`` may be tensors (broadcast) or numbers (then ``size`` is needed)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        like = mean if isinstance(mean, Tensor) else std
+        shape = np.broadcast_shapes(np.shape(mean._data if isinstance(mean, Tensor) else mean),
+                                    np.shape(std._data if isinstance(std, Tensor) else std))
+        z = _on(_rng(generator).standard_normal(shape).astype(like._data.dtype), like.device)
+        return z * std + mean
+    d = _float_dtype(dtype)
+    arr = _rng(generator).normal(mean, std, size=int_list((size,), "normal"))
+    return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
+
+
+@public("random", method=False)
+def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = None) -> Tensor:
+    probs = input._data if p is None else np.full(input._data.shape, p)
+    arr = (_rng(generator).random(input._data.shape) < probs).astype(input._data.dtype)
+    return _on(arr, input.device)
+
+
+@public("random", method=False)
+def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return rand(input._data.shape, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+@public("random", method=False)
+def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return randn(input._data.shape, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
+
+
+@public("random", method=False)
+def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None, device: Any = None) -> Tensor:
+    return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or input.device)
+
+
+def _sampler(name: str, draw: Any) -> None:
+    def fn(self: Tensor, *args: Any, generator: Generator | None = None) -> Tensor:
+        arr = draw(_rng(generator), self._data.shape, *args).astype(self._data.dtype)
+        return write_inplace(self, _on(arr, self.device), name)
+
+    fn.__name__ = name
+    method(name, fn)
+
+
+_sampler("uniform_", lambda r, shape, a=0.0, b=1.0: r.uniform(a, b, shape))
+_sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shape))
+_sampler("bernoulli_", lambda r, shape, p=0.5: r.random(shape) < p)
+_sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, shape))
+_sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape))
+method("zero_", lambda self: write_inplace(self, _on(np.zeros_like(self._data), self.device), "zero_"))
+method("fill_", lambda self, value: write_inplace(
+    self, _on(np.full_like(self._data, value.item() if isinstance(value, Tensor) else value), self.device), "fill_"))

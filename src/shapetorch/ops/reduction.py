@@ -1,0 +1,277 @@
+"""Reductions: sum, mean, prod, amax/amin, max/min (with indices), argmax/argmin, var/std, norm,
+logsumexp, all/any. Shapes come from ``_rules.reduce``; composites are written in other ops."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .._dispatch import Prim
+from .._dtype import to_dtype
+from .._errors import fail
+from .._rules import dtypes as RD
+from .._rules.reduce import reduce_dims
+from .._tensor import Tensor
+from ._common import cast, check, default_float, dtype_name
+from ._registry import public
+
+
+class ValuesIndices(NamedTuple):
+    """torch.return_types.max / min / sort ...: ``values`` and ``indices``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def _dims(input: Tensor, dim: Any, op: str) -> tuple[int, ...]:
+    if dim is None:
+        return _ALL_DIMS[input._data.ndim] if input._data.ndim < 8 else tuple(range(input._data.ndim))
+    return check(reduce_dims, input._data.ndim, dim, op=op)  # type: ignore[no-any-return]
+
+
+_ALL_DIMS = [tuple(range(n)) for n in range(8)]
+
+
+def _grad_back(g: Tensor, n: Any) -> Tensor:
+    """Broadcast a reduction's gradient back over the reduced dims."""
+    shape, axis, keep = n.inputs[0]._data.shape, n.params["axis"], n.params["keepdims"]
+    if not keep:
+        g = g.reshape(tuple(1 if i in axis else s for i, s in enumerate(shape)))
+    return g.expand(shape)
+
+
+def _extreme_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    """amax/amin: the gradient is shared evenly by the elements that reach the extreme."""
+    x = n.inputs[0]
+    out = n.out if n.params["keepdims"] else n.out.reshape(
+        tuple(1 if i in n.params["axis"] else s for i, s in enumerate(x._data.shape)))
+    mask = (x == out).to(g.dtype)
+    count = mask.sum(dim=list(n.params["axis"]), keepdim=True)
+    return (_grad_back(g, n) * mask / count,)
+
+
+def _sum_kernel(a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
+    return np.add.reduce(a, axis, None, None, keepdims)  # np.sum's Python wrapper costs more than the sum
+
+
+_SUM = Prim("sum", _sum_kernel, lambda g, n: (_grad_back(g, n),))
+_PROD = Prim(
+    "prod", lambda a, axis, keepdims: np.prod(a, axis=axis, keepdims=keepdims),
+    lambda g, n: (_grad_back(g * _keep(n.out, n), n) / n.inputs[0],), save_output=True,
+)
+_AMAX = Prim("amax", lambda a, axis, keepdims: np.amax(a, axis=axis, keepdims=keepdims), _extreme_vjp, save_output=True)
+_AMIN = Prim("amin", lambda a, axis, keepdims: np.amin(a, axis=axis, keepdims=keepdims), _extreme_vjp, save_output=True)
+_ALL = Prim("all", lambda a, axis, keepdims: np.all(a, axis=axis, keepdims=keepdims))
+_ANY = Prim("any", lambda a, axis, keepdims: np.any(a, axis=axis, keepdims=keepdims))
+_ARGMAX = Prim("argmax", lambda a, axis, keepdims: np.argmax(a, axis=axis, keepdims=keepdims))
+_ARGMIN = Prim("argmin", lambda a, axis, keepdims: np.argmin(a, axis=axis, keepdims=keepdims))
+
+
+def _keep(t: Tensor, n: Any) -> Tensor:
+    if n.params["keepdims"]:
+        return t
+    shape = n.inputs[0]._data.shape
+    return t.reshape(tuple(1 if i in n.params["axis"] else s for i, s in enumerate(shape)))
+
+
+def _int_to_long(input: Tensor, dtype: Any) -> Any:
+    """sum/prod of bool and integers accumulate in int64, as torch."""
+    if dtype is not None:
+        return to_dtype(dtype)
+    return to_dtype("int64") if input._data.dtype.kind in "biu" else None
+
+
+@public("reduction")
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    axis = _dims(input, dim, "sum")
+    d = _int_to_long(input, dtype)
+    if d is not None:
+        input = input.to(d)
+    return _SUM(input, axis=axis, keepdims=keepdim)
+
+
+@public("reduction")
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    axis = _dims(input, dim, "prod")
+    d = _int_to_long(input, dtype)
+    if d is not None:
+        input = input.to(d)
+    return _PROD(input, axis=axis, keepdims=keepdim)
+
+
+def _need_float(input: Tensor, op: str, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        return input.to(to_dtype(dtype))
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        fail("method_dtype_not_supported_error", op=op, dtype=str(input.dtype),
+             hint=" (input dtype must be either a floating point or complex dtype)")
+    return input
+
+
+def _count(input: Tensor, axis: tuple[int, ...]) -> int:
+    return math.prod(input._data.shape[i] for i in axis)
+
+
+@public("reduction")
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    input = _need_float(input, "mean", dtype)
+    axis = _dims(input, dim, "mean")
+    return _SUM(input, axis=axis, keepdims=keepdim) / _count(input, axis) if _count(input, axis) else \
+        _SUM(input, axis=axis, keepdims=keepdim) * float("nan")
+
+
+def _nonempty(input: Tensor, axis: tuple[int, ...], op: str) -> None:
+    if builtins.any(input._data.shape[i] == 0 for i in axis) or (input._data.size == 0 and not axis):
+        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0, "
+                           "or the reduced dims to be non-empty")
+
+
+@public("reduction")
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    axis = _dims(input, dim, "amax")
+    _nonempty(input, axis, "amax")
+    return _AMAX(input, axis=axis, keepdims=keepdim)
+
+
+@public("reduction")
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    axis = _dims(input, dim, "amin")
+    _nonempty(input, axis, "amin")
+    return _AMIN(input, axis=axis, keepdims=keepdim)
+
+
+def _arg(prim: Prim, input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+        return prim(input.reshape(-1), axis=0, keepdims=False).reshape((1,) * input._data.ndim if keepdim else ())
+    (axis,) = _dims(input, [dim], op) or (0,)
+    _nonempty(input, (axis,) if input._data.ndim else (), op)
+    out = prim(input.reshape(1) if input._data.ndim == 0 else input, axis=axis, keepdims=keepdim)
+    return out.reshape(()) if input._data.ndim == 0 else out
+
+
+@public("reduction")
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return _arg(_ARGMAX, input, dim, keepdim, "argmax")
+
+
+@public("reduction")
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    return _arg(_ARGMIN, input, dim, keepdim, "argmin")
+
+
+def _with_indices(input: Tensor, dim: int, keepdim: bool, arg: Prim, op: str) -> ValuesIndices:
+    indices = _arg(arg, input, dim, True, op)
+    values = input.gather(dim, indices) if input._data.ndim else input.clone()
+    if not keepdim and input._data.ndim:
+        values, indices = values.squeeze(dim), indices.squeeze(dim)
+    return ValuesIndices(values, indices)
+
+
+@public("reduction")
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """``max(x)``: the largest element; ``max(x, dim)``: (values, indices); ``max(x, other)``: maximum."""
+    if isinstance(dim, Tensor):
+        return input.maximum(dim)
+    if dim is None:
+        return amax(input)
+    return _with_indices(input, dim, keepdim, _ARGMAX, "max")
+
+
+@public("reduction")
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if isinstance(dim, Tensor):
+        return input.minimum(dim)
+    if dim is None:
+        return amin(input)
+    return _with_indices(input, dim, keepdim, _ARGMIN, "min")
+
+
+@public("reduction")
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
+    """Variance with Bessel's ``correction`` (default 1); ``unbiased=False`` means correction 0."""
+    if isinstance(unbiased, (int, list, tuple)) and not isinstance(unbiased, bool):
+        dim, unbiased = unbiased, None  # var(x, dim) positional
+    input = _need_float(input, "var")
+    corr = correction if correction is not None else (0 if unbiased is False else 1)
+    axis = _dims(input, dim, "var")
+    centered = input - mean(input, list(axis), keepdim=True)
+    sq = (centered * centered.conj()).real if input.is_complex() else centered * centered
+    denom = _count(input, axis) - corr
+    total = sum(sq, list(axis), keepdim=keepdim)
+    return total / builtins.max(0, denom)  # n <= correction gives inf or nan, as in torch
+
+
+@public("reduction")
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
+    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+
+
+@public("reduction")
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+@public("reduction")
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+@public("reduction")
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` computed stably (the max is subtracted first)."""
+    if RD.is_integral(dtype_name(input), include_bool=True):
+        input = cast(input, default_float())
+    axis = list(_dims(input, dim, "logsumexp"))
+    if input._data.size == 0:
+        return sum(input.exp(), axis, keepdim).log()
+    m = amax(input, axis, keepdim=True).detach()
+    m = m.masked_fill(m.abs() == float("inf"), 0.0)
+    out = sum((input - m).exp(), axis, keepdim=True).log() + m
+    return out if keepdim else out.squeeze(axis) if axis else out
+
+
+@public("reduction")
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """Vector p-norm over ``dim`` (all elements by default); 'fro' is the 2-norm."""
+    input = _need_float(input, "norm", dtype)
+    axis = list(_dims(input, dim, "norm"))
+    a = input.abs()
+    if p in ("fro", 2, 2.0):
+        return sum(a * a, axis, keepdim).sqrt()
+    if p == float("inf"):
+        return amax(a, axis, keepdim)
+    if p == -float("inf"):
+        return amin(a, axis, keepdim)
+    if p == 0:
+        return sum((a != 0).to(a.dtype), axis, keepdim)
+    if p == 1:
+        return sum(a, axis, keepdim)
+    return sum(a**p, axis, keepdim) ** (1.0 / p)
+
+
+def _bool_reduce(prim: Prim, input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    axis = _dims(input, dim, op)
+    out = prim(input, axis=axis, keepdims=keepdim)
+    return out.to(to_dtype("uint8")) if dtype_name(input) == "uint8" else out
+
+
+@public("reduction")
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return _bool_reduce(_ALL, input, dim, keepdim, "all")
+
+
+@public("reduction")
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return _bool_reduce(_ANY, input, dim, keepdim, "any")
+
+
+@public("reduction")
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    return sum(input != 0, dim)

@@ -1,0 +1,198 @@
+"""Shape changes: reshape/view, permute and transposes, squeeze/unsqueeze, flatten, expand, diagonal.
+
+On the NumPy backend these return NumPy views where torch returns views, so a write through a view
+shows in its base, as in torch. Each output remembers its base (``_base``) for version counting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dispatch import Prim
+from .._errors import fail
+from .._rules import views as RV
+from .._rules.broadcast import expand_shape
+from .._rules.axes import wrap_dim
+from .._tensor import Tensor
+from ._common import check, int_list
+from ._registry import method, public
+
+
+def _view_of(out: Tensor, base: Tensor) -> Tensor:
+    if np.shares_memory(out._data, base._data) if out._device.type == "cpu" else True:
+        out._base = base._base if base._base is not None else base
+    return out
+
+
+def _reshape_kernel(a: Any, shape: tuple[int, ...]) -> Any:
+    return a.reshape(shape)
+
+
+def _view_kernel(a: Any, shape: tuple[int, ...]) -> Any:
+    return np.reshape(a, shape, copy=False)
+
+
+_RESHAPE = Prim("reshape", _reshape_kernel, lambda g, n: (g.reshape(n.inputs[0]._data.shape),))
+_VIEW = Prim("view", _view_kernel, lambda g, n: (g.reshape(n.inputs[0]._data.shape),))
+_PERMUTE = Prim("permute", np.transpose, lambda g, n: (g.permute(tuple(np.argsort(n.params["axes"]).tolist())),))
+_EXPAND = Prim("expand", np.broadcast_to, lambda g, n: (g,))  # the engine sums g back to the input shape
+def _diag_view(a: Any, offset: int, axis1: int, axis2: int) -> Any:
+    """A writeable strided view of a diagonal (NumPy's own ``diagonal`` is read-only; torch's is a view)."""
+    v = np.moveaxis(a, (axis1, axis2), (-2, -1))
+    n1, n2 = v.shape[-2:]
+    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    start = v[..., max(-offset, 0) :, max(offset, 0) :] if length else v
+    strides = v.strides[:-2] + (v.strides[-2] + v.strides[-1],)
+    return np.lib.stride_tricks.as_strided(start, v.shape[:-2] + (length,), strides, writeable=a.flags.writeable)
+
+
+def _diag_backward(g: Any, shape: tuple[int, ...], offset: int, axis1: int, axis2: int) -> Any:
+    out = np.zeros(shape, dtype=g.dtype)
+    _diag_view(out, offset, axis1, axis2)[...] = g
+    return out
+
+
+_DIAGONAL = Prim(
+    "diagonal", _diag_view, lambda g, n: (_DIAG_BACKWARD(g, shape=n.inputs[0]._data.shape, **n.params),)
+)
+_DIAG_BACKWARD = Prim(
+    "diagonal_backward", _diag_backward,
+    lambda g, n: (g.diagonal(n.params["offset"], n.params["axis1"], n.params["axis2"]),),
+)
+
+
+@public("shape")
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    """A tensor with the same elements in ``shape`` (one size may be -1); a view when possible."""
+    sizes = check(RV.reshape_shape, input._data.shape, int_list(shape, "reshape"), op="reshape")
+    return _view_of(_RESHAPE(input, shape=sizes), input)
+
+
+def _view(self: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, np.integer)):
+        return self.to(shape[0])  # view(dtype) reinterpretation is not supported; torch's common use is a cast
+    sizes = check(RV.reshape_shape, self._data.shape, int_list(shape, "view"), op="view")
+    try:
+        out = _VIEW(self, shape=sizes)
+    except ValueError:
+        fail("view_error_incompatible_strides", op="view", sizes=sizes, shape=tuple(self._data.shape))
+    return _view_of(out, self)
+
+
+method("view", _view)
+method("view_as", lambda self, other: _view(self, other._data.shape))
+method("reshape_as", lambda self, other: reshape(self, other._data.shape))
+
+
+@public("shape")
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    order = int_list(dims, "permute")
+    check(RV.permute_shape, input._data.shape, order, op="permute")
+    axes = tuple(d % input._data.ndim for d in order) if input._data.ndim else ()
+    return _view_of(_PERMUTE(input, axes=axes), input)
+
+
+@public("shape", aliases=("swapaxes", "swapdims"))
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    check(RV.transpose_shape, input._data.shape, dim0, dim1, op="transpose")
+    n = input._data.ndim
+    if n < 2:
+        return _view_of(_PERMUTE(input, axes=tuple(range(n))), input)
+    axes = list(range(n))
+    a, b = dim0 % n, dim1 % n
+    axes[a], axes[b] = axes[b], axes[a]
+    return _view_of(_PERMUTE(input, axes=tuple(axes)), input)
+
+
+@public("shape")
+def t(input: Tensor) -> Tensor:
+    """Transpose a matrix; 0-D and 1-D tensors are returned as they are."""
+    check(RV.t_shape, input._data.shape, op="t")
+    return transpose(input, 0, 1) if input._data.ndim == 2 else transpose(input, 0, 0)
+
+
+@public("shape", aliases=("moveaxis",))
+def movedim(input: Tensor, source: int | tuple[int, ...] | list[int], destination: int | tuple[int, ...] | list[int]) -> Tensor:
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    order = check(RV.movedim_order, input._data.ndim, src, dst, op="movedim")
+    return _view_of(_PERMUTE(input, axes=order), input)
+
+
+def _mT(self: Tensor) -> Tensor:
+    check(RV.matrix_transpose_shape, self._data.shape, op="mT")
+    return transpose(self, -2, -1)
+
+
+def _T(self: Tensor) -> Tensor:
+    return permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+
+
+Tensor.mT = property(_mT)  # type: ignore[attr-defined]
+Tensor.T = property(_T)  # type: ignore[attr-defined]
+Tensor.H = property(lambda self: _T(self).conj())  # type: ignore[attr-defined]
+Tensor.mH = property(lambda self: _mT(self).conj())  # type: ignore[attr-defined]
+
+
+@public("shape")
+def adjoint(input: Tensor) -> Tensor:
+    return _mT(input).conj()
+
+
+@public("shape")
+def squeeze(input: Tensor, dim: int | tuple[int, ...] | list[int] | None = None) -> Tensor:
+    """Remove size-1 dims: all of them, or those of ``dim`` that have size 1."""
+    new = check(RV.squeeze_shape, input._data.shape, dim, op="squeeze")
+    return _view_of(_RESHAPE(input, shape=new), input)
+
+
+@public("shape")
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    new = check(RV.unsqueeze_shape, input._data.shape, dim, op="unsqueeze")
+    return _view_of(_RESHAPE(input, shape=new), input)
+
+
+@public("shape")
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    new = check(RV.flatten_shape, input._data.shape, start_dim, end_dim, op="flatten")
+    return reshape(input, new)
+
+
+@public("shape")
+def ravel(input: Tensor) -> Tensor:
+    return reshape(input, -1)
+
+
+@public("shape")
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    new = check(RV.unflatten_shape, input._data.shape, dim, int_list((sizes,), "unflatten"), op="unflatten")
+    return _view_of(_RESHAPE(input, shape=new), input)
+
+
+def _expand(self: Tensor, *sizes: Any) -> Tensor:
+    new = check(expand_shape, self._data.shape, int_list(sizes, "expand"), op="expand")
+    if new == self._data.shape:
+        return _view_of(_RESHAPE(self, shape=new), self)
+    return _view_of(_EXPAND(self, shape=new), self)
+
+
+method("expand", _expand)
+method("expand_as", lambda self, other: _expand(self, other._data.shape))
+
+
+@public("shape")
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    new = check(expand_shape, input._data.shape, int_list((size,), "broadcast_to"), op="broadcast_to")
+    return _view_of(_EXPAND(input, shape=new), input)
+
+
+@public("shape")
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the (dim1, dim2) planes, moved to the last dim (a view)."""
+    n = input._data.ndim
+    a, b = check(wrap_dim, dim1, n, "diagonal"), check(wrap_dim, dim2, n, "diagonal")
+    if a == b:
+        fail("dim_error_repeated", op="diagonal", dim=dim1, dims=[dim1, dim2])
+    return _view_of(_DIAGONAL(input, offset=offset, axis1=a, axis2=b), input)
