@@ -23,13 +23,11 @@ _ANON = "#"  # anonymous axes are named '<value>#<side><n>': never equal to each
 
 
 def _anon_value(name: str) -> int | None:
-    return int(name.split(_ANON)[0]) if _ANON in name else None
+    return int(name.split(_ANON, maxsplit=1)[0]) if _ANON in name else None
 
 
 def show_axis(name: str) -> str:
-    if name.startswith(_ELL):
-        return "..."
-    return name.split(_ANON)[0]
+    return name.split(_ANON, maxsplit=1)[0].replace(_ELL, "...")
 
 
 def axis_name_problem(name: str, allow_underscore: bool = False) -> str | None:
@@ -140,7 +138,7 @@ class Recipe:
     keywords: tuple[str, ...]
 
 
-def _fmt_names(names: Sequence[str] | frozenset[str]) -> str:
+def _fmt_names(names: Sequence[str] | set[str] | frozenset[str]) -> str:
     return ", ".join(repr(show_axis(n)) for n in sorted(names, key=show_axis))
 
 
@@ -159,7 +157,7 @@ def prepare(pattern: str, operation: str, keywords: tuple[str, ...], ndim: int, 
     if left.ellipsis_in_group:
         raise RuleError("einops_error_invalid_pattern", op=op, pattern=pattern,
                         problem="'...' cannot be inside parentheses on the left side")
-    _check_names(pattern, operation, keywords, left, right, op)
+    _check_names(pattern, operation, keywords, left, right, op=op)
 
     if left.has_ellipsis:
         n_other = len(left.groups) - 1
@@ -219,10 +217,10 @@ def _expand_ellipsis(groups: tuple[tuple[str, ...] | str, ...], ell: tuple[str, 
     return out
 
 
-def _check_names(pattern: str, operation: str, keywords: tuple[str, ...], left: Side, right: Side, op: str) -> None:
+def _check_names(pattern: str, operation: str, keywords: tuple[str, ...], left: Side, right: Side, *, op: str) -> None:
     """Which axes may appear on only one side depends on the operation."""
-    lnames = {n for n in left.names if n != _ELL}
-    rnames = {n for n in right.names if n != _ELL}
+    # '...' counts as a name here: rearrange and repeat cannot drop it, a reduction can
+    lnames, rnames = set(left.names), set(right.names)
     if operation == "rearrange":
         if left.anonymous or right.anonymous:
             axis = show_axis((right.anonymous or left.anonymous)[0])
@@ -230,11 +228,11 @@ def _check_names(pattern: str, operation: str, keywords: tuple[str, ...], left: 
                             side="output" if right.anonymous else "input")
         only = lnames ^ rnames
         if only:
-            _undefined(pattern, op, only, lnames, rnames, "on only one side")
+            _undefined(pattern, op, only, lnames, rnames, where="rearrange needs every axis on both sides")
     elif operation == "repeat":
         only_left = lnames - rnames
         if only_left:
-            _undefined(pattern, op, only_left, lnames, rnames, "on the left side but not the right")
+            _undefined(pattern, op, only_left, lnames, rnames, where="repeat cannot remove axes")
         missing = {n for n in rnames - lnames if _anon_value(n) is None} - set(keywords)
         if missing:
             raise RuleError("einops_error_repeat_missing_size", op=op, pattern=pattern, axes=_fmt_names(missing),
@@ -255,12 +253,16 @@ def _check_names(pattern: str, operation: str, keywords: tuple[str, ...], left: 
                         "or a callable" + did_you_mean(operation, REDUCTIONS))
 
 
-def _undefined(pattern: str, op: str, names: set[str], lnames: set[str], rnames: set[str], where: str) -> None:
-    first = sorted(names, key=show_axis)[0]
-    other = rnames if first in lnames else lnames
-    hint = did_you_mean(show_axis(first), sorted(show_axis(n) for n in other - lnames.intersection(rnames)))
+def _undefined(pattern: str, op: str, names: set[str], lnames: set[str], rnames: set[str], *, where: str) -> None:
+    # A typo is usually in the output: name an output-only axis first and suggest an input-only one.
+    right_only = sorted(names & rnames, key=show_axis)
+    first = right_only[0] if right_only else sorted(names, key=show_axis)[0]
+    other = (lnames - rnames) if first in rnames else (rnames - lnames)
+    hint = did_you_mean(show_axis(first), sorted(show_axis(n) for n in other if _anon_value(n) is None))
+    side = "right" if first in rnames else "left"
+    more = f" (all such axes: {_fmt_names(names)})" if len(names) > 1 else ""
     raise RuleError("einops_error_undefined_axis", op=op, pattern=pattern,
-                    problem=f"axes {_fmt_names(names)} appear {where}", hint=hint)
+                    problem=f"axis {show_axis(first)!r} appears on the {side} side only{more}; {where}", hint=hint)
 
 
 def solve(recipe: Recipe, shape: Shape, sizes: Mapping[str, Dim], op: str = "") -> tuple[Dim, ...]:
@@ -273,20 +275,20 @@ def solve(recipe: Recipe, shape: Shape, sizes: Mapping[str, Dim], op: str = "") 
             lengths[i] = value
         elif a in sizes:
             lengths[i] = sizes[a]
-    for dim, (group, length) in enumerate(zip(recipe.input_groups, shape)):
+    for dim, (group, length) in enumerate(zip(recipe.input_groups, shape, strict=True)):
         unknown = [i for i in group if lengths[i] is None]
         known = prod(tuple(lengths[i] for i in group if lengths[i] is not None))  # type: ignore[misc]
         if not unknown:
             if differ(length, known):
-                raise _mismatch(recipe, shape, sizes, op, dim, length, known, group, divide=False)
+                raise _mismatch(recipe, shape, sizes, op, dim=dim, length=length, known=known, group=group, divide=False)
             continue
         if isinstance(length, int) and isinstance(known, int) and (known == 0 or length % known):
-            raise _mismatch(recipe, shape, sizes, op, dim, length, known, group, divide=True)
+            raise _mismatch(recipe, shape, sizes, op, dim=dim, length=length, known=known, group=group, divide=True)
         lengths[unknown[0]] = length if known == 1 else dim_div(length, known)
     return tuple(x if x is not None else 1 for x in lengths)
 
 
-def _mismatch(recipe: Recipe, shape: Shape, sizes: Mapping[str, Dim], op: str, dim: int, length: Dim, known: Dim,
+def _mismatch(recipe: Recipe, shape: Shape, sizes: Mapping[str, Dim], op: str, *, dim: int, length: Dim, known: Dim,
               group: tuple[int, ...], divide: bool) -> RuleError:
     names = [show_axis(recipe.axes[i]) for i in group]
     what = "()" if not names else names[0] if len(names) == 1 else "(" + " ".join(names) + ")"
@@ -366,7 +368,7 @@ def pack_shape(pattern: str, shapes: Sequence[Shape]) -> tuple[Shape, list[Shape
         outer = shape[:before] + shape[len(shape) - after :]
         if first is None:
             first = outer
-        for j, (x, y) in enumerate(zip(first, outer)):
+        for j, (x, y) in enumerate(zip(first, outer, strict=True)):
             if differ(x, y):
                 raise RuleError("einops_error_dimension_mismatch", op="pack", pattern=pattern, shape=shape,
                                 problem=f"tensor {i} has size {y} where tensor 0 has {x} "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 
 from .dims import UNKNOWN, Dim, Shape, differ, fmt_shape
 from .errors import RuleError, did_you_mean
@@ -129,7 +129,7 @@ def sublist_equation(args: Sequence[object]) -> tuple[str, int]:
                 if not 0 <= int(s) < N_LABELS:
                     raise RuleError("einsum_error_index_out_of_range", op="einsum", index=s)
                 out.append(_LETTERS[int(s)])
-            elif isinstance(s, Real) and not 0 <= s < N_LABELS:
+            elif isinstance(s, (int, float)) and not 0 <= s < N_LABELS:
                 # torch range-checks any number before it notices that it is not an int
                 raise RuleError("einsum_error_index_out_of_range", op="einsum", index=s)
             else:
@@ -173,7 +173,7 @@ def bind_einsum(equation: str, shapes: tuple[Shape, ...], op: str = "einsum") ->
         raise RuleError("einsum_error_operand_count_mismatch", op=op, equation=equation, terms=len(eq.terms),
                         operands=n)
     ell_dims = 0
-    for i, (term, shape) in enumerate(zip(eq.terms, shapes)):
+    for i, (term, shape) in enumerate(zip(eq.terms, shapes, strict=True)):
         has_ell = ELLIPSIS in term
         nlabels = len(term) - has_ell
         if (nlabels > len(shape)) if has_ell else (nlabels != len(shape)):
@@ -190,14 +190,14 @@ def bind_einsum(equation: str, shapes: tuple[Shape, ...], op: str = "einsum") ->
 
     sizes: dict[int, Dim] = {}
     operands: list[tuple[int, ...]] = []
-    for i, (term, shape) in enumerate(zip(eq.terms, shapes)):
+    for i, (term, shape) in enumerate(zip(eq.terms, shapes, strict=True)):
         labels = _expand(term, len(shape), ell_dims)
         operands.append(labels)
         mine: dict[int, Dim] = {}
-        for label, size in zip(labels, shape):
+        for label, size in zip(labels, shape, strict=True):
             if label in mine:  # a repeated label takes a diagonal: sizes must be equal, no broadcasting
                 if differ(mine[label], size):
-                    raise _size_error(op, equation, label, i, shape, size, mine[label], ell_dims, True)
+                    raise _size_error(op, equation, label, i=i, shape=shape, size=size, prev=mine[label], ell_dims=ell_dims, repeated=True)
                 mine[label] = _better(mine[label], size)
             else:
                 mine[label] = size
@@ -207,7 +207,8 @@ def bind_einsum(equation: str, shapes: tuple[Shape, ...], op: str = "einsum") ->
                 continue
             joined = _broadcast(sizes[label], size)
             if joined is None:
-                raise _size_error(op, equation, label, i, shape, size, sizes[label], ell_dims, False)
+                raise _size_error(op, equation, label, i=i, shape=shape, size=size, prev=sizes[label], ell_dims=ell_dims,
+                                  repeated=False)
             sizes[label] = joined
 
     if eq.output is None:
@@ -244,7 +245,7 @@ def _better(a: Dim, b: Dim) -> Dim:
 
 def _broadcast(prev: Dim, size: Dim) -> Dim | None:
     """torch broadcasts size-1 subscripts across operands (never within one); None on a contradiction."""
-    if prev == size or size == 1:
+    if size in (prev, 1):
         return prev
     if prev == 1:
         return size
@@ -254,7 +255,7 @@ def _broadcast(prev: Dim, size: Dim) -> Dim | None:
     return _better(prev, size)
 
 
-def _size_error(op: str, equation: str, label: int, i: int, shape: Shape, size: Dim, prev: Dim, ell_dims: int,
+def _size_error(op: str, equation: str, label: int, *, i: int, shape: Shape, size: Dim, prev: Dim, ell_dims: int,
                 repeated: bool) -> RuleError:
     if label >= N_LABELS:  # counted from the right, because operands' '...' dims broadcast right-aligned
         subject = f"dimension {label - N_LABELS - ell_dims} covered by '...'"
