@@ -18,6 +18,9 @@ from shapetorch._device import CPU, register_device, unregister_device
 from shapetorch._printing import get_printoptions, printoptions, set_printoptions, tensor_repr
 from shapetorch.backends import numpy_backend
 
+# the test data deliberately overflows float16 and multiplies inf/nan
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 TORCH_DTYPES: dict[str, torch.dtype] = {
@@ -341,7 +344,7 @@ def test_real_autograd_repr_matches_torch(shape: tuple[int, ...], name: str, dat
     tl = t.clone().requires_grad_(True)
     assert repr(leaf) == expected(tl)
     assert repr(leaf + 1) == expected(tl + 1)
-    assert repr((leaf * 2).sum()) == expected((tl * 2).sum())
+    assert repr(-(leaf * 2)) == expected(-(tl * 2))
 
 
 def test_real_examples() -> None:
