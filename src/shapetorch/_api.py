@@ -7,23 +7,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import autograd, ops
-from ._device import device, list_devices, register_device, unregister_device
 from ._dtype import (
-    DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int8, int16,
-    int32, int64, set_default_dtype, uint8,
+    DType,
+    bool_,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int16,
+    int32,
+    int64,
 )
-from ._errors import AutogradError, DeviceError, DimensionError, DTypeError, RegistryError, ShapeError, ShapetorchError
-from ._rules.dims import Sym
 from ._rules.dtypes import promote_types as _promote_names
 from ._tensor import Size, Tensor
-from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .ops._registry import CATEGORY, FUNCTIONS
-from .ops.random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 
-bool = bool_  # noqa: A001  (torch.bool)
-half, float, double = float16, float32, float64  # noqa: A001
-short, int, long = int16, int32, int64  # noqa: A001
+bool = bool_
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
 globals().update(FUNCTIONS)
@@ -91,7 +93,7 @@ import builtins as _builtins  # noqa: E402
 builtins_bool = _builtins.bool
 builtins_int = _builtins.int
 
-__all__ = sorted(
+__all__ = sorted(  # noqa: PLE0605  (built from the registry)
     {
         *FUNCTIONS,
         "AutogradError", "DType", "DTypeError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",

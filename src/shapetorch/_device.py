@@ -48,6 +48,8 @@ class device:
     """``torch.device``: a type (``'cpu'``, ``'webgpu'``) and an optional index."""
 
     __slots__ = ("index", "type")
+    type: str
+    index: int | None
 
     def __init__(self, type: str | device, index: int | None = None) -> None:
         if isinstance(type, device):

@@ -7,13 +7,13 @@ need no kernels and no gradients of their own, so they run on every backend and 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from ._device import device
 from ._errors import fail
 from ._tensor import Tensor
-from .autograd.grad_mode import STATE
 from .autograd.engine import Node
+from .autograd.grad_mode import STATE
 
 Kernel = Callable[..., Any]
 VJP = Callable[[Tensor, Node], tuple[Any, ...]]
@@ -50,6 +50,7 @@ class Prim:
         # NOTE [tiny-op fast path]: most calls have one or two tensors on one device; they skip the
         # general loop. Every branch does the same three things: find the kernel, wrap, record.
         a = args[0]
+        arrays: tuple[Any, ...]
         if len(args) == 1 and type(a) is Tensor:
             dev, grad, arrays = a._device, a.requires_grad, (a._data,)
         elif len(args) == 2 and type(a) is Tensor and type(args[1]) is Tensor and args[1]._device is a._device:
@@ -57,9 +58,7 @@ class Prim:
             dev, grad, arrays = a._device, a.requires_grad or b.requires_grad, (a._data, b._data)
         else:
             dev, grad, arrays = self._unpack(args)
-        kernel = self.kernels.get(dev.type)
-        if kernel is None:
-            _no_kernel(self.name, dev, args)
+        kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
         out = _new(Tensor)
         out._data = kernel(*arrays, **params)
         out._device = dev
@@ -89,10 +88,10 @@ class Prim:
 _new = object.__new__
 
 
-def _mixed(op: str, a: device, b: device) -> None:
+def _mixed(op: str, a: device, b: device) -> NoReturn:
     fail("device_error_requires", op=op, problem=f"expected all tensors to be on the same device, but found {a} and {b}")
 
 
-def _no_kernel(op: str, dev: device, args: tuple[Any, ...]) -> None:
+def _no_kernel(op: str, dev: device, args: tuple[Any, ...]) -> NoReturn:
     dtypes = ", ".join(str(a.dtype) for a in args if isinstance(a, Tensor))
     fail("kernel_not_registered_error", op=op, device=dev, dtype=dtypes, hint="")

@@ -44,7 +44,7 @@ _PROFILES: dict[str, tuple[int, float, int, int]] = {
 }
 
 
-def set_printoptions(  # noqa: PLR0917 (positional, as in torch)
+def set_printoptions(
     precision: int | None = None,
     threshold: float | None = None,
     edgeitems: int | None = None,

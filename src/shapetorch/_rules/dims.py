@@ -8,7 +8,7 @@ raises, two different symbols are different sizes, and an int against a symbol i
 
 from __future__ import annotations
 
-from typing import Final, Union
+from typing import Final, TypeAlias
 
 
 class Sym:
@@ -41,7 +41,7 @@ class _Unknown:
 
 UNKNOWN: Final = _Unknown()
 
-Dim = Union[int, Sym, _Unknown]
+Dim: TypeAlias = int | Sym | _Unknown
 Shape = tuple[Dim, ...]
 
 

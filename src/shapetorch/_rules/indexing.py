@@ -8,7 +8,7 @@ treats ints next to arrays as advanced indices. So ``x[0, :, idx]`` on a (3, 4, 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 from .axes import wrap_dim
 from .broadcast import broadcast_shapes, expand_shape
@@ -19,17 +19,16 @@ from .errors import RuleError
 class TensorIndex(NamedTuple):
     """A tensor (or list) used as an index: its shape, whether it is a mask, and how many Trues."""
 
-    shape: Shape
+    dims: Shape
     boolean: bool = False
-    count: Dim = UNKNOWN
+    trues: Dim = UNKNOWN
 
 
-IndexItem = Union[int, slice, None, "type[Ellipsis]", TensorIndex]
 
 
 def _consumed(item: object) -> int:
     if isinstance(item, TensorIndex):
-        return len(item.shape) if item.boolean else 1
+        return len(item.dims) if item.boolean else 1
     return 1 if isinstance(item, (int, slice)) else 0
 
 
@@ -52,7 +51,7 @@ def index_shape(shape: Shape, index: Sequence[object], op: str = "index") -> Sha
         raise RuleError("index_error_too_many_indices", op=op, rank=len(shape), shape=shape, index=tuple(items))
     if Ellipsis not in items:
         items.append(Ellipsis)
-    pos, out = 0, []
+    pos, out = 0, list[Dim]()
     advanced: list[tuple[int, Shape]] = []  # (where in the output, the shape it contributes)
     for it in items:
         if it is None:
@@ -63,14 +62,14 @@ def index_shape(shape: Shape, index: Sequence[object], op: str = "index") -> Sha
             pos += fill
         elif isinstance(it, TensorIndex):
             if it.boolean:
-                k = len(it.shape)
-                for j, (m, d) in enumerate(zip(it.shape, shape[pos : pos + k])):
+                k = len(it.dims)
+                for j, (m, d) in enumerate(zip(it.dims, shape[pos : pos + k])):
                     if differ(m, d):
-                        raise RuleError("index_error_mask_shape", op=op, mask=it.shape, i=j, shape=shape)
-                advanced.append((len(out), (it.count,)))
+                        raise RuleError("index_error_mask_shape", op=op, mask=it.dims, i=j, shape=shape)
+                advanced.append((len(out), (it.trues,)))
                 pos += k
             else:
-                advanced.append((len(out), it.shape))
+                advanced.append((len(out), it.dims))
                 pos += 1
         elif isinstance(it, int):
             size = shape[pos]

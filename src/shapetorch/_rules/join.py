@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from .axes import wrap_dim
@@ -88,7 +89,7 @@ def tensor_split_bounds(size: int, sections_or_indices: int | Sequence[int], op:
             start = stop
         return bounds
     cuts = [0] + [_clamp(i, size) for i in sections_or_indices] + [size]
-    return [(a, max(a, b)) for a, b in zip(cuts, cuts[1:])]
+    return [(a, max(a, b)) for a, b in itertools.pairwise(cuts)]
 
 
 def _clamp(i: int, size: int) -> int:

@@ -39,7 +39,7 @@ class Node:
             saved = Tensor._make(out._data, out._device)
             saved._grad_fn, saved.requires_grad = self, True
             out = saved
-        self.out = out
+        self.out: Any = out
         self.next_functions = tuple(_edge(a) for a in inputs if isinstance(a, Tensor))
 
     def name(self) -> str:
@@ -146,7 +146,7 @@ def run_backward(
 ) -> dict[int, Tensor]:
     """Propagate ``grads`` from ``roots``. Returns the gradients that reached ``inputs`` (by id)."""
     nodes = [_edge(r)[0] for r in roots]
-    pending: dict[int, Tensor] = {}
+    pending: dict[int, Any] = {}
     for node, g in zip(nodes, grads):
         if node is not None:
             pending[id(node)] = pending[id(node)] + g if id(node) in pending else g

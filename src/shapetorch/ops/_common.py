@@ -31,7 +31,7 @@ def check(rule: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 @functools.lru_cache(maxsize=4096)
 def broadcast2(a: tuple[int, ...], b: tuple[int, ...], op: str) -> tuple[int, ...]:
-    return check(broadcast_pair, a, b, op)  # type: ignore[no-any-return]
+    return check(broadcast_pair, a, b, op)
 
 
 def dtype_name(t: Tensor) -> str:

@@ -75,8 +75,8 @@ def _move(t: Tensor, dev: device) -> Tensor:
     src, dst = backend(t._device.type), backend(dev.type)
     host = src.to_numpy(t._data)
     out = Tensor._make(dst.from_numpy(np.ascontiguousarray(host)), dev)
-    from ..autograd.grad_mode import STATE
     from ..autograd.engine import Node
+    from ..autograd.grad_mode import STATE
 
     if t.requires_grad and STATE.enabled:
         out._grad_fn, out.requires_grad = Node(_TO_DEVICE, (t,), {}, None), True
@@ -206,7 +206,7 @@ method("clip_", make_inplace(clamp, "clip_"))
 def _numpy(self: Tensor, *, force: bool = False) -> np.ndarray[Any, Any]:
     if self.requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-    return backend(self._device.type).to_numpy(self._data)  # type: ignore[no-any-return]
+    return backend(self._device.type).to_numpy(self._data)
 
 
 def _array(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:

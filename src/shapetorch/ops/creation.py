@@ -134,7 +134,7 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _filled((size,) if not isinstance(size, int) else (size,), fill_value, dtype, device, requires_grad, "full")
+    return _filled((size,), fill_value, dtype, device, requires_grad, "full")
 
 
 def _like(maker: str, value: Any) -> Any:

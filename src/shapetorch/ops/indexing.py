@@ -46,6 +46,7 @@ def _getitem_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     return (_INDEX_BACKWARD(g, shape=n.inputs[0]._data.shape, idx1=n.params["idx1"], idx2=n.params["idx2"]),)
 
 
+_GET: dict[str, Prim]
 _INDEX_BACKWARD = Prim(
     "index_backward", _index_backward, lambda g, n: (_GET["index"](g, idx1=n.params["idx1"], idx2=n.params["idx2"]),)
 )

@@ -30,7 +30,7 @@ class Generator:
         return self
 
     def seed(self) -> int:
-        s = int(np.random.SeedSequence().entropy) % (2**63)  # type: ignore[operator]
+        s = int(np.random.SeedSequence().generate_state(2, np.uint64)[0]) % (2**63)
         self.manual_seed(s)
         return s
 

@@ -13,8 +13,8 @@ import numpy as np
 from .._dispatch import Prim
 from .._errors import fail
 from .._rules import views as RV
-from .._rules.broadcast import expand_shape
 from .._rules.axes import wrap_dim
+from .._rules.broadcast import expand_shape
 from .._tensor import Tensor
 from ._common import check, int_list
 from ._registry import method, public
@@ -54,12 +54,12 @@ def _diag_backward(g: Any, shape: tuple[int, ...], offset: int, axis1: int, axis
     return out
 
 
-_DIAGONAL = Prim(
-    "diagonal", _diag_view, lambda g, n: (_DIAG_BACKWARD(g, shape=n.inputs[0]._data.shape, **n.params),)
-)
 _DIAG_BACKWARD = Prim(
     "diagonal_backward", _diag_backward,
     lambda g, n: (g.diagonal(n.params["offset"], n.params["axis1"], n.params["axis2"]),),
+)
+_DIAGONAL = Prim(
+    "diagonal", _diag_view, lambda g, n: (_DIAG_BACKWARD(g, shape=n.inputs[0]._data.shape, **n.params),)
 )
 
 

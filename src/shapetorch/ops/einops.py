@@ -1,0 +1,1 @@
+"""einops: rearrange, reduce, repeat, pack, unpack (filled in next)."""
