@@ -129,7 +129,7 @@ def _cost(plan: _Plan, a: int, b: int, keep: set[int]) -> tuple[bool, int]:
 @functools.lru_cache(maxsize=512)
 def _program(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[Step, ...], int]:
     binding = bind_einsum(equation, shapes)
-    sizes = {k: int(v) for k, v in binding.sizes.items()}  # type: ignore[call-overload]
+    sizes = {k: v for k, v in binding.sizes.items() if isinstance(v, int)}  # all ints at runtime
     plan = _Plan(binding.operands, shapes, sizes, binding.output)
     live = list(range(len(shapes)))
     for s in live:
