@@ -5,27 +5,27 @@ Functions come from the op registry, so each op is named in one place: its modul
 
 from __future__ import annotations
 
+import builtins as _builtins
 from typing import Any
 
+from . import autograd, ops
+from ._device import device, list_devices, register_device, unregister_device
 from ._dtype import (
-    DType,
-    bool_,
-    complex64,
-    complex128,
-    float16,
-    float32,
-    float64,
-    int16,
-    int32,
-    int64,
+    DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int8, int16,
+    int32, int64, set_default_dtype, uint8,
 )
+from ._errors import AutogradError, DeviceError, DimensionError, DTypeError, RegistryError, ShapeError, ShapetorchError
+from ._rules.dims import Sym
 from ._rules.dtypes import promote_types as _promote_names
 from ._tensor import Size, Tensor
+from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .ops._registry import CATEGORY, FUNCTIONS
+from .ops.random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 
-bool = bool_
-half, float, double = float16, float32, float64
-short, int, long = int16, int32, int64
+builtins_bool, builtins_int = _builtins.bool, _builtins.int  # before the dtype aliases shadow them
+bool = bool_  # noqa: A001  (torch.bool)
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 
 globals().update(FUNCTIONS)
@@ -88,14 +88,7 @@ def get_op_info(name: str) -> dict[str, Any]:
     return {"name": name, "category": CATEGORY[name], "method": hasattr(Tensor, name), "doc": fn.__doc__ or ""}
 
 
-import builtins as _builtins  # noqa: E402
-
-builtins_bool = _builtins.bool
-builtins_int = _builtins.int
-
-__all__ = sorted(  # noqa: PLE0605  (built from the registry)
-    {
-        *FUNCTIONS,
+__all__ = [
         "AutogradError", "DType", "DTypeError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
         "ShapeError", "ShapetorchError", "Size", "Sym", "Tensor", "autograd", "bfloat16", "bool", "broadcast_shapes",
         "broadcast_tensors", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "default_generator", "device",
@@ -104,5 +97,5 @@ __all__ = sorted(  # noqa: PLE0605  (built from the registry)
         "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "list_devices", "list_ops", "long",
         "manual_seed", "no_grad", "numel", "ops", "promote_types", "register_device", "result_type", "seed",
         "set_default_dtype", "set_grad_enabled", "set_rng_state", "short", "uint8", "unregister_device",
-    }
-)
+]
+__all__ += sorted(set(FUNCTIONS) - set(__all__))  # noqa: PLE0605  (every registered op)
