@@ -11,8 +11,21 @@ from typing import Any
 from . import autograd, ops
 from ._device import device, list_devices, register_device, unregister_device
 from ._dtype import (
-    DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, get_default_dtype, int8, int16,
-    int32, int64, set_default_dtype, uint8,
+    DType,
+    bfloat16,
+    bool_,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
 )
 from ._errors import AutogradError, DeviceError, DimensionError, DTypeError, RegistryError, ShapeError, ShapetorchError
 from ._rules.dims import Sym
@@ -23,9 +36,9 @@ from .ops._registry import CATEGORY, FUNCTIONS
 from .ops.random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 
 builtins_bool, builtins_int = _builtins.bool, _builtins.int  # before the dtype aliases shadow them
-bool = bool_  # noqa: A001  (torch.bool)
-half, float, double = float16, float32, float64  # noqa: A001
-short, int, long = int16, int32, int64  # noqa: A001
+bool = bool_
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
 globals().update(FUNCTIONS)
@@ -48,17 +61,17 @@ def result_type(tensor1: Any, tensor2: Any) -> type[DType]:
     return DTYPES[promoted(tensor1, tensor2)]
 
 
-def can_cast(from_: type[DType], to: type[DType]) -> builtins_bool:
+def can_cast(from_: type[DType], to: type[DType]) -> _builtins.bool:
     from .ops._common import can_cast as _can
 
     return _can(from_.name, to.name)
 
 
-def is_tensor(obj: object) -> builtins_bool:
+def is_tensor(obj: object) -> _builtins.bool:
     return isinstance(obj, Tensor)
 
 
-def numel(input: Tensor) -> builtins_int:
+def numel(input: Tensor) -> _builtins.int:
     return input.numel()
 
 
