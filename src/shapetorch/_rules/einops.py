@@ -298,9 +298,6 @@ def _mismatch(recipe: Recipe, shape: Shape, sizes: Mapping[str, Dim], op: str, *
         problem = f"input dim {dim} is a unit axis {what} but has size {length}"
     else:
         problem = f"input dim {dim} is {what} of size {known} but has size {length}"
-    bound = ", ".join(f"{k}={v!r}" for k, v in sizes.items())
-    if bound:
-        problem += f"; axis sizes given: {bound}"
     return RuleError("einops_error_dimension_mismatch", op=op, pattern=recipe.pattern, shape=shape, problem=problem)
 
 
@@ -426,4 +423,4 @@ def _unknown() -> Dim:
 def _split_error(pattern: str, shape: Shape, ps: list[tuple[Dim, ...]], length: Dim) -> RuleError:
     return RuleError("einops_error_dimension_mismatch", op="unpack", pattern=pattern, shape=shape,
                      problem=f"cannot split the packed axis of size {length} into the packed shapes "
-                     f"{[fmt_shape(p) for p in ps]}")
+                     "[" + ", ".join(fmt_shape(p) for p in ps) + "]")
