@@ -28,6 +28,7 @@ from ._dtype import (
     uint8,
 )
 from ._errors import AutogradError, DeviceError, DimensionError, DTypeError, RegistryError, ShapeError, ShapetorchError
+from ._printing import get_printoptions, printoptions, set_printoptions
 from ._rules.dims import Sym
 from ._rules.dtypes import promote_types as _promote_names
 from ._tensor import Size, Tensor
@@ -102,6 +103,7 @@ def get_op_info(name: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "get_printoptions", "printoptions", "set_printoptions",
         "AutogradError", "DType", "DTypeError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
         "ShapeError", "ShapetorchError", "Size", "Sym", "Tensor", "autograd", "bfloat16", "bool", "broadcast_shapes",
         "broadcast_tensors", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "default_generator", "device",
