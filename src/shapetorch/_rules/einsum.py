@@ -100,10 +100,12 @@ def parse_equation(equation: str) -> Equation:
                 rhs_error = ("einsum_error_unknown_output_index", letter(label), "appears more than once in the output")
                 break
             if not count[label]:
+                # Any two letters are one edit apart, so only the other case is a useful suggestion.
                 inputs = {letter(lb) for term in terms for lb in term if lb != ELLIPSIS}
+                swapped = letter(label).swapcase()
                 rhs_error = (
                     "einsum_error_unknown_output_index", letter(label),
-                    "does not appear in any input term" + did_you_mean(letter(label), sorted(inputs)),
+                    "does not appear in any input term" + did_you_mean(swapped, [swapped] if swapped in inputs else []),
                 )
                 break
             seen.add(label)
