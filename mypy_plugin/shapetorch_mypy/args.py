@@ -1,0 +1,129 @@
+"""Reading call arguments: literal ints, strings, bools, dim lists and tensors.
+
+A value is read from the expression when it is written literally (``2``, ``-1``, ``(0, 2)``) and
+otherwise from its type, which keeps literal values of ``Final`` names (``H: Final = 4``).
+Anything else is "not known" (None) and the hooks then stay silent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mypy.nodes import (
+    EllipsisExpr,
+    Expression,
+    IntExpr,
+    ListExpr,
+    NameExpr,
+    StrExpr,
+    TupleExpr,
+    UnaryExpr,
+)
+from mypy.plugin import FunctionContext, MethodContext
+from mypy.typeops import try_getting_str_literals
+from mypy.types import Instance, LiteralType, NoneType, TupleType, Type, get_proper_type
+
+Ctx = FunctionContext | MethodContext
+
+
+def int_value(expr: Expression | None, typ: Type | None) -> int | None:
+    if isinstance(expr, IntExpr):
+        return expr.value
+    if isinstance(expr, UnaryExpr) and expr.op in "-+" and isinstance(expr.expr, IntExpr):
+        return -expr.expr.value if expr.op == "-" else expr.expr.value
+    if typ is None:
+        return None
+    p = get_proper_type(typ)
+    lit = p.last_known_value if isinstance(p, Instance) else p
+    if isinstance(lit, LiteralType) and type(lit.value) is int:
+        return lit.value
+    return None
+
+
+def bool_value(expr: Expression | None, typ: Type | None) -> bool | None:
+    if isinstance(expr, NameExpr) and expr.fullname in ("builtins.True", "builtins.False"):
+        return expr.fullname == "builtins.True"
+    if typ is None:
+        return None
+    p = get_proper_type(typ)
+    lit = p.last_known_value if isinstance(p, Instance) else p
+    if isinstance(lit, LiteralType) and isinstance(lit.value, bool):
+        return lit.value
+    return None
+
+
+def str_value(expr: Expression | None, typ: Type | None) -> str | None:
+    if isinstance(expr, StrExpr):
+        return expr.value
+    if expr is None or typ is None:
+        return None
+    vals = try_getting_str_literals(expr, typ)
+    return vals[0] if vals is not None and len(vals) == 1 else None
+
+
+def is_none(expr: Expression | None, typ: Type | None) -> bool:
+    if isinstance(expr, NameExpr) and expr.fullname == "builtins.None":
+        return True
+    return typ is not None and isinstance(get_proper_type(typ), NoneType)
+
+
+def is_ellipsis(expr: Expression | None) -> bool:
+    return isinstance(expr, EllipsisExpr)
+
+
+def int_list(expr: Expression | None, typ: Type | None) -> list[int | None] | None:
+    """The items of a literal tuple/list of ints (None for a non-literal item), or None."""
+    if isinstance(expr, (TupleExpr, ListExpr)):
+        return [int_value(e, None) for e in expr.items]
+    if typ is not None:
+        p = get_proper_type(typ)
+        if isinstance(p, TupleType):
+            return [int_value(None, t) for t in p.items]
+    return None
+
+
+@dataclass
+class Arg:
+    expr: Expression
+    typ: Type
+
+
+class Call:
+    """Uniform access to the actual arguments of a hooked call, by formal name."""
+
+    def __init__(self, ctx: Ctx) -> None:
+        self.ctx = ctx
+        self.by_name: dict[str, list[Arg]] = {}
+        self.unnamed: list[list[Arg]] = []  # dunder and positional-only formals have no name
+        for i, name in enumerate(ctx.callee_arg_names):
+            actual = [Arg(e, t) for e, t in zip(ctx.args[i], ctx.arg_types[i])]
+            if name is not None:
+                self.by_name[name] = actual
+            else:
+                self.unnamed.append(actual)
+
+    def get(self, name: str) -> Arg | None:
+        found = self.all(name)
+        return found[0] if found else None
+
+    def all(self, name: str) -> list[Arg]:
+        if name in self.by_name:
+            return self.by_name[name]
+        if len(self.unnamed) == 1 and not self.by_name:  # `a @ b`, `x[i]`: the one operand
+            return self.unnamed[0]
+        return []
+
+    def given(self, name: str) -> bool:
+        return bool(self.all(name))
+
+    def int_arg(self, name: str) -> int | None:
+        a = self.get(name)
+        return int_value(a.expr, a.typ) if a else None
+
+    def str_arg(self, name: str) -> str | None:
+        a = self.get(name)
+        return str_value(a.expr, a.typ) if a else None
+
+    def bool_arg(self, name: str, default: bool) -> bool | None:
+        a = self.get(name)
+        return bool_value(a.expr, a.typ) if a else default

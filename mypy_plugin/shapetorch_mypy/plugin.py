@@ -1,0 +1,82 @@
+"""The plugin class: which hook serves which name, and the stub-branch switch."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mypy.options import Options
+from mypy.plugin import (
+    AttributeContext,
+    FunctionContext,
+    MethodContext,
+    Plugin,
+    ReportConfigContext,
+)
+from mypy.types import Type
+
+from . import hooks as H
+from .codes import register_all
+from .convert import MODULE, TENSOR
+from .table import ATTRIBUTES, FUNCTIONS, METHODS
+
+# The stubs put their precise (plugin-free) signatures under `if _PRECISE_STUBS:`; marking the
+# name always-false makes mypy read the permissive `elif MYPY:` branch, whose results we compute.
+PRECISE_FLAG = "_PRECISE_STUBS"
+
+
+def rules_version() -> str:
+    """A hash of the rules and of this plugin: a change invalidates mypy's cache."""
+    import shapetorch._rules as rules
+
+    h = hashlib.sha256()
+    for folder in (Path(rules.__file__).parent, Path(__file__).parent):
+        for f in sorted(folder.glob("*.py")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class ShapetorchPlugin(Plugin):
+    def __init__(self, options: Options) -> None:
+        if PRECISE_FLAG not in options.always_false:
+            options.always_false.append(PRECISE_FLAG)
+        super().__init__(options)
+        register_all()
+        self._version = rules_version()
+        self._method_hooks: dict[str, Callable[[MethodContext], Type]] = {}
+        self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {}
+
+    def report_config_data(self, ctx: ReportConfigContext) -> Any:
+        return {"shapetorch_rules": self._version}
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        if not fullname.startswith(TENSOR + "."):
+            return None
+        name = fullname[len(TENSOR) + 1 :]
+        found = self._method_hooks.get(name)
+        if found is None and name in METHODS:
+            handler, op = METHODS[name]
+            found = self._method_hooks[name] = H.run(handler, op, method=True)
+        return found
+
+    def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if not fullname.startswith(MODULE + "."):
+            return None
+        name = fullname[len(MODULE) + 1 :]
+        found = self._function_hooks.get(name)
+        if found is None and name in FUNCTIONS:
+            handler, op = FUNCTIONS[name]
+            found = self._function_hooks[name] = H.run(handler, op, method=False)
+        return found
+
+    def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        if fullname.startswith(TENSOR + "."):
+            return ATTRIBUTES.get(fullname[len(TENSOR) + 1 :])
+        return None
+
+
+def plugin(version: str) -> type[Plugin]:
+    return ShapetorchPlugin
