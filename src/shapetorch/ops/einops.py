@@ -91,11 +91,11 @@ def _reduce(x: Tensor, reduction: Any, axes: tuple[int, ...]) -> Tensor:
         return x.amin(axes)
     if reduction == "max":
         return x.amax(axes)
-    if reduction in ("prod", "any", "all"):  # torch's prod takes one dim at a time
-        for a in reversed(axes):
-            x = getattr(x, reduction)(a)
-        return x
-    return getattr(x, reduction)(axes)  # type: ignore[no-any-return]
+    if reduction in ("prod", "any", "all"):  # these take one dim: merge the (trailing) reduced axes into one
+        shape = tuple(x._data.shape)
+        x = x.reshape(*shape[: axes[0]], -1) if len(axes) > 1 else x
+        return getattr(x, reduction)(axes[0])
+    return getattr(x, reduction)(axes)
 
 
 @public("einops", method=False)
