@@ -101,28 +101,33 @@ def setitem_value_shape(value: Shape, target: Shape, op: str = "index_put") -> S
         raise RuleError("setitem_error_shape_mismatch", op=op, value=value, shape=target) from None
 
 
-def gather_shape(shape: Shape, dim: int, index: Shape, op: str = "gather") -> Shape:
-    d = wrap_dim(dim, len(shape), op, "gather_error_dim_out_of_range")
+def _index_fits(shape: Shape, index: Shape, skip: int | None, arg: str, op: str) -> None:
+    """gather/scatter: the index may not be larger than ``shape`` in any dim but ``skip``."""
+    for at, (i, s) in enumerate(zip(index, shape)):
+        if at != skip and isinstance(i, int) and isinstance(s, int) and i > s:
+            raise RuleError("index_error_size_mismatch", op=op, ia=i, index=index, at=at, sa=s, arg=arg, shape=shape)
+
+
+def _index_dim(shape: Shape, dim: int, index: Shape, op: str, code: str) -> int:
+    d = wrap_dim(dim, len(shape), op, code)
     if len(index) != len(shape) and max(len(index), 1) != max(len(shape), 1):
         raise RuleError("index_error_rank_mismatch", op=op, index=index, expected=len(shape), shape=shape)
-    for at, (i, s) in enumerate(zip(index, shape)):
-        if at != d and isinstance(i, int) and isinstance(s, int) and i > s:
-            raise RuleError("index_error_size_mismatch", op=op, ia=i, index=index, at=at, sa=s, arg="input", shape=shape)
+    return d
+
+
+def gather_shape(shape: Shape, dim: int, index: Shape, op: str = "gather") -> Shape:
+    """The result has the index's shape; the index must fit the input except along ``dim``."""
+    d = _index_dim(shape, dim, index, op, "gather_error_dim_out_of_range")
+    _index_fits(shape, index, d, "input", op)
     return index
 
 
 def scatter_check(shape: Shape, dim: int, index: Shape, src: Shape | None, op: str = "scatter") -> Shape:
     """scatter/scatter_add/scatter_reduce: the result has the input's shape; index must fit both."""
-    d = wrap_dim(dim, len(shape), op, "scatter_error_dim_out_of_range")
-    if len(index) != len(shape) and max(len(index), 1) != max(len(shape), 1):
-        raise RuleError("index_error_rank_mismatch", op=op, index=index, expected=len(shape), shape=shape)
-    for at, (i, s) in enumerate(zip(index, shape)):
-        if at != d and isinstance(i, int) and isinstance(s, int) and i > s:
-            raise RuleError("index_error_size_mismatch", op=op, ia=i, index=index, at=at, sa=s, arg="self", shape=shape)
+    d = _index_dim(shape, dim, index, op, "scatter_error_dim_out_of_range")
+    _index_fits(shape, index, d, "self", op)
     if src is not None:
-        for at, (i, s) in enumerate(zip(index, src)):
-            if isinstance(i, int) and isinstance(s, int) and i > s:
-                raise RuleError("index_error_size_mismatch", op=op, ia=i, index=index, at=at, sa=s, arg="src", shape=src)
+        _index_fits(src, index, None, "src", op)
     return shape
 
 
