@@ -571,14 +571,14 @@ def functions_permissive() -> list[str]:
         out.append(f"def {n}(input: Tensor[Any, _D2], {other}: Tensor[Any, Any]) -> Tensor[Any, _D2]: ...")
     for n, rule in REDUCTIONS.items():
         out += reduction_permissive(n, rule, False)
-    out += [
-        "def cat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[Any, _D2]: ...",
-        "def concat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[Any, _D2]: ...",
-        "def concatenate(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[Any, _D2]: ...",
-        "def stack(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[Any, _D2]: ...",
+    out += [  # lists of differently shaped tensors join to object under an invariant S: take Tensor[Any, Any]
+        "def cat(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[Any, Any]: ...",
+        "def concat(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[Any, Any]: ...",
+        "def concatenate(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[Any, Any]: ...",
+        "def stack(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[Any, Any]: ...",
         "def where(condition: Tensor[Any, Any], input: Tensor[Any, Any] | _complex, other: Tensor[Any, Any] | _complex) "
         "-> Tensor[Any, Any]: ...",
-        "def einsum(equation: str, /, *operands: Tensor[Any, _D2] | Sequence[Tensor[Any, _D2]]) -> Tensor[Any, _D2]: ...",
+        "def einsum(equation: str, /, *operands: Tensor[Any, Any] | Sequence[Tensor[Any, Any]]) -> Tensor[Any, Any]: ...",
         "def rearrange(tensor: Tensor[Any, _D2], pattern: str, /, **axes_lengths: _int) -> Tensor[Any, _D2]: ...",
         "def reduce(tensor: Tensor[Any, _D2], pattern: str, reduction: str, /, **axes_lengths: _int) -> Tensor[Any, _D2]: ...",
         "def repeat(tensor: Tensor[Any, _D2], pattern: str, /, **axes_lengths: _int) -> Tensor[Any, _D2]: ...",

@@ -16,6 +16,7 @@ from mypy.nodes import Expression, ListExpr, SliceExpr, TupleExpr
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import (
     AnyType,
+    FunctionLike,
     Instance,
     LiteralType,
     TupleType,
@@ -27,7 +28,7 @@ from mypy.types import (
 
 from shapetorch import _rules as R
 from shapetorch._rules import dtypes as DT
-from shapetorch._rules.dims import UNKNOWN, Dim, Shape
+from shapetorch._rules.dims import UNKNOWN, Dim, Shape, Sym
 from shapetorch._rules.errors import RuleError
 
 from .args import Arg, Call, Ctx, bool_value, int_list, int_value, is_ellipsis, is_none
@@ -353,12 +354,25 @@ def _rank_only(op: Op, x: TensorInfo, sizes: Sequence[Dim]) -> Type:
     return op.like(x, tuple(dims))
 
 
+_SIZE_CODES = ("reshape_error_size_mismatch", "unflatten_error_size_mismatch")
+
+
+def _symbolic(*shapes: Sequence[Dim]) -> bool:
+    return any(isinstance(d, Sym) for s in shapes for d in s)
+
+
 def reshape(op: Op) -> Type:
     x = op.input()
     sizes = op.sizes("shape")
     if not x.exact:
         return _rank_only(op, x, sizes)
-    return op.like(x, R.reshape_shape(x.shape or (), sizes, op.name))
+    try:
+        return op.like(x, R.reshape_shape(x.shape or (), sizes, op.name))
+    except RuleError as err:
+        # Products of named dims are compared by name (B*S*8 vs B*S*2*4): not a proof of a mismatch.
+        if err.code in _SIZE_CODES and _symbolic(x.shape or (), sizes):
+            return _rank_only(op, x, sizes)
+        raise
 
 
 def view(op: Op) -> Type:
@@ -377,7 +391,13 @@ def flatten(op: Op) -> Type:
 
 def unflatten(op: Op) -> Type:
     x = exact(op)
-    return op.like(x, R.unflatten_shape(x.shape or (), op.int_arg("dim"), op.sizes("sizes"), op.name))
+    sizes = op.sizes("sizes")
+    try:
+        return op.like(x, R.unflatten_shape(x.shape or (), op.int_arg("dim"), sizes, op.name))
+    except RuleError as err:
+        if err.code in _SIZE_CODES and _symbolic(x.shape or (), sizes):
+            raise Unknown from None
+        raise
 
 
 def transpose(d0: str, d1: str) -> Handler:
@@ -730,15 +750,22 @@ def einops(kind: str) -> Handler:
 
 
 # ---------------------------------------------------------------------------------------- factories
+def dtype_class(t: Type) -> str | None:
+    """The rule name of a dtype class used as a value (``dtype=float32``), or None."""
+    p = get_proper_type(t)
+    if isinstance(p, TypeType):
+        return dtype_name(p.item)
+    if isinstance(p, FunctionLike) and p.is_type_obj():
+        return dtype_name(Instance(p.type_object(), []))
+    return None
+
+
 def _dtype_kw(op: Op) -> Type | None:
     a = op.call.get("dtype")
     if a is None or is_none(a.expr, a.typ):
         return None
-    p = get_proper_type(a.typ)
-    if isinstance(p, TypeType):
-        name = dtype_name(p.item)
-        return op.conv.dtype_type(name) if name else None
-    return None
+    name = dtype_class(a.typ)
+    return op.conv.dtype_type(name) if name else None
 
 
 def _factory_result(op: Op, shape: Shape, default: str | None = None) -> Type:
@@ -809,14 +836,7 @@ def to_dtype(fixed: str | None) -> Handler:
         x = op.input()
         if fixed is not None:
             return op.result(x.shape, fixed, x.variadic)
-        for a in (*op.call.all("args"), *op.call.all("dtype")):
-            p = get_proper_type(a.typ)
-            if isinstance(p, TypeType):
-                name = dtype_name(p.item)
-                if name is not None:
-                    return op.result(x.shape, name, x.variadic)
-                raise Unknown
-        return op.result(x.shape, x.dtype_type, x.variadic)
+        raise Unknown  # to(dtype) / type(dtype): the stub's Tensor[S, D2] is already exact
 
     return h
 

@@ -114,8 +114,6 @@ METHOD_ONLY: dict[str, Entry] = {
     "expand": (H.expand, "expand"),
     "expand_as": (H.expand_as, "expand_as"),
     "size": (H.size, "size"),
-    "to": (H.to_dtype(None), "to"),
-    "type": (H.to_dtype(None), "type"),
     "__getitem__": (H.getitem, "index"),
     "__matmul__": (H.matmul(), "matmul"),
     "__rmatmul__": (H.matmul(reverse=True), "matmul"),
