@@ -106,10 +106,9 @@ def test_accept_reject_and_values_match_einops(c: tuple[str, str, tuple[int, ...
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
 
 
-PROD_GRAD_BUG = pytest.mark.xfail(strict=True, reason="Tensor.prod(dim) backward fails in ops/reduction.py (reported)")
 
 
-@pytest.mark.parametrize("reduction", ["sum", "mean", "min", "max", pytest.param("prod", marks=PROD_GRAD_BUG)])
+@pytest.mark.parametrize("reduction", ["sum", "mean", "min", "max", "prod"])
 def test_reductions_and_gradients_match_torch_einops(reduction: str) -> None:
     x = np.random.default_rng(3).standard_normal((2, 4, 6)) + 2
     pattern = "b (h 2) (w 3) -> b w h"

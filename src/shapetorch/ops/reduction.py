@@ -60,7 +60,7 @@ def _sum_kernel(a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
 _SUM = Prim("sum", _sum_kernel, lambda g, n: (_grad_back(g, n),))
 _PROD = Prim(
     "prod", lambda a, axis, keepdims: np.prod(a, axis=axis, keepdims=keepdims),
-    lambda g, n: (_grad_back(g * _keep(n.out, n), n) / n.inputs[0],), save_output=True,
+    lambda g, n: (_grad_back(g, n) * _keep(n.out, n) / n.inputs[0],), save_output=True,
 )
 _AMAX = Prim("amax", lambda a, axis, keepdims: np.amax(a, axis=axis, keepdims=keepdims), _extreme_vjp, save_output=True)
 _AMIN = Prim("amin", lambda a, axis, keepdims: np.amin(a, axis=axis, keepdims=keepdims), _extreme_vjp, save_output=True)
