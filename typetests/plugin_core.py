@@ -185,3 +185,24 @@ def gradual(u: Tensor[tuple[Any, ...], F32], a: Tensor[tuple[Any, L[3]], F32], h
     u.sum(7)  # unknown rank: no error
     k + w
     reveal_type(u.reshape(2, -1))  # N: Tensor[tuple[Literal[2], Any], shapetorch.float32]
+
+
+def takes_batch(x: Tensor[tuple[Batch, L[3]], F32]) -> None: ...
+def takes_two(x: Tensor[tuple[L[2], L[3]], F32]) -> None: ...
+def takes_generic(x: Tensor[tuple[B, L[3]], F32]) -> Tensor[tuple[B, L[3]], F32]:
+    return x
+
+
+class Model:
+    def forward(self, x: Tensor[tuple[Batch, L[3]], F32]) -> Tensor[tuple[Batch, L[8]], F32]:
+        raise NotImplementedError
+
+
+def call_sites(lit: Tensor[tuple[L[2], L[3]], F32], named: Tensor[tuple[Batch, L[3]], F32],
+               seq: Tensor[tuple[Seq, L[3]], F32], four: Tensor[tuple[L[4], L[3]], F32]) -> None:
+    takes_batch(lit)  # a literal where a named dim is expected: undecidable, accepted
+    takes_two(named)  # and the reverse
+    Model().forward(lit)
+    reveal_type(takes_generic(lit))  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
+    takes_batch(seq)  # E: Argument 1 to "takes_batch" has incompatible type  [arg-type]
+    takes_two(four)  # E: Argument 1 to "takes_two" has incompatible type  [arg-type]

@@ -744,7 +744,10 @@ def einops(kind: str) -> Handler:
         if rule is None or pattern is None:
             raise Unknown
         x = exact(op, "tensor")
-        return op.like(x, tuple(rule(pattern, kind, x.shape, _axes(op))))
+        operation = kind
+        if kind == "reduce":  # einops names the operation of reduce by its reduction
+            operation = op.call.str_arg("reduction") or "sum"
+        return op.like(x, tuple(rule(pattern, operation, x.shape, _axes(op))))
 
     return h
 

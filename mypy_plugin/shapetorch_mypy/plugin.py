@@ -11,15 +11,18 @@ from mypy.options import Options
 from mypy.plugin import (
     AttributeContext,
     FunctionContext,
+    FunctionSigContext,
     MethodContext,
+    MethodSigContext,
     Plugin,
     ReportConfigContext,
 )
-from mypy.types import Type
+from mypy.types import FunctionLike, Type
 
 from . import hooks as H
 from .codes import register_all
 from .convert import MODULE, TENSOR
+from .relax import relax
 from .table import ATTRIBUTES, FUNCTIONS, METHODS
 
 # The stubs put their precise (plugin-free) signatures under `if _PRECISE_STUBS:`; marking the
@@ -71,6 +74,12 @@ class ShapetorchPlugin(Plugin):
             handler, op = FUNCTIONS[name]
             found = self._function_hooks[name] = H.run(handler, op, method=False)
         return found
+
+    def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
+        return None if fullname.startswith(MODULE + ".") else relax
+
+    def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
+        return None if fullname.startswith(MODULE + ".") else relax
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         if fullname.startswith(TENSOR + "."):
