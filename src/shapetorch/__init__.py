@@ -20,6 +20,14 @@ def __getattr__(name: str) -> Any:
     try:
         value = getattr(_api, name)
     except AttributeError:
+        try:  # public subpackages (shapetorch.nn, shapetorch.optim, ...) load on first use too
+            value = importlib.import_module(f"shapetorch.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"shapetorch.{name}":
+                raise
+        else:
+            globals()[name] = value
+            return value
         from ._rules.errors import did_you_mean
 
         hint = did_you_mean(name, _api.__all__)
