@@ -71,7 +71,10 @@ def cast(x: Any, name: str) -> Any:
     """``x`` in dtype ``name``: tensors through the differentiable ``to``; scalars as NumPy scalars."""
     if isinstance(x, Tensor):
         return x if dtype_name(x) == name else x.to(to_dtype(name))
-    return NP_DTYPE[to_dtype(name)].type(x)
+    dt = NP_DTYPE[to_dtype(name)]
+    if type(x) is int and dt.kind in "iu" and not np.can_cast(np.min_scalar_type(x), dt):
+        return np.array(x, dtype=np.int64).astype(dt)[()]  # torch wraps an out-of-range int scalar
+    return dt.type(x)
 
 
 def new_tensor(data: Any, dev: device = CPU) -> Tensor:

@@ -49,6 +49,8 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
                 input = cast(input, default_float())
         elif kind == "same" and name in _NO_BOOL and dtype_name(input) == "bool":
             fail("method_dtype_not_supported_error", op=name, dtype="shapetorch.bool", hint="")
+        if name == "frac" and not input.dtype.is_floating_point:  # torch: floating dtypes only
+            fail("method_dtype_not_supported_error", op=name, dtype=str(input.dtype), hint=" (floating point only)")
         return _store(prim(input), out, name)
 
     fn.__name__ = fn.__qualname__ = name
@@ -58,7 +60,7 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
     return fn
 
 
-_NO_BOOL = {"neg", "sign", "floor", "ceil", "round", "trunc"}
+_NO_BOOL = {"neg", "abs", "floor", "ceil", "round", "trunc"}
 _2_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 neg = _unary("neg", np.negative, lambda g, n: (-g,), kind="same")
@@ -91,8 +93,8 @@ sigmoid = _unary(
 )
 reciprocal = _unary("reciprocal", _quiet(np.reciprocal), lambda g, n: (-g * _conj(n.out) ** 2,), save_output=True)
 abs = _unary("abs", np.abs, lambda g, n: (g * n.inputs[0].sgn(),), kind="same")
-sgn = _unary("sgn", lambda a: np.sign(a) if a.dtype.kind != "c" else _csgn(a), lambda g, n: (g * 0,), kind="same")
-sign = _unary("sign", np.sign, lambda g, n: (g * 0,), kind="same")
+sgn = _unary("sgn", lambda a: a.copy() if a.dtype.kind == "b" else np.sign(a) if a.dtype.kind != "c" else _csgn(a), lambda g, n: (g * 0,), kind="same")
+sign = _unary("sign", lambda a: a.copy() if a.dtype.kind == "b" else np.sign(a), lambda g, n: (g * 0,), kind="same")
 floor = _unary("floor", lambda a: a.copy() if a.dtype.kind in "biu" else np.floor(a), lambda g, n: (g * 0,), kind="same")
 ceil = _unary("ceil", lambda a: a.copy() if a.dtype.kind in "biu" else np.ceil(a), lambda g, n: (g * 0,), kind="same")
 trunc = _unary("trunc", lambda a: a.copy() if a.dtype.kind in "biu" else np.trunc(a), lambda g, n: (g * 0,), kind="same")
@@ -148,7 +150,8 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             a, b = input._data, other._data
             if a.shape != b.shape:
                 broadcast2(a.shape, b.shape, name)
-            if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")):
+            if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")) \
+                    and (a.dtype.kind not in "bc" or (name not in _NO_COMPLEX and name != "pow")):
                 return prim(input, other) if out is None else _store(prim(input, other), out, name)  # tiny-op path
         elif not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
             input = as_operand(input, other, name)
@@ -161,8 +164,12 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             common = RD.float_result(common, default_float())
         elif kind == "integral" and not RD.is_integral(common, include_bool=True):
             fail("method_dtype_not_supported_error", op=name, dtype=f"shapetorch.{common}", hint=" (integral and bool only)")
-        elif kind == "no_bool" and common == "bool":
+        elif kind == "no_bool" and (common == "bool" or (name == "sub" and _any_bool(input, other))):
             fail("method_dtype_not_supported_error", op=name, dtype="shapetorch.bool", hint="")
+        if RD.is_complex(common) and name in _NO_COMPLEX:
+            fail("method_dtype_not_supported_error", op=name, dtype=f"shapetorch.{common}", hint="")
+        if name == "pow":
+            _check_pow(common, other)
         return _store(prim(cast(input, common), cast(other, common)), out, name)
 
     fn.__name__ = fn.__qualname__ = name
@@ -177,6 +184,32 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
     if rdunder:
         method(rdunder, lambda self, other: fn(as_operand(other, self, name), self))
     return fn
+
+
+_NO_COMPLEX = {"floor_divide", "remainder", "fmod", "atan2", "maximum", "minimum", "lt", "le", "gt", "ge"}
+
+
+def _any_bool(*xs: Any) -> bool:
+    """torch's sub rejects a bool operand (tensor or Python bool), whatever the other one is."""
+    return any(isinstance(x, bool) or (isinstance(x, Tensor) and dtype_name(x) == "bool") for x in xs)
+
+
+def _check_pow(common: str, exponent: Any) -> None:
+    if common == "bool":
+        fail("method_dtype_not_supported_error", op="pow", dtype="shapetorch.bool", hint="")
+    if RD.is_integral(common) and not isinstance(exponent, (bool, Tensor)) and isinstance(exponent, int) and exponent < 0:
+        fail("method_dtype_not_supported_error", op="pow", dtype=f"shapetorch.{common}",
+             hint=" (integers to negative integer powers are not allowed)")
+
+
+def _pow_kernel(a: Any, b: Any) -> Any:
+    """NumPy raises for integers to negative powers; torch gives 1 for base 1, +-1 for base -1, else 0."""
+    if np.asarray(a).dtype.kind in "iu" and np.asarray(b).dtype.kind in "iu" and np.any(np.asarray(b) < 0):
+        neg = np.asarray(b) < 0
+        safe = np.power(a, np.where(neg, 0, b))
+        small = np.where(a == 1, 1, np.where(a == -1, np.where(np.asarray(b) % 2 == 0, 1, -1), 0)).astype(safe.dtype)
+        return np.where(neg, small, safe)
+    return np.power(a, b)
 
 
 def _one(n: Node, i: int) -> Any:
@@ -199,7 +232,7 @@ remainder = _binary(
 )
 fmod = _binary("fmod", _quiet(np.fmod), lambda g, n: (g, -g * (n.inputs[0] / n.inputs[1]).trunc()), kind="no_bool")
 pow = _binary(
-    "pow", _quiet(np.power),
+    "pow", _quiet(_pow_kernel),
     lambda g, n: (
         g * n.inputs[1] * _one(n, 0) ** (n.inputs[1] - 1),
         g * _conj(n.inputs[0] ** n.inputs[1] * n.inputs[0].log()) if isinstance(n.inputs[1], Tensor) else None,
@@ -235,16 +268,20 @@ bitwise_or = _binary("bitwise_or", np.bitwise_or, None, kind="integral", dunder=
 bitwise_xor = _binary("bitwise_xor", np.bitwise_xor, None, kind="integral", dunder="__xor__", rdunder="__rxor__")
 
 
+def _scaled(other: Any, alpha: Any) -> Any:
+    return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+
+
 @public("pointwise")
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, with broadcasting and type promotion."""
-    return _add(input, other if alpha == 1 else mul(other, alpha), out=out)
+    return _add(input, other if alpha == 1 else _scaled(other, alpha), out=out)
 
 
 @public("pointwise", aliases=("subtract",))
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``."""
-    return _sub(input, other if alpha == 1 else mul(other, alpha), out=out)
+    return _sub(input, other if alpha == 1 else _scaled(other, alpha), out=out)
 
 
 @public("pointwise", aliases=("divide",))
