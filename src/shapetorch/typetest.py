@@ -92,6 +92,7 @@ def check_files(paths: Sequence[Path], *, plugin: bool = True, args: Sequence[st
     files = [p.resolve() for p in paths]
     stdout, stderr, status = run_mypy(files, plugin=plugin, args=args)
     got: dict[Path, dict[int, list[Diagnostic]]] = {f: {} for f in files}
+    by_name = {f.name: f for f in files}
     stray: list[str] = []
     for line in stdout.splitlines():
         m = _OUT.match(line)
@@ -100,6 +101,8 @@ def check_files(paths: Sequence[Path], *, plugin: bool = True, args: Sequence[st
                 stray.append(line)
             continue
         where = Path(m["file"]).resolve()
+        if where not in got:  # mypy replays cached errors under the path it first saw the module at
+            where = by_name.get(where.name, where)
         diag = Diagnostic(m["sev"], m["msg"], m["code"])
         if where in got:
             got[where].setdefault(int(m["line"]), []).append(diag)

@@ -1,0 +1,128 @@
+"""The typetests under each checker, the runner itself, the generated stub, and plugin hygiene."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shapetorch.typetest import check_files, check_main, expectations
+
+ROOT = Path(__file__).resolve().parent.parent
+TT = ROOT / "typetests"
+
+
+def _report(results: list) -> str:
+    return "\n".join(p for r in results for p in r.problems)
+
+
+def test_plugin_typetests() -> None:
+    results = check_files([TT / "plugin_core.py", TT / "einsum_typetest.py"], plugin=True)
+    assert all(r.ok for r in results), _report(results)
+    assert sum(len(v) for v in expectations(TT / "plugin_core.py").values()) > 100
+
+
+def test_noplugin_typetests() -> None:
+    results = check_files([TT / "noplugin_smoke.py"], plugin=False)
+    assert all(r.ok for r in results), _report(results)
+
+
+def _pyright() -> str | None:
+    exe = Path(sys.executable).parent / "pyright"
+    return str(exe) if exe.exists() else shutil.which("pyright")
+
+
+def test_pyright_typetests() -> None:
+    exe = _pyright()
+    if exe is None:
+        pytest.skip("pyright is not installed")
+    proc = subprocess.run(
+        [exe, "--pythonpath", sys.executable, "--outputjson", "-p", str(TT / "pyrightconfig.json")],
+        check=False, capture_output=True, text=True, cwd=TT, timeout=300,
+    )
+    report = json.loads(proc.stdout)
+    errors = [d for d in report["generalDiagnostics"] if d["severity"] == "error"]
+    assert not errors, "\n".join(f"{d['range']['start']['line'] + 1}: {d['message']}" for d in errors)
+    assert report["summary"]["filesAnalyzed"] >= 1
+
+
+def test_runner_reports_both_directions(tmp_path: Path) -> None:
+    f = tmp_path / "t_bad.py"
+    f.write_text(
+        "from typing import Literal as L, reveal_type\n"
+        "from shapetorch import Tensor, float32\n"
+        "def f(a: Tensor[tuple[L[2], L[3]], float32]) -> None:\n"
+        "    a @ a\n"  # an error nobody expected
+        "    reveal_type(a)  # N: Tensor[tuple[Literal[9]]\n"  # a wrong expectation
+        "    a.sum()  # E: never reported  [shape-matmul]\n"  # an expectation nothing meets
+    )
+    [result] = check_files([f])
+    text = "\n".join(result.problems)
+    assert "unexpected error: matmul: inner dimensions do not match" in text
+    assert "expected note 'Tensor[tuple[Literal[9]]'" in text
+    assert "expected error 'never reported' [shape-matmul]" in text
+    assert len(result.problems) == 4  # the reveal's real note is unexpected too
+
+
+def test_module_entry_point(tmp_path: Path) -> None:
+    ok = tmp_path / "t_ok.py"
+    ok.write_text("from shapetorch import zeros, reveal_shape\nreveal_shape(zeros(2, 3))  # N: Shape: (2, 3)\n")
+    run = subprocess.run([sys.executable, "-m", "shapetorch.typetest", str(ok)], check=False, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    ok.write_text("from shapetorch import zeros, reveal_shape\nreveal_shape(zeros(2, 3))  # N: Shape: (3, 2)\n")
+    run = subprocess.run([sys.executable, "-m", "shapetorch.typetest", str(ok)], check=False, capture_output=True, text=True)
+    assert run.returncode == 1 and "FAIL" in run.stdout
+
+
+def test_check_main(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "model.py"
+    f.write_text("import shapetorch as st\nx = st.zeros(2, 3) @ st.zeros(4, 5)\n")
+    assert check_main([str(f)]) == 1
+    out = capsys.readouterr().out
+    assert "[matmul_error_inner_dimensions_do_not_match]" in out and "(3 != 4)" in out
+    f.write_text("import shapetorch as st\n\nx = st.zeros(2, 3) @ st.zeros(3, 50)\n")  # new size: mypy reads it anew
+    assert check_main([str(f)]) == 0
+
+
+def test_stub_is_generated_fresh() -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "stubs" / "generate_stubs.py"), "--check"],
+                          check=False, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+    assert (ROOT / "stubs" / "shapetorch-stubs" / "py.typed").read_text() == "partial\n"
+
+
+def test_plugin_loads_without_numpy_or_wgpu() -> None:
+    code = (
+        "import sys, shapetorch_mypy\n"
+        "from shapetorch_mypy.plugin import ShapetorchPlugin\n"
+        "bad = [m for m in ('numpy', 'wgpu', 'shapetorch._api', 'shapetorch._tensor') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_error_codes_have_family_parents() -> None:
+    from shapetorch._rules.errors import CATALOGUE
+    from shapetorch_mypy.codes import CODES, register_all
+
+    register_all()
+    for code, entry in CATALOGUE.items():
+        assert CODES[code].sub_code_of is not None
+        assert CODES[code].sub_code_of.code == entry.family
+
+
+def test_rules_version_changes_with_the_rules(tmp_path: Path) -> None:
+    from mypy.options import Options
+    from mypy.plugin import ReportConfigContext
+
+    from shapetorch_mypy.plugin import ShapetorchPlugin
+
+    opts = Options()
+    plugin = ShapetorchPlugin(opts)
+    data = plugin.report_config_data(ReportConfigContext("m", "m.py", False))
+    assert len(data["shapetorch_rules"]) == 16
+    assert "_PRECISE_STUBS" in opts.always_false

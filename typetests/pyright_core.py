@@ -1,0 +1,83 @@
+# ruff: noqa  (typetests are expressions whose types are checked, not code to lint)
+# pyright (no plugin): assert_type pins what the stubs alone infer; every `# pyright: ignore[...]`
+# marks an error that MUST happen (reportUnnecessaryTypeIgnoreComment = error in pyrightconfig.json).
+from typing import Any, Literal as L, TypeVar, assert_type
+
+import shapetorch as st
+from shapetorch import Dim, Tensor, bool_, float32, float64, int64
+
+
+class Batch(Dim): ...
+class Seq(Dim): ...
+
+
+B = TypeVar("B")
+
+
+def matmul(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[3], L[5]], float32],
+           c: Tensor[tuple[L[4], L[5]], float32], v: Tensor[tuple[L[3]], float32]) -> None:
+    assert_type(a @ b, Tensor[tuple[L[2], L[5]], float32])
+    assert_type(a @ v, Tensor[tuple[L[2]], float32])
+    assert_type(v @ b, Tensor[tuple[L[5]], float32])
+    assert_type(v @ v, Tensor[tuple[()], float32])
+    assert_type(st.matmul(a, b), Tensor[tuple[L[2], L[5]], float32])
+    assert_type(a.mm(b), Tensor[tuple[L[2], L[5]], float32])
+    a @ c  # pyright: ignore[reportOperatorIssue]
+    a.mm(c)  # pyright: ignore[reportArgumentType]
+
+
+def symbolic(x: Tensor[tuple[Batch, Seq], float32], y: Tensor[tuple[Seq, L[4]], float32],
+             q: Tensor[tuple[Batch, L[4]], float32], g: Tensor[tuple[B, L[3]], float32],
+             w: Tensor[tuple[L[3], L[8]], float32]) -> Tensor[tuple[B, L[8]], float32]:
+    assert_type(x @ y, Tensor[tuple[Batch, L[4]], float32])
+    x @ q  # pyright: ignore[reportOperatorIssue]
+    return g @ w
+
+
+def batched(x: Tensor[tuple[L[7], Batch, L[2], L[3]], float32], w: Tensor[tuple[L[3], L[5]], float32],
+            v: Tensor[tuple[L[3]], float32], u: Tensor[tuple[Any, ...], float32]) -> None:
+    assert_type(x @ w, Tensor[tuple[L[7], Batch, L[2], L[5]], float32])
+    assert_type(x @ v, Tensor[tuple[L[7], Batch, L[2]], float32])
+    u @ w  # unknown rank: no error
+
+
+def dtypes(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[3], L[5]], float64],
+           i: Tensor[tuple[L[2], L[3]], int64]) -> None:
+    a @ b  # pyright: ignore[reportOperatorIssue]
+    assert_type(a + 1, Tensor[tuple[L[2], L[3]], float32])
+    assert_type(i + 1, Tensor[tuple[L[2], L[3]], int64])
+    assert_type(i + 1.5, Tensor[tuple[Any, ...], Any])  # int tensor + float: promotion needs the plugin
+    assert_type(a.exp(), Tensor[tuple[L[2], L[3]], float32])
+    assert_type(i.exp(), Tensor[tuple[L[2], L[3]], Any])
+    assert_type(a < 0, Tensor[tuple[L[2], L[3]], bool_])
+    assert_type(a.to(float64), Tensor[tuple[L[2], L[3]], float64])
+    assert_type(a.long(), Tensor[tuple[L[2], L[3]], int64])
+
+
+def elementwise(a: Tensor[tuple[L[2], L[3], L[4]], float32], bias: Tensor[tuple[L[4]], float32],
+                bad: Tensor[tuple[L[5]], float32]) -> None:
+    assert_type(a + bias, Tensor[tuple[L[2], L[3], L[4]], float32])
+    assert_type(a * a, Tensor[tuple[L[2], L[3], L[4]], float32])
+    assert_type(a + bad, Tensor[tuple[Any, ...], Any])  # not caught without the plugin, never a false error
+    assert_type(a.sum(-1), Tensor[tuple[L[2], L[3]], float32])
+    assert_type(a.sum(-1, keepdim=True), Tensor[tuple[L[2], L[3], L[1]], float32])
+    assert_type(a.sum(), Tensor[tuple[()], float32])
+    assert_type(a.sum(1), Tensor[tuple[Any, ...], float32])
+    assert_type(a.unsqueeze(0), Tensor[tuple[L[1], L[2], L[3], L[4]], float32])
+    assert_type(a.mT, Tensor[tuple[L[2], L[4], L[3]], float32])
+    assert_type(a[0], Tensor[tuple[L[3], L[4]], float32])
+    assert_type(a.reshape(-1, 4), Tensor[tuple[Any, Any], float32])
+    assert_type(st.einsum("ij,jk->ik", a, a), Tensor[tuple[Any, ...], float32])
+    x = st.zeros(2, 3, dtype=float32)
+    assert_type(x, Tensor[tuple[Any, Any], float32])
+    want_2x3(x)  # Any sizes fit the literal annotation
+
+
+def want_2x3(x: Tensor[tuple[L[2], L[3]], float32]) -> None: ...
+def accepts_any_rank(x: Tensor[tuple[Any, ...], float32]) -> None: ...
+def accepts_int_dims(x: Tensor[tuple[int, int], float32]) -> None: ...
+
+
+def variance(a: Tensor[tuple[L[2], L[3]], float32]) -> None:
+    accepts_any_rank(a)
+    accepts_int_dims(a)  # pyright: ignore[reportArgumentType]  -- invariant shape: spell unknown sizes Any
