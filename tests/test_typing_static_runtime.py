@@ -1,0 +1,139 @@
+"""static = runtime: the plugin's verdict on literal shapes equals what the runtime does.
+
+Hypothesis draws a batch of expressions over tensors of literal shapes; they are rendered into one
+typed file, type-checked by ONE mypy run with the plugin (``reveal_shape`` prints each result),
+then executed with the runtime. For every case both must give the same shape, or the same code.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import shapetorch
+from shapetorch.typetest import run_mypy
+
+dims = st.integers(1, 3)
+shapes = st.lists(dims, min_size=1, max_size=3).map(tuple)
+dim_arg = st.integers(-4, 3)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
+    """(operand shapes, expression over a, b)."""
+    kind = draw(st.sampled_from(["matmul", "add", "mul", "reshape", "transpose", "sum", "unsqueeze", "squeeze",
+                                 "cat", "stack", "permute", "index", "flatten", "mean", "where", "expand"]))
+    a = draw(shapes)
+    if kind in ("matmul", "add", "mul", "cat", "stack", "where"):
+        b = draw(st.one_of(shapes, st.just(a), st.just(a[-1:])))
+        expr = {
+            "matmul": "a @ b", "add": "a + b", "mul": "st.mul(a, b)",
+            "cat": f"st.cat([a, b], dim={draw(dim_arg)})", "stack": f"st.stack([a, b], dim={draw(dim_arg)})",
+            "where": "st.where(a > 0, a, b)",
+        }[kind]
+        return [a, b], expr
+    if kind == "reshape":
+        n = 1
+        for d in a:
+            n *= d
+        sizes = draw(st.sampled_from([[n], [-1], [n, 1], [1, -1], [2, -1], [3, -1], [-1, -1], [n + 1], [2, 3]]))
+        return [a], f"a.reshape({', '.join(map(str, sizes))})"
+    if kind == "transpose":
+        return [a], f"a.transpose({draw(dim_arg)}, {draw(dim_arg)})"
+    if kind in ("sum", "mean"):
+        return [a], f"a.{kind}({draw(dim_arg)}, keepdim={draw(st.booleans())})"
+    if kind == "unsqueeze":
+        return [a], f"a.unsqueeze({draw(dim_arg)})"
+    if kind == "squeeze":
+        return [a], f"a.squeeze({draw(dim_arg)})"
+    if kind == "permute":
+        perm = draw(st.permutations(range(len(a))))
+        if draw(st.booleans()):
+            perm = perm[:-1]
+        return [a], f"a.permute({', '.join(map(str, perm))})"
+    if kind == "flatten":
+        return [a], f"a.flatten({draw(dim_arg)})"
+    if kind == "expand":
+        return [a], f"a.expand({', '.join(str(draw(dims)) for _ in range(len(a) + draw(st.integers(0, 1))))})"
+    idx = draw(st.lists(st.one_of(st.integers(-3, 3), st.just(":"), st.just("None"), st.just("1:"),
+                                  st.just("...")), min_size=1, max_size=3))
+    return [a], f"a[{', '.join(map(str, idx))}]"
+
+
+def _tensor_type(shape: tuple[int, ...]) -> str:
+    return f"Tensor[tuple[{', '.join(f'L[{d}]' for d in shape)}], float32]"
+
+
+def render(batch: list[tuple[list[tuple[int, ...]], str]]) -> tuple[str, dict[int, int]]:
+    lines = ["from typing import Literal as L", "import shapetorch as st", "from shapetorch import Tensor, float32", ""]
+    where: dict[int, int] = {}
+    for i, (operands, expr) in enumerate(batch):
+        params = ", ".join(f"{n}: {_tensor_type(s)}" for n, s in zip("ab", operands))
+        lines.append(f"def case_{i}({params}) -> None:")
+        lines.append(f"    st.reveal_shape({expr})")
+        where[len(lines)] = i
+    return "\n".join(lines) + "\n", where
+
+
+_LINE = re.compile(r"^.+?:(\d+): (error|note): (.*?)(?:  \[([\w-]+)\])?$")
+
+
+def static_results(path: Path, where: dict[int, int]) -> dict[int, tuple[str, Any]]:
+    stdout, stderr, _ = run_mypy([path])
+    assert not stderr.strip(), stderr
+    out: dict[int, tuple[str, Any]] = {}
+    for line in stdout.splitlines():
+        m = _LINE.match(line)
+        if not m or int(m[1]) not in where:
+            continue
+        i = where[int(m[1])]
+        if m[2] == "error":
+            out[i] = ("error", m[4])
+        elif m[3].startswith("Shape: ") and i not in out:
+            out[i] = ("shape", m[3][len("Shape: "):].split("  dtype")[0])
+    return out
+
+
+def runtime_result(operands: list[tuple[int, ...]], expr: str) -> tuple[str, Any]:
+    env = {"st": shapetorch}
+    for n, s in zip("ab", operands):
+        env[n] = shapetorch.arange(1, 1 + _numel(s), dtype=shapetorch.float32).reshape(*s) - 3
+    try:
+        value = eval(expr, env)
+    except shapetorch.ShapetorchError as e:
+        return "error", e.code
+    shape = tuple(value.shape)
+    return "shape", "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _numel(s: tuple[int, ...]) -> int:
+    n = 1
+    for d in s:
+        n *= d
+    return n
+
+
+@pytest.mark.filterwarnings("ignore:The recursion limit")
+@settings(max_examples=2, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(batch=st.lists(cases(), min_size=60, max_size=60))
+def test_static_verdict_equals_runtime(batch: list[tuple[list[tuple[int, ...]], str]], tmp_path_factory: pytest.TempPathFactory) -> None:
+    text, where = render(batch)
+    path = tmp_path_factory.mktemp("static") / "static_cases.py"
+    path.write_text(text)
+    static = static_results(path, where)
+    mismatches, compared = [], 0
+    for i, (operands, expr) in enumerate(batch):
+        got = static.get(i)
+        rt = runtime_result(operands, expr)
+        if got is None or "?" in str(got[1]) or "..." in str(got[1]):
+            continue  # the plugin did not decide this one (gradual): nothing to compare
+        compared += 1
+        if got != rt:
+            mismatches.append(f"{expr} with {operands}: static {got}, runtime {rt}")
+    assert not mismatches, "\n".join(mismatches)
+    assert compared >= len(batch) * 3 // 4, f"only {compared} of {len(batch)} cases were decided statically"
