@@ -33,8 +33,10 @@ from ._rules.dims import Sym
 from ._rules.dtypes import promote_types as _promote_names
 from ._tensor import Size, Tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
-from .ops._registry import CATEGORY, FUNCTIONS
+from .ops._registry import FUNCTIONS
 from .ops.random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .registry import *  # noqa: F403  (the extension API is public as it is)
+from .registry import __all__ as _registry_all
 
 builtins_bool, builtins_int = _builtins.bool, _builtins.int  # before the dtype aliases shadow them
 bool = bool_
@@ -88,18 +90,11 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     return tuple(t.expand(shape) for t in tensors)
 
 
-def list_ops() -> list[str]:
-    return sorted(FUNCTIONS)
-
-
-def get_op_info(name: str) -> dict[str, Any]:
-    from ._errors import fail
-    from ._rules.errors import did_you_mean
-
-    if name not in FUNCTIONS:
-        fail("op_not_found_error", op="get_op_info", name=name, hint=did_you_mean(name, FUNCTIONS))
-    fn = FUNCTIONS[name]
-    return {"name": name, "category": CATEGORY[name], "method": hasattr(Tensor, name), "doc": fn.__doc__ or ""}
+def __getattr__(name: str) -> Any:
+    """Functions added later with ``register_function`` are public too."""
+    if name in FUNCTIONS:
+        return FUNCTIONS[name]
+    raise AttributeError(name)
 
 
 __all__ = [
@@ -107,10 +102,11 @@ __all__ = [
         "AutogradError", "DType", "DTypeError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
         "ShapeError", "ShapetorchError", "Size", "Sym", "Tensor", "autograd", "bfloat16", "bool", "broadcast_shapes",
         "broadcast_tensors", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "default_generator", "device",
-        "double", "enable_grad", "float", "float16", "float32", "float64", "get_default_dtype", "get_op_info",
+        "double", "enable_grad", "float", "float16", "float32", "float64", "get_default_dtype",
         "get_rng_state", "half", "inference_mode", "initial_seed", "int", "int8", "int16", "int32", "int64",
-        "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "list_devices", "list_ops", "long",
+        "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "list_devices",  "long",
         "manual_seed", "no_grad", "numel", "ops", "promote_types", "register_device", "result_type", "seed",
         "set_default_dtype", "set_grad_enabled", "set_rng_state", "short", "uint8", "unregister_device",
 ]
+__all__ += [n for n in _registry_all if n not in __all__]
 __all__ += sorted(set(FUNCTIONS) - set(__all__))  # noqa: PLE0605  (every registered op)
