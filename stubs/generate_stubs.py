@@ -277,6 +277,45 @@ def tensor_common() -> list[str]:
     return out
 
 
+# Fixed-rank patterns such as `self: Tensor[tuple[_M, _K], D]` bind _M and _K to Never in mypy when the
+# rank is unknown (tuple[Any, ...]), which would be a false error; pyright binds them to Any. So the
+# mypy-without-plugin branch gets these ops with unknown-shape results instead.
+FIXED_RANK_PLAIN = {
+    "mm": "(self, mat2: Tensor[Any, D]) -> Tensor[AnyShape, D]",
+    "bmm": "(self, mat2: Tensor[Any, D]) -> Tensor[AnyShape, D]",
+    "mv": "(self, vec: Tensor[Any, D]) -> Tensor[AnyShape, D]",
+    "dot": "(self, other: Tensor[Any, D]) -> Tensor[AnyShape, D]",
+    "outer": "(self, vec2: Tensor[Any, D]) -> Tensor[AnyShape, D]",
+    "ger": "(self, vec2: Tensor[Any, D]) -> Tensor[AnyShape, D]",
+    "t": "(self) -> Tensor[AnyShape, D]",
+    "transpose": "(self, dim0: _int, dim1: _int) -> Tensor[AnyShape, D]",
+}
+FIXED_RANK_PLAIN_FUNCTIONS = {
+    "mm": "(input: Tensor[Any, _D2], mat2: Tensor[Any, _D2]) -> Tensor[AnyShape, _D2]",
+    "bmm": "(input: Tensor[Any, _D2], mat2: Tensor[Any, _D2]) -> Tensor[AnyShape, _D2]",
+    "mv": "(input: Tensor[Any, _D2], vec: Tensor[Any, _D2]) -> Tensor[AnyShape, _D2]",
+    "dot": "(input: Tensor[Any, _D2], other: Tensor[Any, _D2]) -> Tensor[AnyShape, _D2]",
+    "outer": "(input: Tensor[Any, _D2], vec2: Tensor[Any, _D2]) -> Tensor[AnyShape, _D2]",
+}
+
+
+def for_mypy(lines: list[str], plain: dict[str, str]) -> list[str]:
+    """The precise lines with the fixed-rank definitions in ``plain`` replaced (see FIXED_RANK_PLAIN)."""
+    out: list[str] = []
+    done: set[str] = set()
+    for ln in lines:
+        name = ln[4:].split("(")[0] if ln.startswith("def ") else None
+        if name in plain:
+            if out and out[-1] == "@overload":
+                out.pop()
+            if name not in done:
+                out.append(f"def {name}{plain[name]}: ...")
+                done.add(name)
+            continue
+        out.append(ln)
+    return out
+
+
 def tensor_precise() -> list[str]:
     out: list[str] = []
     for d, rule in DUNDERS.items():
@@ -609,7 +648,8 @@ HEADER = '''\
 # Three audiences read this file:
 #   mypy + shapetorch_mypy : _PRECISE_STUBS is always-false -> the permissive `elif MYPY:` branch; the plugin
 #                            computes shapes with the runtime's rules
-#   mypy, no plugin        : mypy keeps the FIRST branch (precise overloads)
+#   mypy, no plugin        : mypy keeps the FIRST branch (precise overloads; fixed-rank patterns that mypy
+#                            would solve to Never on an unknown rank are left out there)
 #   pyright                : uses the LAST declaration, the `else:` branch (the same precise overloads)
 from builtins import bool as _bool, complex as _complex, float as _float, int as _int, type as _type
 from collections.abc import Callable, Iterator, Sequence
@@ -664,7 +704,7 @@ def _names(lines: list[str]) -> set[str]:
     return {ln.split("(")[0][4:] for ln in lines if ln.startswith("def ")}
 
 
-def _branched(precise: list[str], permissive: list[str], indent: int) -> list[str]:
+def _branched(precise: list[str], permissive: list[str], indent: int, plain: dict[str, str]) -> list[str]:
     # pyright reads the last declaration of each name: a name only in the permissive branch would leak.
     missing = _names(permissive) - _names(precise)
     assert not missing, f"names only in the permissive branch: {sorted(missing)}"
@@ -673,7 +713,7 @@ def _branched(precise: list[str], permissive: list[str], indent: int) -> list[st
     pad = " " * indent
     return [
         f"{pad}if _PRECISE_STUBS:",
-        *_indent(precise, indent + 4),
+        *_indent(for_mypy(precise, plain), indent + 4),
         f"{pad}elif MYPY:",
         *_indent(permissive, indent + 4),
         f"{pad}else:",
@@ -709,10 +749,10 @@ def render() -> str:
         "",
         "class Tensor(Generic[S, D]):",
         *_indent(tensor_common(), 4),
-        *_branched(tensor_precise(), tensor_permissive(), 4),
+        *_branched(tensor_precise(), tensor_permissive(), 4, FIXED_RANK_PLAIN),
         "",
         *functions_common(),
-        *_branched(functions_precise(), functions_permissive(), 0),
+        *_branched(functions_precise(), functions_permissive(), 0, FIXED_RANK_PLAIN_FUNCTIONS),
         TAIL.rstrip("\n"),
     ]
     text = "\n".join(lines) + "\n"

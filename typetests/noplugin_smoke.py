@@ -25,7 +25,7 @@ def f(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[3], L[5]], float3
     reveal_type(a.sum())  # N: Tensor[tuple[()], shapetorch.float32]
     reveal_type(a.exp())  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
     reveal_type(a.unsqueeze(0))  # N: Tensor[tuple[Literal[1], Literal[2], Literal[3]], shapetorch.float32]
-    reveal_type(a.t())  # N: Tensor[tuple[Literal[3], Literal[2]], shapetorch.float32]
+    reveal_type(a.t())  # N: Tensor[tuple[Any, ...], shapetorch.float32]
     reveal_type(a.mT)  # N: Tensor[tuple[Literal[3], Literal[2]], shapetorch.float32]
     reveal_type(a[0])  # N: Tensor[tuple[Literal[3]], shapetorch.float32]
     reveal_type(a.reshape(6))  # N: Tensor[tuple[Any], shapetorch.float32]
@@ -34,6 +34,9 @@ def f(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[3], L[5]], float3
     reveal_type(st.einsum("ij,jk->ik", a, b))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
     reveal_type(a < 1)  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.bool_]
     u @ b  # unknown rank: accepted
+    reveal_type(u.mm(b))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    reveal_type(u.transpose(0, 1))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    reveal_type(st.mm(u, b))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
     want_2x3(st.zeros(2, 3, dtype=float32))  # Any sizes fit the literal annotation
 
 
