@@ -104,6 +104,8 @@ def pieces_shape(shape: Shape, dim: int, sizes: Sequence[Dim]) -> list[Shape]:
 
 def narrow_bounds(shape: Shape, dim: int, start: int, length: int, op: str = "narrow") -> tuple[int, int, int]:
     """(dim, start, length) checked and wrapped. Sizes must be known: narrow is value-dependent."""
+    if not shape:
+        raise RuleError("dimension_error_zero_dim", op=op)
     d = wrap_dim(dim, len(shape), op)
     size = shape[d]
     if not isinstance(size, int):

@@ -13,7 +13,9 @@ def reduce_dims(rank: int, dim: int | Sequence[int] | None, op: str = "sum") -> 
     if dim is None:
         return tuple(range(rank))
     dims = wrap_dims([dim] if isinstance(dim, int) else dim, rank, op)
-    return dims if dims or rank == 0 else tuple(range(rank))
+    if rank == 0:  # a 0-d tensor accepts dim 0 and -1 (checked above) and has nothing to reduce over
+        return ()
+    return dims if dims else tuple(range(rank))
 
 
 def reduce_shape(shape: Shape, dim: int | Sequence[int] | None = None, keepdim: bool = False, op: str = "sum") -> Shape:

@@ -59,9 +59,9 @@ def t_shape(shape: Shape, op: str = "t") -> Shape:
 
 
 def matrix_transpose_shape(shape: Shape, op: str = "mT") -> Shape:
-    if len(shape) < 2:
+    if len(shape) == 1:  # torch: 0-d is returned as it is, 1-d is an error
         raise RuleError("transpose_error_requires_2d_tensor", op=op, expected=">= 2", shape=shape)
-    return shape[:-2] + (shape[-1], shape[-2])
+    return shape[:-2] + (shape[-1], shape[-2]) if shape else shape
 
 
 def movedim_shape(shape: Shape, source: Sequence[int], destination: Sequence[int], op: str = "movedim") -> Shape:
@@ -76,6 +76,8 @@ def movedim_order(rank: int, source: Sequence[int], destination: Sequence[int], 
             rank=rank, shape=f"(rank {rank})",
         )
     src, dst = wrap_dims(source, rank, op), wrap_dims(destination, rank, op)
+    if rank == 0:  # a 0-d tensor accepts dims 0 and -1 and has nothing to move
+        return ()
     order: list[int | None] = [None] * rank
     for s, d in zip(src, dst):
         order[d] = s

@@ -131,6 +131,7 @@ def _nonempty(input: Tensor, axis: tuple[int, ...], op: str) -> None:
 
 @public("reduction")
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    _no_complex(input, "amax")
     axis = _dims(input, dim, "amax")
     _nonempty(input, axis, "amax")
     return _AMAX(input, axis=axis, keepdims=keepdim)
@@ -138,12 +139,20 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 @public("reduction")
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    _no_complex(input, "amin")
     axis = _dims(input, dim, "amin")
     _nonempty(input, axis, "amin")
     return _AMIN(input, axis=axis, keepdims=keepdim)
 
 
+def _no_complex(input: Tensor, op: str, bool_too: bool = False) -> None:
+    """torch orders neither complex numbers (amax, max, argmax, ...) nor, for argmax/argmin, bools."""
+    if input.is_complex() or (bool_too and dtype_name(input) == "bool"):
+        fail("method_dtype_not_supported_error", op=op, dtype=str(input.dtype), hint="")
+
+
 def _arg(prim: Prim, input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
+    _no_complex(input, op, bool_too=op in ("argmax", "argmin"))
     if dim is None:
         if input._data.size == 0:
             raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -231,7 +240,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     axis = list(_dims(input, dim, "logsumexp"))
     if input._data.size == 0:
         return sum(input.exp(), axis, keepdim).log()
-    m = amax(input, axis, keepdim=True).detach()
+    m = amax(input.real if input.is_complex() else input, axis, keepdim=True).detach()  # real: keeps log's branch
     m = m.masked_fill(m.abs() == float("inf"), 0.0)
     out = sum((input - m).exp(), axis, keepdim=True).log() + m
     return out if keepdim else out.squeeze(axis) if axis else out
@@ -258,6 +267,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
 
 def _bool_reduce(prim: Prim, input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
     axis = _dims(input, dim, op)
+    if isinstance(dim, (list, tuple)) and not dim:  # torch: all/any over no dims reduce nothing
+        axis = ()
     out = prim(input, axis=axis, keepdims=keepdim)
     return out.to(to_dtype("uint8")) if dtype_name(input) == "uint8" else out
 

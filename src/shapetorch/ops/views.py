@@ -123,7 +123,7 @@ def movedim(input: Tensor, source: int | tuple[int, ...] | list[int], destinatio
 
 def _mT(self: Tensor) -> Tensor:
     check(RV.matrix_transpose_shape, self._data.shape, op="mT")
-    return transpose(self, -2, -1)
+    return transpose(self, -2, -1) if self._data.ndim else transpose(self, 0, 0)
 
 
 def _T(self: Tensor) -> Tensor:

@@ -1,0 +1,239 @@
+"""Shape ops against torch: reshape/view, permute and transposes, squeeze/unsqueeze, flatten/unflatten,
+expand/broadcast_to, cat/stack/split/chunk/tensor_split/narrow/select/unbind; views share storage."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as hs
+
+import shapetorch as st
+from _oracle import compare, fast, rand, seeds, shapes, values
+
+RESHAPE_CODES = ("reshape_error", "view_error")
+DIM = ("dimension_error_out_of_range", "dim_error_repeated", "transpose_dims_error_out_of_range")
+
+
+def x_of(shape, seed=0):
+    return (values(shape, "float32", seed), "float32")
+
+
+@hs.composite
+def new_sizes(draw, shape):
+    """A target shape: a factorisation of numel (maybe with one -1), or a wrong one."""
+    n = math.prod(shape)
+    sizes = []
+    rest = n
+    for _ in range(draw(hs.integers(0, 3))):
+        divs = [d for d in range(1, 5) if rest % d == 0] if rest else [0, 1, 2]
+        d = draw(hs.sampled_from(divs))
+        sizes.append(d)
+        rest = rest // d if d else 0
+    sizes.append(rest)
+    sizes = draw(hs.permutations(sizes))
+    mode = draw(hs.sampled_from(["exact", "exact", "infer", "wrong", "two_infer", "neg"]))
+    if mode == "infer":
+        sizes[draw(hs.integers(0, len(sizes) - 1))] = -1
+    elif mode == "wrong":
+        sizes[-1] += 1
+    elif mode == "two_infer" and len(sizes) > 1:
+        sizes[0] = sizes[1] = -1
+    elif mode == "neg":
+        sizes[0] = -2
+    return tuple(sizes)
+
+
+@fast(60)
+@given(data=hs.data(), shape=shapes(0, 4), seed=seeds)
+def test_reshape_and_view(data, shape, seed):
+    sizes = data.draw(new_sizes(shape))
+    compare(lambda lib, x: x.reshape(sizes), x_of(shape, seed), codes=RESHAPE_CODES)
+    compare(lambda lib, x: x.view(*sizes), x_of(shape, seed), codes=RESHAPE_CODES)
+    compare(lambda lib, x: lib.reshape(x, sizes), x_of(shape, seed), codes=RESHAPE_CODES)
+
+
+def test_view_of_non_contiguous():
+    x, tx = rand((2, 3, 4), "float32")
+    compare(lambda lib, a: a.transpose(0, 1).view(6, 4), (x, tx), codes="view_error_incompatible_strides")
+    compare(lambda lib, a: a.transpose(1, 2).view(2, 12), (x, tx), codes="view_error_incompatible_strides")
+    compare(lambda lib, a: a.transpose(0, 1).view(3, 2, 4), (x, tx))
+    compare(lambda lib, a: a.transpose(0, 1).reshape(6, 4), (x, tx))
+
+
+@fast(50)
+@given(shape=shapes(0, 4), data=hs.data(), seed=seeds)
+def test_permute_transpose_movedim(shape, data, seed):
+    r = len(shape)
+    n = max(r, 1)
+    perm = data.draw(hs.permutations(range(r)) | hs.lists(hs.integers(-n - 1, n), max_size=r + 1))
+    compare(lambda lib, x: x.permute(tuple(perm)), x_of(shape, seed), codes=("permute_error",) + DIM)
+    d0, d1 = data.draw(hs.integers(-n - 1, n)), data.draw(hs.integers(-n - 1, n))
+    compare(lambda lib, x: x.transpose(d0, d1), x_of(shape, seed), codes=DIM)
+    compare(lambda lib, x: lib.swapaxes(x, d0, d1), x_of(shape, seed), codes=DIM)
+    src = data.draw(hs.lists(hs.integers(-n - 1, n), max_size=2))
+    dst = data.draw(hs.lists(hs.integers(-n - 1, n), min_size=len(src), max_size=len(src)))
+    compare(lambda lib, x: lib.movedim(x, src, dst), x_of(shape, seed), codes=("permute_error",) + DIM)
+    if src:
+        compare(lambda lib, x: x.movedim(src[0], dst[0]), x_of(shape, seed), codes=DIM)
+    compare(lambda lib, x: x.t(), x_of(shape, seed), codes="transpose_error_requires_2d_tensor")
+    compare(lambda lib, x: x.mT, x_of(shape, seed), codes="transpose_error_requires_2d_tensor")
+    compare(lambda lib, x: x.T if x.dim() in (0, 2) else x.permute(*range(x.dim() - 1, -1, -1)), x_of(shape, seed))
+
+
+@fast(50)
+@given(shape=shapes(0, 4), data=hs.data(), seed=seeds)
+def test_squeeze_unsqueeze_flatten(shape, data, seed):
+    n = max(len(shape), 1)
+    d = data.draw(hs.integers(-n - 1, n))
+    compare(lambda lib, x: x.squeeze(), x_of(shape, seed))
+    compare(lambda lib, x: x.squeeze(d), x_of(shape, seed), codes=DIM)
+    ds = data.draw(hs.lists(hs.integers(-n - 1, n), max_size=3))
+    compare(lambda lib, x: x.squeeze(tuple(ds)), x_of(shape, seed), codes=DIM)
+    u = data.draw(hs.integers(-n - 2, n + 1))
+    compare(lambda lib, x: x.unsqueeze(u), x_of(shape, seed), codes=DIM)
+    s, e = data.draw(hs.integers(-n - 1, n)), data.draw(hs.integers(-n - 1, n))
+    compare(lambda lib, x: x.flatten(), x_of(shape, seed))
+    compare(lambda lib, x: x.flatten(s, e), x_of(shape, seed), codes=DIM + ("flatten_error",))
+
+
+@fast(40)
+@given(shape=shapes(1, 4), data=hs.data(), seed=seeds)
+def test_unflatten(shape, data, seed):
+    n = len(shape)
+    d = data.draw(hs.integers(-n - 1, n))
+    size = shape[d] if -n <= d < n else 4
+    sizes = data.draw(new_sizes((size,)))
+    compare(lambda lib, x: x.unflatten(d, sizes), x_of(shape, seed), codes=DIM + ("unflatten_error",))
+
+
+@fast(50)
+@given(shape=shapes(0, 3), data=hs.data(), seed=seeds)
+def test_expand_and_broadcast_to(shape, data, seed):
+    lead = data.draw(hs.lists(hs.integers(-1, 3), max_size=2))
+    tail = [data.draw(hs.sampled_from([s, -1, 1, 3, 0] if s == 1 else [s, -1, s + 1, -2])) for s in shape]
+    if data.draw(hs.booleans()) and tail:
+        tail = tail[1:]  # fewer sizes than dims: an error
+    sizes = tuple(lead + tail)
+    compare(lambda lib, x: x.expand(sizes), x_of(shape, seed), codes="expand_error")
+    compare(lambda lib, x: lib.broadcast_to(x, sizes), x_of(shape, seed), codes="expand_error")
+    y = values(tuple(max(s, 1) for s in sizes), "float32")
+    compare(lambda lib, x, other: x.expand_as(other), x_of(shape, seed), (y, "float32"), codes="expand_error")
+
+
+# -- joining and splitting -------------------------------------------------------------------------------
+
+@hs.composite
+def cat_inputs(draw):
+    base = draw(shapes(0, 3))
+    out = [base]
+    d = draw(hs.integers(-len(base) - 1, len(base))) if base else draw(hs.integers(-1, 1))
+    for _ in range(draw(hs.integers(0, 3))):
+        s = list(base)
+        if s and -len(s) <= d < len(s):
+            s[d] = draw(hs.integers(0, 3))
+        if draw(hs.integers(0, 4)) == 0 and s:
+            s[draw(hs.integers(0, len(s) - 1))] += 1  # a mismatch
+        if draw(hs.integers(0, 6)) == 0:
+            s = [0]  # torch's legacy empty 1-D tensor
+        out.append(tuple(s))
+    return out, d
+
+
+@fast(60)
+@given(inp=cat_inputs(), dtypes=hs.lists(hs.sampled_from(["int64", "float32", "bool", "float64"]), min_size=4,
+                                          max_size=4), seed=seeds)
+def test_cat(inp, dtypes, seed):
+    shape_list, d = inp
+    args = [(values(s, dtypes[i], seed + i), dtypes[i]) for i, s in enumerate(shape_list)]
+    compare(lambda lib, *ts: lib.cat(ts, d), *args, codes=("cat_error", "dimension_error"))
+
+
+@fast(40)
+@given(inp=cat_inputs(), seed=seeds)
+def test_stack(inp, seed):
+    shape_list, d = inp
+    args = [x_of(s, seed + i) for i, s in enumerate(shape_list)]
+    compare(lambda lib, *ts: lib.stack(ts, d), *args, codes=("stack_error", "cat_error", "dimension_error"))
+
+
+def test_cat_stack_empty_list():
+    compare(lambda lib: lib.cat([]), codes="cat_error_empty")
+    compare(lambda lib: lib.stack([]), codes="cat_error_empty")
+
+
+@fast(50)
+@given(shape=shapes(0, 3), data=hs.data(), seed=seeds)
+def test_split_chunk_tensor_split(shape, data, seed):
+    n = max(len(shape), 1)
+    d = data.draw(hs.integers(-n - 1, n))
+    size = shape[d] if shape and -n <= d < n else 1
+    codes = ("split_error", "chunk_error", "dimension_error")
+    k = data.draw(hs.integers(-1, 4))
+    compare(lambda lib, x: x.split(k, d), x_of(shape, seed), codes=codes)
+    sections = data.draw(hs.lists(hs.integers(-1, 3), max_size=3))
+    if data.draw(hs.booleans()) and sections:
+        sections[-1] = size - sum(sections[:-1])
+    compare(lambda lib, x: x.split(sections, d), x_of(shape, seed), codes=codes)
+    compare(lambda lib, x: x.chunk(k, d), x_of(shape, seed), codes=codes)
+    compare(lambda lib, x: x.tensor_split(k, d), x_of(shape, seed), codes=codes)
+    idx = data.draw(hs.lists(hs.integers(-4, 5), max_size=3))
+    compare(lambda lib, x: x.tensor_split(idx, d), x_of(shape, seed), codes=codes)
+
+
+@fast(50)
+@given(shape=shapes(0, 3), data=hs.data(), seed=seeds)
+def test_narrow_select_unbind(shape, data, seed):
+    n = max(len(shape), 1)
+    d = data.draw(hs.integers(-n - 1, n))
+    size = shape[d] if shape and -n <= d < n else 2
+    start = data.draw(hs.integers(-size - 1, size + 1))
+    length = data.draw(hs.integers(-1, size + 1))
+    codes = ("narrow_error", "select_error", "dimension_error", "unbind_error")
+    compare(lambda lib, x: x.narrow(d, start, length), x_of(shape, seed), codes=codes)
+    i = data.draw(hs.integers(-size - 1, size))
+    compare(lambda lib, x: x.select(d, i), x_of(shape, seed), codes=codes)
+    compare(lambda lib, x: x.unbind(d), x_of(shape, seed), codes=codes)
+
+
+# -- views share storage with their base -------------------------------------------------------------------
+
+VIEWS = {
+    "reshape": lambda x: x.reshape(3, 4), "view": lambda x: x.view(-1), "permute": lambda x: x.permute(1, 0),
+    "transpose": lambda x: x.transpose(0, 1), "t": lambda x: x.t(), "mT": lambda x: x.mT,
+    "unsqueeze": lambda x: x.unsqueeze(0), "squeeze": lambda x: x.unsqueeze(1).squeeze(1),
+    "flatten": lambda x: x.flatten(), "unflatten": lambda x: x.unflatten(1, (2, 2)),
+    "expand": lambda x: x[:1].expand(5, 4), "narrow": lambda x: x.narrow(1, 1, 2), "select": lambda x: x.select(0, 1),
+    "slice": lambda x: x[1:, ::2], "split": lambda x: x.split(1)[1], "chunk": lambda x: x.chunk(2, 1)[1],
+    "unbind": lambda x: x.unbind(1)[2], "detach": lambda x: x.detach(), "movedim": lambda x: x.movedim(0, 1),
+    "diagonal": lambda x: x.diagonal(), "ellipsis": lambda x: x[..., None, 1],
+}
+
+
+def test_views_write_through_to_base():
+    import torch
+
+    for name, f in VIEWS.items():
+        ours = st.arange(12.0).reshape(3, 4)
+        theirs = torch.arange(12.0).reshape(3, 4)
+        vo, vt = f(ours), f(theirs)
+        if name == "expand":  # torch forbids writing to an expanded view; write through the base instead
+            ours[0, 1] = -1.0
+            theirs[0, 1] = -1.0
+        else:
+            vo.mul_(10)
+            vt.mul_(10)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=name)
+        np.testing.assert_array_equal(vo.numpy(), vt.numpy(), err_msg=name)
+        vo2 = f(ours)
+        ours.add_(1)
+        theirs.add_(1)
+        np.testing.assert_array_equal(vo2.numpy(), f(theirs).numpy(), err_msg=name + " (base write)")
+
+
+def test_reshape_copies_when_it_must():
+    x = st.arange(6.0).reshape(2, 3)
+    y = x.t().reshape(6)  # not expressible as a view: a copy
+    y[0] = 100.0
+    assert x[0, 0].item() == 0.0
