@@ -90,6 +90,14 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     return tuple(t.expand(shape) for t in tensors)
 
 
+def reveal_shape(tensor: Tensor) -> Tensor:
+    """Print the shape and dtype, as the mypy plugin reports them statically; returns ``tensor``."""
+    from ._rules.dims import fmt_shape
+
+    print(f"Shape: {fmt_shape(tuple(tensor.shape))}  dtype: {tensor.dtype.name}")
+    return tensor
+
+
 def __getattr__(name: str) -> Any:
     """Functions added later with ``register_function`` are public too."""
     if name in FUNCTIONS:
@@ -98,6 +106,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "reveal_shape",
     "get_printoptions", "printoptions", "set_printoptions",
         "AutogradError", "DType", "DTypeError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
         "ShapeError", "ShapetorchError", "Size", "Sym", "Tensor", "autograd", "bfloat16", "bool", "broadcast_shapes",

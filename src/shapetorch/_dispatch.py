@@ -93,5 +93,5 @@ def _mixed(op: str, a: device, b: device) -> NoReturn:
 
 
 def _no_kernel(op: str, dev: device, args: tuple[Any, ...]) -> NoReturn:
-    dtypes = ", ".join(str(a.dtype) for a in args if isinstance(a, Tensor))
+    dtypes = ", ".join(a.dtype.name for a in args if isinstance(a, Tensor))
     fail("kernel_not_registered_error", op=op, device=dev, dtype=dtypes, hint="")

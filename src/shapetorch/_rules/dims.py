@@ -78,8 +78,16 @@ def dim_mul(a: Dim, b: Dim) -> Dim:
         return UNKNOWN
     if a == 0 or b == 0:
         return 0
-    factors = sorted(_factors(a) + _factors(b), key=lambda f: (f.isdigit(), f))
-    return Sym("*".join(factors))
+    return _from_factors(_factors(a) + _factors(b))
+
+
+def _from_factors(factors: list[str]) -> Dim:
+    """Canonical product: named factors sorted, numbers multiplied into one trailing factor, so
+    ``Batch*Seq*8`` and ``2*4*Batch*Seq`` are the same size."""
+    names, number = _split(factors)
+    if not names:
+        return number
+    return Sym("*".join(sorted(names) + ([str(number)] if number != 1 else [])))
 
 
 def _factors(d: Dim) -> list[str]:
@@ -105,13 +113,20 @@ def dim_div(a: Dim, b: Dim) -> Dim:
         return a
     if a is UNKNOWN or b is UNKNOWN or a == b:
         return 1 if a == b and a is not UNKNOWN else UNKNOWN
-    fa, fb = _factors(a), _factors(b)
-    for f in fb:
-        if f not in fa:
+    names_a, num_a = _split(_factors(a))
+    names_b, num_b = _split(_factors(b))
+    for f in names_b:
+        if f not in names_a:
             return UNKNOWN
-        fa.remove(f)
-    if not fa:
-        return 1
-    if len(fa) == 1 and fa[0].isdigit():
-        return int(fa[0])
-    return Sym("*".join(fa))
+        names_a.remove(f)
+    if num_a % num_b:
+        return UNKNOWN
+    return _from_factors([*names_a, str(num_a // num_b)])
+
+
+def _split(factors: list[str]) -> tuple[list[str], int]:
+    number = 1
+    for f in factors:
+        if f.isdigit():
+            number *= int(f)
+    return [f for f in factors if not f.isdigit()], number

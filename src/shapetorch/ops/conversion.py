@@ -157,7 +157,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
     if dtype_name(condition) != "bool":
-        fail("dtype_error_mismatch", op="where", what="condition", a=str(condition.dtype), b="shapetorch.bool")
+        fail("dtype_error_mismatch", op="where", what="condition", a=condition.dtype.name, b="bool")
     shapes = [t._data.shape for t in (condition, input, other) if isinstance(t, Tensor)]
     check(broadcast_shapes, *shapes, op="where")
     common = promoted(*(x for x in (input, other)))

@@ -274,7 +274,7 @@ _SCATTER = Prim("scatter", _scatter, None)
 
 def _check_index_values(index: Tensor, size: int, dim: int, op: str) -> Any:
     if dtype_name(index) != "int64":
-        fail("dtype_error_mismatch", op=op, what="index", a=str(index.dtype), b="shapetorch.int64")
+        fail("dtype_error_mismatch", op=op, what="index", a=index.dtype.name, b="int64")
     arr = index._data
     if arr.size and (arr.max() >= size or arr.min() < -size):
         bad = int(arr.max()) if arr.max() >= size else int(arr.min())
@@ -318,7 +318,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     from .conversion import where
 
     if dtype_name(mask) != "bool":
-        fail("dtype_error_mismatch", op="masked_fill", what="mask", a=str(mask.dtype), b="shapetorch.bool")
+        fail("dtype_error_mismatch", op="masked_fill", what="mask", a=mask.dtype.name, b="bool")
     v = value if isinstance(value, Tensor) else input.new_full((), value)
     out = where(mask, v.to(input.dtype), input)
     if out._data.shape != input._data.shape:

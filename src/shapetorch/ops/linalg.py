@@ -37,9 +37,9 @@ def _matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
     """torch's matmul family does not promote: both operands must have one dtype."""
     if a._data.dtype is not b._data.dtype and a._data.dtype != b._data.dtype:
-        fail("dtype_error_mismatch", op=op, what="both arguments", a=str(a.dtype), b=str(b.dtype))
+        fail("dtype_error_mismatch", op=op, what="both arguments", a=a.dtype.name, b=b.dtype.name)
     if a._data.dtype.kind == "b":
-        fail("method_dtype_not_supported_error", op=op, dtype="shapetorch.bool", hint="")
+        fail("method_dtype_not_supported_error", op=op, dtype="bool", hint="")
 
 
 @public("linalg")

@@ -48,9 +48,9 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
             if input._data.dtype.kind in "bui":
                 input = cast(input, default_float())
         elif kind == "same" and name in _NO_BOOL and dtype_name(input) == "bool":
-            fail("method_dtype_not_supported_error", op=name, dtype="shapetorch.bool", hint="")
+            fail("method_dtype_not_supported_error", op=name, dtype="bool", hint="")
         if name == "frac" and not input.dtype.is_floating_point:  # torch: floating dtypes only
-            fail("method_dtype_not_supported_error", op=name, dtype=str(input.dtype), hint=" (floating point only)")
+            fail("method_dtype_not_supported_error", op=name, dtype=input.dtype.name, hint=" (floating point only)")
         return _store(prim(input), out, name)
 
     fn.__name__ = fn.__qualname__ = name
@@ -120,7 +120,7 @@ _ROUND = Prim("round", _round_kernel, lambda g, n: (g * 0,))
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:
     """Round to the nearest integer (half to even), or to ``decimals`` decimal places."""
     if dtype_name(input) == "bool":
-        fail("method_dtype_not_supported_error", op="round", dtype="shapetorch.bool", hint="")
+        fail("method_dtype_not_supported_error", op="round", dtype="bool", hint="")
     return _store(_ROUND(input, decimals=decimals), out, "round")
 
 
@@ -163,11 +163,11 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
         if kind == "float":
             common = RD.float_result(common, default_float())
         elif kind == "integral" and not RD.is_integral(common, include_bool=True):
-            fail("method_dtype_not_supported_error", op=name, dtype=f"shapetorch.{common}", hint=" (integral and bool only)")
+            fail("method_dtype_not_supported_error", op=name, dtype=common, hint=" (integral and bool only)")
         elif kind == "no_bool" and (common == "bool" or (name == "sub" and _any_bool(input, other))):
-            fail("method_dtype_not_supported_error", op=name, dtype="shapetorch.bool", hint="")
+            fail("method_dtype_not_supported_error", op=name, dtype="bool", hint="")
         if RD.is_complex(common) and name in _NO_COMPLEX:
-            fail("method_dtype_not_supported_error", op=name, dtype=f"shapetorch.{common}", hint="")
+            fail("method_dtype_not_supported_error", op=name, dtype=common, hint="")
         if name == "pow":
             _check_pow(common, other)
         return _store(prim(cast(input, common), cast(other, common)), out, name)
@@ -196,9 +196,9 @@ def _any_bool(*xs: Any) -> bool:
 
 def _check_pow(common: str, exponent: Any) -> None:
     if common == "bool":
-        fail("method_dtype_not_supported_error", op="pow", dtype="shapetorch.bool", hint="")
+        fail("method_dtype_not_supported_error", op="pow", dtype="bool", hint="")
     if RD.is_integral(common) and not isinstance(exponent, (bool, Tensor)) and isinstance(exponent, int) and exponent < 0:
-        fail("method_dtype_not_supported_error", op="pow", dtype=f"shapetorch.{common}",
+        fail("method_dtype_not_supported_error", op="pow", dtype=common,
              hint=" (integers to negative integer powers are not allowed)")
 
 
@@ -335,7 +335,7 @@ _INVERT = Prim("bitwise_not", lambda a: np.logical_not(a) if a.dtype.kind == "b"
 @public("logical")
 def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     if not RD.is_integral(dtype_name(input), include_bool=True):
-        fail("method_dtype_not_supported_error", op="bitwise_not", dtype=str(input.dtype), hint=" (integral and bool only)")
+        fail("method_dtype_not_supported_error", op="bitwise_not", dtype=input.dtype.name, hint=" (integral and bool only)")
     return _store(_INVERT(input), out, "bitwise_not")
 
 
@@ -346,7 +346,7 @@ for _name, _fn in (("logical_not_", logical_not), ("logical_and_", logical_and),
 
 def _neg_dunder(self: Tensor) -> Tensor:
     if dtype_name(self) == "bool":
-        fail("method_dtype_not_supported_error", op="neg", dtype="shapetorch.bool",
+        fail("method_dtype_not_supported_error", op="neg", dtype="bool",
              hint=" (use ~ or logical_not() to invert a bool tensor)")
     return neg(self)
 

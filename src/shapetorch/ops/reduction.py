@@ -106,7 +106,7 @@ def _need_float(input: Tensor, op: str, dtype: Any = None) -> Tensor:
     if dtype is not None:
         return input.to(to_dtype(dtype))
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        fail("method_dtype_not_supported_error", op=op, dtype=str(input.dtype),
+        fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name,
              hint=" (input dtype must be either a floating point or complex dtype)")
     return input
 
@@ -148,7 +148,7 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 def _no_complex(input: Tensor, op: str, bool_too: bool = False) -> None:
     """torch orders neither complex numbers (amax, max, argmax, ...) nor, for argmax/argmin, bools."""
     if input.is_complex() or (bool_too and dtype_name(input) == "bool"):
-        fail("method_dtype_not_supported_error", op=op, dtype=str(input.dtype), hint="")
+        fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint="")
 
 
 def _arg(prim: Prim, input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
