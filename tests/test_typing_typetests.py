@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,20 @@ def test_plugin_typetests() -> None:
     results = check_files([TT / "plugin_core.py", TT / "einsum_typetest.py"], plugin=True)
     assert all(r.ok for r in results), _report(results)
     assert sum(len(v) for v in expectations(TT / "plugin_core.py").values()) > 100
+
+
+LOWEST_MYPY = ROOT / ".mypy-lowest"
+
+
+@pytest.mark.skipif(not LOWEST_MYPY.is_dir(), reason=".ci/run installs the lowest supported mypy into .mypy-lowest")
+def test_plugin_typetests_on_lowest_mypy() -> None:
+    env = {**os.environ, "PYTHONPATH": str(LOWEST_MYPY)}
+    version = subprocess.run([sys.executable, "-c", "import mypy.version; print(mypy.version.__version__)"],
+                             capture_output=True, text=True, env=env, check=True).stdout.strip()
+    assert version == "1.20.2"
+    r = subprocess.run([sys.executable, "-m", "shapetorch.typetest", str(TT / "plugin_core.py"),
+                        str(TT / "einsum_typetest.py")], capture_output=True, text=True, env=env, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_noplugin_typetests() -> None:
