@@ -205,6 +205,62 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-nn", "embedding_bag input is not 2-D when offsets is None.",
         "{op}: input has to be 1-D or 2-D, got shape {shape}",
     ),
+    # -- neural-network ops (conv, pool, attention, normalisation, losses) -----------------------------
+    "conv_error_input_rank": Entry(
+        "shape", "shape-conv", "A conv/pool input is neither batched (N, C, *S) nor unbatched (C, *S).",
+        "{op}: expected {unbatched}-D (unbatched) or {batched}-D (batched) input, but got input of shape {shape}",
+    ),
+    "conv_error_channels_mismatch": Entry(
+        "shape", "shape-conv", "Input channels differ from weight.shape[1] * groups, or out_channels % groups.",
+        "{op}: given groups={groups} and weight of shape {weight}, expected input {shape} to have {expected}, "
+        "but got {got} channels instead",
+    ),
+    "conv_error_kernel_too_large": Entry(
+        "shape", "shape-conv", "The (dilated) kernel is larger than the padded input, so the output is empty.",
+        "{op}: padded input size per channel {padded} is smaller than the kernel {kernel} (input shape {shape})",
+    ),
+    "conv_error_invalid_argument": Entry(
+        "shape", "shape-conv", "A non-positive stride/dilation/kernel, negative padding, or too large output padding.",
+        "{op}: {problem}",
+    ),
+    "pool_error_invalid_padding": Entry(
+        "shape", "shape-conv", "Pooling padding is negative or more than half the effective kernel size.",
+        "{op}: pad should be at most half of effective kernel size, but got padding={padding} and "
+        "kernel_size={kernel}",
+    ),
+    "pad_error_invalid_padding": Entry(
+        "shape", "shape-conv", "pad() got an odd-length pad, more pairs than dims, or a mode it cannot apply.",
+        "{op}: {problem} (input shape {shape}, pad {pad})",
+    ),
+    "attention_error_shape_mismatch": Entry(
+        "shape", "shape-attention", "Query/key/value (or the mask, or the embedding size) do not fit together.",
+        "{op}: {problem} (query {q}, key {k}, value {v})",
+    ),
+    "layer_norm_error_shape_mismatch": Entry(
+        "shape", "shape-nn", "The trailing dims of the input differ from normalized_shape.",
+        "{op}: expected input with shape (*, {normalized}) but got input of shape {shape}",
+    ),
+    "norm_error_channels_mismatch": Entry(
+        "shape", "shape-nn", "The channel dim of a batch/group/instance-norm input differs from num_features.",
+        "{op}: expected input {shape} to have {expected} channels at dimension {dim}",
+    ),
+    "loss_error_target_shape_mismatch": Entry(
+        "shape", "shape-nn", "A loss target has the wrong shape for its input.",
+        "{op}: expected target of shape {expected} for input of shape {input}, but got target of shape {target}",
+    ),
+    "load_state_dict_error_mismatch": Entry(
+        "shape", "shape-nn", "load_state_dict: missing or unexpected keys (strict), or a tensor of another shape.",
+        "Error(s) in loading state_dict for {op}:\n\t{problem}",
+    ),
+    # -- serialization ---------------------------------------------------------------------------------
+    "serialization_error_malformed_file": Entry(
+        "shape", "serialization", "A safetensors file is truncated, oversized, or its header is malformed.",
+        "{op}: {problem}",
+    ),
+    "serialization_error_unsupported_object": Entry(
+        "dtype", "serialization", "save() got an object it cannot store as safetensors, or a dtype it lacks.",
+        "{op}: {problem}",
+    ),
     # -- einsum ------------------------------------------------------------------------------------
     "einsum_error_invalid_equation": Entry(
         "shape", "shape-einsum", "Equation syntax: subscripts outside [a-zA-Z], misplaced '.', several '->'.",

@@ -1,0 +1,163 @@
+"""Shape rules of the neural-network ops: convolution, transposed convolution, pooling, attention,
+normalisation and losses. Standard library only; gradual like every rule (unknowns never raise)."""
+
+from __future__ import annotations
+
+from .broadcast import broadcast_pair
+from .dims import UNKNOWN, Dim, Shape, differ
+from .errors import RuleError
+
+_KNOWN = int
+
+
+def _ints(*dims: Dim) -> bool:
+    return all(isinstance(d, _KNOWN) for d in dims)
+
+
+def _spatial_rank(op: str, input: Shape, nd: int) -> int:
+    """Batched (N, C, *S) or unbatched (C, *S): returns how many leading dims precede the spatial ones."""
+    if len(input) not in (nd + 1, nd + 2):
+        raise RuleError("conv_error_input_rank", op=op, unbatched=nd + 1, batched=nd + 2, shape=input)
+    return len(input) - nd
+
+
+def _window(op: str, input: Shape, lead: int, kernel: tuple[int, ...], stride: tuple[int, ...],
+            padding: tuple[int, ...], dilation: tuple[int, ...], ceil_mode: bool = False) -> tuple[Dim, ...]:
+    out: list[Dim] = []
+    for i, (k, s, p, d) in enumerate(zip(kernel, stride, padding, dilation)):
+        size = input[lead + i]
+        if not isinstance(size, _KNOWN):
+            out.append(UNKNOWN)
+            continue
+        eff = d * (k - 1) + 1
+        if size + 2 * p < eff:
+            raise RuleError("conv_error_kernel_too_large", op=op, shape=input, padded=tuple(
+                input[lead + j] + 2 * padding[j] if isinstance(input[lead + j], int) else UNKNOWN  # type: ignore[operator]
+                for j in range(len(kernel))), kernel=kernel)
+        num = size + 2 * p - eff
+        n = (-(-num // s) if ceil_mode else num // s) + 1
+        if ceil_mode and (n - 1) * s >= size + p:
+            n -= 1
+        out.append(n)
+    return tuple(out)
+
+
+def _positive(op: str, name: str, values: tuple[int, ...], minimum: int = 1) -> None:
+    if any(v < minimum for v in values):
+        raise RuleError("conv_error_invalid_argument", op=op, problem=f"{name} must be >= {minimum}, got {values}")
+
+
+def conv_shape(input: Shape, weight: Shape, stride: tuple[int, ...], padding: tuple[int, ...],
+               dilation: tuple[int, ...], groups: int = 1, op: str = "conv2d") -> Shape:
+    """``conv{n}d``: input (N, C_in, *S) or (C_in, *S), weight (C_out, C_in / groups, *K)."""
+    nd = len(weight) - 2
+    lead = _spatial_rank(op, input, nd)
+    _positive(op, "stride", stride)
+    _positive(op, "dilation", dilation)
+    _positive(op, "padding", padding, 0)
+    _positive(op, "groups", (groups,))
+    c_in, c_out = input[lead - 1], weight[0]
+    if isinstance(c_out, int) and c_out % groups:
+        raise RuleError("conv_error_channels_mismatch", op=op, groups=groups, weight=weight, shape=input,
+                        expected=f"out_channels divisible by groups ({c_out} % {groups} != 0)", got=c_in)
+    if _ints(c_in, weight[1]) and c_in != weight[1] * groups:  # type: ignore[operator]
+        raise RuleError("conv_error_channels_mismatch", op=op, groups=groups, weight=weight, shape=input,
+                        expected=f"{weight[1] * groups} channels", got=c_in)  # type: ignore[operator]
+    kernel = tuple(k if isinstance(k, int) else 1 for k in weight[2:])
+    spatial = _window(op, input, lead, kernel, stride, padding, dilation)
+    return input[: lead - 1] + (c_out,) + spatial
+
+
+def conv_transpose_shape(input: Shape, weight: Shape, stride: tuple[int, ...], padding: tuple[int, ...],
+                         output_padding: tuple[int, ...], dilation: tuple[int, ...], groups: int = 1,
+                         op: str = "conv_transpose2d") -> Shape:
+    """``conv_transpose{n}d``: weight (C_in, C_out / groups, *K); out = (L-1)s - 2p + d(k-1) + op + 1."""
+    nd = len(weight) - 2
+    lead = _spatial_rank(op, input, nd)
+    _positive(op, "stride", stride)
+    _positive(op, "dilation", dilation)
+    _positive(op, "padding", padding, 0)
+    c_in = input[lead - 1]
+    if differ(c_in, weight[0]):
+        raise RuleError("conv_error_channels_mismatch", op=op, groups=groups, weight=weight, shape=input,
+                        expected=f"{weight[0]} channels", got=c_in)
+    for o, s, d in zip(output_padding, stride, dilation):
+        if o >= s and o >= d:
+            raise RuleError("conv_error_invalid_argument", op=op,
+                            problem=f"output padding must be smaller than either stride or dilation, got {output_padding}")
+    out: list[Dim] = []
+    for i in range(nd):
+        size, k = input[lead + i], weight[2 + i]
+        if not _ints(size, k):
+            out.append(UNKNOWN)
+            continue
+        n = (size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + output_padding[i] + 1  # type: ignore[operator]
+        if n <= 0:
+            raise RuleError("conv_error_kernel_too_large", op=op, shape=input, padded=(n,), kernel=tuple(weight[2:]))
+        out.append(n)
+    c_out = weight[1] * groups if isinstance(weight[1], int) else UNKNOWN
+    return input[: lead - 1] + (c_out,) + tuple(out)
+
+
+def pool_shape(input: Shape, kernel: tuple[int, ...], stride: tuple[int, ...], padding: tuple[int, ...],
+               dilation: tuple[int, ...], ceil_mode: bool = False, op: str = "max_pool2d") -> Shape:
+    """``max_pool{n}d`` / ``avg_pool{n}d``: (N, C, *S) or (C, *S); padding at most half the kernel."""
+    nd = len(kernel)
+    if len(input) not in (nd + 1, nd + 2):
+        raise RuleError("conv_error_input_rank", op=op, unbatched=nd + 1, batched=nd + 2, shape=input)
+    lead = len(input) - nd
+    _positive(op, "kernel_size", kernel)
+    _positive(op, "stride", stride)
+    _positive(op, "dilation", dilation)
+    for k, p, d in zip(kernel, padding, dilation):
+        if p < 0 or p > (d * (k - 1) + 1) // 2:
+            raise RuleError("pool_error_invalid_padding", op=op, padding=padding, kernel=kernel)
+    return input[:lead] + _window(op, input, lead, kernel, stride, padding, dilation, ceil_mode)
+
+
+def adaptive_pool_shape(input: Shape, output_size: tuple[int | None, ...], op: str = "adaptive_avg_pool2d") -> Shape:
+    nd = len(output_size)
+    if len(input) not in (nd + 1, nd + 2):
+        raise RuleError("conv_error_input_rank", op=op, unbatched=nd + 1, batched=nd + 2, shape=input)
+    lead = len(input) - nd
+    return input[:lead] + tuple(input[lead + i] if o is None else o for i, o in enumerate(output_size))
+
+
+def attention_shape(query: Shape, key: Shape, value: Shape, mask: Shape | None = None,
+                    op: str = "scaled_dot_product_attention") -> Shape:
+    """query (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev); mask broadcasts to (..., L, S)."""
+    for name, s in (("query", query), ("key", key), ("value", value)):
+        if len(s) < 2:
+            raise RuleError("attention_error_shape_mismatch", op=op, q=query, k=key, v=value,
+                            problem=f"{name} needs at least 2 dimensions")
+    if differ(query[-1], key[-1]):
+        raise RuleError("attention_error_shape_mismatch", op=op, q=query, k=key, v=value,
+                        problem=f"query and key embedding sizes differ ({query[-1]} != {key[-1]})")
+    if differ(key[-2], value[-2]):
+        raise RuleError("attention_error_shape_mismatch", op=op, q=query, k=key, v=value,
+                        problem=f"key and value sequence lengths differ ({key[-2]} != {value[-2]})")
+    batch = broadcast_pair(query[:-2], broadcast_pair(key[:-2], value[:-2], op), op)
+    if mask is not None:
+        broadcast_pair(mask, batch + (query[-2], key[-2]), op)
+    return batch + (query[-2], value[-1])
+
+
+def normalized_shape_check(input: Shape, normalized: Shape, op: str = "layer_norm") -> None:
+    """layer_norm: the trailing dims of the input must equal ``normalized_shape``."""
+    n = len(normalized)
+    if len(input) < n or any(differ(a, b) for a, b in zip(input[len(input) - n:], normalized)):
+        raise RuleError("layer_norm_error_shape_mismatch", op=op, shape=input, normalized=normalized)
+
+
+def channels_check(input: Shape, channels: Dim, op: str = "batch_norm", dim: int = 1) -> None:
+    """batch_norm / instance_norm: input (N, C, ...) with C == num_features."""
+    if len(input) <= dim or differ(input[dim], channels):
+        raise RuleError("norm_error_channels_mismatch", op=op, shape=input, expected=channels, dim=dim)
+
+
+def class_target_shape(input: Shape, target: Shape, op: str = "cross_entropy") -> Shape:
+    """Class-index targets: input (N, C, *d) or (C,), target (N, *d) or (); returns the loss shape."""
+    expected = input[:1] + input[2:] if len(input) >= 2 else ()
+    if len(target) != len(expected) or any(differ(a, b) for a, b in zip(target, expected)):
+        raise RuleError("loss_error_target_shape_mismatch", op=op, input=input, target=target, expected=expected)
+    return expected

@@ -1,0 +1,636 @@
+"""``shapetorch.nn.functional``: torch.nn.functional over shapetorch ops.
+
+Everything here is a composite of registered ops (or of the nn primitives in ``ops.nn_ops``), so it
+differentiates and runs on every backend that has those ops. Shapes are checked by the shared rules
+(``_rules.matmul`` for ``linear``, ``_rules.nn`` for conv, pooling, attention, normalisation, losses).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from .._errors import fail
+from .._rules import nn as RN
+from .._tensor import Tensor
+from ..ops import nn_ops as N
+from ..ops._common import check
+from ..ops.activation import (
+    celu,
+    elu,
+    gelu,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    log_softmax,
+    logsigmoid,
+    mish,
+    prelu,
+    relu,
+    relu6,
+    selu,
+    silu,
+    softmax,
+    softmin,
+    softplus,
+    softshrink,
+    softsign,
+    tanhshrink,
+    threshold,
+)
+from ..ops.nn_ops import interpolate, pad
+
+__all__ = [
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d",
+    "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "cosine_similarity", "cross_entropy",
+    "dropout", "dropout1d", "dropout2d", "elu", "embedding", "embedding_bag", "gelu", "glu", "group_norm",
+    "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "instance_norm", "interpolate", "kl_div",
+    "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax", "logsigmoid", "max_pool1d", "max_pool2d",
+    "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad", "prelu", "relu",
+    "relu6", "rms_norm", "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
+    "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold",
+]
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+# -- linear ---------------------------------------------------------------------------------------------
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``; a wrong in_features is ``matmul_error_inner_dimensions_do_not_match``."""
+    out = input.matmul(weight.t() if weight._data.ndim == 2 else weight)
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y_k = x1 W_k x2 + b_k`` with weight (out, in1, in2)."""
+    from .. import _api as st
+
+    out = st.einsum("...i,kij,...j->...k", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+# -- convolution and pooling ----------------------------------------------------------------------------
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return N.conv(input, weight, bias, stride, padding, dilation, groups, op="conv1d")
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return N.conv(input, weight, bias, stride, padding, dilation, groups, op="conv2d")
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    return N.conv(input, weight, bias, stride, padding, dilation, groups, op="conv3d")
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    return N.conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                            op="conv_transpose1d")
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    return N.conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                            op="conv_transpose2d")
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return N.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool1d")
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return N.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool2d")
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    return N.avg_pool(input, 1, kernel_size, stride, padding, ceil_mode, count_include_pad, op="avg_pool1d")
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    return N.avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                      op="avg_pool2d")
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    return N.adaptive_avg_pool(input, 1, output_size, op="adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    return N.adaptive_avg_pool(input, 2, output_size, op="adaptive_avg_pool2d")
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    return N.adaptive_max_pool(input, 1, output_size, op="adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    return N.adaptive_max_pool(input, 2, output_size, op="adaptive_max_pool2d")
+
+
+# -- normalisation --------------------------------------------------------------------------------------
+
+def _channel_view(t: Tensor, ndim: int) -> Tensor:
+    return t.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise over (N, *S) per channel. In training, batch statistics are used and the running ones updated
+    (unbiased variance) in place; in eval, the running statistics are used."""
+    from .. import _api as st
+
+    c = running_mean._data.shape[0] if running_mean is not None else (weight._data.shape[0] if weight is not None else None)
+    if c is not None:
+        check(RN.channels_check, tuple(input._data.shape), c, op="batch_norm")
+    nd = input._data.ndim
+    dims = [0, *range(2, nd)]
+    if training:
+        count = input.numel() // max(input._data.shape[1], 1)
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        mean = input.mean(dims, keepdim=True)
+        var = input.var(dims, keepdim=True, correction=0)
+        if running_mean is not None and running_var is not None:
+            with st.no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.detach().reshape(-1) * momentum)
+                running_var.mul_(1 - momentum).add_(var.detach().reshape(-1) * (momentum * count / (count - 1)))
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("batch_norm in eval mode needs running_mean and running_var")
+        mean, var = _channel_view(running_mean, nd), _channel_view(running_var, nd)
+    out = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * _channel_view(weight, nd)
+    if bias is not None:
+        out = out + _channel_view(bias, nd)
+    return out
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    nd = input._data.ndim
+    dims = list(range(2, nd))
+    mean = input.mean(dims, keepdim=True)
+    var = input.var(dims, keepdim=True, correction=0)
+    out = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * _channel_view(weight, nd)
+    if bias is not None:
+        out = out + _channel_view(bias, nd)
+    return out
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    check(RN.normalized_shape_check, tuple(input._data.shape), shape, op="layer_norm")
+    dims = list(range(input._data.ndim - len(shape), input._data.ndim))
+    mean = input.mean(dims, keepdim=True)
+    var = input.var(dims, keepdim=True, correction=0)
+    out = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    check(RN.normalized_shape_check, tuple(input._data.shape), shape, op="rms_norm")
+    dims = list(range(input._data.ndim - len(shape), input._data.ndim))
+    e = eps if eps is not None else float(__import__("numpy").finfo(input._data.dtype).eps)
+    out = input * ((input * input).mean(dims, keepdim=True) + e).rsqrt()
+    return out if weight is None else out * weight
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    if input._data.ndim < 2 or input._data.shape[1] % num_groups:
+        fail("norm_error_channels_mismatch", op="group_norm", shape=tuple(input._data.shape),
+             expected=f"a multiple of num_groups={num_groups}", dim=1)
+    n = input._data.shape[0]
+    x = input.reshape(n, num_groups, -1)
+    mean = x.mean(-1, keepdim=True)
+    var = x.var(-1, keepdim=True, correction=0)
+    out = ((x - mean) * (var + eps).rsqrt()).reshape(input.shape)
+    nd = input._data.ndim
+    if weight is not None:
+        out = out * _channel_view(weight, nd)
+    if bias is not None:
+        out = out + _channel_view(bias, nd)
+    return out
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    return input / input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    num = (x1 * x2).sum(dim)
+    return num / (x1.norm(2, dim) * x2.norm(2, dim)).clamp(min=eps)
+
+
+# -- embeddings -----------------------------------------------------------------------------------------
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` picked by ``input``; no gradient flows to row ``padding_idx``."""
+    if max_norm is not None:
+        raise NotImplementedError("embedding: max_norm is not supported")
+    out = weight.index_select(0, input.reshape(-1)).reshape(tuple(input._data.shape) + (weight._data.shape[1],))
+    if padding_idx is not None and weight.requires_grad:
+        if padding_idx < 0:
+            padding_idx += weight._data.shape[0]
+        keep = (input != padding_idx).unsqueeze(-1)
+        out = keep.where(out, out.detach())
+    return out
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """Sum / mean / max of the embeddings of each bag: (B, L) input, or 1-D input with bag ``offsets``."""
+    from .. import _api as st
+
+    if input._data.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None")
+        b, length = input._data.shape
+        bounds = [(i * length, (i + 1) * length) for i in range(b)]
+        flat = input.reshape(-1)
+    elif input._data.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        offs = [int(v) for v in offsets.tolist()]
+        ends = offs[1:] + ([] if include_last_offset else [input._data.shape[0]])
+        if include_last_offset:
+            offs = offs[:-1]
+        bounds = list(zip(offs, ends))
+        flat = input
+    else:
+        fail("embedding_bag_error_requires_2d_input", op="embedding_bag", shape=tuple(input._data.shape))
+    rows = embedding(flat, weight)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1)
+    keep = (flat != padding_idx) if padding_idx is not None else None
+    outs = []
+    for lo, hi in bounds:
+        part = rows[lo:hi]
+        if keep is not None:
+            mask = keep[lo:hi]
+            part = part[mask]
+        if part._data.shape[0] == 0:
+            outs.append(weight.new_zeros((weight._data.shape[1],)))
+        elif mode == "sum":
+            outs.append(part.sum(0))
+        elif mode == "mean":
+            outs.append(part.mean(0))
+        elif mode == "max":
+            outs.append(part.amax(0))
+        else:
+            raise ValueError(f"mode has to be one of sum, mean or max, got {mode!r}")
+    return st.stack(outs) if outs else weight.new_zeros((0, weight._data.shape[1]))
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    from .. import _api as st
+
+    if tensor.dtype is not st.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes < 0:
+        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+    return (tensor.unsqueeze(-1) == st.arange(num_classes)).to(st.int64)
+
+
+# -- dropout --------------------------------------------------------------------------------------------
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
+    from .. import _api as st
+
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0
+    mask = (st.rand(tuple(input._data.shape), dtype=input.dtype) >= p).to(input.dtype) / (1 - p)
+    return input * mask
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, keep_dims: int) -> Tensor:
+    from .. import _api as st
+
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    shape = tuple(input._data.shape[: input._data.ndim - keep_dims]) + (1,) * keep_dims
+    mask = (st.rand(shape, dtype=input.dtype) >= p).to(input.dtype) / (1 - p) if p < 1 else st.zeros(shape)
+    return input * mask
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    return _feature_dropout(input, p, training, 1)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    return _feature_dropout(input, p, training, 2)
+
+
+# -- attention ------------------------------------------------------------------------------------------
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """``softmax(q k^T * scale + mask) v``; a bool mask marks the positions that take part (True)."""
+    from .. import _api as st
+
+    check(RN.attention_shape, tuple(query._data.shape), tuple(key._data.shape), tuple(value._data.shape),
+          None if attn_mask is None else tuple(attn_mask._data.shape))
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    length, s = query._data.shape[-2], key._data.shape[-2]
+    sc = scale if scale is not None else 1.0 / math.sqrt(query._data.shape[-1])
+    scores = query.matmul(key.transpose(-2, -1)) * sc
+    if is_causal:
+        attn_mask = st.ones((length, s), dtype=st.bool).tril() if hasattr(Tensor, "tril") else \
+            (st.arange(length).unsqueeze(-1) >= st.arange(s).unsqueeze(0))
+    if attn_mask is not None:
+        if attn_mask.dtype is st.bool:
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return weights.matmul(value)
+
+
+def multi_head_attention_forward(
+    query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+    in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, out_proj_weight: Tensor, out_proj_bias: Tensor | None,
+    dropout_p: float = 0.0, training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True,
+    attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, average_attn_weights: bool = True,
+    is_causal: bool = False, batch_first: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """The body of ``nn.MultiheadAttention``. Inputs are (L, N, E) (or (N, L, E) when ``batch_first``)."""
+    from .. import _api as st
+
+    unbatched = query._data.ndim == 2
+    if unbatched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    elif batch_first:
+        query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
+    tgt, bsz, e = query._data.shape
+    if e != embed_dim_to_check:
+        fail("attention_error_shape_mismatch", op="multi_head_attention_forward", q=tuple(query._data.shape),
+             k=tuple(key._data.shape), v=tuple(value._data.shape),
+             problem=f"was expecting embedding dimension of {embed_dim_to_check}, but got {e}")
+    hd = e // num_heads
+    if use_separate_proj_weight:
+        assert q_proj_weight is not None and k_proj_weight is not None and v_proj_weight is not None
+        bq = bk = bv = None
+        if in_proj_bias is not None:
+            bq, bk, bv = in_proj_bias.chunk(3)
+        q, k, v = linear(query, q_proj_weight, bq), linear(key, k_proj_weight, bk), linear(value, v_proj_weight, bv)
+    else:
+        assert in_proj_weight is not None
+        wq, wk, wv = in_proj_weight.chunk(3)
+        bq = bk = bv = None
+        if in_proj_bias is not None:
+            bq, bk, bv = in_proj_bias.chunk(3)
+        q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    src = k._data.shape[0]
+    # (L, N, E) -> (N, H, L, hd)
+    q = q.reshape(tgt, bsz, num_heads, hd).permute(1, 2, 0, 3)
+    k = k.reshape(src, bsz, num_heads, hd).permute(1, 2, 0, 3)
+    v = v.reshape(src, bsz, num_heads, hd).permute(1, 2, 0, 3)
+    mask = None
+    if attn_mask is not None:
+        mask = attn_mask if attn_mask.dtype is not st.bool else st.zeros(attn_mask.shape, dtype=q.dtype).masked_fill(
+            attn_mask, float("-inf"))
+        if mask._data.ndim == 3:
+            mask = mask.reshape(bsz, num_heads, tgt, src)
+    elif is_causal:
+        mask = st.zeros((tgt, src), dtype=q.dtype).masked_fill(
+            st.arange(src).unsqueeze(0) > st.arange(tgt).unsqueeze(-1), float("-inf"))
+    if key_padding_mask is not None:
+        kpm = key_padding_mask if key_padding_mask.dtype is not st.bool else st.zeros(
+            key_padding_mask.shape, dtype=q.dtype).masked_fill(key_padding_mask, float("-inf"))
+        kpm = kpm.reshape(bsz, 1, 1, src)
+        mask = kpm if mask is None else mask + kpm
+    scores = q.matmul(k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
+    if mask is not None:
+        scores = scores + mask
+    weights = softmax(scores, -1)
+    if dropout_p > 0.0 and training:
+        weights = dropout(weights, dropout_p, True)
+    out = weights.matmul(v)  # (N, H, L, hd)
+    out = out.permute(2, 0, 1, 3).reshape(tgt, bsz, e)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    if batch_first and not unbatched:
+        out = out.transpose(0, 1)
+    if unbatched:
+        out = out.squeeze(1)
+    if not need_weights:
+        return out, None
+    w = weights.mean(1) if average_attn_weights else weights
+    return out, (w.squeeze(0) if unbatched else w)
+
+
+# -- losses ---------------------------------------------------------------------------------------------
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _same_shape(input: Tensor, target: Tensor, op: str) -> None:
+    from .._rules.broadcast import broadcast_pair
+
+    check(broadcast_pair, tuple(input._data.shape), tuple(target._data.shape), op)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    _same_shape(input, target, "mse_loss")
+    d = input - target
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
+    _same_shape(input, target, "l1_loss")
+    return _reduce((input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    _same_shape(input, target, "smooth_l1_loss")
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _reduce(d, reduction)
+    return _reduce((d < beta).where(d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:
+    _same_shape(input, target, "huber_loss")
+    d = (input - target).abs()
+    return _reduce((d < delta).where(d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+
+
+def _class_dim_last(t: Tensor) -> Tensor:
+    """(N, C, *d) -> (N * prod(d), C); (C,) -> (1, C)."""
+    if t._data.ndim == 1:
+        return t.unsqueeze(0)
+    if t._data.ndim == 2:
+        return t
+    return t.movedim(1, -1).reshape(-1, t._data.shape[1])
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+             ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``-w[t] * input[t]`` per element; 'mean' divides by the summed weights of the non-ignored targets."""
+    from .. import _api as st
+
+    shape = check(RN.class_target_shape, tuple(input._data.shape), tuple(target._data.shape), op="nll_loss")
+    c = input._data.shape[1] if input._data.ndim >= 2 else input._data.shape[0]
+    logp = _class_dim_last(input)
+    t = target.reshape(-1)
+    valid = t != ignore_index
+    safe = valid.where(t, st.zeros((), dtype=t.dtype))
+    if safe.numel() and (int(safe.max().item()) >= c or int(safe.min().item()) < 0):
+        bad = int(safe.max().item()) if int(safe.max().item()) >= c else int(safe.min().item())
+        fail("at_error_index_out_of_bounds", op="nll_loss", index=bad, dim=1, size=c)
+    picked = logp.gather(1, safe.unsqueeze(1)).squeeze(1)
+    w = valid.to(input.dtype) if weight is None else weight.index_select(0, safe) * valid.to(input.dtype)
+    loss = -picked * w
+    if reduction == "none":
+        return loss.reshape(shape)
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """log_softmax over the class dim (1, or 0 for unbatched input) then nll_loss; class-probability targets
+    (same shape as the input) and label smoothing as in torch."""
+    from .. import _api as st
+
+    cdim = 1 if input._data.ndim >= 2 else 0
+    logp = log_softmax(input, cdim)
+    c = input._data.shape[cdim]
+    if target.is_floating_point():
+        if tuple(target._data.shape) != tuple(input._data.shape):
+            fail("loss_error_target_shape_mismatch", op="cross_entropy", input=tuple(input._data.shape),
+                 target=tuple(target._data.shape), expected=tuple(input._data.shape))
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        prod = logp * target
+        if weight is not None:
+            prod = prod * weight.reshape((-1,) + (1,) * (input._data.ndim - cdim - 1))
+        loss = -prod.sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / max(input.numel() // c, 1) if input.numel() else loss.sum() * float("nan")
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return nll
+    ignore = target == ignore_index
+    wv = weight.reshape((-1,) + (1,) * (input._data.ndim - cdim - 1)) if weight is not None else None
+    smooth = -(logp * wv).sum(cdim) if wv is not None else -logp.sum(cdim)
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            kept = target.masked_select(~ignore).reshape(-1)
+            smooth_r = smooth.sum() / weight.index_select(0, kept).sum()
+        else:
+            smooth_r = smooth.sum() / (~ignore).sum().to(input.dtype)
+    elif reduction == "sum":
+        smooth_r = smooth.sum()
+    else:
+        smooth_r = smooth
+    _ = st
+    return nll * (1 - label_smoothing) + smooth_r * (label_smoothing / c)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``-(t log x + (1 - t) log(1 - x))`` with the logs clamped at -100, as torch."""
+    if tuple(input._data.shape) != tuple(target._data.shape):
+        fail("loss_error_target_shape_mismatch", op="binary_cross_entropy", input=tuple(input._data.shape),
+             target=tuple(target._data.shape), expected=tuple(input._data.shape))
+    loss = -(target * input.log().clamp(min=-100.0) + (1 - target) * (1 - input).log().clamp(min=-100.0))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Stable ``BCE(sigmoid(x), t)``: ``(1 - t) x + (1 + (p - 1) t) * softplus(-x)``."""
+    if tuple(input._data.shape) != tuple(target._data.shape):
+        fail("loss_error_target_shape_mismatch", op="binary_cross_entropy_with_logits", input=tuple(input._data.shape),
+             target=tuple(target._data.shape), expected=tuple(input._data.shape))
+    sp = softplus(-input)
+    if pos_weight is not None:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * sp
+    else:
+        loss = (1 - target) * input + sp
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    """Pointwise ``target * (log target - input)`` (input holds log-probabilities)."""
+    _same_shape(input, target, "kl_div")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = (target > 0).where(target * (target.clamp(min=1e-45).log() - input), target * 0)
+    if reduction == "batchmean":
+        return loss.sum() / input._data.shape[0] if input._data.ndim else loss.sum()
+    return _reduce(loss, reduction)

@@ -1,0 +1,468 @@
+"""``nn.Module``: the base of every layer. Parameters, buffers and submodules are registered when
+assigned as attributes, as in torch; state_dict / load_state_dict, train / eval, hooks and repr follow torch."""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from ..._errors import fail
+from ..._tensor import Tensor
+from ..parameter import Buffer, Parameter
+
+
+class _IncompatibleKeys(NamedTuple):
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
+
+
+class RemovableHandle:
+    """What register_*_hook returns: ``handle.remove()`` unregisters the hook."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks: dict[int, Any]) -> None:
+        self.hooks = hooks
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self) -> None:
+        self.hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        self.remove()
+
+
+def _addindent(s: str, n: int) -> str:
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
+
+
+class Module:
+    """Base class for all neural network modules (``torch.nn.Module``)."""
+
+    training: bool
+    _parameters: dict[str, Parameter | None]
+    _buffers: dict[str, Tensor | None]
+    _non_persistent_buffers_set: set[str]
+    _modules: dict[str, Module | None]
+    _forward_hooks: dict[int, Callable[..., Any]]
+    _forward_pre_hooks: dict[int, Callable[..., Any]]
+    _hooks_with_kwargs: set[int]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = {}
+        d["_buffers"] = {}
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = {}
+        d["_forward_hooks"] = {}
+        d["_forward_pre_hooks"] = {}
+        d["_hooks_with_kwargs"] = set()
+
+    forward: Callable[..., Any]
+
+    def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
+        for hid, hook in list(self._forward_pre_hooks.items()):
+            if hid in self._hooks_with_kwargs:
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    args, kwargs = res
+            else:
+                res = hook(self, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+        out = self.forward(*args, **kwargs)
+        for hid, hook in list(self._forward_hooks.items()):
+            res = hook(self, args, kwargs, out) if hid in self._hooks_with_kwargs else hook(self, args, out)
+            if res is not None:
+                out = res
+        return out
+
+    __call__ = _call_impl
+
+    # -- registration -------------------------------------------------------------------------------
+    def _check_init(self) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign before Module.__init__() call")
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        self._check_init()
+        if "." in name or name == "":
+            raise KeyError(f'parameter name can\'t contain "." or be empty, got {name!r}')
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                            "(shapetorch.nn.Parameter or None required)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        self._check_init()
+        if "." in name or name == "":
+            raise KeyError(f'buffer name can\'t contain "." or be empty, got {name!r}')
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (Tensor or None required)")
+        if isinstance(tensor, Buffer):
+            tensor = Tensor._make(tensor._data, tensor._device)
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if "." in name or name == "":
+            raise KeyError(f'module name can\'t contain "." or be empty, got {name!r}')
+        self._check_init()
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._remove_from(name, d, self._buffers, self._modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(shapetorch.nn.Parameter or None expected)")
+            params[name] = None
+        elif isinstance(value, Module):
+            if params is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._remove_from(name, d, self._parameters, self._buffers)
+            self._modules[name] = value
+        elif params is not None and name in d["_modules"]:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}'")
+            d["_modules"][name] = None
+        elif isinstance(value, Buffer) or (params is not None and name in d["_buffers"]):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None expected)")
+            persistent = value.persistent if isinstance(value, Buffer) else name not in self._non_persistent_buffers_set
+            self._remove_from(name, d, self._parameters, self._modules)
+            self.register_buffer(name, value, persistent)
+        else:
+            object.__setattr__(self, name, value)
+
+    @staticmethod
+    def _remove_from(name: str, *dicts: dict[str, Any]) -> None:
+        for dd in dicts:
+            dd.pop(name, None)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            store = d.get(key)
+            if store is not None and name in store:
+                return store[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for store in (self._parameters, self._buffers, self._modules):
+            if name in store:
+                del store[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(object.__dir__(self)) | set(self._parameters) | set(self._buffers) | set(self._modules))
+
+    # -- traversal ----------------------------------------------------------------------------------
+    def named_modules(self, memo: set[int] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is None:
+                continue
+            yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen: set[int] = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def children(self) -> Iterator[Module]:
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, get: Callable[[Module], Any], prefix: str, recurse: bool,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
+        seen: set[int] = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for mprefix, m in mods:
+            for k, v in get(m).items():
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(v))
+                yield mprefix + ("." if mprefix else "") + k, v
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        return self._named_members(lambda m: m._parameters, prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        return self._named_members(lambda m: m._buffers, prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def get_submodule(self, target: str) -> Module:
+        mod: Module = self
+        if not target:
+            return mod
+        for item in target.split("."):
+            nxt = mod._modules.get(item)
+            if nxt is None:
+                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
+            mod = nxt
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        p = mod._parameters.get(name)
+        if p is None:
+            raise AttributeError(f"{type(mod).__name__} has no parameter `{name}`")
+        return p
+
+    def get_buffer(self, target: str) -> Tensor:
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        b = mod._buffers.get(name)
+        if b is None:
+            raise AttributeError(f"{type(mod).__name__} has no buffer `{name}`")
+        return b
+
+    # -- modes and parameters -----------------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if p.grad is not None:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad = p.grad.detach() * 0
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn: Callable[[Tensor], Tensor], floating_only: bool = False) -> Module:
+        """Convert every parameter and buffer in place, keeping the Parameter objects (as torch does)."""
+        for m in self.modules():
+            for p in m._parameters.values():
+                if p is None or (floating_only and not p.is_floating_point()):
+                    continue
+                new = fn(p.detach())
+                p._data, p._device = new._data, new._device
+                if p.grad is not None:
+                    g = fn(p.grad)
+                    p.grad = Tensor._make(g._data, g._device)
+            for k, b in m._buffers.items():
+                if b is None or (floating_only and not b.is_floating_point()):
+                    continue
+                m._buffers[k] = fn(b)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``; dtypes change floating tensors only."""
+        from ... import _api as st
+
+        dtype = kwargs.pop("dtype", None)
+        device = kwargs.pop("device", None)
+        for a in args:
+            if isinstance(a, (str, st.device)):
+                device = a
+            elif isinstance(a, Tensor):
+                device, dtype = a.device, a.dtype
+            else:
+                dtype = a
+        if device is not None:
+            self._apply(lambda t: t.to(device))
+        if dtype is not None:
+            self._apply(lambda t: t.to(dtype), floating_only=True)
+        return self
+
+    def cpu(self) -> Module:
+        return self.to("cpu")
+
+    def float(self) -> Module:
+        from ... import _api as st
+
+        return self.to(st.float32)
+
+    def double(self) -> Module:
+        from ... import _api as st
+
+        return self.to(st.float64)
+
+    def half(self) -> Module:
+        from ... import _api as st
+
+        return self.to(st.float16)
+
+    def type(self, dst_type: Any) -> Module:
+        return self.to(dst_type)
+
+    # -- state dicts --------------------------------------------------------------------------------
+    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str, keep_vars: bool) -> None:
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
+        """An ordered mapping from dotted names to parameters and persistent buffers (detached)."""
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
+        """Copy values into the parameters and buffers; shapes must match. ``strict``: keys must match too."""
+        from ... import _api as st
+
+        own: dict[str, Tensor] = {}
+        for mprefix, m in self.named_modules(remove_duplicate=False):
+            for name, p in m._parameters.items():
+                if p is not None:
+                    own[mprefix + ("." if mprefix else "") + name] = p
+            for name, b in m._buffers.items():
+                if b is not None and name not in m._non_persistent_buffers_set:
+                    own[mprefix + ("." if mprefix else "") + name] = b
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for k, t in own.items():
+            if k not in state_dict:
+                continue
+            v = state_dict[k]
+            if not isinstance(v, Tensor):
+                errors.append(f'While copying the parameter named "{k}", expected Tensor but got {type(v).__name__}.')
+                continue
+            if tuple(v.shape) != tuple(t.shape):
+                errors.append(f"size mismatch for {k}: copying a param with shape {tuple(v.shape)} from checkpoint, "
+                              f"the shape in current model is {tuple(t.shape)}.")
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
+            fail("load_state_dict_error_mismatch", op=type(self).__name__, problem="\n\t".join(errors))
+        with st.no_grad():
+            for k, t in own.items():
+                if k in state_dict:
+                    src = state_dict[k]
+                    if assign:
+                        t._data = src.to(t.device)._data.copy()
+                    else:
+                        t.copy_(src)
+        return _IncompatibleKeys(missing, unexpected)
+
+    # -- hooks --------------------------------------------------------------------------------------
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False, always_call: bool = False) -> RemovableHandle:
+        handle = RemovableHandle(self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        if prepend:
+            self.__dict__["_forward_hooks"] = {handle.id: hook, **{k: v for k, v in self._forward_hooks.items()
+                                                                   if k != handle.id}}
+            handle.hooks = self._forward_hooks
+        if with_kwargs:
+            self._hooks_with_kwargs.add(handle.id)
+        return handle
+
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        handle = RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        if prepend:
+            self.__dict__["_forward_pre_hooks"] = {handle.id: hook, **{k: v for k, v in self._forward_pre_hooks.items()
+                                                                       if k != handle.id}}
+            handle.hooks = self._forward_pre_hooks
+        if with_kwargs:
+            self._hooks_with_kwargs.add(handle.id)
+        return handle
+
+    # -- repr ---------------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        for key, m in self._modules.items():
+            lines.append(f"({key}): " + _addindent(repr(m), 2))
+        main = self._get_name() + "("
+        if lines:
+            if len(lines) == 1 and not self._modules:
+                main += lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"

@@ -1,0 +1,95 @@
+"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._tensor import Tensor
+from ...ops import nn_ops as N
+from .module import Module
+
+
+class _MaxPoolNd(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return N.max_pool(input, self._nd, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                          self.return_indices, op=f"max_pool{self._nd}d")
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(_MaxPoolNd):
+    _nd = 1
+
+
+class MaxPool2d(_MaxPoolNd):
+    _nd = 2
+
+
+class _AvgPoolNd(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return N.avg_pool(input, self._nd, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override, op=f"avg_pool{self._nd}d")
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
+    _nd = 1
+
+
+class AvgPool2d(_AvgPoolNd):
+    _nd = 2
+
+
+class _AdaptiveNd(Module):
+    _nd = 2
+    _max = False
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self._max:
+            return N.adaptive_max_pool(input, self._nd, self.output_size, op=f"adaptive_max_pool{self._nd}d")
+        return N.adaptive_avg_pool(input, self._nd, self.output_size, op=f"adaptive_avg_pool{self._nd}d")
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveNd):
+    _nd = 1
+
+
+class AdaptiveAvgPool2d(_AdaptiveNd):
+    _nd = 2
+
+
+class AdaptiveMaxPool1d(_AdaptiveNd):
+    _nd, _max = 1, True
+
+
+class AdaptiveMaxPool2d(_AdaptiveNd):
+    _nd, _max = 2, True

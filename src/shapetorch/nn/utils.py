@@ -1,0 +1,55 @@
+"""``nn.utils``: gradient clipping and parameter/vector conversion."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .._tensor import Tensor
+from ..autograd import no_grad
+
+
+def _params(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
+    return [parameters] if isinstance(parameters, Tensor) else list(parameters)
+
+
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+                    error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
+    """Scale the gradients in place so that their joint norm is at most ``max_norm``; returns the norm."""
+    from .. import _api as st
+
+    grads = [p.grad for p in _params(parameters) if p.grad is not None]
+    if not grads:
+        return st.tensor(0.0)
+    with no_grad():
+        norms = st.stack([g.norm(norm_type) for g in grads])
+        total = norms.amax() if norm_type == float("inf") else norms.norm(norm_type)
+        if error_if_nonfinite and not bool(total.isfinite()) if hasattr(total, "isfinite") else False:
+            raise RuntimeError(f"The total norm of order {norm_type} for gradients is non-finite")
+        coef = (total + 1e-6).reciprocal() * max_norm
+        coef = coef.clamp(max=1.0)
+        for g in grads:
+            g.mul_(coef.to(g.dtype))
+    return total
+
+
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: Any = None) -> None:
+    with no_grad():
+        for p in _params(parameters):
+            if p.grad is not None:
+                p.grad.clamp_(-clip_value, clip_value)
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    from .. import _api as st
+
+    return st.cat([p.reshape(-1) for p in parameters])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    i = 0
+    with no_grad():
+        for p in parameters:
+            n = p.numel()
+            p.copy_(vec[i:i + n].reshape(p.shape))
+            i += n

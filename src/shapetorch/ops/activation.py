@@ -1,0 +1,242 @@
+"""Activation functions: relu and its relatives, gelu, softmax / log_softmax.
+
+relu, softmax, log_softmax and the exact gelu are primitives (NumPy kernels, vjps in shapetorch ops);
+the rest are composites of other ops. torch.relu / torch.softmax / ... and their Tensor methods are
+registered; the nn-only activations (gelu, silu, ...) are exposed through ``shapetorch.nn.functional``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._dispatch import Prim
+from .._dtype import to_dtype
+from .._rules.axes import wrap_dim
+from .._tensor import Tensor
+from ._common import cast, check, default_float, make_inplace
+from ._registry import method, public
+
+_SQRT_HALF = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _floating(x: Tensor) -> Tensor:
+    return cast(x, default_float()) if x._data.dtype.kind in "biu" else x
+
+
+# -- relu -----------------------------------------------------------------------------------------------
+
+def _relu_kernel(a: Any) -> Any:
+    return np.maximum(a, a.dtype.type(0))
+
+
+_RELU = Prim("relu", _relu_kernel, lambda g, n: (g * (n.out > 0).to(g.dtype),), save_output=True)
+
+
+@public("activation")
+def relu(input: Tensor) -> Tensor:
+    """``max(x, 0)``; the gradient at 0 is 0, as in torch."""
+    return _RELU(input)
+
+
+method("relu_", make_inplace(relu, "relu_"))
+
+
+# -- erf and gelu ---------------------------------------------------------------------------------------
+
+_ERF_NP = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf_kernel(a: Any) -> Any:
+    return np.asarray(_ERF_NP(a), dtype=a.dtype)
+
+
+_ERF = Prim("erf", _erf_kernel, lambda g, n: (g * (-(n.inputs[0] * n.inputs[0])).exp() * (2.0 / math.sqrt(math.pi)),))
+
+
+def erf(input: Tensor) -> Tensor:
+    return _ERF(_floating(input))
+
+
+def _gelu_kernel(a: Any) -> Any:
+    return (a * a.dtype.type(0.5) * (1 + _erf_kernel(a * a.dtype.type(_SQRT_HALF)))).astype(a.dtype)
+
+
+def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x = n.inputs[0]
+    cdf = 0.5 * (1 + erf(x * _SQRT_HALF))
+    pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+    return (g * (cdf + x * pdf),)
+
+
+_GELU = Prim("gelu", _gelu_kernel, _gelu_vjp)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit: exact (``'none'``) or the ``'tanh'`` approximation."""
+    input = _floating(input)
+    if approximate == "tanh":
+        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
+        return input * 0.5 * (1 + inner.tanh())
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
+    return _GELU(input)
+
+
+# -- softmax family -------------------------------------------------------------------------------------
+
+def _softmax_kernel(a: Any, axis: int) -> Any:
+    m = np.max(a, axis=axis, keepdims=True) if a.size else 0
+    e = np.exp(a - m)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax_kernel(a: Any, axis: int) -> Any:
+    m = np.max(a, axis=axis, keepdims=True) if a.size else 0
+    s = a - m
+    return s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+
+
+def _softmax_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    y, axis = n.out, n.params["axis"]
+    return (y * (g - (g * y).sum(axis, keepdim=True)),)
+
+
+def _log_softmax_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    y, axis = n.out, n.params["axis"]
+    return (g - y.exp() * g.sum(axis, keepdim=True),)
+
+
+_SOFTMAX = Prim("softmax", _softmax_kernel, _softmax_vjp, save_output=True)
+_LOG_SOFTMAX = Prim("log_softmax", _log_softmax_kernel, _log_softmax_vjp, save_output=True)
+
+
+def _prepare(input: Tensor, dim: int, dtype: Any, op: str) -> tuple[Tensor, int]:
+    if dtype is not None:
+        input = input.to(to_dtype(dtype))
+    input = _floating(input)
+    axis = check(wrap_dim, dim, input._data.ndim, op, "softmax_error_dim_out_of_range")
+    return input, axis
+
+
+@public("activation")
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x), dim)``, computed stably."""
+    input, axis = _prepare(input, dim, dtype, "softmax")
+    if input._data.ndim == 0:
+        return _SOFTMAX(input.reshape(1), axis=0).reshape(())
+    return _SOFTMAX(input, axis=axis)
+
+
+@public("activation")
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``x - logsumexp(x, dim)``, computed stably."""
+    input, axis = _prepare(input, dim, dtype, "log_softmax")
+    if input._data.ndim == 0:
+        return _LOG_SOFTMAX(input.reshape(1), axis=0).reshape(())
+    return _LOG_SOFTMAX(input, axis=axis)
+
+
+def softmin(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return softmax(-input, dim, dtype)
+
+
+# -- composites -----------------------------------------------------------------------------------------
+
+def _where_pos(x: Tensor, pos: Tensor, neg: Tensor) -> Tensor:
+    return (x > 0).where(pos, neg)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return _where_pos(input, input, input * negative_slope)
+
+
+def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _where_pos(input, input, (input.clamp(max=0.0).expm1()) * alpha)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@public("activation")
+def selu(input: Tensor) -> Tensor:
+    return elu(input, _SELU_ALPHA) * _SELU_SCALE
+
+
+@public("activation")
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _where_pos(input, input, (input.clamp(max=0.0) / alpha).expm1() * alpha)
+
+
+def silu(input: Tensor) -> Tensor:
+    return input * input.sigmoid()
+
+
+def mish(input: Tensor) -> Tensor:
+    return input * softplus(input).tanh()
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta x)) / beta``; linear above ``threshold`` as in torch."""
+    bx = input * beta
+    soft = (bx.clamp(max=threshold).exp()).log1p() / beta
+    return (bx > threshold).where(input, soft)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return input.clamp(min_val, max_val)
+
+
+def relu6(input: Tensor) -> Tensor:
+    return hardtanh(input, 0.0, 6.0)
+
+
+def hardsigmoid(input: Tensor) -> Tensor:
+    return (input / 6 + 0.5).clamp(0.0, 1.0)
+
+
+def hardswish(input: Tensor) -> Tensor:
+    return input * hardsigmoid(input)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    return -softplus(-input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    return input / (1 + input.abs())
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return input - input.tanh()
+
+
+@public("activation")
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return (input.abs() > lambd).where(input, input * 0)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return (input > lambd).where(input - lambd, (input < -lambd).where(input + lambd, input * 0))
+
+
+@public("activation", method=False)
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    return (input > threshold).where(input, input * 0 + value)
+
+
+@public("activation")
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    w = weight
+    if weight._data.size > 1 and input._data.ndim >= 2:
+        w = weight.reshape((-1,) + (1,) * (input._data.ndim - 2))
+    return _where_pos(input, input, input * w)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()

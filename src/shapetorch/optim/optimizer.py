@@ -1,0 +1,138 @@
+"""``optim.Optimizer``: parameter groups, per-parameter state, zero_grad, state_dict / load_state_dict.
+
+Updates are written in shapetorch's in-place ops under ``no_grad``, so they run on any backend and bump
+the parameters' version counters as torch's do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from copy import deepcopy
+from typing import Any
+
+from .._tensor import Tensor
+from ..autograd import no_grad
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class: ``param_groups`` (dicts with 'params' and the hyper-parameters) and ``state`` per parameter."""
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: dict[Tensor, dict[str, Any]] = {}
+        self.param_groups: list[dict[str, Any]] = []
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        group = dict(param_group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for k, v in self.defaults.items():
+            if v is required and k not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {k}")
+            group.setdefault(k, v)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p.grad is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        with no_grad():
+                            p.grad = p.grad.detach().zero_()
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        from ..autograd import enable_grad
+
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                self._step_group(group)
+        return loss
+
+    def state_dict(self) -> dict[str, Any]:
+        """``{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]}``, as torch."""
+        index: dict[int, int] = {}
+        groups = []
+        start = 0
+        for g in self.param_groups:
+            ids = list(range(start, start + len(g["params"])))
+            for p, i in zip(g["params"], ids):
+                index[id(p)] = i
+            start += len(ids)
+            groups.append({**{k: v for k, v in g.items() if k != "params"}, "params": ids})
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for mine, theirs in zip(self.param_groups, groups):
+            if len(mine["params"]) != len(theirs["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                                 "optimizer's group")
+        by_index = {i: p for mine, theirs in zip(self.param_groups, groups) for p, i in zip(mine["params"], theirs["params"])}
+        self.state = {}
+        for k, s in state_dict["state"].items():
+            p = by_index[int(k)]
+            self.state[p] = {n: (v.to(p.device).clone() if isinstance(v, Tensor) else deepcopy(v)) for n, v in s.items()}
+        for mine, theirs in zip(self.param_groups, groups):
+            for k, v in theirs.items():
+                if k != "params":
+                    mine[k] = tuple(v) if k == "betas" else v
+
+    def __repr__(self) -> str:
+        s = type(self).__name__ + " ("
+        for i, g in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}"
+            for k in sorted(g):
+                if k != "params":
+                    s += f"\n    {k}: {g[k]}"
+        return s + "\n)"
+
+    def _grad(self, p: Tensor, group: dict[str, Any]) -> Tensor | None:
+        g = p.grad
+        if g is None:
+            return None
+        return -g if group.get("maximize") else g
+
+
+def _scalar_step(state: dict[str, Any]) -> float:
+    """The step count, kept as a float32 0-d tensor as torch does; returns the new count."""
+    from .. import _api as st
+
+    if "step" not in state:
+        state["step"] = st.tensor(0.0)
+    state["step"].add_(1)
+    return float(state["step"].item())

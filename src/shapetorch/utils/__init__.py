@@ -1,0 +1,5 @@
+"""``shapetorch.utils``: ``utils.data`` (datasets, samplers, DataLoader)."""
+
+from . import data
+
+__all__ = ["data"]

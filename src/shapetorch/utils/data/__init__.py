@@ -1,0 +1,10 @@
+"""``shapetorch.utils.data``: Dataset, TensorDataset, Subset, random_split, samplers and DataLoader."""
+
+from .dataloader import DataLoader, default_collate
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+
+__all__ = [
+    "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler", "Sampler",
+    "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset", "default_collate", "random_split",
+]
