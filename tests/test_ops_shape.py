@@ -111,7 +111,7 @@ def test_unflatten(shape, data, seed):
 @fast(50)
 @given(shape=shapes(0, 3), data=hs.data(), seed=seeds)
 def test_expand_and_broadcast_to(shape, data, seed):
-    lead = data.draw(hs.lists(hs.integers(-1, 3), max_size=2))
+    lead = data.draw(hs.lists(hs.integers(0, 3), max_size=2))  # torch accepts a leading -1 for 0-d (a torch bug)
     tail = [data.draw(hs.sampled_from([s, -1, 1, 3, 0] if s == 1 else [s, -1, s + 1, -2])) for s in shape]
     if data.draw(hs.booleans()) and tail:
         tail = tail[1:]  # fewer sizes than dims: an error
@@ -146,6 +146,8 @@ def cat_inputs(draw):
                                           max_size=4), seed=seeds)
 def test_cat(inp, dtypes, seed):
     shape_list, d = inp
+    if all(s == (0,) for s in shape_list) and d not in (0, -1):
+        return  # torch accepts any dim when every tensor is a legacy (0,); shapetorch checks the dim (differs)
     args = [(values(s, dtypes[i], seed + i), dtypes[i]) for i, s in enumerate(shape_list)]
     compare(lambda lib, *ts: lib.cat(ts, d), *args, codes=("cat_error", "dimension_error"))
 

@@ -224,6 +224,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if dtype_name(index) not in ("int32", "int64"):
         fail("index_error_invalid_index", op="index_select", index=f"an index of dtype {index.dtype}")
     if input._data.ndim == 0:
+        if index._data.size and (index._data != 0).any():
+            fail("at_error_index_out_of_bounds", op="index_select", index=int(index._data.reshape(-1)[0]), dim=0, size=1)
         return input.reshape(()).clone() if index._data.size == 1 else input.reshape(-1)[index.reshape(-1)]
     d = wrap_dim(dim, input._data.ndim, "index_select")
     arr = np.asarray(index.detach().cpu().numpy()).reshape(-1)
@@ -247,7 +249,7 @@ def _gather(a: Any, index: Any, axis: int) -> Any:
 def _scatter_add(a: Any, index: Any, src: Any, axis: int) -> Any:
     out = a.copy()
     if a.ndim == 0:
-        return out + src.sum() if index.size else out
+        return out + src.reshape(-1)[0] if index.size else out  # torch adds src's first element only
     np.add.at(out, _full_index(index, axis), src[tuple(slice(0, s) for s in index.shape)])
     return out
 
@@ -255,7 +257,7 @@ def _scatter_add(a: Any, index: Any, src: Any, axis: int) -> Any:
 def _scatter(a: Any, index: Any, src: Any, axis: int) -> Any:
     out = a.copy()
     if a.ndim == 0:
-        return src.reshape(()).copy() if index.size else out
+        return np.array(np.asarray(src, dtype=a.dtype).reshape(-1)[0]) if index.size else out  # torch: src's first
     s = src[tuple(slice(0, s) for s in index.shape)] if np.ndim(src) else src
     out[_full_index(index, axis)] = s
     return out

@@ -26,7 +26,12 @@ def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     return g @ b.conj().mT, a.conj().mT @ g  # batch dims are summed back by the engine
 
 
-_MATMUL = Prim("matmul", np.matmul, _matmul_vjp)
+def _matmul_kernel(a: Any, b: Any) -> Any:
+    out = np.matmul(a, b)
+    return out if out.dtype == a.dtype else out.astype(a.dtype)  # ml_dtypes' bfloat16 matmul gives float32
+
+
+_MATMUL = Prim("matmul", _matmul_kernel, _matmul_vjp)
 
 
 @functools.lru_cache(maxsize=4096)

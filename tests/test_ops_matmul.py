@@ -1,0 +1,71 @@
+"""The matmul family against torch: matmul's 1-D/2-D/batched-broadcast cases, mm, bmm, mv, dot, outer."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
+
+from _oracle import DTYPES, compare, fast, rand, seeds, shapes, values
+
+CODES = ("matmul_error", "batch_dimensions", "broadcast_error", "dtype_error", "method_dtype")
+
+
+@hs.composite
+def matmul_pairs(draw):
+    """Shapes of rank 0-4 whose contraction dims mostly agree and batch dims mostly broadcast."""
+    ra, rb = draw(hs.integers(0, 4)), draw(hs.integers(0, 4))
+    k = draw(hs.integers(0, 3))
+    a = list(draw(shapes(ra, ra)))
+    b = list(draw(shapes(rb, rb)))
+    if a and b and draw(hs.integers(0, 4)):
+        a[-1] = k
+        b[-2 if len(b) >= 2 else 0] = k
+    for i in range(1, min(len(a), len(b)) - 1):
+        if draw(hs.booleans()):
+            a[-2 - i] = b[-2 - i] if draw(hs.booleans()) else 1
+    return tuple(a), tuple(b)
+
+
+@fast(60)
+@given(pair=matmul_pairs(), seed=seeds)
+def test_matmul(pair, seed):
+    sa, sb = pair
+    a, b = (values(sa, "float64", seed), "float64"), (values(sb, "float64", seed + 1), "float64")
+    compare(lambda lib, x, y: lib.matmul(x, y), a, b, codes=CODES)
+    compare(lambda lib, x, y: x @ y, a, b, codes=CODES)
+
+
+@pytest.mark.parametrize("op,ra,rb", [("mm", 2, 2), ("bmm", 3, 3), ("mv", 2, 1), ("dot", 1, 1), ("outer", 1, 1)])
+@fast(30)
+@given(data=hs.data(), seed=seeds)
+def test_strict_rank_products(op, ra, rb, data, seed):
+    da = data.draw(hs.sampled_from([ra, ra, ra, ra - 1, ra + 1]))
+    db = data.draw(hs.sampled_from([rb, rb, rb, rb + 1, max(rb - 1, 0)]))
+    sa, sb = data.draw(shapes(da, da, max_side=3)), data.draw(shapes(db, db, max_side=3))
+    if data.draw(hs.booleans()) and sa and sb and op != "outer":
+        sa = sa[:-1] + (sb[-2] if len(sb) >= 2 else sb[0],)
+        if op == "bmm" and len(sb) == 3 and len(sa) == 3:
+            sa = (sb[0],) + sa[1:]
+    a, b = (values(sa, "float32", seed), "float32"), (values(sb, "float32", seed), "float32")
+    compare(lambda lib, x, y: getattr(lib, op)(x, y), a, b, codes=CODES)
+
+
+@pytest.mark.parametrize("op", ["matmul", "mm", "dot"])
+def test_matmul_dtypes(op):
+    shape = (2,) if op == "dot" else (2, 2)
+    bad = []
+    for da in DTYPES:
+        for db in ("float32", da):
+            try:
+                compare(lambda lib, x, y: getattr(lib, op)(x, y), (values(shape, da, 1), da), (values(shape, db, 2), db),
+                        codes=CODES)
+            except (AssertionError, pytest.fail.Exception) as e:
+                bad.append(f"{da},{db}: {str(e).splitlines()[0][:160]}")
+    assert not bad, "\n".join(bad)
+
+
+def test_outer_promotes():
+    a, ta = rand((3,), "int64", 1)
+    b, tb = rand((2,), "float32", 1)
+    compare(lambda lib, x, y: lib.outer(x, y), (a, ta), (b, tb))
