@@ -85,7 +85,15 @@ def _load_numpy() -> Any:
     return numpy_backend
 
 
+def _load_webgpu() -> Any:
+    # imports wgpu and requests the adapter; a DeviceError says why when there is none
+    from .backends.webgpu import backend as webgpu_backend
+
+    return webgpu_backend
+
+
 register_device("cpu", _load_numpy)
+register_device("webgpu", _load_webgpu)
 CPU = device("cpu")
 
 

@@ -110,7 +110,10 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
         )
     if STATE.enabled and self.requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    np.copyto(self._data, result._data, casting="unsafe")
+    if type(self._data) is np.ndarray:
+        np.copyto(self._data, result._data, casting="unsafe")
+    else:  # a device array (webgpu): its backend writes into the tensor's storage
+        be(self).copyto(self._data, result._data)
     self._bump_version()
     if result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True

@@ -338,9 +338,9 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     from .creation import tensor
 
     if as_tuple:
-        return tuple(tensor(i.astype(np.int64)) for i in idx)
+        return tuple(tensor(i.astype(np.int64), device=input.device) for i in idx)
     return tensor(np.stack(idx, axis=-1).astype(np.int64).reshape(-1, max(input._data.ndim, 1)) if input._data.ndim
-                  else np.zeros((int(bool(input.item())), 0), np.int64))
+                  else np.zeros((int(bool(input.item())), 0), np.int64), device=input.device)
 
 
 @public("indexing")

@@ -1,0 +1,534 @@
+"""WGSL generation. Elementwise ops come from one table (:data:`UNARY`, :data:`BINARY`): an op is a WGSL
+expression per compute type over ``a`` (and ``b``); the generator wraps it in strided, broadcasting
+loads and a store. Reductions, matmul and the index kernels are templates over the same types.
+
+Compute types: ``f`` (f32; float16 storage is widened), ``i`` (i32; int32 and int64), ``u`` (u32 0/1; bool).
+Every shader's binding 0 is ``meta``, a u32 parameter block: shapes, strides, offsets, scalars.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .runtime import WG
+
+# -- the op table --------------------------------------------------------------------------------------
+# name -> {compute kind: expression}; unary ops see ``a``, binary ops ``a`` and ``b``.
+UNARY: dict[str, dict[str, str]] = {
+    "neg": {"f": "-a", "i": "-a"},
+    "exp": {"f": "exp(a)"},
+    "exp2": {"f": "exp2(a)"},
+    "expm1": {"f": "expm1_f(a)"},
+    "log": {"f": "log(a)"},
+    "log2": {"f": "log2(a)"},
+    "log10": {"f": "log(a) * 0.43429448190325176"},
+    "log1p": {"f": "log1p_f(a)"},
+    "sqrt": {"f": "sqrt(a)"},
+    "rsqrt": {"f": "1.0 / sqrt(a)"},
+    "sin": {"f": "sin(a)"},
+    "cos": {"f": "cos(a)"},
+    "tan": {"f": "tan(a)"},
+    "asin": {"f": "atan2(a, sqrt((1.0 - a) * (1.0 + a)))"},
+    "acos": {"f": "atan2(sqrt((1.0 - a) * (1.0 + a)), a)"},
+    "atan": {"f": "atan(a)"},
+    "sinh": {"f": "sinh(a)"},
+    "cosh": {"f": "cosh(a)"},
+    "tanh": {"f": "tanh(a)"},
+    "asinh": {"f": "sign(a) * log(abs(a) + sqrt(a * a + 1.0))"},
+    "acosh": {"f": "log(a + sqrt(a * a - 1.0))"},
+    "atanh": {"f": "0.5 * log1p_f(2.0 * a / (1.0 - a))"},
+    "sigmoid": {"f": "1.0 / (1.0 + exp(-a))"},
+    "reciprocal": {"f": "1.0 / a"},
+    "abs": {"f": "abs(a)", "i": "abs(a)"},
+    "sgn": {"f": "sign_f(a)", "i": "sign(a)", "u": "a"},
+    "sign": {"f": "sign_f(a)", "i": "sign(a)", "u": "a"},
+    "floor": {"f": "floor(a)", "i": "a", "u": "a"},
+    "ceil": {"f": "ceil(a)", "i": "a", "u": "a"},
+    "trunc": {"f": "trunc(a)", "i": "a", "u": "a"},
+    "frac": {"f": "a - trunc(a)"},
+    "round": {"f": "round(a)", "i": "a", "u": "a"},  # WGSL rounds half to even, as torch
+    "round_dec": {"f": "round(a * s0) / s0"},  # s0 = 10**decimals
+    "bitwise_not": {"i": "~a", "u": "a ^ 1u"},
+    "conj": {"f": "a", "i": "a", "u": "a"},
+    "relu": {"f": "select(a, 0.0, a < 0.0)", "i": "max(a, 0)", "u": "a"},
+    "erf": {"f": "erf_f(a)"},
+    "gelu": {"f": "a * 0.5 * (1.0 + erf_f(a * 0.7071067811865476))"},
+    "copy": {"f": "a", "i": "a", "u": "a"},
+}
+
+_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+BINARY: dict[str, dict[str, str]] = {
+    "add": {"f": "a + b", "i": "a + b", "u": "select(0u, 1u, (a | b) != 0u)"},
+    "sub": {"f": "a - b", "i": "a - b"},
+    "mul": {"f": "a * b", "i": "a * b", "u": "a & b"},
+    "true_divide": {"f": "a / b"},
+    "floor_divide": {"f": "floor_div_f(a, b)", "i": "floor_div_i(a, b)"},
+    "remainder": {"f": "rem_f(a, b)", "i": "rem_i(a, b)"},
+    "fmod": {"f": "fmod_f(a, b)", "i": "fmod_i(a, b)"},
+    "pow": {"f": "pow_f(a, b)", "i": "pow_i(a, b)"},
+    "atan2": {"f": "atan2(a, b)"},
+    "maximum": {"f": "select(max(a, b), a + b, a != a || b != b)", "i": "max(a, b)", "u": "max(a, b)"},
+    "minimum": {"f": "select(min(a, b), a + b, a != a || b != b)", "i": "min(a, b)", "u": "min(a, b)"},
+    "bitwise_and": {"i": "a & b", "u": "a & b"},
+    "bitwise_or": {"i": "a | b", "u": "a | b"},
+    "bitwise_xor": {"i": "a ^ b", "u": "a ^ b"},
+    **{k: dict.fromkeys("fiu", f"select(0u, 1u, a {op} b)") for k, op in _CMP.items()},
+}
+BOOL_RESULT = set(_CMP)
+
+# WGSL helpers shared by the elementwise shaders (unused ones cost nothing).
+HELPERS = """
+fn sign_f(a: f32) -> f32 { return select(sign(a), a, a != a); }
+fn expm1_f(a: f32) -> f32 {
+  if (abs(a) < 1e-2) { return a * (1.0 + a * (0.5 + a * (0.16666667 + a * 0.041666668))); }
+  return exp(a) - 1.0;
+}
+fn log1p_f(a: f32) -> f32 {
+  let u = 1.0 + a;
+  if (u == 1.0) { return a; }
+  return log(u) * a / (u - 1.0);
+}
+fn erf_f(x: f32) -> f32 {
+  // Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7)
+  let z = abs(x);
+  let t = 1.0 / (1.0 + 0.3275911 * z);
+  let y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t
+    * exp(-z * z);
+  return select(y, -y, x < 0.0);
+}
+fn fmod_f(a: f32, b: f32) -> f32 { return a - b * trunc(a / b); }
+fn rem_f(a: f32, b: f32) -> f32 {
+  var m = fmod_f(a, b);
+  if (m != 0.0 && ((b < 0.0) != (m < 0.0))) { m = m + b; }
+  return m;
+}
+fn floor_div_f(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return a / b; }
+  let m = fmod_f(a, b);
+  var d = (a - m) / b;
+  if (m != 0.0 && ((b < 0.0) != (m < 0.0))) { d = d - 1.0; }
+  var f = floor(d);
+  if (d - f > 0.5) { f = f + 1.0; }
+  return f;
+}
+fn fmod_i(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } return a - b * (a / b); }
+fn rem_i(a: i32, b: i32) -> i32 {
+  var m = fmod_i(a, b);
+  if (m != 0 && ((b < 0) != (m < 0))) { m = m + b; }
+  return m;
+}
+fn floor_div_i(a: i32, b: i32) -> i32 {
+  if (b == 0) { return 0; }
+  var q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) { q = q - 1; }
+  return q;
+}
+fn pow_f(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return 1.0; }
+  if (a < 0.0) {
+    if (b != floor(b)) { return bitcast<f32>(0x7fc00000u); }
+    let r = pow(-a, b);
+    if (b * 0.5 != floor(b * 0.5)) { return -r; }
+    return r;
+  }
+  if (a == 0.0) { return select(bitcast<f32>(0x7f800000u), 0.0, b > 0.0); }
+  return pow(a, b);
+}
+fn pow_i(a: i32, b: i32) -> i32 {
+  if (b < 0) {
+    if (a == 1) { return 1; }
+    if (a == -1) { return select(-1, 1, b % 2 == 0); }
+    return 0;
+  }
+  var r = 1; var x = a; var e = b;
+  loop { if (e == 0) { break; } if ((e & 1) == 1) { r = r * x; } x = x * x; e = e >> 1; }
+  return r;
+}
+"""
+
+WGSL_CT = {"f": "f32", "i": "i32", "u": "u32"}
+
+
+def kind_of(ct: str) -> str:
+    return ct[0]
+
+
+def load_expr(st: str, raw: str) -> str:
+    """Storage value -> compute value."""
+    return f"f32({raw})" if st == "f16" else raw
+
+
+def store_expr(st: str, v: str) -> str:
+    return f"f16({v})" if st == "f16" else v
+
+
+def cast_expr(src: str, dst: str, v: str) -> str:
+    """Compute kind ``src`` -> ``dst`` (torch's casts: float -> int truncates; nonzero -> True)."""
+    if src == dst:
+        return v
+    if dst == "u":
+        zero = {"f": "0.0", "i": "0"}[src]
+        return f"select(0u, 1u, {v} != {zero})"
+    return f"{WGSL_CT[dst]}({v})"
+
+
+def scalar_expr(kind: str, word: str) -> str:
+    return f"bitcast<{WGSL_CT[kind]}>({word})" if kind != "u" else word
+
+
+def _enable(types: tuple[str, ...]) -> str:
+    return "enable f16;\n" if "f16" in types else ""
+
+
+# -- elementwise ---------------------------------------------------------------------------------------
+OFFSET_FN = """
+fn off(i: u32, base: u32) -> u32 {
+  let nd = prm[1];
+  var rem = i;
+  var o = prm[base];
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {
+    let s = prm[2u + u32(d)];
+    o = o + (rem % s) * prm[base + 1u + u32(d)];
+    rem = rem / s;
+  }
+  return o;
+}
+"""
+
+
+@functools.cache
+def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str, str, str], ...],
+                nscalars: int = 0) -> str:
+    """``out = expr(a, b, c)`` over a broadcast index space.
+
+    operands: per input (name, storage type, mode) with mode 'c' (contiguous: offset + i), 's'
+    (strided: offset + sum(idx*stride)) or 'k' (a scalar in meta). out_mode 'c' or 's'.
+    meta: [n, nd, shape[nd], out: off, strides[nd], then per buffer operand: off, strides[nd],
+    then the scalar operands' words, then ``nscalars`` extra f32 scalars s0, s1, ...].
+    """
+    types = (out_st, *(t for _, t, _ in operands))
+    lines = [_enable(types), "@group(0) @binding(0) var<storage, read> prm: array<u32>;",
+             f"@group(0) @binding(1) var<storage, read_write> out: array<{out_st}>;"]
+    binding = 2
+    for name, st, mode in operands:
+        if mode != "k":
+            lines.append(f"@group(0) @binding({binding}) var<storage, read> in_{name}: array<{st}>;")
+            binding += 1
+    lines += [HELPERS, OFFSET_FN]
+    body = ["  let nd = prm[1];", "  let ob = 2u + nd;"]
+    slot = 1
+    nbuf = sum(1 for _, _, m in operands if m != "k")
+    kidx = 0
+    for name, st, mode in operands:
+        ct = "f32" if st == "f16" else st
+        if mode == "k":
+            body.append(f"  let {name} = {scalar_expr(ct[0], f'prm[ob + {nbuf + 1}u * (nd + 1u) + {kidx}u]')};")
+            kidx += 1
+            continue
+        base = f"ob + {slot}u * (nd + 1u)"
+        idx = f"prm[{base}] + i" if mode == "c" else f"off(i, {base})"
+        body.append(f"  let {name} = {load_expr(st, f'in_{name}[{idx}]')};")
+        slot += 1
+    for j in range(nscalars):
+        body.append(f"  let s{j} = bitcast<f32>(prm[ob + {nbuf + 1}u * (nd + 1u) + {kidx + j}u]);")
+    oidx = "prm[ob] + i" if out_mode == "c" else "off(i, ob)"
+    body.append(f"  out[{oidx}] = {store_expr(out_st, f'({expr})')};")
+    lines.append(f"""
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+{chr(10).join(body)}
+}}""")
+    return "\n".join(lines)
+
+
+# -- reductions ----------------------------------------------------------------------------------------
+RWG = 64
+# op -> (identity per kind, combine per kind)
+REDUCE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "sum": ({"f": "0.0", "i": "0", "u": "0u"}, {"f": "x + y", "i": "x + y", "u": "x + y"}),
+    "prod": ({"f": "1.0", "i": "1", "u": "1u"}, {"f": "x * y", "i": "x * y", "u": "x * y"}),
+    "amax": ({"f": "bitcast<f32>(0xff800000u)", "i": "-2147483647 - 1", "u": "0u"},
+             {"f": "select(max(x, y), x + y, x != x || y != y)", "i": "max(x, y)", "u": "max(x, y)"}),
+    "amin": ({"f": "bitcast<f32>(0x7f800000u)", "i": "2147483647", "u": "1u"},
+             {"f": "select(min(x, y), x + y, x != x || y != y)", "i": "min(x, y)", "u": "min(x, y)"}),
+    "all": ({"u": "1u"}, {"u": "x & y"}),
+    "any": ({"u": "0u"}, {"u": "x | y"}),
+}
+
+
+@functools.cache
+def reduce_kernel(op: str, in_st: str, out_st: str) -> str:
+    """One workgroup per (output, chunk): threads stride over the chunk, then a tree in shared memory.
+
+    meta: [n_work, nchunks, inner, chunk_len, nd, shape[nd], off, strides[nd]]: the input is a strided
+    view whose last dims are the reduced ones; output element w = o * nchunks + chunk.
+    For all/any the input is mapped to bool first. argmax/argmin keep (value, index) pairs.
+    """
+    in_ct = "f" if in_st in ("f16", "f32") else in_st[0]
+    arg = op in ("argmax", "argmin")
+    k = "u" if op in ("all", "any") else in_ct
+    ct = WGSL_CT[k]
+    load = load_expr(in_st, "inp[off(o * inner + j)]")
+    if op in ("all", "any"):
+        load = cast_expr(in_ct, "u", load)
+    head = f"""{_enable((in_st, out_st))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{out_st}>;
+@group(0) @binding(2) var<storage, read> inp: array<{in_st}>;
+var<workgroup> sh: array<{ct}, {RWG}>;
+var<workgroup> shi: array<u32, {RWG}>;
+fn off(j: u32) -> u32 {{
+  let nd = prm[4];
+  var rem = j;
+  var o = prm[5u + nd];
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let s = prm[5u + u32(d)];
+    o = o + (rem % s) * prm[6u + nd + u32(d)];
+    rem = rem / s;
+  }}
+  return o;
+}}"""
+    if arg:
+        better = ">" if op == "argmax" else "<"
+        comb = f"""fn better(v: {ct}, i: u32, w: {ct}, k: u32) -> bool {{
+  let vn = v != v; let wn = w != w;
+  if (vn || wn) {{ return (vn && !wn) || (vn && wn && i < k); }}
+  return v {better} w || (v == w && i < k);
+}}"""
+        body = f"""
+  var best: {ct} = {REDUCE["sum"][0][k]};
+  var bi: u32 = 0u;
+  var has = false;
+  for (var j = lid.x; j < inner; j = j + {RWG}u) {{
+    let v = {load};
+    if (!has || better(v, j, best, bi)) {{ best = v; bi = j; has = true; }}
+  }}
+  sh[lid.x] = best; shi[lid.x] = select(4294967295u, bi, has);
+  workgroupBarrier();
+  for (var s = {RWG // 2}u; s > 0u; s = s >> 1u) {{
+    if (lid.x < s) {{
+      let k2 = shi[lid.x + s];
+      if (k2 != 4294967295u && (shi[lid.x] == 4294967295u || better(sh[lid.x + s], k2, sh[lid.x], shi[lid.x]))) {{
+        sh[lid.x] = sh[lid.x + s]; shi[lid.x] = k2;
+      }}
+    }}
+    workgroupBarrier();
+  }}
+  if (lid.x == 0u) {{ out[w] = i32(shi[0]); }}"""
+    else:
+        ident, combine = REDUCE[op]
+        comb = f"fn comb(x: {ct}, y: {ct}) -> {ct} {{ return {combine[k]}; }}"
+        body = f"""
+  let c = w % nchunks;
+  let start = c * chunk;
+  let stop = min(inner, start + chunk);
+  var acc: {ct} = {ident[k]};
+  for (var j = start + lid.x; j < stop; j = j + {RWG}u) {{
+    acc = comb(acc, {load});
+  }}
+  sh[lid.x] = acc;
+  workgroupBarrier();
+  for (var s = {RWG // 2}u; s > 0u; s = s >> 1u) {{
+    if (lid.x < s) {{ sh[lid.x] = comb(sh[lid.x], sh[lid.x + s]); }}
+    workgroupBarrier();
+  }}
+  if (lid.x == 0u) {{ out[w] = {store_expr(out_st, "sh[0]")}; }}"""
+    return f"""{head}
+{comb}
+@compute @workgroup_size({RWG})
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let w = wid.x + wid.y * nwg.x;
+  if (w >= prm[0]) {{ return; }}
+  let nchunks = prm[1];
+  let inner = prm[2];
+  let chunk = prm[3];
+  let o = w / nchunks;
+{body}
+}}"""
+
+
+# -- matmul --------------------------------------------------------------------------------------------
+@functools.cache
+def matmul_kernel(st: str) -> str:
+    """Tiled batched matmul: 64x64 output tiles per 16x16 workgroup, 4x4 per thread, 8-deep K tiles
+    staged in workgroup memory. Operands are strided views (a transpose costs no copy).
+
+    meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, bshape[nbd], a_bstr[nbd], b_bstr[nbd]]
+    """
+    ct = "f32" if st in ("f16", "f32") else "i32"
+    zero = "0.0" if ct == "f32" else "0"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> A: array<{st}>;
+@group(0) @binding(3) var<storage, read> B: array<{st}>;
+var<workgroup> As: array<{ct}, 512>;
+var<workgroup> Bs: array<{ct}, 512>;
+@compute @workgroup_size(16, 16, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {{
+  let M = prm[0]; let N = prm[1]; let K = prm[2]; let nbd = prm[3];
+  var aoff = prm[4]; var boff = prm[5];
+  let a_rs = prm[6]; let a_cs = prm[7]; let b_rs = prm[8]; let b_cs = prm[9];
+  var rem = wid.z;
+  for (var d = i32(nbd) - 1; d >= 0; d = d - 1) {{
+    let s = prm[10u + u32(d)];
+    let c = rem % s;
+    rem = rem / s;
+    aoff = aoff + c * prm[10u + nbd + u32(d)];
+    boff = boff + c * prm[10u + 2u * nbd + u32(d)];
+  }}
+  let row0 = wid.y * 64u; let col0 = wid.x * 64u;
+  let tid = lid.y * 16u + lid.x;
+  var acc: array<{ct}, 16>;
+  for (var t = 0u; t < 16u; t = t + 1u) {{ acc[t] = {zero}; }}
+  for (var k0 = 0u; k0 < K; k0 = k0 + 8u) {{
+    for (var l = 0u; l < 2u; l = l + 1u) {{
+      let e = tid + l * 256u;
+      let am = e / 8u; let ak = e % 8u;
+      var av: {ct} = {zero};
+      if (row0 + am < M && k0 + ak < K) {{ av = {load_expr(st, "A[aoff + (row0 + am) * a_rs + (k0 + ak) * a_cs]")}; }}
+      As[ak * 64u + am] = av;
+      let bk = e / 64u; let bn = e % 64u;
+      var bv: {ct} = {zero};
+      if (k0 + bk < K && col0 + bn < N) {{ bv = {load_expr(st, "B[boff + (k0 + bk) * b_rs + (col0 + bn) * b_cs]")}; }}
+      Bs[bk * 64u + bn] = bv;
+    }}
+    workgroupBarrier();
+    for (var k = 0u; k < 8u; k = k + 1u) {{
+      let a4 = vec4<{ct}>(As[k * 64u + lid.y * 4u], As[k * 64u + lid.y * 4u + 1u],
+                          As[k * 64u + lid.y * 4u + 2u], As[k * 64u + lid.y * 4u + 3u]);
+      let b4 = vec4<{ct}>(Bs[k * 64u + lid.x * 4u], Bs[k * 64u + lid.x * 4u + 1u],
+                          Bs[k * 64u + lid.x * 4u + 2u], Bs[k * 64u + lid.x * 4u + 3u]);
+      for (var r = 0u; r < 4u; r = r + 1u) {{
+        acc[r * 4u] = acc[r * 4u] + a4[r] * b4.x;
+        acc[r * 4u + 1u] = acc[r * 4u + 1u] + a4[r] * b4.y;
+        acc[r * 4u + 2u] = acc[r * 4u + 2u] + a4[r] * b4.z;
+        acc[r * 4u + 3u] = acc[r * 4u + 3u] + a4[r] * b4.w;
+      }}
+    }}
+    workgroupBarrier();
+  }}
+  let obase = wid.z * M * N;
+  for (var r = 0u; r < 4u; r = r + 1u) {{
+    let row = row0 + lid.y * 4u + r;
+    for (var c = 0u; c < 4u; c = c + 1u) {{
+      let col = col0 + lid.x * 4u + c;
+      if (row < M && col < N) {{ out[obase + row * N + col] = {store_expr(st, "acc[r * 4u + c]")}; }}
+    }}
+  }}
+}}"""
+
+
+# -- indexing ------------------------------------------------------------------------------------------
+@functools.cache
+def take_kernel(st: str) -> str:
+    """out[i] = src[offs[i]]: advanced indexing, with element offsets made on the host. meta: [n]."""
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> src: array<{st}>;
+@group(0) @binding(3) var<storage, read> offs: array<u32>;
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  out[i] = src[offs[i]];
+}}"""
+
+
+def _atomic_add(st: str, target: str, v: str) -> str:
+    if st == "i32" or st == "u32":
+        return f"atomicAdd(&{target}, {v});"
+    return f"""loop {{
+      let old = atomicLoad(&{target});
+      let r = atomicCompareExchangeWeak(&{target}, old, bitcast<u32>(bitcast<f32>(old) + {v}));
+      if (r.exchanged) {{ break; }}
+    }}"""
+
+
+@functools.cache
+def put_kernel(st: str, mode: str, accumulate: bool) -> str:
+    """dst[offs[i]] = v[i] (or += with ``accumulate``, atomically); v strided ('s') or a scalar ('k').
+
+    meta: [n, nd, shape[nd], v_off, v_strides[nd], scalar]
+    """
+    ct = "f32" if st == "f16" else st
+    atomic = accumulate
+    dst_t = (f"atomic<{'u32' if st == 'f32' else st}>") if atomic else st
+    vbind = "" if mode == "k" else f"@group(0) @binding(3) var<storage, read> v: array<{st}>;"
+    if mode == "k":
+        val = scalar_expr(ct[0], "prm[2u + nd + 1u + nd]")
+    else:
+        val = load_expr(st, "v[off(i, 2u + nd)]")
+    write = _atomic_add(st, "dst[offs[i]]", "val") if atomic else f"dst[offs[i]] = {store_expr(st, 'val')};"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<{dst_t}>;
+@group(0) @binding(2) var<storage, read> offs: array<u32>;
+{vbind}
+{OFFSET_FN}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let nd = prm[1];
+  let val = {val};
+  {write}
+}}"""
+
+
+@functools.cache
+def gather_kernel(st: str, mode: str, op: str) -> str:
+    """gather / scatter / scatter_add along ``axis`` with a device index tensor.
+
+    Loops over the index's elements i (shape ishape): coordinates c; c[axis] is replaced by index[i].
+    gather: out[i] = a[...]; scatter: dst[...] = src[i] (or a scalar); scatter_add: dst[...] += src[i].
+    meta: [n, nd, ishape[nd], idx_off, idx_str[nd], t_off, t_str[nd], s_off, s_str[nd], axis, axis_size, scalar]
+    """
+    ct = "f32" if st == "f16" else st
+    atomic = op == "scatter_add"
+    dst_t = (f"atomic<{'u32' if st == 'f32' else st}>") if atomic else st
+    if op == "gather":
+        binds = f"""@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> idx: array<i32>;
+@group(0) @binding(3) var<storage, read> t: array<{st}>;"""
+    else:
+        binds = f"""@group(0) @binding(1) var<storage, read_write> t: array<{dst_t}>;
+@group(0) @binding(2) var<storage, read> idx: array<i32>;"""
+        if mode != "k":
+            binds += f"\n@group(0) @binding(3) var<storage, read> src: array<{st}>;"
+    if op == "gather":
+        act = "out[i] = t[toff];"
+    else:
+        val = scalar_expr(ct[0], "prm[ax + 2u]") if mode == "k" else load_expr(st, "src[soff]")
+        act = _atomic_add(st, "t[toff]", val) if atomic else f"t[toff] = {store_expr(st, val)};"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+{binds}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let nd = prm[1];
+  let ib = 2u + nd; let tb = ib + 1u + nd; let sb = tb + 1u + nd; let ax = sb + 1u + nd;
+  let axis = prm[ax];
+  let size = i32(prm[ax + 1u]);
+  var rem = i;
+  var ioff = prm[ib]; var toff = prm[tb]; var soff = prm[sb];
+  var coord_axis = 0u;
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let s = prm[2u + u32(d)];
+    let c = rem % s;
+    rem = rem / s;
+    ioff = ioff + c * prm[ib + 1u + u32(d)];
+    soff = soff + c * prm[sb + 1u + u32(d)];
+    if (u32(d) != axis) {{ toff = toff + c * prm[tb + 1u + u32(d)]; }}
+  }}
+  var j = idx[ioff];
+  if (j < 0) {{ j = j + size; }}
+  toff = toff + u32(j) * prm[tb + 1u + axis];
+  {act}
+}}"""

@@ -1,0 +1,588 @@
+"""The WebGPU kernels of the primitives (``PRIMS[name].kernels["webgpu"]``), with the CPU kernels'
+signatures. Views (reshape when possible, permute, expand, slices, select, diagonal) are new strides
+over the same buffer; everything else records dispatches of the shaders from :mod:`.codegen`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._errors import fail
+from . import codegen as G
+from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, to_host
+
+Operand = WArray | Any  # a WArray or a scalar
+
+
+def _st(dt: np.dtype[Any]) -> str:
+    return RT.check_dtype(dt)[0]
+
+
+def _kind(dt: np.dtype[Any]) -> str:
+    return RT.check_dtype(dt)[1][0]
+
+
+def _grid(n: int, wg: int = WG) -> tuple[int, int, int]:
+    groups = -(-n // wg)
+    x = min(groups, 65535)
+    return (x, -(-groups // x) if x else 0, 1)
+
+
+def _scalar_dtype(x: Any, like: np.dtype[Any] | None) -> np.dtype[Any]:
+    if like is not None:
+        return like
+    dt = np.asarray(x).dtype
+    return np.dtype(np.float32) if dt.kind == "f" else np.dtype(np.int64) if dt.kind in "iu" else dt
+
+
+def _word(x: Any, dt: np.dtype[Any]) -> int:
+    """A scalar's bits in compute type of ``dt``."""
+    k = _kind(dt)
+    if k == "f":
+        return int(np.array(float(x), dtype=np.float32).view(np.uint32))
+    if k == "i":
+        v = int(x)
+        if v < I32_MIN or v > I32_MAX:
+            fail("method_dtype_not_supported_error", op="webgpu", dtype=f"shapetorch.{dt.name}",
+                 hint=f" with the value {v} (outside int32; WebGPU stores integers as int32)")
+        return v & 0xFFFFFFFF
+    return int(bool(x))
+
+
+def _bstrides(a: WArray, shape: tuple[int, ...]) -> list[int]:
+    """a's strides broadcast to ``shape`` (0 where a is broadcast)."""
+    lead = len(shape) - a.ndim
+    out = [0] * lead
+    for s, st, n in zip(a.shape, a.stride, shape[lead:]):
+        out.append(0 if s == 1 and n != 1 else st)
+    return out
+
+
+def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
+                shape: tuple[int, ...], out: WArray | None = None, extra: Sequence[float] = ()) -> WArray:
+    """``out = expr`` over ``shape``; operands (name, WArray or scalar, compute dtype of a scalar)."""
+    if out is None:
+        out = RT.empty(shape, out_dtype)
+    n = math.prod(shape)
+    if n == 0 or out.st is None:
+        return out
+    out_c = out.contiguous and out.shape == shape
+    meta: list[int] = [n, len(shape), *shape, out.offset, *_bstrides(out, shape)]
+    spec = []
+    bufs = [out.st.buf]
+    words = []
+    for name, x, sdt in operands:
+        if isinstance(x, WArray):
+            assert x.st is not None
+            mode = "c" if x.contiguous and x.shape == shape else "s"
+            spec.append((name, _st(x.dtype), mode))
+            meta += [x.offset, *_bstrides(x, shape)]
+            bufs.append(x.st.buf)
+        else:
+            spec.append((name, _st(sdt), "k"))
+            words.append(_word(x, sdt))
+    meta += words
+    meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in extra]
+    wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra))
+    RT.dispatch(wgsl, bufs, meta, _grid(n))
+    return out
+
+
+def contiguous_copy(a: WArray) -> WArray:
+    return elementwise("a", a.dtype, [("a", a, a.dtype)], a.shape)
+
+
+def assign(dst: WArray, value: Operand) -> None:
+    """dst[...] = value (broadcast, cast to dst's dtype), in place."""
+    if isinstance(value, np.ndarray):
+        value = RT.upload(value)
+    if isinstance(value, WArray):
+        if value.dtype != dst.dtype:
+            value = cast(value, dst.dtype)
+        elementwise("a", dst.dtype, [("a", value, value.dtype)], dst.shape, out=dst)
+    else:
+        elementwise("a", dst.dtype, [("a", value, dst.dtype)], dst.shape, out=dst)
+
+
+def cast(a: WArray, dtype: np.dtype[Any]) -> WArray:
+    RT.check_dtype(dtype, "to")
+    return elementwise(G.cast_expr(_kind(a.dtype), _kind(dtype), "a"), dtype, [("a", a, a.dtype)], a.shape)
+
+
+def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
+    return elementwise("a", dtype, [("a", value, dtype)], shape)
+
+
+def _host(fn: Callable[..., Any], *args: Any, **params: Any) -> WArray:
+    """Fallback for rare cases (0-d scatter, float16 atomics): the CPU kernel on read-back arrays."""
+    host = [to_host(a) if isinstance(a, WArray) else a for a in args]
+    return RT.upload(np.asarray(fn(*host, **params)))
+
+
+# -- pointwise -----------------------------------------------------------------------------------------
+def _no_kernel(op: str, dt: np.dtype[Any]) -> Any:
+    fail("method_dtype_not_supported_error", op=op, dtype=f"shapetorch.{dt.name}", hint=" on WebGPU")
+
+
+def unary(name: str) -> Callable[..., WArray]:
+    table = G.UNARY[name]
+
+    def kernel(a: WArray) -> WArray:
+        expr = table.get(_kind(a.dtype)) or _no_kernel(name, a.dtype)
+        return elementwise(expr, a.dtype, [("a", a, a.dtype)], a.shape)
+
+    return kernel
+
+
+def round_kernel(a: WArray, decimals: int = 0) -> WArray:
+    if decimals == 0 or _kind(a.dtype) != "f":
+        return unary("round")(a)
+    return elementwise(G.UNARY["round_dec"]["f"], a.dtype, [("a", a, a.dtype)], a.shape, extra=[10.0**decimals])
+
+
+def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def binary(name: str) -> Callable[..., WArray]:
+    table = G.BINARY[name]
+
+    def kernel(a: Operand, b: Operand) -> WArray:
+        arrays = [x for x in (a, b) if isinstance(x, WArray)]
+        dt = arrays[0].dtype
+        if isinstance(a, WArray) and isinstance(b, WArray) and a.dtype != b.dtype:
+            b = cast(b, a.dtype)
+        expr = table.get(_kind(dt)) or _no_kernel(name, dt)
+        out_dt = np.dtype(bool) if name in G.BOOL_RESULT else dt
+        shape = _broadcast(*(x.shape for x in arrays))
+        return elementwise(expr, out_dt, [("a", a, dt), ("b", b, dt)], shape)
+
+    return kernel
+
+
+def where_kernel(c: Operand, a: Operand, b: Operand) -> WArray:
+    arrays = [x for x in (c, a, b) if isinstance(x, WArray)]
+    vals = [x for x in (a, b) if isinstance(x, WArray)]
+    dt = vals[0].dtype if vals else np.result_type(a, b)
+    if isinstance(a, WArray) and isinstance(b, WArray) and a.dtype != b.dtype:
+        b = cast(b, a.dtype)
+    shape = _broadcast(*(x.shape for x in arrays))
+    if not isinstance(c, WArray):
+        c = full((), bool(c), np.dtype(bool))
+    return elementwise("select(b, a, c != 0u)", dt, [("c", c, c.dtype), ("a", a, dt), ("b", b, dt)], shape)
+
+
+def cast_kernel(a: WArray, dtype: Any) -> WArray:
+    return cast(a, np.dtype(dtype))
+
+
+# -- views ---------------------------------------------------------------------------------------------
+def view_strides(old: tuple[int, ...], stride: tuple[int, ...], new: tuple[int, ...]) -> tuple[int, ...] | None:
+    """Strides that show ``old`` (with ``stride``) as ``new`` without a copy, or None (torch's computeStride)."""
+    if math.prod(old) == 0 or not old:
+        return contiguous_strides(new)
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    base = stride[-1]
+    t_numel = v_numel = 1
+    for d in range(len(old) - 1, -1, -1):
+        t_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and stride[d - 1] != t_numel * base):
+            while view_d >= 0 and (v_numel < t_numel or new[view_d] == 1):
+                out[view_d] = v_numel * base
+                v_numel *= new[view_d]
+                view_d -= 1
+            if v_numel != t_numel:
+                return None
+            if d > 0:
+                base = stride[d - 1]
+                t_numel = v_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(out)
+
+
+def _view(a: WArray, shape: tuple[int, ...], stride: Sequence[int], offset: int | None = None) -> WArray:
+    return WArray(a.st, tuple(shape), a.dtype, tuple(stride), a.offset if offset is None else offset)
+
+
+def view_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
+    s = view_strides(a.shape, a.stride, tuple(shape))
+    if s is None:
+        raise ValueError("view: the strides of the input do not allow this shape without a copy")
+    return _view(a, shape, s)
+
+
+def reshape_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
+    s = view_strides(a.shape, a.stride, tuple(shape))
+    if s is None:
+        a = contiguous_copy(a)
+        s = contiguous_strides(shape)
+    return _view(a, shape, s)
+
+
+def permute_kernel(a: WArray, axes: Sequence[int] | None = None) -> WArray:
+    axes = tuple(range(a.ndim - 1, -1, -1)) if axes is None else tuple(axes)
+    return _view(a, tuple(a.shape[i] for i in axes), [a.stride[i] for i in axes])
+
+
+def expand_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
+    return _view(a, tuple(shape), _bstrides(a, tuple(shape)))
+
+
+def diagonal_kernel(a: WArray, offset: int = 0, axis1: int = 0, axis2: int = 1) -> WArray:
+    rest = [d for d in range(a.ndim) if d not in (axis1, axis2)]
+    n1, n2 = a.shape[axis1], a.shape[axis2]
+    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    start = a.offset
+    if length:
+        start += max(-offset, 0) * a.stride[axis1] + max(offset, 0) * a.stride[axis2]
+    shape = [a.shape[d] for d in rest] + [length]
+    stride = [a.stride[d] for d in rest] + [a.stride[axis1] + a.stride[axis2]]
+    return _view(a, tuple(shape), stride, start)
+
+
+def diagonal_backward_kernel(g: WArray, shape: tuple[int, ...], offset: int, axis1: int, axis2: int) -> WArray:
+    out = full(tuple(shape), 0, g.dtype)
+    assign(diagonal_kernel(out, offset, axis1, axis2), g)
+    return out
+
+
+# -- indexing ------------------------------------------------------------------------------------------
+def _is_basic(index: tuple[Any, ...]) -> bool:
+    return all(it is None or it is Ellipsis or (isinstance(it, (slice, int, np.integer)) and not isinstance(it, bool))
+               for it in index)
+
+
+def basic_index(a: WArray, index: tuple[Any, ...]) -> WArray:
+    """NumPy basic indexing (ints, slices with step > 0, None, Ellipsis) as a view."""
+    consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
+    items: list[Any] = []
+    for it in index:
+        if it is Ellipsis:
+            items += [slice(None)] * (a.ndim - consumed)
+            consumed = a.ndim
+        else:
+            items.append(it)
+    items += [slice(None)] * (a.ndim - sum(1 for it in items if it is not None))
+    shape: list[int] = []
+    stride: list[int] = []
+    off = a.offset
+    d = 0
+    for it in items:
+        if it is None:
+            shape.append(1)
+            stride.append(0)
+            continue
+        size, st = a.shape[d], a.stride[d]
+        if isinstance(it, slice):
+            start, stop, step = it.indices(size)
+            if step <= 0:
+                raise ValueError("webgpu: negative slice steps are not supported")
+            n = len(range(start, stop, step))
+            if n:
+                off += start * st
+            shape.append(n)
+            stride.append(st * step)
+        else:
+            i = int(it)
+            off += (i + size if i < 0 else i) * st
+        d += 1
+    return _view(a, tuple(shape), stride, off)
+
+
+def adv_offsets(a: WArray, index: tuple[Any, ...]) -> np.ndarray[Any, Any]:
+    """Element offsets into a's buffer of ``a[index]`` for any NumPy index (NumPy applies it to coordinate grids)."""
+    total = np.full((), a.offset, dtype=np.int64)
+    for d in range(a.ndim):
+        grid = np.broadcast_to(np.arange(a.shape[d], dtype=np.int64).reshape(
+            [-1 if k == d else 1 for k in range(a.ndim)]), a.shape)
+        total = total + grid[index] * a.stride[d]
+    if a.ndim == 0:
+        total = np.broadcast_to(total, np.empty(())[index].shape)
+    return np.ascontiguousarray(total)
+
+
+def _offsets_buffer(offs: np.ndarray[Any, Any]) -> WArray:
+    return RT.upload(offs.astype(np.int32))
+
+
+def take(a: WArray, offs: np.ndarray[Any, Any]) -> WArray:
+    out = RT.empty(offs.shape, a.dtype)
+    if out.st is None or a.st is None:
+        return out
+    ob = _offsets_buffer(offs)
+    assert ob.st is not None
+    RT.dispatch(G.take_kernel(_st(a.dtype)), [out.st.buf, a.st.buf, ob.st.buf], [offs.size], _grid(offs.size))
+    return out
+
+
+def put(dst: WArray, offs: np.ndarray[Any, Any], value: Operand, accumulate: bool = False) -> None:
+    """dst's buffer at ``offs`` = value (or += value), value broadcast to offs.shape."""
+    if offs.size == 0 or dst.st is None:
+        return
+    if isinstance(value, np.ndarray):
+        value = RT.upload(value)
+    st = _st(dst.dtype)
+    shape = tuple(offs.shape)
+    if accumulate and st == "f16":  # no 16-bit atomics in WGSL; callers fall back to the host
+        raise NotImplementedError("webgpu: float16 index accumulation")
+    ob = _offsets_buffer(offs)
+    assert ob.st is not None
+    meta: list[int] = [offs.size, len(shape), *shape]
+    bufs = [dst.st.buf, ob.st.buf]
+    if isinstance(value, WArray):
+        if value.dtype != dst.dtype:
+            value = cast(value, dst.dtype)
+        if value.st is None:
+            return
+        meta += [value.offset, *_bstrides(value, shape)]
+        bufs.append(value.st.buf)
+        mode = "s"
+    else:
+        meta += [0, *([0] * len(shape)), _word(value, dst.dtype)]
+        mode = "k"
+    RT.dispatch(G.put_kernel(st, mode, accumulate), bufs, meta, _grid(offs.size))
+
+
+def getitem(a: WArray, index: Any) -> WArray:
+    index = index if isinstance(index, tuple) else (index,)
+    if _is_basic(index):
+        return basic_index(a, index)
+    return take(a, adv_offsets(a, index))
+
+
+def setitem(a: WArray, index: Any, value: Any) -> None:
+    index = index if isinstance(index, tuple) else (index,)
+    if _is_basic(index):
+        assign(basic_index(a, index), value)
+    else:
+        put(a, adv_offsets(a, index), value)
+
+
+def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -> WArray:
+    out = basic_index(a, idx1)
+    return out if idx2 is None else take(out, adv_offsets(out, idx2))
+
+
+def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
+                          idx2: tuple[Any, ...] | None) -> WArray:
+    if idx2 is not None and _st(g.dtype) == "f16":
+        from ...ops.indexing import _index_backward
+
+        return _host(_index_backward, g, shape=shape, idx1=idx1, idx2=idx2)
+    out = full(tuple(shape), 0, g.dtype)
+    target = basic_index(out, idx1)
+    if idx2 is None:
+        assign(target, g)
+    else:
+        put(target, adv_offsets(target, idx2), g, accumulate=True)
+    return out
+
+
+def index_put_kernel(a: WArray, v: Operand, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -> WArray:
+    out = contiguous_copy(a)
+    target = basic_index(out, idx1)
+    if idx2 is None:
+        assign(target, v)
+    else:
+        put(target, adv_offsets(target, idx2), v)
+    return out
+
+
+def _gather_meta(index: WArray, t: WArray, src: WArray | None, axis: int) -> list[int]:
+    shape = index.shape
+    meta: list[int] = [index.size, len(shape), *shape, index.offset, *index.stride, t.offset, *t.stride]
+    meta += [src.offset, *src.stride] if src is not None else [0] * (len(shape) + 1)
+    meta += [axis, t.shape[axis]]
+    return meta
+
+
+def gather_kernel(a: WArray, index: WArray, axis: int) -> WArray:
+    if a.ndim == 0:
+        return contiguous_copy(expand_kernel(a, index.shape))
+    out = RT.empty(index.shape, a.dtype)
+    if out.st is None or a.st is None or index.st is None:
+        return out
+    RT.dispatch(G.gather_kernel(_st(a.dtype), "s", "gather"), [out.st.buf, index.st.buf, a.st.buf],
+                _gather_meta(index, a, None, axis), _grid(index.size))
+    return out
+
+
+def _scatter(op: str, a: WArray, index: WArray, src: Operand, axis: int) -> WArray:
+    if a.ndim == 0 or (op == "scatter_add" and _st(a.dtype) == "f16"):
+        from ...ops.indexing import _scatter, _scatter_add
+
+        return _host(_scatter_add if op == "scatter_add" else _scatter, a, index, src, axis=axis)
+    out = contiguous_copy(a)
+    if index.size == 0 or out.st is None or index.st is None:
+        return out
+    if isinstance(src, WArray):
+        if src.dtype != a.dtype:
+            src = cast(src, a.dtype)
+        assert src.st is not None
+        meta = _gather_meta(index, out, src, axis)
+        bufs = [out.st.buf, index.st.buf, src.st.buf]
+        mode = "s"
+    else:
+        meta = [*_gather_meta(index, out, None, axis), _word(src, a.dtype)]
+        bufs = [out.st.buf, index.st.buf]
+        mode = "k"
+    RT.dispatch(G.gather_kernel(_st(a.dtype), mode, op), bufs, meta, _grid(index.size))
+    return out
+
+
+def scatter_kernel(a: WArray, index: WArray, src: Operand, axis: int) -> WArray:
+    return _scatter("scatter", a, index, src, axis)
+
+
+def scatter_add_kernel(a: WArray, index: WArray, src: Operand, axis: int) -> WArray:
+    return _scatter("scatter_add", a, index, src, axis)
+
+
+def cat_kernel(*arrays: WArray, axis: int) -> WArray:
+    shape = list(arrays[0].shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    out = RT.empty(tuple(shape), arrays[0].dtype)
+    start = 0
+    for a in arrays:
+        n = a.shape[axis]
+        if n:
+            idx = (slice(None),) * axis + (slice(start, start + n),)
+            assign(basic_index(out, idx), a)
+        start += n
+    return out
+
+
+# -- reductions ----------------------------------------------------------------------------------------
+CHUNK = 4096
+_IDENTITY = {"sum": 0, "prod": 1, "all": True, "any": False}
+
+
+def reduce(op: str) -> Callable[..., WArray]:
+    def kernel(a: WArray, axis: tuple[int, ...] | int, keepdims: bool = False) -> WArray:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        axes = tuple(d % a.ndim for d in axes) if a.ndim else ()
+        kept = [d for d in range(a.ndim) if d not in axes]
+        out_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim)) if keepdims else \
+            tuple(a.shape[d] for d in kept)
+        arg = op in ("argmax", "argmin")
+        out_dt = np.dtype(np.int64) if arg else np.dtype(bool) if op in ("all", "any") else a.dtype
+        n_out = math.prod(a.shape[d] for d in kept)
+        inner = math.prod(a.shape[d] for d in axes)
+        if n_out == 0:
+            return RT.empty(out_shape, out_dt)
+        if inner == 0:
+            return full(out_shape, _IDENTITY[op], out_dt)
+        v = permute_kernel(a, kept + list(axes))
+        nchunks = 1 if arg or inner <= CHUNK else -(-inner // CHUNK)
+        res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt)
+        if nchunks > 1:
+            res = _reduce_pass(op, _view(res, (n_out, nchunks), (nchunks, 1)), n_out, nchunks, 1, out_dt)
+        return _view(res, out_shape, contiguous_strides(out_shape), 0)
+
+    return kernel
+
+
+def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_dt: np.dtype[Any]) -> WArray:
+    n_work = n_out * nchunks
+    out = RT.empty((n_work,), out_dt)
+    assert out.st is not None and v.st is not None
+    chunk = -(-inner // nchunks)
+    meta = [n_work, nchunks, inner, chunk, v.ndim, *v.shape, v.offset, *v.stride]
+    wgsl = G.reduce_kernel(op, _st(v.dtype), _st(out_dt))
+    RT.dispatch(wgsl, [out.st.buf, v.st.buf], meta, _grid(n_work, 1))
+    return out
+
+
+# -- matmul --------------------------------------------------------------------------------------------
+def matmul_kernel(a: WArray, b: WArray) -> WArray:
+    if a.dtype != b.dtype:
+        b = cast(b, a.dtype)
+    va = a if a.ndim > 1 else _view(a, (1, a.shape[0]), (0, a.stride[0]))
+    vb = b if b.ndim > 1 else _view(b, (b.shape[0], 1), (b.stride[0], 0))
+    M, K = va.shape[-2:]
+    N = vb.shape[-1]
+    batch = _broadcast(va.shape[:-2], vb.shape[:-2])
+    full_shape = (*batch, M, N)
+    out_shape = list(full_shape)
+    if a.ndim == 1:
+        del out_shape[-2]
+    if b.ndim == 1:
+        del out_shape[-1]
+    if K == 0:
+        return full(tuple(out_shape), 0, a.dtype)
+    out = RT.empty(full_shape, a.dtype)
+    if out.st is None:
+        return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
+    assert va.st is not None and vb.st is not None
+    ab = _bstrides(_view(va, va.shape[:-2], va.stride[:-2]), batch)
+    bb = _bstrides(_view(vb, vb.shape[:-2], vb.stride[:-2]), batch)
+    meta = [M, N, K, len(batch), va.offset, vb.offset, va.stride[-2], va.stride[-1], vb.stride[-2], vb.stride[-1],
+            *batch, *ab, *bb]
+    nb = math.prod(batch)
+    RT.dispatch(G.matmul_kernel(_st(a.dtype)), [out.st.buf, va.st.buf, vb.st.buf], meta,
+                (-(-N // 64), -(-M // 64), nb))
+    return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
+
+
+# -- nn primitives written in the kernels above ---------------------------------------------------------
+def softmax_kernel(a: WArray, axis: int) -> WArray:
+    e = unary("exp")(binary("sub")(a, reduce("amax")(a, (axis,), True)))
+    return binary("true_divide")(e, reduce("sum")(e, (axis,), True))
+
+
+def log_softmax_kernel(a: WArray, axis: int) -> WArray:
+    s = binary("sub")(a, reduce("amax")(a, (axis,), True))
+    return binary("sub")(s, unary("log")(reduce("sum")(unary("exp")(s), (axis,), True)))
+
+
+def pad_kernel(a: WArray, pads: tuple[tuple[int, int], ...], value: Any) -> WArray:
+    crop = tuple(slice(max(-lo, 0), a.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pads))
+    a = basic_index(a, crop)
+    shape = tuple(s + max(lo, 0) + max(hi, 0) for s, (lo, hi) in zip(a.shape, pads))
+    out = full(shape, value, a.dtype)
+    assign(basic_index(out, tuple(slice(max(lo, 0), max(lo, 0) + s) for s, (lo, _) in zip(a.shape, pads))), a)
+    return out
+
+
+# -- registration --------------------------------------------------------------------------------------
+def register() -> list[str]:
+    """Install the kernels; returns the primitives left without one (they raise a clear error)."""
+    from ..._dispatch import PRIMS
+
+    table: dict[str, Callable[..., Any]] = {
+        **{name: unary(name) for name in G.UNARY if name in PRIMS and name != "round"},
+        **{name: binary(name) for name in G.BINARY if name in PRIMS},
+        "round": round_kernel,
+        "softmax": softmax_kernel,
+        "log_softmax": log_softmax_kernel,
+        "constant_pad_nd": pad_kernel,
+        "where": where_kernel,
+        "to_copy": cast_kernel,
+        "clone": contiguous_copy,
+        "reshape": reshape_kernel,
+        "view": view_kernel,
+        "permute": permute_kernel,
+        "expand": expand_kernel,
+        "diagonal": diagonal_kernel,
+        "diagonal_backward": diagonal_backward_kernel,
+        "index": get_kernel, "select": get_kernel, "slice": get_kernel, "index_select": get_kernel,
+        "index_backward": index_backward_kernel,
+        "index_put": index_put_kernel,
+        "gather": gather_kernel,
+        "scatter": scatter_kernel,
+        "scatter_add": scatter_add_kernel,
+        "cat": cat_kernel,
+        "matmul": matmul_kernel,
+        **{op: reduce(op) for op in ("sum", "prod", "amax", "amin", "all", "any", "argmax", "argmin")},
+    }
+    for name, k in table.items():
+        if name in PRIMS:
+            PRIMS[name].kernels["webgpu"] = k
+    return sorted(n for n, p in PRIMS.items() if "webgpu" not in p.kernels)
+

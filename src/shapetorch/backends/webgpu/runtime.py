@@ -1,0 +1,417 @@
+"""The WebGPU runtime: one device per process, pooled buffers, batched dispatches, strided arrays.
+
+``wgpu`` is imported here, so this module loads only when a WebGPU tensor is first made (or when
+``is_webgpu_available()`` probes). Everything a kernel needs goes through :data:`RT`:
+
+- ``RT.alloc(nbytes)`` hands out a pooled storage buffer; a :class:`Storage` returns its buffer to
+  the pool when it is garbage-collected, but only at the next submit, so that a buffer still named by
+  recorded (unsubmitted) dispatches is never rewritten by an upload.
+- ``RT.dispatch(wgsl, buffers, meta, grid)`` records one compute dispatch into the open command
+  encoder. Its small parameter block (shapes, strides, offsets, scalars) is appended to an arena
+  that is written with one ``write_buffer`` just before the batch is submitted.
+- ``RT.flush()`` submits the batch. Reads (``.numpy()``, ``.item()``, printing) flush first.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._errors import fail
+
+wgpu: Any = None  # imported by Runtime.init (not when WebGPU is disabled by the environment)
+
+WG = 256  # elementwise workgroup size
+ARENA_BYTES = 1 << 16  # parameter arena per batch
+MAX_BATCH = 512  # dispatches per submit
+
+# logical NumPy dtype -> (WGSL storage type, WGSL compute type, host storage dtype)
+STORAGE: dict[str, tuple[str, str, np.dtype[Any]]] = {
+    "float32": ("f32", "f32", np.dtype(np.float32)),
+    "float16": ("f16", "f32", np.dtype(np.float16)),
+    "int32": ("i32", "i32", np.dtype(np.int32)),
+    "int64": ("i32", "i32", np.dtype(np.int32)),  # stored as int32, range-checked on upload
+    "bool": ("u32", "u32", np.dtype(np.uint32)),
+}
+I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+
+
+def supported_dtypes(has_f16: bool) -> list[str]:
+    return [d for d in ("float32", "float16", "int32", "int64", "bool") if d != "float16" or has_f16]
+
+
+class Storage:
+    """A GPU buffer owned by one or more arrays (views share it)."""
+
+    __slots__ = ("__weakref__", "buf", "nbytes")
+
+    def __init__(self, buf: Any, nbytes: int) -> None:
+        self.buf = buf
+        self.nbytes = nbytes  # the pooled size (>= what the array needs)
+
+    def __del__(self) -> None:
+        try:
+            RT.release(self.buf, self.nbytes)
+        except Exception:  # interpreter shutdown
+            pass
+
+
+class _Flags:
+    __slots__ = ("c_contiguous",)
+
+    def __init__(self, c: bool) -> None:
+        self.c_contiguous = c
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    out = []
+    s = 1
+    for d in reversed(shape):
+        out.append(s)
+        s *= max(d, 1)
+    return tuple(reversed(out))
+
+
+class WArray:
+    """A strided view of a GPU buffer: what a WebGPU tensor's ``_data`` is.
+
+    It answers the part of ``numpy.ndarray``'s interface that the op layer reads (``shape``, ``ndim``,
+    ``dtype``, ``size``, ``itemsize``, ``strides``, ``flags.c_contiguous``), plus ``copy``, ``astype``,
+    basic and advanced ``[]`` get/set, ``max``/``min`` (read back), and ``__array__`` (read back).
+    ``dtype`` is the logical NumPy dtype (int64 for an int64 tensor stored as i32).
+    """
+
+    __slots__ = ("dtype", "offset", "shape", "st", "stride")
+
+    def __init__(self, st: Storage | None, shape: tuple[int, ...], dtype: np.dtype[Any],
+                 stride: tuple[int, ...] | None = None, offset: int = 0) -> None:
+        self.st = st
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = dtype
+        self.stride = contiguous_strides(self.shape) if stride is None else tuple(stride)
+        self.offset = offset
+
+    # -- the ndarray-like interface ----------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return tuple(s * self.dtype.itemsize for s in self.stride)
+
+    @property
+    def contiguous(self) -> bool:
+        want = contiguous_strides(self.shape)
+        return all(s == w for s, w, n in zip(self.stride, want, self.shape) if n != 1)
+
+    @property
+    def flags(self) -> _Flags:
+        return _Flags(self.contiguous)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"WArray(shape={self.shape}, dtype={self.dtype}, stride={self.stride}, offset={self.offset})"
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
+        a = to_host(self)
+        return a if dtype is None else a.astype(dtype)
+
+    def copy(self) -> WArray:
+        from . import kernels
+
+        return kernels.contiguous_copy(self)
+
+    def astype(self, dtype: Any) -> WArray:
+        from . import kernels
+
+        return kernels.cast(self, np.dtype(dtype))
+
+    def max(self) -> Any:
+        return to_host(self).max()
+
+    def min(self) -> Any:
+        return to_host(self).min()
+
+    def __getitem__(self, index: Any) -> WArray:
+        from . import kernels
+
+        return kernels.getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        from . import kernels
+
+        kernels.setitem(self, index, value)
+
+
+class Runtime:
+    """The process-wide device, pipelines, buffer pool and the open batch."""
+
+    def __init__(self) -> None:
+        self.device: Any = None
+        self.adapter: Any = None
+        self.error: str | None = None
+        self.has_f16 = False
+        self.pipelines: dict[str, tuple[Any, Any]] = {}
+        self.pool: dict[int, list[Any]] = {}
+        self.dirty: dict[int, list[Any]] = {}  # freed while named by unsubmitted commands
+        self.live_bytes = 0
+        self.pooled_bytes = 0
+        self.peak_bytes = 0
+        self.n_alloc = 0
+        self.n_reuse = 0
+        self.n_dispatch = 0
+        self.n_submit = 0
+        self.encoder: Any = None
+        self.cpass: Any = None
+        self.batch_refs: list[Any] = []
+        self.batch_count = 0
+        self.arena: Any = None
+        self.arena_data = bytearray()
+        self.align = 256
+
+    # -- device --------------------------------------------------------------------------------------
+    def init(self) -> bool:
+        """Request the adapter and device once; False (with ``self.error``) when there is none."""
+        if self.device is not None:
+            return True
+        if self.error is not None:
+            return False
+        if os.environ.get("SHAPETORCH_WEBGPU_DISABLE") == "1":
+            self.error = "disabled by SHAPETORCH_WEBGPU_DISABLE=1"
+            return False
+        global wgpu
+        try:
+            import wgpu as _wgpu
+        except Exception as e:  # ImportError, or OSError loading the native library
+            self.error = f"wgpu is not importable ({type(e).__name__}: {e}); install shapetorch[webgpu]"
+            return False
+        wgpu = _wgpu
+        try:
+            adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        except Exception as e:  # RuntimeError('Request adapter failed ...'); never None
+            lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+            self.error = "no WebGPU adapter: " + (lines[-1] if lines else type(e).__name__)
+            return False
+        if adapter is None:
+            self.error = "no WebGPU adapter"
+            return False
+        feats = [f for f in ("shader-f16",) if f in adapter.features]
+        if os.environ.get("SHAPETORCH_WEBGPU_NO_F16") == "1":
+            feats = []
+        lim = adapter.limits
+        want = {k: lim[k] for k in ("max-storage-buffer-binding-size", "max-buffer-size",
+                                    "max-storage-buffers-per-shader-stage") if k in lim}
+        try:
+            self.device = adapter.request_device_sync(required_features=feats, required_limits=want)
+        except Exception as e:
+            self.error = f"WebGPU device request failed: {str(e).strip().splitlines()[-1]}"
+            return False
+        self.adapter = adapter
+        self.has_f16 = "shader-f16" in feats
+        self.align = int(self.device.limits.get("min-storage-buffer-offset-alignment", 256))
+        self.arena = self.device.create_buffer(
+            size=ARENA_BYTES, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
+        return True
+
+    def require(self) -> None:
+        if not self.init():
+            fail("device_error_requires", op="webgpu",
+                 problem=f"WebGPU is not available: {self.error}. Use device='cpu', or check "
+                         "shapetorch.is_webgpu_available() first")
+
+    @property
+    def summary(self) -> str:
+        return str(self.adapter.summary) if self.adapter is not None else f"unavailable ({self.error})"
+
+    def check_dtype(self, dtype: np.dtype[Any], op: str = "webgpu") -> tuple[str, str, np.dtype[Any]]:
+        info = STORAGE.get(dtype.name)
+        if info is None or (dtype.name == "float16" and not self.has_f16):
+            from ..._dtype import DTYPES
+
+            name = "bool" if dtype.kind == "b" else ("bfloat16" if "bfloat16" in str(dtype) else dtype.name)
+            shown = f"shapetorch.{name}" if name in DTYPES else str(dtype)
+            fail("method_dtype_not_supported_error", op=op, dtype=shown,
+                 hint=f" on WebGPU (this adapter supports {', '.join(supported_dtypes(self.has_f16))}; "
+                      "move the tensor to 'cpu' for other dtypes)")
+        return info
+
+    # -- buffers -------------------------------------------------------------------------------------
+    @staticmethod
+    def size_class(nbytes: int) -> int:
+        n = max(nbytes, 16)
+        if n <= 1 << 20:
+            return 1 << (n - 1).bit_length()
+        return (n + (1 << 20) - 1) & ~((1 << 20) - 1)
+
+    def alloc(self, nbytes: int, upload: bool = False) -> Storage:
+        """A buffer of at least ``nbytes``. Buffers freed since the last submit are reused only as dispatch
+        outputs (commands run in order); an upload (``write_buffer``) gets a buffer no pending command names."""
+        size = self.size_class(nbytes)
+        dirty = None if upload else self.dirty.get(size)
+        free = dirty or self.pool.get(size)
+        if free:
+            buf = free.pop()
+            self.pooled_bytes -= size
+            self.n_reuse += 1
+        else:
+            buf = self.device.create_buffer(
+                size=size,
+                usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
+            self.n_alloc += 1
+        self.live_bytes += size
+        self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+        return Storage(buf, size)
+
+    def release(self, buf: Any, size: int) -> None:
+        self.live_bytes -= size
+        if self.encoder is None:
+            self._to_pool(buf, size)
+        else:
+            self.dirty.setdefault(size, []).append(buf)
+            self.pooled_bytes += size
+
+    def _to_pool(self, buf: Any, size: int) -> None:
+        self.pool.setdefault(size, []).append(buf)
+        self.pooled_bytes += size
+
+    def empty_cache(self) -> None:
+        self.flush()
+        for bufs in self.pool.values():
+            for b in bufs:
+                b.destroy()
+        self.pool.clear()
+        self.pooled_bytes = 0
+
+    # -- pipelines and dispatch ----------------------------------------------------------------------
+    def pipeline(self, wgsl: str) -> tuple[Any, Any]:
+        p = self.pipelines.get(wgsl)
+        if p is None:
+            sm = self.device.create_shader_module(code=wgsl)
+            pipe = self.device.create_compute_pipeline(layout="auto", compute={"module": sm, "entry_point": "main"})
+            p = self.pipelines[wgsl] = (pipe, pipe.get_bind_group_layout(0))
+        return p
+
+    def dispatch(self, wgsl: str, buffers: Sequence[Any], meta: Sequence[int], grid: tuple[int, int, int]) -> None:
+        """Record a dispatch. Binding 0 is the parameter block ``meta`` (u32 words); then ``buffers``."""
+        if grid[0] == 0 or grid[1] == 0 or grid[2] == 0:
+            return
+        pipe, layout = self.pipeline(wgsl)
+        words = np.asarray(meta, dtype=np.int64).astype(np.uint32).tobytes() or b"\0\0\0\0"
+        if len(self.arena_data) + len(words) + self.align > ARENA_BYTES or self.batch_count >= MAX_BATCH:
+            self.flush()
+        off = len(self.arena_data)
+        self.arena_data += words
+        pad = (-len(self.arena_data)) % self.align
+        self.arena_data += b"\0" * pad
+        entries = [{"binding": 0, "resource": {"buffer": self.arena, "offset": off, "size": len(words)}}]
+        for i, b in enumerate(buffers):
+            entries.append({"binding": i + 1, "resource": {"buffer": b, "offset": 0, "size": b.size}})
+        bg = self.device.create_bind_group(layout=layout, entries=entries)
+        if self.encoder is None:
+            self.encoder = self.device.create_command_encoder()
+            self.cpass = self.encoder.begin_compute_pass()
+        self.cpass.set_pipeline(pipe)
+        self.cpass.set_bind_group(0, bg)
+        self.cpass.dispatch_workgroups(*grid)
+        self.batch_refs.append(bg)
+        self.batch_refs.extend(buffers)
+        self.batch_count += 1
+        self.n_dispatch += 1
+
+    def flush(self) -> None:
+        if self.encoder is None:
+            return
+        self.cpass.end()
+        if self.arena_data:
+            self.device.queue.write_buffer(self.arena, 0, bytes(self.arena_data))
+        self.device.queue.submit([self.encoder.finish()])
+        self.n_submit += 1
+        self.encoder = self.cpass = None
+        self.arena_data = bytearray()
+        self.batch_refs = []
+        self.batch_count = 0
+        for size, bufs in self.dirty.items():
+            self.pool.setdefault(size, []).extend(bufs)
+        self.dirty = {}
+
+    def synchronize(self) -> None:
+        """Wait for all submitted work (by reading 4 bytes back; ``on_submitted_work_done`` is avoided)."""
+        self.flush()
+        st = self.alloc(16)
+        self.device.queue.read_buffer(st.buf, 0, 4)
+
+    # -- transfers -----------------------------------------------------------------------------------
+    def upload(self, host: np.ndarray[Any, Any]) -> WArray:
+        self.require()
+        _, _, sdt = self.check_dtype(host.dtype)
+        logical = host.dtype
+        if logical.name == "int64" and host.size:
+            lo, hi = int(host.min()), int(host.max())
+            if lo < I32_MIN or hi > I32_MAX:
+                fail("method_dtype_not_supported_error", op="webgpu", dtype="shapetorch.int64",
+                     hint=f" with values outside int32 (found {lo if lo < I32_MIN else hi}): WebGPU stores int64 "
+                          "as int32")
+        if host.size == 0:
+            return WArray(None, host.shape, logical)
+        data = np.ascontiguousarray(host.astype(sdt, copy=False)).reshape(-1)
+        raw = data.tobytes()
+        raw += b"\0" * ((-len(raw)) % 4)
+        st = self.alloc(len(raw), upload=True)
+        self.device.queue.write_buffer(st.buf, 0, raw)
+        return WArray(st, host.shape, logical)
+
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> WArray:
+        _, _, sdt = self.check_dtype(dtype)
+        n = math.prod(shape)
+        if n == 0:
+            return WArray(None, shape, dtype)
+        return WArray(self.alloc(n * sdt.itemsize), shape, dtype)
+
+    def stats(self) -> dict[str, int]:
+        return {
+            "allocated_bytes": self.live_bytes, "reserved_bytes": self.live_bytes + self.pooled_bytes,
+            "pooled_bytes": self.pooled_bytes, "peak_allocated_bytes": self.peak_bytes,
+            "num_buffers_created": self.n_alloc, "num_buffer_reuses": self.n_reuse,
+            "num_dispatches": self.n_dispatch, "num_submits": self.n_submit,
+            "num_pipelines": len(self.pipelines),
+        }
+
+
+RT = Runtime()
+
+
+def to_host(a: WArray) -> np.ndarray[Any, Any]:
+    """Read an array back (flushes the batch). Non-contiguous views are compacted on the device first."""
+    if a.size == 0 or a.st is None:
+        return np.zeros(a.shape, dtype=a.dtype)
+    if not a.contiguous:
+        from . import kernels
+
+        a = kernels.contiguous_copy(a)
+    assert a.st is not None
+    _, _, sdt = STORAGE[a.dtype.name]
+    RT.flush()
+    start = a.offset * sdt.itemsize
+    end = start + a.size * sdt.itemsize
+    lo = start - start % 4
+    hi = end + (-end) % 4
+    raw = RT.device.queue.read_buffer(a.st.buf, lo, hi - lo)
+    arr = np.frombuffer(raw, dtype=sdt, count=a.size, offset=start - lo)
+    out = arr.astype(a.dtype) if sdt != a.dtype else arr.copy()
+    return out.reshape(a.shape)
+
