@@ -224,8 +224,8 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: {problem}",
     ),
     "pool_error_invalid_padding": Entry(
-        "shape", "shape-conv", "Pooling padding is negative or more than half the effective kernel size.",
-        "{op}: pad should be at most half of effective kernel size, but got padding={padding} and "
+        "shape", "shape-conv", "Pooling padding is negative or more than half the kernel size.",
+        "{op}: pad should be at most half of the kernel size, but got padding={padding} and "
         "kernel_size={kernel}",
     ),
     "pad_error_invalid_padding": Entry(

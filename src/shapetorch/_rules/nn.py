@@ -109,8 +109,8 @@ def pool_shape(input: Shape, kernel: tuple[int, ...], stride: tuple[int, ...], p
     _positive(op, "kernel_size", kernel)
     _positive(op, "stride", stride)
     _positive(op, "dilation", dilation)
-    for k, p, d in zip(kernel, padding, dilation):
-        if p < 0 or p > (d * (k - 1) + 1) // 2:
+    for k, p in zip(kernel, padding):
+        if p < 0 or p > k // 2:  # torch compares with the kernel size, not the dilated one
             raise RuleError("pool_error_invalid_padding", op=op, padding=padding, kernel=kernel)
     return input[:lead] + _window(op, input, lead, kernel, stride, padding, dilation, ceil_mode)
 

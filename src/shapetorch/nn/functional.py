@@ -42,6 +42,7 @@ from ..ops.activation import (
     tanhshrink,
     threshold,
 )
+from ..ops.conversion import where as _where
 from ..ops.nn_ops import interpolate, pad
 
 __all__ = [
@@ -265,7 +266,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         if padding_idx < 0:
             padding_idx += weight._data.shape[0]
         keep = (input != padding_idx).unsqueeze(-1)
-        out = keep.where(out, out.detach())
+        out = _where(keep, out, out.detach())
     return out
 
 
@@ -506,13 +507,13 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     d = (input - target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
-    return _reduce((d < beta).where(d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+    return _reduce(_where((d < beta), d * d * (0.5 / beta), d - 0.5 * beta), reduction)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:
     _same_shape(input, target, "huber_loss")
     d = (input - target).abs()
-    return _reduce((d < delta).where(d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+    return _reduce(_where((d < delta), d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
 
 
 def _class_dim_last(t: Tensor) -> Tensor:
@@ -534,11 +535,11 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     logp = _class_dim_last(input)
     t = target.reshape(-1)
     valid = t != ignore_index
-    safe = valid.where(t, st.zeros((), dtype=t.dtype))
+    safe = _where(valid, t, st.zeros((), dtype=t.dtype))
     if safe.numel() and (int(safe.max().item()) >= c or int(safe.min().item()) < 0):
         bad = int(safe.max().item()) if int(safe.max().item()) >= c else int(safe.min().item())
         fail("at_error_index_out_of_bounds", op="nll_loss", index=bad, dim=1, size=c)
-    picked = logp.gather(1, safe.unsqueeze(1)).squeeze(1)
+    picked = N.take_along(logp, safe.unsqueeze(1), 1).squeeze(1)
     w = valid.to(input.dtype) if weight is None else weight.index_select(0, safe) * valid.to(input.dtype)
     loss = -picked * w
     if reduction == "none":
@@ -630,7 +631,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        loss = (target > 0).where(target * (target.clamp(min=1e-45).log() - input), target * 0)
+        loss = _where((target > 0), target * (target.clamp(min=1e-45).log() - input), target * 0)
     if reduction == "batchmean":
         return loss.sum() / input._data.shape[0] if input._data.ndim else loss.sum()
     return _reduce(loss, reduction)

@@ -11,6 +11,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..autograd import no_grad
+from ..ops.conversion import where as _where
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -47,12 +48,12 @@ def _fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     with no_grad():
-        return tensor.uniform_(a, b, generator=generator)  # type: ignore[no-any-return]
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     with no_grad():
-        return tensor.normal_(mean, std, generator=generator)  # type: ignore[no-any-return]
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
@@ -67,13 +68,13 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
             if not bool(bad.any()):
                 break
             fresh = st.empty(tuple(tensor.shape), dtype=tensor.dtype).normal_(mean, std, generator=generator)
-            out = bad.where(fresh, out)
-        return tensor.copy_(out.clamp(a, b))  # type: ignore[no-any-return]
+            out = _where(bad, fresh, out)
+        return tensor.copy_(out.clamp(a, b))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     with no_grad():
-        return tensor.fill_(val)  # type: ignore[no-any-return]
+        return tensor.fill_(val)
 
 
 def ones_(tensor: Tensor) -> Tensor:
@@ -82,7 +83,7 @@ def ones_(tensor: Tensor) -> Tensor:
 
 def zeros_(tensor: Tensor) -> Tensor:
     with no_grad():
-        return tensor.zero_()  # type: ignore[no-any-return]
+        return tensor.zero_()
 
 
 def eye_(tensor: Tensor) -> Tensor:
@@ -91,7 +92,7 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        return tensor.copy_(st.eye(*tensor.shape, dtype=tensor.dtype))  # type: ignore[no-any-return]
+        return tensor.copy_(st.eye(*tensor.shape, dtype=tensor.dtype))
 
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
@@ -110,7 +111,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         for i in range(mn):
             arr[(g * out_per + i, i) + centre] = 1
     with no_grad():
-        return tensor.copy_(st.from_numpy(arr))  # type: ignore[no-any-return]
+        return tensor.copy_(st.from_numpy(arr))
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
@@ -156,7 +157,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     if rows < cols:
         q = q.T
     with no_grad():
-        return tensor.copy_(st.from_numpy(np.ascontiguousarray(q * gain)).reshape(tuple(tensor.shape)))  # type: ignore[no-any-return]
+        return tensor.copy_(st.from_numpy(np.ascontiguousarray(q * gain)).reshape(tuple(tensor.shape)))
 
 
 uniform = uniform_

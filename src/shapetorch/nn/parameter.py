@@ -60,7 +60,7 @@ class Buffer(Tensor):
 
     persistent: bool = True
 
-    def __new__(cls, data: Tensor, *, persistent: bool = True) -> Buffer:  # noqa: PYI034
+    def __new__(cls, data: Tensor, *, persistent: bool = True) -> Buffer:
         b = object.__new__(cls)
         b._data, b._device = data._data, data._device
         b.persistent = persistent

@@ -18,6 +18,7 @@ from .._rules.axes import wrap_dim
 from .._tensor import Tensor
 from ._common import cast, check, default_float, make_inplace
 from ._registry import method, public
+from .conversion import where as _where
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -147,7 +148,7 @@ def softmin(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
 # -- composites -----------------------------------------------------------------------------------------
 
 def _where_pos(x: Tensor, pos: Tensor, neg: Tensor) -> Tensor:
-    return (x > 0).where(pos, neg)
+    return _where((x > 0), pos, neg)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -184,7 +185,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     """``log(1 + exp(beta x)) / beta``; linear above ``threshold`` as in torch."""
     bx = input * beta
     soft = (bx.clamp(max=threshold).exp()).log1p() / beta
-    return (bx > threshold).where(input, soft)
+    return _where((bx > threshold), input, soft)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -217,16 +218,16 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 @public("activation")
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return (input.abs() > lambd).where(input, input * 0)
+    return _where((input.abs() > lambd), input, input * 0)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return (input > lambd).where(input - lambd, (input < -lambd).where(input + lambd, input * 0))
+    return _where((input > lambd), input - lambd, _where((input < -lambd), input + lambd, input * 0))
 
 
 @public("activation", method=False)
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
-    return (input > threshold).where(input, input * 0 + value)
+    return _where((input > threshold), input, input * 0 + value)
 
 
 @public("activation")

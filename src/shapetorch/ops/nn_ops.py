@@ -220,8 +220,11 @@ def _pad_kernel(a: Any, pads: tuple[tuple[int, int], ...], value: Any) -> Any:
     return np.pad(a, pos, constant_values=value)
 
 
-_PAD = Prim("constant_pad_nd", _pad_kernel,
-            lambda g, n: (_PAD(g, pads=tuple((-lo, -hi) for lo, hi in n.params["pads"]), value=0),))
+def _pad_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return (_PAD(g, pads=tuple((-lo, -hi) for lo, hi in n.params["pads"]), value=0),)
+
+
+_PAD = Prim("constant_pad_nd", _pad_kernel, _pad_vjp)
 
 
 def _pad_pairs(input: Tensor, pad: Sequence[int], op: str) -> tuple[tuple[int, int], ...]:
@@ -325,7 +328,7 @@ def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     coords = [grids[i][None, None] * s[i] + kcoords[i] * d[i] for i in range(nd)]  # padded coordinates
     psp = xp._data.shape[2:]
     flat = np.ravel_multi_index(tuple(coords), psp).reshape(n, c, -1).astype(np.int64)
-    values = xp.flatten(2).gather(2, tensor(flat)).reshape(x._data.shape[:2] + tuple(out))
+    values = take_along(xp.flatten(2), tensor(flat), 2).reshape(x._data.shape[:2] + tuple(out))
     if unbatched:
         values = values.squeeze(0)
     if not return_indices:
@@ -339,7 +342,7 @@ def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
              count_include_pad: bool = True, divisor_override: int | None = None, *, op: str = "avg_pool2d") -> Tensor:
     from .creation import ones, tensor
 
-    k, s, p, d, shape = _pool_args(input, nd, kernel_size, stride, padding, 1, ceil_mode, op)
+    k, s, p, _, shape = _pool_args(input, nd, kernel_size, stride, padding, 1, ceil_mode, op)
     if not input.is_floating_point():
         fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint=" (floating point only)")
     x, unbatched = _batched(input, nd)
@@ -411,7 +414,7 @@ def _linear_matrix(size: int, out: int, align_corners: bool, scale: float | None
         else:
             r = scale if scale is not None else size / out
             src = max((i + 0.5) * r - 0.5, 0.0)
-        i0 = min(int(math.floor(src)), size - 1)
+        i0 = min(math.floor(src), size - 1)
         i1 = min(i0 + 1, size - 1)
         lam = src - i0
         m[i, i0] += 1 - lam
@@ -436,12 +439,13 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         scales = [None] * nd
     else:
         sf = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) else tuple(float(v) for v in scale_factor)
-        out = tuple(int(math.floor(sp[i] * sf[i])) for i in range(nd))
+        out = tuple(math.floor(sp[i] * sf[i]) for i in range(nd))
         scales = [None if recompute_scale_factor else 1.0 / sf[i] for i in range(nd)]
     result = input
     for i in range(nd):
         dim = 2 + i
-        r = scales[i] if scales[i] is not None else sp[i] / out[i]
+        sc = scales[i]
+        r = sc if sc is not None else sp[i] / out[i]
         if mode in ("nearest", "nearest-exact"):
             if mode == "nearest":
                 src = np.minimum(np.floor(np.arange(out[i]) * r).astype(np.int64), sp[i] - 1)
@@ -455,3 +459,34 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         else:
             raise NotImplementedError(f"interpolate: mode {mode!r} is not supported")
     return result
+
+
+# -- gather along an axis (max pooling, nll_loss) -------------------------------------------------------
+
+def _full_index(index: Any, axis: int) -> tuple[Any, ...]:
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[axis] = index
+    return tuple(grid)
+
+
+def _put_add_kernel(g: Any, index: Any, shape: Ints, axis: int) -> Any:
+    out = np.zeros(shape, dtype=g.dtype)
+    np.add.at(out, _full_index(index, axis), g)
+    return out
+
+
+def _take_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return _PUT_ADD(g, n.inputs[1], shape=tuple(n.inputs[0]._data.shape), axis=n.params["axis"]), None
+
+
+def _put_add_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return _TAKE(g, n.inputs[1], axis=n.params["axis"]), None
+
+
+_TAKE = Prim("take_along_dim", np.take_along_axis, _take_vjp)
+_PUT_ADD = Prim("put_along_dim_add", _put_add_kernel, _put_add_vjp)
+
+
+def take_along(input: Tensor, index: Tensor, axis: int) -> Tensor:
+    """``input`` gathered along ``axis`` by an int64 ``index`` of the same rank (checked by the caller)."""
+    return _TAKE(input, index, axis=axis)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import _api as st
-from .optimizer import Optimizer, _scalar_step, required
+from .optimizer import Optimizer, _scalar_step
 
 
 class SGD(Optimizer):
@@ -16,7 +16,7 @@ class SGD(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: Any = None, differentiable: bool = False, fused: Any = None) -> None:
-        if lr is not required and lr < 0.0:
+        if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")

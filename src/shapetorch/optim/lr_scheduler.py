@@ -145,7 +145,7 @@ class LinearLR(LRScheduler):
 class CosineAnnealingLR(LRScheduler):
     """torch's recursive cosine schedule from base_lr down to ``eta_min`` over ``T_max`` epochs."""
 
-    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:  # noqa: N803
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
@@ -187,7 +187,7 @@ class OneCycleLR(LRScheduler):
         self.total_steps = total_steps
         self.anneal_strategy = anneal_strategy
         n = len(optimizer.param_groups)
-        max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * n
+        max_lrs: list[float] = list(max_lr) if isinstance(max_lr, (list, tuple)) else [float(max_lr)] * n  # type: ignore[arg-type]
         if last_epoch == -1:
             for lr, group in zip(max_lrs, optimizer.param_groups):
                 group["initial_lr"] = lr / div_factor

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ... import _api as st
@@ -22,7 +21,7 @@ class _Simple(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self)._fn(input)  # type: ignore[no-any-return]
+        return type(self)._fn(input)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -230,6 +229,10 @@ class LogSoftmax(_DimModule):
         return F.log_softmax(input, self._dim(input))
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """torch's name for MultiheadAttention.out_proj (a plain Linear)."""
+
+
 class MultiheadAttention(Module):
     """torch's MultiheadAttention: packed in_proj_weight (3E, E) (or q/k/v_proj_weight when kdim/vdim differ),
     out_proj Linear, xavier_uniform init, (L, N, E) inputs unless ``batch_first``."""
@@ -262,7 +265,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(st.empty(3 * embed_dim, **kw))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **kw)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -286,5 +289,3 @@ class MultiheadAttention(Module):
             average_attn_weights, is_causal and attn_mask is None, self.batch_first,
         )
 
-
-_ = math

@@ -15,6 +15,8 @@ from .module import Module
 
 class _ConvNd(Module):
     _nd = 2
+    weight: Parameter
+    bias: Parameter | None
     transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,

@@ -18,14 +18,17 @@ class _BatchNorm(Module):
     _ranks: tuple[int, ...] = (2, 3)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None, dtype: Any = None) -> None:
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
+        self.affine, self.track_running_stats, self._bias = affine, track_running_stats, bias
         kw = {"device": device, "dtype": dtype}
         if affine:
             self.weight = Parameter(st.ones(num_features, **kw))
-            self.bias = Parameter(st.zeros(num_features, **kw))
+            if bias:
+                self.bias = Parameter(st.zeros(num_features, **kw))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -68,7 +71,8 @@ class _BatchNorm(Module):
                             self.weight, self.bias, use_batch, momentum, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+        bias = f", bias={self._bias}" if self.affine else ""
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}{bias}, "
                 f"track_running_stats={self.track_running_stats}")
 
 
@@ -113,7 +117,7 @@ class LayerNorm(Module):
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.eps, self.elementwise_affine, self._bias = eps, elementwise_affine, bias
         if elementwise_affine:
             self.weight = Parameter(st.ones(self.normalized_shape, device=device, dtype=dtype))
             if bias:
@@ -128,7 +132,7 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, bias={self._bias}"
 
 
 class RMSNorm(Module):
@@ -151,14 +155,18 @@ class RMSNorm(Module):
 
 class GroupNorm(Module):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
+                 device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        self._bias = bias
         if affine:
             self.weight = Parameter(st.ones(num_channels, device=device, dtype=dtype))
-            self.bias = Parameter(st.zeros(num_channels, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(st.zeros(num_channels, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -168,4 +176,5 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        bias = f", bias={self._bias}" if self.affine else ""
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}{bias}"

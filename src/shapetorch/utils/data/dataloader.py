@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..._tensor import Tensor
-from .dataset import Dataset, IterableDataset
+from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 
@@ -48,7 +48,7 @@ class DataLoader:
     """Iterate over ``dataset`` in batches. ``shuffle=True`` draws a new permutation each epoch from
     ``generator`` (shapetorch's stream, so the order differs from torch's for the same seed)."""
 
-    def __init__(self, dataset: Dataset[Any] | Any, batch_size: int | None = 1, shuffle: bool | None = None,
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler: Sampler | Iterable[int] | None = None, batch_sampler: Iterable[list[int]] | None = None,
                  num_workers: int = 0, collate_fn: Callable[[Any], Any] | None = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0, worker_init_fn: Any = None, generator: Any = None,

@@ -86,7 +86,7 @@ def random_split(dataset: Dataset[Any], lengths: Sequence[int | float], generato
     n = len(dataset)  # type: ignore[arg-type]
     sizes = [int(v) for v in lengths]
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1 and any(isinstance(v, float) for v in lengths):
-        sizes = [int(math.floor(n * frac)) for frac in lengths]
+        sizes = [math.floor(n * frac) for frac in lengths]
         for i in range(n - sum(sizes)):
             sizes[i % len(sizes)] += 1
     if sum(sizes) != n:

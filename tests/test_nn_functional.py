@@ -1,0 +1,218 @@
+"""nn.functional against torch: losses (values and input gradients), pad, interpolate, attention, one_hot,
+double backward through conv, and the shape errors (codes) for bad shapes, agreeing with torch's accept/reject."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+from hypothesis import given
+from hypothesis import strategies as hs
+
+import shapetorch as st
+import shapetorch.nn.functional as F
+from _nn_oracle import close
+from _oracle import fast  # noqa: I001
+from shapetorch import nn
+
+
+def data(*shape: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=shape)
+
+
+def both(fn_s, fn_t, arrays, grad=(0,), atol=1e-9, **kw):
+    """fn_s(*st tensors) vs fn_t(*torch tensors): value, and the gradients of the inputs listed in ``grad``."""
+    xs = [st.tensor(a, requires_grad=i in grad) for i, a in enumerate(arrays)]
+    xt = [torch.tensor(a, requires_grad=i in grad) for i, a in enumerate(arrays)]
+    ys, yt = fn_s(*xs), fn_t(*xt)
+    close(ys, yt, atol, what="value")
+    if grad:
+        cot = data(*yt.shape, seed=9)
+        ys.backward(st.tensor(cot))
+        yt.backward(torch.tensor(cot))
+        for i in grad:
+            close(xs[i].grad, xt[i].grad, atol, what=f"grad {i}")
+
+
+LOGITS = data(6, 4)
+TARGET = np.array([0, 3, 1, -100, 2, 3])
+W = np.abs(data(4, seed=3)) + 0.1
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("kw", [{}, {"weight": True}, {"label_smoothing": 0.2}, {"weight": True, "label_smoothing": 0.1}])
+def test_cross_entropy_class_targets(reduction, kw):
+    def run(lib_f, mk):
+        def f(x):
+            extra = {"label_smoothing": kw.get("label_smoothing", 0.0)}
+            if kw.get("weight"):
+                extra["weight"] = mk(W)
+            return lib_f(x, mk(TARGET), reduction=reduction, **extra)
+        return f
+    both(run(F.cross_entropy, st.tensor), run(TF.cross_entropy, torch.tensor), [LOGITS])
+
+
+def test_cross_entropy_k_dims_prob_targets_and_unbatched():
+    x, t = data(2, 3, 4, 5), np.random.default_rng(1).integers(0, 3, (2, 4, 5))
+    both(lambda a: F.cross_entropy(a, st.tensor(t)), lambda a: TF.cross_entropy(a, torch.tensor(t)), [x])
+    p = np.random.default_rng(2).dirichlet(np.ones(4), 6)
+    both(lambda a: F.cross_entropy(a, st.tensor(p), label_smoothing=0.1),
+         lambda a: TF.cross_entropy(a, torch.tensor(p), label_smoothing=0.1), [LOGITS])
+    both(lambda a: F.cross_entropy(a, st.tensor(2)), lambda a: TF.cross_entropy(a, torch.tensor(2)), [data(4)])
+
+
+def test_nll_loss_and_module():
+    lp = np.log(np.random.default_rng(0).dirichlet(np.ones(4), 6))
+    both(lambda a: nn.NLLLoss(weight=st.tensor(W), ignore_index=-100)(a, st.tensor(TARGET)),
+         lambda a: torch.nn.NLLLoss(weight=torch.tensor(W))(a, torch.tensor(TARGET)), [lp])
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("mse_loss", {}), ("l1_loss", {"reduction": "sum"}), ("smooth_l1_loss", {"beta": 0.5}),
+    ("huber_loss", {"delta": 0.7}), ("smooth_l1_loss", {"reduction": "none"}),
+])
+def test_regression_losses(name, kwargs):
+    both(lambda a, b: getattr(F, name)(a, b, **kwargs), lambda a, b: getattr(TF, name)(a, b, **kwargs),
+         [data(3, 4), data(3, 4, seed=1)], grad=(0, 1))
+
+
+def test_binary_losses_and_kl():
+    p = 1 / (1 + np.exp(-data(3, 4)))
+    t = np.random.default_rng(1).random((3, 4))
+    w = np.abs(data(3, 4, seed=2))
+    both(lambda a: F.binary_cross_entropy(a, st.tensor(t), weight=st.tensor(w)),
+         lambda a: TF.binary_cross_entropy(a, torch.tensor(t), weight=torch.tensor(w)), [p])
+    pw = np.abs(data(4, seed=4))
+    both(lambda a: nn.BCEWithLogitsLoss(pos_weight=st.tensor(pw))(a, st.tensor(t)),
+         lambda a: torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(pw))(a, torch.tensor(t)), [data(3, 4) * 5])
+    q = np.random.default_rng(3).dirichlet(np.ones(4), 3)
+    q[0, 1] = 0.0
+    lp = np.log(np.random.default_rng(4).dirichlet(np.ones(4), 3))
+    for red in ("batchmean", "sum", "none"):
+        both(lambda a, red=red: F.kl_div(a, st.tensor(q), reduction=red),
+             lambda a, red=red: TF.kl_div(a, torch.tensor(q), reduction=red), [lp])
+    both(lambda a: nn.KLDivLoss(reduction="batchmean", log_target=True)(a, st.tensor(lp)),
+         lambda a: torch.nn.KLDivLoss(reduction="batchmean", log_target=True)(a, torch.tensor(lp)), [lp[::-1].copy()])
+
+
+@pytest.mark.parametrize("mode,pad", [("constant", (1, 2)), ("constant", (1, -1, 2, 0)), ("reflect", (2, 1, 1, 2)),
+                                      ("replicate", (3, 0, 1, 1)), ("circular", (1, 2, 2, 1))])
+def test_pad(mode, pad):
+    both(lambda a: F.pad(a, pad, mode=mode), lambda a: TF.pad(a, pad, mode=mode), [data(2, 3, 4, 5)])
+
+
+@pytest.mark.parametrize("kw", [
+    {"size": (7, 5), "mode": "nearest"}, {"scale_factor": 2, "mode": "nearest"},
+    {"size": (7, 3), "mode": "bilinear", "align_corners": False},
+    {"size": (7, 9), "mode": "bilinear", "align_corners": True},
+    {"scale_factor": 1.5, "mode": "bilinear"}, {"size": (5, 6), "mode": "nearest-exact"},
+])
+def test_interpolate(kw):
+    both(lambda a: F.interpolate(a, **kw), lambda a: TF.interpolate(a, **kw), [data(2, 3, 4, 5)])
+
+
+def test_interpolate_linear_1d():
+    both(lambda a: F.interpolate(a, size=9, mode="linear"), lambda a: TF.interpolate(a, size=9, mode="linear"),
+         [data(2, 3, 4)])
+
+
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"mask": "bool"}, {"mask": "float"}, {"scale": 0.3}])
+def test_scaled_dot_product_attention(kw):
+    q, k, v = data(2, 3, 4, 8), data(2, 3, 6, 8, seed=1), data(2, 3, 6, 5, seed=2)
+    mask = kw.pop("mask", None)
+    m = None
+    if mask == "bool":
+        m = np.random.default_rng(5).random((4, 6)) > 0.3
+        m[:, 0] = True
+    elif mask == "float":
+        m = data(4, 6, seed=6)
+    both(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, None if m is None else st.tensor(m), **kw),
+         lambda a, b, c: TF.scaled_dot_product_attention(a, b, c, None if m is None else torch.tensor(m), **kw),
+         [q, k, v], grad=(0, 1, 2))
+
+
+def test_one_hot_normalize_cosine_embedding_functional():
+    t = np.array([[0, 2], [1, 3]])
+    assert F.one_hot(st.tensor(t), 5).tolist() == TF.one_hot(torch.tensor(t), 5).tolist()
+    assert F.one_hot(st.tensor(t)).shape == (2, 2, 4)
+    both(lambda a: F.normalize(a, dim=1), lambda a: TF.normalize(a, dim=1), [data(3, 4)])
+    both(F.cosine_similarity, TF.cosine_similarity, [data(3, 4), data(3, 4, seed=1)],
+         grad=(0, 1))
+
+
+def test_conv_double_backward():
+    x, w = data(2, 3, 6, 6), data(4, 3, 3, 3, seed=1)
+    xs, ws = st.tensor(x, requires_grad=True), st.tensor(w, requires_grad=True)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    gs = st.autograd.grad(F.conv2d(xs, ws, stride=2, padding=1).pow(2).sum(), [xs, ws], create_graph=True)
+    gt = torch.autograd.grad(TF.conv2d(xt, wt, stride=2, padding=1).pow(2).sum(), [xt, wt], create_graph=True)
+    (gs[0].pow(2).sum() + gs[1].sum()).backward()
+    (gt[0].pow(2).sum() + gt[1].sum()).backward()
+    close(xs.grad, xt.grad, 1e-8)
+    close(ws.grad, wt.grad, 1e-8)
+
+
+def test_max_pool_return_indices():
+    x = data(2, 3, 7, 6)
+    vs, is_ = F.max_pool2d(st.tensor(x), 3, 2, 1, return_indices=True)
+    vt, it = TF.max_pool2d(torch.tensor(x), 3, 2, 1, return_indices=True)
+    close(vs, vt)
+    assert is_.tolist() == it.tolist()
+
+
+# -- errors: the shared rules decide, and agree with torch --------------------------------------------
+
+def codes(fn):
+    with pytest.raises(st.ShapetorchError) as e:
+        fn()
+    return e.value.code
+
+
+def test_linear_wrong_in_features_is_the_matmul_code():
+    assert codes(lambda: nn.Linear(784, 256)(st.randn(8, 100))) == "matmul_error_inner_dimensions_do_not_match"
+
+
+def test_nn_error_codes():
+    assert codes(lambda: nn.Conv2d(3, 8, 3)(st.randn(2, 4, 8, 8))) == "conv_error_channels_mismatch"
+    assert codes(lambda: nn.Conv2d(3, 8, 5)(st.randn(2, 3, 3, 3))) == "conv_error_kernel_too_large"
+    assert codes(lambda: nn.Conv2d(3, 8, 3)(st.randn(3, 8, 8, 8, 1))) == "conv_error_input_rank"
+    assert codes(lambda: F.max_pool2d(st.randn(1, 1, 8, 8), 3, padding=2)) == "pool_error_invalid_padding"
+    assert codes(lambda: F.scaled_dot_product_attention(st.randn(2, 4, 8), st.randn(2, 5, 7), st.randn(2, 5, 3))) \
+        == "attention_error_shape_mismatch"
+    assert codes(lambda: nn.LayerNorm(5)(st.randn(2, 4))) == "layer_norm_error_shape_mismatch"
+    assert codes(lambda: nn.BatchNorm2d(3)(st.randn(2, 4, 2, 2))) == "norm_error_channels_mismatch"
+    assert codes(lambda: F.cross_entropy(st.randn(4, 3), st.tensor([0, 1]))) == "loss_error_target_shape_mismatch"
+    assert codes(lambda: F.pad(st.randn(2, 3), (1, 2, 3))) == "pad_error_invalid_padding"
+    assert codes(lambda: nn.Linear(2, 3).load_state_dict({"weight": st.zeros(3, 3), "bias": st.zeros(3)})) \
+        == "load_state_dict_error_mismatch"
+    assert codes(lambda: nn.Linear(2, 3).load_state_dict({"weight": st.zeros(3, 2)})) == "load_state_dict_error_mismatch"
+    assert codes(lambda: F.cross_entropy(st.randn(4, 3), st.tensor([0, 1, 2, 3]))) == "at_error_index_out_of_bounds"
+
+
+@fast(40)
+@given(n=hs.integers(1, 2), c=hs.integers(1, 4), wc=hs.integers(1, 4), h=hs.integers(1, 9), k=hs.integers(1, 5),
+       s=hs.integers(1, 3), p=hs.integers(0, 3), d=hs.integers(1, 2), g=hs.sampled_from([1, 2]))
+def test_conv2d_accepts_and_rejects_as_torch(n, c, wc, h, k, s, p, d, g):
+    x, w = data(n, c, h, h + 1), data(4, wc, k, k, seed=1)
+    try:
+        expected = TF.conv2d(torch.tensor(x), torch.tensor(w), None, s, p, d, g)
+    except RuntimeError:
+        with pytest.raises(st.ShapetorchError):
+            F.conv2d(st.tensor(x), st.tensor(w), None, s, p, d, g)
+        return
+    close(F.conv2d(st.tensor(x), st.tensor(w), None, s, p, d, g), expected, 1e-9)
+
+
+@fast(40)
+@given(h=hs.integers(1, 9), k=hs.integers(1, 4), s=hs.integers(1, 3), p=hs.integers(0, 2), d=hs.integers(1, 2),
+       ceil=hs.booleans())
+def test_max_pool2d_accepts_and_rejects_as_torch(h, k, s, p, d, ceil):
+    x = data(1, 2, h, h + 2)
+    try:
+        expected = TF.max_pool2d(torch.tensor(x), k, s, p, d, ceil_mode=ceil)
+    except RuntimeError:
+        with pytest.raises(st.ShapetorchError):
+            F.max_pool2d(st.tensor(x), k, s, p, d, ceil_mode=ceil)
+        return
+    close(F.max_pool2d(st.tensor(x), k, s, p, d, ceil_mode=ceil), expected)

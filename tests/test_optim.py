@@ -1,0 +1,116 @@
+"""Optimizers and lr schedulers against torch: the same parameters and gradients, step by step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import shapetorch as st
+from shapetorch import nn, optim
+
+
+def run_both(name, kwargs, steps=6):
+    rng = np.random.default_rng(0)
+    a0, b0 = rng.normal(size=(3, 4)), rng.normal(size=(4,))
+    ps = [nn.Parameter(st.tensor(a0)), nn.Parameter(st.tensor(b0))]
+    pt = [torch.nn.Parameter(torch.tensor(a0)), torch.nn.Parameter(torch.tensor(b0))]
+    os_ = getattr(optim, name)(ps, **kwargs)
+    ot = getattr(torch.optim, name)(pt, **kwargs)
+    x = rng.normal(size=(5, 3))
+    for _ in range(steps):
+        for o, p, lib in ((os_, ps, st), (ot, pt, torch)):
+            o.zero_grad()
+            y = (lib.tensor(x) @ p[0] + p[1]).tanh()
+            (y * y).sum().backward()
+            o.step()
+    for p, q in zip(ps, pt):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-10, atol=1e-12)
+    return os_, ot
+
+
+CONFIGS = [
+    ("SGD", {"lr": 0.1}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.3, "weight_decay": 0.01}),
+    ("SGD", {"lr": 0.1, "momentum": 0.8, "nesterov": True, "maximize": True}),
+    ("Adam", {"lr": 0.05}),
+    ("Adam", {"lr": 0.05, "betas": (0.8, 0.9), "weight_decay": 0.1, "amsgrad": True}),
+    ("AdamW", {"lr": 0.05}),
+    ("AdamW", {"lr": 0.05, "weight_decay": 0.3, "amsgrad": True}),
+    ("RMSprop", {"lr": 0.01}),
+    ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True, "weight_decay": 0.1}),
+    ("Adagrad", {"lr": 0.1}),
+    ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.1, "initial_accumulator_value": 0.5}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)])
+def test_optimizer_matches_torch(name, kwargs):
+    run_both(name, kwargs)
+
+
+def test_optimizer_state_dict_round_trip_and_resume():
+    os_, ot = run_both("Adam", {"lr": 0.05}, steps=3)
+    sd = os_.state_dict()
+    assert list(sd["state"]) == list(ot.state_dict()["state"]) == [0, 1]
+    assert set(sd["state"][0]) == set(ot.state_dict()["state"][0])
+    assert sd["param_groups"][0]["params"] == [0, 1]
+    p2 = [nn.Parameter(t.detach().clone()) for t in os_.param_groups[0]["params"]]
+    o2 = optim.Adam(p2, lr=0.5)
+    o2.load_state_dict(sd)
+    assert o2.param_groups[0]["lr"] == 0.05
+    np.testing.assert_array_equal(o2.state[p2[0]]["exp_avg"].numpy(), sd["state"][0]["exp_avg"].numpy())
+    assert o2.state[p2[0]]["exp_avg"] is not sd["state"][0]["exp_avg"]
+
+
+def test_zero_grad_set_to_none_and_param_groups():
+    a, b = nn.Parameter(st.ones(2)), nn.Parameter(st.ones(3))
+    o = optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1, momentum=0.9)
+    assert [g["lr"] for g in o.param_groups] == [0.1, 0.5]
+    (a.sum() + b.sum()).backward()
+    o.step()
+    np.testing.assert_allclose(a.detach().numpy(), 0.9)
+    np.testing.assert_allclose(b.detach().numpy(), 0.5)
+    o.zero_grad(set_to_none=False)
+    assert a.grad is not None and not a.grad.numpy().any()
+    o.zero_grad()
+    assert a.grad is None
+    with pytest.raises(ValueError):
+        optim.SGD([a], lr=0.1, nesterov=True)
+    with pytest.raises(ValueError):
+        optim.Adam([a], lr=-1.0)
+
+
+SCHEDULERS = [
+    ("StepLR", {"step_size": 3, "gamma": 0.5}),
+    ("MultiStepLR", {"milestones": [2, 5, 5], "gamma": 0.3}),
+    ("ExponentialLR", {"gamma": 0.9}),
+    ("CosineAnnealingLR", {"T_max": 4, "eta_min": 0.01}),
+    ("LinearLR", {"start_factor": 0.2, "total_iters": 4}),
+    ("LambdaLR", {"lr_lambda": lambda e: 1 / (1 + e)}),
+    ("OneCycleLR", {"max_lr": 1.0, "total_steps": 12}),
+    ("OneCycleLR", {"max_lr": 1.0, "total_steps": 12, "anneal_strategy": "linear", "three_phase": True}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", SCHEDULERS, ids=[n + str(i) for i, (n, _) in enumerate(SCHEDULERS)])
+@pytest.mark.parametrize("opt", ["SGD", "Adam"])
+def test_scheduler_matches_torch(name, kwargs, opt):
+    ps, pt = nn.Parameter(st.ones(1)), torch.nn.Parameter(torch.ones(1))
+    extra = {"momentum": 0.9} if opt == "SGD" else {}
+    os_ = getattr(optim, opt)([ps], lr=0.1, **extra)
+    ot = getattr(torch.optim, opt)([pt], lr=0.1, **extra)
+    ss = getattr(optim.lr_scheduler, name)(os_, **kwargs)
+    stt = getattr(torch.optim.lr_scheduler, name)(ot, **kwargs)
+    for _ in range(11):
+        np.testing.assert_allclose(ss.get_last_lr(), stt.get_last_lr(), rtol=1e-12)
+        for key in ("momentum", "betas"):
+            if key in ot.param_groups[0]:
+                np.testing.assert_allclose(os_.param_groups[0][key], ot.param_groups[0][key], rtol=1e-12)
+        os_.step()
+        ot.step()
+        ss.step()
+        stt.step()
+    state = ss.state_dict()
+    assert state["last_epoch"] == 11 and "optimizer" not in state
