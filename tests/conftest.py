@@ -4,3 +4,21 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _torch_default_dtype_as_ours(request):
+    """The torch oracle (tests/test_ops_*.py) must use shapetorch's default dtype, whatever other modules set."""
+    if not request.node.module.__name__.startswith("test_ops_"):
+        yield
+        return
+    import torch
+
+    import shapetorch as st
+
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, st.get_default_dtype().name))
+    yield
+    torch.set_default_dtype(old)

@@ -44,6 +44,8 @@ def test_reduce_over_dims(name, sd, keepdim, dtype, seed):
     shape, dim = sd
     if name == "logsumexp" and not dim and dim != 0:  # torch requires dims (and fails on dim=[] itself)
         dim = list(range(len(shape)))
+    if name == "norm" and isinstance(dim, list) and len(dim) > 2:  # torch.norm: 'fro' over >2 dims is an error
+        dim = dim[:2]
     if name == "prod" and isinstance(dim, list):  # torch.prod takes one dim only; shapetorch also takes lists
         dim = dim[0] if dim else None
     compare(_call(name, dim, keepdim), (values(shape, dtype, seed), dtype), codes=DIM_CODES,

@@ -265,7 +265,7 @@ def _scatter(a: Any, index: Any, src: Any, axis: int) -> Any:
 
 _GATHER = Prim(
     "gather", _gather,
-    lambda g, n: (None, g.new_zeros(n.inputs[0]._data.shape).scatter_add(n.params["axis"], n.inputs[1], g)),
+    lambda g, n: (g.new_zeros(n.inputs[0]._data.shape).scatter_add(n.params["axis"], n.inputs[1], g), None),
 )
 _SCATTER_ADD = Prim(
     "scatter_add", _scatter_add,

@@ -1,0 +1,120 @@
+"""The shape rules on their own: symbolic dims, UNKNOWN, gradual behaviour, and what messages name."""
+
+from __future__ import annotations
+
+import pytest
+
+from shapetorch._rules import (
+    UNKNOWN,
+    RuleError,
+    Sym,
+    bmm_shape,
+    broadcast_pair,
+    cat_shape,
+    expand_shape,
+    flatten_shape,
+    index_shape,
+    matmul_shape,
+    mm_shape,
+    permute_shape,
+    reduce_shape,
+    reshape_shape,
+    select_shape,
+    squeeze_shape,
+    stack_shape,
+    transpose_shape,
+    unsqueeze_shape,
+)
+from shapetorch._rules.errors import CATALOGUE
+
+B, N, M = Sym("B"), Sym("N"), Sym("M")
+
+
+def test_broadcast_symbolic_and_unknown():
+    assert broadcast_pair((B, 1, 3), (N, 3)) == (B, N, 3)
+    assert broadcast_pair((B, 3), (B, 3)) == (B, 3)
+    assert broadcast_pair((UNKNOWN, 3), (4, 3)) == (4, 3)  # unknown never raises
+    assert broadcast_pair((UNKNOWN,), (B,)) == (B,)
+    assert broadcast_pair((B,), (4,)) == (4,)  # int against a symbol: undecidable, keep the known size
+    with pytest.raises(RuleError) as info:
+        broadcast_pair((B, 2), (N, 3), op="add")
+    assert info.value.code == "broadcast_error_incompatible_dimensions"
+    with pytest.raises(RuleError):
+        broadcast_pair((2, B), (2, N))  # differing Syms do raise
+
+
+def test_matmul_symbolic():
+    assert matmul_shape((B, N, M), (M, 5)) == (B, N, 5)
+    assert matmul_shape((N,), (N,)) == ()
+    assert matmul_shape((UNKNOWN, 3), (3, 2)) == (UNKNOWN, 2)
+    assert matmul_shape((2, UNKNOWN), (7, 2)) == (2, 2)  # unknown contraction is accepted
+    with pytest.raises(RuleError) as info:
+        matmul_shape((B, N), (M, 4))
+    assert info.value.code == "matmul_error_inner_dimensions_do_not_match"
+    assert "N" in info.value.message and "M" in info.value.message
+    assert mm_shape((N, UNKNOWN), (UNKNOWN, M)) == (N, M)
+    with pytest.raises(RuleError) as info:
+        bmm_shape((B, 2, 3), (N, 3, 2))
+    assert info.value.code == "batch_dimensions_do_not_match_error"
+
+
+def test_views_symbolic():
+    assert reshape_shape((B, 2, 3), (B, 6)) == (B, 6)
+    assert reshape_shape((B, N), (-1,)) == (Sym("B*N"),)
+    assert reshape_shape((UNKNOWN, 4), (-1, 2)) == (UNKNOWN, 2)
+    with pytest.raises(RuleError):
+        reshape_shape((2, 3), (4, 2))
+    with pytest.raises(RuleError) as info:
+        reshape_shape((B,), (-1, -1))
+    assert info.value.code == "reshape_error_multiple_inferred"
+    assert permute_shape((B, N, 3), (2, 0, 1)) == (3, B, N)
+    assert transpose_shape((B, N), 0, 1) == (N, B)
+    assert squeeze_shape((B, 1, UNKNOWN)) == (B, UNKNOWN)  # an unknown might be 1: kept
+    assert unsqueeze_shape((B,), -1) == (B, 1)
+    assert flatten_shape((B, N, 2), 1) == (B, Sym("N*2"))
+    assert expand_shape((1, N), (B, -1, N)) == (B, 1, N)
+    assert expand_shape((1, N), (B, N)) == (B, N)
+    with pytest.raises(RuleError):
+        expand_shape((2, N), (3, N))
+
+
+def test_reduce_join_index_symbolic():
+    assert reduce_shape((B, N, 3), 1) == (B, 3)
+    assert reduce_shape((B, N, 3), (0, -1), keepdim=True) == (1, N, 1)
+    assert reduce_shape((), 0) == ()  # a 0-d tensor takes dim 0 and -1
+    assert cat_shape([(B, 2), (B, 3)], 1) == (B, 5)
+    assert cat_shape([(B, N), (B, UNKNOWN)], 1) == (B, UNKNOWN)
+    with pytest.raises(RuleError) as info:
+        cat_shape([(B, 2), (N, 3)], 1)
+    assert info.value.code == "cat_error_size_mismatch"
+    assert stack_shape([(B, 2), (B, 2)], 1) == (B, 2, 2)
+    assert select_shape((B, 4), 1, 2) == (B,)
+    assert select_shape((UNKNOWN, 4), 0, 100) == (4,)  # an unknown size never raises
+    assert index_shape((B, N, 4), (0, slice(None), None)) == (N, 1, 4)
+    assert index_shape((UNKNOWN, 4), (Ellipsis, 3)) == (UNKNOWN,)
+
+
+@pytest.mark.parametrize("dim", [3, -4, 10])
+def test_dim_out_of_range_message(dim):
+    with pytest.raises(RuleError) as info:
+        reduce_shape((B, 2, 3), dim, op="sum")
+    e = info.value
+    assert e.code == "dimension_error_out_of_range"
+    assert e.message.startswith("sum:") and "[-3, 2]" in e.message and str(dim) in e.message
+
+
+def test_messages_name_op_problem_and_values():
+    with pytest.raises(RuleError) as info:
+        broadcast_pair((2, B), (3, B), op="add")
+    m = info.value.message
+    assert m.startswith("add:") and "(2, B)" in m and "(3, B)" in m and "2 != 3" in m
+    with pytest.raises(RuleError) as info:
+        reshape_shape((2, 3), (4, 2), op="view")
+    m = info.value.message
+    assert m.startswith("view:") and "[4, 2]" in m and "(2, 3)" in m and "6 elements" in m
+
+
+def test_every_catalogue_entry_formats():
+    for code, entry in CATALOGUE.items():
+        assert entry.kind in {"shape", "index", "dtype", "device", "autograd", "registry"}, code
+        assert "{op}" in entry.template, code
