@@ -550,6 +550,18 @@ def pad_kernel(a: WArray, pads: tuple[tuple[int, int], ...], value: Any) -> WArr
     return out
 
 
+def take_along_kernel(a: WArray, index: WArray, axis: int) -> WArray:
+    """NumPy's take_along_axis: index and a broadcast against each other outside ``axis``."""
+    shape = list(_broadcast(tuple(1 if d == axis else s for d, s in enumerate(a.shape)), index.shape))
+    idx = expand_kernel(index, tuple(shape))
+    shape[axis] = a.shape[axis]
+    return gather_kernel(expand_kernel(a, tuple(shape)), idx, axis)
+
+
+def put_along_add_kernel(g: WArray, index: WArray, shape: tuple[int, ...], axis: int) -> WArray:
+    return _scatter("scatter_add", full(tuple(shape), 0, g.dtype), expand_kernel(index, g.shape), g, axis)
+
+
 # -- registration --------------------------------------------------------------------------------------
 def register() -> list[str]:
     """Install the kernels; returns the primitives left without one (they raise a clear error)."""
@@ -562,6 +574,8 @@ def register() -> list[str]:
         "softmax": softmax_kernel,
         "log_softmax": log_softmax_kernel,
         "constant_pad_nd": pad_kernel,
+        "take_along_dim": take_along_kernel,
+        "put_along_dim_add": put_along_add_kernel,
         "where": where_kernel,
         "to_copy": cast_kernel,
         "clone": contiguous_copy,
