@@ -6,9 +6,11 @@ defines the functions, so ``x.add(y)``, ``x + y`` and ``shapetorch.add(x, y)`` a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._device import CPU, device
+from .autograd.grad_mode import STATE as _GRAD_STATE
 
 if TYPE_CHECKING:
     from ._dtype import DType
@@ -24,15 +26,17 @@ class Tensor:
 
     _data: Any  # the backend's array (numpy.ndarray on "cpu")
     _device: device
-    requires_grad: bool = False
-    grad: Tensor | None = None
+    _requires_grad: bool = False
+    _grad: Tensor | None = None
     _grad_fn: Node | None = None
+    _output_nr: int = 0  # which output of ``_grad_fn`` this tensor is
     _base: Tensor | None = None  # set on views: the tensor whose storage this one shares
     _version_cell: list[int] | None = None  # shared by a base and its views; made on first write
-    _retains_grad: bool = False
-    _accumulator: Any = None  # the AccumulateGrad node of a leaf, made on demand
-    _hooks: list[Any] | None = None
-    _backward_hooks_dict: Any = None
+    _accumulator: Any = None  # weakref to the AccumulateGrad node of a leaf, made on demand
+    _hooks: list[Any] | None = None  # a leaf's tensor hooks (a non-leaf's live on its grad_fn)
+    _post_accumulate_hooks: list[Any] | None = None
+    _fw_grads: dict[int, Tensor] | None = None  # forward-mode tangents by dual level
+    _inference: bool = False  # made under inference_mode
 
     __array_priority__ = 1000  # numpy defers `ndarray + Tensor` to Tensor.__radd__
 
@@ -70,6 +74,8 @@ class Tensor:
         t = object.__new__(cls)
         t._data = data
         t._device = dev
+        if _GRAD_STATE.inference:
+            t._inference = True
         return t
 
     # -- metadata -----------------------------------------------------------------------------------
@@ -124,13 +130,132 @@ class Tensor:
     def nbytes(self) -> int:
         return self.numel() * self.dtype.itemsize
 
+    # -- autograd -----------------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """True if gradients need to be computed for this tensor."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if value:
+            if self._data.dtype.kind not in "fc" and not _is_float_like(self):
+                if self._grad_fn is not None:  # an op's non-differentiable output (comparison, argmax)
+                    self._grad_fn = None
+                    return
+                raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            if self._inference and not _GRAD_STATE.inference and self._grad_fn is None:
+                raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+        elif self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+                "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        self._requires_grad = bool(value)
+
+    @property
+    def grad(self) -> Tensor | None:
+        """None until a backward computes a gradient for this (leaf) tensor; then it accumulates."""
+        g = self._grad
+        if g is None and self._grad_fn is not None and not self.retains_grad:
+            import warnings
+
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return g
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._device != self._device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
     @property
     def is_leaf(self) -> bool:
+        """Tensors that do not require grad, and those the user made, are leaves."""
         return self._grad_fn is None
 
     @property
     def grad_fn(self) -> Node | None:
         return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf on which ``retain_grad()`` was called."""
+        fn = self._grad_fn
+        if fn is None:
+            return False
+        refs = fn._retain_refs
+        return refs is not None and self._output_nr in refs and refs[self._output_nr]() is self
+
+    def retain_grad(self) -> None:
+        """Populate ``.grad`` of this non-leaf tensor during backward (a no-op on leaves)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        fn = self._grad_fn
+        if fn is None:
+            return
+        import weakref
+
+        if fn._retain_refs is None:
+            fn._retain_refs = {}
+        fn._retain_refs[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
+        """``hook(grad) -> Tensor | None`` runs each time the gradient w.r.t. this tensor is computed; a
+        returned tensor replaces the gradient. Returns a handle with ``remove()``."""
+        from .autograd.graph import RemovableHandle
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            fn = self._grad_fn
+            if fn._tensor_pre_hooks is None:
+                fn._tensor_pre_hooks = {}
+            return RemovableHandle(fn._tensor_pre_hooks.setdefault(self._output_nr, []), hook)
+        if self._hooks is None:
+            self._hooks = []
+        return RemovableHandle(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> Any:
+        """``hook(tensor)`` runs after a gradient is accumulated into this leaf's ``.grad``."""
+        from .autograd.graph import RemovableHandle
+
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        return RemovableHandle(self._post_accumulate_hooks, hook)
+
+    @property
+    def data(self) -> Tensor:
+        """The same storage, detached from the graph (``var.data``); assigning replaces the values."""
+        out = Tensor._make(self._data, self._device)
+        out._base = self._base if self._base is not None else self
+        return out
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+        self._device = value._device
+
+    def is_inference(self) -> bool:
+        """True for tensors made under ``inference_mode``."""
+        return self._inference
 
     @property
     def is_cuda(self) -> bool:
@@ -148,7 +273,9 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._version_cell[0] if self._version_cell is not None else 0
+        owner = self._base if self._base is not None else self
+        cell = owner._version_cell
+        return cell[0] if cell is not None else 0
 
     def _bump_version(self) -> None:
         """Record an in-place write; views share the counter with their base, as in torch."""
@@ -172,6 +299,20 @@ class Tensor:
         return tensor_repr(self)
 
     __str__ = __repr__
+
+
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, "
+    "use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+    "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations."
+)
+
+
+def _is_float_like(t: Tensor) -> bool:
+    """bfloat16 and other extension dtypes are floats that NumPy does not call kind 'f'."""
+    dt = t.dtype
+    return bool(dt.is_floating_point or dt.is_complex)
 
 
 class Size(tuple[int, ...]):

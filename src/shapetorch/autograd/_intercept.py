@@ -1,0 +1,60 @@
+"""The slow path of a primitive call, installed only while something needs it.
+
+The profiler (op events), forward-mode AD (tangents) and inference mode (marking inference
+tensors) each need to see every primitive call. Rather than testing for them on every call, the
+primitive's ``__call__`` is swapped for :func:`_call` while at least one of them is active; with
+none active, calls take the plain fast path of ``_dispatch``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .grad_mode import STATE
+
+_LOCK = threading.Lock()
+_USERS = 0
+_ORIG: Any = None
+
+_ATEN = {"true_divide": "div", "to_copy": "_to_copy", "index": "index", "matmul": "mm", "conj": "conj_physical"}
+
+
+def acquire() -> None:
+    """One more user of the slow path (install it on the first)."""
+    global _USERS, _ORIG
+    from .._dispatch import Prim
+
+    with _LOCK:
+        _USERS += 1
+        if _USERS == 1:
+            _ORIG = Prim.__dict__["__call__"]
+            Prim.__call__ = _call  # type: ignore[method-assign]
+
+
+def release() -> None:
+    global _USERS
+    from .._dispatch import Prim
+
+    with _LOCK:
+        _USERS -= 1
+        if _USERS == 0:
+            Prim.__call__ = _ORIG  # type: ignore[method-assign]
+
+
+def _call(self: Any, *args: Any, **params: Any) -> Any:
+    from .forward_ad import FWD, propagate
+    from .profiler import PROFILER
+
+    prof = PROFILER.active
+    if prof is not None:
+        shapes = [list(a._data.shape) if hasattr(a, "_data") else [] for a in args] if prof.record_shapes else None
+        with prof.record("aten::" + _ATEN.get(self.name, self.name), shapes):
+            out = _ORIG(self, *args, **params)
+    else:
+        out = _ORIG(self, *args, **params)
+    if STATE.inference:
+        out._inference = True
+    if FWD.level is not None and not FWD.paused:
+        propagate(self, args, params, out)
+    return out
