@@ -9,10 +9,14 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
-from test_webgpu import DEV, data, run
-from test_webgpu import webgpu as webgpu  # noqa: F401  (the module fixture: skip or fail without an adapter)
 
 import shapetorch as st
+from test_webgpu import (
+    DEV,
+    data,
+    run,
+    webgpu,  # noqa: F401  (the module fixture: skip or fail without an adapter)
+)
 
 F = st.nn.functional
 
