@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as hs
 
 import shapetorch as st
@@ -207,6 +207,8 @@ def test_conv2d_accepts_and_rejects_as_torch(n, c, wc, h, k, s, p, d, g):
 @fast(40)
 @given(h=hs.integers(1, 9), k=hs.integers(1, 4), s=hs.integers(1, 3), p=hs.integers(0, 2), d=hs.integers(1, 2),
        ceil=hs.booleans())
+@example(h=1, k=2, s=2, p=0, d=1, ceil=True)  # a last window hanging over the end: torch accepts
+@example(h=5, k=3, s=1, p=2, d=2, ceil=False)  # padding vs the undilated kernel: torch rejects
 def test_max_pool2d_accepts_and_rejects_as_torch(h, k, s, p, d, ceil):
     x = data(1, 2, h, h + 2)
     try:

@@ -29,15 +29,14 @@ def _window(op: str, input: Shape, lead: int, kernel: tuple[int, ...], stride: t
         if not isinstance(size, _KNOWN):
             out.append(UNKNOWN)
             continue
-        eff = d * (k - 1) + 1
-        if size + 2 * p < eff:
-            raise RuleError("conv_error_kernel_too_large", op=op, shape=input, padded=tuple(
-                input[lead + j] + 2 * padding[j] if isinstance(input[lead + j], int) else UNKNOWN  # type: ignore[operator]
-                for j in range(len(kernel))), kernel=kernel)
-        num = size + 2 * p - eff
+        num = size + 2 * p - (d * (k - 1) + 1)
         n = (-(-num // s) if ceil_mode else num // s) + 1
         if ceil_mode and (n - 1) * s >= size + p:
             n -= 1
+        if n < 1:  # as torch: ceil_mode lets a last window hang over the end
+            raise RuleError("conv_error_kernel_too_large", op=op, shape=input, padded=tuple(
+                input[lead + j] + 2 * padding[j] if isinstance(input[lead + j], int) else UNKNOWN  # type: ignore[operator]
+                for j in range(len(kernel))), kernel=kernel)
         out.append(n)
     return tuple(out)
 
