@@ -101,6 +101,20 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "dtype_components_mismatch_error": ("st.register_dtype('c_demo', storage='f4', components=2)",
                                         "Complex dtypes need complex storage."),
     "invalid_config_error": ("st.register_backward('exp', 3)", "Pass a callable."),
+    "reduction_error_empty_input": ("st.zeros(0).amax()", "Give a dim, or reduce a non-empty tensor."),
+    "argument_error_invalid": ("st.ones(2).clamp()", "Give min, max or both."),
+    "div_error_integer_division_by_zero": ("st.tensor([1, 2]) // 0", "Divide floats (inf), or mask the zeros."),
+    "conv_error_input_rank": ("st.nn.functional.conv2d(st.ones(3, 8), st.ones(4, 3, 3, 3))",
+                              "conv2d takes (N, C, H, W) or (C, H, W)."),
+    "conv_error_channels_mismatch": ("st.nn.functional.conv2d(st.ones(1, 2, 8, 8), st.ones(4, 3, 3, 3))",
+                                     "Input channels must equal weight.shape[1] * groups."),
+    "conv_error_kernel_too_large": ("st.nn.functional.conv2d(st.ones(1, 3, 2, 2), st.ones(4, 3, 3, 3))",
+                                    "Pad the input or use a smaller kernel."),
+    "pad_error_invalid_padding": ("st.nn.functional.pad(st.ones(2, 3), (1, 1, 1))", "Give two pads per padded dim."),
+    "layer_norm_error_shape_mismatch": ("st.nn.functional.layer_norm(st.ones(2, 3), (4,))",
+                                        "normalized_shape must be the input's trailing shape."),
+    "load_state_dict_error_mismatch": ("st.nn.Linear(2, 3).load_state_dict({'weight': st.ones(3, 2)})",
+                                       "Give every parameter, or strict=False."),
 }
 
 

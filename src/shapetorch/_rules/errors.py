@@ -197,6 +197,18 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-index", "gather/scatter index is larger than the input in a dim other than dim.",
         "{op}: size {ia} of index {index} at dimension {at} exceeds size {sa} of {arg} {shape}",
     ),
+    "reduction_error_empty_input": Entry(
+        "index", "shape-reduce", "A reduction with no identity (amax, argmax, max, ...) over an empty tensor without dim.",
+        "{op}: expected a reduction dim to be given for an input with 0 elements (shape {shape})",
+    ),
+    "argument_error_invalid": Entry(
+        "shape", "shape-args", "An argument has a value the op cannot accept (clamp without bounds, arange's step).",
+        "{op}: {problem}",
+    ),
+    "div_error_integer_division_by_zero": Entry(
+        "shape", "shape-args", "Integer division or remainder by zero (floats give inf or nan instead).",
+        "{op}: integer division by zero",
+    ),
     "item_error_not_scalar": Entry(
         "shape", "shape-item", "item() on a tensor whose numel != 1.",
         "{op}: a tensor with {numel} elements cannot be converted to a Python scalar (shape {shape})",

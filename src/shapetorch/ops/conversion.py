@@ -178,7 +178,7 @@ method("where", _where_method)
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
     """Limit to ``[min, max]``; either may be a number or a tensor (broadcast), or None."""
     if min is None and max is None:
-        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+        fail("argument_error_invalid", op="clamp", problem="at least one of 'min' or 'max' must not be None")
     result = input
     if min is not None:
         result = result.maximum(_bound(min, result))

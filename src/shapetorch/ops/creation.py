@@ -100,6 +100,8 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
 
 
 def _filled(size: Any, value: Any, dtype: Any, dev: Any, requires_grad: bool, op: str) -> Tensor:
+    if not size:
+        raise TypeError(f'{op}() missing 1 required positional argument: "size"')
     shape = int_list(size, op)
     if any(s < 0 for s in shape):
         fail("reshape_error_invalid_size", op=op, size=min(shape), sizes=list(shape))
@@ -183,9 +185,10 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if vals[2] == 0:
-        raise RuntimeError("arange(): step must be nonzero")
+        fail("argument_error_invalid", op="arange", problem="step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:
-        raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
+        fail("argument_error_invalid", op="arange", problem=f"upper bound and lower bound inconsistent with step sign "
+             f"(start {vals[0]}, end {vals[1]}, step {vals[2]})")
     is_float = any(isinstance(v, float) for v in vals)
     d = to_dtype(dtype) if dtype is not None else (get_default_dtype() if is_float else to_dtype("int64"))
     n = math.ceil((vals[1] - vals[0]) / vals[2])

@@ -224,13 +224,24 @@ true_divide = _binary(
     "true_divide", _quiet(np.true_divide), lambda g, n: (g / _one(n, 1), -g * _one(n, 0) / _one(n, 1) ** 2),
     kind="float", dunder="__truediv__", rdunder="__rtruediv__",
 )
-floor_divide = _binary("floor_divide", _quiet(np.floor_divide), lambda g, n: (g * 0, g * 0), kind="no_bool",
+def _int_div(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
+    """Integer division by zero is an error in torch; NumPy would quietly give 0."""
+
+    def kernel(a: Any, b: Any) -> Any:
+        if getattr(a, "dtype", np.dtype(float)).kind in "iu" and not np.all(b):
+            fail("div_error_integer_division_by_zero", op=name)
+        return f(a, b)
+
+    return kernel
+
+
+floor_divide = _binary("floor_divide", _int_div("floor_divide", np.floor_divide), lambda g, n: (g * 0, g * 0), kind="no_bool",
                        dunder="__floordiv__", rdunder="__rfloordiv__")
 remainder = _binary(
-    "remainder", _quiet(np.remainder), lambda g, n: (g, -g * (n.inputs[0] / n.inputs[1]).floor()),
+    "remainder", _int_div("remainder", np.remainder), lambda g, n: (g, -g * (n.inputs[0] / n.inputs[1]).floor()),
     kind="no_bool", dunder="__mod__", rdunder="__rmod__",
 )
-fmod = _binary("fmod", _quiet(np.fmod), lambda g, n: (g, -g * (n.inputs[0] / n.inputs[1]).trunc()), kind="no_bool")
+fmod = _binary("fmod", _int_div("fmod", np.fmod), lambda g, n: (g, -g * (n.inputs[0] / n.inputs[1]).trunc()), kind="no_bool")
 pow = _binary(
     "pow", _quiet(_pow_kernel),
     lambda g, n: (

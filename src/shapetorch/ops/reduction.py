@@ -125,8 +125,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 
 def _nonempty(input: Tensor, axis: tuple[int, ...], op: str) -> None:
     if builtins.any(input._data.shape[i] == 0 for i in axis) or (input._data.size == 0 and not axis):
-        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0, "
-                           "or the reduced dims to be non-empty")
+        fail("reduction_error_empty_input", op=op, shape=tuple(input._data.shape))
 
 
 @public("reduction")
@@ -155,7 +154,7 @@ def _arg(prim: Prim, input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
     _no_complex(input, op, bool_too=op in ("argmax", "argmin"))
     if dim is None:
         if input._data.size == 0:
-            raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+            fail("reduction_error_empty_input", op=op, shape=tuple(input._data.shape))
         return prim(input.reshape(-1), axis=0, keepdims=False).reshape((1,) * input._data.ndim if keepdim else ())
     (axis,) = _dims(input, [dim], op) or (0,)
     _nonempty(input, (axis,) if input._data.ndim else (), op)
