@@ -150,6 +150,10 @@ def propagate(prim: Any, args: tuple[Any, ...], params: dict[str, Any], out: Ten
         return
     rule = prim.jvp
     if rule is None:
+        from .jvp_rules import RULES
+
+        rule = prim.jvp = RULES.get(prim.name)
+    if rule is None:
         raise NotImplementedError(f"Trying to use forward AD with {prim.name} that does not support it because it "
                                   "has not been implemented yet.")
     FWD.paused += 1

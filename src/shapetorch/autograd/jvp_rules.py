@@ -53,6 +53,10 @@ def _share(n: Any, first_wins: Any) -> tuple[Any, Any]:
     return w, 1 - w
 
 
+def _log(x: Any) -> Any:
+    return x.log() if isinstance(x, Tensor) else math.log(x) if x > 0 else float("nan")
+
+
 def _weighted(ts: tuple[Any, ...], ws: tuple[Any, Any]) -> Any:
     return _sum(*(None if t is None else t * w for t, w in zip(ts, ws)))
 
@@ -113,7 +117,7 @@ RULES: dict[str, Rule] = {
     "remainder": lambda ts, n: _sum(ts[0], _times(ts[1], lambda: -(n.inputs[0] / n.inputs[1]).floor())),
     "fmod": lambda ts, n: _sum(ts[0], _times(ts[1], lambda: -(n.inputs[0] / n.inputs[1]).trunc())),
     "pow": lambda ts, n: _sum(_times(ts[0], lambda: n.inputs[1] * n.inputs[0] ** (n.inputs[1] - 1)),
-                              _times(ts[1], lambda: n.out * n.inputs[0].log())),
+                              _times(ts[1], lambda: n.out * _log(n.inputs[0]))),
     "atan2": lambda ts, n: _sum(_times(ts[0], lambda: n.inputs[1] / (n.inputs[0] ** 2 + n.inputs[1] ** 2)),
                                 _times(ts[1], lambda: -n.inputs[0] / (n.inputs[0] ** 2 + n.inputs[1] ** 2))),
     "maximum": lambda ts, n: _weighted(ts, _share(n, n.inputs[0] > n.inputs[1])),
@@ -135,9 +139,36 @@ RULES: dict[str, Rule] = {
     "amax": lambda ts, n: None if ts[0] is None else _extreme(ts, n),
     "amin": lambda ts, n: None if ts[0] is None else _extreme(ts, n),
 }
+
+def _bilinear(name: str) -> Rule:
+    """A primitive linear in each of its two tensor inputs (convolution and its gradients)."""
+    def rule(ts: tuple[Any, ...], n: Any) -> Any:
+        prim = PRIMS[name]
+        a, b = n.inputs[:2]
+        return _sum(None if ts[0] is None else prim(ts[0], b, **n.params),
+                    None if ts[1] is None else prim(a, ts[1], **n.params))
+
+    return rule
+
+
+_SQRT_HALF, _INV_SQRT_2PI = math.sqrt(0.5), 1.0 / math.sqrt(2.0 * math.pi)
+# the primitives of the nn modules (present once shapetorch.nn's ops are loaded)
+RULES.update({
+    "relu": _unary(lambda t, n: t * (n.out > 0).to(t.dtype)),
+    "erf": _unary(lambda t, n: t * (-(n.inputs[0] ** 2)).exp() * (2.0 / math.sqrt(math.pi))),
+    "gelu": _unary(lambda t, n: t * (0.5 * (1 + PRIMS["erf"](n.inputs[0] * _SQRT_HALF))
+                                     + n.inputs[0] * (n.inputs[0] ** 2 * -0.5).exp() * _INV_SQRT_2PI)),
+    "softmax": _unary(lambda t, n: n.out * (t - (t * n.out).sum(n.params["axis"], keepdim=True))),
+    "log_softmax": _unary(lambda t, n: t - (n.out.exp() * t).sum(n.params["axis"], keepdim=True)),
+    "constant_pad_nd": _unary(lambda t, n: PRIMS["constant_pad_nd"](t, pads=n.params["pads"], value=0)),
+    "convolution": _bilinear("convolution"),
+    "convolution_input_grad": _bilinear("convolution_input_grad"),
+    "convolution_weight_grad": _bilinear("convolution_weight_grad"),
+})
 for _name in ("sum", "reshape", "view", "permute", "expand", "diagonal", "diagonal_backward", "index_backward",
-              "index", "select", "slice", "index_select"):
-    RULES[_name] = _linear(_name)
+              "index", "select", "slice", "index_select", "take_along_dim", "put_along_dim_add"):
+    if _name in PRIMS:
+        RULES[_name] = _linear(_name)
 for _name in ("sgn", "sign", "floor", "ceil", "trunc", "round", "floor_divide"):
     RULES[_name] = lambda ts, n: n.out.new_zeros(n.out._data.shape)
 

@@ -246,7 +246,8 @@ pow = _binary(
     "pow", _quiet(_pow_kernel),
     lambda g, n: (
         g * n.inputs[1] * _one(n, 0) ** (n.inputs[1] - 1),
-        g * _conj(n.inputs[0] ** n.inputs[1] * n.inputs[0].log()) if isinstance(n.inputs[1], Tensor) else None,
+        g * _conj(n.inputs[0] ** n.inputs[1] * (n.inputs[0].log() if isinstance(n.inputs[0], Tensor)
+                                                else np.log(n.inputs[0]))) if isinstance(n.inputs[1], Tensor) else None,
     ),
     dunder="__pow__", rdunder="__rpow__",
 )
