@@ -8,7 +8,7 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import Any
 
-from . import autograd, ops
+from . import autograd, config, memory, ops
 from ._device import device, list_devices, register_device, unregister_device
 from ._dtype import (
     DType,
@@ -106,6 +106,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "config",
+    "memory",
     "reveal_shape",
     "get_printoptions", "printoptions", "set_printoptions",
         "AutogradError", "DType", "DTypeError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",

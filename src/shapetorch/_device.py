@@ -97,9 +97,13 @@ register_device("webgpu", _load_webgpu)
 CPU = device("cpu")
 
 
+DEFAULT: list[device] = []  # set_default_device's choice; empty means "cpu"
+
+
 def to_device(d: object) -> device:
+    """A device argument as a device; None means the default device (``set_default_device``)."""
     if d is None:
-        return CPU
+        return DEFAULT[0] if DEFAULT else CPU
     if isinstance(d, device):
         return d
     if isinstance(d, str):

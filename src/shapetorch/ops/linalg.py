@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._autocast import AUTOCAST, autocast_dtype_for
 from .._dispatch import Prim
 from .._errors import fail
 from .._rules import matmul as RM
@@ -51,14 +52,26 @@ def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """torch.matmul: vector/matrix products with broadcast batch dims."""
     _matmul_shape(input._data.shape, other._data.shape)
+    if AUTOCAST.enabled:
+        input, other = _autocast(input, other)
     _same_dtype("matmul", input, other)
     result = _MATMUL(input, other)
     return result if out is None else out.copy_(result)
 
 
+def _autocast(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """Inside ``autocast``, matmul-family inputs of floating dtypes run in the autocast dtype."""
+    dt = autocast_dtype_for(a._device.type)
+    if dt is None or not (a.dtype.is_floating_point and b.dtype.is_floating_point):
+        return a, b
+    return a.to(dt), b.to(dt)
+
+
 def _strict(rule: Any, name: str) -> Any:
     def fn(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         check(rule, input._data.shape, other._data.shape, op=name)
+        if AUTOCAST.enabled:
+            input, other = _autocast(input, other)
         _same_dtype(name, input, other)
         result = _MATMUL(input, other)
         return result if out is None else out.copy_(result)

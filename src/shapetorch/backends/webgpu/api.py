@@ -46,46 +46,34 @@ def require_webgpu() -> device:
     return device("webgpu")
 
 
-def _check(dev: Any) -> None:
-    if dev is not None and device(dev).type != "webgpu":
-        fail("device_error_requires", op="memory_stats", problem=f"memory statistics are kept for 'webgpu', not {dev}")
+def live() -> bool:
+    """Whether the WebGPU runtime has been started (memory questions never start it)."""
+    return _RUNTIME in sys.modules and sys.modules[_RUNTIME].RT.device is not None
 
 
-@public("device", method=False)
-def memory_stats(device: Any = None) -> dict[str, int]:
-    """WebGPU buffer statistics: allocated/reserved/pooled/peak bytes, buffers created and reused, dispatches,
-    submits, pipelines. All zero before the first WebGPU tensor (``wgpu`` is not imported for this)."""
-    _check(device)
-    if _RUNTIME not in sys.modules or sys.modules[_RUNTIME].RT.device is None:
-        return {"allocated_bytes": 0, "reserved_bytes": 0, "pooled_bytes": 0, "peak_allocated_bytes": 0,
-                "num_buffers_created": 0, "num_buffer_reuses": 0, "num_dispatches": 0, "num_submits": 0,
-                "num_pipelines": 0}
+def stats() -> dict[str, int]:
+    """Buffer statistics of the WebGPU runtime; zeros before the first WebGPU tensor (no wgpu import)."""
+    if not live():
+        return dict.fromkeys(STAT_KEYS, 0)
     return dict(sys.modules[_RUNTIME].RT.stats())
 
 
-@public("device", method=False)
-def memory_allocated(device: Any = None) -> int:
-    """Bytes held by live WebGPU tensors (in pooled size classes)."""
-    return memory_stats(device)["allocated_bytes"]
+def reset_peak() -> None:
+    if live():
+        sys.modules[_RUNTIME].RT.peak_bytes = sys.modules[_RUNTIME].RT.live_bytes
 
 
-@public("device", method=False)
-def memory_reserved(device: Any = None) -> int:
-    """Bytes of GPU buffers held: live tensors plus the pool of free buffers kept for reuse."""
-    return memory_stats(device)["reserved_bytes"]
-
-
-@public("device", method=False)
-def empty_cache(device: Any = None) -> None:
+def empty_cache() -> None:
     """Free the pooled (unused) WebGPU buffers."""
-    _check(device)
-    if _RUNTIME in sys.modules and sys.modules[_RUNTIME].RT.device is not None:
+    if live():
         sys.modules[_RUNTIME].RT.empty_cache()
 
 
-@public("device", method=False)
-def synchronize(device: Any = None) -> None:
+def synchronize() -> None:
     """Submit the recorded WebGPU work and wait until it is done."""
-    _check(device)
-    if _RUNTIME in sys.modules and sys.modules[_RUNTIME].RT.device is not None:
+    if live():
         sys.modules[_RUNTIME].RT.synchronize()
+
+
+STAT_KEYS = ("allocated_bytes", "reserved_bytes", "pooled_bytes", "peak_allocated_bytes", "num_buffers_created",
+             "num_buffer_reuses", "num_dispatches", "num_submits", "num_pipelines")
