@@ -22,3 +22,8 @@ def test_every_example_raises_its_own_code():
     gen = load("gen_errors_doc")
     for code, (example, _) in gen.EXAMPLES.items():
         assert gen._message(code, example)
+
+
+def test_dtype_coverage_page_is_fresh():
+    gen = load("gen_coverage_doc")
+    assert gen.PAGE.read_text() == gen.render(), "docs/dtype-coverage.md is stale: run python tools/gen_coverage_doc.py"

@@ -7,6 +7,7 @@ runs this file first, and must not pull in NumPy. Public names load on first use
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
 __version__ = "0.1.0"
@@ -15,23 +16,17 @@ __version__ = "0.1.0"
 def __getattr__(name: str) -> Any:
     if name.startswith("_"):  # private names are submodules: let the import system load them
         raise AttributeError(name)
-    _api = importlib.import_module("shapetorch._api")
+    if importlib.util.find_spec(f"shapetorch.{name}") is not None:  # shapetorch.nn, .optim, .fft, ...
+        value = importlib.import_module(f"shapetorch.{name}")
+    else:
+        _api = importlib.import_module("shapetorch._api")
+        try:
+            value = getattr(_api, name)
+        except AttributeError:
+            from ._rules.errors import did_you_mean
 
-    try:
-        value = getattr(_api, name)
-    except AttributeError:
-        try:  # public subpackages (shapetorch.nn, shapetorch.optim, ...) load on first use too
-            value = importlib.import_module(f"shapetorch.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"shapetorch.{name}":
-                raise
-        else:
-            globals()[name] = value
-            return value
-        from ._rules.errors import did_you_mean
-
-        hint = did_you_mean(name, _api.__all__)
-        raise AttributeError(f"module 'shapetorch' has no attribute {name!r}{hint}") from None
+            hint = did_you_mean(name, _api.__all__)
+            raise AttributeError(f"module 'shapetorch' has no attribute {name!r}{hint}") from None
     globals()[name] = value
     return value
 

@@ -6,6 +6,7 @@ defines the functions, so ``x.add(y)``, ``x + y`` and ``shapetorch.add(x, y)`` a
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,9 @@ class Tensor:
     _inference: bool = False  # made under inference_mode
 
     __array_priority__ = 1000  # numpy defers `ndarray + Tensor` to Tensor.__radd__
+
+    # `Tensor[tuple[Batch, L[3]], float32]` in annotations evaluated at runtime (the stubs give it meaning)
+    __class_getitem__ = classmethod(types.GenericAlias)
 
     if TYPE_CHECKING:
         # Methods are attached from the op table (shapetorch.ops); inside the runtime mypy sees them

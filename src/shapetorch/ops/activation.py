@@ -14,6 +14,7 @@ import numpy as np
 
 from .._dispatch import Prim
 from .._dtype import to_dtype
+from .._errors import fail
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
 from ._common import cast, check, default_float, make_inplace
@@ -22,6 +23,13 @@ from .conversion import where as _where
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _require(x: Tensor, op: str, integers: bool = False) -> None:
+    """torch's activations take floating dtypes (relu also integers); bool and complex are refused."""
+    d = x.dtype
+    if not (d.is_floating_point or (integers and not d.is_complex and d.name != "bool")):
+        fail("method_dtype_not_supported_error", op=op, dtype=x.dtype.name, hint="")
 
 
 def _floating(x: Tensor) -> Tensor:
@@ -40,6 +48,7 @@ _RELU = Prim("relu", _relu_kernel, lambda g, n: (g * (n.out > 0).to(g.dtype),), 
 @public("activation")
 def relu(input: Tensor) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0, as in torch."""
+    _require(input, "relu", integers=True)
     return _RELU(input)
 
 
@@ -165,11 +174,13 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 @public("activation")
 def selu(input: Tensor) -> Tensor:
+    _require(input, "selu")
     return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
 @public("activation")
 def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    _require(input, "celu")
     return _where_pos(input, input, (input.clamp(max=0.0) / alpha).expm1() * alpha)
 
 
@@ -218,6 +229,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 @public("activation")
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    _require(input, "hardshrink")
     return _where((input.abs() > lambd), input, input * 0)
 
 

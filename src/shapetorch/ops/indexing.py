@@ -353,4 +353,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 
 @public("indexing")
 def take(input: Tensor, index: Tensor) -> Tensor:
+    """Elements of the flattened input at ``index`` (an int64 tensor), in the index's shape."""
+    if dtype_name(index) != "int64":
+        fail("dtype_error_mismatch", op="take", what="index", a=index.dtype.name, b="int64")
     return input.reshape(-1)[index]

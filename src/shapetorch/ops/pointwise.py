@@ -49,6 +49,9 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
                 input = cast(input, default_float())
         elif kind == "same" and name in _NO_BOOL and dtype_name(input) == "bool":
             fail("method_dtype_not_supported_error", op=name, dtype="bool", hint="")
+        if name in _NO_COMPLEX_UNARY and input._data.dtype.kind == "c":
+            fail("method_dtype_not_supported_error", op=name, dtype=input.dtype.name, hint=" (use sgn for complex)"
+                 if name == "sign" else "")
         if name == "frac" and not input.dtype.is_floating_point:  # torch: floating dtypes only
             fail("method_dtype_not_supported_error", op=name, dtype=input.dtype.name, hint=" (floating point only)")
         return _store(prim(input), out, name)
@@ -61,6 +64,7 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
 
 
 _NO_BOOL = {"neg", "abs", "floor", "ceil", "round", "trunc"}
+_NO_COMPLEX_UNARY = {"sign", "floor", "ceil", "trunc"}
 _2_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 neg = _unary("neg", np.negative, lambda g, n: (-g,), kind="same")
@@ -119,8 +123,8 @@ _ROUND = Prim("round", _round_kernel, lambda g, n: (g * 0,))
 @public("pointwise")
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:
     """Round to the nearest integer (half to even), or to ``decimals`` decimal places."""
-    if dtype_name(input) == "bool":
-        fail("method_dtype_not_supported_error", op="round", dtype="bool", hint="")
+    if dtype_name(input) == "bool" or input.is_complex():
+        fail("method_dtype_not_supported_error", op="round", dtype=input.dtype.name, hint="")
     return _store(_ROUND(input, decimals=decimals), out, "round")
 
 
@@ -235,7 +239,7 @@ def _int_div(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
-floor_divide = _binary("floor_divide", _int_div("floor_divide", np.floor_divide), lambda g, n: (g * 0, g * 0), kind="no_bool",
+floor_divide = _binary("floor_divide", _int_div("floor_divide", np.floor_divide), None, kind="no_bool",  # no derivative
                        dunder="__floordiv__", rdunder="__rfloordiv__")
 remainder = _binary(
     "remainder", _int_div("remainder", np.remainder), lambda g, n: (g, -g * (n.inputs[0] / n.inputs[1]).floor()),
