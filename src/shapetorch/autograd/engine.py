@@ -201,8 +201,18 @@ class _View:
         self.inputs, self.params, self.out = inputs, params, out
 
 
+_CLASSES: dict[str, type[Node]] = {}
+
+
 class Node(GraphNode):
-    """A recorded call of a primitive: ``name()`` is torch's (``MulBackward0``)."""
+    """A recorded call of a primitive: ``name()`` is torch's (``MulBackward0``), and so is the class name."""
+
+    def __new__(cls, prim: Prim, *args: Any) -> Node:
+        sub = _CLASSES.get(prim.name)
+        if sub is None:
+            sub = _CLASSES[prim.name] = type(f"{_NAMES.get(prim.name) or _camel(prim.name)}Backward0", (Node,), {})
+            sub.__module__ = "shapetorch.autograd.graph"
+        return object.__new__(sub)
 
     def __init__(self, prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> None:
         from .._tensor import Tensor
@@ -678,10 +688,14 @@ def _check_roots(outputs: list[Tensor]) -> None:
 
 def backward(
     tensors: Tensor | Sequence[Tensor], grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
-    retain_graph: bool | None = None, create_graph: bool = False, grad_variables: Any = None,
-    inputs: Tensor | Sequence[Tensor] | None = None,
+    retain_graph: bool | None = None, create_graph: bool = False, inputs: Tensor | Sequence[Tensor] | None = None,
+    *, grad_variables: Any = None,
 ) -> None:
-    """Sum the gradients of ``tensors`` w.r.t. the graph leaves into their ``.grad`` (``torch.autograd.backward``)."""
+    """Sum the gradients of ``tensors`` w.r.t. the graph leaves into their ``.grad`` (``torch.autograd.backward``).
+
+    ``grad_variables`` (torch's deprecated alias of ``grad_tensors``) is keyword-only here, so that
+    ``Tensor.backward(gradient, retain_graph, create_graph, inputs)`` can pass ``inputs`` fifth.
+    """
     if grad_variables is not None:
         grad_tensors = grad_variables
     roots = _as_list(tensors)
