@@ -241,6 +241,9 @@ def _int_div(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
 
 floor_divide = _binary("floor_divide", _int_div("floor_divide", np.floor_divide), None, kind="no_bool",  # no derivative
                        dunder="__floordiv__", rdunder="__rfloordiv__")
+# div(rounding_mode="floor") has a zero gradient in torch, while floor_divide has none at all.
+_div_floor = _binary("div_floor", _int_div("div", np.floor_divide), lambda g, n: (g * 0, g * 0), kind="no_bool",
+                     register=False)
 remainder = _binary(
     "remainder", _int_div("remainder", np.remainder), lambda g, n: (g, -g * (n.inputs[0] / n.inputs[1]).floor()),
     kind="no_bool", dunder="__mod__", rdunder="__rmod__",
@@ -306,7 +309,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Tensor
     if rounding_mode is None:
         return true_divide(input, other, out=out)
     if rounding_mode == "floor":
-        return floor_divide(input, other, out=out)
+        return _div_floor(input, other, out=out)
     if rounding_mode == "trunc":
         q = true_divide(input, other)
         common = promoted(input, other)
