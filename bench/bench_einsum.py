@@ -1,6 +1,6 @@
 """einsum speed: shapetorch against torch.einsum and numpy.einsum, as ratios (lower is better for shapetorch).
 
-Run: python bench/bench_einsum.py
+Run: python bench/bench_einsum.py (or ``python -m bench``, which calls ``run`` with the other benchmarks)
 """
 
 from __future__ import annotations
@@ -26,17 +26,26 @@ def best(fn: object, number: int) -> float:
     return min(timeit.repeat(fn, number=number, repeat=5)) / number  # type: ignore[arg-type]
 
 
-def main() -> None:
+def run(number: int = 20) -> list[dict[str, float | str]]:
+    """One row per case: seconds per call for shapetorch, torch and numpy (best of 5 runs of ``number`` calls)."""
     rng = np.random.default_rng(0)
-    print(f"{'case':22} {'shapetorch':>12} {'torch':>12} {'numpy':>12} {'st/torch':>9} {'st/numpy':>9}")
+    rows: list[dict[str, float | str]] = []
     for name, eq, shapes in CASES:
         arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
         s_ops = [st.tensor(a) for a in arrays]
         t_ops = [torch.tensor(a) for a in arrays]
-        n = 20
-        ts = best(lambda: st.einsum(eq, *s_ops), n)
-        tt = best(lambda: torch.einsum(eq, *t_ops), n)
-        tn = best(lambda: np.einsum(eq, *arrays, optimize=True), n)
+        ts = best(lambda: st.einsum(eq, *s_ops), number)
+        tt = best(lambda: torch.einsum(eq, *t_ops), number)
+        tn = best(lambda: np.einsum(eq, *arrays, optimize=True), number)
+        rows.append({"case": f"{name} {eq}", "shapetorch_s": ts, "torch_s": tt, "numpy_s": tn})
+    return rows
+
+
+def main() -> None:
+    print(f"{'case':22} {'shapetorch':>12} {'torch':>12} {'numpy':>12} {'st/torch':>9} {'st/numpy':>9}")
+    for r in run():
+        ts, tt, tn = float(r["shapetorch_s"]), float(r["torch_s"]), float(r["numpy_s"])
+        name = str(r["case"]).rsplit(" ", 1)[0]
         print(f"{name:22} {ts * 1e6:10.1f}us {tt * 1e6:10.1f}us {tn * 1e6:10.1f}us {ts / tt:9.2f} {ts / tn:9.2f}")
 
 

@@ -1,6 +1,6 @@
 """Training-step benchmark: shapetorch vs torch (CPU), as ratios (shapetorch time / torch time).
 
-    python bench/bench_training.py
+    python bench/bench_training.py      (``python -m bench`` calls ``run`` with the other benchmarks)
 
 Two workloads: an MLP step (784-512-512-10, batch 256, SGD with momentum) and a small CNN step
 (2 conv + pool + linear on 1x28x28, batch 64). A step is forward, cross-entropy, backward, optimizer
@@ -57,20 +57,33 @@ def peak(step: Any) -> int:
     return top
 
 
-def main() -> None:
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+def workloads() -> list[tuple[str, Any, np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(0)
-    cases = [
+    return [
         ("MLP 784-512-512-10, batch 256", mlp, rng.normal(size=(256, 784)).astype(np.float32),
          rng.integers(0, 10, 256)),
         ("CNN 1x28x28, batch 64", cnn, rng.normal(size=(64, 1, 28, 28)).astype(np.float32), rng.integers(0, 10, 64)),
     ]
-    print(f"{'workload':34} {'shapetorch':>12} {'torch':>12} {'ratio':>7} {'peak MiB st':>12} {'peak MiB torch':>15}")
-    for name, make, x, y in cases:
+
+
+def run(repeat: int = 3) -> list[dict[str, Any]]:
+    """One row per workload: seconds per step (shapetorch, torch) and the tracemalloc peak of one step."""
+    rows = []
+    for name, make, x, y in workloads():
         s, t = stepper(st, make, x, y), stepper(torch, make, x, y)
-        ts, tt = per_call(s, repeat=3), per_call(t, repeat=3)
-        ms, mt = peak(s), peak(t)
-        print(f"{name:34} {fmt_time(ts):>12} {fmt_time(tt):>12} {ts / tt:7.2f} {ms / 2**20:12.1f} {mt / 2**20:15.2f}")
+        ts, tt = per_call(s, repeat=repeat), per_call(t, repeat=repeat)
+        rows.append({"case": name, "shapetorch_s": ts, "torch_s": tt, "shapetorch_peak_bytes": peak(s),
+                     "torch_peak_bytes": peak(t)})
+    return rows
+
+
+def main() -> None:
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    print(f"{'workload':34} {'shapetorch':>12} {'torch':>12} {'ratio':>7} {'peak MiB st':>12} {'peak MiB torch':>15}")
+    for r in run():
+        ts, tt, ms, mt = r["shapetorch_s"], r["torch_s"], r["shapetorch_peak_bytes"], r["torch_peak_bytes"]
+        print(f"{r['case']:34} {fmt_time(ts):>12} {fmt_time(tt):>12} {ts / tt:7.2f} {ms / 2**20:12.1f} "
+              f"{mt / 2**20:15.2f}")
 
 
 if __name__ == "__main__":

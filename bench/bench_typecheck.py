@@ -1,6 +1,6 @@
 """What static shape checking costs: mypy with and without the plugin, pyright, and plugin load time.
 
-    python bench/bench_typecheck.py [--ops 1000] [--repeat 3]
+    python bench/bench_typecheck.py [--ops 1000] [--repeat 3]     (``python -m bench`` calls ``measure``)
 
 It generates a file of about ``--ops`` shape ops (matmul, broadcasting, reshape, reductions,
 einsum, indexing) over literal shapes, then times each checker on it: cold (a fresh cache) and
@@ -66,27 +66,33 @@ def plugin_load_time(repeat: int) -> float:
     return statistics.median(runs)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ops", type=int, default=1000)
-    ap.add_argument("--repeat", type=int, default=3)
-    args = ap.parse_args()
+def measure(ops: int = 1000, repeat: int = 3, pyright: bool = True) -> dict[str, float]:
+    """Median seconds per checker run on a generated file of about ``ops`` shape ops (see the module doc)."""
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        (d / "big.py").write_text(generate(args.ops))
+        (d / "big.py").write_text(generate(ops))
         (d / "plugin.ini").write_text("[mypy]\nplugins = shapetorch_mypy\n")
         (d / "plain.ini").write_text("[mypy]\n")
         results: dict[str, float] = {}
         for name in ("plugin", "plain"):
             cache = d / f".cache_{name}"
             cmd = [sys.executable, "-m", "mypy", "--config-file", f"{name}.ini", "--cache-dir", str(cache), "big.py"]
-            results[f"mypy {name} cold"] = _time(cmd, d, args.repeat, clean=cache)
+            results[f"mypy {name} cold"] = _time(cmd, d, repeat, clean=cache)
             subprocess.run(cmd, cwd=d, capture_output=True, check=False)
-            results[f"mypy {name} warm"] = _time(cmd, d, args.repeat, touch=d / "big.py")
-        pyright = Path(sys.executable).parent / "pyright"
-        if pyright.exists():
-            results["pyright"] = _time([str(pyright), "--pythonpath", sys.executable, "big.py"], d, args.repeat)
-        results["plugin import"] = plugin_load_time(args.repeat)
+            results[f"mypy {name} warm"] = _time(cmd, d, repeat, touch=d / "big.py")
+        pyright_bin = Path(sys.executable).parent / "pyright"
+        if pyright and pyright_bin.exists():
+            results["pyright"] = _time([str(pyright_bin), "--pythonpath", sys.executable, "big.py"], d, repeat)
+        results["plugin import"] = plugin_load_time(repeat)
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ops", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    results = measure(args.ops, args.repeat)
     print(json.dumps({"ops": args.ops, "seconds": {k: round(v, 3) for k, v in results.items()}}, indent=2))
 
 
