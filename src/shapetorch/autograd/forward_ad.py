@@ -7,6 +7,7 @@ the tangents made in it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 from types import TracebackType
@@ -153,6 +154,8 @@ def propagate(prim: Any, args: tuple[Any, ...], params: dict[str, Any], out: Ten
         from .jvp_rules import RULES
 
         rule = prim.jvp = RULES.get(prim.name)
+    if rule is None and prim.vjp is not None:
+        rule = functools.partial(_jvp_by_vjp, prim)
     if rule is None:
         raise NotImplementedError(f"Trying to use forward AD with {prim.name} that does not support it because it "
                                   "has not been implemented yet.")
@@ -168,3 +171,27 @@ def propagate(prim: Any, args: tuple[Any, ...], params: dict[str, Any], out: Ten
     finally:
         FWD.paused -= 1
     set_tangent(out, t, lvl)
+
+
+def _jvp_by_vjp(prim: Any, tangents: tuple[Any, ...], n: Any) -> Any:
+    """A primitive without a jvp rule: ``J t`` by the double-vjp trick, since its vjp is linear in the
+    cotangent ``u`` and written in shapetorch ops: ``J t = d/du <vjp(u), t>``."""
+    from .._tensor import Tensor
+    from .engine import grad, sum_to
+    from .grad_mode import enable_grad
+
+    out = n.out
+    with enable_grad():
+        u = Tensor._make(out._data * 0, out._device).requires_grad_(True)
+        total = None
+        for a, g, t in zip(n.inputs, prim.vjp(u, n), tangents):
+            if t is None or g is None:
+                continue
+            if g._data.shape != a._data.shape:
+                g = sum_to(g, a._data.shape)
+            term = (g * t).sum()
+            total = term if total is None else total + term
+        if total is None or not total.requires_grad:
+            return out.new_zeros(out._data.shape)
+        (jt,) = grad(total, u, allow_unused=True, materialize_grads=True)
+    return jt

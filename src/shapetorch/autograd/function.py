@@ -89,9 +89,11 @@ class FunctionCtx:
             from .engine import FREED
 
             raise RuntimeError(FREED)
+        fwd = getattr(self, "saved_for_forward", None)
+        if not self._saved and fwd is not None:
+            return tuple(fwd)
         if self._saved is None:
-            fwd = getattr(self, "saved_for_forward", None)
-            return tuple(fwd) if fwd is not None else ()
+            return ()
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
 
     saved_variables = saved_tensors
@@ -296,6 +298,8 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
                 o._requires_grad = False
                 continue
             o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
+            if id(o) in dirty_ids:
+                o._bump_version()  # as torch: a dirty output's version moves once more
         if ctx.to_save:
             out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
             ctx._saved = [None if t is None else SavedTensor(t, id(t) in out_ids, out_ids.get(id(t), 0))

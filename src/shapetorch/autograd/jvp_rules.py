@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from .. import ops  # noqa: F401  (the primitives exist once the op modules are loaded)
 from .._dispatch import PRIMS
 from .._tensor import Tensor
 
@@ -43,8 +44,7 @@ def _unary(fn: Callable[[Any, Any], Any]) -> Rule:
 
 def _linear(name: str) -> Rule:
     """A primitive that is linear in its first (only differentiable) input: apply it to the tangent."""
-    prim = PRIMS[name]
-    return lambda ts, n: None if ts[0] is None else prim(ts[0], *n.inputs[1:], **n.params)
+    return lambda ts, n: None if ts[0] is None else PRIMS[name](ts[0], *n.inputs[1:], **n.params)
 
 
 def _share(n: Any, first_wins: Any) -> tuple[Any, Any]:
@@ -167,8 +167,7 @@ RULES.update({
 })
 for _name in ("sum", "reshape", "view", "permute", "expand", "diagonal", "diagonal_backward", "index_backward",
               "index", "select", "slice", "index_select", "take_along_dim", "put_along_dim_add"):
-    if _name in PRIMS:
-        RULES[_name] = _linear(_name)
+    RULES[_name] = _linear(_name)
 for _name in ("sgn", "sign", "floor", "ceil", "trunc", "round", "floor_divide"):
     RULES[_name] = lambda ts, n: n.out.new_zeros(n.out._data.shape)
 
