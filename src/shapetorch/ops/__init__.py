@@ -11,10 +11,14 @@ from . import (
     indexing,
     joining,
     linalg,
+    misc,  # noqa: F401  (bincount, histc, vmap, ...)
     nn_ops,  # after the core ops it is written in
     pointwise,
     random,
     reduction,
+    reduction_more,  # noqa: F401  (median, quantile, cov, ...)
+    scan,  # noqa: F401  (cumsum, cumprod, diff, ...)
+    sorting,  # noqa: F401  (sort, topk, unique, ...)
     views,
 )
 

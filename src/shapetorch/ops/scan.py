@@ -1,0 +1,322 @@
+"""Scans: cumsum, cumprod, cummax, cummin, logcumsumexp, and the composites diff, cumulative_trapezoid.
+
+cumsum, cumprod and logcumsumexp are primitives with their own vjp and jvp; cummax/cummin compute
+their indices with a non-differentiable primitive and gather the values, so the gradient flows to
+the element each running extreme came from, as in torch. Shapes come from ``_rules.extra_reduce``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dispatch import Prim
+from .._dtype import to_dtype
+from .._errors import fail
+from .._rules.axes import wrap_dim
+from .._rules.extra_reduce import cum_shape, diff_shape, trapezoid_shape
+from .._tensor import Tensor
+from ._common import check, dtype_name, make_inplace, new_tensor
+from ._registry import method, public
+from .reduction import ValuesIndices
+
+
+def _wide(a: Any) -> Any:
+    """16-bit floats accumulate in float32, as torch's CPU kernels do."""
+    return a.astype(np.float32) if a.dtype.itemsize == 2 and (a.dtype.kind == "f" or a.dtype.name == "bfloat16") else a
+
+
+def _cumsum_kernel(a: Any, axis: int) -> Any:
+    return np.cumsum(_wide(a), axis=axis).astype(a.dtype, copy=False)
+
+
+def _cumprod_kernel(a: Any, axis: int) -> Any:
+    return np.cumprod(_wide(a), axis=axis).astype(a.dtype, copy=False)
+
+
+def _logaddexp_complex(a: Any, b: Any) -> Any:
+    """log(exp(a) + exp(b)) for complex values, scaled by the operand with the larger real part."""
+    big = np.where(a.real >= b.real, a, b)
+    small = np.where(a.real >= b.real, b, a)
+    with np.errstate(all="ignore"):
+        out = big + np.log1p(np.exp(small - big))
+    return np.where(np.isneginf(big.real), small, out)
+
+
+def _logcumsumexp_kernel(a: Any, axis: int) -> Any:
+    w = _wide(a)
+    if w.dtype.kind != "c":
+        return np.logaddexp.accumulate(w, axis=axis).astype(a.dtype, copy=False)
+    m = np.moveaxis(w.copy(), axis, -1)
+    for i in range(1, m.shape[-1]):
+        m[..., i] = _logaddexp_complex(m[..., i - 1], m[..., i])
+    return np.moveaxis(m, -1, axis)
+
+
+def _flip(t: Tensor, axis: int) -> Tensor:
+    n = t._data.shape[axis]
+    return t.index_select(axis, new_tensor(np.arange(n - 1, -1, -1, dtype=np.int64), t._device))
+
+
+def _rev_cumsum(g: Tensor, axis: int) -> Tensor:
+    return _flip(_CUMSUM(_flip(g, axis), axis=axis), axis)
+
+
+def _cumprod_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    """torch's cumprod_backward: a division where the input has no zeros, else the exact O(n^2) form."""
+    x, axis, out = n.inputs[0], n.params["axis"], n.out
+    if x._data.size == 0:
+        return (g,)
+    if not (x._data == 0).any():
+        return (_rev_cumsum(g * out.conj(), axis) / x.conj(),)
+    size = x._data.shape[axis]
+    xm, gm = x.movedim(axis, -1), g.movedim(axis, -1)
+    i = np.arange(size)
+    after = new_tensor(i[None, :] > i[:, None], x._device)  # [j, i]: i > j
+    upper = new_tensor((i[None, :] >= i[:, None]).astype(x._data.dtype), x._device)  # [j, k]: k >= j
+    rows = xm.unsqueeze(-2).expand((*xm._data.shape[:-1], size, size))
+    partial = _CUMPROD(rows.where(after, 1), axis=rows._data.ndim - 1)  # [j, k] = prod_{j < i <= k} x_i
+    inner = (gm.unsqueeze(-2) * partial.conj() * upper).sum(-1)
+    ones = xm.narrow(-1, 0, 1) * 0 + 1
+    before = _CUMPROD(xm, axis=xm._data.ndim - 1).narrow(-1, 0, size - 1)  # prod_{i < j} x_i, shifted by one
+    exclusive = _cat_last_all([ones, before])
+    return ((exclusive.conj() * inner).movedim(-1, axis),)
+
+
+def _logcumsumexp_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    """torch's stable form: positive and negative parts of the gradient through reversed logcumsumexps."""
+    x, axis, out = n.inputs[0], n.params["axis"], n.out
+    if x._data.size == 0:
+        return (g,)
+
+    def rev_lcse(t: Tensor) -> Tensor:
+        return _flip(_LOGCUMSUMEXP(_flip(t, axis), axis=axis), axis)
+
+    if x.is_complex():
+        return (_rev_cumsum(g * (-out).exp().conj(), axis) * x.exp().conj(),)
+    lowest = float(np.finfo(x._data.dtype).min) if x._data.dtype.kind == "f" else -1e300
+    log_abs = g.abs().log()
+    pos = log_abs.where(g > 0, lowest)
+    neg = log_abs.where(g < 0, lowest)
+    return ((rev_lcse(pos - out) + x).exp() - (rev_lcse(neg - out) + x).exp(),)
+
+
+def _logcumsumexp_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    if ts[0] is None:
+        return None
+    axis, x, out = n.params["axis"], n.inputs[0], n.out
+    # d out_k = sum_{j <= k} exp(x_j - out_k) dx_j = exp(-out_k) * cumsum(exp(x) dx); shifted by the row max
+    m = x.detach().amax(axis, keepdim=True) if x._data.shape[axis] else x.detach()
+    return _CUMSUM(ts[0] * (x - m).exp(), axis=axis) * (m - out).exp()
+
+
+def _cumprod_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    if ts[0] is None:
+        return None
+    x, axis = n.inputs[0], n.params["axis"]
+    if x._data.size and not (x._data == 0).any():
+        return n.out * _CUMSUM(ts[0] / x, axis=axis)
+    # exact where there are zeros: the vjp's adjoint, applied row by row through the cotangent basis
+    size = x._data.shape[axis]
+    eye = new_tensor(np.eye(size, dtype=x._data.dtype), x._device)
+    xm, tm = x.movedim(axis, -1), ts[0].movedim(axis, -1)
+    cols = []
+    for k in range(size):
+        g = eye[k].expand(xm._data.shape).movedim(-1, axis)
+        (row,) = _cumprod_vjp(g, _Node((x,), {"axis": axis}, n.out))
+        cols.append((row.conj().movedim(axis, -1) * tm).sum(-1, keepdim=True))
+    return _cat_last_all(cols).movedim(-1, axis) if cols else ts[0]
+
+
+def _cat_last_all(parts: list[Tensor]) -> Tensor:
+    from .joining import cat
+
+    return cat(parts, -1)
+
+
+class _Node:
+    """The view of a node a vjp reads (inputs, params, out), for reusing a vjp inside a jvp rule."""
+
+    __slots__ = ("inputs", "out", "params")
+
+    def __init__(self, inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> None:
+        self.inputs, self.params, self.out = inputs, params, out
+
+
+_CUMSUM = Prim("cumsum", _cumsum_kernel, lambda g, n: (_rev_cumsum(g, n.params["axis"]),))
+_CUMPROD = Prim("cumprod", _cumprod_kernel, _cumprod_vjp, save_output=True)
+_LOGCUMSUMEXP = Prim("logcumsumexp", _logcumsumexp_kernel, _logcumsumexp_vjp, save_output=True)
+_CUMSUM.jvp = lambda ts, n: None if ts[0] is None else _CUMSUM(ts[0], axis=n.params["axis"])
+_CUMPROD.jvp = _cumprod_jvp
+_LOGCUMSUMEXP.jvp = _logcumsumexp_jvp
+
+
+def _cum_extreme_index(a: Any, axis: int, largest: bool) -> Any:
+    """Index of the running max (min) along ``axis``; a later equal value or a NaN takes over, as in torch."""
+    m = np.moveaxis(a, axis, -1)
+    idx = np.zeros(m.shape, np.int64)
+    if m.shape[-1]:
+        best, at = m[..., 0].copy(), np.zeros(m.shape[:-1], np.int64)
+        for i in range(m.shape[-1]):
+            v = m[..., i]
+            take = (v >= best) if largest else (v <= best)
+            if m.dtype.kind in "fc" or m.dtype.name == "bfloat16":
+                take = take | np.isnan(v)
+            best = np.where(take, v, best)
+            at = np.where(take, i, at)
+            idx[..., i] = at
+    return np.moveaxis(idx, -1, axis)
+
+
+_CUMMAX_INDEX = Prim("cummax_index", lambda a, axis: _cum_extreme_index(a, axis, True))
+_CUMMIN_INDEX = Prim("cummin_index", lambda a, axis: _cum_extreme_index(a, axis, False))
+
+
+def _scan_input(input: Tensor, dim: Any, op: str, dtype: Any) -> tuple[Tensor, int]:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    check(cum_shape, tuple(input._data.shape), dim, op=op)
+    if dtype is not None:
+        input = input.to(to_dtype(dtype))
+    elif dtype_name(input) in ("bool", "uint8", "int8", "int16", "int32"):
+        input = input.to(to_dtype("int64"))
+    return input, wrap_dim(dim, input._data.ndim, op)
+
+
+def _run_scan(prim: Prim, input: Tensor, axis: int) -> Tensor:
+    if input._data.ndim == 0:
+        return prim(input.reshape(1), axis=0).reshape(())
+    return prim(input, axis=axis)
+
+
+@public("scan")
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Cumulative sum along ``dim``; bool and integer inputs accumulate in int64 unless ``dtype`` is given."""
+    x, axis = _scan_input(input, dim, "cumsum", dtype)
+    return _run_scan(_CUMSUM, x, axis)
+
+
+@public("scan")
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Cumulative product along ``dim``; the gradient handles zeros in the input exactly, as torch."""
+    x, axis = _scan_input(input, dim, "cumprod", dtype)
+    return _run_scan(_CUMPROD, x, axis)
+
+
+@public("scan")
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(x)))`` along ``dim``, computed stably; floating and complex inputs only."""
+    check(cum_shape, tuple(input._data.shape), dim, op="logcumsumexp")
+    if not (input.is_floating_point() or input.is_complex()):
+        fail("method_dtype_not_supported_error", op="logcumsumexp", dtype=input.dtype.name, hint="")
+    return _run_scan(_LOGCUMSUMEXP, input, wrap_dim(dim, input._data.ndim, "logcumsumexp"))
+
+
+def _cum_extreme(input: Tensor, dim: int, index_prim: Prim, op: str) -> ValuesIndices:
+    check(cum_shape, tuple(input._data.shape), dim, op=op)
+    if input.is_complex():
+        fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint="")
+    if input._data.ndim == 0:
+        return ValuesIndices(input.clone(), new_tensor(np.zeros((), np.int64), input._device))
+    axis = wrap_dim(dim, input._data.ndim, op)
+    indices = index_prim(input.detach(), axis=axis)
+    return ValuesIndices(input.gather(axis, indices), indices)
+
+
+@public("scan")
+def cummax(input: Tensor, dim: int) -> ValuesIndices:
+    """(values, indices) of the running maximum along ``dim``; a NaN propagates."""
+    return _cum_extreme(input, dim, _CUMMAX_INDEX, "cummax")
+
+
+@public("scan")
+def cummin(input: Tensor, dim: int) -> ValuesIndices:
+    """(values, indices) of the running minimum along ``dim``; a NaN propagates."""
+    return _cum_extreme(input, dim, _CUMMIN_INDEX, "cummin")
+
+
+def _inplace_scan(fn: Any, name: str) -> Any:
+    def inplace(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+        if dtype is not None and to_dtype(dtype).name != dtype_name(self):
+            fail("dtype_error_cannot_cast", op=name, result=to_dtype(dtype).name, out=dtype_name(self))
+        return make_inplace(lambda s, d: fn(s, d, dtype=dtype_name(self)), name)(self, dim)
+
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In-place version of :func:`{fn.__name__}`."
+    return inplace
+
+
+method("cumsum_", _inplace_scan(cumsum, "cumsum_"))
+method("cumprod_", _inplace_scan(cumprod, "cumprod_"))
+
+
+@public("scan")
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim``, after concatenating ``prepend`` and ``append``."""
+    check(diff_shape, tuple(input._data.shape), n, dim, None if prepend is None else tuple(prepend._data.shape),
+          None if append is None else tuple(append._data.shape), op="diff")
+    axis = wrap_dim(dim, input._data.ndim, "diff")
+    if prepend is not None or append is not None:
+        from .joining import cat
+
+        parts = [t for t in (prepend, input, append) if t is not None]
+        input = cat(parts, axis)
+    boolean = dtype_name(input) == "bool"
+    for _ in range(n):
+        size = input._data.shape[axis]
+        if size == 0:
+            break
+        hi, lo = input.narrow(axis, 1, size - 1), input.narrow(axis, 0, size - 1)
+        input = hi.logical_xor(lo) if boolean else hi - lo
+    return input
+
+
+def _dx_from_x(x: Tensor, y: Tensor, axis: int) -> Tensor:
+    if x._data.ndim == 1:
+        dx = diff(x)
+        return dx.reshape(tuple(-1 if i == axis else 1 for i in range(y._data.ndim)))
+    return diff(x, dim=axis - y._data.ndim)
+
+
+def _trapezoid_args(y: Tensor, x: Any, dx: Any, dim: int, cumulative: bool, op: str) -> int:
+    if isinstance(x, Tensor) and dx is not None:
+        raise TypeError(f"{op}(): received both x and dx; pass one of them")
+    check(trapezoid_shape, tuple(y._data.shape), tuple(x._data.shape) if isinstance(x, Tensor) else None, dim,
+          cumulative, op=op)
+    return wrap_dim(dim, y._data.ndim, op)
+
+
+@public("reduction", method=False)
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """Integral of ``y`` along ``dim`` by the trapezoidal rule, with sample points ``x`` or spacing ``dx``."""
+    axis = _trapezoid_args(y, x, dx, dim, False, "trapezoid")
+    if not isinstance(x, Tensor) and x is not None:
+        dx, x = x, None
+    size = y._data.shape[axis]
+    if size == 0:  # torch: zeros of y's dtype
+        return y.new_zeros(tuple(s for i, s in enumerate(y._data.shape) if i != axis))
+    if isinstance(x, Tensor):
+        step = _dx_from_x(x, y, axis)
+        return (step * (y.narrow(axis, 1, size - 1) + y.narrow(axis, 0, size - 1))).sum(axis) / 2
+    spacing = 1 if dx is None else dx
+    return (y.sum(axis) - (y.select(axis, 0) + y.select(axis, -1)) * 0.5) * spacing
+
+
+@public("scan", method=False)
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """Running trapezoidal integral of ``y`` along ``dim``: one element fewer than ``y`` along ``dim``."""
+    axis = _trapezoid_args(y, x, dx, dim, True, "cumulative_trapezoid")
+    if not isinstance(x, Tensor) and x is not None:
+        dx, x = x, None
+    size = y._data.shape[axis]
+    if size == 0:  # torch: zeros of y's dtype
+        return y.new_zeros(y._data.shape)
+    left, right = y.narrow(axis, 0, size - 1), y.narrow(axis, 1, size - 1)
+    if isinstance(x, Tensor):
+        return (_dx_from_x(x, y, axis) * (left + right)).cumsum(axis) / 2
+    spacing = 1 if dx is None else dx
+    return ((left + right) * (spacing / 2.0)).cumsum(axis)
+
+
+__all__ = ["cummax", "cummin", "cumprod", "cumsum", "cumulative_trapezoid", "diff", "logcumsumexp", "trapezoid"]
