@@ -4,7 +4,8 @@
 
 Sections (each reuses the standalone script named in brackets, which still runs on its own):
 
-- tiny ops, forward [bench_ops] and forward+backward [bench_ops + HIPS autograd]: per-op overhead on 4x4;
+- tiny ops, forward [bench_ops] and forward+backward [bench_ops + HIPS autograd, bench_autograd]: the
+  per-op overhead on 4x4 tensors;
 - large ops [bench_ops]: throughput against NumPy (and torch);
 - einsum [bench_einsum];
 - training steps [bench_training + an MLP step written in HIPS autograd]: MLP and small CNN;
@@ -78,6 +79,12 @@ def tiny(quick: bool) -> list[dict[str, Any]]:
     for name, ours, theirs, _ in bench_ops.tiny_backward_cases():
         rows.append(row("tiny+backward", name, per_call(ours, min_time),
                         {"torch": per_call(theirs, min_time), "autograd": per_call(hips, min_time)}))
+    try:  # bench_autograd's small graphs, where that script is present
+        from . import bench_autograd
+    except ImportError:
+        return rows
+    for name, ours, theirs, *_ in bench_autograd.cases():
+        rows.append(row("tiny+backward", name, per_call(ours, min_time), {"torch": per_call(theirs, min_time)}))
     return rows
 
 
