@@ -32,3 +32,29 @@ def fmt_time(s: float) -> str:
     if s < 1e-3:
         return f"{s * 1e6:8.2f} us"
     return f"{s * 1e3:8.2f} ms"
+
+
+def compare(fns: dict[str, Callable[[], Any]], min_time: float = 0.2, repeat: int = 5) -> dict[str, float]:
+    """Seconds per call of each function, measured in interleaved rounds (one run of each per round) and
+    taking each one's best round, so that load from other processes hits every library alike."""
+    loops = {}
+    for name, fn in fns.items():
+        fn()
+        n = 1
+        while True:
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            if time.perf_counter() - t0 >= min_time / 10 or n >= 1 << 20:
+                break
+            n *= 2
+        loops[name] = n
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            n = loops[name]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - t0) / n)
+    return best

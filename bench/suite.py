@@ -66,25 +66,33 @@ def row(section: str, case: str, ours: float, peers: dict[str, float | None], un
 # -- sections --------------------------------------------------------------------------------------
 
 
+def _timed(section: str, case: str, fns: dict[str, Callable[[], Any] | None], quick: bool,
+           min_time: float, **extra: Any) -> dict[str, Any]:
+    """Time shapetorch (key "shapetorch") and its peers in interleaved rounds (``_timing.compare``)."""
+    from ._timing import compare
+
+    got = compare({k: f for k, f in fns.items() if f is not None}, min_time, repeat=5 if quick else 9)
+    ours = got.pop("shapetorch")
+    return row(section, case, ours, got, **extra)
+
+
 def tiny(quick: bool) -> list[dict[str, Any]]:
     from . import bench_ops
-    from ._timing import per_call
 
     min_time = 0.05 if quick else 0.2
     rows = []
     for name, ours, theirs, np_fn in bench_ops.tiny_cases():
-        rows.append(row("tiny", name, per_call(ours, min_time),
-                        {"torch": per_call(theirs, min_time), "numpy": per_call(np_fn, min_time) if np_fn else None}))
+        rows.append(_timed("tiny", name, {"shapetorch": ours, "torch": theirs, "numpy": np_fn}, quick, min_time))
     hips = _autograd_tiny_backward()
     for name, ours, theirs, _ in bench_ops.tiny_backward_cases():
-        rows.append(row("tiny+backward", name, per_call(ours, min_time),
-                        {"torch": per_call(theirs, min_time), "autograd": per_call(hips, min_time)}))
+        rows.append(_timed("tiny+backward", name, {"shapetorch": ours, "torch": theirs, "autograd": hips}, quick,
+                           min_time))
     try:  # bench_autograd's small graphs, where that script is present
         from . import bench_autograd
     except ImportError:
         return rows
     for name, ours, theirs, *_ in bench_autograd.cases():
-        rows.append(row("tiny+backward", name, per_call(ours, min_time), {"torch": per_call(theirs, min_time)}))
+        rows.append(_timed("tiny+backward", name, {"shapetorch": ours, "torch": theirs}, quick, min_time))
     return rows
 
 
@@ -102,11 +110,8 @@ def _autograd_tiny_backward() -> Callable[[], Any]:
 
 def large(quick: bool) -> list[dict[str, Any]]:
     from . import bench_ops
-    from ._timing import per_call
 
-    min_time = 0.1 if quick else 0.3
-    return [row("large", name, per_call(ours, min_time),
-                {"numpy": per_call(np_fn, min_time), "torch": per_call(theirs, min_time)})
+    return [_timed("large", name, {"shapetorch": ours, "numpy": np_fn, "torch": theirs}, quick, 0.1 if quick else 0.3)
             for name, ours, theirs, np_fn in bench_ops.large_cases(quick)]
 
 
@@ -118,17 +123,19 @@ def einsum(quick: bool) -> list[dict[str, Any]]:
 
 
 def training(quick: bool) -> list[dict[str, Any]]:
+    """bench_training's workloads (and the MLP in HIPS autograd), timed in interleaved rounds."""
+    import torch
+
+    import shapetorch as st
+
     from . import bench_training
-    from ._timing import per_call
 
     rows = []
-    hips = _autograd_mlp_step()
-    for r in bench_training.run(repeat=3 if quick else 5):
-        peers: dict[str, float | None] = {"torch": r["torch_s"]}
-        if r["case"].startswith("MLP"):
-            peers["autograd"] = per_call(hips, repeat=3 if quick else 5)
-        rows.append(row("training", r["case"], r["shapetorch_s"], peers,
-                        tracemalloc_peak_bytes=r["shapetorch_peak_bytes"]))
+    for name, make, x, y in bench_training.workloads():
+        ours = bench_training.stepper(st, make, x, y)
+        fns = {"shapetorch": ours, "torch": bench_training.stepper(torch, make, x, y),
+               "autograd": _autograd_mlp_step() if name.startswith("MLP") else None}
+        rows.append(_timed("training", name, fns, quick, 0.2, tracemalloc_peak_bytes=bench_training.peak(ours)))
     return rows
 
 
@@ -137,7 +144,6 @@ def _autograd_mlp_step() -> Callable[[], Any]:
     import autograd.numpy as anp
     import numpy as np
     from autograd import grad
-    from autograd.scipy.special import logsumexp
 
     _, _, x, y = next(w for w in __import__("bench.bench_training", fromlist=["workloads"]).workloads()
                       if w[0].startswith("MLP"))
@@ -155,7 +161,9 @@ def _autograd_mlp_step() -> Callable[[], Any]:
         for k in range(0, len(ps) - 2, 2):
             h = anp.maximum(anp.dot(h, ps[k]) + ps[k + 1], 0.0)
         logits = anp.dot(h, ps[-2]) + ps[-1]
-        return -anp.mean(anp.sum(onehot * (logits - logsumexp(logits, axis=1, keepdims=True)), axis=1))
+        m = anp.max(logits, axis=1, keepdims=True)
+        logp = logits - m - anp.log(anp.sum(anp.exp(logits - m), axis=1, keepdims=True))
+        return -anp.mean(anp.sum(onehot * logp, axis=1))
 
     g = grad(loss)
 
@@ -364,12 +372,18 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     rows: list[dict[str, Any]] = []
     durations: dict[str, float] = {}
+    errors: dict[str, str] = {}
     for name, fn in SECTIONS.items():
         if (args.only and name not in args.only) or (name == "webgpu" and args.no_webgpu):
             continue
         ts = time.perf_counter()
         print(f"-- {name}", flush=True)
-        got = fn(args.quick)
+        try:
+            got = fn(args.quick)
+        except Exception as e:  # one broken section must not lose the others
+            errors[name] = f"{type(e).__name__}: {e}"
+            print(f"   section failed: {errors[name]}", flush=True)
+            got = []
         durations[name] = time.perf_counter() - ts
         for r in got:
             ratios = ", ".join(f"{k} {v:.2f}x" for k, v in r["ratios"].items())
@@ -378,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter() - t0
     missed = [f"{r['section']}: {r['case']}" for r in rows if r.get("target", {}).get("met") is False]
     result = {"quick": args.quick, "duration_s": total, "section_durations_s": durations, "machine": machine(),
-              "targets": TARGETS, "rows": rows, "missed": missed}
+              "targets": TARGETS, "rows": rows, "missed": missed, "errors": errors}
     print(f"\n{table(rows)}\n\n{len(missed)} target(s) missed; {total:.0f} s in all")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
@@ -388,4 +402,4 @@ def main(argv: list[str] | None = None) -> int:
         m = result["machine"]
         plot(rows, args.plot, f"shapetorch {m['shapetorch']} ({'quick' if args.quick else 'full'} run, "
                               f"{m['cpus']} CPUs, torch {m['torch']}, numpy {m['numpy']})")
-    return 0
+    return 1 if errors else 0
