@@ -73,6 +73,8 @@ def diff_shape(shape: Shape, n: int = 1, dim: int = -1, prepend: Shape | None = 
         raise RuleError("dimension_error_zero_dim", op=op)
     if n < 0:
         raise _bad(op, f"order must be non-negative but got {n}")
+    if n == 0 and prepend is None and append is None:  # torch returns the input before looking at dim
+        return shape
     d = wrap_dim(dim, len(shape), op)
     size = shape[d]
     for extra in (prepend, append):

@@ -12,12 +12,13 @@ from typing import Any
 import numpy as np
 
 from .._dispatch import Prim
-from .._dtype import to_dtype
+from .._dtype import get_default_dtype, to_dtype
 from .._errors import fail
 from .._rules.axes import wrap_dim
+from .._rules.dtypes import is_integral
 from .._rules.extra_reduce import cum_shape, diff_shape, trapezoid_shape
 from .._tensor import Tensor
-from ._common import check, dtype_name, make_inplace, new_tensor
+from ._common import check, dtype_name, make_inplace, new_tensor, promoted
 from ._registry import method, public
 from .reduction import ValuesIndices
 
@@ -214,11 +215,13 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
 
 def _cum_extreme(input: Tensor, dim: int, index_prim: Prim, op: str) -> ValuesIndices:
+    if input._data.size == 0:  # torch checks neither the dim nor the dtype of an empty input
+        return ValuesIndices(input.clone(), new_tensor(np.zeros(input._data.shape, np.int64), input._device))
     check(cum_shape, tuple(input._data.shape), dim, op=op)
+    if input._data.ndim == 0:  # nor the dtype of a 0-d one
+        return ValuesIndices(input.clone(), new_tensor(np.zeros((), np.int64), input._device))
     if input.is_complex():
         fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint="")
-    if input._data.ndim == 0:
-        return ValuesIndices(input.clone(), new_tensor(np.zeros((), np.int64), input._device))
     axis = wrap_dim(dim, input._data.ndim, op)
     indices = index_prim(input.detach(), axis=axis)
     return ValuesIndices(input.gather(axis, indices), indices)
@@ -256,6 +259,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     """The ``n``-th forward difference along ``dim``, after concatenating ``prepend`` and ``append``."""
     check(diff_shape, tuple(input._data.shape), n, dim, None if prepend is None else tuple(prepend._data.shape),
           None if append is None else tuple(append._data.shape), op="diff")
+    if n == 0:  # torch returns the input as it is, ignoring prepend and append
+        return input
     axis = wrap_dim(dim, input._data.ndim, "diff")
     if prepend is not None or append is not None:
         from .joining import cat
@@ -310,8 +315,10 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
     if not isinstance(x, Tensor) and x is not None:
         dx, x = x, None
     size = y._data.shape[axis]
-    if size == 0:  # torch: zeros of y's dtype
-        return y.new_zeros(y._data.shape)
+    if size == 0:  # torch: an empty result, in the floating dtype the formula would give
+        name = promoted(y, x if isinstance(x, Tensor) else 0.5)
+        return y.new_zeros(y._data.shape, dtype=get_default_dtype() if is_integral(name, include_bool=True)
+                           else to_dtype(name))
     left, right = y.narrow(axis, 0, size - 1), y.narrow(axis, 1, size - 1)
     if isinstance(x, Tensor):
         return (_dx_from_x(x, y, axis) * (left + right)).cumsum(axis) / 2
