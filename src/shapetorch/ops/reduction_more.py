@@ -264,6 +264,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, a
         avg = xf.sum(1) / n_obs if n_obs else xf.sum(1) * float("nan")
     else:
         w_sum = w.sum()
+        if not w_sum._data.any():
+            fail("argument_error_invalid", op="cov", problem="cov(): weights sum to zero, can't be normalized")
         avg = (xf * w).sum(1) / w_sum
     if w is None:
         norm_factor: Any = n_obs - correction
