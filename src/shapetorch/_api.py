@@ -6,7 +6,7 @@ Functions come from the op registry, so each op is named in one place: its modul
 from __future__ import annotations
 
 import builtins as _builtins
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import autograd, config, memory, ops
 from ._device import device, list_devices, register_device, unregister_device
@@ -45,6 +45,20 @@ short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
 globals().update(FUNCTIONS)
+
+if TYPE_CHECKING:  # the names that globals().update(FUNCTIONS) defines, spelled out for the type checker
+    from .ops.activation import *  # noqa: F403
+    from .ops.conversion import *  # noqa: F403
+    from .ops.creation import *  # noqa: F403
+    from .ops.einops import *  # noqa: F403
+    from .ops.einsum import *  # noqa: F403
+    from .ops.indexing import *  # noqa: F403
+    from .ops.joining import *  # noqa: F403
+    from .ops.linalg import *  # noqa: F403
+    from .ops.pointwise import *  # noqa: F403
+    from .ops.random import *  # noqa: F403
+    from .ops.reduction import *  # noqa: F403
+    from .ops.views import *  # noqa: F403
 
 
 class Dim:
@@ -96,13 +110,6 @@ def reveal_shape(tensor: Tensor) -> Tensor:
 
     print(f"Shape: {fmt_shape(tuple(tensor.shape))}  dtype: {tensor.dtype.name}")
     return tensor
-
-
-def __getattr__(name: str) -> Any:
-    """Functions added later with ``register_function`` are public too."""
-    if name in FUNCTIONS:
-        return FUNCTIONS[name]
-    raise AttributeError(name)
 
 
 __all__ = [

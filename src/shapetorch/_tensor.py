@@ -42,7 +42,8 @@ class Tensor:
     __array_priority__ = 1000  # numpy defers `ndarray + Tensor` to Tensor.__radd__
 
     # `Tensor[tuple[Batch, L[3]], float32]` in annotations evaluated at runtime (the stubs give it meaning)
-    __class_getitem__ = classmethod(types.GenericAlias)
+    def __class_getitem__(cls, params: Any) -> types.GenericAlias:
+        return types.GenericAlias(cls, params)
 
     if TYPE_CHECKING:
         # Methods are attached from the op table (shapetorch.ops); inside the runtime mypy sees them

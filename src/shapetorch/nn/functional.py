@@ -11,9 +11,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._dtype import bool_, int64
 from .._errors import fail
 from .._rules import nn as RN
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ..ops import nn_ops as N
 from ..ops._common import check
 from ..ops.activation import (
@@ -43,7 +45,11 @@ from ..ops.activation import (
     threshold,
 )
 from ..ops.conversion import where as _where
+from ..ops.creation import arange, ones, zeros
+from ..ops.einsum import einsum
+from ..ops.joining import stack
 from ..ops.nn_ops import interpolate, pad
+from ..ops.random import rand
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d",
@@ -76,9 +82,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y_k = x1 W_k x2 + b_k`` with weight (out, in1, in2)."""
-    from .. import _api as st
 
-    out = st.einsum("...i,kij,...j->...k", input1, weight, input2)
+    out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
 
 
@@ -158,7 +163,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise over (N, *S) per channel. In training, batch statistics are used and the running ones updated
     (unbiased variance) in place; in eval, the running statistics are used."""
-    from .. import _api as st
 
     c = running_mean._data.shape[0] if running_mean is not None else (weight._data.shape[0] if weight is not None else None)
     if c is not None:
@@ -172,7 +176,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         mean = input.mean(dims, keepdim=True)
         var = input.var(dims, keepdim=True, correction=0)
         if running_mean is not None and running_var is not None:
-            with st.no_grad():
+            with no_grad():
                 running_mean.mul_(1 - momentum).add_(mean.detach().reshape(-1) * momentum)
                 running_var.mul_(1 - momentum).add_(var.detach().reshape(-1) * (momentum * count / (count - 1)))
     else:
@@ -275,7 +279,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
                   padding_idx: int | None = None) -> Tensor:
     """Sum / mean / max of the embeddings of each bag: (B, L) input, or 1-D input with bag ``offsets``."""
-    from .. import _api as st
 
     if input._data.ndim == 2:
         if offsets is not None:
@@ -314,17 +317,16 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             outs.append(part.amax(0))
         else:
             raise ValueError(f"mode has to be one of sum, mean or max, got {mode!r}")
-    return st.stack(outs) if outs else weight.new_zeros((0, weight._data.shape[1]))
+    return stack(outs) if outs else weight.new_zeros((0, weight._data.shape[1]))
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    from .. import _api as st
 
-    if tensor.dtype is not st.int64:
+    if tensor.dtype is not int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes < 0:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
-    return (tensor.unsqueeze(-1) == st.arange(num_classes)).to(st.int64)
+    return (tensor.unsqueeze(-1) == arange(num_classes)).to(int64)
 
 
 # -- dropout --------------------------------------------------------------------------------------------
@@ -336,25 +338,23 @@ def _check_p(p: float) -> None:
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
-    from .. import _api as st
 
     _check_p(p)
     if not training or p == 0.0:
         return input
     if p == 1.0:
         return input * 0
-    mask = (st.rand(tuple(input._data.shape), dtype=input.dtype) >= p).to(input.dtype) / (1 - p)
+    mask = (rand(tuple(input._data.shape), dtype=input.dtype) >= p).to(input.dtype) / (1 - p)
     return input * mask
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, keep_dims: int) -> Tensor:
-    from .. import _api as st
 
     _check_p(p)
     if not training or p == 0.0:
         return input
     shape = tuple(input._data.shape[: input._data.ndim - keep_dims]) + (1,) * keep_dims
-    mask = (st.rand(shape, dtype=input.dtype) >= p).to(input.dtype) / (1 - p) if p < 1 else st.zeros(shape)
+    mask = (rand(shape, dtype=input.dtype) >= p).to(input.dtype) / (1 - p) if p < 1 else zeros(shape)
     return input * mask
 
 
@@ -372,7 +372,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """``softmax(q k^T * scale + mask) v``; a bool mask marks the positions that take part (True)."""
-    from .. import _api as st
 
     check(RN.attention_shape, tuple(query._data.shape), tuple(key._data.shape), tuple(value._data.shape),
           None if attn_mask is None else tuple(attn_mask._data.shape))
@@ -382,10 +381,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     sc = scale if scale is not None else 1.0 / math.sqrt(query._data.shape[-1])
     scores = query.matmul(key.transpose(-2, -1)) * sc
     if is_causal:
-        attn_mask = st.ones((length, s), dtype=st.bool).tril() if hasattr(Tensor, "tril") else \
-            (st.arange(length).unsqueeze(-1) >= st.arange(s).unsqueeze(0))
+        attn_mask = ones((length, s), dtype=bool_).tril() if hasattr(Tensor, "tril") else \
+            (arange(length).unsqueeze(-1) >= arange(s).unsqueeze(0))
     if attn_mask is not None:
-        if attn_mask.dtype is st.bool:
+        if attn_mask.dtype is bool_:
             scores = scores.masked_fill(~attn_mask, float("-inf"))
         else:
             scores = scores + attn_mask
@@ -404,7 +403,6 @@ def multi_head_attention_forward(
     is_causal: bool = False, batch_first: bool = False,
 ) -> tuple[Tensor, Tensor | None]:
     """The body of ``nn.MultiheadAttention``. Inputs are (L, N, E) (or (N, L, E) when ``batch_first``)."""
-    from .. import _api as st
 
     unbatched = query._data.ndim == 2
     if unbatched:
@@ -439,15 +437,15 @@ def multi_head_attention_forward(
     v = v.reshape(src, bsz, num_heads, hd).permute(1, 2, 0, 3)
     mask = None
     if attn_mask is not None:
-        mask = attn_mask if attn_mask.dtype is not st.bool else st.zeros(attn_mask.shape, dtype=q.dtype).masked_fill(
+        mask = attn_mask if attn_mask.dtype is not bool_ else zeros(attn_mask.shape, dtype=q.dtype).masked_fill(
             attn_mask, float("-inf"))
         if mask._data.ndim == 3:
             mask = mask.reshape(bsz, num_heads, tgt, src)
     elif is_causal:
-        mask = st.zeros((tgt, src), dtype=q.dtype).masked_fill(
-            st.arange(src).unsqueeze(0) > st.arange(tgt).unsqueeze(-1), float("-inf"))
+        mask = zeros((tgt, src), dtype=q.dtype).masked_fill(
+            arange(src).unsqueeze(0) > arange(tgt).unsqueeze(-1), float("-inf"))
     if key_padding_mask is not None:
-        kpm = key_padding_mask if key_padding_mask.dtype is not st.bool else st.zeros(
+        kpm = key_padding_mask if key_padding_mask.dtype is not bool_ else zeros(
             key_padding_mask.shape, dtype=q.dtype).masked_fill(key_padding_mask, float("-inf"))
         kpm = kpm.reshape(bsz, 1, 1, src)
         mask = kpm if mask is None else mask + kpm
@@ -528,14 +526,13 @@ def _class_dim_last(t: Tensor) -> Tensor:
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``-w[t] * input[t]`` per element; 'mean' divides by the summed weights of the non-ignored targets."""
-    from .. import _api as st
 
     shape = check(RN.class_target_shape, tuple(input._data.shape), tuple(target._data.shape), op="nll_loss")
     c = input._data.shape[1] if input._data.ndim >= 2 else input._data.shape[0]
     logp = _class_dim_last(input)
     t = target.reshape(-1)
     valid = t != ignore_index
-    safe = _where(valid, t, st.zeros((), dtype=t.dtype))
+    safe = _where(valid, t, zeros((), dtype=t.dtype))
     if safe.numel() and (int(safe.max().item()) >= c or int(safe.min().item()) < 0):
         bad = int(safe.max().item()) if int(safe.max().item()) >= c else int(safe.min().item())
         fail("at_error_index_out_of_bounds", op="nll_loss", index=bad, dim=1, size=c)
@@ -556,7 +553,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the class dim (1, or 0 for unbatched input) then nll_loss; class-probability targets
     (same shape as the input) and label smoothing as in torch."""
-    from .. import _api as st
 
     cdim = 1 if input._data.ndim >= 2 else 0
     logp = log_softmax(input, cdim)
@@ -591,7 +587,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         smooth_r = smooth.sum()
     else:
         smooth_r = smooth
-    _ = st
     return nll * (1 - label_smoothing) + smooth_r * (label_smoothing / c)
 
 

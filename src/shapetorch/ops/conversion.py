@@ -8,7 +8,7 @@ import numpy as np
 
 from .._device import backend, device, to_device
 from .._dispatch import Prim
-from .._dtype import DType, to_dtype
+from .._dtype import to_dtype
 from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.broadcast import broadcast_shapes
@@ -298,9 +298,8 @@ def _backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool |
               create_graph: bool = False, inputs: Any = None) -> None:
     from ..autograd.engine import backward
 
-    backward(self, gradient, retain_graph, create_graph, inputs)
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 method("backward", _backward)
 
-__all__ = ["DType", "clamp", "clone", "contiguous", "detach", "where"]

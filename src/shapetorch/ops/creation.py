@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._device import backend, device, to_device
+from .._device import backend, to_device
 from .._dtype import DType, get_default_dtype, to_dtype
 from .._errors import fail
 from .._rules import dtypes as RD
