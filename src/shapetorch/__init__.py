@@ -20,8 +20,8 @@ def __getattr__(name: str) -> Any:
         value = importlib.import_module(f"shapetorch.{name}")
     else:
         _api = importlib.import_module("shapetorch._api")
-        try:
-            value = getattr(_api, name)
+        try:  # registered ops come from the table, so those added later by register_function count too
+            value = _api.FUNCTIONS[name] if name in _api.FUNCTIONS else getattr(_api, name)
         except AttributeError:
             from ._rules.errors import did_you_mean
 
