@@ -79,14 +79,17 @@ def register_forward(op: str, device: str, kernel: Callable[..., Any], *, dtypes
     if dtypes is not None:
         kernel = _ByDtype(kernel, frozenset(to_dtype(d).name for d in dtypes), before)
     prim.kernels[device] = kernel
+    return Handle(f"kernel {op}@{device}", _restore_kernel(prim, device, before))
 
+
+def _restore_kernel(prim: Prim, device: str, before: Callable[..., Any] | None) -> Callable[[], None]:
     def undo() -> None:
         if before is None:
             prim.kernels.pop(device, None)
         else:
             prim.kernels[device] = before
 
-    return Handle(f"kernel {op}@{device}", undo)
+    return undo
 
 
 def register_scalar_forward(op: str, device: str, kernel: Callable[..., Any]) -> Handle:
@@ -103,14 +106,7 @@ def register_scalar_forward(op: str, device: str, kernel: Callable[..., Any]) ->
         return before(*args, **params)
 
     prim.kernels[device] = dispatch
-
-    def undo() -> None:
-        if before is None:
-            prim.kernels.pop(device, None)
-        else:
-            prim.kernels[device] = before
-
-    return Handle(f"scalar kernel {op}@{device}", undo)
+    return Handle(f"scalar kernel {op}@{device}", _restore_kernel(prim, device, before))
 
 
 def register_backward(op: str, backward: Callable[..., Any]) -> Handle:
