@@ -1,6 +1,6 @@
 """The benchmark suite: every benchmark in one process, shapetorch against torch (CPU), NumPy and HIPS autograd.
 
-    python -m bench [--quick] [--json PATH] [--plot PATH] [--no-webgpu]
+    python -m bench [--quick] [--json PATH] [--plot PATH] [--markdown PATH] [--only SECTION ...] [--[no-]webgpu]
 
 Sections (each reuses the standalone script named in brackets, which still runs on its own):
 
@@ -13,7 +13,7 @@ Sections (each reuses the standalone script named in brackets, which still runs 
   tracemalloc peak (which sees NumPy's allocations but not torch's);
 - ``import shapetorch`` time, in fresh interpreters;
 - the static checker [bench_typecheck]: mypy with and without the plugin, pyright;
-- WebGPU [bench_webgpu], when an adapter is available and ``--no-webgpu`` is not given.
+- WebGPU [bench_webgpu], when an adapter is available: in full runs, or with ``--webgpu``.
 
 Every result is a ratio ``shapetorch / peer`` (below 1: shapetorch is faster) with the target it is held
 to, written as JSON (``--json``) and drawn (``--plot``, matplotlib). Tests never assert these numbers.
@@ -212,7 +212,7 @@ def memory(quick: bool) -> list[dict[str, Any]]:
 def import_time(quick: bool) -> list[dict[str, Any]]:
     """``import shapetorch`` (and the first op, which loads NumPy and the ops) against ``import torch``, each in a
     fresh interpreter; the median of several runs."""
-    repeat = 5 if quick else 11
+    repeat = 3 if quick else 11
 
     def median_of(code: str) -> float:
         runs = []
@@ -235,8 +235,8 @@ def import_time(quick: bool) -> list[dict[str, Any]]:
 def typecheck(quick: bool) -> list[dict[str, Any]]:
     from . import bench_typecheck
 
-    ops = 400 if quick else 1000
-    s = bench_typecheck.measure(ops=ops, repeat=3)
+    ops = 300 if quick else 1000
+    s = bench_typecheck.measure(ops=ops, repeat=2 if quick else 3, pyright=not quick)
     rows = [
         row("typecheck", f"mypy + plugin, cold cache ({ops} ops)", s["mypy plugin cold"], {"mypy": s["mypy plain cold"]}),
         row("typecheck", f"mypy + plugin, warm cache, file edited ({ops} ops)", s["mypy plugin warm"],
@@ -365,7 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", help="draw the ratios here (PNG)")
     ap.add_argument("--markdown", help="write the table of ratios here (Markdown)")
     ap.add_argument("--only", nargs="+", choices=sorted(SECTIONS), help="run only these sections")
-    ap.add_argument("--no-webgpu", action="store_true", help="skip the WebGPU section")
+    ap.add_argument("--webgpu", action=argparse.BooleanOptionalAction, default=None,
+                    help="run the WebGPU section (default: in full runs, when an adapter is available; a software "
+                         "adapter such as lavapipe takes minutes)")
     args = ap.parse_args(argv)
 
     import torch
@@ -376,7 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     durations: dict[str, float] = {}
     errors: dict[str, str] = {}
     for name, fn in SECTIONS.items():
-        if (args.only and name not in args.only) or (name == "webgpu" and args.no_webgpu):
+        webgpu_off = args.webgpu is False or (args.webgpu is None and args.quick)
+        if (args.only and name not in args.only) or (name == "webgpu" and webgpu_off):
             continue
         ts = time.perf_counter()
         print(f"-- {name}", flush=True)
