@@ -4,6 +4,7 @@ from .. import serialization  # noqa: F401  (registers shapetorch.save / shapeto
 from ..backends.webgpu import api as _webgpu_api  # noqa: F401  (is_webgpu_available, memory_stats, ...; no wgpu import)
 from . import (
     activation,
+    activation_more,
     conversion,
     creation,
     einops,
@@ -11,18 +12,23 @@ from . import (
     indexing,
     joining,
     linalg,
+    logical_more,
     misc,  # noqa: F401  (bincount, histc, vmap, ...)
     nn_ops,  # after the core ops it is written in
     pointwise,
+    pointwise_more,
     random,
     reduction,
     reduction_more,  # noqa: F401  (median, quantile, cov, ...)
     scan,  # noqa: F401  (cumsum, cumprod, diff, ...)
     sorting,  # noqa: F401  (sort, topk, unique, ...)
+    special,  # after activation: erf is activation's primitive
     views,
+    windows,
 )
 
 __all__ = [
     "activation", "conversion", "creation", "einops", "einsum", "indexing", "joining", "linalg", "nn_ops", "pointwise",
     "random", "reduction", "views",
 ]
+__all__ += ["activation_more", "logical_more", "pointwise_more", "special", "windows"]

@@ -231,4 +231,55 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, 
     return _on(np.eye(n, m, dtype=NP_DTYPE[d]), device, requires_grad)
 
 
+@public("creation", method=False)
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
+    """A 1-D tensor over the memory of a Python buffer (bytes, bytearray, array, memoryview): no copy.
+
+    Writable buffers are shared both ways, as in torch; a read-only buffer gives a read-only array."""
+    d = to_dtype(dtype)
+    np_dt = np.dtype(NP_DTYPE[d])
+    view = memoryview(buffer)
+    length, size = view.nbytes, np_dt.itemsize
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({length} "
+                         "bytes) minus 1")
+    if count < 0:
+        if (length - offset) % size:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                             f"of element size ({size})")
+        count = (length - offset) // size
+    elif offset + count * size > length:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must not be "
+                         f"greater than actual buffer length ({length} bytes)")
+    return _on(np.frombuffer(view.cast("B"), dtype=np_dt, count=count, offset=offset), None, requires_grad)
+
+
+def _tri_indices(op: str, row: int, col: int, offset: int, dtype: Any, device: Any, lower: bool) -> Tensor:
+    if row < 0:
+        raise RuntimeError(f"{op}: row must be non-negative, got {row}")
+    if col < 0:
+        raise RuntimeError(f"{op}: col must be non-negative, got {col}")
+    d = to_dtype(dtype) if dtype is not None else to_dtype("int64")
+    if d.name not in ("int32", "int64"):
+        fail("method_dtype_not_supported_error", op=op, dtype=d.name, hint=" (int32 or int64 only)")
+    r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
+    return _on(np.stack([r, c]).astype(NP_DTYPE[d]).reshape(2, -1), device)
+
+
+@public("creation", method=False)
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The (2, N) coordinates of the lower triangle of a row x col matrix, row by row."""
+    return _tri_indices("tril_indices", row, col, offset, dtype, device, True)
+
+
+@public("creation", method=False)
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The (2, N) coordinates of the upper triangle of a row x col matrix, row by row."""
+    return _tri_indices("triu_indices", row, col, offset, dtype, device, False)
+
+
 __all__ = ["device"]

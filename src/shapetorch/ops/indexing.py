@@ -357,3 +357,12 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     if dtype_name(index) != "int64":
         fail("dtype_error_mismatch", op="take", what="index", a=index.dtype.name, b="int64")
     return input.reshape(-1)[index]
+
+
+async def masked_select_async(input: Tensor, mask: Tensor) -> Tensor:
+    """``await masked_select_async(x, mask)``: :func:`masked_select` as an awaitable (its output length is data-dependent,
+    the point where a device result is read back)."""
+    return masked_select(input, mask)
+
+
+public("indexing", method=False)(masked_select_async)

@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from .._dispatch import Prim
 from .._dtype import get_default_dtype, to_dtype
+from .._errors import fail
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
 from ._common import int_list, write_inplace
@@ -176,3 +178,84 @@ _sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, 
 method("zero_", lambda self: write_inplace(self, _on(np.zeros_like(self._data), self.device), "zero_"))
 method("fill_", lambda self, value: write_inplace(
     self, _on(np.full_like(self._data, value.item() if isinstance(value, Tensor) else value), self.device), "fill_"))
+
+
+# -- multinomial, poisson ------------------------------------------------------------------------------------
+
+def _check_multinomial(input: Tensor, num_samples: int, replacement: bool) -> None:
+    if not input.dtype.is_floating_point:
+        fail("method_dtype_not_supported_error", op="multinomial", dtype=input.dtype.name,
+             hint=" (multinomial only supports floating-point dtypes for input)")
+    if input._data.ndim not in (1, 2):
+        fail("argument_error_invalid", op="multinomial", problem="prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        fail("argument_error_invalid", op="multinomial", problem="cannot sample n_sample <= 0 samples")
+    n_cat = input._data.shape[-1]
+    if not replacement and num_samples > n_cat:
+        fail("argument_error_invalid", op="multinomial",
+             problem=f"cannot sample n_sample > prob_dist.size(-1) samples without replacement ({num_samples} > {n_cat})")
+    p = np.asarray(input.detach().cpu().numpy(), dtype=np.float64)
+    if p.size and (not np.all(np.isfinite(p)) or np.any(p < 0)):
+        fail("argument_error_invalid", op="multinomial",
+             problem="probability tensor contains either `inf`, `nan` or element < 0")
+    if np.any(p.reshape(-1, n_cat).sum(-1) <= 0) if p.size else n_cat == 0:
+        fail("argument_error_invalid", op="multinomial", problem="invalid multinomial distribution (sum of probabilities "
+             "<= 0)")
+
+
+@public("random")
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None,
+                out: Tensor | None = None) -> Tensor:
+    """Category indices drawn by the weights in the last dim of ``input`` (1-D or 2-D), int64.
+
+    Without replacement: the ``num_samples`` largest ``p / E`` with ``E ~ Exp(1)`` (as torch samples),
+    so zero-weight categories come last."""
+    _check_multinomial(input, num_samples, replacement)
+    rng = _rng(generator)
+    p = np.asarray(input.detach().cpu().numpy(), dtype=np.float64)
+    rows = p.reshape(-1, p.shape[-1])
+    if replacement:
+        cdf = np.cumsum(rows, axis=-1)
+        cdf /= cdf[:, -1:]
+        u = rng.random((rows.shape[0], num_samples))
+        idx = np.stack([np.searchsorted(c, ui, side="right") for c, ui in zip(cdf, u)]) if rows.shape[0] else \
+            np.zeros((0, num_samples), np.int64)
+        idx = np.minimum(idx, rows.shape[-1] - 1)
+        while True:  # a zero-weight category is never drawn, even at the CDF's flat steps
+            bad = rows[np.arange(rows.shape[0])[:, None], idx] == 0
+            if not bad.any():
+                break
+            idx = np.where(bad, np.minimum(idx + 1, rows.shape[-1] - 1), idx)
+    else:
+        keys = rows / rng.exponential(size=rows.shape)
+        idx = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
+    res = _on(idx.astype(np.int64).reshape(p.shape[:-1] + (num_samples,)), input.device)
+    return res if out is None else write_inplace(out, res, "multinomial")
+
+
+async def multinomial_async(input: Tensor, num_samples: int, replacement: bool = False, *,
+                            generator: Generator | None = None) -> Tensor:
+    """``await multinomial_async(...)``: :func:`multinomial` as an awaitable (the device readback point)."""
+    return multinomial(input, num_samples, replacement, generator=generator)
+
+
+public("random", method=False)(multinomial_async)
+
+
+def _poisson_kernel(a: Any, generator: Generator | None) -> Any:
+    return _rng(generator).poisson(a.astype(np.float64)).astype(a.dtype)
+
+
+# torch's PoissonBackward0 gives zeros; so does the tangent
+_POISSON = Prim("poisson", _poisson_kernel, lambda g, n: (g * 0,), jvp=lambda ts, n: None if ts[0] is None else ts[0] * 0)
+
+
+@public("random", method=False)
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Poisson counts with rates ``input`` (a floating tensor of non-negative rates), in its dtype."""
+    if not input.dtype.is_floating_point:
+        fail("method_dtype_not_supported_error", op="poisson", dtype=input.dtype.name, hint="")
+    data = np.asarray(input.detach().cpu().numpy(), dtype=np.float64)
+    if data.size and not np.all(data >= 0):
+        fail("argument_error_invalid", op="poisson", problem="invalid Poisson rate, expected rate to be non-negative")
+    return _POISSON(input, generator=generator)
