@@ -9,9 +9,12 @@ from . import (
     creation,
     einops,
     einsum,
+    fft,
     indexing,
+    indexing_more,
     joining,
     linalg,
+    linalg_more,
     logical_more,
     misc,  # noqa: F401  (bincount, histc, vmap, ...)
     nn_ops,  # after the core ops it is written in
@@ -21,6 +24,7 @@ from . import (
     reduction,
     reduction_more,  # noqa: F401  (median, quantile, cov, ...)
     scan,  # noqa: F401  (cumsum, cumprod, diff, ...)
+    shape_more,
     sorting,  # noqa: F401  (sort, topk, unique, ...)
     special,  # after activation: erf is activation's primitive
     views,
@@ -32,3 +36,4 @@ __all__ = [
     "random", "reduction", "views",
 ]
 __all__ += ["activation_more", "logical_more", "pointwise_more", "special", "windows"]
+__all__ += ["fft", "indexing_more", "linalg_more", "shape_more"]

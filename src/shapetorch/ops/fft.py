@@ -1,0 +1,285 @@
+"""Discrete Fourier transforms (``shapetorch.fft``) and the short-time transforms stft/istft.
+
+Three primitives on NumPy's pocketfft, each on a signal already cut or zero-padded to its length:
+c2c (fft/ifft), r2c (rfft) and c2r (irfft). Their gradients are the adjoint transforms, written with
+the same primitives, so they differentiate again; stft and istft are composites of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dispatch import Prim
+from .._errors import fail
+from .._rules import extra_shapes as RX
+from .._tensor import Tensor
+from ._common import check, default_float, dtype_name, promoted
+from ._registry import public
+
+Arr = Any
+
+_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+_COMPLEX = {"float32": "complex64", "float64": "complex128", "complex64": "complex64", "complex128": "complex128"}
+_REAL = {"complex64": "float32", "complex128": "float64"}
+
+
+def _c2c(a: Arr, axis: int, forward: bool, norm: Any) -> Arr:
+    out = (np.fft.fft if forward else np.fft.ifft)(a, axis=axis, norm=norm)
+    return out.astype(a.dtype, copy=False)
+
+
+def _r2c(a: Arr, axis: int, norm: Any) -> Arr:
+    return np.fft.rfft(a, axis=axis, norm=norm).astype(np.complex64 if a.dtype == np.float32 else np.complex128,
+                                                       copy=False)
+
+
+def _c2r(a: Arr, axis: int, n: int, norm: Any) -> Arr:
+    return np.fft.irfft(a, n=n, axis=axis, norm=norm).astype(np.float32 if a.dtype == np.complex64 else np.float64,
+                                                             copy=False)
+
+
+def _c2c_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    p = n.params
+    return (_C2C(g, axis=p["axis"], forward=not p["forward"], norm=_SWAP[p["norm"]]),)
+
+
+def _r2c_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    p = n.params
+    length = n.inputs[0]._data.shape[p["axis"]]
+    full = _resize(g, p["axis"], length)
+    return (_C2C(full, axis=p["axis"], forward=False, norm=_SWAP[p["norm"]]).real,)
+
+
+def _c2r_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    from .creation import tensor
+
+    p = n.params
+    gi = _R2C(g, axis=p["axis"], norm=_SWAP[p["norm"]])
+    m = gi._data.shape[p["axis"]]
+    weight = np.ones(m)
+    weight[1 : 1 + p["n"] - m] = 2  # the bins that stand for two (conjugate) bins of the full spectrum
+    shape = [1] * gi._data.ndim
+    shape[p["axis"]] = m
+    return (gi * tensor(weight.reshape(shape).astype(_REAL[dtype_name(gi)])),)
+
+
+def _linear(prim: Prim) -> Any:
+    return lambda ts, n: None if ts[0] is None else prim(ts[0], **n.params)
+
+
+_C2C = Prim("fft_c2c", _c2c, _c2c_vjp)
+_R2C = Prim("fft_r2c", _r2c, _r2c_vjp)
+_C2R = Prim("fft_c2r", _c2r, _c2r_vjp)
+for _p in (_C2C, _R2C, _C2R):
+    _p.jvp = _linear(_p)
+
+
+def _resize(x: Tensor, axis: int, n: int) -> Tensor:
+    """``x`` cut to, or zero-padded at the end to, ``n`` entries along ``axis``."""
+    size = x._data.shape[axis]
+    if size == n:
+        return x
+    if size > n:
+        out: Tensor = x.narrow(axis, 0, n)
+        return out
+    from .joining import cat
+
+    shape = list(x._data.shape)
+    shape[axis] = n - size
+    return cat([x, x.new_zeros(tuple(shape))], axis)
+
+
+def _float_input(x: Tensor, op: str, allow_complex: bool = True) -> Tensor:
+    name = dtype_name(x)
+    if name in ("float16", "bfloat16"):
+        fail("method_dtype_not_supported_error", op=op, dtype=name, hint=" (the FFTs take float32/float64 data)")
+    if x.is_complex():
+        if not allow_complex:
+            fail("method_dtype_not_supported_error", op=op, dtype=name, hint=f" ({op} expects a real input tensor)")
+        return x
+    if not x.dtype.is_floating_point:
+        return x.to(default_float())
+    return x
+
+
+def _prepare(input: Tensor, n: int | None, dim: Any, norm: str | None, kind: str, op: str) -> tuple[int, int, str]:
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    d, length, _ = check(RX.fft_shape, input._data.shape, n, dim, kind, op=op)
+    return d, length, check(RX.check_norm, norm, op=op)
+
+
+def _c2c_op(input: Tensor, n: int | None, dim: int, norm: str | None, forward: bool, op: str) -> Tensor:
+    d, length, mode = _prepare(input, n, dim, norm, "c2c", op)
+    x = _float_input(input, op)
+    x = x if x.is_complex() else x.to(_COMPLEX[dtype_name(x)])
+    return _C2C(_resize(x, d, length), axis=d, forward=forward, norm=mode)
+
+
+@public("fft", method=False)
+def fft_fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The 1-D discrete Fourier transform along ``dim`` (cut or zero-padded to ``n``)."""
+    return _c2c_op(input, n, dim, norm, True, "fft")
+
+
+@public("fft", method=False)
+def fft_ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The inverse of :func:`fft_fft`."""
+    return _c2c_op(input, n, dim, norm, False, "ifft")
+
+
+@public("fft", method=False)
+def fft_rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The FFT of a real signal: the n//2 + 1 non-negative frequencies."""
+    d, length, mode = _prepare(input, n, dim, norm, "r2c", "rfft")
+    x = _float_input(input, "rfft", allow_complex=False)
+    return _R2C(_resize(x, d, length), axis=d, norm=mode)
+
+
+@public("fft", method=False)
+def fft_irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The inverse of :func:`fft_rfft`: a real signal of length ``n`` (default 2 * (size - 1))."""
+    d, length, mode = _prepare(input, n, dim, norm, "c2r", "irfft")
+    x = _float_input(input, "irfft")
+    x = x if x.is_complex() else x.to(_COMPLEX[dtype_name(x)])
+    return _C2R(_resize(x, d, length // 2 + 1), axis=d, n=length, norm=mode)
+
+
+# -- short-time transforms ----------------------------------------------------------------------------------
+
+
+def _full_window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor) -> Tensor:
+    """The window (default: ones) zero-padded on both sides to ``n_fft``, centred as torch does."""
+    from .joining import cat
+
+    w = like.new_ones((win_length,)) if window is None else window
+    left = (n_fft - win_length) // 2
+    if win_length == n_fft:
+        return w
+    return cat([w.new_zeros((left,)), w, w.new_zeros((n_fft - win_length - left,))], 0)
+
+
+def _frame_index(frames: int, n_fft: int, hop: int) -> Any:
+    from .creation import tensor
+
+    return tensor((np.arange(frames)[:, None] * hop + np.arange(n_fft)[None, :]).astype(np.int64))
+
+
+@public("fft")
+def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+         window: Tensor | None = None, center: bool = True, pad_mode: str = "reflect", normalized: bool = False,
+         onesided: bool | None = None, return_complex: bool | None = None, align_to_window: bool | None = None) -> Tensor:
+    """The short-time Fourier transform of a (B?, L) signal: (B?, n_fft//2 + 1 or n_fft, frames), complex.
+
+    As torch 2.x: ``return_complex`` must be given for real inputs (False returns ``view_as_real``).
+    """
+    op = "stft"
+    cplx = input.is_complex() or (window is not None and window.is_complex())
+    if return_complex is None and not cplx:
+        fail("argument_error_invalid", op=op, problem="stft requires the return_complex parameter be given for real "
+                                                      "inputs (return_complex=True is recommended)")
+    if align_to_window is not None and center:
+        fail("argument_error_invalid", op=op, problem="align_to_window should only be set when center = false")
+    if not (input.dtype.is_floating_point or input.is_complex()) or dtype_name(input) in ("float16", "bfloat16"):
+        fail("method_dtype_not_supported_error", op=op, dtype=dtype_name(input),
+             hint=" (stft expects a tensor of float32/float64 or complex values)")
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    one = onesided if onesided is not None else not cplx
+    if one and cplx:
+        fail("argument_error_invalid", op=op, problem="cannot have onesided output if window or input is complex")
+    wshape = None if window is None else tuple(window._data.shape)
+    check(RX.stft_shape, input._data.shape, n_fft, hop, win, wshape, center, one, op=op)
+    x = input
+    if center:
+        from .nn_ops import pad
+
+        lead = (1,) * (3 - x._data.ndim)
+        x3 = x.reshape(lead + tuple(x._data.shape))
+        x = pad(x3, [n_fft // 2, n_fft // 2], mode=pad_mode).reshape(tuple(x._data.shape[:-1]) + (-1,))
+    length = x._data.shape[-1]
+    start = (n_fft - win) // 2 if align_to_window else 0
+    frames_n = 1 + (length - start - n_fft) // hop
+    frames = x[..., _frame_index(frames_n, n_fft, hop) + start]  # (B?, frames, n_fft)
+    w = _full_window(window, win, n_fft, x)
+    common = promoted(frames, w)
+    frames = frames.to(common) * w.to(common)
+    norm = "ortho" if normalized else "backward"
+    spec = fft_rfft(frames, dim=-1, norm=norm) if one else fft_fft(frames, dim=-1, norm=norm)
+    out: Tensor = spec.transpose(-1, -2)
+    if not return_complex:
+        from .shape_more import view_as_real
+
+        return view_as_real(out)
+    return out
+
+
+@public("fft")
+def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+          window: Tensor | None = None, center: bool = True, normalized: bool = False, onesided: bool | None = None,
+          length: int | None = None, return_complex: bool = False) -> Tensor:
+    """The inverse of :func:`stft` by overlap-add, divided by the summed squared window."""
+    op = "istft"
+    if not input.is_complex():
+        fail("method_dtype_not_supported_error", op=op, dtype=dtype_name(input),
+             hint=" (istft requires a complex-valued input tensor, as stft returns with return_complex=True)")
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    if input._data.ndim not in (2, 3):
+        fail("argument_error_invalid", op=op, problem=f"expected a 2D or 3D tensor, got shape {tuple(input._data.shape)}")
+    fft_size, frames_n = input._data.shape[-2:]
+    one = onesided if onesided is not None else fft_size != n_fft
+    if one and (return_complex or (window is not None and window.is_complex())):
+        fail("argument_error_invalid", op=op, problem="cannot have onesided output if window or input is complex")
+    expected = n_fft // 2 + 1 if one else n_fft
+    if fft_size != expected:
+        fail("argument_error_invalid", op=op,
+             problem=f"expected the frequency dim to have size {expected} (n_fft={n_fft}), got {fft_size}")
+    if hop <= 0 or win <= 0 or win > n_fft:
+        fail("argument_error_invalid", op=op, problem=f"expected 0 < hop_length and 0 < win_length <= n_fft, got "
+                                                      f"hop_length={hop}, win_length={win}")
+    if window is not None and tuple(window._data.shape) != (win,):
+        fail("argument_error_invalid", op=op, problem=f"expected a 1D window of size win_length={win}, got "
+                                                      f"{tuple(window._data.shape)}")
+    if frames_n == 0:
+        fail("argument_error_invalid", op=op, problem="expected at least one frame")
+    norm = "ortho" if normalized else "backward"
+    spec = input.transpose(-1, -2)  # (B?, frames, freq)
+    if one:
+        frames = fft_irfft(spec, n=n_fft, dim=-1, norm=norm)
+    else:
+        frames = fft_ifft(spec, dim=-1, norm=norm)
+        if not return_complex:
+            frames = frames.real
+    w = _full_window(window, win, n_fft, frames if not frames.is_complex() else frames.real)
+    common = promoted(frames, w)
+    frames = frames.to(common) * w.to(common)
+    total = n_fft + hop * (frames_n - 1)
+    index = _frame_index(frames_n, n_fft, hop).reshape(-1)
+    from .indexing_more import index_add
+
+    lead = tuple(frames._data.shape[:-2])
+    y = index_add(frames.new_zeros(lead + (total,)), len(lead), index, frames.reshape(lead + (-1,)))
+    wr = w.to(_REAL.get(dtype_name(w), dtype_name(w)) if w.is_complex() else dtype_name(w))
+    sq = (w.abs() ** 2 if w.is_complex() else wr * wr).expand(frames_n, n_fft).reshape(-1)
+    env = index_add(sq.new_zeros((total,)), 0, index, sq)
+    start = n_fft // 2 if center else 0
+    end = total - n_fft // 2 if center else total
+    if length is not None:
+        end = start + length
+    end_in = min(end, total)
+    y = y[..., start:end_in]
+    env = env[start:end_in]
+    if env._data.size and float(np.abs(env._data).min()) < 1e-11:
+        fail("argument_error_invalid", op=op, problem="window overlap add min is below 1e-11: the window does not "
+                                                      "satisfy the NOLA condition")
+    y = y / env
+    if end > end_in:
+        from .joining import cat
+
+        y = cat([y, y.new_zeros(lead + (end - end_in,))], -1)
+    out: Tensor = y
+    return out
+
