@@ -246,7 +246,7 @@ def trace_shape(shape: Shape, op: str = "trace") -> Shape:
     return ()
 
 
-def kron_shape(a: Shape, b: Shape) -> Shape:
+def kron_shape(a: Shape, b: Shape, op: str = "kron") -> Shape:
     """Both shapes left-padded with 1s to one rank, then multiplied elementwise."""
     n = max(len(a), len(b))
     pa = (1,) * (n - len(a)) + tuple(a)
@@ -295,6 +295,8 @@ def tensordot_dims(a: Shape, b: Shape, dims: int | tuple[Sequence[int], Sequence
         la, lb = list(dims[0]), list(dims[1])
         if len(la) != len(lb):
             raise _bad(op, f"both dimension lists should have same length, got {la} and {lb}")
+        if (la and not a) or (lb and not b):
+            raise RuleError("dimension_error_zero_dim", op=op)
         da = wrap_dims(la, len(a), op)
         db = wrap_dims(lb, len(b), op)
     for x, y in zip(da, db):

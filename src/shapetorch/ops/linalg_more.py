@@ -230,7 +230,9 @@ def _scaled_sum(op: str, input: Tensor, prod: Tensor, beta: Any, alpha: Any) -> 
         out: Tensor = term | input.expand(prod._data.shape) if beta else term
         return out
     if not prod.dtype.is_floating_point and not prod.is_complex() and (isinstance(alpha, float) or isinstance(beta, float)):
-        fail("argument_error_invalid", op=op, problem="for integral input tensors, alpha and beta must not be floats")
+        if op == "addr":
+            fail("argument_error_invalid", op=op, problem="for integral input tensors, alpha and beta must not be floats")
+        alpha, beta = int(alpha), int(beta)  # addbmm truncates them to the integer type, as torch
     scaled = prod if alpha == 1 else prod * alpha
     if beta == 0:
         return scaled + input.new_zeros(()).expand(prod._data.shape)
@@ -294,6 +296,8 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
     """Contract ``dims`` (the last n of a with the first n of b, or two lists of dims); free dims of a then b."""
     from .linalg import mm
 
+    if dtype_name(a) != dtype_name(b):
+        fail("dtype_error_mismatch", op="tensordot", what="both inputs", a=a.dtype.name, b=b.dtype.name)
     da, db, shape = check(RX.tensordot_dims, a._data.shape, b._data.shape, _dims_arg(dims), op="tensordot")
     for x, y in zip(da, db):  # a size-1 side is summed away first, as torch broadcasts it
         if a._data.shape[x] == 1 and b._data.shape[y] != 1:
