@@ -177,23 +177,32 @@ def _autograd_mlp_step() -> Callable[[], Any]:
 
 
 _MEMORY_CHILD = """
-import resource, sys
+import sys
 sys.path.insert(0, {root!r})
 from bench import bench_training
 lib = __import__({lib!r})
+
+
+def status(key):
+    for line in open('/proc/self/status'):
+        if line.startswith(key + ':'):
+            return int(line.split()[1]) * 1024
+
+
 name, make, x, y = bench_training.workloads()[{index}]
 bench_training.stepper(lib, make, x[:2], y[:2])()  # loads what the first step loads lazily
 step = bench_training.stepper(lib, make, x, y)
-rss = int(open('/proc/self/statm').read().split()[1]) * resource.getpagesize()
+open('/proc/self/clear_refs', 'w').write('5')  # resets the peak (VmHWM) to the current RSS
+rss = status('VmRSS')
 step()
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - rss)
+print(status('VmHWM') - rss)
 """
 
 
 def memory(quick: bool) -> list[dict[str, Any]]:
     """Peak RSS growth over the first training step (weights made, lazy imports done by a 2-sample step before),
     in a fresh process per library."""
-    if not Path("/proc/self/statm").exists():
+    if not Path("/proc/self/clear_refs").exists():
         return []
     from . import bench_training
 
