@@ -18,6 +18,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # nn_stubs, when imported from tests
+
 OUT = Path(__file__).parent / "shapetorch-stubs" / "__init__.pyi"
 
 DTYPES = ["bool_", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
@@ -659,6 +661,8 @@ from typing import Any, ClassVar, Generic, Literal as _L, TypeVar, overload
 from _typeshed import Incomplete
 from typing_extensions import Self, TypeAlias, TypeIs, TypeVarTuple, Unpack
 
+from . import nn as nn
+
 MYPY: _bool
 _PRECISE_STUBS: _bool
 
@@ -761,14 +765,31 @@ def render() -> str:
     return text.replace(" type[", " _type[").replace("[type[", "[_type[").replace("(type[", "(_type[")
 
 
+def outputs() -> dict[Path, str]:
+    """Every generated stub file and its text."""
+    import nn_stubs
+
+    nn_dir = OUT.parent / "nn"
+    return {
+        OUT: render(),
+        nn_dir / "__init__.pyi": nn_stubs.render_nn(),
+        nn_dir / "functional.pyi": nn_stubs.render_functional(),
+        nn_dir / "init.pyi": nn_stubs.render_loose("shapetorch.nn.init"),
+        nn_dir / "utils.pyi": nn_stubs.render_loose("shapetorch.nn.utils"),
+    }
+
+
 def main(argv: list[str]) -> int:
-    text = render()
+    files = outputs()
     if "--check" in argv:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT} is stale: run python stubs/generate_stubs.py")
+        stale = [str(p) for p, text in files.items() if not p.exists() or p.read_text() != text]
+        if stale:
+            print(f"{', '.join(stale)} stale: run python stubs/generate_stubs.py")
             return 1
         return 0
-    OUT.write_text(text)
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
     (OUT.parent / "py.typed").write_text("partial\n")
     return 0
 

@@ -15,10 +15,12 @@ from mypy.nodes import (
     IntExpr,
     ListExpr,
     NameExpr,
+    OpExpr,
     StrExpr,
     TupleExpr,
     UnaryExpr,
 )
+from mypy.constant_fold import constant_fold_expr
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.typeops import try_getting_str_literals
 from mypy.types import Instance, LiteralType, NoneType, TupleType, Type, get_proper_type
@@ -31,6 +33,10 @@ def int_value(expr: Expression | None, typ: Type | None) -> int | None:
         return expr.value
     if isinstance(expr, UnaryExpr) and expr.op in "-+" and isinstance(expr.expr, IntExpr):
         return -expr.expr.value if expr.op == "-" else expr.expr.value
+    if isinstance(expr, OpExpr):  # 8 * 30 * 30, H * 4 with H Final
+        folded = constant_fold_expr(expr, "")
+        if type(folded) is int:
+            return folded
     if typ is None:
         return None
     p = get_proper_type(typ)

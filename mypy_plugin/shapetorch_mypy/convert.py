@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy.maptype import map_instance_to_supertype
 from mypy.plugin import CheckerPluginInterface
 from mypy.types import (
     AnyType,
@@ -101,6 +102,9 @@ class Converter:
         if t is None:
             return None
         p = get_proper_type(t)
+        if isinstance(p, Instance) and p.type.fullname != TENSOR and p.type.has_base(TENSOR):
+            base = next(b for b in p.type.mro if b.fullname == TENSOR)  # a Parameter is a Tensor
+            p = map_instance_to_supertype(p, base)
         if not (isinstance(p, Instance) and p.type.fullname == TENSOR and len(p.args) == 2):
             return None
         shape, variadic = self.shape(p.args[0])

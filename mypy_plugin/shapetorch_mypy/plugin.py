@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mypy.nodes import TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
     AttributeContext,
@@ -20,6 +21,7 @@ from mypy.plugin import (
 from mypy.types import FunctionLike, Type
 
 from . import hooks as H
+from . import nn as NN
 from .codes import register_all
 from .convert import MODULE, TENSOR
 from .relax import relax
@@ -56,6 +58,8 @@ class ShapetorchPlugin(Plugin):
         return {"shapetorch_rules": self._version}
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        if fullname.endswith((".__call__", ".forward")):
+            return self._layer_hook(fullname.rsplit(".", 1)[0])
         if not fullname.startswith(TENSOR + "."):
             return None
         name = fullname[len(TENSOR) + 1 :]
@@ -65,7 +69,22 @@ class ShapetorchPlugin(Plugin):
             found = self._method_hooks[name] = H.run(handler, op, method=True)
         return found
 
+    def _layer_hook(self, cls: str) -> Callable[[MethodContext], Type] | None:
+        """``layer(x)`` / ``layer.forward(x)`` of a shapetorch.nn layer (or a subclass keeping its forward)."""
+        if not cls.startswith(NN.NN + "."):
+            sym = self.lookup_fully_qualified(cls)
+            if sym is None or not isinstance(sym.node, TypeInfo) or NN.known_layer(sym.node) is None:
+                return None
+        elif cls.count(".") != 2:
+            return None
+        found = self._method_hooks.get(cls)
+        if found is None:
+            found = self._method_hooks[cls] = H.run(NN.layer_call, "layer", method=True)
+        return found
+
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if fullname.startswith(NN.NN + "."):
+            return self._nn_function_hook(fullname)
         if not fullname.startswith(MODULE + "."):
             return None
         name = fullname[len(MODULE) + 1 :]
@@ -75,16 +94,42 @@ class ShapetorchPlugin(Plugin):
             found = self._function_hooks[name] = H.run(handler, op, method=False)
         return found
 
+    def _nn_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        found = self._function_hooks.get(fullname)
+        if found is not None:
+            return found
+        rest = fullname[len(NN.NN) + 1 :]
+        if rest in NN.CONSTRUCTORS:
+            found = H.run(NN.CONSTRUCTORS[rest], rest, method=False)
+        elif rest.startswith("functional.") and rest[len("functional.") :] in NN.FUNCTIONAL:
+            name = rest[len("functional.") :]
+            found = H.run(NN.FUNCTIONAL[name], name, method=False)
+        if found is not None:
+            self._function_hooks[fullname] = found
+        return found
+
     def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
         return None if fullname.startswith(MODULE + ".") else relax
 
     def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
-        return None if fullname.startswith(MODULE + ".") else relax
+        if fullname.startswith(MODULE + "."):
+            return None
+        if fullname.endswith(".__call__"):
+            return _module_call
+        return relax
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         if fullname.startswith(TENSOR + "."):
             return ATTRIBUTES.get(fullname[len(TENSOR) + 1 :])
         return None
+
+
+def _module_call(ctx: MethodSigContext) -> FunctionLike:
+    """``model(x)`` of a user Module is its typed ``forward(x)``; then relaxed as every call."""
+    sig = NN.forward_signature(ctx.type)
+    if sig is None:
+        return relax(ctx)
+    return relax(ctx._replace(default_signature=sig))
 
 
 def plugin(version: str) -> type[Plugin]:

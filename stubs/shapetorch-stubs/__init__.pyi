@@ -19,6 +19,8 @@ from typing import Any, ClassVar, Generic, Literal as _L, TypeVar, overload
 from _typeshed import Incomplete
 from typing_extensions import Self, TypeAlias, TypeIs, TypeVarTuple, Unpack
 
+from . import nn as nn
+
 MYPY: _bool
 _PRECISE_STUBS: _bool
 
