@@ -48,7 +48,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if a.size and a.min() < 0:
         fail("argument_error_invalid", op="bincount", problem="bincount only supports 1-d non-negative integral inputs.")
     size = builtins.max(int(a.max()) + 1 if a.size else 0, minlength)
-    if weights is None:
+    if weights is None or a.size == 0:  # torch: an empty input gives int64 zeros, weights or not
         return new_tensor(np.bincount(a, minlength=size).astype(np.int64), input._device)
     out_dt = np.float32 if dtype_name(weights) == "float32" else np.float64
     w = np.asarray(weights._data, dtype=np.float64)
@@ -76,10 +76,16 @@ def _bin_index(x: Any, edges: Any, local_search: bool) -> Any:
     return np.where(inside, pos, -1)
 
 
-def _linspace(lo: float, hi: float, steps: int, like: Tensor) -> Tensor:
-    from .creation import linspace
-
-    return linspace(lo, hi, steps, dtype=like.dtype)
+def _linspace(lo: float, hi: float, steps: int, like: Tensor) -> Any:
+    """Bin edges as torch's CPU linspace makes them, in the input dtype: the first half counted up from
+    ``lo``, the second half down from ``hi`` (the edges decide which bin a boundary value lands in)."""
+    dt = like._data.dtype
+    start, end = dt.type(lo), dt.type(hi)
+    step = (end - start) / dt.type(builtins.max(steps - 1, 1))
+    idx = np.arange(steps)
+    up = start + step * idx.astype(dt)
+    down = end - step * (steps - idx - 1).astype(dt)
+    return np.where(idx < steps // 2, up, down).astype(dt)
 
 
 @public("misc")
@@ -97,9 +103,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
         fail("argument_error_invalid", op="histc", problem=f"torch.histc: range of [{lo}, {hi}] is not finite")
-    edges = _linspace(lo, hi, bins + 1, input)._data
-    x = x.astype(edges.dtype)
-    idx = _bin_index(x, edges, True)
+    edges = _linspace(lo, hi, bins + 1, input)
+    idx = _bin_index(x, edges, False)  # torch's histc interpolates without the local search histogram does
     counts = np.bincount(idx[idx >= 0], minlength=bins).astype(input._data.dtype)
     return new_tensor(counts, input._device)
 
@@ -117,9 +122,10 @@ def histogram(input: Tensor, bins: Any, *, range: tuple[float, float] | None = N
                      f" and weight with shape {tuple(weight._data.shape)}")
     w = None if weight is None else weight._data.reshape(-1).astype(input._data.dtype)
     if isinstance(bins, Tensor):
-        if bins._data.ndim != 1 or bins._data.size < 1:
+        if bins._data.ndim != 1:
             fail("argument_error_invalid", op="histogram", problem="torch.histogram(): bins tensor should have one "
-                                                                   "dimension and at least one edge")
+                                                                   f"dimension, but got {bins._data.ndim}")
+        check(histogram_shapes, bins._data.size - 1, op="histogram")
         edges = bins._data.astype(input._data.dtype)
         nb = edges.size - 1
         idx = np.searchsorted(edges, x, side="right") - 1
@@ -143,7 +149,7 @@ def histogram(input: Tensor, bins: Any, *, range: tuple[float, float] | None = N
                                                                    "finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges = _linspace(lo, hi, int(bins) + 1, input)._data
+        edges = _linspace(lo, hi, int(bins) + 1, input)
         nb = int(bins)
         idx = _bin_index(x.astype(edges.dtype), edges, True)
     keep = idx >= 0

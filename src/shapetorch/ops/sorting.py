@@ -9,6 +9,7 @@ tangent) is gather's: it flows back to the element each value came from. Shapes 
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, Literal
 
 import numpy as np
@@ -266,6 +267,9 @@ def _unique(input: Tensor, return_inverse: bool, return_counts: bool, dim: int |
         check(unique_shapes, tuple(input._data.shape), dim, op=op)
         dim = wrap_dim(dim, input._data.ndim, op)
         shape = input._data.shape
+        if builtins.sum(s == 0 for s in shape) > 1:
+            fail("argument_error_invalid", op=op, problem="Number of zero sized dimensions is more than one, so "
+                                                           "unique cannot be applied")
         if input._data.size == 0 and shape[dim] != 0:
             fail("argument_error_invalid", op=op, problem="There are 0 sized dimensions, and they aren't selected, "
                                                            "so unique cannot be applied")
