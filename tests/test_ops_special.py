@@ -20,12 +20,14 @@ UNARY = ["erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "sinc", "angle", "c
 PREDICATES = ["isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "signbit"]
 DIFFERENTIABLE = ["erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "sinc", "angle", "conj_physical", "deg2rad",
                   "rad2deg", "nan_to_num", "positive", "frexp"]
+# the OpInfo samples in a representative dtype of each kind (every dtype's accept/reject is tested below)
+OPINFO_DTYPES = ["bool", "uint8", "int32", "float16", "bfloat16", "float32", "float64", "complex128"]
 CODES = ("method_dtype_not_supported_error", "dtype_error_mismatch", "argument_error_invalid")
 
 
 @pytest.mark.parametrize("name", UNARY + PREDICATES)
 def test_opinfo_samples_every_supported_dtype(name):
-    ran = sum(check_samples(name, d) for d in DTYPES if d in supported(name))
+    ran = sum(check_samples(name, d) for d in OPINFO_DTYPES if d in supported(name))
     assert ran > 0
 
 

@@ -53,8 +53,11 @@ def _floating_only(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor
 
 def _hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """In place; signed integer tensors are clamped to integer bounds (as torch), bool/uint8/complex refused."""
-    if input.is_complex() or input.dtype.name in ("bool", "uint8"):
+    if input.is_complex() or input.dtype.name == "bool":
         fail("method_dtype_not_supported_error", op="hardtanh_", dtype=input.dtype.name, hint="")
+    if input.dtype.name == "uint8" and (int(min_val) < 0 or int(max_val) < 0):
+        fail("argument_error_invalid", op="hardtanh_", problem="cannot do hardtanh on an unsigned type with negative "
+             "limits")
     if not input.dtype.is_floating_point:
         return write_inplace(input, input.clamp(int(min_val), int(max_val)), "hardtanh_")
     return write_inplace(input, hardtanh(snapshot_for_inplace(input), min_val, max_val), "hardtanh_")

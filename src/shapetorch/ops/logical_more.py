@@ -113,8 +113,10 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, inve
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin(): at least one of 'elements' and 'test_elements' must be a Tensor")
     common = promoted(elements, test_elements)
-    if common.startswith("complex") or common == "bool":
-        fail("method_dtype_not_supported_error", op="isin", dtype=common, hint="")
+    for x in (elements, test_elements, common):
+        d = x if isinstance(x, str) else dtype_name(x) if isinstance(x, Tensor) else ""
+        if d == "bool" or d.startswith("complex"):
+            fail("method_dtype_not_supported_error", op="isin", dtype=d, hint="")
     if not isinstance(elements, Tensor):
         elements = tensor(elements, device=test_elements.device)
     if not isinstance(test_elements, Tensor):

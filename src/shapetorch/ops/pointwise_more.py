@@ -20,7 +20,7 @@ from .._rules import dtypes as RD
 from .._tensor import Tensor
 from ..autograd.engine import Node
 from ..backends.numpy_backend import DTYPE_OF
-from ._common import broadcast2, cast, dtype_name, make_inplace, promoted, write_inplace
+from ._common import broadcast2, cast, default_float, dtype_name, make_inplace, promoted, write_inplace
 from ._jvp_more import unary, via_vjp
 from ._registry import method, public
 from .pointwise import _binary, mul, pow
@@ -174,9 +174,7 @@ xlogy = _binary("xlogy", _guard("xlogy", _xlogy_kernel, _real), _xlogy_vjp, kind
 
 def _heaviside_kernel(x: Any, v: Any) -> Any:
     x = np.asarray(x)
-    step = np.where(x == 0, v, x > 0)
-    return np.where(np.isnan(x), x, step).astype(x.dtype) if x.dtype.kind == "f" or _name(x) == "bfloat16" \
-        else step.astype(x.dtype)
+    return np.where(x == 0, v, x > 0).astype(x.dtype)  # as torch: a NaN input gives (nan > 0) = 0
 
 
 _heaviside = _binary("heaviside", _guard("heaviside", _heaviside_kernel, _real), None, register=False)
@@ -223,7 +221,16 @@ method("float_power_", _float_power_)
 @public("pointwise")
 def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``input * 2 ** other`` (as torch computes it, so with its dtypes)."""
-    r = mul(input, pow(2.0, other))
+    # torch's kernel for a real floating input and an integral exponent has no bool exponent
+    if isinstance(other, Tensor) and dtype_name(other) == "bool" and input.is_floating_point():
+        fail("method_dtype_not_supported_error", op="ldexp", dtype="bool", hint=" (for the exponent)")
+    common = RD.float_result(promoted(input, other), default_float())
+    int_exp = isinstance(other, Tensor) and RD.is_integral(dtype_name(other), include_bool=True)
+    if int_exp and input.is_floating_point():  # torch's exact kernel: x * 2**k rounded once
+        r = mul(cast(input, "float64"), pow(2.0, cast(other, "float64")))
+    else:  # mul(input, pow(2, other)), each in its own promoted dtype
+        r = mul(input, pow(2.0, other))
+    r = cast(r, common)
     return r if out is None else write_inplace(out, r, "ldexp")
 
 
@@ -312,12 +319,11 @@ def _opmath(common: str, *xs: Tensor) -> tuple[Any, ...]:
     return xs
 
 
-def _value_check(op: str, common: str, value: Any) -> None:
-    if RD.is_integral(common, include_bool=True) and isinstance(value, (float, np.floating)):
-        fail("argument_error_invalid", op=op, problem="for integral input tensors, argument value must not be a "
-             "floating point number")
-    if common == "bool" and not isinstance(value, bool):
-        fail("method_dtype_not_supported_error", op=op, dtype="bool", hint="")
+def _value_check(op: str, common: str, value: Any) -> Any:
+    """The ``value`` as torch uses it: truncated to an integer for integral operands."""
+    if RD.is_integral(common) and isinstance(value, (float, np.floating)):
+        return int(value)
+    return value
 
 
 @public("pointwise")
@@ -326,7 +332,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     common = promoted(input, tensor1, tensor2)
     if common == "bool":
         fail("method_dtype_not_supported_error", op="addcmul", dtype="bool", hint="")
-    _value_check("addcmul", common, value)
+    value = _value_check("addcmul", common, value)
     input, tensor1, tensor2 = _opmath(common, input, tensor1, tensor2)
     prod = tensor1 * tensor2
     r = cast(input + (prod if value == 1 else prod * value), common)
@@ -340,7 +346,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
         fail("method_dtype_not_supported_error", op="addcdiv", dtype=f"{tensor1.dtype.name}/{tensor2.dtype.name}",
              hint=" (integer division with addcdiv is not supported: use true division of tensor1 and tensor2)")
     common = promoted(input, tensor1, tensor2)
-    _value_check("addcdiv", common, value)
+    value = _value_check("addcdiv", common, value)
     input, tensor1, tensor2 = _opmath(common, input, tensor1, tensor2)
     quot = tensor1 / tensor2
     r = cast(input + (quot if value == 1 else quot * value), common)
