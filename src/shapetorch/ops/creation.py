@@ -282,4 +282,3 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
     return _tri_indices("triu_indices", row, col, offset, dtype, device, False)
 
 
-__all__ = ["device"]
