@@ -259,23 +259,64 @@ def tensor_common() -> list[str]:
                     "@overload", f"def {n}(self: Tensor[_S2, Any], dim: _int, dtype: Incomplete = None) -> Tensor[_S2, Any]: ..."]
         else:
             out.append(f"def {n}(self, dim: _int, *, dtype: Incomplete = None) -> Tensor[S, Any]: ...")
+    out += selection_ops(True)
     out += [
-        "def flip(self, dims: _int | Sequence[_int]) -> Tensor[S, D]: ...",
-        "@overload",
-        "def max(self) -> Tensor[tuple[()], D]: ...",
-        "@overload",
-        "def max(self, dim: _int, keepdim: _bool = False) -> Incomplete: ...",
-        "@overload",
-        "def max(self, other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...",
-        "@overload",
-        "def min(self) -> Tensor[tuple[()], D]: ...",
-        "@overload",
-        "def min(self, dim: _int, keepdim: _bool = False) -> Incomplete: ...",
-        "@overload",
-        "def min(self, other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...",
         "def where(self, condition: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...",
         "def masked_fill(self, mask: Tensor[Any, Any], value: _complex | Tensor[Any, Any]) -> Tensor[S, D]: ...",
     ]
+    return out
+
+
+def selection_ops(method: bool) -> list[str]:
+    """max/min with dim, sorts, selections, scans, gather/scatter, tiling, flipping, tensor_split.
+
+    The same text in every branch: the shapes that do not depend on arguments are exact here
+    (sort, roll, flip, scatter keep S; gather has the index's shape); with the plugin, the rules
+    compute the rest (``_ValuesIndices`` is the (values, indices) named tuple these ops return)."""
+    s, d = ("S", "D") if method else ("_S2", "_D2")
+    first = "self" if method else f"input: Tensor[{s}, {d}]"
+    out: list[str] = []
+    for n in ("max", "min"):
+        out += [
+            "@overload", f"def {n}({first}) -> Tensor[tuple[()], {d}]: ...",
+            "@overload", f"def {n}({first}, dim: _int, keepdim: _bool = False) -> _ValuesIndices[AnyShape, {d}]: ...",
+            "@overload", f"def {n}({first}, other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...",
+        ]
+    for n in ("median", "nanmedian"):
+        out += [
+            "@overload", f"def {n}({first}) -> Tensor[tuple[()], {d}]: ...",
+            "@overload", f"def {n}({first}, dim: _int, keepdim: _bool = False) -> _ValuesIndices[AnyShape, {d}]: ...",
+        ]
+    out += [
+        f"def mode({first}, dim: _int = -1, keepdim: _bool = False) -> _ValuesIndices[AnyShape, {d}]: ...",
+        f"def sort({first}, dim: _int = -1, descending: _bool = False, *, stable: _bool | None = False) "
+        f"-> _ValuesIndices[{s}, {d}]: ...",
+        f"def argsort({first}, dim: _int = -1, descending: _bool = False, *, stable: _bool = False) -> Tensor[{s}, int64]: ...",
+        f"def topk({first}, k: _int, dim: _int = -1, largest: _bool = True, sorted: _bool = True) "
+        f"-> _ValuesIndices[AnyShape, {d}]: ...",
+        f"def kthvalue({first}, k: _int, dim: _int = -1, keepdim: _bool = False) -> _ValuesIndices[AnyShape, {d}]: ...",
+        f"def cummax({first}, dim: _int) -> _ValuesIndices[{s}, {d}]: ...",
+        f"def cummin({first}, dim: _int) -> _ValuesIndices[{s}, {d}]: ...",
+        f"def logcumsumexp({first}, dim: _int) -> Tensor[{s}, {d}]: ...",
+        f"def gather({first}, dim: _int, index: Tensor[_S3, Any], *, sparse_grad: _bool = False) -> Tensor[_S3, {d}]: ...",
+        f"def scatter({first}, dim: _int, index: Tensor[Any, Any], src: Tensor[Any, Any] | _complex | None = None, *, "
+        f"value: _complex | None = None, reduce: str | None = None) -> Tensor[{s}, {d}]: ...",
+        f"def scatter_add({first}, dim: _int, index: Tensor[Any, Any], src: Tensor[Any, Any]) -> Tensor[{s}, {d}]: ...",
+        f"def scatter_reduce({first}, dim: _int, index: Tensor[Any, Any], src: Tensor[Any, Any], reduce: str, *, "
+        f"include_self: _bool = True) -> Tensor[{s}, {d}]: ...",
+        f"def index_select({first}, dim: _int, index: Tensor[Any, Any]) -> Tensor[AnyShape, {d}]: ...",
+        f"def tile({first}, dims: Sequence[_int]) -> Tensor[AnyShape, {d}]: ...",
+        f"def roll({first}, shifts: _int | Sequence[_int], dims: _int | Sequence[_int] | None = None) -> Tensor[{s}, {d}]: ...",
+        f"def flip({first}, *args: _int | Sequence[_int], dims: _int | Sequence[_int] | None = None) -> Tensor[{s}, {d}]: ...",
+        f"def tensor_split({first}, indices_or_sections: _int | Sequence[_int] | Tensor[Any, Any], dim: _int = 0) "
+        f"-> tuple[Tensor[AnyShape, {d}], ...]: ...",
+    ]
+    if method:
+        out += ["def repeat(self, *sizes: _int | Sequence[_int]) -> Tensor[AnyShape, D]: ..."]
+        for n in ("add_", "sub_", "mul_", "div_"):
+            alpha = ", *, alpha: _complex = 1" if n in ("add_", "sub_") else ""
+            mode = ", *, rounding_mode: str | None = None" if n == "div_" else ""
+            out.append(f"def {n}(self, other: Tensor[Any, Any] | _complex{alpha}{mode}) -> Self: ...")
     return out
 
 
@@ -484,8 +525,8 @@ def functions_common() -> list[str]:
                     "@overload", f"def {n}(input: Tensor[_S2, Any], dim: _int, dtype: Incomplete = None) -> Tensor[_S2, Any]: ..."]
         else:
             out.append(f"def {n}(input: Tensor[_S2, Any], dim: _int, *, dtype: Incomplete = None) -> Tensor[_S2, Any]: ...")
+    out += selection_ops(False)
     out += [
-        "def flip(input: Tensor[_S2, _D2], dims: _int | Sequence[_int]) -> Tensor[_S2, _D2]: ...",
         "def is_tensor(obj: object) -> TypeIs[Tensor[Any, Any]]: ...",
         "def numel(input: Tensor[Any, Any]) -> _int: ...",
         "def promote_types(type1: type[DType], type2: type[DType]) -> type[DType]: ...",
@@ -656,7 +697,7 @@ HEADER = '''\
 #   pyright                : uses the LAST declaration, the `else:` branch (the same precise overloads)
 from builtins import bool as _bool, complex as _complex, float as _float, int as _int, type as _type
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ClassVar, Generic, Literal as _L, TypeVar, overload
+from typing import Any, ClassVar, Generic, Literal as _L, NamedTuple, TypeVar, overload
 
 from _typeshed import Incomplete
 from typing_extensions import Self, TypeAlias, TypeIs, TypeVarTuple, Unpack
@@ -743,6 +784,7 @@ def render() -> str:
         '_S2 = TypeVar("_S2", bound=tuple[Any, ...])',
         '_D2 = TypeVar("_D2", bound=DType)',
         '_D3 = TypeVar("_D3", bound=DType)',
+        '_S3 = TypeVar("_S3", bound=tuple[Any, ...])',
         f'_FT = TypeVar("_FT", bound={float_types})',
         f'_IT = TypeVar("_IT", bound={int_types})',
         '_B = TypeVar("_B")',
@@ -751,6 +793,11 @@ def render() -> str:
         '_N = TypeVar("_N")',
         '_Bs = TypeVarTuple("_Bs")',
         '_Ts = TypeVarTuple("_Ts")',
+        "",
+        "class _ValuesIndices(NamedTuple, Generic[_S2, _D2]):",
+        '    """(values, indices) of max/min/sort/topk/kthvalue/median/mode/cummax/cummin."""',
+        "    values: Tensor[_S2, _D2]",
+        "    indices: Tensor[_S2, int64]",
         "",
         "class Tensor(Generic[S, D]):",
         *_indent(tensor_common(), 4),

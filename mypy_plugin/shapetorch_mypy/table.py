@@ -13,6 +13,7 @@ from shapetorch._rules import views as _views
 from shapetorch._rules.dims import Shape
 
 from . import hooks as H
+from . import more as M
 from .convert import Converter
 
 UNARY_FLOAT = (
@@ -55,7 +56,7 @@ ALONG_DIM = {
     "softmin": ("softmax_error_dim_out_of_range", "float"),
     "cumsum": ("dimension_error_out_of_range", "sum"),
     "cumprod": ("dimension_error_out_of_range", "sum"),
-    "flip": ("flip_error_dim_out_of_range", "same"),
+    "logcumsumexp": ("dimension_error_out_of_range", "same"),
 }
 CASTS = {
     "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "int": "int32",
@@ -109,6 +110,8 @@ COMMON.update({
     "where": (H.where, "where"),
 })
 
+COMMON.update(M.COMMON)  # max/min with dim, sorts, gather/scatter, tile/roll/flip, tensor_split
+
 METHOD_ONLY: dict[str, Entry] = {
     "view": (H.view, "view"),
     "expand": (H.expand, "expand"),
@@ -125,6 +128,7 @@ for _d, _op in COMPARE.items():
     METHOD_ONLY[f"__{_d}__"] = (H.binary("bool"), _op)
 for _n, _dt in CASTS.items():
     METHOD_ONLY[_n] = (H.to_dtype(_dt), _n)
+METHOD_ONLY.update(M.METHODS)  # x[i] = v, in-place operators, repeat
 
 FUNCTION_ONLY: dict[str, Entry] = {
     "cat": (H.cat, "cat"), "concat": (H.cat, "concat"), "concatenate": (H.cat, "concatenate"),

@@ -14,6 +14,7 @@ from .._errors import fail, raise_from_rule
 from .._rules import dtypes as RD
 from .._rules.broadcast import broadcast_pair
 from .._rules.errors import RuleError
+from .._rules.inplace import inplace_shape
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
@@ -104,10 +105,7 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     if not can_cast(src, dst):
         fail("dtype_error_cannot_cast", op=op, result=src, out=dst)
     if result._data.shape != self._data.shape:
-        fail(
-            "broadcast_error_incompatible_dimensions", op=op, a=tuple(self._data.shape), b=tuple(result._data.shape),
-            da="output", db="broadcast", dim="(an in-place result must keep the shape of self)",
-        )
+        check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
     if STATE.enabled and self.requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if type(self._data) is np.ndarray:
