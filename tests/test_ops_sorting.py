@@ -316,3 +316,85 @@ def test_sort_forward_mode_and_gradcheck():
     assert tangent.tolist() == [[0.0, 2.0, 1.0], [4.0, 3.0, 5.0]]
     y = st.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]], dtype=st.float64, requires_grad=True)
     assert st.autograd.gradcheck(lambda a: st.topk(a, 2).values, (y,))
+
+
+# -- out= and the static rules ------------------------------------------------------------------------------
+
+OUT_CASES = {
+    # name: (fn(lib, x, out), out factory(lib))
+    "sort": (lambda lib, x, o: lib.sort(x, 1, out=o), lambda lib: (lib.empty(0, dtype=lib.float64),
+                                                                  lib.empty(0, dtype=lib.int64))),
+    "topk": (lambda lib, x, o: lib.topk(x, 2, out=o), lambda lib: (lib.zeros(2, 2, dtype=lib.float64),
+                                                                  lib.zeros(2, 2, dtype=lib.int64))),
+    "kthvalue": (lambda lib, x, o: lib.kthvalue(x, 2, 0, out=o), lambda lib: (lib.empty(0, dtype=lib.float64),
+                                                                             lib.empty(0, dtype=lib.int64))),
+    "msort": (lambda lib, x, o: lib.msort(x, out=o), lambda lib: lib.empty(0, dtype=lib.float64)),
+    "cumsum": (lambda lib, x, o: lib.cumsum(x, 0, out=o), lambda lib: lib.zeros(3, 4, dtype=lib.float64)),
+    "cummax": (lambda lib, x, o: lib.cummax(x, 1, out=o), lambda lib: (lib.empty(0, dtype=lib.float64),
+                                                                      lib.empty(0, dtype=lib.int64))),
+    "median": (lambda lib, x, o: lib.median(x, 1, out=o), lambda lib: (lib.empty(0, dtype=lib.float64),
+                                                                      lib.empty(0, dtype=lib.int64))),
+    "quantile": (lambda lib, x, o: lib.quantile(x, 0.5, 0, out=o), lambda lib: lib.empty(0, dtype=lib.float64)),
+    "histc": (lambda lib, x, o: lib.histc(x, 4, out=o), lambda lib: lib.empty(0, dtype=lib.float64)),
+    "cumsum_in_out_dtype": (lambda lib, x, o: lib.cumsum(x, 0, out=o), lambda lib: lib.zeros(3, 4, dtype=lib.int64)),
+    "wrong_dtype": (lambda lib, x, o: lib.sort(x, out=o), lambda lib: (lib.empty(0), lib.empty(0, dtype=lib.int64))),
+    "nanmean_casts": (lambda lib, x, o: lib.nanmean(x, 1, out=o), lambda lib: lib.empty(0, dtype=lib.float32)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUT_CASES))
+def test_out_arguments(name):
+    fn, make_out = OUT_CASES[name]
+    arr = np.random.default_rng(1).permutation(12).reshape(3, 4).astype(np.float64)
+
+    def run(lib, x):
+        out = make_out(lib)
+        res = fn(lib, x, out)
+        assert res is out or all(a is b for a, b in zip(res, out))  # the out tensors are returned
+        return out
+
+    compare(run, (arr, "float64"), codes="dtype_error_mismatch")
+
+
+@fast(60)
+@given(shape=shapes(0, 3, max_side=4), k=hs.integers(-1, 5), n=hs.integers(-1, 3), data=hs.data())
+def test_rules_agree_with_runtime(shape, k, n, data):
+    """The rules the static checker runs give the runtime's shape, or reject where the runtime raises."""
+    from shapetorch._rules import extra_reduce as R
+    from shapetorch._rules.dims import UNKNOWN, Sym
+    from shapetorch._rules.errors import RuleError
+
+    dim = data.draw(hs.integers(-max(len(shape), 1) - 1, max(len(shape), 1)))
+    keepdim = data.draw(hs.booleans())
+    x = st.tensor(np.random.default_rng(0).permutation(max(int(np.prod(shape)), 1))[: int(np.prod(shape))]
+                  .reshape(shape).astype(np.float64))
+    cases = [
+        (lambda: R.topk_shape(shape, k, dim), lambda: st.topk(x, k, dim).values),
+        (lambda: R.kthvalue_shape(shape, k, dim, keepdim), lambda: st.kthvalue(x, k, dim, keepdim).values),
+        (lambda: R.cum_shape(shape, dim), lambda: st.cumsum(x, dim)),
+        (lambda: R.diff_shape(shape, n, dim), lambda: st.diff(x, n, dim)),
+        (lambda: R.select_reduce_shape(shape, dim, keepdim), lambda: st.median(x, dim, keepdim).values),
+        (lambda: R.quantile_shape(shape, (2,), dim, keepdim),
+         lambda: st.quantile(x, st.tensor([0.2, 0.8], dtype=st.float64), dim, keepdim)),
+        (lambda: R.trapezoid_shape(shape, None, dim), lambda: st.trapezoid(x, dim=dim)),
+        (lambda: R.trapezoid_shape(shape, None, dim, cumulative=True), lambda: st.cumulative_trapezoid(x, dim=dim)),
+    ]
+    for rule, run in cases:
+        try:
+            expected = rule()
+        except RuleError:
+            with pytest.raises(st.ShapetorchError):
+                run()
+            continue
+        try:
+            got = tuple(run().shape)
+        except st.ShapetorchError:  # a check on the values (e.g. an empty quantile) the rule cannot see
+            continue
+        assert got == expected, (rule, got, expected)
+    # statically unknown and named sizes never raise
+    sym = (Sym("B"), UNKNOWN, *shape)
+    R.topk_shape(sym, 3, 1)
+    R.kthvalue_shape(sym, 3, 0)
+    assert R.diff_shape(sym, 1, 0) == (UNKNOWN, *sym[1:])
+    assert R.unique_shapes(sym, 0)[0][0] is UNKNOWN
+    assert R.cartesian_prod_shape([(Sym("N"),), (3,)]) == (Sym("N*3"), 2)

@@ -21,6 +21,7 @@ from .._rules.extra_reduce import bincount_shape, cartesian_prod_shape, combinat
 from .._tensor import Tensor
 from ._common import check, dtype_name, new_tensor
 from ._registry import public
+from .sorting import write_out
 
 
 class HistogramResult(NamedTuple):
@@ -89,8 +90,12 @@ def _linspace(lo: float, hi: float, steps: int, like: Tensor) -> Any:
 
 
 @public("misc")
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Tensor | None = None) -> Tensor:
     """Histogram of ``input`` in ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
+    return write_out(_histc(input, bins, min, max), out, "histc")
+
+
+def _histc(input: Tensor, bins: int, min: float, max: float) -> Tensor:
     _need_float(input, "histc")
     check(histogram_shapes, bins, op="histc")
     if min > max:
@@ -111,8 +116,13 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
 
 @public("misc")
 def histogram(input: Tensor, bins: Any, *, range: tuple[float, float] | None = None, weight: Tensor | None = None,
-              density: bool = False) -> HistogramResult:
+              density: bool = False, out: Any = None) -> HistogramResult:
     """(hist, bin_edges): ``bins`` equal bins over ``range`` (the data's range by default), or the given edges."""
+    return write_out(_histogram(input, bins, range, weight, density), out, "histogram")
+
+
+def _histogram(input: Tensor, bins: Any, range: tuple[float, float] | None, weight: Tensor | None,
+               density: bool) -> HistogramResult:
     _need_float(input, "histogram")
     x = input._data.reshape(-1)
     if weight is not None and tuple(weight._data.shape) != tuple(input._data.shape):

@@ -22,7 +22,7 @@ from .._tensor import Tensor
 from ._common import as_operand, check, dtype_name, new_tensor
 from ._registry import CATEGORY, FUNCTIONS, public
 from .reduction import ValuesIndices, _dims, amax, amin, norm, sum, var
-from .sorting import _orderable
+from .sorting import _orderable, write_out
 
 
 class MinMax(NamedTuple):
@@ -37,7 +37,12 @@ CATEGORY["var_"] = "reduction"
 
 
 @public("reduction")
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out: Any = None) -> MinMax:
+    """(min, max) over all elements, or along one ``dim``."""
+    return write_out(_aminmax(input, dim, keepdim), out, "aminmax")
+
+
+def _aminmax(input: Tensor, dim: int | None, keepdim: bool) -> MinMax:
     """(min, max) over all elements, or along one ``dim``."""
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
@@ -113,25 +118,25 @@ def _median_all(input: Tensor, ignore_nan: bool, op: str) -> Tensor:
 
 
 @public("reduction")
-def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """``median(x)``: the lower median of all elements (NaN if any is NaN); ``median(x, dim)``: (values, indices)."""
     if dim is None:
-        return _median_all(input, False, "median")
-    return _select(input, dim, keepdim, _MEDIAN_INDEX, "median", ignore_nan=False)
+        return write_out(_median_all(input, False, "median"), out, "median")
+    return write_out(_select(input, dim, keepdim, _MEDIAN_INDEX, "median", ignore_nan=False), out, "median")
 
 
 @public("reduction")
-def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """median that ignores NaNs (NaN only where every element is NaN)."""
     if dim is None:
-        return _median_all(input, True, "nanmedian")
-    return _select(input, dim, keepdim, _MEDIAN_INDEX, "nanmedian", ignore_nan=True)
+        return write_out(_median_all(input, True, "nanmedian"), out, "nanmedian")
+    return write_out(_select(input, dim, keepdim, _MEDIAN_INDEX, "nanmedian", ignore_nan=True), out, "nanmedian")
 
 
 @public("reduction")
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> ValuesIndices:
     """The most frequent value along ``dim`` (the smallest on a tie) and the index of its last occurrence."""
-    return _select(input, dim, keepdim, _MODE_INDEX, "mode")
+    return write_out(_select(input, dim, keepdim, _MODE_INDEX, "mode"), out, "mode")
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -200,16 +205,18 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
 
 @public("reduction")
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
-             interpolation: str = "linear") -> Tensor:
+             interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles along ``dim`` (of all elements when None); ``q``'s dim comes first."""
-    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+    return write_out(_quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out,
+                     "quantile")
 
 
 @public("reduction")
 def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
-                interpolation: str = "linear") -> Tensor:
+                interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """quantile that ignores NaNs (NaN only where every element is NaN)."""
-    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+    return write_out(_quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"), out,
+                     "nanquantile")
 
 
 # -- NaN-ignoring sums ------------------------------------------------------------------------------------
@@ -227,7 +234,8 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 
 
 @public("reduction")
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+            out: Tensor | None = None) -> Tensor:
     """mean over the non-NaN elements (NaN where there are none)."""
     if dtype is not None:
         input = input.to(to_dtype(dtype))
@@ -235,7 +243,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         fail("method_dtype_not_supported_error", op="nanmean", dtype=input.dtype.name,
              hint=" (nanmean(): expected input to have floating point or complex dtype)")
     count = sum((input == input).to(input.dtype), dim, keepdim)  # noqa: PLR0124  (False at NaN)
-    return nansum(input, dim, keepdim) / count
+    return write_out(nansum(input, dim, keepdim) / count, out, "nanmean", cast_ok=True)
 
 
 # -- covariance, correlation, distance -------------------------------------------------------------------

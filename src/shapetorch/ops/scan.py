@@ -21,6 +21,7 @@ from .._tensor import Tensor
 from ._common import check, dtype_name, make_inplace, new_tensor, promoted
 from ._registry import method, public
 from .reduction import ValuesIndices
+from .sorting import write_out
 
 
 def _wide(a: Any) -> Any:
@@ -192,26 +193,27 @@ def _run_scan(prim: Prim, input: Tensor, axis: int) -> Tensor:
 
 
 @public("scan")
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Cumulative sum along ``dim``; bool and integer inputs accumulate in int64 unless ``dtype`` is given."""
-    x, axis = _scan_input(input, dim, "cumsum", dtype)
-    return _run_scan(_CUMSUM, x, axis)
+    x, axis = _scan_input(input, dim, "cumsum", out.dtype if dtype is None and out is not None else dtype)
+    return write_out(_run_scan(_CUMSUM, x, axis), out, "cumsum")
 
 
 @public("scan")
-def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Cumulative product along ``dim``; the gradient handles zeros in the input exactly, as torch."""
-    x, axis = _scan_input(input, dim, "cumprod", dtype)
-    return _run_scan(_CUMPROD, x, axis)
+    x, axis = _scan_input(input, dim, "cumprod", out.dtype if dtype is None and out is not None else dtype)
+    return write_out(_run_scan(_CUMPROD, x, axis), out, "cumprod")
 
 
 @public("scan")
-def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
     """``log(cumsum(exp(x)))`` along ``dim``, computed stably; floating and complex inputs only."""
     check(cum_shape, tuple(input._data.shape), dim, op="logcumsumexp")
     if not (input.is_floating_point() or input.is_complex()):
         fail("method_dtype_not_supported_error", op="logcumsumexp", dtype=input.dtype.name, hint="")
-    return _run_scan(_LOGCUMSUMEXP, input, wrap_dim(dim, input._data.ndim, "logcumsumexp"))
+    return write_out(_run_scan(_LOGCUMSUMEXP, input, wrap_dim(dim, input._data.ndim, "logcumsumexp")), out,
+                     "logcumsumexp")
 
 
 def _cum_extreme(input: Tensor, dim: int, index_prim: Prim, op: str) -> ValuesIndices:
@@ -228,15 +230,15 @@ def _cum_extreme(input: Tensor, dim: int, index_prim: Prim, op: str) -> ValuesIn
 
 
 @public("scan")
-def cummax(input: Tensor, dim: int) -> ValuesIndices:
+def cummax(input: Tensor, dim: int, *, out: Any = None) -> ValuesIndices:
     """(values, indices) of the running maximum along ``dim``; a NaN propagates."""
-    return _cum_extreme(input, dim, _CUMMAX_INDEX, "cummax")
+    return write_out(_cum_extreme(input, dim, _CUMMAX_INDEX, "cummax"), out, "cummax")
 
 
 @public("scan")
-def cummin(input: Tensor, dim: int) -> ValuesIndices:
+def cummin(input: Tensor, dim: int, *, out: Any = None) -> ValuesIndices:
     """(values, indices) of the running minimum along ``dim``; a NaN propagates."""
-    return _cum_extreme(input, dim, _CUMMIN_INDEX, "cummin")
+    return write_out(_cum_extreme(input, dim, _CUMMIN_INDEX, "cummin"), out, "cummin")
 
 
 def _inplace_scan(fn: Any, name: str) -> Any:

@@ -26,7 +26,7 @@ from .._rules.extra_reduce import (
     unique_shapes,
 )
 from .._tensor import Tensor
-from ._common import check, device_of, dtype_name, new_tensor
+from ._common import can_cast, check, device_of, dtype_name, new_tensor
 from ._registry import public
 from .reduction import ValuesIndices
 
@@ -51,6 +51,41 @@ def _argsort_kernel(a: Any, axis: int, descending: bool) -> Any:
 _ARGSORT = Prim("argsort", _argsort_kernel)
 
 
+def write_out(result: Any, out: Any, op: str, cast_ok: bool = False) -> Any:
+    """torch's ``out=``: the result is written into the given tensor (or tuple of tensors), which is
+    returned; an out tensor of another shape is resized, one of another dtype is an error (unless
+    ``cast_ok`` and the result can be cast to it, as for torch's reductions)."""
+    if out is None:
+        return result
+    if isinstance(result, tuple):
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(f"{op}(): argument 'out' must be a tuple of {len(result)} Tensors")
+        for o, r in zip(out, result):
+            _copy_out(o, r, op)
+        return type(result)(*out)
+    _copy_out(out, result, op, cast_ok)
+    return out
+
+
+def _copy_out(o: Any, r: Tensor, op: str, cast_ok: bool = False) -> None:
+    from ..autograd.grad_mode import STATE
+
+    if not isinstance(o, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(o).__name__}")
+    if cast_ok and dtype_name(o) != dtype_name(r) and can_cast(dtype_name(r), dtype_name(o)):
+        r = r.to(o.dtype)
+    if dtype_name(o) != dtype_name(r):
+        fail("dtype_error_mismatch", op=op, what="the out tensor and the result", a=o.dtype.name, b=r.dtype.name)
+    if STATE.enabled and (r.requires_grad or o.requires_grad):
+        raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    if tuple(o._data.shape) != tuple(r._data.shape):
+        o._data = r._data.copy()  # torch resizes the out tensor
+        o._bump_version()
+    else:
+        o.copy_(r)
+
+
 def _no_complex(input: Tensor, op: str) -> None:
     if input.is_complex():
         fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint=" (sort does not support complex)")
@@ -73,10 +108,11 @@ def _take(input: Tensor, indices: Tensor, axis: int) -> Tensor:
 
 
 @public("sorting")
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False) -> ValuesIndices:
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False,
+         out: Any = None) -> ValuesIndices:
     """(values, indices) sorted along ``dim``. The sort is always stable (ties keep their order)."""
     indices, axis = _order(input, dim, descending, "sort")
-    return ValuesIndices(_take(input, indices, axis), indices)
+    return write_out(ValuesIndices(_take(input, indices, axis), indices), out, "sort")
 
 
 @public("sorting")
@@ -86,13 +122,14 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
 
 
 @public("sorting")
-def msort(input: Tensor) -> Tensor:
+def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``sort(input, dim=0).values``."""
-    return sort(input, 0).values
+    return write_out(sort(input, 0).values, out, "msort")
 
 
 @public("sorting")
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> ValuesIndices:
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,
+         out: Any = None) -> ValuesIndices:
     """The ``k`` largest (or smallest) elements along ``dim``, largest first (NaN counts as largest).
 
     Ties are resolved by position (the first occurrence first); torch leaves their order unspecified.
@@ -102,21 +139,21 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     indices, axis = _order(input, dim, largest, "topk")
     if input._data.ndim:  # a 0-d input gives itself for k = 0 or 1, as in torch
         indices = indices.narrow(axis, 0, k)
-    return ValuesIndices(_take(input, indices, axis), indices)
+    return write_out(ValuesIndices(_take(input, indices, axis), indices), out, "topk")
 
 
 @public("sorting")
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> ValuesIndices:
     """The ``k``-th smallest element along ``dim`` and its index (among equal values, the first by position)."""
     check(kthvalue_shape, tuple(input._data.shape), k, dim, keepdim, op="kthvalue")
     indices, axis = _order(input, dim, False, "kthvalue")
     if input._data.ndim == 0:
-        return ValuesIndices(input.clone(), indices)
+        return write_out(ValuesIndices(input.clone(), indices), out, "kthvalue")
     indices = indices.narrow(axis, k - 1, 1)
     values = input.gather(axis, indices)
     if not keepdim:
         values, indices = values.squeeze(axis), indices.squeeze(axis)
-    return ValuesIndices(values, indices)
+    return write_out(ValuesIndices(values, indices), out, "kthvalue")
 
 
 def _searchsorted_kernel(seq: Any, values: Any, right: bool, sorter: Any) -> Any:
@@ -170,7 +207,7 @@ def _np_name(name: str) -> Any:
 
 @public("sorting", method=False)
 def searchsorted(sorted_sequence: Tensor, values: Any, *, out_int32: bool = False, right: bool = False,
-                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+                 side: str | None = None, sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
     """Where ``values`` would be inserted into the innermost dim of ``sorted_sequence`` to keep it sorted."""
     v = _as_values(values, sorted_sequence)
     check(searchsorted_shape, tuple(sorted_sequence._data.shape), tuple(v._data.shape), op="searchsorted")
@@ -192,15 +229,18 @@ def searchsorted(sorted_sequence: Tensor, values: Any, *, out_int32: bool = Fals
         n = sorted_sequence._data.shape[-1] if sorted_sequence._data.ndim else 0
         if sorter._data.size and (sorter._data.min() < 0 or sorter._data.max() >= n):
             fail("argument_error_invalid", op="searchsorted", problem="sorter index out of range")
-    return _search(sorted_sequence, v, bool(right), out_int32, sorter, "searchsorted")
+    return write_out(_search(sorted_sequence, v, bool(right), out_int32, sorter, "searchsorted"), out,
+                     "searchsorted")
 
 
 @public("sorting", method=False)
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
+              out: Tensor | None = None) -> Tensor:
     """The bucket of each element: with ``right=False``, ``boundaries[i-1] < x <= boundaries[i]``."""
     v = _as_values(input, boundaries)
     check(bucketize_shape, tuple(v._data.shape), tuple(boundaries._data.shape), op="bucketize")
-    return _search(boundaries, v, bool(right), out_int32, None, "bucketize")
+    return write_out(_search(boundaries, v, bool(right), out_int32, None, "bucketize"), out,
+                     "bucketize")
 
 
 def _unique_arrays(a: Any, dim: int | None) -> tuple[Any, Any, Any]:
