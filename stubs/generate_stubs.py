@@ -802,12 +802,18 @@ def render() -> str:
         "class Tensor(Generic[S, D]):",
         *_indent(tensor_common(), 4),
         *_branched(tensor_precise(), tensor_permissive(), 4, FIXED_RANK_PLAIN),
+        "    # ---- the rest of the registered methods (shapetorch.ops._registry.METHODS): not typed precisely yet",
+        "    #REGISTRY_METHODS",
         "",
         *functions_common(),
         *_branched(functions_precise(), functions_permissive(), 0, FIXED_RANK_PLAIN_FUNCTIONS),
         TAIL.rstrip("\n"),
+        "",
+        "# ---- the rest of the public API (shapetorch._api.__all__ and the registered ops): not typed precisely yet",
+        "#REGISTRY_FUNCTIONS",
     ]
     text = "\n".join(lines) + "\n"
+    text = _registry_rest(text)
     # `Tensor.type()` shadows the builtin inside the class body: annotations use `_type[...]`.
     return text.replace(" type[", " _type[").replace("[type[", "[_type[").replace("(type[", "(_type[")
 
@@ -824,6 +830,105 @@ def outputs() -> dict[Path, str]:
         nn_dir / "init.pyi": nn_stubs.render_loose("shapetorch.nn.init"),
         nn_dir / "utils.pyi": nn_stubs.render_loose("shapetorch.nn.utils"),
     }
+
+
+def stub_names(text: str) -> tuple[set[str], set[str]]:
+    """(module-level names, Tensor members) that a stub text declares, read with ``ast``."""
+    import ast
+
+    def names(body: list[ast.stmt]) -> set[str]:
+        out: set[str] = set()
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(node.name)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                out.add(node.target.id)
+            elif isinstance(node, ast.Assign):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.ImportFrom):
+                out.update(a.asname or a.name for a in node.names)
+            elif isinstance(node, ast.If):
+                out |= names(node.body) | names(node.orelse)
+        return out
+
+    tree = ast.parse(text)
+    tensor = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor"), None)
+    return names(tree.body), names(tensor.body) if tensor is not None else set()
+
+
+# Runtime names the stub leaves out on purpose. `Tensor @ Tensor` is decided by __matmul__ alone: with a
+# __rmatmul__ on Tensor, mypy retries a failed `a @ b` as `b.__rmatmul__(a)` and loses the result type.
+NOT_STUBBED_METHODS = {"__rmatmul__"}
+
+
+def runtime_names() -> tuple[set[str], set[str]]:
+    """(public module names, Tensor methods) of the runtime: ``_api.__all__`` and the op registry."""
+    import shapetorch._api as api
+    from shapetorch.ops import _registry
+
+    return set(api.__all__) | set(_registry.FUNCTIONS), set(_registry.METHODS) - NOT_STUBBED_METHODS
+
+
+def _loose(name: str, fn: object, method: bool) -> str:
+    """``def name(<the runtime's parameter names, Any>) -> Incomplete`` for an op without a template."""
+    import inspect
+
+    first = "self, " if method else ""
+    try:
+        params = list(inspect.signature(fn).parameters.values())  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return f"def {name}({first}*args: Any, **kwargs: Any) -> Incomplete: ..."
+    if method and params:
+        params = params[1:]
+    parts: list[str] = []
+    star = False
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}: Any")
+            star = True
+        elif p.kind is p.VAR_KEYWORD:
+            parts.append(f"**{p.name}: Any")
+        else:
+            if p.kind is p.KEYWORD_ONLY and not star:
+                parts.append("*")
+                star = True
+            parts.append(f"{p.name}: Any" + ("" if p.default is p.empty else " = ..."))
+        if p.kind is p.POSITIONAL_ONLY and (p is params[-1] or params[params.index(p) + 1].kind is not p.POSITIONAL_ONLY):
+            parts.append("/")
+    if method and parts and parts[0] == "/":
+        parts = parts[1:]
+    return f"def {name}({', '.join((['self'] if method else []) + parts)}) -> Incomplete: ..."
+
+
+def _registry_rest(text: str) -> str:
+    """Fill the two placeholders with every runtime public name the templates above did not declare."""
+    import inspect
+
+    import shapetorch._api as api
+    from shapetorch.ops import _registry
+
+    have_mod, have_tensor = stub_names(text.replace("#REGISTRY_METHODS", "pass"))
+    want_mod, want_tensor = runtime_names()
+    methods = []
+    for name in sorted(want_tensor - have_tensor):
+        methods.append("    " + _loose(name, _registry.METHODS[name], True))
+    funcs = []
+    for name in sorted(want_mod - have_mod):
+        obj = _registry.FUNCTIONS.get(name) or getattr(api, name, None)
+        if inspect.ismodule(obj) or obj is None:
+            funcs.append(f"{name}: Incomplete")
+        elif inspect.isclass(obj):
+            funcs += [f"class {name}:", "    def __init__(self, *args: Any, **kwargs: Any) -> None: ...",
+                      "    def __getattr__(self, name: str) -> Incomplete: ...",
+                      "    def __call__(self, *args: Any, **kwargs: Any) -> Incomplete: ...",
+                      "    def __enter__(self) -> Incomplete: ...",
+                      "    def __exit__(self, *args: Any) -> None: ..."]
+        elif callable(obj):
+            funcs.append(_loose(name, obj, False))
+        else:
+            funcs.append(f"{name}: Incomplete")
+    text = text.replace("    #REGISTRY_METHODS\n", "\n".join(methods) + "\n" if methods else "    pass\n")
+    return text.replace("#REGISTRY_FUNCTIONS\n", "\n".join(funcs) + "\n")
 
 
 def main(argv: list[str]) -> int:

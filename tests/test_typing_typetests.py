@@ -142,3 +142,24 @@ def test_rules_version_changes_with_the_rules(tmp_path: Path) -> None:
     data = plugin.report_config_data(ReportConfigContext("m", "m.py", False))
     assert len(data["shapetorch_rules"]) == 16
     assert "_PRECISE_STUBS" in opts.always_false
+
+
+def test_every_public_name_has_a_stub() -> None:
+    """Each runtime public name (``_api.__all__``, the op registry, nn, nn.functional) is declared in the stubs.
+
+    Fails when an op is registered (or a layer added) without regenerating: run stubs/generate_stubs.py."""
+    sys.path.insert(0, str(ROOT / "stubs"))
+    try:
+        import generate_stubs as G
+    finally:
+        sys.path.pop(0)
+    import shapetorch.nn as nn
+    import shapetorch.nn.functional as F
+
+    have_mod, have_tensor = G.stub_names(G.OUT.read_text())
+    want_mod, want_tensor = G.runtime_names()
+    assert not sorted(want_mod - have_mod), "shapetorch names without a stub"
+    assert not sorted(want_tensor - have_tensor), "Tensor methods without a stub"
+    nn_dir = G.OUT.parent / "nn"
+    assert not sorted(set(nn.__all__) - G.stub_names((nn_dir / "__init__.pyi").read_text())[0])
+    assert not sorted(set(F.__all__) - G.stub_names((nn_dir / "functional.pyi").read_text())[0])
