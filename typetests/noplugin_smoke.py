@@ -41,3 +41,39 @@ def f(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[3], L[5]], float3
 
 
 def want_2x3(x: Tensor[tuple[L[2], L[3]], float32]) -> None: ...
+
+
+def nn_layers(x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[tuple[L[32], L[100]], float32],
+              img: Tensor[tuple[L[8], L[3], L[32], L[32]], float32], u: Tensor[tuple[Any, ...], float32]) -> None:
+    from shapetorch import int64, nn
+    import shapetorch.nn.functional as F
+
+    fc = nn.Linear(784, 256)
+    reveal_type(fc)  # N: shapetorch.nn.Linear[Any, Any]
+    reveal_type(fc(x))  # N: Tensor[tuple[Literal[32], Any], shapetorch.float32]
+    fc(bad)  # sizes are Any without the plugin: accepted
+    reveal_type(fc(u))  # N: Tensor[tuple[*tuple[Any, ...], Any], shapetorch.float32]
+    reveal_type(nn.Conv2d(3, 16, 3)(img))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    reveal_type(nn.ReLU()(x))  # N: Tensor[tuple[Literal[32], Literal[784]], shapetorch.float32]
+    reveal_type(nn.LayerNorm(784)(x))  # N: Tensor[tuple[Literal[32], Literal[784]], shapetorch.float32]
+    reveal_type(nn.Sequential(fc, nn.ReLU())(x))  # N: Any
+    reveal_type(F.relu(x))  # N: Tensor[tuple[Literal[32], Literal[784]], shapetorch.float32]
+    reveal_type(F.linear(x, st.zeros(256, 784, dtype=float32)))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    lin: nn.Linear[L[784], L[256]] = nn.Linear(784, 256)
+    reveal_type(lin(x))  # N: Tensor[tuple[Literal[32], Literal[256]], shapetorch.float32]
+    lin(bad)  # E: Argument 1 to "__call__" of "Linear" has incompatible type  [arg-type]
+    reveal_type(x.max(1).values)  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    reveal_type(x.sort(1).indices)  # N: Tensor[tuple[Literal[32], Literal[784]], shapetorch.int64]
+    reveal_type(x.gather(1, st.zeros(32, 5, dtype=int64)))  # N: Tensor[tuple[Any, Any], shapetorch.float32]
+    reveal_type(x.flip(0))  # N: Tensor[tuple[Literal[32], Literal[784]], shapetorch.float32]
+    x[0] = bad  # no shape check without the plugin
+    x += bad
+
+
+class Net(st.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = st.nn.Linear(784, 10)
+
+    def forward(self, x: Tensor[tuple[Any, L[784]], float32]) -> Tensor[tuple[Any, L[10]], float32]:
+        return self.fc(x)  # a typed forward checks clean: the layer sizes are Any here

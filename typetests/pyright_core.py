@@ -81,3 +81,40 @@ def accepts_int_dims(x: Tensor[tuple[int, int], float32]) -> None: ...
 def variance(a: Tensor[tuple[L[2], L[3]], float32]) -> None:
     accepts_any_rank(a)
     accepts_int_dims(a)  # pyright: ignore[reportArgumentType]  -- invariant shape: spell unknown sizes Any
+
+
+def nn_layers(x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[tuple[L[32], L[100]], float32],
+              img: Tensor[tuple[L[8], L[3], L[32], L[32]], float32], tok: Tensor[tuple[L[8], L[12]], int64]) -> None:
+    from shapetorch import nn
+    import shapetorch.nn.functional as F
+
+    fc = nn.Linear(784, 256)
+    assert_type(fc, nn.Linear[Any, Any])
+    assert_type(fc(x), Tensor[tuple[L[32], Any], float32])
+    fc(bad)  # sizes are Any without the plugin: accepted
+    assert_type(nn.Conv2d(3, 16, 3)(img), Tensor[tuple[L[8], Any, Any, Any], float32])
+    assert_type(nn.Embedding(10, 4)(tok), Tensor[tuple[L[8], L[12], Any], float32])
+    assert_type(nn.ReLU()(x), Tensor[tuple[L[32], L[784]], float32])
+    assert_type(nn.LayerNorm(784)(x), Tensor[tuple[L[32], L[784]], float32])
+    assert_type(F.relu(x), Tensor[tuple[L[32], L[784]], float32])
+    assert_type(F.linear(x, st.zeros(256, 784, dtype=float32)), Tensor[tuple[L[32], Any], float32])
+    lin: nn.Linear[L[784], L[256]] = nn.Linear(784, 256)
+    assert_type(lin(x), Tensor[tuple[L[32], L[256]], float32])
+    lin(bad)  # pyright: ignore[reportArgumentType]
+    conv: nn.Conv2d[L[3], L[16]] = nn.Conv2d(3, 16, 3)
+    assert_type(conv(img), Tensor[tuple[L[8], L[16], Any, Any], float32])
+    assert_type(x.max(1).values, Tensor[tuple[Any, ...], float32])
+    assert_type(x.sort(1).indices, Tensor[tuple[L[32], L[784]], int64])
+    assert_type(x.gather(1, st.zeros(32, 5, dtype=int64)), Tensor[tuple[Any, Any], float32])
+    assert_type(x.flip(0), Tensor[tuple[L[32], L[784]], float32])
+    x[0] = bad  # no shape check without the plugin
+    x += bad
+
+
+class Net(st.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = st.nn.Linear(784, 10)
+
+    def forward(self, x: Tensor[tuple[Any, L[784]], float32]) -> Tensor[tuple[Any, L[10]], float32]:
+        return self.fc(x)  # a typed forward checks clean: the layer sizes are Any here
