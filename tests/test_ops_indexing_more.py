@@ -58,7 +58,7 @@ def test_opinfo_error_inputs(name, variant):
 # -- hypothesis -------------------------------------------------------------------------------------------------
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 3), dim=hs.integers(-3, 2), data=hs.data(), seed=seeds)
 def test_index_add_copy_fill(shape, dim, data, seed):
     n = max(len(shape), 1)
@@ -81,7 +81,7 @@ def test_index_add_copy_fill(shape, dim, data, seed):
         compare(lambda lib, a, i: lib.index_fill(a, dim, i, -1.5), x, ix, codes=codes)
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(1, 3, min_side=1), data=hs.data(), seed=seeds,
        reduce=hs.sampled_from(["sum", "prod", "mean", "amax", "amin"]), include_self=hs.booleans(),
        dtype=hs.sampled_from(["float64", "int64"]))
@@ -95,7 +95,7 @@ def test_scatter_reduce(shape, data, seed, reduce, include_self, dtype):
             (values(shape, dtype, seed), dtype), (index, "int64"), (values(shape, dtype, seed + 1), dtype))
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(1, 3, min_side=1), data=hs.data(), seed=seeds,
        reduce=hs.sampled_from(["prod", "mean", "amax", "amin"]), include_self=hs.booleans())
 def test_index_reduce(shape, data, seed, reduce, include_self):
@@ -108,7 +108,7 @@ def test_index_reduce(shape, data, seed, reduce, include_self):
             (values(tuple(sshape), "float32", seed + 1), "float32"))
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 3), data=hs.data(), seed=seeds)
 def test_select_slice_scatter(shape, data, seed):
     dim = data.draw(hs.integers(-4, 3))
@@ -130,7 +130,7 @@ def test_select_slice_scatter(shape, data, seed):
             (values(sl, "float32", 2), "float32"), codes=codes)
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(2, 4), offset=hs.integers(-3, 3), d1=hs.integers(-3, 2), d2=hs.integers(-3, 2), seed=seeds)
 def test_diagonal_scatter(shape, offset, d1, d2, seed):
     n = len(shape)
@@ -144,7 +144,7 @@ def test_diagonal_scatter(shape, offset, d1, d2, seed):
             (values(src_shape, "int64", seed + 1), "int64"), codes=("dimension_error", "dim_error", "setitem_error"))
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 3), data=hs.data(), seed=seeds)
 def test_take_along_dim(shape, data, seed):
     dim = data.draw(hs.none() | hs.integers(-3, 2))
@@ -156,7 +156,7 @@ def test_take_along_dim(shape, data, seed):
             (index, "int64"), codes=("index_error", "broadcast_error", "dimension_error", "at_error"))
 
 
-@fast(30)
+@fast(20)
 @given(ishape=shapes(0, 2), shape=hs.integers(0, 5) | hs.lists(hs.integers(-1, 4), max_size=3), seed=seeds)
 def test_unravel_index(ishape, shape, seed):
     index = np.random.default_rng(seed).integers(-20, 20, size=ishape).astype(np.int64)

@@ -54,7 +54,7 @@ def test_trace_grad():
 # -- hypothesis --------------------------------------------------------------------------------------------------
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 3), k=hs.integers(-3, 3), seed=seeds, dtype=hs.sampled_from(["float32", "int64", "bool"]))
 def test_diag_tril_triu(shape, k, seed, dtype):
     x = (values(shape, dtype, seed), dtype)
@@ -66,14 +66,14 @@ def test_diag_tril_triu(shape, k, seed, dtype):
     compare(lambda lib, a: lib.trace(a), x, codes=codes + ("method_dtype",))
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 3), offset=hs.integers(-2, 2), d1=hs.integers(-4, 3), d2=hs.integers(-4, 3), seed=seeds)
 def test_diag_embed(shape, offset, d1, d2, seed):
     compare(lambda lib, a: lib.diag_embed(a, offset, d1, d2), (values(shape, "float64", seed), "float64"),
             codes=("argument_error", "dimension_error"))
 
 
-@fast(40)
+@fast(20)
 @given(pair=hs.tuples(shapes(0, 3), shapes(0, 3)), seed=seeds,
        dtypes=hs.sampled_from([("float32", "float32"), ("int64", "float64"), ("bool", "bool"), ("int32", "int8")]))
 def test_kron(pair, seed, dtypes):
@@ -81,7 +81,7 @@ def test_kron(pair, seed, dtypes):
             (values(pair[1], dtypes[1], seed + 1), dtypes[1]))
 
 
-@fast(30)
+@fast(20)
 @given(ss=hs.lists(shapes(0, 3, max_side=3), max_size=3), seed=seeds)
 def test_block_diag(ss, seed):
     dts = ["float32", "int64", "float64"]
@@ -89,14 +89,14 @@ def test_block_diag(ss, seed):
     compare(lambda lib, *xs: lib.block_diag(*xs), *inputs, codes="argument_error")
 
 
-@fast(40)
+@fast(20)
 @given(n=hs.integers(0, 4), batch=shapes(0, 2, max_side=2), seed=seeds, dtype=hs.sampled_from(["float64", "complex128"]))
 def test_inverse(n, batch, seed, dtype):
     a = values(batch + (n, n), dtype, seed) + 3 * np.eye(n)
     compare(lambda lib, x: lib.inverse(x), (a, dtype), tol=(1e-6, 1e-8))
 
 
-@fast(40)
+@fast(20)
 @given(pa=shapes(0, 4), pb=shapes(0, 4), seed=seeds, p=hs.sampled_from([0.0, 1.0, 2.0, 3.0, 0.5, float("inf")]))
 def test_cdist(pa, pb, seed, p):
     compare(lambda lib, a, b: lib.cdist(a, b, p), (values(pa, "float64", seed), "float64"),
@@ -104,7 +104,7 @@ def test_cdist(pa, pb, seed, p):
             tol=(1e-6, 1e-8))
 
 
-@fast(40)
+@fast(20)
 @given(sa=shapes(0, 4), sb=shapes(0, 4), seed=seeds, data=hs.data())
 def test_tensordot(sa, sb, seed, data):
     if data.draw(hs.booleans()):
@@ -118,7 +118,7 @@ def test_tensordot(sa, sb, seed, data):
             codes=("argument_error", "matmul_error", "dimension_error", "dim_error"))
 
 
-@fast(30)
+@fast(20)
 @given(b=hs.integers(0, 3), n=hs.integers(0, 3), m=hs.integers(0, 3), p=hs.integers(0, 3), ishape=shapes(0, 2),
        seed=seeds, beta=hs.sampled_from([0, 1, 0.5]), alpha=hs.sampled_from([1, 2.0]))
 def test_addbmm_addr(b, n, m, p, ishape, seed, beta, alpha):
@@ -131,7 +131,7 @@ def test_addbmm_addr(b, n, m, p, ishape, seed, beta, alpha):
             codes=codes)
 
 
-@fast(30)
+@fast(20)
 @given(sizes=hs.lists(hs.integers(0, 3), min_size=2, max_size=5), seed=seeds)
 def test_chain_matmul(sizes, seed):
     inputs = [(values((a, b), "float64", seed + i), "float64") for i, (a, b) in enumerate(zip(sizes, sizes[1:]))]

@@ -68,14 +68,14 @@ def test_opinfo_error_inputs(name):
 # -- hypothesis: shapes and arguments, accept/reject like torch -----------------------------------------------
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 4), dims=hs.lists(hs.integers(-5, 4), max_size=3), seed=seeds)
 def test_flip_dims(shape, dims, seed):
     compare(lambda lib, x: lib.flip(x, dims), (values(shape, "float32", seed), "float32"),
             codes=("flip_error", "dim_error", "dimension_error"))
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 3), shifts=hs.lists(hs.integers(-4, 4), min_size=1, max_size=2),
        dims=hs.none() | hs.lists(hs.integers(-3, 2), max_size=2), seed=seeds)
 def test_roll(shape, shifts, dims, seed):
@@ -83,14 +83,14 @@ def test_roll(shape, shifts, dims, seed):
             codes=("argument_error", "dimension_error"))
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 4), k=hs.integers(-5, 5), dims=hs.lists(hs.integers(-3, 3), max_size=3), seed=seeds)
 def test_rot90(shape, k, dims, seed):
     compare(lambda lib, x: lib.rot90(x, k, dims), (values(shape, "float64", seed), "float64"),
             codes=("argument_error", "dimension_error"))
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 3), reps=hs.lists(hs.integers(-1, 3), max_size=4), seed=seeds)
 def test_tile_and_repeat(shape, reps, seed):
     x = (values(shape, "bool", seed), "bool")
@@ -99,7 +99,7 @@ def test_tile_and_repeat(shape, reps, seed):
         compare(lambda lib, a: a.repeat(*reps), x, codes="argument_error")
 
 
-@fast(40)
+@fast(20)
 @given(shape=shapes(0, 3), reps=hs.integers(-1, 3) | hs.lists(hs.integers(-1, 3), max_size=4),
        dim=hs.none() | hs.integers(-3, 2), seed=seeds)
 def test_repeat_interleave(shape, reps, dim, seed):
@@ -110,14 +110,14 @@ def test_repeat_interleave(shape, reps, dim, seed):
     compare(fn, (values(shape, "float32", seed), "float32"), codes=("argument_error", "dimension_error"))
 
 
-@fast(30)
+@fast(20)
 @given(shapes_=hs.lists(shapes(0, 2, max_side=3), min_size=1, max_size=3), indexing=hs.sampled_from(["ij", "xy"]))
 def test_meshgrid(shapes_, indexing):
     inputs = [(values(s, "int64", i), "int64") for i, s in enumerate(shapes_)]
     compare(lambda lib, *xs: lib.meshgrid(*xs, indexing=indexing), *inputs, codes="argument_error")
 
 
-@fast(30)
+@fast(20)
 @given(shape=shapes(0, 4), seed=seeds)
 def test_atleast(shape, seed):
     x = (values(shape, "float32", seed), "float32")
@@ -126,7 +126,7 @@ def test_atleast(shape, seed):
         compare(lambda lib, a, n=name: getattr(lib, n)([a, a]), x)
 
 
-@fast(30)
+@fast(20)
 @given(shape=shapes(0, 4, max_side=6), sections=hs.integers(0, 4) | hs.lists(hs.integers(0, 6), max_size=3),
        seed=seeds)
 def test_dsplit(shape, sections, seed):
@@ -134,7 +134,7 @@ def test_dsplit(shape, sections, seed):
             codes="argument_error")
 
 
-@fast(30)
+@fast(20)
 @given(n=hs.integers(1, 12), data=hs.data())
 def test_as_strided(n, data):
     size = data.draw(hs.lists(hs.integers(0, 3), max_size=3))

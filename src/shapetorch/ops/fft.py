@@ -21,7 +21,6 @@ from ._registry import public
 Arr = Any
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-_COMPLEX = {"float32": "complex64", "float64": "complex128", "complex64": "complex64", "complex128": "complex128"}
 _REAL = {"complex64": "float32", "complex128": "float64"}
 
 
@@ -49,7 +48,7 @@ def _r2c_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     p = n.params
     length = n.inputs[0]._data.shape[p["axis"]]
     full = _resize(g, p["axis"], length)
-    return (_C2C(full, axis=p["axis"], forward=False, norm=_SWAP[p["norm"]]).real,)
+    return (_REAL_PART(_C2C(full, axis=p["axis"], forward=False, norm=_SWAP[p["norm"]])),)
 
 
 def _c2r_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
@@ -65,6 +64,26 @@ def _c2r_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     return (gi * tensor(weight.reshape(shape).astype(_REAL[dtype_name(gi)])),)
 
 
+def _real_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return (_TO_COMPLEX(g, dtype=n.inputs[0]._data.dtype),)
+
+
+def _to_complex_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return (_REAL_PART(g),)
+
+
+# the real part and the real-to-complex cast, each the other's gradient (both differentiate again)
+_REAL_PART = Prim("fft_real_part", lambda a: a.real.copy(), _real_vjp)
+_TO_COMPLEX = Prim("fft_to_complex", lambda a, dtype: a.astype(dtype), _to_complex_vjp)
+
+
+def _complex(x: Tensor) -> Tensor:
+    """``x`` as complex (float32 -> complex64, float64 -> complex128), differentiably."""
+    if x.is_complex():
+        return x
+    return _TO_COMPLEX(x, dtype=np.complex64 if dtype_name(x) == "float32" else np.complex128)
+
+
 def _linear(prim: Prim) -> Any:
     return lambda ts, n: None if ts[0] is None else prim(ts[0], **n.params)
 
@@ -72,7 +91,7 @@ def _linear(prim: Prim) -> Any:
 _C2C = Prim("fft_c2c", _c2c, _c2c_vjp)
 _R2C = Prim("fft_r2c", _r2c, _r2c_vjp)
 _C2R = Prim("fft_c2r", _c2r, _c2r_vjp)
-for _p in (_C2C, _R2C, _C2R):
+for _p in (_C2C, _R2C, _C2R, _REAL_PART, _TO_COMPLEX):
     _p.jvp = _linear(_p)
 
 
@@ -113,8 +132,7 @@ def _prepare(input: Tensor, n: int | None, dim: Any, norm: str | None, kind: str
 
 def _c2c_op(input: Tensor, n: int | None, dim: int, norm: str | None, forward: bool, op: str) -> Tensor:
     d, length, mode = _prepare(input, n, dim, norm, "c2c", op)
-    x = _float_input(input, op)
-    x = x if x.is_complex() else x.to(_COMPLEX[dtype_name(x)])
+    x = _complex(_float_input(input, op))
     return _C2C(_resize(x, d, length), axis=d, forward=forward, norm=mode)
 
 
@@ -142,8 +160,7 @@ def fft_rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | Non
 def fft_irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The inverse of :func:`fft_rfft`: a real signal of length ``n`` (default 2 * (size - 1))."""
     d, length, mode = _prepare(input, n, dim, norm, "c2r", "irfft")
-    x = _float_input(input, "irfft")
-    x = x if x.is_complex() else x.to(_COMPLEX[dtype_name(x)])
+    x = _complex(_float_input(input, "irfft"))
     return _C2R(_resize(x, d, length // 2 + 1), axis=d, n=length, norm=mode)
 
 
@@ -209,7 +226,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     norm = "ortho" if normalized else "backward"
     spec = fft_rfft(frames, dim=-1, norm=norm) if one else fft_fft(frames, dim=-1, norm=norm)
     out: Tensor = spec.transpose(-1, -2)
-    if not return_complex:
+    if return_complex is False:
         from .shape_more import view_as_real
 
         return view_as_real(out)
@@ -237,8 +254,8 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     if fft_size != expected:
         fail("argument_error_invalid", op=op,
              problem=f"expected the frequency dim to have size {expected} (n_fft={n_fft}), got {fft_size}")
-    if hop <= 0 or win <= 0 or win > n_fft:
-        fail("argument_error_invalid", op=op, problem=f"expected 0 < hop_length and 0 < win_length <= n_fft, got "
+    if hop <= 0 or hop > win or win <= 0 or win > n_fft:
+        fail("argument_error_invalid", op=op, problem=f"expected 0 < hop_length <= win_length <= n_fft, got "
                                                       f"hop_length={hop}, win_length={win}")
     if window is not None and tuple(window._data.shape) != (win,):
         fail("argument_error_invalid", op=op, problem=f"expected a 1D window of size win_length={win}, got "
@@ -247,13 +264,11 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
         fail("argument_error_invalid", op=op, problem="expected at least one frame")
     norm = "ortho" if normalized else "backward"
     spec = input.transpose(-1, -2)  # (B?, frames, freq)
-    if one:
-        frames = fft_irfft(spec, n=n_fft, dim=-1, norm=norm)
-    else:
+    if return_complex:
         frames = fft_ifft(spec, dim=-1, norm=norm)
-        if not return_complex:
-            frames = frames.real
-    w = _full_window(window, win, n_fft, frames if not frames.is_complex() else frames.real)
+    else:  # a real signal: the half spectrum (the first n_fft//2 + 1 bins of a two-sided one), as torch
+        frames = fft_irfft(spec if one else spec.narrow(-1, 0, n_fft // 2 + 1), n=n_fft, dim=-1, norm=norm)
+    w = _full_window(window, win, n_fft, frames if not frames.is_complex() else _REAL_PART(frames))
     common = promoted(frames, w)
     frames = frames.to(common) * w.to(common)
     total = n_fft + hop * (frames_n - 1)
@@ -262,8 +277,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
 
     lead = tuple(frames._data.shape[:-2])
     y = index_add(frames.new_zeros(lead + (total,)), len(lead), index, frames.reshape(lead + (-1,)))
-    wr = w.to(_REAL.get(dtype_name(w), dtype_name(w)) if w.is_complex() else dtype_name(w))
-    sq = (w.abs() ** 2 if w.is_complex() else wr * wr).expand(frames_n, n_fft).reshape(-1)
+    sq = (w * w).expand(frames_n, n_fft).reshape(-1)  # torch divides by the summed window.pow(2)
     env = index_add(sq.new_zeros((total,)), 0, index, sq)
     start = n_fft // 2 if center else 0
     end = total - n_fft // 2 if center else total
@@ -272,7 +286,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     end_in = min(end, total)
     y = y[..., start:end_in]
     env = env[start:end_in]
-    if env._data.size and float(np.abs(env._data).min()) < 1e-11:
+    if not env._data.size or float(np.abs(env._data).min()) < 1e-11:
         fail("argument_error_invalid", op=op, problem="window overlap add min is below 1e-11: the window does not "
                                                       "satisfy the NOLA condition")
     y = y / env

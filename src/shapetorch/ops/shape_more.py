@@ -213,7 +213,7 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         counts = input
         if counts._data.ndim > 1:
             fail("argument_error_invalid", op="repeat_interleave", problem="repeats must be a 0-dim or 1-dim tensor")
-        _count_values(counts)
+        _non_negative(_count_values(counts))
         arr = np.repeat(np.arange(counts._data.size), np.asarray(counts._data).reshape(-1).astype(np.int64))
         return tensor(arr.astype(np.int64), device=input.device)
     count = 0
@@ -232,7 +232,7 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         total = int(np.broadcast_to(counts_arr, (size,)).sum())
     shape = check(RX.repeat_interleave_shape, input._data.shape, rshape, dim,
                   total if counts_arr is not None else 0, op="repeat_interleave")
-    reps = np.broadcast_to(counts_arr if counts_arr is not None else np.int64(count), (size,))
+    reps = _non_negative(np.broadcast_to(counts_arr if counts_arr is not None else np.int64(count), (size,)))
     index = np.repeat(np.arange(size), reps).astype(np.int64)
     if output_size is not None and output_size != index.size:
         fail("argument_error_invalid", op="repeat_interleave",
@@ -246,7 +246,10 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
 def _count_values(counts: Tensor) -> Arr:
     if counts.dtype.is_floating_point or counts.dtype.is_complex or dtype_name(counts) == "bool":
         fail("method_dtype_not_supported_error", op="repeat_interleave", dtype=counts.dtype.name, hint="")
-    arr = np.asarray(counts._data)
+    return np.asarray(counts._data)
+
+
+def _non_negative(arr: Arr) -> Arr:
     if arr.size and arr.min() < 0:
         fail("argument_error_invalid", op="repeat_interleave", problem="repeats can not be negative")
     return arr
