@@ -10,6 +10,8 @@ import shapetorch as st
 from shapetorch.registry import _sample, _try_forward
 
 ROWS = st.coverage_report(devices=["cpu"])
+# Deliberate differences, each with its reason (docs/compatibility.md lists them too).
+KNOWN = {("view_as_complex", "float16"): "shapetorch has no complex32 dtype"}
 
 
 def torch_op(name):
@@ -35,6 +37,8 @@ def probe_torch(fn, x):
 
 def as_array(t):
     a = t.detach().resolve_conj().resolve_neg()
+    if a.dtype == torch.complex32:  # shapetorch has no complex32 and gives complex64 (compatibility.md)
+        a = a.to(torch.complex64)
     a = a.float() if a.dtype in (torch.bfloat16, torch.float16) else a
     return a.numpy(force=True)
 
@@ -50,6 +54,8 @@ def test_claims_match_torch(op):
     for row in (r for r in ROWS if r.op == op):
         x = _sample(getattr(st, row.dtype), "cpu")
         theirs = probe_torch(fn, to_torch(x))
+        if (op, row.dtype) in KNOWN:
+            continue
         assert row.forward == (theirs is not None), f"{op}[{row.dtype}]: ours {row.forward}, torch {theirs is not None}"
         if not row.forward:
             continue

@@ -149,3 +149,10 @@ def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
             raise TypeError(f"{op}(): sizes must be ints, got {s!r}")
         out.append(int(s))
     return tuple(out)
+
+
+def refuse(t: Tensor, op: str, *, bool_: bool = False, complex_: bool = False) -> None:
+    """torch refuses some dtypes outright for some ops (median of bool, unique_consecutive of complex)."""
+    kind = t._data.dtype.kind
+    if (bool_ and kind == "b") or (complex_ and kind == "c"):
+        fail("method_dtype_not_supported_error", op=op, dtype=dtype_name(t), hint="")

@@ -250,9 +250,9 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     """Vector p-norm over ``dim`` (all elements by default); 'fro' is the 2-norm."""
     input = _need_float(input, "norm", dtype)
     axis = list(_dims(input, dim, "norm"))
-    a = input.abs()
     if p in ("fro", 2, 2.0):
-        return sum(a * a, axis, keepdim).sqrt()
+        return _NORM2(input, axis=tuple(axis), keepdims=keepdim)
+    a = input.abs()
     if p == float("inf"):
         return amax(a, axis, keepdim)
     if p == -float("inf"):
@@ -262,6 +262,21 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     if p == 1:
         return sum(a, axis, keepdim)
     return sum(a**p, axis, keepdim) ** (1.0 / p)
+
+
+def _norm2_kernel(a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
+    sq = (a * np.conj(a)).real if a.dtype.kind == "c" else a * a
+    return np.sqrt(np.add.reduce(sq, axis, None, None, keepdims))
+
+
+def _norm2_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    """``x * g / |x|``, and 0 where the norm is 0 (torch's subgradient; sqrt's rule would give nan)."""
+    out = _keep(n.out, n)
+    ratio = (_grad_back(g, n) / out).masked_fill(out == 0, 0.0)
+    return (n.inputs[0] * ratio,)
+
+
+_NORM2 = Prim("norm", _norm2_kernel, _norm2_vjp, save_output=True)
 
 
 def _bool_reduce(prim: Prim, input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:

@@ -19,7 +19,7 @@ from .._errors import fail
 from .._rules.axes import wrap_dim
 from .._rules.extra_reduce import cov_shape, quantile_shape, select_reduce_shape
 from .._tensor import Tensor
-from ._common import as_operand, check, dtype_name, new_tensor
+from ._common import as_operand, check, dtype_name, new_tensor, refuse
 from ._registry import CATEGORY, FUNCTIONS, public
 from .reduction import ValuesIndices, _dims, amax, amin, norm, sum, var
 from .sorting import _orderable, write_out
@@ -120,6 +120,7 @@ def _median_all(input: Tensor, ignore_nan: bool, op: str) -> Tensor:
 @public("reduction")
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """``median(x)``: the lower median of all elements (NaN if any is NaN); ``median(x, dim)``: (values, indices)."""
+    refuse(input, "median", bool_=True)
     if dim is None:
         return write_out(_median_all(input, False, "median"), out, "median")
     return write_out(_select(input, dim, keepdim, _MEDIAN_INDEX, "median", ignore_nan=False), out, "median")
@@ -128,6 +129,7 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out:
 @public("reduction")
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Any = None) -> Any:
     """median that ignores NaNs (NaN only where every element is NaN)."""
+    refuse(input, "nanmedian", bool_=True)
     if dim is None:
         return write_out(_median_all(input, True, "nanmedian"), out, "nanmedian")
     return write_out(_select(input, dim, keepdim, _MEDIAN_INDEX, "nanmedian", ignore_nan=True), out, "nanmedian")
@@ -251,6 +253,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 @public("reduction")
 def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None) -> Tensor:
     """Covariance of the variables in the rows of ``input`` (observations in columns)."""
+    refuse(input, "cov", bool_=True)
     check(cov_shape, tuple(input._data.shape), op="cov")
     x = input.reshape(1, -1) if input._data.ndim < 2 else input
     n_obs = x._data.shape[1]
@@ -314,6 +317,7 @@ def _check_weights(w: Tensor, n: int, name: str, integral: bool) -> None:
 @public("reduction")
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson correlation coefficients of the rows of ``input``, clipped to [-1, 1] (real inputs)."""
+    refuse(input, "corrcoef", bool_=True)
     c = cov(input)
     if c._data.ndim == 0:
         return c / c

@@ -18,7 +18,7 @@ from .._rules.axes import wrap_dim
 from .._rules.dtypes import is_integral
 from .._rules.extra_reduce import cum_shape, diff_shape, trapezoid_shape
 from .._tensor import Tensor
-from ._common import check, dtype_name, make_inplace, new_tensor, promoted
+from ._common import check, dtype_name, make_inplace, new_tensor, promoted, refuse
 from ._registry import method, public
 from .reduction import ValuesIndices
 from .sorting import write_out
@@ -297,6 +297,7 @@ def _trapezoid_args(y: Tensor, x: Any, dx: Any, dim: int, cumulative: bool, op: 
 @public("reduction", method=False)
 def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """Integral of ``y`` along ``dim`` by the trapezoidal rule, with sample points ``x`` or spacing ``dx``."""
+    refuse(y, "trapezoid", bool_=True)
     axis = _trapezoid_args(y, x, dx, dim, False, "trapezoid")
     if not isinstance(x, Tensor) and x is not None:
         dx, x = x, None
@@ -313,6 +314,7 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
 @public("scan", method=False)
 def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """Running trapezoidal integral of ``y`` along ``dim``: one element fewer than ``y`` along ``dim``."""
+    refuse(y, "cumulative_trapezoid", bool_=True)
     axis = _trapezoid_args(y, x, dx, dim, True, "cumulative_trapezoid")
     if not isinstance(x, Tensor) and x is not None:
         dx, x = x, None

@@ -26,7 +26,7 @@ from .._rules.extra_reduce import (
     unique_shapes,
 )
 from .._tensor import Tensor
-from ._common import can_cast, check, device_of, dtype_name, new_tensor
+from ._common import can_cast, check, device_of, dtype_name, new_tensor, refuse
 from ._registry import public
 from .reduction import ValuesIndices
 
@@ -209,6 +209,7 @@ def _np_name(name: str) -> Any:
 def searchsorted(sorted_sequence: Tensor, values: Any, *, out_int32: bool = False, right: bool = False,
                  side: str | None = None, sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
     """Where ``values`` would be inserted into the innermost dim of ``sorted_sequence`` to keep it sorted."""
+    refuse(sorted_sequence, "searchsorted", bool_=True)
     v = _as_values(values, sorted_sequence)
     check(searchsorted_shape, tuple(sorted_sequence._data.shape), tuple(v._data.shape), op="searchsorted")
     if side is not None:
@@ -341,4 +342,5 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None) -> Any:
     """Collapse each run of equal consecutive elements (or slices along ``dim``) into one."""
+    refuse(input, "unique_consecutive", complex_=True)
     return _unique(input, return_inverse, return_counts, dim, True, "unique_consecutive")
