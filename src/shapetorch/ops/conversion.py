@@ -179,11 +179,14 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
     """Limit to ``[min, max]``; either may be a number or a tensor (broadcast), or None."""
     if min is None and max is None:
         fail("argument_error_invalid", op="clamp", problem="at least one of 'min' or 'max' must not be None")
+    # where(), not maximum()/minimum(): at a bound the gradient goes to the input, as in torch
     result = input
     if min is not None:
-        result = result.maximum(_bound(min, result))
+        lo = _bound(min, result)
+        result = where(result < lo, lo, result)
     if max is not None:
-        result = result.minimum(_bound(max, result))
+        hi = _bound(max, result)
+        result = where(result > hi, hi, result)
     if result is input:
         result = clone(input)
     return result if out is None else out.copy_(result)

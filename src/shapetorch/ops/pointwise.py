@@ -29,7 +29,9 @@ def _quiet(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _conj(t: Any) -> Any:
-    return t.conj() if isinstance(t, Tensor) and t.is_complex() else t
+    if isinstance(t, Tensor):
+        return t.conj() if t.is_complex() else t
+    return np.conj(t) if isinstance(t, complex | np.complexfloating) else t  # scalars arrive as NumPy scalars
 
 
 def _store(result: Tensor, out: Tensor | None, name: str) -> Tensor:
