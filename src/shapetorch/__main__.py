@@ -9,32 +9,9 @@ import time
 
 
 def demo() -> int:
-    """Tensors with PyTorch semantics, then a shape bug caught before any kernel runs."""
-    import shapetorch as st
+    from ._demo import main as run_demo
 
-    st.manual_seed(0)
-    x = st.randn(4, 3)
-    w = st.randn(3, 2, requires_grad=True)
-    print("x @ w with x:", tuple(x.shape), "w:", tuple(w.shape))
-    y = (x @ w).clamp(min=0)
-    print(y)
-    loss = y.sum()
-    loss.backward()
-    print("grad of w:", w.grad)
-    print("\nA shape bug, caught by the shared rule before NumPy sees it:")
-    try:
-        st.randn(4, 3) @ st.randn(4, 2)
-    except st.ShapeError as e:
-        print(f"  {type(e).__name__} [{e.code}]: {e}")
-    print("\nThe same rule, called directly (this is what the mypy plugin runs on your annotations):")
-    from shapetorch._rules import RuleError, Sym, matmul_shape
-
-    print("  matmul_shape((Batch, 8, 16), (16, 4)) =", matmul_shape((Sym("Batch"), 8, 16), (16, 4)))
-    try:
-        matmul_shape((Sym("Batch"), 8, 16), (32, 4))
-    except RuleError as e:
-        print(f"  RuleError [{e.code}]: {e}")
-    return 0
+    return run_demo()
 
 
 def info() -> int:
@@ -44,7 +21,14 @@ def info() -> int:
     st.zeros(1)
     print(f"shapetorch {st.__version__} (runtime loaded in {time.perf_counter() - t0:.3f} s)")
     print("devices:", ", ".join(st.list_devices()))
-    print("ops:", len(st.list_ops()))
+    from .backends.webgpu.api import unavailable_reason
+
+    why = unavailable_reason()
+    print("webgpu:", "available" if why is None else f"unavailable ({why})")
+    print("ops:", len(st.list_ops()), "functions,", len(st.list_methods()), "Tensor methods")
+    rows = st.coverage_report(devices=["cpu"])
+    print(f"dtype coverage (cpu): {sum(r.forward for r in rows)} of {len(rows)} (op, dtype) pairs run forward, "
+          f"{sum(r.backward for r in rows)} differentiate (docs/dtype-coverage.md has the table)")
     return 0
 
 
