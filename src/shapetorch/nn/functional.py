@@ -45,7 +45,7 @@ from ..ops.activation import (
     threshold,
 )
 from ..ops.conversion import where as _where
-from ..ops.creation import arange, ones, zeros
+from ..ops.creation import arange
 from ..ops.einsum import einsum
 from ..ops.joining import stack
 from ..ops.nn_ops import interpolate, pad
@@ -326,7 +326,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes < 0:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
-    return (tensor.unsqueeze(-1) == arange(num_classes)).to(int64)
+    return (tensor.unsqueeze(-1) == arange(num_classes, device=tensor.device)).to(int64)
 
 
 # -- dropout --------------------------------------------------------------------------------------------
@@ -344,7 +344,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         return input * 0
-    mask = (rand(tuple(input._data.shape), dtype=input.dtype) >= p).to(input.dtype) / (1 - p)
+    mask = (rand(tuple(input._data.shape), dtype=input.dtype, device=input.device) >= p).to(input.dtype) / (1 - p)
     return input * mask
 
 
@@ -354,7 +354,8 @@ def _feature_dropout(input: Tensor, p: float, training: bool, keep_dims: int) ->
     if not training or p == 0.0:
         return input
     shape = tuple(input._data.shape[: input._data.ndim - keep_dims]) + (1,) * keep_dims
-    mask = (rand(shape, dtype=input.dtype) >= p).to(input.dtype) / (1 - p) if p < 1 else zeros(shape)
+    mask = (rand(shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype) / (1 - p) if p < 1 \
+        else input.new_zeros(shape)
     return input * mask
 
 
@@ -367,6 +368,11 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 # -- attention ------------------------------------------------------------------------------------------
+
+def _causal(length: int, s: int, like: Tensor) -> Tensor:
+    """The (L, S) bool mask ``j <= i`` (torch's ``ones(L, S).tril()``), on ``like``'s device."""
+    return arange(length, device=like.device).unsqueeze(-1) >= arange(s, device=like.device).unsqueeze(0)
+
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
@@ -381,8 +387,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     sc = scale if scale is not None else 1.0 / math.sqrt(query._data.shape[-1])
     scores = query.matmul(key.transpose(-2, -1)) * sc
     if is_causal:
-        attn_mask = ones((length, s), dtype=bool_).tril() if hasattr(Tensor, "tril") else \
-            (arange(length).unsqueeze(-1) >= arange(s).unsqueeze(0))
+        attn_mask = _causal(length, s, query)
     if attn_mask is not None:
         if attn_mask.dtype is bool_:
             scores = scores.masked_fill(~attn_mask, float("-inf"))
@@ -437,16 +442,15 @@ def multi_head_attention_forward(
     v = v.reshape(src, bsz, num_heads, hd).permute(1, 2, 0, 3)
     mask = None
     if attn_mask is not None:
-        mask = attn_mask if attn_mask.dtype is not bool_ else zeros(attn_mask.shape, dtype=q.dtype).masked_fill(
+        mask = attn_mask if attn_mask.dtype is not bool_ else q.new_zeros(tuple(attn_mask.shape)).masked_fill(
             attn_mask, float("-inf"))
         if mask._data.ndim == 3:
             mask = mask.reshape(bsz, num_heads, tgt, src)
     elif is_causal:
-        mask = zeros((tgt, src), dtype=q.dtype).masked_fill(
-            arange(src).unsqueeze(0) > arange(tgt).unsqueeze(-1), float("-inf"))
+        mask = q.new_zeros((tgt, src)).masked_fill(~_causal(tgt, src, q), float("-inf"))
     if key_padding_mask is not None:
-        kpm = key_padding_mask if key_padding_mask.dtype is not bool_ else zeros(
-            key_padding_mask.shape, dtype=q.dtype).masked_fill(key_padding_mask, float("-inf"))
+        kpm = key_padding_mask if key_padding_mask.dtype is not bool_ else q.new_zeros(
+            tuple(key_padding_mask.shape)).masked_fill(key_padding_mask, float("-inf"))
         kpm = kpm.reshape(bsz, 1, 1, src)
         mask = kpm if mask is None else mask + kpm
     scores = q.matmul(k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
@@ -532,10 +536,11 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     logp = _class_dim_last(input)
     t = target.reshape(-1)
     valid = t != ignore_index
-    safe = _where(valid, t, zeros((), dtype=t.dtype))
-    if safe.numel() and (int(safe.max().item()) >= c or int(safe.min().item()) < 0):
-        bad = int(safe.max().item()) if int(safe.max().item()) >= c else int(safe.min().item())
-        fail("at_error_index_out_of_bounds", op="nll_loss", index=bad, dim=1, size=c)
+    safe = _where(valid, t, t.new_zeros(()))
+    if safe.numel():
+        hi, lo = int(safe.max().item()), int(safe.min().item())
+        if hi >= c or lo < 0:
+            fail("at_error_index_out_of_bounds", op="nll_loss", index=hi if hi >= c else lo, dim=1, size=c)
     picked = N.take_along(logp, safe.unsqueeze(1), 1).squeeze(1)
     w = valid.to(input.dtype) if weight is None else weight.index_select(0, safe) * valid.to(input.dtype)
     loss = -picked * w

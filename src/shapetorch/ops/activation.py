@@ -201,7 +201,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """clamp, but with torch's zero gradient exactly at the bounds."""
-    outside = (input <= min_val) | (input >= max_val)
+    outside = (input <= min_val).logical_or(input >= max_val)
     return _where(outside, input.clamp(min_val, max_val).detach(), input)
 
 

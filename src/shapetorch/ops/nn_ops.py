@@ -20,6 +20,7 @@ from .._dispatch import Prim
 from .._errors import fail
 from .._rules import nn as RN
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad as _no_grad
 from ._common import check, dtype_name
 
 Ints = tuple[int, ...]
@@ -270,7 +271,7 @@ def _index_pad(input: Tensor, pairs: tuple[tuple[int, int], ...], mode: str, op:
             idx = np.clip(idx, 0, size - 1)
         else:
             idx = idx % size
-        out = out.index_select(dim, tensor(idx.astype(np.int64)))
+        out = out.index_select(dim, tensor(idx.astype(np.int64), device=input.device))
     return out
 
 
@@ -305,8 +306,19 @@ def _extra(size: int, out: int, k: int, s: int, p: int, d: int) -> int:
     return max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
 
 
+def _window_index(psp: Ints, out: Ints, k: Ints, s: Ints, d: Ints) -> Any:
+    """(prod(out), prod(k)) flat offsets into the padded spatial dims ``psp`` of every window's elements."""
+    nd = len(k)
+    og = np.meshgrid(*(np.arange(o) for o in out), indexing="ij")
+    kg = np.meshgrid(*(np.arange(kk) for kk in k), indexing="ij")
+    coords = [og[i].reshape(-1, 1) * s[i] + kg[i].reshape(1, -1) * d[i] for i in range(nd)]
+    return np.ravel_multi_index(tuple(coords), psp).astype(np.int64)
+
+
 def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
              ceil_mode: bool = False, return_indices: bool = False, *, op: str = "max_pool2d") -> Any:
+    """The windows are gathered (``take_along_dim``, offsets made on the host from the shapes alone, on the
+    input's device), the first maximum of each picked by argmax; the gradient goes to that element only."""
     from .creation import tensor
 
     k, s, p, d, shape = _pool_args(input, nd, kernel_size, stride, padding, dilation, ceil_mode, op)
@@ -314,55 +326,79 @@ def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     n, c, sp = x._data.shape[0], x._data.shape[1], x._data.shape[2:]
     out = shape[-nd:]
     extra = [_extra(sp[i], out[i], k[i], s[i], p[i], d[i]) for i in range(nd)]
-    low = -np.inf if x._data.dtype.kind == "f" else np.iinfo(x._data.dtype).min
-    pads: list[int] = []
-    for i in reversed(range(nd)):
-        pads += [p[i], p[i] + extra[i]]
-    xp = _PAD(x, pads=((0, 0), (0, 0)) + tuple((p[i], p[i] + extra[i]) for i in range(nd)), value=low) \
-        if any(pads) else x
-    win = _windows(xp._data, k, s, d, out)
-    flat_k = win.reshape(win.shape[: 2 + nd] + (-1,))
-    arg = np.argmax(flat_k, axis=-1)  # first maximum in window order, as torch
-    kcoords = np.unravel_index(arg, k)
-    grids = np.meshgrid(*(np.arange(o) for o in out), indexing="ij")
-    coords = [grids[i][None, None] * s[i] + kcoords[i] * d[i] for i in range(nd)]  # padded coordinates
-    psp = xp._data.shape[2:]
-    flat = np.ravel_multi_index(tuple(coords), psp).reshape(n, c, -1).astype(np.int64)
-    values = take_along(xp.flatten(2), tensor(flat), 2).reshape(x._data.shape[:2] + tuple(out))
+    if x.is_floating_point():
+        low: Any = -np.inf
+    else:
+        low = int(np.iinfo(x._data.dtype).min)
+        if x.device.type != "cpu":
+            low = max(low, -(2**31))  # integers are 32-bit on the device
+    pairs = ((0, 0), (0, 0)) + tuple((p[i], p[i] + extra[i]) for i in range(nd))
+    xp = _PAD(x, pads=pairs, value=low) if any(lo or hi for lo, hi in pairs) else x
+    psp = tuple(xp._data.shape[2:])
+    widx = _window_index(psp, tuple(out), k, s, d)
+    m, kk = widx.shape
+    flat_x = xp.reshape(n, c, -1)
+    if m * kk == 0 or n * c == 0:
+        values = flat_x.new_zeros((n, c) + tuple(out))
+        flat = tensor(np.zeros((n, c, m), dtype=np.int64), device=x.device)
+    else:
+        win = tensor(widx, device=x.device).reshape(1, 1, m, kk).expand(n, c, m, kk)
+        with _no_grad():
+            arg = take_along(flat_x.detach(), win.reshape(n, c, m * kk), 2).reshape(n, c, m, kk).argmax(-1,
+                                                                                                         keepdim=True)
+        flat = take_along(win, arg, 3).reshape(n, c, m)
+        values = take_along(flat_x, flat, 2).reshape((n, c) + tuple(out))
     if unbatched:
         values = values.squeeze(0)
     if not return_indices:
         return values
-    orig = np.ravel_multi_index(tuple(cc - p[i] for i, cc in enumerate(coords)), sp).reshape((n, c) + tuple(out))
-    idx = tensor(orig.astype(np.int64))
+    # padded flat offset -> unpadded flat offset
+    grids = np.meshgrid(*(np.arange(q) - p[i] for i, q in enumerate(psp)), indexing="ij")
+    inside = np.ravel_multi_index(tuple(np.clip(g, 0, max(sp[i] - 1, 0)) for i, g in enumerate(grids)), sp,
+                                  mode="clip").reshape(-1)
+    idx = tensor(inside.astype(np.int64), device=x.device).index_select(0, flat.reshape(-1))
+    idx = idx.reshape((n, c) + tuple(out))
     return values, idx.squeeze(0) if unbatched else idx
+
+
+def _box_matrix(size: int, out: int, k: int, s: int) -> Any:
+    """(out, size) 0/1 matrix whose row o marks the window [o s, o s + k) of a padded dim of ``size``."""
+    m = np.zeros((out, size))
+    for o in range(out):
+        m[o, o * s: min(o * s + k, size)] = 1.0
+    return m
 
 
 def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
              count_include_pad: bool = True, divisor_override: int | None = None, *, op: str = "avg_pool2d") -> Tensor:
-    from .creation import ones, tensor
+    """Separable window sums (one matmul per pooled dim with a 0/1 band matrix made on the input's device),
+    divided by the window sizes (counted on the host from the shapes alone)."""
+    from .creation import tensor
 
     k, s, p, _, shape = _pool_args(input, nd, kernel_size, stride, padding, 1, ceil_mode, op)
     if not input.is_floating_point():
         fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint=" (floating point only)")
     x, unbatched = _batched(input, nd)
-    n, c, sp = x._data.shape[0], x._data.shape[1], x._data.shape[2:]
+    sp = x._data.shape[2:]
     out = shape[-nd:]
     extra = [_extra(sp[i], out[i], k[i], s[i], p[i], 1) for i in range(nd)]
     pairs = ((0, 0), (0, 0)) + tuple((p[i], p[i] + extra[i]) for i in range(nd))
     xp = _PAD(x, pads=pairs, value=0) if any(lo or hi for lo, hi in pairs) else x
-    w = ones((1, 1) + k, dtype=x.dtype)
-    summed = _CONV(xp.reshape((n * c, 1) + xp._data.shape[2:]), w, stride=s, padding=(0,) * nd, dilation=(1,) * nd,
-                   groups=1).reshape((n, c) + tuple(out))
+    summed = xp
+    for i in range(nd):
+        dim = 2 + i
+        band = tensor(_box_matrix(xp._data.shape[dim], out[i], k[i], s[i]).T.astype(x._data.dtype), device=x.device)
+        summed = summed.movedim(dim, -1).matmul(band).movedim(-1, dim)
     if divisor_override:
         result = summed / divisor_override
     else:
-        ind = np.zeros(tuple(sp[i] + 2 * p[i] + extra[i] for i in range(nd)), dtype=x._data.dtype)
-        inner = tuple(slice(0 if count_include_pad else p[i], sp[i] + (2 if count_include_pad else 1) * p[i])
-                      for i in range(nd))
-        ind[inner] = 1
-        counts = _windows(ind[None, None], k, s, (1,) * nd, out).reshape((1, 1) + tuple(out) + (-1,)).sum(-1)
-        result = summed / tensor(counts.astype(x._data.dtype))
+        counts = np.ones((), dtype=np.float64)
+        for i in range(nd):
+            ind = np.zeros(sp[i] + 2 * p[i] + extra[i])
+            ind[0 if count_include_pad else p[i]: sp[i] + (2 if count_include_pad else 1) * p[i]] = 1
+            c_i = _box_matrix(ind.shape[0], out[i], k[i], s[i]) @ ind
+            counts = np.multiply.outer(counts, c_i)
+        result = summed / tensor(counts.astype(x._data.dtype), device=x.device)
     return result.squeeze(0) if unbatched else result
 
 
@@ -384,7 +420,7 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     nd_in = input._data.ndim
     for i in range(nd):
         dim = nd_in - nd + i
-        m = tensor(_adaptive_matrix(input._data.shape[dim], shape[dim], input._data.dtype))
+        m = tensor(_adaptive_matrix(input._data.shape[dim], shape[dim], input._data.dtype), device=input.device)
         out = out.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
     return out
 
@@ -451,11 +487,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                 src = np.minimum(np.floor(np.arange(out[i]) * r).astype(np.int64), sp[i] - 1)
             else:
                 src = np.minimum(np.floor((np.arange(out[i]) + 0.5) * r).astype(np.int64), sp[i] - 1)
-            result = result.index_select(dim, tensor(src))
+            result = result.index_select(dim, tensor(src, device=input.device))
         elif mode in ("linear", "bilinear", "trilinear"):
             m = _linear_matrix(sp[i], out[i], bool(align_corners), None if align_corners else scales[i],
                                input._data.dtype)
-            result = result.movedim(dim, -1).matmul(tensor(m).t()).movedim(-1, dim)
+            result = result.movedim(dim, -1).matmul(tensor(m, device=input.device).t()).movedim(-1, dim)
         else:
             raise NotImplementedError(f"interpolate: mode {mode!r} is not supported")
     return result

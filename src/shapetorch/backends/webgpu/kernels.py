@@ -562,6 +562,20 @@ def put_along_add_kernel(g: WArray, index: WArray, shape: tuple[int, ...], axis:
     return _scatter("scatter_add", full(tuple(shape), 0, g.dtype), expand_kernel(index, g.shape), g, axis)
 
 
+def norm_kernel(a: WArray, axis: tuple[int, ...], keepdims: bool) -> WArray:
+    """The 2-norm: ``sqrt(sum(a * a))`` (real dtypes; WebGPU has no complex)."""
+    return unary("sqrt")(reduce("sum")(binary("mul")(a, a), axis, keepdims))
+
+
+def triangle_kernel(a: WArray, k: int, upper: bool) -> WArray:
+    """tril/triu: the (rows, cols) mask is made on the host from the shape alone and uploaded."""
+    if a.size == 0:
+        return contiguous_copy(a)
+    r, c = a.shape[-2:]
+    mask = np.triu(np.ones((r, c), dtype=bool), k) if upper else np.tril(np.ones((r, c), dtype=bool), k)
+    return where_kernel(RT.upload(mask), a, 0)
+
+
 # -- registration --------------------------------------------------------------------------------------
 def register() -> list[str]:
     """Install the kernels; returns the primitives left without one (they raise a clear error)."""
@@ -593,6 +607,8 @@ def register() -> list[str]:
         "scatter_add": scatter_add_kernel,
         "cat": cat_kernel,
         "matmul": matmul_kernel,
+        "norm": norm_kernel,
+        "triangle": triangle_kernel,
         **{op: reduce(op) for op in ("sum", "prod", "amax", "amin", "all", "any", "argmax", "argmin")},
     }
     for name, k in table.items():

@@ -169,6 +169,10 @@ class Runtime:
         self.pipelines: dict[str, tuple[Any, Any]] = {}
         self.pool: dict[int, list[Any]] = {}
         self.dirty: dict[int, list[Any]] = {}  # freed while named by unsubmitted commands
+        # Every buffer created, by id: the runtime owns them, Storage only leases one. Without this a Storage
+        # in a garbage cycle could be finalised together with its buffer (wgpu releases the buffer in its
+        # __del__), and Storage.__del__ would put the dead buffer back into the pool.
+        self.owned: dict[int, Any] = {}
         self.live_bytes = 0
         self.pooled_bytes = 0
         self.peak_bytes = 0
@@ -272,6 +276,7 @@ class Runtime:
             buf = self.device.create_buffer(
                 size=size,
                 usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
+            self.owned[id(buf)] = buf
             self.n_alloc += 1
         self.live_bytes += size
         self.peak_bytes = max(self.peak_bytes, self.live_bytes)
@@ -294,6 +299,7 @@ class Runtime:
         for bufs in self.pool.values():
             for b in bufs:
                 b.destroy()
+                self.owned.pop(id(b), None)
         self.pool.clear()
         self.pooled_bytes = 0
 

@@ -35,7 +35,7 @@ class _BatchNorm(Module):
         if track_running_stats:
             self.register_buffer("running_mean", st.zeros(num_features, **kw))
             self.register_buffer("running_var", st.ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked", st.tensor(0, dtype=st.int64))
+            self.register_buffer("num_batches_tracked", st.tensor(0, dtype=st.int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
