@@ -357,8 +357,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     from .nn_ops import take_along
 
     shape = check(RX.take_along_dim_shape, input._data.shape, indices._data.shape, dim, op="take_along_dim")
-    if dtype_name(indices) != "int64":
-        fail("dtype_error_mismatch", op="take_along_dim", what="indices", a=indices.dtype.name, b="int64")
+    allowed = ("int64",) if dim is not None else ("int32", "int64")  # without dim it is a gather, which takes int32
+    if dtype_name(indices) not in allowed:
+        fail("dtype_error_mismatch", op="take_along_dim", what="indices", a=indices.dtype.name, b=" or ".join(allowed))
     if dim is None:
         x, ix, d = input.reshape(-1), indices.reshape(-1), 0
     else:
@@ -366,7 +367,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         x = input.expand(shape[:d] + (input._data.shape[d],) + shape[d + 1 :])
         ix = indices.expand(shape)
     arr = _in_bounds(np.asarray(ix._data).reshape(-1), x._data.shape[d], d, "take_along_dim", negative=dim is not None)
-    fixed = Tensor._make(arr.reshape(ix._data.shape).astype(np.int64), ix._device)
+    fixed = Tensor._make(np.asarray(arr).reshape(ix._data.shape).astype(np.int64), ix._device)
     return take_along(x, fixed, d).reshape(shape)
 
 
