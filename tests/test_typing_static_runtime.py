@@ -27,7 +27,8 @@ dim_arg = st.integers(-4, 3)
 def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     """(operand shapes, expression over a, b)."""
     kind = draw(st.sampled_from(["matmul", "add", "mul", "reshape", "transpose", "sum", "unsqueeze", "squeeze",
-                                 "cat", "stack", "permute", "index", "flatten", "mean", "where", "expand"]))
+                                 "cat", "stack", "permute", "index", "flatten", "mean", "where", "expand",
+                                 "max", "topk", "flip", "roll", "repeat", "linear"]))
     a = draw(shapes)
     if kind in ("matmul", "add", "mul", "cat", "stack", "where"):
         b = draw(st.one_of(shapes, st.just(a), st.just(a[-1:])))
@@ -60,6 +61,16 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
         return [a], f"a.flatten({draw(dim_arg)})"
     if kind == "expand":
         return [a], f"a.expand({', '.join(str(draw(dims)) for _ in range(len(a) + draw(st.integers(0, 1))))})"
+    if kind == "max":
+        return [a], f"a.max({draw(dim_arg)}, keepdim={draw(st.booleans())}).values"
+    if kind == "topk":
+        return [a], f"a.topk({draw(st.integers(0, 4))}, dim={draw(dim_arg)}).values"
+    if kind in ("flip", "roll"):
+        return [a], f"a.flip({draw(dim_arg)})" if kind == "flip" else f"a.roll(1, {draw(dim_arg)})"
+    if kind == "repeat":
+        return [a], f"a.repeat({', '.join(str(draw(st.integers(1, 2))) for _ in range(len(a) + draw(st.integers(-1, 1))))})"
+    if kind == "linear":
+        return [a], f"st.nn.Linear({draw(st.sampled_from([a[-1], a[-1] + 1]))}, 2)(a)"
     idx = draw(st.lists(st.one_of(st.integers(-3, 3), st.just(":"), st.just("None"), st.just("1:"),
                                   st.just("...")), min_size=1, max_size=3))
     return [a], f"a[{', '.join(map(str, idx))}]"

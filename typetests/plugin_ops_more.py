@@ -12,6 +12,7 @@ def f(x: Tensor[tuple[L[2], L[3]], float32], i: Tensor[tuple[L[2], L[4]], int64]
     vals, idx = x.min(0, keepdim=True)
     reveal_type(idx)  # N: shapetorch.Tensor[tuple[Literal[1], Literal[3]], shapetorch.int64]
     x.max(5)  # E: max: dimension out of range (expected to be in range of [-2, 1], but got 5)  [dimension_error_out_of_range]
+    reveal_type(x.max(5).values)  # E: max: dimension out of range  [dimension_error_out_of_range]  # N: Tensor[tuple[Any, ...], shapetorch.float32]
     reveal_type(x.max())  # N: shapetorch.Tensor[tuple[()], shapetorch.float32]
     reveal_type(x.max(w))  # N: shapetorch.Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
     reveal_type(st.max(x, dim=1))  # N: tuple[shapetorch.Tensor[tuple[Literal[2]], shapetorch.float32], shapetorch.Tensor[tuple[Literal[2]], shapetorch.int64], fallback=shapetorch._ValuesIndices[tuple[Literal[2]], shapetorch.float32]]

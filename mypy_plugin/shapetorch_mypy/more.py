@@ -18,6 +18,7 @@ from mypy.types import TupleType, Type
 from shapetorch import _rules as R
 from shapetorch._rules import extra_reduce as ER
 from shapetorch._rules.dims import Dim, Shape
+from shapetorch._rules.errors import RuleError
 from shapetorch._rules.inplace import inplace_shape
 
 from . import hooks as H
@@ -44,6 +45,26 @@ def values_indices(op: H.Op, x: TensorInfo, shape: Shape | None, variadic: Type 
     if not isinstance(items, TupleType):
         return inst
     return items.copy_modified(fallback=inst)
+
+
+def vi(handler: H.Handler) -> H.Handler:
+    """A (values, indices) op: after a reported error the result is still the named tuple, unknown shape."""
+
+    def h(op: H.Op) -> Type:
+        try:
+            return handler(op)
+        except RuleError as err:
+            unknown = op.fail(err)
+            a = op.call.get("dim") or op.call.get("other")
+            if a is not None and op.conv.tensor(a.typ) is not None:
+                return unknown  # max(other): elementwise, a tensor
+            try:
+                dtype = op.input().dtype_type
+            except H.Unknown:
+                dtype = op.conv.any()
+            return values_indices(op, TensorInfo(None, None, dtype), None)
+
+    return h
 
 
 def _dim(op: H.Op, name: str = "dim", default: int | None = None) -> int:
@@ -271,11 +292,11 @@ METHODS: dict[str, tuple[H.Handler, str]] = {
     "repeat": (repeat, "repeat"),
 }
 COMMON: dict[str, tuple[H.Handler, str]] = {
-    "max": (minmax, "max"), "min": (minmax, "min"),
-    "sort": (sort, "sort"), "argsort": (argsort, "argsort"),
-    "topk": (topk, "topk"), "kthvalue": (kthvalue, "kthvalue"),
-    "median": (select_reduce, "median"), "nanmedian": (select_reduce, "nanmedian"), "mode": (select_reduce, "mode"),
-    "cummax": (cum_values_indices, "cummax"), "cummin": (cum_values_indices, "cummin"),
+    "max": (vi(minmax), "max"), "min": (vi(minmax), "min"),
+    "sort": (vi(sort), "sort"), "argsort": (argsort, "argsort"),
+    "topk": (vi(topk), "topk"), "kthvalue": (vi(kthvalue), "kthvalue"),
+    "median": (vi(select_reduce), "median"), "nanmedian": (vi(select_reduce), "nanmedian"), "mode": (vi(select_reduce), "mode"),
+    "cummax": (vi(cum_values_indices), "cummax"), "cummin": (vi(cum_values_indices), "cummin"),
     "gather": (gather, "gather"), "scatter": (scatter, "scatter"), "scatter_add": (scatter, "scatter_add"),
     "scatter_reduce": (scatter, "scatter_reduce"), "index_select": (index_select, "index_select"),
     "tile": (tile, "tile"), "roll": (roll, "roll"), "flip": (flip, "flip"),

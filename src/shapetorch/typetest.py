@@ -69,7 +69,10 @@ def _first_expectation(line: str) -> int:
 
 
 def _config(plugin: bool, extra: str) -> str:
-    lines = ["[mypy]", "warn_unused_ignores = True", "show_error_codes = True"]
+    # A cache of its own: a project's `mypy src/` run analyses shapetorch from its sources, these runs
+    # from its stubs, and one cache holding both confuses mypy (cross references into the other).
+    cache = Path(".mypy_cache").resolve() / ("shapetorch-plugin" if plugin else "shapetorch-noplugin")
+    lines = ["[mypy]", "warn_unused_ignores = True", "show_error_codes = True", f"cache_dir = {cache}"]
     if plugin:
         lines.append("plugins = shapetorch_mypy")
     return "\n".join(lines) + "\n" + extra
