@@ -266,7 +266,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
 
 def _norm2_kernel(a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
     sq = (a * np.conj(a)).real if a.dtype.kind == "c" else a * a
-    return np.sqrt(np.add.reduce(sq, axis, None, None, keepdims))
+    return np.sqrt(np.add.reduce(sq, axis, keepdims=keepdims))  # type: ignore[call-overload]
 
 
 def _norm2_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
