@@ -135,16 +135,33 @@ def conj(input: Tensor) -> Tensor:
     return _CONJ(input) if input.is_complex() else input
 
 
+def _to_complex(g: Tensor, like: Tensor) -> Tensor:
+    return g.to(like.dtype)
+
+
+# Views of the real and imaginary parts (they share storage, as in torch) with gradients back to the
+# complex input: d real = g + 0j, d imag = 0 + g j.
+_REAL = Prim("real", lambda a: a.real, lambda g, n: (_to_complex(g, n.inputs[0]),))
+_IMAG = Prim("imag", lambda a: a.imag, lambda g, n: (_to_complex(g, n.inputs[0]) * 1j,))
+
+
 @public("pointwise", method=False)
 def real(input: Tensor) -> Tensor:
-    return Tensor._make(input._data.real, input._device) if input.is_complex() else input
+    if not input.is_complex():
+        return input
+    out = _REAL(input)
+    out._base = input._base if input._base is not None else input
+    return out
 
 
 @public("pointwise", method=False)
 def imag(input: Tensor) -> Tensor:
     if not input.is_complex():
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return Tensor._make(input._data.imag, input._device)
+        fail("method_dtype_not_supported_error", op="imag", dtype=input.dtype.name,
+             hint=" (imag is only defined for complex tensors)")
+    out = _IMAG(input)
+    out._base = input._base if input._base is not None else input
+    return out
 
 
 Tensor.real = property(real)  # type: ignore[attr-defined]
