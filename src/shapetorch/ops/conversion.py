@@ -74,7 +74,7 @@ def _move(t: Tensor, dev: device) -> Tensor:
     """Copy to another device, through host memory; differentiable."""
     src, dst = backend(t._device.type), backend(dev.type)
     host = src.to_numpy(t._data)
-    out = Tensor._make(dst.from_numpy(np.ascontiguousarray(host)), dev)
+    out = Tensor._make(dst.from_numpy(np.asarray(host, order="C")), dev)  # ascontiguousarray would make 0-d 1-d
     from ..autograd.engine import Node
     from ..autograd.grad_mode import STATE
 

@@ -20,7 +20,7 @@ from ._registry import method, public
 
 def _on(arr: np.ndarray[Any, Any], dev: Any, requires_grad: bool = False) -> Tensor:
     d = to_device(dev)
-    data = arr if d.type == "cpu" else backend(d.type).from_numpy(np.ascontiguousarray(arr))
+    data = arr if d.type == "cpu" else backend(d.type).from_numpy(np.asarray(arr, order="C"))  # keeps 0-d
     t = Tensor._make(data, d)
     if requires_grad:
         t.requires_grad_(True)
