@@ -275,8 +275,8 @@ _SCATTER = Prim("scatter", _scatter, None)
 
 
 def _check_index_values(index: Tensor, size: int, dim: int, op: str) -> Any:
-    if dtype_name(index) != "int64":
-        fail("dtype_error_mismatch", op=op, what="index", a=index.dtype.name, b="int64")
+    if dtype_name(index) not in ("int32", "int64"):  # torch: "Expected dtype int32/int64 for index"
+        fail("dtype_error_mismatch", op=op, what="index", a=index.dtype.name, b="int32 or int64")
     arr = index._data
     if arr.size and (arr.max() >= size or arr.min() < -size):
         bad = int(arr.max()) if arr.max() >= size else int(arr.min())
