@@ -13,8 +13,9 @@ from shapetorch._errors import ShapetorchError
 from shapetorch._rules.dims import UNKNOWN, Sym
 from shapetorch._rules.einsum import einsum_shape, parse_equation
 from shapetorch._rules.errors import RuleError
+from shapetorch.ops import einsum as einsum_module
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
 def torch_outcome(eq: str, shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
@@ -94,9 +95,18 @@ def any_case(draw: hs.DrawFn) -> tuple[str, list[tuple[int, ...]]]:
     return eq, shapes
 
 
+@pytest.fixture(params=["fast", "composite"])
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Without grads, programs without a matmul run as np.einsum ("fast"); removing the einsum primitive's
+    cpu kernel (as on a device without one) makes them run as the composite."""
+    if request.param == "composite":
+        monkeypatch.delitem(einsum_module._EINSUM.kernels, "cpu")
+    return str(request.param)
+
+
 @SETTINGS
-@given(valid_case())
-def test_valid_equations_match_torch(case: tuple[str, list[tuple[int, ...]]]) -> None:
+@given(case=valid_case())
+def test_valid_equations_match_torch(path: str, case: tuple[str, list[tuple[int, ...]]]) -> None:
     eq, shapes = case
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s) for s in shapes]
@@ -240,3 +250,105 @@ def test_integer_einsum_keeps_dtype() -> None:
     want = torch.einsum("ij->i", torch.tensor(a))
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
     assert got.tolist() == want.tolist()
+
+
+# -- the two paths: composite (primitives called directly or public ops) and the no-grad np.einsum ------
+
+
+@pytest.fixture
+def fast_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The equations the np.einsum kernel ran."""
+    calls: list[str] = []
+    kernel = einsum_module._EINSUM.kernels["cpu"]
+
+    def spy(*arrays: object, equation: str) -> object:
+        calls.append(equation)
+        return kernel(*arrays, equation=equation)
+
+    monkeypatch.setitem(einsum_module._EINSUM.kernels, "cpu", spy)
+    return calls
+
+
+BENCH_LIKE = [
+    ("ii->", [(5, 5)]), ("ii->i", [(5, 5)]), ("i,j->ij", [(4,), (3,)]), ("ij->ji", [(2, 3)]), ("bii->bi", [(2, 3, 3)]),
+    ("...ii->...i", [(2, 3, 3)]), ("i,j,k->ijk", [(2,), (3,), (4,)]), ("ij->", [(2, 3)]), ("i,i->i", [(1,), (3,)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]), ("ij,kl->", [(2, 3), (4, 5)]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize(("eq", "shapes"), BENCH_LIKE)
+def test_both_paths_match_torch(eq: str, shapes: list[tuple[int, ...]], dtype: str, fast_calls: list[str]) -> None:
+    rng = np.random.default_rng(3)
+    arrays = [(rng.standard_normal(s) + (1j * rng.standard_normal(s) if dtype.startswith("complex") else 0)).astype(dtype)
+              for s in shapes]
+    want = torch.einsum(eq, *[torch.tensor(a) for a in arrays])
+    got = st.einsum(eq, *[st.tensor(a) for a in arrays])
+    fast = eq.count(",") == 0 or "matmul" not in {s[0] for s in einsum_module._program(eq, tuple(shapes))[0]}
+    assert len(fast_calls) == (fast and eq != "ij,kl->")  # summing after a product stays composite
+    assert got.dtype is getattr(st, str(want.dtype).split(".")[-1])
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=tol, atol=tol)
+    # with grads the composite runs (never the kernel) and the gradients are torch's
+    fast_calls.clear()
+    tt = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ss = [st.tensor(a, requires_grad=True) for a in arrays]
+    torch.einsum(eq, *tt).abs().sum().backward()
+    st.einsum(eq, *ss).abs().sum().backward()
+    assert fast_calls == []
+    for s, t in zip(ss, tt):
+        np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_fast_path_equation_and_conditions(fast_calls: list[str]) -> None:
+    a = st.ones(3, 3)
+    st.einsum("ii->", a)
+    st.einsum("XX->X", a)  # labels are renamed for NumPy
+    st.einsum("...ii->...", st.ones(2, 3, 3))
+    assert fast_calls == ["aa->", "aa->a", "baa->b"]  # letters in label order: "..." dims last
+    fast_calls.clear()
+    with st.no_grad():
+        st.einsum("ii->", st.ones(3, 3, requires_grad=True))  # no graph is recorded: fast
+    assert fast_calls == ["aa->"]
+    fast_calls.clear()
+    st.einsum("ii->", st.ones(3, 3, dtype=st.float16))  # float16 accumulates as torch does in the composite
+    st.einsum("i,j->ij", st.ones(3), st.ones(3, dtype=st.float64))  # mixed dtypes promote through public mul
+    st.einsum("ii->", st.ones(3, 3, dtype=st.int32))
+    assert fast_calls == []
+
+
+def test_mixed_dtypes_as_torch() -> None:
+    a, b = np.arange(3.0, dtype=np.float32), np.arange(4.0)
+    got = st.einsum("i,j->ij", st.tensor(a), st.tensor(b))
+    want = torch.einsum("i,j->ij", torch.tensor(a), torch.tensor(b))
+    assert got.dtype is st.float64 and np.allclose(got.numpy(), want.numpy())
+    with pytest.raises(ShapetorchError):
+        st.einsum("ij,j->i", st.ones(2, 3), st.ones(3, dtype=st.float64))  # torch: expected scalar type Float
+
+
+@pytest.mark.parametrize("kernel", [True, False])
+def test_view_results_write_through(kernel: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not kernel:
+        monkeypatch.delitem(einsum_module._EINSUM.kernels, "cpu")
+    a = st.zeros(3, 3)
+    d = st.einsum("ii->i", a)
+    d.add_(1.0)
+    assert a.numpy().tolist() == np.eye(3).tolist()
+    assert a._version == d._version  # views share the version counter
+    t = st.einsum("ij->ji", a)
+    assert t._base is a and st.einsum("ii->", a)._base is None
+
+
+def test_forward_ad_uses_the_composite() -> None:
+    import torch.autograd.forward_ad as tfwad
+
+    import shapetorch.autograd.forward_ad as fwad
+
+    x, dx = np.random.default_rng(4).standard_normal((2, 3, 3)), np.random.default_rng(5).standard_normal((2, 3, 3))
+    with fwad.dual_level():
+        out = st.einsum("bii->b", fwad.make_dual(st.tensor(x), st.tensor(dx)))
+        got = fwad.unpack_dual(out).tangent.numpy()
+    with tfwad.dual_level():
+        want = tfwad.unpack_dual(torch.einsum("bii->b", tfwad.make_dual(torch.tensor(x), torch.tensor(dx)))).tangent
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)

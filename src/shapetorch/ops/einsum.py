@@ -1,9 +1,17 @@
 """``einsum``: a composite of diagonal/reshape/sum/permute/mul/matmul, so gradients and backends come free.
 
 The rule (``_rules.einsum``) checks the equation against the shapes; :func:`_program` then turns
-(equation, shapes) into a short list of tensor ops and caches it, so a repeated call pays only for the
+(equation, shapes) into a short list of steps and caches it, so a repeated call pays only for the
 ops. Operands are contracted pairwise in a greedy order (cheapest intermediate first, like
-opt_einsum's greedy strategy), each contraction one batched ``matmul``.
+opt_einsum's greedy strategy), each contraction one batched ``matmul``. The rule has checked every
+shape, so when the operands share one floating or complex dtype (and autocast is off) the steps call
+the primitives directly; otherwise they go through the public ops, which promote, refuse and cast.
+
+No-grad fast path: a program without a ``matmul`` (single-operand traces, diagonals, sums and
+permutes; products such as outer products) is one ``np.einsum`` call, the cpu kernel of the
+``einsum`` primitive, when no operand needs a gradient or carries a forward-mode tangent, the dtypes
+are one of float32/64 or complex64/128, autocast is off and the device has an ``einsum`` kernel.
+That primitive has no vjp: gradients always come from the composite.
 """
 
 from __future__ import annotations
@@ -13,13 +21,32 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from .._autocast import AUTOCAST
+from .._dispatch import PRIMS, Prim
 from .._errors import fail, raise_from_rule
 from .._rules.einsum import N_LABELS, bind_einsum, letter, parse_equation, sublist_equation
 from .._rules.errors import RuleError
 from .._tensor import Tensor
+from ..autograd.grad_mode import STATE
+from . import pointwise  # noqa: F401  (registers the mul primitive)
 from ._registry import public
+from .linalg import _MATMUL
+from .reduction import _SUM
+from .views import _DIAGONAL, _PERMUTE, _RESHAPE, _view_of
 
-Step = tuple[Any, ...]
+Step = tuple[str, int, Any]  # (kind, slot, argument): the argument is a shape, dims or the other slot
+_MUL = PRIMS["mul"]
+_FAST_DTYPES = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
+
+
+def _np_einsum(*arrays: Any, equation: str) -> Any:
+    return np.einsum(equation, *arrays)
+
+
+_EINSUM = Prim("einsum", _np_einsum)  # no vjp: only the no-grad fast path calls it
+_VIEWS = ("reshape", "permute", "diag")
 
 
 @public("einsum", method=False)
@@ -74,7 +101,7 @@ class _Plan:
         while len(set(labels)) < len(labels):
             q = next(i for i, lb in enumerate(labels) if lb in labels[:i])
             p = labels.index(labels[q])
-            self.steps.append(("diag", slot, p, q))
+            self.steps.append(("diag", slot, (p, q)))
             lb, size = labels[p], self.shapes[slot][p]
             labels = [x for i, x in enumerate(labels) if i not in (p, q)] + [lb]
             self.shapes[slot] = [x for i, x in enumerate(self.shapes[slot]) if i not in (p, q)] + [size]
@@ -127,7 +154,8 @@ def _cost(plan: _Plan, a: int, b: int, keep: set[int]) -> tuple[bool, int]:
 
 
 @functools.lru_cache(maxsize=512)
-def _program(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[Step, ...], int]:
+def _program(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[Step, ...], int, str | None]:
+    """The steps, the slot that holds the result, and the equation for the fast path (None: no fast path)."""
     binding = bind_einsum(equation, shapes)
     sizes = {k: v for k, v in binding.sizes.items() if isinstance(v, int)}  # all ints at runtime
     plan = _Plan(binding.operands, shapes, sizes, binding.output)
@@ -144,26 +172,42 @@ def _program(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[
     (last,) = live
     plan.sum_out(last, set(binding.output))
     plan.permute(last, [plan.labels[last].index(x) for x in binding.output])
-    return tuple(plan.steps), last
+    kinds = {step[0] for step in plan.steps}
+    # np.einsum loops over every label at once: as cheap as the steps only when nothing is summed after
+    # a product (one operand), or nothing is summed at all (each label is an output label).
+    fast = "matmul" not in kinds and (len(shapes) == 1 or "sum" not in kinds)
+    return tuple(plan.steps), last, _numpy_equation(binding.operands, binding.output) if fast else None
 
 
-def _run(steps: tuple[Step, ...], result: int, operands: list[Tensor]) -> Tensor:
+def _numpy_equation(operands: Sequence[tuple[int, ...]], output: tuple[int, ...]) -> str | None:
+    """The bound equation in letters NumPy reads ('...' dims get letters of their own); None past 52 labels."""
+    labels = sorted({x for term in operands for x in term})
+    if len(labels) > len(_LETTERS):
+        return None
+    name = dict(zip(labels, _LETTERS, strict=False))
+    return ",".join("".join(name[x] for x in term) for term in operands) + "->" + "".join(name[x] for x in output)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _run(steps: tuple[Step, ...], result: int, operands: list[Tensor], direct: bool) -> Tensor:
+    """Run the steps; ``direct`` calls the primitives (the rule has checked the shapes, the dtypes agree)."""
     slots = list(operands)
-    for step in steps:
-        kind, s = step[0], step[1]
+    for kind, s, arg in steps:
         t = slots[s]
-        if kind == "reshape":
-            slots[s] = t.reshape(step[2])
-        elif kind == "permute":
-            slots[s] = t.permute(step[2])
-        elif kind == "sum":
-            slots[s] = t.sum(step[2], dtype=t.dtype)  # torch keeps an integer einsum's dtype
-        elif kind == "diag":
-            slots[s] = t.diagonal(0, step[2], step[3])
+        if kind == "matmul":
+            slots[s] = _MATMUL(t, slots[arg]) if direct else t @ slots[arg]
         elif kind == "mul":
-            slots[s] = t * slots[step[2]]
-        else:
-            slots[s] = t @ slots[step[2]]
+            slots[s] = _MUL(t, slots[arg]) if direct else t * slots[arg]
+        elif kind == "sum":  # integer and bool sums go through the public sum (its accumulation dtype)
+            slots[s] = _SUM(t, axis=arg, keepdims=False) if direct else t.sum(arg, dtype=t.dtype)
+        elif kind == "reshape":
+            slots[s] = _view_of(_RESHAPE(t, shape=arg), t) if direct else t.reshape(arg)
+        elif kind == "permute":
+            slots[s] = _view_of(_PERMUTE(t, axes=arg), t) if direct else t.permute(arg)
+        else:  # diag
+            slots[s] = _view_of(_DIAGONAL(t, offset=0, axis1=arg[0], axis2=arg[1]), t) if direct else t.diagonal(0, *arg)
     return slots[result]
 
 
@@ -191,9 +235,17 @@ def einsum(*args: Any) -> Tensor:
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(t).__name__}")
     shapes = tuple(tuple(t._data.shape) for t in ops)
     try:
-        steps, result = _program(equation, shapes)
+        steps, result, fast = _program(equation, shapes)
     except RuleError as e:
         raise_from_rule(e, f"  operand shapes: {', '.join(str(s) for s in shapes) or 'none'}")
     if not steps and len(ops) == 1:
         return ops[0].view(shapes[0])  # torch returns a view (never the operand itself) for 'ij->ij'
-    return _run(steps, result, ops)
+    dtype, direct, grad, tangent = ops[0]._data.dtype, not AUTOCAST.enabled, False, False
+    for t in ops:
+        direct = direct and t._data.dtype == dtype
+        grad, tangent = grad or t.requires_grad, tangent or t._fw_grads is not None
+    if fast and direct and dtype in _FAST_DTYPES and not (grad and STATE.enabled) and not tangent \
+            and ops[0]._device.type in _EINSUM.kernels:
+        out = _EINSUM(*ops, equation=fast)
+        return _view_of(out, ops[0]) if steps[-1][0] in _VIEWS else out  # 'ii->i', 'ij->ji': views, as in torch
+    return _run(steps, result, ops, direct and (ops[0].dtype.is_floating_point or ops[0].dtype.is_complex))
