@@ -7,6 +7,7 @@ step 2 applies the tensor indices, if any, to what is left.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -167,7 +168,37 @@ def _int_or_none(v: Any) -> int | None:
     fail("index_error_invalid_index", op="index", index=f"a slice bound {v!r}")
 
 
+_BASIC = (int, type(None), type(Ellipsis))
+
+
+def _basic_key(index: Any) -> tuple[Any, ...] | None:
+    """A hashable form of an index made only of ints, slices of ints, None and Ellipsis; else None."""
+    items = index if type(index) is tuple else (index,)
+    key: list[Any] = []
+    for it in items:
+        if type(it) in _BASIC:
+            key.append(it)
+        elif type(it) is slice and all(v is None or type(v) is int for v in (it.start, it.stop, it.step)):
+            key.append((it.start, it.stop, it.step))
+        else:
+            return None
+    return tuple(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _basic_index(shape: tuple[int, ...], key: tuple[Any, ...]) -> NpIndex:
+    """The checked NumPy index of a basic index on ``shape``: the tiny-op path of ``x[1:, 0]``."""
+    items = tuple(slice(*it) if type(it) is tuple else it for it in key)
+    check(RI.index_shape, shape, items, op="index")
+    return items if Ellipsis in items else (*items, Ellipsis)  # a trailing ... keeps 0-d results views
+
+
 def _getitem(self: Tensor, index: Any) -> Tensor:
+    key = _basic_key(index)
+    if key is not None:
+        out = _GET["slice"](self, idx1=_basic_index(self._data.shape, key), idx2=None)
+        out._base = self._base if self._base is not None else self
+        return out
     idx1, idx2, _ = parse_index(self, index)
     out = _GET["index" if idx2 is not None else "slice"](self, idx1=idx1, idx2=idx2)
     if idx2 is None:

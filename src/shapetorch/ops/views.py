@@ -6,6 +6,7 @@ shows in its base, as in torch. Each output remembers its base (``_base``) for v
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,9 @@ from ._registry import method, public
 
 
 def _view_of(out: Tensor, base: Tensor) -> Tensor:
-    if np.shares_memory(out._data, base._data) if out._device.type == "cpu" else True:
+    """Mark ``out`` as a view of ``base`` unless the kernel had to copy (a reshape of a transposed array).
+    A copy never overlaps its source, so NumPy's cheap bounds test is exact here."""
+    if type(out._data) is not np.ndarray or np.may_share_memory(out._data, base._data):
         out._base = base._base if base._base is not None else base
     return out
 
@@ -63,17 +66,34 @@ _DIAGONAL = Prim(
 )
 
 
+# The rules are pure, so their verdicts on concrete shapes are cached: a tiny reshape or transpose
+# then costs a dict lookup instead of a walk over the dims (errors are never cached: they raise).
+@functools.lru_cache(maxsize=4096)
+def _reshape_rule(shape: tuple[int, ...], sizes: tuple[int, ...], op: str) -> tuple[int, ...]:
+    return check(RV.reshape_shape, shape, sizes, op=op)
+
+
+@functools.lru_cache(maxsize=4096)
+def _transpose_axes(shape: tuple[int, ...], dim0: int, dim1: int) -> tuple[int, ...]:
+    check(RV.transpose_shape, shape, dim0, dim1, op="transpose")
+    axes = list(range(len(shape)))
+    if len(shape) >= 2:
+        a, b = dim0 % len(shape), dim1 % len(shape)
+        axes[a], axes[b] = axes[b], axes[a]
+    return tuple(axes)
+
+
 @public("shape")
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """A tensor with the same elements in ``shape`` (one size may be -1); a view when possible."""
-    sizes = check(RV.reshape_shape, input._data.shape, int_list(shape, "reshape"), op="reshape")
+    sizes = _reshape_rule(input._data.shape, int_list(shape, "reshape"), "reshape")
     return _view_of(_RESHAPE(input, shape=sizes), input)
 
 
 def _view(self: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, np.integer)):
         return self.to(shape[0])  # view(dtype) reinterpretation is not supported; torch's common use is a cast
-    sizes = check(RV.reshape_shape, self._data.shape, int_list(shape, "view"), op="view")
+    sizes = _reshape_rule(self._data.shape, int_list(shape, "view"), "view")
     try:
         out = _VIEW(self, shape=sizes)
     except ValueError:
@@ -96,14 +116,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 
 @public("shape", aliases=("swapaxes", "swapdims"))
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    check(RV.transpose_shape, input._data.shape, dim0, dim1, op="transpose")
-    n = input._data.ndim
-    if n < 2:
-        return _view_of(_PERMUTE(input, axes=tuple(range(n))), input)
-    axes = list(range(n))
-    a, b = dim0 % n, dim1 % n
-    axes[a], axes[b] = axes[b], axes[a]
-    return _view_of(_PERMUTE(input, axes=tuple(axes)), input)
+    return _view_of(_PERMUTE(input, axes=_transpose_axes(input._data.shape, dim0, dim1)), input)
 
 
 @public("shape")
