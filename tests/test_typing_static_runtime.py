@@ -68,7 +68,7 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     if kind in ("flip", "roll"):
         return [a], f"a.flip({draw(dim_arg)})" if kind == "flip" else f"a.roll(1, {draw(dim_arg)})"
     if kind == "repeat":
-        return [a], f"a.repeat({', '.join(str(draw(st.integers(1, 2))) for _ in range(len(a) + draw(st.integers(-1, 1))))})"
+        return [a], f"a.repeat({', '.join(str(draw(st.integers(1, 2))) for _ in range(max(1, len(a) + draw(st.integers(-1, 1)))))})"
     if kind == "linear":
         return [a], f"st.nn.Linear({draw(st.sampled_from([a[-1], a[-1] + 1]))}, 2)(a)"
     idx = draw(st.lists(st.one_of(st.integers(-3, 3), st.just(":"), st.just("None"), st.just("1:"),
