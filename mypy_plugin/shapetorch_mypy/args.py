@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy.constant_fold import constant_fold_expr
 from mypy.nodes import (
     EllipsisExpr,
     Expression,
@@ -20,7 +21,6 @@ from mypy.nodes import (
     TupleExpr,
     UnaryExpr,
 )
-from mypy.constant_fold import constant_fold_expr
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.typeops import try_getting_str_literals
 from mypy.types import Instance, LiteralType, NoneType, TupleType, Type, get_proper_type
