@@ -148,6 +148,24 @@ def _fill_in_zeros(grads: tuple[Any, ...], refs: tuple[Tensor, ...], strict: boo
     return tuple(res)
 
 
+def _run_with_v(func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool, strict: bool,
+                name: str) -> tuple[bool, tuple[Tensor, ...], Any, bool, tuple[Any, ...]]:
+    """What jvp, vhp and hvp share: inputs and v made ready (v shaped like the inputs), then func run."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
+    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+    if v is not None:
+        _, v = _as_tuple(v, "v", name)
+        v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+        _validate_v(v, inputs, is_inputs_tuple)
+    elif len(inputs) != 1 or inputs[0].nelement() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
+                           "single Tensor with a single element.")
+    outputs = func(*inputs)
+    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    return is_inputs_tuple, inputs, v, is_outputs_tuple, outputs
+
+
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``."""
@@ -178,18 +196,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     from ..ops.creation import zeros_like
 
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                               "single Tensor with a single element.")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        _, inputs, v, is_outputs_tuple, outputs = _run_with_v(func, inputs, v, create_graph, strict, "jvp")
         grad_outputs = tuple(zeros_like(out).requires_grad_(True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
@@ -320,18 +327,8 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         strict: bool = False) -> tuple[Any, Any]:
     """``(func(inputs), v^T H)`` for a scalar function."""
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vhp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                               "single Tensor with a single element.")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vhp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs = _run_with_v(func, inputs, v, create_graph, strict,
+                                                                             "vhp")
         if is_outputs_tuple or not _is_tensor(outputs[0]):
             raise RuntimeError("The function given to vhp should return a single Tensor")
         if outputs[0].nelement() != 1:
@@ -352,18 +349,8 @@ def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     from ..ops.creation import zeros_like
 
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "hvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                               "single Tensor with a single element.")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "hvp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs = _run_with_v(func, inputs, v, create_graph, strict,
+                                                                             "hvp")
         if is_outputs_tuple or not _is_tensor(outputs[0]):
             raise RuntimeError("The function given to hvp should return a single Tensor")
         if outputs[0].nelement() != 1:
