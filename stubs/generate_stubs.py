@@ -18,6 +18,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from shapetorch_mypy.table import BINARY as PLUGIN_BINARY
+from shapetorch_mypy.table import UNARY_BOOL as PLUGIN_UNARY_BOOL
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # nn_stubs, when imported from tests
 
 OUT = Path(__file__).parent / "shapetorch-stubs" / "__init__.pyi"
@@ -33,18 +36,11 @@ UNARY_FLOAT = (
     "sigmoid sqrt rsqrt reciprocal erf erfc erfinv lgamma digamma sinc deg2rad rad2deg i0"
 ).split()
 UNARY_SAME = "abs neg negative positive sign floor ceil round trunc frac relu square".split()
-UNARY_BOOL = "isnan isinf isfinite isposinf isneginf isreal signbit logical_not".split()
+UNARY_BOOL = PLUGIN_UNARY_BOOL
 KEEP = "clone detach contiguous cpu".split()  # (self) -> Tensor[S, D], methods and functions
-BINARY = {
-    "add": "promote", "sub": "promote", "subtract": "promote", "mul": "promote", "multiply": "promote",
-    "div": "float", "divide": "float", "true_divide": "float", "floor_divide": "promote",
-    "remainder": "promote", "fmod": "promote", "maximum": "promote", "minimum": "promote",
-    "fmax": "promote", "fmin": "promote", "atan2": "float", "hypot": "float", "logaddexp": "float",
-    "copysign": "float", "xlogy": "float", "bitwise_and": "promote", "bitwise_or": "promote",
-    "bitwise_xor": "promote", "logical_and": "bool", "logical_or": "bool", "logical_xor": "bool",
-    "eq": "bool", "ne": "bool", "lt": "bool", "le": "bool", "gt": "bool", "ge": "bool",
-    "greater": "bool", "less": "bool", "greater_equal": "bool", "less_equal": "bool", "not_equal": "bool",
-}
+# The binary ops and their dtype rules are the plugin's table: one list for both (isclose has its own stub,
+# with rtol/atol).
+BINARY = {k: v for k, v in PLUGIN_BINARY.items() if k != "isclose"}
 DUNDERS = {"add": "promote", "sub": "promote", "mul": "promote", "truediv": "float", "floordiv": "promote",
            "mod": "promote", "pow": "promote", "and": "promote", "or": "promote", "xor": "promote"}
 COMPARE = ["lt", "le", "gt", "ge", "eq", "ne"]
