@@ -64,7 +64,7 @@ def static_check() -> str:
         from shapetorch._rules import RuleError, matmul_shape
 
         try:
-            matmul_shape((32, 100), (784, 256), op="linear")
+            matmul_shape((32, 100), (784, 256), op="matmul")
         except RuleError as e:
             return f"(mypy not installed; the rule the plugin runs says) error: {e.message}  [{e.code}]"
         return "no error"
