@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 
-def per_call(fn: Callable[[], Any], min_time: float = 0.2, repeat: int = 5) -> float:
-    """Seconds per call: the median of ``repeat`` runs, each at least ``min_time`` long."""
+def loop_count(fn: Callable[[], Any], min_time: float) -> int:
+    """How many calls make one timed run last about ``min_time / 10`` (after a warm-up call)."""
     fn()
     n = 1
     while True:
@@ -19,6 +19,12 @@ def per_call(fn: Callable[[], Any], min_time: float = 0.2, repeat: int = 5) -> f
         if time.perf_counter() - t0 >= min_time / 10 or n >= 1 << 20:
             break
         n *= 2
+    return n
+
+
+def per_call(fn: Callable[[], Any], min_time: float = 0.2, repeat: int = 5) -> float:
+    """Seconds per call: the median of ``repeat`` runs, each at least ``min_time`` long."""
+    n = loop_count(fn, min_time)
     runs = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -37,18 +43,7 @@ def fmt_time(s: float) -> str:
 def compare(fns: dict[str, Callable[[], Any]], min_time: float = 0.2, repeat: int = 5) -> dict[str, float]:
     """Seconds per call of each function, measured in interleaved rounds (one run of each per round) and
     taking each one's best round, so that load from other processes hits every library alike."""
-    loops = {}
-    for name, fn in fns.items():
-        fn()
-        n = 1
-        while True:
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            if time.perf_counter() - t0 >= min_time / 10 or n >= 1 << 20:
-                break
-            n *= 2
-        loops[name] = n
+    loops = {name: loop_count(fn, min_time) for name, fn in fns.items()}
     best = dict.fromkeys(fns, float("inf"))
     for _ in range(repeat):
         for name, fn in fns.items():
