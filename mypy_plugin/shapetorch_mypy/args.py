@@ -94,6 +94,19 @@ class Arg:
     typ: Type
 
 
+def int_or_ints(a: Arg | None) -> int | list[int] | None:
+    """A literal int, or a literal list/tuple of ints (split sizes, sections); None when not all known."""
+    if a is None:
+        return None
+    n = int_value(a.expr, a.typ)
+    if n is not None:
+        return n
+    items = int_list(a.expr, a.typ)
+    if items is None or any(i is None for i in items):
+        return None
+    return [i for i in items if i is not None]
+
+
 class Call:
     """Uniform access to the actual arguments of a hooked call, by formal name."""
 

@@ -31,7 +31,7 @@ from shapetorch._rules import dtypes as DT
 from shapetorch._rules.dims import UNKNOWN, Dim, Shape, Sym
 from shapetorch._rules.errors import RuleError
 
-from .args import Arg, Call, Ctx, bool_value, int_list, int_value, is_ellipsis, is_none
+from .args import Arg, Call, Ctx, bool_value, int_list, int_or_ints, int_value, is_ellipsis, is_none
 from .codes import rule_code
 from .convert import TENSOR, Converter, TensorInfo, dtype_name, fmt_dims
 
@@ -577,18 +577,9 @@ def split(op: Op) -> Type:
     shape = x.shape or ()
     d = R.wrap_dim(op.int_arg("dim", 0), len(shape), op.name, "split_error_dim_out_of_range")
     size_ = shape[d]
-    a = op.call.get("split_size_or_sections")
-    if a is None:
+    arg = int_or_ints(op.call.get("split_size_or_sections"))
+    if arg is None:
         raise Unknown
-    n = int_value(a.expr, a.typ)
-    arg: int | list[int]
-    if n is not None:
-        arg = n
-    else:
-        items = int_list(a.expr, a.typ)
-        if items is None or any(i is None for i in items):
-            raise Unknown
-        arg = [i for i in items if i is not None]
     if not isinstance(size_, int):
         if isinstance(arg, list):
             return _pieces(op, x, d, arg)

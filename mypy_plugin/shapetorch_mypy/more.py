@@ -22,7 +22,7 @@ from shapetorch._rules.errors import RuleError
 from shapetorch._rules.inplace import inplace_shape
 
 from . import hooks as H
-from .args import int_list, int_value, is_none
+from .args import int_or_ints, is_none
 from .convert import MODULE, TensorInfo
 
 VALUES_INDICES = f"{MODULE}._ValuesIndices"
@@ -76,13 +76,10 @@ def _int_or_list(op: H.Op, name: str) -> list[int] | None:
     a = op.call.get(name)
     if a is None or is_none(a.expr, a.typ):
         return None
-    v = int_value(a.expr, a.typ)
-    if v is not None:
-        return [v]
-    items = int_list(a.expr, a.typ)
-    if items is None or any(i is None for i in items):
+    value = int_or_ints(a)
+    if value is None:
         raise H.Unknown
-    return [i for i in items if i is not None]
+    return [value] if isinstance(value, int) else value
 
 
 # ------------------------------------------------------------------------------------------ selections
@@ -218,18 +215,9 @@ def tensor_split(op: H.Op) -> Type:
     shape = x.shape or ()
     d = R.wrap_dim(op.int_arg("dim", 0), len(shape), op.name, "split_error_dim_out_of_range")
     size = shape[d]
-    a = op.call.get("indices_or_sections")
-    if a is None:
+    arg = int_or_ints(op.call.get("indices_or_sections"))
+    if arg is None:
         raise H.Unknown
-    n = int_value(a.expr, a.typ)
-    arg: int | list[int]
-    if n is not None:
-        arg = n
-    else:
-        items = int_list(a.expr, a.typ)
-        if items is None or any(i is None for i in items):
-            raise H.Unknown
-        arg = [i for i in items if i is not None]
     if not isinstance(size, int):
         raise H.Unknown
     bounds = R.tensor_split_bounds(size, arg, op.name)
