@@ -4,7 +4,6 @@ forward and differentiate on the CPU backend. tests/test_generated_docs.py fails
 
 from __future__ import annotations
 
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -46,8 +45,6 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    text = render()
-    if "--check" in sys.argv:
-        sys.exit(0 if PAGE.read_text() == text else 1)
-    PAGE.write_text(text)
-    print(f"wrote {PAGE.name}")
+    from _page import write_or_check  # run as a script: tools/ is on the path
+
+    write_or_check(PAGE, render())

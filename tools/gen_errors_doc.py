@@ -7,7 +7,6 @@ when the page is stale.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import shapetorch as st
@@ -155,8 +154,6 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    text = render()
-    if "--check" in sys.argv:
-        sys.exit(0 if PAGE.read_text() == text else 1)
-    PAGE.write_text(text)
-    print(f"wrote {PAGE.name}")
+    from _page import write_or_check  # run as a script: tools/ is on the path
+
+    write_or_check(PAGE, render())
