@@ -166,6 +166,23 @@ def _run_with_v(func: Callable[..., Any], inputs: Any, v: Any, create_graph: boo
     return is_inputs_tuple, inputs, v, is_outputs_tuple, outputs
 
 
+def _require_scalar(outputs: tuple[Any, ...], is_tuple: bool, name: str) -> None:
+    """hessian, vhp and hvp take functions with a single one-element Tensor output."""
+    if is_tuple or not _is_tensor(outputs[0]):
+        raise RuntimeError(f"The function given to {name} should return a single Tensor")
+    if outputs[0].nelement() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {name} should contain a single element")
+
+
+def _scalar_gradient(outputs: tuple[Any, ...], is_tuple: bool, inputs: tuple[Tensor, ...], strict: bool,
+                     name: str) -> tuple[Any, ...]:
+    """vhp and hvp: the gradient of the scalar output, kept differentiable for the second pass."""
+    _require_scalar(outputs, is_tuple, name)
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict=strict)
+    return jac
+
+
 def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``."""
@@ -305,10 +322,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, s
         out = func(*inp)
         is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(t_out, "outputs", strict=strict)
-        if is_out_tuple or not _is_tensor(out):
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.nelement() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+        _require_scalar(t_out, is_out_tuple, "hessian")
         return out.squeeze()
 
     def jac_func(*inp: Any) -> Any:
@@ -329,12 +343,7 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs = _run_with_v(func, inputs, v, create_graph, strict,
                                                                              "vhp")
-        if is_outputs_tuple or not _is_tensor(outputs[0]):
-            raise RuntimeError("The function given to vhp should return a single Tensor")
-        if outputs[0].nelement() != 1:
-            raise RuntimeError("The Tensor returned by the function given to vhp should contain a single element")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        jac = _scalar_gradient(outputs, is_outputs_tuple, inputs, strict, "vhp")
     with enable_grad():
         grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         vhp_res = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
@@ -351,12 +360,7 @@ def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs = _run_with_v(func, inputs, v, create_graph, strict,
                                                                              "hvp")
-        if is_outputs_tuple or not _is_tensor(outputs[0]):
-            raise RuntimeError("The function given to hvp should return a single Tensor")
-        if outputs[0].nelement() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hvp should contain a single element")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        jac = _scalar_gradient(outputs, is_outputs_tuple, inputs, strict, "hvp")
         grad_jac = tuple(zeros_like(inp).requires_grad_(True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
