@@ -360,24 +360,27 @@ def test_out_arguments(name):
 @given(shape=shapes(0, 3, max_side=4), k=hs.integers(-1, 5), n=hs.integers(-1, 3), data=hs.data())
 def test_rules_agree_with_runtime(shape, k, n, data):
     """The rules the static checker runs give the runtime's shape, or reject where the runtime raises."""
-    from shapetorch._rules import extra_reduce as R
     from shapetorch._rules.dims import UNKNOWN, Sym
     from shapetorch._rules.errors import RuleError
+    from shapetorch._rules.scan import cum_shape, diff_shape, trapezoid_shape
+    from shapetorch._rules.sorting import kthvalue_shape, select_reduce_shape, topk_shape, unique_shapes
+    from shapetorch._rules.statistics import quantile_shape
+    from shapetorch._rules.tiling import cartesian_prod_shape
 
     dim = data.draw(hs.integers(-max(len(shape), 1) - 1, max(len(shape), 1)))
     keepdim = data.draw(hs.booleans())
     x = st.tensor(np.random.default_rng(0).permutation(max(int(np.prod(shape)), 1))[: int(np.prod(shape))]
                   .reshape(shape).astype(np.float64))
     cases = [
-        (lambda: R.topk_shape(shape, k, dim), lambda: st.topk(x, k, dim).values),
-        (lambda: R.kthvalue_shape(shape, k, dim, keepdim), lambda: st.kthvalue(x, k, dim, keepdim).values),
-        (lambda: R.cum_shape(shape, dim), lambda: st.cumsum(x, dim)),
-        (lambda: R.diff_shape(shape, n, dim), lambda: st.diff(x, n, dim)),
-        (lambda: R.select_reduce_shape(shape, dim, keepdim), lambda: st.median(x, dim, keepdim).values),
-        (lambda: R.quantile_shape(shape, (2,), dim, keepdim),
+        (lambda: topk_shape(shape, k, dim), lambda: st.topk(x, k, dim).values),
+        (lambda: kthvalue_shape(shape, k, dim, keepdim), lambda: st.kthvalue(x, k, dim, keepdim).values),
+        (lambda: cum_shape(shape, dim), lambda: st.cumsum(x, dim)),
+        (lambda: diff_shape(shape, n, dim), lambda: st.diff(x, n, dim)),
+        (lambda: select_reduce_shape(shape, dim, keepdim), lambda: st.median(x, dim, keepdim).values),
+        (lambda: quantile_shape(shape, (2,), dim, keepdim),
          lambda: st.quantile(x, st.tensor([0.2, 0.8], dtype=st.float64), dim, keepdim)),
-        (lambda: R.trapezoid_shape(shape, None, dim), lambda: st.trapezoid(x, dim=dim)),
-        (lambda: R.trapezoid_shape(shape, None, dim, cumulative=True), lambda: st.cumulative_trapezoid(x, dim=dim)),
+        (lambda: trapezoid_shape(shape, None, dim), lambda: st.trapezoid(x, dim=dim)),
+        (lambda: trapezoid_shape(shape, None, dim, cumulative=True), lambda: st.cumulative_trapezoid(x, dim=dim)),
     ]
     for rule, run in cases:
         try:
@@ -393,8 +396,8 @@ def test_rules_agree_with_runtime(shape, k, n, data):
         assert got == expected, (rule, got, expected)
     # statically unknown and named sizes never raise
     sym = (Sym("B"), UNKNOWN, *shape)
-    R.topk_shape(sym, 3, 1)
-    R.kthvalue_shape(sym, 3, 0)
-    assert R.diff_shape(sym, 1, 0) == (UNKNOWN, *sym[1:])
-    assert R.unique_shapes(sym, 0)[0][0] is UNKNOWN
-    assert R.cartesian_prod_shape([(Sym("N"),), (3,)]) == (Sym("N*3"), 2)
+    topk_shape(sym, 3, 1)
+    kthvalue_shape(sym, 3, 0)
+    assert diff_shape(sym, 1, 0) == (UNKNOWN, *sym[1:])
+    assert unique_shapes(sym, 0)[0][0] is UNKNOWN
+    assert cartesian_prod_shape([(Sym("N"),), (3,)]) == (Sym("N*3"), 2)

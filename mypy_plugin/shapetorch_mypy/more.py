@@ -1,8 +1,8 @@
 """More op hooks: selections returning (values, indices), sorts and scans, gather/scatter, tiling,
 rolling and flipping, tensor_split, ``x[i] = v`` and in-place operators.
 
-Rules come from ``shapetorch._rules`` (``extra_reduce``, ``indexing``, ``join``, ``inplace``; the
-tiling rules from ``extra_shapes`` when that module is present, else the shape stays unknown).
+Rules come from ``shapetorch._rules`` (``scan``, ``sorting``, ``scatter``, ``joining``, ``inplace``; the
+tiling rules from ``tiling``).
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from mypy.plugin import MethodContext
 from mypy.types import TupleType, Type
 
 from shapetorch import _rules as R
-from shapetorch._rules import extra_reduce as ER
 from shapetorch._rules.dims import Dim, Shape
 from shapetorch._rules.errors import RuleError
 from shapetorch._rules.inplace import inplace_shape
+from shapetorch._rules.scan import cum_shape
+from shapetorch._rules.sorting import kthvalue_shape, select_reduce_shape, topk_shape
 
 from . import hooks as H
 from .args import int_or_ints, is_none
@@ -102,25 +103,25 @@ def minmax(op: H.Op) -> Type:
 def sort(op: H.Op) -> Type:
     x = op.input()
     if x.exact:
-        ER.cum_shape(x.shape or (), _dim(op, default=-1), op.name)
+        cum_shape(x.shape or (), _dim(op, default=-1), op.name)
     return values_indices(op, x, x.shape, x.variadic)
 
 
 def argsort(op: H.Op) -> Type:
     x = op.input()
     if x.exact:
-        ER.cum_shape(x.shape or (), _dim(op, default=-1), op.name)
+        cum_shape(x.shape or (), _dim(op, default=-1), op.name)
     return op.result(x.shape, "int64", x.variadic)
 
 
 def topk(op: H.Op) -> Type:
     x = H.exact(op)
-    return values_indices(op, x, ER.topk_shape(x.shape or (), op.int_arg("k"), _dim(op, default=-1), op.name))
+    return values_indices(op, x, topk_shape(x.shape or (), op.int_arg("k"), _dim(op, default=-1), op.name))
 
 
 def kthvalue(op: H.Op) -> Type:
     x = H.exact(op)
-    out = ER.kthvalue_shape(x.shape or (), op.int_arg("k"), _dim(op, default=-1), op.bool_arg("keepdim"), op.name)
+    out = kthvalue_shape(x.shape or (), op.int_arg("k"), _dim(op, default=-1), op.bool_arg("keepdim"), op.name)
     return values_indices(op, x, out)
 
 
@@ -130,14 +131,14 @@ def select_reduce(op: H.Op) -> Type:
     if op.name != "mode" and (a is None or is_none(a.expr, a.typ)):
         raise H.Unknown
     x = H.exact(op)
-    out = ER.select_reduce_shape(x.shape or (), _dim(op, default=-1), op.bool_arg("keepdim"), op.name)
+    out = select_reduce_shape(x.shape or (), _dim(op, default=-1), op.bool_arg("keepdim"), op.name)
     return values_indices(op, x, out)
 
 
 def cum_values_indices(op: H.Op) -> Type:
     x = op.input()
     if x.exact:
-        ER.cum_shape(x.shape or (), _dim(op), op.name)
+        cum_shape(x.shape or (), _dim(op), op.name)
     return values_indices(op, x, x.shape, x.variadic)
 
 
@@ -173,7 +174,7 @@ def repeat(op: H.Op) -> Type:
     sizes = op.sizes("sizes")
     if not all(type(s) is int for s in sizes):
         raise H.Unknown
-    return op.like(x, _rule("extra_shapes", "repeat_shape")(x.shape or (), sizes, op.name))
+    return op.like(x, _rule("tiling", "repeat_shape")(x.shape or (), sizes, op.name))
 
 
 def tile(op: H.Op) -> Type:
@@ -181,7 +182,7 @@ def tile(op: H.Op) -> Type:
     dims = op.sizes("dims")
     if not all(type(s) is int for s in dims):
         raise H.Unknown
-    return op.like(x, _rule("extra_shapes", "tile_shape")(x.shape or (), dims, op.name))
+    return op.like(x, _rule("tiling", "tile_shape")(x.shape or (), dims, op.name))
 
 
 def roll(op: H.Op) -> Type:
@@ -191,7 +192,7 @@ def roll(op: H.Op) -> Type:
         if shifts is None:
             raise H.Unknown
         dims = _int_or_list(op, "dims") or []
-        _rule("extra_shapes", "roll_dims")(x.shape or (), shifts, dims, op.name)
+        _rule("tiling", "roll_dims")(x.shape or (), shifts, dims, op.name)
     return op.like(x, x.shape, x.variadic)
 
 
@@ -202,7 +203,7 @@ def flip(op: H.Op) -> Type:
         if dims is None and op.call.given("args"):
             dims = [d for d in op.sizes("args") if isinstance(d, int)]
         if dims is not None:
-            flip_dims = H._rule("extra_shapes", ["flip_dims"])
+            flip_dims = H._rule("tiling", ["flip_dims"])
             if flip_dims is not None:
                 flip_dims(x.shape or (), dims, op.name)
             else:

@@ -1,5 +1,8 @@
 """The shape and dtype rules: pure functions over shapes, shared by the runtime and the mypy plugin.
 
+One module per op family, named as the family's module in ``shapetorch.ops`` and the plugin's hooks
+(``views``, ``joining``, ``reduction``, ``scatter``, ``tiling``, ``matrix``, ...).
+
 Standard library only (a test enforces it in a subprocess). Each rule takes shapes made of ints,
 :class:`Sym` and :data:`UNKNOWN`, returns the output shape, and raises :class:`RuleError` with a
 catalogue code on a real contradiction.
@@ -10,16 +13,8 @@ from .broadcast import broadcast_pair, broadcast_shapes, expand_shape
 from .dims import UNKNOWN, Dim, Shape, Sym, dim_div, dim_mul, fmt_shape, prod
 from .dtypes import DTYPES, promote_types, result_type
 from .errors import CATALOGUE, RuleError, did_you_mean
-from .indexing import (
-    TensorIndex,
-    gather_shape,
-    index_select_shape,
-    index_shape,
-    scatter_check,
-    setitem_value_shape,
-    slice_length,
-)
-from .join import (
+from .indexing import TensorIndex, index_shape, setitem_value_shape, slice_length
+from .joining import (
     cat_shape,
     chunk_sizes,
     narrow_shape,
@@ -30,7 +25,8 @@ from .join import (
     unbind_shapes,
 )
 from .matmul import bmm_shape, dot_shape, matmul_shape, mm_shape, mv_shape, outer_shape
-from .reduce import reduce_dims, reduce_shape
+from .reduction import reduce_dims, reduce_shape
+from .scatter import gather_shape, index_select_shape, scatter_check
 from .views import (
     flatten_shape,
     matrix_transpose_shape,

@@ -66,6 +66,17 @@ def differ(a: Dim, b: Dim) -> bool:
     return same(a, b) is False
 
 
+def dim_add(a: Dim, b: Dim) -> Dim:
+    """The sum of two sizes: exact for ints, the other size when one is 0, else unknown."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return UNKNOWN
+
+
 def dim_mul(a: Dim, b: Dim) -> Dim:
     """The product of two sizes; symbolic products are kept as a canonical ``a*b`` name."""
     if isinstance(a, int) and isinstance(b, int):

@@ -436,3 +436,8 @@ def edit_distance(a: str, b: str) -> int:
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
         prev = cur
     return prev[-1]
+
+
+def invalid_argument(op: str, problem: str) -> RuleError:
+    """``argument_error_invalid``: an argument outside what torch accepts (``k`` of topk, a negative size, ...)."""
+    return RuleError("argument_error_invalid", op=op, problem=problem)

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .axes import wrap_dim
 from .broadcast import broadcast_shapes, expand_shape
 from .dims import UNKNOWN, Dim, Shape, differ
-from .errors import RuleError
+from .errors import RuleError, invalid_argument
 
 
 class TensorIndex(NamedTuple):
@@ -22,8 +21,6 @@ class TensorIndex(NamedTuple):
     dims: Shape
     boolean: bool = False
     trues: Dim = UNKNOWN
-
-
 
 
 def _consumed(item: object) -> int:
@@ -101,41 +98,7 @@ def setitem_value_shape(value: Shape, target: Shape, op: str = "index_put") -> S
         raise RuleError("setitem_error_shape_mismatch", op=op, value=value, shape=target) from None
 
 
-def _index_fits(shape: Shape, index: Shape, skip: int | None, arg: str, op: str) -> None:
-    """gather/scatter: the index may not be larger than ``shape`` in any dim but ``skip``."""
-    for at, (i, s) in enumerate(zip(index, shape)):
-        if at != skip and isinstance(i, int) and isinstance(s, int) and i > s:
-            raise RuleError("index_error_size_mismatch", op=op, ia=i, index=index, at=at, sa=s, arg=arg, shape=shape)
-
-
-def _index_dim(shape: Shape, dim: int, index: Shape, op: str, code: str) -> int:
-    d = wrap_dim(dim, len(shape), op, code)
-    if len(index) != len(shape) and max(len(index), 1) != max(len(shape), 1):
-        raise RuleError("index_error_rank_mismatch", op=op, index=index, expected=len(shape), shape=shape)
-    return d
-
-
-def gather_shape(shape: Shape, dim: int, index: Shape, op: str = "gather") -> Shape:
-    """The result has the index's shape; the index must fit the input except along ``dim``."""
-    d = _index_dim(shape, dim, index, op, "gather_error_dim_out_of_range")
-    _index_fits(shape, index, d, "input", op)
-    return index
-
-
-def scatter_check(shape: Shape, dim: int, index: Shape, src: Shape | None, op: str = "scatter") -> Shape:
-    """scatter/scatter_add/scatter_reduce: the result has the input's shape; index must fit both."""
-    d = _index_dim(shape, dim, index, op, "scatter_error_dim_out_of_range")
-    _index_fits(shape, index, d, "self", op)
-    if src is not None:
-        _index_fits(src, index, None, "src", op)
-    return shape
-
-
-def index_select_shape(shape: Shape, dim: int, index: Shape, op: str = "index_select") -> Shape:
-    d = wrap_dim(dim, len(shape), op, "index_select_error_dim_out_of_range")
-    if len(index) > 1:
-        raise RuleError("index_error_rank_mismatch", op=op, index=index, expected="0 or 1", shape=shape)
-    n: Dim = index[0] if index else 1
-    if not shape:
-        return ()
-    return shape[:d] + (n,) + shape[d + 1 :]
+def unravel_index_shape(index: Shape, shape: Sequence[int], op: str = "unravel_index") -> tuple[Shape, ...]:
+    if any(s < 0 for s in shape):
+        raise invalid_argument(op, f"'shape' cannot have negative values, but got {tuple(shape)}")
+    return tuple(tuple(index) for _ in shape)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .axes import wrap_dim, wrap_dims
-from .dims import Dim, Shape, differ, dim_div, prod
-from .errors import RuleError
+from .dims import UNKNOWN, Dim, Shape, differ, dim_div, prod
+from .errors import RuleError, invalid_argument
 
 
 def reshape_shape(shape: Shape, sizes: Sequence[Dim], op: str = "reshape") -> Shape:
@@ -122,3 +122,43 @@ def unflatten_shape(shape: Shape, dim: int, sizes: Sequence[Dim], op: str = "unf
         ) from None
     return shape[:d] + new + shape[d + 1 :]
 
+
+def as_strided_check(size: Sequence[int], stride: Sequence[int], offset: int, storage: int, op: str = "as_strided") -> int:
+    """The storage span a strided view needs; it must fit ``storage`` elements. Returns the span."""
+    if len(size) != len(stride):
+        raise invalid_argument(op, "mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise invalid_argument(op, f"negative strides are not supported at the moment, got strides: {list(stride)}")
+    if any(s < 0 for s in size):
+        raise invalid_argument(op, f"negative sizes are not supported, got sizes: {list(size)}")
+    if offset < 0:
+        raise invalid_argument(op, f"storage offset must be non-negative, got {offset}")
+    need = 0 if any(s == 0 for s in size) else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if need > storage:
+        raise invalid_argument(op, f"sizes {list(size)}, strides {list(stride)} and storage offset {offset} need a storage of "
+                       f"{need} elements, but the storage has {storage}")
+    return need
+
+
+def view_as_complex_shape(shape: Shape, op: str = "view_as_complex") -> Shape:
+    if not shape:
+        raise invalid_argument(op, "input tensor must have one or more dimensions")
+    if differ(shape[-1], 2):
+        raise invalid_argument(op, f"tensor must have a last dimension of size 2, got shape {tuple(shape)}")
+    return tuple(shape[:-1])
+
+
+def view_as_real_shape(shape: Shape) -> Shape:
+    return tuple(shape) + (2,)
+
+
+def diagonal_shape(shape: Shape, offset: int = 0, dim1: int = 0, dim2: int = 1, op: str = "diagonal") -> Shape:
+    """The shape of ``diagonal``: the two dims removed, the diagonal's length appended."""
+    a, b = wrap_dim(dim1, len(shape), op), wrap_dim(dim2, len(shape), op)
+    if a == b:
+        raise RuleError("dim_error_repeated", op=op, dim=dim1, dims=[dim1, dim2])
+    n1, n2 = shape[a], shape[b]
+    length: Dim = UNKNOWN
+    if isinstance(n1, int) and isinstance(n2, int):
+        length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    return tuple(s for i, s in enumerate(shape) if i not in (a, b)) + (length,)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._dispatch import Prim
 from .._errors import fail
-from .._rules import extra_shapes as RX
+from .._rules.fft import check_norm, fft_shape, stft_shape
 from .._tensor import Tensor
 from ._common import check, default_float, dtype_name, promoted
 from ._registry import public
@@ -126,8 +126,8 @@ def _float_input(x: Tensor, op: str, allow_complex: bool = True) -> Tensor:
 def _prepare(input: Tensor, n: int | None, dim: Any, norm: str | None, kind: str, op: str) -> tuple[int, int, str]:
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
-    d, length, _ = check(RX.fft_shape, input._data.shape, n, dim, kind, op=op)
-    return d, length, check(RX.check_norm, norm, op=op)
+    d, length, _ = check(fft_shape, input._data.shape, n, dim, kind, op=op)
+    return d, length, check(check_norm, norm, op=op)
 
 
 def _c2c_op(input: Tensor, n: int | None, dim: int, norm: str | None, forward: bool, op: str) -> Tensor:
@@ -208,7 +208,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     if one and cplx:
         fail("argument_error_invalid", op=op, problem="cannot have onesided output if window or input is complex")
     wshape = None if window is None else tuple(window._data.shape)
-    check(RX.stft_shape, input._data.shape, n_fft, hop, win, wshape, center, one, op=op)
+    check(stft_shape, input._data.shape, n_fft, hop, win, wshape, center, one, op=op)
     x = input
     if center:
         from .nn_ops import pad

@@ -15,7 +15,8 @@ import numpy as np
 from .._dispatch import Prim
 from .._errors import fail
 from .._rules import indexing as RI
-from .._rules import join as RJ
+from .._rules import joining as RJ
+from .._rules import scatter as RS
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE
@@ -251,7 +252,7 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
 
 @public("indexing")
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    check(RI.index_select_shape, input._data.shape, dim, index._data.shape, op="index_select")
+    check(RS.index_select_shape, input._data.shape, dim, index._data.shape, op="index_select")
     if dtype_name(index) not in ("int32", "int64"):
         fail("index_error_invalid_index", op="index_select", index=f"an index of dtype {index.dtype}")
     if input._data.ndim == 0:
@@ -317,7 +318,7 @@ def _check_index_values(index: Tensor, size: int, dim: int, op: str) -> Any:
 @public("indexing")
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = input[i][index[i][j]]`` (for dim=1); ``out`` has the shape of ``index``."""
-    check(RI.gather_shape, input._data.shape, dim, index._data.shape, op="gather")
+    check(RS.gather_shape, input._data.shape, dim, index._data.shape, op="gather")
     d = wrap_dim(dim, input._data.ndim, "gather")
     _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "gather")
     return _GATHER(input, index, axis=d)
@@ -325,7 +326,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 
 @public("indexing")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    check(RI.scatter_check, input._data.shape, dim, index._data.shape, src._data.shape, op="scatter_add")
+    check(RS.scatter_check, input._data.shape, dim, index._data.shape, src._data.shape, op="scatter_add")
     d = wrap_dim(dim, input._data.ndim, "scatter_add")
     _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter_add")
     return _SCATTER_ADD(input, index, cast(src, dtype_name(input)), axis=d)
@@ -336,7 +337,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     if src is None:
         src = value
     s = src._data.shape if isinstance(src, Tensor) else None
-    check(RI.scatter_check, input._data.shape, dim, index._data.shape, s, op="scatter")
+    check(RS.scatter_check, input._data.shape, dim, index._data.shape, s, op="scatter")
     d = wrap_dim(dim, input._data.ndim, "scatter")
     _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter")
     return _SCATTER(input, index, cast(src, dtype_name(input)) if isinstance(src, Tensor) else src, axis=d)

@@ -14,10 +14,13 @@ import numpy as np
 
 from .._dispatch import PRIMS, Prim
 from .._errors import fail
-from .._rules import extra_shapes as RX
 from .._rules import indexing as RI
-from .._rules import join as RJ
+from .._rules import joining as RJ
+from .._rules import scatter as RS
 from .._rules.axes import wrap_dim
+from .._rules.indexing import unravel_index_shape
+from .._rules.scatter import index_add_check, src_matches, take_along_dim_shape
+from .._rules.views import diagonal_shape
 from .._tensor import Tensor
 from ._common import cast, check, dtype_name, make_inplace
 from ._registry import method, public
@@ -98,7 +101,7 @@ _INDEX_COPY = Prim("index_copy", _index_copy_kernel, _index_copy_vjp, _bilinear_
 def _index_args(input: Tensor, dim: int, index: Tensor, source: Tensor, op: str,
                 dtypes: tuple[str, ...] = ("int64",), negative: bool = False) -> tuple[Tensor, Tensor, Arr, int, bool]:
     """(self, source, index, dim) with a 0-d self seen as 1-d, as torch does; the bool says to squeeze back."""
-    d = check(RX.index_add_check, input._data.shape, dim, index._data.shape, source._data.shape, op=op)
+    d = check(index_add_check, input._data.shape, dim, index._data.shape, source._data.shape, op=op)
     arr = _index_array(index, op, dtypes)
     zero_d = input._data.ndim == 0
     x, s = (input.reshape(1), source.reshape(-1)) if zero_d else (input, source)
@@ -255,7 +258,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     if reduce not in _REDUCE:
         fail("argument_error_invalid", op="scatter_reduce",
              problem=f"reduce argument must be one of sum, prod, mean, amax or amin, got {reduce!r}")
-    check(RI.scatter_check, input._data.shape, dim, index._data.shape, src._data.shape, op="scatter_reduce")
+    check(RS.scatter_check, input._data.shape, dim, index._data.shape, src._data.shape, op="scatter_reduce")
     _same_dtype("scatter_reduce", input, src, "self and src")
     if dtype_name(index) != "int64":
         fail("dtype_error_mismatch", op="scatter_reduce", what="index", a=index.dtype.name, b="int64")
@@ -305,7 +308,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """``input`` with ``input.select(dim, index)`` replaced by ``src`` (of exactly that shape)."""
     d, i = check(RJ.select_index, input._data.shape, dim, index, op="select_scatter")
     shape = input._data.shape
-    check(RX.src_matches, src._data.shape, shape[:d] + shape[d + 1 :], op="select_scatter")
+    check(src_matches, src._data.shape, shape[:d] + shape[d + 1 :], op="select_scatter")
     return _INDEX_PUT(input, cast(src, dtype_name(input)), idx1=(slice(None),) * d + (i, Ellipsis), idx2=None)
 
 
@@ -319,7 +322,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
     if not shape:
         fail("dimension_error_zero_dim", op="slice_scatter")
     n = check(RI.slice_length, shape[d], sl, op="slice_scatter")
-    check(RX.src_matches, src._data.shape, shape[:d] + (n,) + shape[d + 1 :], op="slice_scatter")
+    check(src_matches, src._data.shape, shape[:d] + (n,) + shape[d + 1 :], op="slice_scatter")
     return _INDEX_PUT(input, cast(src, dtype_name(input)), idx1=(slice(None),) * d + (sl, Ellipsis), idx2=None)
 
 
@@ -341,8 +344,8 @@ _DIAG_SCATTER = Prim("diagonal_scatter", _diag_scatter_kernel, _diag_scatter_vjp
 @public("indexing")
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """``input`` with its (offset, dim1, dim2) diagonal replaced by ``src``."""
-    expected = check(RX.diagonal_shape, input._data.shape, offset, dim1, dim2, op="diagonal_scatter")
-    check(RX.src_matches, src._data.shape, expected, op="diagonal_scatter")
+    expected = check(diagonal_shape, input._data.shape, offset, dim1, dim2, op="diagonal_scatter")
+    check(src_matches, src._data.shape, expected, op="diagonal_scatter")
     n = input._data.ndim
     a, b = wrap_dim(dim1, n, "diagonal_scatter"), wrap_dim(dim2, n, "diagonal_scatter")
     return _DIAG_SCATTER(input, cast(src, dtype_name(input)), offset=offset, axis1=a, axis2=b)
@@ -356,7 +359,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     """Values of ``input`` at ``indices`` along ``dim`` (other dims broadcast); without dim, of the flattened input."""
     from .nn_ops import take_along
 
-    shape = check(RX.take_along_dim_shape, input._data.shape, indices._data.shape, dim, op="take_along_dim")
+    shape = check(take_along_dim_shape, input._data.shape, indices._data.shape, dim, op="take_along_dim")
     allowed = ("int64",) if dim is not None else ("int32", "int64")  # without dim it is a gather, which takes int32
     if dtype_name(indices) not in allowed:
         fail("dtype_error_mismatch", op="take_along_dim", what="indices", a=indices.dtype.name, b=" or ".join(allowed))
@@ -389,7 +392,7 @@ def unravel_index(indices: Any, shape: int | Sequence[int]) -> tuple[Tensor, ...
     if indices.dtype.is_floating_point or indices.dtype.is_complex or dtype_name(indices) == "bool":
         fail("method_dtype_not_supported_error", op="unravel_index", dtype=indices.dtype.name,
              hint=": expected 'indices' to be an integer dtype")
-    check(RX.unravel_index_shape, indices._data.shape, dims, op="unravel_index")
+    check(unravel_index_shape, indices._data.shape, dims, op="unravel_index")
     rest = np.asarray(indices._data).astype(np.int64)
     out = []
     for s in reversed(dims):

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._dispatch import Prim
-from .._rules import join as RJ
+from .._rules import joining as RJ
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
 from ._common import cast, check, promoted

@@ -14,7 +14,17 @@ import numpy as np
 
 from .._dispatch import Prim
 from .._errors import fail
-from .._rules import extra_shapes as RX
+from .._rules.matmul import addbmm_shape, addr_shape, kron_shape, tensordot_dims
+from .._rules.matrix import (
+    block_diag_shape,
+    cdist_shape,
+    diag_embed_shape,
+    diag_shape,
+    diagflat_shape,
+    inverse_shape,
+    trace_shape,
+    triangular_shape,
+)
 from .._tensor import Tensor
 from ._common import check, dtype_name, make_inplace, promoted
 from ._registry import method, public
@@ -28,7 +38,7 @@ Arr = Any
 @public("linalg")
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The last dim of ``input`` on the ``offset`` diagonal of new (dim1, dim2) planes, zeros elsewhere."""
-    shape = check(RX.diag_embed_shape, input._data.shape, offset, dim1, dim2, op="diag_embed")
+    shape = check(diag_embed_shape, input._data.shape, offset, dim1, dim2, op="diag_embed")
     from .indexing_more import diagonal_scatter
 
     x = input.reshape(1) if input._data.ndim == 0 else input
@@ -38,7 +48,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 @public("linalg")
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """1-D: a matrix with ``input`` on its ``diagonal``; 2-D: that diagonal as a new 1-D tensor."""
-    check(RX.diag_shape, input._data.shape, diagonal, op="diag")
+    check(diag_shape, input._data.shape, diagonal, op="diag")
     if input._data.ndim == 1:
         return diag_embed(input, diagonal, 0, 1)
     out: Tensor = input.diagonal(diagonal).clone()
@@ -48,7 +58,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 @public("linalg")
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """``input`` flattened onto the ``offset`` diagonal of a square matrix."""
-    check(RX.diagflat_shape, input._data.shape, offset, op="diagflat")
+    check(diagflat_shape, input._data.shape, offset, op="diagflat")
     return diag_embed(input.reshape(-1), offset, 0, 1)
 
 
@@ -69,14 +79,14 @@ _TRI.jvp = lambda ts, n: None if ts[0] is None else _TRI(ts[0], **n.params)
 @public("linalg")
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (on and below ``diagonal``) of the last two dims; the rest zeroed."""
-    check(RX.triangular_shape, input._data.shape, op="tril")
+    check(triangular_shape, input._data.shape, op="tril")
     return _TRI(input, k=diagonal, upper=False)
 
 
 @public("linalg")
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (on and above ``diagonal``) of the last two dims; the rest zeroed."""
-    check(RX.triangular_shape, input._data.shape, op="triu")
+    check(triangular_shape, input._data.shape, op="triu")
     return _TRI(input, k=diagonal, upper=True)
 
 
@@ -87,7 +97,7 @@ method("triu_", make_inplace(triu, "triu_"))
 @public("linalg")
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's main diagonal (integers sum to int64)."""
-    check(RX.trace_shape, input._data.shape, op="trace")
+    check(trace_shape, input._data.shape, op="trace")
     if dtype_name(input) == "bool":
         fail("method_dtype_not_supported_error", op="trace", dtype="bool", hint="")
     out: Tensor = input.diagonal().sum()
@@ -117,7 +127,7 @@ _INVERSE.jvp = lambda ts, n: None if ts[0] is None else -(n.out @ ts[0] @ n.out)
 @public("linalg")
 def inverse(input: Tensor) -> Tensor:
     """The inverse of each square matrix in the last two dims (float or complex)."""
-    check(RX.inverse_shape, input._data.shape, op="inverse")
+    check(inverse_shape, input._data.shape, op="inverse")
     name = dtype_name(input)
     if name not in ("float32", "float64", "complex64", "complex128"):
         fail("method_dtype_not_supported_error", op="inverse", dtype=name,
@@ -131,7 +141,7 @@ def inverse(input: Tensor) -> Tensor:
 @public("linalg")
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: ranks padded to one, ``out[i*b + j] = a[i] * b[j]`` per dim."""
-    shape = check(RX.kron_shape, input._data.shape, other._data.shape, op="kron")
+    shape = check(kron_shape, input._data.shape, other._data.shape, op="kron")
     n = len(shape)
     sa = (1,) * (n - input._data.ndim) + tuple(input._data.shape)
     sb = (1,) * (n - other._data.ndim) + tuple(other._data.shape)
@@ -147,7 +157,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     from .creation import zeros
     from .joining import cat
 
-    rows_, cols = check(RX.block_diag_shape, [t._data.shape for t in tensors], op="block_diag")
+    rows_, cols = check(block_diag_shape, [t._data.shape for t in tensors], op="block_diag")
     if not tensors:
         return zeros(rows_, cols)
     common = promoted(*tensors)
@@ -207,7 +217,7 @@ _CDIST = Prim("cdist", _cdist_kernel, _cdist_vjp, save_output=True)
 @public("linalg", method=False)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """p-norm distances between the rows of ``x1`` (..., P, M) and of ``x2`` (..., R, M): (..., P, R)."""
-    check(RX.cdist_shape, x1._data.shape, x2._data.shape, op="cdist")
+    check(cdist_shape, x1._data.shape, x2._data.shape, op="cdist")
     for t in (x1, x2):
         if not t.dtype.is_floating_point or dtype_name(t) in ("float16", "bfloat16"):
             fail("method_dtype_not_supported_error", op="cdist", dtype=dtype_name(t),
@@ -243,7 +253,7 @@ def _scaled_sum(op: str, input: Tensor, prod: Tensor, beta: Any, alpha: Any) -> 
 @public("linalg")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (input broadcasts to the (n, p) result)."""
-    check(RX.addbmm_shape, input._data.shape, batch1._data.shape, batch2._data.shape, op="addbmm")
+    check(addbmm_shape, input._data.shape, batch1._data.shape, batch2._data.shape, op="addbmm")
     from .linalg import bmm
 
     prod: Tensor = bmm(batch1, batch2).sum(0)
@@ -253,7 +263,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
 @public("linalg")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``."""
-    check(RX.addr_shape, input._data.shape, vec1._data.shape, vec2._data.shape, op="addr")
+    check(addr_shape, input._data.shape, vec1._data.shape, vec2._data.shape, op="addr")
     if dtype_name(vec1) != dtype_name(vec2):
         fail("dtype_error_mismatch", op="addr", what="vec1 and vec2", a=vec1.dtype.name, b=vec2.dtype.name)
     prod = vec1.unsqueeze(-1) & vec2.unsqueeze(0) if dtype_name(vec1) == "bool" else vec1.unsqueeze(-1) * vec2.unsqueeze(0)
@@ -272,7 +282,7 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
     if not matrices:
         fail("argument_error_invalid", op="chain_matmul", problem="expected one or more matrices")
     if len(matrices) == 1:
-        check(RX.trace_shape, matrices[0]._data.shape, op="chain_matmul")
+        check(trace_shape, matrices[0]._data.shape, op="chain_matmul")
         out: Tensor = matrices[0].clone()
         return out
     out = matrices[0]
@@ -298,7 +308,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
 
     if dtype_name(a) != dtype_name(b):
         fail("dtype_error_mismatch", op="tensordot", what="both inputs", a=a.dtype.name, b=b.dtype.name)
-    da, db, shape = check(RX.tensordot_dims, a._data.shape, b._data.shape, _dims_arg(dims), op="tensordot")
+    da, db, shape = check(tensordot_dims, a._data.shape, b._data.shape, _dims_arg(dims), op="tensordot")
     for x, y in zip(da, db):  # a size-1 side is summed away first, as torch broadcasts it
         if a._data.shape[x] == 1 and b._data.shape[y] != 1:
             b = b.sum(y, keepdim=True)

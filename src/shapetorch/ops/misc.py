@@ -17,7 +17,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._errors import fail
-from .._rules.extra_reduce import bincount_shape, cartesian_prod_shape, combinations_shape, histogram_shapes
+from .._rules.statistics import bincount_shape, histogram_shapes
+from .._rules.tiling import cartesian_prod_shape, combinations_shape
 from .._tensor import Tensor
 from ._common import check, dtype_name, new_tensor
 from ._registry import public

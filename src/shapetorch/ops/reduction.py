@@ -13,7 +13,7 @@ from .._dispatch import Prim
 from .._dtype import to_dtype
 from .._errors import fail
 from .._rules import dtypes as RD
-from .._rules.reduce import reduce_dims
+from .._rules.reduction import reduce_dims
 from .._tensor import Tensor
 from ._common import cast, check, default_float, dtype_name
 from ._registry import public

@@ -17,7 +17,8 @@ from .._dispatch import Prim
 from .._dtype import to_dtype
 from .._errors import fail
 from .._rules.axes import wrap_dim
-from .._rules.extra_reduce import cov_shape, quantile_shape, select_reduce_shape
+from .._rules.sorting import select_reduce_shape
+from .._rules.statistics import cov_shape, quantile_shape
 from .._tensor import Tensor
 from ._common import as_operand, check, dtype_name, new_tensor, refuse
 from ._registry import CATEGORY, FUNCTIONS, public

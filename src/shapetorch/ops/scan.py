@@ -2,7 +2,7 @@
 
 cumsum, cumprod and logcumsumexp are primitives with their own vjp and jvp; cummax/cummin compute
 their indices with a non-differentiable primitive and gather the values, so the gradient flows to
-the element each running extreme came from, as in torch. Shapes come from ``_rules.extra_reduce``.
+the element each running extreme came from, as in torch. Shapes come from ``_rules.scan``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .._dtype import get_default_dtype, to_dtype
 from .._errors import fail
 from .._rules.axes import wrap_dim
 from .._rules.dtypes import is_integral
-from .._rules.extra_reduce import cum_shape, diff_shape, trapezoid_shape
+from .._rules.scan import cum_shape, diff_shape, trapezoid_shape
 from .._tensor import Tensor
 from ._common import check, dtype_name, make_inplace, new_tensor, promoted, refuse
 from ._registry import method, public

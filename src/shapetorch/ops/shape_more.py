@@ -13,9 +13,21 @@ import numpy as np
 
 from .._dispatch import PRIMS, Prim
 from .._errors import fail
-from .._rules import extra_shapes as RX
-from .._rules import join as RJ
+from .._rules import joining as RJ
 from .._rules.axes import wrap_dim
+from .._rules.joining import dsplit_check
+from .._rules.tiling import (
+    atleast_shape,
+    flip_dims,
+    flip_lr_check,
+    meshgrid_shape,
+    repeat_interleave_shape,
+    repeat_shape,
+    roll_dims,
+    rot90_dims,
+    tile_shape,
+)
+from .._rules.views import as_strided_check, view_as_complex_shape
 from .._tensor import Tensor
 from ._common import check, dtype_name, int_list
 from ._registry import method, public
@@ -49,19 +61,19 @@ def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, as in torch)."""
     if dims is None and not args:
         raise TypeError("flip() missing 1 required positional argument: 'dims'")
-    axes = check(RX.flip_dims, input._data.shape, int_list(args if dims is None else (dims,), "flip"), op="flip")
+    axes = check(flip_dims, input._data.shape, int_list(args if dims is None else (dims,), "flip"), op="flip")
     return _FLIP(input, axes=axes if input._data.ndim else ())
 
 
 @public("shape")
 def fliplr(input: Tensor) -> Tensor:
-    check(RX.flip_lr_check, input._data.shape, 2, op="fliplr")
+    check(flip_lr_check, input._data.shape, 2, op="fliplr")
     return flip(input, (1,))
 
 
 @public("shape")
 def flipud(input: Tensor) -> Tensor:
-    check(RX.flip_lr_check, input._data.shape, 1, op="flipud")
+    check(flip_lr_check, input._data.shape, 1, op="flipud")
     return flip(input, (0,))
 
 
@@ -82,7 +94,7 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
     """Shift elements along ``dims`` cyclically; without dims, of the flattened tensor (shape kept)."""
     sh = _ints(shifts, "roll")
     ds = () if dims is None else _ints(dims, "roll")
-    axes = check(RX.roll_dims, input._data.shape, sh, ds, op="roll")
+    axes = check(roll_dims, input._data.shape, sh, ds, op="roll")
     if input._data.size == 0:
         out: Tensor = input.clone()
         return out
@@ -92,7 +104,7 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
 @public("shape")
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first dim towards the second."""
-    a, b = check(RX.rot90_dims, input._data.shape, list(dims), op="rot90")
+    a, b = check(rot90_dims, input._data.shape, list(dims), op="rot90")
     k %= 4
     if k == 1:
         return flip(input, (b,)).transpose(a, b)
@@ -120,7 +132,7 @@ def _tiled(input: Tensor, reps: tuple[int, ...], shape: tuple[int, ...]) -> Tens
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     """Repeat the whole tensor ``dims`` times per dim; shorter ``dims`` are left-padded with 1s."""
     reps = int_list((dims,), "tile")
-    shape = check(RX.tile_shape, input._data.shape, reps, op="tile")
+    shape = check(tile_shape, input._data.shape, reps, op="tile")
     return _tiled(input, reps, shape)
 
 
@@ -129,7 +141,7 @@ def _repeat(self: Tensor, *sizes: Any) -> Tensor:
     if not sizes:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     reps = int_list(sizes, "repeat")
-    shape = check(RX.repeat_shape, self._data.shape, reps, op="repeat")
+    shape = check(repeat_shape, self._data.shape, reps, op="repeat")
     return _tiled(self, reps, shape)
 
 
@@ -142,7 +154,7 @@ method("repeat", _repeat)
 def _atleast(rank: int, tensors: tuple[Any, ...]) -> Any:
     single = len(tensors) == 1 and isinstance(tensors[0], Tensor)
     items = list(tensors[0]) if len(tensors) == 1 and not single else list(tensors)
-    out = tuple(t.reshape(RX.atleast_shape(t._data.shape, rank)) for t in items)
+    out = tuple(t.reshape(atleast_shape(t._data.shape, rank)) for t in items)
     return out[0] if single else out
 
 
@@ -167,7 +179,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     """Coordinate grids: output i varies along dim i ('ij', the default) or with the first two swapped ('xy')."""
     items: list[Tensor] = list(tensors[0]) if len(tensors) == 1 and not isinstance(tensors[0], Tensor) else list(tensors)
     mode = indexing or "ij"
-    shape = check(RX.meshgrid_shape, [t._data.shape for t in items], mode, op="meshgrid")
+    shape = check(meshgrid_shape, [t._data.shape for t in items], mode, op="meshgrid")
     for t in items[1:]:
         if dtype_name(t) != dtype_name(items[0]):
             fail("dtype_error_mismatch", op="meshgrid", what="all tensors", a=items[0].dtype.name, b=t.dtype.name)
@@ -185,7 +197,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     """Split along dim 2 (depth); an int must divide the size."""
     sections = indices_or_sections if isinstance(indices_or_sections, int) else None
-    check(RX.dsplit_check, input._data.shape, sections, op="dsplit")
+    check(dsplit_check, input._data.shape, sections, op="dsplit")
     from .joining import tensor_split
 
     return tensor_split(input, indices_or_sections, 2)
@@ -224,13 +236,13 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     else:
         counts_arr = None
         rshape = count = int(repeats)
-    check(RX.repeat_interleave_shape, input._data.shape, rshape, dim, op="repeat_interleave")
+    check(repeat_interleave_shape, input._data.shape, rshape, dim, op="repeat_interleave")
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else check(wrap_dim, dim, x._data.ndim, "repeat_interleave")
     size = x._data.shape[d] if x._data.ndim else 1
     if counts_arr is not None:
         total = int(np.broadcast_to(counts_arr, (size,)).sum())
-    shape = check(RX.repeat_interleave_shape, input._data.shape, rshape, dim,
+    shape = check(repeat_interleave_shape, input._data.shape, rshape, dim,
                   total if counts_arr is not None else 0, op="repeat_interleave")
     reps = _non_negative(np.broadcast_to(counts_arr if counts_arr is not None else np.int64(count), (size,)))
     index = np.repeat(np.arange(size), reps).astype(np.int64)
@@ -305,7 +317,7 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     storage, in_offset, in_stride = _storage(input)
     offset = in_offset if storage_offset is None else int(storage_offset)
     sz, st_ = int_list((size,), "as_strided"), int_list((stride,), "as_strided")
-    check(RX.as_strided_check, sz, st_, offset, storage.size, op="as_strided")
+    check(as_strided_check, sz, st_, offset, storage.size, op="as_strided")
     out = _AS_STRIDED(input, storage=storage, size=sz, stride=st_, offset=offset, in_offset=in_offset,
                       in_stride=in_stride)
     return _view_of(out, input)
@@ -355,7 +367,7 @@ def view_as_complex(input: Tensor) -> Tensor:
     if name not in _COMPLEX_OF:
         fail("method_dtype_not_supported_error", op="view_as_complex", dtype=name,
              hint=" (only float32 and float64 tensors; shapetorch has no complex32)")
-    check(RX.view_as_complex_shape, input._data.shape, op="view_as_complex")
+    check(view_as_complex_shape, input._data.shape, op="view_as_complex")
     a = input._data
     item = a.dtype.itemsize
     if a.strides[-1] != item:

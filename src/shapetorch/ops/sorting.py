@@ -4,7 +4,7 @@ unique_consecutive.
 Orders come from one non-differentiable primitive (a stable argsort; NaN sorts as the largest
 value, as in torch); values are gathered with those indices, so their gradient (and forward-mode
 tangent) is gather's: it flows back to the element each value came from. Shapes come from
-``_rules.extra_reduce``.
+``_rules.sorting``.
 """
 
 from __future__ import annotations
@@ -17,14 +17,8 @@ import numpy as np
 from .._dispatch import Prim
 from .._errors import fail
 from .._rules.axes import wrap_dim
-from .._rules.extra_reduce import (
-    bucketize_shape,
-    cum_shape,
-    kthvalue_shape,
-    searchsorted_shape,
-    topk_shape,
-    unique_shapes,
-)
+from .._rules.scan import cum_shape
+from .._rules.sorting import bucketize_shape, kthvalue_shape, searchsorted_shape, topk_shape, unique_shapes
 from .._tensor import Tensor
 from ._common import can_cast, check, device_of, dtype_name, new_tensor, refuse
 from ._registry import public

@@ -6,8 +6,8 @@ import itertools
 from collections.abc import Sequence
 
 from .axes import wrap_dim
-from .dims import UNKNOWN, Dim, Shape, differ
-from .errors import RuleError
+from .dims import Dim, Shape, differ, dim_add
+from .errors import RuleError, invalid_argument
 
 
 def cat_shape(shapes: Sequence[Shape], dim: int = 0, op: str = "cat") -> Shape:
@@ -26,18 +26,8 @@ def cat_shape(shapes: Sequence[Shape], dim: int = 0, op: str = "cat") -> Shape:
         for at, (x, y) in enumerate(zip(first, s)):
             if at != d and differ(x, y):
                 raise RuleError("cat_error_size_mismatch", op=op, dim=d, da=x, db=y, i=i, at=at, a=first, b=s)
-        total = _add(total, s[d])
+        total = dim_add(total, s[d])
     return first[:d] + (total,) + first[d + 1 :]
-
-
-def _add(a: Dim, b: Dim) -> Dim:
-    if isinstance(a, int) and isinstance(b, int):
-        return a + b
-    if a == 0:
-        return b
-    if b == 0:
-        return a
-    return UNKNOWN
 
 
 def stack_shape(shapes: Sequence[Shape], dim: int = 0, op: str = "stack") -> Shape:
@@ -149,3 +139,12 @@ def unbind_shapes(shape: Shape, dim: int = 0, op: str = "unbind") -> tuple[Dim, 
         raise RuleError("dimension_error_zero_dim", op=op)
     d = wrap_dim(dim, len(shape), op, "unbind_error_dim_out_of_range")
     return shape[d], shape[:d] + shape[d + 1 :]
+
+
+def dsplit_check(shape: Shape, sections: int | None, op: str = "dsplit") -> Shape:
+    if len(shape) < 3:
+        raise invalid_argument(op, f"requires a tensor with at least 3 dimensions, but got a tensor with {len(shape)} dimensions")
+    if sections is not None and isinstance(shape[2], int) and (sections == 0 or shape[2] % sections):
+        raise invalid_argument(op, f"attempted to split along dimension 2, but the size of the dimension {shape[2]} is not "
+                       f"divisible by the split_size {sections}")
+    return shape
