@@ -8,7 +8,7 @@ new layer or function is typed (loosely) as soon as the stubs are regenerated.
 Layer classes are generic in their literal sizes: ``Linear[I, O]``, ``Conv2d[Cin, Cout, Geometry]``,
 ``Embedding[N, E]``, ``LayerNorm[NormalizedShape]``. The constructors return ``Any`` sizes; with the
 plugin, literal arguments become the type arguments (``Linear[Literal[784], Literal[256]]``).
-Each call signature comes in three variants (see ``generate_stubs.py``): precise for pyright,
+Each call signature comes in three variants (see ``stubgen``): precise for pyright,
 plain for mypy without the plugin (no fixed-rank patterns that bind to Never), permissive for mypy
 with the plugin, which computes the result with the runtime's rules.
 """

@@ -18,7 +18,7 @@ import torch.nn.functional as TF
 
 import shapetorch as st
 import shapetorch.autograd.forward_ad as sfw
-from shapetorch._dispatch import PRIMS
+from shapetorch._engine.primitives import PRIMS
 
 
 def F(lib: Any) -> Any:
@@ -294,7 +294,7 @@ KNOWN = {
 
 
 def test_every_primitive_is_covered():
-    from shapetorch.autograd._intercept import _ATEN
+    from shapetorch._engine.intercept import _ATEN
 
     back = {v: k for k, v in _ATEN.items()}
     reached: set[str] = set()

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as hs
 
 import shapetorch as st
-from _opinfo_more import errors, grads
-from _opinfo_more import values as sample_values
+from _opinfo_tables import errors, grads
+from _opinfo_tables import values as sample_values
 from _oracle import compare, fast, seeds, shapes, values
 
 FFTS = {f"fft.{n}": (lambda lib, x, *a, _n=n, **k: getattr(lib.fft, _n)(x, *a, **k))

@@ -15,7 +15,7 @@ from torch.testing._internal.common_methods_invocations import op_db
 import shapetorch as st
 from _oracle import assert_same, compare, fast, make, seeds, shapes, tname, values
 
-# -- torch's OpInfo samples as the oracle (shared with test_ops_scan / _reduction_more / _misc) --------------
+# -- torch's OpInfo samples as the oracle (shared with test_ops_scan / _statistics) --------------
 
 OPS = {(o.name, o.variant_test_name): o for o in op_db}
 

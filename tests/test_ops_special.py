@@ -12,7 +12,7 @@ from hypothesis import strategies as hs
 
 import shapetorch as st
 import shapetorch.autograd.forward_ad as sfw
-from _opinfo_pointwise import check_samples, grad_samples, supported
+from _opinfo_elementwise import check_samples, grad_samples, supported
 from _oracle import DTYPES, compare, fast, values
 
 UNARY = ["erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "sinc", "angle", "conj_physical", "deg2rad", "rad2deg",

@@ -15,7 +15,7 @@ def sq_dist():
         backward=lambda g, a, b, output: (2 * (a - b) * g, -2 * (a - b) * g),
     )
     yield fn
-    from shapetorch._dispatch import PRIMS
+    from shapetorch._engine.primitives import PRIMS
     from shapetorch.ops._registry import CATEGORY, FUNCTIONS, METHODS
 
     PRIMS.pop("sq_dist_test")

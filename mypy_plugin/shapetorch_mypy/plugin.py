@@ -20,10 +20,10 @@ from mypy.plugin import (
 )
 from mypy.types import FunctionLike, Type
 
-from . import hooks as H
-from . import nn as NN
 from .codes import register_all
 from .convert import MODULE, TENSOR
+from .hooks import nn as NN
+from .hooks._common import run
 from .relax import relax
 from .table import ATTRIBUTES, FUNCTIONS, METHODS
 
@@ -38,8 +38,8 @@ def rules_version() -> str:
 
     h = hashlib.sha256()
     for folder in (Path(rules.__file__).parent, Path(__file__).parent):
-        for f in sorted(folder.glob("*.py")):
-            h.update(f.name.encode())
+        for f in sorted(folder.rglob("*.py")):  # the plugin's hooks are a package
+            h.update(f.relative_to(folder).as_posix().encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
@@ -66,7 +66,7 @@ class ShapetorchPlugin(Plugin):
         found = self._method_hooks.get(name)
         if found is None and name in METHODS:
             handler, op = METHODS[name]
-            found = self._method_hooks[name] = H.run(handler, op, method=True)
+            found = self._method_hooks[name] = run(handler, op, method=True)
         return found
 
     def _layer_hook(self, cls: str) -> Callable[[MethodContext], Type] | None:
@@ -79,7 +79,7 @@ class ShapetorchPlugin(Plugin):
             return None
         found = self._method_hooks.get(cls)
         if found is None:
-            found = self._method_hooks[cls] = H.run(NN.layer_call, "layer", method=True)
+            found = self._method_hooks[cls] = run(NN.layer_call, "layer", method=True)
         return found
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
@@ -91,7 +91,7 @@ class ShapetorchPlugin(Plugin):
         found = self._function_hooks.get(name)
         if found is None and name in FUNCTIONS:
             handler, op = FUNCTIONS[name]
-            found = self._function_hooks[name] = H.run(handler, op, method=False)
+            found = self._function_hooks[name] = run(handler, op, method=False)
         return found
 
     def _nn_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
@@ -100,10 +100,10 @@ class ShapetorchPlugin(Plugin):
             return found
         rest = fullname[len(NN.NN) + 1 :]
         if rest in NN.CONSTRUCTORS:
-            found = H.run(NN.CONSTRUCTORS[rest], rest, method=False)
+            found = run(NN.CONSTRUCTORS[rest], rest, method=False)
         elif rest.startswith("functional.") and rest[len("functional.") :] in NN.FUNCTIONAL:
             name = rest[len("functional.") :]
-            found = H.run(NN.FUNCTIONAL[name], name, method=False)
+            found = run(NN.FUNCTIONAL[name], name, method=False)
         if found is not None:
             self._function_hooks[fullname] = found
         return found

@@ -7,14 +7,27 @@ from collections.abc import Callable
 from mypy.plugin import AttributeContext
 from mypy.types import Type
 
-from shapetorch._rules import errors as _errors
-from shapetorch._rules import matmul as _mm
-from shapetorch._rules import views as _views
-from shapetorch._rules.dims import Shape
+from shapetorch._rules.matmul import bmm_shape, dot_shape, mm_shape, mv_shape, outer_shape
 
-from . import hooks as H
-from . import more as M
-from .convert import Converter
+from .hooks import (
+    broadcast,
+    conversion,
+    creation,
+    einops,
+    einsum,
+    indexing,
+    inplace,
+    joining,
+    matmul,
+    reduction,
+    reveal,
+    scan,
+    scatter,
+    sorting,
+    tiling,
+    views,
+)
+from .hooks._common import Handler, vi
 
 UNARY_FLOAT = (
     "exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh "
@@ -63,123 +76,111 @@ CASTS = {
     "long": "int64", "short": "int16", "bool": "bool", "byte": "uint8", "char": "int8",
 }
 
-Entry = tuple[H.Handler, str]  # the handler and the op name its messages use
+Entry = tuple[Handler, str]  # the handler and the op name its messages use
 
 # Ops that are both `shapetorch.<name>` and `Tensor.<name>`.
 COMMON: dict[str, Entry] = {}
 for _n in UNARY_FLOAT:
-    COMMON[_n] = (H.unary("float"), _n)
+    COMMON[_n] = (broadcast.unary("float"), _n)
 for _n in UNARY_SAME:
-    COMMON[_n] = (H.unary("same"), _n)
+    COMMON[_n] = (broadcast.unary("same"), _n)
 for _n in UNARY_BOOL:
-    COMMON[_n] = (H.unary("bool"), _n)
+    COMMON[_n] = (broadcast.unary("bool"), _n)
 for _n, _rule in BINARY.items():
-    COMMON[_n] = (H.binary(_rule), _n)
-COMMON["pow"] = (H.binary("promote", other="exponent"), "pow")
+    COMMON[_n] = (broadcast.binary(_rule), _n)
+COMMON["pow"] = (broadcast.binary("promote", other="exponent"), "pow")
 for _n, _rule in REDUCTIONS.items():
-    COMMON[_n] = (H.reduction(_rule), _n)
+    COMMON[_n] = (reduction.reduction(_rule), _n)
 for _n, (_code, _rule) in ALONG_DIM.items():
-    COMMON[_n] = (H.along_dim(_code, _rule), _n)
+    COMMON[_n] = (scan.along_dim(_code, _rule), _n)
 COMMON.update({
-    "matmul": (H.matmul(), "matmul"),
-    "mm": (H.strict_matmul(_mm.mm_shape, "mat2"), "mm"),
-    "bmm": (H.strict_matmul(_mm.bmm_shape, "mat2"), "bmm"),
-    "mv": (H.strict_matmul(_mm.mv_shape, "vec"), "mv"),
-    "dot": (H.strict_matmul(_mm.dot_shape, "other"), "dot"),
-    "inner": (H.strict_matmul(_mm.dot_shape, "other"), "inner"),
-    "outer": (H.strict_matmul(_mm.outer_shape, "vec2"), "outer"),
-    "ger": (H.strict_matmul(_mm.outer_shape, "vec2"), "ger"),
-    "reshape": (H.reshape, "reshape"),
-    "flatten": (H.flatten, "flatten"),
-    "unflatten": (H.unflatten, "unflatten"),
-    "transpose": (H.transpose("dim0", "dim1"), "transpose"),
-    "swapdims": (H.transpose("dim0", "dim1"), "swapdims"),
-    "swapaxes": (H.transpose("axis0", "axis1"), "swapaxes"),
-    "permute": (H.permute, "permute"),
-    "movedim": (H.movedim("source", "destination"), "movedim"),
-    "moveaxis": (H.movedim("source", "destination"), "moveaxis"),
-    "t": (H.t, "t"),
-    "squeeze": (H.squeeze, "squeeze"),
-    "unsqueeze": (H.unsqueeze, "unsqueeze"),
-    "broadcast_to": (H.broadcast_to, "broadcast_to"),
-    "select": (H.select, "select"),
-    "narrow": (H.narrow, "narrow"),
-    "split": (H.split, "split"),
-    "chunk": (H.chunk, "chunk"),
-    "unbind": (H.unbind, "unbind"),
-    "where": (H.where, "where"),
+    "matmul": (matmul.matmul(), "matmul"),
+    "mm": (matmul.strict_matmul(mm_shape, "mat2"), "mm"),
+    "bmm": (matmul.strict_matmul(bmm_shape, "mat2"), "bmm"),
+    "mv": (matmul.strict_matmul(mv_shape, "vec"), "mv"),
+    "dot": (matmul.strict_matmul(dot_shape, "other"), "dot"),
+    "inner": (matmul.strict_matmul(dot_shape, "other"), "inner"),
+    "outer": (matmul.strict_matmul(outer_shape, "vec2"), "outer"),
+    "ger": (matmul.strict_matmul(outer_shape, "vec2"), "ger"),
+    "reshape": (views.reshape, "reshape"),
+    "flatten": (views.flatten, "flatten"),
+    "unflatten": (views.unflatten, "unflatten"),
+    "transpose": (views.transpose("dim0", "dim1"), "transpose"),
+    "swapdims": (views.transpose("dim0", "dim1"), "swapdims"),
+    "swapaxes": (views.transpose("axis0", "axis1"), "swapaxes"),
+    "permute": (views.permute, "permute"),
+    "movedim": (views.movedim("source", "destination"), "movedim"),
+    "moveaxis": (views.movedim("source", "destination"), "moveaxis"),
+    "t": (views.t, "t"),
+    "squeeze": (views.squeeze, "squeeze"),
+    "unsqueeze": (views.unsqueeze, "unsqueeze"),
+    "broadcast_to": (broadcast.broadcast_to, "broadcast_to"),
+    "select": (joining.select, "select"),
+    "narrow": (joining.narrow, "narrow"),
+    "split": (joining.split, "split"),
+    "chunk": (joining.chunk, "chunk"),
+    "unbind": (joining.unbind, "unbind"),
+    "where": (broadcast.where, "where"),
+    # max/min with a dim, sorts and selections: (values, indices)
+    "max": (vi(sorting.minmax), "max"), "min": (vi(sorting.minmax), "min"),
+    "sort": (vi(sorting.sort), "sort"), "argsort": (sorting.argsort, "argsort"),
+    "topk": (vi(sorting.topk), "topk"), "kthvalue": (vi(sorting.kthvalue), "kthvalue"),
+    "median": (vi(sorting.select_reduce), "median"), "nanmedian": (vi(sorting.select_reduce), "nanmedian"),
+    "mode": (vi(sorting.select_reduce), "mode"),
+    "cummax": (vi(scan.cum_values_indices), "cummax"), "cummin": (vi(scan.cum_values_indices), "cummin"),
+    "gather": (scatter.gather, "gather"), "scatter": (scatter.scatter, "scatter"),
+    "scatter_add": (scatter.scatter, "scatter_add"), "scatter_reduce": (scatter.scatter, "scatter_reduce"),
+    "index_select": (scatter.index_select, "index_select"),
+    "tile": (tiling.tile, "tile"), "roll": (tiling.roll, "roll"), "flip": (tiling.flip, "flip"),
+    "tensor_split": (joining.tensor_split, "tensor_split"),
 })
 
-COMMON.update(M.COMMON)  # max/min with dim, sorts, gather/scatter, tile/roll/flip, tensor_split
+INPLACE_DUNDERS = {"iadd": "add", "isub": "sub", "imul": "mul", "itruediv": "div", "ifloordiv": "floor_divide",
+                   "imod": "remainder", "ipow": "pow", "iand": "bitwise_and", "ior": "bitwise_or",
+                   "ixor": "bitwise_xor"}  # in-place dunder -> the binary op whose result must keep the shape
+INPLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div"}
 
 METHOD_ONLY: dict[str, Entry] = {
-    "view": (H.view, "view"),
-    "expand": (H.expand, "expand"),
-    "expand_as": (H.expand_as, "expand_as"),
-    "size": (H.size, "size"),
-    "__getitem__": (H.getitem, "index"),
-    "__matmul__": (H.matmul(), "matmul"),
-    "__rmatmul__": (H.matmul(reverse=True), "matmul"),
+    "view": (views.view, "view"),
+    "expand": (broadcast.expand, "expand"),
+    "expand_as": (broadcast.expand_as, "expand_as"),
+    "size": (views.size, "size"),
+    "__getitem__": (indexing.getitem, "index"),
+    "__matmul__": (matmul.matmul(), "matmul"),
+    "__rmatmul__": (matmul.matmul(reverse=True), "matmul"),
 }
 for _d, (_op, _rule) in DUNDERS.items():
-    METHOD_ONLY[f"__{_d}__"] = (H.binary(_rule), _op)
-    METHOD_ONLY[f"__r{_d}__"] = (H.binary(_rule, reverse=True), _op)
+    METHOD_ONLY[f"__{_d}__"] = (broadcast.binary(_rule), _op)
+    METHOD_ONLY[f"__r{_d}__"] = (broadcast.binary(_rule, reverse=True), _op)
 for _d, _op in COMPARE.items():
-    METHOD_ONLY[f"__{_d}__"] = (H.binary("bool"), _op)
+    METHOD_ONLY[f"__{_d}__"] = (broadcast.binary("bool"), _op)
 for _n, _dt in CASTS.items():
-    METHOD_ONLY[_n] = (H.to_dtype(_dt), _n)
-METHOD_ONLY.update(M.METHODS)  # x[i] = v, in-place operators, repeat
+    METHOD_ONLY[_n] = (conversion.to_dtype(_dt), _n)
+METHOD_ONLY["__setitem__"] = (indexing.setitem, "index_put")
+for _d, _op in INPLACE_DUNDERS.items():
+    METHOD_ONLY[f"__{_d}__"] = (inplace.inplace(_op), f"__{_d}__")
+for _n, _op in INPLACE_METHODS.items():
+    METHOD_ONLY[_n] = (inplace.inplace(_op), _n)
+METHOD_ONLY["repeat"] = (tiling.repeat, "repeat")
 
 FUNCTION_ONLY: dict[str, Entry] = {
-    "cat": (H.cat, "cat"), "concat": (H.cat, "concat"), "concatenate": (H.cat, "concatenate"),
-    "stack": (H.stack, "stack"),
-    "einsum": (H.einsum, "einsum"),
-    "rearrange": (H.einops("rearrange"), "rearrange"),
-    "reduce": (H.einops("reduce"), "reduce"),
-    "repeat": (H.einops("repeat"), "repeat"),
-    "zeros": (H.factory, "zeros"), "ones": (H.factory, "ones"), "empty": (H.factory, "empty"),
-    "rand": (H.factory, "rand"), "randn": (H.factory, "randn"), "full": (H.full, "full"),
-    "zeros_like": (H.like, "zeros_like"), "ones_like": (H.like, "ones_like"),
-    "empty_like": (H.like, "empty_like"), "rand_like": (H.like, "rand_like"),
-    "randn_like": (H.like, "randn_like"), "full_like": (H.like, "full_like"),
-    "eye": (H.eye, "eye"), "arange": (H.arange, "arange"), "linspace": (H.linspace, "linspace"),
-    "logspace": (H.linspace, "logspace"),
-    "reveal_shape": (H.reveal_shape, "reveal_shape"),
+    "cat": (joining.cat, "cat"), "concat": (joining.cat, "concat"), "concatenate": (joining.cat, "concatenate"),
+    "stack": (joining.stack, "stack"),
+    "einsum": (einsum.einsum, "einsum"),
+    "rearrange": (einops.einops("rearrange"), "rearrange"),
+    "reduce": (einops.einops("reduce"), "reduce"),
+    "repeat": (einops.einops("repeat"), "repeat"),
+    "zeros": (creation.factory, "zeros"), "ones": (creation.factory, "ones"), "empty": (creation.factory, "empty"),
+    "rand": (creation.factory, "rand"), "randn": (creation.factory, "randn"), "full": (creation.full, "full"),
+    "zeros_like": (creation.like, "zeros_like"), "ones_like": (creation.like, "ones_like"),
+    "empty_like": (creation.like, "empty_like"), "rand_like": (creation.like, "rand_like"),
+    "randn_like": (creation.like, "randn_like"), "full_like": (creation.like, "full_like"),
+    "eye": (creation.eye, "eye"), "arange": (creation.arange, "arange"), "linspace": (creation.linspace, "linspace"),
+    "logspace": (creation.linspace, "logspace"),
+    "reveal_shape": (reveal.reveal_shape, "reveal_shape"),
 }
 
 METHODS: dict[str, Entry] = {**COMMON, **METHOD_ONLY}
 FUNCTIONS: dict[str, Entry] = {**COMMON, **FUNCTION_ONLY}
 
-
-def _matrix_t(ctx: AttributeContext) -> Type:
-    op_ctx = ctx
-    conv = Converter(op_ctx.api)
-    x = conv.tensor(op_ctx.type)
-    if x is None:
-        return op_ctx.default_attr_type
-    try:
-        if x.shape is not None and x.variadic is not None and len(x.shape) >= 2:
-            return conv.tensor_type(_mT(x.shape), x.dtype_type, x.variadic)
-        if not x.exact:
-            return op_ctx.default_attr_type
-        return conv.tensor_type(_mT(x.shape or ()), x.dtype_type)
-    except _errors.RuleError as err:
-        from .codes import rule_code
-
-        op_ctx.api.fail(err.message, op_ctx.context, code=rule_code(err.code))
-        return conv.unknown_tensor()
-
-
-def _mT(shape: Shape) -> Shape:
-    return _views.matrix_transpose_shape(shape, "mT")
-
-
-def _reverse_t(ctx: AttributeContext) -> Type:
-    conv = Converter(ctx.api)
-    x = conv.tensor(ctx.type)
-    if x is None or not x.exact:
-        return ctx.default_attr_type
-    return conv.tensor_type(tuple(reversed(x.shape or ())), x.dtype_type)
-
-
-ATTRIBUTES: dict[str, Callable[[AttributeContext], Type]] = {"mT": _matrix_t, "T": _reverse_t}
+ATTRIBUTES: dict[str, Callable[[AttributeContext], Type]] = {"mT": views.matrix_t, "T": views.reverse_t}

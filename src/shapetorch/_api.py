@@ -8,7 +8,13 @@ from __future__ import annotations
 import builtins as _builtins
 from typing import TYPE_CHECKING, Any
 
-from . import autograd, config, memory, ops
+from . import (
+    autograd,
+    config,
+    memory,
+    ops,
+    serialization,  # noqa: F401  (registers shapetorch.save / shapetorch.load in the op table)
+)
 from ._device import device, list_devices, register_device, unregister_device
 from ._dtype import (
     DType,
@@ -48,16 +54,20 @@ globals().update(FUNCTIONS)
 
 if TYPE_CHECKING:  # the names that globals().update(FUNCTIONS) defines, spelled out for the type checker
     from .ops.activation import *  # noqa: F403
+    from .ops.arithmetic import *  # noqa: F403
+    from .ops.comparison import *  # noqa: F403
+    from .ops.complex import *  # noqa: F403
     from .ops.conversion import *  # noqa: F403
     from .ops.creation import *  # noqa: F403
     from .ops.einops import *  # noqa: F403
     from .ops.einsum import *  # noqa: F403
     from .ops.indexing import *  # noqa: F403
     from .ops.joining import *  # noqa: F403
-    from .ops.linalg import *  # noqa: F403
-    from .ops.pointwise import *  # noqa: F403
+    from .ops.matmul import *  # noqa: F403
     from .ops.random import *  # noqa: F403
     from .ops.reduction import *  # noqa: F403
+    from .ops.scatter import *  # noqa: F403
+    from .ops.unary import *  # noqa: F403
     from .ops.views import *  # noqa: F403
 
 

@@ -8,8 +8,9 @@ from typing import Any
 from ._errors import fail
 from ._rules.errors import did_you_mean
 
-# device type -> a loader returning the backend module. Loaders run on first use, so the
-# WebGPU backend (and wgpu) is imported only when a WebGPU tensor is first made.
+# device type -> a loader returning the backend module, registered by the backends themselves
+# (``shapetorch.backends``, above this module). Loaders run on first use, so the WebGPU backend (and
+# wgpu) is imported only when a WebGPU tensor is first made.
 BACKEND_LOADERS: dict[str, Callable[[], Any]] = {}
 _BACKENDS: dict[str, Any] = {}
 
@@ -79,22 +80,8 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
 
-def _load_numpy() -> Any:
-    from .backends import numpy_backend
-
-    return numpy_backend
-
-
-def _load_webgpu() -> Any:
-    # imports wgpu and requests the adapter; a DeviceError says why when there is none
-    from .backends.webgpu import backend as webgpu_backend
-
-    return webgpu_backend
-
-
-register_device("cpu", _load_numpy)
-register_device("webgpu", _load_webgpu)
-CPU = device("cpu")
+CPU = object.__new__(device)  # the default device; its backend registers "cpu" when shapetorch.backends is imported
+CPU.type, CPU.index = "cpu", None
 
 
 DEFAULT: list[device] = []  # set_default_device's choice; empty means "cpu"

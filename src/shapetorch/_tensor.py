@@ -7,15 +7,13 @@ defines the functions, so ``x.add(y)``, ``x + y`` and ``shapetorch.add(x, y)`` a
 from __future__ import annotations
 
 import types
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._device import CPU, device
-from .autograd.grad_mode import STATE as _GRAD_STATE
+from ._grad_mode import STATE as _GRAD_STATE
 
 if TYPE_CHECKING:
     from ._dtype import DType
-    from .autograd.engine import Node
 
 
 class Tensor:
@@ -29,7 +27,7 @@ class Tensor:
     _device: device
     _requires_grad: bool = False
     _grad: Tensor | None = None
-    _grad_fn: Node | None = None
+    _grad_fn: Any = None  # the engine's Node that made this tensor (``shapetorch._engine``), None for a leaf
     _output_nr: int = 0  # which output of ``_grad_fn`` this tensor is
     _base: Tensor | None = None  # set on views: the tensor whose storage this one shares
     _version_cell: list[int] | None = None  # shared by a base and its views; made on first write
@@ -191,7 +189,7 @@ class Tensor:
         return self._grad_fn is None
 
     @property
-    def grad_fn(self) -> Node | None:
+    def grad_fn(self) -> Any:
         return self._grad_fn
 
     @property
@@ -219,32 +217,6 @@ class Tensor:
         if fn._retain_refs is None:
             fn._retain_refs = {}
         fn._retain_refs[self._output_nr] = weakref.ref(self)
-
-    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
-        """``hook(grad) -> Tensor | None`` runs each time the gradient w.r.t. this tensor is computed; a
-        returned tensor replaces the gradient. Returns a handle with ``remove()``."""
-        from .autograd.graph import RemovableHandle
-
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            fn = self._grad_fn
-            if fn._tensor_pre_hooks is None:
-                fn._tensor_pre_hooks = {}
-            return RemovableHandle(fn._tensor_pre_hooks.setdefault(self._output_nr, []), hook)
-        if self._hooks is None:
-            self._hooks = []
-        return RemovableHandle(self._hooks, hook)
-
-    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> Any:
-        """``hook(tensor)`` runs after a gradient is accumulated into this leaf's ``.grad``."""
-        from .autograd.graph import RemovableHandle
-
-        if self._grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        if self._post_accumulate_hooks is None:
-            self._post_accumulate_hooks = []
-        return RemovableHandle(self._post_accumulate_hooks, hook)
 
     @property
     def data(self) -> Tensor:

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from . import _device
-from ._dispatch import PRIMS, Prim
 from ._dtype import DTYPES, DType, to_dtype
+from ._engine.primitives import PRIMS, Prim
 from ._errors import fail
 from ._rules import dtypes as RD
 from ._rules.errors import did_you_mean
@@ -362,7 +362,7 @@ def coverage_report(ops: Sequence[str] | None = None, devices: Sequence[str] | N
     An entry says whether the forward ran, and whether a gradient flowed back to the input. Ops that
     need more than one or two tensor arguments of one shape are probed as such and may show False.
     """
-    from .autograd.grad_mode import enable_grad
+    from ._grad_mode import enable_grad
 
     names = sorted(ops if ops is not None else (n for n, c in CATEGORY.items() if c not in _NOT_PROBED))
     devs = list(devices) if devices is not None else ["cpu"]

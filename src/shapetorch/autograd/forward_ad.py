@@ -13,7 +13,7 @@ import weakref
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import _intercept
+from .._engine import intercept as _intercept
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -176,9 +176,9 @@ def propagate(prim: Any, args: tuple[Any, ...], params: dict[str, Any], out: Ten
 def _jvp_by_vjp(prim: Any, tangents: tuple[Any, ...], n: Any) -> Any:
     """A primitive without a jvp rule: ``J t`` by the double-vjp trick, since its vjp is linear in the
     cotangent ``u`` and written in shapetorch ops: ``J t = d/du <vjp(u), t>``."""
+    from .._engine.backward import grad, sum_to
+    from .._grad_mode import enable_grad
     from .._tensor import Tensor
-    from .engine import grad, sum_to
-    from .grad_mode import enable_grad
 
     out = n.out
     with enable_grad():
@@ -195,3 +195,11 @@ def _jvp_by_vjp(prim: Any, tangents: tuple[Any, ...], n: Any) -> Any:
             return out.new_zeros(out._data.shape)
         (jt,) = grad(total, u, allow_unused=True, materialize_grads=True)
     return jt
+
+
+def _after_call(prim: Any, args: tuple[Any, ...], params: dict[str, Any], out: Tensor) -> None:
+    if FWD.level is not None and not FWD.paused:
+        propagate(prim, args, params, out)
+
+
+_intercept.AFTER_CALL.append(_after_call)  # the engine's slow path calls it after every primitive

@@ -12,11 +12,11 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._engine.anomaly import ANOMALY, forward_traceback
+from .._engine.backward import SavedTensor, gradient_edge, sum_to
+from .._engine.graph import Node, next_seq
 from .._errors import fail
-from .anomaly_mode import ANOMALY, forward_traceback
-from .engine import SavedTensor, gradient_edge, sum_to
-from .grad_mode import STATE, no_grad
-from .graph import Node, next_seq
+from .._grad_mode import STATE, no_grad
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -86,7 +86,7 @@ class FunctionCtx:
         if self._in_forward and not self._saved_called:
             return ()
         if self._released:
-            from .engine import FREED
+            from .._engine.backward import FREED
 
             raise RuntimeError(FREED)
         fwd = getattr(self, "saved_for_forward", None)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .engine import grad as _grad
-from .grad_mode import enable_grad
+from .._engine.backward import grad as _grad
+from .._grad_mode import enable_grad
 
 if TYPE_CHECKING:
     from .._tensor import Tensor

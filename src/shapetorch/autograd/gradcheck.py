@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .engine import grad as _grad
-from .grad_mode import enable_grad, no_grad
+from .._engine.backward import grad as _grad
+from .._grad_mode import enable_grad, no_grad
 
 if TYPE_CHECKING:
     from .._tensor import Tensor

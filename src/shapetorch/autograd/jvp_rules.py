@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import ops  # noqa: F401  (the primitives exist once the op modules are loaded)
-from .._dispatch import PRIMS
+from .._engine.primitives import PRIMS
 from .._tensor import Tensor
 
 Rule = Callable[[tuple[Any, ...], Any], Any]

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
-from . import _intercept
+from .._engine import intercept as _intercept
+from .._engine.intercept import PROFILER
 
 __all__ = [
     "EventList", "FunctionEvent", "FunctionEventAvg", "emit_itt", "emit_nvtx", "load_nvprof", "profile",
@@ -27,12 +28,6 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _State(threading.local):
-    def __init__(self) -> None:
-        self.active: profile | None = None
-
-
-PROFILER = _State()  # thread-local, as torch's profiler
 
 
 class FunctionEvent:

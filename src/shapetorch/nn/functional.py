@@ -1,8 +1,9 @@
 """``shapetorch.nn.functional``: torch.nn.functional over shapetorch ops.
 
-Everything here is a composite of registered ops (or of the nn primitives in ``ops.nn_ops``), so it
-differentiates and runs on every backend that has those ops. Shapes are checked by the shared rules
-(``_rules.matmul`` for ``linear``, ``_rules.nn`` for conv, pooling, attention, normalisation, losses).
+Everything here is a composite of registered ops (or of the nn primitives in ``ops.convolution`` and
+``ops.pooling``), so it differentiates and runs on every backend that has those ops. Shapes are checked
+by the shared rules (``_rules.matmul`` for ``linear``, ``_rules.nn`` for conv, pooling, attention,
+normalisation, losses).
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ from typing import Any
 
 from .._dtype import bool_, int64
 from .._errors import fail
+from .._grad_mode import no_grad
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
-from ..ops import nn_ops as N
+from ..ops import convolution as C
+from ..ops import pooling as P
 from ..ops._common import check
 from ..ops.activation import (
+    apply_dropout,
     celu,
+    check_dropout_p,
     elu,
     gelu,
     glu,
@@ -45,11 +49,13 @@ from ..ops.activation import (
     threshold,
 )
 from ..ops.conversion import where as _where
+from ..ops.convolution import pad
 from ..ops.creation import arange
 from ..ops.einsum import einsum
 from ..ops.joining import stack
-from ..ops.nn_ops import interpolate, pad
+from ..ops.pooling import interpolate
 from ..ops.random import rand
+from ..ops.scatter import take_along
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d",
@@ -91,66 +97,66 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
-    return N.conv(input, weight, bias, stride, padding, dilation, groups, op="conv1d")
+    return C.conv(input, weight, bias, stride, padding, dilation, groups, op="conv1d")
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
-    return N.conv(input, weight, bias, stride, padding, dilation, groups, op="conv2d")
+    return C.conv(input, weight, bias, stride, padding, dilation, groups, op="conv2d")
 
 
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
-    return N.conv(input, weight, bias, stride, padding, dilation, groups, op="conv3d")
+    return C.conv(input, weight, bias, stride, padding, dilation, groups, op="conv3d")
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
-    return N.conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+    return C.conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
                             op="conv_transpose1d")
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
-    return N.conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+    return C.conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
                             op="conv_transpose2d")
 
 
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    return N.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool1d")
+    return P.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool1d")
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    return N.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool2d")
+    return P.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool2d")
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
-    return N.avg_pool(input, 1, kernel_size, stride, padding, ceil_mode, count_include_pad, op="avg_pool1d")
+    return P.avg_pool(input, 1, kernel_size, stride, padding, ceil_mode, count_include_pad, op="avg_pool1d")
 
 
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
-    return N.avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+    return P.avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
                       op="avg_pool2d")
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    return N.adaptive_avg_pool(input, 1, output_size, op="adaptive_avg_pool1d")
+    return P.adaptive_avg_pool(input, 1, output_size, op="adaptive_avg_pool1d")
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    return N.adaptive_avg_pool(input, 2, output_size, op="adaptive_avg_pool2d")
+    return P.adaptive_avg_pool(input, 2, output_size, op="adaptive_avg_pool2d")
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    return N.adaptive_max_pool(input, 1, output_size, op="adaptive_max_pool1d")
+    return P.adaptive_max_pool(input, 1, output_size, op="adaptive_max_pool1d")
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    return N.adaptive_max_pool(input, 2, output_size, op="adaptive_max_pool2d")
+    return P.adaptive_max_pool(input, 2, output_size, op="adaptive_max_pool2d")
 
 
 # -- normalisation --------------------------------------------------------------------------------------
@@ -331,26 +337,14 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 # -- dropout --------------------------------------------------------------------------------------------
 
-def _check_p(p: float) -> None:
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
-
-    _check_p(p)
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        return input * 0
-    mask = (rand(tuple(input._data.shape), dtype=input.dtype, device=input.device) >= p).to(input.dtype) / (1 - p)
-    return input * mask
+    return apply_dropout(input, p, training)
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, keep_dims: int) -> Tensor:
 
-    _check_p(p)
+    check_dropout_p(p)
     if not training or p == 0.0:
         return input
     shape = tuple(input._data.shape[: input._data.ndim - keep_dims]) + (1,) * keep_dims
@@ -541,7 +535,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         hi, lo = int(safe.max().item()), int(safe.min().item())
         if hi >= c or lo < 0:
             fail("at_error_index_out_of_bounds", op="nll_loss", index=hi if hi >= c else lo, dim=1, size=c)
-    picked = N.take_along(logp, safe.unsqueeze(1), 1).squeeze(1)
+    picked = take_along(logp, safe.unsqueeze(1), 1).squeeze(1)
     w = valid.to(input.dtype) if weight is None else weight.index_select(0, safe) * valid.to(input.dtype)
     loss = -picked * w
     if reduction == "none":

@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .._dtype import float64
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..ops.conversion import where as _where
+from ..ops.creation import empty, eye, from_numpy
+from ..ops.random import randn
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -59,15 +62,13 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator: Any = None) -> Tensor:
     """Normal(mean, std) redrawn until inside [a, b]."""
-    from .. import _api as st
-
     with no_grad():
-        out = st.empty(tuple(tensor.shape), dtype=tensor.dtype).normal_(mean, std, generator=generator)
+        out = empty(tuple(tensor.shape), dtype=tensor.dtype).normal_(mean, std, generator=generator)
         for _ in range(100):
             bad = (out < a).logical_or(out > b)
             if not bool(bad.any()):
                 break
-            fresh = st.empty(tuple(tensor.shape), dtype=tensor.dtype).normal_(mean, std, generator=generator)
+            fresh = empty(tuple(tensor.shape), dtype=tensor.dtype).normal_(mean, std, generator=generator)
             out = _where(bad, fresh, out)
         return tensor.copy_(out.clamp(a, b))
 
@@ -87,17 +88,13 @@ def zeros_(tensor: Tensor) -> Tensor:
 
 
 def eye_(tensor: Tensor) -> Tensor:
-    from .. import _api as st
-
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        return tensor.copy_(st.eye(*tensor.shape, dtype=tensor.dtype))
+        return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
 
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
-    from .. import _api as st
-
     d = tensor.dim()
     if d not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
@@ -111,7 +108,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         for i in range(mn):
             arr[(g * out_per + i, i) + centre] = 1
     with no_grad():
-        return tensor.copy_(st.from_numpy(arr))
+        return tensor.copy_(from_numpy(arr))
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
@@ -145,11 +142,9 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     import numpy as np
 
-    from .. import _api as st
-
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = st.randn(rows, cols, generator=generator, dtype=st.float64).numpy()
+    flat = randn(rows, cols, generator=generator, dtype=float64).numpy()
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -157,7 +152,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     if rows < cols:
         q = q.T
     with no_grad():
-        return tensor.copy_(st.from_numpy(np.ascontiguousarray(q * gain)).reshape(tuple(tensor.shape)))
+        return tensor.copy_(from_numpy(np.ascontiguousarray(q * gain)).reshape(tuple(tensor.shape)))
 
 
 uniform = uniform_

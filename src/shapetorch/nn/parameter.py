@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
+from ..ops.creation import empty
 
 
 def _data_of(data: Any) -> Tensor:
     if data is None:
-        from .. import _api as st
-
-        return st.empty(0)
+        return empty(0)
     if not isinstance(data, Tensor):
         raise TypeError(f"Parameter data must be a Tensor, not {type(data).__name__}")
     return data

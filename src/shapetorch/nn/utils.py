@@ -7,6 +7,8 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..autograd import no_grad
+from ..ops.creation import tensor
+from ..ops.joining import cat, stack
 
 
 def _params(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -16,13 +18,11 @@ def _params(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach: Any = None) -> Tensor:
     """Scale the gradients in place so that their joint norm is at most ``max_norm``; returns the norm."""
-    from .. import _api as st
-
     grads = [p.grad for p in _params(parameters) if p.grad is not None]
     if not grads:
-        return st.tensor(0.0)
+        return tensor(0.0)
     with no_grad():
-        norms = st.stack([g.norm(norm_type) for g in grads])
+        norms = stack([g.norm(norm_type) for g in grads])
         total = norms.amax() if norm_type == float("inf") else norms.norm(norm_type)
         if error_if_nonfinite and not bool(total.isfinite()) if hasattr(total, "isfinite") else False:
             raise RuntimeError(f"The total norm of order {norm_type} for gradients is non-finite")
@@ -41,9 +41,7 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, f
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
-    from .. import _api as st
-
-    return st.cat([p.reshape(-1) for p in parameters])
+    return cat([p.reshape(-1) for p in parameters])
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:

@@ -1,39 +1,43 @@
 """The public ops, one module per family. Importing this package registers every op."""
 
-from .. import serialization  # noqa: F401  (registers shapetorch.save / shapetorch.load)
-from ..backends.webgpu import api as _webgpu_api  # noqa: F401  (is_webgpu_available, memory_stats, ...; no wgpu import)
+from ..backends.webgpu import api as _webgpu_api  # no wgpu import
 from . import (
+    _registry,
     activation,
-    activation_more,
+    arithmetic,
+    comparison,
+    complex,
     conversion,
+    convolution,
     creation,
     einops,
     einsum,
     fft,
     indexing,
-    indexing_more,
     joining,
-    linalg,
-    linalg_more,
-    logical_more,
-    misc,  # noqa: F401  (bincount, histc, vmap, ...)
-    nn_ops,  # after the core ops it is written in
-    pointwise,
-    pointwise_more,
+    matmul,
+    matrix,
+    pooling,
     random,
     reduction,
-    reduction_more,  # noqa: F401  (median, quantile, cov, ...)
-    scan,  # noqa: F401  (cumsum, cumprod, diff, ...)
-    shape_more,
-    sorting,  # noqa: F401  (sort, topk, unique, ...)
+    scan,
+    scatter,
+    sorting,
     special,  # after activation: erf is activation's primitive
+    statistics,
+    tiling,
+    unary,
     views,
+    vmap,
     windows,
 )
 
 __all__ = [
-    "activation", "conversion", "creation", "einops", "einsum", "indexing", "joining", "linalg", "nn_ops", "pointwise",
-    "random", "reduction", "views",
+    "activation", "arithmetic", "comparison", "complex", "conversion", "convolution", "creation", "einops", "einsum",
+    "fft", "indexing", "joining", "matmul", "matrix", "pooling", "random", "reduction", "scan", "scatter", "sorting",
+    "special", "statistics", "tiling", "unary", "views", "vmap", "windows",
 ]
-__all__ += ["activation_more", "logical_more", "pointwise_more", "special", "windows"]
-__all__ += ["fft", "indexing_more", "linalg_more", "shape_more"]
+
+# the WebGPU backend's public functions (the backend sits below the op table, so it is registered from here)
+for _fn in (_webgpu_api.is_webgpu_available, _webgpu_api.require_webgpu):
+    _registry.public("device", method=False)(_fn)

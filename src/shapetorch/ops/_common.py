@@ -11,12 +11,12 @@ import numpy as np
 from .._device import CPU, backend, device
 from .._dtype import DType, get_default_dtype, to_dtype
 from .._errors import fail, raise_from_rule
+from .._grad_mode import STATE
 from .._rules import dtypes as RD
 from .._rules.broadcast import broadcast_pair
 from .._rules.errors import RuleError
 from .._rules.inplace import inplace_shape
 from .._tensor import Tensor
-from ..autograd.grad_mode import STATE
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
 
 Number = bool | int | float | complex

@@ -8,18 +8,20 @@ registered; the nn-only activations (gelu, silu, ...) are exposed through ``shap
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .._dispatch import Prim
 from .._dtype import to_dtype
+from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
-from ._common import cast, check, default_float, make_inplace
+from ._common import cast, check, default_float, make_inplace, snapshot_for_inplace, write_inplace
 from ._registry import method, public
 from .conversion import where as _where
+from .random import Generator, rand
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -255,3 +257,84 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     a, b = input.chunk(2, dim)
     return a * b.sigmoid()
+
+
+def _need_floating(x: Tensor, op: str) -> None:
+    if not x.dtype.is_floating_point:
+        fail("method_dtype_not_supported_error", op=op, dtype=x.dtype.name, hint=" (floating point only)")
+
+
+@public("activation", method=False)
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.dropout(input, p, train)``: zero with probability ``p``, scale the rest by ``1 / (1 - p)``."""
+    _need_floating(input, "dropout")
+    return apply_dropout(input, p, train)
+
+
+def check_dropout_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def apply_dropout(input: Tensor, p: float, training: bool) -> Tensor:
+    """``torch.dropout`` and ``F.dropout``: zero with probability ``p``, scale the rest by ``1 / (1 - p)``."""
+    check_dropout_p(p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0
+    mask = (rand(tuple(input._data.shape), dtype=input.dtype, device=input.device) >= p).to(input.dtype) / (1 - p)
+    return input * mask
+
+
+@public("activation", method=False)
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator: Generator | None = None) -> Tensor:
+    """Leaky relu with slope ``(lower + upper) / 2``; in training a slope drawn from U(lower, upper) per element."""
+    _need_floating(input, "rrelu")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2)
+    slope = rand(tuple(input._data.shape), generator=generator, dtype=input.dtype, device=input.device)
+    slope = slope * (upper - lower) + lower
+    out: Tensor = _where(input <= 0, input * slope, input)
+    return out
+
+
+def _floating_only(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    def checked(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        _need_floating(input, name)
+        return fn(input, *args, **kwargs)
+
+    return checked
+
+
+def _hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In place; signed integer tensors are clamped to integer bounds (as torch), bool/uint8/complex refused."""
+    if input.is_complex() or input.dtype.name == "bool":
+        fail("method_dtype_not_supported_error", op="hardtanh_", dtype=input.dtype.name, hint="")
+    if input.dtype.name == "uint8" and (int(min_val) < 0 or int(max_val) < 0):
+        fail("argument_error_invalid", op="hardtanh_", problem="cannot do hardtanh on an unsigned type with negative "
+             "limits")
+    if not input.dtype.is_floating_point:
+        return write_inplace(input, input.clamp(int(min_val), int(max_val)), "hardtanh_")
+    return write_inplace(input, hardtanh(snapshot_for_inplace(input), min_val, max_val), "hardtanh_")
+
+
+def _threshold_(input: Tensor, threshold_: float, value: float) -> Tensor:
+    """In place; integer tensors keep their dtype (the value is cast), bool/complex refused."""
+    if input.is_complex() or input.dtype.name == "bool":
+        fail("method_dtype_not_supported_error", op="threshold_", dtype=input.dtype.name, hint="")
+    if not input.dtype.is_floating_point:
+        kept: Tensor = _where(input > threshold_, input, input * 0 + int(value))
+        return write_inplace(input, kept, "threshold_")
+    return write_inplace(input, threshold(snapshot_for_inplace(input), threshold_, value), "threshold_")
+
+
+_hardtanh_.__name__ = "hardtanh_"
+_threshold_.__name__ = "threshold_"
+_INPLACE: list[Callable[..., Tensor]] = [
+    make_inplace(_floating_only(rrelu, "rrelu_"), "rrelu_"), make_inplace(_floating_only(elu, "elu_"), "elu_"),
+    make_inplace(_floating_only(leaky_relu, "leaky_relu_"), "leaky_relu_"), _hardtanh_, _threshold_,
+]
+for _fn in _INPLACE:
+    public("activation", method=False)(_fn)

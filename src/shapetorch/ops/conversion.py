@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
 
 from .._device import backend, device, to_device
-from .._dispatch import Prim
 from .._dtype import to_dtype
+from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
-from ._common import cast, check, dtype_name, make_inplace, promoted
+from ._common import cast, check, dtype_name, promoted
 from ._registry import method, public
 
 
@@ -75,8 +76,8 @@ def _move(t: Tensor, dev: device) -> Tensor:
     src, dst = backend(t._device.type), backend(dev.type)
     host = src.to_numpy(t._data)
     out = Tensor._make(dst.from_numpy(np.asarray(host, order="C")), dev)  # ascontiguousarray would make 0-d 1-d
-    from ..autograd.engine import Node
-    from ..autograd.grad_mode import STATE
+    from .._engine.backward import Node
+    from .._grad_mode import STATE
 
     if t.requires_grad and STATE.enabled:
         out._grad_fn, out.requires_grad = Node(_TO_DEVICE, (t,), {}, None), True
@@ -174,36 +175,6 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 method("where", _where_method)
 
 
-@public("pointwise", aliases=("clip",))
-def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
-    """Limit to ``[min, max]``; either may be a number or a tensor (broadcast), or None."""
-    if min is None and max is None:
-        fail("argument_error_invalid", op="clamp", problem="at least one of 'min' or 'max' must not be None")
-    # where(), not maximum()/minimum(): at a bound the gradient goes to the input, as in torch
-    result = input
-    if min is not None:
-        lo = _bound(min, result)
-        result = where(result < lo, lo, result)
-    if max is not None:
-        hi = _bound(max, result)
-        result = where(result > hi, hi, result)
-    if result is input:
-        result = clone(input)
-    return result if out is None else out.copy_(result)
-
-
-def _bound(b: Any, like: Tensor) -> Any:
-    if isinstance(b, Tensor):
-        return b
-    from .creation import full
-
-    return full((), b, dtype=to_dtype(promoted(like, b)), device=like.device)
-
-
-method("clamp_", make_inplace(clamp, "clamp_"))
-method("clip_", make_inplace(clamp, "clip_"))
-
-
 # -- the bridges --------------------------------------------------------------------------------------------
 
 def _numpy(self: Tensor, *, force: bool = False) -> np.ndarray[Any, Any]:
@@ -299,10 +270,33 @@ method("requires_grad_", _requires_grad_)
 
 def _backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
               create_graph: bool = False, inputs: Any = None) -> None:
-    from ..autograd.engine import backward
+    from .._engine.backward import backward
 
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 method("backward", _backward)
 
+
+# -- SymInt helpers ---------------------------------------------------------------------------------------
+
+@public("misc", method=False)
+def sym_float(a: Any) -> float:
+    """``float(a)``: symbolic sizes do not exist here, so this is the plain conversion torch falls back to."""
+    if hasattr(a, "__sym_float__"):
+        return builtins.float(a.__sym_float__())
+    return builtins.float(a)
+
+
+@public("misc", method=False)
+def sym_int(a: Any) -> int:
+    """``int(a)`` (truncating a float), as torch.sym_int does for plain values."""
+    return builtins.int(a)
+
+
+@public("misc", method=False)
+def sym_not(a: Any) -> Any:
+    """``not a`` (an object with ``__sym_not__`` negates itself)."""
+    if hasattr(a, "__sym_not__"):
+        return a.__sym_not__()
+    return not a

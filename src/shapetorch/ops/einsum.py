@@ -24,15 +24,15 @@ from typing import Any
 import numpy as np
 
 from .._autocast import AUTOCAST
-from .._dispatch import PRIMS, Prim
+from .._engine.primitives import PRIMS, Prim
 from .._errors import fail, raise_from_rule
+from .._grad_mode import STATE
 from .._rules.einsum import N_LABELS, bind_einsum, letter, parse_equation, sublist_equation
 from .._rules.errors import RuleError
 from .._tensor import Tensor
-from ..autograd.grad_mode import STATE
-from . import pointwise  # noqa: F401  (registers the mul primitive)
+from . import arithmetic  # noqa: F401  (registers the mul primitive)
 from ._registry import public
-from .linalg import _MATMUL
+from .matmul import _MATMUL
 from .reduction import _SUM
 from .views import _DIAGONAL, _PERMUTE, _RESHAPE, _view_of
 

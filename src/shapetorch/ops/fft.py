@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dispatch import Prim
+from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules.fft import check_norm, fft_shape, stft_shape
 from .._tensor import Tensor
@@ -211,7 +211,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     check(stft_shape, input._data.shape, n_fft, hop, win, wshape, center, one, op=op)
     x = input
     if center:
-        from .nn_ops import pad
+        from .convolution import pad
 
         lead = (1,) * (3 - x._data.ndim)
         x3 = x.reshape(lead + tuple(x._data.shape))
@@ -227,7 +227,7 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
     spec = fft_rfft(frames, dim=-1, norm=norm) if one else fft_fft(frames, dim=-1, norm=norm)
     out: Tensor = spec.transpose(-1, -2)
     if return_complex is False:
-        from .shape_more import view_as_real
+        from .complex import view_as_real
 
         return view_as_real(out)
     return out
@@ -273,7 +273,7 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     frames = frames.to(common) * w.to(common)
     total = n_fft + hop * (frames_n - 1)
     index = _frame_index(frames_n, n_fft, hop).reshape(-1)
-    from .indexing_more import index_add
+    from .scatter import index_add
 
     lead = tuple(frames._data.shape[:-2])
     y = index_add(frames.new_zeros(lead + (total,)), len(lead), index, frames.reshape(lead + (-1,)))

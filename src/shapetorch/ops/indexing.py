@@ -8,19 +8,19 @@ step 2 applies the tensor indices, if any, to what is left.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._dispatch import Prim
+from .._engine.primitives import Prim
 from .._errors import fail
+from .._grad_mode import STATE
 from .._rules import indexing as RI
 from .._rules import joining as RJ
-from .._rules import scatter as RS
-from .._rules.axes import wrap_dim
+from .._rules.indexing import unravel_index_shape
 from .._tensor import Tensor
-from ..autograd.grad_mode import STATE
-from ._common import cast, check, dtype_name, snapshot_for_inplace, write_inplace
+from ._common import cast, check, dtype_name, make_inplace, snapshot_for_inplace, write_inplace
 from ._registry import method, public
 
 NpIndex = tuple[Any, ...]
@@ -251,103 +251,6 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
 
 
 @public("indexing")
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    check(RS.index_select_shape, input._data.shape, dim, index._data.shape, op="index_select")
-    if dtype_name(index) not in ("int32", "int64"):
-        fail("index_error_invalid_index", op="index_select", index=f"an index of dtype {index.dtype}")
-    if input._data.ndim == 0:
-        if index._data.size and (index._data != 0).any():
-            fail("at_error_index_out_of_bounds", op="index_select", index=int(index._data.reshape(-1)[0]), dim=0, size=1)
-        return input.reshape(()).clone() if index._data.size == 1 else input.reshape(-1)[index.reshape(-1)]
-    d = wrap_dim(dim, input._data.ndim, "index_select")
-    arr = np.asarray(index.detach().cpu().numpy()).reshape(-1)
-    size = input._data.shape[d]
-    if arr.size and (arr.max() >= size or arr.min() < 0):
-        bad = int(arr.max()) if arr.max() >= size else int(arr.min())
-        fail("at_error_index_out_of_bounds", op="index_select", index=bad, dim=d, size=size)
-    return _GET["index_select"](input, idx1=(Ellipsis,), idx2=(slice(None),) * d + (arr.astype(np.intp),))
-
-
-def _full_index(index: Any, axis: int) -> tuple[Any, ...]:
-    grid = list(np.indices(index.shape, sparse=True))
-    grid[axis] = index
-    return tuple(grid)
-
-
-def _gather(a: Any, index: Any, axis: int) -> Any:
-    return a[_full_index(index, axis)] if a.ndim else a[()] * np.ones(index.shape, a.dtype)
-
-
-def _scatter_add(a: Any, index: Any, src: Any, axis: int) -> Any:
-    out = a.copy()
-    if a.ndim == 0:
-        return out + src.reshape(-1)[0] if index.size else out  # torch adds src's first element only
-    np.add.at(out, _full_index(index, axis), src[tuple(slice(0, s) for s in index.shape)])
-    return out
-
-
-def _scatter(a: Any, index: Any, src: Any, axis: int) -> Any:
-    out = a.copy()
-    if a.ndim == 0:
-        return np.array(np.asarray(src, dtype=a.dtype).reshape(-1)[0]) if index.size else out  # torch: src's first
-    s = src[tuple(slice(0, s) for s in index.shape)] if np.ndim(src) else src
-    out[_full_index(index, axis)] = s
-    return out
-
-
-_GATHER = Prim(
-    "gather", _gather,
-    lambda g, n: (g.new_zeros(n.inputs[0]._data.shape).scatter_add(n.params["axis"], n.inputs[1], g), None),
-)
-_SCATTER_ADD = Prim(
-    "scatter_add", _scatter_add,
-    lambda g, n: (g, None, _GATHER(g, n.inputs[1], axis=n.params["axis"]) if n.inputs[2]._data.shape == n.inputs[1]._data.shape else None),
-)
-_SCATTER = Prim("scatter", _scatter, None)
-
-
-def _check_index_values(index: Tensor, size: int, dim: int, op: str) -> Any:
-    if dtype_name(index) not in ("int32", "int64"):  # torch: "Expected dtype int32/int64 for index"
-        fail("dtype_error_mismatch", op=op, what="index", a=index.dtype.name, b="int32 or int64")
-    arr = index._data
-    if arr.size and (arr.max() >= size or arr.min() < -size):
-        bad = int(arr.max()) if arr.max() >= size else int(arr.min())
-        fail("at_error_index_out_of_bounds", op=op, index=bad, dim=dim, size=size)
-
-
-@public("indexing")
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-    """``out[i][j] = input[i][index[i][j]]`` (for dim=1); ``out`` has the shape of ``index``."""
-    check(RS.gather_shape, input._data.shape, dim, index._data.shape, op="gather")
-    d = wrap_dim(dim, input._data.ndim, "gather")
-    _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "gather")
-    return _GATHER(input, index, axis=d)
-
-
-@public("indexing")
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    check(RS.scatter_check, input._data.shape, dim, index._data.shape, src._data.shape, op="scatter_add")
-    d = wrap_dim(dim, input._data.ndim, "scatter_add")
-    _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter_add")
-    return _SCATTER_ADD(input, index, cast(src, dtype_name(input)), axis=d)
-
-
-@public("indexing")
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
-    if src is None:
-        src = value
-    s = src._data.shape if isinstance(src, Tensor) else None
-    check(RS.scatter_check, input._data.shape, dim, index._data.shape, s, op="scatter")
-    d = wrap_dim(dim, input._data.ndim, "scatter")
-    _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter")
-    return _SCATTER(input, index, cast(src, dtype_name(input)) if isinstance(src, Tensor) else src, axis=d)
-
-
-for _name, _fn in (("scatter_add_", scatter_add), ("scatter_", scatter)):
-    method(_name, lambda self, *a, _f=_fn, _n=_name, **k: write_inplace(self, _f(self, *a, **k), _n))
-
-
-@public("indexing")
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     from .conversion import where
 
@@ -398,3 +301,64 @@ async def masked_select_async(input: Tensor, mask: Tensor) -> Tensor:
 
 
 public("indexing", method=False)(masked_select_async)
+
+
+def _same_dtype(op: str, input: Tensor, other: Tensor, what: str = "self and source") -> None:
+    if dtype_name(input) != dtype_name(other):
+        fail("dtype_error_mismatch", op=op, what=what, a=input.dtype.name, b=other.dtype.name)
+
+
+@public("indexing")
+def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor, accumulate: bool = False) -> Tensor:
+    """``out = input.clone(); out[indices] = values`` (or ``+=`` with ``accumulate``, repeats adding up)."""
+    _same_dtype("index_put", input, values, "source and destination")
+    if any(not isinstance(i, Tensor) for i in indices):
+        fail("index_error_invalid_index", op="index_put", index="an index that is not a tensor (None included)")
+    idx = tuple(indices)
+    idx1, idx2, shape = parse_index(input, idx)
+    check(RI.setitem_value_shape, values._data.shape, shape, op="index_put")
+    v = values
+    while v._data.ndim > len(shape) and v._data.shape[0] == 1:
+        v = v.reshape(v._data.shape[1:])
+    v = v.expand(shape)
+    if accumulate:
+        return input + _INDEX_BACKWARD(v, shape=tuple(input._data.shape), idx1=idx1, idx2=idx2)
+    return _INDEX_PUT(input, v, idx1=idx1, idx2=idx2)
+
+
+method("index_put_", make_inplace(index_put, "index_put_"))
+
+
+@public("indexing")
+def argwhere(input: Tensor) -> Tensor:
+    """The indices of the nonzero elements, one row each: (count, rank)."""
+    out: Tensor = nonzero(input)
+    return out
+
+
+@public("indexing", method=False)
+def unravel_index(indices: Any, shape: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """Flat indices to coordinates in ``shape`` (negative indices wrap by floor division, as torch)."""
+    dims = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    if not isinstance(indices, Tensor):
+        from .creation import tensor
+
+        indices = tensor(indices)
+    if indices.dtype.is_floating_point or indices.dtype.is_complex or dtype_name(indices) == "bool":
+        fail("method_dtype_not_supported_error", op="unravel_index", dtype=indices.dtype.name,
+             hint=": expected 'indices' to be an integer dtype")
+    check(unravel_index_shape, indices._data.shape, dims, op="unravel_index")
+    rest = np.asarray(indices._data).astype(np.int64)
+    out = []
+    for s in reversed(dims):
+        out.append(rest % s if s else rest * 0)
+        rest = rest // s if s else rest
+    return tuple(Tensor._make(np.array(o, dtype=np.int64), indices._device) for o in reversed(out))
+
+
+@public("shape")
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``narrow`` as a new tensor rather than a view."""
+    check(RJ.narrow_bounds, input._data.shape, dim, start, length, op="narrow_copy")
+    out: Tensor = input.narrow(dim, start, length).clone()
+    return out

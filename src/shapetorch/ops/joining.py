@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .._dispatch import Prim
+from .._engine.primitives import Prim
 from .._rules import joining as RJ
 from .._rules.axes import wrap_dim
+from .._rules.joining import dsplit_check
 from .._tensor import Tensor
 from ._common import cast, check, promoted
 from ._registry import public
@@ -131,3 +132,11 @@ def hsplit(input: Tensor, sections: Any) -> tuple[Tensor, ...]:
 @public("joining")
 def vsplit(input: Tensor, sections: Any) -> tuple[Tensor, ...]:
     return tensor_split(input, sections, 0)
+
+
+@public("shape")
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split along dim 2 (depth); an int must divide the size."""
+    sections = indices_or_sections if isinstance(indices_or_sections, int) else None
+    check(dsplit_check, input._data.shape, sections, op="dsplit")
+    return tensor_split(input, indices_or_sections, 2)

@@ -9,14 +9,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._dispatch import Prim
 from .._dtype import to_dtype
+from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.reduction import reduce_dims
 from .._tensor import Tensor
-from ._common import cast, check, default_float, dtype_name
-from ._registry import public
+from ._common import as_operand, cast, check, default_float, dtype_name
+from ._registry import CATEGORY, FUNCTIONS, public
 
 
 class ValuesIndices(NamedTuple):
@@ -300,3 +300,75 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 @public("reduction")
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return sum(input != 0, dim)
+
+
+class MinMax(NamedTuple):
+    """torch.return_types.aminmax: ``min`` and ``max``."""
+
+    min: Tensor
+    max: Tensor
+
+
+FUNCTIONS["var_"] = var  # `var` is a reserved word in the original (TypeScript) library
+CATEGORY["var_"] = "reduction"
+
+
+@public("reduction")
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out: Any = None) -> MinMax:
+    """(min, max) over all elements, or along one ``dim``."""
+    from .sorting import write_out  # sorting imports this module
+
+    return write_out(_aminmax(input, dim, keepdim), out, "aminmax")
+
+
+def _aminmax(input: Tensor, dim: int | None, keepdim: bool) -> MinMax:
+    """(min, max) over all elements, or along one ``dim``."""
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dim is None and input._data.size == 0:
+        fail("reduction_error_empty_input", op="aminmax", shape=tuple(input._data.shape))
+    d: Any = () if dim is None else dim
+    if dim is None and keepdim:
+        return MinMax(amin(input, d, True).reshape((1,) * input._data.ndim),
+                      amax(input, d, True).reshape((1,) * input._data.ndim))
+    return MinMax(amin(input, d, keepdim), amax(input, d, keepdim))
+
+
+# -- NaN-ignoring sums ------------------------------------------------------------------------------------
+
+@public("reduction")
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """sum with NaNs counted as zero (their gradient is zero)."""
+    if input.is_complex():
+        fail("method_dtype_not_supported_error", op="nansum", dtype=input.dtype.name,
+             hint=" (nansum does not support complex inputs)")
+    _dims(input, dim, "nansum")
+    if input.is_floating_point():
+        input = input.where(input == input, 0)  # noqa: PLR0124  (False at NaN)
+    return sum(input, dim, keepdim, dtype=dtype)
+
+
+@public("reduction")
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+            out: Tensor | None = None) -> Tensor:
+    """mean over the non-NaN elements (NaN where there are none)."""
+    if dtype is not None:
+        input = input.to(to_dtype(dtype))
+    if not (input.is_floating_point() or input.is_complex()):
+        fail("method_dtype_not_supported_error", op="nanmean", dtype=input.dtype.name,
+             hint=" (nanmean(): expected input to have floating point or complex dtype)")
+    count = sum((input == input).to(input.dtype), dim, keepdim)  # noqa: PLR0124  (False at NaN)
+    from .sorting import write_out  # sorting imports this module
+
+    return write_out(nansum(input, dim, keepdim) / count, out, "nanmean", cast_ok=True)
+
+
+@public("reduction")
+def dist(input: Tensor, other: Any, p: Any = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast)."""
+    other = as_operand(other, input, "dist")
+    diff = input - other
+    if not (diff.is_floating_point() or diff.is_complex()):
+        fail("method_dtype_not_supported_error", op="dist", dtype=diff.dtype.name,
+             hint=" (norm(): input dtype should be either floating point or complex)")
+    return norm(diff, float(p) if not isinstance(p, str) else p)

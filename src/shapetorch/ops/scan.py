@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .._dispatch import Prim
 from .._dtype import get_default_dtype, to_dtype
+from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules.axes import wrap_dim
 from .._rules.dtypes import is_integral

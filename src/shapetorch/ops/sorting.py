@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._dispatch import Prim
+from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules.axes import wrap_dim
 from .._rules.scan import cum_shape
@@ -62,7 +62,7 @@ def write_out(result: Any, out: Any, op: str, cast_ok: bool = False) -> Any:
 
 
 def _copy_out(o: Any, r: Tensor, op: str, cast_ok: bool = False) -> None:
-    from ..autograd.grad_mode import STATE
+    from .._grad_mode import STATE
 
     if not isinstance(o, Tensor):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(o).__name__}")

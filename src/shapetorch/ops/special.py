@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
-import ml_dtypes
 import numpy as np
 
-from .._dispatch import PRIMS, Prim
+from .._engine.backward import Node
+from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._tensor import Tensor
-from ..autograd.engine import Node
-from ._common import cast, default_float, dtype_name, make_inplace, write_inplace
-from ._jvp_more import unary, via_vjp
+from ._common import cast, default_float, make_inplace, write_inplace
+from ._elementwise import _conj, _unary, _where
+from ._jvp import unary, via_vjp
 from ._registry import method, public
 from .activation import _ERF
-from .pointwise import _unary
 
 _SQRT_PI = math.sqrt(math.pi)
 _2_SQRT_PI = 2.0 / _SQRT_PI
@@ -335,141 +334,6 @@ def _sinc_kernel(a: Any) -> Any:
 sinc = _unary("sinc", _sinc_kernel, _sinc_vjp, save_output=True)
 
 
-def _where(c: Tensor, a: Any, b: Any) -> Tensor:
-    from .conversion import where
-
-    out: Tensor = where(c, a, b)
-    return out
-
-
-def _conj(t: Any) -> Any:
-    return t.conj() if isinstance(t, Tensor) and t.is_complex() else t
-
-
-# -- angle, conj_physical, deg2rad / rad2deg, positive ---------------------------------------------------
-
-def _angle_kernel(a: Any) -> Any:
-    if a.dtype.kind == "c":
-        return np.angle(a).astype(a.real.dtype)
-    return np.where(np.isnan(a), a, np.where(a < 0, a.dtype.type(math.pi), a.dtype.type(0))).astype(a.dtype)
-
-
-def _angle_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
-    z = n.inputs[0]
-    if not z.is_complex():
-        return (g * 0,)
-    mag2 = z.abs() ** 2
-    safe = _where(mag2 == 0, mag2 + 1, mag2)
-    grad = g.to(z.dtype) * z / safe * 1j
-    return (_where(z == 0, grad * 0, grad),)
-
-
-_ANGLE = Prim("angle", _angle_kernel, _angle_vjp)
-
-
-@public("pointwise")
-def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The argument of each element (0 or pi for real numbers, nan kept)."""
-    if input._data.dtype.kind in "biu":
-        input = cast(input, default_float())
-    r = _ANGLE(input)
-    return r if out is None else write_inplace(out, r, "angle")
-
-
-conj_physical = _unary("conj_physical", lambda a: np.conj(a) if a.dtype.kind == "c" else a.copy(),
-                       lambda g, n: (_conj(g),), kind="same")
-
-
-def _scale_kernel(name: str, factor: float) -> Callable[[Any], Any]:
-    def kernel(a: Any) -> Any:
-        if a.dtype.kind == "c":
-            fail("method_dtype_not_supported_error", op=name, dtype=str(a.dtype), hint="")
-        return (a * a.dtype.type(factor)).astype(a.dtype)
-
-    return kernel
-
-
-_D2R = math.pi / 180.0
-deg2rad = _unary("deg2rad", _scale_kernel("deg2rad", _D2R), lambda g, n: (g * _D2R,))
-rad2deg = _unary("rad2deg", _scale_kernel("rad2deg", 1 / _D2R), lambda g, n: (g * (1 / _D2R),))
-
-
-@public("pointwise")
-def positive(input: Tensor) -> Tensor:
-    """``input`` itself (torch returns the same tensor); bool is refused as in torch."""
-    if dtype_name(input) == "bool":
-        fail("method_dtype_not_supported_error", op="positive", dtype="bool",
-             hint=" (the positive operator does not support bool tensors)")
-    return input
-
-
-# -- frexp ------------------------------------------------------------------------------------------------
-
-class frexp_result(NamedTuple):
-    mantissa: Tensor
-    exponent: Tensor
-
-
-def _frexp_parts(a: Any) -> tuple[Any, Any]:
-    wide = a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype != np.float16 else a
-    m, e = np.frexp(wide)
-    return m.astype(a.dtype), e.astype(np.int32)
-
-
-_FREXP_EXP = Prim("frexp_exponent", lambda a: _frexp_parts(a)[1], None)
-_FREXP_MANT = Prim("frexp", lambda a: _frexp_parts(a)[0],
-                   lambda g, n: (g / _FREXP_EXP(n.inputs[0]).to(n.inputs[0].dtype).exp2(),))
-
-
-@public("pointwise")
-def frexp(input: Tensor, *, out: Any = None) -> frexp_result:
-    """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, mantissa in [0.5, 1)."""
-    if not input.dtype.is_floating_point:
-        fail("method_dtype_not_supported_error", op="frexp", dtype=input.dtype.name,
-             hint=" (frexp only supports floating-point dtypes)")
-    result = frexp_result(_FREXP_MANT(input), _FREXP_EXP(input))
-    if out is not None:
-        write_inplace(out[0], result.mantissa, "frexp")
-        write_inplace(out[1], result.exponent, "frexp")
-        return frexp_result(out[0], out[1])
-    return result
-
-
-# -- nan_to_num -------------------------------------------------------------------------------------------
-
-def _nan_to_num_kernel(a: Any, nan: float, posinf: float | None, neginf: float | None) -> Any:
-    if a.dtype.kind in "biu":
-        return a.copy()
-    if a.dtype.kind == "c":
-        part = a.real.dtype
-        re = _nan_to_num_kernel(a.real.copy(), nan, posinf, neginf)
-        im = _nan_to_num_kernel(a.imag.copy(), nan, posinf, neginf)
-        return (re + 1j * im.astype(part)).astype(a.dtype)
-    info = ml_dtypes.finfo(a.dtype)  # type: ignore[no-untyped-call]  # np.finfo has no bfloat16
-    with np.errstate(over="ignore"):
-        hi = a.dtype.type(info.max if posinf is None else posinf)
-        lo = a.dtype.type(info.min if neginf is None else neginf)
-        nv = a.dtype.type(nan)
-    out = np.where(np.isnan(a), nv, a)
-    out = np.where(np.isposinf(a), hi, out)
-    return np.where(np.isneginf(a), lo, out).astype(a.dtype)
-
-
-_FINITE = Prim("isfinite_mask", lambda a: np.isfinite(a) if a.dtype.kind in "fc" else np.ones(a.shape, bool), None)
-_NAN_TO_NUM = Prim("nan_to_num", _nan_to_num_kernel, lambda g, n: (g * _FINITE(n.inputs[0]).to(g.dtype),))
-
-
-@public("pointwise")
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *,
-               out: Tensor | None = None) -> Tensor:
-    """NaN to ``nan``, +inf/-inf to ``posinf``/``neginf`` (the dtype's largest/lowest finite value by default)."""
-    r = _NAN_TO_NUM(input, nan=nan, posinf=posinf, neginf=neginf)
-    return r if out is None else write_inplace(out, r, "nan_to_num")
-
-
-method("nan_to_num_", make_inplace(nan_to_num, "nan_to_num_"))
-
-
 # -- forward-mode rules ----------------------------------------------------------------------------------
 
 def _sinc_jvp(t: Tensor, n: Any) -> Any:
@@ -478,14 +342,5 @@ def _sinc_jvp(t: Tensor, n: Any) -> Any:
     return t * _where(x == 0, x * 0, ((x * math.pi).cos() - n.out) / safe)
 
 
-def _angle_jvp(t: Tensor, n: Any) -> Any:
-    z = n.inputs[0]
-    if not z.is_complex():
-        return t * 0
-    mag2 = z.abs() ** 2
-    return (t * z.conj()).imag / _where(mag2 == 0, mag2 + 1, mag2)
-
-
-via_vjp("erfc", "erfinv", "lgamma", "digamma", "polygamma", "i0", "special_i1", "deg2rad", "rad2deg", "frexp", "nan_to_num")
-for _name, _rule in (("sinc", _sinc_jvp), ("angle", _angle_jvp), ("conj_physical", lambda t, n: t.conj())):
-    PRIMS[_name].jvp = unary(_rule)
+via_vjp("erfc", "erfinv", "lgamma", "digamma", "polygamma", "i0", "special_i1")
+PRIMS["sinc"].jvp = unary(_sinc_jvp)

@@ -7,18 +7,22 @@ shows in its base, as in torch. Each output remembers its base (``_base``) for v
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._dispatch import Prim
+from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import views as RV
 from .._rules.axes import wrap_dim
 from .._rules.broadcast import expand_shape
+from .._rules.views import as_strided_check
 from .._tensor import Tensor
 from ._common import check, int_list
 from ._registry import method, public
+
+Arr = Any
 
 
 def _view_of(out: Tensor, base: Tensor) -> Tensor:
@@ -209,3 +213,69 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     if a == b:
         fail("dim_error_repeated", op="diagonal", dim=dim1, dims=[dim1, dim2])
     return _view_of(_DIAGONAL(input, offset=offset, axis1=a, axis2=b), input)
+
+
+# -- as_strided ----------------------------------------------------------------------------------------------------
+
+
+def _storage(t: Tensor) -> tuple[Arr, int, tuple[int, ...]]:
+    """The flat storage a tensor views (its root NumPy buffer), its offset in it and its strides, in elements."""
+    arr = t._data
+    root = arr
+    while isinstance(root.base, np.ndarray) and root.base.dtype == arr.dtype:
+        root = root.base
+    size = arr.dtype.itemsize
+    if root is not arr and root.flags.c_contiguous:
+        offset = (arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // size
+        return root.reshape(-1), offset, tuple(s // size for s in arr.strides)
+    if not arr.flags.c_contiguous:  # no flat buffer to share: a storage of the tensor's elements in order
+        arr = np.ascontiguousarray(arr)
+    return arr.reshape(-1), 0, tuple(s // size for s in arr.strides)
+
+
+def _as_strided_kernel(a: Arr, storage: Arr, size: tuple[int, ...], stride: tuple[int, ...], offset: int,
+                       in_offset: int, in_stride: tuple[int, ...]) -> Arr:
+    item = storage.dtype.itemsize
+    return np.lib.stride_tricks.as_strided(storage[offset:], size, tuple(s * item for s in stride))
+
+
+def _positions(n: int, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Arr:
+    base = np.arange(n, dtype=np.int64)
+    return np.lib.stride_tricks.as_strided(base[offset:], shape, tuple(s * 8 for s in stride)).copy()
+
+
+def _as_strided_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    from .creation import tensor
+    from .scatter import index_add
+
+    p = n.params
+    total = p["storage"].size
+    out_pos = _positions(total, p["size"], p["stride"], p["offset"]).reshape(-1)
+    in_pos = _positions(total, tuple(n.inputs[0]._data.shape), p["in_stride"], p["in_offset"])
+    flat = index_add(g.new_zeros((total,)), 0, tensor(out_pos), g.reshape(-1))
+    return (flat[tensor(in_pos)],)
+
+
+_AS_STRIDED = Prim("as_strided", _as_strided_kernel, _as_strided_vjp)
+
+
+@public("shape")
+def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the given sizes and strides (in elements), as torch's."""
+    storage, in_offset, in_stride = _storage(input)
+    offset = in_offset if storage_offset is None else int(storage_offset)
+    sz, st_ = int_list((size,), "as_strided"), int_list((stride,), "as_strided")
+    check(as_strided_check, sz, st_, offset, storage.size, op="as_strided")
+    out = _AS_STRIDED(input, storage=storage, size=sz, stride=st_, offset=offset, in_offset=in_offset,
+                      in_stride=in_stride)
+    return _view_of(out, input)
+
+
+def _as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
+    view = as_strided(self, size, stride, storage_offset)
+    self._data = view._data
+    self._bump_version()
+    return self
+
+
+method("as_strided_", _as_strided_)

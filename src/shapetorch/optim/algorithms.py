@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from .. import _api as st
+from ..ops.creation import full_like, tensor, zeros_like
 from .optimizer import Optimizer, _scalar_step
 
 
@@ -80,11 +80,11 @@ class Adam(Optimizer):
                 continue
             state = self.state.setdefault(p, {})
             if "exp_avg" not in state:
-                state["step"] = st.tensor(0.0)
-                state["exp_avg"] = st.zeros_like(p)
-                state["exp_avg_sq"] = st.zeros_like(p)
+                state["step"] = tensor(0.0)
+                state["exp_avg"] = zeros_like(p)
+                state["exp_avg_sq"] = zeros_like(p)
                 if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = st.zeros_like(p)
+                    state["max_exp_avg_sq"] = zeros_like(p)
             step = _scalar_step(state)
             if wd != 0:
                 if group["decoupled_weight_decay"]:
@@ -136,12 +136,12 @@ class RMSprop(Optimizer):
                 continue
             state = self.state.setdefault(p, {})
             if "square_avg" not in state:
-                state["step"] = st.tensor(0.0)
-                state["square_avg"] = st.zeros_like(p)
+                state["step"] = tensor(0.0)
+                state["square_avg"] = zeros_like(p)
                 if momentum > 0:
-                    state["momentum_buffer"] = st.zeros_like(p)
+                    state["momentum_buffer"] = zeros_like(p)
                 if group["centered"]:
-                    state["grad_avg"] = st.zeros_like(p)
+                    state["grad_avg"] = zeros_like(p)
             _scalar_step(state)
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
@@ -173,8 +173,8 @@ class Adagrad(Optimizer):
                                   "fused": fused})
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p] = {"step": st.tensor(0.0),
-                                 "sum": st.full_like(p, group["initial_accumulator_value"])}
+                self.state[p] = {"step": tensor(0.0),
+                                 "sum": full_like(p, group["initial_accumulator_value"])}
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..autograd import no_grad
+from ..ops.creation import tensor
 
 
 class _Required:
@@ -130,9 +131,7 @@ class Optimizer:
 
 def _scalar_step(state: dict[str, Any]) -> float:
     """The step count, kept as a float32 0-d tensor as torch does; returns the new count."""
-    from .. import _api as st
-
     if "step" not in state:
-        state["step"] = st.tensor(0.0)
+        state["step"] = tensor(0.0)
     state["step"].add_(1)
     return float(state["step"].item())

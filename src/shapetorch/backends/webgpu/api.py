@@ -1,6 +1,7 @@
 """Public functions of the WebGPU device: availability, memory statistics, cache, synchronisation.
 
-Registered in the op table (category ``device``), so they are ``shapetorch.is_webgpu_available()`` etc.
+``is_webgpu_available`` and ``require_webgpu`` are registered in the op table (category ``device``) by
+``shapetorch.ops``, so they are ``shapetorch.is_webgpu_available()`` etc.
 Importing this module does not import ``wgpu``; each function imports it only when it must.
 """
 
@@ -12,7 +13,6 @@ from typing import Any
 
 from ..._device import device
 from ..._errors import fail
-from ...ops._registry import public
 
 _RUNTIME = "shapetorch.backends.webgpu.runtime"
 
@@ -31,13 +31,11 @@ def unavailable_reason() -> str | None:
     return None if rt.init() else str(rt.error)
 
 
-@public("device", method=False)
 def is_webgpu_available() -> bool:
     """True when a WebGPU adapter and device can be used (imports ``wgpu`` and requests them once)."""
     return unavailable_reason() is None
 
 
-@public("device", method=False)
 def require_webgpu() -> device:
     """``device('webgpu')``, or a DeviceError saying why WebGPU is not available."""
     why = unavailable_reason()

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._engine.primitives import PRIMS
 from ..._errors import fail
 from . import codegen as G
 from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, to_host
@@ -116,6 +117,11 @@ def cast(a: WArray, dtype: np.dtype[Any]) -> WArray:
 
 def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
     return elementwise("a", dtype, [("a", value, dtype)], shape)
+
+
+def _cpu_kernel(prim: str) -> Callable[..., Any]:
+    """The CPU kernel of a primitive (registered by the op modules, which sit above the backends)."""
+    return PRIMS[prim].kernels["cpu"]
 
 
 def _host(fn: Callable[..., Any], *args: Any, **params: Any) -> WArray:
@@ -373,9 +379,7 @@ def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                           idx2: tuple[Any, ...] | None) -> WArray:
     if idx2 is not None and _st(g.dtype) == "f16":
-        from ...ops.indexing import _index_backward
-
-        return _host(_index_backward, g, shape=shape, idx1=idx1, idx2=idx2)
+        return _host(_cpu_kernel("index_backward"), g, shape=shape, idx1=idx1, idx2=idx2)
     out = full(tuple(shape), 0, g.dtype)
     target = basic_index(out, idx1)
     if idx2 is None:
@@ -416,9 +420,7 @@ def gather_kernel(a: WArray, index: WArray, axis: int) -> WArray:
 
 def _scatter(op: str, a: WArray, index: WArray, src: Operand, axis: int) -> WArray:
     if a.ndim == 0 or (op == "scatter_add" and _st(a.dtype) == "f16"):
-        from ...ops.indexing import _scatter, _scatter_add
-
-        return _host(_scatter_add if op == "scatter_add" else _scatter, a, index, src, axis=axis)
+        return _host(_cpu_kernel(op), a, index, src, axis=axis)
     out = contiguous_copy(a)
     if index.size == 0 or out.st is None or index.st is None:
         return out
@@ -649,8 +651,6 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
 # -- registration --------------------------------------------------------------------------------------
 def register() -> list[str]:
     """Install the kernels; returns the primitives left without one (they raise a clear error)."""
-    from ..._dispatch import PRIMS
-
     table: dict[str, Callable[..., Any]] = {
         **{name: unary(name) for name in G.UNARY if name in PRIMS and name != "round"},
         **{name: binary(name) for name in G.BINARY if name in PRIMS},

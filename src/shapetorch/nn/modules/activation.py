@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import _api as st
 from ..._tensor import Tensor
+from ...ops.creation import empty, full
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -179,7 +179,7 @@ class PReLU(Module):
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.num_parameters = num_parameters
-        self.weight = Parameter(st.full((num_parameters,), init, device=device, dtype=dtype))
+        self.weight = Parameter(full((num_parameters,), init, device=device, dtype=dtype))
 
     def forward(self, input: Tensor) -> Tensor:
         return F.prelu(input, self.weight)
@@ -252,17 +252,17 @@ class MultiheadAttention(Module):
         self.head_dim = embed_dim // num_heads
         kw = {"device": device, "dtype": dtype}
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = Parameter(st.empty((3 * embed_dim, embed_dim), **kw))
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **kw))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         else:
             self.register_parameter("in_proj_weight", None)
-            self.q_proj_weight = Parameter(st.empty((embed_dim, embed_dim), **kw))
-            self.k_proj_weight = Parameter(st.empty((embed_dim, self.kdim), **kw))
-            self.v_proj_weight = Parameter(st.empty((embed_dim, self.vdim), **kw))
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **kw))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **kw))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **kw))
         if bias:
-            self.in_proj_bias = Parameter(st.empty(3 * embed_dim, **kw))
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)

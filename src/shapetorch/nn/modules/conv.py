@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ... import _api as st
 from ..._tensor import Tensor
-from ...ops import nn_ops as N
+from ...ops import convolution as N
+from ...ops.creation import empty
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -45,9 +45,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups, *self.kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(st.empty(shape, **kw))
+        self.weight = Parameter(empty(shape, **kw))
         if bias:
-            self.bias = Parameter(st.empty(out_channels, **kw))
+            self.bias = Parameter(empty(out_channels, **kw))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

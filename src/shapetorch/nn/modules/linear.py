@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ... import _api as st
 from ..._tensor import Tensor
+from ...ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -33,9 +33,9 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(st.empty((out_features, in_features), **_factory(device, dtype)))
+        self.weight = Parameter(empty((out_features, in_features), **_factory(device, dtype)))
         if bias:
-            self.bias = Parameter(st.empty(out_features, **_factory(device, dtype)))
+            self.bias = Parameter(empty(out_features, **_factory(device, dtype)))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -61,9 +61,9 @@ class Bilinear(Module):
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        self.weight = Parameter(st.empty((out_features, in1_features, in2_features), **_factory(device, dtype)))
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), **_factory(device, dtype)))
         if bias:
-            self.bias = Parameter(st.empty(out_features, **_factory(device, dtype)))
+            self.bias = Parameter(empty(out_features, **_factory(device, dtype)))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

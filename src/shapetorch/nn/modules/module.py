@@ -8,7 +8,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
+from ..._device import device as Device
+from ..._dtype import float16, float32, float64
 from ..._errors import fail
+from ..._grad_mode import no_grad
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 
@@ -322,12 +325,10 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``; dtypes change floating tensors only."""
-        from ... import _api as st
-
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         for a in args:
-            if isinstance(a, (str, st.device)):
+            if isinstance(a, (str, Device)):
                 device = a
             elif isinstance(a, Tensor):
                 device, dtype = a.device, a.dtype
@@ -343,19 +344,13 @@ class Module:
         return self.to("cpu")
 
     def float(self) -> Module:
-        from ... import _api as st
-
-        return self.to(st.float32)
+        return self.to(float32)
 
     def double(self) -> Module:
-        from ... import _api as st
-
-        return self.to(st.float64)
+        return self.to(float64)
 
     def half(self) -> Module:
-        from ... import _api as st
-
-        return self.to(st.float16)
+        return self.to(float16)
 
     def type(self, dst_type: Any) -> Module:
         return self.to(dst_type)
@@ -382,8 +377,6 @@ class Module:
 
     def load_state_dict(self, state_dict: dict[str, Any], strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
         """Copy values into the parameters and buffers; shapes must match. ``strict``: keys must match too."""
-        from ... import _api as st
-
         own: dict[str, Tensor] = {}
         for mprefix, m in self.named_modules(remove_duplicate=False):
             for name, p in m._parameters.items():
@@ -412,7 +405,7 @@ class Module:
                 errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
         if errors:
             fail("load_state_dict_error_mismatch", op=type(self).__name__, problem="\n\t".join(errors))
-        with st.no_grad():
+        with no_grad():
             for k, t in own.items():
                 if k in state_dict:
                     src = state_dict[k]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import _api as st
+from ..._dtype import int64
 from ..._rules import nn as RN
 from ..._tensor import Tensor
 from ...ops._common import check
+from ...ops.creation import ones, tensor, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -24,18 +25,18 @@ class _BatchNorm(Module):
         self.affine, self.track_running_stats, self._bias = affine, track_running_stats, bias
         kw = {"device": device, "dtype": dtype}
         if affine:
-            self.weight = Parameter(st.ones(num_features, **kw))
+            self.weight = Parameter(ones(num_features, **kw))
             if bias:
-                self.bias = Parameter(st.zeros(num_features, **kw))
+                self.bias = Parameter(zeros(num_features, **kw))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", st.zeros(num_features, **kw))
-            self.register_buffer("running_var", st.ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked", st.tensor(0, dtype=st.int64, device=device))
+            self.register_buffer("running_mean", zeros(num_features, **kw))
+            self.register_buffer("running_var", ones(num_features, **kw))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -90,8 +91,8 @@ class _InstanceNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum, self.affine = num_features, eps, momentum, affine
         if affine:
-            self.weight = Parameter(st.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(st.zeros(num_features, device=device, dtype=dtype))
+            self.weight = Parameter(ones(num_features, device=device, dtype=dtype))
+            self.bias = Parameter(zeros(num_features, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -119,9 +120,9 @@ class LayerNorm(Module):
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps, self.elementwise_affine, self._bias = eps, elementwise_affine, bias
         if elementwise_affine:
-            self.weight = Parameter(st.ones(self.normalized_shape, device=device, dtype=dtype))
+            self.weight = Parameter(ones(self.normalized_shape, device=device, dtype=dtype))
             if bias:
-                self.bias = Parameter(st.zeros(self.normalized_shape, device=device, dtype=dtype))
+                self.bias = Parameter(zeros(self.normalized_shape, device=device, dtype=dtype))
             else:
                 self.register_parameter("bias", None)
         else:
@@ -142,7 +143,7 @@ class RMSNorm(Module):
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(st.ones(self.normalized_shape, device=device, dtype=dtype))
+            self.weight = Parameter(ones(self.normalized_shape, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
 
@@ -162,9 +163,9 @@ class GroupNorm(Module):
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         self._bias = bias
         if affine:
-            self.weight = Parameter(st.ones(num_channels, device=device, dtype=dtype))
+            self.weight = Parameter(ones(num_channels, device=device, dtype=dtype))
             if bias:
-                self.bias = Parameter(st.zeros(num_channels, device=device, dtype=dtype))
+                self.bias = Parameter(zeros(num_channels, device=device, dtype=dtype))
             else:
                 self.register_parameter("bias", None)
         else:

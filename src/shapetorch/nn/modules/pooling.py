@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._tensor import Tensor
-from ...ops import nn_ops as N
+from ...ops import pooling as N
 from .module import Module
 
 

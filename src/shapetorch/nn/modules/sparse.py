@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import _api as st
+from ..._grad_mode import no_grad
 from ..._tensor import Tensor
+from ...ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -29,7 +30,7 @@ class Embedding(Module):
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
-            self.weight = Parameter(st.empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
                                     requires_grad=not _freeze)
             self.reset_parameters()
         else:
@@ -38,7 +39,7 @@ class Embedding(Module):
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            with st.no_grad():
+            with no_grad():
                 self.weight[self.padding_idx] = 0.0
 
     def forward(self, input: Tensor) -> Tensor:
@@ -65,10 +66,10 @@ class EmbeddingBag(Module):
         self.num_embeddings, self.embedding_dim, self.mode = num_embeddings, embedding_dim, mode
         self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
         if _weight is None:
-            self.weight = Parameter(st.empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
             init.normal_(self.weight)
             if padding_idx is not None:
-                with st.no_grad():
+                with no_grad():
                     self.weight[padding_idx] = 0.0
         else:
             self.weight = Parameter(_weight)

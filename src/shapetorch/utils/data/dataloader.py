@@ -5,24 +5,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ..._dtype import float64, int64
 from ..._tensor import Tensor
+from ...ops.creation import from_numpy, tensor
+from ...ops.joining import stack
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 
 def default_collate(batch: Sequence[Any]) -> Any:
     """Stack tensors, turn numbers into tensors, and recurse into tuples, lists and dicts, as torch."""
-    from ... import _api as st
-
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return st.stack(list(batch))
+        return stack(list(batch))
     if isinstance(elem, bool):
-        return st.tensor(list(batch))
+        return tensor(list(batch))
     if isinstance(elem, int):
-        return st.tensor(list(batch), dtype=st.int64)
+        return tensor(list(batch), dtype=int64)
     if isinstance(elem, float):
-        return st.tensor(list(batch), dtype=st.float64)
+        return tensor(list(batch), dtype=float64)
     if isinstance(elem, (str, bytes)):
         return list(batch)
     if isinstance(elem, Mapping):
@@ -36,7 +37,7 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if hasattr(elem, "__array__"):
         import numpy as np
 
-        return st.from_numpy(np.stack([np.asarray(b) for b in batch]))
+        return from_numpy(np.stack([np.asarray(b) for b in batch]))
     raise TypeError(f"default_collate: batch must contain tensors, numbers, dicts or lists; found {type(elem)}")
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from ..._tensor import Tensor
+from ...ops.random import randperm
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -81,8 +82,6 @@ class ConcatDataset(Dataset[T_co]):
 
 def random_split(dataset: Dataset[Any], lengths: Sequence[int | float], generator: Any = None) -> list[Subset[Any]]:
     """Split into non-overlapping random subsets of the given lengths (or fractions summing to 1)."""
-    from ... import _api as st
-
     n = len(dataset)  # type: ignore[arg-type]
     sizes = [int(v) for v in lengths]
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1 and any(isinstance(v, float) for v in lengths):
@@ -91,7 +90,7 @@ def random_split(dataset: Dataset[Any], lengths: Sequence[int | float], generato
             sizes[i % len(sizes)] += 1
     if sum(sizes) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    perm = st.randperm(n, generator=generator).tolist()
+    perm = randperm(n, generator=generator).tolist()
     out, offset = [], 0
     for size in sizes:
         out.append(Subset(dataset, perm[offset:offset + size]))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
+from ...ops.random import randint, randperm
+
 
 class Sampler:
     def __iter__(self) -> Iterator[Any]:
@@ -34,15 +36,13 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        from ... import _api as st
-
         n = len(self.data_source)
         if self.replacement:
-            yield from st.randint(0, n, (self.num_samples,), generator=self.generator).tolist()
+            yield from randint(0, n, (self.num_samples,), generator=self.generator).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from st.randperm(n, generator=self.generator).tolist()
-        yield from st.randperm(n, generator=self.generator).tolist()[: self.num_samples % n]
+            yield from randperm(n, generator=self.generator).tolist()
+        yield from randperm(n, generator=self.generator).tolist()[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -53,9 +53,7 @@ class SubsetRandomSampler(Sampler):
         self.indices, self.generator = indices, generator
 
     def __iter__(self) -> Iterator[int]:
-        from ... import _api as st
-
-        for i in st.randperm(len(self.indices), generator=self.generator).tolist():
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:

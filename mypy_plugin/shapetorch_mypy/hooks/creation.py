@@ -1,0 +1,95 @@
+"""Factories: ``zeros``, ``ones``, ``empty``, ``rand``, ``randn``, ``full``, the ``*_like`` ops, ``eye``,
+``arange``, ``linspace``, ``logspace``.
+
+No shape rule: the sizes are the arguments; the dtype is the ``dtype=`` class, else the stub's.
+"""
+
+from __future__ import annotations
+
+from mypy.types import FunctionLike, Instance, Type, TypeType, get_proper_type
+
+from shapetorch._rules.dims import UNKNOWN, Dim, Shape
+
+from ..args import int_value, is_none
+from ..convert import dtype_name
+from ._common import Op, Unknown
+
+
+def dtype_class(t: Type) -> str | None:
+    """The rule name of a dtype class used as a value (``dtype=float32``), or None."""
+    p = get_proper_type(t)
+    if isinstance(p, TypeType):
+        return dtype_name(p.item)
+    if isinstance(p, FunctionLike) and p.is_type_obj():
+        return dtype_name(Instance(p.type_object(), []))
+    return None
+
+
+def _dtype_kw(op: Op) -> Type | None:
+    a = op.call.get("dtype")
+    if a is None or is_none(a.expr, a.typ):
+        return None
+    name = dtype_class(a.typ)
+    return op.conv.dtype_type(name) if name else None
+
+
+def _factory_result(op: Op, shape: Shape, default: str | None = None) -> Type:
+    dt = _dtype_kw(op)
+    if dt is None:
+        dt = op.conv.dtype_type(default) if default else op.default_dtype()
+    return op.result(shape, dt)
+
+
+def factory(op: Op) -> Type:
+    sizes = op.sizes("size")
+    if any(isinstance(s, int) and s < 0 for s in sizes):
+        raise Unknown
+    return _factory_result(op, tuple(sizes))
+
+
+def full(op: Op) -> Type:
+    return factory(op)
+
+
+def like(op: Op) -> Type:
+    x = op.input()
+    dt = _dtype_kw(op) or x.dtype_type
+    if op.name == "full_like" or not op.call.given("dtype"):
+        dt = _dtype_kw(op) or (x.dtype_type if op.name != "randint_like" else op.default_dtype())
+    return op.result(x.shape, dt, x.variadic)
+
+
+def eye(op: Op) -> Type:
+    n = op.size(op.call.get("n").expr, op.call.get("n").typ) if op.call.given("n") else UNKNOWN  # type: ignore[union-attr]
+    m: Dim = n
+    a = op.call.get("m")
+    if a is not None and not is_none(a.expr, a.typ):
+        m = op.size(a.expr, a.typ)
+    return _factory_result(op, (n, m))
+
+
+def arange(op: Op) -> Type:
+    vals: list[int | None] = []
+    for name in ("start", "end", "step"):
+        a = op.call.get(name)
+        if a is None:
+            vals.append(None)
+            continue
+        v = int_value(a.expr, a.typ)
+        if v is None:
+            raise Unknown
+        vals.append(v)
+    start, end, step = vals
+    if end is None:
+        start, end = 0, start
+    if end is None or step == 0:
+        raise Unknown
+    r = range(start or 0, end, step if step is not None else 1)
+    return _factory_result(op, (len(r),), "int64")
+
+
+def linspace(op: Op) -> Type:
+    a = op.call.get("steps")
+    if a is None:
+        raise Unknown
+    return _factory_result(op, (op.size(a.expr, a.typ),))

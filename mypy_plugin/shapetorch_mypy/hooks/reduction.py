@@ -1,0 +1,30 @@
+"""Reductions: ``sum``, ``mean``, ``amax``, ``argmax``, ``all``, ``std``, ``logsumexp``, ...
+
+Rules: ``shapetorch._rules.reduction``.
+"""
+
+from __future__ import annotations
+
+from mypy.types import Type
+
+from shapetorch._rules.reduction import reduce_shape
+
+from ._common import Handler, Op, Unknown, dtype_of
+
+
+def reduction(dtype: str) -> Handler:
+    def h(op: Op) -> Type:
+        x = op.input()
+        dim = op.dims("dim")
+        keep = op.bool_arg("keepdim")
+        dt = dtype_of(op, x, dtype)
+        if x.shape is None:
+            raise Unknown
+        if x.variadic is not None:
+            dl = [dim] if isinstance(dim, int) else dim
+            if not dl or any(not -len(x.shape) <= d < 0 for d in dl):
+                raise Unknown
+            return op.result(reduce_shape(x.shape, dl, keep, op.name), dt, x.variadic)
+        return op.result(reduce_shape(x.shape, dim, keep, op.name), dt)
+
+    return h

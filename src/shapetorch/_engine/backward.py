@@ -1,0 +1,747 @@
+"""The backward engine.
+
+A :class:`Node` is recorded for each primitive call whose inputs require grad (``primitives`` makes
+it). It keeps its edges (``next_functions``), the params, and the tensors its vjp reads, each as a
+:class:`SavedTensor` that remembers the version of the tensor when it was saved (and runs the
+saved-tensor hooks). ``run_backward`` counts dependencies over the nodes reachable from the roots
+(only those that lead to ``inputs`` when given), runs ready nodes latest-created first, as torch
+does, undoes broadcasting once (``sum_to``) and accumulates into ``.grad`` by the default layout rules.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+import weakref
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._device import backend
+from .._errors import fail
+from .._grad_mode import STATE, enable_grad, no_grad
+from .._tensor import Size, Tensor
+from .anomaly import ANOMALY, forward_traceback, report
+from .graph import _SEQ, HOOKS
+from .graph import Node as GraphNode
+from .intercept import PROFILER
+
+if TYPE_CHECKING:
+    from .primitives import Prim
+
+_next_seq = _SEQ.__next__
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward."
+)
+
+_LEGACY = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
+    "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor", "int64": "LongTensor",
+    "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+}
+
+
+def _camel(name: str) -> str:
+    return re.sub(r"(?:^|_)([a-z0-9])", lambda m: m.group(1).upper(), name)
+
+
+def describe(t: Tensor) -> str:
+    """``[shapetorch.FloatTensor [2, 3]]``: how torch names a tensor in autograd errors."""
+    return f"[shapetorch.{_LEGACY.get(t.dtype.name, 'Tensor')} {list(t._data.shape)}]"
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had then (``_raw_saved_<name>`` on a node).
+
+    Inputs are kept as they are; an op's own output is kept as its data only (no reference cycle
+    through the node), and made a tensor again, with the node as ``grad_fn``, when unpacked.
+    """
+
+    __slots__ = ("_cell", "_data", "_device", "_meta", "_output_nr", "_packed", "_tensor", "_unpack", "_version")
+    _cell: list[int] | None
+    _unpack: Callable[[Any], Any] | None
+    _tensor: Tensor | None
+    _data: Any
+    _device: Any
+    _meta: Any
+    _packed: Any
+
+    def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
+        if t._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
+                "tensor and use it in autograd."
+            )
+        owner = t._base if t._base is not None else t
+        cell = owner._version_cell
+        if cell is None:
+            cell = owner._version_cell = [0]
+        self._cell = cell
+        self._version = cell[0]
+        self._output_nr = output_nr if is_output else -1
+        stack = HOOKS.stack
+        if stack:
+            if HOOKS.disabled is not None:
+                raise RuntimeError(HOOKS.disabled)
+            pack, self._unpack = stack[-1]
+            self._tensor = None
+            self._meta = None if is_output else (t._grad_fn, t._output_nr, t._requires_grad, t._accumulator)
+            self._packed = pack(t)
+        else:
+            self._unpack = None
+            if is_output:
+                self._tensor = None
+                self._data, self._device = t._data, t._device
+            else:
+                self._tensor = t
+
+    def unpack(self, node: Any = None) -> Tensor:
+        """The saved tensor, after checking that no in-place op changed it since it was saved."""
+
+        if self._cell is None:
+            raise RuntimeError(FREED)
+        if self._unpack is not None:
+            t = self._unpack(self._packed)
+            if not isinstance(t, Tensor):
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                                f"{type(t).__name__}")
+            if self._output_nr >= 0:
+                t = _alias(t, node, self._output_nr, True)
+            elif self._meta[0] is not None or self._meta[2]:
+                fn, nr, rg, acc = self._meta
+                if t._grad_fn is not fn or t._requires_grad != rg:
+                    t = _alias(t, fn, nr, rg)
+                    t._accumulator = acc
+        elif self._tensor is not None:
+            t = self._tensor
+        else:
+            t = _alias(Tensor._make(self._data, self._device), node, self._output_nr, node is not None)
+        if self._cell[0] != self._version:
+            fn = node if self._output_nr >= 0 else t._grad_fn
+            which = f", which is output {t._output_nr} of {fn.name()}," if fn is not None else ""
+            hint = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. The "
+                    "variable in question was changed in there or anywhere later. Good luck!") if ANOMALY.enabled else (
+                    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True).")
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"{describe(t)}{which} is at version {self._cell[0]}; expected version {self._version} instead. {hint}"
+            )
+        return t
+
+    def release(self) -> None:
+        self._cell = None
+        self._tensor = self._packed = self._meta = None
+        if self._output_nr >= 0 and self._unpack is None:
+            self._data = None
+
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        """Per-tensor hooks (``node._raw_saved_x.register_hooks``): pack now, unpack in backward."""
+        if self._unpack is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        t = self._tensor if self._tensor is not None else None
+        if t is None:
+
+            t = Tensor._make(self._data, self._device)
+        self._meta = None if self._output_nr >= 0 else (t._grad_fn, t._output_nr, t._requires_grad, t._accumulator)
+        self._packed, self._unpack, self._tensor = pack_hook(t), unpack_hook, None
+
+
+def _alias(t: Tensor, fn: Any, nr: int, requires_grad: bool) -> Tensor:
+    """``t``'s data as a tensor with the given place in the graph."""
+
+    a = Tensor._make(t._data, t._device)
+    a._base = t._base if t._base is not None else t
+    if fn is not None:
+        a._grad_fn, a._output_nr = fn, nr
+    a._requires_grad = requires_grad
+    return a
+
+
+# -- which inputs each primitive's vjp reads (torch's saved variables) ------------------------------------
+
+_SELF = ((0, "self", -1),)
+_NOTHING: tuple[tuple[int, str, int], ...] = ()
+SAVES: dict[str, tuple[tuple[int, str, int], ...]] = {}
+for _n in ("neg add sub floor_divide to_copy clone to_device index_backward index select slice index_select index_put "
+           "cat conj sum reshape view permute expand diagonal diagonal_backward round sgn sign floor ceil trunc "
+           "frac exp exp2 expm1 sqrt rsqrt tan tanh sigmoid reciprocal relu").split():
+    SAVES[_n] = _NOTHING
+for _n in "log log2 log10 log1p sin cos asin acos atan sinh cosh asinh acosh atanh abs erf prod amax amin".split():
+    SAVES[_n] = _SELF
+SAVES["mul"] = SAVES["matmul"] = ((0, "self", 1), (1, "other", 0))
+SAVES["true_divide"] = ((0, "self", 1), (1, "other", -1))
+SAVES["remainder"] = SAVES["fmod"] = ((0, "self", 1), (1, "other", 1))
+SAVES["pow"] = ((0, "self", -1), (1, "exponent", -1))
+SAVES["atan2"] = SAVES["maximum"] = SAVES["minimum"] = ((0, "self", -1), (1, "other", -1))
+SAVES["where"] = ((0, "condition", -1),)
+SAVES["gather"] = SAVES["scatter_add"] = ((1, "index", -1),)
+
+_NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_put": "IndexPut"}
+
+
+def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:
+
+    names = ["self", "other"]
+    return tuple((i, names[i] if i < 2 else f"input{i}", -1) for i, a in enumerate(inputs) if isinstance(a, Tensor))
+
+
+class _View:
+    """What a vjp sees: the unpacked inputs, the params and the output."""
+
+    __slots__ = ("inputs", "out", "params")
+
+    def __init__(self, inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> None:
+        self.inputs, self.params, self.out = inputs, params, out
+
+
+_CLASSES: dict[str, type[Node]] = {}
+
+
+class Node(GraphNode):
+    """A recorded call of a primitive: ``name()`` is torch's (``MulBackward0``), and so is the class name."""
+
+    def __new__(cls, prim: Prim, *args: Any) -> Node:
+        sub = _CLASSES.get(prim.name)
+        if sub is None:
+            sub = _CLASSES[prim.name] = type(f"{_NAMES.get(prim.name) or _camel(prim.name)}Backward0", (Node,), {})
+            sub.__module__ = "shapetorch.autograd.graph"
+        return object.__new__(sub)
+
+    def __init__(self, prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> None:
+
+        self.prim = prim
+        self.params = params
+        self._seq = _next_seq()
+        nxt = []
+        for a in inputs:
+            if isinstance(a, Tensor):
+                fn = a._grad_fn
+                nxt.append((fn, a._output_nr) if fn is not None else _leaf_edge(a) if a._requires_grad else (None, 0))
+        self._next = tuple(nxt)
+        spec = SAVES.get(prim.name)
+        if spec is None:
+            spec = _default_saves(inputs)
+        saved: list[tuple[int, str, SavedTensor]] = []
+        hooked = bool(HOOKS.stack)
+        raw = list(inputs) if hooked else None
+        for slot, attr, cond in spec:
+            a = inputs[slot] if slot < len(inputs) else None
+            if isinstance(a, Tensor) and (cond < 0 or getattr(inputs[cond], "_requires_grad", False)):
+                saved.append((slot, attr, SavedTensor(a)))
+                if raw is not None:
+                    raw[slot] = None
+        if out is not None:
+            out._grad_fn, out._requires_grad = self, True  # as torch's pack hook sees it
+            saved.append((-1, "result", SavedTensor(out, True)))
+        self._inputs = tuple(raw) if raw is not None else inputs
+        self._saved = saved
+        if ANOMALY.enabled:
+            self.metadata["traceback_"] = forward_traceback()
+
+    def name(self) -> str:
+        p = self.prim.name
+        if p == "sum":
+            return "SumBackward0" if not self.params.get("keepdims") and len(self.params.get("axis", ())) == len(
+                self._inputs[0]._data.shape if self._inputs[0] is not None else ()) else "SumBackward1"
+        if p == "pow":
+            return "PowBackward1" if _is_tensor(self._inputs[1]) or any(s[0] == 1 for s in self._saved) \
+                else "PowBackward0"
+        return f"{_NAMES.get(p) or _camel(p)}Backward0"
+
+    def _saved_names(self) -> list[str]:
+        return [name for _, name, _ in self._saved]
+
+    def _get_saved(self, name: str, raw: bool) -> Any:
+        for _, n, s in self._saved:
+            if n == name:
+                return s if raw else s.unpack(self)
+        raise AttributeError(name)
+
+    @property
+    def inputs(self) -> tuple[Any, ...]:
+        return self._view().inputs
+
+    @property
+    def out(self) -> Any:
+        return self._view().out
+
+    def _view(self) -> _View:
+        inputs = self._inputs
+        out = None
+        if self._saved:
+            lst = list(inputs)
+            for slot, _, s in self._saved:
+                if slot < 0:
+                    out = s.unpack(self)
+                else:
+                    lst[slot] = s.unpack(self)
+            inputs = tuple(lst)
+        return _View(inputs, self.params, out)
+
+    def apply(self, grads: list[Any]) -> list[Any]:
+
+        vjp = self.prim.vjp
+        if vjp is None:
+            fail("autograd_not_registered_error", op=self.prim.name, i=0)
+        view = self._view()
+        res = vjp(grads[0], view)  # type: ignore[arg-type]  # a vjp reads inputs/params/out only
+        out: list[Any] = []
+        for a, g in zip(view.inputs, res):
+            if isinstance(a, Tensor):
+                if g is not None:
+                    if g._data.shape != a._data.shape:
+                        g = sum_to(g, a._data.shape)
+                    if g._data.dtype != a._data.dtype:
+                        g = _cast_grad(g, a)
+                out.append(g)
+        return out
+
+    def release(self) -> None:
+        if self._saved:
+            slots = set()
+            for slot, _, s in self._saved:
+                s.release()
+                slots.add(slot)
+            self._inputs = tuple(None if i in slots else a for i, a in enumerate(self._inputs))
+
+
+def _cast_grad(g: Tensor, a: Tensor) -> Tensor:
+    if g.is_complex() and not a.is_complex():
+        g = g.real
+    return g.to(a.dtype)
+
+
+def _is_tensor(a: object) -> bool:
+    return isinstance(a, Tensor)
+
+
+class AccumulateGrad(GraphNode):
+    """The node of a leaf that requires grad: gradients arriving here go into ``leaf.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+        self._seq = 1 << 62  # leaves run as soon as they are ready, as in torch
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grads: list[Any]) -> list[Any]:
+        g = grads[0]
+        if g is not None:
+            accumulate(self.variable, g, STATE.enabled)
+        return []
+
+
+def _leaf_edge(t: Tensor) -> tuple[Any, int]:
+    ref = t._accumulator
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._accumulator = weakref.ref(acc)
+    return (acc, 0)
+
+
+def gradient_edge(t: Tensor) -> tuple[Any, int]:
+    """``(node, output_nr)`` where the gradient w.r.t. ``t`` arrives."""
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    if t._requires_grad:
+        return _leaf_edge(t)
+    return (None, 0)
+
+
+_edge = gradient_edge
+
+
+def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Undo broadcasting: sum ``g`` down to ``shape`` (leading dims, and dims where ``shape`` has 1)."""
+    gshape = g._data.shape
+    if gshape == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1]
+    if dims:
+        g = g.sum(dim=dims, keepdim=True)
+    return g.reshape(shape) if g._data.shape != tuple(shape) else g
+
+
+# -- accumulation into .grad ------------------------------------------------------------------------------
+
+def _dense(a: Any) -> bool:
+    """Non-overlapping and dense: the strides, sorted, are those of a contiguous array of some permutation."""
+    if not isinstance(a, np.ndarray):
+        return False
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expect = a.itemsize
+    for stride, size in sorted(zip(a.strides, a.shape)):
+        if size == 1:
+            continue
+        if stride != expect:
+            return False
+        expect *= size
+    return True
+
+
+def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
+    """Rule 1/2 of the default layouts: strides of the param when it is dense, else row-major."""
+
+    src = g._data
+    if isinstance(src, np.ndarray) and isinstance(leaf._data, np.ndarray):
+        dst = np.empty_like(leaf._data, order="K") if _dense(leaf._data) else np.empty(leaf._data.shape,
+                                                                                       leaf._data.dtype)
+        np.copyto(dst, src, casting="unsafe")
+        return Tensor._make(dst, leaf._device)
+    return g.detach().clone()
+
+
+def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
+    """Add ``g`` into ``leaf.grad`` (the default gradient layout rules 1-4)."""
+    if g._data.dtype != leaf._data.dtype:
+        g = _cast_grad(g, leaf)
+    if g._data.shape != leaf._data.shape:
+        g = sum_to(g, leaf._data.shape) if g._data.ndim >= leaf._data.ndim else g.expand(leaf._data.shape)
+    old = leaf._grad
+    if old is None:
+        if create_graph:
+            leaf._grad = g if g._base is None and g is not leaf else g.clone()
+        else:
+            leaf._grad = _fresh_grad(leaf, g)
+    elif create_graph:
+        leaf._grad = old + g
+    else:
+        with no_grad():
+            if isinstance(old._data, np.ndarray) and isinstance(g._data, np.ndarray) and old._data.flags.writeable:
+                np.add(old._data, g._data, out=old._data, casting="unsafe")
+                old._bump_version()
+            else:
+                leaf._grad = old + g.detach()
+    hooks = leaf._post_accumulate_hooks
+    if hooks:
+        for h in list(hooks):
+            h(leaf)
+
+
+def _retain(t: Tensor, g: Tensor, create_graph: bool) -> None:
+    old = t._grad
+    if old is None:
+        t._grad = g.clone() if create_graph else _detached_copy(g)
+    else:
+        t._grad = old + (g if create_graph else g.detach())
+
+
+def _detached_copy(g: Tensor) -> Tensor:
+
+    d = g._data
+    return Tensor._make(d.copy() if isinstance(d, np.ndarray) else g.detach().clone()._data, g._device)
+
+
+# -- the walk ---------------------------------------------------------------------------------------------
+
+def _add(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _tensor_pre_hooks(node: Any, buf: list[Any]) -> None:
+    """Tensor hooks (in order), then retain_grad, for each output of ``node``."""
+    if isinstance(node, AccumulateGrad):
+        hooks = node.variable._hooks
+        if hooks and buf[0] is not None:
+            for h in list(hooks):
+                r = h(buf[0])
+                if r is not None:
+                    buf[0] = r
+        return
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            if buf[nr] is None:
+                continue
+            for h in list(hooks):
+                r = h(buf[nr])
+                if r is not None:
+                    buf[nr] = r
+
+
+def _retain_hooks(node: Any, buf: list[Any], create_graph: bool) -> None:
+    if node._retain_refs:
+        for nr, ref in list(node._retain_refs.items()):
+            t = ref()
+            if t is not None and buf[nr] is not None and t._grad_fn is node:
+                _retain(t, buf[nr], create_graph)
+
+
+def run_backward(
+    roots: Sequence[Tensor], grads: Sequence[Tensor | None], retain_graph: bool, create_graph: bool,
+    inputs: Sequence[Tensor] | None = None, accumulate: bool = True,
+) -> dict[int, Tensor]:
+    """Propagate ``grads`` from ``roots``. Returns the gradients that reached ``inputs`` (by id of the input).
+
+    ``accumulate``: leaves' ``AccumulateGrad`` runs (backward); else the inputs' gradients are only
+    captured (autograd.grad) and no ``.grad`` changes.
+    """
+
+    root_edges = [gradient_edge(r) for r in roots]
+    # captures: edge -> input ids that want the gradient arriving there
+    captures: dict[tuple[int, int], list[Tensor]] = {}
+    input_nodes: set[int] = set()
+    if inputs is not None:
+        for t in inputs:
+            node, nr = gradient_edge(t)
+            if node is None:
+                continue
+            captures.setdefault((id(node), nr), []).append(t)
+            input_nodes.add(id(node))
+    # discover the graph
+    nodes: dict[int, Any] = {}
+    order: list[Any] = []
+    stack = [n for n, _ in root_edges if n is not None]
+    for n in stack:
+        nodes[id(n)] = n
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        for nxt, _ in n._next:
+            if nxt is not None and id(nxt) not in nodes:
+                nodes[id(nxt)] = nxt
+                stack.append(nxt)
+    # with inputs, only the nodes that lead to an input run
+    needed: set[int] | None = None
+    if inputs is not None:
+        needed = set()
+        changed = True
+        while changed:  # a fixed point over the (usually small) graph
+            changed = False
+            for n in order:
+                if id(n) in needed:
+                    continue
+                if id(n) in input_nodes or any(x is not None and id(x) in needed for x, _ in n._next):
+                    needed.add(id(n))
+                    changed = True
+    deps: dict[int, int] = {}
+    for n in order:
+        if needed is not None and id(n) not in needed:
+            continue
+        for nxt, _ in n._next:
+            if nxt is not None and (needed is None or id(nxt) in needed):
+                deps[id(nxt)] = deps.get(id(nxt), 0) + 1
+    buffers: dict[int, list[Any]] = {}
+    for (node, nr), g in zip(root_edges, grads):
+        if node is None or (needed is not None and id(node) not in needed):
+            continue
+        buf = buffers.setdefault(id(node), [None] * node._num_outputs)
+        buf[nr] = _add(buf[nr], g)
+    ready: list[tuple[int, int, Any]] = []
+    seen_roots: set[int] = set()
+    for node, _ in root_edges:
+        if node is not None and id(node) in buffers and deps.get(id(node), 0) == 0 and id(node) not in seen_roots:
+            seen_roots.add(id(node))
+            heapq.heappush(ready, (-node._seq, id(node), node))
+    captured: dict[int, Tensor] = {}
+    prof = PROFILER.active
+    with enable_grad() if create_graph else no_grad():
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            buf = buffers.pop(id(node)) if id(node) in buffers else [None] * node._num_outputs
+            run = any(g is not None for g in buf)
+            if run:
+                _tensor_pre_hooks(node, buf)
+                if not isinstance(node, AccumulateGrad):
+                    _retain_hooks(node, buf, create_graph)
+                if captures:
+                    for nr in range(len(buf)):
+                        for t in captures.get((id(node), nr), ()):
+                            if buf[nr] is not None:
+                                captured[id(t)] = buf[nr]
+                                if accumulate and t._grad_fn is not None and not t.retains_grad:
+                                    _retain(t, buf[nr], create_graph)
+            if id(node) in input_nodes and (not accumulate or not isinstance(node, AccumulateGrad)):
+                # captured; run the node only if other inputs lie beyond it
+                run = run and not isinstance(node, AccumulateGrad) and any(
+                    x is not None and (needed is None or id(x) in needed) for x, _ in node._next)
+            outs: list[Any] = []
+            if run:
+                outs = _evaluate(node, buf, prof, create_graph)
+                if not retain_graph:
+                    node.release()
+            for i, (nxt, nr) in enumerate(node._next):
+                if nxt is None or (needed is not None and id(nxt) not in needed):
+                    continue
+                g = outs[i] if i < len(outs) else None
+                if g is not None:
+                    b = buffers.setdefault(id(nxt), [None] * nxt._num_outputs)
+                    b[nr] = _add(b[nr], g)
+                d = deps[id(nxt)] - 1
+                deps[id(nxt)] = d
+                if d == 0:
+                    heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+    return captured
+
+
+def _evaluate(node: Any, buf: list[Any], prof: Any, create_graph: bool) -> list[Any]:
+    grads = buf
+    if node._pre_hooks:
+        for h in list(node._pre_hooks):
+            r = h(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    try:
+        if prof is not None:
+            with prof.record(node.name()):
+                outs = node.apply(grads)
+        else:
+            outs = node.apply(grads)
+        if ANOMALY.enabled and ANOMALY.check_nan:
+            for i, g in enumerate(outs):
+                if g is not None and g._data.dtype.kind in "fc" and _has_nan(g):
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    except Exception:
+        if ANOMALY.enabled and node._metadata is not None:
+            report(node.name(), node._metadata.get("traceback_"))
+        raise
+    if node._post_hooks:
+        for h in list(node._post_hooks):
+            r = h(tuple(outs), tuple(grads))
+            if r is not None:
+                outs = list(r)
+    return outs
+
+
+def _has_nan(g: Tensor) -> bool:
+
+    return bool(np.isnan(backend(g._device.type).to_numpy(g._data)).any())
+
+
+# -- the public entry points ------------------------------------------------------------------------------
+
+def _as_list(x: Any) -> list[Any]:
+    if x is None:
+        return []
+    if _is_tensor(x):
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs: list[Tensor], grads: Any, is_grads_batched: bool = False) -> list[Tensor | None]:
+
+    gl: list[Any] = [grads] if grads is None or _is_tensor(grads) else list(grads)
+    if grads is None:
+        gl = [None] * len(outputs)
+    if len(gl) != len(outputs):
+        raise RuntimeError(f"Mismatch in number of gradients: got {len(gl)} but expected {len(outputs)}")
+    out: list[Tensor | None] = []
+    for i, (r, g) in enumerate(zip(outputs, gl)):
+        if g is None:
+            if r._requires_grad:
+                if r.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not r.dtype.is_floating_point:
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {r.dtype}")
+                g = r.new_ones(r._data.shape)
+        else:
+            if not _is_tensor(g):
+                raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+            shape = g._data.shape[1:] if is_grads_batched else g._data.shape
+            if shape != r._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(shape)!r} and output[{i}] has a shape "
+                    f"of {Size(r._data.shape)!r}."
+                )
+            if g.is_complex() != r.is_complex():
+                raise RuntimeError(
+                    f"For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch "
+                    f"in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] has a dtype of {r.dtype}."
+                )
+        out.append(g)
+    return out
+
+
+def _check_roots(outputs: list[Tensor]) -> None:
+    for i, r in enumerate(outputs):
+        if not r._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor], grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None, create_graph: bool = False, inputs: Tensor | Sequence[Tensor] | None = None,
+    *, grad_variables: Any = None,
+) -> None:
+    """Sum the gradients of ``tensors`` w.r.t. the graph leaves into their ``.grad`` (``torch.autograd.backward``).
+
+    ``grad_variables`` (torch's deprecated alias of ``grad_tensors``) is keyword-only here, so that
+    ``Tensor.backward(gradient, retain_graph, create_graph, inputs)`` can pass ``inputs`` fifth.
+    """
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    roots = _as_list(tensors)
+    grads = _make_grads(roots, grad_tensors)
+    _check_roots(roots)
+    ins = None
+    if inputs is not None:
+        ins = _as_list(inputs)
+        if not ins:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for t in ins:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    keep = create_graph if retain_graph is None else retain_graph
+    run_backward(roots, grads, keep, create_graph, ins, accumulate=True)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None, retain_graph: bool | None = None,
+    create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+    is_grads_batched: bool = False, materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` w.r.t. ``inputs``, returned rather than accumulated (``torch.autograd.grad``)."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got "
+                         "allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    grads = _make_grads(outs, grad_outputs, is_grads_batched)
+    _check_roots(outs)
+    for t in ins:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    keep = create_graph if retain_graph is None else retain_graph
+    if is_grads_batched:
+        from .primitives import PRIMS  # (primitives imports this module)
+
+        # the op table is above the engine; the primitive registry is not: stack as a cat of unsqueezed rows
+        cat = PRIMS["cat"]
+        n = next(g._data.shape[0] for g in grads if g is not None)
+        per = []
+        for i in range(n):
+            gi: list[Any] = [None if g is None else g[i] for g in grads]
+            per.append(grad(outs, ins, gi, True if i < n - 1 else keep, create_graph, allow_unused=allow_unused,
+                            materialize_grads=materialize_grads))
+        return tuple(None if per[0][j] is None else cat(*[q.unsqueeze(0) for p in per if (q := p[j]) is not None], axis=0)
+                     for j in range(len(ins)))
+    got = run_backward(outs, grads, keep, create_graph, ins, accumulate=False)
+    result = []
+    for t in ins:
+        g = got.get(id(t))
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                g = t.new_zeros(t._data.shape)
+        elif not create_graph and g._requires_grad:
+            g = g.detach()
+        result.append(g)
+    return tuple(result)

@@ -1,0 +1,97 @@
+"""Primitive ops: one kernel per device type, and the gradient rules the engine needs.
+
+Every public op is a primitive or is written in other public ops (a composite). Composites
+need no kernels and no gradients of their own, so they run on every backend and differentiate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from .._device import device
+from .._errors import fail
+from .._grad_mode import STATE
+from .._tensor import Tensor
+from .backward import Node
+
+Kernel = Callable[..., Any]
+VJP = Callable[[Tensor, Node], tuple[Any, ...]]
+
+PRIMS: dict[str, Prim] = {}
+
+
+class Prim:
+    """A primitive: ``kernels[device_type](*arrays, **params)`` computes it; ``vjp`` differentiates it.
+
+    ``vjp(grad, node)`` returns one gradient per input (``None`` for inputs without one), written in
+    shapetorch ops so that it can itself be differentiated (double backward). It reads the inputs,
+    params and (when ``save_output``) the output from the node. Broadcasting is undone by the
+    engine, never by a vjp.
+    """
+
+    __slots__ = ("jvp", "kernels", "name", "save_output", "vjp")
+
+    def __init__(
+        self, name: str, cpu: Kernel | None = None, vjp: VJP | None = None, jvp: Callable[..., Any] | None = None,
+        save_output: bool = False,
+    ) -> None:
+        self.name = name
+        self.kernels: dict[str, Kernel] = {"cpu": cpu} if cpu is not None else {}
+        self.vjp = vjp
+        self.jvp = jvp
+        self.save_output = save_output
+        PRIMS[name] = self
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+    def __call__(self, *args: Any, **params: Any) -> Tensor:
+        # NOTE [tiny-op fast path]: most calls have one or two tensors on one device; they skip the
+        # general loop. Every branch does the same three things: find the kernel, wrap, record.
+        a = args[0]
+        arrays: tuple[Any, ...]
+        if len(args) == 1 and type(a) is Tensor:
+            dev, grad, arrays = a._device, a.requires_grad, (a._data,)
+        elif len(args) == 2 and type(a) is Tensor and type(args[1]) is Tensor and args[1]._device is a._device:
+            b = args[1]
+            dev, grad, arrays = a._device, a.requires_grad or b.requires_grad, (a._data, b._data)
+        else:
+            dev, grad, arrays = self._unpack(args)
+        kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
+        out = _new(Tensor)
+        out._data = kernel(*arrays, **params)
+        out._device = dev
+        if grad and STATE.enabled:
+            out._grad_fn = Node(self, args, params, out if self.save_output else None)
+            out.requires_grad = True
+        return out
+
+    def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:
+        dev: device | None = None
+        grad = False
+        arrays = []
+        for a in args:
+            if isinstance(a, Tensor):
+                if dev is None:
+                    dev = a._device
+                elif a._device is not dev and a._device != dev:
+                    _mixed(self.name, dev, a._device)
+                grad = grad or a.requires_grad
+                arrays.append(a._data)
+            else:
+                arrays.append(a)
+        assert dev is not None, f"{self.name}: a primitive needs at least one tensor input"
+        return dev, grad, tuple(arrays)
+
+
+_new = object.__new__
+
+
+def _mixed(op: str, a: device, b: device) -> NoReturn:
+    fail("device_error_requires", op=op, problem=f"expected all tensors to be on the same device, but found {a} and {b}")
+
+
+def _no_kernel(op: str, dev: device, args: tuple[Any, ...]) -> NoReturn:
+    dtypes = ", ".join(a.dtype.name for a in args if isinstance(a, Tensor))
+    fail("kernel_not_registered_error", op=op, device=dev, dtype=dtypes, hint="")

@@ -1,0 +1,141 @@
+"""The elementwise machinery shared by the unary, arithmetic, comparison, special and complex families.
+
+Each elementwise op is one line of a table in its family's module: its name, its NumPy kernel and its vjp.
+``_unary``/``_binary`` here make the primitive, the public function, the method and the in-place twin;
+``_binary`` also does the broadcast check, type promotion and Python scalars, and the dunders.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._engine.primitives import VJP, Prim
+from .._errors import fail
+from .._rules import dtypes as RD
+from .._tensor import Tensor
+from ._common import as_operand, broadcast2, cast, default_float, dtype_name, make_inplace, promoted, write_inplace
+from ._registry import method, public
+
+
+def _quiet(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks kernels where NumPy warns and torch silently gives inf/nan (log(0), 1/0). The warnings are
+    filtered once for shapetorch's modules (see ``backends.numpy_backend``): an ``errstate`` per call
+    would triple the cost of a tiny op."""
+    return f
+
+
+def _conj(t: Any) -> Any:
+    if isinstance(t, Tensor):
+        return t.conj() if t.is_complex() else t
+    return np.conj(t) if isinstance(t, complex | np.complexfloating) else t  # scalars arrive as NumPy scalars
+
+
+def _store(result: Tensor, out: Tensor | None, name: str) -> Tensor:
+    return result if out is None else write_inplace(out, result, name)
+
+
+# -- unary ------------------------------------------------------------------------------------------
+
+def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str = "float",
+           save_output: bool = False, doc: str = "") -> Callable[..., Tensor]:
+    """kind: 'float' computes ints in the default float dtype; 'same' keeps the dtype; 'bool' gives bool."""
+    prim = Prim(name, kernel, vjp, save_output=save_output)
+
+    def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+        if kind == "float":
+            if input._data.dtype.kind in "bui":
+                input = cast(input, default_float())
+        elif kind == "same" and name in _NO_BOOL and dtype_name(input) == "bool":
+            fail("method_dtype_not_supported_error", op=name, dtype="bool", hint="")
+        if name in _NO_COMPLEX_UNARY and input._data.dtype.kind == "c":
+            fail("method_dtype_not_supported_error", op=name, dtype=input.dtype.name, hint=" (use sgn for complex)"
+                 if name == "sign" else "")
+        if name == "frac" and not input.dtype.is_floating_point:  # torch: floating dtypes only
+            fail("method_dtype_not_supported_error", op=name, dtype=input.dtype.name, hint=" (floating point only)")
+        return _store(prim(input), out, name)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc or f"Elementwise ``{name}``, as ``torch.{name}``."
+    public("pointwise")(fn)
+    method(name + "_", make_inplace(fn, name + "_"))
+    return fn
+
+
+_NO_BOOL = {"neg", "abs", "floor", "ceil", "round", "trunc"}
+_NO_COMPLEX_UNARY = {"sign", "floor", "ceil", "trunc"}
+_2_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+# -- binary -----------------------------------------------------------------------------------------
+
+def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str = "promote",
+            register: bool = True, dunder: str | None = None, rdunder: str | None = None) -> Callable[..., Tensor]:
+    """kind: 'promote' (mul), 'float' (true division), 'no_bool' (sub), 'integral' (bitwise ops)."""
+    prim = Prim(name, kernel, vjp)
+
+    def fn(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+        if type(input) is Tensor and type(other) is Tensor:
+            a, b = input._data, other._data
+            if a.shape != b.shape:
+                broadcast2(a.shape, b.shape, name)
+            if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")) \
+                    and (a.dtype.kind not in "bc" or (name not in _NO_COMPLEX and name != "pow")):
+                return prim(input, other) if out is None else _store(prim(input, other), out, name)  # tiny-op path
+        elif not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
+            input = as_operand(input, other, name)
+        else:
+            other = as_operand(other, input, name)
+            if isinstance(other, Tensor) and input._data.shape != other._data.shape:
+                broadcast2(input._data.shape, other._data.shape, name)
+        common = promoted(input, other)
+        if kind == "float":
+            common = RD.float_result(common, default_float())
+        elif kind == "integral" and not RD.is_integral(common, include_bool=True):
+            fail("method_dtype_not_supported_error", op=name, dtype=common, hint=" (integral and bool only)")
+        elif kind == "no_bool" and (common == "bool" or (name == "sub" and _any_bool(input, other))):
+            fail("method_dtype_not_supported_error", op=name, dtype="bool", hint="")
+        if RD.is_complex(common) and name in _NO_COMPLEX:
+            fail("method_dtype_not_supported_error", op=name, dtype=common, hint="")
+        if name == "pow":
+            _check_pow(common, other)
+        return _store(prim(cast(input, common), cast(other, common)), out, name)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` with broadcasting and type promotion, as ``torch.{name}``."
+    if register:
+        public("pointwise")(fn)
+        method(name + "_", make_inplace(fn, name + "_"))
+    if dunder:
+        method(dunder, fn)
+        idunder = dunder.replace("__", "__i", 1)
+        method(idunder, make_inplace(fn, idunder))
+    if rdunder:
+        method(rdunder, lambda self, other: fn(as_operand(other, self, name), self))
+    return fn
+
+
+_NO_COMPLEX = {"floor_divide", "remainder", "fmod", "atan2", "maximum", "minimum", "lt", "le", "gt", "ge"}
+
+
+def _any_bool(*xs: Any) -> bool:
+    """torch's sub rejects a bool operand (tensor or Python bool), whatever the other one is."""
+    return any(isinstance(x, bool) or (isinstance(x, Tensor) and dtype_name(x) == "bool") for x in xs)
+
+
+def _check_pow(common: str, exponent: Any) -> None:
+    if common == "bool":
+        fail("method_dtype_not_supported_error", op="pow", dtype="bool", hint="")
+    if RD.is_integral(common) and not isinstance(exponent, (bool, Tensor)) and isinstance(exponent, int) and exponent < 0:
+        fail("method_dtype_not_supported_error", op="pow", dtype=common,
+             hint=" (integers to negative integer powers are not allowed)")
+
+
+def _where(c: Any, a: Any, b: Any) -> Tensor:
+    from .conversion import where
+
+    out: Tensor = where(c, a, b)
+    return out

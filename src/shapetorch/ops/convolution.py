@@ -1,0 +1,288 @@
+"""Neural-network primitives: N-d convolution (and its two adjoints) and padding.
+
+Convolution is three primitives that are each other's adjoints, so every vjp is written in them and
+double backward works: ``conv(x, w)``, ``conv_input_grad(g, w)`` (= transposed convolution) and
+``conv_weight_grad(x, g)``. Pooling (``ops.pooling``) is written over these and the core ops.
+The shapes are checked by ``_rules.nn`` before any kernel runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .._engine.primitives import Prim
+from .._errors import fail
+from .._rules import nn as RN
+from .._tensor import Tensor
+from ._common import check, dtype_name
+
+Ints = tuple[int, ...]
+
+
+def ntuple(v: Any, n: int, name: str = "argument") -> Ints:
+    """``3`` -> ``(3, 3)``; a sequence of length n stays; torch's _pair/_triple."""
+    if isinstance(v, (int, np.integer)):
+        return (int(v),) * n
+    t = tuple(int(x) for x in v)
+    if len(t) == 1:
+        return t * n
+    if len(t) != n:
+        raise ValueError(f"expected {name} to be a single int or a sequence of {n} ints, got {v!r}")
+    return t
+
+
+# -- kernels --------------------------------------------------------------------------------------------
+
+def _windows(xp: Any, kernel: Ints, stride: Ints, dilation: Ints, out: Ints | None = None) -> Any:
+    """A strided view (N, C, *out, *kernel) of the padded input ``xp`` (N, C, *S)."""
+    nd = len(kernel)
+    sp = xp.shape[2:]
+    if out is None:
+        out = tuple((sp[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(nd))
+    st = xp.strides
+    strides = st[:2] + tuple(st[2 + i] * stride[i] for i in range(nd)) + tuple(st[2 + i] * dilation[i] for i in range(nd))
+    return as_strided(xp, xp.shape[:2] + tuple(out) + tuple(kernel), strides, writeable=False)
+
+
+def _pad_zero(x: Any, padding: Ints) -> Any:
+    if not any(padding):
+        return x
+    return np.pad(x, ((0, 0), (0, 0)) + tuple((p, p) for p in padding))
+
+
+def _conv_kernel(x: Any, w: Any, stride: Ints, padding: Ints, dilation: Ints, groups: int) -> Any:
+    nd = w.ndim - 2
+    win = _windows(_pad_zero(x, padding), w.shape[2:], stride, dilation)
+    wa = [1, *range(2 + nd, 2 + 2 * nd)]
+    ka = [1, *range(2, 2 + nd)]
+    if groups == 1:
+        out = np.tensordot(win, w, axes=(wa, ka))
+    else:
+        cg, og = x.shape[1] // groups, w.shape[0] // groups
+        out = np.concatenate([
+            np.tensordot(win[:, i * cg:(i + 1) * cg], w[i * og:(i + 1) * og], axes=(wa, ka)) for i in range(groups)
+        ], axis=-1)
+    return np.ascontiguousarray(np.moveaxis(out, -1, 1)).astype(x.dtype, copy=False)
+
+
+def _conv_input_grad_kernel(g: Any, w: Any, input_size: Ints, stride: Ints, padding: Ints, dilation: Ints,
+                            groups: int) -> Any:
+    """The adjoint of conv in its input: scatter-add of ``g (N, O, *out) x w (O, C/g, *K)`` into (N, C, *S)."""
+    nd = w.ndim - 2
+    n, o = g.shape[0], w.shape[0]
+    out = g.shape[2:]
+    if groups == 1:
+        cols = np.tensordot(g, w, axes=([1], [0]))  # (N, *out, C, *K)
+    else:
+        og = o // groups
+        cols = np.concatenate([
+            np.tensordot(g[:, i * og:(i + 1) * og], w[i * og:(i + 1) * og], axes=([1], [0])) for i in range(groups)
+        ], axis=1 + nd)
+    c = cols.shape[1 + nd]
+    # (N, C, *K, *out)
+    cols = cols.transpose(0, 1 + nd, *range(2 + nd, 2 + 2 * nd), *range(1, 1 + nd))
+    padded = tuple(s + 2 * p for s, p in zip(input_size, padding))
+    xp = np.zeros((n, c) + padded, dtype=np.result_type(g.dtype, w.dtype))
+    for kidx in itertools.product(*(range(k) for k in w.shape[2:])):
+        sl = tuple(slice(kidx[i] * dilation[i], kidx[i] * dilation[i] + stride[i] * (out[i] - 1) + 1, stride[i])
+                   for i in range(nd))
+        xp[(slice(None), slice(None)) + sl] += cols[(slice(None), slice(None)) + kidx]
+    crop = tuple(slice(p, p + s) for p, s in zip(padding, input_size))
+    return np.ascontiguousarray(xp[(slice(None), slice(None)) + crop])
+
+
+def _conv_weight_grad_kernel(x: Any, g: Any, weight_size: Ints, stride: Ints, padding: Ints, dilation: Ints,
+                             groups: int) -> Any:
+    nd = len(weight_size) - 2
+    out = g.shape[2:]
+    win = _windows(_pad_zero(x, padding), weight_size[2:], stride, dilation, out)
+    axes = [0, *range(2, 2 + nd)]
+    if groups == 1:
+        dw = np.tensordot(g, win, axes=(axes, axes))  # (O, C, *K)
+    else:
+        cg, og = x.shape[1] // groups, g.shape[1] // groups
+        dw = np.concatenate([
+            np.tensordot(g[:, i * og:(i + 1) * og], win[:, i * cg:(i + 1) * cg], axes=(axes, axes)) for i in range(groups)
+        ], axis=0)
+    return np.ascontiguousarray(dw).astype(x.dtype, copy=False)
+
+
+def _params(n: Any) -> dict[str, Any]:
+    p = n.params
+    return {"stride": p["stride"], "padding": p["padding"], "dilation": p["dilation"], "groups": p["groups"]}
+
+
+def _conv_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x, w = n.inputs
+    p = _params(n)
+    gx = _CONV_IN(g, w, input_size=tuple(x._data.shape[2:]), **p) if x.requires_grad else None
+    gw = _CONV_W(x, g, weight_size=tuple(w._data.shape), **p) if w.requires_grad else None
+    return gx, gw
+
+
+def _conv_in_vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
+    g, w = n.inputs
+    p = _params(n)
+    return _CONV(gy, w, **p), _CONV_W(gy, g, weight_size=tuple(w._data.shape), **p)
+
+
+def _conv_w_vjp(gw: Tensor, n: Any) -> tuple[Any, ...]:
+    x, g = n.inputs
+    p = _params(n)
+    return _CONV_IN(g, gw, input_size=tuple(x._data.shape[2:]), **p), _CONV(x, gw, **p)
+
+
+_CONV = Prim("convolution", _conv_kernel, _conv_vjp)
+_CONV_IN = Prim("convolution_input_grad", _conv_input_grad_kernel, _conv_in_vjp)
+_CONV_W = Prim("convolution_weight_grad", _conv_weight_grad_kernel, _conv_w_vjp)
+
+
+def _same_dtype(op: str, *ts: Tensor | None) -> None:
+    names = [dtype_name(t) for t in ts if t is not None]
+    if len(set(names)) > 1:
+        fail("dtype_error_mismatch", op=op, what="input, weight and bias", a=names[0], b=names[1])
+
+
+def _batched(input: Tensor, nd: int) -> tuple[Tensor, bool]:
+    if input._data.ndim == nd + 1:
+        return input.unsqueeze(0), True
+    return input, False
+
+
+def _same_padding(input: Tensor, weight: Tensor, stride: Ints, dilation: Ints, op: str) -> tuple[Tensor, Ints]:
+    """padding='same': torch pads (total // 2) before and the rest after (stride must be 1)."""
+    if any(s != 1 for s in stride):
+        fail("conv_error_invalid_argument", op=op, problem="padding='same' is not supported for strided convolutions")
+    nd = weight._data.ndim - 2
+    totals = [dilation[i] * (weight._data.shape[2 + i] - 1) for i in range(nd)]
+    if all(t % 2 == 0 for t in totals):
+        return input, tuple(t // 2 for t in totals)
+    pads: list[int] = []
+    for t in reversed(totals):
+        pads += [t // 2, t - t // 2]
+    return pad(input, pads), (0,) * nd
+
+
+def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+         dilation: Any = 1, groups: int = 1, *, op: str = "conv2d") -> Tensor:
+    """``conv{1,2,3}d``: cross-correlation of (N, C_in, *S) (or unbatched (C_in, *S)) with (C_out, C_in/g, *K)."""
+    nd = weight._data.ndim - 2
+    s, d = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
+    if isinstance(padding, str):
+        if padding == "valid":
+            p: Ints = (0,) * nd
+        elif padding == "same":
+            check(RN.conv_shape, input._data.shape, weight._data.shape, s, (0,) * nd, d, groups, op=op) \
+                if input._data.ndim not in (nd + 1, nd + 2) else None
+            input, p = _same_padding(input, weight, s, d, op)
+        else:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of 'valid', 'same'")
+    else:
+        p = ntuple(padding, nd, "padding")
+    check(RN.conv_shape, input._data.shape, weight._data.shape, s, p, d, groups, op=op)
+    _same_dtype(op, input, weight, bias)
+    x, unbatched = _batched(input, nd)
+    out = _CONV(x, weight, stride=s, padding=p, dilation=d, groups=groups)
+    if bias is not None:
+        out = out + bias.reshape((-1,) + (1,) * nd)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                   output_padding: Any = 0, groups: int = 1, dilation: Any = 1, *, op: str = "conv_transpose2d") -> Tensor:
+    """``conv_transpose{1,2,3}d``: the adjoint of conv; weight (C_in, C_out/g, *K)."""
+    nd = weight._data.ndim - 2
+    s, p, d = ntuple(stride, nd, "stride"), ntuple(padding, nd, "padding"), ntuple(dilation, nd, "dilation")
+    op_ = ntuple(output_padding, nd, "output_padding")
+    shape = check(RN.conv_transpose_shape, input._data.shape, weight._data.shape, s, p, op_, d, groups, op=op)
+    _same_dtype(op, input, weight, bias)
+    x, unbatched = _batched(input, nd)
+    out = _CONV_IN(x, weight, input_size=tuple(shape[-nd:]), stride=s, padding=p, dilation=d, groups=groups)
+    if bias is not None:
+        out = out + bias.reshape((-1,) + (1,) * nd)
+    return out.squeeze(0) if unbatched else out
+
+
+# -- padding --------------------------------------------------------------------------------------------
+
+def _pad_kernel(a: Any, pads: tuple[tuple[int, int], ...], value: Any) -> Any:
+    crop = tuple(slice(max(-lo, 0), a.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pads))
+    a = a[crop]
+    pos = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
+    if not any(lo or hi for lo, hi in pos):
+        return a.copy()
+    return np.pad(a, pos, constant_values=value)
+
+
+def _pad_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return (_PAD(g, pads=tuple((-lo, -hi) for lo, hi in n.params["pads"]), value=0),)
+
+
+_PAD = Prim("constant_pad_nd", _pad_kernel, _pad_vjp)
+
+
+def _pad_pairs(input: Tensor, pad: Sequence[int], op: str) -> tuple[tuple[int, int], ...]:
+    pad = [int(v) for v in pad]
+    nd = input._data.ndim
+    if len(pad) % 2 or len(pad) // 2 > nd:
+        fail("pad_error_invalid_padding", op=op, problem="padding length must be even and at most twice the rank",
+             shape=tuple(input._data.shape), pad=tuple(pad))
+    pairs = [(0, 0)] * nd
+    for i in range(len(pad) // 2):
+        pairs[nd - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    for (lo, hi), s in zip(pairs, input._data.shape):
+        if s + lo + hi < 0:
+            fail("pad_error_invalid_padding", op=op, problem="the padded size would be negative",
+                 shape=tuple(input._data.shape), pad=tuple(pad))
+    return tuple(pairs)
+
+
+def _index_pad(input: Tensor, pairs: tuple[tuple[int, int], ...], mode: str, op: str) -> Tensor:
+    from .creation import tensor
+
+    out = input
+    for dim, (lo, hi) in enumerate(pairs):
+        if not lo and not hi:
+            continue
+        size = input._data.shape[dim]
+        if lo < 0 or hi < 0:
+            fail("pad_error_invalid_padding", op=op, problem=f"negative padding is not supported in {mode} mode",
+                 shape=tuple(input._data.shape), pad=(lo, hi))
+        if mode == "reflect" and (lo >= size or hi >= size):
+            fail("pad_error_invalid_padding", op=op,
+                 problem=f"padding size should be less than the corresponding input dimension ({size})",
+                 shape=tuple(input._data.shape), pad=(lo, hi))
+        if mode == "circular" and (lo > size or hi > size):
+            fail("pad_error_invalid_padding", op=op, problem="padding value causes wrapping around more than once",
+                 shape=tuple(input._data.shape), pad=(lo, hi))
+        idx = np.arange(-lo, size + hi)
+        if mode == "reflect":
+            period = 2 * (size - 1)
+            idx = np.abs(idx) % period if period else idx * 0
+            idx = np.where(idx >= size, period - idx, idx)
+        elif mode == "replicate":
+            idx = np.clip(idx, 0, size - 1)
+        else:
+            idx = idx % size
+        out = out.index_select(dim, tensor(idx.astype(np.int64), device=input.device))
+    return out
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
+    """``F.pad``: pairs of (before, after) from the last dim backwards; constant, reflect, replicate, circular."""
+    pairs = _pad_pairs(input, pad, "pad")
+    if mode == "constant":
+        v = 0 if value is None else value
+        return _PAD(input, pads=pairs, value=v)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"pad: unknown padding mode {mode!r}")
+    nd = sum(1 for lo, hi in pairs if lo or hi)
+    if input._data.ndim < 2 or nd > input._data.ndim - 1:
+        fail("pad_error_invalid_padding", op="pad", problem=f"{mode} padding only pads the dims after the channel dim",
+             shape=tuple(input._data.shape), pad=tuple(pad))
+    return _index_pad(input, pairs, mode, "pad")

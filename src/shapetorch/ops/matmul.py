@@ -1,0 +1,238 @@
+"""The matmul family: matmul (``@``), mm, bmm, mv, dot, vdot, inner, outer, addmm, baddbmm, addmv, addbmm, addr,
+chain_matmul, tensordot, kron."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from .._autocast import AUTOCAST, autocast_dtype_for
+from .._engine.primitives import Prim
+from .._errors import fail
+from .._rules import matmul as RM
+from .._rules.matmul import addbmm_shape, addr_shape, kron_shape, tensordot_dims
+from .._rules.matrix import (
+    trace_shape,
+)
+from .._tensor import Tensor
+from ._common import check, dtype_name, make_inplace, promoted
+from ._registry import method, public
+
+
+def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    a, b = n.inputs
+    if a._data.ndim == 1 and b._data.ndim == 1:
+        return g * b.conj(), g * a.conj()
+    if b._data.ndim == 1:
+        return g.unsqueeze(-1) @ b.conj().unsqueeze(0), (a.conj().mT @ g.unsqueeze(-1)).squeeze(-1)
+    if a._data.ndim == 1:
+        return (g.unsqueeze(-2) @ b.conj().mT).squeeze(-2), a.conj().unsqueeze(-1) @ g.unsqueeze(-2)
+    return g @ b.conj().mT, a.conj().mT @ g  # batch dims are summed back by the engine
+
+
+def _matmul_kernel(a: Any, b: Any) -> Any:
+    out = np.matmul(a, b)
+    return out if out.dtype == a.dtype else out.astype(a.dtype)  # ml_dtypes' bfloat16 matmul gives float32
+
+
+_MATMUL = Prim("matmul", _matmul_kernel, _matmul_vjp)
+
+
+@functools.lru_cache(maxsize=4096)
+def _matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return check(RM.matmul_shape, a, b, op="matmul")
+
+
+def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
+    """torch's matmul family does not promote: both operands must have one dtype."""
+    if a._data.dtype is not b._data.dtype and a._data.dtype != b._data.dtype:
+        fail("dtype_error_mismatch", op=op, what="both arguments", a=a.dtype.name, b=b.dtype.name)
+    if a._data.dtype.kind == "b":
+        fail("method_dtype_not_supported_error", op=op, dtype="bool", hint="")
+
+
+@public("linalg")
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """torch.matmul: vector/matrix products with broadcast batch dims."""
+    _matmul_shape(input._data.shape, other._data.shape)
+    if AUTOCAST.enabled:
+        input, other = _autocast(input, other)
+    _same_dtype("matmul", input, other)
+    result = _MATMUL(input, other)
+    return result if out is None else out.copy_(result)
+
+
+def _autocast(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """Inside ``autocast``, matmul-family inputs of floating dtypes run in the autocast dtype."""
+    dt = autocast_dtype_for(a._device.type)
+    if dt is None or not (a.dtype.is_floating_point and b.dtype.is_floating_point):
+        return a, b
+    return a.to(dt), b.to(dt)
+
+
+def _strict(rule: Any, name: str) -> Any:
+    def fn(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+        check(rule, input._data.shape, other._data.shape, op=name)
+        if AUTOCAST.enabled:
+            input, other = _autocast(input, other)
+        _same_dtype(name, input, other)
+        result = _MATMUL(input, other)
+        return result if out is None else out.copy_(result)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``torch.{name}``: the strict-rank matrix product (no broadcasting)."
+    return public("linalg")(fn)
+
+
+mm = _strict(RM.mm_shape, "mm")
+bmm = _strict(RM.bmm_shape, "bmm")
+mv = _strict(RM.mv_shape, "mv")
+dot = _strict(RM.dot_shape, "dot")
+
+
+@public("linalg")
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    return dot(input.conj(), other)
+
+
+@public("linalg", aliases=("ger",))
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    check(RM.outer_shape, input._data.shape, vec2._data.shape, op="outer")
+
+    common = promoted(input, vec2)
+    return input.to(common).unsqueeze(-1) * vec2.to(common).unsqueeze(0)
+
+
+@public("linalg")
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return input * other
+    return matmul(input, other.unsqueeze(-1) if other._data.ndim == 1 else other.mT).squeeze(-1) \
+        if other._data.ndim == 1 else matmul(input, other.mT)
+
+
+@public("linalg")
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    prod = mm(mat1, mat2)
+    return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
+
+
+@public("linalg")
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    prod = bmm(batch1, batch2)
+    return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
+
+
+@public("linalg")
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    prod = mv(mat, vec)
+    return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
+
+Tensor.__matmul__ = matmul  # type: ignore[method-assign]
+
+
+# -- kron -----------------------------------------------------------------------------------------------------------
+
+
+@public("linalg")
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: ranks padded to one, ``out[i*b + j] = a[i] * b[j]`` per dim."""
+    shape = check(kron_shape, input._data.shape, other._data.shape, op="kron")
+    n = len(shape)
+    sa = (1,) * (n - input._data.ndim) + tuple(input._data.shape)
+    sb = (1,) * (n - other._data.ndim) + tuple(other._data.shape)
+    a = input.reshape(tuple(x for s in sa for x in (s, 1)))
+    b = other.reshape(tuple(x for s in sb for x in (1, s)))
+    out: Tensor = (a * b).reshape(shape)
+    return out
+
+
+# -- the matmul family ------------------------------------------------------------------------------------------------
+
+
+def _scaled_sum(op: str, input: Tensor, prod: Tensor, beta: Any, alpha: Any) -> Tensor:
+    if dtype_name(input) != dtype_name(prod):
+        fail("dtype_error_mismatch", op=op, what="input and the product", a=input.dtype.name, b=prod.dtype.name)
+    if dtype_name(prod) == "bool":
+        term = prod if alpha else prod.new_zeros(prod._data.shape)
+        out: Tensor = term | input.expand(prod._data.shape) if beta else term
+        return out
+    if not prod.dtype.is_floating_point and not prod.is_complex() and (isinstance(alpha, float) or isinstance(beta, float)):
+        if op == "addr":
+            fail("argument_error_invalid", op=op, problem="for integral input tensors, alpha and beta must not be floats")
+        alpha, beta = int(alpha), int(beta)  # addbmm truncates them to the integer type, as torch
+    scaled = prod if alpha == 1 else prod * alpha
+    if beta == 0:
+        return scaled + input.new_zeros(()).expand(prod._data.shape)
+    result: Tensor = (input if beta == 1 else input * beta) + scaled
+    return result
+
+
+@public("linalg")
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (input broadcasts to the (n, p) result)."""
+    check(addbmm_shape, input._data.shape, batch1._data.shape, batch2._data.shape, op="addbmm")
+    prod: Tensor = bmm(batch1, batch2).sum(0)
+    return _scaled_sum("addbmm", input, prod, beta, alpha)
+
+
+@public("linalg")
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    check(addr_shape, input._data.shape, vec1._data.shape, vec2._data.shape, op="addr")
+    if dtype_name(vec1) != dtype_name(vec2):
+        fail("dtype_error_mismatch", op="addr", what="vec1 and vec2", a=vec1.dtype.name, b=vec2.dtype.name)
+    prod = vec1.unsqueeze(-1) & vec2.unsqueeze(0) if dtype_name(vec1) == "bool" else vec1.unsqueeze(-1) * vec2.unsqueeze(0)
+    return _scaled_sum("addr", input, prod, beta, alpha)
+
+
+method("addbmm_", make_inplace(addbmm, "addbmm_"))
+method("addr_", make_inplace(addr, "addr_"))
+
+
+@public("linalg", method=False)
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """The product of 2-D matrices, left to right (deprecated in torch for ``linalg.multi_dot``)."""
+    if not matrices:
+        fail("argument_error_invalid", op="chain_matmul", problem="expected one or more matrices")
+    if len(matrices) == 1:
+        check(trace_shape, matrices[0]._data.shape, op="chain_matmul")
+        out: Tensor = matrices[0].clone()
+        return out
+    out = matrices[0]
+    for m in matrices[1:]:
+        out = mm(out, m)
+    return out
+
+
+def _dims_arg(dims: Any) -> int | tuple[list[int], list[int]]:
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (int, np.integer)):
+        return int(dims)
+    a, b = dims
+    return ([int(a)] if isinstance(a, (int, np.integer)) else [int(v) for v in a],
+            [int(b)] if isinstance(b, (int, np.integer)) else [int(v) for v in b])
+
+
+@public("linalg", method=False)
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
+    """Contract ``dims`` (the last n of a with the first n of b, or two lists of dims); free dims of a then b."""
+    if dtype_name(a) != dtype_name(b):
+        fail("dtype_error_mismatch", op="tensordot", what="both inputs", a=a.dtype.name, b=b.dtype.name)
+    da, db, shape = check(tensordot_dims, a._data.shape, b._data.shape, _dims_arg(dims), op="tensordot")
+    for x, y in zip(da, db):  # a size-1 side is summed away first, as torch broadcasts it
+        if a._data.shape[x] == 1 and b._data.shape[y] != 1:
+            b = b.sum(y, keepdim=True)
+        elif b._data.shape[y] == 1 and a._data.shape[x] != 1:
+            a = a.sum(x, keepdim=True)
+    free_a = [i for i in range(a._data.ndim) if i not in da]
+    free_b = [i for i in range(b._data.ndim) if i not in db]
+    k = math.prod(a._data.shape[i] for i in da)
+    left = a.permute(free_a + list(da)).reshape(math.prod(a._data.shape[i] for i in free_a), k)
+    right = b.permute(list(db) + free_b).reshape(k, math.prod(b._data.shape[i] for i in free_b))
+    result: Tensor = mm(left, right).reshape(shape)
+    return result if out is None else out.copy_(result)

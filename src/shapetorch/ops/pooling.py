@@ -1,0 +1,223 @@
+"""Pooling (max, average, adaptive) and interpolation: composites over the convolution kernels and the core ops.
+The shapes are checked by ``_rules.nn`` before any kernel runs."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._errors import fail
+from .._grad_mode import no_grad as _no_grad
+from .._rules import nn as RN
+from .._tensor import Tensor
+from ._common import check
+from .convolution import _PAD, Ints, _batched, ntuple
+from .scatter import take_along
+
+# -- pooling --------------------------------------------------------------------------------------------
+
+def _pool_args(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
+               op: str) -> tuple[Ints, Ints, Ints, Ints, tuple[int, ...]]:
+    k = ntuple(kernel_size, nd, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else ntuple(stride, nd, "stride")
+    p, d = ntuple(padding, nd, "padding"), ntuple(dilation, nd, "dilation")
+    shape = check(RN.pool_shape, tuple(input._data.shape), k, s, p, d, ceil_mode, op=op)
+    return k, s, p, d, tuple(shape)
+
+
+def _extra(size: int, out: int, k: int, s: int, p: int, d: int) -> int:
+    """Right padding that ceil_mode needs beyond ``p`` so that the last window fits."""
+    return max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
+
+
+def _window_index(psp: Ints, out: Ints, k: Ints, s: Ints, d: Ints) -> Any:
+    """(prod(out), prod(k)) flat offsets into the padded spatial dims ``psp`` of every window's elements."""
+    nd = len(k)
+    og = np.meshgrid(*(np.arange(o) for o in out), indexing="ij")
+    kg = np.meshgrid(*(np.arange(kk) for kk in k), indexing="ij")
+    coords = [og[i].reshape(-1, 1) * s[i] + kg[i].reshape(1, -1) * d[i] for i in range(nd)]
+    return np.ravel_multi_index(tuple(coords), psp).astype(np.int64)
+
+
+def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+             ceil_mode: bool = False, return_indices: bool = False, *, op: str = "max_pool2d") -> Any:
+    """The windows are gathered (``take_along_dim``, offsets made on the host from the shapes alone, on the
+    input's device), the first maximum of each picked by argmax; the gradient goes to that element only."""
+    from .creation import tensor
+
+    k, s, p, d, shape = _pool_args(input, nd, kernel_size, stride, padding, dilation, ceil_mode, op)
+    x, unbatched = _batched(input, nd)
+    n, c, sp = x._data.shape[0], x._data.shape[1], x._data.shape[2:]
+    out = shape[-nd:]
+    extra = [_extra(sp[i], out[i], k[i], s[i], p[i], d[i]) for i in range(nd)]
+    if x.is_floating_point():
+        low: Any = -np.inf
+    else:
+        low = int(np.iinfo(x._data.dtype).min)
+        if x.device.type != "cpu":
+            low = max(low, -(2**31))  # integers are 32-bit on the device
+    pairs = ((0, 0), (0, 0)) + tuple((p[i], p[i] + extra[i]) for i in range(nd))
+    xp = _PAD(x, pads=pairs, value=low) if any(lo or hi for lo, hi in pairs) else x
+    psp = tuple(xp._data.shape[2:])
+    widx = _window_index(psp, tuple(out), k, s, d)
+    m, kk = widx.shape
+    flat_x = xp.reshape(n, c, -1)
+    if m * kk == 0 or n * c == 0:
+        values = flat_x.new_zeros((n, c) + tuple(out))
+        flat = tensor(np.zeros((n, c, m), dtype=np.int64), device=x.device)
+    else:
+        win = tensor(widx, device=x.device).reshape(1, 1, m, kk).expand(n, c, m, kk)
+        with _no_grad():
+            arg = take_along(flat_x.detach(), win.reshape(n, c, m * kk), 2).reshape(n, c, m, kk).argmax(-1,
+                                                                                                         keepdim=True)
+        flat = take_along(win, arg, 3).reshape(n, c, m)
+        values = take_along(flat_x, flat, 2).reshape((n, c) + tuple(out))
+    if unbatched:
+        values = values.squeeze(0)
+    if not return_indices:
+        return values
+    # padded flat offset -> unpadded flat offset
+    grids = np.meshgrid(*(np.arange(q) - p[i] for i, q in enumerate(psp)), indexing="ij")
+    inside = np.ravel_multi_index(tuple(np.clip(g, 0, max(sp[i] - 1, 0)) for i, g in enumerate(grids)), sp,
+                                  mode="clip").reshape(-1)
+    idx = tensor(inside.astype(np.int64), device=x.device).index_select(0, flat.reshape(-1))
+    idx = idx.reshape((n, c) + tuple(out))
+    return values, idx.squeeze(0) if unbatched else idx
+
+
+def _box_matrix(size: int, out: int, k: int, s: int) -> Any:
+    """(out, size) 0/1 matrix whose row o marks the window [o s, o s + k) of a padded dim of ``size``."""
+    m = np.zeros((out, size))
+    for o in range(out):
+        m[o, o * s: min(o * s + k, size)] = 1.0
+    return m
+
+
+def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+             count_include_pad: bool = True, divisor_override: int | None = None, *, op: str = "avg_pool2d") -> Tensor:
+    """Separable window sums (one matmul per pooled dim with a 0/1 band matrix made on the input's device),
+    divided by the window sizes (counted on the host from the shapes alone)."""
+    from .creation import tensor
+
+    k, s, p, _, shape = _pool_args(input, nd, kernel_size, stride, padding, 1, ceil_mode, op)
+    if not input.is_floating_point():
+        fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint=" (floating point only)")
+    x, unbatched = _batched(input, nd)
+    sp = x._data.shape[2:]
+    out = shape[-nd:]
+    extra = [_extra(sp[i], out[i], k[i], s[i], p[i], 1) for i in range(nd)]
+    pairs = ((0, 0), (0, 0)) + tuple((p[i], p[i] + extra[i]) for i in range(nd))
+    xp = _PAD(x, pads=pairs, value=0) if any(lo or hi for lo, hi in pairs) else x
+    summed = xp
+    for i in range(nd):
+        dim = 2 + i
+        band = tensor(_box_matrix(xp._data.shape[dim], out[i], k[i], s[i]).T.astype(x._data.dtype), device=x.device)
+        summed = summed.movedim(dim, -1).matmul(band).movedim(-1, dim)
+    if divisor_override:
+        result = summed / divisor_override
+    else:
+        counts = np.ones((), dtype=np.float64)
+        for i in range(nd):
+            ind = np.zeros(sp[i] + 2 * p[i] + extra[i])
+            ind[0 if count_include_pad else p[i]: sp[i] + (2 if count_include_pad else 1) * p[i]] = 1
+            c_i = _box_matrix(ind.shape[0], out[i], k[i], s[i]) @ ind
+            counts = np.multiply.outer(counts, c_i)
+        result = summed / tensor(counts.astype(x._data.dtype), device=x.device)
+    return result.squeeze(0) if unbatched else result
+
+
+def _adaptive_matrix(size: int, out: int, dtype: Any) -> Any:
+    m = np.zeros((out, size), dtype=dtype)
+    for i in range(out):
+        lo, hi = (i * size) // out, -(-((i + 1) * size) // out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_avg_pool2d") -> Tensor:
+    """Average over the bins [floor(i L / O), ceil((i+1) L / O)); separable, so one matmul per dim."""
+    from .creation import tensor
+
+    sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
+    shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op)
+    out = input
+    nd_in = input._data.ndim
+    for i in range(nd):
+        dim = nd_in - nd + i
+        m = tensor(_adaptive_matrix(input._data.shape[dim], shape[dim], input._data.dtype), device=input.device)
+        out = out.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
+    return out
+
+
+def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_max_pool2d") -> Tensor:
+    from .joining import stack
+
+    sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
+    shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op)
+    nd_in = input._data.ndim
+    out = input
+    for i in range(nd):
+        dim = nd_in - nd + i
+        size, o = input._data.shape[dim], shape[dim]
+        parts = [out.narrow(dim, (j * size) // o, -(-((j + 1) * size) // o) - (j * size) // o).amax(dim) for j in range(o)]
+        out = stack(parts, dim)
+    return out
+
+
+# -- interpolation --------------------------------------------------------------------------------------
+
+def _linear_matrix(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any) -> Any:
+    m = np.zeros((out, size), dtype=np.float64)
+    for i in range(out):
+        if align_corners:
+            src = i * (size - 1) / (out - 1) if out > 1 else 0.0
+        else:
+            r = scale if scale is not None else size / out
+            src = max((i + 0.5) * r - 0.5, 0.0)
+        i0 = min(math.floor(src), size - 1)
+        i1 = min(i0 + 1, size - 1)
+        lam = src - i0
+        m[i, i0] += 1 - lam
+        m[i, i1] += lam
+    return m.astype(dtype)
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> Tensor:
+    """``F.interpolate`` for 'nearest', 'nearest-exact', 'linear', 'bilinear', 'trilinear' (separable)."""
+    from .creation import tensor
+
+    nd = input._data.ndim - 2
+    if nd < 1:
+        fail("conv_error_input_rank", op="interpolate", unbatched=3, batched=4, shape=tuple(input._data.shape))
+    sp = input._data.shape[2:]
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    scales: list[float | None]
+    if size is not None:
+        out = ntuple(size, nd, "size")
+        scales = [None] * nd
+    else:
+        sf = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) else tuple(float(v) for v in scale_factor)
+        out = tuple(math.floor(sp[i] * sf[i]) for i in range(nd))
+        scales = [None if recompute_scale_factor else 1.0 / sf[i] for i in range(nd)]
+    result = input
+    for i in range(nd):
+        dim = 2 + i
+        sc = scales[i]
+        r = sc if sc is not None else sp[i] / out[i]
+        if mode in ("nearest", "nearest-exact"):
+            if mode == "nearest":
+                src = np.minimum(np.floor(np.arange(out[i]) * r).astype(np.int64), sp[i] - 1)
+            else:
+                src = np.minimum(np.floor((np.arange(out[i]) + 0.5) * r).astype(np.int64), sp[i] - 1)
+            result = result.index_select(dim, tensor(src, device=input.device))
+        elif mode in ("linear", "bilinear", "trilinear"):
+            m = _linear_matrix(sp[i], out[i], bool(align_corners), None if align_corners else scales[i],
+                               input._data.dtype)
+            result = result.movedim(dim, -1).matmul(tensor(m, device=input.device).t()).movedim(-1, dim)
+        else:
+            raise NotImplementedError(f"interpolate: mode {mode!r} is not supported")
+    return result
