@@ -53,3 +53,20 @@ def test_modules_are_named_for_what_they_hold(tree):
     bad = [str(p.relative_to(ROOT)) for p in (ROOT / tree).rglob("*.py")
            if re.fullmatch(r"(.*_more|extra_.*|more|misc|_?new_.*|.*_new|.*_extra)", p.stem)]
     assert not bad
+
+
+def test_architecture_page_names_real_modules():
+    """docs/architecture.md is the contributor's map: every module it names exists where it says."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    roots = [ROOT, ROOT / "src" / "shapetorch", ROOT / "mypy_plugin", ROOT / "src"]
+    paths = {p for p in re.findall(r"`([\w./-]+/[\w.-]+\.(?:py|md|toml))`", page) if "<" not in p}
+    missing = [p for p in sorted(paths) if not any((r / p).exists() for r in roots)]
+    # the op-family table: rules, ops, hooks and tests columns, each a folder
+    folders = [ROOT / "src/shapetorch/_rules", ROOT / "src/shapetorch/ops",
+               ROOT / "mypy_plugin/shapetorch_mypy/hooks", ROOT / "tests"]
+    table = page.split("## Op families", 1)[1].split("\n## ", 1)[0]
+    for row in table.splitlines()[4:]:
+        cells = row.strip("|").split("|")[1:]
+        for folder, cell in zip(folders, cells):
+            missing += [f"{folder.name}/{n}" for n in re.findall(r"`([\w.]+\.py)`", cell) if not (folder / n).exists()]
+    assert paths and not missing

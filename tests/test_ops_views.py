@@ -1,5 +1,5 @@
-"""Shape ops against torch: reshape/view, permute and transposes, squeeze/unsqueeze, flatten/unflatten,
-expand/broadcast_to, cat/stack/split/chunk/tensor_split/narrow/select/unbind; views share storage."""
+"""Views against torch: reshape/view, permute and transposes, squeeze/unsqueeze, flatten/unflatten,
+expand/broadcast_to; views share storage and write through to their base."""
 
 from __future__ import annotations
 
@@ -121,85 +121,6 @@ def test_expand_and_broadcast_to(shape, data, seed):
     y = values(tuple(max(s, 1) for s in sizes), "float32")
     compare(lambda lib, x, other: x.expand_as(other), x_of(shape, seed), (y, "float32"), codes="expand_error")
 
-
-# -- joining and splitting -------------------------------------------------------------------------------
-
-@hs.composite
-def cat_inputs(draw):
-    base = draw(shapes(0, 3))
-    out = [base]
-    d = draw(hs.integers(-len(base) - 1, len(base))) if base else draw(hs.integers(-1, 1))
-    for _ in range(draw(hs.integers(0, 3))):
-        s = list(base)
-        if s and -len(s) <= d < len(s):
-            s[d] = draw(hs.integers(0, 3))
-        if draw(hs.integers(0, 4)) == 0 and s:
-            s[draw(hs.integers(0, len(s) - 1))] += 1  # a mismatch
-        if draw(hs.integers(0, 6)) == 0:
-            s = [0]  # torch's legacy empty 1-D tensor
-        out.append(tuple(s))
-    return out, d
-
-
-@fast(60)
-@given(inp=cat_inputs(), dtypes=hs.lists(hs.sampled_from(["int64", "float32", "bool", "float64"]), min_size=4,
-                                          max_size=4), seed=seeds)
-def test_cat(inp, dtypes, seed):
-    shape_list, d = inp
-    if all(s == (0,) for s in shape_list) and d not in (0, -1):
-        return  # torch accepts any dim when every tensor is a legacy (0,); shapetorch checks the dim (differs)
-    args = [(values(s, dtypes[i], seed + i), dtypes[i]) for i, s in enumerate(shape_list)]
-    compare(lambda lib, *ts: lib.cat(ts, d), *args, codes=("cat_error", "dimension_error"))
-
-
-@fast(40)
-@given(inp=cat_inputs(), seed=seeds)
-def test_stack(inp, seed):
-    shape_list, d = inp
-    args = [x_of(s, seed + i) for i, s in enumerate(shape_list)]
-    compare(lambda lib, *ts: lib.stack(ts, d), *args, codes=("stack_error", "cat_error", "dimension_error"))
-
-
-def test_cat_stack_empty_list():
-    compare(lambda lib: lib.cat([]), codes="cat_error_empty")
-    compare(lambda lib: lib.stack([]), codes="cat_error_empty")
-
-
-@fast(50)
-@given(shape=shapes(0, 3), data=hs.data(), seed=seeds)
-def test_split_chunk_tensor_split(shape, data, seed):
-    n = max(len(shape), 1)
-    d = data.draw(hs.integers(-n - 1, n))
-    size = shape[d] if shape and -n <= d < n else 1
-    codes = ("split_error", "chunk_error", "dimension_error")
-    k = data.draw(hs.integers(-1, 4))
-    compare(lambda lib, x: x.split(k, d), x_of(shape, seed), codes=codes)
-    sections = data.draw(hs.lists(hs.integers(-1, 3), max_size=3))
-    if data.draw(hs.booleans()) and sections:
-        sections[-1] = size - sum(sections[:-1])
-    compare(lambda lib, x: x.split(sections, d), x_of(shape, seed), codes=codes)
-    compare(lambda lib, x: x.chunk(k, d), x_of(shape, seed), codes=codes)
-    compare(lambda lib, x: x.tensor_split(k, d), x_of(shape, seed), codes=codes)
-    idx = data.draw(hs.lists(hs.integers(-4, 5), max_size=3))
-    compare(lambda lib, x: x.tensor_split(idx, d), x_of(shape, seed), codes=codes)
-
-
-@fast(50)
-@given(shape=shapes(0, 3), data=hs.data(), seed=seeds)
-def test_narrow_select_unbind(shape, data, seed):
-    n = max(len(shape), 1)
-    d = data.draw(hs.integers(-n - 1, n))
-    size = shape[d] if shape and -n <= d < n else 2
-    start = data.draw(hs.integers(-size - 1, size + 1))
-    length = data.draw(hs.integers(-1, size + 1))
-    codes = ("narrow_error", "select_error", "dimension_error", "unbind_error")
-    compare(lambda lib, x: x.narrow(d, start, length), x_of(shape, seed), codes=codes)
-    i = data.draw(hs.integers(-size - 1, size))
-    compare(lambda lib, x: x.select(d, i), x_of(shape, seed), codes=codes)
-    compare(lambda lib, x: x.unbind(d), x_of(shape, seed), codes=codes)
-
-
-# -- views share storage with their base -------------------------------------------------------------------
 
 VIEWS = {
     "reshape": lambda x: x.reshape(3, 4), "view": lambda x: x.view(-1), "permute": lambda x: x.permute(1, 0),
