@@ -180,6 +180,8 @@ class Runtime:
         self.n_reuse = 0
         self.n_dispatch = 0
         self.n_submit = 0
+        self.n_upload_bytes = 0  # bytes written from the host (uploads; not the parameter arena)
+        self.n_readback = 0  # reads of device memory by the host (each one waits for the device)
         self.encoder: Any = None
         self.cpass: Any = None
         self.batch_refs: list[Any] = []
@@ -379,6 +381,7 @@ class Runtime:
         raw += b"\0" * ((-len(raw)) % 4)
         st = self.alloc(len(raw), upload=True)
         self.device.queue.write_buffer(st.buf, 0, raw)
+        self.n_upload_bytes += len(raw)
         return WArray(st, host.shape, logical)
 
     def empty(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> WArray:
@@ -394,7 +397,8 @@ class Runtime:
             "pooled_bytes": self.pooled_bytes, "peak_allocated_bytes": self.peak_bytes,
             "num_buffers_created": self.n_alloc, "num_buffer_reuses": self.n_reuse,
             "num_dispatches": self.n_dispatch, "num_submits": self.n_submit,
-            "num_pipelines": len(self.pipelines),
+            "num_pipelines": len(self.pipelines), "num_bytes_uploaded": self.n_upload_bytes,
+            "num_readbacks": self.n_readback,
         }
 
 
@@ -417,6 +421,7 @@ def to_host(a: WArray) -> np.ndarray[Any, Any]:
     lo = start - start % 4
     hi = end + (-end) % 4
     raw = RT.device.queue.read_buffer(a.st.buf, lo, hi - lo)
+    RT.n_readback += 1
     arr = np.frombuffer(raw, dtype=sdt, count=a.size, offset=start - lo)
     out = arr.astype(a.dtype) if sdt != a.dtype else arr.copy()
     return out.reshape(a.shape)
