@@ -356,7 +356,9 @@ def matmul_kernel(st: str) -> str:
     """Tiled batched matmul: 64x64 output tiles per 16x16 workgroup, 4x4 per thread, 8-deep K tiles
     staged in workgroup memory. Operands are strided views (a transpose costs no copy).
 
-    meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, bshape[nbd], a_bstr[nbd], b_bstr[nbd]]
+    meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, m_tiles, n_rowtiles, bshape[nbd], a_bstr[nbd],
+    b_bstr[nbd]]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
+    batch runs into the 65,535-workgroup limit of one grid dimension.
     """
     ct = "f32" if st in ("f16", "f32") else "i32"
     zero = "0.0" if ct == "f32" else "0"
@@ -368,19 +370,23 @@ def matmul_kernel(st: str) -> str:
 var<workgroup> As: array<{ct}, 512>;
 var<workgroup> Bs: array<{ct}, 512>;
 @compute @workgroup_size(16, 16, 1)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {{
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {{
   let M = prm[0]; let N = prm[1]; let K = prm[2]; let nbd = prm[3];
   var aoff = prm[4]; var boff = prm[5];
   let a_rs = prm[6]; let a_cs = prm[7]; let b_rs = prm[8]; let b_cs = prm[9];
-  var rem = wid.z;
+  let tile = wid.y + wid.z * nwg.y;
+  if (tile >= prm[11]) {{ return; }}
+  let bi = tile / prm[10];
+  var rem = bi;
   for (var d = i32(nbd) - 1; d >= 0; d = d - 1) {{
-    let s = prm[10u + u32(d)];
+    let s = prm[12u + u32(d)];
     let c = rem % s;
     rem = rem / s;
-    aoff = aoff + c * prm[10u + nbd + u32(d)];
-    boff = boff + c * prm[10u + 2u * nbd + u32(d)];
+    aoff = aoff + c * prm[12u + nbd + u32(d)];
+    boff = boff + c * prm[12u + 2u * nbd + u32(d)];
   }}
-  let row0 = wid.y * 64u; let col0 = wid.x * 64u;
+  let row0 = (tile % prm[10]) * 64u; let col0 = wid.x * 64u;
   let tid = lid.y * 16u + lid.x;
   var acc: array<{ct}, 16>;
   for (var t = 0u; t < 16u; t = t + 1u) {{ acc[t] = {zero}; }}
@@ -411,7 +417,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     }}
     workgroupBarrier();
   }}
-  let obase = wid.z * M * N;
+  let obase = bi * M * N;
   for (var r = 0u; r < 4u; r = r + 1u) {{
     let row = row0 + lid.y * 4u + r;
     for (var c = 0u; c < 4u; c = c + 1u) {{

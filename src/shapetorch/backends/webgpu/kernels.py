@@ -29,8 +29,10 @@ def _kind(dt: np.dtype[Any]) -> str:
 
 
 def _grid(n: int, wg: int = WG) -> tuple[int, int, int]:
+    """Workgroups for ``n`` threads in groups of ``wg``, folded into (x, y, 1) under the per-dimension limit
+    (shaders number their threads ``gid.x + gid.y * nwg.x * wg`` and skip those past ``n``)."""
     groups = -(-n // wg)
-    x = min(groups, 65535)
+    x = min(groups, RT.max_groups)
     return (x, -(-groups // x) if x else 0, 1)
 
 
@@ -525,11 +527,12 @@ def matmul_kernel(a: WArray, b: WArray) -> WArray:
     assert va.st is not None and vb.st is not None
     ab = _bstrides(_view(va, va.shape[:-2], va.stride[:-2]), batch)
     bb = _bstrides(_view(vb, vb.shape[:-2], vb.stride[:-2]), batch)
+    m_tiles = -(-M // 64)
+    tiles = m_tiles * math.prod(batch)
     meta = [M, N, K, len(batch), va.offset, vb.offset, va.stride[-2], va.stride[-1], vb.stride[-2], vb.stride[-1],
-            *batch, *ab, *bb]
-    nb = math.prod(batch)
-    RT.dispatch(G.matmul_kernel(_st(a.dtype)), [out.st.buf, va.st.buf, vb.st.buf], meta,
-                (-(-N // 64), -(-M // 64), nb))
+            m_tiles, tiles, *batch, *ab, *bb]
+    gy, gz, _ = _grid(tiles, 1)
+    RT.dispatch(G.matmul_kernel(_st(a.dtype)), [out.st.buf, va.st.buf, vb.st.buf], meta, (-(-N // 64), gy, gz))
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
 
 
@@ -649,6 +652,20 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
 
 
 # -- registration --------------------------------------------------------------------------------------
+def _named(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """The kernel, with the runtime told which primitive runs (its limit and device errors name it)."""
+    def run(*args: Any, **params: Any) -> Any:
+        outer = RT.op
+        RT.op = name
+        try:
+            return kernel(*args, **params)
+        finally:
+            RT.op = outer
+
+    run.__name__ = run.__qualname__ = getattr(kernel, "__name__", name)
+    return run
+
+
 def register() -> list[str]:
     """Install the kernels; returns the primitives left without one (they raise a clear error)."""
     table: dict[str, Callable[..., Any]] = {
@@ -687,6 +704,6 @@ def register() -> list[str]:
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})
     for name, k in table.items():
         if name in PRIMS:
-            PRIMS[name].kernels["webgpu"] = k
+            PRIMS[name].kernels["webgpu"] = _named(name, k)
     return sorted(n for n, p in PRIMS.items() if "webgpu" not in p.kernels)
 
