@@ -147,6 +147,15 @@ def unary(name: str) -> Callable[..., WArray]:
     return kernel
 
 
+def predicate(name: str) -> Callable[..., WArray]:
+    table = G.PREDICATE[name]
+
+    def kernel(a: WArray) -> WArray:
+        return elementwise(table[_kind(a.dtype)], np.dtype(bool), [("a", a, a.dtype)], a.shape)
+
+    return kernel
+
+
 def round_kernel(a: WArray, decimals: int = 0) -> WArray:
     if decimals == 0 or _kind(a.dtype) != "f":
         return unary("round")(a)
@@ -536,6 +545,70 @@ def matmul_kernel(a: WArray, b: WArray) -> WArray:
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
 
 
+def flip_kernel(a: WArray, axes: Sequence[int]) -> WArray:
+    """A copy through a view with negated strides (the shaders' u32 offset arithmetic wraps, as it must)."""
+    off = a.offset
+    stride = list(a.stride)
+    for d in axes:
+        if a.shape[d] > 1:
+            off += (a.shape[d] - 1) * stride[d]
+            stride[d] = -stride[d]
+    return contiguous_copy(_view(a, a.shape, stride, off))
+
+
+def roll_kernel(a: WArray, shifts: tuple[int, ...], axes: tuple[int, ...] | None) -> WArray:
+    if axes is None:
+        flat = reshape_kernel(a, (a.size,))
+        return reshape_kernel(roll_kernel(flat, shifts[:1], (0,)), a.shape)
+    out = a
+    for s, d in zip(shifts, axes):
+        n = a.shape[d]
+        k = s % n if n else 0
+        src, out = out, RT.empty(a.shape, a.dtype)
+        head = (slice(None),) * d
+        assign(basic_index(out, (*head, slice(k, n))), basic_index(src, (*head, slice(0, n - k))))
+        if k:
+            assign(basic_index(out, (*head, slice(0, k))), basic_index(src, (*head, slice(n - k, n))))
+    return out if out is not a else contiguous_copy(a)
+
+
+def scan(op: str) -> Callable[..., WArray]:
+    def kernel(a: WArray, axis: int) -> WArray:
+        if a.ndim == 0:
+            return contiguous_copy(a)
+        axis %= a.ndim
+        order = [d for d in range(a.ndim) if d != axis] + [axis]
+        v = permute_kernel(a, order)
+        out = RT.empty(v.shape, a.dtype)
+        if out.st is None or v.st is None:
+            return permute_kernel(out, [order.index(d) for d in range(a.ndim)])
+        L = a.shape[axis]
+        rows = a.size // L
+        RT.dispatch(G.scan_kernel(op, _st(a.dtype)), [out.st.buf, v.st.buf],
+                    [rows, L, v.ndim, *v.shape, v.offset, *v.stride], _grid(rows))
+        return permute_kernel(out, [order.index(d) for d in range(a.ndim)])
+
+    return kernel
+
+
+def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any]:
+    return adv_offsets(out, (slice(None),) * axis + (np.asarray(index),))
+
+
+def index_add_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
+    if _st(a.dtype) == "f16":  # no 16-bit atomics in WGSL
+        return _host(PRIM_CPU["index_add"], a, src, index=index, axis=axis)
+    out = contiguous_copy(a)
+    put(out, _index_along(out, index, axis), src, accumulate=True)
+    return out
+
+
+def index_copy_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
+    out = contiguous_copy(a)
+    put(out, _index_along(out, index, axis), src)
+    return out
+
+
 # -- nn primitives written in the kernels above ---------------------------------------------------------
 def softmax_kernel(a: WArray, axis: int) -> WArray:
     e = unary("exp")(binary("sub")(a, reduce("amax")(a, (axis,), True)))
@@ -671,6 +744,12 @@ def register() -> list[str]:
     table: dict[str, Callable[..., Any]] = {
         **{name: unary(name) for name in G.UNARY if name in PRIMS and name != "round"},
         **{name: binary(name) for name in G.BINARY if name in PRIMS},
+        **{name: predicate(name) for name in G.PREDICATE if name in PRIMS},
+        **{op: scan(op) for op in G.SCAN if op in PRIMS},
+        "flip": flip_kernel,
+        "roll": roll_kernel,
+        "index_add": index_add_kernel,
+        "index_copy": index_copy_kernel,
         "round": round_kernel,
         "softmax": softmax_kernel,
         "log_softmax": log_softmax_kernel,
