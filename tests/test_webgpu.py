@@ -421,3 +421,15 @@ def test_int_scans_and_index_add_copy():
     idx = np.array([0, 2, 0, 1])
     run(lambda lib, a, s: a.index_add(1, lib.tensor(idx, device=a.device), s, alpha=2), data((3, 3)), data((3, 4), seed=1))
     run(lambda lib, a, s: a.index_copy(0, lib.tensor([2, 0], device=a.device), s), data((3, 4)), data((2, 4), seed=1))
+
+
+@pytest.mark.parametrize("expr", [
+    lambda lib, x: x.sort(1)[0], lambda lib, x: x.argsort(0, descending=True), lambda lib, x: x.topk(2, 1)[0],
+    lambda lib, x: x.sort(dim=-1, descending=True, stable=True)[1], lambda lib, x: x.mT.sort(dim=1, stable=True)[1],
+    lambda lib, x: x.kthvalue(2, 1)[0]])
+def test_sorting(expr):
+    x = np.array([[3.0, np.nan, 1.0, 1.0, -2.0], [0.5, 0.5, np.inf, -np.inf, 0.5], [2.0, 1.0, np.nan, 2.0, 0.0]],
+                 np.float32)
+    run(expr, x, grad=False)
+    run(expr, data((4, 5), "i"), grad=False)
+    run(lambda lib, x: expr(lib, x).float() if not x.is_floating_point() else expr(lib, x), data((3, 5)))

@@ -591,6 +591,21 @@ def scan(op: str) -> Callable[..., WArray]:
     return kernel
 
 
+def argsort_kernel(a: WArray, axis: int, descending: bool) -> WArray:
+    if a.ndim == 0:
+        return full((), 0, np.dtype(np.int64))
+    axis %= a.ndim
+    order = [d for d in range(a.ndim) if d != axis] + [axis]
+    v = permute_kernel(a, order)
+    out = RT.empty(v.shape, np.dtype(np.int64))
+    back = [order.index(d) for d in range(a.ndim)]
+    if out.st is None or v.st is None:
+        return permute_kernel(out, back)
+    RT.dispatch(G.argsort_kernel(_st(a.dtype), descending), [out.st.buf, v.st.buf],
+                [a.size, a.shape[axis], v.ndim, *v.shape, v.offset, *v.stride], _grid(a.size))
+    return permute_kernel(out, back)
+
+
 def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any]:
     return adv_offsets(out, (slice(None),) * axis + (np.asarray(index),))
 
@@ -747,6 +762,7 @@ def register() -> list[str]:
         **{name: predicate(name) for name in G.PREDICATE if name in PRIMS},
         **{op: scan(op) for op in G.SCAN if op in PRIMS},
         "flip": flip_kernel,
+        "argsort": argsort_kernel,
         "roll": roll_kernel,
         "index_add": index_add_kernel,
         "index_copy": index_copy_kernel,
