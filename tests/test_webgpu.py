@@ -372,3 +372,64 @@ def test_unavailable_is_a_clear_device_error():
     assert lines[0].startswith("device_error_requires") and "WebGPU is not available" in lines[0]
     assert lines[1].startswith("device_error_requires") and "SHAPETORCH_WEBGPU_DISABLE" in lines[1]
     assert lines[2] == "False"
+
+
+# -- kernels added for the primitives that had none -----------------------------------------------------------
+SPECIAL_F = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 3.0], dtype=np.float32)
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit"])
+def test_predicates(name):
+    run(lambda lib, x: getattr(lib, name)(x), SPECIAL_F, grad=False)
+    run(lambda lib, x: getattr(lib, name)(x), data((3, 4), "i"), grad=False)
+
+
+@pytest.mark.parametrize("name,kind", [("deg2rad", "f"), ("rad2deg", "f"), ("erfc", "f"), ("sinc", "f")])
+def test_more_unary(name, kind):
+    run(lambda lib, x: getattr(lib, name)(x), data((3, 5), kind))
+    run(lambda lib, x: lib.sinc(x), np.array([0.0, 0.5, -1.25], np.float32))
+
+
+@pytest.mark.parametrize("name", ["copysign", "fmax", "fmin", "hypot", "logaddexp", "logaddexp2", "xlogy"])
+def test_more_binary(name):
+    run(lambda lib, a, b: getattr(lib, name)(a, b), data((3, 4)), data((4,), "pos", seed=1))
+    x = np.array([np.nan, 1.0, -0.0, np.inf, 0.0], np.float32)
+    y = np.array([2.0, np.nan, -1.0, np.inf, np.nan], np.float32)
+    run(lambda lib, a, b: getattr(lib, name)(a, b), x, y, grad=False)
+
+
+def test_integer_binary_extras():
+    run(lambda lib, a, b: lib.gcd(a, b), data((3, 4), "i"), data((3, 4), "i", seed=1))
+    run(lambda lib, a, b: lib.lcm(a, b), data((3, 4), "i"), data((3, 4), "i", seed=1))
+    run(lambda lib, a, b: lib.fmax(a, b) - lib.fmin(a, b), data((3, 4), "i"), data((4,), "i", seed=1))
+    run(lambda lib, a, b: lib.heaviside(a, b), data((3, 4), "i"), data((3, 4), "i", seed=1))
+    run(lambda lib, a, b: lib.heaviside(a, b), np.array([-1.0, 0.0, 2.0, np.nan], np.float32),
+        np.array([5.0, 0.5, 7.0, 1.0], np.float32), grad=False)
+    run(lambda lib, a, b: a.div(b, rounding_mode="floor"), data((3, 4)), data((3, 4), "pos", seed=1), grad=False)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda x: x.flip(0), lambda x: x.flip((1, 2)), lambda x: x.mT.flip(-1), lambda x: x.roll(2, 1),
+    lambda x: x.roll((1, -1), (0, 2)), lambda x: x.roll(5), lambda x: x.cumsum(1), lambda x: x.cumsum(0),
+    lambda x: x.mT.cumprod(2), lambda x: x.logcumsumexp(2), lambda x: x[:, 1:].flip(1).cumsum(-1)])
+def test_flip_roll_scans(expr):
+    run(lambda lib, x: expr(x), data((3, 4, 5)))
+
+
+def test_int_scans_and_index_add_copy():
+    run(lambda lib, x: x.cumsum(0) + x.cumprod(1), data((4, 3), "i"))
+    idx = np.array([0, 2, 0, 1])
+    run(lambda lib, a, s: a.index_add(1, lib.tensor(idx, device=a.device), s, alpha=2), data((3, 3)), data((3, 4), seed=1))
+    run(lambda lib, a, s: a.index_copy(0, lib.tensor([2, 0], device=a.device), s), data((3, 4)), data((2, 4), seed=1))
+
+
+@pytest.mark.parametrize("expr", [
+    lambda lib, x: x.sort(1)[0], lambda lib, x: x.argsort(0, descending=True), lambda lib, x: x.topk(2, 1)[0],
+    lambda lib, x: x.sort(dim=-1, descending=True, stable=True)[1], lambda lib, x: x.mT.sort(dim=1, stable=True)[1],
+    lambda lib, x: x.kthvalue(2, 1)[0]])
+def test_sorting(expr):
+    x = np.array([[3.0, np.nan, 1.0, 1.0, -2.0], [0.5, 0.5, np.inf, -np.inf, 0.5], [2.0, 1.0, np.nan, 2.0, 0.0]],
+                 np.float32)
+    run(expr, x, grad=False)
+    run(expr, data((4, 5), "i"), grad=False)
+    run(lambda lib, x: expr(lib, x).float() if not x.is_floating_point() else expr(lib, x), data((3, 5)))

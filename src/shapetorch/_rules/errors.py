@@ -356,6 +356,19 @@ CATALOGUE: dict[str, Entry] = {
     "device_error_requires": Entry(
         "device", "device", "An op needs a particular device, or all operands on one device.", "{op}: {problem}"
     ),
+    "device_error_limit": Entry(
+        "device", "device",
+        "A kernel would exceed a limit of the device (workgroups per grid dimension, bytes per binding or buffer).",
+        "{op}: {problem}",
+    ),
+    "device_error_out_of_memory": Entry(
+        "device", "device", "The device could not allocate a buffer, even after its free buffers were released.",
+        "{op}: out of memory on {device}: {problem}",
+    ),
+    "device_error_failed": Entry(
+        "device", "device", "The device rejected recorded work; the work was dropped and the device stays usable.",
+        "{op}: {problem}",
+    ),
     # -- autograd --------------------------------------------------------------------------------------
     "autograd_gradient_mismatch_error": Entry(
         "autograd", "autograd", "A backward returned the wrong number of gradients or a wrongly shaped one.",

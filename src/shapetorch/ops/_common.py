@@ -79,6 +79,9 @@ def cast(x: Any, name: str) -> Any:
 
 
 def new_tensor(data: Any, dev: device = CPU) -> Tensor:
+    """A tensor of ``data`` (a backend array; a host NumPy array is moved to ``dev``'s backend)."""
+    if dev.type != "cpu" and isinstance(data, np.ndarray):
+        data = backend(dev.type).from_numpy(np.asarray(data, order="C"))
     return Tensor._make(data, dev)
 
 

@@ -70,7 +70,7 @@ def _cumprod_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     x, axis, out = n.inputs[0], n.params["axis"], n.out
     if x._data.size == 0:
         return (g,)
-    if not (x._data == 0).any():
+    if not bool((x == 0).any()):  # a read-back on a device: the branch depends on the values
         return (_rev_cumsum(g * out.conj(), axis) / x.conj(),)
     size = x._data.shape[axis]
     xm, gm = x.movedim(axis, -1), g.movedim(axis, -1)

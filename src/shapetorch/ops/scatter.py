@@ -16,7 +16,7 @@ from .._rules.axes import wrap_dim
 from .._rules.scatter import index_add_check, src_matches, take_along_dim_shape
 from .._rules.views import diagonal_shape
 from .._tensor import Tensor
-from ._common import cast, check, dtype_name, make_inplace, write_inplace
+from ._common import cast, check, dtype_name, make_inplace, new_tensor, write_inplace
 from ._registry import method, public
 from .indexing import _GET, _INDEX_PUT, _same_dtype
 from .views import _diag_view
@@ -122,7 +122,7 @@ Arr = Any
 
 
 def _tensor(a: Arr, like: Tensor) -> Tensor:
-    return Tensor._make(np.array(a, order="C"), like._device)
+    return new_tensor(np.array(a, order="C"), like._device)
 
 
 def _index_array(index: Tensor, op: str, dtypes: tuple[str, ...] = ("int64",)) -> Arr:

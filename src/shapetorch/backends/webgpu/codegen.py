@@ -54,6 +54,22 @@ UNARY: dict[str, dict[str, str]] = {
     "erf": {"f": "erf_f(a)"},
     "gelu": {"f": "a * 0.5 * (1.0 + erf_f(a * 0.7071067811865476))"},
     "copy": {"f": "a", "i": "a", "u": "a"},
+    "deg2rad": {"f": "a * 0.017453292519943295"},
+    "rad2deg": {"f": "a * 57.29577951308232"},
+    "erfc": {"f": "erfc_f(a)"},
+    "sinc": {"f": "select(sin(3.141592653589793 * a) / (3.141592653589793 * a), 1.0, a == 0.0)"},
+}
+
+# Predicates: a bool (u32 0/1) result of any input kind.
+_INF = "bitcast<f32>(0x7f800000u)"
+PREDICATE: dict[str, dict[str, str]] = {
+    "isnan": {"f": "select(0u, 1u, nan_f(a))", "i": "0u", "u": "0u"},
+    "isinf": {"f": f"select(0u, 1u, abs(a) == {_INF})", "i": "0u", "u": "0u"},
+    "isposinf": {"f": f"select(0u, 1u, a == {_INF})", "i": "0u", "u": "0u"},
+    "isneginf": {"f": f"select(0u, 1u, a == -{_INF})", "i": "0u", "u": "0u"},
+    "isfinite": {"f": "select(0u, 1u, (bitcast<u32>(a) & 0x7fffffffu) < 0x7f800000u)", "i": "1u", "u": "1u"},
+    "isfinite_mask": {"f": "select(0u, 1u, (bitcast<u32>(a) & 0x7fffffffu) < 0x7f800000u)", "i": "1u", "u": "1u"},
+    "signbit": {"f": "bitcast<u32>(a) >> 31u", "i": "select(0u, 1u, a < 0)", "u": "0u"},
 }
 
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
@@ -67,17 +83,30 @@ BINARY: dict[str, dict[str, str]] = {
     "fmod": {"f": "fmod_f(a, b)", "i": "fmod_i(a, b)"},
     "pow": {"f": "pow_f(a, b)", "i": "pow_i(a, b)"},
     "atan2": {"f": "atan2(a, b)"},
-    "maximum": {"f": "select(max(a, b), a + b, a != a || b != b)", "i": "max(a, b)", "u": "max(a, b)"},
-    "minimum": {"f": "select(min(a, b), a + b, a != a || b != b)", "i": "min(a, b)", "u": "min(a, b)"},
+    "maximum": {"f": "select(max(a, b), a + b, nan_f(a) || nan_f(b))", "i": "max(a, b)", "u": "max(a, b)"},
+    "minimum": {"f": "select(min(a, b), a + b, nan_f(a) || nan_f(b))", "i": "min(a, b)", "u": "min(a, b)"},
     "bitwise_and": {"i": "a & b", "u": "a & b"},
     "bitwise_or": {"i": "a | b", "u": "a | b"},
     "bitwise_xor": {"i": "a ^ b", "u": "a ^ b"},
     **{k: dict.fromkeys("fiu", f"select(0u, 1u, a {op} b)") for k, op in _CMP.items()},
+    "div_floor": {"f": "floor_div_f(a, b)", "i": "floor_div_i(a, b)"},
+    "copysign": {"f": "select(abs(a), -abs(a), (bitcast<u32>(b) >> 31u) == 1u)"},
+    "fmax": {"f": "select(select(max(a, b), a, nan_f(b)), b, nan_f(a))", "i": "max(a, b)", "u": "max(a, b)"},
+    "fmin": {"f": "select(select(min(a, b), a, nan_f(b)), b, nan_f(a))", "i": "min(a, b)", "u": "min(a, b)"},
+    "hypot": {"f": "hypot_f(a, b)"},
+    "logaddexp": {"f": "logaddexp_f(a, b)"},
+    "logaddexp2": {"f": "logaddexp2_f(a, b)"},
+    "xlogy": {"f": "select(a * log(b), 0.0, a == 0.0 && !nan_f(b))"},
+    "heaviside": {"f": "select(select(0.0, 1.0, a > 0.0), b, a == 0.0)",
+                  "i": "select(select(0, 1, a > 0), b, a == 0)", "u": "select(a, b, a == 0u)"},
+    "gcd": {"i": "gcd_i(a, b)"},
+    "lcm": {"i": "select(abs(a / gcd_i(a, b) * b), 0, a == 0 || b == 0)"},
 }
 BOOL_RESULT = set(_CMP)
 
 # WGSL helpers shared by the elementwise shaders (unused ones cost nothing).
 HELPERS = """
+fn nan_f(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }  // a != a may be folded
 fn sign_f(a: f32) -> f32 { return select(sign(a), a, a != a); }
 fn expm1_f(a: f32) -> f32 {
   if (abs(a) < 1e-2) { return a * (1.0 + a * (0.5 + a * (0.16666667 + a * 0.041666668))); }
@@ -95,6 +124,37 @@ fn erf_f(x: f32) -> f32 {
   let y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t
     * exp(-z * z);
   return select(y, -y, x < 0.0);
+}
+fn erfc_f(x: f32) -> f32 {
+  // the same approximation as erf_f, kept as a product with exp(-x^2) so that it stays relative for large x
+  let z = abs(x);
+  let t = 1.0 / (1.0 + 0.3275911 * z);
+  let y = (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t
+    * exp(-z * z);
+  return select(y, 2.0 - y, x < 0.0);
+}
+fn hypot_f(a: f32, b: f32) -> f32 {
+  let m = max(abs(a), abs(b));
+  if (abs(a) == bitcast<f32>(0x7f800000u) || abs(b) == bitcast<f32>(0x7f800000u)) { return bitcast<f32>(0x7f800000u); }
+  if (nan_f(a) || nan_f(b)) { return a + b; }
+  if (m == 0.0) { return m; }
+  let x = a / m; let y = b / m;
+  return m * sqrt(x * x + y * y);
+}
+fn logaddexp_f(a: f32, b: f32) -> f32 {
+  if (a == b) { return a + 0.6931471805599453; }  // also both infinite
+  let m = max(a, b);
+  return m + log1p_f(exp(-abs(a - b)));
+}
+fn logaddexp2_f(a: f32, b: f32) -> f32 {
+  if (a == b) { return a + 1.0; }
+  let m = max(a, b);
+  return m + log1p_f(exp2(-abs(a - b))) * 1.4426950408889634;
+}
+fn gcd_i(a0: i32, b0: i32) -> i32 {
+  var a = abs(a0); var b = abs(b0);
+  loop { if (b == 0) { break; } let t = a % b; a = b; b = t; }
+  return a;
 }
 fn fmod_f(a: f32, b: f32) -> f32 { return a - b * trunc(a / b); }
 fn rem_f(a: f32, b: f32) -> f32 {
@@ -356,7 +416,9 @@ def matmul_kernel(st: str) -> str:
     """Tiled batched matmul: 64x64 output tiles per 16x16 workgroup, 4x4 per thread, 8-deep K tiles
     staged in workgroup memory. Operands are strided views (a transpose costs no copy).
 
-    meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, bshape[nbd], a_bstr[nbd], b_bstr[nbd]]
+    meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, m_tiles, n_rowtiles, bshape[nbd], a_bstr[nbd],
+    b_bstr[nbd]]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
+    batch runs into the 65,535-workgroup limit of one grid dimension.
     """
     ct = "f32" if st in ("f16", "f32") else "i32"
     zero = "0.0" if ct == "f32" else "0"
@@ -368,19 +430,23 @@ def matmul_kernel(st: str) -> str:
 var<workgroup> As: array<{ct}, 512>;
 var<workgroup> Bs: array<{ct}, 512>;
 @compute @workgroup_size(16, 16, 1)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {{
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {{
   let M = prm[0]; let N = prm[1]; let K = prm[2]; let nbd = prm[3];
   var aoff = prm[4]; var boff = prm[5];
   let a_rs = prm[6]; let a_cs = prm[7]; let b_rs = prm[8]; let b_cs = prm[9];
-  var rem = wid.z;
+  let tile = wid.y + wid.z * nwg.y;
+  if (tile >= prm[11]) {{ return; }}
+  let bi = tile / prm[10];
+  var rem = bi;
   for (var d = i32(nbd) - 1; d >= 0; d = d - 1) {{
-    let s = prm[10u + u32(d)];
+    let s = prm[12u + u32(d)];
     let c = rem % s;
     rem = rem / s;
-    aoff = aoff + c * prm[10u + nbd + u32(d)];
-    boff = boff + c * prm[10u + 2u * nbd + u32(d)];
+    aoff = aoff + c * prm[12u + nbd + u32(d)];
+    boff = boff + c * prm[12u + 2u * nbd + u32(d)];
   }}
-  let row0 = wid.y * 64u; let col0 = wid.x * 64u;
+  let row0 = (tile % prm[10]) * 64u; let col0 = wid.x * 64u;
   let tid = lid.y * 16u + lid.x;
   var acc: array<{ct}, 16>;
   for (var t = 0u; t < 16u; t = t + 1u) {{ acc[t] = {zero}; }}
@@ -411,7 +477,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     }}
     workgroupBarrier();
   }}
-  let obase = wid.z * M * N;
+  let obase = bi * M * N;
   for (var r = 0u; r < 4u; r = r + 1u) {{
     let row = row0 + lid.y * 4u + r;
     for (var c = 0u; c < 4u; c = c + 1u) {{
@@ -531,4 +597,91 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (j < 0) {{ j = j + size; }}
   toff = toff + u32(j) * prm[tb + 1u + axis];
   {act}
+}}"""
+
+
+# -- scans ---------------------------------------------------------------------------------------------
+SCAN = {"cumsum": "acc + v", "cumprod": "acc * v", "logcumsumexp": "logaddexp_f(acc, v)"}
+
+
+@functools.cache
+def scan_kernel(op: str, st: str) -> str:
+    """One thread per row of a strided view whose last dim is scanned; the output is contiguous in the
+    view's order. meta: [rows, L, nd, shape[nd], off, strides[nd]]."""
+    ct = "f32" if st in ("f16", "f32") else "i32"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> inp: array<{st}>;
+{HELPERS}
+fn off(j: u32) -> u32 {{
+  let nd = prm[2];
+  var rem = j;
+  var o = prm[3u + nd];
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let s = prm[3u + u32(d)];
+    o = o + (rem % s) * prm[4u + nd + u32(d)];
+    rem = rem / s;
+  }}
+  return o;
+}}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let r = gid.x + gid.y * nwg.x * {WG}u;
+  if (r >= prm[0]) {{ return; }}
+  let L = prm[1];
+  var acc: {ct} = {load_expr(st, "inp[off(r * L)]")};
+  out[r * L] = {store_expr(st, "acc")};
+  for (var j = 1u; j < L; j = j + 1u) {{
+    let v: {ct} = {load_expr(st, "inp[off(r * L + j)]")};
+    acc = {SCAN[op]};
+    out[r * L + j] = {store_expr(st, "acc")};
+  }}
+}}"""
+
+
+# -- sorting -------------------------------------------------------------------------------------------
+@functools.cache
+def argsort_kernel(st: str, descending: bool) -> str:
+    """A stable argsort by ranks: one thread per element counts the elements of its row that come before
+    it (NaN is the largest value, as in torch) and writes its index at that rank. O(L) work per element, no
+    synchronisation. meta: [n, L, nd, shape[nd], off, strides[nd]] of a view whose last dim is sorted."""
+    ct = "f32" if st in ("f16", "f32") else WGSL_CT[st[0]]
+    if ct == "f32":
+        lt = "(!nan_f(x) && nan_f(y)) || x < y"
+        eq = "(nan_f(x) && nan_f(y)) || x == y"
+    else:
+        lt, eq = "x < y", "x == y"
+    first = "lt(vi, vj)" if descending else "lt(vj, vi)"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<i32>;
+@group(0) @binding(2) var<storage, read> inp: array<{st}>;
+fn nan_f(a: f32) -> bool {{ return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }}
+fn lt(x: {ct}, y: {ct}) -> bool {{ return {lt}; }}
+fn eq(x: {ct}, y: {ct}) -> bool {{ return {eq}; }}
+fn off(j: u32) -> u32 {{
+  let nd = prm[2];
+  var rem = j;
+  var o = prm[3u + nd];
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let s = prm[3u + u32(d)];
+    o = o + (rem % s) * prm[4u + nd + u32(d)];
+    rem = rem / s;
+  }}
+  return o;
+}}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let e = gid.x + gid.y * nwg.x * {WG}u;
+  if (e >= prm[0]) {{ return; }}
+  let L = prm[1];
+  let r = e / L; let i = e % L;
+  let vi: {ct} = {load_expr(st, "inp[off(e)]")};
+  var rank = 0u;
+  for (var j = 0u; j < L; j = j + 1u) {{
+    let vj: {ct} = {load_expr(st, "inp[off(r * L + j)]")};
+    if ({first} || (j < i && eq(vj, vi))) {{ rank = rank + 1u; }}
+  }}
+  out[r * L + rank] = i32(i);
 }}"""

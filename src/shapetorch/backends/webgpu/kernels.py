@@ -29,8 +29,10 @@ def _kind(dt: np.dtype[Any]) -> str:
 
 
 def _grid(n: int, wg: int = WG) -> tuple[int, int, int]:
+    """Workgroups for ``n`` threads in groups of ``wg``, folded into (x, y, 1) under the per-dimension limit
+    (shaders number their threads ``gid.x + gid.y * nwg.x * wg`` and skip those past ``n``)."""
     groups = -(-n // wg)
-    x = min(groups, 65535)
+    x = min(groups, RT.max_groups)
     return (x, -(-groups // x) if x else 0, 1)
 
 
@@ -141,6 +143,15 @@ def unary(name: str) -> Callable[..., WArray]:
     def kernel(a: WArray) -> WArray:
         expr = table.get(_kind(a.dtype)) or _no_kernel(name, a.dtype)
         return elementwise(expr, a.dtype, [("a", a, a.dtype)], a.shape)
+
+    return kernel
+
+
+def predicate(name: str) -> Callable[..., WArray]:
+    table = G.PREDICATE[name]
+
+    def kernel(a: WArray) -> WArray:
+        return elementwise(table[_kind(a.dtype)], np.dtype(bool), [("a", a, a.dtype)], a.shape)
 
     return kernel
 
@@ -525,12 +536,92 @@ def matmul_kernel(a: WArray, b: WArray) -> WArray:
     assert va.st is not None and vb.st is not None
     ab = _bstrides(_view(va, va.shape[:-2], va.stride[:-2]), batch)
     bb = _bstrides(_view(vb, vb.shape[:-2], vb.stride[:-2]), batch)
+    m_tiles = -(-M // 64)
+    tiles = m_tiles * math.prod(batch)
     meta = [M, N, K, len(batch), va.offset, vb.offset, va.stride[-2], va.stride[-1], vb.stride[-2], vb.stride[-1],
-            *batch, *ab, *bb]
-    nb = math.prod(batch)
-    RT.dispatch(G.matmul_kernel(_st(a.dtype)), [out.st.buf, va.st.buf, vb.st.buf], meta,
-                (-(-N // 64), -(-M // 64), nb))
+            m_tiles, tiles, *batch, *ab, *bb]
+    gy, gz, _ = _grid(tiles, 1)
+    RT.dispatch(G.matmul_kernel(_st(a.dtype)), [out.st.buf, va.st.buf, vb.st.buf], meta, (-(-N // 64), gy, gz))
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
+
+
+def flip_kernel(a: WArray, axes: Sequence[int]) -> WArray:
+    """A copy through a view with negated strides (the shaders' u32 offset arithmetic wraps, as it must)."""
+    off = a.offset
+    stride = list(a.stride)
+    for d in axes:
+        if a.shape[d] > 1:
+            off += (a.shape[d] - 1) * stride[d]
+            stride[d] = -stride[d]
+    return contiguous_copy(_view(a, a.shape, stride, off))
+
+
+def roll_kernel(a: WArray, shifts: tuple[int, ...], axes: tuple[int, ...] | None) -> WArray:
+    if axes is None:
+        flat = reshape_kernel(a, (a.size,))
+        return reshape_kernel(roll_kernel(flat, shifts[:1], (0,)), a.shape)
+    out = a
+    for s, d in zip(shifts, axes):
+        n = a.shape[d]
+        k = s % n if n else 0
+        src, out = out, RT.empty(a.shape, a.dtype)
+        head = (slice(None),) * d
+        assign(basic_index(out, (*head, slice(k, n))), basic_index(src, (*head, slice(0, n - k))))
+        if k:
+            assign(basic_index(out, (*head, slice(0, k))), basic_index(src, (*head, slice(n - k, n))))
+    return out if out is not a else contiguous_copy(a)
+
+
+def scan(op: str) -> Callable[..., WArray]:
+    def kernel(a: WArray, axis: int) -> WArray:
+        if a.ndim == 0:
+            return contiguous_copy(a)
+        axis %= a.ndim
+        order = [d for d in range(a.ndim) if d != axis] + [axis]
+        v = permute_kernel(a, order)
+        out = RT.empty(v.shape, a.dtype)
+        if out.st is None or v.st is None:
+            return permute_kernel(out, [order.index(d) for d in range(a.ndim)])
+        L = a.shape[axis]
+        rows = a.size // L
+        RT.dispatch(G.scan_kernel(op, _st(a.dtype)), [out.st.buf, v.st.buf],
+                    [rows, L, v.ndim, *v.shape, v.offset, *v.stride], _grid(rows))
+        return permute_kernel(out, [order.index(d) for d in range(a.ndim)])
+
+    return kernel
+
+
+def argsort_kernel(a: WArray, axis: int, descending: bool) -> WArray:
+    if a.ndim == 0:
+        return full((), 0, np.dtype(np.int64))
+    axis %= a.ndim
+    order = [d for d in range(a.ndim) if d != axis] + [axis]
+    v = permute_kernel(a, order)
+    out = RT.empty(v.shape, np.dtype(np.int64))
+    back = [order.index(d) for d in range(a.ndim)]
+    if out.st is None or v.st is None:
+        return permute_kernel(out, back)
+    RT.dispatch(G.argsort_kernel(_st(a.dtype), descending), [out.st.buf, v.st.buf],
+                [a.size, a.shape[axis], v.ndim, *v.shape, v.offset, *v.stride], _grid(a.size))
+    return permute_kernel(out, back)
+
+
+def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any]:
+    return adv_offsets(out, (slice(None),) * axis + (np.asarray(index),))
+
+
+def index_add_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
+    if _st(a.dtype) == "f16":  # no 16-bit atomics in WGSL
+        return _host(PRIM_CPU["index_add"], a, src, index=index, axis=axis)
+    out = contiguous_copy(a)
+    put(out, _index_along(out, index, axis), src, accumulate=True)
+    return out
+
+
+def index_copy_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
+    out = contiguous_copy(a)
+    put(out, _index_along(out, index, axis), src)
+    return out
 
 
 # -- nn primitives written in the kernels above ---------------------------------------------------------
@@ -649,11 +740,32 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
 
 
 # -- registration --------------------------------------------------------------------------------------
+def _named(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """The kernel, with the runtime told which primitive runs (its limit and device errors name it)."""
+    def run(*args: Any, **params: Any) -> Any:
+        outer = RT.op
+        RT.op = name
+        try:
+            return kernel(*args, **params)
+        finally:
+            RT.op = outer
+
+    run.__name__ = run.__qualname__ = getattr(kernel, "__name__", name)
+    return run
+
+
 def register() -> list[str]:
     """Install the kernels; returns the primitives left without one (they raise a clear error)."""
     table: dict[str, Callable[..., Any]] = {
         **{name: unary(name) for name in G.UNARY if name in PRIMS and name != "round"},
         **{name: binary(name) for name in G.BINARY if name in PRIMS},
+        **{name: predicate(name) for name in G.PREDICATE if name in PRIMS},
+        **{op: scan(op) for op in G.SCAN if op in PRIMS},
+        "flip": flip_kernel,
+        "argsort": argsort_kernel,
+        "roll": roll_kernel,
+        "index_add": index_add_kernel,
+        "index_copy": index_copy_kernel,
         "round": round_kernel,
         "softmax": softmax_kernel,
         "log_softmax": log_softmax_kernel,
@@ -687,6 +799,6 @@ def register() -> list[str]:
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})
     for name, k in table.items():
         if name in PRIMS:
-            PRIMS[name].kernels["webgpu"] = k
+            PRIMS[name].kernels["webgpu"] = _named(name, k)
     return sorted(n for n, p in PRIMS.items() if "webgpu" not in p.kernels)
 

@@ -28,6 +28,8 @@ wgpu: Any = None  # imported by Runtime.init (not when WebGPU is disabled by the
 WG = 256  # elementwise workgroup size
 ARENA_BYTES = 1 << 16  # parameter arena per batch
 MAX_BATCH = 512  # dispatches per submit
+# Free buffers kept for reuse beyond this many bytes are destroyed (SHAPETORCH_WEBGPU_POOL_MB overrides it).
+POOL_LIMIT = int(os.environ.get("SHAPETORCH_WEBGPU_POOL_MB", "256")) << 20
 
 # logical NumPy dtype -> (WGSL storage type, WGSL compute type, host storage dtype)
 STORAGE: dict[str, tuple[str, str, np.dtype[Any]]] = {
@@ -180,6 +182,8 @@ class Runtime:
         self.n_reuse = 0
         self.n_dispatch = 0
         self.n_submit = 0
+        self.n_upload_bytes = 0  # bytes written from the host (uploads; not the parameter arena)
+        self.n_readback = 0  # reads of device memory by the host (each one waits for the device)
         self.encoder: Any = None
         self.cpass: Any = None
         self.batch_refs: list[Any] = []
@@ -187,6 +191,13 @@ class Runtime:
         self.arena: Any = None
         self.arena_data = bytearray()
         self.align = 256
+        # The adapter's limits, checked when a dispatch is recorded (an over-limit dispatch would fail the whole
+        # batch at submit time, far from the op that caused it).
+        self.max_groups = 65535
+        self.max_binding = 128 << 20
+        self.max_buffer = 256 << 20
+        self.pool_limit = POOL_LIMIT
+        self.op = "webgpu"  # the primitive whose kernel is running: named by the errors of the runtime
 
     # -- device --------------------------------------------------------------------------------------
     def init(self) -> bool:
@@ -227,7 +238,11 @@ class Runtime:
             return False
         self.adapter = adapter
         self.has_f16 = "shader-f16" in feats
-        self.align = int(self.device.limits.get("min-storage-buffer-offset-alignment", 256))
+        dl = self.device.limits
+        self.align = int(dl.get("min-storage-buffer-offset-alignment", 256))
+        self.max_groups = int(dl.get("max-compute-workgroups-per-dimension", 65535))
+        self.max_binding = int(dl.get("max-storage-buffer-binding-size", 128 << 20))
+        self.max_buffer = int(dl.get("max-buffer-size", 256 << 20))
         self.arena = self.device.create_buffer(
             size=ARENA_BYTES, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
         return True
@@ -263,29 +278,66 @@ class Runtime:
         return (n + (1 << 20) - 1) & ~((1 << 20) - 1)
 
     def alloc(self, nbytes: int, upload: bool = False) -> Storage:
-        """A buffer of at least ``nbytes``. Buffers freed since the last submit are reused only as dispatch
-        outputs (commands run in order); an upload (``write_buffer``) gets a buffer no pending command names."""
+        """A buffer of at least ``nbytes``: a free one of its size class or up to twice that, else a new one.
+
+        Buffers freed since the last submit are reused only as dispatch outputs (commands run in order); an
+        upload (``write_buffer``) gets a buffer no pending command names. When the device cannot create a
+        buffer, the free buffers are released and the creation is tried once more."""
         size = self.size_class(nbytes)
-        dirty = None if upload else self.dirty.get(size)
-        free = dirty or self.pool.get(size)
-        if free:
-            buf = free.pop()
+        if size > self.max_binding:
+            self._too_large(nbytes)
+        found = None if upload else self._take_free(self.dirty, size)
+        if found is None:
+            found = self._take_free(self.pool, size)
+        if found is not None:
+            buf, size = found
             self.pooled_bytes -= size
             self.n_reuse += 1
         else:
-            buf = self.device.create_buffer(
-                size=size,
-                usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
-            self.owned[id(buf)] = buf
-            self.n_alloc += 1
+            buf = self._create(size)
         self.live_bytes += size
         self.peak_bytes = max(self.peak_bytes, self.live_bytes)
         return Storage(buf, size)
+
+    @staticmethod
+    def _take_free(free: dict[int, list[Any]], size: int) -> tuple[Any, int] | None:
+        """The smallest free buffer of ``size`` to ``2 * size`` bytes (so a pool of odd sizes is still reused)."""
+        bufs = free.get(size)
+        if bufs:
+            return bufs.pop(), size
+        best = min((k for k, v in free.items() if v and size < k <= 2 * size), default=None)
+        return None if best is None else (free[best].pop(), best)
+
+    def _too_large(self, nbytes: int) -> None:
+        fail("device_error_limit", op=self.op,
+             problem=f"a tensor of {nbytes / 2**20:.1f} MiB is more than this WebGPU adapter can bind to a kernel "
+                     f"({self.max_binding / 2**20:.0f} MiB, its max-storage-buffer-binding-size); split the tensor, "
+                     "or compute on 'cpu'")
+
+    def _create(self, size: int) -> Any:
+        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+        try:
+            buf = self._create_buffer(size, usage)
+        except Exception:  # out of device memory (wgpu reports it as an error of the call)
+            self.trim(0)
+            try:
+                buf = self._create_buffer(size, usage)
+            except Exception as e:
+                fail("device_error_out_of_memory", op=self.op, device="webgpu",
+                     problem=f"could not allocate {size / 2**20:.1f} MiB with {self.live_bytes / 2**20:.1f} MiB "
+                             f"allocated ({_last_line(e)})")
+        self.owned[id(buf)] = buf
+        self.n_alloc += 1
+        return buf
+
+    def _create_buffer(self, size: int, usage: Any) -> Any:
+        return self.device.create_buffer(size=size, usage=usage)
 
     def release(self, buf: Any, size: int) -> None:
         self.live_bytes -= size
         if self.encoder is None:
             self._to_pool(buf, size)
+            self.trim(self.pool_limit)
         else:
             self.dirty.setdefault(size, []).append(buf)
             self.pooled_bytes += size
@@ -294,14 +346,25 @@ class Runtime:
         self.pool.setdefault(size, []).append(buf)
         self.pooled_bytes += size
 
-    def empty_cache(self) -> None:
-        self.flush()
-        for bufs in self.pool.values():
-            for b in bufs:
+    def trim(self, limit: int) -> None:
+        """Destroy free buffers, largest first, until at most ``limit`` bytes are pooled (pending ones stay)."""
+        if self.pooled_bytes <= limit:
+            return
+        for size in sorted(self.pool, reverse=True):
+            bufs = self.pool[size]
+            while bufs and self.pooled_bytes - self._dirty_bytes() > limit:
+                b = bufs.pop()
                 b.destroy()
                 self.owned.pop(id(b), None)
-        self.pool.clear()
-        self.pooled_bytes = 0
+                self.pooled_bytes -= size
+        self.pool = {k: v for k, v in self.pool.items() if v}
+
+    def _dirty_bytes(self) -> int:
+        return sum(k * len(v) for k, v in self.dirty.items())
+
+    def empty_cache(self) -> None:
+        self.flush()
+        self.trim(0)
 
     # -- pipelines and dispatch ----------------------------------------------------------------------
     def pipeline(self, wgsl: str) -> tuple[Any, Any]:
@@ -316,6 +379,13 @@ class Runtime:
         """Record a dispatch. Binding 0 is the parameter block ``meta`` (u32 words); then ``buffers``."""
         if grid[0] == 0 or grid[1] == 0 or grid[2] == 0:
             return
+        if max(grid) > self.max_groups:
+            fail("device_error_limit", op=self.op,
+                 problem=f"a kernel grid of {grid} workgroups is more than this WebGPU adapter's "
+                         f"max-compute-workgroups-per-dimension ({self.max_groups})")
+        for b in buffers:
+            if b.size > self.max_binding:
+                self._too_large(b.size)
         pipe, layout = self.pipeline(wgsl)
         words = np.asarray(meta, dtype=np.int64).astype(np.uint32).tobytes() or b"\0\0\0\0"
         if len(self.arena_data) + len(words) + self.align > ARENA_BYTES or self.batch_count >= MAX_BATCH:
@@ -327,7 +397,10 @@ class Runtime:
         entries = [{"binding": 0, "resource": {"buffer": self.arena, "offset": off, "size": len(words)}}]
         for i, b in enumerate(buffers):
             entries.append({"binding": i + 1, "resource": {"buffer": b, "offset": 0, "size": b.size}})
-        bg = self.device.create_bind_group(layout=layout, entries=entries)
+        try:
+            bg = self.device.create_bind_group(layout=layout, entries=entries)
+        except Exception as e:  # nothing is recorded yet: the batch stays intact
+            fail("device_error_failed", op=self.op, problem=f"WebGPU rejected a kernel: {_last_line(e)}")
         if self.encoder is None:
             self.encoder = self.device.create_command_encoder()
             self.cpass = self.encoder.begin_compute_pass()
@@ -340,13 +413,11 @@ class Runtime:
         self.n_dispatch += 1
 
     def flush(self) -> None:
+        """Submit the open batch. The batch is closed before anything can raise, so a batch the device rejects
+        is dropped with a coded error, and the next op opens a fresh one (the runtime never wedges)."""
         if self.encoder is None:
             return
-        self.cpass.end()
-        if self.arena_data:
-            self.device.queue.write_buffer(self.arena, 0, bytes(self.arena_data))
-        self.device.queue.submit([self.encoder.finish()])
-        self.n_submit += 1
+        encoder, cpass, arena = self.encoder, self.cpass, bytes(self.arena_data)
         self.encoder = self.cpass = None
         self.arena_data = bytearray()
         self.batch_refs = []
@@ -354,6 +425,17 @@ class Runtime:
         for size, bufs in self.dirty.items():
             self.pool.setdefault(size, []).extend(bufs)
         self.dirty = {}
+        try:
+            cpass.end()
+            if arena:
+                self.device.queue.write_buffer(self.arena, 0, arena)
+            self.device.queue.submit([encoder.finish()])
+        except Exception as e:
+            fail("device_error_failed", op=self.op,
+                 problem=f"WebGPU rejected the recorded kernels, whose results are lost: {_last_line(e)}")
+        finally:
+            self.trim(self.pool_limit)
+        self.n_submit += 1
 
     def synchronize(self) -> None:
         """Wait for all submitted work (by reading 4 bytes back; ``on_submitted_work_done`` is avoided)."""
@@ -379,6 +461,7 @@ class Runtime:
         raw += b"\0" * ((-len(raw)) % 4)
         st = self.alloc(len(raw), upload=True)
         self.device.queue.write_buffer(st.buf, 0, raw)
+        self.n_upload_bytes += len(raw)
         return WArray(st, host.shape, logical)
 
     def empty(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> WArray:
@@ -394,11 +477,17 @@ class Runtime:
             "pooled_bytes": self.pooled_bytes, "peak_allocated_bytes": self.peak_bytes,
             "num_buffers_created": self.n_alloc, "num_buffer_reuses": self.n_reuse,
             "num_dispatches": self.n_dispatch, "num_submits": self.n_submit,
-            "num_pipelines": len(self.pipelines),
+            "num_pipelines": len(self.pipelines), "num_bytes_uploaded": self.n_upload_bytes,
+            "num_readbacks": self.n_readback,
         }
 
 
 RT = Runtime()
+
+
+def _last_line(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else type(e).__name__
 
 
 def to_host(a: WArray) -> np.ndarray[Any, Any]:
@@ -417,6 +506,7 @@ def to_host(a: WArray) -> np.ndarray[Any, Any]:
     lo = start - start % 4
     hi = end + (-end) % 4
     raw = RT.device.queue.read_buffer(a.st.buf, lo, hi - lo)
+    RT.n_readback += 1
     arr = np.frombuffer(raw, dtype=sdt, count=a.size, offset=start - lo)
     out = arr.astype(a.dtype) if sdt != a.dtype else arr.copy()
     return out.reshape(a.shape)

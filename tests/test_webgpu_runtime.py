@@ -1,0 +1,125 @@
+"""The WebGPU runtime cannot wedge: each failure it guards against is provoked here, and after each one the
+device keeps working. Results are checked against torch (CPU). Limits are lowered with monkeypatch where the
+real ones would need tensors too large for a software adapter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import shapetorch as st
+from test_webgpu import DEV, data, run, webgpu  # noqa: F401  (the module fixture skips or fails without WebGPU)
+
+
+@pytest.fixture
+def rt():
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    return RT
+
+
+def still_works() -> None:
+    """A fresh op after a failure: recorded, submitted and read back correctly."""
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose((st.tensor(a, device=DEV) * 2 + 1).numpy(), a * 2 + 1)
+
+
+def test_batches_and_elementwise_past_a_lowered_grid_limit(rt, monkeypatch):
+    """The grid folding of matmul tiles and elementwise threads, under a limit of 4 workgroups per dimension
+    (the real limit, 65,535, needs a (4.2M, k) matmul: over ten seconds on lavapipe)."""
+    monkeypatch.setattr(rt, "max_groups", 4)
+    run(lambda lib, a, b: a @ b, data((5, 70, 3)), data((3, 2), seed=1))  # 10 (batch, row) tiles on a 4x3 grid
+    run(lambda lib, a: (a * 2).exp().sum(1), data((5, 700)))  # 14 elementwise workgroups of 256
+
+
+def test_a_grid_that_cannot_fold_is_a_coded_error_naming_the_op(rt, monkeypatch):
+    monkeypatch.setattr(rt, "max_groups", 2)
+    a, b = st.ones(2, 3, device=DEV), st.ones(3, 200, device=DEV)  # 4 column tiles of 64
+    with pytest.raises(st.DeviceError) as e:
+        a @ b
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("matmul:")
+    assert "max-compute-workgroups-per-dimension" in str(e.value)
+    monkeypatch.undo()
+    still_works()
+
+
+def test_a_tensor_over_the_binding_limit_is_a_coded_error(rt, monkeypatch):
+    monkeypatch.setattr(rt, "max_binding", 1 << 20)
+    x = st.ones(100, device=DEV)
+    with pytest.raises(st.DeviceError) as e:
+        x.expand(1000, 100).contiguous()  # 400,000 bytes fit
+        x.expand(3000, 100).contiguous()  # 1.2 MB do not
+    assert e.value.code == "device_error_limit" and "max-storage-buffer-binding-size" in str(e.value)
+    assert str(e.value).startswith("clone:")
+    with pytest.raises(st.DeviceError, match="device_error_limit|binding"):
+        st.tensor(np.zeros(300_000, np.float32), device=DEV)
+    monkeypatch.undo()
+    still_works()
+
+
+def test_a_batch_the_device_rejects_is_dropped_with_a_coded_error(rt, monkeypatch):
+    """An over-limit grid that slips past the checks fails at submit; the runtime opens a fresh batch after it."""
+    from shapetorch.backends.webgpu import codegen
+
+    monkeypatch.setattr(rt, "max_groups", 1 << 20)
+    x = st.ones(4, device=DEV)
+    wgsl = codegen.elementwise("a", "f32", "c", (("a", "f32", "k"),), 0)
+    out = rt.empty((4,), np.dtype(np.float32))
+    rt.dispatch(wgsl, [out.st.buf], [4, 1, 4, 0, 1, 0], (70_000, 1, 1))
+    with pytest.raises(st.DeviceError) as e:
+        rt.flush()
+    assert e.value.code == "device_error_failed"
+    monkeypatch.undo()
+    still_works()
+    np.testing.assert_allclose((x + 1).numpy(), [2, 2, 2, 2])
+
+
+def test_allocation_is_retried_after_the_pool_is_released(rt, monkeypatch):
+    keep = st.ones(1 << 18, device=DEV) * 1  # a pooled buffer after `del` (1 MiB)
+    del keep
+    st.synchronize()
+    assert rt.pooled_bytes > 0
+    real = rt._create_buffer
+    calls = []
+
+    def flaky(size, usage):
+        calls.append(size)
+        if len(calls) == 1:
+            raise RuntimeError("Out of memory")
+        return real(size, usage)
+
+    monkeypatch.setattr(rt, "_create_buffer", flaky)
+    y = st.tensor(np.arange(3 << 18, dtype=np.float32), device=DEV)  # 3 MiB: no pooled buffer fits
+    assert len(calls) == 2 and rt.pooled_bytes == 0  # released, then retried
+    np.testing.assert_allclose(y[-3:].numpy(), [786429, 786430, 786431])
+
+    def broken(size, usage):
+        raise RuntimeError("Out of memory")
+
+    monkeypatch.setattr(rt, "_create_buffer", broken)
+    with pytest.raises(st.DeviceError) as e:
+        st.tensor(np.zeros(5 << 18, np.float32), device=DEV)
+    assert e.value.code == "device_error_out_of_memory" and "out of memory on webgpu" in str(e.value)
+    monkeypatch.undo()
+    still_works()
+
+
+def test_the_pool_reuses_larger_buffers_and_stays_under_its_limit(rt, monkeypatch):
+    st.empty_cache()
+    x = st.zeros(3 << 18, device=DEV) + 0  # 3 MiB
+    del x
+    st.synchronize()
+    made = st.memory_stats()["num_buffers_created"]
+    y = st.zeros(2 << 18, device=DEV) + 0  # 2 MiB: served by the free 3 MiB buffers
+    assert st.memory_stats()["num_buffers_created"] == made
+    del y
+    monkeypatch.setattr(rt, "pool_limit", 8 << 20)
+    for i in range(30):  # 30 distinct sizes, one live at a time
+        z = st.ones(((i + 1) << 18) + 7 * i, device=DEV) * 2
+        assert float(z[-1].item()) == 2.0
+        del z
+    st.synchronize()
+    assert st.memory_stats()["pooled_bytes"] <= 8 << 20
+    st.empty_cache()
