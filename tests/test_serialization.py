@@ -126,3 +126,36 @@ def test_loading_never_executes_code_and_saving_refuses_objects():
     with pytest.raises(st.ShapetorchError):
         st.save({"c": st.ones(2, dtype=st.complex128)}, io.BytesIO())
     assert "save" in st.list_ops() and st.get_op_info("load")["category"] == "serialization"
+
+
+def _structure(skeleton_json: str) -> bytes:
+    return file_with({"__metadata__": {"shapetorch.structure": skeleton_json}}, b"")
+
+
+def test_hostile_headers_and_structures_give_coded_errors():
+    """Deep nesting and fields of the wrong JSON type are refused with a code, never a raw Python error."""
+    deep = "[" * 100_000 + "]" * 100_000
+    h = ('{"a": ' + deep + "}").encode()
+    bad(struct.pack("<Q", len(h)) + h, "nested too deeply")
+    bad(_structure(deep), "nested too deeply")
+    bad(_structure("[" * 400 + "]" * 400), "deeper than")
+    bad(file_with({"a": {"dtype": ["F32"], "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4), "unknown dtype")
+    bad(file_with({"a": {"dtype": {"F32": 1}, "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4), "unknown dtype")
+    bad(_structure(json.dumps({"__tensor__": ["a"]})), "missing tensor")
+    bad(_structure(json.dumps({"__tuple__": 3})), "unknown object")
+    bad(_structure(json.dumps({"__dict__": [[["k"], 1]]})), "malformed dict")
+    bad(_structure(json.dumps({"__dict__": [[{"k": 1}, 1]]})), "malformed dict")
+    # a shallow, legal structure with every JSON type still loads
+    assert st.load(_structure(json.dumps({"__dict__": [["a", [1, 2.5, None, True, "s"]], [3, {"__tuple__": []}]]}))) \
+        == {"a": [1, 2.5, None, True, "s"], 3: ()}
+
+
+def test_valid_files_shapetorch_cannot_hold_are_refused_with_a_code():
+    """NumPy holds at most 64 dims and sizes a shape by its nonzero dims even when a dim is 0."""
+    for shape in ([1] * 65, [0, 2**62], [0, 2**40, 2**40]):
+        with pytest.raises(st.ShapetorchError, match="at most 64|can address") as e:
+            st.load(file_with({"a": {"dtype": "F32", "shape": shape, "data_offsets": [0, 0 if 0 in shape else 4]}},
+                              b"" if 0 in shape else b"\0" * 4))
+        assert e.value.code == "serialization_error_too_large" and isinstance(e.value, RuntimeError)
+    assert st.load(file_with({"a": {"dtype": "F32", "shape": [1] * 64, "data_offsets": [0, 4]}}, b"\0" * 4))["a"].dim() == 64
+    assert st.load(file_with({"a": {"dtype": "F32", "shape": [0, 2**40], "data_offsets": [0, 0]}}, b""))["a"].shape == (0, 2**40)

@@ -26,6 +26,9 @@ from ._tensor import Tensor
 from .ops._registry import public
 
 MAX_HEADER = 100_000_000  # as the safetensors reference implementation
+MAX_DEPTH = 256  # nesting of the structure metadata; optimizer state_dicts are a few levels deep
+MAX_DIMS = 64  # NumPy's limit on an array's rank
+MAX_BYTES = int(np.iinfo(np.intp).max)  # NumPy sizes a shape by its nonzero dims, zero-size or not
 
 _TO_CODE = {
     "float32": "F32", "float64": "F64", "float16": "F16", "bfloat16": "BF16", "int64": "I64", "int32": "I32",
@@ -41,6 +44,19 @@ _STRUCTURE = "shapetorch.structure"
 
 def _bad(problem: str) -> NoReturn:
     fail("serialization_error_malformed_file", op="load", problem=problem)
+
+
+def _too_large(problem: str) -> NoReturn:
+    fail("serialization_error_too_large", op="load", problem=problem)
+
+
+def _json(text: str | bytes, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:  # the decoder recurses once per level of nesting
+        _bad(f"{what} is nested too deeply")
+    except (UnicodeDecodeError, ValueError) as e:
+        _bad(f"{what} is not valid UTF-8 JSON ({e})")
 
 
 def _unsupported(problem: str) -> NoReturn:
@@ -138,10 +154,7 @@ def _parse(data: bytes) -> tuple[dict[str, Any], dict[str, str], memoryview]:
         _bad(f"header length {n} is larger than the limit of {MAX_HEADER} bytes (not a safetensors file?)")
     if 8 + n > len(data):
         _bad(f"file is truncated: the header needs {n} bytes but only {len(data) - 8} follow")
-    try:
-        header = json.loads(data[8:8 + n].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        _bad(f"header is not valid UTF-8 JSON ({e})")
+    header = _json(data[8:8 + n], "header")
     if not isinstance(header, dict):
         _bad("header is not a JSON object")
     meta = header.pop("__metadata__", None) or {}
@@ -153,7 +166,7 @@ def _parse(data: bytes) -> tuple[dict[str, Any], dict[str, str], memoryview]:
         if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
             _bad(f"entry {name!r} must have exactly dtype, shape and data_offsets")
         code, shape, offs = info["dtype"], info["shape"], info["data_offsets"]
-        if code not in _FROM_CODE:
+        if not isinstance(code, str) or code not in _FROM_CODE:
             _bad(f"entry {name!r} has unknown dtype {code!r}")
         if not isinstance(shape, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
                                                   for s in shape):
@@ -161,9 +174,14 @@ def _parse(data: bytes) -> tuple[dict[str, Any], dict[str, str], memoryview]:
         if (not isinstance(offs, list) or len(offs) != 2 or not all(isinstance(o, int) and not isinstance(o, bool)
                                                                     for o in offs) or not 0 <= offs[0] <= offs[1]):
             _bad(f"entry {name!r} has invalid data_offsets {offs!r}")
-        numel = 1
+        if len(shape) > MAX_DIMS:
+            _too_large(f"entry {name!r} has {len(shape)} dims; shapetorch holds at most {MAX_DIMS}")
+        numel = nonzero = 1
         for s in shape:
             numel *= s
+            nonzero *= max(s, 1)
+        if nonzero * _FROM_CODE[code].itemsize > MAX_BYTES:
+            _too_large(f"entry {name!r} of shape {tuple(shape)} is larger than this machine can address")
         if offs[1] - offs[0] != numel * _FROM_CODE[code].itemsize:
             _bad(f"entry {name!r}: data_offsets {offs} hold {offs[1] - offs[0]} bytes but shape {tuple(shape)} of "
                  f"{code} needs {numel * _FROM_CODE[code].itemsize}")
@@ -183,22 +201,27 @@ def _parse(data: bytes) -> tuple[dict[str, Any], dict[str, str], memoryview]:
     return ordered, meta, buf
 
 
-def _rebuild(node: Any, tensors: dict[str, Tensor]) -> Any:
+def _rebuild(node: Any, tensors: dict[str, Tensor], depth: int = 0) -> Any:
+    """The saved object from its JSON skeleton; every field's JSON type is checked before it is used."""
+    if depth > MAX_DEPTH:
+        _bad(f"the structure in the metadata is nested deeper than {MAX_DEPTH} levels")
     if isinstance(node, list):
-        return [_rebuild(v, tensors) for v in node]
+        return [_rebuild(v, tensors, depth + 1) for v in node]
     if isinstance(node, dict):
         if set(node) == {"__tensor__"}:
             key = node["__tensor__"]
-            if key not in tensors:
+            if not isinstance(key, str) or key not in tensors:
                 _bad(f"the structure refers to a missing tensor {key!r}")
             return tensors[key]
-        if set(node) == {"__tuple__"}:
-            return tuple(_rebuild(v, tensors) for v in node["__tuple__"])
+        if set(node) == {"__tuple__"} and isinstance(node["__tuple__"], list):
+            return tuple(_rebuild(v, tensors, depth + 1) for v in node["__tuple__"])
         if set(node) == {"__dict__"}:
             items = node["__dict__"]
-            if not isinstance(items, list) or not all(isinstance(p, list) and len(p) == 2 for p in items):
+            if not isinstance(items, list) or not all(
+                    isinstance(p, list) and len(p) == 2 and (p[0] is None or isinstance(p[0], (str, int, float)))
+                    for p in items):
                 _bad("malformed dict in the structure")
-            return OrderedDict((k, _rebuild(v, tensors)) for k, v in items)
+            return OrderedDict((k, _rebuild(v, tensors, depth + 1)) for k, v in items)
         _bad("unknown object in the structure")
     return node
 
@@ -223,11 +246,7 @@ def load(f: str | os.PathLike[str] | BinaryIO | bytes, map_location: Any = None,
             t = t.to(make_device(map_location) if isinstance(map_location, str) else map_location)
         tensors[name] = t
     if _STRUCTURE in meta:
-        try:
-            skeleton = json.loads(meta[_STRUCTURE])
-        except ValueError as e:
-            _bad(f"the structure in the metadata is not valid JSON ({e})")
-        return _rebuild(skeleton, tensors)
+        return _rebuild(_json(meta[_STRUCTURE], "the structure in the metadata"), tensors)
     return tensors
 
 

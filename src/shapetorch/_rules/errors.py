@@ -269,6 +269,11 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "serialization", "A safetensors file is truncated, oversized, or its header is malformed.",
         "{op}: {problem}",
     ),
+    "serialization_error_too_large": Entry(
+        "shape", "serialization",
+        "A valid safetensors file holds a tensor shapetorch cannot: over 64 dims, or more bytes than can be addressed.",
+        "{op}: {problem}",
+    ),
     "serialization_error_unsupported_object": Entry(
         "dtype", "serialization", "save() got an object it cannot store as safetensors, or a dtype it lacks.",
         "{op}: {problem}",
