@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -274,3 +276,26 @@ def test_quick_fix_edits(source: str, message: str, fixed: str) -> None:
 
 def test_no_quick_fix_without_a_suggestion() -> None:
     assert actions.fix(['y = st.rearrange(x, "b t c -> b c tt")'], 0, 4, 0, 38, "axis 'tt' appears") is None
+
+
+VSCODE = Path(__file__).resolve().parents[1] / "editors" / "vscode"
+
+
+def test_the_vscode_extensions_settings_are_the_servers() -> None:
+    import json
+
+    from shapetorch.lsp.server import Settings
+
+    manifest = json.loads((VSCODE / "package.json").read_text())
+    keys = {k.removeprefix("shapetorch.") for k in manifest["contributes"]["configuration"]["properties"]}
+    settings = Settings()
+    settings.update({"shapetorch": {"inlayHints": False, "mypyDiagnostics": True, "debounce": 0.5}})
+    assert settings == Settings(inlay_hints=False, mypy_diagnostics=True, debounce=0.5)
+    assert keys == {"command", "inlayHints", "mypyDiagnostics", "debounce"}
+    assert (VSCODE / manifest["main"]).exists()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (the extension's syntax is checked with it)")
+def test_the_vscode_extension_parses() -> None:
+    done = subprocess.run(["node", "--check", str(VSCODE / "extension.js")], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
