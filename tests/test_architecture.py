@@ -47,6 +47,13 @@ def test_plugin_contract_forbids_every_part_but_the_rules():
     assert "shapetorch._rules" not in forbidden
 
 
+def test_language_server_contract_forbids_every_part_but_the_rules():
+    """The language server is a tool over the plugin: it never loads the tensor runtime."""
+    name = "The language server imports only shapetorch._rules of the runtime (and the plugin, mypy, pygls)"
+    forbidden = set(CONTRACTS[name]["forbidden_modules"])
+    assert _top_level_parts() - {"shapetorch._rules", "shapetorch.lsp"} <= forbidden
+
+
 @pytest.mark.parametrize("tree", ["src", "mypy_plugin", "stubs", "tests", "typetests", "tools", "bench"])
 def test_modules_are_named_for_what_they_hold(tree):
     """Not for when they were written: no ``*_more``, ``extra_*``, ``more``, ``misc`` modules."""

@@ -165,3 +165,24 @@ def fmt_dims(info: TensorInfo) -> str:
     if len(parts) == 1 and info.variadic is None:
         return f"({parts[0]},)"
     return "(" + ", ".join(parts) + ")"
+
+
+# -- text for tools outside a check (the language server's hovers and inlay hints) ----------------
+class _TypeReader(Converter):
+    """Reads types (mypy -> rules) without a check in progress: the reading half needs no plugin API."""
+
+    def __init__(self) -> None:
+        self.syms = {}
+
+
+def shape_text(t: Type) -> str | None:
+    """The compact form of ``reveal_shape`` for a Tensor type, ``(Batch, 196, 768) float32``; for a layer
+    of ``shapetorch.nn`` with typed sizes, ``Linear[784, 256]``; None for any other type."""
+    reader = _TypeReader()
+    info = reader.tensor(t)
+    if info is not None:
+        return f"{fmt_dims(info)} {info.dtype or info.dtype_type}"
+    p = get_proper_type(t)
+    if isinstance(p, Instance) and p.args and p.type.fullname.startswith(MODULE + ".nn."):
+        return f"{p.type.name}[{', '.join(repr(reader.dim(a)) for a in p.args)}]"
+    return None

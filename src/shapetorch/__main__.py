@@ -1,4 +1,4 @@
-"""The ``shapetorch`` command: ``demo`` (default), ``info``, ``check FILES`` and ``typetest PATH``."""
+"""The ``shapetorch`` command: ``demo`` (default), ``info``, ``check FILES``, ``typetest PATH`` and ``lsp``."""
 
 from __future__ import annotations
 
@@ -41,11 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("files", nargs="+")
     tt = sub.add_parser("typetest", help="check # E: / # N: expectations in PATH")
     tt.add_argument("paths", nargs="+")
+    sub.add_parser("lsp", help="the language server (stdio): shapes in hovers, inlay hints and diagnostics")
     args = parser.parse_args(argv)
     if args.command in (None, "demo"):
         return demo()
     if args.command == "info":
         return info()
+    if args.command == "lsp":
+        from .lsp import main as lsp
+
+        return lsp()
     # The static-checking commands live with the typetest runner (they need mypy, not the runtime).
     runner = importlib.import_module("shapetorch.typetest")
     if args.command == "check":
