@@ -29,8 +29,14 @@ class DimensionError(ShapeError, IndexError):
     """A dim or an index out of range."""
 
 
-class DTypeError(ShapetorchError, TypeError):
-    """A dtype an op does not support, or a promotion an in-place op cannot hold."""
+class DTypeError(ShapetorchError, RuntimeError):
+    """A promotion an in-place op cannot hold, operands of different dtypes where an op needs one. A
+    ``RuntimeError``, as torch's "result type Float can't be cast to ..." and "expected scalar type ..."."""
+
+
+class DTypeNotSupportedError(DTypeError, NotImplementedError):
+    """An op with no kernel for a dtype: torch's ``"... not implemented for 'Bool'"``, a ``NotImplementedError``
+    (and so a ``RuntimeError``)."""
 
 
 class DeviceError(ShapetorchError, RuntimeError):
@@ -45,16 +51,24 @@ class RegistryError(ShapetorchError, RuntimeError):
     """The registration API: unknown or duplicate ops, kernels, dtypes and devices."""
 
 
-for _cls in (ShapetorchError, ShapeError, DimensionError, DTypeError, DeviceError, AutogradError, RegistryError):
+class ArgumentError(ShapetorchError, TypeError):
+    """A call torch's argument parser refuses: a wrong type (a str for a tensor, a float or bool for an int),
+    an unknown keyword, too many or too few arguments. A ``TypeError``, as in torch."""
+
+
+for _cls in (ShapetorchError, ShapeError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
+             AutogradError, RegistryError, ArgumentError):
     _cls.__module__ = "shapetorch"
 
 _BY_KIND: dict[str, type[ShapetorchError]] = {
     "shape": ShapeError,
     "index": DimensionError,
     "dtype": DTypeError,
+    "dtype_unsupported": DTypeNotSupportedError,
     "device": DeviceError,
     "autograd": AutogradError,
     "registry": RegistryError,
+    "argument": ArgumentError,
 }
 
 

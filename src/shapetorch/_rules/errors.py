@@ -16,7 +16,7 @@ from .dims import Sym, _Unknown, fmt_shape
 
 
 class Entry(NamedTuple):
-    kind: str  # shape | index | dtype | device | autograd | registry: picks the runtime exception class
+    kind: str  # shape | index | dtype | dtype_unsupported | device | autograd | registry | argument: the class
     family: str  # the mypy parent code: shape-matmul, shape-broadcast, ...
     meaning: str
     template: str
@@ -173,7 +173,7 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: the shape of the mask {mask} at index {i} does not match the shape of the indexed tensor {shape}",
     ),
     "index_error_invalid_index": Entry(
-        "dtype", "shape-index", "An index of a type that cannot index a tensor (float tensor, string, ...).",
+        "index", "shape-index", "An index of a type that cannot index a tensor (float tensor, string, ...).",
         "{op}: {index!s} cannot be used as an index; use ints, slices, None, Ellipsis, "
         "or integer/bool tensors",
     ),
@@ -200,6 +200,19 @@ CATALOGUE: dict[str, Entry] = {
     "reduction_error_empty_input": Entry(
         "index", "shape-reduce", "A reduction with no identity (amax, argmax, max, ...) over an empty tensor without dim.",
         "{op}: expected a reduction dim to be given for an input with 0 elements (shape {shape})",
+    ),
+    "argument_error_signature": Entry(
+        "argument", "shape-args", "A call with an unknown keyword, or too many or too few arguments.",
+        "{op}() {problem}",
+    ),
+    "argument_error_type": Entry(
+        "argument", "shape-args",
+        "An argument of the wrong type: a non-tensor where a tensor is required, a float or bool where an int is.",
+        "{op}(): argument '{name}'{position} must be {expected}, not {got}",
+    ),
+    "argument_error_refused": Entry(
+        "argument", "shape-args", "Arguments of types or values the op's parser refuses (torch raises TypeError).",
+        "{op}(): {problem}",
     ),
     "argument_error_invalid": Entry(
         "shape", "shape-args", "An argument has a value the op cannot accept (clamp without bounds, arange's step).",
@@ -275,7 +288,7 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: {problem}",
     ),
     "serialization_error_unsupported_object": Entry(
-        "dtype", "serialization", "save() got an object it cannot store as safetensors, or a dtype it lacks.",
+        "argument", "serialization", "save() got an object it cannot store as safetensors, or a dtype it lacks.",
         "{op}: {problem}",
     ),
     # -- einsum ------------------------------------------------------------------------------------
@@ -304,7 +317,7 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: subscript {index} in a sublist is not within the valid range [0, 52)",
     ),
     "einsum_error_invalid_sublist_element": Entry(
-        "dtype", "shape-einsum", "A sublist element is neither an int nor Ellipsis.",
+        "argument", "shape-einsum", "A sublist element is neither an int nor Ellipsis.",
         "{op}: sublist element {element!r} is neither an int nor Ellipsis",
     ),
     # -- einops --------------------------------------------------------------------------------------
@@ -343,7 +356,7 @@ CATALOGUE: dict[str, Entry] = {
     ),
     # -- dtypes ----------------------------------------------------------------------------------------
     "method_dtype_not_supported_error": Entry(
-        "dtype", "shape-dtype", "No kernel for the operand dtype (bitwise on float, float64 on WebGPU, ...).",
+        "dtype_unsupported", "shape-dtype", "No kernel for the operand dtype (bitwise on float, float64 on WebGPU, ...).",
         "{op}: not implemented for dtype {dtype}{hint}",
     ),
     "dtype_error_cannot_cast": Entry(
@@ -355,7 +368,7 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: expected {what} to have the same dtype, but got {a} and {b}",
     ),
     "dtype_not_found_error": Entry(
-        "dtype", "registry", "Unknown dtype name.", "{op}: unknown dtype {name!r}{hint}"
+        "argument", "registry", "Unknown dtype name.", "{op}: unknown dtype {name!r}{hint}"
     ),
     # -- devices ---------------------------------------------------------------------------------------
     "device_error_requires": Entry(

@@ -1,0 +1,189 @@
+"""A differential bad-input fuzzer, driven by the op registry: every public function that torch also has
+gets bad and borderline variants of a valid call, runs them through torch and shapetorch, and compares.
+
+A valid call comes from torch's OpInfo samples (the first float32 sample both libraries accept). Each
+*kind* of variant mutates it in one way (a non-tensor input, a dim out of range or of the wrong type,
+another dtype, an empty or 0-d input, a non-contiguous or expanded input, an unknown keyword, too many
+arguments, ...). For each variant the verdicts must agree:
+
+- both raise: shapetorch's exception is a ``ShapetorchError`` with a code, and an instance of the
+  builtin class torch raised (``except TypeError`` written for torch keeps working);
+- both accept: the same shape, dtype and values;
+- otherwise: a disagreement (``silent`` where only torch rejects, ``refused`` where only torch accepts).
+
+``run()`` returns one :class:`Case` per variant; ``tools/bad_input_report.py`` prints the table.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+import shapetorch as st
+from _opinfo_tables import to_st
+from _oracle import assert_same
+
+KINDS = (
+    "valid", "non_tensor_input", "none_input", "extra_argument", "unknown_keyword", "dim_out_of_range",
+    "dim_float", "dim_bool", "bool_input", "uint8_input", "int64_input", "complex_input", "empty_input",
+    "zero_dim_input", "non_contiguous_input", "expanded_input", "nan_input",
+)
+
+
+# results that are random or uninitialised in torch: only their shape and dtype are compared
+UNSEEDED = {"empty_like", "rand_like", "randn_like", "randint_like", "bernoulli", "multinomial", "normal", "poisson",
+            "dropout", "alpha_dropout", "feature_alpha_dropout", "rrelu", "randperm", "empty", "empty_strided"}
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the public function
+    kind: str
+    verdict: str  # "agree", "silent", "refused", "raw" (not a ShapetorchError), "class", "values"
+    detail: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}:{self.kind}"
+
+
+@functools.cache
+def _opinfos() -> dict[str, Any]:
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    out: dict[str, Any] = {}
+    for op in op_db:
+        if op.variant_test_name == "" and op.name not in out:
+            out[op.name] = op
+    return out
+
+
+def names() -> list[str]:
+    """Public shapetorch functions that torch has under the same name and that an OpInfo samples."""
+    from shapetorch.ops._registry import FUNCTIONS
+
+    ops = _opinfos()
+    return sorted(n for n in FUNCTIONS if hasattr(torch, n) and n in ops)
+
+
+def _builtin_class(e: BaseException) -> type[BaseException]:
+    return next(c for c in type(e).__mro__ if c.__module__ == "builtins")
+
+
+def _outcome(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(), None
+    except Exception as e:  # the verdict is what is compared
+        return None, e
+
+
+def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any],
+           x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Case:
+    theirs, te = _outcome(lambda: call(torch, x, args, kwargs))
+    ours, oe = _outcome(lambda: call(st, to_st(x), to_st(args), to_st(kwargs)))
+    if te is not None and oe is not None:
+        if not isinstance(oe, st.ShapetorchError):
+            return Case(name, kind, "raw", f"{type(oe).__name__}: {str(oe)[:120]}")
+        if not isinstance(oe, _builtin_class(te)):
+            return Case(name, kind, "class", f"torch {_builtin_class(te).__name__}, ours {type(oe).__mro__[1].__name__}"
+                        f" [{oe.code}]")
+        return Case(name, kind, "agree")
+    if te is not None:
+        return Case(name, kind, "silent", f"torch {type(te).__name__}: {str(te)[:120]}")
+    if oe is not None:
+        verdict = "refused" if isinstance(oe, st.ShapetorchError) else "raw"
+        return Case(name, kind, verdict, f"{type(oe).__name__}: {str(oe)[:120]}")
+    try:
+        if name in UNSEEDED:
+            assert (tuple(ours.shape), ours.dtype.name) == (tuple(theirs.shape), str(theirs.dtype)[6:]), "shape/dtype"
+        else:
+            assert_same(ours, theirs)
+    except Exception as e:
+        return Case(name, kind, "values", str(e)[:160])
+    return Case(name, kind, "agree")
+
+
+def _call(fn_name: str) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]:
+    return lambda lib, x, args, kwargs: getattr(lib, fn_name)(x, *args, **kwargs)
+
+
+def _valid_sample(name: str) -> Any | None:
+    op = _opinfos()[name]
+    if torch.float32 not in op.supported_dtypes("cpu"):
+        return None
+    call = _call(name)
+    for s in op.sample_inputs("cpu", torch.float32, requires_grad=False):
+        if not isinstance(s.input, torch.Tensor) or s.input.dim() == 0:
+            continue
+        if _judge(name, "valid", call, s.input, tuple(s.args), dict(s.kwargs)).verdict == "agree":
+            return s
+    return None
+
+
+def _variants(x: torch.Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[tuple[str, Any, tuple[Any, ...],
+                                                                                               dict[str, Any]]]:
+    yield "non_tensor_input", "a", args, kwargs
+    yield "none_input", None, args, kwargs
+    yield "extra_argument", x, (*args, object()), kwargs
+    yield "unknown_keyword", x, args, {**kwargs, "bogus_argument": 1}
+    if isinstance(kwargs.get("dim"), int) or (args and isinstance(args[0], int) and not isinstance(args[0], bool)):
+        def with_dim(d: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+            if isinstance(kwargs.get("dim"), int):
+                return args, {**kwargs, "dim": d}
+            return (d, *args[1:]), kwargs
+
+        yield "dim_out_of_range", x, *with_dim(x.dim() + 3)
+        yield "dim_float", x, *with_dim(1.5)
+        yield "dim_bool", x, *with_dim(True)
+    yield "bool_input", x.to(torch.bool), args, kwargs
+    yield "uint8_input", (x.abs() * 3).to(torch.uint8), args, kwargs
+    yield "int64_input", (x * 3).to(torch.int64), args, kwargs
+    yield "complex_input", x.to(torch.complex64), args, kwargs
+    yield "empty_input", x.reshape(-1)[:0].reshape((0, *x.shape[1:])) if x.dim() else x.reshape(0), args, kwargs
+    yield "zero_dim_input", x.reshape(-1)[0].clone() if x.numel() else torch.tensor(1.0), args, kwargs
+    if x.dim() >= 2:
+        yield "non_contiguous_input", x.transpose(0, 1).contiguous().transpose(0, 1), args, kwargs
+    yield "expanded_input", x.reshape(-1)[:1].reshape((1,) * x.dim()).expand(x.shape) if x.numel() else x, args, kwargs
+    nan = x.clone()
+    if nan.numel():
+        nan.reshape(-1)[0] = float("nan")
+    yield "nan_input", nan, args, kwargs
+
+
+def run(only: list[str] | None = None) -> list[Case]:
+    """Every variant of every sampled public function; ``only`` limits the names."""
+    np.seterr(all="ignore")
+    cases: list[Case] = []
+    for name in only or names():
+        sample = _valid_sample(name)
+        if sample is None:
+            continue
+        call = _call(name)
+        cases.append(Case(name, "valid", "agree"))
+        for kind, x, args, kwargs in _variants(sample.input, tuple(sample.args), dict(sample.kwargs)):
+            cases.append(_judge(name, kind, call, x, args, kwargs))
+    return cases
+
+
+def table(cases: list[Case]) -> str:
+    """Agreement by kind: cases, agree, and each kind of disagreement."""
+    verdicts = ("agree", "silent", "refused", "raw", "class", "values")
+    rows = [f"| kind | cases | {' | '.join(verdicts)} |", "|---|---" + "|---" * len(verdicts) + "|"]
+    for kind in (*KINDS, "all"):
+        sel = [c for c in cases if c.kind == kind or kind == "all"]
+        if sel:
+            counts = [sum(c.verdict == v for c in sel) for v in verdicts]
+            rows.append(f"| {kind} | {len(sel)} | {' | '.join(map(str, counts))} |")
+    return "\n".join(rows)
+
+
+__all__ = ["KINDS", "Case", "builtins", "names", "run", "table"]
