@@ -69,8 +69,7 @@ CATALOGUE: dict[str, Entry] = {
     ),
     "linalg_error_singular": Entry(
         "shape", "shape-linalg", "A matrix to invert or solve with is singular (a zero pivot of its LU factorization).",
-        "{op}: The diagonal element {pivot} is zero, the {what} could not be completed because the input matrix "
-        "is singular.",
+        "{op}: {cause} because the input matrix is singular.",
     ),
     "linalg_error_not_positive_definite": Entry(
         "shape", "shape-linalg", "cholesky of a matrix that is not (Hermitian) positive-definite.",

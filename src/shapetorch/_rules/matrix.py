@@ -104,6 +104,9 @@ def solve_shape(a: Shape, b: Shape, left: bool = True, op: str = "linalg.solve")
     vector = len(b) == 1 or (len(b) == len(a) - 1 and all(not differ(x, y) for x, y in zip(b, a[:-1])))
     n = a[-1]
     if vector:
+        if not left:
+            raise invalid_argument(op, "Vector broadcasting of the left hand side is not supported for left=False. "
+                                       "In this case linalg.solve is equivalent to B / A.squeeze(-1)")
         if differ(b[-1], n):
             raise RuleError("linalg_error_solve_incompatible", op=op, equation="AX = B" if left else "XA = B",
                             a=_fmt_matrix(a), b=str(b[-1]))
@@ -164,7 +167,9 @@ def lstsq_shape(a: Shape, b: Shape, op: str = "linalg.lstsq") -> Shape:
 
 
 def cross_shape(a: Shape, b: Shape, dim: int = -1, op: str = "linalg.cross") -> Shape:
-    """Broadcast the two shapes; both inputs must have size 3 at ``dim``."""
+    """Two shapes of one rank broadcast; both inputs must have size 3 at ``dim``."""
+    if len(a) != len(b):
+        raise invalid_argument(op, f"inputs must have the same number of dimensions (got {len(a)} and {len(b)})")
     out = broadcast_pair(a, b, op)
     d = wrap_dim(dim, len(out), op)
     sizes = [s[d - len(out) + len(s)] if d - len(out) + len(s) >= 0 else 1 for s in (a, b)]

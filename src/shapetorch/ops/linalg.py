@@ -24,6 +24,7 @@ from .._rules import matrix as RX
 from .._tensor import Tensor
 from ._common import check, dtype_name
 from ._registry import public
+from .matrix import matrices, singular_error
 
 Arr = Any
 _FLOAT = ("float32", "float64", "complex64", "complex128")
@@ -84,12 +85,22 @@ def _same(op: str, a: Tensor, b: Tensor) -> None:
 
 
 def _new(data: Arr, like: Tensor) -> Tensor:
-    return Tensor._make(np.ascontiguousarray(data), like._device)
+    return Tensor._make(data if data.flags.c_contiguous else data.copy(), like._device)
 
 
 def _given(a: Arr, value: Arr, **_: Any) -> Arr:
     """The kernel of an output of a factorization computed beforehand: the value itself."""
     return value
+
+
+def _zero_grad(a: Tensor, value: Tensor) -> Tensor:
+    """``value`` as a function of ``a`` with gradient zero: torch's answer where a result does not depend on the
+    input's values (A^0, the count of non-zeros, an empty product) but is still a differentiable output."""
+    return _CONSTANT(a, value=value._data) if a.requires_grad else value
+
+
+_CONSTANT = Prim("linalg_constant", lambda a, value: value, lambda g, n: (n.inputs[0].new_zeros(n.inputs[0]._data.shape),))
+_CONSTANT.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.params["value"].shape)
 
 
 def _outputs(input: Tensor, prims: tuple[Prim, ...], values: tuple[Arr, ...], **params: Any) -> list[Tensor]:
@@ -112,31 +123,11 @@ def _diag(v: Tensor) -> Tensor:
     return diag_embed(v)
 
 
-def _batch_index(shape: tuple[int, ...], flat: int) -> str:
-    return f"(Batch element {flat}): " if len(shape) > 2 else ""
-
-
 # -- errors of LAPACK, as torch words them ------------------------------------------------------------------------
-
-def _singular(op: str, a: Arr, what: str = "inversion") -> None:
-    """Raise torch's error for the first singular matrix of the batch ``a`` (the pivot from scipy's LU)."""
-    import scipy.linalg
-
-    mats = a.reshape(-1, a.shape[-2], a.shape[-1])
-    for b, m in enumerate(mats):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            lu, _ = scipy.linalg.lu_factor(m, check_finite=False)
-        zero = np.flatnonzero(np.diagonal(lu) == 0)
-        if zero.size:
-            fail("linalg_error_singular", op=f"{op}: {_batch_index(a.shape, b)}".rstrip(": "),
-                 pivot=int(zero[0]) + 1, what=what)
-
 
 def _not_pd(op: str, a: Arr) -> int:
     """The order of the first leading minor of the first matrix that is not positive-definite, or 0."""
-    mats = a.reshape(-1, a.shape[-2], a.shape[-1])
-    for m in mats:
+    for m in matrices(a):
         try:
             np.linalg.cholesky(m)
             continue
@@ -171,7 +162,7 @@ def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> InvEx:
     check(RX.inverse_shape, A._data.shape, op="linalg.inv_ex")
     _floating(A, "linalg.inv_ex")
     info = np.zeros(A._data.shape[:-2], dtype=np.int32)
-    mats = A._data.reshape(-1, *A._data.shape[-2:])
+    mats = matrices(A._data)
     import scipy.linalg
 
     flat = info.reshape(-1)
@@ -182,7 +173,7 @@ def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> InvEx:
         zero = np.flatnonzero(np.diagonal(lu) == 0) if m.size else np.array([], dtype=int)
         flat[b] = int(zero[0]) + 1 if zero.size else 0
     if check_errors and flat.any():
-        _singular("linalg.inv_ex", A._data)
+        singular_error("linalg.inv_ex", A._data)
     if flat.any():
         return InvEx(A.new_full(A._data.shape, float("nan")), _new(info, A))
     return InvEx(linalg_inv(A), _new(info, A))
@@ -192,21 +183,18 @@ def _solve_kernel(a: Arr, b: Arr) -> Arr:
     try:
         return np.linalg.solve(a, b).astype(a.dtype, copy=False)
     except np.linalg.LinAlgError:
-        _singular("linalg.solve", a, "solve")
+        singular_error("linalg.solve", a, "solve")
         raise
 
 
 def _solve_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    a, b = n.inputs
+    a = n.inputs[0]
     gb = _SOLVE(a.mH, g)
     ga = -(gb @ n.out.mH) if a.requires_grad else None
     return ga, gb
 
 
 _SOLVE = Prim("linalg_solve", _solve_kernel, _solve_vjp, save_output=True)
-_SOLVE.jvp = lambda ts, n: _solve_jvp(ts, n)
-
-
 def _solve_jvp(ts: tuple[Any, ...], n: Any) -> Any:
     a = n.inputs[0]
     rhs = ts[1] if ts[1] is not None else None
@@ -214,6 +202,9 @@ def _solve_jvp(ts: tuple[Any, ...], n: Any) -> Any:
         da = ts[0] @ n.out
         rhs = -da if rhs is None else rhs - da
     return None if rhs is None else _SOLVE(a, rhs)
+
+
+_SOLVE.jvp = _solve_jvp
 
 
 @public("linalg", method=False)
@@ -372,7 +363,7 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
     check(RX.inverse_shape, A._data.shape, op="linalg.cholesky_ex")
     _floating(A, "linalg.cholesky_ex")
     info = np.zeros(A._data.shape[:-2], dtype=np.int32)
-    flat, mats = info.reshape(-1), A._data.reshape(-1, *A._data.shape[-2:])
+    flat, mats = info.reshape(-1), matrices(A._data)
     for b, m in enumerate(mats):
         flat[b] = _not_pd("linalg.cholesky_ex", m[None]) if m.size else 0
     if check_errors and flat.any():
@@ -387,7 +378,8 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
 # -- eigh -----------------------------------------------------------------------------------------------------------
 
 def _eigh_values_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    V = n.params["outs"][1] if len(n.params["outs"]) > 1 else linalg_eigh(n.inputs[0]).eigenvectors
+    outs = n.params["outs"]
+    V = outs[1] if len(outs) > 1 else linalg_eigh(n.inputs[0], n.params["UPLO"]).eigenvectors
     return ((V * g.to(V.dtype).unsqueeze(-2)) @ V.mH,)
 
 
@@ -409,7 +401,7 @@ _EIGH_V = Prim("linalg_eigh_eigenvectors", _given, _eigh_vectors_vjp)
 def _eigh_arrays(a: Arr, UPLO: str) -> tuple[Arr, Arr]:
     if a.size == 0:
         return np.zeros(a.shape[:-1], dtype=np.abs(a).dtype), a.copy()
-    w, V = np.linalg.eigh(a, UPLO=UPLO)
+    w, V = np.linalg.eigh(a, UPLO=UPLO)  # type: ignore[call-overload]
     return w, V
 
 
@@ -425,7 +417,7 @@ def linalg_eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Eigh:
     _floating(A, "linalg.eigh")
     _uplo(UPLO, "linalg.eigh")
     w, V = _eigh_arrays(A._data, UPLO)
-    return Eigh(*_outputs(A, (_EIGH_W, _EIGH_V), (w, V)))
+    return Eigh(*_outputs(A, (_EIGH_W, _EIGH_V), (w, V), UPLO=UPLO))
 
 
 @public("linalg", method=False)
@@ -435,9 +427,7 @@ def linalg_eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) ->
     _floating(A, "linalg.eigvalsh")
     _uplo(UPLO, "linalg.eigvalsh")
     w, _ = _eigh_arrays(A._data, UPLO)
-    r = _outputs(A, (_EIGH_W,), (w,))[0]
-    if r._grad_fn is not None:
-        r._grad_fn.params["outs"] = [r]
+    r = _outputs(A, (_EIGH_W,), (w,), UPLO=UPLO)[0]
     return r if out is None else out.copy_(r)
 
 
@@ -601,10 +591,10 @@ def _qr_vjp(which: int) -> Any:
         gR = g if which == 1 else None
         if m >= nn:
             M = (R @ gR.mH) if gR is not None else -(gQ.mH @ Q)  # type: ignore[union-attr]
-            X = (Q @ _copyltu(M)) if gR is not None else gQ + Q @ _copyltu(M)  # type: ignore[operator]
+            X = (Q @ _copyltu(M)) if gR is not None else gQ + Q @ _copyltu(M)
             return (linalg_solve_triangular(R, X.mH, upper=True).mH,)
         # wide: A = Q [X | Y] with X = Q R1 square, Y = Q R2
-        R1, R2 = R[..., :, :m], R[..., :, m:]
+        R1 = R[..., :, :m]
         if gR is not None:
             gR1, gR2 = gR[..., :, :m], gR[..., :, m:]
             gX = Q @ _copyltu(R1 @ gR1.mH)
@@ -632,7 +622,7 @@ _QR_R = Prim("linalg_qr_R", _given, _qr_vjp(1))
 @public("linalg", method=False)
 def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> QR:
     """``A = Q R``, Q with orthonormal columns and R upper triangular (LAPACK's signs, as torch's)."""
-    qs, _ = check(RX.qr_shapes, A._data.shape, mode, op="linalg.qr")
+    check(RX.qr_shapes, A._data.shape, mode, op="linalg.qr")
     _floating(A, "linalg.qr")
     a = A._data
     if a.size == 0:
@@ -674,8 +664,7 @@ def linalg_vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool =
     if isinstance(dim, int):
         dim = (dim,)
     inf = float("inf")
-    if x._data.size == 0 and ord in (inf, -inf) or (ord < 0 if isinstance(ord, (int, float)) else False) and \
-            x._data.size == 0:
+    if x._data.size == 0 and (ord in (inf, -inf) or (isinstance(ord, (int, float)) and ord < 0)):
         fail("argument_error_invalid", op="linalg.vector_norm",
              problem=f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the operation "
                      "does not have an identity")
@@ -692,6 +681,8 @@ def linalg_vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool =
             r = r.reshape((1,) * x._data.ndim)
     else:
         r = norm(a, ord, dim, keepdim)
+        if ord == 0:
+            r = _zero_grad(x, r)
     return r.to(_real_dtype(x)) if out is None else out.copy_(r)
 
 
@@ -716,6 +707,12 @@ def linalg_matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, 
     if dtype is not None:
         A = A.to(dtype)
     inf = float("inf")
+    if ord not in ("fro", "nuc", 2, -2, 1, -1, inf, -inf):
+        fail("argument_error_invalid", op=op, problem=f"Order {ord} not supported.")
+    if ord != "fro" and A._data.size == 0:  # torch: every norm of an empty matrix is 0
+        keep = [1 if i in (d0, d1) else s for i, s in enumerate(A._data.shape)]
+        z = A.abs().new_zeros(keep if keepdim else [s for i, s in enumerate(A._data.shape) if i not in (d0, d1)])
+        return z if out is None else out.copy_(z)
     if ord == "fro":
         r = linalg_vector_norm(A, 2, (d0, d1), keepdim)
     elif ord in ("nuc", 2, -2):
@@ -744,7 +741,7 @@ def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = Fal
         dim = (dim,)
     if ord is None:
         return linalg_vector_norm(A, 2, dim, keepdim, dtype=dtype, out=out)
-    if dim is not None and len(dim) == 2 or dim is None and A._data.ndim == 2:
+    if (dim is not None and len(dim) == 2) or (dim is None and A._data.ndim == 2):
         return linalg_matrix_norm(A, ord, tuple(dim) if dim is not None else (-2, -1), keepdim, dtype=dtype, out=out)
     if isinstance(ord, str):
         fail("argument_error_invalid", op="linalg.norm",
@@ -783,7 +780,7 @@ def linalg_matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermiti
     eps = finfo(_real_dtype(A)).eps
     if rtol is None:
         rtol = eps * max(A._data.shape[-2:]) if atol is None or _is_zero(atol) else 0.0
-    thresh = smax * rtol
+    thresh = smax * (rtol.unsqueeze(-1) if isinstance(rtol, Tensor) else rtol)
     if atol is not None:
         from .arithmetic import maximum
 
@@ -811,7 +808,7 @@ def linalg_pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
 
     if rtol is None:
         rtol = finfo(_real_dtype(A)).eps * max(A._data.shape[-2:]) if atol is None or _is_zero(atol) else 0.0
-    thresh = smax * rtol
+    thresh = smax * (rtol.unsqueeze(-1) if isinstance(rtol, Tensor) else rtol)
     if atol is not None:
         from .arithmetic import maximum
 
@@ -874,7 +871,7 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
         raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
     k = input._data.shape[-1]
     if n == 0:
-        return _eye_like(input, k).expand(input._data.shape).clone()
+        return _zero_grad(input, _eye_like(input, k).expand(input._data.shape).clone())
     a = linalg_inv(input) if n < 0 else input
     n = abs(n)
     result: Tensor | None = None
@@ -890,11 +887,13 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
 
 
 def _expm_kernel(a: Arr) -> Arr:
+    """In double precision (the result can be far larger than the input, so float32 steps lose digits)."""
     import scipy.linalg
 
     if a.size == 0:
         return a.copy()
-    return np.asarray(scipy.linalg.expm(a)).astype(a.dtype, copy=False)
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    return np.asarray(scipy.linalg.expm(a.astype(wide))).astype(a.dtype)
 
 
 def _expm_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
@@ -1010,7 +1009,7 @@ def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -
 def linalg_vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix with increasing powers: ``out[..., i, j] = x[..., i] ** j``, N columns."""
     if x._data.ndim < 1:
-        fail("argument_error_invalid", op="linalg.vander", problem="x must have at least one dimension")
+        x = x.reshape(1)
     n = x._data.shape[-1] if N is None else N
     if n < 0 or (n == 0 and x._data.shape[-1] != 0 and False):
         fail("argument_error_invalid", op="linalg.vander", problem="N must be greater than 1.")
@@ -1049,4 +1048,6 @@ def linalg_householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = N
     for i in reversed(range(k)):
         v = low[..., :, i:i + 1]
         Q = Q - (tau[..., i:i + 1].unsqueeze(-1) * v) @ (v.mH @ Q)
+    if k == 0:
+        Q = _zero_grad(A, Q.contiguous())
     return Q if out is None else out.copy_(Q)
