@@ -71,13 +71,13 @@ def _skip_values(name):
 
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_opinfo_samples(name):
-    assert sample_values(name, OPS[name], dtypes=("float32", "complex64", "float64"), tol=TOLS.get(name, TOL),
+    assert sample_values(name, OPS[name], dtypes=("float32", "complex64"), tol=TOLS.get(name, TOL),
                          skip=_skip_values(name)) > 0
 
 
 @pytest.mark.parametrize("name", sorted(set(OPS) - NO_GRADS))
 def test_opinfo_grads(name):
-    grads(name, OPS[name], max_samples=5)
+    grads(name, OPS[name], max_samples=3)
 
 
 @pytest.mark.parametrize("name", sorted(OPS))

@@ -69,7 +69,7 @@ def grad_and_value(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0,
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), "grad_and_value")
         nested = any(isinstance(x, Tensor) and x.requires_grad for a in args for x in _leaves(a))
-        args = list(args)  # type: ignore[assignment]
+        args = list(args)
         tracked = {i: _rebuild(args[i], [_track(x) for x in _leaves(args[i])]) for i in nums}
         for i, t in tracked.items():
             args[i] = t  # type: ignore[index]

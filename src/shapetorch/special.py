@@ -21,7 +21,7 @@ _SAME = {
 }
 _OWN = [name.removeprefix("special_") for name in FUNCTIONS if name.startswith("special_")]
 
-__all__ = sorted([*_SAME, *_OWN])
+__all__ = sorted([*_SAME, *_OWN])  # noqa: PLE0605  (the table's special_* ops)
 
 
 def __getattr__(name: str) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from .distribution import Distribution
-from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform
+from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform, broadcast_shape
 
 _KL: dict[tuple[type, type], Callable[[Any, Any], Tensor]] = {}
 
@@ -92,9 +92,7 @@ def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
                          "computed")
     n = p.event_shape[0]
     Lq, Lp = q._unbroadcasted_scale_tril, p._unbroadcasted_scale_tril
-    from .._api import broadcast_shapes
-
-    batch = broadcast_shapes(tuple(Lq.shape[:-2]), tuple(Lp.shape[:-2]), tuple(p.loc.shape[:-1]),
+    batch = broadcast_shape(tuple(Lq.shape[:-2]), tuple(Lp.shape[:-2]), tuple(p.loc.shape[:-1]),
                              tuple(q.loc.shape[:-1]))
     Lq_b = Lq.expand((*batch, n, n))
     term = linalg_solve_triangular(Lq_b, Lp.expand((*batch, n, n)), upper=False)

@@ -21,9 +21,15 @@ def _params(*values: Any) -> list[Tensor]:
     like = next((v for v in values if isinstance(v, Tensor)), None)
     ts = [v if isinstance(v, Tensor) else creation.tensor(float(v), dtype=like.dtype if like is not None else None)
           for v in values]
-    from .._api import broadcast_tensors
+    shape = broadcast_shape(*(tuple(t.shape) for t in ts))
+    return [t.expand(shape) for t in ts]
 
-    return list(broadcast_tensors(*ts))
+
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    from .._rules.broadcast import broadcast_shapes
+    from ..ops._common import check
+
+    return tuple(check(broadcast_shapes, *shapes, op="distributions"))
 
 
 class Normal(Distribution):
@@ -259,7 +265,7 @@ class Categorical(_ProbsOrLogits):
         raise AttributeError(name)
 
     @property
-    def support(self) -> C.Constraint:  # type: ignore[override]
+    def support(self) -> C.Constraint:
         return C.integer_interval(0, self._num_events - 1)
 
     @property
@@ -286,9 +292,7 @@ class Categorical(_ProbsOrLogits):
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
         log_pmf = self.logits
-        from .._api import broadcast_shapes
-
-        shape = broadcast_shapes(tuple(value.shape), tuple(log_pmf.shape[:-1]) + (1,))
+        shape = broadcast_shape(tuple(value.shape), tuple(log_pmf.shape[:-1]) + (1,))
         value = value.expand(shape)
         log_pmf = log_pmf.expand((*shape[:-1], self._num_events))
         return log_pmf.gather(-1, value).squeeze(-1)
@@ -324,9 +328,7 @@ class MultivariateNormal(Distribution):
             raise ValueError("scale_tril matrix must be at least two-dimensional, with optional leading batch "
                              "dimensions" if scale_tril is not None else "covariance_matrix or precision_matrix must "
                              "be at least two-dimensional, with optional leading batch dimensions")
-        from .._api import broadcast_shapes
-
-        batch = broadcast_shapes(tuple(m.shape[:-2]), tuple(loc.shape[:-1]))
+        batch = broadcast_shape(tuple(m.shape[:-2]), tuple(loc.shape[:-1]))
         n = loc.shape[-1]
         self.loc = loc.expand((*batch, n))
         if scale_tril is not None:
@@ -381,9 +383,7 @@ class MultivariateNormal(Distribution):
             self._validate_sample(value)
         diff = value - self.loc
         L = self._unbroadcasted_scale_tril
-        from .._api import broadcast_shapes
-
-        batch = broadcast_shapes(tuple(diff.shape[:-1]), tuple(L.shape[:-2]))
+        batch = broadcast_shape(tuple(diff.shape[:-1]), tuple(L.shape[:-2]))
         n = self._event_shape[0]
         z = linalg_solve_triangular(L.expand((*batch, n, n)), diff.expand((*batch, n)).unsqueeze(-1),
                                     upper=False).squeeze(-1)

@@ -464,9 +464,10 @@ _ZETA = Prim("special_zeta", _zeta_kernel, None)
 
 @public("pointwise", method=False)
 def special_zeta(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
-    """The Hurwitz zeta function ``sum_k (k + other)^-input`` (not differentiable, as torch's)."""
+    """The Hurwitz zeta function ``sum_k (k + other)^-input``. As torch's, its result is in the graph but
+    backward through it raises (no derivative is implemented)."""
     x, q = _binary_operands(input, other, "zeta")
-    r = _ZETA(x.detach(), q.detach())
+    r = _ZETA(x, q)
     return r if out is None else write_inplace(out, r, "zeta")
 
 
@@ -501,9 +502,13 @@ _POLYNOMIALS: dict[str, Callable[[Any, Any], Any]] = {
     "legendre_polynomial_p": _recurrence(np.ones_like, lambda x: x,
                                          lambda x, c, p, k: ((2 * k + 1) * x * c - k * p) / (k + 1)),
 }
-for _kind in "tuvw":  # the shifted Chebyshev polynomials: the plain ones at 2x - 1
-    _POLYNOMIALS[f"shifted_chebyshev_polynomial_{_kind}"] = (
-        lambda x, n, f=_POLYNOMIALS[f"chebyshev_polynomial_{_kind}"]: f(2 * x.astype(np.float64) - 1, n))
+def _shifted(plain: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The shifted Chebyshev polynomials: the plain ones at 2x - 1."""
+    return lambda x, n: plain(2 * x.astype(np.float64) - 1, n)
+
+
+for _kind in "tuvw":
+    _POLYNOMIALS[f"shifted_chebyshev_polynomial_{_kind}"] = _shifted(_POLYNOMIALS[f"chebyshev_polynomial_{_kind}"])
 
 
 def _polynomial(name: str) -> Callable[..., Tensor]:
@@ -543,13 +548,23 @@ def special_ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return r if out is None else write_inplace(out, r, "ndtr")
 
 
+def _logit_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
+    """``g / (x (1 - x))``, and nan outside [0, 1] as torch's (where the log's argument is negative)."""
+    x = n.inputs[0]
+    outside = (x < 0) | (x > 1)
+    return (_where(outside, x * math.nan, g / (x * (1 - x))),)
+
+
+_LOGIT = Prim("logit", lambda a: np.log(a / (1 - a)).astype(a.dtype), _logit_vjp)
+
+
 @public("pointwise")
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """``log(p / (1 - p))``, with p clamped to [eps, 1 - eps] when eps is given."""
     x = _floating_operand(input, "logit")
     if eps is not None:
         x = x.clamp(eps, 1 - eps)
-    r = (x / (1 - x)).log()
+    r = _LOGIT(x)
     return r if out is None else write_inplace(out, r, "logit")
 
 
@@ -562,7 +577,7 @@ def special_entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     x = _floating_operand(input, "entr")
     safe = _where(x > 0, x, x * 0 + 1)
     r = _where(x > 0, -x * safe.log(), _where(x == 0, x * 0, x * 0 - math.inf))
-    r = _where(x != x, x, r)
+    r = _where(x.isnan(), x, r)
     return r if out is None else write_inplace(out, r, "entr")
 
 
@@ -570,7 +585,7 @@ def special_entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 def special_xlog1py(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input * log1p(other)``, 0 where input is 0 (unless other is nan)."""
     x, y = _binary_operands(input, other, "xlog1py")
-    r = _where((x == 0) & (y == y), x * 0, x * y.log1p())
+    r = _where((x == 0) & ~y.isnan(), x * 0, x * y.log1p())
     return r if out is None else write_inplace(out, r, "xlog1py")
 
 
