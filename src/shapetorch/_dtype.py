@@ -131,3 +131,54 @@ def to_dtype(d: object, op: str = "dtype") -> type[DType]:
     from ._rules.errors import did_you_mean
 
     fail("dtype_not_found_error", op=op, name=str(d), hint=did_you_mean(str(d), [*DTYPES, *ALIASES]))
+
+
+# -- finfo and iinfo -------------------------------------------------------------------------------------------------
+
+class finfo:
+    """Machine limits of a floating dtype, as ``torch.finfo`` (a complex dtype gives its real part's)."""
+
+    # bits, eps, max, smallest normal (tiny), resolution: the IEEE 754 (and bfloat16) formats' exact values
+    _TABLE: ClassVar[dict[str, tuple[int, float, float, float, float]]] = {
+        "float16": (16, 2.0 ** -10, 65504.0, 2.0 ** -14, 1e-3),
+        "bfloat16": (16, 2.0 ** -7, (2 - 2.0 ** -7) * 2.0 ** 127, 2.0 ** -126, 1e-2),
+        "float32": (32, 2.0 ** -23, (2 - 2.0 ** -23) * 2.0 ** 127, 2.0 ** -126, 1e-6),
+        "float64": (64, 2.0 ** -52, (2 - 2.0 ** -52) * 2.0 ** 1023, 2.0 ** -1022, 1e-15),
+    }
+
+    def __init__(self, type: object = None) -> None:
+        d = get_default_dtype() if type is None else to_dtype(type, "finfo")
+        name = {"complex64": "float32", "complex128": "float64"}.get(d.name, d.name)
+        if name not in self._TABLE:
+            from ._errors import fail
+
+            fail("method_dtype_not_supported_error", op="finfo", dtype=d.name,
+                 hint=" (finfo requires a floating point input type; use iinfo for integer dtypes)")
+        self.bits, self.eps, self.max, self.tiny, self.resolution = self._TABLE[name]
+        self.min = -self.max
+        self.smallest_normal = self.tiny
+        self.dtype = name
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer (or bool) dtype, as ``torch.iinfo``."""
+
+    def __init__(self, type: object) -> None:
+        d = to_dtype(type, "iinfo")
+        if d.is_floating_point or d.name.startswith("complex") or d.name == "bool":
+            from ._errors import fail
+
+            fail("method_dtype_not_supported_error", op="iinfo", dtype=d.name,
+                 hint=" (iinfo supports the integer dtypes; use finfo for floating ones)")
+        self.bits = d.itemsize * 8
+        signed = d.name.startswith("int")
+        self.min = -(2 ** (self.bits - 1)) if signed else 0
+        self.max = 2 ** (self.bits - 1) - 1 if signed else 2 ** self.bits - 1
+        self.dtype = d.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

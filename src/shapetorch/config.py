@@ -182,6 +182,21 @@ def profiler_allow_cudagraph_cupti_lazy_reinit_cuda12() -> bool:
     return False
 
 
+# -- compile ------------------------------------------------------------------------------------------------
+
+@_config
+def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None = None, backend: Any = "inductor",
+            mode: str | None = None, options: dict[str, Any] | None = None, disable: bool = False,
+            **kwargs: Any) -> Any:
+    """``torch.compile`` accepted and not compiled: returns ``model`` (a function or module) unchanged, or,
+    without a model, a decorator that does. shapetorch runs ops eagerly; there is no graph compiler."""
+    if model is None:
+        return lambda fn: fn
+    if not callable(model):
+        raise RuntimeError(f"compile(): model must be callable, got {type(model).__name__}")
+    return model
+
+
 # -- autocast ------------------------------------------------------------------------------------------
 
 class autocast:

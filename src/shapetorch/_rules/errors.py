@@ -67,6 +67,19 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-linalg", "Last two dims differ.",
         "{op}: expected batches of square matrices, got {m} by {n} matrices (shape {shape})",
     ),
+    "linalg_error_singular": Entry(
+        "shape", "shape-linalg", "A matrix to invert or solve with is singular (a zero pivot of its LU factorization).",
+        "{op}: {cause} because the input matrix is singular.",
+    ),
+    "linalg_error_not_positive_definite": Entry(
+        "shape", "shape-linalg", "cholesky of a matrix that is not (Hermitian) positive-definite.",
+        "{op}: The factorization could not be completed because the input is not positive-definite (the leading "
+        "minor of order {order} is not positive-definite).",
+    ),
+    "linalg_error_solve_incompatible": Entry(
+        "shape", "shape-linalg", "The right-hand side of a solve does not have as many rows as the matrix.",
+        "{op}: Incompatible shapes of A and B for the equation {equation} ({a} and {b})",
+    ),
     # -- views and shape changes --------------------------------------------------------------
     "reshape_error_size_mismatch": Entry(
         "shape", "shape-reshape", "The product of the new sizes differs from the number of elements.",
@@ -395,6 +408,10 @@ CATALOGUE: dict[str, Entry] = {
     "autograd_not_registered_error": Entry(
         "autograd", "autograd", "backward() reached an op with no registered gradient.",
         "{op}: the derivative for input {i} is not implemented",
+    ),
+    "autograd_error_not_differentiable": Entry(
+        "autograd", "autograd", "backward() through an output whose derivative torch does not define (qr's mode='r').",
+        "{op}: {problem}",
     ),
     # -- the registry ----------------------------------------------------------------------------------
     "dtype_already_registered_error": Entry(

@@ -1,4 +1,5 @@
-"""Matrix functions: diagonals and triangles, trace, inverse, block_diag, cdist."""
+"""Matrix functions: diagonals and triangles, trace, inverse, block_diag, cdist, and the shapes of torch.linalg's
+solvers and factorizations (solve, svd, qr, eigh, lstsq, cross, multi_dot)."""
 
 from __future__ import annotations
 
@@ -83,3 +84,115 @@ def cdist_shape(a: Shape, b: Shape, op: str = "cdist") -> Shape:
     if differ(a[-1], b[-1]):
         raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=a, b=b, ka=a[-1], kb=b[-1])
     return broadcast_pair(a[:-2], b[:-2], op) + (a[-2], b[-2])
+
+
+# -- torch.linalg -------------------------------------------------------------------------------------------------
+
+
+def _min(a: Dim, b: Dim) -> Dim:
+    return min(a, b) if isinstance(a, int) and isinstance(b, int) else a if a is b else UNKNOWN
+
+
+def _fmt_matrix(shape: Shape) -> str:
+    return "x".join(str(d) for d in shape[-2:]) if len(shape) >= 2 else str(shape[-1] if shape else "")
+
+
+def solve_shape(a: Shape, b: Shape, left: bool = True, op: str = "linalg.solve") -> Shape:
+    """A (..., n, n) and B (..., n, k), or B (..., n) a batch of vectors, as torch decides: B is a vector when it
+    is 1-D or has A's shape without its last dim. The batch dims broadcast."""
+    inverse_shape(a, op)
+    vector = len(b) == 1 or (len(b) == len(a) - 1 and all(not differ(x, y) for x, y in zip(b, a[:-1])))
+    n = a[-1]
+    if vector:
+        if not left:
+            raise invalid_argument(op, "Vector broadcasting of the left hand side is not supported for left=False. "
+                                       "In this case linalg.solve is equivalent to B / A.squeeze(-1)")
+        if differ(b[-1], n):
+            raise RuleError("linalg_error_solve_incompatible", op=op, equation="AX = B" if left else "XA = B",
+                            a=_fmt_matrix(a), b=str(b[-1]))
+        return broadcast_pair(a[:-2], b[:-1], op) + (n,)
+    if len(b) < 2:
+        raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=b)
+    if differ(b[-2] if left else b[-1], n):
+        raise RuleError("linalg_error_solve_incompatible", op=op, equation="AX = B" if left else "XA = B",
+                        a=_fmt_matrix(a), b=_fmt_matrix(b))
+    return broadcast_pair(a[:-2], b[:-2], op) + tuple(b[-2:])
+
+
+def svd_shapes(shape: Shape, full_matrices: bool = True, op: str = "linalg.svd") -> tuple[Shape, Shape, Shape]:
+    """(..., m, n) -> U (..., m, m|k), S (..., k), Vh (..., n|k, n) with k = min(m, n)."""
+    if len(shape) < 2:
+        raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=shape)
+    *batch, m, n = shape
+    k = _min(m, n)
+    return (*batch, m, m if full_matrices else k), (*batch, k), (*batch, n if full_matrices else k, n)
+
+
+def qr_shapes(shape: Shape, mode: str = "reduced", op: str = "linalg.qr") -> tuple[Shape, Shape]:
+    """(..., m, n) -> Q, R for mode 'reduced' ((m, k), (k, n)), 'complete' ((m, m), (m, n)) or 'r' ((0,), (k, n))."""
+    if mode not in ("reduced", "complete", "r"):
+        raise invalid_argument(op, f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                                   "'r', or 'complete'")
+    if len(shape) < 2:
+        raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=shape)
+    *batch, m, n = shape
+    k = _min(m, n)
+    if mode == "complete":
+        return (*batch, m, m), (*batch, m, n)
+    if mode == "r":
+        return (0,), (*batch, k, n)
+    return (*batch, m, k), (*batch, k, n)
+
+
+def eigh_shapes(shape: Shape, op: str = "linalg.eigh") -> tuple[Shape, Shape]:
+    """(..., n, n) -> eigenvalues (..., n), eigenvectors (..., n, n)."""
+    inverse_shape(shape, op)
+    return shape[:-1], shape
+
+
+def lstsq_shape(a: Shape, b: Shape, op: str = "linalg.lstsq") -> Shape:
+    """A (..., m, n), B (..., m, k) or (..., m) -> the solution (..., n, k) or (..., n)."""
+    if len(a) < 2:
+        raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=a)
+    vector = len(b) == len(a) - 1
+    if len(b) < 1 or (not vector and len(b) < 2):
+        raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=b)
+    rows = b[-1] if vector else b[-2]
+    if differ(rows, a[-2]):
+        raise RuleError("linalg_error_solve_incompatible", op=op, equation="AX = B", a=_fmt_matrix(a),
+                        b=_fmt_matrix(b) if not vector else str(b[-1]))
+    if vector:
+        return broadcast_pair(a[:-2], b[:-1], op) + (a[-1],)
+    return broadcast_pair(a[:-2], b[:-2], op) + (a[-1], b[-1])
+
+
+def cross_shape(a: Shape, b: Shape, dim: int = -1, op: str = "linalg.cross") -> Shape:
+    """Two shapes of one rank broadcast; both inputs must have size 3 at ``dim``."""
+    if len(a) != len(b):
+        raise invalid_argument(op, f"inputs must have the same number of dimensions (got {len(a)} and {len(b)})")
+    out = broadcast_pair(a, b, op)
+    d = wrap_dim(dim, len(out), op)
+    sizes = [s[d - len(out) + len(s)] if d - len(out) + len(s) >= 0 else 1 for s in (a, b)]
+    if any(isinstance(x, int) and x != 3 for x in sizes):
+        raise invalid_argument(op, f"inputs dimension {dim} must have length 3. Got {sizes[0]} and {sizes[1]}")
+    return out
+
+
+def multi_dot_shape(shapes: Sequence[Shape], op: str = "linalg.multi_dot") -> Shape:
+    """A chain of 2-D matrices; the first may be 1-D (a row vector) and the last 1-D (a column vector)."""
+    if len(shapes) < 2:
+        raise invalid_argument(op, f"expected at least 2 tensors but got {len(shapes)}")
+    last = len(shapes) - 1
+    for i, s in enumerate(shapes):
+        ok = len(s) == 2 or (len(s) == 1 and i in (0, last))
+        if not ok:
+            want = "1D or 2D" if i in (0, last) else "2D"
+            where = "the first" if i == 0 else "the last" if i == last else f"tensor {i}"
+            raise invalid_argument(op, f"{where} tensor must be {want} but got {len(s)}D")
+    rows = shapes[0][0] if len(shapes[0]) == 2 else None
+    cols = shapes[-1][-1] if len(shapes[-1]) == 2 else None
+    for i in range(last):
+        x, y = shapes[i], shapes[i + 1]
+        if differ(x[-1], y[0]):
+            raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=x, b=y, ka=x[-1], kb=y[0])
+    return tuple(d for d in (rows, cols) if d is not None)

@@ -1,7 +1,8 @@
 """Backends: where a tensor's elements live. ``numpy_backend`` is the default and the reference.
 
 Each backend registers its device type with ``shapetorch._device`` here, at import; the WebGPU backend
-is loaded (and ``wgpu`` imported) only when a WebGPU tensor is first made.
+is loaded (and ``wgpu`` imported) only when a WebGPU tensor is first made. ``cudnn``, ``cuda`` and ``mps``
+hold torch's flags of those backends, which scripts set; shapetorch has none of them.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from .._device import register_device
+from . import cuda, cudnn, mps  # noqa: F401  ( torch.backends' flag modules: scripts set them; they hold flags only)
 
 
 def _load_numpy() -> ModuleType:

@@ -15,6 +15,7 @@ from . import (
     fft,
     indexing,
     joining,
+    linalg,  # after matrix: linalg.inv is matrix's inverse
     matmul,
     matrix,
     pooling,
@@ -34,7 +35,7 @@ from . import (
 
 __all__ = [
     "activation", "arithmetic", "comparison", "complex", "conversion", "convolution", "creation", "einops", "einsum",
-    "fft", "indexing", "joining", "matmul", "matrix", "pooling", "random", "reduction", "scan", "scatter", "sorting",
+    "fft", "indexing", "joining", "linalg", "matmul", "matrix", "pooling", "random", "reduction", "scan", "scatter", "sorting",
     "special", "statistics", "tiling", "unary", "views", "vmap", "windows",
 ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -101,12 +102,34 @@ def trace(input: Tensor) -> Tensor:
 # -- inverse ---------------------------------------------------------------------------------------------------
 
 
+def matrices(a: Arr) -> Arr:
+    """The batch of matrices ``a`` as one (batch, m, n) array (empty batches included)."""
+    return a.reshape(math.prod(a.shape[:-2]), *a.shape[-2:])
+
+
+def singular_error(op: str, a: Arr, what: str = "inversion") -> None:
+    """Raise torch's error for the first singular matrix of the batch ``a`` (the pivot from scipy's LU)."""
+    import scipy.linalg
+
+    for b, m in enumerate(matrices(a)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lu, _ = scipy.linalg.lu_factor(m, check_finite=False)
+        zero = np.flatnonzero(np.diagonal(lu) == 0)
+        if zero.size:
+            where = f"{op}: (Batch element {b})" if a.ndim > 2 else op
+            cause = "The solver failed" if what == "solve" else \
+                f"The diagonal element {int(zero[0]) + 1} is zero, the {what} could not be completed"
+            fail("linalg_error_singular", op=where, cause=cause)
+
+
+
 def _inv_kernel(a: Arr) -> Arr:
     try:
         return np.linalg.inv(a).astype(a.dtype, copy=False)
     except np.linalg.LinAlgError:
-        fail("argument_error_invalid", op="inverse",
-             problem="the inversion could not be completed because the input matrix is singular")
+        singular_error("linalg.inv", a)
+        raise
 
 
 def _inv_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:

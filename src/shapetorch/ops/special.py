@@ -344,3 +344,319 @@ def _sinc_jvp(t: Tensor, n: Any) -> Any:
 
 via_vjp("erfc", "erfinv", "lgamma", "digamma", "polygamma", "i0", "special_i1")
 PRIMS["sinc"].jvp = unary(_sinc_jvp)
+
+
+# -- torch.special's functions through scipy.special ----------------------------------------------------------------
+#
+# scipy.special's ufuncs (Cephes, Boost and AMOS underneath, as torch's own kernels) are imported on the first
+# call, so ``import shapetorch`` does not load scipy. Each is computed in float64 and rounded to the input's dtype.
+
+def _scipy(fn_name: str) -> Callable[..., Any]:
+    def f64(*arrays: Any) -> Any:
+        import scipy.special
+
+        return getattr(scipy.special, fn_name)(*arrays)
+
+    return f64
+
+
+def _floating_operand(x: Any, op: str) -> Tensor:
+    from .creation import tensor
+
+    t = x if isinstance(x, Tensor) else tensor(x)
+    return _float_in(t, op)
+
+
+def _special_unary(name: str, f64: Callable[[Any], Any], vjp: Any | None, *, save_output: bool = False,
+                   doc: str = "") -> Callable[..., Tensor]:
+    """``special_<name>`` (float in, float out; integers computed in the default float dtype). Without a
+    ``vjp`` the result is not differentiable, as torch's is not: it never joins the graph."""
+    prim = Prim(f"special_{name}", _real_kernel(name, f64), vjp, save_output=save_output)
+
+    def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+        x = _floating_operand(input, name)
+        r = prim(x if vjp is not None else x.detach())
+        return r if out is None else write_inplace(out, r, name)
+
+    fn.__name__ = fn.__qualname__ = f"special_{name}"
+    fn.__doc__ = doc or f"``torch.special.{name}``, elementwise (scipy.special.{getattr(f64, '__name__', name)})."
+    return public("pointwise", method=False)(fn)
+
+
+def _erfcx_grad(g: Tensor, n: Node) -> tuple[Any, ...]:
+    x = n.inputs[0]
+    return (g * (2 * x * n.out - _2_SQRT_PI),)
+
+
+def _i0e_grad(g: Tensor, n: Node) -> tuple[Any, ...]:
+    x = n.inputs[0]
+    return (g * (special_i1e(x) - x.sgn() * n.out),)
+
+
+def _i1e_grad(g: Tensor, n: Node) -> tuple[Any, ...]:
+    """d/dx i1e = i0e - i1e (sign(x) + 1/x), with the limit 1/2 at 0."""
+    x = n.inputs[0]
+    safe = _where(x == 0, x * 0 + 1, x)
+    d = special_i0e(x) - n.out * (x.sgn() + 1 / safe)
+    return (g * _where(x == 0, x * 0 + 0.5, d),)
+
+
+def _ndtri_grad(g: Tensor, n: Node) -> tuple[Any, ...]:
+    return (g * math.sqrt(2 * math.pi) * (n.out * n.out / 2).exp(),)
+
+
+def _log_ndtr_grad(g: Tensor, n: Node) -> tuple[Any, ...]:
+    x = n.inputs[0]
+    return (g * (-(x * x) / 2 - n.out).exp() / math.sqrt(2 * math.pi),)
+
+
+special_erfcx = _special_unary("erfcx", _scipy("erfcx"), _erfcx_grad, save_output=True,
+                               doc="The scaled complementary error function ``exp(x^2) erfc(x)``.")
+special_i0e = _special_unary("i0e", _scipy("i0e"), _i0e_grad, save_output=True,
+                             doc="The exponentially scaled modified Bessel function ``exp(-|x|) I0(x)``.")
+special_i1e = _special_unary("i1e", _scipy("i1e"), _i1e_grad, save_output=True,
+                             doc="The exponentially scaled modified Bessel function ``exp(-|x|) I1(x)``.")
+special_ndtri = _special_unary("ndtri", _scipy("ndtri"), _ndtri_grad, save_output=True,
+                               doc="The inverse of the standard normal CDF.")
+special_log_ndtr = _special_unary("log_ndtr", _scipy("log_ndtr"), _log_ndtr_grad, save_output=True,
+                                  doc="log of the standard normal CDF, accurate far into the left tail.")
+# torch gives these no derivative: their results are plain tensors
+special_bessel_j0 = _special_unary("bessel_j0", _scipy("j0"), None)
+special_bessel_j1 = _special_unary("bessel_j1", _scipy("j1"), None)
+special_bessel_y0 = _special_unary("bessel_y0", _scipy("y0"), None)
+special_bessel_y1 = _special_unary("bessel_y1", _scipy("y1"), None)
+special_modified_bessel_i0 = _special_unary("modified_bessel_i0", _scipy("i0"), None)
+special_modified_bessel_i1 = _special_unary("modified_bessel_i1", _scipy("i1"), None)
+special_modified_bessel_k0 = _special_unary("modified_bessel_k0", _scipy("k0"), None)
+special_modified_bessel_k1 = _special_unary("modified_bessel_k1", _scipy("k1"), None)
+special_scaled_modified_bessel_k0 = _special_unary("scaled_modified_bessel_k0", _scipy("k0e"), None)
+special_scaled_modified_bessel_k1 = _special_unary("scaled_modified_bessel_k1", _scipy("k1e"), None)
+special_spherical_bessel_j0 = _special_unary("spherical_bessel_j0", lambda x: np.sinc(x / math.pi), None)
+
+
+def _airy_ai(x: Any) -> Any:
+    import scipy.special
+
+    return scipy.special.airy(x)[0]
+
+
+special_airy_ai = _special_unary("airy_ai", _airy_ai, None)
+
+
+def _binary_operands(a: Any, b: Any, op: str) -> tuple[Tensor, Tensor]:
+    from ._common import promoted
+
+    common = promoted(a, b)
+    if common in ("bool", "uint8", "int8", "int16", "int32", "int64"):
+        common = default_float()
+    ta, tb = (_floating_operand(v, op) for v in (a, b))
+    return cast(ta, common), cast(tb, common)
+
+
+def _zeta_kernel(x: Any, q: Any) -> Any:
+    import scipy.special
+
+    return np.asarray(scipy.special.zeta(x.astype(np.float64), q.astype(np.float64))).astype(x.dtype)
+
+
+_ZETA = Prim("special_zeta", _zeta_kernel, None)
+
+
+@public("pointwise", method=False)
+def special_zeta(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Hurwitz zeta function ``sum_k (k + other)^-input``. As torch's, its result is in the graph but
+    backward through it raises (no derivative is implemented)."""
+    x, q = _binary_operands(input, other, "zeta")
+    r = _ZETA(x, q)
+    return r if out is None else write_inplace(out, r, "zeta")
+
+
+# -- orthogonal polynomials: three-term recurrences in float64 (torch: integer degree n, zero for n < 0) -------------
+
+def _recurrence(p0: Callable[[Any], Any], p1: Callable[[Any], Any],
+                step: Callable[[Any, Any, Any, int], Any]) -> Callable[[Any, Any], Any]:
+    def evaluate(x: Any, n: Any) -> Any:
+        x, n = np.broadcast_arrays(x.astype(np.float64), np.trunc(n.astype(np.float64)))
+        out = np.zeros(x.shape)
+        top = int(n.max()) if n.size else 0
+        prev, cur = p0(x), p1(x)
+        out = np.where(n == 0, prev, out)
+        out = np.where(n == 1, cur, out)
+        for k in range(1, top):
+            prev, cur = cur, step(x, cur, prev, k)
+            out = np.where(n == k + 1, cur, out)
+        return out
+
+    return evaluate
+
+
+_POLYNOMIALS: dict[str, Callable[[Any, Any], Any]] = {
+    "chebyshev_polynomial_t": _recurrence(np.ones_like, lambda x: x, lambda x, c, p, k: 2 * x * c - p),
+    "chebyshev_polynomial_u": _recurrence(np.ones_like, lambda x: 2 * x, lambda x, c, p, k: 2 * x * c - p),
+    "chebyshev_polynomial_v": _recurrence(np.ones_like, lambda x: 2 * x - 1, lambda x, c, p, k: 2 * x * c - p),
+    "chebyshev_polynomial_w": _recurrence(np.ones_like, lambda x: 2 * x + 1, lambda x, c, p, k: 2 * x * c - p),
+    "hermite_polynomial_h": _recurrence(np.ones_like, lambda x: 2 * x, lambda x, c, p, k: 2 * x * c - 2 * k * p),
+    "hermite_polynomial_he": _recurrence(np.ones_like, lambda x: x, lambda x, c, p, k: x * c - k * p),
+    "laguerre_polynomial_l": _recurrence(np.ones_like, lambda x: 1 - x,
+                                         lambda x, c, p, k: ((2 * k + 1 - x) * c - k * p) / (k + 1)),
+    "legendre_polynomial_p": _recurrence(np.ones_like, lambda x: x,
+                                         lambda x, c, p, k: ((2 * k + 1) * x * c - k * p) / (k + 1)),
+}
+def _shifted(plain: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The shifted Chebyshev polynomials: the plain ones at 2x - 1."""
+    return lambda x, n: plain(2 * x.astype(np.float64) - 1, n)
+
+
+for _kind in "tuvw":
+    _POLYNOMIALS[f"shifted_chebyshev_polynomial_{_kind}"] = _shifted(_POLYNOMIALS[f"chebyshev_polynomial_{_kind}"])
+
+
+def _polynomial(name: str) -> Callable[..., Tensor]:
+    evaluate = _POLYNOMIALS[name]
+    prim = Prim(f"special_{name}", lambda x, n: evaluate(x, n).astype(x.dtype), None)
+
+    def fn(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+        x, k = _binary_operands(input, n, name)
+        r = prim(x.detach(), k.detach())
+        return r if out is None else write_inplace(out, r, name)
+
+    fn.__name__ = fn.__qualname__ = f"special_{name}"
+    fn.__doc__ = f"``torch.special.{name}(input, n)``: the polynomial of integer degree ``n`` at ``input``."
+    return public("pointwise", method=False)(fn)
+
+
+special_chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t")
+special_chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u")
+special_chebyshev_polynomial_v = _polynomial("chebyshev_polynomial_v")
+special_chebyshev_polynomial_w = _polynomial("chebyshev_polynomial_w")
+special_shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t")
+special_shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u")
+special_shifted_chebyshev_polynomial_v = _polynomial("shifted_chebyshev_polynomial_v")
+special_shifted_chebyshev_polynomial_w = _polynomial("shifted_chebyshev_polynomial_w")
+special_hermite_polynomial_h = _polynomial("hermite_polynomial_h")
+special_hermite_polynomial_he = _polynomial("hermite_polynomial_he")
+special_laguerre_polynomial_l = _polynomial("laguerre_polynomial_l")
+special_legendre_polynomial_p = _polynomial("legendre_polynomial_p")
+
+
+# -- composites ---------------------------------------------------------------------------------------------------
+
+@public("pointwise", method=False)
+def special_ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The standard normal CDF ``(1 + erf(x / sqrt 2)) / 2`` (as erfc, accurate in the left tail)."""
+    r = erfc(-_floating_operand(input, "ndtr") * (1 / math.sqrt(2))) * 0.5
+    return r if out is None else write_inplace(out, r, "ndtr")
+
+
+def _logit_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
+    """``g / (x (1 - x))``, and nan outside [0, 1] as torch's (where the log's argument is negative)."""
+    x = n.inputs[0]
+    outside = (x < 0) | (x > 1)
+    return (_where(outside, x * math.nan, g / (x * (1 - x))),)
+
+
+_LOGIT = Prim("logit", lambda a: np.log(a / (1 - a)).astype(a.dtype), _logit_vjp)
+
+
+@public("pointwise")
+def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
+    """``log(p / (1 - p))``, with p clamped to [eps, 1 - eps] when eps is given."""
+    x = _floating_operand(input, "logit")
+    if eps is not None:
+        x = x.clamp(eps, 1 - eps)
+    r = _LOGIT(x)
+    return r if out is None else write_inplace(out, r, "logit")
+
+
+method("logit_", make_inplace(logit, "logit_"))
+
+
+@public("pointwise", method=False)
+def special_entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``-x log x`` (0 at 0, -inf below 0)."""
+    x = _floating_operand(input, "entr")
+    safe = _where(x > 0, x, x * 0 + 1)
+    r = _where(x > 0, -x * safe.log(), _where(x == 0, x * 0, x * 0 - math.inf))
+    r = _where(x.isnan(), x, r)
+    return r if out is None else write_inplace(out, r, "entr")
+
+
+@public("pointwise", method=False)
+def special_xlog1py(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """``input * log1p(other)``, 0 where input is 0 (unless other is nan)."""
+    x, y = _binary_operands(input, other, "xlog1py")
+    r = _where((x == 0) & ~y.isnan(), x * 0, x * y.log1p())
+    return r if out is None else write_inplace(out, r, "xlog1py")
+
+
+@public("pointwise")
+def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The n-th derivative of digamma (n = 0 is digamma itself)."""
+    if not isinstance(n, int) or n < 0:
+        fail("argument_error_invalid", op="polygamma", problem=f"polygamma(n, x) does not support negative n (got {n})")
+    x = _floating_operand(input, "polygamma")
+    r = digamma(x) if n == 0 else _POLYGAMMA(x, n=n)
+    return r if out is None else write_inplace(out, r, "polygamma")
+
+
+@public("pointwise")
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``; every element must exceed (p - 1) / 2."""
+    x = _floating_operand(input, "mvlgamma")
+    if p < 1:
+        fail("argument_error_invalid", op="mvlgamma", problem=f"p has to be greater than or equal to 1 (got {p})")
+    if bool((x <= (p - 1) / 2).any()):
+        fail("argument_error_invalid", op="mvlgamma",
+             problem=f"All elements must be greater than (p-1)/2 (got p={p})")
+    from .creation import arange
+
+    shifts = arange(p, dtype=x.dtype) * -0.5
+    r: Tensor = lgamma(x.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+    return r
+
+
+@public("pointwise", method=False)
+def special_i1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind of order 1."""
+    r = _I1(_floating_operand(input, "i1"))
+    return r if out is None else write_inplace(out, r, "i1")
+
+
+def _gammainc_kernel(name: str) -> Callable[..., Any]:
+    def kernel(a: Any, x: Any) -> Any:
+        import scipy.special
+
+        return np.asarray(getattr(scipy.special, name)(a.astype(np.float64), x.astype(np.float64))).astype(a.dtype)
+
+    return kernel
+
+
+def _gammainc_vjp(sign: float) -> Any:
+    """Only ``other`` (x) has a derivative in torch: ``+-x^(a-1) e^-x / Gamma(a)``."""
+
+    def vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
+        a, x = n.inputs
+        density = ((a - 1) * x.log() - x - lgamma(a)).exp()
+        return None, g * density * sign
+
+    return vjp
+
+
+_GAMMAINC = Prim("special_gammainc", _gammainc_kernel("gammainc"), _gammainc_vjp(1.0))
+_GAMMAINCC = Prim("special_gammaincc", _gammainc_kernel("gammaincc"), _gammainc_vjp(-1.0))
+
+
+@public("pointwise", method=False)
+def special_gammainc(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """The regularized lower incomplete gamma function P(input, other)."""
+    a, x = _binary_operands(input, other, "gammainc")
+    r = _GAMMAINC(a.detach(), x)
+    return r if out is None else write_inplace(out, r, "gammainc")
+
+
+@public("pointwise", method=False)
+def special_gammaincc(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P(input, other)."""
+    a, x = _binary_operands(input, other, "gammaincc")
+    r = _GAMMAINCC(a.detach(), x)
+    return r if out is None else write_inplace(out, r, "gammaincc")

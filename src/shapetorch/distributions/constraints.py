@@ -1,0 +1,118 @@
+"""The constraints that parameters and samples satisfy; ``check(value)`` gives a bool tensor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor
+
+
+class Constraint:
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value: Tensor) -> Tensor:
+        raise NotImplementedError  # every constraint below defines it; the base is abstract as torch's
+
+    def __repr__(self) -> str:
+        return type(self).__name__.lstrip("_") + "()"
+
+
+class _Real(Constraint):
+    def check(self, value: Tensor) -> Tensor:
+        return value == value  # not nan
+
+
+class _Positive(Constraint):
+    def check(self, value: Tensor) -> Tensor:
+        return value > 0
+
+
+class _Interval(Constraint):
+    def __init__(self, lower: Any, upper: Any, *, half_open: bool = False) -> None:
+        self.lower_bound, self.upper_bound, self.half_open = lower, upper, half_open
+
+    def check(self, value: Tensor) -> Tensor:
+        upper = value < self.upper_bound if self.half_open else value <= self.upper_bound
+        return (value >= self.lower_bound) & upper
+
+
+class _Boolean(Constraint):
+    is_discrete = True
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value == 0) | (value == 1)
+
+
+class _IntegerInterval(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower: Any, upper: Any) -> None:
+        self.lower_bound, self.upper_bound = lower, upper
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value % 1 == 0) & (value >= self.lower_bound) & (value <= self.upper_bound)
+
+
+class _Simplex(Constraint):
+    event_dim = 1
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _RealVector(Constraint):
+    event_dim = 1
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value == value).all(-1)
+
+
+class _PositiveDefinite(Constraint):
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        from ..ops.linalg import linalg_cholesky_ex
+
+        sym = ((value - value.mT).abs() < 1e-6).all(-1).all(-1)
+        return sym & (linalg_cholesky_ex(value).info == 0)
+
+
+class _LowerCholesky(Constraint):
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        lower = (value.tril() == value).all(-1).all(-1)
+        return lower & (value.diagonal(0, -2, -1) > 0).all(-1)
+
+
+real = _Real()
+positive = _Positive()
+boolean = _Boolean()
+simplex = _Simplex()
+real_vector = _RealVector()
+positive_definite = _PositiveDefinite()
+lower_cholesky = _LowerCholesky()
+unit_interval = _Interval(0.0, 1.0)
+
+
+def interval(lower: Any, upper: Any) -> Constraint:
+    return _Interval(lower, upper)
+
+
+def half_open_interval(lower: Any, upper: Any) -> Constraint:
+    return _Interval(lower, upper, half_open=True)
+
+
+def integer_interval(lower: Any, upper: Any) -> Constraint:
+    return _IntegerInterval(lower, upper)
+
+
+class _Dependent(Constraint):
+    """The support of a distribution whose support depends on its parameters (Uniform's [low, high))."""
+
+    def check(self, value: Tensor) -> Tensor:
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+dependent = _Dependent()

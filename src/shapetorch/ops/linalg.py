@@ -1,0 +1,1054 @@
+"""torch.linalg: factorizations (cholesky, qr, svd, eigh, eig), solvers (solve, solve_triangular, lstsq),
+determinants, norms, and the functions written in them (pinv, matrix_rank, cond, matrix_power, matrix_exp, ...).
+
+The op table names the functions torch has only under ``torch.linalg`` as ATen does (``linalg_solve``,
+``linalg_svd``, ...); ``shapetorch.linalg`` gives them their public names. Functions torch also has at the
+top level (``det``, ``slogdet``, ``matrix_power``, ``matrix_exp``, ``cross``) are registered once, under that name.
+
+A factorization is computed once by NumPy's LAPACK; each of its outputs is then a primitive of its own whose
+kernel hands back the precomputed array and whose vjp is that output's part of torch's backward formula.
+The formulas are linear in the output gradients, so the engine's sum over the outputs is the whole formula.
+Each vjp reads the sibling outputs (the tensors, recorded on its node), so double backward works.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .._engine.primitives import Prim
+from .._errors import fail
+from .._rules import matrix as RX
+from .._tensor import Tensor
+from ._common import check, dtype_name
+from ._registry import public
+from .matrix import matrices, singular_error
+
+Arr = Any
+_FLOAT = ("float32", "float64", "complex64", "complex128")
+
+
+class SVD(NamedTuple):
+    """torch.return_types.linalg_svd."""
+
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+class QR(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class Eigh(NamedTuple):
+    """torch.return_types.linalg_eigh / linalg_eig."""
+
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class SlogDet(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class InvEx(NamedTuple):
+    inverse: Tensor
+    info: Tensor
+
+
+class CholeskyEx(NamedTuple):
+    L: Tensor
+    info: Tensor
+
+
+class Lstsq(NamedTuple):
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+def _floating(x: Tensor, op: str) -> None:
+    name = dtype_name(x)
+    if name not in _FLOAT:
+        fail("method_dtype_not_supported_error", op=op, dtype=name,
+             hint=f" ({op} expects a floating point or complex tensor: float32, float64, complex64 or complex128)")
+
+
+def _same(op: str, a: Tensor, b: Tensor) -> None:
+    if dtype_name(a) != dtype_name(b):
+        fail("dtype_error_mismatch", op=op, what="A and B", a=a.dtype.name, b=b.dtype.name)
+
+
+def _new(data: Arr, like: Tensor) -> Tensor:
+    return Tensor._make(data if data.flags.c_contiguous else data.copy(), like._device)
+
+
+def _given(a: Arr, value: Arr, **_: Any) -> Arr:
+    """The kernel of an output of a factorization computed beforehand: the value itself."""
+    return value
+
+
+def _zero_grad(a: Tensor, value: Tensor) -> Tensor:
+    """``value`` as a function of ``a`` with gradient zero: torch's answer where a result does not depend on the
+    input's values (A^0, the count of non-zeros, an empty product) but is still a differentiable output."""
+    return _CONSTANT(a, value=value._data) if a.requires_grad else value
+
+
+_CONSTANT = Prim("linalg_constant", lambda a, value: value, lambda g, n: (n.inputs[0].new_zeros(n.inputs[0]._data.shape),))
+_CONSTANT.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.params["value"].shape)
+
+
+def _outputs(input: Tensor, prims: tuple[Prim, ...], values: tuple[Arr, ...], **params: Any) -> list[Tensor]:
+    outs = [p(input, value=v, **params) for p, v in zip(prims, values)]
+    for o in outs:
+        if o._grad_fn is not None:
+            o._grad_fn.params["outs"] = outs
+    return outs
+
+
+def _eye_like(a: Tensor, n: int) -> Tensor:
+    from .creation import eye
+
+    return eye(n, dtype=a.dtype)
+
+
+def _diag(v: Tensor) -> Tensor:
+    from .matrix import diag_embed
+
+    return diag_embed(v)
+
+
+# -- errors of LAPACK, as torch words them ------------------------------------------------------------------------
+
+def _not_pd(op: str, a: Arr) -> int:
+    """The order of the first leading minor of the first matrix that is not positive-definite, or 0."""
+    for m in matrices(a):
+        try:
+            np.linalg.cholesky(m)
+            continue
+        except np.linalg.LinAlgError:
+            pass
+        lo, hi = 1, m.shape[-1]  # failing is monotonic in the order: bisect for the first that fails
+        while lo < hi:
+            mid = (lo + hi) // 2
+            try:
+                np.linalg.cholesky(m[:mid, :mid])
+                lo = mid + 1
+            except np.linalg.LinAlgError:
+                hi = mid
+        return lo
+    return 0
+
+
+# -- inverse and solve ------------------------------------------------------------------------------------------------
+
+@public("linalg", method=False)
+def linalg_inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of each square matrix; a singular one raises torch's error."""
+    from .matrix import inverse
+
+    r = inverse(A)
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg", method=False)
+def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> InvEx:
+    """``(inverse, info)``: info is 0 where the inverse exists, else the pivot at which LU met zero (no error)."""
+    check(RX.inverse_shape, A._data.shape, op="linalg.inv_ex")
+    _floating(A, "linalg.inv_ex")
+    info = np.zeros(A._data.shape[:-2], dtype=np.int32)
+    mats = matrices(A._data)
+    import scipy.linalg
+
+    flat = info.reshape(-1)
+    for b, m in enumerate(mats):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lu, _ = scipy.linalg.lu_factor(m, check_finite=False) if m.size else (m, None)
+        zero = np.flatnonzero(np.diagonal(lu) == 0) if m.size else np.array([], dtype=int)
+        flat[b] = int(zero[0]) + 1 if zero.size else 0
+    if check_errors and flat.any():
+        singular_error("linalg.inv_ex", A._data)
+    if flat.any():
+        return InvEx(A.new_full(A._data.shape, float("nan")), _new(info, A))
+    return InvEx(linalg_inv(A), _new(info, A))
+
+
+def _solve_kernel(a: Arr, b: Arr) -> Arr:
+    try:
+        return np.linalg.solve(a, b).astype(a.dtype, copy=False)
+    except np.linalg.LinAlgError:
+        singular_error("linalg.solve", a, "solve")
+        raise
+
+
+def _solve_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    a = n.inputs[0]
+    gb = _SOLVE(a.mH, g)
+    ga = -(gb @ n.out.mH) if a.requires_grad else None
+    return ga, gb
+
+
+_SOLVE = Prim("linalg_solve", _solve_kernel, _solve_vjp, save_output=True)
+def _solve_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    a = n.inputs[0]
+    rhs = ts[1] if ts[1] is not None else None
+    if ts[0] is not None:
+        da = ts[0] @ n.out
+        rhs = -da if rhs is None else rhs - da
+    return None if rhs is None else _SOLVE(a, rhs)
+
+
+_SOLVE.jvp = _solve_jvp
+
+
+@public("linalg", method=False)
+def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
+    """The solution X of ``A X = B`` (``X A = B`` when not ``left``); B may be a batch of vectors."""
+    shape = check(RX.solve_shape, A._data.shape, B._data.shape, left, op="linalg.solve")
+    _floating(A, "linalg.solve")
+    _same("linalg.solve", A, B)
+    vector = len(shape) == A._data.ndim - 1 or (B._data.ndim == 1)
+    batch = shape[:-1] if vector else shape[:-2]
+    n = A._data.shape[-1]
+    Ab = A.expand(*batch, n, n)
+    if vector:
+        Bm = B.unsqueeze(-1).expand(*batch, n, 1)
+        r = _SOLVE(Ab if left else Ab.mT, Bm).squeeze(-1)
+    elif left:
+        r = _SOLVE(Ab, B.expand(*batch, *B._data.shape[-2:]))
+    else:
+        r = _SOLVE(Ab.mT, B.expand(*batch, *B._data.shape[-2:]).mT).mT
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg", method=False)
+def linalg_solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
+                            out: Tensor | None = None) -> Tensor:
+    """``A X = B`` (or ``X A = B``) reading only A's upper or lower triangle (its diagonal taken as 1 if
+    ``unitriangular``). Written in solve, so it batches and differentiates as solve does."""
+    check(RX.inverse_shape, A._data.shape, op="linalg.solve_triangular")
+    if B._data.ndim < 2:
+        fail("linalg_error_requires_at_least_2d", op="linalg.solve_triangular", shape=tuple(B._data.shape))
+    _floating(A, "linalg.solve_triangular")
+    _same("linalg.solve_triangular", A, B)
+    T = A.triu() if upper else A.tril()
+    if unitriangular:
+        T = T.triu(1) + _eye_like(A, A._data.shape[-1]) if upper else T.tril(-1) + _eye_like(A, A._data.shape[-1])
+    r = linalg_solve(T, B, left=left) if B._data.ndim >= 2 else linalg_solve(T, B.unsqueeze(-1)).squeeze(-1)
+    return r if out is None else out.copy_(r)
+
+
+# -- determinants -----------------------------------------------------------------------------------------------------
+
+def _det_kernel(a: Arr) -> Arr:
+    return np.asarray(np.linalg.det(a)).astype(a.dtype)
+
+
+def _cofactor(a: Tensor) -> Tensor:
+    """The cofactor matrix conj(d det / dA) = det(A) A^{-H}: through the SVD, so it holds for singular A too."""
+    U, S, Vh = linalg_svd(a, full_matrices=False)
+    n = S._data.shape[-1]
+    if n == 0:
+        return a.new_zeros(a._data.shape)
+    from .creation import ones
+    # prod_{j != i} s_j, without dividing by s_i
+    mask = ones(n, n, dtype=S.dtype) - _eye_like(S, n)
+    others = (S.unsqueeze(-2) * mask + (1 - mask)).prod(-1)
+    phase = det(U.detach()) * det(Vh.detach())
+    out: Tensor = (U * others.unsqueeze(-2).to(U.dtype)) @ Vh
+    return out * phase.unsqueeze(-1).unsqueeze(-1)
+
+
+def _det_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    a = n.inputs[0]
+    return ((g.conj() * 1).conj().unsqueeze(-1).unsqueeze(-1) * _cofactor(a).conj(),)
+
+
+_DET = Prim("det", _det_kernel, _det_vjp)
+
+
+@public("linalg")
+def det(A: Tensor) -> Tensor:
+    """The determinant of each square matrix (gradients hold for singular matrices too, through the SVD)."""
+    check(RX.inverse_shape, A._data.shape, op="linalg.det")
+    _floating(A, "linalg.det")
+    return _DET(A)
+
+
+def _slogdet_arrays(a: Arr) -> tuple[Arr, Arr]:
+    sign, logabs = np.linalg.slogdet(a)
+    real = np.float32 if a.dtype in (np.float32, np.complex64) else np.float64
+    return np.asarray(sign).astype(a.dtype), np.asarray(logabs).astype(real)
+
+
+def _logabsdet_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    a = n.inputs[0]
+    inv_h = linalg_inv(a).mH
+    return (g.to(a.dtype).unsqueeze(-1).unsqueeze(-1) * inv_h,)
+
+
+_SIGN = Prim("linalg_slogdet_sign", _given, lambda g, n: (None,))
+_LOGABSDET = Prim("linalg_slogdet_logabsdet", _given, _logabsdet_vjp)
+
+
+@public("linalg")
+def slogdet(A: Tensor) -> SlogDet:
+    """``(sign, logabsdet)`` of each determinant: ``det = sign * exp(logabsdet)``, accurate where det under- or
+    overflows. The gradient flows through logabsdet (that of a complex sign is not computed)."""
+    check(RX.inverse_shape, A._data.shape, op="linalg.slogdet")
+    _floating(A, "linalg.slogdet")
+    sign, logabs = _slogdet_arrays(A._data)
+    return SlogDet(*_outputs(A, (_SIGN, _LOGABSDET), (sign, logabs)))
+
+
+@public("linalg")
+def logdet(input: Tensor) -> Tensor:
+    """log(det(A)): nan for a negative determinant, -inf for zero."""
+    s, la = slogdet(input)
+    from .conversion import where
+
+    out: Tensor = where(s < 0, float("nan"), la) if not input.is_complex() else la + s.log()
+    return out
+
+
+# -- cholesky -------------------------------------------------------------------------------------------------------
+
+def _phi(x: Tensor) -> Tensor:
+    """The lower triangle with its diagonal halved."""
+    return x.tril() - 0.5 * _diag(x.diagonal(0, -2, -1))
+
+
+def _cholesky_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    upper = n.params["upper"]
+    L = n.params["outs"][0]
+    if upper:
+        L, g = L.mH, g.mH
+    P = _phi(L.mH @ g.tril())
+    S = linalg_solve_triangular(L.mH, linalg_solve_triangular(L, P, upper=False, left=False), upper=True)
+    return (0.5 * (S.mH + S),)
+
+
+_CHOLESKY = Prim("linalg_cholesky", _given, _cholesky_vjp)
+
+
+def _cholesky_arrays(a: Arr, upper: bool) -> tuple[Arr, int]:
+    try:
+        L = np.linalg.cholesky(a) if a.size else a.copy()
+    except np.linalg.LinAlgError:
+        return np.full_like(a, np.nan), _not_pd("linalg.cholesky", a)
+    return (np.conj(np.swapaxes(L, -1, -2)) if upper else L), 0
+
+
+@public("linalg", method=False)
+def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Tensor:
+    """L with ``A = L L^H`` from A's lower triangle; L^H when ``upper``. Not positive-definite: torch's error."""
+    check(RX.inverse_shape, A._data.shape, op="linalg.cholesky")
+    _floating(A, "linalg.cholesky")
+    L, order = _cholesky_arrays(A._data, upper)
+    if order:
+        fail("linalg_error_not_positive_definite", op="linalg.cholesky", order=order)
+    r = _outputs(A, (_CHOLESKY,), (L.astype(A._data.dtype, copy=False),), upper=upper)[0]
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg", method=False)
+def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> CholeskyEx:
+    """``(L, info)``: info is the order of the first leading minor that is not positive-definite, else 0."""
+    check(RX.inverse_shape, A._data.shape, op="linalg.cholesky_ex")
+    _floating(A, "linalg.cholesky_ex")
+    info = np.zeros(A._data.shape[:-2], dtype=np.int32)
+    flat, mats = info.reshape(-1), matrices(A._data)
+    for b, m in enumerate(mats):
+        flat[b] = _not_pd("linalg.cholesky_ex", m[None]) if m.size else 0
+    if check_errors and flat.any():
+        fail("linalg_error_not_positive_definite", op="linalg.cholesky_ex", order=int(flat[flat > 0][0]))
+    if flat.any():
+        L = np.linalg.cholesky(np.where(flat.reshape(info.shape)[..., None, None] > 0,
+                                        np.eye(A._data.shape[-1], dtype=A._data.dtype), A._data))
+        return CholeskyEx(_new(np.conj(np.swapaxes(L, -1, -2)) if upper else L, A), _new(info, A))
+    return CholeskyEx(linalg_cholesky(A, upper=upper), _new(info, A))
+
+
+# -- eigh -----------------------------------------------------------------------------------------------------------
+
+def _eigh_values_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    outs = n.params["outs"]
+    V = outs[1] if len(outs) > 1 else linalg_eigh(n.inputs[0], n.params["UPLO"]).eigenvectors
+    return ((V * g.to(V.dtype).unsqueeze(-2)) @ V.mH,)
+
+
+def _eigh_vectors_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    w, V = n.params["outs"]
+    VhgV = V.mH @ g
+    skew = 0.5 * (VhgV - VhgV.mH)
+    E = w.unsqueeze(-2) - w.unsqueeze(-1)
+    k = w._data.shape[-1]
+    eye = _eye_like(w, k)
+    ratio = (skew / (E + eye).to(skew.dtype)) * (1 - eye).to(skew.dtype)
+    return (V @ ratio @ V.mH,)
+
+
+_EIGH_W = Prim("linalg_eigh_eigenvalues", _given, _eigh_values_vjp)
+_EIGH_V = Prim("linalg_eigh_eigenvectors", _given, _eigh_vectors_vjp)
+
+
+def _eigh_arrays(a: Arr, UPLO: str) -> tuple[Arr, Arr]:
+    if a.size == 0:
+        return np.zeros(a.shape[:-1], dtype=np.abs(a).dtype), a.copy()
+    w, V = np.linalg.eigh(a, UPLO=UPLO)  # type: ignore[call-overload]
+    return w, V
+
+
+def _uplo(UPLO: str, op: str) -> None:
+    if UPLO not in ("L", "U"):
+        fail("argument_error_invalid", op=op, problem=f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+@public("linalg", method=False)
+def linalg_eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Eigh:
+    """Eigenvalues (ascending, real) and orthonormal eigenvectors of Hermitian matrices, from one triangle."""
+    check(RX.eigh_shapes, A._data.shape, op="linalg.eigh")
+    _floating(A, "linalg.eigh")
+    _uplo(UPLO, "linalg.eigh")
+    w, V = _eigh_arrays(A._data, UPLO)
+    return Eigh(*_outputs(A, (_EIGH_W, _EIGH_V), (w, V), UPLO=UPLO))
+
+
+@public("linalg", method=False)
+def linalg_eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Tensor:
+    """The eigenvalues of :func:`linalg_eigh` alone (their gradient still uses the eigenvectors)."""
+    check(RX.eigh_shapes, A._data.shape, op="linalg.eigvalsh")
+    _floating(A, "linalg.eigvalsh")
+    _uplo(UPLO, "linalg.eigvalsh")
+    w, _ = _eigh_arrays(A._data, UPLO)
+    r = _outputs(A, (_EIGH_W,), (w,), UPLO=UPLO)[0]
+    return r if out is None else out.copy_(r)
+
+
+# -- eig (general matrices: complex results) --------------------------------------------------------------------------
+
+def _complex_of(a: Arr) -> Any:
+    return np.complex64 if a.dtype in (np.float32, np.complex64) else np.complex128
+
+
+def _eig_vjp(which: int) -> Any:
+    def vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+        a = n.inputs[0]
+        outs = n.params["outs"]
+        L, V = (outs[0], outs[1]) if len(outs) > 1 else linalg_eig(a)
+        Vh = V.mH
+        k = L._data.shape[-1]
+        eye = _eye_like(L, k).to(V.dtype)
+        if which == 0:
+            inner = _diag(g.to(V.dtype))
+        else:
+            VhgV = Vh @ g
+            VhgV = VhgV - Vh @ (V * VhgV.diagonal(0, -2, -1).real.to(V.dtype).unsqueeze(-2))
+            Lc = L.conj()
+            E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1)
+            inner = VhgV / (E + eye) * (1 - eye)
+        gA = linalg_solve(Vh, inner @ Vh)
+        return (gA if a.is_complex() else gA.real,)
+
+    return vjp
+
+
+_EIG_W = Prim("linalg_eig_eigenvalues", _given, _eig_vjp(0))
+_EIG_V = Prim("linalg_eig_eigenvectors", _given, _eig_vjp(1))
+
+
+@public("linalg", method=False)
+def linalg_eig(A: Tensor, *, out: Any = None) -> Eigh:
+    """Eigenvalues and (unit-norm) eigenvectors of general square matrices, always complex."""
+    check(RX.eigh_shapes, A._data.shape, op="linalg.eig")
+    _floating(A, "linalg.eig")
+    ct = _complex_of(A._data)
+    if A._data.size:
+        w, V = np.linalg.eig(A._data)
+    else:
+        w, V = np.zeros(A._data.shape[:-1]), A._data
+    return Eigh(*_outputs(A, (_EIG_W, _EIG_V), (np.asarray(w).astype(ct), np.asarray(V).astype(ct))))
+
+
+@public("linalg", method=False)
+def linalg_eigvals(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+    r = linalg_eig(A).eigenvalues
+    return r if out is None else out.copy_(r)
+
+
+# -- svd ----------------------------------------------------------------------------------------------------------------
+
+def _svd_vjp(which: int) -> Any:
+    """torch's svd_backward, the part of output ``which`` (0: U, 1: S, 2: Vh)."""
+
+    def vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+        U, S, Vh = n.params["outs"]
+        m, nn = n.inputs[0]._data.shape[-2:]
+        k = S._data.shape[-1]
+        if n.params["full_matrices"]:
+            U, Vh = U[..., :, :k], Vh[..., :k, :]
+            if which == 0:
+                g = g[..., :, :k]
+            elif which == 2:
+                g = g[..., :k, :]
+        Sc = S.to(U.dtype)
+        if which == 1:
+            return ((U * g.to(U.dtype).unsqueeze(-2)) @ Vh,)
+        eye = _eye_like(S, k)
+        S2 = S * S
+        E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
+        if which == 0:
+            UhgU = U.mH @ g
+            skew = UhgU - UhgU.mH
+            inner = skew * Sc.unsqueeze(-2) / E.to(U.dtype)
+            if U.is_complex():
+                inner = inner + _diag(UhgU.diagonal(0, -2, -1).imag.to(U.dtype) * 1j / (2 * Sc))
+            gA = U @ inner
+            if m > k:
+                gUS = g / Sc.unsqueeze(-2)
+                gA = gA + gUS - U @ (U.mH @ gUS)
+            return (gA @ Vh,)
+        V, gV = Vh.mH, g.mH
+        VhgV = Vh @ gV
+        skew = VhgV - VhgV.mH
+        inner = Sc.unsqueeze(-1) * skew / E.to(U.dtype)
+        gA = inner @ Vh
+        if nn > k:
+            gVS = gV / Sc.unsqueeze(-2)
+            gA = gA + gVS.mH - (gVS.mH @ V) @ Vh
+        return (U @ gA,)
+
+    return vjp
+
+
+_SVD_U = Prim("linalg_svd_U", _given, _svd_vjp(0))
+_SVD_S = Prim("linalg_svd_S", _given, _svd_vjp(1))
+_SVD_VH = Prim("linalg_svd_Vh", _given, _svd_vjp(2))
+
+
+def _svd_arrays(a: Arr, full_matrices: bool) -> tuple[Arr, Arr, Arr]:
+    m, n = a.shape[-2:]
+    if a.size == 0:
+        k = min(m, n)
+        batch = a.shape[:-2]
+        real = np.abs(a).dtype
+        eye_u = np.broadcast_to(np.eye(m, m if full_matrices else k, dtype=a.dtype), (*batch, m, m if full_matrices else k))
+        eye_v = np.broadcast_to(np.eye(n if full_matrices else k, n, dtype=a.dtype),
+                                (*batch, n if full_matrices else k, n))
+        return eye_u.copy(), np.zeros((*batch, k), dtype=real), eye_v.copy()
+    U, S, Vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return U, S, Vh
+
+
+@public("linalg", method=False)
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None, out: Any = None) -> SVD:
+    """``A = U diag(S) Vh`` with S descending. Gradients as torch's: they require distinct singular values, and
+    for complex input a loss that does not depend on the singular vectors' phases."""
+    check(RX.svd_shapes, A._data.shape, full_matrices, op="linalg.svd")
+    _floating(A, "linalg.svd")
+    if driver is not None:
+        fail("argument_error_invalid", op="linalg.svd",
+             problem="keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.")
+    arrays = _svd_arrays(A._data, full_matrices)
+    return SVD(*_outputs(A, (_SVD_U, _SVD_S, _SVD_VH), arrays, full_matrices=full_matrices))
+
+
+@public("linalg", method=False)
+def linalg_svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor:
+    """The singular values, descending (their gradient is ``U diag(g) Vh``)."""
+    r = linalg_svd(A, full_matrices=False, driver=driver).S
+    return r if out is None else out.copy_(r)
+
+
+# -- qr -----------------------------------------------------------------------------------------------------------------
+
+def _copyltu(M: Tensor) -> Tensor:
+    """The Hermitian matrix whose lower triangle is M's (and whose diagonal is M's real diagonal)."""
+    low = M.tril(-1)
+    d = M.diagonal(0, -2, -1)
+    return low + low.mH + _diag(d.real.to(M.dtype) if M.is_complex() else d)
+
+
+def _qr_vjp(which: int) -> Any:
+    def vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+        Q, R = n.params["outs"]
+        mode = n.params["mode"]
+        m, nn = n.inputs[0]._data.shape[-2:]
+        if mode == "r":
+            fail("autograd_error_not_differentiable", op="linalg.qr",
+                 problem="The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                         "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+        if mode == "complete" and m > nn:
+            fail("autograd_error_not_differentiable", op="linalg.qr",
+                 problem="The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        gQ = g if which == 0 else None
+        gR = g if which == 1 else None
+        if m >= nn:
+            M = (R @ gR.mH) if gR is not None else -(gQ.mH @ Q)  # type: ignore[union-attr]
+            X = (Q @ _copyltu(M)) if gR is not None else gQ + Q @ _copyltu(M)
+            return (linalg_solve_triangular(R, X.mH, upper=True).mH,)
+        # wide: A = Q [X | Y] with X = Q R1 square, Y = Q R2
+        R1 = R[..., :, :m]
+        if gR is not None:
+            gR1, gR2 = gR[..., :, :m], gR[..., :, m:]
+            gX = Q @ _copyltu(R1 @ gR1.mH)
+            gX = linalg_solve_triangular(R1, gX.mH, upper=True).mH
+            # Y's own gradient Q gR2, plus the part of Q's gradient Y gR2^H that passes through X
+            gQ2 = n.inputs[0][..., :, m:] @ gR2.mH
+            gX = gX + linalg_solve_triangular(R1, (gQ2 + Q @ _copyltu(-(gQ2.mH @ Q))).mH, upper=True).mH
+            from .joining import cat
+
+            return (cat([gX, Q @ gR2], -1),)
+        assert gQ is not None
+        gX = gQ + Q @ _copyltu(-(gQ.mH @ Q))
+        gX = linalg_solve_triangular(R1, gX.mH, upper=True).mH
+        from .joining import cat
+
+        return (cat([gX, gX.new_zeros((*gX._data.shape[:-1], nn - m))], -1),)
+
+    return vjp
+
+
+_QR_Q = Prim("linalg_qr_Q", _given, _qr_vjp(0))
+_QR_R = Prim("linalg_qr_R", _given, _qr_vjp(1))
+
+
+@public("linalg", method=False)
+def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> QR:
+    """``A = Q R``, Q with orthonormal columns and R upper triangular (LAPACK's signs, as torch's)."""
+    check(RX.qr_shapes, A._data.shape, mode, op="linalg.qr")
+    _floating(A, "linalg.qr")
+    a = A._data
+    if a.size == 0:
+        from .creation import zeros
+
+        Qs, Rs = check(RX.qr_shapes, a.shape, mode, op="linalg.qr")
+        Q = np.broadcast_to(np.eye(Qs[-2], Qs[-1], dtype=a.dtype), Qs).copy() if mode != "r" else np.zeros(0, a.dtype)
+        R = np.zeros(Rs, dtype=a.dtype)
+        del zeros
+    else:
+        Q, R = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+        if mode == "r":
+            Q = np.zeros(0, dtype=a.dtype)
+    outs = _outputs(A, (_QR_Q, _QR_R), (np.asarray(Q).astype(a.dtype), np.asarray(R).astype(a.dtype)), mode=mode)
+    return QR(*outs)
+
+
+# -- norms -------------------------------------------------------------------------------------------------------------
+
+def _real_dtype(x: Tensor) -> Any:
+    from .._dtype import to_dtype
+
+    return to_dtype({"complex64": "float32", "complex128": "float64"}.get(dtype_name(x), dtype_name(x)))
+
+
+@public("linalg", method=False)
+def linalg_vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+                       out: Tensor | None = None) -> Tensor:
+    """The vector ``ord``-norm over ``dim`` (every element by default): sum(|x|^ord)^(1/ord), max/min for
+    +-inf, the count of non-zeros for 0."""
+    from .reduction import amax, amin, norm
+
+    name = dtype_name(x)
+    if name not in ("float16", "bfloat16", *_FLOAT):
+        fail("method_dtype_not_supported_error", op="linalg.vector_norm", dtype=name,
+             hint=" (linalg.vector_norm expects a floating point or complex tensor)")
+    if dtype is not None:
+        x = x.to(dtype)
+    if isinstance(dim, int):
+        dim = (dim,)
+    inf = float("inf")
+    if x._data.size == 0 and (ord in (inf, -inf) or (isinstance(ord, (int, float)) and ord < 0)):
+        fail("argument_error_invalid", op="linalg.vector_norm",
+             problem=f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the operation "
+                     "does not have an identity")
+    a = x.abs() if x.is_complex() else x
+    if ord == 2:
+        r: Tensor = norm(a, 2, dim, keepdim)
+    elif ord == inf:
+        r = amax(a.abs(), dim if dim is not None else (), keepdim) if dim is not None else a.abs().amax()
+        if keepdim and dim is None:
+            r = r.reshape((1,) * x._data.ndim)
+    elif ord == -inf:
+        r = amin(a.abs(), dim if dim is not None else (), keepdim) if dim is not None else a.abs().amin()
+        if keepdim and dim is None:
+            r = r.reshape((1,) * x._data.ndim)
+    else:
+        r = norm(a, ord, dim, keepdim)
+        if ord == 0:
+            r = _zero_grad(x, r)
+    return r.to(_real_dtype(x)) if out is None else out.copy_(r)
+
+
+def _matrix_dims(A: Tensor, dim: Any, op: str) -> tuple[int, int]:
+    from .._rules.axes import wrap_dim
+
+    if A._data.ndim < 2:
+        fail("linalg_error_requires_at_least_2d", op=op, shape=tuple(A._data.shape))
+    d0, d1 = (check(wrap_dim, d, A._data.ndim, op) for d in dim)
+    if d0 == d1:
+        fail("dim_error_repeated", op=op, dim=dim[0], dims=list(dim))
+    return d0, d1
+
+
+@public("linalg", method=False)
+def linalg_matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, -1), keepdim: bool = False, *,
+                       dtype: Any = None, out: Tensor | None = None) -> Tensor:
+    """'fro', 'nuc', +-1, +-2 and +-inf matrix norms over the two dims ``dim``."""
+    op = "linalg.matrix_norm"
+    d0, d1 = _matrix_dims(A, dim, op)
+    _floating(A, op)
+    if dtype is not None:
+        A = A.to(dtype)
+    inf = float("inf")
+    if ord not in ("fro", "nuc", 2, -2, 1, -1, inf, -inf):
+        fail("argument_error_invalid", op=op, problem=f"Order {ord} not supported.")
+    if ord != "fro" and A._data.size == 0:  # torch: every norm of an empty matrix is 0
+        keep = [1 if i in (d0, d1) else s for i, s in enumerate(A._data.shape)]
+        z = A.abs().new_zeros(keep if keepdim else [s for i, s in enumerate(A._data.shape) if i not in (d0, d1)])
+        return z if out is None else out.copy_(z)
+    if ord == "fro":
+        r = linalg_vector_norm(A, 2, (d0, d1), keepdim)
+    elif ord in ("nuc", 2, -2):
+        moved = A.movedim((d0, d1), (-2, -1))
+        s = linalg_svdvals(moved)
+        r = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+        if keepdim:
+            r = r.unsqueeze(-1).unsqueeze(-1).movedim((-2, -1), (d0, d1))
+    elif ord in (1, -1, inf, -inf):
+        summed, other = (d0, d1) if ord in (1, -1) else (d1, d0)
+        colsum = A.abs().sum(summed, keepdim=True)
+        r = colsum.amax(other, keepdim=True) if ord > 0 else colsum.amin(other, keepdim=True)
+        if not keepdim:
+            r = r.squeeze((d0, d1))
+    else:
+        fail("argument_error_invalid", op=op, problem=f"Order {ord} not supported.")
+    return r.to(_real_dtype(A)) if out is None else out.copy_(r)
+
+
+@public("linalg", method=False)
+def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+                out: Tensor | None = None) -> Tensor:
+    """A vector norm for one dim (or a 1-D input), a matrix norm for two (or a 2-D input); ``ord=None`` is the
+    2-norm of the flattened input (Frobenius for matrices)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if ord is None:
+        return linalg_vector_norm(A, 2, dim, keepdim, dtype=dtype, out=out)
+    if (dim is not None and len(dim) == 2) or (dim is None and A._data.ndim == 2):
+        return linalg_matrix_norm(A, ord, tuple(dim) if dim is not None else (-2, -1), keepdim, dtype=dtype, out=out)
+    if isinstance(ord, str):
+        fail("argument_error_invalid", op="linalg.norm",
+             problem=f"linalg.vector_norm: ord {ord!r} is only a matrix norm (give a 2-D input or two dims)")
+    if dim is None and A._data.ndim != 1:
+        fail("argument_error_invalid", op="linalg.norm",
+             problem="If dim is not specified but ord is, the input must be 1D or 2D. Got " f"{A._data.ndim}D.")
+    return linalg_vector_norm(A, ord, dim, keepdim, dtype=dtype, out=out)
+
+
+@public("linalg", method=False)
+def linalg_cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
+    """The condition number: sigma_max / sigma_min for p None, 2, -2; ``norm(A, p) norm(inv(A), p)`` otherwise."""
+    check(RX.inverse_shape if p not in (None, 2, -2) else RX.svd_shapes, A._data.shape, op="linalg.cond")
+    _floating(A, "linalg.cond")
+    if p in (None, 2, -2):
+        s = linalg_svdvals(A)
+        r = s.amax(-1) / s.amin(-1) if p != -2 else s.amin(-1) / s.amax(-1)
+    else:
+        r = linalg_matrix_norm(A, p) * linalg_matrix_norm(linalg_inv(A), p)
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg", method=False)
+def linalg_matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
+                       tol: Any = None, out: Tensor | None = None) -> Tensor:
+    """The number of singular values above ``max(atol, rtol * sigma_max)`` (rtol defaults to eps * max(m, n))."""
+    check(RX.svd_shapes, A._data.shape, op="linalg.matrix_rank")
+    _floating(A, "linalg.matrix_rank")
+    s = (linalg_eigvalsh(A).abs() if hermitian else linalg_svdvals(A)).detach()
+    smax = s.amax(-1, keepdim=True) if s._data.shape[-1] else s.new_zeros((*s._data.shape[:-1], 1))
+    from .._dtype import finfo
+
+    if tol is not None:
+        atol = tol
+    eps = finfo(_real_dtype(A)).eps
+    if rtol is None:
+        rtol = eps * max(A._data.shape[-2:]) if atol is None or _is_zero(atol) else 0.0
+    thresh = smax * (rtol.unsqueeze(-1) if isinstance(rtol, Tensor) else rtol)
+    if atol is not None:
+        from .arithmetic import maximum
+
+        at = atol.unsqueeze(-1) if isinstance(atol, Tensor) else atol
+        thresh = maximum(thresh, at if isinstance(at, Tensor) else smax.new_full((), at))
+    r = (s > thresh).sum(-1)
+    return r if out is None else out.copy_(r)
+
+
+def _is_zero(x: Any) -> bool:
+    return not isinstance(x, Tensor) and x == 0
+
+
+@public("linalg", method=False)
+def linalg_pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
+                rcond: Any = None, out: Tensor | None = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse through the SVD; singular values at or below the cut-off are dropped."""
+    check(RX.svd_shapes, A._data.shape, op="linalg.pinv")
+    _floating(A, "linalg.pinv")
+    if rcond is not None:
+        rtol = rcond
+    U, S, Vh = linalg_svd(A, full_matrices=False)
+    smax = S.amax(-1, keepdim=True).detach() if S._data.shape[-1] else S.new_zeros((*S._data.shape[:-1], 1))
+    from .._dtype import finfo
+
+    if rtol is None:
+        rtol = finfo(_real_dtype(A)).eps * max(A._data.shape[-2:]) if atol is None or _is_zero(atol) else 0.0
+    thresh = smax * (rtol.unsqueeze(-1) if isinstance(rtol, Tensor) else rtol)
+    if atol is not None:
+        from .arithmetic import maximum
+
+        thresh = maximum(thresh, atol.unsqueeze(-1) if isinstance(atol, Tensor) else smax.new_full((), atol))
+    from .conversion import where
+
+    keep = S > thresh
+    inv_s = where(keep, 1 / where(keep, S, S.new_ones(())), S.new_zeros(()))
+    r: Tensor = (Vh.mH * inv_s.to(Vh.dtype).unsqueeze(-2)) @ U.mH
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg")
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    return linalg_pinv(input, rtol=rcond)
+
+
+@public("linalg", method=False)
+def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Lstsq:
+    """The least-squares solution of ``A X = B`` through the pseudo-inverse (so gradients flow); like torch's
+    default CPU driver 'gelsy', it reports the rank and leaves residuals and singular values empty."""
+    op = "linalg.lstsq"
+    check(RX.lstsq_shape, A._data.shape, B._data.shape, op=op)
+    _floating(A, op)
+    _same(op, A, B)
+    drivers = ("gels", "gelsy", "gelsd", "gelss")
+    if driver is not None and driver not in drivers:
+        fail("argument_error_invalid", op=op,
+             problem=f"parameter `driver` should be one of (gels, gelsy, gelsd, gelss), but got {driver}")
+    vector = B._data.ndim == A._data.ndim - 1
+    X = linalg_pinv(A, rtol=rcond) @ (B.unsqueeze(-1) if vector else B)
+    if vector:
+        X = X.squeeze(-1)
+    rank = linalg_matrix_rank(A, rtol=rcond).to(_int64()) if driver != "gels" else A.new_zeros(0).to(_int64())
+    real = _real_dtype(A)
+    sv = linalg_svdvals(A).detach().to(real) if driver in ("gelsd", "gelss") else A.new_zeros(0).to(real)
+    m, n = A._data.shape[-2:]
+    res = A.new_zeros(0).to(real)
+    if m > n and driver != "gelsy" and bool((rank == n).all()):
+        resid = (A @ X.unsqueeze(-1) if vector else A @ X) - (B.unsqueeze(-1) if vector else B)
+        res = (resid.abs() ** 2).sum(-2).detach()
+        if vector:
+            res = res.squeeze(-1)
+    return Lstsq(X, res, rank, sv)
+
+
+def _int64() -> Any:
+    from .._dtype import int64
+
+    return int64
+
+
+# -- products and powers -----------------------------------------------------------------------------------------------
+
+@public("linalg")
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """A^n by repeated squaring; n < 0 inverts first; n = 0 is the identity (for every dtype)."""
+    check(RX.inverse_shape, input._data.shape, op="linalg.matrix_power")
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
+    k = input._data.shape[-1]
+    if n == 0:
+        return _zero_grad(input, _eye_like(input, k).expand(input._data.shape).clone())
+    a = linalg_inv(input) if n < 0 else input
+    n = abs(n)
+    result: Tensor | None = None
+    while True:
+        if n & 1:
+            result = a if result is None else result @ a
+        n >>= 1
+        if not n:
+            break
+        a = a @ a
+    assert result is not None
+    return result
+
+
+def _expm_kernel(a: Arr) -> Arr:
+    """In double precision (the result can be far larger than the input, so float32 steps lose digits)."""
+    import scipy.linalg
+
+    if a.size == 0:
+        return a.copy()
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    return np.asarray(scipy.linalg.expm(a.astype(wide))).astype(a.dtype)
+
+
+def _expm_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    """The Frechet derivative's adjoint: the upper-right block of exp([[A^H, G], [0, A^H]])."""
+    from .joining import cat
+
+    a = n.inputs[0]
+    k = a._data.shape[-1]
+    ah = a.mH
+    top = cat([ah, g], -1)
+    bottom = cat([a.new_zeros(a._data.shape), ah], -1)
+    big = matrix_exp(cat([top, bottom], -2))
+    return (big[..., :k, k:],)
+
+
+_EXPM = Prim("matrix_exp", _expm_kernel, _expm_vjp)
+
+
+@public("linalg")
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential (scipy's scaling and squaring with Pade approximants)."""
+    check(RX.inverse_shape, A._data.shape, op="linalg.matrix_exp")
+    if dtype_name(A) not in ("float16", "bfloat16"):  # torch's matrix_exp also takes the half types
+        _floating(A, "linalg.matrix_exp")
+    return _EXPM(A)
+
+
+def _cross_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    a, b = n.inputs
+    axis = n.params["axis"]
+    return _CROSS(b, g, axis=axis), _CROSS(g, a, axis=axis)
+
+
+_CROSS = Prim("cross", lambda a, b, axis: np.cross(a, b, axis=axis), _cross_vjp)
+_CROSS.jvp = lambda ts, n: _sum_some([None if ts[0] is None else _CROSS(ts[0], n.inputs[1], **n.params),
+                                      None if ts[1] is None else _CROSS(n.inputs[0], ts[1], **n.params)])
+
+
+def _sum_some(parts: list[Any]) -> Any:
+    parts = [p for p in parts if p is not None]
+    return None if not parts else parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+
+@public("linalg", method=False)
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim``, the other dims broadcast."""
+    shape = check(RX.cross_shape, input._data.shape, other._data.shape, dim, op="linalg.cross")
+    _same("linalg.cross", input, other)
+    axis = dim % len(shape)
+    r = _CROSS(input.expand(shape), other.expand(shape), axis=axis)
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg")
+def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """torch.cross: as linalg.cross, but ``dim=None`` takes the first dim of size 3 (deprecated in torch)."""
+    if dim is None:
+        shape = check(RX.cross_shape, input._data.shape, other._data.shape, -1, op="cross") \
+            if input._data.ndim == 0 else None
+        sizes = input._data.shape
+        dim = next((i for i, s in enumerate(sizes) if s == 3), -1)
+        del shape
+    return linalg_cross(input, other, dim=dim, out=out)
+
+
+@public("linalg", method=False)
+def linalg_multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
+    """The product of a chain of matrices (a 1-D first or last one as a row or column vector), multiplied in
+    the cheapest order (the classic dynamic program over the sizes)."""
+    ts = list(tensors)
+    shape = check(RX.multi_dot_shape, [tuple(t._data.shape) for t in ts], op="linalg.multi_dot")
+    for t in ts[1:]:
+        _same("linalg.multi_dot", ts[0], t)
+    mats = [ts[0].unsqueeze(0) if ts[0]._data.ndim == 1 else ts[0], *ts[1:-1],
+            ts[-1].unsqueeze(-1) if ts[-1]._data.ndim == 1 else ts[-1]]
+    dims = [m._data.shape[0] for m in mats] + [mats[-1]._data.shape[1]]
+    k = len(mats)
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = -1
+            for s in range(i, j):
+                c = cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1]
+                if cost[i][j] < 0 or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, s
+
+    def chain(i: int, j: int) -> Tensor:
+        if i == j:
+            return mats[i]
+        return chain(i, split[i][j]) @ chain(split[i][j] + 1, j)
+
+    r = chain(0, k - 1).reshape(shape)
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg", method=False)
+def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """``sum(conj(x) * y, dim)`` with broadcasting."""
+    _same("linalg.vecdot", x, y)
+    r: Tensor = (x.conj() * y).sum(dim)
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg", method=False)
+def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """torch.diagonal with the defaults of a batch of matrices (the last two dims)."""
+    out: Tensor = A.diagonal(offset, dim1, dim2)
+    return out
+
+
+@public("linalg", method=False)
+def linalg_vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix with increasing powers: ``out[..., i, j] = x[..., i] ** j``, N columns."""
+    if x._data.ndim < 1:
+        x = x.reshape(1)
+    n = x._data.shape[-1] if N is None else N
+    if n < 0 or (n == 0 and x._data.shape[-1] != 0 and False):
+        fail("argument_error_invalid", op="linalg.vander", problem="N must be greater than 1.")
+    if n <= 1:
+        if n < 1 and N is not None:
+            fail("argument_error_invalid", op="linalg.vander", problem="N must be greater than 1.")
+        return x.unsqueeze(-1).new_ones((*x._data.shape, n))
+    from .joining import cat
+
+    ones = x.unsqueeze(-1).new_ones((*x._data.shape, 1))
+    powers = x.unsqueeze(-1).expand(*x._data.shape, n - 1).cumprod(-1)
+    return cat([ones.to(powers.dtype), powers], -1)
+
+
+@public("linalg", method=False, aliases=("orgqr",))
+def linalg_householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The first n columns of the product of the Householder reflectors ``I - tau_i v_i v_i^H``, ``v_i`` the
+    i-th column of A below the diagonal with a 1 on it (LAPACK's orgqr), written in differentiable ops."""
+    op = "linalg.householder_product"
+    if A._data.ndim < 2:
+        fail("linalg_error_requires_at_least_2d", op=op, shape=tuple(A._data.shape))
+    m, n = A._data.shape[-2:]
+    k = tau._data.shape[-1] if tau._data.ndim else 0
+    if m < n:
+        fail("argument_error_invalid", op=op,
+             problem="input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if k > n:
+        fail("argument_error_invalid", op=op, problem="input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if tau._data.ndim != A._data.ndim - 1 or tuple(tau._data.shape[:-1]) != tuple(A._data.shape[:-2]):
+        fail("argument_error_invalid", op=op, problem=f"Expected batch dimensions of tau to be equal to input's, "
+                                                      f"got {tuple(tau._data.shape)} and {tuple(A._data.shape)}")
+    _floating(A, op)
+    _same(op, A, tau)
+    Q = _eye_like(A, m)[:, :n].expand(*A._data.shape[:-2], m, n)
+    low = A.tril(-1) + _eye_like(A, m)[:, :n]
+    for i in reversed(range(k)):
+        v = low[..., :, i:i + 1]
+        Q = Q - (tau[..., i:i + 1].unsqueeze(-1) * v) @ (v.mH @ Q)
+    if k == 0:
+        Q = _zero_grad(A, Q.contiguous())
+    return Q if out is None else out.copy_(Q)
