@@ -11,7 +11,11 @@ from shapetorch.registry import _sample, _try_forward
 
 ROWS = st.coverage_report(devices=["cpu"])
 # Deliberate differences, each with its reason (docs/compatibility.md lists them too).
-KNOWN = {("view_as_complex", "float16"): "shapetorch has no complex32 dtype"}
+KNOWN = {
+    ("view_as_complex", "float16"): "shapetorch has no complex32 dtype",
+    # torch's half-precision matrix_exp overflows to inf on this sample although the result fits in float16
+    ("matrix_exp", "float16"): "torch overflows; shapetorch computes in float64 (docs/compatibility.md)",
+}
 
 
 def torch_op(name):
