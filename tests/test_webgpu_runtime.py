@@ -65,6 +65,7 @@ def test_a_batch_the_device_rejects_is_dropped_with_a_coded_error(rt, monkeypatc
 
     monkeypatch.setattr(rt, "max_groups", 1 << 20)
     x = st.ones(4, device=DEV)
+    st.synchronize()  # ones is a kernel: submitted before the bad batch, whose results are lost
     wgsl = codegen.elementwise("a", "f32", "c", (("a", "f32", "k"),), 0)
     out = rt.empty((4,), np.dtype(np.float32))
     rt.dispatch(wgsl, [out.st.buf], [4, 1, 4, 0, 1, 0], (70_000, 1, 1))

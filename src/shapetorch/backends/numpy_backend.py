@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 
 from .._dtype import DTYPES, DType
+from .._errors import fail
 
 NAME = "cpu"
 
@@ -38,3 +39,23 @@ def to_numpy(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 
 def from_numpy(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return a
+
+
+def check_range(a: np.ndarray[Any, Any], lo: int, hi: int, code: str, op: str, **kwargs: Any) -> None:
+    """Raise ``code`` unless every element of ``a`` is in ``[lo, hi)``; a None in ``kwargs`` becomes the value
+    found (the largest when one is too large, else the smallest). A device backend checks without waiting and
+    raises at the next sync."""
+    if a.size == 0:
+        return
+    top, bottom = int(a.max()), int(a.min())
+    if top >= hi or bottom < lo:
+        bad = top if top >= hi else bottom
+        fail(code, op=op, **{k: (bad if v is None else v) for k, v in kwargs.items()})
+
+
+def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    return np.full(shape, value, dtype=dtype)
+
+
+def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    return (start + np.arange(n, dtype=np.int64) * step).astype(dtype)

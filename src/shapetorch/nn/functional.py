@@ -19,7 +19,7 @@ from .._rules import nn as RN
 from .._tensor import Tensor
 from ..ops import convolution as C
 from ..ops import pooling as P
-from ..ops._common import check
+from ..ops._common import be, check
 from ..ops.activation import (
     apply_dropout,
     celu,
@@ -531,10 +531,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     t = target.reshape(-1)
     valid = t != ignore_index
     safe = _where(valid, t, t.new_zeros(()))
-    if safe.numel():
-        hi, lo = int(safe.max().item()), int(safe.min().item())
-        if hi >= c or lo < 0:
-            fail("at_error_index_out_of_bounds", op="nll_loss", index=hi if hi >= c else lo, dim=1, size=c)
+    # checked on the device without waiting: a bad target raises at the next sync (as torch on CUDA)
+    be(safe).check_range(safe._data, 0, c, "at_error_index_out_of_bounds", "nll_loss", index=None, dim=1, size=c)
     picked = take_along(logp, safe.unsqueeze(1), 1).squeeze(1)
     w = valid.to(input.dtype) if weight is None else weight.index_select(0, safe) * valid.to(input.dtype)
     loss = -picked * w

@@ -106,6 +106,11 @@ def _filled(size: Any, value: Any, dtype: Any, dev: Any, requires_grad: bool, op
     if any(s < 0 for s in shape):
         fail("reshape_error_invalid_size", op=op, size=min(shape), sizes=list(shape))
     d = to_dtype(dtype) if dtype is not None else _value_dtype(value)
+    where = to_device(dev)
+    if where.type != "cpu":  # filled by a kernel: nothing is uploaded
+        fill = 0 if value is None else NP_DTYPE[d].type(value) if d.name != "bool" else bool(value)
+        t = Tensor._make(backend(where.type).full(tuple(shape), fill, NP_DTYPE[d]), where)
+        return t.requires_grad_(True) if requires_grad else t
     arr = np.full(shape, value, dtype=NP_DTYPE[d]) if value is not None else np.empty(shape, dtype=NP_DTYPE[d])
     return _on(arr, dev, requires_grad)
 
@@ -192,6 +197,10 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     is_float = any(isinstance(v, float) for v in vals)
     d = to_dtype(dtype) if dtype is not None else (get_default_dtype() if is_float else to_dtype("int64"))
     n = math.ceil((vals[1] - vals[0]) / vals[2])
+    where = to_device(device)
+    if where.type != "cpu" and not is_float and d.name in ("int32", "int64"):  # integers made by a kernel
+        t = Tensor._make(backend(where.type).arange(int(vals[0]), int(vals[2]), n, NP_DTYPE[d]), where)
+        return t.requires_grad_(True) if requires_grad else t
     arr = (vals[0] + np.arange(n, dtype=np.float64 if is_float else np.int64) * vals[2]).astype(NP_DTYPE[d])
     return _on(arr, device, requires_grad)
 

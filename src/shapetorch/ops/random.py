@@ -13,7 +13,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
-from ._common import int_list, write_inplace
+from ._common import be, int_list, write_inplace
 from ._registry import method, public
 from .creation import _on
 
@@ -175,9 +175,20 @@ _sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shap
 _sampler("bernoulli_", lambda r, shape, p=0.5: r.random(shape) < p)
 _sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, shape))
 _sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape))
-method("zero_", lambda self: write_inplace(self, _on(np.zeros_like(self._data), self.device), "zero_"))
-method("fill_", lambda self, value: write_inplace(
-    self, _on(np.full_like(self._data, value.item() if isinstance(value, Tensor) else value), self.device), "fill_"))
+def _fill(self: Tensor, value: Any, name: str) -> Tensor:
+    """fill_/zero_: on a device the value is written by a kernel (a 0-d tensor on the same device is read there)."""
+    if self._device.type != "cpu":
+        if isinstance(value, Tensor) and value._device == self._device and value._data.ndim == 0:
+            return write_inplace(self, value.detach().to(self.dtype).expand(*self._data.shape), name)
+        v = value.item() if isinstance(value, Tensor) else value
+        return write_inplace(self, Tensor._make(be(self).full(tuple(self._data.shape), v, self._data.dtype),
+                                                self._device), name)
+    v = value.item() if isinstance(value, Tensor) else value
+    return write_inplace(self, _on(np.full_like(self._data, v), self.device), name)
+
+
+method("zero_", lambda self: _fill(self, 0, "zero_"))
+method("fill_", lambda self, value: _fill(self, value, "fill_"))
 
 
 # -- multinomial, poisson ------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from .._rules.axes import wrap_dim
 from .._rules.scatter import index_add_check, src_matches, take_along_dim_shape
 from .._rules.views import diagonal_shape
 from .._tensor import Tensor
-from ._common import cast, check, dtype_name, make_inplace, new_tensor, write_inplace
+from ._common import be, cast, check, dtype_name, make_inplace, new_tensor, write_inplace
 from ._registry import method, public
 from .indexing import _GET, _INDEX_PUT, _same_dtype
 from .views import _diag_view
@@ -32,12 +32,17 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
             fail("at_error_index_out_of_bounds", op="index_select", index=int(index._data.reshape(-1)[0]), dim=0, size=1)
         return input.reshape(()).clone() if index._data.size == 1 else input.reshape(-1)[index.reshape(-1)]
     d = wrap_dim(dim, input._data.ndim, "index_select")
-    arr = np.asarray(index.detach().cpu().numpy()).reshape(-1)
     size = input._data.shape[d]
-    if arr.size and (arr.max() >= size or arr.min() < 0):
-        bad = int(arr.max()) if arr.max() >= size else int(arr.min())
-        fail("at_error_index_out_of_bounds", op="index_select", index=bad, dim=d, size=size)
-    return _GET["index_select"](input, idx1=(Ellipsis,), idx2=(slice(None),) * d + (arr.astype(np.intp),))
+    be(index).check_range(index._data, 0, size, "at_error_index_out_of_bounds", "index_select", index=None, dim=d,
+                          size=size)
+    if input._device.type == "cpu":
+        arr = np.asarray(index._data).reshape(-1).astype(np.intp)
+        return _GET["index_select"](input, idx1=(Ellipsis,), idx2=(slice(None),) * d + (arr,))
+    # a device reads the index in the kernel: a gather along d of the index broadcast over the other dims
+    shape = list(input._data.shape)
+    shape[d] = index._data.size
+    idx = index.reshape([-1 if k == d else 1 for k in range(len(shape))]).expand(*shape)
+    return _GATHER(input, idx, axis=d)
 
 
 def _full_index(index: Any, axis: int) -> tuple[Any, ...]:
@@ -81,10 +86,8 @@ _SCATTER = Prim("scatter", _scatter, None)
 def _check_index_values(index: Tensor, size: int, dim: int, op: str) -> Any:
     if dtype_name(index) not in ("int32", "int64"):  # torch: "Expected dtype int32/int64 for index"
         fail("dtype_error_mismatch", op=op, what="index", a=index.dtype.name, b="int32 or int64")
-    arr = index._data
-    if arr.size and (arr.max() >= size or arr.min() < -size):
-        bad = int(arr.max()) if arr.max() >= size else int(arr.min())
-        fail("at_error_index_out_of_bounds", op=op, index=bad, dim=dim, size=size)
+    be(index).check_range(index._data, -size, size, "at_error_index_out_of_bounds", op, index=None, dim=dim,
+                          size=size)
 
 
 @public("indexing")

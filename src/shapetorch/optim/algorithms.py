@@ -35,6 +35,11 @@ class SGD(Optimizer):
             d_p = self._grad(p, group)
             if d_p is None:
                 continue
+            buf = self.state.get(p, {}).get("momentum_buffer") if momentum != 0 else None
+            if (momentum == 0 or buf is not None) and self._fused(
+                    "sgd", p, d_p, [buf] if buf is not None else [], lr=lr, momentum=momentum, dampening=dampening,
+                    weight_decay=wd, nesterov=float(nesterov)):
+                continue
             if wd != 0:
                 d_p = d_p.add(p, alpha=wd)
             if momentum != 0:
@@ -86,6 +91,10 @@ class Adam(Optimizer):
                 if group["amsgrad"]:
                     state["max_exp_avg_sq"] = zeros_like(p)
             step = _scalar_step(state)
+            fused = [state["exp_avg"], state["exp_avg_sq"], *([state["max_exp_avg_sq"]] if group["amsgrad"] else [])]
+            if self._fused("adam", p, grad, fused, lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd,
+                           decoupled=float(group["decoupled_weight_decay"]), step=step):
+                continue
             if wd != 0:
                 if group["decoupled_weight_decay"]:
                     p.mul_(1 - lr * wd)

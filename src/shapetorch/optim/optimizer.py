@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
 
+from .._device import backend
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..ops.creation import tensor
@@ -121,6 +122,18 @@ class Optimizer:
                 if k != "params":
                     s += f"\n    {k}: {g[k]}"
         return s + "\n)"
+
+    def _fused(self, kind: str, p: Tensor, grad: Tensor, state: list[Tensor], **hyper: float) -> bool:
+        """Update ``p`` and ``state`` in place with one kernel where ``p``'s device has one (its backend's
+        ``fused_step``); False, with nothing changed, where it does not (then the caller's ops run)."""
+        if p._device.type == "cpu" or grad._device != p._device:
+            return False
+        fused = getattr(backend(p._device.type), "fused_step", None)
+        if fused is None or not fused(kind, p._data, grad._data, [t._data for t in state], hyper):
+            return False
+        for t in (p, *state):
+            t._bump_version()
+        return True
 
     def _grad(self, p: Tensor, group: dict[str, Any]) -> Tensor | None:
         g = p.grad

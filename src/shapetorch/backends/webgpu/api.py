@@ -75,4 +75,4 @@ def synchronize() -> None:
 
 STAT_KEYS = ("allocated_bytes", "reserved_bytes", "pooled_bytes", "peak_allocated_bytes", "num_buffers_created",
              "num_buffer_reuses", "num_dispatches", "num_submits", "num_pipelines", "num_bytes_uploaded",
-             "num_readbacks")
+             "num_readbacks", "num_check_reads")

@@ -36,3 +36,23 @@ def from_numpy(a: np.ndarray[Any, Any]) -> WArray:
 def copyto(dst: WArray, src: WArray) -> None:
     """``dst[...] = src`` in place (an in-place op's result written into the tensor's storage)."""
     kernels.assign(dst, src)
+
+
+def check_range(a: WArray, lo: int, hi: int, code: str, op: str, **kwargs: Any) -> None:
+    """Recorded as a device-side check: a failure raises ``code`` at the next sync (a read, ``synchronize``)."""
+    kernels.check_range(a, lo, hi, code, op, **kwargs)
+
+
+def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
+    """A tensor filled by a kernel (nothing uploaded)."""
+    return kernels.full(shape, value, dtype)
+
+
+def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> WArray:
+    """``start + i * step`` for integer dtypes, made by a kernel."""
+    return kernels.arange(start, step, n, dtype)
+
+
+def fused_step(kind: str, p: WArray, g: WArray, state: list[WArray], hyper: dict[str, float]) -> bool:
+    """An optimizer's update of one parameter in one kernel (see ``kernels.fused_step``); False to decline."""
+    return kernels.fused_step(kind, p, g, state, hyper)

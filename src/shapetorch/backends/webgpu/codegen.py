@@ -685,3 +685,84 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   }}
   out[r * L + rank] = i32(i);
 }}"""
+
+
+# -- device-side checks --------------------------------------------------------------------------------
+@functools.cache
+def range_check_kernel() -> str:
+    """Records the first i32 element outside ``[lo, hi)`` of a strided view into the runtime's flag buffer:
+    ``flag[0]`` = the check's id (the first check to fail keeps it), ``flag[1]`` = the value.
+    meta: [n, nd, shape[nd], off, strides[nd], lo, hi, id]."""
+    return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> flag: array<atomic<u32>, 4>;
+@group(0) @binding(2) var<storage, read> x: array<i32>;
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let nd = prm[1];
+  let ob = 2u + nd;
+  var rem = i;
+  var off = prm[ob];
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let s = prm[2u + u32(d)];
+    off = off + (rem % s) * prm[ob + 1u + u32(d)];
+    rem = rem / s;
+  }}
+  let v = x[off];
+  let k = ob + 1u + nd;
+  if (v >= bitcast<i32>(prm[k]) && v < bitcast<i32>(prm[k + 1u])) {{ return; }}
+  if (atomicLoad(&flag[0]) != 0u) {{ return; }}
+  loop {{
+    let r = atomicCompareExchangeWeak(&flag[0], 0u, prm[k + 2u]);
+    if (r.exchanged) {{ atomicStore(&flag[1], bitcast<u32>(v)); return; }}
+    if (r.old_value != 0u) {{ return; }}
+  }}
+}}"""
+
+
+# -- fused optimizer steps -----------------------------------------------------------------------------
+@functools.cache
+def optimizer_kernel(kind: str, flags: tuple[str, ...]) -> str:
+    """One thread per element updates a float32 parameter and its state in place, in the order of operations
+    of the unfused update (so results agree with it to rounding). Bindings: p, g, then the state buffers.
+    kind 'adam': state m, v (and vmax with 'amsgrad'); flags 'decoupled', 'wd', 'amsgrad'.
+    kind 'sgd': state buf with 'momentum'; flags 'wd', 'momentum', 'nesterov'.
+    meta: [n, offsets of p, g and each state buffer, then f32 scalars s0.. as listed in the body]."""
+    nstate = {"adam": 3 if "amsgrad" in flags else 2, "sgd": 1 if "momentum" in flags else 0}[kind]
+    names = ["p", "g", *("m", "v", "vmax")[:nstate]] if kind == "adam" else ["p", "g", *["buf"][:nstate]]
+    binds = "\n".join(f"@group(0) @binding({k + 1}) var<storage, {'read' if n == 'g' else 'read_write'}> "
+                      f"{n}: array<f32>;" for k, n in enumerate(names))
+    nb = len(names)
+    s = [f"bitcast<f32>(prm[{1 + nb + j}u])" for j in range(8)]
+    idx = {n: f"prm[{1 + k}u] + i" for k, n in enumerate(names)}
+    body = [f"  var pv = p[{idx['p']}];", f"  var gv = g[{idx['g']}];"]
+    if kind == "adam":  # s: 1 - lr*wd, wd, 1 - beta1, beta2, 1 - beta2, sqrt(bias correction 2), eps, -lr/bc1
+        if "decoupled" in flags:
+            body.append(f"  pv = pv * {s[0]};")
+        elif "wd" in flags:
+            body.append(f"  gv = gv + pv * {s[1]};")
+        body += [f"  let mn = m[{idx['m']}] + (gv - m[{idx['m']}]) * {s[2]};", f"  m[{idx['m']}] = mn;",
+                 f"  let vn = v[{idx['v']}] * {s[3]} + (gv * gv) * {s[4]};", f"  v[{idx['v']}] = vn;"]
+        second = "vn"
+        if "amsgrad" in flags:
+            body += [f"  let vm = max(vmax[{idx['vmax']}], vn);", f"  vmax[{idx['vmax']}] = vm;"]
+            second = "vm"
+        body.append(f"  pv = pv + (mn / (sqrt({second}) / {s[5]} + {s[6]})) * {s[7]};")
+    else:  # s: wd, momentum, 1 - dampening, -lr
+        if "wd" in flags:
+            body.append(f"  gv = gv + pv * {s[0]};")
+        if "momentum" in flags:
+            body += [f"  let b = buf[{idx['buf']}] * {s[1]} + gv * {s[2]};", f"  buf[{idx['buf']}] = b;",
+                     f"  gv = gv + b * {s[1]};" if "nesterov" in flags else "  gv = b;"]
+        body.append(f"  pv = pv + gv * {s[3]};")
+    body.append(f"  p[{idx['p']}] = pv;")
+    nl = "\n"
+    return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
+{binds}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+{nl.join(body)}
+}}"""

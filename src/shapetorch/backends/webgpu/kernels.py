@@ -121,6 +121,13 @@ def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
     return elementwise("a", dtype, [("a", value, dtype)], shape)
 
 
+def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> WArray:
+    """``start + i * step`` (integers; the last value is range-checked against int32 like an upload)."""
+    if _kind(dtype) == "i" and n:
+        _word(start + (n - 1) * step, dtype)
+    return elementwise("a + i32(i) * b", dtype, [("a", start, dtype), ("b", step, dtype)], (n,))
+
+
 def _cpu_kernel(prim: str) -> Callable[..., Any]:
     """The CPU kernel of a primitive (registered by the op modules, which sit above the backends)."""
     return PRIMS[prim].kernels["cpu"]
@@ -408,6 +415,19 @@ def index_put_kernel(a: WArray, v: Operand, idx1: tuple[Any, ...], idx2: tuple[A
     else:
         put(target, adv_offsets(target, idx2), v)
     return out
+
+
+def check_range(a: WArray, lo: int, hi: int, code: str, op: str, **kwargs: Any) -> None:
+    """Check on the device that every element of the integer array ``a`` is in ``[lo, hi)``, without waiting:
+    a failure raises ``code`` (with ``kwargs``; :data:`runtime.BAD` stands for the value found) at the next
+    sync. Kernels reading such an index clamp nothing: WebGPU's robust buffer access keeps reads in bounds."""
+    if a.size == 0 or a.st is None:
+        return
+    from .runtime import BAD
+
+    cid = RT.add_check(code, op, **{k: (BAD if v is None else v) for k, v in kwargs.items()})
+    meta = [a.size, a.ndim, *a.shape, a.offset, *a.stride, lo & 0xFFFFFFFF, hi & 0xFFFFFFFF, cid]
+    RT.dispatch(G.range_check_kernel(), [RT.flag, a.st.buf], meta, _grid(a.size))
 
 
 def _gather_meta(index: WArray, t: WArray, src: WArray | None, axis: int) -> list[int]:
@@ -802,3 +822,32 @@ def register() -> list[str]:
             PRIMS[name].kernels["webgpu"] = _named(name, k)
     return sorted(n for n, p in PRIMS.items() if "webgpu" not in p.kernels)
 
+
+
+# -- fused optimizer steps -------------------------------------------------------------------------------
+def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: dict[str, float]) -> bool:
+    """One dispatch updating a float32 parameter and its state in place (``kind`` 'adam' or 'sgd'); False (and
+    nothing recorded) when the arrays are not contiguous float32 arrays of one shape, for the caller's path."""
+    arrays = (p, g, *state)
+    if any(a.dtype != np.float32 or a.shape != p.shape or not a.contiguous or a.st is None for a in arrays):
+        return False
+    if len({id(a.st) for a in arrays}) != len(arrays):  # one buffer bound twice, written: not allowed
+        return False
+    h = hyper
+    if kind == "adam":
+        flags = tuple(f for f, on in (("decoupled", h["decoupled"] and h["weight_decay"] != 0),
+                                      ("wd", h["weight_decay"] != 0), ("amsgrad", len(state) == 3)) if on)
+        bc1 = 1 - h["beta1"] ** h["step"]
+        scalars = [1 - h["lr"] * h["weight_decay"], h["weight_decay"], 1 - h["beta1"], h["beta2"], 1 - h["beta2"],
+                   math.sqrt(1 - h["beta2"] ** h["step"]), h["eps"], -(h["lr"] / bc1)]
+    elif kind == "sgd":
+        flags = tuple(f for f, on in (("wd", h["weight_decay"] != 0), ("momentum", bool(state)),
+                                      ("nesterov", bool(state) and bool(h["nesterov"]))) if on)
+        scalars = [h["weight_decay"], h["momentum"], 1 - h["dampening"], -h["lr"]]
+    else:
+        return False
+    meta = [p.size, *(a.offset for a in arrays)]
+    meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in scalars]
+    bufs = [a.st.buf for a in arrays if a.st is not None]
+    RT.dispatch(G.optimizer_kernel(kind, flags), bufs, meta, _grid(p.size))
+    return True

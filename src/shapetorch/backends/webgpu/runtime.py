@@ -198,6 +198,12 @@ class Runtime:
         self.max_buffer = 256 << 20
         self.pool_limit = POOL_LIMIT
         self.op = "webgpu"  # the primitive whose kernel is running: named by the errors of the runtime
+        # Device-side checks (index ranges): a kernel writes the id of the first failed check and the bad value
+        # into ``flag``; the host reads it at the next sync (a tensor read, ``synchronize``) and raises the coded
+        # error of that check there, as CUDA raises a device-side assert. ``checks``: id -> (code, op, kwargs).
+        self.flag: Any = None
+        self.checks: dict[int, tuple[str, str, dict[str, Any]]] = {}
+        self.n_flag_reads = 0
 
     # -- device --------------------------------------------------------------------------------------
     def init(self) -> bool:
@@ -245,6 +251,8 @@ class Runtime:
         self.max_buffer = int(dl.get("max-buffer-size", 256 << 20))
         self.arena = self.device.create_buffer(
             size=ARENA_BYTES, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
+        self.flag = self.device.create_buffer(
+            size=16, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
         return True
 
     def require(self) -> None:
@@ -438,10 +446,34 @@ class Runtime:
         self.n_submit += 1
 
     def synchronize(self) -> None:
-        """Wait for all submitted work (by reading 4 bytes back; ``on_submitted_work_done`` is avoided)."""
+        """Wait for all submitted work (by reading 4 bytes back; ``on_submitted_work_done`` is avoided), and raise
+        the error of a failed device-side check."""
         self.flush()
+        if self.checks:
+            self.raise_failed_check()
+            return
         st = self.alloc(16)
         self.device.queue.read_buffer(st.buf, 0, 4)
+
+    # -- device-side checks --------------------------------------------------------------------------
+    def add_check(self, code: str, op: str, **kwargs: Any) -> int:
+        """Register a check that a kernel will make on the device; its id (> 0) goes into the kernel's meta."""
+        cid = len(self.checks) + 1
+        self.checks[cid] = (code, op, kwargs)
+        return cid
+
+    def raise_failed_check(self) -> None:
+        """Read the flag (the caller has flushed) and raise the first failed check's error, if any. Called at
+        syncs only, and only when checks were recorded since the last read, so no step waits for it."""
+        checks, self.checks = self.checks, {}
+        raw = self.device.queue.read_buffer(self.flag, 0, 8)
+        self.n_flag_reads += 1
+        cid, bad = (int(v) for v in np.frombuffer(raw, dtype=np.int32))
+        if cid == 0:
+            return
+        self.device.queue.write_buffer(self.flag, 0, bytes(16))
+        code, op, kwargs = checks.get(cid, ("device_error_failed", self.op, {"problem": "a device check failed"}))
+        fail(code, op=op, **{k: (bad if v is _BAD else v) for k, v in kwargs.items()})
 
     # -- transfers -----------------------------------------------------------------------------------
     def upload(self, host: np.ndarray[Any, Any]) -> WArray:
@@ -478,11 +510,12 @@ class Runtime:
             "num_buffers_created": self.n_alloc, "num_buffer_reuses": self.n_reuse,
             "num_dispatches": self.n_dispatch, "num_submits": self.n_submit,
             "num_pipelines": len(self.pipelines), "num_bytes_uploaded": self.n_upload_bytes,
-            "num_readbacks": self.n_readback,
+            "num_readbacks": self.n_readback, "num_check_reads": self.n_flag_reads,
         }
 
 
 RT = Runtime()
+BAD = _BAD = object()  # in a check's kwargs: replaced by the value the kernel found out of range
 
 
 def _last_line(e: BaseException) -> str:
@@ -501,6 +534,8 @@ def to_host(a: WArray) -> np.ndarray[Any, Any]:
     assert a.st is not None
     _, _, sdt = STORAGE[a.dtype.name]
     RT.flush()
+    if RT.checks:
+        RT.raise_failed_check()
     start = a.offset * sdt.itemsize
     end = start + a.size * sdt.itemsize
     lo = start - start % 4

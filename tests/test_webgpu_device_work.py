@@ -1,0 +1,125 @@
+"""Work that stays on the WebGPU device: device-side index checks raised at the next sync, fills and integer
+aranges made by kernels, fused optimizer steps; results against torch on the CPU.
+
+Skipped without a WebGPU adapter, unless SHAPETORCH_REQUIRE_WEBGPU=1 (then it fails), as test_webgpu.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import shapetorch as st
+from test_webgpu import (
+    DEV,
+    webgpu,  # noqa: F401  (the module fixture: skip or fail without an adapter)
+)
+
+F = st.nn.functional
+
+
+def _counts() -> tuple[int, int]:
+    s = st.memory_stats()
+    return s["num_bytes_uploaded"], s["num_readbacks"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib, dev: lib.zeros(2, 3, device=dev), lambda lib, dev: lib.ones(4, dtype=lib.int64, device=dev),
+    lambda lib, dev: lib.full((2, 2), -1.5, device=dev), lambda lib, dev: lib.full((3,), True, device=dev),
+    lambda lib, dev: lib.arange(7, device=dev), lambda lib, dev: lib.arange(-3, 10, 4, dtype=lib.int32, device=dev),
+    lambda lib, dev: lib.zeros(3, device=dev).fill_(2.25), lambda lib, dev: lib.ones(3, device=dev).zero_(),
+    lambda lib, dev: lib.arange(4, device=dev).fill_(1.7),
+])
+def test_fills_and_arange_are_kernels(make):
+    before = _counts()
+    x = make(st, DEV)
+    assert _counts() == before  # nothing uploaded, nothing read
+    want = make(torch, "cpu")
+    np.testing.assert_array_equal(x.cpu().numpy(), want.numpy())
+    assert str(x.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+
+
+def test_fill_with_a_device_scalar_reads_nothing():
+    x = st.zeros(2, 2, device=DEV)
+    v = st.tensor(3.5, device=DEV)
+    before = _counts()
+    x.fill_(v)
+    assert _counts() == before
+    np.testing.assert_array_equal(x.cpu().numpy(), torch.zeros(2, 2).fill_(torch.tensor(3.5)).numpy())
+
+
+def test_index_select_reads_the_index_on_the_device():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(5, 4)).astype(np.float32)
+    idx = np.array([3, 0, 0, 2])
+    x = st.tensor(a, device=DEV, requires_grad=True)
+    i = st.tensor(idx, device=DEV)
+    before = _counts()
+    out = x.index_select(1, i[:3]) * 2
+    out.sum().backward()
+    assert _counts() == before
+    tx = torch.tensor(a, requires_grad=True)
+    tout = tx.index_select(1, torch.tensor(idx[:3])) * 2
+    tout.sum().backward()
+    np.testing.assert_allclose(out.detach().cpu().numpy(), tout.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["nll_loss", "index_select", "gather", "embedding"])
+def test_bad_index_raises_at_the_next_sync(op):
+    x = st.zeros(3, 4, device=DEV)
+    bad = st.tensor([0, 9], device=DEV)
+    run = {"nll_loss": lambda: F.nll_loss(x[:2], bad), "index_select": lambda: x.index_select(1, bad),
+           "gather": lambda: x.gather(1, bad.reshape(2, 1)), "embedding": lambda: F.embedding(bad, x)}[op]
+    before = _counts()
+    out = run()  # recorded; the device checks without waiting
+    assert _counts() == before
+    with pytest.raises(IndexError) as e:  # torch: IndexError on the CPU, a device-side assert on CUDA
+        out.sum().item()
+    assert e.value.code == "at_error_index_out_of_bounds"
+    assert "9" in str(e.value)
+    # the runtime goes on: the flag was cleared
+    assert F.nll_loss(x[:2], st.tensor([1, 3], device=DEV)).item() == 0.0
+    with pytest.raises(IndexError):  # the CPU raises at once
+        {"nll_loss": lambda: F.nll_loss(st.zeros(2, 4), st.tensor([0, 9])),
+         "index_select": lambda: st.zeros(3, 4).index_select(1, st.tensor([0, 9])),
+         "gather": lambda: st.zeros(3, 4).gather(1, st.tensor([[0], [9]])),
+         "embedding": lambda: F.embedding(st.tensor([0, 9]), st.zeros(3, 4))}[op]()
+
+
+def test_synchronize_raises_a_failed_check():
+    F.nll_loss(st.zeros(2, 3, device=DEV), st.tensor([0, 5], device=DEV))
+    with pytest.raises(IndexError):
+        st.synchronize()
+    st.synchronize()  # cleared
+
+
+OPTIMIZERS = [
+    ("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}),
+    ("SGD", {"lr": 0.05, "momentum": 0.8, "nesterov": True}), ("SGD", {"lr": 0.1, "momentum": 0.5, "dampening": 0.3}),
+    ("Adam", {"lr": 0.01}), ("Adam", {"lr": 0.01, "weight_decay": 0.1, "amsgrad": True}),
+    ("AdamW", {"lr": 0.01, "betas": (0.8, 0.99)}), ("Adam", {"lr": 0.01, "maximize": True}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMIZERS)
+def test_fused_optimizer_steps_match_torch(name, kwargs):
+    rng = np.random.default_rng(1)
+    w0, grads = rng.normal(size=(3, 5)).astype(np.float32), rng.normal(size=(3, 3, 5)).astype(np.float32)
+    p = st.tensor(w0, device=DEV, requires_grad=True)
+    tp = torch.tensor(w0, requires_grad=True)
+    opt, topt = getattr(st.optim, name)([p], **kwargs), getattr(torch.optim, name)([tp], **kwargs)
+    for k, g in enumerate(grads):
+        p.grad, tp.grad = st.tensor(g, device=DEV), torch.tensor(g)
+        version = p._version
+        before = st.memory_stats()["num_dispatches"]
+        opt.step()
+        topt.step()
+        if k > 0:  # the first step makes the state (Adam: zeros; SGD: a clone of the gradient)
+            assert st.memory_stats()["num_dispatches"] - before <= 2  # one kernel (and -grad when maximizing)
+        assert p._version > version
+        np.testing.assert_allclose(p.detach().cpu().numpy(), tp.detach().numpy(), rtol=2e-6, atol=2e-7)
+    for key, value in topt.state[tp].items():
+        if key != "step":
+            np.testing.assert_allclose(opt.state[p][key].cpu().numpy(), value.numpy(), rtol=2e-6, atol=2e-7)
