@@ -33,7 +33,16 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
-from ._errors import AutogradError, DeviceError, DimensionError, DTypeError, RegistryError, ShapeError, ShapetorchError
+from ._errors import (
+    ArgumentError,
+    AutogradError,
+    DeviceError,
+    DimensionError,
+    DTypeError,
+    RegistryError,
+    ShapeError,
+    ShapetorchError,
+)
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._rules.dims import Sym
 from ._rules.dtypes import promote_types as _promote_names
@@ -127,7 +136,7 @@ __all__ = [
     "memory",
     "reveal_shape",
     "get_printoptions", "printoptions", "set_printoptions",
-        "AutogradError", "DType", "DTypeError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
+        "ArgumentError", "AutogradError", "DType", "DTypeError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
         "ShapeError", "ShapetorchError", "Size", "Sym", "Tensor", "autograd", "bfloat16", "bool", "broadcast_shapes",
         "broadcast_tensors", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "default_generator", "device",
         "double", "enable_grad", "float", "float16", "float32", "float64", "get_default_dtype",

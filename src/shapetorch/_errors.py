@@ -29,8 +29,13 @@ class DimensionError(ShapeError, IndexError):
     """A dim or an index out of range."""
 
 
-class DTypeError(ShapetorchError, TypeError):
-    """A dtype an op does not support, or a promotion an in-place op cannot hold."""
+class DTypeError(ShapetorchError, RuntimeError, TypeError):
+    """A dtype an op does not support, or a promotion an in-place op cannot hold. torch raises a
+    ``RuntimeError`` for most of these and a ``TypeError`` for some, so either ``except`` catches it."""
+
+
+class ArgumentError(ShapetorchError, ValueError):
+    """A value torch rejects with ``ValueError`` (a many-element tensor given to ``float()``, ...)."""
 
 
 class DeviceError(ShapetorchError, RuntimeError):
@@ -45,13 +50,14 @@ class RegistryError(ShapetorchError, RuntimeError):
     """The registration API: unknown or duplicate ops, kernels, dtypes and devices."""
 
 
-for _cls in (ShapetorchError, ShapeError, DimensionError, DTypeError, DeviceError, AutogradError, RegistryError):
+for _cls in (ShapetorchError, ShapeError, DimensionError, DTypeError, ArgumentError, DeviceError, AutogradError, RegistryError):
     _cls.__module__ = "shapetorch"
 
 _BY_KIND: dict[str, type[ShapetorchError]] = {
     "shape": ShapeError,
     "index": DimensionError,
     "dtype": DTypeError,
+    "value": ArgumentError,
     "device": DeviceError,
     "autograd": AutogradError,
     "registry": RegistryError,
