@@ -370,6 +370,10 @@ CATALOGUE: dict[str, Entry] = {
     "device_error_requires": Entry(
         "device", "device", "An op needs a particular device, or all operands on one device.", "{op}: {problem}"
     ),
+    "device_error_cuda_unavailable": Entry(
+        "device", "device", "Something that needs a CUDA device (`.cuda()`, `cuda.current_device()`): shapetorch has none.",
+        "{op}: shapetorch has no CUDA device (torch.cuda.is_available() is False); use 'cpu' or 'webgpu'",
+    ),
     # -- autograd --------------------------------------------------------------------------------------
     "autograd_gradient_mismatch_error": Entry(
         "autograd", "autograd", "A backward returned the wrong number of gradients or a wrongly shaped one.",

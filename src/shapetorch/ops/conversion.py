@@ -92,6 +92,13 @@ for _name, _dt in (("float", "float32"), ("double", "float64"), ("half", "float1
                    ("bool", "bool"), ("cfloat", "complex64"), ("cdouble", "complex128")):
     method(_name, lambda self, _d=_dt: _to(self, _d))
 method("cpu", lambda self: _to(self, "cpu"))
+
+
+def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+    fail("device_error_cuda_unavailable", op="cuda")
+
+
+method("cuda", _cuda)
 method("type_as", lambda self, other: _to(self, other.dtype))
 
 
