@@ -109,8 +109,8 @@ def get_device_capability(device: Any = None) -> NoReturn:
     _unavailable("get_device_capability")
 
 
-class device:  # noqa: N801  (torch's name)
-    """``with torch.cuda.device(0):`` needs a device."""
+class device:  # noqa: N801
+    """torch's name. ``with torch.cuda.device(0):`` needs a device."""
 
     def __init__(self, device: Any) -> None:
         _unavailable("device")
