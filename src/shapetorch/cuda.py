@@ -109,7 +109,7 @@ def get_device_capability(device: Any = None) -> NoReturn:
     _unavailable("get_device_capability")
 
 
-class device:  # noqa: N801
+class device:
     """torch's name. ``with torch.cuda.device(0):`` needs a device."""
 
     def __init__(self, device: Any) -> None:
