@@ -32,12 +32,12 @@ def test_reports_as_cpu_only_torch(case: str) -> None:
 
 
 NEEDS_DEVICE: dict[str, Callable[[], Any]] = {
-    "current_device": lambda: st.cuda.current_device(),
+    "current_device": st.cuda.current_device,
     "get_device_name": lambda: st.cuda.get_device_name(0),
     "get_device_properties": lambda: st.cuda.get_device_properties(0),
     "set_device": lambda: st.cuda.set_device(0),
     "device": lambda: st.cuda.device(0),
-    "init": lambda: st.cuda.init(),
+    "init": st.cuda.init,
     "Tensor.cuda": lambda: st.ones(2).cuda(),
     "Module.cuda": lambda: st.nn.Linear(2, 2).cuda(),
 }

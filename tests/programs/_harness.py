@@ -125,7 +125,10 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
         n = len(self.data_source)
         yield from shared.rng.permutation(n).tolist()
 
-    return [
+    # the library's own modules that draw for the program (torch's Categorical calls torch.multinomial)
+    internal = [(importlib.import_module(f"{lib.__name__}.ops.random"), "multinomial", multinomial)] \
+        if lib.__name__ == "shapetorch" else []
+    return [*internal,
         (lib, "randn", randn), (lib, "rand", rand), (lib, "randint", randint), (lib, "randperm", randperm),
         (lib, "randn_like", like(randn)), (lib, "rand_like", like(rand)), (lib, "normal", normal),
         (lib, "multinomial", multinomial), (lib, "bernoulli", bernoulli), (lib, "manual_seed", manual_seed),
