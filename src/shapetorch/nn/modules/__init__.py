@@ -64,6 +64,7 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 
 __all__ = [
@@ -76,4 +77,5 @@ __all__ = [
     "Module", "ModuleDict", "ModuleList", "MultiheadAttention", "NLLLoss", "PReLU", "ParameterDict", "ParameterList",
     "RMSNorm", "ReLU", "ReLU6", "SiLU", "Sequential", "Sigmoid", "SmoothL1Loss", "Softmax", "Softmin", "Softplus",
     "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten",
+    "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase",
 ]
