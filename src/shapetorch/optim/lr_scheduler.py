@@ -317,21 +317,22 @@ class PolynomialLR(LRScheduler):
 class CosineAnnealingWarmRestarts(LRScheduler):
     """Cosine annealing restarted every ``T_i`` epochs, ``T_i`` growing by ``T_mult``."""
 
-    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,  # noqa: N803
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
-        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
-        self.T_cur = last_epoch
+        self.T_0, self.T_mult, self.eta_min = T_0, T_mult, eta_min
+        self.T_i: float = T_0
+        self.T_cur: float = last_epoch
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base in self.base_lrs]
 
-    def step(self, epoch: float | None = None) -> None:  # type: ignore[override]
+    def step(self, epoch: float | None = None) -> None:
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:
@@ -370,7 +371,10 @@ class CyclicLR(LRScheduler):
                  cycle_momentum: bool = True, base_momentum: float | list[float] = 0.8,
                  max_momentum: float | list[float] = 0.9, last_epoch: int = -1) -> None:
         groups = optimizer.param_groups
-        per = lambda v: list(v) if isinstance(v, (list, tuple)) else [v] * len(groups)  # noqa: E731
+
+        def per(v: Any) -> list[Any]:
+            return list(v) if isinstance(v, (list, tuple)) else [v] * len(groups)
+
         base_lrs = per(base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, groups):
