@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import shapetorch as st
@@ -62,3 +63,28 @@ def test_random_split():
     assert (len(c), len(d), len(e)) == (5, 3, 2)
     with pytest.raises(ValueError):
         random_split(ds, [5, 4])
+
+
+def test_weighted_random_sampler_as_torch() -> None:
+    """Draws differ from torch's stream; the contract is torch's: length, range, no repeats without
+    replacement, zero-weight indices never drawn, and the same refusals."""
+    import torch
+
+    from shapetorch.utils.data import WeightedRandomSampler
+
+    weights = [0.0, 1.0, 3.0, 0.0, 2.0]
+    for replacement in (True, False):
+        n = 20 if replacement else 3
+        ours = list(WeightedRandomSampler(weights, n, replacement=replacement))
+        theirs = list(torch.utils.data.WeightedRandomSampler(weights, n, replacement=replacement))
+        assert len(ours) == len(theirs) == n
+        assert set(ours) <= {1, 2, 4}
+        if not replacement:
+            assert sorted(ours) == sorted(theirs) == [1, 2, 4]
+    counts = np.bincount(list(WeightedRandomSampler([1.0, 3.0], 4000)), minlength=2)
+    assert 0.7 < counts[1] / 4000 < 0.8
+    for bad in ({"num_samples": 0}, {"num_samples": 2, "replacement": 1}):
+        with pytest.raises(ValueError):
+            torch.utils.data.WeightedRandomSampler([1.0], **bad)
+        with pytest.raises(ValueError):
+            WeightedRandomSampler([1.0], **bad)

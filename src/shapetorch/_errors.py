@@ -39,6 +39,10 @@ class DTypeNotSupportedError(DTypeError, NotImplementedError):
     (and so a ``RuntimeError``)."""
 
 
+class ArgumentValueError(ShapetorchError, ValueError):
+    """A value torch rejects with ``ValueError`` (a many-element tensor given to ``float()``, ...)."""
+
+
 class DeviceError(ShapetorchError, RuntimeError):
     """An unknown device, mixed devices, or a device that is not available."""
 
@@ -57,7 +61,7 @@ class ArgumentError(ShapetorchError, TypeError):
 
 
 for _cls in (ShapetorchError, ShapeError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
-             AutogradError, RegistryError, ArgumentError):
+             AutogradError, RegistryError, ArgumentError, ArgumentValueError):
     _cls.__module__ = "shapetorch"
 
 _BY_KIND: dict[str, type[ShapetorchError]] = {
@@ -65,6 +69,7 @@ _BY_KIND: dict[str, type[ShapetorchError]] = {
     "index": DimensionError,
     "dtype": DTypeError,
     "dtype_unsupported": DTypeNotSupportedError,
+    "value": ArgumentValueError,
     "device": DeviceError,
     "autograd": AutogradError,
     "registry": RegistryError,

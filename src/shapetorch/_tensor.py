@@ -218,10 +218,20 @@ class Tensor:
             fn._retain_refs = {}
         fn._retain_refs[self._output_nr] = weakref.ref(self)
 
+    def _shareable_data(self) -> Any:
+        """``_data``, made shareable first: a 0-d CPU result may hold a NumPy scalar (cheaper to make
+        than a 0-d array, but immutable), which becomes a 0-d array before anything aliases or writes it."""
+        import numpy as np  # loaded already: a tensor exists
+
+        data = self._data
+        if isinstance(data, np.generic):
+            data = self._data = np.array(data)
+        return data
+
     @property
     def data(self) -> Tensor:
         """The same storage, detached from the graph (``var.data``); assigning replaces the values."""
-        out = Tensor._make(self._data, self._device)
+        out = Tensor._make(self._shareable_data(), self._device)
         out._base = self._base if self._base is not None else self
         return out
 
@@ -299,6 +309,16 @@ class Size(tuple[int, ...]):
         return f"shapetorch.Size({list(self)})"
 
     __str__ = __repr__
+
+    def __getitem__(self, index: Any) -> Any:
+        out = super().__getitem__(index)
+        return Size(out) if isinstance(index, slice) else out
+
+    def __add__(self, other: Any) -> Size:
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other: Any) -> Size:
+        return Size(tuple(other) + tuple(self))
 
     def numel(self) -> int:
         n = 1

@@ -16,7 +16,7 @@ from .dims import Sym, _Unknown, fmt_shape
 
 
 class Entry(NamedTuple):
-    kind: str  # shape | index | dtype | dtype_unsupported | device | autograd | registry | argument: the class
+    kind: str  # shape | index | dtype | dtype_unsupported | device | value | autograd | registry | argument
     family: str  # the mypy parent code: shape-matmul, shape-broadcast, ...
     meaning: str
     template: str
@@ -39,6 +39,12 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-broadcast",
         "Target size differs from a non-1 existing size, or has fewer dims than the tensor.",
         "{op}: cannot expand shape {shape} to {sizes}: {problem}",
+    ),
+    "inplace_error_internal_overlap": Entry(
+        "shape", "shape-broadcast",
+        "An in-place write into a tensor whose elements share memory (an expanded view).",
+        "{op}: unsupported operation: more than one element of the written-to tensor refers to a single "
+        "memory location. Please clone() the tensor before performing the operation.",
     ),
     # -- matmul family ----------------------------------------------------------------------
     "matmul_error_inner_dimensions_do_not_match": Entry(
@@ -239,6 +245,14 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-item", "item() on a tensor whose numel != 1.",
         "{op}: a tensor with {numel} elements cannot be converted to a Python scalar (shape {shape})",
     ),
+    "scalar_error_not_one_element": Entry(
+        "value", "shape-item", "int(), float() or complex() of a tensor whose numel != 1 (a ValueError, as torch).",
+        "{op}: only one element tensors can be converted to Python scalars (got {numel} elements, shape {shape})",
+    ),
+    "contains_error_unsupported_element": Entry(
+        "shape", "shape-args", "`x in tensor` with something that is neither a tensor nor a number.",
+        "{op}: Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type}.",
+    ),
     "embedding_bag_error_requires_2d_input": Entry(
         "shape", "shape-nn", "embedding_bag input is not 2-D when offsets is None.",
         "{op}: input has to be 1-D or 2-D, got shape {shape}",
@@ -399,6 +413,10 @@ CATALOGUE: dict[str, Entry] = {
     "device_error_failed": Entry(
         "device", "device", "The device rejected recorded work; the work was dropped and the device stays usable.",
         "{op}: {problem}",
+    ),
+    "device_error_cuda_unavailable": Entry(
+        "device", "device", "Something that needs a CUDA device (`.cuda()`, `cuda.current_device()`): shapetorch has none.",
+        "{op}: shapetorch has no CUDA device (torch.cuda.is_available() is False); use 'cpu' or 'webgpu'",
     ),
     # -- autograd --------------------------------------------------------------------------------------
     "autograd_gradient_mismatch_error": Entry(

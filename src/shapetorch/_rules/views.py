@@ -123,6 +123,24 @@ def unflatten_shape(shape: Shape, dim: int, sizes: Sequence[Dim], op: str = "unf
     return shape[:d] + new + shape[d + 1 :]
 
 
+def unfold_shape(shape: Shape, dim: int, size: int, step: int, op: str = "unfold") -> Shape:
+    """``Tensor.unfold``: windows of ``size`` every ``step`` along ``dim``, the window as a new last dim."""
+    d = wrap_dim(dim, max(len(shape), 1), op)
+    if step <= 0:
+        raise invalid_argument(op, f"step is {step} but must be > 0")
+    if size < 0:
+        raise invalid_argument(op, f"size is {size} but must be >= 0")
+    if not shape:
+        if size > 1:
+            raise invalid_argument(op, f"maximum size for tensor at dimension {d} is 1 but size is {size}")
+        return (size,)
+    n = shape[d]
+    if isinstance(n, int) and size > n:
+        raise invalid_argument(op, f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    windows: Dim = (n - size) // step + 1 if isinstance(n, int) else UNKNOWN
+    return (*shape[:d], windows, *shape[d + 1 :], size)
+
+
 def as_strided_check(size: Sequence[int], stride: Sequence[int], offset: int, storage: int, op: str = "as_strided") -> int:
     """The storage span a strided view needs; it must fit ``storage`` elements. Returns the span."""
     if len(size) != len(stride):

@@ -20,7 +20,7 @@ class Constraint:
 
 class _Real(Constraint):
     def check(self, value: Tensor) -> Tensor:
-        return value == value  # not nan
+        return ~value.isnan()
 
 
 class _Positive(Constraint):
@@ -65,7 +65,7 @@ class _RealVector(Constraint):
     event_dim = 1
 
     def check(self, value: Tensor) -> Tensor:
-        return (value == value).all(-1)
+        return (~value.isnan()).all(-1)
 
 
 class _PositiveDefinite(Constraint):

@@ -264,6 +264,38 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return num / (x1.norm(2, dim) * x2.norm(2, dim)).clamp(min=eps)
 
 
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` over the last dim, as torch's (eps added to the difference)."""
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
+    r = int(upscale_factor)
+    *batch, c, h, w = input.shape
+    if input.dim() < 3 or c % (r * r):
+        fail("argument_error_invalid", op="pixel_shuffle",
+             problem=f"expected a tensor of at least 3 dims whose channels ({c if input.dim() >= 3 else None}) "
+                     f"are divisible by the square of upscale_factor ({r * r})")
+    n = len(batch)
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """``(*, C, H r, W r) -> (*, C r^2, H, W)``."""
+    r = int(downscale_factor)
+    *batch, c, h, w = input.shape
+    if input.dim() < 3 or h % r or w % r:
+        fail("argument_error_invalid", op="pixel_unshuffle",
+             problem=f"expected height and width of at least 3-D input divisible by downscale_factor ({r})")
+    n = len(batch)
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*batch, c * r * r, h // r, w // r)
+
+
 # -- embeddings -----------------------------------------------------------------------------------------
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,

@@ -22,7 +22,7 @@ class Parameter(Tensor):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         src = _data_of(data)
         p = object.__new__(cls)
-        p._data = src._data
+        p._data = src._shareable_data()
         p._device = src._device
         p.requires_grad = requires_grad
         return p
@@ -33,7 +33,7 @@ class Parameter(Tensor):
     @property
     def data(self) -> Tensor:
         """The values without the autograd history (shares storage)."""
-        return Tensor._make(self._data, self._device)
+        return Tensor._make(self._shareable_data(), self._device)
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -46,12 +46,17 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        raise TypeError("shapetorch tensors are saved with shapetorch.save (safetensors), not pickle")
+        return _rebuild_parameter, (Tensor._make(self._data, self._device), self.requires_grad)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
         out = Parameter(Tensor._make(self._data.copy(), self._device), self.requires_grad)
         memo[id(self)] = out
         return out
+
+
+def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
+    """Unpickle a Parameter (its data pickles as a tensor)."""
+    return Parameter(data, requires_grad)
 
 
 class Buffer(Tensor):
@@ -61,7 +66,7 @@ class Buffer(Tensor):
 
     def __new__(cls, data: Tensor, *, persistent: bool = True) -> Buffer:
         b = object.__new__(cls)
-        b._data, b._device = data._data, data._device
+        b._data, b._device = data._shareable_data(), data._device
         b.persistent = persistent
         return b
 

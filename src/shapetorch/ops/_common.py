@@ -102,6 +102,29 @@ def can_cast(src: str, dst: str) -> bool:
     return not ((cs >= 2 and cd < cs) or (cs == 3 and cd != 3) or (cd == 0 and cs != 0))
 
 
+def writable(self: Tensor, op: str) -> Any:
+    """``self``'s NumPy storage to write into. An expanded view is read-only in NumPy; torch writes into it
+    unless elements overlap, and even then for fill_ and zero_ (every element gets one value)."""
+    dst = self._shareable_data()
+    if isinstance(dst, np.ndarray) and not dst.flags.writeable:
+        if op not in ("fill_", "zero_") and any(s == 0 and n > 1 for s, n in zip(dst.strides, dst.shape)):
+            fail("inplace_error_internal_overlap", op=op)
+        root = dst
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root.flags.writeable:  # the same memory, through an array NumPy lets us write
+            iface = dict(dst.__array_interface__, data=(dst.__array_interface__["data"][0], False))
+            dst = np.asarray(_Memory(iface, root))
+    return dst
+
+
+class _Memory:
+    """An array interface over memory owned by ``base`` (kept alive by the array made from it)."""
+
+    def __init__(self, iface: dict[str, Any], base: Any) -> None:
+        self.__array_interface__, self.base = iface, base
+
+
 def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     """Finish an in-place op: ``result`` (computed out of place) is written into ``self``'s storage."""
     src, dst = dtype_name(result), dtype_name(self)
@@ -111,8 +134,8 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
     if STATE.enabled and self.requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if type(self._data) is np.ndarray:
-        np.copyto(self._data, result._data, casting="unsafe")
+    if isinstance(self._data, (np.ndarray, np.generic)):
+        np.copyto(writable(self, op), result._data, casting="unsafe")
     else:  # a device array (webgpu): its backend writes into the tensor's storage
         be(self).copyto(self._data, result._data)
     self._bump_version()

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._engine.primitives import Prim
-from .._errors import fail
+from .._errors import ShapetorchError, fail
 from .._tensor import Tensor
 from ._common import broadcast2, dtype_name, make_inplace, promoted, write_inplace
 from ._elementwise import _binary, _store
@@ -22,6 +22,26 @@ lt = _binary("lt", np.less, None, dunder="__lt__")
 le = _binary("le", np.less_equal, None, dunder="__le__")
 gt = _binary("gt", np.greater, None, dunder="__gt__")
 ge = _binary("ge", np.greater_equal, None, dunder="__ge__")
+
+
+def _dunder(fn: Callable[..., Tensor]) -> Callable[..., Any]:
+    """``x == None`` is False and ``x < "a"`` a TypeError from Python, as in torch: an operand that is not
+    a tensor or a number gives NotImplemented, so Python falls back to identity or raises."""
+
+    def dunder(self: Tensor, other: Any) -> Any:
+        try:
+            return fn(self, other)
+        except TypeError as e:
+            if isinstance(e, ShapetorchError):
+                raise
+            return NotImplemented
+
+    dunder.__name__ = dunder.__qualname__ = f"__{fn.__name__}__"
+    return dunder
+
+
+for _fn in (eq, ne, lt, le, gt, ge):
+    method(f"__{_fn.__name__}__", _dunder(_fn))
 
 
 # -- logic ------------------------------------------------------------------------------------------

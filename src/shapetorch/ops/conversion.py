@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import builtins
+import numbers
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -90,6 +92,13 @@ for _name, _dt in (("float", "float32"), ("double", "float64"), ("half", "float1
                    ("bool", "bool"), ("cfloat", "complex64"), ("cdouble", "complex128")):
     method(_name, lambda self, _d=_dt: _to(self, _d))
 method("cpu", lambda self: _to(self, "cpu"))
+
+
+def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+    fail("device_error_cuda_unavailable", op="cuda")
+
+
+method("cuda", _cuda)
 method("type_as", lambda self, other: _to(self, other.dtype))
 
 
@@ -111,7 +120,7 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 @public("misc")
 def detach(input: Tensor) -> Tensor:
     """The same storage without the graph: a view that does not require grad."""
-    out = Tensor._make(input._data, input._device)
+    out = Tensor._make(input._shareable_data(), input._device)
     out._base = input._base if input._base is not None else input
     return out
 
@@ -204,11 +213,61 @@ def _tolist(self: Tensor) -> Any:
 
 def _scalar(kind: type) -> Any:
     def convert(self: Tensor) -> Any:
-        if self._data.size != 1:
-            fail("item_error_not_scalar", op=kind.__name__, numel=self._data.size, shape=tuple(self._data.shape))
+        if self._data.size != 1:  # a ValueError here, where item() raises a RuntimeError: torch's choice
+            fail("scalar_error_not_one_element", op=kind.__name__, numel=self._data.size, shape=tuple(self._data.shape))
         return kind(_item(self))
 
     return convert
+
+
+def _format(self: Tensor, spec: str) -> str:
+    """A 0-d tensor formats as its Python number (``f"{loss:.4f}"``); others only with an empty spec."""
+    if self._data.ndim == 0:
+        return format(_item(self), spec)
+    return object.__format__(self, spec)
+
+
+def _contains(self: Tensor, element: Any) -> bool:
+    if not isinstance(element, (Tensor, numbers.Number, np.generic)):
+        fail("contains_error_unsupported_element", op="__contains__", type=type(element))
+    return bool((self == element).any().item())
+
+
+def _iter(self: Tensor) -> Iterator[Tensor]:
+    if self._data.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))
+
+
+def _reversed(self: Tensor) -> Tensor:
+    return self if self._data.ndim == 0 else self.flip(0)
+
+
+def _rebuild_tensor(data: np.ndarray[Any, Any], dev: str, requires_grad: bool) -> Tensor:
+    """Unpickle a tensor (pickle, ``copy``, multiprocessing): its values on its device, a leaf."""
+    out = Tensor._make(backend(dev.split(":", maxsplit=1)[0]).from_numpy(data), device(dev))
+    out.requires_grad = requires_grad
+    return out
+
+
+def _reduce_ex(self: Tensor, protocol: Any) -> Any:
+    host = np.array(backend(self._device.type).to_numpy(self._data))  # a copy: the pickle owns its values
+    return _rebuild_tensor, (host, str(self._device), self.requires_grad)
+
+
+def _deepcopy(self: Tensor, memo: dict[int, Any]) -> Tensor:
+    if self._grad_fn is not None:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment."
+        )
+    cls: Any = type(self)  # a subclass (Parameter) is made by its own constructor
+    data = Tensor._make(self._data.copy(), self._device)
+    out = data if cls is Tensor else cls.__new__(cls, data, self.requires_grad)
+    out.requires_grad = self.requires_grad
+    memo[id(self)] = out
+    if self._grad is not None:
+        out._grad = _deepcopy(self._grad, memo)
+    return out
 
 
 def _bool(self: Tensor) -> bool:
@@ -252,6 +311,8 @@ for _name, _fn in (
     ("numpy", _numpy), ("__array__", _array), ("item", _item), ("tolist", _tolist), ("__bool__", _bool),
     ("__float__", _scalar(float)), ("__int__", _scalar(int)), ("__complex__", _scalar(complex)),
     ("__index__", _index), ("__dlpack__", _dlpack), ("__dlpack_device__", _dlpack_device), ("copy_", _copy_),
+    ("__format__", _format), ("__contains__", _contains), ("__iter__", _iter), ("__reversed__", _reversed),
+    ("__reduce_ex__", _reduce_ex), ("__deepcopy__", _deepcopy),
 ):
     method(_name, _fn)
 

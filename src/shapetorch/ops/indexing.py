@@ -20,7 +20,7 @@ from .._rules import indexing as RI
 from .._rules import joining as RJ
 from .._rules.indexing import unravel_index_shape
 from .._tensor import Tensor
-from ._common import cast, check, dtype_name, make_inplace, snapshot_for_inplace, write_inplace
+from ._common import cast, check, dtype_name, make_inplace, snapshot_for_inplace, writable, write_inplace
 from ._registry import method, public
 
 NpIndex = tuple[Any, ...]
@@ -195,6 +195,8 @@ def _basic_index(shape: tuple[int, ...], key: tuple[Any, ...]) -> NpIndex:
 
 
 def _getitem(self: Tensor, index: Any) -> Tensor:
+    if isinstance(self._data, np.generic):
+        self._shareable_data()  # the result may be a view: it needs an array to share
     key = _basic_key(index)
     if key is not None:
         out = _GET["slice"](self, idx1=_basic_index(self._data.shape, key), idx2=None)
@@ -208,6 +210,8 @@ def _getitem(self: Tensor, index: Any) -> Tensor:
 
 
 def _setitem(self: Tensor, index: Any, value: Any) -> None:
+    if isinstance(self._data, np.generic):
+        self._shareable_data()  # a 0-d tensor written through an index needs storage to write into
     idx1, idx2, shape = parse_index(self, index)
     if isinstance(value, Tensor):
         check(RI.setitem_value_shape, value._data.shape, shape, op="index_put")
@@ -220,7 +224,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     v = value._data if isinstance(value, Tensor) else value
     if isinstance(v, np.ndarray) and v.ndim > len(shape):
         v = v.reshape(v.shape[v.ndim - len(shape):])
-    target = self._data[idx1]
+    target = writable(self, "index_put_")[idx1]
     if idx2 is None:
         target[...] = v
     else:

@@ -28,6 +28,9 @@ Arr = Any
 def _view_of(out: Tensor, base: Tensor) -> Tensor:
     """Mark ``out`` as a view of ``base`` unless the kernel had to copy (a reshape of a transposed array).
     A copy never overlaps its source, so NumPy's cheap bounds test is exact here."""
+    if isinstance(base._data, np.generic):  # a 0-d base held as a NumPy scalar: share a 0-d array instead
+        one = base._shareable_data()
+        out._data = one.reshape(out._data.shape) if out._data.size == 1 else np.broadcast_to(one, out._data.shape)
     if type(out._data) is not np.ndarray or np.may_share_memory(out._data, base._data):
         out._base = base._base if base._base is not None else base
     return out
@@ -213,6 +216,52 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     if a == b:
         fail("dim_error_repeated", op="diagonal", dim=dim1, dims=[dim1, dim2])
     return _view_of(_DIAGONAL(input, offset=offset, axis1=a, axis2=b), input)
+
+
+# -- unfold (sliding windows) ----------------------------------------------------------------------------------------
+
+
+def _unfold_kernel(a: Arr, axis: int, size: int, step: int, shape: tuple[int, ...]) -> Arr:
+    if a.ndim == 0:
+        return a.reshape(shape)
+    strides = (*a.strides[:axis], a.strides[axis] * step, *a.strides[axis + 1 :], a.strides[axis])
+    return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
+
+
+def _unfold_backward_kernel(g: Arr, in_shape: tuple[int, ...], axis: int, size: int, step: int) -> Arr:
+    out = np.zeros(in_shape, dtype=g.dtype)
+    if not in_shape:
+        return g.reshape(())
+    windows = g.shape[axis]
+    dst = np.moveaxis(out, axis, 0)
+    for k in range(size):  # for one offset k the windows touch distinct elements, so += is exact
+        dst[k : k + step * (windows - 1) + 1 : step] += np.moveaxis(g[..., k], axis, 0)
+    return out
+
+
+def _unfold_backward_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return (_UNFOLD(g, axis=n.params["axis"], size=n.params["size"], step=n.params["step"],
+                    shape=n.inputs[0]._data.shape),)
+
+
+_UNFOLD_BACKWARD = Prim("unfold_backward", _unfold_backward_kernel, _unfold_backward_vjp)
+_UNFOLD = Prim(
+    "unfold", _unfold_kernel,
+    lambda g, n: (_UNFOLD_BACKWARD(g, in_shape=n.inputs[0]._data.shape, axis=n.params["axis"],
+                                   size=n.params["size"], step=n.params["step"]),),
+)
+
+
+def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``Tensor.unfold``: a view of the windows of ``size`` elements every ``step`` along ``dimension``."""
+    shape = check(RV.unfold_shape, tuple(self._data.shape), dimension, size, step, op="unfold")
+    axis = dimension % max(self._data.ndim, 1)
+    if isinstance(self._data, np.generic):
+        self._shareable_data()
+    return _view_of(_UNFOLD(self, axis=axis, size=size, step=step, shape=shape), self)
+
+
+method("unfold", _unfold)
 
 
 # -- as_strided ----------------------------------------------------------------------------------------------------

@@ -64,9 +64,12 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from .reshaping import *  # noqa: F403
+from .reshaping import __all__ as _reshaping_all
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 
-__all__ = [
+__all__ = [  # noqa: PLE0604  (the reshaping layers are listed in their module)
     "CELU", "ELU", "GELU", "GLU", "SELU", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
     "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "CrossEntropyLoss", "Dropout",
@@ -76,4 +79,5 @@ __all__ = [
     "Module", "ModuleDict", "ModuleList", "MultiheadAttention", "NLLLoss", "PReLU", "ParameterDict", "ParameterList",
     "RMSNorm", "ReLU", "ReLU6", "SiLU", "Sequential", "Sigmoid", "SmoothL1Loss", "Softmax", "Softmin", "Softplus",
     "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten",
+    "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase", *_reshaping_all,
 ]

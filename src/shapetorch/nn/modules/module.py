@@ -343,6 +343,11 @@ class Module:
     def cpu(self) -> Module:
         return self.to("cpu")
 
+    def cuda(self, device: Any = None) -> Module:
+        from ..._errors import fail
+
+        fail("device_error_cuda_unavailable", op="Module.cuda")
+
     def float(self) -> Module:
         return self.to(float32)
 

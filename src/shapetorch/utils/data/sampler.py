@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
-from ...ops.random import randint, randperm
+from ..._dtype import float64
+from ..._tensor import Tensor
+from ...ops.creation import tensor
+from ...ops.random import multinomial, randint, randperm
 
 
 class Sampler:
@@ -58,6 +61,27 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights``."""
+
+    def __init__(self, weights: Sequence[float] | Tensor, num_samples: int, replacement: bool = True,
+                 generator: Any = None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        w = weights.double() if isinstance(weights, Tensor) else tensor(list(weights), dtype=float64)
+        if w.dim() != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        self.weights, self.num_samples, self.replacement, self.generator = w, num_samples, replacement, generator
+
+    def __iter__(self) -> Iterator[int]:
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._tensor import Tensor
-from ..autograd import no_grad
-from ..ops.creation import tensor
-from ..ops.joining import cat, stack
+from ..._tensor import Tensor
+from ...autograd import no_grad
+from ...ops.creation import tensor
+from ...ops.joining import cat, stack
 
 
 def _params(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -51,3 +51,5 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
             n = p.numel()
             p.copy_(vec[i:i + n].reshape(p.shape))
             i += n
+
+from . import rnn as rnn  # noqa: E402  (torch.nn.utils.rnn is reachable as an attribute)

@@ -1,0 +1,123 @@
+"""Layers that move or pad elements without weights: Upsample, PixelShuffle/PixelUnshuffle, the padding
+modules, and the distance layers CosineSimilarity and PairwiseDistance."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+
+class Upsample(Module):
+    def __init__(self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> None:
+        super().__init__()
+        self.name = type(self).__name__
+        self.size, self.mode, self.align_corners = size, mode, align_corners
+        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                             recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self) -> str:
+        info = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
+        return info + f", mode={self.mode!r}"
+
+
+class PixelShuffle(Module):
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class _PadNd(Module):
+    mode = "constant"
+    dims = 1
+
+    def __init__(self, padding: int | Sequence[int], value: float = 0.0) -> None:
+        super().__init__()
+        self.padding = (padding,) * (2 * self.dims) if isinstance(padding, int) else tuple(padding)
+        self.value = value
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.mode == "constant":
+            return F.pad(input, self.padding, "constant", self.value)
+        return F.pad(input, self.padding, self.mode)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}" + (f", value={self.value}" if self.mode == "constant" else "")
+
+
+def _pad(name: str, mode: str, dims: int) -> type[_PadNd]:
+    return type(name, (_PadNd,), {"mode": mode, "dims": dims, "__module__": __name__,
+                                  "__doc__": f"Pad the last {dims} dim(s) ({mode}), as torch.nn.{name}."})
+
+
+ConstantPad1d, ConstantPad2d, ConstantPad3d = (_pad(f"ConstantPad{d}d", "constant", d) for d in (1, 2, 3))
+ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = (_pad(f"ReflectionPad{d}d", "reflect", d) for d in (1, 2, 3))
+ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = (_pad(f"ReplicationPad{d}d", "replicate", d) for d in (1, 2, 3))
+CircularPad1d, CircularPad2d, CircularPad3d = (_pad(f"CircularPad{d}d", "circular", d) for d in (1, 2, 3))
+
+
+class ZeroPad1d(ConstantPad1d):  # type: ignore[misc,valid-type]
+    def __init__(self, padding: int | Sequence[int]) -> None:
+        super().__init__(padding, 0.0)
+
+
+class ZeroPad2d(ConstantPad2d):  # type: ignore[misc,valid-type]
+    def __init__(self, padding: int | Sequence[int]) -> None:
+        super().__init__(padding, 0.0)
+
+
+class ZeroPad3d(ConstantPad3d):  # type: ignore[misc,valid-type]
+    def __init__(self, padding: int | Sequence[int]) -> None:
+        super().__init__(padding, 0.0)
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+__all__ = [
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "CosineSimilarity", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d",
+    "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Upsample", "ZeroPad1d",
+    "ZeroPad2d", "ZeroPad3d",
+]
