@@ -152,8 +152,8 @@ class finfo:
         if name not in self._TABLE:
             from ._errors import fail
 
-            fail("method_dtype_not_supported_error", op="finfo", dtype=d.name,
-                 hint=" (finfo requires a floating point input type; use iinfo for integer dtypes)")
+            fail("argument_error_refused", op="finfo",
+                 problem=f"finfo requires a floating point input type, got {d.name}; use iinfo for integer dtypes")
         self.bits, self.eps, self.max, self.tiny, self.resolution = self._TABLE[name]
         self.min = -self.max
         self.smallest_normal = self.tiny
@@ -172,8 +172,8 @@ class iinfo:
         if d.is_floating_point or d.name.startswith("complex") or d.name == "bool":
             from ._errors import fail
 
-            fail("method_dtype_not_supported_error", op="iinfo", dtype=d.name,
-                 hint=" (iinfo supports the integer dtypes; use finfo for floating ones)")
+            fail("argument_error_refused", op="iinfo",
+                 problem=f"iinfo supports the integer dtypes, got {d.name}; use finfo for floating ones")
         self.bits = d.itemsize * 8
         signed = d.name.startswith("int")
         self.min = -(2 ** (self.bits - 1)) if signed else 0
