@@ -25,7 +25,7 @@ from .convert import MODULE, TENSOR
 from .hooks import nn as NN
 from .hooks._common import run
 from .relax import relax
-from .table import ATTRIBUTES, FUNCTIONS, METHODS
+from .table import ATTRIBUTES, FUNCTIONAL_COMMON, FUNCTIONS, METHODS
 
 # The stubs put their precise (plugin-free) signatures under `if _PRECISE_STUBS:`; marking the
 # name always-false makes mypy read the permissive `elif MYPY:` branch, whose results we compute.
@@ -104,6 +104,9 @@ class ShapetorchPlugin(Plugin):
         elif rest.startswith("functional.") and rest[len("functional.") :] in NN.FUNCTIONAL:
             name = rest[len("functional.") :]
             found = run(NN.FUNCTIONAL[name], name, method=False)
+        elif rest.startswith("functional.") and rest[len("functional.") :] in FUNCTIONAL_COMMON:
+            handler, op = FUNCTIONAL_COMMON[rest[len("functional.") :]]
+            found = run(handler, op, method=False)
         if found is not None:
             self._function_hooks[fullname] = found
         return found
