@@ -44,10 +44,21 @@ def rules_version() -> str:
     return h.hexdigest()[:16]
 
 
+def allow_redefinition(options: Options) -> None:
+    """Let a name take a tensor of a new shape: ``x = x.reshape(b, h, s, d)`` is how tensor code is written.
+
+    With exact shapes, every such line would otherwise be an "incompatible types in assignment" error
+    on correct code. mypy 2 calls this ``allow_redefinition`` (mypy 1 had it as
+    ``allow_redefinition_new``, which also needs ``local_partial_types``; there it is left to the user)."""
+    if hasattr(options, "allow_redefinition_old"):
+        options.allow_redefinition = True
+
+
 class ShapetorchPlugin(Plugin):
     def __init__(self, options: Options) -> None:
         if PRECISE_FLAG not in options.always_false:
             options.always_false.append(PRECISE_FLAG)
+        allow_redefinition(options)
         super().__init__(options)
         register_all()
         self._version = rules_version()

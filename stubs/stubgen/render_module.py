@@ -36,6 +36,10 @@ from . import nn as nn
 MYPY: _bool
 _PRECISE_STUBS: _bool
 
+# A size argument: an int, or a size read from `.shape`, which in a generic function is a TypeVar
+# (`b = x.shape[0]` with `x: Tensor[tuple[B, ...], ...]`); a TypeVar is not an int to a checker.
+_Size: TypeAlias = _int | Any
+
 __version__: str
 
 class DType:
