@@ -23,6 +23,7 @@ from mypy.types import FunctionLike, Type
 from .codes import register_all
 from .convert import MODULE, TENSOR
 from .hooks import nn as NN
+from .hooks import pooling
 from .hooks._common import run
 from .relax import relax
 from .table import ATTRIBUTES, FUNCTIONAL_COMMON, FUNCTIONS, METHODS
@@ -115,6 +116,9 @@ class ShapetorchPlugin(Plugin):
         elif rest.startswith("functional.") and rest[len("functional.") :] in NN.FUNCTIONAL:
             name = rest[len("functional.") :]
             found = run(NN.FUNCTIONAL[name], name, method=False)
+        elif rest.startswith("functional.") and rest[len("functional.") :] in pooling.FUNCTIONAL:
+            name = rest[len("functional.") :]
+            found = run(pooling.FUNCTIONAL[name], name, method=False)
         elif rest.startswith("functional.") and rest[len("functional.") :] in FUNCTIONAL_COMMON:
             handler, op = FUNCTIONAL_COMMON[rest[len("functional.") :]]
             found = run(handler, op, method=False)
