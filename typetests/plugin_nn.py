@@ -143,3 +143,11 @@ def redefinition(x: Tensor[tuple[B, L[10], L[32]], float32]) -> Tensor[tuple[B, 
     b = x.shape[0]
     x = x.reshape(b, 10, 4, 8)  # a name takes a new shape: no assignment error
     return x.transpose(1, 2)
+
+
+def parameters(x: Tensor[tuple[B, L[5], L[16]], float32]) -> None:
+    pos = nn.Parameter(st.zeros(1, 5, 16))
+    reveal_type(x + pos)  # N: Tensor[tuple[B, Literal[5], Literal[16]], shapetorch.float32]
+    x + nn.Parameter(st.zeros(1, 6, 16))  # E: add: shapes (B, 5, 16) and (1, 6, 16) cannot be broadcast: size 5 != 6 at dimension -2  [broadcast_error_incompatible_dimensions]
+    reveal_type(pos.expand(2, -1, -1))  # N: Tensor[tuple[Literal[2], Literal[5], Literal[16]], shapetorch.float32]
+    reveal_type(pos[0])  # N: Tensor[tuple[Literal[5], Literal[16]], shapetorch.float32]

@@ -51,7 +51,7 @@ def allow_redefinition(options: Options) -> None:
     With exact shapes, every such line would otherwise be an "incompatible types in assignment" error
     on correct code. mypy 2 calls this ``allow_redefinition`` (mypy 1 had it as
     ``allow_redefinition_new``, which also needs ``local_partial_types``; there it is left to the user)."""
-    if hasattr(options, "allow_redefinition_old"):
+    if hasattr(options, "allow_redefinition") and hasattr(options, "allow_redefinition_old"):
         options.allow_redefinition = True
 
 
@@ -72,14 +72,24 @@ class ShapetorchPlugin(Plugin):
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         if fullname.endswith((".__call__", ".forward")):
             return self._layer_hook(fullname.rsplit(".", 1)[0])
-        if not fullname.startswith(TENSOR + "."):
+        cls, _, name = fullname.rpartition(".")
+        if cls != TENSOR and not self._is_tensor_subclass(cls):
             return None
-        name = fullname[len(TENSOR) + 1 :]
         found = self._method_hooks.get(name)
         if found is None and name in METHODS:
             handler, op = METHODS[name]
             found = self._method_hooks[name] = run(handler, op, method=True)
         return found
+
+    def _is_tensor_subclass(self, cls: str) -> bool:
+        """``nn.Parameter``, ``nn.Buffer`` (or a user's subclass): their methods are the Tensor's, so are their hooks.
+
+        mypy names a method hook by the receiver's class, and ``x + param`` calls ``param.__radd__``
+        first because the right operand's class is a subclass."""
+        if not cls.startswith(NN.NN + ".") and "." not in cls:
+            return False
+        sym = self.lookup_fully_qualified(cls)
+        return sym is not None and isinstance(sym.node, TypeInfo) and sym.node.has_base(TENSOR)
 
     def _layer_hook(self, cls: str) -> Callable[[MethodContext], Type] | None:
         """``layer(x)`` / ``layer.forward(x)`` of a shapetorch.nn layer (or a subclass keeping its forward)."""
