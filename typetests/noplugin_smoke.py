@@ -1,5 +1,6 @@
 # ruff: noqa  (typetests are expressions whose types are checked, not code to lint)
 # mypy WITHOUT the plugin: the precise stub branch (overloads, TypeVarTuple). Degraded, never wrong.
+import math
 from typing import Any, Literal as L, reveal_type
 
 import shapetorch as st
@@ -20,23 +21,23 @@ def f(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[3], L[5]], float3
     reveal_type(a @ bias)  # N: Tensor[tuple[Literal[2]], shapetorch.float32]
     reveal_type(a + bias)  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
     reveal_type(a + 1)  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
-    reveal_type(a + bad)  # N: Tensor[tuple[Any, ...], Any]
+    reveal_type(a + bad)  # N: Tensor[Any, Any]
     reveal_type(a.sum(-1))  # N: Tensor[tuple[Literal[2]], shapetorch.float32]
     reveal_type(a.sum())  # N: Tensor[tuple[()], shapetorch.float32]
     reveal_type(a.exp())  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
     reveal_type(a.unsqueeze(0))  # N: Tensor[tuple[Literal[1], Literal[2], Literal[3]], shapetorch.float32]
-    reveal_type(a.t())  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    reveal_type(a.t())  # N: Tensor[Any, shapetorch.float32]
     reveal_type(a.mT)  # N: Tensor[tuple[Literal[3], Literal[2]], shapetorch.float32]
     reveal_type(a[0])  # N: Tensor[tuple[Literal[3]], shapetorch.float32]
     reveal_type(a.reshape(6))  # N: Tensor[tuple[Any], shapetorch.float32]
     reveal_type(a.to(float64))  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float64]
     reveal_type(st.zeros(2, 3, dtype=float32))  # N: Tensor[tuple[Any, Any], shapetorch.float32]
-    reveal_type(st.einsum("ij,jk->ik", a, b))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    reveal_type(st.einsum("ij,jk->ik", a, b))  # N: Tensor[Any, shapetorch.float32]
     reveal_type(a < 1)  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.bool_]
     u @ b  # unknown rank: accepted
-    reveal_type(u.mm(b))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
-    reveal_type(u.transpose(0, 1))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
-    reveal_type(st.mm(u, b))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    reveal_type(u.mm(b))  # N: Tensor[Any, shapetorch.float32]
+    reveal_type(u.transpose(0, 1))  # N: Tensor[Any, shapetorch.float32]
+    reveal_type(st.mm(u, b))  # N: Tensor[Any, shapetorch.float32]
     want_2x3(st.zeros(2, 3, dtype=float32))  # Any sizes fit the literal annotation
 
 
@@ -77,3 +78,9 @@ class Net(st.nn.Module):
 
     def forward(self, x: Tensor[tuple[Any, L[784]], float32]) -> Tensor[tuple[Any, L[10]], float32]:
         return self.fc(x)  # a typed forward checks clean: the layer sizes are Any here
+
+
+def unknown_rank_operands(q: Tensor[tuple[L[1], L[4], L[1], L[16]], float32],
+                          k: Tensor[tuple[L[1], L[4], Any, L[16]], float32]) -> None:
+    scores = q @ k.transpose(-2, -1) / math.sqrt(16)  # no "Need type annotation": an unknown rank is Any, not Never
+    reveal_type(scores)  # N: Tensor[Any, Any]

@@ -161,7 +161,7 @@ def indexing(a: Tensor[tuple[L[2], L[3], L[4]], F32], idx: Tensor[tuple[L[5]], i
 
 
 def factories() -> None:
-    reveal_type(st.zeros(2, 3))  # N: Tensor[tuple[Literal[2], Literal[3]], Any]
+    reveal_type(st.zeros(2, 3))  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
     reveal_type(st.ones((2, 3), dtype=float64))  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float64]
     n: Final = 5
     reveal_type(st.randn(n, 4, dtype=float32))  # N: Tensor[tuple[Literal[5], Literal[4]], shapetorch.float32]

@@ -114,3 +114,40 @@ def models(m: MLP, x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[tuple[L
     reveal_type(m.train().eval())  # N: plugin_nn.MLP
     for p in m.parameters():
         p.grad = None
+
+
+PATCH: Final = 4
+D_MODEL: Final = 32
+
+
+def nested_calls(x: Tensor[tuple[B, L[784]], float32], img: Tensor[tuple[B, L[8], L[32], L[32]], float32]) -> None:
+    fc1, fc2 = nn.Linear(784, 256), nn.Linear(128, 10)
+    fc2(F.relu(fc1(x)))  # E: matmul: inner dimensions do not match: (B, 256) @ (128, 10) (256 != 128)  [matmul_error_inner_dimensions_do_not_match]
+    reveal_type(nn.Linear(256, 10)(F.dropout(F.gelu(fc1(x)), 0.1)))  # N: Tensor[tuple[B, Literal[10]], shapetorch.float32]
+    reveal_type(F.softmax(fc1(x), dim=-1))  # N: Tensor[tuple[B, Literal[256]], shapetorch.float32]
+    conv = nn.Conv2d(8, 8, 3, padding=1)
+    reveal_type(img + F.relu(conv(img)))  # N: Tensor[tuple[B, Literal[8], Literal[32], Literal[32]], shapetorch.float32]
+    reveal_type(nn.Linear(PATCH * PATCH * 3, 2 * D_MODEL))  # N: shapetorch.nn.Linear[Literal[48], Literal[64]]
+    reveal_type(st.zeros(1, PATCH + 1, D_MODEL // 4))  # N: Tensor[tuple[Literal[1], Literal[5], Literal[8]], shapetorch.float32]
+
+
+def pooling(img: Tensor[tuple[B, L[8], L[32], L[32]], float32]) -> None:
+    reveal_type(F.max_pool2d(img, 2))  # N: Tensor[tuple[B, Literal[8], Literal[16], Literal[16]], shapetorch.float32]
+    reveal_type(F.avg_pool2d(img, 3, stride=2, padding=1))  # N: Tensor[tuple[B, Literal[8], Literal[16], Literal[16]], shapetorch.float32]
+    reveal_type(F.adaptive_avg_pool2d(img, 1))  # N: Tensor[tuple[B, Literal[8], Literal[1], Literal[1]], shapetorch.float32]
+    F.max_pool2d(img, 4, padding=3)  # E: max_pool2d: pad should be at most half of the kernel size  [pool_error_invalid_padding]
+    st.cat([F.max_pool2d(img, 2), img], dim=1)  # E: expected size 16 but got size 32  [cat_error_size_mismatch]
+
+
+def redefinition(x: Tensor[tuple[B, L[10], L[32]], float32]) -> Tensor[tuple[B, L[4], L[10], L[8]], float32]:
+    b = x.shape[0]
+    x = x.reshape(b, 10, 4, 8)  # a name takes a new shape: no assignment error
+    return x.transpose(1, 2)
+
+
+def parameters(x: Tensor[tuple[B, L[5], L[16]], float32]) -> None:
+    pos = nn.Parameter(st.zeros(1, 5, 16))
+    reveal_type(x + pos)  # N: Tensor[tuple[B, Literal[5], Literal[16]], shapetorch.float32]
+    x + nn.Parameter(st.zeros(1, 6, 16))  # E: add: shapes (B, 5, 16) and (1, 6, 16) cannot be broadcast: size 5 != 6 at dimension -2  [broadcast_error_incompatible_dimensions]
+    reveal_type(pos.expand(2, -1, -1))  # N: Tensor[tuple[Literal[2], Literal[5], Literal[16]], shapetorch.float32]
+    reveal_type(pos[0])  # N: Tensor[tuple[Literal[5], Literal[16]], shapetorch.float32]

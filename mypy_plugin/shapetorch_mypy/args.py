@@ -7,6 +7,8 @@ Anything else is "not known" (None) and the hooks then stay silent.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mypy.constant_fold import constant_fold_expr
@@ -15,11 +17,13 @@ from mypy.nodes import (
     Expression,
     IntExpr,
     ListExpr,
+    MemberExpr,
     NameExpr,
     OpExpr,
     StrExpr,
     TupleExpr,
     UnaryExpr,
+    Var,
 )
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.typeops import try_getting_str_literals
@@ -28,12 +32,43 @@ from mypy.types import Instance, LiteralType, NoneType, TupleType, Type, get_pro
 Ctx = FunctionContext | MethodContext
 
 
-def int_value(expr: Expression | None, typ: Type | None) -> int | None:
+_INT_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv, "%": operator.mod,
+}
+
+
+def fold_int(expr: Expression) -> int | None:
+    """An int expression of literals and ``Final`` int names (``2 * D``, ``N + 1``, ``D // H``), else None.
+
+    mypy's own constant folding resolves only names of the module being checked; a size is as often
+    written inside a method or from an imported constant, so the names are resolved here."""
     if isinstance(expr, IntExpr):
         return expr.value
-    if isinstance(expr, UnaryExpr) and expr.op in "-+" and isinstance(expr.expr, IntExpr):
-        return -expr.expr.value if expr.op == "-" else expr.expr.value
-    if isinstance(expr, OpExpr):  # 8 * 30 * 30, H * 4 with H Final
+    if isinstance(expr, UnaryExpr) and expr.op in "-+":
+        v = fold_int(expr.expr)
+        return None if v is None else (-v if expr.op == "-" else v)
+    if isinstance(expr, (NameExpr, MemberExpr)):
+        node = expr.node
+        if isinstance(node, Var) and node.is_final and type(node.final_value) is int:
+            return node.final_value
+        return None
+    if isinstance(expr, OpExpr) and expr.op in _INT_OPS:
+        left, right = fold_int(expr.left), fold_int(expr.right)
+        if left is None or right is None or (expr.op in ("//", "%") and right == 0):
+            return None
+        return _INT_OPS[expr.op](left, right)
+    if isinstance(expr, OpExpr) and expr.op == "**":
+        base, exp = fold_int(expr.left), fold_int(expr.right)
+        return base**exp if base is not None and exp is not None and 0 <= exp <= 64 else None
+    return None
+
+
+def int_value(expr: Expression | None, typ: Type | None) -> int | None:
+    if expr is not None:
+        v = fold_int(expr)
+        if v is not None:
+            return v
+    if isinstance(expr, OpExpr):  # anything else mypy folds (names of this module)
         folded = constant_fold_expr(expr, "")
         if type(folded) is int:
             return folded

@@ -23,9 +23,10 @@ from mypy.types import FunctionLike, Type
 from .codes import register_all
 from .convert import MODULE, TENSOR
 from .hooks import nn as NN
+from .hooks import pooling
 from .hooks._common import run
 from .relax import relax
-from .table import ATTRIBUTES, FUNCTIONS, METHODS
+from .table import ATTRIBUTES, FUNCTIONAL_COMMON, FUNCTIONS, METHODS
 
 # The stubs put their precise (plugin-free) signatures under `if _PRECISE_STUBS:`; marking the
 # name always-false makes mypy read the permissive `elif MYPY:` branch, whose results we compute.
@@ -44,10 +45,21 @@ def rules_version() -> str:
     return h.hexdigest()[:16]
 
 
+def allow_redefinition(options: Options) -> None:
+    """Let a name take a tensor of a new shape: ``x = x.reshape(b, h, s, d)`` is how tensor code is written.
+
+    With exact shapes, every such line would otherwise be an "incompatible types in assignment" error
+    on correct code. mypy 2 calls this ``allow_redefinition`` (mypy 1 had it as
+    ``allow_redefinition_new``, which also needs ``local_partial_types``; there it is left to the user)."""
+    if hasattr(options, "allow_redefinition") and hasattr(options, "allow_redefinition_old"):
+        options.allow_redefinition = True
+
+
 class ShapetorchPlugin(Plugin):
     def __init__(self, options: Options) -> None:
         if PRECISE_FLAG not in options.always_false:
             options.always_false.append(PRECISE_FLAG)
+        allow_redefinition(options)
         super().__init__(options)
         register_all()
         self._version = rules_version()
@@ -60,14 +72,24 @@ class ShapetorchPlugin(Plugin):
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         if fullname.endswith((".__call__", ".forward")):
             return self._layer_hook(fullname.rsplit(".", 1)[0])
-        if not fullname.startswith(TENSOR + "."):
+        cls, _, name = fullname.rpartition(".")
+        if cls != TENSOR and not self._is_tensor_subclass(cls):
             return None
-        name = fullname[len(TENSOR) + 1 :]
         found = self._method_hooks.get(name)
         if found is None and name in METHODS:
             handler, op = METHODS[name]
             found = self._method_hooks[name] = run(handler, op, method=True)
         return found
+
+    def _is_tensor_subclass(self, cls: str) -> bool:
+        """``nn.Parameter``, ``nn.Buffer`` (or a user's subclass): their methods are the Tensor's, so are their hooks.
+
+        mypy names a method hook by the receiver's class, and ``x + param`` calls ``param.__radd__``
+        first because the right operand's class is a subclass."""
+        if not cls.startswith(NN.NN + ".") and "." not in cls:
+            return False
+        sym = self.lookup_fully_qualified(cls)
+        return sym is not None and isinstance(sym.node, TypeInfo) and sym.node.has_base(TENSOR)
 
     def _layer_hook(self, cls: str) -> Callable[[MethodContext], Type] | None:
         """``layer(x)`` / ``layer.forward(x)`` of a shapetorch.nn layer (or a subclass keeping its forward)."""
@@ -104,6 +126,12 @@ class ShapetorchPlugin(Plugin):
         elif rest.startswith("functional.") and rest[len("functional.") :] in NN.FUNCTIONAL:
             name = rest[len("functional.") :]
             found = run(NN.FUNCTIONAL[name], name, method=False)
+        elif rest.startswith("functional.") and rest[len("functional.") :] in pooling.FUNCTIONAL:
+            name = rest[len("functional.") :]
+            found = run(pooling.FUNCTIONAL[name], name, method=False)
+        elif rest.startswith("functional.") and rest[len("functional.") :] in FUNCTIONAL_COMMON:
+            handler, op = FUNCTIONAL_COMMON[rest[len("functional.") :]]
+            found = run(handler, op, method=False)
         if found is not None:
             self._function_hooks[fullname] = found
         return found

@@ -180,6 +180,17 @@ FUNCTION_ONLY: dict[str, Entry] = {
     "reveal_shape": (reveal.reveal_shape, "reveal_shape"),
 }
 
+# `nn.functional` ops that are Tensor ops under the same name and parameters (relu, gelu, softmax, ...),
+# and the dropouts and normalize, which keep their input's shape and dtype. Without a hook their result
+# would come from the generic stub, whose shape a surrounding call's context pins to Any
+# (`fc2(F.relu(fc1(x)))`).
+FUNCTIONAL_COMMON: dict[str, Entry] = {
+    _n: COMMON[_n] for _n in (*UNARY_FLOAT, *UNARY_SAME, "softmax", "log_softmax", "softmin")
+}
+for _n in "dropout dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dropout threshold softshrink hardshrink".split():
+    FUNCTIONAL_COMMON[_n] = (broadcast.unary("same"), _n)
+FUNCTIONAL_COMMON["normalize"] = (broadcast.unary("float"), "normalize")
+
 METHODS: dict[str, Entry] = {**COMMON, **METHOD_ONLY}
 FUNCTIONS: dict[str, Entry] = {**COMMON, **FUNCTION_ONLY}
 

@@ -103,7 +103,7 @@ def functions_precise() -> list[str]:
               "select", "narrow", "split", "chunk", "unbind", "broadcast_to", "swapaxes", "swapdims", "moveaxis"):
         out += method_as_function(n, "AnyShape")
     for n in FACTORIES:
-        out += sized(n, "", "Any", FACTORY_KW)
+        out += sized(n, "", "float32", FACTORY_KW)  # without dtype=: the default dtype
         out += sized(n, "", "_D2", FACTORY_KW_D)
     out += factories_rest(precise=True)
     return out
@@ -137,9 +137,9 @@ def functions_permissive() -> list[str]:
     for n in FACTORIES:
         out += [
             "@overload",
-            f"def {n}(*size: _int | Sequence[_int], {FACTORY_KW}) -> Tensor[Any, Any]: ...",
+            f"def {n}(*size: _Size | Sequence[_Size], {FACTORY_KW}) -> Tensor[Any, float32]: ...",
             "@overload",
-            f"def {n}(*size: _int | Sequence[_int], {FACTORY_KW_D}) -> Tensor[Any, _D2]: ...",
+            f"def {n}(*size: _Size | Sequence[_Size], {FACTORY_KW_D}) -> Tensor[Any, _D2]: ...",
         ]
     out += factories_rest(precise=False)
     return out

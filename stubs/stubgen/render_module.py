@@ -36,6 +36,10 @@ from . import nn as nn
 MYPY: _bool
 _PRECISE_STUBS: _bool
 
+# A size argument: an int, or a size read from `.shape`, which in a generic function is a TypeVar
+# (`b = x.shape[0]` with `x: Tensor[tuple[B, ...], ...]`); a TypeVar is not an int to a checker.
+_Size: TypeAlias = _int | Any
+
 __version__: str
 
 class DType:
@@ -83,11 +87,20 @@ def for_mypy(lines: list[str], plain: dict[str, str]) -> list[str]:
             if out and out[-1] == "@overload":
                 out.pop()
             if name not in done:
-                out.append(f"def {name}{plain[name]}: ...")
+                out.append(_unknown_rank_as_any(f"def {name}{plain[name]}: ..."))
                 done.add(name)
             continue
-        out.append(ln)
+        out.append(_unknown_rank_as_any(ln))
     return out
+
+
+def _unknown_rank_as_any(line: str) -> str:
+    """A result of unknown rank is ``Tensor[Any, D]`` for mypy alone: mypy binds the dims of a fixed-rank
+    pattern (``Tensor[tuple[_K, _N], D]``) to Never against ``tuple[Any, ...]``, and a Never in a
+    variable's type is a false "Need type annotation" (``q @ k.transpose(-2, -1) / math.sqrt(d)``);
+    against ``Any`` they bind to Any."""
+    head, arrow, ret = line.partition(") -> ")
+    return head + arrow + ret.replace("Tensor[AnyShape, ", "Tensor[Any, ") if arrow else line
 
 
 def _indent(lines: list[str], n: int) -> list[str]:

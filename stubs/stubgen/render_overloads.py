@@ -122,12 +122,12 @@ def sized(name: str, first: str, ret_dtype: str, kw: str = "") -> list[str]:
     lines: list[str] = []
     kw = f", *, {kw}" if kw else ""
     for n in range(1, MAX_RANK + 1):
-        params = ", ".join(f"s{i}: _int" for i in range(n))
+        params = ", ".join(f"s{i}: _Size" for i in range(n))
         ret = ", ".join(["Any"] * n)
         lines += ["@overload", f"def {name}({first}{params}, /{kw}) -> Tensor[tuple[{ret}], {ret_dtype}]: ..."]
-    lines += ["@overload", f"def {name}({first}size: Sequence[_int], /{kw}) -> Tensor[AnyShape, {ret_dtype}]: ..."]
+    lines += ["@overload", f"def {name}({first}size: Sequence[_Size], /{kw}) -> Tensor[AnyShape, {ret_dtype}]: ..."]
     star_kw = kw.replace(", *, ", ", ")
-    lines += ["@overload", f"def {name}({first}*size: _int{star_kw}) -> Tensor[AnyShape, {ret_dtype}]: ..."]
+    lines += ["@overload", f"def {name}({first}*size: _Size{star_kw}) -> Tensor[AnyShape, {ret_dtype}]: ..."]
     return lines
 
 

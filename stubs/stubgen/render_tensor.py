@@ -123,11 +123,11 @@ def tensor_precise() -> list[str]:
     for n, rule in REDUCTIONS.items():
         out += reduction_precise(n, rule, True)
     out += sized("reshape", "self, ", "D")
+    # view(dtype) first: a size (_Size) accepts anything, a dtype class included
+    out += ["@overload", "def view(self, dtype: type[_D2], /) -> Tensor[AnyShape, _D2]: ..."]
     out += sized("view", "self, ", "D")
     out += sized("expand", "self, ", "D")
     out += [
-        "@overload",
-        "def view(self, dtype: type[_D2], /) -> Tensor[AnyShape, _D2]: ...",
         "def broadcast_to(self, size: Sequence[_int]) -> Tensor[AnyShape, D]: ...",
         "def expand_as(self, other: Tensor[_S2, Any]) -> Tensor[_S2, D]: ...",
         "def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> Tensor[AnyShape, D]: ...",
@@ -190,9 +190,9 @@ def tensor_permissive() -> list[str]:
     for n, rule in REDUCTIONS.items():
         out += reduction_permissive(n, rule, True)
     out += [
-        "def reshape(self, *shape: _int | Sequence[_int]) -> Tensor[Any, D]: ...",
-        "def view(self, *shape: _int | Sequence[_int] | type[DType]) -> Tensor[Any, Any]: ...",
-        "def expand(self, *size: _int | Sequence[_int]) -> Tensor[Any, D]: ...",
+        "def reshape(self, *shape: _Size | Sequence[_Size]) -> Tensor[Any, D]: ...",
+        "def view(self, *shape: _Size | Sequence[_Size] | type[DType]) -> Tensor[Any, Any]: ...",
+        "def expand(self, *size: _Size | Sequence[_Size]) -> Tensor[Any, D]: ...",
         "def broadcast_to(self, size: Sequence[_int]) -> Tensor[Any, D]: ...",
         "def expand_as(self, other: Tensor[Any, Any]) -> Tensor[Any, D]: ...",
         "def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> Tensor[Any, D]: ...",

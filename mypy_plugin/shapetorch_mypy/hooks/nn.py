@@ -181,7 +181,16 @@ def new_sequential(op: Op) -> Type:
     return _instance(op, [_tuple_t(op, [a.typ for a in layers])])
 
 
+def new_parameter(op: Op) -> Type:
+    """``nn.Parameter(data)``: the data's shape and dtype, also inside another call (whose context would
+    otherwise pin the generic constructor's shape to Any: ``x + nn.Parameter(st.zeros(1, 6, 16))``)."""
+    x = op.input("data")
+    return _instance(op, [op.conv.shape_type(x.shape, x.variadic), x.dtype_type])
+
+
 CONSTRUCTORS: dict[str, Handler] = {
+    "Parameter": new_parameter,
+    "Buffer": new_parameter,
     "Linear": new_linear,
     "Embedding": new_embedding,
     "Flatten": new_flatten,
