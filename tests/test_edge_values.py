@@ -163,3 +163,46 @@ def test_empty_and_zero_dim(shape, op):
     value = np.full(shape, 1.5)
     with np.errstate(all="ignore"):
         assert_same(fn, value)
+
+
+# -- forward-mode AD through in-place ops and __setitem__: torch's tangent, or a coded refusal ----------
+
+INPLACE = {
+    "mul_": lambda m, y, x: y.mul_(2),
+    "add_ a dual": lambda m, y, x: y.add_(x * x),
+    "exp_": lambda m, y, x: y.exp_(),
+    "clamp_": lambda m, y, x: y.clamp_(max=2.5),
+    "masked_fill_": lambda m, y, x: y.masked_fill_(x > 2, 0.0),
+    "copy_ a dual": lambda m, y, x: y.copy_(x * 3),
+    "setitem a dual into a plain tensor": lambda m, y, x: y.zero_().__setitem__(slice(1, None), x[1:] * 3),
+    "setitem a constant into a dual": lambda m, y, x: y.__setitem__(0, 7.0),
+    "setitem a dual by a mask": lambda m, y, x: y.__setitem__(x > 1.5, x[x > 1.5] ** 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INPLACE))
+def test_forward_ad_through_inplace_ops(case):
+    got = []
+    for m in (st, torch):
+        fw = m.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(m.tensor([1.0, 2.0, 3.0], dtype=m.float64), m.tensor([1.0, -1.0, 0.5], dtype=m.float64))
+            y = x.clone() if case != "setitem a dual into a plain tensor" else m.zeros(3, dtype=m.float64)
+            INPLACE[case](m, y, x)
+            t = fw.unpack_dual(y).tangent
+            got.append((y.detach().numpy().copy(), np.zeros(3) if t is None else t.numpy().copy()))
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    np.testing.assert_array_equal(got[0][1], got[1][1])
+
+
+def test_forward_ad_inplace_on_a_view_is_refused_with_a_code():
+    fw = st.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(st.tensor([1.0, 2.0, 3.0]), st.ones(3))
+        base = x.clone()
+        with pytest.raises(RuntimeError) as e:
+            base[1:].mul_(5)
+        assert e.value.code == "autograd_forward_inplace_view_error"
+        base.mul_(5)  # in place on the base itself is supported
+        assert fw.unpack_dual(base).tangent.tolist() == [5.0, 5.0, 5.0]
+    assert fw.unpack_dual(base).tangent is None  # the shared tangent left with its level

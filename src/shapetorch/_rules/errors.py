@@ -365,6 +365,11 @@ CATALOGUE: dict[str, Entry] = {
         "autograd", "autograd", "backward() reached an op with no registered gradient.",
         "{op}: the derivative for input {i} is not implemented",
     ),
+    "autograd_forward_inplace_view_error": Entry(
+        "autograd", "autograd", "An in-place op on a view would change a dual tensor's tangent (forward-mode AD).",
+        "{op}: forward-mode AD through an in-place op on a view is not supported; apply the op out of place "
+        "(or in place on the base tensor)",
+    ),
     # -- the registry ----------------------------------------------------------------------------------
     "dtype_already_registered_error": Entry(
         "registry", "registry", "A dtype with that name exists.", "{op}: dtype {name!r} is already registered"
