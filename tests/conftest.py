@@ -4,6 +4,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
+# every public op with a rule in ops/_rule_results.py checks its result's shape and dtype against the
+# rules on every call of the suite: each runtime test is also a test of the static result shapes
+os.environ.setdefault("SHAPETORCH_CHECK_RULES", "1")
 
 import pytest
 

@@ -124,3 +124,39 @@ def test_rules_hash_follows_every_rule_file(tmp_path, monkeypatch):
     assert rules_version() == base
     (copy / "new_family.py").write_text("X = 1\n")
     assert rules_version() != base  # a new rule module counts too
+
+
+# -- the checking mode: every listed op's result against its rules ---------------------------------------
+
+
+def test_the_suite_runs_in_checking_mode():
+    from shapetorch.ops import _rule_results
+
+    assert _rule_results.ENABLED
+    assert st.matmul.__wrapped__ is not None  # the registered function is the checking wrapper
+
+
+@pytest.mark.parametrize("mutant", ["drop a batch dim", "swap the result dims"])
+def test_a_wrong_rule_result_fails_the_op(monkeypatch, mutant):
+    """The runtime used the matmul rule only for its verdict; a rule computing a wrong result shape
+    (what the plugin would report) passed every runtime test. In checking mode it fails at once."""
+    import shapetorch._rules.matmul as RM
+    from shapetorch.ops._rule_results import RuleResultMismatch
+
+    right = RM.matmul_shape
+    wrong = {"drop a batch dim": lambda s: s[1:], "swap the result dims": lambda s: s[:-2] + s[-2:][::-1]}[mutant]
+    monkeypatch.setattr(RM, "matmul_shape", lambda a, b, op="matmul": wrong(right(a, b, op)))
+    with pytest.raises(RuleResultMismatch, match="the rules say"):
+        st.matmul(st.ones(2, 3, 4), st.ones(4, 5))
+
+
+def test_checking_mode_off_costs_nothing():
+    """Without the variable the registered functions are the plain ones (no wrapper on the call path)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "SHAPETORCH_CHECK_RULES"}
+    code = "import shapetorch as st; print(hasattr(st.matmul, '__wrapped__'), hasattr(st.add, '__wrapped__'))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .._tensor import Tensor
+from ._rule_results import ENABLED as CHECK_RULES
+from ._rule_results import checked
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -23,6 +25,8 @@ def public(category: str, *, method: bool | str = True, function: bool = True, a
 
     def register(fn: F) -> F:
         name = fn.__name__.rstrip("_") if fn.__name__.endswith("__") else fn.__name__
+        if CHECK_RULES:
+            fn = checked(name, fn)  # type: ignore[assignment]
         for n in (name, *aliases):
             CATEGORY[n] = category
             if function:

@@ -98,7 +98,7 @@ def _pow_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
     log_a = a.log() if isinstance(a, Tensor) else -math.inf if a == 0 else np.log(a)
     gb = g * _conj(a ** b * log_a)
     if isinstance(a, Tensor):
-        gb = gb.masked_fill((a == 0) & ((b.real if b.is_complex() else b) >= 0), 0)
+        gb = gb.masked_fill((a == 0).logical_and((b.real if b.is_complex() else b) >= 0), 0)
     elif a == 0:
         gb = gb.masked_fill((b.real if b.is_complex() else b) >= 0, 0)
     return ga, gb
