@@ -4,8 +4,22 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
+# every public op with a rule in ops/_rule_results.py checks its result's shape and dtype against the
+# rules on every call of the suite: each runtime test is also a test of the static result shapes
+os.environ.setdefault("SHAPETORCH_CHECK_RULES", "1")
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis profiles (HYPOTHESIS_PROFILE=...): "ci" is derandomized, so a run is reproducible and a
+# failure shows the same example to everyone; "dev" explores new random examples on each run; "deep"
+# runs many more examples where a test does not fix its own count. CI uses "ci" (the CI variable is set).
+settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.register_profile("deep", max_examples=2000, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
 @pytest.fixture(autouse=True)

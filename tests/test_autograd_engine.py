@@ -534,3 +534,33 @@ def test_training_steps_keep_memory_flat():
     finally:
         tracemalloc.stop()
     assert second - first < 24 * 1024, (first, second)  # one leaked tensor per step would be > 100 KiB
+
+
+def test_grad_from_two_outputs_of_one_node():
+    """Two roots that are outputs of one node: the node is counted once, so the inputs are reached."""
+
+    def run(lib):
+        x = lib.tensor([1.0, -2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        v, _ = x.sort()  # sort: one node with two outputs (values, indices) ...
+        g = lib.autograd.grad((v, (v * v).sum()), x, (lib.ones(3, dtype=lib.float64), None))
+        u, w = (x * 2).split(2)  # ... and split: several outputs of one node, both roots
+        h = lib.autograd.grad((u, w), x, (lib.ones(2, dtype=lib.float64), lib.ones(1, dtype=lib.float64)))
+        return g[0].tolist(), h[0].tolist()
+
+    assert run(st) == run(torch)
+
+    class Pair(autograd.Function):  # a custom Function with two outputs, both roots of one grad call
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2, x * x
+
+        @staticmethod
+        def backward(ctx, g0, g1):
+            (x,) = ctx.saved_tensors
+            return g0 * 2 + g1 * 2 * x
+
+    x = st.tensor([1.0, 3.0], dtype=st.float64, requires_grad=True)
+    a, b = Pair.apply(x)
+    (gx,) = st.autograd.grad((a, b), x, (st.ones(2, dtype=st.float64), st.ones(2, dtype=st.float64)))
+    assert gx.tolist() == [4.0, 8.0]

@@ -504,9 +504,11 @@ def run_backward(
     # discover the graph
     nodes: dict[int, Any] = {}
     order: list[Any] = []
-    stack = [n for n, _ in root_edges if n is not None]
-    for n in stack:
-        nodes[id(n)] = n
+    stack = []
+    for n, _ in root_edges:  # two roots may be outputs of one node: it is visited (and counted) once
+        if n is not None and id(n) not in nodes:
+            nodes[id(n)] = n
+            stack.append(n)
     while stack:
         n = stack.pop()
         order.append(n)

@@ -184,10 +184,13 @@ def gradgradcheck(
 
     def new_func(*args: Any) -> tuple[Any, ...]:
         real_in, gouts = args[:n_in], args[n_in:]
-        outputs = list(_outputs(func, real_in))
-        pairs = [(o, g) for o, g in zip(outputs, gouts) if o.requires_grad]
-        grads = _grad([o for o, _ in pairs], [real_in[i] for i in diff], [g for _, g in pairs], create_graph=True,
-                      allow_unused=True)
+        # grad mode on even where gradcheck's finite differences turn it off: without a graph there would be
+        # no first-order gradients, nothing to compare, and every second derivative would pass
+        with enable_grad():
+            outputs = list(_outputs(func, real_in))
+            pairs = [(o, g) for o, g in zip(outputs, gouts) if o.requires_grad]
+            grads = _grad([o for o, _ in pairs], [real_in[i] for i in diff], [g for _, g in pairs],
+                          create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(new_func, ins + tuple(gos), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,

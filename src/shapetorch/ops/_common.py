@@ -134,6 +134,8 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
     if STATE.enabled and self.requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if self._fw_grads is not None or result._fw_grads is not None:
+        _inplace_tangent(self, result, op)
     if isinstance(self._data, (np.ndarray, np.generic)):
         np.copyto(writable(self, op), result._data, casting="unsafe")
     else:  # a device array (webgpu): its backend writes into the tensor's storage
@@ -142,6 +144,14 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     if result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True
     return self
+
+
+def _inplace_tangent(self: Tensor, result: Tensor, op: str) -> None:
+    """Forward-mode AD: ``self`` takes the tangent that the out-of-place ``result`` carries. The tangent
+    dict is shared, not copied, so leaving the dual level (which clears ``result``'s) clears ``self``'s."""
+    if self._base is not None:
+        fail("autograd_forward_inplace_view_error", op=op)
+    self._fw_grads = result._fw_grads
 
 
 def snapshot_for_inplace(self: Tensor) -> Tensor:

@@ -44,7 +44,8 @@ def _relu_kernel(a: Any) -> Any:
     return np.maximum(a, a.dtype.type(0))
 
 
-_RELU = Prim("relu", _relu_kernel, lambda g, n: (g * (n.out > 0).to(g.dtype),), save_output=True)
+# masked where out <= 0, not kept where out > 0: a NaN passes its gradient, as in torch
+_RELU = Prim("relu", _relu_kernel, lambda g, n: (g.masked_fill(n.out <= 0, 0),), save_output=True)
 
 
 @public("activation")

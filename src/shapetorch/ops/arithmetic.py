@@ -10,6 +10,7 @@ before the kernel runs; ternary ops are composites of other ops, so they differe
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -56,7 +57,7 @@ _sub = _binary("sub", np.subtract, lambda g, n: (g, -g), kind="no_bool", registe
                rdunder="__rsub__")
 mul = _binary("mul", np.multiply, lambda g, n: (g * _one(n, 1), g * _one(n, 0)), dunder="__mul__", rdunder="__rmul__")
 true_divide = _binary(
-    "true_divide", _quiet(np.true_divide), lambda g, n: (g / _one(n, 1), -g * _one(n, 0) / _one(n, 1) ** 2),
+    "true_divide", _quiet(np.true_divide), lambda g, n: (g / _one(n, 1), -g * (_one(n, 0) / _one(n, 1)) / _one(n, 1)),  # not a / b**2: b**2 overflows
     kind="float", dunder="__truediv__", rdunder="__rtruediv__",
 )
 def _int_div(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,32 +81,56 @@ remainder = _binary(
     kind="no_bool", dunder="__mod__", rdunder="__rmod__",
 )
 fmod = _binary("fmod", _int_div("fmod", np.fmod), lambda g, n: (g, -g * (n.inputs[0] / n.inputs[1]).trunc()), kind="no_bool")
-pow = _binary(
-    "pow", _quiet(_pow_kernel),
-    lambda g, n: (
-        g * n.inputs[1] * _one(n, 0) ** (n.inputs[1] - 1),
-        g * _conj(n.inputs[0] ** n.inputs[1] * (n.inputs[0].log() if isinstance(n.inputs[0], Tensor)
-                                                else np.log(n.inputs[0]))) if isinstance(n.inputs[1], Tensor) else None,
-    ),
-    dunder="__pow__", rdunder="__rpow__",
-)
-atan2 = _binary(
-    "atan2", np.arctan2,
-    lambda g, n: (g * n.inputs[1] / (n.inputs[0] ** 2 + n.inputs[1] ** 2),
-                  -g * n.inputs[0] / (n.inputs[0] ** 2 + n.inputs[1] ** 2)),
-    kind="float",
-)
 
 
-def _share(n: Node, first_wins: Tensor) -> tuple[Tensor, Tensor]:
-    """Gradient routing of maximum/minimum: to the winner, split evenly on ties (as torch)."""
+def _pow_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
+    """torch's masks: the base's gradient is 0 where the exponent is 0 (``0 * 0**-1`` would be nan), and
+    the exponent's is 0 where the base is 0 and the exponent >= 0 (``0 * log(0)`` would be nan)."""
     a, b = n.inputs
-    w = first_wins.to(a.dtype) + (a == b).to(a.dtype) * 0.5
-    return w, 1 - w
+    ga = None
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            ga = (g * b * _one(n, 0) ** (b - 1)).masked_fill(b == 0, 0)
+        else:
+            ga = g * b * _one(n, 0) ** (b - 1) if b != 0 else g * 0
+    if not isinstance(b, Tensor):
+        return ga, None
+    log_a = a.log() if isinstance(a, Tensor) else -math.inf if a == 0 else np.log(a)
+    gb = g * _conj(a ** b * log_a)
+    if isinstance(a, Tensor):
+        gb = gb.masked_fill((a == 0).logical_and((b.real if b.is_complex() else b) >= 0), 0)
+    elif a == 0:
+        gb = gb.masked_fill((b.real if b.is_complex() else b) >= 0, 0)
+    return ga, gb
 
 
-maximum = _binary("maximum", np.maximum, lambda g, n: tuple(g * w for w in _share(n, n.inputs[0] > n.inputs[1])))
-minimum = _binary("minimum", np.minimum, lambda g, n: tuple(g * w for w in _share(n, n.inputs[0] < n.inputs[1])))
+pow = _binary("pow", _quiet(_pow_kernel), _pow_vjp, dunder="__pow__", rdunder="__rpow__")
+
+
+def _atan2_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
+    """``(b, -a) / (a^2 + b^2)``, and 0 at the origin as torch (the plain formula gives nan)."""
+    a, b = n.inputs
+    denom = a**2 + b**2
+    origin = denom == 0
+    recip = (1 / denom.masked_fill(origin, 1)).masked_fill(origin, 0)
+    return g * b * recip, -g * a * recip
+
+
+atan2 = _binary("atan2", np.arctan2, _atan2_vjp, kind="float")
+
+
+def _share(n: Node, a_loses: Tensor, b_loses: Tensor) -> tuple[Tensor, ...]:
+    """Gradient routing of maximum/minimum as torch: to the winner, split evenly on ties, and to both
+    where a NaN makes neither lose (``a < b`` and ``a > b`` are both False there)."""
+    a, b = n.inputs
+    tie = (a == b).to(a.dtype) * 0.5
+    return 1 - a_loses.to(a.dtype) - tie, 1 - b_loses.to(a.dtype) - tie
+
+
+maximum = _binary("maximum", np.maximum, lambda g, n: tuple(
+    g * w for w in _share(n, n.inputs[0] < n.inputs[1], n.inputs[0] > n.inputs[1])))
+minimum = _binary("minimum", np.minimum, lambda g, n: tuple(
+    g * w for w in _share(n, n.inputs[0] > n.inputs[1], n.inputs[0] < n.inputs[1])))
 bitwise_and = _binary("bitwise_and", np.bitwise_and, None, kind="integral", dunder="__and__", rdunder="__rand__")
 bitwise_or = _binary("bitwise_or", np.bitwise_or, None, kind="integral", dunder="__or__", rdunder="__ror__")
 bitwise_xor = _binary("bitwise_xor", np.bitwise_xor, None, kind="integral", dunder="__xor__", rdunder="__rxor__")
@@ -193,7 +218,7 @@ def _isnan(x: Any) -> Any:
 
 
 def _zeros_like(x: Any) -> Any:
-    return x * 0 if isinstance(x, Tensor) else None
+    return x.new_zeros(x._data.shape) if isinstance(x, Tensor) else None  # not x * 0: inf * 0 is nan
 
 
 # -- shifts ------------------------------------------------------------------------------------------------
@@ -224,8 +249,9 @@ bitwise_right_shift = _binary("bitwise_right_shift", _guard("bitwise_right_shift
 
 def _copysign_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
     a, b = n.inputs
-    flip = copysign(a.sign(), b) * a.sign() if isinstance(a, Tensor) else None
-    return (None if flip is None else g * flip, _zeros_like(b) if isinstance(b, Tensor) else None)
+    # torch's: result / a, and 0 where a == 0 (so inf / inf gives nan at an infinite a, as there)
+    ratio = (copysign(a, b) / a).masked_fill(a == 0, 0) if isinstance(a, Tensor) else None
+    return (None if ratio is None else g * ratio, _zeros_like(b) if isinstance(b, Tensor) else None)
 
 
 copysign = _binary("copysign", _guard("copysign", np.copysign, _real), _copysign_vjp, kind="float")

@@ -216,7 +216,8 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     if isinstance(value, Tensor):
         check(RI.setitem_value_shape, value._data.shape, shape, op="index_put")
         value = cast(value, dtype_name(self))
-    if STATE.enabled and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)):
+    dual = self._fw_grads is not None or (isinstance(value, Tensor) and value._fw_grads is not None)
+    if dual or (STATE.enabled and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))):
         v = value if isinstance(value, Tensor) else self.new_full((), value)
         v = v.reshape(v._data.shape[max(0, v._data.ndim - len(shape)):] if v._data.ndim > len(shape) else v._data.shape)
         write_inplace(self, _INDEX_PUT(snapshot_for_inplace(self), v, idx1=idx1, idx2=idx2), "index_put_")

@@ -58,10 +58,23 @@ def _sum_kernel(a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
 
 
 _SUM = Prim("sum", _sum_kernel, lambda g, n: (_grad_back(g, n),))
-_PROD = Prim(
-    "prod", lambda a, axis, keepdims: np.prod(a, axis=axis, keepdims=keepdims),
-    lambda g, n: (_grad_back(g, n) * _keep(n.out, n) / n.inputs[0],), save_output=True,
-)
+
+
+def _prod_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    """The product of the other elements: ``out / x`` where x != 0, and at a zero the product of the
+    rest when it is the slice's only zero, else 0 (``out / x`` would give nan there; torch's is finite)."""
+    x, axis = n.inputs[0], list(n.params["axis"])
+    zero = x == 0
+    safe = x.masked_fill(zero, 1)
+    others = _keep(n.out, n) / safe
+    if bool(zero.any()):
+        lone = sum(zero.to(to_dtype("int64")), axis, keepdim=True) == 1
+        rest = prod(safe, axis, keepdim=True).masked_fill(~lone, 0)
+        others = rest.where(zero, others)
+    return (_grad_back(g, n) * (others.conj() if x.is_complex() else others),)
+
+
+_PROD = Prim("prod", lambda a, axis, keepdims: np.prod(a, axis=axis, keepdims=keepdims), _prod_vjp, save_output=True)
 _AMAX = Prim("amax", lambda a, axis, keepdims: np.amax(a, axis=axis, keepdims=keepdims), _extreme_vjp, save_output=True)
 _AMIN = Prim("amin", lambda a, axis, keepdims: np.amin(a, axis=axis, keepdims=keepdims), _extreme_vjp, save_output=True)
 _ALL = Prim("all", lambda a, axis, keepdims: np.all(a, axis=axis, keepdims=keepdims))
@@ -216,7 +229,9 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 @public("reduction")
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
-    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    zero = v == 0  # sqrt's gradient at 0 is inf, and inf * 0 = nan; torch's std has gradient 0 there
+    return v.masked_fill(zero, 1).sqrt().masked_fill(zero, 0)
 
 
 @public("reduction")

@@ -78,9 +78,29 @@ _GATHER = Prim(
 )
 _SCATTER_ADD = Prim(
     "scatter_add", _scatter_add,
-    lambda g, n: (g, None, _GATHER(g, n.inputs[1], axis=n.params["axis"]) if n.inputs[2]._data.shape == n.inputs[1]._data.shape else None),
+    lambda g, n: (g, None, _src_grad(g, n)),
 )
-_SCATTER = Prim("scatter", _scatter, None)
+
+
+def _src_grad(g: Tensor, n: Any) -> Any:
+    """The gradient of a scatter's tensor ``src``: ``g`` gathered at ``index``, zero where ``src`` is not read."""
+    index, src = n.inputs[1], n.inputs[2]
+    if not isinstance(src, Tensor):
+        return None
+    got = _GATHER(g, index, axis=n.params["axis"])
+    if src._data.shape == index._data.shape:
+        return got
+    out = g.new_zeros(src._data.shape)  # src is larger than index: only its leading block is read
+    out[tuple(slice(0, s) for s in index._data.shape)] = got
+    return out
+
+
+def _scatter_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    # the input's gradient is g where nothing was written over it; src's is g where it was written
+    return _SCATTER(g, n.inputs[1], 0.0, axis=n.params["axis"]), None, _src_grad(g, n)
+
+
+_SCATTER = Prim("scatter", _scatter, _scatter_vjp)
 
 
 def _check_index_values(index: Tensor, size: int, dim: int, op: str) -> Any:

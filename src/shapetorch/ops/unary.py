@@ -49,8 +49,18 @@ sigmoid = _unary(
 )
 reciprocal = _unary("reciprocal", _quiet(np.reciprocal), lambda g, n: (-g * _conj(n.out) ** 2,), save_output=True)
 abs = _unary("abs", np.abs, lambda g, n: (g * n.inputs[0].sgn(),), kind="same")
-sgn = _unary("sgn", lambda a: a.copy() if a.dtype.kind == "b" else np.sign(a) if a.dtype.kind != "c" else _csgn(a), lambda g, n: (g * 0,), kind="same")
-sign = _unary("sign", lambda a: a.copy() if a.dtype.kind == "b" else np.sign(a), lambda g, n: (g * 0,), kind="same")
+
+
+def _sign(a: Any) -> Any:
+    """torch's sign is ``(0 < a) - (a < 0)``: 0 at NaN, where NumPy's is NaN."""
+    if a.dtype.kind == "b":
+        return a.copy()
+    out = np.sign(a)
+    return np.where(np.isnan(a), 0, out).astype(a.dtype) if a.dtype.kind == "f" else out
+
+
+sgn = _unary("sgn", lambda a: _sign(a) if a.dtype.kind != "c" else _csgn(a), lambda g, n: (g * 0,), kind="same")
+sign = _unary("sign", _sign, lambda g, n: (g * 0,), kind="same")
 floor = _unary("floor", lambda a: a.copy() if a.dtype.kind in "biu" else np.floor(a), lambda g, n: (g * 0,), kind="same")
 ceil = _unary("ceil", lambda a: a.copy() if a.dtype.kind in "biu" else np.ceil(a), lambda g, n: (g * 0,), kind="same")
 trunc = _unary("trunc", lambda a: a.copy() if a.dtype.kind in "biu" else np.trunc(a), lambda g, n: (g * 0,), kind="same")
