@@ -430,6 +430,7 @@ CATALOGUE: dict[str, Entry] = {
     "autograd_error_not_differentiable": Entry(
         "autograd", "autograd", "backward() through an output whose derivative torch does not define (qr's mode='r').",
         "{op}: {problem}",
+    ),
     "autograd_forward_inplace_view_error": Entry(
         "autograd", "autograd", "An in-place op on a view would change a dual tensor's tangent (forward-mode AD).",
         "{op}: forward-mode AD through an in-place op on a view is not supported; apply the op out of place "
