@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
+
+# as in the test suite (tests/conftest.py): every op's result is checked against its rules
+os.environ.setdefault("SHAPETORCH_CHECK_RULES", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
