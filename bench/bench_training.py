@@ -134,9 +134,9 @@ def gpt(lib: Any, sdpa: bool) -> Any:
             self.register_buffer("pos", lib.arange(T))
 
         def forward(self, idx: Any) -> Any:
-            B, T_ = idx.shape
+            T_ = idx.shape[1]
             x = self.wte(idx) + self.wpe(self.pos[:T_])
-            return self.head(self.ln_f(self.blocks(x))).view(B * T_, V)
+            return self.head(self.ln_f(self.blocks(x)))
 
     return GPT()
 
@@ -154,10 +154,13 @@ OPTIMIZERS: dict[str, Callable[[Any, Any], Any]] = {}
 
 
 def workloads() -> list[Workload]:
-    """(name, model factory, inputs, targets); the optimizer of each is ``OPTIMIZERS[name]`` (SGD by default)."""
+    """(name, model factory, inputs, targets); the optimizer of each is ``OPTIMIZERS[name]`` (SGD by default).
+
+    Slicing the inputs and the targets along their first axis gives a smaller batch of the same workload.
+    """
     rng = np.random.default_rng(0)
     gpt_x = rng.integers(0, GPT_V, (8, GPT_T))
-    gpt_y = rng.integers(0, GPT_V, 8 * GPT_T)
+    gpt_y = rng.integers(0, GPT_V, (8, GPT_T))
     out: list[Workload] = [
         ("MLP 784-512-512-10, batch 256", mlp, rng.normal(size=(256, 784)).astype(np.float32),
          rng.integers(0, 10, 256)),
@@ -195,7 +198,8 @@ def stepper(lib: Any, make: Callable[[Any], Any], x: np.ndarray, y: np.ndarray, 
 
     def step() -> Any:
         opt.zero_grad()
-        loss = ce(model(xb), yb)
+        out = model(xb)  # (N, classes), or (B, T, vocabulary) for the language model
+        loss = ce(out.reshape(-1, out.shape[-1]), yb.reshape(-1))
         loss.backward()
         opt.step()
         return loss
