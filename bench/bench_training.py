@@ -263,8 +263,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", help="training workloads whose name contains this text")
     p.add_argument("--sections", default="training,tiny,tiny+backward,large")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                   help="torch's threads (give NumPy's BLAS the same with OPENBLAS_NUM_THREADS)")
     a = p.parse_args(argv)
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    torch.set_num_threads(max(1, a.threads))
     print(f"torch threads {torch.get_num_threads()}; ratio = shapetorch / torch (best of interleaved rounds)")
     print(f"{'case':46} {'shapetorch':>12} {'torch':>12} {'ratio':>7} {'goal':>6} {'st peak MiB':>12}")
     for r in run(a.quick, tuple(a.sections.split(",")), a.only):
