@@ -153,14 +153,15 @@ def test_conv_double_backward():
     close(ws.grad, wt.grad, 1e-8)
 
 
+@pytest.mark.parametrize("cin,cout", [(4, 8), (8, 4)])  # the input gradient takes another path when cout <= cin
 @pytest.mark.parametrize("nd,groups,stride,padding,dilation", [
-    (1, 1, 1, 0, 1), (1, 2, 2, 1, 2), (2, 1, 1, 1, 1), (2, 2, 2, 0, 2), (2, 4, 1, 2, 1), (3, 1, 2, 1, 1),
-    (3, 2, 1, 0, 2),
+    (1, 1, 1, 0, 1), (1, 2, 2, 1, 2), (2, 1, 1, 1, 1), (2, 2, 2, 0, 2), (2, 4, 1, 2, 1), (2, 1, 1, 3, 1),
+    (3, 1, 2, 1, 1), (3, 2, 1, 0, 2),
 ])
-def test_conv_values_gradients_and_double_backward(nd, groups, stride, padding, dilation):
+def test_conv_values_gradients_and_double_backward(nd, groups, stride, padding, dilation, cin, cout):
     """The im2col kernels (one GEMM per group) against torch: output, both gradients, and a second order."""
     size = (7,) * nd if nd < 3 else (5,) * nd
-    x, w = data(2, 4, *size), data(8, 4 // groups, *(3,) * nd, seed=1)
+    x, w = data(2, cin, *size), data(cout, cin // groups, *(3,) * nd, seed=1)
     kw = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
     xs, ws = st.tensor(x, requires_grad=True), st.tensor(w, requires_grad=True)
     xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
