@@ -56,14 +56,21 @@ def large_cases(quick: bool) -> list[Case]:
     m = 1_000_000 if quick else 10_000_000
     a, b = st.rand(n, n), st.rand(n, n)
     x, y = st.rand(m), st.rand(m)
-    ta, tb, tx, ty = (torch.from_numpy(t.numpy().copy()) for t in (a, b, x, y))
-    na, nb, nx, ny = a.numpy(), b.numpy(), x.numpy(), y.numpy()
+    s = st.rand(4 * n, n)
+    ta, tb, tx, ty, ts = (torch.from_numpy(t.numpy().copy()) for t in (a, b, x, y, s))
+    na, nb, nx, ny, ns = a.numpy(), b.numpy(), x.numpy(), y.numpy(), s.numpy()
     return [
         (f"matmul {n}x{n}", lambda: a @ b, lambda: ta @ tb, lambda: na @ nb),
         (f"add {m:.0e}", lambda: x + y, lambda: tx + ty, lambda: nx + ny),
         (f"exp {m:.0e}", lambda: x.exp(), lambda: tx.exp(), lambda: np.exp(nx)),
         (f"sum {m:.0e}", lambda: x.sum(), lambda: tx.sum(), lambda: np.add.reduce(nx)),
+        (f"softmax {4 * n}x{n}", lambda: s.softmax(-1), lambda: ts.softmax(-1), lambda: _np_softmax(ns)),
     ]
+
+
+def _np_softmax(a: np.ndarray) -> np.ndarray:
+    e = np.exp(a - a.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:

@@ -1,26 +1,41 @@
 """Training-step benchmark: shapetorch vs torch (CPU), as ratios (shapetorch time / torch time).
 
-    python bench/bench_training.py      (``python -m bench`` calls ``run`` with the other benchmarks)
+    python bench/bench_training.py [--quick]     (``python -m bench`` calls ``workloads``/``stepper`` too)
 
-Two workloads: an MLP step (784-512-512-10, batch 256, SGD with momentum) and a small CNN step
-(2 conv + pool + linear on 1x28x28, batch 64). A step is forward, cross-entropy, backward, optimizer
-step. Peak memory is the tracemalloc peak of one step (Python and NumPy allocations; torch's own
-allocator is invisible to tracemalloc, so its column is only indicative).
+A step is forward, loss, backward, optimizer step, built from each library's own ``nn`` and ``optim``
+with identical weights (torch's initial values copied into shapetorch's parameters) and identical data.
+Before timing, the first step's loss is compared with torch's, so that a broken step cannot look fast.
+The workloads:
+
+- an MLP 784-512-512-10 (``nn.Linear``, ReLU), batch 256, SGD with momentum;
+- a small CNN (two conv + max-pool + linear) on 1x28x28, batch 64, SGD with momentum;
+- LeNet-5 on 1x28x28, batch 64, SGD with momentum;
+- two ResNet basic blocks (conv-BatchNorm-ReLU, with the identity shortcut) on 16x16x16, batch 32, SGD;
+- a 2-layer nanoGPT (d=128, 4 heads, T=64, vocabulary 65, batch 8), AdamW, once with hand-written
+  causal attention (matmul, masked_fill, softmax) and once with ``scaled_dot_product_attention``.
+
+The table also has the tiny-op and large-op cases of ``bench_ops`` and the autograd graphs of
+``bench_autograd``, each timed interleaved with torch, and the tracemalloc peak of one step (Python and
+NumPy allocations; torch's allocator is invisible to tracemalloc, so its peak is measured as the growth
+of the process's peak RSS in ``python -m bench``'s memory section instead).
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
 import sys
 import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import shapetorch as st
-from _timing import fmt_time, per_call
+from bench._timing import compare, fmt_time
 
 
 def mlp(lib: Any) -> Any:
@@ -34,21 +49,175 @@ def cnn(lib: Any) -> Any:
                              lib.nn.Flatten(), lib.nn.Linear(32 * 7 * 7, 10))
 
 
-def stepper(lib: Any, make: Any, x: np.ndarray, y: np.ndarray) -> Any:
-    model = make(lib)
-    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+def lenet(lib: Any) -> Any:
+    nn = lib.nn
+    return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84),
+                         nn.ReLU(), nn.Linear(84, 10))
+
+
+def resnet(lib: Any) -> Any:
+    nn = lib.nn
+
+    class BasicBlock(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self, c: int) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(c)
+            self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn2 = nn.BatchNorm2d(c)
+
+        def forward(self, x: Any) -> Any:
+            h = self.bn1(self.conv1(x)).relu()
+            return (self.bn2(self.conv2(h)) + x).relu()
+
+    class Net(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.blocks = nn.Sequential(BasicBlock(16), BasicBlock(16))
+            self.head = nn.Linear(16, 10)
+
+        def forward(self, x: Any) -> Any:
+            return self.head(self.blocks(x).mean((2, 3)))
+
+    return Net()
+
+
+GPT_T, GPT_V, GPT_D, GPT_H = 64, 65, 128, 4
+
+
+def gpt(lib: Any, sdpa: bool) -> Any:
+    """nanoGPT's model (pre-norm blocks, GELU MLP, learned positions), two layers."""
+    nn = lib.nn
+    F = nn.functional
+    T, V, D, H = GPT_T, GPT_V, GPT_D, GPT_H
+
+    class Attention(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.qkv = nn.Linear(D, 3 * D)
+            self.proj = nn.Linear(D, D)
+            self.register_buffer("mask", lib.tril(lib.ones(T, T)).view(1, 1, T, T))
+
+        def forward(self, x: Any) -> Any:
+            B, T_, C = x.shape
+            q, k, v = self.qkv(x).split(C, dim=2)
+            q, k, v = (t.view(B, T_, H, C // H).transpose(1, 2) for t in (q, k, v))
+            if sdpa:
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(C // H))
+                att = att.masked_fill(self.mask[:, :, :T_, :T_] == 0, float("-inf"))
+                y = F.softmax(att, dim=-1) @ v
+            return self.proj(y.transpose(1, 2).contiguous().view(B, T_, C))
+
+    class Block(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln1 = nn.LayerNorm(D)
+            self.attn = Attention()
+            self.ln2 = nn.LayerNorm(D)
+            self.mlp = nn.Sequential(nn.Linear(D, 4 * D), nn.GELU(), nn.Linear(4 * D, D))
+
+        def forward(self, x: Any) -> Any:
+            x = x + self.attn(self.ln1(x))
+            return x + self.mlp(self.ln2(x))
+
+    class GPT(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.wte = nn.Embedding(V, D)
+            self.wpe = nn.Embedding(T, D)
+            self.blocks = nn.Sequential(Block(), Block())
+            self.ln_f = nn.LayerNorm(D)
+            self.head = nn.Linear(D, V, bias=False)
+            self.register_buffer("pos", lib.arange(T))
+
+        def forward(self, idx: Any) -> Any:
+            T_ = idx.shape[1]
+            x = self.wte(idx) + self.wpe(self.pos[:T_])
+            return self.head(self.ln_f(self.blocks(x)))
+
+    return GPT()
+
+
+def sgd(lib: Any, params: Any) -> Any:
+    return lib.optim.SGD(params, lr=0.01, momentum=0.9)
+
+
+def adamw(lib: Any, params: Any) -> Any:
+    return lib.optim.AdamW(params, lr=1e-3, weight_decay=0.1)
+
+
+Workload = tuple[str, Callable[[Any], Any], np.ndarray, np.ndarray]
+OPTIMIZERS: dict[str, Callable[[Any, Any], Any]] = {}
+
+
+def workloads() -> list[Workload]:
+    """(name, model factory, inputs, targets); the optimizer of each is ``OPTIMIZERS[name]`` (SGD by default).
+
+    Slicing the inputs and the targets along their first axis gives a smaller batch of the same workload.
+    """
+    rng = np.random.default_rng(0)
+    gpt_x = rng.integers(0, GPT_V, (8, GPT_T))
+    gpt_y = rng.integers(0, GPT_V, (8, GPT_T))
+    out: list[Workload] = [
+        ("MLP 784-512-512-10, batch 256", mlp, rng.normal(size=(256, 784)).astype(np.float32),
+         rng.integers(0, 10, 256)),
+        ("CNN 1x28x28, batch 64", cnn, rng.normal(size=(64, 1, 28, 28)).astype(np.float32), rng.integers(0, 10, 64)),
+        ("LeNet-5 1x28x28, batch 64", lenet, rng.normal(size=(64, 1, 28, 28)).astype(np.float32),
+         rng.integers(0, 10, 64)),
+        ("ResNet 2 basic blocks+BN, 16x16x16, batch 32", resnet,
+         rng.normal(size=(32, 16, 16, 16)).astype(np.float32), rng.integers(0, 10, 32)),
+        ("nanoGPT 2x128 T=64, hand attention, AdamW", lambda lib: gpt(lib, False), gpt_x, gpt_y),
+        ("nanoGPT 2x128 T=64, sdpa, AdamW", lambda lib: gpt(lib, True), gpt_x, gpt_y),
+    ]
+    for name, *_ in out:
+        OPTIMIZERS[name] = adamw if name.startswith("nanoGPT") else sgd
+    return out
+
+
+def _models(make: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """The same model in both libraries: torch's initial weights and buffers copied into shapetorch's."""
+    torch.manual_seed(0)
+    tm = make(torch)
+    sm = make(st)
+    state = {k: st.tensor(v.detach().numpy().copy()) for k, v in tm.state_dict().items()}
+    sm.load_state_dict(state)
+    return sm, tm
+
+
+def stepper(lib: Any, make: Callable[[Any], Any], x: np.ndarray, y: np.ndarray, model: Any = None,
+            name: str | None = None) -> Callable[[], Any]:
+    """One training step of ``make(lib)`` (or of ``model``) on ``(x, y)``; returns the loss tensor."""
+    if model is None:
+        model = make(lib)
+    opt = OPTIMIZERS.get(name or "", sgd)(lib, model.parameters())
     xb, yb = lib.tensor(x), lib.tensor(y)
     ce = lib.nn.functional.cross_entropy
 
-    def step() -> None:
+    def step() -> Any:
         opt.zero_grad()
-        ce(model(xb), yb).backward()
+        out = model(xb)  # (N, classes), or (B, T, vocabulary) for the language model
+        loss = ce(out.reshape(-1, out.shape[-1]), yb.reshape(-1))
+        loss.backward()
         opt.step()
+        return loss
 
     return step
 
 
-def peak(step: Any) -> int:
+def steppers(name: str, make: Callable[[Any], Any], x: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
+    """Both libraries' steps from identical weights, after checking that their first losses agree."""
+    sm, tm = _models(make)
+    s, t = stepper(st, make, x, y, sm, name), stepper(torch, make, x, y, tm, name)
+    ls, lt = float(s().item()), float(t().item())
+    if not math.isclose(ls, lt, rel_tol=1e-4, abs_tol=1e-5):
+        raise AssertionError(f"{name}: first-step loss {ls} differs from torch's {lt}")
+    return s, t
+
+
+def peak(step: Callable[[], Any]) -> int:
     step()
     tracemalloc.start()
     step()
@@ -57,33 +226,54 @@ def peak(step: Any) -> int:
     return top
 
 
-def workloads() -> list[tuple[str, Any, np.ndarray, np.ndarray]]:
-    rng = np.random.default_rng(0)
-    return [
-        ("MLP 784-512-512-10, batch 256", mlp, rng.normal(size=(256, 784)).astype(np.float32),
-         rng.integers(0, 10, 256)),
-        ("CNN 1x28x28, batch 64", cnn, rng.normal(size=(64, 1, 28, 28)).astype(np.float32), rng.integers(0, 10, 64)),
-    ]
+GOALS = {"training": 1.0, "tiny": 1.0, "tiny+backward": 1.0, "large": 1.2}
 
 
-def run(repeat: int = 3) -> list[dict[str, Any]]:
-    """One row per workload: seconds per step (shapetorch, torch) and the tracemalloc peak of one step."""
+def run(quick: bool = False, sections: tuple[str, ...] = ("training", "tiny", "tiny+backward", "large"),
+        only: str | None = None) -> list[dict[str, Any]]:
+    """One row per case: seconds per call (shapetorch, torch), measured in interleaved rounds."""
+    from bench import bench_autograd, bench_ops
+
+    repeat = 5 if quick else 9
+    cases: list[tuple[str, str, Callable[[], Any], Callable[[], Any]]] = []
+    if "training" in sections:
+        for name, make, x, y in workloads():
+            if only is None or only.lower() in name.lower():
+                s, t = steppers(name, make, x, y)
+                cases.append(("training", name, s, t))
+    if "tiny" in sections:
+        cases += [("tiny", n, o, t) for n, o, t, _ in bench_ops.tiny_cases()]
+    if "tiny+backward" in sections:
+        cases += [("tiny+backward", n, o, t) for n, o, t, _ in bench_ops.tiny_backward_cases()]
+        cases += [("tiny+backward", n, o, t) for n, o, t, *_ in bench_autograd.cases()]
+    if "large" in sections:
+        cases += [("large", n, o, t) for n, o, t, _ in bench_ops.large_cases(quick)]
     rows = []
-    for name, make, x, y in workloads():
-        s, t = stepper(st, make, x, y), stepper(torch, make, x, y)
-        ts, tt = per_call(s, repeat=repeat), per_call(t, repeat=repeat)
-        rows.append({"case": name, "shapetorch_s": ts, "torch_s": tt, "shapetorch_peak_bytes": peak(s),
-                     "torch_peak_bytes": peak(t)})
+    for section, name, s, t in cases:
+        got = compare({"shapetorch": s, "torch": t}, 0.05 if quick else 0.2, repeat)
+        r = {"section": section, "case": name, "shapetorch_s": got["shapetorch"], "torch_s": got["torch"]}
+        if section == "training":
+            r["shapetorch_peak_bytes"] = peak(s)
+        rows.append(r)
     return rows
 
 
-def main() -> None:
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
-    print(f"{'workload':34} {'shapetorch':>12} {'torch':>12} {'ratio':>7} {'peak MiB st':>12} {'peak MiB torch':>15}")
-    for r in run():
-        ts, tt, ms, mt = r["shapetorch_s"], r["torch_s"], r["shapetorch_peak_bytes"], r["torch_peak_bytes"]
-        print(f"{r['case']:34} {fmt_time(ts):>12} {fmt_time(tt):>12} {ts / tt:7.2f} {ms / 2**20:12.1f} "
-              f"{mt / 2**20:15.2f}")
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", help="training workloads whose name contains this text")
+    p.add_argument("--sections", default="training,tiny,tiny+backward,large")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                   help="torch's threads (give NumPy's BLAS the same with OPENBLAS_NUM_THREADS)")
+    a = p.parse_args(argv)
+    torch.set_num_threads(max(1, a.threads))
+    print(f"torch threads {torch.get_num_threads()}; ratio = shapetorch / torch (best of interleaved rounds)")
+    print(f"{'case':46} {'shapetorch':>12} {'torch':>12} {'ratio':>7} {'goal':>6} {'st peak MiB':>12}")
+    for r in run(a.quick, tuple(a.sections.split(",")), a.only):
+        ts, tt = r["shapetorch_s"], r["torch_s"]
+        mem = f"{r['shapetorch_peak_bytes'] / 2**20:12.1f}" if "shapetorch_peak_bytes" in r else ""
+        print(f"{r['case'][:46]:46} {fmt_time(ts):>12} {fmt_time(tt):>12} {ts / tt:7.2f} "
+              f"{GOALS[r['section']]:6.1f} {mem}", flush=True)
 
 
 if __name__ == "__main__":

@@ -153,6 +153,30 @@ def test_conv_double_backward():
     close(ws.grad, wt.grad, 1e-8)
 
 
+@pytest.mark.parametrize("cin,cout", [(4, 8), (8, 4)])  # the input gradient takes another path when cout <= cin
+@pytest.mark.parametrize("nd,groups,stride,padding,dilation", [
+    (1, 1, 1, 0, 1), (1, 2, 2, 1, 2), (2, 1, 1, 1, 1), (2, 2, 2, 0, 2), (2, 4, 1, 2, 1), (2, 1, 1, 3, 1),
+    (3, 1, 2, 1, 1), (3, 2, 1, 0, 2),
+])
+def test_conv_values_gradients_and_double_backward(nd, groups, stride, padding, dilation, cin, cout):
+    """The im2col kernels (one GEMM per group) against torch: output, both gradients, and a second order."""
+    size = (7,) * nd if nd < 3 else (5,) * nd
+    x, w = data(2, cin, *size), data(cout, cin // groups, *(3,) * nd, seed=1)
+    kw = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
+    xs, ws = st.tensor(x, requires_grad=True), st.tensor(w, requires_grad=True)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    ys, yt = getattr(F, f"conv{nd}d")(xs, ws, **kw), getattr(TF, f"conv{nd}d")(xt, wt, **kw)
+    close(ys, yt, 1e-10)
+    gs = st.autograd.grad(ys.pow(2).sum(), [xs, ws], create_graph=True)
+    gt = torch.autograd.grad(yt.pow(2).sum(), [xt, wt], create_graph=True)
+    close(gs[0], gt[0], 1e-9)
+    close(gs[1], gt[1], 1e-9)
+    (gs[0].pow(2).sum() + gs[1].pow(2).sum()).backward()
+    (gt[0].pow(2).sum() + gt[1].pow(2).sum()).backward()
+    close(xs.grad, xt.grad, 1e-8)
+    close(ws.grad, wt.grad, 1e-8)
+
+
 def test_max_pool_return_indices():
     x = data(2, 3, 7, 6)
     vs, is_ = F.max_pool2d(st.tensor(x), 3, 2, 1, return_indices=True)

@@ -491,6 +491,9 @@ def run_backward(
     """
 
     root_edges = [gradient_edge(r) for r in roots]
+    if inputs is None:
+        _run_all(root_edges, grads, retain_graph, create_graph)
+        return {}
     # captures: edge -> input ids that want the gradient arriving there
     captures: dict[tuple[int, int], list[Tensor]] = {}
     input_nodes: set[int] = set()
@@ -589,6 +592,68 @@ def run_backward(
     return captured
 
 
+def _run_all(root_edges: list[tuple[Any, int]], grads: Sequence[Tensor | None], retain_graph: bool,
+             create_graph: bool) -> None:
+    """``run_backward`` when every node runs (``backward()`` without ``inputs``): the same order and hooks,
+    without the bookkeeping for captured inputs. Nodes are keyed by identity (``Node`` has no ``__eq__``)."""
+    deps: dict[Any, int] = {}
+    stack = [n for n, _ in root_edges if n is not None]
+    seen = set(stack)
+    while stack:  # discover the graph and count each node's incoming edges in one pass
+        for nxt, _ in stack.pop()._next:
+            if nxt is not None:
+                if nxt in seen:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    seen.add(nxt)
+                    stack.append(nxt)
+    buffers: dict[Any, list[Any]] = {}
+    for (node, nr), g in zip(root_edges, grads):
+        if node is not None:
+            buf = buffers.get(node)
+            if buf is None:
+                buf = buffers[node] = [None] * node._num_outputs
+            buf[nr] = _add(buf[nr], g)
+    ready: list[tuple[int, int, Any]] = []
+    for node in buffers:
+        if node not in deps:
+            ready.append((-node._seq, id(node), node))
+    heapq.heapify(ready)
+    prof = PROFILER.active
+    pop, push = heapq.heappop, heapq.heappush
+    with enable_grad() if create_graph else no_grad():
+        while ready:
+            node = pop(ready)[2]
+            buf = buffers.pop(node, None)
+            outs: Sequence[Any] = ()
+            if buf is not None and any(g is not None for g in buf):
+                if isinstance(node, AccumulateGrad):
+                    if node.variable._hooks:
+                        _tensor_pre_hooks(node, buf)
+                else:
+                    if node._tensor_pre_hooks:
+                        _tensor_pre_hooks(node, buf)
+                    if node._retain_refs:
+                        _retain_hooks(node, buf, create_graph)
+                outs = _evaluate(node, buf, prof, create_graph)
+                if not retain_graph:
+                    node.release()
+            for i, (nxt, nr) in enumerate(node._next):
+                if nxt is None:
+                    continue
+                g = outs[i] if i < len(outs) else None
+                if g is not None:
+                    b = buffers.get(nxt)
+                    if b is None:
+                        b = buffers[nxt] = [None] * nxt._num_outputs
+                    b[nr] = g if b[nr] is None else b[nr] + g
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    push(ready, (-nxt._seq, id(nxt), nxt))
+
+
 def _evaluate(node: Any, buf: list[Any], prof: Any, create_graph: bool) -> list[Any]:
     grads = buf
     if node._pre_hooks:
@@ -648,7 +713,10 @@ def _make_grads(outputs: list[Tensor], grads: Any, is_grads_batched: bool = Fals
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not r.dtype.is_floating_point:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {r.dtype}")
-                g = r.new_ones(r._data.shape)
+                d = r._data
+                # the seed of a scalar loss: made directly (no creation op) on the CPU
+                g = Tensor._make(np.ones(d.shape, d.dtype), r._device) if isinstance(d, (np.ndarray, np.generic)) \
+                    else r.new_ones(d.shape)
         else:
             if not _is_tensor(g):
                 raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")

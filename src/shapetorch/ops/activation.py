@@ -102,15 +102,18 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 # -- softmax family -------------------------------------------------------------------------------------
 
 def _softmax_kernel(a: Any, axis: int) -> Any:
-    m = np.max(a, axis=axis, keepdims=True) if a.size else 0
-    e = np.exp(a - m)
-    return e / np.sum(e, axis=axis, keepdims=True)
+    # one buffer for the result, reused by each pass (out=): a single allocation of the input's size
+    e = np.subtract(a, np.max(a, axis=axis, keepdims=True)) if a.size else np.exp(a)
+    np.exp(e, out=e)
+    return np.divide(e, np.sum(e, axis=axis, keepdims=True), out=e)
 
 
 def _log_softmax_kernel(a: Any, axis: int) -> Any:
-    m = np.max(a, axis=axis, keepdims=True) if a.size else 0
-    s = a - m
-    return s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+    if not a.size:
+        return a.copy()
+    s = np.subtract(a, np.max(a, axis=axis, keepdims=True))
+    lse = np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+    return np.subtract(s, lse, out=s)
 
 
 def _softmax_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:

@@ -30,11 +30,22 @@ def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         return g.unsqueeze(-1) @ b.conj().unsqueeze(0), (a.conj().mT @ g.unsqueeze(-1)).squeeze(-1)
     if a._data.ndim == 1:
         return (g.unsqueeze(-2) @ b.conj().mT).squeeze(-2), a.conj().unsqueeze(-1) @ g.unsqueeze(-2)
+    if b._data.ndim == 2 and a._data.ndim > 2:
+        # a stack against one matrix (a linear layer): the matrix's gradient is one GEMM over all rows, not a
+        # stack of products summed afterwards
+        k, n_ = b._data.shape
+        return g @ b.conj().mT, a.reshape(-1, k).conj().mT @ g.reshape(-1, n_)
     return g @ b.conj().mT, a.conj().mT @ g  # batch dims are summed back by the engine
 
 
 def _matmul_kernel(a: Any, b: Any) -> Any:
-    out = np.matmul(a, b)
+    if b.ndim == 2 and a.ndim > 2 and type(a) is np.ndarray:
+        # NumPy multiplies a stack by one matrix matrix by matrix, outside BLAS (20x slower on (8, 64, 512) @
+        # (512, 128)); folding the stack into the rows makes it one GEMM
+        rows = math.prod(a.shape[:-1])
+        out = np.matmul(a.reshape(rows, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+    else:
+        out = np.matmul(a, b)
     return out if out.dtype == a.dtype else out.astype(a.dtype)  # ml_dtypes' bfloat16 matmul gives float32
 
 
