@@ -60,11 +60,11 @@ method("relu_", make_inplace(relu, "relu_"))
 
 # -- erf and gelu ---------------------------------------------------------------------------------------
 
-_ERF_NP = np.frompyfunc(math.erf, 1, 1)
-
-
 def _erf_kernel(a: Any) -> Any:
-    return np.asarray(_ERF_NP(a), dtype=a.dtype)
+    """erf in float64 (scipy's ufunc, imported on first use), rounded once to ``a``'s dtype: GELU's hot path."""
+    import scipy.special
+
+    return scipy.special.erf(a.astype(np.float64, copy=False)).astype(a.dtype, copy=False)
 
 
 _ERF = Prim("erf", _erf_kernel, lambda g, n: (g * (-(n.inputs[0] * n.inputs[0])).exp() * (2.0 / math.sqrt(math.pi)),))

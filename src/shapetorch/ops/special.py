@@ -1,10 +1,10 @@
 """Special functions and the unary pointwise leftovers: erf, erfc, erfinv, lgamma, digamma, i0, sinc,
 angle, conj_physical, deg2rad, rad2deg, frexp, nan_to_num, positive.
 
-NumPy has no erf/lgamma/digamma/erfinv/i0, so the kernels below are vectorised float64 algorithms
-built from series, continued fractions and asymptotic expansions whose coefficients are exact
-rationals (Bernoulli numbers, factorials) or computed here (zeta values), then rounded to the
-input's dtype. Half-precision inputs are computed in float64 and rounded once.
+NumPy has no erf/lgamma/digamma/erfinv, so they come from ``scipy.special``'s ufuncs (ulp-accurate and
+vectorised; imported on first use). The modified Bessel functions and polygamma are float64 algorithms
+from series and asymptotic expansions with exact coefficients, matching torch's Cephes kernels at the
+edges (nan at +-inf). Every kernel computes in float64 and rounds once to the input's dtype.
 """
 
 from __future__ import annotations
@@ -27,167 +27,40 @@ from .activation import _ERF
 
 _SQRT_PI = math.sqrt(math.pi)
 _2_SQRT_PI = 2.0 / _SQRT_PI
-_EULER = 0.57721566490153286061
 
 
 # -- float64 algorithms ---------------------------------------------------------------------------------
 
-def _erf_series(x: Any) -> Any:
-    """erf(x) = 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (2n+1)!!: every term positive, so no cancellation."""
-    x2 = x * x
-    term = x.copy()
-    total = x.copy()
-    # the terms fall below 1e-17 of the sum after about 2 x^2 + 30 of them
-    steps = int(2 * float(x2.max()) + 32) if x.size else 0
-    for n in range(1, min(steps, 90)):
-        term = term * (2.0 * x2 / (2 * n + 1))
-        total += term
-    return _2_SQRT_PI * np.exp(-x2) * total
+def _scipy_special() -> Any:
+    import scipy.special  # on the first call: ``import shapetorch`` does not load scipy
 
-
-def _erfc_cf(x: Any) -> Any:
-    """erfc(x), x >= 1.5, by Laplace's continued fraction exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + ...)))."""
-    f = x.copy()
-    lo = float(x.min()) if x.size else 30.0
-    for k in range(120 if lo < 2 else 60 if lo < 3 else 30, 0, -1):
-        f = x + (k / 2.0) / f
-    return np.exp(-x * x) / (_SQRT_PI * f)
+    return scipy.special
 
 
 def erf64(x: Any) -> Any:
-    out = np.array(x, dtype=np.float64)
-    ax = np.abs(out)
-    small = ax < 2.5
-    out[small] = _erf_series(out[small])
-    big = ax >= 2.5
-    out[big] = np.sign(out[big]) * (1.0 - _erfc_cf(np.minimum(ax[big], 30.0)))
-    return out
+    return _scipy_special().erf(np.asarray(x, dtype=np.float64))
 
 
 def erfc64(x: Any) -> Any:
-    x = np.asarray(x, dtype=np.float64)
-    out = x.copy()
-    mid = np.abs(x) < 1.5
-    out[mid] = 1.0 - _erf_series(x[mid])
-    hi = x >= 1.5
-    out[hi] = np.where(x[hi] < 30.0, _erfc_cf(np.minimum(x[hi], 30.0)), 0.0)
-    lo = x <= -1.5
-    out[lo] = 2.0 - _erfc_cf(np.minimum(-x[lo], 30.0))
-    return out
+    return _scipy_special().erfc(np.asarray(x, dtype=np.float64))
 
 
 def erfinv64(x: Any) -> Any:
-    """Winitzki's closed-form guess, then three Halley steps on erf (|x| <= 0.5) or on erfc (exact 1 - |x|)."""
-    x = np.asarray(x, dtype=np.float64)
-    ax = np.abs(x)
-    inside = ax < 1
-    y = np.where(inside, ax, 0.0)
-    a = 0.147
-    ln = np.log1p(-y * y)
-    t = 2.0 / (math.pi * a) + ln / 2
-    y = np.sqrt(np.maximum(np.sqrt(t * t - ln / a) - t, 0.0))
-    tail = inside & (ax > 0.5)
-    c = 1.0 - ax  # exact for ax > 0.5
-    target = np.where(inside, ax, 0.0)
-    for _ in range(3):
-        dens = _2_SQRT_PI * np.exp(-y * y)
-        resid = np.zeros_like(y)
-        resid[tail] = c[tail] - erfc64(y[tail])
-        resid[~tail] = erf64(y[~tail]) - target[~tail]
-        delta = np.where(dens > 0, resid / np.where(dens > 0, dens, 1.0), 0.0)
-        y = y - delta / (1.0 + y * delta)
-    y = np.where(inside, y, np.where(ax == 1, np.inf, np.nan))
-    return np.copysign(y, x)
-
-
-def _zeta(k: int) -> float:
-    """Riemann zeta(k), k >= 2: a partial sum with the Euler-Maclaurin tail."""
-    n = 100
-    s = math.fsum(m ** -float(k) for m in range(1, n))
-    tail = n ** (1.0 - k) / (k - 1) + 0.5 * n ** -float(k) + k * n ** (-k - 1.0) / 12
-    tail -= k * (k + 1) * (k + 2) * n ** (-k - 3.0) / 720
-    return s + tail
-
-
-_LGAMMA1 = [(-1) ** k * _zeta(k) / k for k in range(2, 40)]  # lgamma(1 + z) = -gamma z + sum c_k z^k
-_STIRLING = [1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156, -3617 / 122400]
-_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
-
-
-def _lgamma1p(z: Any) -> Any:
-    """lgamma(1 + z) for |z| <= 0.25 by its Taylor series (relative accuracy at the root z = 0)."""
-    acc = np.zeros_like(z)
-    for c in reversed(_LGAMMA1):
-        acc = (acc + c) * z
-    return (acc - _EULER) * z
-
-
-def _lgamma_pos(x: Any) -> Any:
-    """lgamma for finite x > 0."""
-    out = np.empty_like(x)
-    near1 = np.abs(x - 1) <= 0.25
-    near2 = np.abs(x - 2) <= 0.25
-    out[near1] = _lgamma1p(x[near1] - 1)
-    z = x[near2] - 2
-    out[near2] = _lgamma1p(z) + np.log1p(z)
-    rest = ~(near1 | near2)
-    xr = x[rest]
-    prod = np.ones_like(xr)
-    shifted = xr.copy()
-    for _ in range(10):
-        low = shifted < 10
-        prod = np.where(low, prod * shifted, prod)
-        shifted = np.where(low, shifted + 1, shifted)
-    inv = 1.0 / shifted
-    inv2 = inv * inv
-    series = np.zeros_like(shifted)
-    for c in reversed(_STIRLING):
-        series = series * inv2 + c
-    stirling = (shifted - 0.5) * np.log(shifted) - shifted + _HALF_LOG_2PI + series * inv
-    out[rest] = stirling - np.log(prod)
-    return out
+    return _scipy_special().erfinv(np.asarray(x, dtype=np.float64))
 
 
 def lgamma64(x: Any) -> Any:
     x = np.asarray(x, dtype=np.float64)
-    out = np.full_like(x, np.inf)
-    out[np.isnan(x)] = np.nan
-    pos = (x > 0) & np.isfinite(x)
-    out[pos] = _lgamma_pos(x[pos])
-    neg = (x < 0) & np.isfinite(x) & (x != np.floor(x))
-    xn = x[neg]
-    frac = xn - np.round(xn)  # in [-1/2, 1/2]: sin(pi frac) keeps its relative accuracy near the poles
-    out[neg] = np.log(math.pi / np.abs(np.sin(math.pi * frac))) - _lgamma_pos(1.0 - xn)
+    out = np.array(_scipy_special().gammaln(x), dtype=np.float64)  # (an array even for a 0-d input)
+    out[x == -np.inf] = np.inf  # as torch
+    # near 0, lgamma(x) = -log|x| - gamma x + ...; scipy overflows computing 1/x for subnormal x, torch does not
+    tiny = (x != 0) & (np.abs(x) < 1e-100)
+    out[tiny] = -np.log(np.abs(x[tiny]))
     return out
-
-
-def _digamma_pos(x: Any) -> Any:
-    acc = np.zeros_like(x)
-    shifted = x.copy()
-    for _ in range(10):
-        low = shifted < 10
-        acc = np.where(low, acc - 1.0 / np.where(low, shifted, 1.0), acc)
-        shifted = np.where(low, shifted + 1, shifted)
-    inv2 = 1.0 / (shifted * shifted)
-    series = np.zeros_like(shifted)
-    for c in (-1 / 12, 691 / 32760, -1 / 132, 1 / 240, -1 / 252, 1 / 120, -1 / 12):
-        series = series * inv2 + c
-    return acc + np.log(shifted) - 0.5 / shifted + series * inv2
 
 
 def digamma64(x: Any) -> Any:
-    x = np.asarray(x, dtype=np.float64)
-    out = np.full_like(x, np.nan)
-    out[x == np.inf] = np.inf
-    zero = x == 0
-    out[zero] = np.copysign(np.inf, -x[zero])  # as torch: -inf at +0, +inf at -0
-    pos = (x > 0) & np.isfinite(x)
-    out[pos] = _digamma_pos(x[pos])
-    neg = (x < 0) & np.isfinite(x) & (x != np.floor(x))
-    xn = x[neg]
-    frac = xn - np.round(xn)  # tan has period pi; [-1/2, 1/2] keeps the accuracy near the poles
-    out[neg] = _digamma_pos(1.0 - xn) - math.pi / np.tan(math.pi * frac)
-    return out
+    return _scipy_special().psi(np.asarray(x, dtype=np.float64))  # -inf at +0, +inf at -0, nan at poles: as torch
 
 
 def _bessel_i(x: Any, nu: int) -> Any:
