@@ -142,7 +142,7 @@ def _loose_class(name: str, cls: type, base: str = "") -> list[str]:
 
 
 def render_linalg() -> str:
-    import shapetorch.linalg as linalg
+    from shapetorch import linalg
 
     lines = [HEAD, TYPEVARS, LINALG_TUPLES, *_linalg_branches(), ""]
     lines += _loose_rest(linalg, declared(lines) | {"matmul"})
@@ -152,7 +152,7 @@ def render_linalg() -> str:
 
 # ------------------------------------------------------------------------------------------------ special
 def render_special() -> str:
-    import shapetorch.special as special
+    from shapetorch import special
 
     from .tables import UNARY_FLOAT
 
