@@ -47,3 +47,101 @@ def test_categorical_refuses_both_or_neither() -> None:
     for kwargs in ({}, {"probs": st.ones(2), "logits": st.ones(2)}):
         with pytest.raises(ValueError):
             st.distributions.Categorical(**kwargs)
+
+
+_A = np.array([0.5, 2.0, 3.0], np.float32)
+_B = np.array([1.5, 0.7, 2.0], np.float32)
+_U = np.array([0.2, 0.5, 0.9], np.float32)
+_C = np.array([[0.5, 2.0, 3.0], [1.0, 1.0, 1.0]], np.float32)
+_SIMPLEX = np.array([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], np.float32)
+_COUNTS = np.array([0.0, 3.0, 10.0], np.float32)
+
+
+def _pair(name: str, *args: object, **kwargs: object) -> tuple[object, object, list, list]:
+    """The same distribution built in both libraries (numpy arrays become each library's leaf tensors)."""
+    def build(lib: object, tensor: object, leaves: list) -> object:
+        def conv(a: object) -> object:
+            if isinstance(a, np.ndarray):
+                leaves.append(tensor(a, requires_grad=True))  # type: ignore[operator]
+                return leaves[-1]
+            return a
+        return getattr(lib.distributions, name)(*map(conv, args), **{k: conv(v) for k, v in kwargs.items()})  # type: ignore[attr-defined]
+    ours_leaves: list = []
+    theirs_leaves: list = []
+    return build(st, st.tensor, ours_leaves), build(torch, torch.tensor, theirs_leaves), ours_leaves, theirs_leaves
+
+
+NEW = [
+    ("Gamma", (_A, _B), {}, np.array([0.3, 1.2, 4.0], np.float32), True),
+    ("Beta", (_A, _B), {}, _U, True),
+    ("LogNormal", (_A, _B), {}, np.array([0.3, 1.2, 4.0], np.float32), True),
+    ("Poisson", (_A,), {}, _COUNTS, False),
+    ("Binomial", (10,), {"probs": _U}, _COUNTS, False),
+    ("Binomial", (10,), {"logits": _A}, _COUNTS, False),
+    ("Dirichlet", (_C,), {}, _SIMPLEX, True),
+    ("OneHotCategorical", (_SIMPLEX,), {}, np.eye(3, dtype=np.float32)[[0, 2]], True),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs", "value", "entropy"), NEW)
+def test_more_distributions_match_torch(name: str, args: tuple, kwargs: dict, value: np.ndarray, entropy: bool) -> None:
+    ours, theirs, ours_leaves, theirs_leaves = _pair(name, *args, **kwargs)
+    lo, lt = ours.log_prob(st.tensor(value)), theirs.log_prob(torch.tensor(value))  # type: ignore[attr-defined]
+    np.testing.assert_allclose(lo.detach().numpy(), lt.detach().numpy(), rtol=1e-4, atol=1e-5)
+    for attr in ("mean", "variance"):
+        np.testing.assert_allclose(getattr(ours, attr).detach().numpy(), getattr(theirs, attr).detach().numpy(),
+                                   rtol=1e-4, atol=1e-5)
+    if entropy:
+        np.testing.assert_allclose(ours.entropy().detach().numpy(), theirs.entropy().detach().numpy(),  # type: ignore[attr-defined]
+                                   rtol=1e-4, atol=1e-5)
+    assert (tuple(ours.batch_shape), tuple(ours.event_shape)) == (tuple(theirs.batch_shape), tuple(theirs.event_shape))  # type: ignore[attr-defined]
+    assert tuple(ours.sample((4,)).shape) == tuple(theirs.sample((4,)).shape)  # type: ignore[attr-defined]
+    # gradients of log_prob to the parameters
+    lo.sum().backward()
+    lt.sum().backward()
+    for a, b in zip(ours_leaves, theirs_leaves, strict=True):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_sample_statistics() -> None:
+    st.manual_seed(0)
+    g = st.distributions.Gamma(st.tensor(3.0), st.tensor(2.0)).sample((20000,))
+    assert abs(float(g.mean()) - 1.5) < 0.05
+    d = st.distributions.Dirichlet(st.tensor([1.0, 2.0, 3.0])).sample((5,))
+    np.testing.assert_allclose(d.sum(-1).numpy(), 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("transforms", ["sigmoid", "affine_exp", "tanh"])
+def test_transformed_distribution_matches_torch(transforms: str) -> None:
+    def parts(lib: object, tensor: object) -> list[object]:
+        d = lib.distributions  # type: ignore[attr-defined]
+        return {"sigmoid": lambda: [d.SigmoidTransform()],
+                "affine_exp": lambda: [d.AffineTransform(tensor(_A), tensor(_B)), d.ExpTransform()],  # type: ignore[operator]
+                "tanh": lambda: [d.TanhTransform()]}[transforms]()
+    loc = st.tensor(_A, requires_grad=True)
+    tloc = torch.tensor(_A, requires_grad=True)
+    ours = st.distributions.TransformedDistribution(st.distributions.Normal(loc, st.tensor(_B)), parts(st, st.tensor))
+    theirs = torch.distributions.TransformedDistribution(torch.distributions.Normal(tloc, torch.tensor(_B)),
+                                                         parts(torch, torch.tensor))
+    lo, lt = ours.log_prob(st.tensor(_U)), theirs.log_prob(torch.tensor(_U))
+    np.testing.assert_allclose(lo.detach().numpy(), lt.detach().numpy(), rtol=1e-4, atol=1e-5)
+    lo.sum().backward()
+    lt.sum().backward()
+    np.testing.assert_allclose(loc.grad.numpy(), tloc.grad.numpy(), rtol=1e-4, atol=1e-5)
+    sample = ours.rsample((3,))
+    assert tuple(sample.shape) == (3, 3) and sample.requires_grad
+
+
+def test_independent_and_kl_pairs_match_torch() -> None:
+    D, T = st.distributions, torch.distributions
+    o = D.Independent(D.Normal(st.tensor(_C), st.tensor(_SIMPLEX)), 1)
+    t = T.Independent(T.Normal(torch.tensor(_C), torch.tensor(_SIMPLEX)), 1)
+    assert (tuple(o.batch_shape), tuple(o.event_shape)) == ((2,), (3,))
+    np.testing.assert_allclose(o.log_prob(st.tensor(_SIMPLEX)).numpy(), t.log_prob(torch.tensor(_SIMPLEX)).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(D.kl_divergence(o, o).numpy(), T.kl_divergence(t, t).numpy(), atol=1e-6)
+    with pytest.raises(ValueError):
+        D.Independent(D.Normal(st.zeros(2), st.ones(2)), 2)
+    for name, p, q in [("Gamma", (_A, _B), (_B, _A)), ("Beta", (_A, _B), (_B, _A)), ("Poisson", (_A,), (_B,))]:
+        ours = D.kl_divergence(getattr(D, name)(*map(st.tensor, p)), getattr(D, name)(*map(st.tensor, q)))
+        theirs = T.kl_divergence(getattr(T, name)(*map(torch.tensor, p)), getattr(T, name)(*map(torch.tensor, q)))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)

@@ -164,3 +164,23 @@ def test_every_public_name_has_a_stub() -> None:
     nn_dir = OUT.parent / "nn"
     assert not sorted(set(nn.__all__) - stub_names((nn_dir / "__init__.pyi").read_text())[0])
     assert not sorted(set(F.__all__) - stub_names((nn_dir / "functional.pyi").read_text())[0])
+
+
+@pytest.mark.parametrize("module", ["linalg", "special", "func", "amp", "testing", "distributions"])
+def test_every_namespace_name_has_a_stub(module: str) -> None:
+    """torch's other namespaces: each public name of ``shapetorch.<module>`` is declared in its stub, and the
+    ``shapetorch`` stub imports the module (``st.linalg.solve`` after ``import shapetorch as st``)."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "stubs"))
+    try:
+        from stubgen.tables import stub_names
+        from stubgen.write import OUT
+    finally:
+        sys.path.pop(0)
+    path = OUT.parent / f"{module}.pyi"
+    if not path.exists():
+        path = OUT.parent / module / "__init__.pyi"
+    runtime = importlib.import_module(f"shapetorch.{module}")
+    assert not sorted(set(runtime.__all__) - stub_names(path.read_text())[0])
+    assert module in stub_names(OUT.read_text())[0]

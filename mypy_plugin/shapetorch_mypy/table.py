@@ -18,6 +18,7 @@ from .hooks import (
     indexing,
     inplace,
     joining,
+    linalg,
     matmul,
     reduction,
     reveal,
@@ -192,6 +193,6 @@ for _n in "dropout dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dro
 FUNCTIONAL_COMMON["normalize"] = (broadcast.unary("float"), "normalize")
 
 METHODS: dict[str, Entry] = {**COMMON, **METHOD_ONLY}
-FUNCTIONS: dict[str, Entry] = {**COMMON, **FUNCTION_ONLY}
+FUNCTIONS: dict[str, Entry] = {**COMMON, **FUNCTION_ONLY, **linalg.FUNCTIONS}  # linalg: "linalg.<name>"
 
 ATTRIBUTES: dict[str, Callable[[AttributeContext], Type]] = {"mT": views.matrix_t, "T": views.reverse_t}

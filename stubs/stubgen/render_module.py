@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Generic, Literal as _L, NamedTuple, TypeVar, o
 from _typeshed import Incomplete
 from typing_extensions import Self, TypeAlias, TypeIs, TypeVarTuple, Unpack
 
-from . import nn as nn
+from . import amp as amp, distributions as distributions, func as func, linalg as linalg, nn as nn, special as special, testing as testing
 
 MYPY: _bool
 _PRECISE_STUBS: _bool

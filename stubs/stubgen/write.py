@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .render_module import render
+from .render_namespaces import outputs as namespace_outputs
 
 STUBS = Path(__file__).parent.parent / "shapetorch-stubs"
 OUT = STUBS / "__init__.pyi"
@@ -21,6 +22,7 @@ def outputs() -> dict[Path, str]:
         nn_dir / "functional.pyi": nn_stubs.render_functional(),
         nn_dir / "init.pyi": nn_stubs.render_loose("shapetorch.nn.init"),
         nn_dir / "utils.pyi": nn_stubs.render_loose("shapetorch.nn.utils"),
+        **namespace_outputs(OUT.parent),
     }
 
 

@@ -4,10 +4,16 @@ validation) and ``kl_divergence`` with its registry."""
 
 from __future__ import annotations
 
-from . import constraints
+from . import constraints, transforms
+from .derived import Independent, LogNormal, TransformedDistribution
 from .distribution import Distribution
+from .gamma_family import Beta, Binomial, Dirichlet, Gamma, OneHotCategorical, Poisson
 from .kl import kl_divergence, register_kl
 from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform
+from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform, Transform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "Laplace", "MultivariateNormal", "Normal",
-           "Uniform", "constraints", "kl_divergence", "register_kl"]
+__all__ = ["AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "ComposeTransform", "Dirichlet",
+           "Distribution", "ExpTransform", "Exponential", "Gamma", "Independent", "Laplace", "LogNormal",
+           "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "SigmoidTransform", "TanhTransform",
+           "Transform", "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl",
+           "transforms"]

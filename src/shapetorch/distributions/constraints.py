@@ -28,6 +28,26 @@ class _Positive(Constraint):
         return value > 0
 
 
+class _NonNegative(Constraint):
+    def check(self, value: Tensor) -> Tensor:
+        return value >= 0
+
+
+class _NonNegativeInteger(Constraint):
+    is_discrete = True
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value % 1 == 0) & (value >= 0)
+
+
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value: Tensor) -> Tensor:
+        return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+
+
 class _Interval(Constraint):
     def __init__(self, lower: Any, upper: Any, *, half_open: bool = False) -> None:
         self.lower_bound, self.upper_bound, self.half_open = lower, upper, half_open
@@ -88,6 +108,9 @@ class _LowerCholesky(Constraint):
 
 real = _Real()
 positive = _Positive()
+nonnegative = _NonNegative()
+nonnegative_integer = _NonNegativeInteger()
+one_hot = _OneHot()
 boolean = _Boolean()
 simplex = _Simplex()
 real_vector = _RealVector()

@@ -8,7 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .._tensor import Tensor
+from ..ops.special import digamma, lgamma
+from .derived import Independent
 from .distribution import Distribution
+from .gamma_family import Beta, Gamma, Poisson
 from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform, broadcast_shape
 
 _KL: dict[tuple[type, type], Callable[[Any, Any], Tensor]] = {}
@@ -101,3 +104,31 @@ def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
     maha = (linalg_solve_triangular(Lq_b, diff, upper=False) ** 2).sum((-2, -1))
     out: Tensor = q._half_log_det() - p._half_log_det() + 0.5 * (trace + maha - n)
     return out
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    a, b, c, d = p.concentration, p.rate, q.concentration, q.rate
+    return c * (b / d).log() + lgamma(c) - lgamma(a) + (a - c) * digamma(a) + (d - b) * a / b
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    a1, b1, a2, b2 = p.concentration1, p.concentration0, q.concentration1, q.concentration0
+    s1 = a1 + b1
+    lbeta = lgamma(a2) + lgamma(b2) - lgamma(a2 + b2) - (lgamma(a1) + lgamma(b1) - lgamma(s1))
+    return lbeta + (a1 - a2) * digamma(a1) + (b1 - b2) * digamma(b1) + (a2 - a1 + b2 - b1) * digamma(s1)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    out = kl_divergence(p.base_dist, q.base_dist)
+    n = p.reinterpreted_batch_ndims
+    return out.reshape(*out.shape[: out.dim() - n], -1).sum(-1) if n else out
