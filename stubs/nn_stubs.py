@@ -1,6 +1,6 @@
 """The ``shapetorch.nn`` part of the stubs (``nn/__init__.pyi``, ``nn/functional.pyi`` and friends).
 
-Precise layers (Linear, Conv1d-3d, Embedding, LayerNorm, RMSNorm, Flatten, Sequential, the
+Precise layers (Linear, Conv1d-3d, Embedding, LayerNorm, RMSNorm, BatchNorm1d/2d, Flatten, Sequential, the
 shape-preserving activations) are written here; every other public name of ``shapetorch.nn`` and
 ``shapetorch.nn.functional`` gets a signature read from the runtime with ``Any``-sized tensors, so a
 new layer or function is typed (loosely) as soon as the stubs are regenerated.
@@ -313,6 +313,29 @@ def _norm(name: str) -> Callable[[str], list[str]]:
     return render
 
 
+def _batch_norm(name: str) -> Callable[[str], list[str]]:
+    """BatchNorm1d/2d generic in ``num_features``: the plugin checks the channel dim (dim 1) against it."""
+    def render(init_sig: str) -> list[str]:
+        return [
+            f"class {name}(Module, Generic[_Num]):",
+            "    num_features: _int",
+            "    eps: _float",
+            "    momentum: _float | None",
+            "    affine: _bool",
+            "    track_running_stats: _bool",
+            "    weight: Parameter[tuple[_Num], Any]",
+            "    bias: Parameter[tuple[_Num], Any]",
+            "    running_mean: Tensor[tuple[_Num], Any]",
+            "    running_var: Tensor[tuple[_Num], Any]",
+            f"    def __init__{init_sig.replace('(self,', f'(self: {name}[Any],', 1)} -> None: ...",
+            "    def reset_parameters(self) -> None: ...",
+            "    def reset_running_stats(self) -> None: ...",
+            *["    " + ln for ln in _call("(self, input: Tensor[_S, _D])", "Tensor[_S, _D]")],
+        ]
+
+    return render
+
+
 def _flatten(init_sig: str) -> list[str]:
     return [
         "class Flatten(Module, Generic[_Start, _End]):",
@@ -365,7 +388,7 @@ def _module_list(init_sig: str) -> list[str]:
 PRECISE: dict[str, Callable[[str], list[str]]] = {
     "Linear": _linear, "Conv1d": _conv(1), "Conv2d": _conv(2), "Conv3d": _conv(3), "Embedding": _embedding,
     "LayerNorm": _norm("LayerNorm"), "RMSNorm": _norm("RMSNorm"), "Flatten": _flatten, "Sequential": _sequential,
-    "ModuleList": _module_list,
+    "ModuleList": _module_list, "BatchNorm1d": _batch_norm("BatchNorm1d"), "BatchNorm2d": _batch_norm("BatchNorm2d"),
 }
 
 

@@ -28,14 +28,14 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     """(operand shapes, expression over a, b)."""
     kind = draw(st.sampled_from(["matmul", "add", "mul", "reshape", "transpose", "sum", "unsqueeze", "squeeze",
                                  "cat", "stack", "permute", "index", "flatten", "mean", "where", "expand",
-                                 "max", "topk", "flip", "roll", "repeat", "linear"]))
+                                 "max", "topk", "flip", "roll", "repeat", "linear", "batchnorm", "add_"]))
     a = draw(shapes)
-    if kind in ("matmul", "add", "mul", "cat", "stack", "where"):
+    if kind in ("matmul", "add", "mul", "cat", "stack", "where", "add_"):
         b = draw(st.one_of(shapes, st.just(a), st.just(a[-1:])))
         expr = {
             "matmul": "a @ b", "add": "a + b", "mul": "st.mul(a, b)",
             "cat": f"st.cat([a, b], dim={draw(dim_arg)})", "stack": f"st.stack([a, b], dim={draw(dim_arg)})",
-            "where": "st.where(a > 0, a, b)",
+            "where": "st.where(a > 0, a, b)", "add_": "a.add_(b)",
         }[kind]
         return [a, b], expr
     if kind == "reshape":
@@ -71,6 +71,9 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
         return [a], f"a.repeat({', '.join(str(draw(st.integers(1, 2))) for _ in range(max(1, len(a) + draw(st.integers(-1, 1)))))})"
     if kind == "linear":
         return [a], f"st.nn.Linear({draw(st.sampled_from([a[-1], a[-1] + 1]))}, 2)(a)"
+    if kind == "batchnorm":
+        c = a[1] if len(a) > 1 else 3
+        return [a], f"st.nn.BatchNorm{draw(st.sampled_from([1, 2]))}d({draw(st.sampled_from([c, c + 1]))}).eval()(a)"
     idx = draw(st.lists(st.one_of(st.integers(-3, 3), st.just(":"), st.just("None"), st.just("1:"),
                                   st.just("...")), min_size=1, max_size=3))
     return [a], f"a[{', '.join(map(str, idx))}]"

@@ -17,6 +17,8 @@ PAGE = Path(__file__).resolve().parents[1] / "docs" / "errors.md"
 # code -> (example that triggers it, how to fix it). Examples run with `st` = shapetorch.
 EXAMPLES: dict[str, tuple[str, str]] = {
     "broadcast_error_incompatible_dimensions": ("st.ones(2, 3) + st.ones(4)", "Make trailing sizes equal or 1."),
+    "inplace_error_shape_change": ("st.ones(6, 1).add_(st.ones(6, 8))",
+                                   "Start from the full shape (st.zeros(6, 8)) or reduce the operand first."),
     "expand_error_incompatible": ("st.ones(2, 3).expand(2, 4)", "Only size-1 dims can be expanded."),
     "matmul_error_inner_dimensions_do_not_match": ("st.ones(2, 3) @ st.ones(4, 5)",
                                                    "The last dim of a must equal the second-to-last of b."),

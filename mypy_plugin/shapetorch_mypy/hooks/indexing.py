@@ -104,8 +104,11 @@ def setitem(op: Op) -> Type:
     if v is None or not v.exact:
         raise Unknown
     items = _index_items(op, index_a.expr, index_a.typ)
-    if any(isinstance(i, str) for i in items):
+    if "unknown-slice" in items or ("unknown-int" in items and any(isinstance(i, TensorIndex) for i in items)):
         raise Unknown
+    # A lone non-literal int (a loop variable: ``out[:, t] = h``) drops its dim as a literal one would;
+    # a 0-d tensor index has that effect without a value, so no bound is claimed.
+    items = [TensorIndex(()) if i == "unknown-int" else i for i in items]
     target = index_shape(x.shape or (), items, "index")
     setitem_value_shape(v.shape or (), target, "index_put")
     return op.ctx.default_return_type

@@ -48,6 +48,9 @@ SHAPE_PRESERVING = frozenset(
     "Softmax Softmin LogSoftmax".split()
 )
 
+# The input ranks each BatchNorm accepts (as the runtime's ``_ranks``).
+BATCH_NORM_RANKS = {"BatchNorm1d": (2, 3), "BatchNorm2d": (4,)}
+
 
 # ------------------------------------------------------------------------------------------ type helpers
 def _int_t(op: Op, v: int) -> Type:
@@ -171,6 +174,10 @@ def new_layer_norm(op: Op) -> Type:
     return _instance(op, [_tuple_t(op, [_int_t(op, i) if i is not None else _any() for i in items])])
 
 
+def new_batch_norm(op: Op) -> Type:
+    return _instance(op, [_size_t(op, "num_features")])
+
+
 def new_sequential(op: Op) -> Type:
     layers = op.call.all("args")
     if not layers or any(not isinstance(get_proper_type(a.typ), Instance) for a in layers):
@@ -199,6 +206,8 @@ CONSTRUCTORS: dict[str, Handler] = {
     "Conv3d": new_conv(3),
     "LayerNorm": new_layer_norm,
     "RMSNorm": new_layer_norm,
+    "BatchNorm1d": new_batch_norm,
+    "BatchNorm2d": new_batch_norm,
     "Sequential": new_sequential,
 }
 
@@ -292,6 +301,13 @@ def apply_layer(op: Op, layer: Instance, x: TensorInfo) -> Type:
             return op.like(x, x.shape, x.variadic)
         if x.exact or len(x.shape) >= len(normalized):
             RN.normalized_shape_check(x.shape, normalized, "layer_norm" if name == "LayerNorm" else "rms_norm")
+        return op.like(x, x.shape, x.variadic)
+    if name in BATCH_NORM_RANKS:
+        if x.exact and x.shape is not None:
+            ranks = BATCH_NORM_RANKS[name]
+            if len(x.shape) not in ranks:
+                raise RuleError("conv_error_input_rank", op=name, unbatched=ranks[0], batched=ranks[-1], shape=x.shape)
+            RN.channels_check(x.shape, _dim_of(op, args[0]), op=name)
         return op.like(x, x.shape, x.variadic)
     if name == "Flatten":
         start, end = _lit_int(args[0]), _lit_int(args[1])

@@ -40,6 +40,10 @@ CATALOGUE: dict[str, Entry] = {
         "Target size differs from a non-1 existing size, or has fewer dims than the tensor.",
         "{op}: cannot expand shape {shape} to {sizes}: {problem}",
     ),
+    "inplace_error_shape_change": Entry(
+        "shape", "shape-broadcast", "An in-place op whose broadcast result is larger than self.",
+        "{op}: output with shape {shape} doesn't match the broadcast shape {result}",
+    ),
     "inplace_error_internal_overlap": Entry(
         "shape", "shape-broadcast",
         "An in-place write into a tensor whose elements share memory (an expanded view).",
@@ -477,6 +481,13 @@ def _show(value: object) -> object:
     return value
 
 
+# How an op that the user wrote as syntax is named in a message (``x += y``, not ``__iadd__``).
+_SYNTAX = {f"__i{name}__": f"x {sym}= y" for name, sym in (
+    ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("floordiv", "//"), ("mod", "%"), ("pow", "**"),
+    ("matmul", "@"), ("and", "&"), ("or", "|"), ("xor", "^"), ("lshift", "<<"), ("rshift", ">>"))}
+_SYNTAX["index_put"] = "x[index] = value"
+
+
 class RuleError(Exception):
     """What a rule raises: a catalogue code and the formatted message. Nothing else is raised."""
 
@@ -485,7 +496,10 @@ class RuleError(Exception):
         self.code = code
         self.kind = entry.kind
         self.values = values
-        self.message = entry.template.format(**{k: _show(v) for k, v in values.items()})
+        shown = {k: _show(v) for k, v in values.items()}
+        if isinstance(shown.get("op"), str):
+            shown["op"] = _SYNTAX.get(str(shown["op"]), shown["op"])
+        self.message = entry.template.format(**shown)
         super().__init__(self.message)
 
 

@@ -12,8 +12,5 @@ from .errors import RuleError
 def inplace_shape(self_shape: Shape, result_shape: Shape, op: str = "add_") -> Shape:
     """``self_shape`` when the out-of-place result fits it; a proven change of shape is an error."""
     if len(self_shape) != len(result_shape) or any(differ(a, b) for a, b in zip(self_shape, result_shape)):
-        raise RuleError(
-            "broadcast_error_incompatible_dimensions", op=op, a=tuple(self_shape), b=tuple(result_shape),
-            da="output", db="broadcast", dim="(an in-place result must keep the shape of self)",
-        )
+        raise RuleError("inplace_error_shape_change", op=op, shape=tuple(self_shape), result=tuple(result_shape))
     return self_shape
