@@ -42,6 +42,18 @@ CONFIGS = [
     ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True, "weight_decay": 0.1}),
     ("Adagrad", {"lr": 0.1}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.1, "initial_accumulator_value": 0.5}),
+    ("NAdam", {"lr": 0.05}),
+    ("NAdam", {"lr": 0.05, "betas": (0.8, 0.9), "weight_decay": 0.1, "momentum_decay": 0.01, "maximize": True}),
+    ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("RAdam", {"lr": 0.05}),
+    ("RAdam", {"lr": 0.05, "betas": (0.5, 0.6), "weight_decay": 0.1}),  # rho_t > 5 from step 4 on
+    ("RAdam", {"lr": 0.05, "betas": (0.5, 0.6), "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("Adamax", {"lr": 0.05}),
+    ("Adamax", {"lr": 0.05, "betas": (0.7, 0.9), "weight_decay": 0.1, "maximize": True}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1}),
+    ("ASGD", {"lr": 0.05}),
+    ("ASGD", {"lr": 0.05, "lambd": 0.1, "alpha": 0.5, "t0": 2, "weight_decay": 0.1}),
 ]
 
 
@@ -62,6 +74,75 @@ def test_optimizer_state_dict_round_trip_and_resume():
     assert o2.param_groups[0]["lr"] == 0.05
     np.testing.assert_array_equal(o2.state[p2[0]]["exp_avg"].numpy(), sd["state"][0]["exp_avg"].numpy())
     assert o2.state[p2[0]]["exp_avg"] is not sd["state"][0]["exp_avg"]
+
+
+RESUMABLE = [("NAdam", {"lr": 0.05}), ("RAdam", {"lr": 0.05, "betas": (0.5, 0.6)}), ("Adamax", {"lr": 0.05}),
+             ("Adadelta", {"lr": 0.5}), ("ASGD", {"lr": 0.05, "lambd": 0.1, "t0": 2})]
+
+
+@pytest.mark.parametrize("name,kwargs", RESUMABLE, ids=[n for n, _ in RESUMABLE])
+def test_new_optimizers_resume_from_state_dict_as_torch(name, kwargs):
+    """Three steps, a state_dict saved and loaded into a fresh optimizer (of shapetorch and of torch, from
+    the other library's state), three more steps: still torch's parameters."""
+    os_, ot = run_both(name, kwargs, steps=3)
+    assert {k: set(v) for k, v in os_.state_dict()["state"].items()} == \
+        {k: set(v) for k, v in ot.state_dict()["state"].items()}
+    ps = [nn.Parameter(p.detach().clone()) for p in os_.param_groups[0]["params"]]
+    pt = [torch.nn.Parameter(p.detach().clone()) for p in ot.param_groups[0]["params"]]
+    o2, t2 = getattr(optim, name)(ps, lr=1.0), getattr(torch.optim, name)(pt, lr=1.0)
+    o2.load_state_dict({"state": {k: {n: st.tensor(v.numpy()) for n, v in s.items()}
+                                  for k, s in ot.state_dict()["state"].items()},
+                        "param_groups": ot.state_dict()["param_groups"]})
+    t2.load_state_dict({"state": {k: {n: torch.tensor(v.numpy()) for n, v in s.items()}
+                                  for k, s in os_.state_dict()["state"].items()},
+                        "param_groups": os_.state_dict()["param_groups"]})
+    x = np.random.default_rng(1).normal(size=(5, 3))
+    for _ in range(3):
+        for o, p, lib in ((o2, ps, st), (t2, pt, torch)):
+            o.zero_grad()
+            ((lib.tensor(x) @ p[0] + p[1]).tanh() ** 2).sum().backward()
+            o.step()
+    for p, q in zip(ps, pt):  # float64 rounding of the two libraries, six steps deep
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"lr": 0.5, "max_iter": 4, "history_size": 2}, {"tolerance_grad": 1e-2}])
+def test_lbfgs_matches_torch(kwargs):
+    rng = np.random.default_rng(0)
+    a0, b0, x = rng.normal(size=(3, 4)), rng.normal(size=(4,)), rng.normal(size=(6, 3))
+    target = rng.normal(size=(6, 4))
+    runs = []
+    for lib, mod in ((st, optim), (torch, torch.optim)):
+        p = [lib.nn.Parameter(lib.tensor(a0)), lib.nn.Parameter(lib.tensor(b0))]
+        o = mod.LBFGS(p, **kwargs)
+
+        def closure(lib=lib, p=p, o=o):
+            o.zero_grad()
+            loss = ((lib.tensor(x) @ p[0] + p[1]) - lib.tensor(target)).pow(2).mean() + 0.1 * p[0].pow(4).sum()
+            loss.backward()
+            return loss
+
+        losses = [o.step(closure).item() for _ in range(3)]
+        runs.append((p, losses, o.state[p[0]]))
+    (ps, ls, ss), (pt, lt, stt) = runs
+    np.testing.assert_allclose(ls, lt, rtol=1e-8)
+    assert ls[-1] < ls[0]
+    for a, b in zip(ps, pt):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-8, atol=1e-10)
+    assert (ss["func_evals"], ss["n_iter"]) == (stt["func_evals"], stt["n_iter"])
+    assert set(ss) == set(stt)
+
+
+def test_lbfgs_refuses_what_it_does_not_do():
+    p = nn.Parameter(st.ones(2))
+    with pytest.raises(ValueError, match="line_search_fn"):
+        optim.LBFGS([p], line_search_fn="strong_wolfe")
+    with pytest.raises(ValueError, match="per-parameter options"):
+        optim.LBFGS([{"params": [p]}, {"params": [nn.Parameter(st.ones(1))]}])
+    with pytest.raises(ValueError, match="Invalid rho value"):
+        optim.Adadelta([p], rho=1.5)
+    with pytest.raises(ValueError, match="Invalid momentum_decay value"):
+        optim.NAdam([p], momentum_decay=-1.0)
 
 
 def test_zero_grad_set_to_none_and_param_groups():

@@ -1,4 +1,5 @@
-"""SGD, Adam, AdamW, RMSprop, Adagrad: torch's update rules (single-tensor form), written in shapetorch ops."""
+"""SGD, Adam, AdamW, NAdam, RAdam, Adamax, RMSprop, Adagrad, Adadelta, ASGD: torch's update rules (single-tensor
+form), written in shapetorch ops."""
 
 from __future__ import annotations
 
@@ -199,3 +200,221 @@ class Adagrad(Optimizer):
             state["sum"].add_(grad * grad)
             std = state["sum"].sqrt().add_(eps)
             p.add_(grad / std, alpha=-clr)
+
+
+def _check_adam_like(lr: float, eps: float, betas: tuple[float, float], weight_decay: float) -> None:
+    if lr < 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps < 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if weight_decay < 0.0:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _weight_decay(p: Any, grad: Any, lr: float, wd: float, decoupled: bool) -> Any:
+    if wd != 0:
+        if decoupled:
+            p.mul_(1 - lr * wd)
+        else:
+            grad = grad.add(p, alpha=wd)
+    return grad
+
+
+class NAdam(Optimizer):
+    """Adam with Nesterov momentum and torch's momentum-decay schedule; ``mu_product`` is kept as a float32
+    0-d tensor, as torch keeps it, so its rounding (and so every step) is the same."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: Any = None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False) -> None:
+        _check_adam_like(lr, eps, betas, weight_decay)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                                  "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
+                                  "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                                  "differentiable": differentiable})
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        decay = group["momentum_decay"]
+        for p in group["params"]:
+            grad = self._grad(p, group)
+            if grad is None:
+                continue
+            state = self.state.setdefault(p, {})
+            if "exp_avg" not in state:
+                state["step"] = tensor(0.0)
+                state["mu_product"] = tensor(1.0)
+                state["exp_avg"] = zeros_like(p)
+                state["exp_avg_sq"] = zeros_like(p)
+            step = _scalar_step(state)
+            grad = _weight_decay(p, grad, lr, wd, group["decoupled_weight_decay"])
+            mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * decay))
+            mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * decay))
+            state["mu_product"].mul_(mu)
+            mu_product = float(state["mu_product"].item())
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
+            exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+            denom = (exp_avg_sq / (1 - beta2**step)).sqrt().add_(eps)
+            p.add_(grad / denom, alpha=-lr * (1.0 - mu) / (1.0 - mu_product))
+            p.add_(exp_avg / denom, alpha=-lr * mu_next / (1.0 - mu_product * mu_next))
+
+
+class RAdam(Optimizer):
+    """Rectified Adam: plain momentum SGD while the variance estimate is unreliable (rho_t <= 5)."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
+                 foreach: Any = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _check_adam_like(lr, eps, betas, weight_decay)
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                                  "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                                  "decoupled_weight_decay": decoupled_weight_decay,
+                                  "differentiable": differentiable})
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        for p in group["params"]:
+            grad = self._grad(p, group)
+            if grad is None:
+                continue
+            state = self.state.setdefault(p, {})
+            if "exp_avg" not in state:
+                state["step"] = tensor(0.0)
+                state["exp_avg"] = zeros_like(p)
+                state["exp_avg_sq"] = zeros_like(p)
+            step = _scalar_step(state)
+            grad = _weight_decay(p, grad, lr, wd, group["decoupled_weight_decay"])
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
+            exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+            bc1, bc2 = 1 - beta1**step, 1 - beta2**step
+            corrected = exp_avg / bc1
+            rho_inf = 2 / (1 - beta2) - 1
+            rho_t = rho_inf - 2 * step * (beta2**step) / bc2
+            if rho_t > 5.0:
+                rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                adaptive = (bc2**0.5) / exp_avg_sq.sqrt().add_(eps)
+                p.add_(corrected * lr * adaptive * rect, alpha=-1.0)
+            else:
+                p.add_(corrected * lr, alpha=-1.0)
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm: ``exp_inf = max(beta2 * exp_inf, |grad| + eps)``."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, foreach: Any = None, *, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
+        _check_adam_like(lr, eps, betas, weight_decay)
+        super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                                  "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
+                                  "capturable": capturable})
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        for p in group["params"]:
+            grad = self._grad(p, group)
+            if grad is None:
+                continue
+            state = self.state.setdefault(p, {})
+            if "exp_avg" not in state:
+                state["step"] = tensor(0.0)
+                state["exp_avg"] = zeros_like(p)
+                state["exp_inf"] = zeros_like(p)
+            step = _scalar_step(state)
+            if wd != 0:
+                grad = grad.add(p, alpha=wd)
+            exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+            exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
+            exp_inf.mul_(beta2).maximum_(grad.abs().add_(eps))
+            p.add_(exp_avg / exp_inf, alpha=-lr / (1 - beta1**step))
+
+
+class Adadelta(Optimizer):
+    """Adadelta: the step is ``sqrt(acc_delta + eps) / sqrt(square_avg + eps) * grad``, scaled by ``lr``."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0.0, foreach: Any = None, *, capturable: bool = False,
+                 maximize: bool = False, differentiable: bool = False) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
+                                  "maximize": maximize, "capturable": capturable, "foreach": foreach,
+                                  "differentiable": differentiable})
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
+        for p in group["params"]:
+            grad = self._grad(p, group)
+            if grad is None:
+                continue
+            state = self.state.setdefault(p, {})
+            if "square_avg" not in state:
+                state["step"] = tensor(0.0)
+                state["square_avg"] = zeros_like(p)
+                state["acc_delta"] = zeros_like(p)
+            _scalar_step(state)
+            if wd != 0:
+                grad = grad.add(p, alpha=wd)
+            square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+            square_avg.mul_(rho).add_(grad * grad, alpha=1 - rho)
+            delta = (acc_delta + eps).sqrt() / (square_avg + eps).sqrt() * grad
+            acc_delta.mul_(rho).add_(delta * delta, alpha=1 - rho)
+            p.add_(delta, alpha=-lr)
+
+
+class ASGD(Optimizer):
+    """Averaged SGD; ``ax`` holds the running average of the iterates from step ``t0`` on. ``eta`` and ``mu``
+    are float32 0-d tensors, as in torch, so their rounding is the same."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75,
+                 t0: float = 1e6, weight_decay: float = 0.0, foreach: Any = None, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay,
+                                  "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
+                                  "capturable": capturable})
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, lambd, alpha, t0, wd = group["lr"], group["lambd"], group["alpha"], group["t0"], group["weight_decay"]
+        for p in group["params"]:
+            grad = self._grad(p, group)
+            if grad is None:
+                continue
+            state = self.state.setdefault(p, {})
+            if "ax" not in state:
+                state["step"] = tensor(0.0)
+                state["eta"] = tensor(float(lr))
+                state["mu"] = tensor(1.0)
+                state["ax"] = zeros_like(p)
+            step = _scalar_step(state)
+            if wd != 0:
+                grad = grad.add(p, alpha=wd)
+            eta = float(state["eta"].item())
+            p.mul_(1 - lambd * eta)
+            p.add_(grad, alpha=-eta)
+            ax, mu = state["ax"], state["mu"]
+            if float(mu.item()) != 1:
+                ax.add_((p - ax).mul_(mu))
+            else:
+                ax.copy_(p)
+            state["eta"] = tensor(lr / ((1 + lambd * lr * step) ** alpha))
+            state["mu"] = tensor(1 / max(1, step - t0))
