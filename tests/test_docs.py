@@ -40,7 +40,7 @@ VALUE = re.compile(r"shapetorch\.|tensor\(|[(\[<'\"\d-]|True\b|False\b|None\b")
 def agrees(printed: str, shown: str) -> bool:
     # `...` in a comment stands for what differs from run to run (an object's address); a comment is one
     # line, so the printed text's line breaks and indentation count as one space.
-    printed, shown = " ".join(printed.split()), " ".join(shown.split("  (")[0].split())
+    printed, shown = " ".join(printed.split()), " ".join(shown.split("  (", 1)[0].split())
     pattern = ".*".join(re.escape(part) for part in shown.split("..."))
     return re.fullmatch(pattern, printed, re.S) is not None or (
         ": " in shown and agrees(printed, shown.rsplit(": ", 1)[0]))

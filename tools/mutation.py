@@ -42,7 +42,7 @@ TARGETS: dict[str, tuple[list[str], str]] = {
 def check_baseline(test_command: str) -> None:
     """The unmutated code must pass the test command: a command that fails anyway (a test file that no
     longer exists, a broken test) would count every mutant as killed and report a perfect, empty rate."""
-    if subprocess.run(test_command, shell=True, cwd=ROOT).returncode != 0:
+    if subprocess.run(test_command, shell=True, cwd=ROOT, check=False).returncode != 0:
         sys.exit(f"the tests fail without any mutant, so no kill would mean anything: {test_command}")
 
 
@@ -90,7 +90,7 @@ def prune(session: Path, module: str, every_operator: bool, sample: float = 1.0)
     db = sqlite3.connect(session)
     notes = annotation_rows(module)
     doomed = []
-    for job, op, row, col, end_row, end_col in db.execute(
+    for job, op, row, col, end_row, _end_col in db.execute(
         "SELECT job_id, operator_name, start_pos_row, start_pos_col, end_pos_row, end_pos_col FROM mutation_specs"
     ):
         in_note = row in notes and end_row in notes and _inside_annotation(module, row, col)
@@ -171,6 +171,11 @@ def main() -> None:
     modules, test_command = TARGETS[args.target]
     if args.tests:
         test_command = f"{PYTEST} {args.tests}"
+    # cosmic-ray edits the module in this checkout: a run cut short leaves its last mutant in the file,
+    # and tests run here meanwhile see the mutants. Start only from clean sources (restore with
+    # `git checkout -- src` after an interrupted run), and run nothing else in this checkout meanwhile.
+    if subprocess.run(["git", "diff", "--quiet", "--", "src"], cwd=ROOT, check=False).returncode != 0:
+        sys.exit("src/ has uncommitted changes (a mutant left by an interrupted run?): see `git diff src`")
     if not args.dry_run:
         check_baseline(test_command)
     out = ROOT / ".mutation"
