@@ -84,6 +84,26 @@ def values(name: str, fn: Fn, variant: str = "", dtypes: tuple[str, ...] = DTYPE
     return n
 
 
+def with_error_inputs(names: Any, variant: str = "") -> list[Any]:
+    """The names (or (name, variant) pairs) whose OpInfo has error inputs: parametrizing over only these
+    lets every error test assert that it ran cases (a parametrization that runs none cannot fail)."""
+    out = []
+    for entry in names:
+        name, var = entry if isinstance(entry, tuple) else (entry, variant)
+        op = opinfo(name, var)
+        if op.error_inputs_func is not None and next(iter(op.error_inputs("cpu")), None) is not None:
+            out.append(entry)
+    return out
+
+
+def assert_same_grad(a: Any, b: torch.Tensor, where: str, rtol: float = 1e-7, atol: float = 1e-9) -> None:
+    """One gradient against torch's: shape and dtype first (numpy's allclose broadcasts a 0-d or size-1
+    gradient against a full one, and ignores dtypes), then values."""
+    assert tuple(a.shape) == tuple(b.shape), f"{where}: gradient shape {tuple(a.shape)}, torch {tuple(b.shape)}"
+    assert str(a.dtype).rsplit(".", 1)[-1] == tname(b.dtype), f"{where}: gradient dtype {a.dtype}, torch {b.dtype}"
+    np.testing.assert_allclose(a.numpy(), b.detach().resolve_conj().numpy(), rtol=rtol, atol=atol, err_msg=where)
+
+
 def errors(name: str, fn: Fn, variant: str = "", codes: tuple[str, ...] | None = None) -> int:
     """The OpInfo's error inputs: torch raises, and shapetorch must raise a ShapetorchError."""
     op = opinfo(name, variant)
@@ -154,7 +174,6 @@ def grads(name: str, fn: Fn, variant: str = "", max_samples: int = 8, dtype: str
                 assert a is None or not np.any(a.numpy()), f"{name}: input {i} has a gradient, torch none"
                 continue
             assert a is not None, f"{name}: input {i} has no gradient ({s})"
-            np.testing.assert_allclose(a.numpy(), b.detach().resolve_conj().numpy(), rtol=1e-7, atol=1e-9,
-                                       err_msg=f"{name} grad {i} {s}"[:400])
+            assert_same_grad(a, b, f"{name} grad {i} {s}"[:400])
         n += 1
     return n

@@ -146,7 +146,7 @@ def test_equal_allclose_isin_values():
 
 @pytest.mark.parametrize("name", DIFFERENTIABLE)
 def test_opinfo_gradients_match_torch(name):
-    assert grad_samples(name) >= 0
+    assert grad_samples(name) > 0
 
 
 @pytest.mark.parametrize("name", ["copysign", "fmax", "fmin", "hypot", "logaddexp", "logaddexp2", "xlogy", "ldexp",

@@ -93,7 +93,7 @@ def test_large_arrays_are_vectorised():
 
 @pytest.mark.parametrize("name", DIFFERENTIABLE)
 def test_opinfo_gradients_match_torch(name):
-    assert grad_samples(name) >= 0
+    assert grad_samples(name) > 0
 
 
 @pytest.mark.parametrize("fn", [

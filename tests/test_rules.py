@@ -120,3 +120,24 @@ def test_every_catalogue_entry_formats():
     for code, entry in CATALOGUE.items():
         assert entry.kind in _BY_KIND, code  # every kind picks an exception class
         assert "{op}" in entry.template, code
+
+
+def test_broadcast_and_expand_mutation_survivors():
+    """Killers of two mutants tools/mutation.py found alive: the broadcast error's dimension counted from
+    the wrong end (`i - n` into `i + n`), and an expand to a different non-singleton size let through
+    (`or` into `and`). torch refuses both expands below; the dimension is the one that differs."""
+    import torch
+
+    from shapetorch._rules.broadcast import broadcast_shapes, expand_shape
+    from shapetorch._rules.errors import RuleError
+
+    with pytest.raises(RuleError) as info:
+        broadcast_shapes((2, 3, 4), (5, 4))
+    assert info.value.code == "broadcast_error_incompatible_dimensions"
+    assert "at dimension -2" in str(info.value)
+    for shape, sizes in [((2,), (3,)), ((2, 3), (2, 4)), ((4, 1), (5, 2))]:
+        with pytest.raises(RuntimeError):
+            torch.empty(shape).expand(sizes)
+        with pytest.raises(RuleError) as info:
+            expand_shape(shape, sizes)
+        assert info.value.code == "expand_error_incompatible"
