@@ -21,6 +21,7 @@ from ..ops import convolution as C
 from ..ops import pooling as P
 from ..ops._common import be, check
 from ..ops.activation import (
+    layer_norm_prim,
     apply_dropout,
     celu,
     check_dropout_p,
@@ -217,6 +218,10 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Ten
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     check(RN.normalized_shape_check, tuple(input._data.shape), shape, op="layer_norm")
     dims = list(range(input._data.ndim - len(shape), input._data.ndim))
+    dt = input._data.dtype
+    if dt.kind == "f" and all(t is None or (t._data.dtype == dt and tuple(t._data.shape) == shape)
+                              for t in (weight, bias)) and len(shape) and input._data.ndim > len(shape):
+        return layer_norm_prim(input, len(shape), eps, weight, bias)
     mean = input.mean(dims, keepdim=True)
     var = input.var(dims, keepdim=True, correction=0)
     out = (input - mean) * (var + eps).rsqrt()

@@ -766,3 +766,115 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (i >= prm[0]) {{ return; }}
 {nl.join(body)}
 }}"""
+
+
+# -- row kernels: one workgroup per contiguous row (softmax family, layer_norm), reductions in workgroup memory
+ROW_INPUTS = {"softmax": ("x",), "log_softmax": ("x",), "softmax_backward": ("y", "g"),
+              "log_softmax_backward": ("y", "g"), "layer_norm": ("x", "w", "b"), "layer_norm_backward": ("x", "w", "g")}
+_ROW_BODY = {
+    "softmax": """
+  var m = -{inf};
+  for (var j = lid; j < L; j = j + {wg}u) {{ m = max(m, x(j)); }}
+  m = wmax(m, lid);
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + exp(x(j) - m); }}
+  s = wsum(s, lid);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, exp(x(j) - m) / s); }}""",
+    "log_softmax": """
+  var m = -{inf};
+  for (var j = lid; j < L; j = j + {wg}u) {{ m = max(m, x(j)); }}
+  m = wmax(m, lid);
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + exp(x(j) - m); }}
+  let ls = m + log(wsum(s, lid));
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, x(j) - ls); }}""",
+    "softmax_backward": """
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + g(j) * y(j); }}
+  s = wsum(s, lid);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, y(j) * (g(j) - s)); }}""",
+    "log_softmax_backward": """
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + g(j); }}
+  s = wsum(s, lid);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, g(j) - exp(y(j)) * s); }}""",
+    "layer_norm": """
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + x(j); }}
+  let mean = wsum(s, lid) / f32(L);
+  var q = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ let d = x(j) - mean; q = q + d * d; }}
+  let rstd = inverseSqrt(wsum(q, lid) / f32(L) + eps);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, (x(j) - mean) * rstd * w(j) + b(j)); }}""",
+    "layer_norm_backward": """
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + x(j); }}
+  let mean = wsum(s, lid) / f32(L);
+  var q = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ let d = x(j) - mean; q = q + d * d; }}
+  let rstd = inverseSqrt(wsum(q, lid) / f32(L) + eps);
+  var sa = 0.0;
+  var sc = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ let gw = g(j) * w(j); sa = sa + gw; sc = sc + gw * (x(j) - mean) * rstd; }}
+  let a = wsum(sa, lid) / f32(L);
+  let c = wsum(sc, lid) / f32(L);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, rstd * (g(j) * w(j) - a - (x(j) - mean) * rstd * c)); }}""",
+}
+
+
+@functools.cache
+def row_kernel(op: str, st: str, present: tuple[bool, ...]) -> str:
+    """``op`` over rows of length L, one workgroup of RWG threads per row (rows past the grid's x fold into y).
+    Row inputs (x, y, g) are contiguous rows; w and b are per-column vectors (absent ones read 1 and 0).
+    meta: [rows, L, eps (f32 bits), offset of each present input]."""
+    names = ROW_INPUTS[op]
+    decl, fns = [], []
+    k = 0
+    for name, here in zip(names, present):
+        if not here:
+            fns.append(f"fn {name}(j: u32) -> f32 {{ return {'0.0' if name == 'b' else '1.0'}; }}")
+            continue
+        decl.append(f"@group(0) @binding({k + 2}) var<storage, read> in{k}: array<{st}>;")
+        idx = f"prm[{3 + k}] + j" if name in ("w", "b") else f"prm[{3 + k}] + row * prm[1] + j"
+        fns.append(f"fn {name}(j: u32) -> f32 {{ return {load_expr(st, f'in{k}[{idx}]')}; }}")
+        k += 1
+    body = _ROW_BODY[op].format(inf=_INF, wg=RWG)
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+{chr(10).join(decl)}
+var<workgroup> red: array<f32, {RWG}>;
+var<private> row: u32;
+{chr(10).join(fns)}
+fn put(j: u32, v: f32) {{ out[row * prm[1] + j] = {store_expr(st, "v")}; }}
+fn wsum(v: f32, lid: u32) -> f32 {{
+  red[lid] = v;
+  workgroupBarrier();
+  for (var s = {RWG // 2}u; s > 0u; s = s >> 1u) {{
+    if (lid < s) {{ red[lid] = red[lid] + red[lid + s]; }}
+    workgroupBarrier();
+  }}
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}}
+fn wmax(v: f32, lid: u32) -> f32 {{
+  red[lid] = v;
+  workgroupBarrier();
+  for (var s = {RWG // 2}u; s > 0u; s = s >> 1u) {{
+    if (lid < s) {{ red[lid] = max(red[lid], red[lid + s]); }}
+    workgroupBarrier();
+  }}
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}}
+@compute @workgroup_size({RWG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lv: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {{
+  row = wid.x + wid.y * nwg.x;
+  if (row >= prm[0]) {{ return; }}
+  let lid = lv.x;
+  let L = prm[1];
+  let eps = bitcast<f32>(prm[2]);{body}
+}}"""

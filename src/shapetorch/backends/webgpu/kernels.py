@@ -645,14 +645,69 @@ def index_copy_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
 
 
 # -- nn primitives written in the kernels above ---------------------------------------------------------
+def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0.0,
+            vecs: Sequence[WArray | None] = ()) -> WArray:
+    """One dispatch of ``G.row_kernel``: ``rows_in`` (one shape) reduced and mapped along ``axis``; ``vecs``
+    (w, b: one value per element of a row, None where absent) follow ``rows_in`` in ``G.ROW_INPUTS`` order."""
+    first = next(a for a in rows_in if a is not None)
+    nd = first.ndim
+    axis %= max(nd, 1)
+    order = [d for d in range(nd) if d != axis] + [axis]
+    back = [order.index(d) for d in range(nd)]
+    L = first.shape[axis] if nd else 1
+    rows = first.size // L if L else 0
+    out = RT.empty(tuple(first.shape[d] for d in order), first.dtype)
+    if out.st is None or rows == 0:
+        return permute_kernel(out, back)
+    ins: list[WArray | None] = []
+    for a in rows_in:
+        v = permute_kernel(a, order) if a is not None else None
+        ins.append(contiguous_copy(v) if v is not None and not v.contiguous else v)
+    ins += [None if v is None else contiguous_copy(v) if not v.contiguous else v for v in vecs]
+    names = G.ROW_INPUTS[op]
+    order_in = [ins[[n for n in names if n in ("x", "y", "g")].index(n)] if n in ("x", "y", "g")
+                else ins[len(rows_in) + [n for n in names if n in ("w", "b")].index(n)] for n in names]
+    present = tuple(a is not None for a in order_in)
+    bufs = [out.st.buf] + [a.st.buf for a in order_in if a is not None and a.st is not None]
+    meta = [rows, L, int(np.array(eps, dtype=np.float32).view(np.uint32))] + [a.offset for a in order_in if a is not None]
+    RT.dispatch(G.row_kernel(op, _st(first.dtype), present), bufs, meta, _grid(rows, 1))
+    return permute_kernel(out, back)
+
+
 def softmax_kernel(a: WArray, axis: int) -> WArray:
-    e = unary("exp")(binary("sub")(a, reduce("amax")(a, (axis,), True)))
-    return binary("true_divide")(e, reduce("sum")(e, (axis,), True))
+    return _row_op("softmax", [a], axis)
 
 
 def log_softmax_kernel(a: WArray, axis: int) -> WArray:
-    s = binary("sub")(a, reduce("amax")(a, (axis,), True))
-    return binary("sub")(s, unary("log")(reduce("sum")(unary("exp")(s), (axis,), True)))
+    return _row_op("log_softmax", [a], axis)
+
+
+def softmax_backward_kernel(y: WArray, g: WArray, axis: int) -> WArray:
+    return _row_op("softmax_backward", [y, g], axis)
+
+
+def log_softmax_backward_kernel(y: WArray, g: WArray, axis: int) -> WArray:
+    return _row_op("log_softmax_backward", [y, g], axis)
+
+
+def _flat_rows(x: WArray, nd: int) -> WArray:
+    lead = x.shape[:x.ndim - nd]
+    return reshape_kernel(x, (*lead, math.prod(x.shape[x.ndim - nd:])))
+
+
+def layer_norm_kernel(x: WArray, *wb: WArray, nd: int, eps: float, has_w: bool, has_b: bool) -> WArray:
+    it = iter(wb)
+    w = next(it) if has_w else None
+    b = next(it) if has_b else None
+    vecs = [None if v is None else reshape_kernel(v, (v.size,)) for v in (w, b)]
+    out = _row_op("layer_norm", [_flat_rows(x, nd)], -1, eps, vecs)
+    return reshape_kernel(out, x.shape)
+
+
+def layer_norm_backward_kernel(x: WArray, g: WArray, *w: WArray, nd: int, eps: float) -> WArray:
+    vec = reshape_kernel(w[0], (w[0].size,)) if w else None
+    out = _row_op("layer_norm_backward", [_flat_rows(x, nd), _flat_rows(g, nd)], -1, eps, [vec])
+    return reshape_kernel(out, x.shape)
 
 
 def pad_kernel(a: WArray, pads: tuple[tuple[int, int], ...], value: Any) -> WArray:
@@ -789,6 +844,10 @@ def register() -> list[str]:
         "round": round_kernel,
         "softmax": softmax_kernel,
         "log_softmax": log_softmax_kernel,
+        "softmax_backward": softmax_backward_kernel,
+        "log_softmax_backward": log_softmax_backward_kernel,
+        "layer_norm": layer_norm_kernel,
+        "layer_norm_backward": layer_norm_backward_kernel,
         "constant_pad_nd": pad_kernel,
         "take_along_dim": take_along_kernel,
         "put_along_dim_add": put_along_add_kernel,
