@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import re
+import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -398,7 +399,27 @@ def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
                                                                                        leaf._data.dtype)
         np.copyto(dst, src, casting="unsafe")
         return Tensor._make(dst, leaf._device)
+    if _stealable(leaf, g):
+        return Tensor._make(src, leaf._device)
     return g.detach().clone()
+
+
+# NOTE [gradient stealing]: as torch's AccumulateGrad, a device gradient that nothing else can reach becomes
+# ``leaf.grad`` without a copy. The counts are those of the engine's own references when the gradient is
+# unique (a vjp's fresh result on its way to this leaf): any other holder (the user, a second leaf, a
+# retained grad, a view of the same buffer) raises one of them, and the gradient is copied instead.
+_GRAD_REFS = 7  # the engine's lists and frames, _fresh_grad's and _stealable's arguments, getrefcount's
+_DATA_REFS = 4  # g._data, the locals of _fresh_grad and _stealable, getrefcount's argument
+_STORAGE_REFS = 3  # the array's .st, _stealable's local, getrefcount's argument
+
+
+def _stealable(leaf: Tensor, g: Tensor) -> bool:
+    src = g._data
+    st = getattr(src, "st", None)
+    return (st is not None and g._base is None and not g.requires_grad and src.dtype == leaf._data.dtype
+            and src.shape == leaf._data.shape and src.offset == 0 and src.contiguous
+            and sys.getrefcount(g) <= _GRAD_REFS and sys.getrefcount(src) <= _DATA_REFS
+            and sys.getrefcount(st) <= _STORAGE_REFS)
 
 
 def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
