@@ -411,15 +411,23 @@ def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
 _GRAD_REFS = 7  # the engine's lists and frames, _fresh_grad's and _stealable's arguments, getrefcount's
 _DATA_REFS = 4  # g._data, the locals of _fresh_grad and _stealable, getrefcount's argument
 _STORAGE_REFS = 3  # the array's .st, _stealable's local, getrefcount's argument
+_BASE_REFS = 3  # g._base, _stealable's local, getrefcount's argument
+_BASE_DATA_REFS = 2  # base._data, getrefcount's argument
 
 
 def _stealable(leaf: Tensor, g: Tensor) -> bool:
     src = g._data
     st = getattr(src, "st", None)
-    return (st is not None and g._base is None and not g.requires_grad and src.dtype == leaf._data.dtype
-            and src.shape == leaf._data.shape and src.offset == 0 and src.contiguous
-            and sys.getrefcount(g) <= _GRAD_REFS and sys.getrefcount(src) <= _DATA_REFS
-            and sys.getrefcount(st) <= _STORAGE_REFS)
+    if (st is None or g.requires_grad or src.dtype != leaf._data.dtype or src.shape != leaf._data.shape
+            or src.offset != 0 or not src.contiguous or sys.getrefcount(g) > _GRAD_REFS
+            or sys.getrefcount(src) > _DATA_REFS):
+        return False
+    base = g._base
+    if base is None:
+        return sys.getrefcount(st) <= _STORAGE_REFS
+    # a whole-buffer view (a reshape or transpose back) of a temporary nothing else holds
+    return (base._base is None and getattr(base._data, "st", None) is st and sys.getrefcount(base) <= _BASE_REFS
+            and sys.getrefcount(base._data) <= _BASE_DATA_REFS and sys.getrefcount(st) <= _STORAGE_REFS + 1)
 
 
 def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:

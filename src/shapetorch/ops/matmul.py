@@ -12,6 +12,7 @@ import numpy as np
 from .._autocast import AUTOCAST, autocast_dtype_for
 from .._engine.primitives import Prim
 from .._errors import fail
+from .._grad_mode import STATE
 from .._rules import matmul as RM
 from .._rules.matmul import addbmm_shape, addr_shape, kron_shape, tensordot_dims
 from .._rules.matrix import (
@@ -30,6 +31,15 @@ def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         return g.unsqueeze(-1) @ b.conj().unsqueeze(0), (a.conj().mT @ g.unsqueeze(-1)).squeeze(-1)
     if a._data.ndim == 1:
         return (g.unsqueeze(-2) @ b.conj().mT).squeeze(-2), a.conj().unsqueeze(-1) @ g.unsqueeze(-2)
+    if b._data.ndim == 2 and a._data.ndim > 2 and not STATE.enabled:
+        # a weight shared by every row (Linear): one matmul over the flattened rows instead of a batched one
+        # and a sum; for a transposed weight (``x @ W.T``), computed as (g^T a)^T so that W's gradient is
+        # contiguous (the layout of W: it becomes W.grad without a copy)
+        k, m = a._data.shape[-1], g._data.shape[-1]
+        rows, grows = a.conj().reshape(-1, k), g.reshape(-1, m)
+        st = b._data.strides
+        gb = (grows.mT @ rows).mT if st[0] < st[1] else rows.mT @ grows
+        return g @ b.conj().mT, gb
     return g @ b.conj().mT, a.conj().mT @ g  # batch dims are summed back by the engine
 
 
