@@ -177,6 +177,8 @@ RULES.update({
     "softmax": _unary(lambda t, n: n.out * (t - (t * n.out).sum(n.params["axis"], keepdim=True))),
     "log_softmax": _unary(lambda t, n: t - (n.out.exp() * t).sum(n.params["axis"], keepdim=True)),
     "layer_norm": _layer_norm_jvp,
+    "matmul_bias": lambda ts, n: _sum(None if ts[0] is None else ts[0] @ n.inputs[1],
+                                      None if ts[1] is None else n.inputs[0] @ ts[1], ts[2]),
     "constant_pad_nd": _unary(lambda t, n: PRIMS["constant_pad_nd"](t, pads=n.params["pads"], value=0)),
     "convolution": _bilinear("convolution"),
     "convolution_input_grad": _bilinear("convolution_input_grad"),

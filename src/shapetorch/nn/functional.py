@@ -54,6 +54,7 @@ from ..ops.convolution import pad
 from ..ops.creation import arange
 from ..ops.einsum import einsum
 from ..ops.joining import stack
+from ..ops.matmul import matmul_bias
 from ..ops.pooling import interpolate
 from ..ops.random import rand
 from ..ops.scatter import take_along
@@ -83,6 +84,10 @@ def tanh(input: Tensor) -> Tensor:
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``; a wrong in_features is ``matmul_error_inner_dimensions_do_not_match``."""
+    if bias is not None and weight._data.ndim == 2:
+        fused = matmul_bias(input, weight.t(), bias)
+        if fused is not None:
+            return fused
     out = input.matmul(weight.t() if weight._data.ndim == 2 else weight)
     return out if bias is None else out + bias
 

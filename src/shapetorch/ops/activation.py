@@ -79,8 +79,19 @@ def _gelu_kernel(a: Any) -> Any:
     return (a * a.dtype.type(0.5) * (1 + _erf_kernel(a * a.dtype.type(_SQRT_HALF)))).astype(a.dtype)
 
 
+def _gelu_backward_kernel(x: Any, g: Any) -> Any:
+    t = x.dtype.type
+    cdf = t(0.5) * (1 + _erf_kernel(x * t(_SQRT_HALF)))
+    return (g * (cdf + x * np.exp(x * x * t(-0.5)) * t(_INV_SQRT_2PI))).astype(x.dtype)
+
+
+_GELU_BACKWARD = Prim("gelu_backward", _gelu_backward_kernel)  # NOTE [fused backward]
+
+
 def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     x = n.inputs[0]
+    if not STATE.enabled:
+        return (_GELU_BACKWARD(x, g),)
     cdf = 0.5 * (1 + erf(x * _SQRT_HALF))
     pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
     return (g * (cdf + x * pdf),)

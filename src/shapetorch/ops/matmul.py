@@ -51,6 +51,38 @@ def _matmul_kernel(a: Any, b: Any) -> Any:
 _MATMUL = Prim("matmul", _matmul_kernel, _matmul_vjp)
 
 
+def _matmul_bias_kernel(a: Any, b: Any, bias: Any) -> Any:
+    out = np.matmul(a, b)
+    out += bias
+    return out if out.dtype == a.dtype else out.astype(a.dtype)
+
+
+class _Pair:
+    __slots__ = ("inputs",)
+
+    def __init__(self, inputs: tuple[Any, ...]) -> None:
+        self.inputs = inputs
+
+
+def _matmul_bias_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return (*_matmul_vjp(g, _Pair(n.inputs[:2])), g)  # the engine sums g back to the bias's shape
+
+
+_MATMUL_BIAS = Prim("matmul_bias", _matmul_bias_kernel, _matmul_bias_vjp)
+
+
+def matmul_bias(input: Tensor, other: Tensor, bias: Tensor) -> Tensor | None:
+    """``input @ other + bias`` as one primitive (one kernel on a GPU: the bias is the matmul's epilogue) for a
+    batch of rows times a matrix plus a bias over its columns, all of one floating dtype; None where the caller
+    must take the plain path (autocast, other shapes or dtypes, which then give their own errors)."""
+    a, b, c = input._data, other._data, bias._data
+    if (AUTOCAST.enabled or a.ndim < 2 or b.ndim != 2 or c.ndim != 1 or a.shape[-1] != b.shape[0]
+            or c.shape[0] != b.shape[1] or a.dtype.kind != "f" or not (a.dtype == b.dtype == c.dtype)
+            or not (input._device == other._device == bias._device)):
+        return None
+    return _MATMUL_BIAS(input, other, bias)
+
+
 @functools.lru_cache(maxsize=4096)
 def _matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return check(RM.matmul_shape, a, b, op="matmul")

@@ -101,6 +101,8 @@ BINARY: dict[str, dict[str, str]] = {
                   "i": "select(select(0, 1, a > 0), b, a == 0)", "u": "select(a, b, a == 0u)"},
     "gcd": {"i": "gcd_i(a, b)"},
     "lcm": {"i": "select(abs(a / gcd_i(a, b) * b), 0, a == 0 || b == 0)"},
+    # d gelu(a) * b: the fused gradient of the exact gelu
+    "gelu_backward": {"f": "b * (0.5 * (1.0 + erf_f(a * 0.7071067811865476)) + a * exp(-0.5 * a * a) * 0.3989422804014327)"},
 }
 BOOL_RESULT = set(_CMP)
 
@@ -412,21 +414,26 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 
 # -- matmul --------------------------------------------------------------------------------------------
 @functools.cache
-def matmul_kernel(st: str) -> str:
+def matmul_kernel(st: str, bias: bool = False) -> str:
     """Tiled batched matmul: 64x64 output tiles per 16x16 workgroup, 4x4 per thread, 8-deep K tiles
-    staged in workgroup memory. Operands are strided views (a transpose costs no copy).
+    staged in workgroup memory. Operands are strided views (a transpose costs no copy). With ``bias``, the
+    epilogue adds a per-column vector (binding 4: the fused ``x @ W.T + b`` of a Linear).
 
     meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, m_tiles, n_rowtiles, bshape[nbd], a_bstr[nbd],
-    b_bstr[nbd]]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
+    b_bstr[nbd], (bias_off, bias_stride)]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
     batch runs into the 65,535-workgroup limit of one grid dimension.
     """
     ct = "f32" if st in ("f16", "f32") else "i32"
     zero = "0.0" if ct == "f32" else "0"
+    epilogue = "acc[r * 4u + c]"
+    if bias:
+        epilogue += f" + {load_expr(st, 'Bias[prm[12u + 3u * nbd] + col * prm[13u + 3u * nbd]]')}"
     return f"""{_enable((st,))}
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{st}>;
 @group(0) @binding(2) var<storage, read> A: array<{st}>;
 @group(0) @binding(3) var<storage, read> B: array<{st}>;
+{f"@group(0) @binding(4) var<storage, read> Bias: array<{st}>;" if bias else ""}
 var<workgroup> As: array<{ct}, 512>;
 var<workgroup> Bs: array<{ct}, 512>;
 @compute @workgroup_size(16, 16, 1)
@@ -482,7 +489,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     let row = row0 + lid.y * 4u + r;
     for (var c = 0u; c < 4u; c = c + 1u) {{
       let col = col0 + lid.x * 4u + c;
-      if (row < M && col < N) {{ out[obase + row * N + col] = {store_expr(st, "acc[r * 4u + c]")}; }}
+      if (row < M && col < N) {{ out[obase + row * N + col] = {store_expr(st, epilogue)}; }}
     }}
   }}
 }}"""

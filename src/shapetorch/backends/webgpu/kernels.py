@@ -534,7 +534,14 @@ def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_d
 
 
 # -- matmul --------------------------------------------------------------------------------------------
-def matmul_kernel(a: WArray, b: WArray) -> WArray:
+def matmul_bias_kernel(a: WArray, b: WArray, bias: WArray) -> WArray:
+    """``a @ b + bias`` (bias 1-D over the columns) in one dispatch: the bias is the matmul's epilogue."""
+    if a.ndim < 2 or b.ndim != 2 or bias.ndim != 1 or a.shape[-1] == 0 or bias.dtype != a.dtype:
+        return binary("add")(matmul_kernel(a, b), bias)
+    return matmul_kernel(a, b, bias)
+
+
+def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None) -> WArray:
     if a.dtype != b.dtype:
         b = cast(b, a.dtype)
     va = a if a.ndim > 1 else _view(a, (1, a.shape[0]), (0, a.stride[0]))
@@ -560,8 +567,12 @@ def matmul_kernel(a: WArray, b: WArray) -> WArray:
     tiles = m_tiles * math.prod(batch)
     meta = [M, N, K, len(batch), va.offset, vb.offset, va.stride[-2], va.stride[-1], vb.stride[-2], vb.stride[-1],
             m_tiles, tiles, *batch, *ab, *bb]
+    bufs = [out.st.buf, va.st.buf, vb.st.buf]
+    if bias is not None and bias.st is not None:
+        meta += [bias.offset, _bstrides(bias, (N,))[0]]
+        bufs.append(bias.st.buf)
     gy, gz, _ = _grid(tiles, 1)
-    RT.dispatch(G.matmul_kernel(_st(a.dtype)), [out.st.buf, va.st.buf, vb.st.buf], meta, (-(-N // 64), gy, gz))
+    RT.dispatch(G.matmul_kernel(_st(a.dtype), bias is not None), bufs, meta, (-(-N // 64), gy, gz))
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
 
 
@@ -868,6 +879,7 @@ def register() -> list[str]:
         "scatter_add": scatter_add_kernel,
         "cat": cat_kernel,
         "matmul": matmul_kernel,
+        "matmul_bias": matmul_bias_kernel,
         "norm": norm_kernel,
         "convolution": conv_kernel,
         "convolution_input_grad": conv_input_grad_kernel,
