@@ -125,7 +125,7 @@ def test_gradient_stolen_only_when_unshared():
 
     a.grad = None
     seen = []
-    h = a.register_hook(lambda g: seen.append(g))
+    h = a.register_hook(seen.append)
     (a * 2).sum().backward()
     h.remove()
     assert a.grad is not None

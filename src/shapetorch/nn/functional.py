@@ -21,7 +21,6 @@ from ..ops import convolution as C
 from ..ops import pooling as P
 from ..ops._common import be, check
 from ..ops.activation import (
-    layer_norm_prim,
     apply_dropout,
     celu,
     check_dropout_p,
@@ -32,6 +31,7 @@ from ..ops.activation import (
     hardsigmoid,
     hardswish,
     hardtanh,
+    layer_norm_prim,
     leaky_relu,
     log_softmax,
     logsigmoid,
