@@ -694,6 +694,40 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }}"""
 
 
+@functools.cache
+def searchsorted_kernel(st: str, right: bool) -> str:
+    """One thread per value: a binary search in its row of the contiguous sorted sequence, with torch's
+    comparisons (left: go right unless ``s >= v``; right: unless ``s > v``; so a NaN sequence element counts as
+    smaller, and a NaN value goes to the end). meta: [n values, L (row length), values per row (0: one row)]."""
+    ct = "f32" if st in ("f16", "f32") else "i32"
+    op = "<=" if right else "<"
+    go_right = f"nan_f(s) || nan_f(v) || s {op} v" if ct == "f32" else f"s {op} v"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<i32>;
+@group(0) @binding(2) var<storage, read> seq: array<{st}>;
+@group(0) @binding(3) var<storage, read> vals: array<{st}>;
+{HELPERS}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let L = prm[1];
+  var base = 0u;
+  if (prm[2] != 0u) {{ base = (i / prm[2]) * L; }}
+  let v: {ct} = {load_expr(st, "vals[i]")};
+  var lo = 0u;
+  var hi = L;
+  loop {{
+    if (lo >= hi) {{ break; }}
+    let mid = (lo + hi) / 2u;
+    let s: {ct} = {load_expr(st, "seq[base + mid]")};
+    if ({go_right}) {{ lo = mid + 1u; }} else {{ hi = mid; }}
+  }}
+  out[i] = i32(lo);
+}}"""
+
+
 # -- device-side checks --------------------------------------------------------------------------------
 @functools.cache
 def range_check_kernel() -> str:

@@ -825,6 +825,32 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
     return reshape_kernel(reduce("sum")(dw, (0,), False), tuple(weight_size))
 
 
+# -- searching ------------------------------------------------------------------------------------------
+def searchsorted_kernel(seq: WArray, values: WArray, right: bool, sorter: WArray | None) -> WArray:
+    """Insertion points of ``values`` in the last dim of ``seq`` (1-D: one sequence for all values)."""
+    if sorter is not None:
+        seq = take_along_kernel(seq, sorter, seq.ndim - 1)
+    if values.dtype != seq.dtype:
+        values = cast(values, seq.dtype)
+    out = RT.empty(values.shape, np.dtype(np.int64))
+    if out.st is None:
+        return out
+    s = seq if seq.contiguous else contiguous_copy(seq)
+    v = values if values.contiguous else contiguous_copy(values)
+    L = s.shape[-1] if s.ndim else 1
+    if s.st is None or L == 0:
+        return full(values.shape, 0, np.dtype(np.int64))
+    per_row = 0 if s.ndim <= 1 else values.shape[-1]
+    s = _view(s, (s.size,), (1,))  # bind at offset: the kernel indexes from the start of the buffer
+    assert s.st is not None and v.st is not None
+    if s.offset or v.offset:
+        s, v = contiguous_copy(s) if s.offset else s, contiguous_copy(v) if v.offset else v
+    assert s.st is not None and v.st is not None
+    RT.dispatch(G.searchsorted_kernel(_st(s.dtype), right), [out.st.buf, s.st.buf, v.st.buf],
+                [values.size, L, per_row], _grid(values.size))
+    return out
+
+
 # -- registration --------------------------------------------------------------------------------------
 def _named(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
     """The kernel, with the runtime told which primitive runs (its limit and device errors name it)."""
@@ -885,6 +911,7 @@ def register() -> list[str]:
         "convolution_input_grad": conv_input_grad_kernel,
         "convolution_weight_grad": conv_weight_grad_kernel,
         "triangle": triangle_kernel,
+        "searchsorted": searchsorted_kernel,
         **{op: reduce(op) for op in ("sum", "prod", "amax", "amin", "all", "any", "argmax", "argmin")},
     }
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})
