@@ -1,5 +1,6 @@
 """searchsorted/bucketize kernels on WebGPU against torch; the host-only ops (unique, histc, histogram) refused
-with a coded error on WebGPU instead of crashing."""
+with a coded error on WebGPU instead of crashing; int64 add/sub/mul/neg whose result leaves int32 (the storage
+of int64 on WebGPU) refused at the next sync instead of wrapping."""
 
 from __future__ import annotations
 
@@ -52,3 +53,16 @@ def test_host_only_ops_refused_with_a_code():
             fn()
         assert e.value.code == "kernel_not_registered_error"
         assert "move the tensor to the CPU" in str(e.value)
+
+
+def test_int64_overflow_refused_not_wrapped():
+    big = np.array([2**30, -5], np.int64)
+    a = st.tensor(big, device=DEV)
+    for fn in (lambda x: x * 4, lambda x: x + 2**30, lambda x: -x - 2**30 - 2**30, lambda x: -(x * 0 - 2**31)):
+        with pytest.raises(NotImplementedError) as e:
+            fn(a).tolist()
+        assert e.value.code == "method_dtype_not_supported_error"
+        assert "outside int32" in str(e.value)
+    # exact results in range, before and after a refusal (the runtime goes on)
+    _both(lambda lib, x: x * 1 + 3 - 2 + (-x), big)
+    _both(lambda lib, x, y: x * y + y, np.array([46340, -46341], np.int64), np.array([46340, 46340], np.int64))

@@ -105,6 +105,13 @@ BINARY: dict[str, dict[str, str]] = {
     "gelu_backward": {"f": "b * (0.5 * (1.0 + erf_f(a * 0.7071067811865476)) + a * exp(-0.5 * a * a) * 0.3989422804014327)"},
 }
 BOOL_RESULT = set(_CMP)
+# int64 is stored as i32 (wrapping): where the i32 result of these is not the exact one
+I32_OVERFLOW = {
+    "add": "((a ^ r) & (b ^ r)) < 0",
+    "sub": "((a ^ b) & (a ^ r)) < 0",
+    "mul": "a != 0 && ((a == -1 && b == (-2147483647 - 1)) || r / a != b)",
+    "neg": "a == (-2147483647 - 1)",
+}
 
 # WGSL helpers shared by the elementwise shaders (unused ones cost nothing).
 HELPERS = """
@@ -260,13 +267,15 @@ fn off(i: u32, base: u32) -> u32 {
 
 @functools.cache
 def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str, str, str], ...],
-                nscalars: int = 0) -> str:
+                nscalars: int = 0, check: str = "") -> str:
     """``out = expr(a, b, c)`` over a broadcast index space.
 
     operands: per input (name, storage type, mode) with mode 'c' (contiguous: offset + i), 's'
     (strided: offset + sum(idx*stride)) or 'k' (a scalar in meta). out_mode 'c' or 's'.
     meta: [n, nd, shape[nd], out: off, strides[nd], then per buffer operand: off, strides[nd],
-    then the scalar operands' words, then ``nscalars`` extra f32 scalars s0, s1, ...].
+    then the scalar operands' words, then ``nscalars`` extra f32 scalars s0, s1, ...]. With ``check`` (a
+    WGSL condition on the operands and the result ``r``), an element where it holds records the check id (the
+    last meta word) in the runtime's flag buffer (the binding after the operands), as ``range_check_kernel``.
     """
     types = (out_st, *(t for _, t, _ in operands))
     lines = [_enable(types), "@group(0) @binding(0) var<storage, read> prm: array<u32>;",
@@ -276,6 +285,8 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
         if mode != "k":
             lines.append(f"@group(0) @binding({binding}) var<storage, read> in_{name}: array<{st}>;")
             binding += 1
+    if check:
+        lines.append(f"@group(0) @binding({binding}) var<storage, read_write> flag: array<atomic<u32>, 4>;")
     lines += [HELPERS, OFFSET_FN]
     body = ["  let nd = prm[1];", "  let ob = 2u + nd;"]
     slot = 1
@@ -294,7 +305,11 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
     for j in range(nscalars):
         body.append(f"  let s{j} = bitcast<f32>(prm[ob + {nbuf + 1}u * (nd + 1u) + {kidx + j}u]);")
     oidx = "prm[ob] + i" if out_mode == "c" else "off(i, ob)"
-    body.append(f"  out[{oidx}] = {store_expr(out_st, f'({expr})')};")
+    body.append(f"  let r = {expr};")
+    body.append(f"  out[{oidx}] = {store_expr(out_st, 'r')};")
+    if check:
+        cid = f"prm[ob + {nbuf + 1}u * (nd + 1u) + {kidx + nscalars}u]"
+        body.append(f"  if ({check}) {{ atomicCompareExchangeWeak(&flag[0], 0u, {cid}); }}")
     lines.append(f"""
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{

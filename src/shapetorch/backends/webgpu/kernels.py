@@ -67,8 +67,11 @@ def _bstrides(a: WArray, shape: tuple[int, ...]) -> list[int]:
 
 
 def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
-                shape: tuple[int, ...], out: WArray | None = None, extra: Sequence[float] = ()) -> WArray:
-    """``out = expr`` over ``shape``; operands (name, WArray or scalar, compute dtype of a scalar)."""
+                shape: tuple[int, ...], out: WArray | None = None, extra: Sequence[float] = (),
+                check: str = "") -> WArray:
+    """``out = expr`` over ``shape``; operands (name, WArray or scalar, compute dtype of a scalar). ``check``:
+    a condition on the operands and the result ``r`` that makes an int64 result inexact (raised at the next
+    sync as the DTypeError an int64 value outside int32 gets on upload)."""
     if out is None:
         out = RT.empty(shape, out_dtype)
     n = math.prod(shape)
@@ -91,7 +94,11 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
             words.append(_word(x, sdt))
     meta += words
     meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in extra]
-    wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra))
+    if check:
+        meta.append(RT.add_check("method_dtype_not_supported_error", RT.op, dtype="shapetorch.int64",
+                                 hint=" with a result outside int32 (WebGPU stores int64 as int32; compute on the CPU)"))
+        bufs.append(RT.flag)
+    wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra), check)
     RT.dispatch(wgsl, bufs, meta, _grid(n))
     return out
 
@@ -149,7 +156,8 @@ def unary(name: str) -> Callable[..., WArray]:
 
     def kernel(a: WArray) -> WArray:
         expr = table.get(_kind(a.dtype)) or _no_kernel(name, a.dtype)
-        return elementwise(expr, a.dtype, [("a", a, a.dtype)], a.shape)
+        check = G.I32_OVERFLOW.get(name, "") if a.dtype == np.int64 else ""
+        return elementwise(expr, a.dtype, [("a", a, a.dtype)], a.shape, check=check)
 
     return kernel
 
@@ -184,7 +192,8 @@ def binary(name: str) -> Callable[..., WArray]:
         expr = table.get(_kind(dt)) or _no_kernel(name, dt)
         out_dt = np.dtype(bool) if name in G.BOOL_RESULT else dt
         shape = _broadcast(*(x.shape for x in arrays))
-        return elementwise(expr, out_dt, [("a", a, dt), ("b", b, dt)], shape)
+        check = G.I32_OVERFLOW.get(name, "") if dt == np.int64 else ""
+        return elementwise(expr, out_dt, [("a", a, dt), ("b", b, dt)], shape, check=check)
 
     return kernel
 
