@@ -413,13 +413,17 @@ _DATA_REFS = 4  # g._data, the locals of _fresh_grad and _stealable, getrefcount
 _STORAGE_REFS = 3  # the array's .st, _stealable's local, getrefcount's argument
 _BASE_REFS = 3  # g._base, _stealable's local, getrefcount's argument
 _BASE_DATA_REFS = 2  # base._data, getrefcount's argument
+# the counts above are those of CPython 3.11-3.13 with the GIL (3.14 borrows references on the frame stack,
+# a free-threaded build counts differently): elsewhere the gradient is always copied
+_COUNTS_KNOWN = (sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
+                 and getattr(sys, "_is_gil_enabled", lambda: True)())
 
 
 def _stealable(leaf: Tensor, g: Tensor) -> bool:
     src = g._data
     st = getattr(src, "st", None)
-    if (st is None or g.requires_grad or src.dtype != leaf._data.dtype or src.shape != leaf._data.shape
-            or src.offset != 0 or not src.contiguous or sys.getrefcount(g) > _GRAD_REFS
+    if (not _COUNTS_KNOWN or st is None or g.requires_grad or src.dtype != leaf._data.dtype
+            or src.shape != leaf._data.shape or src.offset != 0 or not src.contiguous or sys.getrefcount(g) > _GRAD_REFS
             or sys.getrefcount(src) > _DATA_REFS):
         return False
     base = g._base
