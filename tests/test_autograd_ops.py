@@ -52,7 +52,7 @@ CASES: dict[str, tuple[Any, list[tuple[tuple[int, ...], str]]]] = {
         ("ceil", "nonint"), ("trunc", "nonint"), ("round", "nonint"),
     ]},
     **{name: (lambda lib, a, _n=name: getattr(lib, _n)(a), [((2, 3), dom)]) for name, dom in [
-        ("deg2rad", A), ("rad2deg", A), ("digamma", "pos"), ("erfc", A), ("erfinv", "unit"), ("i0", A),
+        ("deg2rad", A), ("rad2deg", A), ("digamma", "pos"), ("erf", A), ("erfc", A), ("erfinv", "unit"), ("i0", A),
         ("lgamma", "pos"), ("sinc", "nonzero"), ("nan_to_num", A), ("angle", A), ("conj_physical", A),
     ]},
     # i1 is not public in shapetorch: it is the primitive behind i0's gradient, so test it through PRIMS
@@ -130,6 +130,8 @@ CASES: dict[str, tuple[Any, list[tuple[tuple[int, ...], str]]]] = {
     # nn primitives
     "relu": (lambda lib, a: F(lib).relu(a), [((2, 3), "nonzero")]),
     "gelu": (lambda lib, a: F(lib).gelu(a), [((2, 3), A)]),
+    "layer_norm": (lambda lib, a, w, b: F(lib).layer_norm(a, (3,), w, b), [((2, 3), A), ((3,), A), ((3,), A)]),
+    "linear": (lambda lib, a, w, b: F(lib).linear(a, w, b), [((2, 3), A), ((4, 3), A), ((4,), A)]),
     "softmax": (lambda lib, a: F(lib).softmax(a, dim=1), [((2, 3), A)]),
     "log_softmax": (lambda lib, a: F(lib).log_softmax(a, dim=0), [((2, 3), A)]),
     "conv2d": (lambda lib, x, w: F(lib).conv2d(x, w, padding=1), [((1, 2, 4, 4), A), ((3, 2, 3, 3), A)]),

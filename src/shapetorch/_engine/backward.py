@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import re
+import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -398,7 +399,39 @@ def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
                                                                                        leaf._data.dtype)
         np.copyto(dst, src, casting="unsafe")
         return Tensor._make(dst, leaf._device)
+    if _stealable(leaf, g):
+        return Tensor._make(src, leaf._device)
     return g.detach().clone()
+
+
+# NOTE [gradient stealing]: as torch's AccumulateGrad, a device gradient that nothing else can reach becomes
+# ``leaf.grad`` without a copy. The counts are those of the engine's own references when the gradient is
+# unique (a vjp's fresh result on its way to this leaf): any other holder (the user, a second leaf, a
+# retained grad, a view of the same buffer) raises one of them, and the gradient is copied instead.
+_GRAD_REFS = 7  # the engine's lists and frames, _fresh_grad's and _stealable's arguments, getrefcount's
+_DATA_REFS = 4  # g._data, the locals of _fresh_grad and _stealable, getrefcount's argument
+_STORAGE_REFS = 3  # the array's .st, _stealable's local, getrefcount's argument
+_BASE_REFS = 3  # g._base, _stealable's local, getrefcount's argument
+_BASE_DATA_REFS = 2  # base._data, getrefcount's argument
+# the counts above are those of CPython 3.11-3.13 with the GIL (3.14 borrows references on the frame stack,
+# a free-threaded build counts differently): elsewhere the gradient is always copied
+_COUNTS_KNOWN = (sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
+                 and getattr(sys, "_is_gil_enabled", lambda: True)())
+
+
+def _stealable(leaf: Tensor, g: Tensor) -> bool:
+    src = g._data
+    st = getattr(src, "st", None)
+    if (not _COUNTS_KNOWN or st is None or g.requires_grad or src.dtype != leaf._data.dtype
+            or src.shape != leaf._data.shape or src.offset != 0 or not src.contiguous or sys.getrefcount(g) > _GRAD_REFS
+            or sys.getrefcount(src) > _DATA_REFS):
+        return False
+    base = g._base
+    if base is None:
+        return sys.getrefcount(st) <= _STORAGE_REFS
+    # a whole-buffer view (a reshape or transpose back) of a temporary nothing else holds
+    return (base._base is None and getattr(base._data, "st", None) is st and sys.getrefcount(base) <= _BASE_REFS
+            and sys.getrefcount(base._data) <= _BASE_DATA_REFS and sys.getrefcount(st) <= _STORAGE_REFS + 1)
 
 
 def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:

@@ -77,6 +77,22 @@ def _extreme(ts: tuple[Any, ...], n: Any) -> Any:
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
+def _layer_norm_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    x, p = n.inputs[0], n.params
+    ax = list(range(x._data.ndim - p["nd"], x._data.ndim))
+    rstd = (x.var(ax, keepdim=True, correction=0) + p["eps"]).rsqrt()
+    hat = (x - x.mean(ax, keepdim=True)) * rstd
+    w = n.inputs[1] if p["has_w"] else None
+    out = None
+    if ts[0] is not None:
+        t = ts[0]
+        out = rstd * (t - t.mean(ax, keepdim=True) - hat * (t * hat).mean(ax, keepdim=True))
+        out = out * w if w is not None else out
+    rest = ts[1:]
+    return _sum(out, rest[0] * hat if w is not None and rest[0] is not None else None,
+                rest[-1] if p["has_b"] and rest[-1] is not None else None)
+
+
 RULES: dict[str, Rule] = {
     "neg": _unary(lambda t, n: -t),
     "exp": _unary(lambda t, n: t * n.out),
@@ -160,6 +176,9 @@ RULES.update({
                                      + n.inputs[0] * (n.inputs[0] ** 2 * -0.5).exp() * _INV_SQRT_2PI)),
     "softmax": _unary(lambda t, n: n.out * (t - (t * n.out).sum(n.params["axis"], keepdim=True))),
     "log_softmax": _unary(lambda t, n: t - (n.out.exp() * t).sum(n.params["axis"], keepdim=True)),
+    "layer_norm": _layer_norm_jvp,
+    "matmul_bias": lambda ts, n: _sum(None if ts[0] is None else ts[0] @ n.inputs[1],
+                                      None if ts[1] is None else n.inputs[0] @ ts[1], ts[2]),
     "constant_pad_nd": _unary(lambda t, n: PRIMS["constant_pad_nd"](t, pads=n.params["pads"], value=0)),
     "convolution": _bilinear("convolution"),
     "convolution_input_grad": _bilinear("convolution_input_grad"),

@@ -31,6 +31,7 @@ from ..ops.activation import (
     hardsigmoid,
     hardswish,
     hardtanh,
+    layer_norm_prim,
     leaky_relu,
     log_softmax,
     logsigmoid,
@@ -53,6 +54,7 @@ from ..ops.convolution import pad
 from ..ops.creation import arange
 from ..ops.einsum import einsum
 from ..ops.joining import stack
+from ..ops.matmul import matmul_bias
 from ..ops.pooling import interpolate
 from ..ops.random import rand
 from ..ops.scatter import take_along
@@ -82,6 +84,10 @@ def tanh(input: Tensor) -> Tensor:
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``; a wrong in_features is ``matmul_error_inner_dimensions_do_not_match``."""
+    if bias is not None and weight._data.ndim == 2:
+        fused = matmul_bias(input, weight.t(), bias)
+        if fused is not None:
+            return fused
     out = input.matmul(weight.t() if weight._data.ndim == 2 else weight)
     return out if bias is None else out + bias
 
@@ -217,6 +223,10 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Ten
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     check(RN.normalized_shape_check, tuple(input._data.shape), shape, op="layer_norm")
     dims = list(range(input._data.ndim - len(shape), input._data.ndim))
+    dt = input._data.dtype
+    if dt.kind == "f" and all(t is None or (t._data.dtype == dt and tuple(t._data.shape) == shape)
+                              for t in (weight, bias)) and len(shape) and input._data.ndim > len(shape):
+        return layer_norm_prim(input, len(shape), eps, weight, bias)
     mean = input.mean(dims, keepdim=True)
     var = input.var(dims, keepdim=True, correction=0)
     out = (input - mean) * (var + eps).rsqrt()

@@ -16,6 +16,7 @@ import numpy as np
 from .._dtype import to_dtype
 from .._engine.primitives import Prim
 from .._errors import fail
+from .._grad_mode import STATE
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
 from ._common import cast, check, default_float, make_inplace, snapshot_for_inplace, write_inplace
@@ -78,8 +79,19 @@ def _gelu_kernel(a: Any) -> Any:
     return (a * a.dtype.type(0.5) * (1 + _erf_kernel(a * a.dtype.type(_SQRT_HALF)))).astype(a.dtype)
 
 
+def _gelu_backward_kernel(x: Any, g: Any) -> Any:
+    t = x.dtype.type
+    cdf = t(0.5) * (1 + _erf_kernel(x * t(_SQRT_HALF)))
+    return (g * (cdf + x * np.exp(x * x * t(-0.5)) * t(_INV_SQRT_2PI))).astype(x.dtype)
+
+
+_GELU_BACKWARD = Prim("gelu_backward", _gelu_backward_kernel)  # NOTE [fused backward]
+
+
 def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     x = n.inputs[0]
+    if not STATE.enabled:
+        return (_GELU_BACKWARD(x, g),)
     cdf = 0.5 * (1 + erf(x * _SQRT_HALF))
     pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
     return (g * (cdf + x * pdf),)
@@ -116,18 +128,105 @@ def _log_softmax_kernel(a: Any, axis: int) -> Any:
     return np.subtract(s, lse, out=s)
 
 
+def _softmax_backward_kernel(y: Any, g: Any, axis: int) -> Any:
+    return y * (g - np.sum(g * y, axis=axis, keepdims=True))
+
+
+def _log_softmax_backward_kernel(y: Any, g: Any, axis: int) -> Any:
+    return g - np.exp(y) * np.sum(g, axis=axis, keepdims=True)
+
+
+# NOTE [fused backward]: a first-order backward (grad mode off while it runs) calls one primitive (one kernel
+# on a GPU); a backward that builds a graph (create_graph) writes the same formula in differentiable ops.
+_SOFTMAX_BACKWARD = Prim("softmax_backward", _softmax_backward_kernel)
+_LOG_SOFTMAX_BACKWARD = Prim("log_softmax_backward", _log_softmax_backward_kernel)
+
+
 def _softmax_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     y, axis = n.out, n.params["axis"]
+    if not STATE.enabled:
+        return (_SOFTMAX_BACKWARD(y, g, axis=axis),)
     return (y * (g - (g * y).sum(axis, keepdim=True)),)
 
 
 def _log_softmax_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     y, axis = n.out, n.params["axis"]
+    if not STATE.enabled:
+        return (_LOG_SOFTMAX_BACKWARD(y, g, axis=axis),)
     return (g - y.exp() * g.sum(axis, keepdim=True),)
 
 
 _SOFTMAX = Prim("softmax", _softmax_kernel, _softmax_vjp, save_output=True)
 _LOG_SOFTMAX = Prim("log_softmax", _log_softmax_kernel, _log_softmax_vjp, save_output=True)
+
+
+# -- layer_norm: one primitive (one kernel per row on a GPU) and its fused input gradient ----------------
+def _ln_axes(a: Any, nd: int) -> tuple[int, ...]:
+    return tuple(range(a.ndim - nd, a.ndim))
+
+
+def _ln_hat(x: Any, nd: int, eps: float) -> tuple[Any, Any]:
+    ax = _ln_axes(x, nd)
+    mean = np.mean(x, axis=ax, keepdims=True)
+    rstd = 1 / np.sqrt(np.mean(np.square(x - mean), axis=ax, keepdims=True) + eps)
+    return (x - mean) * rstd, rstd
+
+
+def _layer_norm_kernel(x: Any, *wb: Any, nd: int, eps: float, has_w: bool, has_b: bool) -> Any:
+    out = _ln_hat(x, nd, eps)[0]
+    if has_w:
+        out = out * wb[0]
+    if has_b:
+        out = out + wb[-1]
+    return out.astype(x.dtype, copy=False)
+
+
+def _layer_norm_backward_kernel(x: Any, g: Any, *w: Any, nd: int, eps: float) -> Any:
+    hat, rstd = _ln_hat(x, nd, eps)
+    ax = _ln_axes(x, nd)
+    gw = g * w[0] if w else g
+    dx = rstd * (gw - np.mean(gw, axis=ax, keepdims=True) - hat * np.mean(gw * hat, axis=ax, keepdims=True))
+    return dx.astype(x.dtype, copy=False)
+
+
+def _ln_hat_ops(x: Tensor, nd: int, eps: float) -> tuple[Tensor, Tensor]:
+    ax = list(_ln_axes(x._data, nd))
+    mean = x.mean(ax, keepdim=True)
+    rstd = (x.var(ax, keepdim=True, correction=0) + eps).rsqrt()
+    return (x - mean) * rstd, rstd
+
+
+def _layer_norm_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x, p = n.inputs[0], n.params
+    nd, eps = p["nd"], p["eps"]
+    w = n.inputs[1] if p["has_w"] else None
+    lead = list(range(x._data.ndim - nd))
+    if not STATE.enabled:
+        dx = _LAYER_NORM_BACKWARD(x, g, *((w,) if w is not None else ()), nd=nd, eps=eps)
+        hat = _LAYER_NORM(x, nd=nd, eps=eps, has_w=False, has_b=False) if w is not None else None
+    else:
+        hat, rstd = _ln_hat_ops(x, nd, eps)
+        ax = list(_ln_axes(x._data, nd))
+        gw = g * w if w is not None else g
+        dx = rstd * (gw - gw.mean(ax, keepdim=True) - hat * (gw * hat).mean(ax, keepdim=True))
+    grads: list[Any] = [dx]
+    if w is not None:
+        assert hat is not None
+        gh = g * hat
+        grads.append(gh.sum(lead) if lead else gh)
+    if p["has_b"]:
+        grads.append(g.sum(lead) if lead else g)
+    return tuple(grads)
+
+
+_LAYER_NORM = Prim("layer_norm", _layer_norm_kernel, _layer_norm_vjp)
+_LAYER_NORM_BACKWARD = Prim("layer_norm_backward", _layer_norm_backward_kernel)
+
+
+def layer_norm_prim(x: Tensor, nd: int, eps: float, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last ``nd`` dims (shapes checked by the caller)."""
+    wb = tuple(t for t in (weight, bias) if t is not None)
+    return _LAYER_NORM(x, *wb, nd=nd, eps=float(eps), has_w=weight is not None, has_b=bias is not None)
 
 
 def _prepare(input: Tensor, dim: int, dtype: Any, op: str) -> tuple[Tensor, int]:

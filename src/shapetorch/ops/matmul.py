@@ -31,10 +31,14 @@ def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     if a._data.ndim == 1:
         return (g.unsqueeze(-2) @ b.conj().mT).squeeze(-2), a.conj().unsqueeze(-1) @ g.unsqueeze(-2)
     if b._data.ndim == 2 and a._data.ndim > 2:
-        # a stack against one matrix (a linear layer): the matrix's gradient is one GEMM over all rows, not a
-        # stack of products summed afterwards
-        k, n_ = b._data.shape
-        return g @ b.conj().mT, a.reshape(-1, k).conj().mT @ g.reshape(-1, n_)
+        # a stack against one matrix (a linear layer): the matrix's gradient is one GEMM over the flattened
+        # rows, not a stack of products summed afterwards; for a transposed weight (``x @ W.T``) it is computed
+        # as (g^T a)^T, so it comes out in W's layout and becomes W.grad without a copy
+        k, m = a._data.shape[-1], g._data.shape[-1]
+        rows, grows = a.conj().reshape(-1, k), g.reshape(-1, m)
+        st = b._data.strides
+        gb = (grows.mT @ rows).mT if st[0] < st[1] else rows.mT @ grows
+        return g @ b.conj().mT, gb
     return g @ b.conj().mT, a.conj().mT @ g  # batch dims are summed back by the engine
 
 
@@ -50,6 +54,38 @@ def _matmul_kernel(a: Any, b: Any) -> Any:
 
 
 _MATMUL = Prim("matmul", _matmul_kernel, _matmul_vjp)
+
+
+def _matmul_bias_kernel(a: Any, b: Any, bias: Any) -> Any:
+    out = np.matmul(a, b)
+    out += bias
+    return out if out.dtype == a.dtype else out.astype(a.dtype)
+
+
+class _Pair:
+    __slots__ = ("inputs",)
+
+    def __init__(self, inputs: tuple[Any, ...]) -> None:
+        self.inputs = inputs
+
+
+def _matmul_bias_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return (*_matmul_vjp(g, _Pair(n.inputs[:2])), g)  # the engine sums g back to the bias's shape
+
+
+_MATMUL_BIAS = Prim("matmul_bias", _matmul_bias_kernel, _matmul_bias_vjp)
+
+
+def matmul_bias(input: Tensor, other: Tensor, bias: Tensor) -> Tensor | None:
+    """``input @ other + bias`` as one primitive (one kernel on a GPU: the bias is the matmul's epilogue) for a
+    batch of rows times a matrix plus a bias over its columns, all of one floating dtype; None where the caller
+    must take the plain path (autocast, other shapes or dtypes, which then give their own errors)."""
+    a, b, c = input._data, other._data, bias._data
+    if (AUTOCAST.enabled or a.ndim < 2 or b.ndim != 2 or c.ndim != 1 or a.shape[-1] != b.shape[0]
+            or c.shape[0] != b.shape[1] or a.dtype.kind != "f" or not (a.dtype == b.dtype == c.dtype)
+            or not (input._device == other._device == bias._device)):
+        return None
+    return _MATMUL_BIAS(input, other, bias)
 
 
 @functools.lru_cache(maxsize=4096)

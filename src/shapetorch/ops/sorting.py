@@ -294,8 +294,17 @@ def _consecutive_arrays(a: Any, dim: int | None) -> tuple[Any, Any, Any]:
 _UNIQUE = Prim("unique", lambda a, dim, consecutive: (_consecutive_arrays if consecutive else _unique_arrays)(a, dim)[0])
 
 
+def host_only(input: Tensor, op: str, why: str = "its result's size depends on the values") -> None:
+    """Ops computed on the host (NumPy) only: on another device they are refused with a coded error (move the
+    tensor to the CPU) rather than read back silently."""
+    if input._device.type != "cpu":
+        fail("kernel_not_registered_error", op=op, device=input._device, dtype=input._data.dtype.name,
+             hint=f" ({why}; move the tensor to the CPU)")
+
+
 def _unique(input: Tensor, return_inverse: bool, return_counts: bool, dim: int | None, consecutive: bool,
             op: str) -> Any:
+    host_only(input, op)
     if dim is not None:
         if input._data.ndim == 0:
             fail("dimension_error_out_of_range", op=op, lo=0, hi=-1, dim=dim)

@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ._common import check, dtype_name, new_tensor, refuse
 from ._registry import public
 from .reduction import ValuesIndices
-from .sorting import _orderable, write_out
+from .sorting import _orderable, host_only, write_out
 
 # -- order statistics --------------------------------------------------------------------------------------
 
@@ -339,6 +339,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
 
 def _histc(input: Tensor, bins: int, min: float, max: float) -> Tensor:
     _need_float(input, "histc")
+    host_only(input, "histc", "no histogram kernel yet")
     check(histogram_shapes, bins, op="histc")
     if min > max:
         fail("argument_error_invalid", op="histc", problem="torch.histc: max must be larger than min")
@@ -366,6 +367,7 @@ def histogram(input: Tensor, bins: Any, *, range: tuple[float, float] | None = N
 def _histogram(input: Tensor, bins: Any, range: tuple[float, float] | None, weight: Tensor | None,
                density: bool) -> HistogramResult:
     _need_float(input, "histogram")
+    host_only(input, "histogram", "no histogram kernel yet")
     x = input._data.reshape(-1)
     if weight is not None and tuple(weight._data.shape) != tuple(input._data.shape):
         fail("argument_error_invalid", op="histogram",

@@ -101,8 +101,17 @@ BINARY: dict[str, dict[str, str]] = {
                   "i": "select(select(0, 1, a > 0), b, a == 0)", "u": "select(a, b, a == 0u)"},
     "gcd": {"i": "gcd_i(a, b)"},
     "lcm": {"i": "select(abs(a / gcd_i(a, b) * b), 0, a == 0 || b == 0)"},
+    # d gelu(a) * b: the fused gradient of the exact gelu
+    "gelu_backward": {"f": "b * (0.5 * (1.0 + erf_f(a * 0.7071067811865476)) + a * exp(-0.5 * a * a) * 0.3989422804014327)"},
 }
 BOOL_RESULT = set(_CMP)
+# int64 is stored as i32 (wrapping): where the i32 result of these is not the exact one
+I32_OVERFLOW = {
+    "add": "((a ^ r) & (b ^ r)) < 0",
+    "sub": "((a ^ b) & (a ^ r)) < 0",
+    "mul": "a != 0 && ((a == -1 && b == (-2147483647 - 1)) || r / a != b)",
+    "neg": "a == (-2147483647 - 1)",
+}
 
 # WGSL helpers shared by the elementwise shaders (unused ones cost nothing).
 HELPERS = """
@@ -258,13 +267,15 @@ fn off(i: u32, base: u32) -> u32 {
 
 @functools.cache
 def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str, str, str], ...],
-                nscalars: int = 0) -> str:
+                nscalars: int = 0, check: str = "") -> str:
     """``out = expr(a, b, c)`` over a broadcast index space.
 
     operands: per input (name, storage type, mode) with mode 'c' (contiguous: offset + i), 's'
     (strided: offset + sum(idx*stride)) or 'k' (a scalar in meta). out_mode 'c' or 's'.
     meta: [n, nd, shape[nd], out: off, strides[nd], then per buffer operand: off, strides[nd],
-    then the scalar operands' words, then ``nscalars`` extra f32 scalars s0, s1, ...].
+    then the scalar operands' words, then ``nscalars`` extra f32 scalars s0, s1, ...]. With ``check`` (a
+    WGSL condition on the operands and the result ``r``), an element where it holds records the check id (the
+    last meta word) in the runtime's flag buffer (the binding after the operands), as ``range_check_kernel``.
     """
     types = (out_st, *(t for _, t, _ in operands))
     lines = [_enable(types), "@group(0) @binding(0) var<storage, read> prm: array<u32>;",
@@ -274,6 +285,8 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
         if mode != "k":
             lines.append(f"@group(0) @binding({binding}) var<storage, read> in_{name}: array<{st}>;")
             binding += 1
+    if check:
+        lines.append(f"@group(0) @binding({binding}) var<storage, read_write> flag: array<atomic<u32>, 4>;")
     lines += [HELPERS, OFFSET_FN]
     body = ["  let nd = prm[1];", "  let ob = 2u + nd;"]
     slot = 1
@@ -292,7 +305,11 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
     for j in range(nscalars):
         body.append(f"  let s{j} = bitcast<f32>(prm[ob + {nbuf + 1}u * (nd + 1u) + {kidx + j}u]);")
     oidx = "prm[ob] + i" if out_mode == "c" else "off(i, ob)"
-    body.append(f"  out[{oidx}] = {store_expr(out_st, f'({expr})')};")
+    body.append(f"  let r = {expr};")
+    body.append(f"  out[{oidx}] = {store_expr(out_st, 'r')};")
+    if check:
+        cid = f"prm[ob + {nbuf + 1}u * (nd + 1u) + {kidx + nscalars}u]"
+        body.append(f"  if ({check}) {{ atomicCompareExchangeWeak(&flag[0], 0u, {cid}); }}")
     lines.append(f"""
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
@@ -412,21 +429,26 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 
 # -- matmul --------------------------------------------------------------------------------------------
 @functools.cache
-def matmul_kernel(st: str) -> str:
+def matmul_kernel(st: str, bias: bool = False) -> str:
     """Tiled batched matmul: 64x64 output tiles per 16x16 workgroup, 4x4 per thread, 8-deep K tiles
-    staged in workgroup memory. Operands are strided views (a transpose costs no copy).
+    staged in workgroup memory. Operands are strided views (a transpose costs no copy). With ``bias``, the
+    epilogue adds a per-column vector (binding 4: the fused ``x @ W.T + b`` of a Linear).
 
     meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, m_tiles, n_rowtiles, bshape[nbd], a_bstr[nbd],
-    b_bstr[nbd]]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
+    b_bstr[nbd], (bias_off, bias_stride)]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
     batch runs into the 65,535-workgroup limit of one grid dimension.
     """
     ct = "f32" if st in ("f16", "f32") else "i32"
     zero = "0.0" if ct == "f32" else "0"
+    epilogue = "acc[r * 4u + c]"
+    if bias:
+        epilogue += f" + {load_expr(st, 'Bias[prm[12u + 3u * nbd] + col * prm[13u + 3u * nbd]]')}"
     return f"""{_enable((st,))}
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{st}>;
 @group(0) @binding(2) var<storage, read> A: array<{st}>;
 @group(0) @binding(3) var<storage, read> B: array<{st}>;
+{f"@group(0) @binding(4) var<storage, read> Bias: array<{st}>;" if bias else ""}
 var<workgroup> As: array<{ct}, 512>;
 var<workgroup> Bs: array<{ct}, 512>;
 @compute @workgroup_size(16, 16, 1)
@@ -482,7 +504,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     let row = row0 + lid.y * 4u + r;
     for (var c = 0u; c < 4u; c = c + 1u) {{
       let col = col0 + lid.x * 4u + c;
-      if (row < M && col < N) {{ out[obase + row * N + col] = {store_expr(st, "acc[r * 4u + c]")}; }}
+      if (row < M && col < N) {{ out[obase + row * N + col] = {store_expr(st, epilogue)}; }}
     }}
   }}
 }}"""
@@ -687,6 +709,40 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }}"""
 
 
+@functools.cache
+def searchsorted_kernel(st: str, right: bool) -> str:
+    """One thread per value: a binary search in its row of the contiguous sorted sequence, with torch's
+    comparisons (left: go right unless ``s >= v``; right: unless ``s > v``; so a NaN sequence element counts as
+    smaller, and a NaN value goes to the end). meta: [n values, L (row length), values per row (0: one row)]."""
+    ct = "f32" if st in ("f16", "f32") else "i32"
+    op = "<=" if right else "<"
+    go_right = f"nan_f(s) || nan_f(v) || s {op} v" if ct == "f32" else f"s {op} v"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<i32>;
+@group(0) @binding(2) var<storage, read> seq: array<{st}>;
+@group(0) @binding(3) var<storage, read> vals: array<{st}>;
+{HELPERS}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let L = prm[1];
+  var base = 0u;
+  if (prm[2] != 0u) {{ base = (i / prm[2]) * L; }}
+  let v: {ct} = {load_expr(st, "vals[i]")};
+  var lo = 0u;
+  var hi = L;
+  loop {{
+    if (lo >= hi) {{ break; }}
+    let mid = (lo + hi) / 2u;
+    let s: {ct} = {load_expr(st, "seq[base + mid]")};
+    if ({go_right}) {{ lo = mid + 1u; }} else {{ hi = mid; }}
+  }}
+  out[i] = i32(lo);
+}}"""
+
+
 # -- device-side checks --------------------------------------------------------------------------------
 @functools.cache
 def range_check_kernel() -> str:
@@ -765,4 +821,116 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let i = gid.x + gid.y * nwg.x * {WG}u;
   if (i >= prm[0]) {{ return; }}
 {nl.join(body)}
+}}"""
+
+
+# -- row kernels: one workgroup per contiguous row (softmax family, layer_norm), reductions in workgroup memory
+ROW_INPUTS = {"softmax": ("x",), "log_softmax": ("x",), "softmax_backward": ("y", "g"),
+              "log_softmax_backward": ("y", "g"), "layer_norm": ("x", "w", "b"), "layer_norm_backward": ("x", "w", "g")}
+_ROW_BODY = {
+    "softmax": """
+  var m = -{inf};
+  for (var j = lid; j < L; j = j + {wg}u) {{ m = max(m, x(j)); }}
+  m = wmax(m, lid);
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + exp(x(j) - m); }}
+  s = wsum(s, lid);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, exp(x(j) - m) / s); }}""",
+    "log_softmax": """
+  var m = -{inf};
+  for (var j = lid; j < L; j = j + {wg}u) {{ m = max(m, x(j)); }}
+  m = wmax(m, lid);
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + exp(x(j) - m); }}
+  let ls = m + log(wsum(s, lid));
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, x(j) - ls); }}""",
+    "softmax_backward": """
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + g(j) * y(j); }}
+  s = wsum(s, lid);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, y(j) * (g(j) - s)); }}""",
+    "log_softmax_backward": """
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + g(j); }}
+  s = wsum(s, lid);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, g(j) - exp(y(j)) * s); }}""",
+    "layer_norm": """
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + x(j); }}
+  let mean = wsum(s, lid) / f32(L);
+  var q = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ let d = x(j) - mean; q = q + d * d; }}
+  let rstd = inverseSqrt(wsum(q, lid) / f32(L) + eps);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, (x(j) - mean) * rstd * w(j) + b(j)); }}""",
+    "layer_norm_backward": """
+  var s = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ s = s + x(j); }}
+  let mean = wsum(s, lid) / f32(L);
+  var q = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ let d = x(j) - mean; q = q + d * d; }}
+  let rstd = inverseSqrt(wsum(q, lid) / f32(L) + eps);
+  var sa = 0.0;
+  var sc = 0.0;
+  for (var j = lid; j < L; j = j + {wg}u) {{ let gw = g(j) * w(j); sa = sa + gw; sc = sc + gw * (x(j) - mean) * rstd; }}
+  let a = wsum(sa, lid) / f32(L);
+  let c = wsum(sc, lid) / f32(L);
+  for (var j = lid; j < L; j = j + {wg}u) {{ put(j, rstd * (g(j) * w(j) - a - (x(j) - mean) * rstd * c)); }}""",
+}
+
+
+@functools.cache
+def row_kernel(op: str, st: str, present: tuple[bool, ...]) -> str:
+    """``op`` over rows of length L, one workgroup of RWG threads per row (rows past the grid's x fold into y).
+    Row inputs (x, y, g) are contiguous rows; w and b are per-column vectors (absent ones read 1 and 0).
+    meta: [rows, L, eps (f32 bits), offset of each present input]."""
+    names = ROW_INPUTS[op]
+    decl, fns = [], []
+    k = 0
+    for name, here in zip(names, present):
+        if not here:
+            fns.append(f"fn {name}(j: u32) -> f32 {{ return {'0.0' if name == 'b' else '1.0'}; }}")
+            continue
+        decl.append(f"@group(0) @binding({k + 2}) var<storage, read> in{k}: array<{st}>;")
+        idx = f"prm[{3 + k}] + j" if name in ("w", "b") else f"prm[{3 + k}] + row * prm[1] + j"
+        fns.append(f"fn {name}(j: u32) -> f32 {{ return {load_expr(st, f'in{k}[{idx}]')}; }}")
+        k += 1
+    body = _ROW_BODY[op].format(inf=_INF, wg=RWG)
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+{chr(10).join(decl)}
+var<workgroup> red: array<f32, {RWG}>;
+var<private> row: u32;
+{chr(10).join(fns)}
+fn put(j: u32, v: f32) {{ out[row * prm[1] + j] = {store_expr(st, "v")}; }}
+fn wsum(v: f32, lid: u32) -> f32 {{
+  red[lid] = v;
+  workgroupBarrier();
+  for (var s = {RWG // 2}u; s > 0u; s = s >> 1u) {{
+    if (lid < s) {{ red[lid] = red[lid] + red[lid + s]; }}
+    workgroupBarrier();
+  }}
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}}
+fn wmax(v: f32, lid: u32) -> f32 {{
+  red[lid] = v;
+  workgroupBarrier();
+  for (var s = {RWG // 2}u; s > 0u; s = s >> 1u) {{
+    if (lid < s) {{ red[lid] = max(red[lid], red[lid + s]); }}
+    workgroupBarrier();
+  }}
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}}
+@compute @workgroup_size({RWG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lv: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {{
+  row = wid.x + wid.y * nwg.x;
+  if (row >= prm[0]) {{ return; }}
+  let lid = lv.x;
+  let L = prm[1];
+  let eps = bitcast<f32>(prm[2]);{body}
 }}"""

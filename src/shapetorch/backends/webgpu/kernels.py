@@ -67,8 +67,11 @@ def _bstrides(a: WArray, shape: tuple[int, ...]) -> list[int]:
 
 
 def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
-                shape: tuple[int, ...], out: WArray | None = None, extra: Sequence[float] = ()) -> WArray:
-    """``out = expr`` over ``shape``; operands (name, WArray or scalar, compute dtype of a scalar)."""
+                shape: tuple[int, ...], out: WArray | None = None, extra: Sequence[float] = (),
+                check: str = "") -> WArray:
+    """``out = expr`` over ``shape``; operands (name, WArray or scalar, compute dtype of a scalar). ``check``:
+    a condition on the operands and the result ``r`` that makes an int64 result inexact (raised at the next
+    sync as the DTypeError an int64 value outside int32 gets on upload)."""
     if out is None:
         out = RT.empty(shape, out_dtype)
     n = math.prod(shape)
@@ -91,7 +94,11 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
             words.append(_word(x, sdt))
     meta += words
     meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in extra]
-    wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra))
+    if check:
+        meta.append(RT.add_check("method_dtype_not_supported_error", RT.op, dtype="shapetorch.int64",
+                                 hint=" with a result outside int32 (WebGPU stores int64 as int32; compute on the CPU)"))
+        bufs.append(RT.flag)
+    wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra), check)
     RT.dispatch(wgsl, bufs, meta, _grid(n))
     return out
 
@@ -149,7 +156,8 @@ def unary(name: str) -> Callable[..., WArray]:
 
     def kernel(a: WArray) -> WArray:
         expr = table.get(_kind(a.dtype)) or _no_kernel(name, a.dtype)
-        return elementwise(expr, a.dtype, [("a", a, a.dtype)], a.shape)
+        check = G.I32_OVERFLOW.get(name, "") if a.dtype == np.int64 else ""
+        return elementwise(expr, a.dtype, [("a", a, a.dtype)], a.shape, check=check)
 
     return kernel
 
@@ -184,7 +192,8 @@ def binary(name: str) -> Callable[..., WArray]:
         expr = table.get(_kind(dt)) or _no_kernel(name, dt)
         out_dt = np.dtype(bool) if name in G.BOOL_RESULT else dt
         shape = _broadcast(*(x.shape for x in arrays))
-        return elementwise(expr, out_dt, [("a", a, dt), ("b", b, dt)], shape)
+        check = G.I32_OVERFLOW.get(name, "") if dt == np.int64 else ""
+        return elementwise(expr, out_dt, [("a", a, dt), ("b", b, dt)], shape, check=check)
 
     return kernel
 
@@ -534,7 +543,14 @@ def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_d
 
 
 # -- matmul --------------------------------------------------------------------------------------------
-def matmul_kernel(a: WArray, b: WArray) -> WArray:
+def matmul_bias_kernel(a: WArray, b: WArray, bias: WArray) -> WArray:
+    """``a @ b + bias`` (bias 1-D over the columns) in one dispatch: the bias is the matmul's epilogue."""
+    if a.ndim < 2 or b.ndim != 2 or bias.ndim != 1 or a.shape[-1] == 0 or bias.dtype != a.dtype:
+        return binary("add")(matmul_kernel(a, b), bias)
+    return matmul_kernel(a, b, bias)
+
+
+def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None) -> WArray:
     if a.dtype != b.dtype:
         b = cast(b, a.dtype)
     va = a if a.ndim > 1 else _view(a, (1, a.shape[0]), (0, a.stride[0]))
@@ -560,8 +576,12 @@ def matmul_kernel(a: WArray, b: WArray) -> WArray:
     tiles = m_tiles * math.prod(batch)
     meta = [M, N, K, len(batch), va.offset, vb.offset, va.stride[-2], va.stride[-1], vb.stride[-2], vb.stride[-1],
             m_tiles, tiles, *batch, *ab, *bb]
+    bufs = [out.st.buf, va.st.buf, vb.st.buf]
+    if bias is not None and bias.st is not None:
+        meta += [bias.offset, _bstrides(bias, (N,))[0]]
+        bufs.append(bias.st.buf)
     gy, gz, _ = _grid(tiles, 1)
-    RT.dispatch(G.matmul_kernel(_st(a.dtype)), [out.st.buf, va.st.buf, vb.st.buf], meta, (-(-N // 64), gy, gz))
+    RT.dispatch(G.matmul_kernel(_st(a.dtype), bias is not None), bufs, meta, (-(-N // 64), gy, gz))
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
 
 
@@ -645,14 +665,69 @@ def index_copy_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
 
 
 # -- nn primitives written in the kernels above ---------------------------------------------------------
+def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0.0,
+            vecs: Sequence[WArray | None] = ()) -> WArray:
+    """One dispatch of ``G.row_kernel``: ``rows_in`` (one shape) reduced and mapped along ``axis``; ``vecs``
+    (w, b: one value per element of a row, None where absent) follow ``rows_in`` in ``G.ROW_INPUTS`` order."""
+    first = next(a for a in rows_in if a is not None)
+    nd = first.ndim
+    axis %= max(nd, 1)
+    order = [d for d in range(nd) if d != axis] + [axis]
+    back = [order.index(d) for d in range(nd)]
+    L = first.shape[axis] if nd else 1
+    rows = first.size // L if L else 0
+    out = RT.empty(tuple(first.shape[d] for d in order), first.dtype)
+    if out.st is None or rows == 0:
+        return permute_kernel(out, back)
+    ins: list[WArray | None] = []
+    for a in rows_in:
+        v = permute_kernel(a, order) if a is not None else None
+        ins.append(contiguous_copy(v) if v is not None and not v.contiguous else v)
+    ins += [None if v is None else contiguous_copy(v) if not v.contiguous else v for v in vecs]
+    names = G.ROW_INPUTS[op]
+    order_in = [ins[[n for n in names if n in ("x", "y", "g")].index(n)] if n in ("x", "y", "g")
+                else ins[len(rows_in) + [n for n in names if n in ("w", "b")].index(n)] for n in names]
+    present = tuple(a is not None for a in order_in)
+    bufs = [out.st.buf] + [a.st.buf for a in order_in if a is not None and a.st is not None]
+    meta = [rows, L, int(np.array(eps, dtype=np.float32).view(np.uint32))] + [a.offset for a in order_in if a is not None]
+    RT.dispatch(G.row_kernel(op, _st(first.dtype), present), bufs, meta, _grid(rows, 1))
+    return permute_kernel(out, back)
+
+
 def softmax_kernel(a: WArray, axis: int) -> WArray:
-    e = unary("exp")(binary("sub")(a, reduce("amax")(a, (axis,), True)))
-    return binary("true_divide")(e, reduce("sum")(e, (axis,), True))
+    return _row_op("softmax", [a], axis)
 
 
 def log_softmax_kernel(a: WArray, axis: int) -> WArray:
-    s = binary("sub")(a, reduce("amax")(a, (axis,), True))
-    return binary("sub")(s, unary("log")(reduce("sum")(unary("exp")(s), (axis,), True)))
+    return _row_op("log_softmax", [a], axis)
+
+
+def softmax_backward_kernel(y: WArray, g: WArray, axis: int) -> WArray:
+    return _row_op("softmax_backward", [y, g], axis)
+
+
+def log_softmax_backward_kernel(y: WArray, g: WArray, axis: int) -> WArray:
+    return _row_op("log_softmax_backward", [y, g], axis)
+
+
+def _flat_rows(x: WArray, nd: int) -> WArray:
+    lead = x.shape[:x.ndim - nd]
+    return reshape_kernel(x, (*lead, math.prod(x.shape[x.ndim - nd:])))
+
+
+def layer_norm_kernel(x: WArray, *wb: WArray, nd: int, eps: float, has_w: bool, has_b: bool) -> WArray:
+    it = iter(wb)
+    w = next(it) if has_w else None
+    b = next(it) if has_b else None
+    vecs = [None if v is None else reshape_kernel(v, (v.size,)) for v in (w, b)]
+    out = _row_op("layer_norm", [_flat_rows(x, nd)], -1, eps, vecs)
+    return reshape_kernel(out, x.shape)
+
+
+def layer_norm_backward_kernel(x: WArray, g: WArray, *w: WArray, nd: int, eps: float) -> WArray:
+    vec = reshape_kernel(w[0], (w[0].size,)) if w else None
+    out = _row_op("layer_norm_backward", [_flat_rows(x, nd), _flat_rows(g, nd)], -1, eps, [vec])
+    return reshape_kernel(out, x.shape)
 
 
 def pad_kernel(a: WArray, pads: tuple[tuple[int, int], ...], value: Any) -> WArray:
@@ -759,6 +834,32 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
     return reshape_kernel(reduce("sum")(dw, (0,), False), tuple(weight_size))
 
 
+# -- searching ------------------------------------------------------------------------------------------
+def searchsorted_kernel(seq: WArray, values: WArray, right: bool, sorter: WArray | None) -> WArray:
+    """Insertion points of ``values`` in the last dim of ``seq`` (1-D: one sequence for all values)."""
+    if sorter is not None:
+        seq = take_along_kernel(seq, sorter, seq.ndim - 1)
+    if values.dtype != seq.dtype:
+        values = cast(values, seq.dtype)
+    out = RT.empty(values.shape, np.dtype(np.int64))
+    if out.st is None:
+        return out
+    s = seq if seq.contiguous else contiguous_copy(seq)
+    v = values if values.contiguous else contiguous_copy(values)
+    L = s.shape[-1] if s.ndim else 1
+    if s.st is None or L == 0:
+        return full(values.shape, 0, np.dtype(np.int64))
+    per_row = 0 if s.ndim <= 1 else values.shape[-1]
+    s = _view(s, (s.size,), (1,))  # bind at offset: the kernel indexes from the start of the buffer
+    assert s.st is not None and v.st is not None
+    if s.offset or v.offset:
+        s, v = contiguous_copy(s) if s.offset else s, contiguous_copy(v) if v.offset else v
+    assert s.st is not None and v.st is not None
+    RT.dispatch(G.searchsorted_kernel(_st(s.dtype), right), [out.st.buf, s.st.buf, v.st.buf],
+                [values.size, L, per_row], _grid(values.size))
+    return out
+
+
 # -- registration --------------------------------------------------------------------------------------
 def _named(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
     """The kernel, with the runtime told which primitive runs (its limit and device errors name it)."""
@@ -789,6 +890,10 @@ def register() -> list[str]:
         "round": round_kernel,
         "softmax": softmax_kernel,
         "log_softmax": log_softmax_kernel,
+        "softmax_backward": softmax_backward_kernel,
+        "log_softmax_backward": log_softmax_backward_kernel,
+        "layer_norm": layer_norm_kernel,
+        "layer_norm_backward": layer_norm_backward_kernel,
         "constant_pad_nd": pad_kernel,
         "take_along_dim": take_along_kernel,
         "put_along_dim_add": put_along_add_kernel,
@@ -809,11 +914,13 @@ def register() -> list[str]:
         "scatter_add": scatter_add_kernel,
         "cat": cat_kernel,
         "matmul": matmul_kernel,
+        "matmul_bias": matmul_bias_kernel,
         "norm": norm_kernel,
         "convolution": conv_kernel,
         "convolution_input_grad": conv_input_grad_kernel,
         "convolution_weight_grad": conv_weight_grad_kernel,
         "triangle": triangle_kernel,
+        "searchsorted": searchsorted_kernel,
         **{op: reduce(op) for op in ("sum", "prod", "amax", "amin", "all", "any", "argmax", "argmin")},
     }
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})

@@ -138,9 +138,11 @@ class WArray:
 
         return kernels.contiguous_copy(self)
 
-    def astype(self, dtype: Any) -> WArray:
+    def astype(self, dtype: Any, copy: bool = True) -> WArray:
         from . import kernels
 
+        if not copy and np.dtype(dtype) == self.dtype:
+            return self
         return kernels.cast(self, np.dtype(dtype))
 
     def max(self) -> Any:
