@@ -133,3 +133,20 @@ def test_result_type_priorities(a, b, ka, kb):
         assert ours is st.complex64  # shapetorch has no complex32 (differs from torch)
         return
     assert ours.name == str(theirs).removeprefix("torch."), (a, ka, b, kb)
+
+
+def test_linspace_is_bit_for_bit_torch_in_float32_and_float64():
+    """torch's kernel counts the first half up and the second half down with a fused multiply-add; histogram's
+    bin edges come from it, so a one-ulp edge moves a value into the neighbouring bin."""
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        lo = float(rng.normal() * 10)
+        hi = lo + float(rng.uniform(-3, 30))
+        steps = int(rng.integers(1, 40))
+        for name in ("float32", "float64"):
+            ours = st.linspace(lo, hi, steps, dtype=getattr(st, name)).numpy()
+            theirs = torch.linspace(lo, hi, steps, dtype=getattr(torch, name)).numpy()
+            assert ours.tobytes() == theirs.tobytes(), (lo, hi, steps, name, ours - theirs)
+    x = [0.12]
+    assert st.histogram(st.tensor(x), 6).hist.tolist() == torch.histogram(torch.tensor(x), 6).hist.tolist()

@@ -212,16 +212,47 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
         raise RuntimeError("linspace(): number of steps must be non-negative")
     d = to_dtype(dtype) if dtype is not None else get_default_dtype()
     s, e = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    return _on(linspace_values(s, e, steps, NP_DTYPE[d]), device, requires_grad)
+
+
+def _fma64(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` rounded once, in float64 without a hardware fma: the product split exactly into
+    ``p + err`` (Dekker's two-product), then the sum of ``p`` and ``c`` with its rounding error recovered."""
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    ah = split * a - (split * a - a)
+    bh = split * b - (split * b - b)
+    err = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+    s = p + c
+    back = s - p
+    return s + (((p - (s - back)) + (c - back)) + err)
+
+
+def linspace_values(start: Any, end: Any, steps: int, dtype: Any) -> Any:
+    """``steps`` evenly spaced values as torch's CPU kernel makes them, bit for bit in float32 and float64:
+    the first half counted up from ``start`` and the second half down from ``end`` (for symmetry), with the
+    step in the output dtype and each value ``start + step * i`` rounded once (a fused multiply-add, which a
+    float32 product and sum carried in float64 reproduces). Integer dtypes step in float64 and truncate."""
+    dt = np.dtype(dtype)
     if steps == 1:
-        arr = np.array([s], dtype=np.float64)
-    else:
-        i = np.arange(steps, dtype=np.float64)
+        return np.array([start]).astype(dt)
+    i = np.arange(steps, dtype=np.float64)
+    up, down = i < steps // 2, steps - 1 - i
+    if dt == np.float64:
+        s, e = np.float64(start), np.float64(end)
         step = (e - s) / (steps - 1)
-        half = steps // 2  # torch fills the second half backwards from the end, for symmetry
-        arr = np.where(i < half, s + step * i, e - step * (steps - 1 - i))
-    if not d.is_floating_point and not d.is_complex:
-        arr = np.trunc(arr) if steps > 1 else arr
-    return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
+        arr = np.where(up, _fma64(step, i, s), _fma64(-step, down, e))
+    elif dt == np.float32:  # a float32 product is exact in float64, so one rounding of the sum is the fma's
+        s32, e32 = np.float32(start), np.float32(end)
+        step = np.float64((e32 - s32) / np.float32(steps - 1))
+        arr = np.where(up, np.float64(s32) + step * i, np.float64(e32) - step * down)
+    else:  # integers: the ends are truncated first (a C cast), then stepped in float64
+        lo, hi = (float(int(v)) if dt.kind in "iu" else v for v in (start, end))
+        step_f = (hi - lo) / (steps - 1)
+        arr = np.where(up, lo + step_f * i, hi - step_f * down)
+    if dt.kind in "iub":
+        arr = np.trunc(arr)
+    return arr.astype(dt)
 
 
 @public("creation", method=False)

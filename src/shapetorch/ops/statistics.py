@@ -17,6 +17,7 @@ from .._rules.statistics import bincount_shape, cov_shape, histogram_shapes, qua
 from .._tensor import Tensor
 from ._common import check, dtype_name, new_tensor, refuse
 from ._registry import public
+from .creation import linspace_values
 from .reduction import ValuesIndices
 from .sorting import _orderable, host_only, write_out
 
@@ -319,18 +320,6 @@ def _bin_index(x: Any, edges: Any, local_search: bool) -> Any:
     return np.where(inside, pos, -1)
 
 
-def _linspace(lo: float, hi: float, steps: int, like: Tensor) -> Any:
-    """Bin edges as torch's CPU linspace makes them, in the input dtype: the first half counted up from
-    ``lo``, the second half down from ``hi`` (the edges decide which bin a boundary value lands in)."""
-    dt = like._data.dtype
-    start, end = dt.type(lo), dt.type(hi)
-    step = (end - start) / dt.type(builtins.max(steps - 1, 1))
-    idx = np.arange(steps)
-    up = start + step * idx.astype(dt)
-    down = end - step * (steps - idx - 1).astype(dt)
-    return np.where(idx < steps // 2, up, down).astype(dt)
-
-
 @public("misc")
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Tensor | None = None) -> Tensor:
     """Histogram of ``input`` in ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
@@ -351,7 +340,7 @@ def _histc(input: Tensor, bins: int, min: float, max: float) -> Tensor:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
         fail("argument_error_invalid", op="histc", problem=f"torch.histc: range of [{lo}, {hi}] is not finite")
-    edges = _linspace(lo, hi, bins + 1, input)
+    edges = linspace_values(lo, hi, bins + 1, input._data.dtype)
     idx = _bin_index(x, edges, False)  # torch's histc interpolates without the local search histogram does
     counts = np.bincount(idx[idx >= 0], minlength=bins).astype(input._data.dtype)
     return new_tensor(counts, input._device)
@@ -403,7 +392,7 @@ def _histogram(input: Tensor, bins: Any, range: tuple[float, float] | None, weig
                                                                    "finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges = _linspace(lo, hi, int(bins) + 1, input)
+        edges = linspace_values(lo, hi, int(bins) + 1, input._data.dtype)
         nb = int(bins)
         idx = _bin_index(x.astype(edges.dtype), edges, True)
     keep = idx >= 0
