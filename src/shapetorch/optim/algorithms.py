@@ -4,11 +4,31 @@ form), written in shapetorch ops."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .._tensor import Tensor
 from ..ops.creation import full_like, tensor, zeros_like
 from .optimizer import Optimizer, _scalar_step
+
+
+def _updates(opt: Optimizer, group: dict[str, Any], buffers: tuple[str, ...], **scalars: float,
+             ) -> Iterator[tuple[Tensor, Tensor, dict[str, Any], float]]:
+    """Each parameter of ``group`` that has a gradient, with its gradient, its state and the step count after
+    this step. A parameter's first visit makes its state as torch orders it: ``step``, the 0-d ``scalars``,
+    then a zero tensor like the parameter for each of ``buffers``."""
+    for p in group["params"]:
+        grad = opt._grad(p, group)
+        if grad is None:
+            continue
+        state = opt.state.setdefault(p, {})
+        if "step" not in state:
+            state["step"] = tensor(0.0)
+            for name, value in scalars.items():
+                state[name] = tensor(value)
+            for name in buffers:
+                state[name] = zeros_like(p)
+        yield p, grad, state, _scalar_step(state)
 
 
 class SGD(Optimizer):
@@ -80,18 +100,7 @@ class Adam(Optimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-        for p in group["params"]:
-            grad = self._grad(p, group)
-            if grad is None:
-                continue
-            state = self.state.setdefault(p, {})
-            if "exp_avg" not in state:
-                state["step"] = tensor(0.0)
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = zeros_like(p)
-            step = _scalar_step(state)
+        for p, grad, state, step in _updates(self, group, ("exp_avg", "exp_avg_sq", *(["max_exp_avg_sq"] if group["amsgrad"] else []))):
             fused = [state["exp_avg"], state["exp_avg_sq"], *([state["max_exp_avg_sq"]] if group["amsgrad"] else [])]
             if self._fused("adam", p, grad, fused, lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd,
                            decoupled=float(group["decoupled_weight_decay"]), step=step):
@@ -140,19 +149,8 @@ class RMSprop(Optimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, alpha, eps, wd, momentum = group["lr"], group["alpha"], group["eps"], group["weight_decay"], group["momentum"]
-        for p in group["params"]:
-            grad = self._grad(p, group)
-            if grad is None:
-                continue
-            state = self.state.setdefault(p, {})
-            if "square_avg" not in state:
-                state["step"] = tensor(0.0)
-                state["square_avg"] = zeros_like(p)
-                if momentum > 0:
-                    state["momentum_buffer"] = zeros_like(p)
-                if group["centered"]:
-                    state["grad_avg"] = zeros_like(p)
-            _scalar_step(state)
+        for p, grad, state, _ in _updates(self, group, ("square_avg", *(["momentum_buffer"] if momentum > 0 else []),
+                                                      *(["grad_avg"] if group["centered"] else []))):
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
             sq = state["square_avg"]
@@ -243,17 +241,7 @@ class NAdam(Optimizer):
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         decay = group["momentum_decay"]
-        for p in group["params"]:
-            grad = self._grad(p, group)
-            if grad is None:
-                continue
-            state = self.state.setdefault(p, {})
-            if "exp_avg" not in state:
-                state["step"] = tensor(0.0)
-                state["mu_product"] = tensor(1.0)
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-            step = _scalar_step(state)
+        for p, grad, state, step in _updates(self, group, ("exp_avg", "exp_avg_sq"), mu_product=1.0):
             grad = _weight_decay(p, grad, lr, wd, group["decoupled_weight_decay"])
             mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * decay))
             mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * decay))
@@ -282,16 +270,7 @@ class RAdam(Optimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-        for p in group["params"]:
-            grad = self._grad(p, group)
-            if grad is None:
-                continue
-            state = self.state.setdefault(p, {})
-            if "exp_avg" not in state:
-                state["step"] = tensor(0.0)
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-            step = _scalar_step(state)
+        for p, grad, state, step in _updates(self, group, ("exp_avg", "exp_avg_sq")):
             grad = _weight_decay(p, grad, lr, wd, group["decoupled_weight_decay"])
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
             exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
@@ -321,16 +300,7 @@ class Adamax(Optimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-        for p in group["params"]:
-            grad = self._grad(p, group)
-            if grad is None:
-                continue
-            state = self.state.setdefault(p, {})
-            if "exp_avg" not in state:
-                state["step"] = tensor(0.0)
-                state["exp_avg"] = zeros_like(p)
-                state["exp_inf"] = zeros_like(p)
-            step = _scalar_step(state)
+        for p, grad, state, step in _updates(self, group, ("exp_avg", "exp_inf")):
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
             exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
@@ -359,16 +329,7 @@ class Adadelta(Optimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
-        for p in group["params"]:
-            grad = self._grad(p, group)
-            if grad is None:
-                continue
-            state = self.state.setdefault(p, {})
-            if "square_avg" not in state:
-                state["step"] = tensor(0.0)
-                state["square_avg"] = zeros_like(p)
-                state["acc_delta"] = zeros_like(p)
-            _scalar_step(state)
+        for p, grad, state, _ in _updates(self, group, ("square_avg", "acc_delta")):
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
             square_avg, acc_delta = state["square_avg"], state["acc_delta"]
@@ -395,17 +356,7 @@ class ASGD(Optimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, lambd, alpha, t0, wd = group["lr"], group["lambd"], group["alpha"], group["t0"], group["weight_decay"]
-        for p in group["params"]:
-            grad = self._grad(p, group)
-            if grad is None:
-                continue
-            state = self.state.setdefault(p, {})
-            if "ax" not in state:
-                state["step"] = tensor(0.0)
-                state["eta"] = tensor(float(lr))
-                state["mu"] = tensor(1.0)
-                state["ax"] = zeros_like(p)
-            step = _scalar_step(state)
+        for p, grad, state, step in _updates(self, group, ("ax",), eta=float(lr), mu=1.0):
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
             eta = float(state["eta"].item())
