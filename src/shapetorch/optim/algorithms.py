@@ -100,8 +100,9 @@ class Adam(Optimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-        for p, grad, state, step in _updates(self, group, ("exp_avg", "exp_avg_sq", *(["max_exp_avg_sq"] if group["amsgrad"] else []))):
-            fused = [state["exp_avg"], state["exp_avg_sq"], *([state["max_exp_avg_sq"]] if group["amsgrad"] else [])]
+        buffers = ("exp_avg", "exp_avg_sq", *(["max_exp_avg_sq"] if group["amsgrad"] else []))
+        for p, grad, state, step in _updates(self, group, buffers):
+            fused = [state[name] for name in buffers]
             if self._fused("adam", p, grad, fused, lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd,
                            decoupled=float(group["decoupled_weight_decay"]), step=step):
                 continue
