@@ -390,6 +390,10 @@ CATALOGUE: dict[str, Entry] = {
         "dtype", "shape-dtype", "An in-place or out= result type cannot hold the promoted type.",
         "{op}: result type {result} can't be cast to the desired output type {out}",
     ),
+    "dtype_error_value_overflow": Entry(
+        "dtype", "shape-dtype", "A fill value the tensor's dtype cannot hold (300 for uint8, NaN or inf for an integer dtype).",
+        "{op}: value {value} cannot be converted to type {dtype} without overflow",
+    ),
     "dtype_error_mismatch": Entry(
         "dtype", "shape-dtype", "Operands of an op that does not promote (mm, index_put, ...) differ in dtype.",
         "{op}: expected {what} to have the same dtype, but got {a} and {b}",

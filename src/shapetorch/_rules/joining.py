@@ -147,8 +147,9 @@ def directional_split_check(shape: Shape, sections: int | None, dim: int, min_ra
     if len(shape) < min_rank:
         raise invalid_argument(op, f"requires a tensor with at least {min_rank} dimension{'s' if min_rank > 1 else ''}, "
                                    f"but got a tensor with {len(shape)} dimensions")
-    if sections is not None and isinstance(shape[dim], int) and (sections == 0 or shape[dim] % sections):
-        raise invalid_argument(op, f"attempted to split along dimension {dim}, but the size of the dimension {shape[dim]} "
+    size = shape[dim]
+    if sections is not None and isinstance(size, int) and (sections == 0 or size % sections):
+        raise invalid_argument(op, f"attempted to split along dimension {dim}, but the size of the dimension {size} "
                                    f"is not divisible by the split_size {sections}")
     return shape
 

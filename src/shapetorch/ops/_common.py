@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -185,6 +186,47 @@ def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
             raise TypeError(f"{op}(): sizes must be ints, got {s!r}")
         out.append(int(s))
     return tuple(out)
+
+
+def need_floating(t: Tensor, op: str, *, complex_: bool = False) -> None:
+    """torch has only floating-point kernels for some ops (softmax, bernoulli, normal, dropout): any other dtype
+    is a ``NotImplementedError``, never a silent cast. ``complex_``: complex kernels exist too."""
+    d = t.dtype
+    if not (d.is_floating_point or (complex_ and d.is_complex)):
+        fail("method_dtype_not_supported_error", op=op, dtype=dtype_name(t), hint=" (floating point only)")
+
+
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+
+
+def check_fill_value(value: Any, dst: str, op: str) -> Any:
+    """torch's checked conversion of a fill value (full, fill_, masked_fill, index_fill, new_full): a value the
+    dtype cannot hold is an error, not a wrapped or saturated fill. A negative int may wrap into an unsigned
+    dtype (down to -max), an infinity or NaN fits a floating dtype, and anything fits bool. Returns the value
+    to fill with (a negative int wrapped into an unsigned dtype)."""
+    if dst == "bool" or isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+        return value
+    if isinstance(value, complex):
+        if dst.startswith("complex"):
+            return value
+        if value.imag != 0:
+            fail("dtype_error_value_overflow", op=op, value=value, dtype=dst)
+        value = value.real
+    if dst in _FLOAT_MAX:
+        if math.isfinite(value) and abs(value) > _FLOAT_MAX[dst]:
+            fail("dtype_error_value_overflow", op=op, value=value, dtype=dst)
+        return value
+    if dst.startswith(("int", "uint")):
+        info = np.iinfo(dst)
+        if isinstance(value, int):
+            bad = value > info.max or value < (-int(info.max) if info.min == 0 else info.min)
+        else:
+            bad = not math.isfinite(value) or value < info.min or value > info.max
+        if bad:
+            fail("dtype_error_value_overflow", op=op, value=value, dtype=dst)
+        if isinstance(value, int) and value < 0 and info.min == 0:
+            return value + int(info.max) + 1
+    return value
 
 
 def refuse(t: Tensor, op: str, *, bool_: bool = False, complex_: bool = False) -> None:

@@ -18,7 +18,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
-from ._common import cast, check, default_float, make_inplace, snapshot_for_inplace, write_inplace
+from ._common import cast, check, default_float, make_inplace, need_floating, snapshot_for_inplace, write_inplace
 from ._registry import method, public
 from .conversion import where as _where
 from .random import Generator, rand
@@ -130,7 +130,7 @@ _LOG_SOFTMAX = Prim("log_softmax", _log_softmax_kernel, _log_softmax_vjp, save_o
 def _prepare(input: Tensor, dim: int, dtype: Any, op: str) -> tuple[Tensor, int]:
     if dtype is not None:
         input = input.to(to_dtype(dtype))
-    input = _floating(input)
+    need_floating(input, op)
     axis = check(wrap_dim, dim, input._data.ndim, op, "softmax_error_dim_out_of_range")
     return input, axis
 
@@ -261,8 +261,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 
 def _need_floating(x: Tensor, op: str) -> None:
-    if not x.dtype.is_floating_point:
-        fail("method_dtype_not_supported_error", op=op, dtype=x.dtype.name, hint=" (floating point only)")
+    need_floating(x, op)
 
 
 @public("activation", method=False)

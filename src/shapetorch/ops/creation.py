@@ -14,7 +14,7 @@ from .._errors import fail
 from .._rules import dtypes as RD
 from .._tensor import Tensor
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
-from ._common import int_list
+from ._common import check_fill_value, int_list
 from ._registry import method, public
 
 
@@ -106,6 +106,7 @@ def _filled(size: Any, value: Any, dtype: Any, dev: Any, requires_grad: bool, op
     if any(s < 0 for s in shape):
         fail("reshape_error_invalid_size", op=op, size=min(shape), sizes=list(shape))
     d = to_dtype(dtype) if dtype is not None else _value_dtype(value)
+    value = check_fill_value(value, d.name, op)
     where = to_device(dev)
     if where.type != "cpu":  # filled by a kernel: nothing is uploaded
         fill = 0 if value is None else NP_DTYPE[d].type(value) if d.name != "bool" else bool(value)
@@ -141,13 +142,29 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    _need_number(fill_value, "full")
     return _filled((size,), fill_value, dtype, device, requires_grad, "full")
+
+
+def _need_number(value: Any, op: str) -> None:
+    """A fill value is a number (a None would make an uninitialised tensor: that is ``empty``)."""
+    if not isinstance(value, (bool, int, float, complex, np.number)):
+        fail("argument_error_type", op=op, name="fill_value", position=" (position 2)", expected="Number",
+             got=type(value).__name__)
 
 
 def _like(maker: str, value: Any) -> Any:
     def fn(input: Tensor, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            memory_format: Any = None) -> Tensor:
+        if len(args) > (1 if value is None else 0):
+            fail("argument_error_signature", op=maker, problem=f"takes {2 if value is None else 1} positional arguments "
+                                                                 f"but {1 + len(args)} were given")
         fill = args[0] if args else value
+        if value is None:  # full_like: the fill value is required, and a number
+            if not args:
+                fail("argument_error_signature", op=maker, problem="missing 1 required positional argument: 'fill_value'")
+            fill = fill.item() if isinstance(fill, Tensor) else fill
+            _need_number(fill, maker)
         d = dtype if dtype is not None else input.dtype
         return _filled((input._data.shape,), fill, d, device if device is not None else input.device, requires_grad,
                        maker)

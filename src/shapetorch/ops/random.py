@@ -13,7 +13,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
-from ._common import be, int_list, write_inplace
+from ._common import be, check_fill_value, int_list, need_floating, write_inplace
 from ._registry import method, public
 from .creation import _on
 
@@ -78,10 +78,10 @@ def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator)._rng
 
 
-def _float_dtype(dtype: Any) -> Any:
+def _float_dtype(dtype: Any, op: str) -> Any:
     d = to_dtype(dtype) if dtype is not None else get_default_dtype()
     if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError(f"expected a floating point dtype, got {d}")
+        fail("method_dtype_not_supported_error", op=op, dtype=d.name, hint=" (floating point only)")
     return d
 
 
@@ -89,7 +89,7 @@ def _float_dtype(dtype: Any) -> Any:
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    d = _float_dtype(dtype)
+    d = _float_dtype(dtype, "rand")
     arr = _rng(generator).random(int_list(size, "rand"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
@@ -98,7 +98,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
     """Standard normal."""
-    d = _float_dtype(dtype)
+    d = _float_dtype(dtype, "randn")
     arr = _rng(generator).standard_normal(int_list(size, "randn"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
@@ -129,18 +129,25 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
     """Normal samples; ``mean`` and ``std`` may be tensors (broadcast) or numbers (then ``size`` is needed)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         like = mean if isinstance(mean, Tensor) else std
+        need_floating(like, "normal", complex_=True)
         shape = np.broadcast_shapes(np.shape(mean._data if isinstance(mean, Tensor) else mean),
                                     np.shape(std._data if isinstance(std, Tensor) else std))
         z = _on(_rng(generator).standard_normal(shape).astype(like._data.dtype), like.device)
         return z * std + mean
-    d = _float_dtype(dtype)
+    d = _float_dtype(dtype, "normal")
     arr = _rng(generator).normal(mean, std, size=int_list((size,), "normal"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
 
 @public("random", method=False)
 def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = None) -> Tensor:
+    if p is None:
+        need_floating(input, "bernoulli")
+    elif input._data.dtype.kind == "c":
+        need_floating(input, "bernoulli")
     probs = input._data if p is None else np.full(input._data.shape, p)
+    if not np.all((probs >= 0) & (probs <= 1)):  # NaN fails both
+        fail("argument_error_invalid", op="bernoulli", problem="expected every probability p to satisfy 0 <= p <= 1")
     arr = (_rng(generator).random(input._data.shape) < probs).astype(input._data.dtype)
     return _on(arr, input.device)
 
@@ -177,6 +184,8 @@ _sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, sh
 _sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape))
 def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     """fill_/zero_: on a device the value is written by a kernel (a 0-d tensor on the same device is read there)."""
+    if not isinstance(value, Tensor):
+        value = check_fill_value(value, self.dtype.name, name)
     if self._device.type != "cpu":
         if isinstance(value, Tensor) and value._device == self._device and value._data.ndim == 0:
             return write_inplace(self, value.detach().to(self.dtype).expand(*self._data.shape), name)
