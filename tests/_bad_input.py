@@ -42,6 +42,31 @@ UNSEEDED = {"empty_like", "rand_like", "randn_like", "randint_like", "bernoulli"
             "dropout", "alpha_dropout", "feature_alpha_dropout", "rrelu", "randperm", "empty", "empty_strided"}
 
 
+# ops whose indices among equal values torch leaves unspecified (its sort is not stable by default):
+# the indices are compared by the values they pick, name -> (position of dim, of keepdim) among the args
+TIES = {"sort": (0, None), "argsort": (0, None), "topk": (1, None), "kthvalue": (1, 2),
+        "mode": (0, 1)}
+
+
+def _same_up_to_ties(name: str, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], ours: Any, theirs: Any) -> None:
+    """``ours`` and ``theirs`` agree on the values, and ``ours``'s indices pick those values out of ``x``."""
+    at_dim, at_keep = TIES[name]
+    dim = kwargs.get("dim", args[at_dim] if len(args) > at_dim else -1)
+    keep = kwargs.get("keepdim", args[at_keep] if at_keep is not None and len(args) > at_keep else False)
+    if name == "argsort":
+        idx, values = ours, torch.take_along_dim(x, theirs, dim) if x.dim() else x
+    else:
+        assert_same(ours[0], theirs[0])
+        idx, values = ours[1], theirs[0]
+    idx = torch.as_tensor(np.asarray(idx.numpy()))
+    assert (tuple(idx.shape), idx.dtype) == (tuple(values.shape), torch.int64), "indices: shape/dtype"
+    if x.dim() == 0:
+        return
+    if name in ("kthvalue", "mode") and not keep:
+        idx, values = idx.unsqueeze(dim), values.unsqueeze(dim)
+    torch.testing.assert_close(torch.take_along_dim(x, idx, dim), values, equal_nan=True, rtol=0, atol=0)
+
+
 @dataclass(frozen=True)
 class Case:
     name: str  # the public function
@@ -103,7 +128,9 @@ def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict
         verdict = "refused" if isinstance(oe, st.ShapetorchError) else "raw"
         return Case(name, kind, verdict, f"{type(oe).__name__}: {str(oe)[:120]}")
     try:
-        if name in UNSEEDED:
+        if name in TIES:
+            _same_up_to_ties(name, x, args, kwargs, ours, theirs)
+        elif name in UNSEEDED:
             assert (tuple(ours.shape), ours.dtype.name) == (tuple(theirs.shape), str(theirs.dtype)[6:]), "shape/dtype"
         else:
             assert_same(ours, theirs)

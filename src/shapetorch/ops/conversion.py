@@ -166,7 +166,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
     """Elements of ``input`` where ``condition`` else of ``other``; ``where(cond)`` is ``nonzero(as_tuple=True)``."""
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
-    if dtype_name(condition) != "bool":
+    if dtype_name(condition) == "uint8":  # torch still takes a uint8 condition (deprecated), as nonzero
+        condition = condition != 0
+    elif dtype_name(condition) != "bool":
         fail("dtype_error_mismatch", op="where", what="condition", a=condition.dtype.name, b="bool")
     shapes = [t._data.shape for t in (condition, input, other) if isinstance(t, Tensor)]
     check(broadcast_shapes, *shapes, op="where")

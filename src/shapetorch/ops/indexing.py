@@ -262,11 +262,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if dtype_name(mask) != "bool":
         fail("dtype_error_mismatch", op="masked_fill", what="mask", a=mask.dtype.name, b="bool")
     v = value if isinstance(value, Tensor) else input.new_full((), value)
-    out = where(mask, v.to(input.dtype), input)
-    if out._data.shape != input._data.shape:
-        fail("broadcast_error_incompatible_dimensions", op="masked_fill", a=tuple(input._data.shape),
-             b=tuple(mask._data.shape), da="input", db="mask", dim="(mask must broadcast to input)")
-    return out
+    return where(mask, v.to(input.dtype), input)  # out of place, input and mask broadcast (masked_fill_ cannot grow)
 
 
 method("masked_fill_", lambda self, mask, value: write_inplace(self, masked_fill(self, mask, value), "masked_fill_"))

@@ -103,6 +103,16 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
 
+def _check_random_bounds(low: int, high: int, dtype: str, op: str) -> None:
+    """torch's check_random_bounds: no complex dtype, and [low, high) within what the dtype holds."""
+    if dtype.startswith("complex"):
+        fail("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (random bounds need a real dtype)")
+    if dtype == "bool" or dtype.startswith(("int", "uint")):
+        lo, hi = (0, 1) if dtype == "bool" else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+        if low < lo or high - 1 > hi:
+            fail("argument_error_invalid", op=op, problem=f"[{low}, {high}) is out of bounds for {dtype}")
+
+
 @public("random", method=False)
 def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None, dtype: Any = None,
             device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -112,6 +122,7 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Generato
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = to_dtype(dtype) if dtype is not None else to_dtype("int64")
+    _check_random_bounds(low, high, d.name, "randint")
     arr = _rng(generator).integers(low, high, size=int_list((size,), "randint"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
@@ -165,6 +176,8 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires
 
 @public("random", method=False)
 def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None, device: Any = None) -> Tensor:
+    if high is None:  # randint_like(input, high)
+        low, high = 0, low
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or input.device)
 
 
