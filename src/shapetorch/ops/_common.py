@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -134,7 +135,7 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     if result._data.shape != self._data.shape:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
     if STATE.enabled and self.requires_grad and self._grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        fail("autograd_error_leaf_inplace", tense="is being")
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
     if isinstance(self._data, (np.ndarray, np.generic)):
@@ -227,6 +228,24 @@ def check_fill_value(value: Any, dst: str, op: str) -> Any:
         if isinstance(value, int) and value < 0 and info.min == 0:
             return value + int(info.max) + 1
     return value
+
+
+def new_sizes(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
+    """The sizes of a new tensor (``zeros(2, 3)``, ``rand((2, 3))``): ints, none negative."""
+    shape = int_list(sizes, op)
+    if any(s < 0 for s in shape):
+        fail("reshape_error_invalid_size", op=op, size=min(shape), sizes=list(shape))
+    return shape
+
+
+@contextlib.contextmanager
+def allocating(op: str) -> Iterator[None]:
+    """An allocation the machine cannot hold is a coded ``AllocationError`` (a ``RuntimeError``, as torch's, and a
+    ``MemoryError``), not NumPy's ``_ArrayMemoryError``."""
+    try:
+        yield
+    except MemoryError as e:
+        fail("memory_error_allocation", op=op, problem=str(e))
 
 
 def refuse(t: Tensor, op: str, *, bool_: bool = False, complex_: bool = False) -> None:

@@ -14,7 +14,7 @@ from .._errors import fail
 from .._rules import dtypes as RD
 from .._tensor import Tensor
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
-from ._common import check_fill_value, int_list
+from ._common import allocating, check_fill_value, new_sizes
 from ._registry import method, public
 
 
@@ -65,6 +65,9 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         if arr.dtype.kind in "US":
             raise TypeError("tensor(): new(): invalid data type 'str'")
     d = to_dtype(dtype) if dtype is not None else _infer(arr, from_python)
+    if from_python and arr.size and arr.dtype.kind in "iufc":  # each number converted as torch checks it
+        for v in (arr.max(), arr.min()) if arr.dtype.kind != "c" else (arr.reshape(-1)[np.argmax(abs(arr.imag))],):
+            check_fill_value(v.item(), d.name, "tensor")
     if d.is_complex is False and arr.dtype.kind == "c":
         arr = arr.real
     with np.errstate(all="ignore"):
@@ -102,9 +105,7 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
 def _filled(size: Any, value: Any, dtype: Any, dev: Any, requires_grad: bool, op: str) -> Tensor:
     if not size:
         raise TypeError(f'{op}() missing 1 required positional argument: "size"')
-    shape = int_list(size, op)
-    if any(s < 0 for s in shape):
-        fail("reshape_error_invalid_size", op=op, size=min(shape), sizes=list(shape))
+    shape = new_sizes(size, op)
     d = to_dtype(dtype) if dtype is not None else _value_dtype(value)
     value = check_fill_value(value, d.name, op)
     where = to_device(dev)
@@ -112,7 +113,8 @@ def _filled(size: Any, value: Any, dtype: Any, dev: Any, requires_grad: bool, op
         fill = 0 if value is None else NP_DTYPE[d].type(value) if d.name != "bool" else bool(value)
         t = Tensor._make(backend(where.type).full(tuple(shape), fill, NP_DTYPE[d]), where)
         return t.requires_grad_(True) if requires_grad else t
-    arr = np.full(shape, value, dtype=NP_DTYPE[d]) if value is not None else np.empty(shape, dtype=NP_DTYPE[d])
+    with allocating(op):
+        arr = np.full(shape, value, dtype=NP_DTYPE[d]) if value is not None else np.empty(shape, dtype=NP_DTYPE[d])
     return _on(arr, dev, requires_grad)
 
 
@@ -206,6 +208,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not all(math.isfinite(v) for v in vals if isinstance(v, float)):
+        fail("argument_error_invalid", op="arange", problem=f"unsupported range: {vals[0]} -> {vals[1]} (step {vals[2]})")
     if vals[2] == 0:
         fail("argument_error_invalid", op="arange", problem="step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:

@@ -13,7 +13,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
-from ._common import be, check_fill_value, int_list, need_floating, write_inplace
+from ._common import allocating, be, check_fill_value, int_list, need_floating, new_sizes, write_inplace
 from ._registry import method, public
 from .creation import _on
 
@@ -90,7 +90,8 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
          requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
     d = _float_dtype(dtype, "rand")
-    arr = _rng(generator).random(int_list(size, "rand"))
+    with allocating("rand"):
+        arr = _rng(generator).random(new_sizes(size, "rand"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
 
@@ -99,7 +100,8 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
           requires_grad: bool = False) -> Tensor:
     """Standard normal."""
     d = _float_dtype(dtype, "randn")
-    arr = _rng(generator).standard_normal(int_list(size, "randn"))
+    with allocating("randn"):
+        arr = _rng(generator).standard_normal(new_sizes(size, "randn"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
 
