@@ -65,7 +65,7 @@ def _cases(lib: Any) -> dict[str, Callable[[], Any]]:
         "unflatten_0d": lambda: lib.unflatten(lib.tensor(1.), 0, (1,)),
         "leaf_inplace": lambda: lib.ones(3, requires_grad=True).add_(1),
         "int_requires_grad": lambda: lib.ones(3, dtype=lib.int64).requires_grad_(),
-        "non_scalar_backward": lambda: (leaf * 2).backward(),
+        "non_scalar_backward": lambda: (leaf * 2).backward(),  # noqa: PLW0108 (built when called)
         "unused_input_to_grad": lambda: lib.autograd.grad((leaf * 2).sum(), [lib.ones(2, requires_grad=True)]),
         "modified_saved_tensor": lambda: (lambda b: (b.mul_(2), b.sum().backward()))(leaf.exp()),
     }
