@@ -67,8 +67,14 @@ def _cases(lib: Any) -> dict[str, Callable[[], Any]]:
         "int_requires_grad": lambda: lib.ones(3, dtype=lib.int64).requires_grad_(),
         "non_scalar_backward": lambda: (leaf * 2).backward(),  # noqa: PLW0108 (built when called)
         "unused_input_to_grad": lambda: lib.autograd.grad((leaf * 2).sum(), [lib.ones(2, requires_grad=True)]),
-        "modified_saved_tensor": lambda: (lambda b: (b.mul_(2), b.sum().backward()))(leaf.exp()),
+        "modified_saved_tensor": lambda: _modify_saved(leaf.exp()),
     }
+
+
+def _modify_saved(b: Any) -> None:
+    """``b`` (an exp, which saves its result) changed in place before backward."""
+    b.mul_(2)
+    b.sum().backward()
 
 
 def _builtin(e: BaseException) -> type[BaseException]:
