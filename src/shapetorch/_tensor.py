@@ -150,7 +150,7 @@ class Tensor:
                     return
                 from ._errors import fail
 
-                fail("autograd_error_requires_grad_dtype")
+                fail("autograd_error_requires_grad_dtype", op="requires_grad")
             if self._inference and not _GRAD_STATE.inference and self._grad_fn is None:
                 raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         elif self._grad_fn is not None:

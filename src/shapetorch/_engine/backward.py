@@ -128,7 +128,7 @@ class SavedTensor:
                     "variable in question was changed in there or anywhere later. Good luck!") if ANOMALY.enabled else (
                     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
                     "torch.autograd.set_detect_anomaly(True).")
-            fail("autograd_error_modified_saved", detail=f"{describe(t)}{which} is at version {self._cell[0]}; expected "
+            fail("autograd_error_modified_saved", op="backward", detail=f"{describe(t)}{which} is at version {self._cell[0]}; expected "
                  f"version {self._version} instead. {hint}")
         return t
 
@@ -643,9 +643,9 @@ def _make_grads(outputs: list[Tensor], grads: Any, is_grads_batched: bool = Fals
         if g is None:
             if r._requires_grad:
                 if r.numel() != 1:
-                    fail("autograd_error_implicit_grad", what="scalar outputs")
+                    fail("autograd_error_implicit_grad", op="backward", what="scalar outputs")
                 if not r.dtype.is_floating_point:
-                    fail("autograd_error_implicit_grad", what=f"real scalar outputs but got {r.dtype}")
+                    fail("autograd_error_implicit_grad", op="backward", what=f"real scalar outputs but got {r.dtype}")
                 g = r.new_ones(r._data.shape)
         else:
             if not _is_tensor(g):
@@ -737,7 +737,7 @@ def grad(
         g = got.get(id(t))
         if g is None:
             if not allow_unused:
-                fail("autograd_error_unused_input")
+                fail("autograd_error_unused_input", op="grad")
             if materialize_grads:
                 g = t.new_zeros(t._data.shape)
         elif not create_graph and g._requires_grad:

@@ -29,6 +29,11 @@ def _dim(op: str) -> Entry:
     return Entry("index", "shape-dim", f"A dim argument of {op} is outside [-rank, rank).", _DIM_RANGE)
 
 
+# Codes whose message is torch's, word for word, without the "{op}: " prefix the others have: autograd misuse that
+# user code and tests match on ("a leaf Variable that requires grad ...", "one of the variables needed ...").
+VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_grad_dtype", "autograd_error_implicit_grad",
+                      "autograd_error_unused_input", "autograd_error_modified_saved"})
+
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
     "broadcast_error_incompatible_dimensions": Entry(

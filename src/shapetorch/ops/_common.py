@@ -135,7 +135,7 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     if result._data.shape != self._data.shape:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
     if STATE.enabled and self.requires_grad and self._grad_fn is None:
-        fail("autograd_error_leaf_inplace", tense="is being")
+        fail("autograd_error_leaf_inplace", op=op, tense="is being")
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
     if isinstance(self._data, (np.ndarray, np.generic)):

@@ -328,7 +328,7 @@ def _requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     if self._grad_fn is not None and not requires_grad:
         raise RuntimeError("you can only change requires_grad flags of leaf variables.")
     if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-        fail("autograd_error_requires_grad_dtype")
+        fail("autograd_error_requires_grad_dtype", op="requires_grad_")
     self.requires_grad = requires_grad
     return self
 

@@ -295,6 +295,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     from .._rules.broadcast import broadcast_shapes
 
+    if dtype_name(mask) != "bool":  # indexing takes a uint8 mask, masked_select does not
+        fail("dtype_error_mismatch", op="masked_select", what="mask", a=mask.dtype.name, b="bool")
     shape = check(broadcast_shapes, input._data.shape, mask._data.shape, op="masked_select")
     return input.expand(shape)[mask.expand(shape)]
 
