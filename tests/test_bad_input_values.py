@@ -110,3 +110,14 @@ def test_allocation_error_is_a_memory_error_too() -> None:
     with pytest.raises(MemoryError) as info:
         st.zeros(2**50, dtype=st.float64)
     assert isinstance(info.value, RuntimeError) and info.value.code == "memory_error_allocation"  # type: ignore[attr-defined]
+
+
+def test_grad_fn_names_of_composites_are_torchs() -> None:
+    """A public op made of several primitives names its node as torch does (x.mean() is MeanBackward0, not the
+    division it ends with)."""
+    names = []
+    for lib in (torch, st):
+        x, v = lib.ones(2, 2, requires_grad=True), lib.ones(2, requires_grad=True)
+        results = (x.mean(), x.mean(0), x.mm(x), x.t(), x.var(), x.mv(v), v.dot(v), x[None].bmm(x[None]), x.exp())
+        names.append([r.grad_fn.name() for r in results])
+    assert names[1] == names[0]

@@ -242,7 +242,11 @@ class Node(GraphNode):
         if ANOMALY.enabled:
             self.metadata["traceback_"] = forward_traceback()
 
+    label: str | None = None  # torch's name for a public op made of several primitives (mean: MeanBackward0)
+
     def name(self) -> str:
+        if self.label is not None:
+            return self.label
         p = self.prim.name
         if p == "sum":
             return "SumBackward0" if not self.params.get("keepdims") and len(self.params.get("axis", ())) == len(

@@ -175,6 +175,15 @@ def make_inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     return inplace
 
 
+def as_node(result: Tensor, label: str, *inputs: Any) -> Tensor:
+    """Give ``result``'s backward node torch's name for the composite op that made it (``x.mean()``'s last
+    primitive is a division, but its ``grad_fn.name()`` is ``MeanBackward0``); an input's node is never renamed."""
+    fn = result._grad_fn
+    if fn is not None and all(not isinstance(x, Tensor) or x._grad_fn is not fn for x in inputs):
+        fn.label = label
+    return result
+
+
 def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
     """``reshape(2, 3)``, ``reshape((2, 3))`` and ``reshape([2, 3])`` all mean (2, 3)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):

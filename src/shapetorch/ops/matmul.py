@@ -18,7 +18,7 @@ from .._rules.matrix import (
     trace_shape,
 )
 from .._tensor import Tensor
-from ._common import cast, check, dtype_name, make_inplace, promoted
+from ._common import as_node, cast, check, dtype_name, make_inplace, promoted
 from ._registry import method, public
 
 
@@ -81,9 +81,10 @@ def _strict(rule: Any, name: str) -> Any:
         if AUTOCAST.enabled:
             input, other = _autocast(input, other)
         _same_dtype(name, input, other)
-        result = _MATMUL(input, other)
+        result = as_node(_MATMUL(input, other), label, input, other)
         return result if out is None else out.copy_(result)
 
+    label = f"{name.capitalize()}Backward0"  # MmBackward0, BmmBackward0, MvBackward0, DotBackward0
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.{name}``: the strict-rank matrix product (no broadcasting)."
     return public("linalg")(fn)
