@@ -42,6 +42,31 @@ UNSEEDED = {"empty_like", "rand_like", "randn_like", "randint_like", "bernoulli"
             "dropout", "alpha_dropout", "feature_alpha_dropout", "rrelu", "randperm", "empty", "empty_strided"}
 
 
+# ops whose indices among equal values torch leaves unspecified (its sort is not stable by default):
+# the indices are compared by the values they pick, name -> (position of dim, of keepdim) among the args
+TIES = {"sort": (0, None), "argsort": (0, None), "topk": (1, None), "kthvalue": (1, 2),
+        "mode": (0, 1)}
+
+
+def _same_up_to_ties(name: str, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any], ours: Any, theirs: Any) -> None:
+    """``ours`` and ``theirs`` agree on the values, and ``ours``'s indices pick those values out of ``x``."""
+    at_dim, at_keep = TIES[name]
+    dim = kwargs.get("dim", args[at_dim] if len(args) > at_dim else -1)
+    keep = kwargs.get("keepdim", args[at_keep] if at_keep is not None and len(args) > at_keep else False)
+    if name == "argsort":
+        idx, values = ours, torch.take_along_dim(x, theirs, dim) if x.dim() else x
+    else:
+        assert_same(ours[0], theirs[0])
+        idx, values = ours[1], theirs[0]
+    idx = torch.as_tensor(np.asarray(idx.numpy()))
+    assert (tuple(idx.shape), idx.dtype) == (tuple(values.shape), torch.int64), "indices: shape/dtype"
+    if x.dim() == 0:
+        return
+    if name in ("kthvalue", "mode") and not keep:
+        idx, values = idx.unsqueeze(dim), values.unsqueeze(dim)
+    torch.testing.assert_close(torch.take_along_dim(x, idx, dim), values, equal_nan=True, rtol=0, atol=0)
+
+
 @dataclass(frozen=True)
 class Case:
     name: str  # the public function
@@ -103,7 +128,10 @@ def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict
         verdict = "refused" if isinstance(oe, st.ShapetorchError) else "raw"
         return Case(name, kind, verdict, f"{type(oe).__name__}: {str(oe)[:120]}")
     try:
-        if name in UNSEEDED:
+        base = name.removeprefix("Tensor.")
+        if base in TIES:
+            _same_up_to_ties(base, x, args, kwargs, ours, theirs)
+        elif base in UNSEEDED:
             assert (tuple(ours.shape), ours.dtype.name) == (tuple(theirs.shape), str(theirs.dtype)[6:]), "shape/dtype"
         else:
             assert_same(ours, theirs)
@@ -159,18 +187,38 @@ def _variants(x: torch.Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     yield "nan_input", nan, args, kwargs
 
 
+def _method(name: str) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]:
+    return lambda lib, x, args, kwargs: getattr(x, name)(*args, **kwargs)
+
+
+# variants that only a function sees: a method's self is always a tensor
+_FUNCTION_ONLY = {"non_tensor_input", "none_input"}
+
+
 def run(only: list[str] | None = None) -> list[Case]:
-    """Every variant of every sampled public function; ``only`` limits the names."""
+    """Every variant of every sampled public function, and of the Tensor method of the same name (as
+    ``Tensor.<name>``, where both libraries have it and it agrees on the valid sample); ``only`` limits the names."""
+    from shapetorch.ops._registry import METHODS
+
     np.seterr(all="ignore")
     cases: list[Case] = []
     for name in only or names():
         sample = _valid_sample(name)
         if sample is None:
             continue
-        call = _call(name)
+        x0, args0, kwargs0 = sample.input, tuple(sample.args), dict(sample.kwargs)
         cases.append(Case(name, "valid", "agree"))
-        for kind, x, args, kwargs in _variants(sample.input, tuple(sample.args), dict(sample.kwargs)):
-            cases.append(_judge(name, kind, call, x, args, kwargs))
+        for kind, x, args, kwargs in _variants(x0, args0, kwargs0):
+            cases.append(_judge(name, kind, _call(name), x, args, kwargs))
+        if name not in METHODS or not hasattr(torch.Tensor, name):
+            continue
+        method, mname = _method(name), f"Tensor.{name}"
+        if _judge(mname, "valid", method, x0, args0, kwargs0).verdict != "agree":
+            continue
+        cases.append(Case(mname, "valid", "agree"))
+        for kind, x, args, kwargs in _variants(x0, args0, kwargs0):
+            if kind not in _FUNCTION_ONLY:
+                cases.append(_judge(mname, kind, method, x, args, kwargs))
     return cases
 
 

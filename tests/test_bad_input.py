@@ -1,4 +1,5 @@
-"""The differential bad-input fuzzer (tests/_bad_input.py) over every public function torch also has.
+"""The differential bad-input fuzzer (tests/_bad_input.py) over every public function torch also has, and its
+Tensor method.
 
 Every variant must agree with torch: the same accept/reject, torch's builtin exception class and a code on
 rejection, the same shape, dtype and values on acceptance. The disagreements that remain are listed in

@@ -36,7 +36,9 @@ from ._dtype import (
     uint8,
 )
 from ._errors import (
+    AllocationError,
     ArgumentError,
+    ArgumentValueError,
     AutogradError,
     DeviceError,
     DimensionError,
@@ -139,7 +141,7 @@ __all__ = [
     "memory",
     "reveal_shape",
     "get_printoptions", "printoptions", "set_printoptions",
-        "ArgumentError", "AutogradError", "DType", "DTypeError", "DTypeNotSupportedError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
+        "AllocationError", "ArgumentError", "ArgumentValueError", "AutogradError", "DType", "DTypeError", "DTypeNotSupportedError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
         "ShapeError", "ShapetorchError", "Size", "Sym", "Tensor", "autograd", "bfloat16", "bool", "broadcast_shapes",
         "broadcast_tensors", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "default_generator", "device",
         "double", "enable_grad", "finfo", "float", "float16", "iinfo", "float32", "float64", "get_default_dtype",

@@ -60,8 +60,12 @@ class ArgumentError(ShapetorchError, TypeError):
     an unknown keyword, too many or too few arguments. A ``TypeError``, as in torch."""
 
 
+class AllocationError(ShapetorchError, RuntimeError, MemoryError):
+    """A tensor the machine cannot hold: a ``RuntimeError``, as torch's allocator failure, and a ``MemoryError``."""
+
+
 for _cls in (ShapetorchError, ShapeError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
-             AutogradError, RegistryError, ArgumentError, ArgumentValueError):
+             AutogradError, RegistryError, ArgumentError, ArgumentValueError, AllocationError):
     _cls.__module__ = "shapetorch"
 
 _BY_KIND: dict[str, type[ShapetorchError]] = {
@@ -74,6 +78,7 @@ _BY_KIND: dict[str, type[ShapetorchError]] = {
     "autograd": AutogradError,
     "registry": RegistryError,
     "argument": ArgumentError,
+    "memory": AllocationError,
 }
 
 

@@ -94,7 +94,9 @@ class Tensor:
         from ._rules.errors import RuleError
 
         try:
-            return self._data.shape[wrap_dim(dim, self._data.ndim, "size")] if self._data.ndim else 1
+            if not self._data.ndim:  # torch: "Dimension specified as 0 but tensor has no dimensions"
+                raise RuleError("dimension_error_zero_dim", op="size")
+            return self._data.shape[wrap_dim(dim, self._data.ndim, "size")]
         except RuleError as e:
             raise_from_rule(e)
 
@@ -146,7 +148,9 @@ class Tensor:
                 if self._grad_fn is not None:  # an op's non-differentiable output (comparison, argmax)
                     self._grad_fn = None
                     return
-                raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+                from ._errors import fail
+
+                fail("autograd_error_requires_grad_dtype", op="requires_grad")
             if self._inference and not _GRAD_STATE.inference and self._grad_fn is None:
                 raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         elif self._grad_fn is not None:

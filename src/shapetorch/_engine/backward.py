@@ -129,10 +129,8 @@ class SavedTensor:
                     "variable in question was changed in there or anywhere later. Good luck!") if ANOMALY.enabled else (
                     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
                     "torch.autograd.set_detect_anomaly(True).")
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                f"{describe(t)}{which} is at version {self._cell[0]}; expected version {self._version} instead. {hint}"
-            )
+            fail("autograd_error_modified_saved", op="backward", detail=f"{describe(t)}{which} is at version {self._cell[0]}; expected "
+                 f"version {self._version} instead. {hint}")
         return t
 
     def release(self) -> None:
@@ -245,7 +243,11 @@ class Node(GraphNode):
         if ANOMALY.enabled:
             self.metadata["traceback_"] = forward_traceback()
 
+    label: str | None = None  # torch's name for a public op made of several primitives (mean: MeanBackward0)
+
     def name(self) -> str:
+        if self.label is not None:
+            return self.label
         p = self.prim.name
         if p == "sum":
             return "SumBackward0" if not self.params.get("keepdims") and len(self.params.get("axis", ())) == len(
@@ -743,9 +745,9 @@ def _make_grads(outputs: list[Tensor], grads: Any, is_grads_batched: bool = Fals
         if g is None:
             if r._requires_grad:
                 if r.numel() != 1:
-                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                    fail("autograd_error_implicit_grad", op="backward", what="scalar outputs")
                 if not r.dtype.is_floating_point:
-                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {r.dtype}")
+                    fail("autograd_error_implicit_grad", op="backward", what=f"real scalar outputs but got {r.dtype}")
                 d = r._data
                 # the seed of a scalar loss: made directly (no creation op) on the CPU
                 g = Tensor._make(np.ones(d.shape, d.dtype), r._device) if isinstance(d, (np.ndarray, np.generic)) \
@@ -840,8 +842,7 @@ def grad(
         g = got.get(id(t))
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                fail("autograd_error_unused_input", op="grad")
             if materialize_grads:
                 g = t.new_zeros(t._data.shape)
         elif not create_graph and g._requires_grad:

@@ -16,7 +16,7 @@ from .dims import Sym, _Unknown, fmt_shape
 
 
 class Entry(NamedTuple):
-    kind: str  # shape | index | dtype | dtype_unsupported | device | value | autograd | registry | argument
+    kind: str  # shape | index | dtype | dtype_unsupported | device | value | autograd | registry | argument | memory
     family: str  # the mypy parent code: shape-matmul, shape-broadcast, ...
     meaning: str
     template: str
@@ -28,6 +28,11 @@ _DIM_RANGE = "{op}: dimension out of range (expected to be in range of [{lo}, {h
 def _dim(op: str) -> Entry:
     return Entry("index", "shape-dim", f"A dim argument of {op} is outside [-rank, rank).", _DIM_RANGE)
 
+
+# Codes whose message is torch's, word for word, without the "{op}: " prefix the others have: autograd misuse that
+# user code and tests match on ("a leaf Variable that requires grad ...", "one of the variables needed ...").
+VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_grad_dtype", "autograd_error_implicit_grad",
+                      "autograd_error_unused_input", "autograd_error_modified_saved"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
@@ -394,6 +399,15 @@ CATALOGUE: dict[str, Entry] = {
         "dtype", "shape-dtype", "An in-place or out= result type cannot hold the promoted type.",
         "{op}: result type {result} can't be cast to the desired output type {out}",
     ),
+    "memory_error_allocation": Entry(
+        "memory", "shape-memory", "A tensor too large for the machine's memory (torch's \"DefaultCPUAllocator: can't "
+        "allocate memory\").",
+        "{op}: cannot allocate memory: {problem}",
+    ),
+    "dtype_error_value_overflow": Entry(
+        "dtype", "shape-dtype", "A fill value the tensor's dtype cannot hold (300 for uint8, NaN or inf for an integer dtype).",
+        "{op}: value {value} cannot be converted to type {dtype} without overflow",
+    ),
     "dtype_error_mismatch": Entry(
         "dtype", "shape-dtype", "Operands of an op that does not promote (mm, index_put, ...) differ in dtype.",
         "{op}: expected {what} to have the same dtype, but got {a} and {b}",
@@ -423,6 +437,27 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: shapetorch has no CUDA device (torch.cuda.is_available() is False); use 'cpu' or 'webgpu'",
     ),
     # -- autograd --------------------------------------------------------------------------------------
+    "autograd_error_leaf_inplace": Entry(
+        "autograd", "shape-autograd", "An in-place op on a leaf that requires grad (outside no_grad).",
+        "a leaf Variable that requires grad {tense} used in an in-place operation.",
+    ),
+    "autograd_error_requires_grad_dtype": Entry(
+        "autograd", "shape-autograd", "requires_grad on a tensor that is neither floating point nor complex.",
+        "only Tensors of floating point and complex dtype can require gradients",
+    ),
+    "autograd_error_implicit_grad": Entry(
+        "autograd", "shape-autograd", "backward() without a gradient on an output that is not a real scalar.",
+        "grad can be implicitly created only for {what}",
+    ),
+    "autograd_error_unused_input": Entry(
+        "autograd", "shape-autograd", "autograd.grad with an input the outputs do not depend on (allow_unused=False).",
+        "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this "
+        "is the desired behavior.",
+    ),
+    "autograd_error_modified_saved": Entry(
+        "autograd", "shape-autograd", "A tensor saved for backward was modified in place before backward ran.",
+        "one of the variables needed for gradient computation has been modified by an inplace operation: {detail}",
+    ),
     "autograd_gradient_mismatch_error": Entry(
         "autograd", "autograd", "A backward returned the wrong number of gradients or a wrongly shaped one.",
         "{op}: {problem}",

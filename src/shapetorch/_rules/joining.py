@@ -141,10 +141,18 @@ def unbind_shapes(shape: Shape, dim: int = 0, op: str = "unbind") -> tuple[Dim, 
     return shape[d], shape[:d] + shape[d + 1 :]
 
 
-def dsplit_check(shape: Shape, sections: int | None, op: str = "dsplit") -> Shape:
-    if len(shape) < 3:
-        raise invalid_argument(op, f"requires a tensor with at least 3 dimensions, but got a tensor with {len(shape)} dimensions")
-    if sections is not None and isinstance(shape[2], int) and (sections == 0 or shape[2] % sections):
-        raise invalid_argument(op, f"attempted to split along dimension 2, but the size of the dimension {shape[2]} is not "
-                       f"divisible by the split_size {sections}")
+def directional_split_check(shape: Shape, sections: int | None, dim: int, min_rank: int, op: str) -> Shape:
+    """hsplit/vsplit/dsplit: the tensor needs ``min_rank`` dims, and a number of sections must divide the size of
+    ``dim`` (tensor_split would make uneven pieces; these refuse)."""
+    if len(shape) < min_rank:
+        raise invalid_argument(op, f"requires a tensor with at least {min_rank} dimension{'s' if min_rank > 1 else ''}, "
+                                   f"but got a tensor with {len(shape)} dimensions")
+    size = shape[dim]
+    if sections is not None and isinstance(size, int) and (sections == 0 or size % sections):
+        raise invalid_argument(op, f"attempted to split along dimension {dim}, but the size of the dimension {size} "
+                                   f"is not divisible by the split_size {sections}")
     return shape
+
+
+def dsplit_check(shape: Shape, sections: int | None, op: str = "dsplit") -> Shape:
+    return directional_split_check(shape, sections, 2, 3, op)

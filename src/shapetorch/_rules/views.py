@@ -111,6 +111,8 @@ def flatten_shape(shape: Shape, start_dim: int = 0, end_dim: int = -1, op: str =
 
 
 def unflatten_shape(shape: Shape, dim: int, sizes: Sequence[Dim], op: str = "unflatten") -> Shape:
+    if not shape:
+        raise RuleError("dimension_error_zero_dim", op=op)
     d = wrap_dim(dim, len(shape), op)
     if not sizes:
         raise RuleError("unflatten_error_size_mismatch", op=op, sizes=list(sizes), size=shape[d], dim=dim, shape=shape)

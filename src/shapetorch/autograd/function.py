@@ -273,7 +273,7 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
     for t in ctx._dirty:
         if t._grad_fn is None and t._requires_grad and record:
-            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            fail("autograd_error_leaf_inplace", op="Function.apply", tense="has been")
     # outputs that are inputs, not marked dirty, become views of them (torch's rule)
     for i, o in enumerate(outs):
         if isinstance(o, Tensor) and id(o) in input_ids and id(o) not in dirty_ids:

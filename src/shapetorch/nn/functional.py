@@ -372,8 +372,12 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
     if tensor.dtype is not int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() and int(tensor.min().item()) < 0:
+        fail("argument_error_invalid", op="one_hot", problem="Class values must be non-negative.")
     if num_classes < 0:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+    elif tensor.numel() and int(tensor.max().item()) >= num_classes:
+        fail("argument_error_invalid", op="one_hot", problem="Class values must be smaller than num_classes.")
     return (tensor.unsqueeze(-1) == arange(num_classes, device=tensor.device)).to(int64)
 
 

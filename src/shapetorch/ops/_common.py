@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -133,7 +135,7 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     if result._data.shape != self._data.shape:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
     if STATE.enabled and self.requires_grad and self._grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        fail("autograd_error_leaf_inplace", op=op, tense="is being")
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
     if isinstance(self._data, (np.ndarray, np.generic)):
@@ -173,6 +175,15 @@ def make_inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     return inplace
 
 
+def as_node(result: Tensor, label: str, *inputs: Any) -> Tensor:
+    """Give ``result``'s backward node torch's name for the composite op that made it (``x.mean()``'s last
+    primitive is a division, but its ``grad_fn.name()`` is ``MeanBackward0``); an input's node is never renamed."""
+    fn = result._grad_fn
+    if fn is not None and all(not isinstance(x, Tensor) or x._grad_fn is not fn for x in inputs):
+        fn.label = label
+    return result
+
+
 def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
     """``reshape(2, 3)``, ``reshape((2, 3))`` and ``reshape([2, 3])`` all mean (2, 3)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
@@ -185,6 +196,65 @@ def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
             raise TypeError(f"{op}(): sizes must be ints, got {s!r}")
         out.append(int(s))
     return tuple(out)
+
+
+def need_floating(t: Tensor, op: str, *, complex_: bool = False) -> None:
+    """torch has only floating-point kernels for some ops (softmax, bernoulli, normal, dropout): any other dtype
+    is a ``NotImplementedError``, never a silent cast. ``complex_``: complex kernels exist too."""
+    d = t.dtype
+    if not (d.is_floating_point or (complex_ and d.is_complex)):
+        fail("method_dtype_not_supported_error", op=op, dtype=dtype_name(t), hint=" (floating point only)")
+
+
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+
+
+def check_fill_value(value: Any, dst: str, op: str) -> Any:
+    """torch's checked conversion of a fill value (full, fill_, masked_fill, index_fill, new_full): a value the
+    dtype cannot hold is an error, not a wrapped or saturated fill. A negative int may wrap into an unsigned
+    dtype (down to -max), an infinity or NaN fits a floating dtype, and anything fits bool. Returns the value
+    to fill with (a negative int wrapped into an unsigned dtype)."""
+    if dst == "bool" or isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+        return value
+    if isinstance(value, complex):
+        if dst.startswith("complex"):
+            return value
+        if value.imag != 0:
+            fail("dtype_error_value_overflow", op=op, value=value, dtype=dst)
+        value = value.real
+    if dst in _FLOAT_MAX:
+        if math.isfinite(value) and abs(value) > _FLOAT_MAX[dst]:
+            fail("dtype_error_value_overflow", op=op, value=value, dtype=dst)
+        return value
+    if dst.startswith(("int", "uint")):
+        info = np.iinfo(dst)
+        if isinstance(value, int):
+            bad = value > info.max or value < (-int(info.max) if info.min == 0 else info.min)
+        else:
+            bad = not math.isfinite(value) or value < info.min or value > info.max
+        if bad:
+            fail("dtype_error_value_overflow", op=op, value=value, dtype=dst)
+        if isinstance(value, int) and value < 0 and info.min == 0:
+            return value + int(info.max) + 1
+    return value
+
+
+def new_sizes(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
+    """The sizes of a new tensor (``zeros(2, 3)``, ``rand((2, 3))``): ints, none negative."""
+    shape = int_list(sizes, op)
+    if any(s < 0 for s in shape):
+        fail("reshape_error_invalid_size", op=op, size=min(shape), sizes=list(shape))
+    return shape
+
+
+@contextlib.contextmanager
+def allocating(op: str) -> Iterator[None]:
+    """An allocation the machine cannot hold is a coded ``AllocationError`` (a ``RuntimeError``, as torch's, and a
+    ``MemoryError``), not NumPy's ``_ArrayMemoryError``."""
+    try:
+        yield
+    except MemoryError as e:
+        fail("memory_error_allocation", op=op, problem=str(e))
 
 
 def refuse(t: Tensor, op: str, *, bool_: bool = False, complex_: bool = False) -> None:

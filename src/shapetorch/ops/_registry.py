@@ -46,6 +46,16 @@ def public(category: str, *, method: bool | str = True, function: bool = True, a
 
 _MISSING: Any = object()  # the default of a required parameter in a guard, so a missing one is seen
 
+# parameters annotated as ints (a count, a size, k): torch's parser refuses a bool or a float there, where Python
+# would take True for 1. Dims are left to wrap_dim, which refuses them too.
+_INT_ANNOTATIONS = frozenset({"int", "int | None", "int | Sequence[int]", "Sequence[int] | int", "int | tuple[int, ...]",
+                              "int | list[int]", "int | Sequence[int] | None"})
+_NOT_INT = frozenset({bool, float})
+
+
+def _int_param(q: inspect.Parameter) -> bool:
+    return q.annotation in _INT_ANNOTATIONS and "dim" not in q.name and q.kind not in (q.VAR_POSITIONAL, q.VAR_KEYWORD)
+
 
 def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` behind torch's argument check: a call torch's parser would refuse (an unknown keyword, too many
@@ -61,7 +71,7 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn
     kinds = inspect.Parameter
     env: dict[str, Any] = {"fn": fn, "_M": _MISSING, "_refuse": refuse_arguments, "_SE": ShapetorchError,
-                           "_name": name}
+                           "_name": name, "_NI": _NOT_INT}
     head: list[str] = []
     call: list[str] = []
     required: list[str] = []
@@ -93,7 +103,7 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     if keywords:
         call.append(f"**{keywords}")
     bad = [f"{r} is _M" for r in required] + (["__more"] if "*__more" in head else []) + \
-        ([] if keywords else ["__extra"])
+        ([] if keywords else ["__extra"]) + [f"{q.name}.__class__ in _NI" for q in params if _int_param(q)]
     everything = "dict(locals())"
     source = (
         f"def guard({', '.join(head)}):\n"
@@ -141,6 +151,9 @@ def refuse_arguments(name: str, fn: Callable[..., Any], given: dict[str, Any], e
     for position, (param, value) in enumerate(bound.arguments.items(), 1):
         if sig.parameters[param].annotation in ("Tensor", Tensor) and not isinstance(value, Tensor):
             fail("argument_error_type", op=name, name=param, position=f" (position {position})", expected="Tensor",
+                 got=type(value).__name__)
+        if type(value) in _NOT_INT and _int_param(sig.parameters[param]):
+            fail("argument_error_type", op=name, name=param, position=f" (position {position})", expected="int",
                  got=type(value).__name__)
     if isinstance(error, TypeError):
         fail("argument_error_refused", op=name, problem=str(error).removeprefix(f"{name}(): "))

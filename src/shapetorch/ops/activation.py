@@ -19,7 +19,7 @@ from .._errors import fail
 from .._grad_mode import STATE
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
-from ._common import cast, check, default_float, make_inplace, snapshot_for_inplace, write_inplace
+from ._common import cast, check, default_float, make_inplace, need_floating, snapshot_for_inplace, write_inplace
 from ._registry import method, public
 from .conversion import where as _where
 from .random import Generator, rand
@@ -232,7 +232,7 @@ def layer_norm_prim(x: Tensor, nd: int, eps: float, weight: Tensor | None, bias:
 def _prepare(input: Tensor, dim: int, dtype: Any, op: str) -> tuple[Tensor, int]:
     if dtype is not None:
         input = input.to(to_dtype(dtype))
-    input = _floating(input)
+    need_floating(input, op)
     axis = check(wrap_dim, dim, input._data.ndim, op, "softmax_error_dim_out_of_range")
     return input, axis
 
@@ -363,8 +363,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 
 def _need_floating(x: Tensor, op: str) -> None:
-    if not x.dtype.is_floating_point:
-        fail("method_dtype_not_supported_error", op=op, dtype=x.dtype.name, hint=" (floating point only)")
+    need_floating(x, op)
 
 
 @public("activation", method=False)

@@ -50,24 +50,32 @@ def _to_bool(x: Any) -> Any:
     return x if isinstance(x, Tensor) and dtype_name(x) == "bool" else (x != 0)
 
 
+def _logical(fn: Any, input: Any, other: Any) -> Tensor:
+    """Both operands must be tensors, as in torch (a TypeError here is the guard's coded ArgumentError)."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise TypeError("logical ops take tensors")
+    result: Tensor = fn(_to_bool(input), _to_bool(other))
+    return result
+
+
 @public("logical")
 def logical_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _store(eq(input, 0), out, "logical_not")
 
 
 @public("logical")
-def logical_and(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
-    return _store(bitwise_and(_to_bool(input), _to_bool(other)), out, "logical_and")
+def logical_and(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    return _store(_logical(bitwise_and, input, other), out, "logical_and")
 
 
 @public("logical")
-def logical_or(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
-    return _store(bitwise_or(_to_bool(input), _to_bool(other)), out, "logical_or")
+def logical_or(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    return _store(_logical(bitwise_or, input, other), out, "logical_or")
 
 
 @public("logical")
-def logical_xor(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
-    return _store(bitwise_xor(_to_bool(input), _to_bool(other)), out, "logical_xor")
+def logical_xor(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    return _store(_logical(bitwise_xor, input, other), out, "logical_xor")
 
 
 for _name, _fn in (("logical_not_", logical_not), ("logical_and_", logical_and), ("logical_or_", logical_or),

@@ -22,7 +22,9 @@ from ._registry import method, public
 
 
 def _cast_kernel(a: Any, dtype: Any) -> Any:
-    if dtype.kind in "iub" and a.dtype.kind == "c":
+    if dtype.kind == "b" and a.dtype.kind == "c":  # true where either part is nonzero, as torch
+        return a != 0
+    if dtype.kind in "iu" and a.dtype.kind == "c":
         a = a.real
     with np.errstate(all="ignore"):
         return a.astype(dtype)
@@ -54,6 +56,9 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         elif isinstance(a, (device, str)) and not (isinstance(a, str) and _is_dtype_name(a)):
             dev = a
         else:
+            if dtype is not None:
+                fail("argument_error_refused", op="to", problem="received an invalid combination of arguments: "
+                     f"two dtypes ({dtype}, {a})")
             dtype = a
     out = self
     if dev is not None and to_device(dev) != self._device:
@@ -166,7 +171,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
     """Elements of ``input`` where ``condition`` else of ``other``; ``where(cond)`` is ``nonzero(as_tuple=True)``."""
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
-    if dtype_name(condition) != "bool":
+    if dtype_name(condition) == "uint8":  # torch still takes a uint8 condition (deprecated), as nonzero
+        condition = condition != 0
+    elif dtype_name(condition) != "bool":
         fail("dtype_error_mismatch", op="where", what="condition", a=condition.dtype.name, b="bool")
     shapes = [t._data.shape for t in (condition, input, other) if isinstance(t, Tensor)]
     check(broadcast_shapes, *shapes, op="where")
@@ -321,7 +328,7 @@ def _requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     if self._grad_fn is not None and not requires_grad:
         raise RuntimeError("you can only change requires_grad flags of leaf variables.")
     if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        fail("autograd_error_requires_grad_dtype", op="requires_grad_")
     self.requires_grad = requires_grad
     return self
 

@@ -14,7 +14,7 @@ from .._errors import fail
 from .._rules import dtypes as RD
 from .._tensor import Tensor
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
-from ._common import int_list
+from ._common import allocating, check_fill_value, new_sizes
 from ._registry import method, public
 
 
@@ -65,6 +65,9 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         if arr.dtype.kind in "US":
             raise TypeError("tensor(): new(): invalid data type 'str'")
     d = to_dtype(dtype) if dtype is not None else _infer(arr, from_python)
+    if from_python and arr.size and arr.dtype.kind in "iufc":  # each number converted as torch checks it
+        for v in (arr.max(), arr.min()) if arr.dtype.kind != "c" else (arr.reshape(-1)[np.argmax(abs(arr.imag))],):
+            check_fill_value(v.item(), d.name, "tensor")
     if d.is_complex is False and arr.dtype.kind == "c":
         arr = arr.real
     with np.errstate(all="ignore"):
@@ -102,16 +105,16 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
 def _filled(size: Any, value: Any, dtype: Any, dev: Any, requires_grad: bool, op: str) -> Tensor:
     if not size:
         raise TypeError(f'{op}() missing 1 required positional argument: "size"')
-    shape = int_list(size, op)
-    if any(s < 0 for s in shape):
-        fail("reshape_error_invalid_size", op=op, size=min(shape), sizes=list(shape))
+    shape = new_sizes(size, op)
     d = to_dtype(dtype) if dtype is not None else _value_dtype(value)
+    value = check_fill_value(value, d.name, op)
     where = to_device(dev)
     if where.type != "cpu":  # filled by a kernel: nothing is uploaded
         fill = 0 if value is None else NP_DTYPE[d].type(value) if d.name != "bool" else bool(value)
         t = Tensor._make(backend(where.type).full(tuple(shape), fill, NP_DTYPE[d]), where)
         return t.requires_grad_(True) if requires_grad else t
-    arr = np.full(shape, value, dtype=NP_DTYPE[d]) if value is not None else np.empty(shape, dtype=NP_DTYPE[d])
+    with allocating(op):
+        arr = np.full(shape, value, dtype=NP_DTYPE[d]) if value is not None else np.empty(shape, dtype=NP_DTYPE[d])
     return _on(arr, dev, requires_grad)
 
 
@@ -141,13 +144,29 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    _need_number(fill_value, "full")
     return _filled((size,), fill_value, dtype, device, requires_grad, "full")
+
+
+def _need_number(value: Any, op: str) -> None:
+    """A fill value is a number (a None would make an uninitialised tensor: that is ``empty``)."""
+    if not isinstance(value, (bool, int, float, complex, np.number)):
+        fail("argument_error_type", op=op, name="fill_value", position=" (position 2)", expected="Number",
+             got=type(value).__name__)
 
 
 def _like(maker: str, value: Any) -> Any:
     def fn(input: Tensor, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            memory_format: Any = None) -> Tensor:
+        if len(args) > (1 if value is None else 0):
+            fail("argument_error_signature", op=maker, problem=f"takes {2 if value is None else 1} positional arguments "
+                                                                 f"but {1 + len(args)} were given")
         fill = args[0] if args else value
+        if value is None:  # full_like: the fill value is required, and a number
+            if not args:
+                fail("argument_error_signature", op=maker, problem="missing 1 required positional argument: 'fill_value'")
+            fill = fill.item() if isinstance(fill, Tensor) else fill
+            _need_number(fill, maker)
         d = dtype if dtype is not None else input.dtype
         return _filled((input._data.shape,), fill, d, device if device is not None else input.device, requires_grad,
                        maker)
@@ -189,6 +208,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not all(math.isfinite(v) for v in vals if isinstance(v, float)):
+        fail("argument_error_invalid", op="arange", problem=f"unsupported range: {vals[0]} -> {vals[1]} (step {vals[2]})")
     if vals[2] == 0:
         fail("argument_error_invalid", op="arange", problem="step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:

@@ -83,9 +83,16 @@ def _as_index_tensor(x: Any) -> np.ndarray[Any, Any]:
     return arr
 
 
+def _sequence_as_tuple(index: Any) -> bool:
+    """torch's (and old NumPy's) rule: a list of fewer than 32 items holding a sequence, a tensor, a slice, None
+    or Ellipsis indexes as the tuple of its items (``x[[[0, 1], [1, 0]]]`` is ``x[[0, 1], [1, 0]]``)."""
+    return isinstance(index, list) and len(index) < 32 and any(
+        isinstance(e, list | tuple | Tensor | slice | np.ndarray) or e is None or e is Ellipsis for e in index)
+
+
 def parse_index(self: Tensor, index: Any) -> tuple[NpIndex, NpIndex | None, tuple[int, ...]]:
     """torch index -> (NumPy step-1 index, step-2 index or None, result shape), checked by the rule."""
-    items = index if isinstance(index, tuple) else (index,)
+    items = index if isinstance(index, tuple) or _sequence_as_tuple(index) else (index,)
     rule_items: list[Any] = []
     arrays: list[Any] = []  # per item: None | np array (int or bool) for tensor-like indices
     for it in items:
@@ -106,6 +113,8 @@ def parse_index(self: Tensor, index: Any) -> tuple[NpIndex, NpIndex | None, tupl
                 if dtype_name(it) not in ("bool", "uint8", "int8", "int16", "int32", "int64"):
                     fail("index_error_invalid_index", op="index", index=f"a tensor of dtype {it.dtype}")
                 arr = np.asarray(it.detach().cpu().numpy())
+                if arr.dtype == np.uint8:  # a uint8 tensor is a mask (deprecated in torch, still honoured)
+                    arr = arr.astype(bool)
         elif isinstance(it, list | np.ndarray):
             arr = _as_index_tensor(it)
         else:
@@ -212,6 +221,9 @@ def _getitem(self: Tensor, index: Any) -> Tensor:
 def _setitem(self: Tensor, index: Any, value: Any) -> None:
     if isinstance(self._data, np.generic):
         self._shareable_data()  # a 0-d tensor written through an index needs storage to write into
+    if value is None or isinstance(value, (str, bytes, dict, set)):
+        fail("argument_error_type", op="__setitem__", name="value", position="", expected="a Tensor or a number",
+             got=type(value).__name__)
     idx1, idx2, shape = parse_index(self, index)
     if isinstance(value, Tensor):
         check(RI.setitem_value_shape, value._data.shape, shape, op="index_put")
@@ -262,11 +274,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if dtype_name(mask) != "bool":
         fail("dtype_error_mismatch", op="masked_fill", what="mask", a=mask.dtype.name, b="bool")
     v = value if isinstance(value, Tensor) else input.new_full((), value)
-    out = where(mask, v.to(input.dtype), input)
-    if out._data.shape != input._data.shape:
-        fail("broadcast_error_incompatible_dimensions", op="masked_fill", a=tuple(input._data.shape),
-             b=tuple(mask._data.shape), da="input", db="mask", dim="(mask must broadcast to input)")
-    return out
+    return where(mask, v.to(input.dtype), input)  # out of place, input and mask broadcast (masked_fill_ cannot grow)
 
 
 method("masked_fill_", lambda self, mask, value: write_inplace(self, masked_fill(self, mask, value), "masked_fill_"))
@@ -287,6 +295,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     from .._rules.broadcast import broadcast_shapes
 
+    if dtype_name(mask) != "bool":  # indexing takes a uint8 mask, masked_select does not
+        fail("dtype_error_mismatch", op="masked_select", what="mask", a=mask.dtype.name, b="bool")
     shape = check(broadcast_shapes, input._data.shape, mask._data.shape, op="masked_select")
     return input.expand(shape)[mask.expand(shape)]
 

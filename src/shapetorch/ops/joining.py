@@ -125,12 +125,17 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 @public("joining")
-def hsplit(input: Tensor, sections: Any) -> tuple[Tensor, ...]:
-    return tensor_split(input, sections, 1 if input._data.ndim > 1 else 0)
+def hsplit(input: Tensor, sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """Split along dim 1 (dim 0 of a 1-D tensor); an int must divide the size."""
+    d = 1 if input._data.ndim > 1 else 0
+    check(RJ.directional_split_check, input._data.shape, sections if isinstance(sections, int) else None, d, 1, op="hsplit")
+    return tensor_split(input, sections, d)
 
 
 @public("joining")
-def vsplit(input: Tensor, sections: Any) -> tuple[Tensor, ...]:
+def vsplit(input: Tensor, sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """Split along dim 0 of a tensor of at least 2 dims; an int must divide the size."""
+    check(RJ.directional_split_check, input._data.shape, sections if isinstance(sections, int) else None, 0, 2, op="vsplit")
     return tensor_split(input, sections, 0)
 
 

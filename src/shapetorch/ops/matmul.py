@@ -18,7 +18,7 @@ from .._rules.matrix import (
     trace_shape,
 )
 from .._tensor import Tensor
-from ._common import check, dtype_name, make_inplace, promoted
+from ._common import as_node, cast, check, dtype_name, make_inplace, promoted
 from ._registry import method, public
 
 
@@ -94,7 +94,9 @@ def _matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
-    """torch's matmul family does not promote: both operands must have one dtype."""
+    """torch's matmul family does not promote: both operands must have one dtype (bmm looks at bool first)."""
+    if op == "bmm" and a._data.dtype.kind == "b":
+        fail("method_dtype_not_supported_error", op=op, dtype="bool", hint="")
     if a._data.dtype is not b._data.dtype and a._data.dtype != b._data.dtype:
         fail("dtype_error_mismatch", op=op, what="both arguments", a=a.dtype.name, b=b.dtype.name)
     if a._data.dtype.kind == "b":
@@ -126,9 +128,10 @@ def _strict(rule: Any, name: str) -> Any:
         if AUTOCAST.enabled:
             input, other = _autocast(input, other)
         _same_dtype(name, input, other)
-        result = _MATMUL(input, other)
+        result = as_node(_MATMUL(input, other), label, input, other)
         return result if out is None else out.copy_(result)
 
+    label = f"{name.capitalize()}Backward0"  # MmBackward0, BmmBackward0, MvBackward0, DotBackward0
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.{name}``: the strict-rank matrix product (no broadcasting)."
     return public("linalg")(fn)
@@ -163,18 +166,21 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 
 @public("linalg")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    _same_dtype("addmm", input, mat1)  # torch does not promote input to the product's dtype
     prod = mm(mat1, mat2)
     return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
 
 
 @public("linalg")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    _same_dtype("baddbmm", input, batch1)  # torch does not promote input to the product's dtype
     prod = bmm(batch1, batch2)
     return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
 
 
 @public("linalg")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    _same_dtype("addmv", input, mat)  # torch does not promote input to the product's dtype
     prod = mv(mat, vec)
     return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
 
@@ -233,7 +239,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     if dtype_name(vec1) != dtype_name(vec2):
         fail("dtype_error_mismatch", op="addr", what="vec1 and vec2", a=vec1.dtype.name, b=vec2.dtype.name)
     prod = vec1.unsqueeze(-1) & vec2.unsqueeze(0) if dtype_name(vec1) == "bool" else vec1.unsqueeze(-1) * vec2.unsqueeze(0)
-    return _scaled_sum("addr", input, prod, beta, alpha)
+    common = promoted(input, prod)  # unlike addmm, addr promotes input and the product
+    return _scaled_sum("addr", cast(input, common), cast(prod, common), beta, alpha)
 
 
 method("addbmm_", make_inplace(addbmm, "addbmm_"))

@@ -13,7 +13,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
-from ._common import be, int_list, write_inplace
+from ._common import allocating, be, check_fill_value, int_list, need_floating, new_sizes, write_inplace
 from ._registry import method, public
 from .creation import _on
 
@@ -78,10 +78,10 @@ def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator)._rng
 
 
-def _float_dtype(dtype: Any) -> Any:
+def _float_dtype(dtype: Any, op: str) -> Any:
     d = to_dtype(dtype) if dtype is not None else get_default_dtype()
     if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError(f"expected a floating point dtype, got {d}")
+        fail("method_dtype_not_supported_error", op=op, dtype=d.name, hint=" (floating point only)")
     return d
 
 
@@ -89,8 +89,9 @@ def _float_dtype(dtype: Any) -> Any:
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    d = _float_dtype(dtype)
-    arr = _rng(generator).random(int_list(size, "rand"))
+    d = _float_dtype(dtype, "rand")
+    with allocating("rand"):
+        arr = _rng(generator).random(new_sizes(size, "rand"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
 
@@ -98,9 +99,20 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
     """Standard normal."""
-    d = _float_dtype(dtype)
-    arr = _rng(generator).standard_normal(int_list(size, "randn"))
+    d = _float_dtype(dtype, "randn")
+    with allocating("randn"):
+        arr = _rng(generator).standard_normal(new_sizes(size, "randn"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
+
+
+def _check_random_bounds(low: int, high: int, dtype: str, op: str) -> None:
+    """torch's check_random_bounds: no complex dtype, and [low, high) within what the dtype holds."""
+    if dtype.startswith("complex"):
+        fail("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (random bounds need a real dtype)")
+    if dtype == "bool" or dtype.startswith(("int", "uint")):
+        lo, hi = (0, 1) if dtype == "bool" else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+        if low < lo or high - 1 > hi:
+            fail("argument_error_invalid", op=op, problem=f"[{low}, {high}) is out of bounds for {dtype}")
 
 
 @public("random", method=False)
@@ -112,6 +124,7 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Generato
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = to_dtype(dtype) if dtype is not None else to_dtype("int64")
+    _check_random_bounds(low, high, d.name, "randint")
     arr = _rng(generator).integers(low, high, size=int_list((size,), "randint"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
@@ -129,18 +142,25 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
     """Normal samples; ``mean`` and ``std`` may be tensors (broadcast) or numbers (then ``size`` is needed)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         like = mean if isinstance(mean, Tensor) else std
+        need_floating(like, "normal", complex_=True)
         shape = np.broadcast_shapes(np.shape(mean._data if isinstance(mean, Tensor) else mean),
                                     np.shape(std._data if isinstance(std, Tensor) else std))
         z = _on(_rng(generator).standard_normal(shape).astype(like._data.dtype), like.device)
         return z * std + mean
-    d = _float_dtype(dtype)
+    d = _float_dtype(dtype, "normal")
     arr = _rng(generator).normal(mean, std, size=int_list((size,), "normal"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
 
 @public("random", method=False)
 def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = None) -> Tensor:
+    if p is None:
+        need_floating(input, "bernoulli")
+    elif input._data.dtype.kind == "c":
+        need_floating(input, "bernoulli")
     probs = input._data if p is None else np.full(input._data.shape, p)
+    if not np.all((probs >= 0) & (probs <= 1)):  # NaN fails both
+        fail("argument_error_invalid", op="bernoulli", problem="expected every probability p to satisfy 0 <= p <= 1")
     arr = (_rng(generator).random(input._data.shape) < probs).astype(input._data.dtype)
     return _on(arr, input.device)
 
@@ -158,6 +178,8 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires
 
 @public("random", method=False)
 def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None, device: Any = None) -> Tensor:
+    if high is None:  # randint_like(input, high)
+        low, high = 0, low
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or input.device)
 
 
@@ -177,6 +199,8 @@ _sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, sh
 _sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape))
 def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     """fill_/zero_: on a device the value is written by a kernel (a 0-d tensor on the same device is read there)."""
+    if not isinstance(value, Tensor):
+        value = check_fill_value(value, self.dtype.name, name)
     if self._device.type != "cpu":
         if isinstance(value, Tensor) and value._device == self._device and value._data.ndim == 0:
             return write_inplace(self, value.detach().to(self.dtype).expand(*self._data.shape), name)

@@ -15,7 +15,7 @@ from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.reduction import reduce_dims
 from .._tensor import Tensor
-from ._common import as_operand, cast, check, default_float, dtype_name
+from ._common import as_node, as_operand, cast, check, default_float, dtype_name
 from ._registry import CATEGORY, FUNCTIONS, public
 
 
@@ -132,8 +132,9 @@ def _count(input: Tensor, axis: tuple[int, ...]) -> int:
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     input = _need_float(input, "mean", dtype)
     axis = _dims(input, dim, "mean")
-    return _SUM(input, axis=axis, keepdims=keepdim) / _count(input, axis) if _count(input, axis) else \
+    out = _SUM(input, axis=axis, keepdims=keepdim) / _count(input, axis) if _count(input, axis) else \
         _SUM(input, axis=axis, keepdims=keepdim) * float("nan")
+    return as_node(out, "MeanBackward0" if dim is None else "MeanBackward1", input)
 
 
 def _nonempty(input: Tensor, axis: tuple[int, ...], op: str) -> None:
@@ -224,7 +225,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     sq = (centered * centered.conj()).real if input.is_complex() else centered * centered
     denom = _count(input, axis) - corr
     total = sum(sq, list(axis), keepdim=keepdim)
-    return total / builtins.max(0, denom)  # n <= correction gives inf or nan, as in torch
+    return as_node(total / builtins.max(0, denom), "VarBackward0", input)  # n <= correction: inf or nan, as in torch
 
 
 @public("reduction")

@@ -106,8 +106,13 @@ _SCATTER = Prim("scatter", _scatter, _scatter_vjp)
 def _check_index_values(index: Tensor, size: int, dim: int, op: str) -> Any:
     if dtype_name(index) not in ("int32", "int64"):  # torch: "Expected dtype int32/int64 for index"
         fail("dtype_error_mismatch", op=op, what="index", a=index.dtype.name, b="int32 or int64")
-    be(index).check_range(index._data, -size, size, "at_error_index_out_of_bounds", op, index=None, dim=dim,
+    be(index).check_range(index._data, 0, size, "at_error_index_out_of_bounds", op, index=None, dim=dim,
                           size=size)
+
+
+def _same_dtype_src(input: Tensor, src: Tensor) -> None:
+    if input._data.dtype != src._data.dtype:  # torch: "scatter(): Expected self.dtype to be equal to src.dtype"
+        fail("dtype_error_mismatch", op="scatter", what="self and src", a=input.dtype.name, b=src.dtype.name)
 
 
 @public("indexing")
@@ -124,7 +129,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     check(RS.scatter_check, input._data.shape, dim, index._data.shape, src._data.shape, op="scatter_add")
     d = wrap_dim(dim, input._data.ndim, "scatter_add")
     _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter_add")
-    return _SCATTER_ADD(input, index, cast(src, dtype_name(input)), axis=d)
+    _same_dtype_src(input, src)
+    return _SCATTER_ADD(input, index, src, axis=d)
 
 
 @public("indexing")
@@ -135,7 +141,9 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     check(RS.scatter_check, input._data.shape, dim, index._data.shape, s, op="scatter")
     d = wrap_dim(dim, input._data.ndim, "scatter")
     _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter")
-    return _SCATTER(input, index, cast(src, dtype_name(input)) if isinstance(src, Tensor) else src, axis=d)
+    if isinstance(src, Tensor):
+        _same_dtype_src(input, src)
+    return _SCATTER(input, index, src, axis=d)
 
 
 for _iname, _ifn in (("scatter_add_", scatter_add), ("scatter_", scatter)):

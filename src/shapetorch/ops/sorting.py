@@ -130,6 +130,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     ``sorted=False`` returns them sorted too, which torch allows.
     """
     check(topk_shape, tuple(input._data.shape), k, dim, op="topk")
+    refuse(input, "topk", bool_=True)
     indices, axis = _order(input, dim, largest, "topk")
     if input._data.ndim:  # a 0-d input gives itself for k = 0 or 1, as in torch
         indices = indices.narrow(axis, 0, k)
@@ -140,6 +141,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> ValuesIndices:
     """The ``k``-th smallest element along ``dim`` and its index (among equal values, the first by position)."""
     check(kthvalue_shape, tuple(input._data.shape), k, dim, keepdim, op="kthvalue")
+    refuse(input, "kthvalue", bool_=True)
     indices, axis = _order(input, dim, False, "kthvalue")
     if input._data.ndim == 0:
         return write_out(ValuesIndices(input.clone(), indices), out, "kthvalue")

@@ -19,7 +19,7 @@ from .._rules.axes import wrap_dim
 from .._rules.broadcast import expand_shape
 from .._rules.views import as_strided_check
 from .._tensor import Tensor
-from ._common import check, int_list
+from ._common import as_node, check, int_list
 from ._registry import method, public
 
 Arr = Any
@@ -130,7 +130,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 def t(input: Tensor) -> Tensor:
     """Transpose a matrix; 0-D and 1-D tensors are returned as they are."""
     check(RV.t_shape, input._data.shape, op="t")
-    return transpose(input, 0, 1) if input._data.ndim == 2 else transpose(input, 0, 0)
+    return as_node(transpose(input, 0, 1) if input._data.ndim == 2 else transpose(input, 0, 0), "TBackward0", input)
 
 
 @public("shape", aliases=("moveaxis",))

@@ -1,0 +1,123 @@
+"""Bad values the issue lists one by one (silent answers and leaks), each against torch: both accept with the
+same result, or both raise, ours a coded ``ShapetorchError`` of torch's builtin class."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+
+import shapetorch as st
+from _oracle import assert_same
+
+
+def _cases(lib: Any) -> dict[str, Callable[[], Any]]:
+    x = lib.arange(6.).reshape(2, 3)
+    leaf = lib.ones(2, requires_grad=True)
+    return {
+        "full_none": lambda: lib.full((2,), None),
+        "full_like_extra_argument": lambda: lib.full_like(x, 1, 2),
+        "full_like_overflow": lambda: lib.full_like(x.to(lib.uint8), 300),
+        "full_like_negative_wraps": lambda: lib.full_like(x.to(lib.uint8), -1),
+        "full_half_overflow": lambda: lib.full((2,), 1e6, dtype=lib.float16),
+        "full_complex_into_float": lambda: lib.full((2,), 1j, dtype=lib.float32),
+        "fill_nan_into_int": lambda: x.long().fill_(float("nan")),
+        "masked_fill_overflow": lambda: x.to(lib.uint8).masked_fill(x > 1, 256),
+        "tensor_overflow": lambda: lib.tensor([300], dtype=lib.uint8),
+        "tensor_nan_to_int": lambda: lib.tensor([float("nan")], dtype=lib.int64),
+        "tensor_inf_to_int": lambda: lib.tensor([float("inf")], dtype=lib.int32),
+        "tensor_negative_uint8": lambda: lib.tensor([-1, 3], dtype=lib.uint8),
+        "nested_list_index": lambda: x[[[0, 1], [1, 0]]],
+        "list_of_0d_tensors_index": lambda: x[[lib.tensor(0), lib.tensor(1)]],
+        "list_with_slice_index": lambda: x[[slice(None), 1]],
+        "uint8_mask_index": lambda: x[lib.tensor([1, 0], dtype=lib.uint8)],
+        "gather_negative_index": lambda: lib.gather(x, 1, lib.tensor([[-1], [0]])),
+        "scatter_negative_index": lambda: lib.scatter(x, 1, lib.tensor([[-1], [0]]), x),
+        "scatter_src_dtype": lambda: lib.scatter(x, 1, lib.tensor([[1], [0]]), x.long()),
+        "one_hot_too_large": lambda: lib.nn.functional.one_hot(lib.tensor([3]), 3),
+        "one_hot_negative": lambda: lib.nn.functional.one_hot(lib.tensor([-1]), 3),
+        "complex_to_bool": lambda: lib.tensor([1j, 0j, 2 + 0j]).to(lib.bool),
+        "setitem_none": lambda: x.clone().__setitem__(Ellipsis, None),
+        "size_of_0d": lambda: lib.tensor(1.).size(0),
+        "to_two_dtypes": lambda: x.to(lib.float64, lib.int64),
+        "rand_negative_size": lambda: lib.rand(-1),
+        "randn_negative_size": lambda: lib.randn(2, -3),
+        "arange_nan": lambda: lib.arange(0, float("nan")),
+        "arange_inf": lambda: lib.arange(0, float("inf")),
+        "huge_allocation": lambda: lib.empty(2**50, dtype=lib.float64),
+        "hsplit_uneven": lambda: lib.hsplit(lib.zeros(6), 4),
+        "vsplit_uneven": lambda: lib.vsplit(lib.zeros(6, 4), 4),
+        "chunk_bool": lambda: lib.chunk(x, True),
+        "topk_float_k": lambda: lib.topk(x, 1.0),
+        "diff_bool_n": lambda: lib.diff(x, True),
+        "softmax_int": lambda: lib.softmax(x.long(), 0),
+        "softmax_int_with_dtype": lambda: lib.softmax(x.long(), 0, dtype=lib.float32),
+        "bernoulli_out_of_range": lambda: lib.bernoulli(x),
+        "randn_int_dtype": lambda: lib.randn(2, dtype=lib.int64),
+        "randint_out_of_dtype": lambda: lib.randint(0, 300, (2,), dtype=lib.uint8),
+        "addmm_mixed_dtypes": lambda: lib.addmm(x[:, :2].long(), x[:, :2], x[:, :2]),
+        "addr_promotes": lambda: lib.addr(x.long(), lib.ones(2), lib.ones(3)),
+        "logical_and_number": lambda: lib.logical_and(x, 2),
+        "masked_fill_broadcasts_input": lambda: lib.masked_fill(lib.tensor(1.), lib.ones(2, 2).bool(), 5.),
+        "unflatten_0d": lambda: lib.unflatten(lib.tensor(1.), 0, (1,)),
+        "leaf_inplace": lambda: lib.ones(3, requires_grad=True).add_(1),
+        "int_requires_grad": lambda: lib.ones(3, dtype=lib.int64).requires_grad_(),
+        "non_scalar_backward": lambda: (leaf * 2).backward(),  # noqa: PLW0108 (built when called)
+        "unused_input_to_grad": lambda: lib.autograd.grad((leaf * 2).sum(), [lib.ones(2, requires_grad=True)]),
+        "modified_saved_tensor": lambda: _modify_saved(leaf.exp()),
+    }
+
+
+def _modify_saved(b: Any) -> None:
+    """``b`` (an exp, which saves its result) changed in place before backward."""
+    b.mul_(2)
+    b.sum().backward()
+
+
+def _builtin(e: BaseException) -> type[BaseException]:
+    return next(c for c in type(e).__mro__ if c.__module__ == "builtins")
+
+
+def _run(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(), None
+    except Exception as e:  # the verdict is what is compared
+        return None, e
+
+
+@pytest.mark.parametrize("name", sorted(_cases(torch)))
+def test_bad_value_as_torch(name: str) -> None:
+    theirs, te = _run(_cases(torch)[name])
+    ours, oe = _run(_cases(st)[name])
+    if te is not None:
+        assert oe is not None, f"torch raises {type(te).__name__}: {te}; shapetorch accepts"
+        assert isinstance(oe, st.ShapetorchError) and oe.code, f"uncoded {type(oe).__name__}: {oe}"
+        assert isinstance(oe, _builtin(te)), f"torch {_builtin(te).__name__}, ours {type(oe).__mro__}"
+        return
+    assert oe is None, f"torch accepts, shapetorch raises {type(oe).__name__}: {oe}"
+    if isinstance(theirs, torch.Tensor):
+        assert_same(ours, theirs)
+    else:
+        assert ours == theirs
+
+
+def test_allocation_error_is_a_memory_error_too() -> None:
+    with pytest.raises(MemoryError) as info:
+        st.zeros(2**50, dtype=st.float64)
+    assert isinstance(info.value, RuntimeError) and info.value.code == "memory_error_allocation"  # type: ignore[attr-defined]
+
+
+def test_grad_fn_names_of_composites_are_torchs() -> None:
+    """A public op made of several primitives names its node as torch does (x.mean() is MeanBackward0, not the
+    division it ends with)."""
+    names = []
+    for lib in (torch, st):
+        x, v = lib.ones(2, 2, requires_grad=True), lib.ones(2, requires_grad=True)
+        results = (x.mean(), x.mean(0), x.mm(x), x.t(), x.var(), x.mv(v), v.dot(v), x[None].bmm(x[None]), x.exp())
+        names.append([r.grad_fn.name() for r in results])
+    assert names[1] == names[0]
