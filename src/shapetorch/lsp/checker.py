@@ -171,6 +171,10 @@ class ShapeChecker:
     # -- documents ------------------------------------------------------------------------
     def open(self, path: str, text: str) -> dict[str, list[Diagnostic]]:
         path = os.path.abspath(path)
+        if self.server is not None and path not in self.sources:
+            # a file new to the daemon: its fine-grained update does not follow a new file's imports into
+            # an installed (site-packages) package, so the shapes would stay unknown; start the daemon afresh
+            self.server = None
         self._shadow(path, text)
         if self.server is None:
             options = mypy_options(self.root, path)
