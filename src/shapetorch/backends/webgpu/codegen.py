@@ -250,6 +250,22 @@ def _enable(types: tuple[str, ...]) -> str:
 
 
 # -- elementwise ---------------------------------------------------------------------------------------
+def _strided_off(at: int) -> str:
+    """WGSL ``off(j)``: the storage offset of element ``j`` (row-major) of a strided view described in the
+    meta array from ``prm[at]`` on as ``[nd, shape[nd], offset, strides[nd]]``."""
+    return f"""fn off(j: u32) -> u32 {{
+  let nd = prm[{at}];
+  var rem = j;
+  var o = prm[{at + 1}u + nd];
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let s = prm[{at + 1}u + u32(d)];
+    o = o + (rem % s) * prm[{at + 2}u + nd + u32(d)];
+    rem = rem / s;
+  }}
+  return o;
+}}"""
+
+
 OFFSET_FN = """
 fn off(i: u32, base: u32) -> u32 {
   let nd = prm[1];
@@ -356,17 +372,7 @@ def reduce_kernel(op: str, in_st: str, out_st: str) -> str:
 @group(0) @binding(2) var<storage, read> inp: array<{in_st}>;
 var<workgroup> sh: array<{ct}, {RWG}>;
 var<workgroup> shi: array<u32, {RWG}>;
-fn off(j: u32) -> u32 {{
-  let nd = prm[4];
-  var rem = j;
-  var o = prm[5u + nd];
-  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
-    let s = prm[5u + u32(d)];
-    o = o + (rem % s) * prm[6u + nd + u32(d)];
-    rem = rem / s;
-  }}
-  return o;
-}}"""
+{_strided_off(4)}"""
     if arg:
         better = ">" if op == "argmax" else "<"
         comb = f"""fn better(v: {ct}, i: u32, w: {ct}, k: u32) -> bool {{
@@ -636,17 +642,7 @@ def scan_kernel(op: str, st: str) -> str:
 @group(0) @binding(1) var<storage, read_write> out: array<{st}>;
 @group(0) @binding(2) var<storage, read> inp: array<{st}>;
 {HELPERS}
-fn off(j: u32) -> u32 {{
-  let nd = prm[2];
-  var rem = j;
-  var o = prm[3u + nd];
-  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
-    let s = prm[3u + u32(d)];
-    o = o + (rem % s) * prm[4u + nd + u32(d)];
-    rem = rem / s;
-  }}
-  return o;
-}}
+{_strided_off(2)}
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
   let r = gid.x + gid.y * nwg.x * {WG}u;
@@ -682,17 +678,7 @@ def argsort_kernel(st: str, descending: bool) -> str:
 fn nan_f(a: f32) -> bool {{ return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }}
 fn lt(x: {ct}, y: {ct}) -> bool {{ return {lt}; }}
 fn eq(x: {ct}, y: {ct}) -> bool {{ return {eq}; }}
-fn off(j: u32) -> u32 {{
-  let nd = prm[2];
-  var rem = j;
-  var o = prm[3u + nd];
-  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
-    let s = prm[3u + u32(d)];
-    o = o + (rem % s) * prm[4u + nd + u32(d)];
-    rem = rem / s;
-  }}
-  return o;
-}}
+{_strided_off(2)}
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
   let e = gid.x + gid.y * nwg.x * {WG}u;
