@@ -16,7 +16,6 @@ arguments, ...). For each variant the verdicts must agree:
 
 from __future__ import annotations
 
-import builtins
 import functools
 import warnings
 from collections.abc import Callable, Iterator
@@ -98,11 +97,11 @@ def names() -> list[str]:
     return sorted(n for n in FUNCTIONS if hasattr(torch, n) and n in ops)
 
 
-def _builtin_class(e: BaseException) -> type[BaseException]:
+def builtin_class(e: BaseException) -> type[BaseException]:
     return next(c for c in type(e).__mro__ if c.__module__ == "builtins")
 
 
-def _outcome(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
+def outcome(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -113,13 +112,13 @@ def _outcome(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
 
 def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any],
            x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Case:
-    theirs, te = _outcome(lambda: call(torch, x, args, kwargs))
-    ours, oe = _outcome(lambda: call(st, to_st(x), to_st(args), to_st(kwargs)))
+    theirs, te = outcome(lambda: call(torch, x, args, kwargs))
+    ours, oe = outcome(lambda: call(st, to_st(x), to_st(args), to_st(kwargs)))
     if te is not None and oe is not None:
         if not isinstance(oe, st.ShapetorchError):
             return Case(name, kind, "raw", f"{type(oe).__name__}: {str(oe)[:120]}")
-        if not isinstance(oe, _builtin_class(te)):
-            return Case(name, kind, "class", f"torch {_builtin_class(te).__name__}, ours {type(oe).__mro__[1].__name__}"
+        if not isinstance(oe, builtin_class(te)):
+            return Case(name, kind, "class", f"torch {builtin_class(te).__name__}, ours {type(oe).__mro__[1].__name__}"
                         f" [{oe.code}]")
         return Case(name, kind, "agree")
     if te is not None:
@@ -234,4 +233,4 @@ def table(cases: list[Case]) -> str:
     return "\n".join(rows)
 
 
-__all__ = ["KINDS", "Case", "builtins", "names", "run", "table"]
+__all__ = ["KINDS", "Case", "builtin_class", "names", "outcome", "run", "table"]

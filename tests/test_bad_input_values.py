@@ -3,7 +3,6 @@ same result, or both raise, ours a coded ``ShapetorchError`` of torch's builtin 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 import torch
 
 import shapetorch as st
+from _bad_input import builtin_class, outcome
 from _oracle import assert_same
 
 
@@ -77,27 +77,16 @@ def _modify_saved(b: Any) -> None:
     b.sum().backward()
 
 
-def _builtin(e: BaseException) -> type[BaseException]:
-    return next(c for c in type(e).__mro__ if c.__module__ == "builtins")
-
-
-def _run(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn(), None
-    except Exception as e:  # the verdict is what is compared
-        return None, e
 
 
 @pytest.mark.parametrize("name", sorted(_cases(torch)))
 def test_bad_value_as_torch(name: str) -> None:
-    theirs, te = _run(_cases(torch)[name])
-    ours, oe = _run(_cases(st)[name])
+    theirs, te = outcome(_cases(torch)[name])
+    ours, oe = outcome(_cases(st)[name])
     if te is not None:
         assert oe is not None, f"torch raises {type(te).__name__}: {te}; shapetorch accepts"
         assert isinstance(oe, st.ShapetorchError) and oe.code, f"uncoded {type(oe).__name__}: {oe}"
-        assert isinstance(oe, _builtin(te)), f"torch {_builtin(te).__name__}, ours {type(oe).__mro__}"
+        assert isinstance(oe, builtin_class(te)), f"torch {builtin_class(te).__name__}, ours {type(oe).__mro__}"
         return
     assert oe is None, f"torch accepts, shapetorch raises {type(oe).__name__}: {oe}"
     if isinstance(theirs, torch.Tensor):

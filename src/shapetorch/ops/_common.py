@@ -198,12 +198,12 @@ def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def need_floating(t: Tensor, op: str, *, complex_: bool = False) -> None:
-    """torch has only floating-point kernels for some ops (softmax, bernoulli, normal, dropout): any other dtype
-    is a ``NotImplementedError``, never a silent cast. ``complex_``: complex kernels exist too."""
+def need_floating(t: Tensor, op: str, *, complex_: bool = False, hint: str = " (floating point only)") -> None:
+    """torch has only floating-point kernels for some ops (softmax, bernoulli, normal, dropout, mean, histc):
+    any other dtype is a ``NotImplementedError``, never a silent cast. ``complex_``: complex kernels exist too."""
     d = t.dtype
     if not (d.is_floating_point or (complex_ and d.is_complex)):
-        fail("method_dtype_not_supported_error", op=op, dtype=dtype_name(t), hint=" (floating point only)")
+        fail("method_dtype_not_supported_error", op=op, dtype=dtype_name(t), hint=hint)
 
 
 _FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}

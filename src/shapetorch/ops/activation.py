@@ -362,14 +362,10 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
-def _need_floating(x: Tensor, op: str) -> None:
-    need_floating(x, op)
-
-
 @public("activation", method=False)
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """``torch.dropout(input, p, train)``: zero with probability ``p``, scale the rest by ``1 / (1 - p)``."""
-    _need_floating(input, "dropout")
+    need_floating(input, "dropout")
     return apply_dropout(input, p, train)
 
 
@@ -393,7 +389,7 @@ def apply_dropout(input: Tensor, p: float, training: bool) -> Tensor:
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           generator: Generator | None = None) -> Tensor:
     """Leaky relu with slope ``(lower + upper) / 2``; in training a slope drawn from U(lower, upper) per element."""
-    _need_floating(input, "rrelu")
+    need_floating(input, "rrelu")
     if not training:
         return leaky_relu(input, (lower + upper) / 2)
     slope = rand(tuple(input._data.shape), generator=generator, dtype=input.dtype, device=input.device)
@@ -404,7 +400,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
 def _floating_only(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     def checked(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        _need_floating(input, name)
+        need_floating(input, name)
         return fn(input, *args, **kwargs)
 
     return checked

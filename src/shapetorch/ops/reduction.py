@@ -15,7 +15,7 @@ from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.reduction import reduce_dims
 from .._tensor import Tensor
-from ._common import as_node, as_operand, cast, check, default_float, dtype_name
+from ._common import as_node, as_operand, cast, check, default_float, dtype_name, need_floating
 from ._registry import CATEGORY, FUNCTIONS, public
 
 
@@ -118,9 +118,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 def _need_float(input: Tensor, op: str, dtype: Any = None) -> Tensor:
     if dtype is not None:
         return input.to(to_dtype(dtype))
-    if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name,
-             hint=" (input dtype must be either a floating point or complex dtype)")
+    need_floating(input, op, complex_=True, hint=" (input dtype must be either a floating point or complex dtype)")
     return input
 
 

@@ -15,7 +15,7 @@ from .._rules.axes import wrap_dim
 from .._rules.sorting import select_reduce_shape
 from .._rules.statistics import bincount_shape, cov_shape, histogram_shapes, quantile_shape
 from .._tensor import Tensor
-from ._common import check, dtype_name, new_tensor, refuse
+from ._common import check, dtype_name, need_floating, new_tensor, refuse
 from ._registry import public
 from .creation import linspace_values
 from .reduction import ValuesIndices
@@ -299,11 +299,6 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     return new_tensor(np.bincount(a, weights=w, minlength=size).astype(out_dt), input._device)
 
 
-def _need_float(input: Tensor, op: str) -> None:
-    if not input.is_floating_point():
-        fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint="")
-
-
 def _bin_index(x: Any, edges: Any, local_search: bool) -> Any:
     """The bin of each value for evenly spaced ``edges`` (computed in the input dtype, as torch); -1 outside."""
     bins = edges.size - 1
@@ -327,7 +322,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
 
 
 def _histc(input: Tensor, bins: int, min: float, max: float) -> Tensor:
-    _need_float(input, "histc")
+    need_floating(input, "histc")
     host_only(input, "histc", "no histogram kernel yet")
     check(histogram_shapes, bins, op="histc")
     if min > max:
@@ -355,7 +350,7 @@ def histogram(input: Tensor, bins: Any, *, range: tuple[float, float] | None = N
 
 def _histogram(input: Tensor, bins: Any, range: tuple[float, float] | None, weight: Tensor | None,
                density: bool) -> HistogramResult:
-    _need_float(input, "histogram")
+    need_floating(input, "histogram")
     host_only(input, "histogram", "no histogram kernel yet")
     x = input._data.reshape(-1)
     if weight is not None and tuple(weight._data.shape) != tuple(input._data.shape):
