@@ -441,6 +441,17 @@ def test_next_functions_of_constants_are_none():
     assert s == t
 
 
+def test_node_repr_as_torch():
+    def prog(lib):
+        x = lib.tensor([1.0], requires_grad=True)
+        y = (x * 2).sum()
+        nodes = [y.grad_fn, y.grad_fn.next_functions[0][0], y.grad_fn.next_functions[0][0].next_functions[0][0]]
+        return [repr(n).split(" object at ")[0] for n in nodes]
+
+    s, t = both(prog)
+    assert s == t
+
+
 # -- saved-tensor hooks ----------------------------------------------------------------------------------
 
 def test_saved_tensors_hooks_reference_printout(capsys):

@@ -106,6 +106,17 @@ def test_scalars_and_python_operators():
     compare(lambda lib, a: a.double().float_power_(2), (x, tx))
 
 
+def test_bool_pow_as_torch():
+    """A Python bool exponent works on a bool tensor in torch (its Scalar overload); a bool tensor
+    exponent is refused, and an int exponent promotes to int64."""
+    b = (np.array([True, False, True]), "bool")
+    for exponent in (True, False, 2, 0, 2.5):
+        compare(lambda lib, a: a ** exponent, b)
+        compare(lambda lib, a: a.pow(exponent), b)
+    compare(lambda lib, a: a.clone().pow_(False), b)
+    compare(lambda lib, a, e: a ** e, b, b, codes="method_dtype_not_supported_error")
+
+
 def test_shift_edges_as_torch():
     for dtype in ("uint8", "int8", "int16", "int32", "int64"):
         a = np.array([1, 5, 100, 127, 0, 3], dtype=np.int64)

@@ -129,7 +129,8 @@ class Node:
         return sorted(names)
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        # torch's repr shows the class name without its C++ namespace (``name()`` keeps it).
+        return f"<{self.name().rsplit('::', 1)[-1]} object at {id(self):#x}>"
 
 
 # -- saved-tensor hooks -----------------------------------------------------------------------------------

@@ -101,6 +101,11 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
         if RD.is_complex(common) and name in _NO_COMPLEX:
             fail("method_dtype_not_supported_error", op=name, dtype=common, hint="")
         if name == "pow":
+            if common == "bool" and isinstance(other, bool):
+                # torch's pow(Tensor, Scalar) takes a bool exponent on a bool tensor (x**True is x,
+                # x**False is all True); a bool tensor exponent stays refused, as in torch.
+                other = as_operand(int(other), input, name)
+                return _store(prim(cast(input, "int64"), other).to(common), out, name)
             _check_pow(common, other)
         return _store(prim(cast(input, common), cast(other, common)), out, name)
 
