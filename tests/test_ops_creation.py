@@ -135,7 +135,7 @@ def test_result_type_priorities(a, b, ka, kb):
     assert ours.name == str(theirs).removeprefix("torch."), (a, ka, b, kb)
 
 
-def test_linspace_is_bit_for_bit_torch_in_float32_and_float64():
+def test_linspace_is_bit_for_bit_torch_in_every_dtype():
     """torch's kernel counts the first half up and the second half down with a fused multiply-add; histogram's
     bin edges come from it, so a one-ulp edge moves a value into the neighbouring bin."""
 
@@ -148,5 +148,11 @@ def test_linspace_is_bit_for_bit_torch_in_float32_and_float64():
             ours = st.linspace(lo, hi, steps, dtype=getattr(st, name)).numpy()
             theirs = torch.linspace(lo, hi, steps, dtype=getattr(torch, name)).numpy()
             assert ours.tobytes() == theirs.tobytes(), (lo, hi, steps, name, ours - theirs)
+    for _ in range(600):  # integers step in float64 with the same fused multiply-add, then truncate
+        lo, hi = (int(v) for v in rng.integers(-500, 500, size=2))
+        steps = int(rng.integers(0, 60))
+        for name in ("int64", "int32", "int16"):
+            ours = st.linspace(lo, hi, steps, dtype=getattr(st, name)).tolist()
+            assert ours == torch.linspace(lo, hi, steps, dtype=getattr(torch, name)).tolist(), (lo, hi, steps, name)
     x = [0.12]
     assert st.histogram(st.tensor(x), 6).hist.tolist() == torch.histogram(torch.tensor(x), 6).hist.tolist()

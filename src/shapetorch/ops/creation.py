@@ -253,7 +253,8 @@ def linspace_values(start: Any, end: Any, steps: int, dtype: Any) -> Any:
     """``steps`` evenly spaced values as torch's CPU kernel makes them, bit for bit in float32 and float64:
     the first half counted up from ``start`` and the second half down from ``end`` (for symmetry), with the
     step in the output dtype and each value ``start + step * i`` rounded once (a fused multiply-add, which a
-    float32 product and sum carried in float64 reproduces). Integer dtypes step in float64 and truncate."""
+    float32 product and sum carried in float64 reproduces). Integer dtypes step in float64, also fused
+    (``44 + (-84/9) * 3`` is 15.999… there, so 15, where a rounded product gives 16), and truncate."""
     dt = np.dtype(dtype)
     if steps == 1:
         return np.array([start]).astype(dt)
@@ -270,7 +271,7 @@ def linspace_values(start: Any, end: Any, steps: int, dtype: Any) -> Any:
     else:  # integers: the ends are truncated first (a C cast), then stepped in float64
         lo, hi = (float(int(v)) if dt.kind in "iu" else v for v in (start, end))
         step_f = (hi - lo) / (steps - 1)
-        arr = np.where(up, lo + step_f * i, hi - step_f * down)
+        arr = np.where(up, _fma64(step_f, i, lo), _fma64(-step_f, down, hi))
     if dt.kind in "iub":
         arr = np.trunc(arr)
     return arr.astype(dt)
