@@ -145,3 +145,69 @@ def test_independent_and_kl_pairs_match_torch() -> None:
         ours = D.kl_divergence(getattr(D, name)(*map(st.tensor, p)), getattr(D, name)(*map(st.tensor, q)))
         theirs = T.kl_divergence(getattr(T, name)(*map(torch.tensor, p)), getattr(T, name)(*map(torch.tensor, q)))
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["Gamma", "Beta", "Dirichlet", "LowRankMultivariateNormal"])
+def test_has_rsample_flags_match_torch(name: str) -> None:
+    assert getattr(st.distributions, name).has_rsample is getattr(torch.distributions, name).has_rsample
+
+
+@fast(15)
+@given(hs.lists(hs.floats(0.05, 30.0), min_size=1, max_size=4), hs.floats(0.2, 5.0), hs.integers(0, 10_000))
+def test_gamma_rsample_gradient_is_torchs_implicit_one(conc: list[float], rate: float, seed: int) -> None:
+    """For the very sample drawn, d(sum(g * x))/d(concentration, rate) is torch's ``_standard_gamma_grad``
+    (the parameters are batched, so each element's gradient is compared, with no sum to cancel errors)."""
+    st.manual_seed(seed)
+    conc6 = np.tile(np.asarray(conc), (6, 1))
+    a = st.tensor(conc6, requires_grad=True)
+    r = st.tensor(rate, dtype=st.float64, requires_grad=True)
+    x = st.distributions.Gamma(a, r).rsample()
+    assert tuple(x.shape) == conc6.shape
+    weights = np.random.default_rng(seed).normal(size=tuple(x.shape))
+    (x * st.tensor(weights)).sum().backward()
+    xs = torch.tensor(x.detach().numpy())
+    expected_a = torch.tensor(weights) * torch._standard_gamma_grad(torch.tensor(conc6), xs * rate) / rate
+    np.testing.assert_allclose(a.grad.numpy(), expected_a.numpy(), rtol=2e-3, atol=1e-10)
+    np.testing.assert_allclose(float(r.grad), float((torch.tensor(weights) * -xs / rate).sum()), rtol=1e-9)
+
+
+@fast(15)
+@given(hs.lists(hs.floats(0.05, 30.0), min_size=2, max_size=4), hs.integers(0, 10_000))
+def test_dirichlet_rsample_gradient_is_torchs(conc: list[float], seed: int) -> None:
+    from torch.distributions.dirichlet import _Dirichlet_backward
+
+    st.manual_seed(seed)
+    conc5 = np.tile(np.asarray(conc), (5, 1))
+    c = st.tensor(conc5, requires_grad=True)
+    x = st.distributions.Dirichlet(c).rsample()
+    np.testing.assert_allclose(x.detach().sum(-1).numpy(), 1.0, rtol=1e-12)
+    weights = np.random.default_rng(seed).normal(size=tuple(x.shape))
+    (x * st.tensor(weights)).sum().backward()
+    xs = torch.tensor(x.detach().numpy())
+    expected = _Dirichlet_backward(xs, torch.tensor(conc5), torch.tensor(weights))
+    np.testing.assert_allclose(c.grad.numpy(), expected.numpy(), rtol=2e-3, atol=1e-9)
+
+
+def test_beta_rsample_gradient_is_torchs() -> None:
+    from torch.distributions.dirichlet import _Dirichlet_backward
+
+    st.manual_seed(3)
+    a = st.tensor(_A.astype(np.float64), requires_grad=True)
+    b = st.tensor(_B.astype(np.float64), requires_grad=True)
+    x = st.distributions.Beta(a, b).rsample((7,))
+    assert tuple(x.shape) == (7, 3) and bool(((x > 0) & (x < 1)).all())
+    x.sum().backward()
+    xs = torch.tensor(x.detach().numpy())
+    pair = torch.stack([torch.tensor(_A, dtype=torch.float64), torch.tensor(_B, dtype=torch.float64)], -1)
+    g = torch.stack([torch.ones_like(xs), torch.zeros_like(xs)], -1)
+    expected = _Dirichlet_backward(torch.stack([xs, 1 - xs], -1), pair.expand(7, 3, 2), g).sum(0)
+    np.testing.assert_allclose(a.grad.numpy(), expected[..., 0].numpy(), rtol=2e-3, atol=1e-7)
+    np.testing.assert_allclose(b.grad.numpy(), expected[..., 1].numpy(), rtol=2e-3, atol=1e-7)
+
+
+def test_gamma_family_rsample_statistics() -> None:
+    st.manual_seed(1)
+    g = st.distributions.Gamma(st.tensor([3.0]), st.tensor([2.0])).rsample((20000,))
+    assert abs(float(g.mean()) - 1.5) < 0.05
+    b = st.distributions.Beta(st.tensor(2.0), st.tensor(6.0)).rsample((20000,))
+    assert abs(float(b.mean()) - 0.25) < 0.01
