@@ -1157,7 +1157,7 @@ def _lu_vjp(which: int) -> Any:
         m, nn = L._data.shape[-2], U._data.shape[-1]
         k = min(m, nn)
         if m == nn:
-            gA = (L.mH @ gL).tril(-1) if gL is not None else (gU @ U.mH).triu()  # type: ignore[operator]
+            gA = (L.mH @ gL).tril(-1) if gL is not None else (gU @ U.mH).triu()
             gA = linalg_solve_triangular(U.mH, gA, upper=False, left=False)
         elif m < nn:  # wide: U = [U1 U2]
             U1 = U[..., :, :k]
