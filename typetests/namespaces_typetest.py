@@ -43,6 +43,14 @@ def limits() -> None:
     assert_type(st.finfo().tiny, float)
     assert_type(st.iinfo(st.int8).max, int)
     assert_type(st.iinfo(st.int64).bits, int)
+    a: Tensor[Any, st.float64] = st.eye(3, dtype=st.float64)
+    P, L, U = linalg.lu(a)
+    assert_type(U, Tensor[Any, st.float64])
+    assert_type(linalg.lu_factor(a).pivots, Tensor[Any, Any])
+    assert_type(linalg.lu_solve(*linalg.lu_factor(a), a), Tensor[Any, st.float64])
+    assert_type(linalg.solve_ex(a, a).result, Tensor[Any, st.float64])
+    assert_type(linalg.ldl_factor_ex(a).info, Tensor[Any, Any])
+    assert_type(linalg.tensorsolve(a, a[0]), Tensor[Any, st.float64])
     try:
         linalg.inv(st.zeros(2, 2))
     except linalg.LinAlgError as e:

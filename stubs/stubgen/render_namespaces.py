@@ -59,6 +59,33 @@ class Eigh(NamedTuple, Generic[_S1, _S3, _D, _DR]):
 class SlogDet(NamedTuple, Generic[_S, _D, _DR]):
     sign: Tensor[_S, _D]
     logabsdet: Tensor[_S, _DR]
+
+class PLU(NamedTuple, Generic[_D]):
+    P: Tensor[Any, _D]
+    L: Tensor[Any, _D]
+    U: Tensor[Any, _D]
+
+class LUFactor(NamedTuple, Generic[_D]):
+    LU: Tensor[Any, _D]
+    pivots: Tensor[Any, Any]
+
+class LUFactorEx(NamedTuple, Generic[_D]):
+    LU: Tensor[Any, _D]
+    pivots: Tensor[Any, Any]
+    info: Tensor[Any, Any]
+
+class SolveEx(NamedTuple, Generic[_D]):
+    result: Tensor[Any, _D]
+    info: Tensor[Any, Any]
+
+class LDLFactor(NamedTuple, Generic[_D]):
+    LD: Tensor[Any, _D]
+    pivots: Tensor[Any, Any]
+
+class LDLFactorEx(NamedTuple, Generic[_D]):
+    LD: Tensor[Any, _D]
+    pivots: Tensor[Any, Any]
+    info: Tensor[Any, Any]
 """
 
 # the same shape as A: square-matrix functions (the plugin also checks squareness)
@@ -87,6 +114,22 @@ LINALG_PERMISSIVE = {
     "slogdet": "(A: Tensor[Any, _D]) -> SlogDet[Any, _D, Any]",
     "lstsq": "(A: Tensor[Any, _D], B: Tensor[Any, _D], rcond: float | None = None, *, driver: str | None = None) "
              "-> Incomplete",
+    "lu": "(A: Tensor[Any, _D], *, pivot: bool = True, out: Any = ...) -> PLU[_D]",
+    "lu_factor": "(A: Tensor[Any, _D], *, pivot: bool = True, out: Any = ...) -> LUFactor[_D]",
+    "lu_factor_ex": "(A: Tensor[Any, _D], *, pivot: bool = True, check_errors: bool = False, out: Any = ...) "
+                    "-> LUFactorEx[_D]",
+    "lu_solve": "(LU: Tensor[Any, _D], pivots: Tensor[Any, Any], B: Tensor[Any, _D], *, left: bool = True, "
+                "adjoint: bool = False, out: Any = ...) -> Tensor[Any, _D]",
+    "solve_ex": "(A: Tensor[Any, _D], B: Tensor[Any, _D], *, left: bool = True, check_errors: bool = False, "
+                "out: Any = ...) -> SolveEx[_D]",
+    "ldl_factor": "(A: Tensor[Any, _D], *, hermitian: bool = False, out: Any = ...) -> LDLFactor[_D]",
+    "ldl_factor_ex": "(A: Tensor[Any, _D], *, hermitian: bool = False, check_errors: bool = False, out: Any = ...) "
+                     "-> LDLFactorEx[_D]",
+    "ldl_solve": "(LD: Tensor[Any, _D], pivots: Tensor[Any, Any], B: Tensor[Any, _D], *, hermitian: bool = False, "
+                 "out: Any = ...) -> Tensor[Any, _D]",
+    "tensorinv": "(A: Tensor[Any, _D], ind: int = 2, *, out: Any = ...) -> Tensor[Any, _D]",
+    "tensorsolve": "(A: Tensor[Any, _D], B: Tensor[Any, _D], dims: Sequence[int] | None = None, *, out: Any = ...) "
+                   "-> Tensor[Any, _D]",
 }
 
 
