@@ -255,6 +255,10 @@ def test_ldl_has_no_derivative_as_torch():
         torch.linalg.ldl_factor(torch.tensor(a, requires_grad=True)).LD.sum().backward()
     with pytest.raises(st.AutogradError, match="not implemented"):
         st.linalg.ldl_factor(st.tensor(a, requires_grad=True)).LD.sum().backward()
+    with pytest.raises(NotImplementedError, match="forward AD"):
+        torch.func.jvp(lambda x: torch.linalg.ldl_factor(x).LD, (torch.tensor(a),), (torch.tensor(a),))
+    with pytest.raises(NotImplementedError, match="forward AD"):
+        st.func.jvp(lambda x: st.linalg.ldl_factor(x).LD, (st.tensor(a),), (st.tensor(a),))
 
 
 @fast(20)

@@ -1338,12 +1338,9 @@ def _lapack(name: str, dtype: Any, hermitian: bool) -> Any:
     return getattr(lapack, f"{prefix}{kind}{name}")
 
 
-def _ldl_no_grad(g: Tensor, n: Any) -> tuple[Any, ...]:
-    fail("autograd_error_not_differentiable", op="linalg.ldl_factor_ex",
-         problem="derivative for aten::linalg_ldl_factor_ex is not implemented")
-
-
-_LDL = Prim("linalg_ldl_factor", _given, _ldl_no_grad)
+# no vjp, as torch defines none: backward raises the engine's "not implemented" error, forward mode torch's
+# NotImplementedError
+_LDL = Prim("linalg_ldl_factor", _given)
 
 
 @public("linalg", method=False)
