@@ -238,12 +238,15 @@ def test_singular_input_is_a_linalg_error_as_torch():
     assert isinstance(e.value, st.ShapeError) and e.value.code == "linalg_error_singular"
 
 
-def test_solve_ex_and_lu_factor_ex_report_singular_matrices_as_torch():
+@pytest.mark.parametrize(("b_shape", "left"), [((2, 1), True), ((2,), True), ((3, 1, 2, 2), False), ((4, 2), False)])
+def test_solve_ex_and_lu_factor_ex_report_singular_matrices_as_torch(b_shape, left):
     a = np.stack([np.eye(2) * 2, _SING])
-    b = np.ones((2, 1))
-    ro, rt = st.linalg.solve_ex(st.tensor(a), st.tensor(b)), torch.linalg.solve_ex(torch.tensor(a), torch.tensor(b))
+    b = np.random.default_rng(5).standard_normal(b_shape)
+    ro = st.linalg.solve_ex(st.tensor(a), st.tensor(b), left=left)
+    rt = torch.linalg.solve_ex(torch.tensor(a), torch.tensor(b), left=left)
+    assert tuple(ro.info.shape) == tuple(rt.info.shape)  # A's batch shape, not the broadcast one
     np.testing.assert_array_equal(ro.info.numpy(), rt.info.numpy())
-    np.testing.assert_allclose(ro.result.numpy(), rt.result.numpy())  # inf where LU divides by zero, as torch
+    np.testing.assert_allclose(ro.result.numpy(), rt.result.numpy())  # inf or nan where LU divides by zero, as torch
     fo, ft = st.linalg.lu_factor_ex(st.tensor(a)), torch.linalg.lu_factor_ex(torch.tensor(a))
     for x, y in zip(fo, ft, strict=True):
         np.testing.assert_allclose(x.numpy(), y.numpy())

@@ -1304,10 +1304,9 @@ def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bo
     vector = len(shape) == A._data.ndim - 1 or B._data.ndim == 1
     batch = tuple(shape[:-1] if vector else shape[:-2])
     n = A._data.shape[-1]
-    a = np.broadcast_to(A._data, (*batch, n, n))
-    lu, piv, info = _lu_arrays(np.ascontiguousarray(a))
+    lu, piv, info = _lu_arrays(A._data)  # info has A's batch shape, as torch's (not the broadcast one)
     if check_errors and info.any():
-        singular_error("linalg.solve_ex", a, "solve")
+        singular_error("linalg.solve_ex", A._data, "solve")
     if not info.any():
         return SolveEx(linalg_solve(A, B, left=left), _new(info, A))
     # LU's substitutions carried through the zero pivot (infinities, nan), as torch's: a constant, no gradient
@@ -1316,7 +1315,8 @@ def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bo
     b = np.asarray(B._data)[..., None] if vector else np.asarray(B._data)
     b = np.broadcast_to(b, (*batch, *b.shape[-2:]))
     count = int(np.prod(batch))
-    lus, pivs = lu.reshape(count, n, n), piv.reshape(count, n) - 1
+    lus = np.broadcast_to(lu, (*batch, n, n)).reshape(count, n, n)
+    pivs = np.broadcast_to(piv, (*batch, n)).reshape(count, n) - 1
     bs = b.reshape(count, *b.shape[-2:])
     x = np.empty(bs.shape, dtype=A._data.dtype)
     with np.errstate(all="ignore"), warnings.catch_warnings():
