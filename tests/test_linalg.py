@@ -3,6 +3,8 @@ shapes for solve's broadcasting, torch's errors for singular and indefinite inpu
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -358,3 +360,21 @@ def test_forward_mode_matches_torch_func_jvp(name):
     _, tt = torch.func.jvp(lambda x: f(torch, x), (torch.tensor(a),), (torch.tensor(t),))
     _, so = st.func.jvp(lambda x: f(st, x), (st.tensor(a),), (st.tensor(t),))
     np.testing.assert_allclose(so.numpy(), tt.numpy(), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize(("shape", "ind"), [((4, 6, 8, 3), 2), ((4, 6, 8, 3), 1), ((4, 6, 8, 3), 0), ((2, 3, 6), 2),
+                                            ((6, 2, 3), 1), ((5,), 1), ((2, 2), 3)])
+def test_tensorinv_rule_decides_as_torch(shape, ind):
+    """The rule (shared with the plugin) accepts and refuses as torch, with the shape torch gives."""
+    from shapetorch._rules.errors import RuleError
+    from shapetorch._rules.matrix import tensorinv_shape
+
+    try:
+        expected = tuple(torch.linalg.tensorinv(torch.eye(math.prod(shape[:ind]) or 1).reshape(shape)
+                                                if math.prod(shape[:ind]) ** 2 == math.prod(shape) else
+                                                torch.ones(shape), ind=ind).shape)
+    except RuntimeError:
+        with pytest.raises(RuleError):
+            tensorinv_shape(shape, ind)
+        return
+    assert tensorinv_shape(shape, ind) == expected

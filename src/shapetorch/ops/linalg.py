@@ -1096,11 +1096,6 @@ class LDLFactorEx(NamedTuple):
     info: Tensor
 
 
-def _at_least_2d(x: Tensor, op: str) -> None:
-    if x._data.ndim < 2:
-        fail("linalg_error_requires_at_least_2d", op=op, shape=tuple(x._data.shape))
-
-
 def _permutation(pivots: Arr, m: int) -> Arr:
     """LAPACK's row swaps (1-based ``pivots``, applied in order) as a permutation of ``range(m)`` per matrix:
     row ``i`` of ``P^T A`` is row ``perm[i]`` of A."""
@@ -1196,7 +1191,7 @@ def _no_pivot(pivot: bool, op: str) -> None:
 
 def _plu(A: Tensor, op: str) -> tuple[PLU, Arr, Arr]:
     """``(P, L, U)`` of A as differentiable outputs, with the pivots and info they came from."""
-    _at_least_2d(A, op)
+    check(RX.lu_shapes, A._data.shape, op=op)
     _floating(A, op)
     a = A._data
     lu, piv, info = _lu_arrays(a)
@@ -1265,16 +1260,10 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     """X of ``A X = B`` (``X A = B`` when not ``left``; ``A^H`` for A when ``adjoint``) from ``lu_factor``'s
     output. Written in triangular solves of LU's triangles, so it batches and differentiates in LU and B."""
     op = "linalg.lu_solve"
-    check(RX.inverse_shape, LU._data.shape, op=op)
-    if B._data.ndim < 2:
-        fail("linalg_error_requires_at_least_2d", op=op, shape=tuple(B._data.shape))
+    check(RX.lu_solve_shape, LU._data.shape, B._data.shape, left, op=op)
     _floating(LU, op)
     _same(op, LU, B)
     n = LU._data.shape[-1]
-    rows = B._data.shape[-2] if left else B._data.shape[-1]
-    if rows != n:
-        fail("linalg_error_solve_incompatible", op=op, equation="AX = B" if left else "XA = B",
-             a=f"{n}x{n}", b=f"{B._data.shape[-2]}x{B._data.shape[-1]}")
     piv = np.asarray(pivots._data).astype(np.int64)
     P = _new(_permutation_matrix(_permutation(piv, n), LU._data.dtype), LU)
     L = LU.tril(-1) + _eye_like(LU, n)
@@ -1384,18 +1373,10 @@ def linalg_ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool =
                      out: Tensor | None = None) -> Tensor:
     """X of ``A X = B`` from :func:`linalg_ldl_factor`'s output (LAPACK's sytrs/hetrs); batches broadcast."""
     op = "linalg.ldl_solve"
-    check(RX.inverse_shape, LD._data.shape, op=op)
-    if B._data.ndim < 2:
-        fail("linalg_error_requires_at_least_2d", op=op, shape=tuple(B._data.shape))
+    batch = tuple(check(RX.lu_solve_shape, LD._data.shape, B._data.shape, True, op=op)[:-2])
     _floating(LD, op)
     _same(op, LD, B)
     n = LD._data.shape[-1]
-    if B._data.shape[-2] != n:
-        fail("linalg_error_solve_incompatible", op=op, equation="AX = B", a=f"{n}x{n}",
-             b=f"{B._data.shape[-2]}x{B._data.shape[-1]}")
-    from .._rules.broadcast import broadcast_shapes
-
-    batch = tuple(check(broadcast_shapes, LD._data.shape[:-2], B._data.shape[:-2], op=op))
     count = int(np.prod(batch))
     ld = np.broadcast_to(LD._data, (*batch, n, n)).reshape(count, n, n)
     piv = np.broadcast_to(np.asarray(pivots._data, dtype=np.int32), (*batch, n)).reshape(count, n)
@@ -1417,13 +1398,8 @@ def linalg_tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> T
     A.shape[:ind]``, so that ``tensordot(tensorinv(A, ind), A, ind)`` is the identity."""
     import math
 
-    op = "linalg.tensorinv"
-    if ind <= 0:
-        fail("linalg_error_tensorinv_ind", op=op, ind=ind)
+    check(RX.tensorinv_shape, A._data.shape, ind, op="linalg.tensorinv")
     lead, rest = tuple(A._data.shape[:ind]), tuple(A._data.shape[ind:])
-    if math.prod(lead) != math.prod(rest):
-        fail("linalg_error_tensor_sizes", op=op, trailing="ind:", leading=":ind", a=math.prod(rest),
-             b=math.prod(lead))
     r = linalg_inv(A.reshape(math.prod(lead), math.prod(rest))).reshape(*rest, *lead)
     return r if out is None else out.copy_(r)
 
@@ -1440,10 +1416,7 @@ def linalg_tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | 
 
         dims = list(dims)
         A = movedim(A, dims, list(range(A._data.ndim - len(dims), A._data.ndim)))
-    k = B._data.ndim
-    lead, rest = tuple(A._data.shape[:k]), tuple(A._data.shape[k:])
-    if math.prod(lead) != math.prod(rest):
-        fail("linalg_error_tensor_sizes", op=op, trailing="other.ndim:", leading=":other.ndim", a=math.prod(rest),
-             b=math.prod(lead))
+    rest = tuple(check(RX.tensorsolve_shape, A._data.shape, B._data.shape, op=op))
+    lead = tuple(A._data.shape[:B._data.ndim])
     r = linalg_solve(A.reshape(math.prod(lead), math.prod(rest)), B.reshape(-1)).reshape(rest)
     return r if out is None else out.copy_(r)
