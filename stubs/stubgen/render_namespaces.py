@@ -60,14 +60,15 @@ class SlogDet(NamedTuple, Generic[_S, _D, _DR]):
     sign: Tensor[_S, _D]
     logabsdet: Tensor[_S, _DR]
 
-class PLU(NamedTuple, Generic[_D]):
-    P: Tensor[Any, _D]
-    L: Tensor[Any, _D]
-    U: Tensor[Any, _D]
+class PLU(NamedTuple, Generic[_S1, _S, _S3, _D]):
+    \"\"\"(P, L, U) of ``lu``: ``A = P L U``.\"\"\"
+    P: Tensor[_S1, _D]
+    L: Tensor[_S, _D]
+    U: Tensor[_S3, _D]
 
-class LUFactor(NamedTuple, Generic[_D]):
-    LU: Tensor[Any, _D]
-    pivots: Tensor[Any, Any]
+class LUFactor(NamedTuple, Generic[_S, _S1, _D]):
+    LU: Tensor[_S, _D]
+    pivots: Tensor[_S1, Any]
 
 class LUFactorEx(NamedTuple, Generic[_D]):
     LU: Tensor[Any, _D]
@@ -114,8 +115,8 @@ LINALG_PERMISSIVE = {
     "slogdet": "(A: Tensor[Any, _D]) -> SlogDet[Any, _D, Any]",
     "lstsq": "(A: Tensor[Any, _D], B: Tensor[Any, _D], rcond: float | None = None, *, driver: str | None = None) "
              "-> Incomplete",
-    "lu": "(A: Tensor[Any, _D], *, pivot: bool = True, out: Any = ...) -> PLU[_D]",
-    "lu_factor": "(A: Tensor[Any, _D], *, pivot: bool = True, out: Any = ...) -> LUFactor[_D]",
+    "lu": "(A: Tensor[Any, _D], *, pivot: bool = True, out: Any = ...) -> PLU[Any, Any, Any, _D]",
+    "lu_factor": "(A: Tensor[Any, _D], *, pivot: bool = True, out: Any = ...) -> LUFactor[Any, Any, _D]",
     "lu_factor_ex": "(A: Tensor[Any, _D], *, pivot: bool = True, check_errors: bool = False, out: Any = ...) "
                     "-> LUFactorEx[_D]",
     "lu_solve": "(LU: Tensor[Any, _D], pivots: Tensor[Any, Any], B: Tensor[Any, _D], *, left: bool = True, "
