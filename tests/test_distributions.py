@@ -76,8 +76,8 @@ NEW = [
     ("Beta", (_A, _B), {}, _U, True),
     ("LogNormal", (_A, _B), {}, np.array([0.3, 1.2, 4.0], np.float32), True),
     ("Poisson", (_A,), {}, _COUNTS, False),
-    ("Binomial", (10,), {"probs": _U}, _COUNTS, False),
-    ("Binomial", (10,), {"logits": _A}, _COUNTS, False),
+    ("Binomial", (10,), {"probs": _U}, _COUNTS, True),
+    ("Binomial", (10,), {"logits": _A}, _COUNTS, True),
     ("Dirichlet", (_C,), {}, _SIMPLEX, True),
     ("OneHotCategorical", (_SIMPLEX,), {}, np.eye(3, dtype=np.float32)[[0, 2]], True),
 ]
@@ -356,3 +356,26 @@ def test_lowrank_mvn_validates_cov_diag_as_torch() -> None:
         st.distributions.LowRankMultivariateNormal(st.zeros(2), st.ones(2, 1), st.tensor([1.0, -1.0]))
     with pytest.raises(ValueError, match="cov_diag"):
         torch.distributions.LowRankMultivariateNormal(torch.zeros(2), torch.ones(2, 1), torch.tensor([1.0, -1.0]))
+
+
+@pytest.mark.parametrize("name", [*sorted(_builders(0.0)), "Independent", "TransformedDistribution", "LogNormal"])
+def test_expand_matches_torch(name: str) -> None:
+    """``expand`` to a larger batch: shapes, log_prob, entropy where torch has it, and sample shapes."""
+    if name == "LogNormal":
+        ours, theirs, _, _ = _pair("LogNormal", _A, _B)
+    else:
+        ours, theirs, _, _ = _build(name, 0.0)
+    new_batch = (4, *theirs.batch_shape)  # type: ignore[attr-defined]
+    eo, et = ours.expand(new_batch), theirs.expand(new_batch)  # type: ignore[attr-defined]
+    assert (tuple(eo.batch_shape), tuple(eo.event_shape)) == (tuple(et.batch_shape), tuple(et.event_shape))
+    value = et.sample((2,))
+    np.testing.assert_allclose(eo.log_prob(st.tensor(value.numpy())).detach().numpy(), et.log_prob(value).detach().numpy(),
+                               rtol=1e-4, atol=1e-5)
+    try:
+        expected = et.entropy()
+    except NotImplementedError:
+        expected = None
+    if expected is not None:
+        np.testing.assert_allclose(eo.entropy().detach().numpy(), expected.detach().numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(eo.perplexity().detach().numpy(), et.perplexity().detach().numpy(), rtol=1e-4)
+    assert tuple(eo.sample((3,)).shape) == tuple(et.sample((3,)).shape)

@@ -249,6 +249,7 @@ class Poisson(Distribution):
 
 
 class Binomial(Distribution):
+    has_enumerate_support = True
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"total_count": C.nonnegative_integer,
                                                           "probs": C.unit_interval, "logits": C.real}
     support = C.dependent
@@ -282,6 +283,23 @@ class Binomial(Distribution):
         n, p = (np.broadcast_to(_numpy(t), shape) for t in (self.total_count, self._p()))
         return _draw(self.total_count, _rng().binomial(n.astype(np.int64), p))
 
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        """0, 1, ..., total_count along a new leading dim (one total_count for the whole batch, as torch)."""
+        total = int(self.total_count.max())
+        if int(self.total_count.min()) != total:
+            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
+        values = creation.arange(1 + total, dtype=self.total_count.dtype).reshape((-1,) + (1,) * len(self._batch_shape))
+        return values.expand((-1, *self._batch_shape)) if expand else values
+
+    def entropy(self) -> Tensor:
+        """By summing over the support, as torch (which needs one total_count for the batch too)."""
+        total = int(self.total_count.max())
+        if int(self.total_count.min()) != total:
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        lp = self.log_prob(self.enumerate_support(False))
+        out: Tensor = -(lp.exp() * lp).sum(0)
+        return out
+
     def log_prob(self, value: Tensor) -> Tensor:
         n = self.total_count
         comb = lgamma(n + 1) - lgamma(value + 1) - lgamma(n - value + 1)
@@ -302,6 +320,11 @@ class OneHotCategorical(Distribution):
         batch = self._categorical.batch_shape
         k = (self._categorical.probs if probs is not None else self._categorical.logits).shape[-1]
         super().__init__(batch, (k,), validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        new = super().expand(batch_shape, _instance)
+        new._categorical = self._categorical.expand(batch_shape)
+        return new
 
     @property
     def probs(self) -> Tensor:
