@@ -3,6 +3,8 @@ shapes for solve's broadcasting, torch's errors for singular and indefinite inpu
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -43,7 +45,8 @@ def _eig_invariant(lib, *a, **k):
 OPS = {f"linalg.{n}": _f(n) for n in (
     "inv", "inv_ex", "det", "slogdet", "solve", "solve_triangular", "cholesky", "cholesky_ex", "qr", "svdvals",
     "eigvalsh", "eigvals", "norm", "vector_norm", "matrix_norm", "matrix_rank", "pinv", "matrix_power", "cross",
-    "multi_dot", "householder_product", "vander", "diagonal", "vecdot", "cond", "lstsq")}
+    "multi_dot", "householder_product", "vander", "diagonal", "vecdot", "cond", "lstsq", "solve_ex", "lu", "lu_factor",
+    "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex", "ldl_solve", "tensorinv", "tensorsolve")}
 OPS["linalg.svd"] = _svd_invariant
 OPS["linalg.eigh"] = _eigh_invariant
 OPS["linalg.eig"] = _eig_invariant
@@ -55,7 +58,8 @@ OPS["linalg.lstsq"] = lambda lib, *a, **k: _lib(lib).lstsq(*a, **k)[0]  # the re
 
 TOL = (1e-4, 1e-4)
 TOLS = {"matrix_exp": (1e-3, 1e-3)}  # entries of 1e4 next to entries of 0.1: torch's float32 loses those digits
-NO_GRADS = {"linalg.matrix_rank", "linalg.inv_ex", "linalg.cholesky_ex", "linalg.vander", "linalg.eig"}
+NO_GRADS = {"linalg.matrix_rank", "linalg.inv_ex", "linalg.cholesky_ex", "linalg.vander", "linalg.eig",
+            "linalg.ldl_factor", "linalg.ldl_factor_ex", "linalg.ldl_solve"}  # torch defines no derivative of LDL
 
 
 def _skip_values(name):
@@ -184,3 +188,193 @@ def test_info_refuses_the_other_kind():
     for bad in ((st.finfo, st.int32), (st.iinfo, st.float32), (st.iinfo, st.bool)):
         with pytest.raises(TypeError):
             bad[0](bad[1])
+
+
+# -- the functions added with LU, LDL and tensor solves: torch's errors and verdicts -----------------------------
+
+_SING = np.array([[1.0, 2.0], [2.0, 4.0]])
+
+
+def _both(fn):
+    """(torch's exception, ours), or the results when both accept."""
+    out = []
+    for lib in (torch, st):
+        try:
+            out.append(fn(lib))
+        except Exception as e:  # the verdict itself is what is compared
+            out.append(e)
+    return out
+
+
+@pytest.mark.parametrize("case", [
+    lambda L: L.linalg.lu_factor(L.tensor(np.stack([np.eye(2), _SING]))),
+    lambda L: L.linalg.lu_factor(L.tensor(_SING)),
+    lambda L: L.linalg.lu_factor_ex(L.tensor(_SING), check_errors=True),
+    lambda L: L.linalg.lu_factor(L.tensor(np.eye(2)), pivot=False),
+    lambda L: L.linalg.solve_ex(L.tensor(np.stack([np.eye(2), _SING])), L.tensor(np.ones((2, 1))), check_errors=True),
+    lambda L: L.linalg.tensorinv(L.tensor(np.ones((4, 6, 8, 3))), ind=0),
+    lambda L: L.linalg.tensorinv(L.tensor(np.ones((4, 6, 8, 3))), ind=1),
+    lambda L: L.linalg.tensorinv(L.tensor(np.zeros((2, 2, 2, 2))), ind=2),
+    lambda L: L.linalg.tensorsolve(L.tensor(np.ones((2, 3, 5))), L.tensor(np.ones((2, 3)))),
+    lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.tensor(np.eye(3))), L.tensor(np.ones(3))),
+    lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(L.tensor(np.eye(3))), L.tensor(np.ones((4, 1)))),
+    lambda L: L.linalg.ldl_factor(L.tensor(np.ones((3, 4)))),
+    lambda L: L.linalg.ldl_solve(*L.linalg.ldl_factor(L.tensor(np.eye(3))), L.tensor(np.ones((4, 1)))),
+    lambda L: L.linalg.lu_factor(L.tensor(np.ones((2, 2), dtype=np.int64))),
+])
+def test_new_linalg_errors_match_torch(case):
+    theirs, ours = _both(case)
+    assert isinstance(theirs, Exception) and isinstance(ours, st.ShapetorchError), (theirs, ours)
+    assert isinstance(ours, RuntimeError)
+    if isinstance(theirs, torch.linalg.LinAlgError):
+        assert isinstance(ours, st.linalg.LinAlgError)
+    if "U[" in str(theirs) or "Expected" in str(theirs) or "singular" in str(theirs):  # torch's own wording, kept
+        assert str(theirs).endswith(str(ours).split(": ", 1)[1])
+
+
+def test_singular_input_is_a_linalg_error_as_torch():
+    with pytest.raises(torch.linalg.LinAlgError):
+        torch.linalg.inv(torch.tensor(_SING))
+    with pytest.raises(st.linalg.LinAlgError) as e:
+        st.linalg.inv(st.tensor(_SING))
+    assert isinstance(e.value, st.ShapeError) and e.value.code == "linalg_error_singular"
+
+
+@pytest.mark.parametrize(("b_shape", "left"), [((2, 1), True), ((2,), True), ((3, 1, 2, 2), False), ((4, 2), False)])
+def test_solve_ex_and_lu_factor_ex_report_singular_matrices_as_torch(b_shape, left):
+    a = np.stack([np.eye(2) * 2, _SING])
+    b = np.random.default_rng(5).standard_normal(b_shape)
+    ro = st.linalg.solve_ex(st.tensor(a), st.tensor(b), left=left)
+    rt = torch.linalg.solve_ex(torch.tensor(a), torch.tensor(b), left=left)
+    assert tuple(ro.info.shape) == tuple(rt.info.shape)  # A's batch shape, not the broadcast one
+    np.testing.assert_array_equal(ro.info.numpy(), rt.info.numpy())
+    np.testing.assert_allclose(ro.result.numpy(), rt.result.numpy())  # inf or nan where LU divides by zero, as torch
+    fo, ft = st.linalg.lu_factor_ex(st.tensor(a)), torch.linalg.lu_factor_ex(torch.tensor(a))
+    for x, y in zip(fo, ft, strict=True):
+        np.testing.assert_allclose(x.numpy(), y.numpy())
+
+
+def test_ldl_has_no_derivative_as_torch():
+    a = np.eye(3) + 0.1
+    with pytest.raises(RuntimeError, match="not implemented"):
+        torch.linalg.ldl_factor(torch.tensor(a, requires_grad=True)).LD.sum().backward()
+    with pytest.raises(st.AutogradError, match="not implemented"):
+        st.linalg.ldl_factor(st.tensor(a, requires_grad=True)).LD.sum().backward()
+    with pytest.raises(NotImplementedError, match="forward AD"):
+        torch.func.jvp(lambda x: torch.linalg.ldl_factor(x).LD, (torch.tensor(a),), (torch.tensor(a),))
+    with pytest.raises(NotImplementedError, match="forward AD"):
+        st.func.jvp(lambda x: st.linalg.ldl_factor(x).LD, (st.tensor(a),), (st.tensor(a),))
+
+
+@fast(20)
+@given(m=hs.integers(1, 4), n=hs.integers(1, 4), batch=batch, seed=seeds)
+def test_lu_and_its_gradient_match_torch_for_any_shape(m, n, batch, seed):
+    """Square, wide and tall: P, L, U, the packed factors and pivots, and the gradient of L and U together."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, m, n))
+    ao, at = st.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    po, pt = st.linalg.lu(ao), torch.linalg.lu(at)
+    for x, y in zip(po, pt, strict=True):
+        np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=1e-10, atol=1e-12)
+    assert not po.P.requires_grad
+    wl, wu = rng.standard_normal(tuple(pt.L.shape)), rng.standard_normal(tuple(pt.U.shape))
+    ((po.L * st.tensor(wl)).sum() + (po.U * st.tensor(wu)).sum()).backward()
+    ((pt.L * torch.tensor(wl)).sum() + (pt.U * torch.tensor(wu)).sum()).backward()
+    np.testing.assert_allclose(ao.grad.numpy(), at.grad.numpy(), rtol=1e-7, atol=1e-9)
+    fo, ft = st.linalg.lu_factor_ex(st.tensor(a)), torch.linalg.lu_factor_ex(torch.tensor(a))
+    for x, y in zip(fo, ft, strict=True):
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(("left", "adjoint"), [(True, False), (True, True), (False, False), (False, True)])
+def test_lu_solve_all_four_equations_with_gradients(left, adjoint):
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((2, 3, 3)) + 2 * np.eye(3), rng.standard_normal((2, 3, 3))
+    grads_ = []
+    for lib in (torch, st):
+        LU, piv = lib.linalg.lu_factor(lib.tensor(a))
+        LU = LU.detach().requires_grad_(True)
+        B = lib.tensor(b, requires_grad=True)
+        x = lib.linalg.lu_solve(LU, piv, B, left=left, adjoint=adjoint)
+        (x * lib.tensor(b)).sum().backward()
+        grads_.append((x.detach().numpy(), LU.grad.numpy(), B.grad.numpy()))
+    for o, t in zip(grads_[1], grads_[0], strict=True):
+        np.testing.assert_allclose(o, t, rtol=1e-9, atol=1e-11)
+
+
+def test_tensorinv_and_tensorsolve_with_gradients():
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((4, 6, 8, 3)), rng.standard_normal((2, 3))
+    a5 = rng.standard_normal((6, 2, 3))
+    out = []
+    for lib in (torch, st):
+        A, A5, B = lib.tensor(a, requires_grad=True), lib.tensor(a5, requires_grad=True), lib.tensor(b)
+        inv = lib.linalg.tensorinv(A, ind=2)
+        x = lib.linalg.tensorsolve(A5, B, dims=(0,))
+        (inv.sum() + x.sum()).backward()
+        out.append([inv.detach().numpy(), x.detach().numpy(), A.grad.numpy(), A5.grad.numpy()])
+    for o, t in zip(out[1], out[0], strict=True):
+        assert o.shape == t.shape
+        np.testing.assert_allclose(o, t, rtol=1e-8, atol=1e-10)
+
+
+# -- forward mode: the factorizations' jvps against torch.func.jvp ----------------------------------------------
+
+def _sign_fixed(lib, V):
+    """Eigen-/singular vectors up to sign: each column scaled to make its largest entry positive."""
+    idx = V.abs().argmax(-2, keepdim=True)
+    return V * V.gather(-2, idx).sign()
+
+
+JVP_CASES = {
+    "cholesky": lambda lib, a: lib.linalg.cholesky(a),
+    "cholesky_ex": lambda lib, a: lib.linalg.cholesky_ex(a).L,
+    "qr": lambda lib, a: lib.linalg.qr(a).Q + lib.linalg.qr(a).R,
+    "svdvals": lambda lib, a: lib.linalg.svdvals(a),
+    "svd": lambda lib, a: _sign_fixed(lib, lib.linalg.svd(a).U) @ lib.linalg.svd(a).U.mT @ a,
+    "eigh": lambda lib, a: _sign_fixed(lib, lib.linalg.eigh(a).eigenvectors) * lib.linalg.eigh(a).eigenvalues.unsqueeze(-2),
+    "eigvalsh": lambda lib, a: lib.linalg.eigvalsh(a),
+    "eigvals": lambda lib, a: lib.linalg.eigvals(a),
+    "pinv": lambda lib, a: lib.linalg.pinv(a),
+    "matrix_norm_nuc": lambda lib, a: lib.linalg.matrix_norm(a, "nuc"),
+    "matrix_norm_2": lambda lib, a: lib.linalg.matrix_norm(a, 2),
+    "cond": lambda lib, a: lib.linalg.cond(a),
+    "lstsq": lambda lib, a: lib.linalg.lstsq(a, a[..., :2]).solution,
+    "slogdet": lambda lib, a: lib.linalg.slogdet(a).logabsdet,
+    "lu": lambda lib, a: lib.linalg.lu(a).L + lib.linalg.lu(a).U,
+    "lu_factor": lambda lib, a: lib.linalg.lu_factor(a).LU,
+    "lu_solve": lambda lib, a: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), a[..., :2]),
+    "solve_ex": lambda lib, a: lib.linalg.solve_ex(a, a[..., :1]).result,
+    "tensorinv": lambda lib, a: lib.linalg.tensorinv(a[0], ind=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JVP_CASES))
+def test_forward_mode_matches_torch_func_jvp(name):
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((2, 3, 3))
+    a = a @ np.swapaxes(a, -1, -2) + 3 * np.eye(3)  # symmetric positive-definite: every case above is defined
+    t = rng.standard_normal((2, 3, 3))
+    t = t + np.swapaxes(t, -1, -2)
+    f = JVP_CASES[name]
+    _, tt = torch.func.jvp(lambda x: f(torch, x), (torch.tensor(a),), (torch.tensor(t),))
+    _, so = st.func.jvp(lambda x: f(st, x), (st.tensor(a),), (st.tensor(t),))
+    np.testing.assert_allclose(so.numpy(), tt.numpy(), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize(("shape", "ind"), [((4, 6, 8, 3), 2), ((4, 6, 8, 3), 1), ((4, 6, 8, 3), 0), ((2, 3, 6), 2),
+                                            ((6, 2, 3), 1), ((5,), 1), ((2, 2), 3)])
+def test_tensorinv_rule_decides_as_torch(shape, ind):
+    """The rule (shared with the plugin) accepts and refuses as torch, with the shape torch gives."""
+    from shapetorch._rules.errors import RuleError
+    from shapetorch._rules.matrix import tensorinv_shape
+
+    try:
+        expected = tuple(torch.linalg.tensorinv(torch.eye(math.prod(shape[:ind]) or 1).reshape(shape)
+                                                if math.prod(shape[:ind]) ** 2 == math.prod(shape) else
+                                                torch.ones(shape), ind=ind).shape)
+    except RuntimeError:
+        with pytest.raises(RuleError):
+            tensorinv_shape(shape, ind)
+        return
+    assert tensorinv_shape(shape, ind) == expected

@@ -23,7 +23,7 @@ def _report(results: list) -> str:
 
 def test_plugin_typetests() -> None:
     results = check_files([TT / "plugin_core.py", TT / "einsum_typetest.py", TT / "plugin_nn.py",
-                           *sorted(TT.glob("plugin_ops_*.py"))], plugin=True)
+                           TT / "namespaces_typetest.py", *sorted(TT.glob("plugin_ops_*.py"))], plugin=True)
     assert all(r.ok for r in results), _report(results)
     assert sum(len(v) for v in expectations(TT / "plugin_core.py").values()) > 100
 
@@ -43,7 +43,7 @@ def test_plugin_typetests_on_lowest_mypy() -> None:
 
 
 def test_noplugin_typetests() -> None:
-    results = check_files([TT / "noplugin_smoke.py"], plugin=False)
+    results = check_files([TT / "noplugin_smoke.py", TT / "namespaces_typetest.py"], plugin=False)
     assert all(r.ok for r in results), _report(results)
 
 

@@ -25,6 +25,11 @@ class ShapeError(ShapetorchError, RuntimeError):
     """Shapes, equations and patterns that do not fit."""
 
 
+class LinAlgError(ShapeError):
+    """A matrix a factorization or solver cannot handle (singular, not positive-definite): torch's
+    ``torch.linalg.LinAlgError``, a ``RuntimeError``; a ``ShapeError`` too, as these were before it existed."""
+
+
 class DimensionError(ShapeError, IndexError):
     """A dim or an index out of range."""
 
@@ -64,12 +69,13 @@ class AllocationError(ShapetorchError, RuntimeError, MemoryError):
     """A tensor the machine cannot hold: a ``RuntimeError``, as torch's allocator failure, and a ``MemoryError``."""
 
 
-for _cls in (ShapetorchError, ShapeError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
+for _cls in (ShapetorchError, ShapeError, LinAlgError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
              AutogradError, RegistryError, ArgumentError, ArgumentValueError, AllocationError):
     _cls.__module__ = "shapetorch"
 
 _BY_KIND: dict[str, type[ShapetorchError]] = {
     "shape": ShapeError,
+    "linalg": LinAlgError,
     "index": DimensionError,
     "dtype": DTypeError,
     "dtype_unsupported": DTypeNotSupportedError,

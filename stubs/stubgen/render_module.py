@@ -75,6 +75,26 @@ class ArgumentError(ShapetorchError, TypeError): ...
 class ArgumentValueError(ShapetorchError, ValueError): ...
 class AllocationError(ShapetorchError, RuntimeError, MemoryError): ...
 
+class finfo:
+    """Machine limits of a floating (or complex) dtype, as torch.finfo; the default dtype's without one."""
+    bits: _int
+    eps: _float
+    max: _float
+    min: _float
+    tiny: _float
+    smallest_normal: _float
+    resolution: _float
+    dtype: str
+    def __init__(self, type: _type[DType] | None = None) -> None: ...
+
+class iinfo:
+    """Machine limits of an integer (or bool) dtype, as torch.iinfo."""
+    bits: _int
+    max: _int
+    min: _int
+    dtype: str
+    def __init__(self, type: _type[DType]) -> None: ...
+
 def __getattr__(name: str) -> Incomplete: ...  # the rest of the public API: not typed precisely yet
 '''
 

@@ -59,6 +59,34 @@ class Eigh(NamedTuple, Generic[_S1, _S3, _D, _DR]):
 class SlogDet(NamedTuple, Generic[_S, _D, _DR]):
     sign: Tensor[_S, _D]
     logabsdet: Tensor[_S, _DR]
+
+class PLU(NamedTuple, Generic[_S1, _S, _S3, _D]):
+    \"\"\"(P, L, U) of ``lu``: ``A = P L U``.\"\"\"
+    P: Tensor[_S1, _D]
+    L: Tensor[_S, _D]
+    U: Tensor[_S3, _D]
+
+class LUFactor(NamedTuple, Generic[_S, _S1, _D]):
+    LU: Tensor[_S, _D]
+    pivots: Tensor[_S1, Any]
+
+class LUFactorEx(NamedTuple, Generic[_D]):
+    LU: Tensor[Any, _D]
+    pivots: Tensor[Any, Any]
+    info: Tensor[Any, Any]
+
+class SolveEx(NamedTuple, Generic[_D]):
+    result: Tensor[Any, _D]
+    info: Tensor[Any, Any]
+
+class LDLFactor(NamedTuple, Generic[_D]):
+    LD: Tensor[Any, _D]
+    pivots: Tensor[Any, Any]
+
+class LDLFactorEx(NamedTuple, Generic[_D]):
+    LD: Tensor[Any, _D]
+    pivots: Tensor[Any, Any]
+    info: Tensor[Any, Any]
 """
 
 # the same shape as A: square-matrix functions (the plugin also checks squareness)
@@ -87,6 +115,22 @@ LINALG_PERMISSIVE = {
     "slogdet": "(A: Tensor[Any, _D]) -> SlogDet[Any, _D, Any]",
     "lstsq": "(A: Tensor[Any, _D], B: Tensor[Any, _D], rcond: float | None = None, *, driver: str | None = None) "
              "-> Incomplete",
+    "lu": "(A: Tensor[Any, _D], *, pivot: bool = True, out: Any = ...) -> PLU[Any, Any, Any, _D]",
+    "lu_factor": "(A: Tensor[Any, _D], *, pivot: bool = True, out: Any = ...) -> LUFactor[Any, Any, _D]",
+    "lu_factor_ex": "(A: Tensor[Any, _D], *, pivot: bool = True, check_errors: bool = False, out: Any = ...) "
+                    "-> LUFactorEx[_D]",
+    "lu_solve": "(LU: Tensor[Any, _D], pivots: Tensor[Any, Any], B: Tensor[Any, _D], *, left: bool = True, "
+                "adjoint: bool = False, out: Any = ...) -> Tensor[Any, _D]",
+    "solve_ex": "(A: Tensor[Any, _D], B: Tensor[Any, _D], *, left: bool = True, check_errors: bool = False, "
+                "out: Any = ...) -> SolveEx[_D]",
+    "ldl_factor": "(A: Tensor[Any, _D], *, hermitian: bool = False, out: Any = ...) -> LDLFactor[_D]",
+    "ldl_factor_ex": "(A: Tensor[Any, _D], *, hermitian: bool = False, check_errors: bool = False, out: Any = ...) "
+                     "-> LDLFactorEx[_D]",
+    "ldl_solve": "(LD: Tensor[Any, _D], pivots: Tensor[Any, Any], B: Tensor[Any, _D], *, hermitian: bool = False, "
+                 "out: Any = ...) -> Tensor[Any, _D]",
+    "tensorinv": "(A: Tensor[Any, _D], ind: int = 2, *, out: Any = ...) -> Tensor[Any, _D]",
+    "tensorsolve": "(A: Tensor[Any, _D], B: Tensor[Any, _D], dims: Sequence[int] | None = None, *, out: Any = ...) "
+                   "-> Tensor[Any, _D]",
 }
 
 
@@ -144,8 +188,11 @@ def _loose_class(name: str, cls: type, base: str = "") -> list[str]:
 def render_linalg() -> str:
     from shapetorch import linalg
 
-    lines = [HEAD, TYPEVARS, LINALG_TUPLES, *_linalg_branches(), ""]
-    lines += _loose_rest(linalg, declared(lines) | {"matmul"})
+    lines = [HEAD, TYPEVARS, LINALG_TUPLES, *_linalg_branches(), "",
+             "from shapetorch import ShapeError as _ShapeError",
+             "class LinAlgError(_ShapeError):",
+             "    \"\"\"torch.linalg.LinAlgError: a singular or indefinite matrix (a RuntimeError).\"\"\"", ""]
+    lines += _loose_rest(linalg, declared(lines) | {"matmul", "LinAlgError"})
     lines.append("from shapetorch import matmul as matmul")
     return "\n".join(lines) + "\n"
 
@@ -176,9 +223,11 @@ class Distribution:
     support: Any
     def __init__(self, batch_shape: Any = ..., event_shape: Any = ..., validate_args: bool | None = None) -> None: ...
     @property
-    def batch_shape(self) -> Any: ...
+    def batch_shape(self) -> Size: ...
     @property
-    def event_shape(self) -> Any: ...
+    def event_shape(self) -> Size: ...
+    @staticmethod
+    def set_default_validate_args(value: bool) -> None: ...
     @property
     def mean(self) -> Tensor[Any, Any]: ...
     @property
@@ -201,19 +250,141 @@ class Distribution:
 """
 
 
+# the parameters torch types as ``Tensor | float`` (``Tensor | int`` for counts); a runtime annotation of ``Any``
+# on a distribution's constructor reads as that
+_PARAM = "Tensor[Any, Any] | float"
+_INIT_TYPES = {"Tensor": "Tensor[Any, Any]", "Tensor | None": "Tensor[Any, Any] | None", "bool | None": "bool | None",
+               "Distribution": "Distribution", "int": "int", "Transform | list[Transform]": "Transform | list[Transform]"}
+
+
+def _init_signature(cls: type) -> str:
+    """``def __init__(self, ...) -> None`` of a distribution or transform, its parameters typed as torch's."""
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]  # type: ignore[misc]
+    parts: list[str] = []
+    star = False
+    for p in params:
+        ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "Any")
+        typ = _INIT_TYPES.get(ann, _PARAM if ann == "Any" else "Any")
+        if ann == "Any" and p.default is None:
+            typ += " | None"
+        if p.kind is p.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{p.name}: {typ}" + ("" if p.default is p.empty else " = ..."))
+    return f"    def __init__(self{''.join(', ' + x for x in parts)}) -> None: ..."
+
+
 def render_distributions() -> str:
     import shapetorch.distributions as dist
 
-    lines = [HEAD, DISTRIBUTION, "from . import constraints as constraints", "from . import transforms as transforms"
-             if hasattr(dist, "transforms") else ""]
-    done = {"Distribution", "constraints", "transforms"}
+    lines = [HEAD, "from shapetorch import Size", DISTRIBUTION,
+             "from . import constraints as constraints", "from . import transforms as transforms"
+             if hasattr(dist, "transforms") else "", TRANSFORMS]
+    done = {"Distribution", "constraints", "transforms", "Transform", *TRANSFORM_NAMES}
     for name in sorted(set(dist.__all__) - done):
         obj = getattr(dist, name)
         if inspect.isclass(obj) and issubclass(obj, dist.Distribution):
-            lines.append(f"class {name}(Distribution):")
-            lines.append("    def __init__(self, *args: Any, **kwargs: Any) -> None: ...")
+            base = next(b.__name__ for b in obj.__mro__[1:] if b.__name__ in dist.__all__)
+            lines.append(f"class {name}({base}):")
+            for param in obj.arg_constraints:
+                lines.append(f"    {param}: Tensor[Any, Any]")
+            lines.append(_init_signature(obj))
             done.add(name)
+    lines += [KL]
+    done |= {"kl_divergence", "register_kl"}
     lines += _loose_rest(dist, done)
+    return "\n".join(lines) + "\n"
+
+
+TRANSFORM_NAMES = ("AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform")
+TRANSFORMS = """
+class Transform:
+    bijective: bool
+    event_dim: int
+    def __call__(self, x: Tensor[Any, Any]) -> Tensor[Any, Any]: ...
+    def inv(self, y: Tensor[Any, Any]) -> Tensor[Any, Any]: ...
+    def log_abs_det_jacobian(self, x: Tensor[Any, Any], y: Tensor[Any, Any]) -> Tensor[Any, Any]: ...
+class ExpTransform(Transform): ...
+class SigmoidTransform(Transform): ...
+class TanhTransform(Transform): ...
+class AffineTransform(Transform):
+    loc: Tensor[Any, Any] | float
+    scale: Tensor[Any, Any] | float
+    def __init__(self, loc: Tensor[Any, Any] | float, scale: Tensor[Any, Any] | float, event_dim: int = 0) -> None: ...
+class ComposeTransform(Transform):
+    parts: list[Transform]
+    def __init__(self, parts: list[Transform]) -> None: ...
+"""
+
+KL = """
+_F = TypeVar("_F", bound=Callable[..., Any])
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor[Any, Any]: ...
+def register_kl(type_p: type[Distribution], type_q: type[Distribution]) -> Callable[[_F], _F]: ...
+"""
+
+# ------------------------------------------------------------------------------------------------ func, amp, testing
+# torch types these by hand too (torch/_functorch/*.py, torch/amp/*.py); the transforms that return a function
+# of the same arguments keep them (ParamSpec), so a wrong call is caught
+FUNC = """
+from typing import ParamSpec
+from shapetorch.nn import Module
+
+_P = ParamSpec("_P")
+
+def grad(func: Callable[_P, Any], argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable[_P, Any]: ...
+def grad_and_value(func: Callable[_P, Any], argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable[_P, tuple[Any, Any]]: ...
+def jacrev(func: Callable[_P, Any], argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False, chunk_size: int | None = None) -> Callable[_P, Any]: ...
+def jacfwd(func: Callable[_P, Any], argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *, randomness: str = 'error') -> Callable[_P, Any]: ...
+def hessian(func: Callable[_P, Any], argnums: int | tuple[int, ...] = 0) -> Callable[_P, Any]: ...
+def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomness: str = 'error', *, chunk_size: int | None = None) -> Callable[..., Any]: ...
+def jvp(func: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], *, has_aux: bool = False) -> tuple[Any, ...]: ...
+def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]: ...
+def functional_call(module: Module, parameter_and_buffer_dicts: dict[str, Any] | Sequence[dict[str, Any]], args: Any = None, kwargs: dict[str, Any] | None = None, *, tie_weights: bool = True, strict: bool = False) -> Any: ...
+def stack_module_state(models: Sequence[Module]) -> tuple[dict[str, Tensor[Any, Any]], dict[str, Tensor[Any, Any]]]: ...
+"""
+
+AMP = """
+from types import TracebackType
+from typing_extensions import Self
+
+def is_autocast_available(device_type: str) -> bool: ...
+
+class autocast:
+    def __init__(self, device_type: str, dtype: type[DType] | None = None, enabled: bool = True, cache_enabled: bool | None = None) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None: ...
+
+_T = TypeVar("_T")
+
+class GradScaler:
+    def __init__(self, device: str = 'cuda', init_scale: float = 65536.0, growth_factor: float = 2.0, backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True) -> None: ...
+    def is_enabled(self) -> bool: ...
+    def scale(self, outputs: _T) -> _T: ...
+    def unscale_(self, optimizer: Any) -> None: ...
+    def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> float | None: ...
+    def update(self, new_scale: float | Tensor[Any, Any] | None = None) -> None: ...
+    def get_scale(self) -> float: ...
+    def get_growth_factor(self) -> float: ...
+    def get_backoff_factor(self) -> float: ...
+    def get_growth_interval(self) -> int: ...
+    def state_dict(self) -> dict[str, Any]: ...
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None: ...
+"""
+
+TESTING = """
+def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, rtol: float | None = None, atol: float | None = None, equal_nan: bool = False, check_device: bool = True, check_dtype: bool = True, check_layout: bool = True, check_stride: bool = False, msg: str | Callable[[str], str] | None = None) -> None: ...
+"""
+
+
+def render_typed_module(module_name: str, text: str) -> str:
+    """A hand-typed namespace, checked against the runtime: every public name must be declared."""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    lines = [HEAD, text]
+    missing = set(module.__all__) - declared(text.splitlines()) - {
+        ln.split("class ")[1].split("(")[0].split(":")[0] for ln in text.splitlines() if ln.startswith("class ")}
+    lines += _loose_rest(module, set(module.__all__) - missing)
     return "\n".join(lines) + "\n"
 
 
@@ -229,9 +400,9 @@ def outputs(root: Any) -> dict[Any, str]:
     return {
         root / "linalg.pyi": render_linalg(),
         root / "special.pyi": render_special(),
-        root / "func.pyi": render_loose_module("shapetorch.func"),
-        root / "amp.pyi": render_loose_module("shapetorch.amp"),
-        root / "testing" / "__init__.pyi": render_loose_module("shapetorch.testing"),
+        root / "func.pyi": render_typed_module("shapetorch.func", FUNC),
+        root / "amp.pyi": render_typed_module("shapetorch.amp", AMP),
+        root / "testing" / "__init__.pyi": render_typed_module("shapetorch.testing", TESTING),
         root / "distributions" / "__init__.pyi": render_distributions(),
         root / "distributions" / "constraints.pyi": _constraints(),
     }

@@ -1,6 +1,7 @@
-"""``shapetorch.linalg``: ``solve`` (its batch dims broadcast, B a matrix or a batch of vectors), ``inv``/``det``/
-``cholesky``/``matrix_exp`` (square matrices), and the named tuples of ``svd`` (U, S, Vh), ``qr`` (Q, R),
-``eigh`` (eigenvalues, eigenvectors) and ``slogdet`` (sign, logabsdet).
+"""``shapetorch.linalg``: ``solve`` and ``lu_solve`` (their batch dims broadcast, B a matrix or a batch of vectors),
+``inv``/``det``/``cholesky``/``matrix_exp`` (square matrices), ``tensorinv``/``tensorsolve``, and the named tuples
+of ``svd`` (U, S, Vh), ``qr`` (Q, R), ``eigh`` (eigenvalues, eigenvectors), ``slogdet`` (sign, logabsdet), ``lu``
+(P, L, U) and ``lu_factor`` (LU, pivots).
 
 Rules: ``shapetorch._rules.matrix`` (the functions the runtime runs before each of these ops).
 """
@@ -14,7 +15,17 @@ from mypy.types import Instance, TupleType, Type, get_proper_type
 
 from shapetorch._rules import dtypes as DT
 from shapetorch._rules.errors import RuleError
-from shapetorch._rules.matrix import eigh_shapes, inverse_shape, qr_shapes, solve_shape, svd_shapes
+from shapetorch._rules.matrix import (
+    eigh_shapes,
+    inverse_shape,
+    lu_shapes,
+    lu_solve_shape,
+    qr_shapes,
+    solve_shape,
+    svd_shapes,
+    tensorinv_shape,
+    tensorsolve_shape,
+)
 
 from ..args import str_value
 from ..convert import MODULE, TensorInfo
@@ -109,7 +120,40 @@ def _slogdet(op: Op) -> Type:
     return _named(op, "SlogDet", [op.conv.shape_type(batch), x.dtype_type, _real(op, x)])
 
 
-svd, qr, eigh, slogdet = (_keeps_tuple(h) for h in (_svd, _qr, _eigh, _slogdet))
+def _lu(op: Op) -> Type:
+    x = exact(op, "A")
+    p, low, up = lu_shapes(x.shape or (), op.name)
+    return _named(op, "PLU", [op.conv.shape_type(p), op.conv.shape_type(low), op.conv.shape_type(up), x.dtype_type])
+
+
+def _lu_factor(op: Op) -> Type:
+    """LU has A's shape; the pivots are (..., min(m, n))."""
+    x = exact(op, "A")
+    _, low, _ = lu_shapes(x.shape or (), op.name)
+    return _named(op, "LUFactor", [op.conv.shape_type(x.shape or ()), op.conv.shape_type(low[:-2] + low[-1:]),
+                                   x.dtype_type])
+
+
+def lu_solve(op: Op) -> Type:
+    lu, b = op.input("LU"), op.tensor_arg("B")
+    if not (lu.exact and b.exact):
+        raise Unknown
+    return op.like(b, lu_solve_shape(lu.shape or (), b.shape or (), op.bool_arg("left", True), op.name))
+
+
+def tensorinv(op: Op) -> Type:
+    x = exact(op, "A")
+    return op.like(x, tensorinv_shape(x.shape or (), op.int_arg("ind", 2), op.name))
+
+
+def tensorsolve(op: Op) -> Type:
+    a, b = op.input("A"), op.tensor_arg("B")
+    if not (a.exact and b.exact) or op.call.given("dims"):
+        raise Unknown  # dims moves A's dims first: left to the runtime
+    return op.like(a, tensorsolve_shape(a.shape or (), b.shape or (), op.name))
+
+
+svd, qr, eigh, slogdet, lu, lu_factor = (_keeps_tuple(h) for h in (_svd, _qr, _eigh, _slogdet, _lu, _lu_factor))
 
 # the plugin's function table entries: "linalg.<name>" -> (handler, the op name messages use)
 FUNCTIONS: dict[str, tuple[Callable[[Op], Type], str]] = {
@@ -125,4 +169,9 @@ FUNCTIONS: dict[str, tuple[Callable[[Op], Type], str]] = {
     "linalg.eigh": (eigh, "linalg.eigh"),
     "linalg.eigvalsh": (eigvalsh, "linalg.eigvalsh"),
     "linalg.slogdet": (slogdet, "linalg.slogdet"),
+    "linalg.lu": (lu, "linalg.lu"),
+    "linalg.lu_factor": (lu_factor, "linalg.lu_factor"),
+    "linalg.lu_solve": (lu_solve, "linalg.lu_solve"),
+    "linalg.tensorinv": (tensorinv, "linalg.tensorinv"),
+    "linalg.tensorsolve": (tensorsolve, "linalg.tensorsolve"),
 }

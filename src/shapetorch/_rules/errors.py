@@ -16,7 +16,7 @@ from .dims import Sym, _Unknown, fmt_shape
 
 
 class Entry(NamedTuple):
-    kind: str  # shape | index | dtype | dtype_unsupported | device | value | autograd | registry | argument | memory
+    kind: str  # shape | linalg | index | dtype | dtype_unsupported | device | value | autograd | registry | argument | memory
     family: str  # the mypy parent code: shape-matmul, shape-broadcast, ...
     meaning: str
     template: str
@@ -83,13 +83,32 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: expected batches of square matrices, got {m} by {n} matrices (shape {shape})",
     ),
     "linalg_error_singular": Entry(
-        "shape", "shape-linalg", "A matrix to invert or solve with is singular (a zero pivot of its LU factorization).",
+        "linalg", "shape-linalg", "A matrix to invert or solve with is singular (a zero pivot of its LU factorization).",
         "{op}: {cause} because the input matrix is singular.",
     ),
     "linalg_error_not_positive_definite": Entry(
-        "shape", "shape-linalg", "cholesky of a matrix that is not (Hermitian) positive-definite.",
+        "linalg", "shape-linalg", "cholesky of a matrix that is not (Hermitian) positive-definite.",
         "{op}: The factorization could not be completed because the input is not positive-definite (the leading "
         "minor of order {order} is not positive-definite).",
+    ),
+    "linalg_error_lu_zero_pivot": Entry(
+        "linalg", "shape-linalg", "lu_factor of a singular matrix: U has a zero on its diagonal (lu_factor_ex reports it).",
+        "{op}: {batch}U[{i},{i}] is zero and using it on lu_solve would result in a division by zero. If you still "
+        "want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
+    ),
+    "linalg_error_lu_without_pivoting": Entry(
+        "linalg", "shape-linalg", "LU without pivoting (pivot=False), which torch has only on CUDA.",
+        "{op}: LU without pivoting is not implemented on the CPU",
+    ),
+    "linalg_error_tensorinv_ind": Entry(
+        "shape", "shape-linalg", "tensorinv's ind is not a positive integer.",
+        "{op}: Expected a strictly positive integer for 'ind', but got {ind}",
+    ),
+    "linalg_error_tensor_sizes": Entry(
+        "shape", "shape-linalg", "tensorinv/tensorsolve: the leading and trailing dims hold different numbers of "
+        "elements, so they do not make a square matrix.",
+        "{op}: Expected self to satisfy the requirement prod(self.shape[{trailing}]) == prod(self.shape[{leading}]), "
+        "but got {a} != {b}",
     ),
     "linalg_error_solve_incompatible": Entry(
         "shape", "shape-linalg", "The right-hand side of a solve does not have as many rows as the matrix.",

@@ -196,3 +196,47 @@ def multi_dot_shape(shapes: Sequence[Shape], op: str = "linalg.multi_dot") -> Sh
         if differ(x[-1], y[0]):
             raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=x, b=y, ka=x[-1], kb=y[0])
     return tuple(d for d in (rows, cols) if d is not None)
+
+
+def lu_shapes(shape: Shape, op: str = "linalg.lu") -> tuple[Shape, Shape, Shape]:
+    """(..., m, n) -> P (..., m, m), L (..., m, k), U (..., k, n) with k = min(m, n); lu_factor packs L and U into
+    one (..., m, n) and gives k pivots."""
+    if len(shape) < 2:
+        raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=shape)
+    *batch, m, n = shape
+    k = _min(m, n)
+    return (*batch, m, m), (*batch, m, k), (*batch, k, n)
+
+
+def lu_solve_shape(lu: Shape, b: Shape, left: bool = True, op: str = "linalg.lu_solve") -> Shape:
+    """LU (..., n, n) (or LDL's LD) and B (..., n, k) (``left``) or (..., k, n): the batch dims broadcast."""
+    inverse_shape(lu, op)
+    if len(b) < 2:
+        raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=b)
+    if differ(b[-2] if left else b[-1], lu[-1]):
+        raise RuleError("linalg_error_solve_incompatible", op=op, equation="AX = B" if left else "XA = B",
+                        a=_fmt_matrix(lu), b=_fmt_matrix(b))
+    return broadcast_pair(lu[:-2], b[:-2], op) + tuple(b[-2:])
+
+
+def _square_split(lead: Shape, rest: Shape, trailing: str, leading: str, op: str) -> None:
+    """The leading and trailing dims must hold as many elements each: they are a square matrix's rows and columns."""
+    a, b = prod(rest), prod(lead)
+    if differ(a, b):
+        raise RuleError("linalg_error_tensor_sizes", op=op, trailing=trailing, leading=leading, a=a, b=b)
+
+
+def tensorinv_shape(shape: Shape, ind: int = 2, op: str = "linalg.tensorinv") -> Shape:
+    """A read as a (prod(shape[:ind]), prod(shape[ind:])) square matrix; its inverse has shape[ind:] + shape[:ind]."""
+    if ind <= 0:
+        raise RuleError("linalg_error_tensorinv_ind", op=op, ind=ind)
+    lead, rest = tuple(shape[:ind]), tuple(shape[ind:])
+    _square_split(lead, rest, "ind:", ":ind", op)
+    return rest + lead
+
+
+def tensorsolve_shape(a: Shape, b: Shape, op: str = "linalg.tensorsolve") -> Shape:
+    """A's leading b.ndim dims are rows (B's shape), the rest columns: the solution has A's trailing dims."""
+    lead, rest = tuple(a[:len(b)]), tuple(a[len(b):])
+    _square_split(lead, rest, "other.ndim:", ":other.ndim", op)
+    return rest

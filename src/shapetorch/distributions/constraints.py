@@ -131,6 +131,28 @@ def integer_interval(lower: Any, upper: Any) -> Constraint:
     return _IntegerInterval(lower, upper)
 
 
+class _IndependentConstraint(Constraint):
+    """``base`` checked elementwise, with its rightmost ``reinterpreted_batch_ndims`` dims read as one event."""
+
+    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
+        self.base_constraint, self.reinterpreted_batch_ndims = base_constraint, reinterpreted_batch_ndims
+        self.is_discrete = base_constraint.is_discrete
+        self.event_dim = base_constraint.event_dim + reinterpreted_batch_ndims
+
+    def check(self, value: Tensor) -> Tensor:
+        ok = self.base_constraint.check(value)
+        for _ in range(self.reinterpreted_batch_ndims):
+            ok = ok.all(-1)
+        return ok
+
+    def __repr__(self) -> str:
+        return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+def independent(base_constraint: Constraint, reinterpreted_batch_ndims: int) -> Constraint:
+    return _IndependentConstraint(base_constraint, reinterpreted_batch_ndims)
+
+
 class _Dependent(Constraint):
     """The support of a distribution whose support depends on its parameters (Uniform's [low, high))."""
 

@@ -33,6 +33,11 @@ class TransformedDistribution(Distribution):
     def support(self) -> Any:
         return self.transforms[-1].codomain if self.transforms else self.base_dist.support
 
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        new = super().expand(batch_shape, _instance)
+        new.base_dist = self.base_dist.expand(batch_shape)
+        return new
+
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         x = self.base_dist.rsample(sample_shape)
         for t in self.transforms:
@@ -122,6 +127,13 @@ class Independent(Distribution):
     @property
     def support(self) -> Any:
         return self.base_dist.support
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        """The base expanded over the new batch dims and the reinterpreted ones, as torch's."""
+        new = super().expand(batch_shape, _instance)
+        n = self.reinterpreted_batch_ndims
+        new.base_dist = self.base_dist.expand(tuple(batch_shape) + tuple(self._event_shape[:n]))
+        return new
 
     @property
     def mean(self) -> Tensor:

@@ -12,6 +12,7 @@ _VALIDATE = [True]  # torch validates arguments by default (outside -O)
 
 class Distribution:
     has_rsample = False
+    has_enumerate_support = False
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {}
     support: Any = None
 
@@ -57,6 +58,26 @@ class Distribution:
 
     def sample_n(self, n: int) -> Tensor:
         return self.sample((n,))
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        """The same distribution over a larger batch: each parameter (a tensor attribute whose leading dims are the
+        batch dims) expanded, not copied, as torch's ``expand``; derived state (``_``-prefixed) broadcasts as is."""
+        batch = Size(tuple(batch_shape))
+        new = _instance if _instance is not None else type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        old = len(self._batch_shape)
+        for name, value in self.__dict__.items():
+            if not name.startswith("_") and isinstance(value, Tensor):
+                new.__dict__[name] = value.expand(*batch, *value.shape[old:])
+        new._batch_shape = batch
+        return new
+
+    def perplexity(self) -> Tensor:
+        out: Tensor = self.entropy().exp()
+        return out
+
+    def entropy(self) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement entropy")
 
     @property
     def stddev(self) -> Tensor:

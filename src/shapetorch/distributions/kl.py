@@ -8,11 +8,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .._tensor import Tensor
-from ..ops.special import digamma, lgamma
-from .derived import Independent
+from ..ops.special import digamma, erf, lgamma
+from .derived import Independent, TransformedDistribution
 from .distribution import Distribution
-from .gamma_family import Beta, Gamma, Poisson
+from .gamma_family import Beta, Binomial, Dirichlet, Gamma, OneHotCategorical, Poisson
 from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform, broadcast_shape
+from .lowrank_normal import LowRankMultivariateNormal, lowrank_logdet, lowrank_mahalanobis, tril_mahalanobis
+
+_EULER_GAMMA = 0.57721566490153286060
 
 _KL: dict[tuple[type, type], Callable[[Any, Any], Tensor]] = {}
 
@@ -132,3 +135,253 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     out = kl_divergence(p.base_dist, q.base_dist)
     n = p.reinterpreted_batch_ndims
     return out.reshape(*out.shape[: out.dim() - n], -1).sum(-1) if n else out
+
+
+# -- pairs whose supports differ: p puts mass where q has none, so KL is infinite -----------------------------------
+
+
+def _infinite_like(t: Tensor) -> Tensor:
+    return t.new_full(tuple(t.shape), math.inf)
+
+
+def _x_log_x(t: Tensor) -> Tensor:
+    return t * t.log()
+
+
+def _register_infinite(type_p: type, types_q: list[type], param: str) -> None:
+    for type_q in types_q:
+        register_kl(type_p, type_q)(lambda p, q: _infinite_like(getattr(p, param)))
+
+
+_register_infinite(Exponential, [Beta, Uniform], "rate")
+_register_infinite(Gamma, [Beta, Uniform], "concentration")
+_register_infinite(Laplace, [Beta, Exponential, Gamma, Uniform], "loc")
+_register_infinite(Normal, [Beta, Exponential, Gamma, Uniform], "loc")
+_register_infinite(Poisson, [Bernoulli, Binomial], "rate")
+
+
+# -- the same family --------------------------------------------------------------------------------------------------
+
+
+def _binomial_probs_logits(d: Binomial) -> tuple[Tensor, Tensor]:
+    from ..ops.special import logit
+
+    if "logits" in d.__dict__:
+        return d.logits.sigmoid(), d.logits
+    eps = 1.1920928955078125e-07 if d.probs.dtype.itemsize <= 4 else 2.220446049250313e-16
+    return d.probs, logit(d.probs, eps)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    (pp, pl), (qp, ql) = _binomial_probs_logits(p), _binomial_probs_logits(q)
+    kl = p.total_count * (pp * (pl - ql) + (-pp).log1p() - (-qp).log1p())
+    return kl.masked_fill(p.total_count > q.total_count, math.inf)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    sum_p, sum_q = p.concentration.sum(-1), q.concentration.sum(-1)
+    t1 = lgamma(sum_p) - lgamma(sum_q)
+    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = digamma(p.concentration) - digamma(sum_p).unsqueeze(-1)
+    out: Tensor = t1 - t2 + (t3 * t4).sum(-1)
+    return out
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehot_onehot(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    """KL is invariant under a bijection applied to both: the bases' KL when the transforms are equal."""
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+# -- Gaussian covariances: dense and low-rank ----------------------------------------------------------------------
+
+
+def _trace_xxt(x: Tensor) -> Tensor:
+    out: Tensor = (x ** 2).sum((-2, -1))
+    return out
+
+
+def _lowrank_parts(d: LowRankMultivariateNormal) -> tuple[Tensor, Tensor, Tensor]:
+    return d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril
+
+
+def _q_lowrank_terms(p: Distribution, q: LowRankMultivariateNormal, what: str) -> tuple[Tensor, Tensor, Tensor]:
+    """q's log det, its Mahalanobis term for ``q.loc - p.loc``, and ``A = cap^-1 W^T D^-1`` (Woodbury's factor)."""
+    from ..ops.linalg import linalg_solve_triangular
+
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with different event shapes cannot be computed")
+    W, D, cap = _lowrank_parts(q)
+    maha = lowrank_mahalanobis(W, D, q.loc - p.loc, cap)  # type: ignore[attr-defined]
+    A = linalg_solve_triangular(cap, W.mT / D.unsqueeze(-2), upper=False)
+    return lowrank_logdet(W, D, cap), maha, A
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    q_logdet, term3, A = _q_lowrank_terms(p, q, "Low Rank Multivariate Normals")
+    pW, pD, pcap = _lowrank_parts(p)
+    qD = q._unbroadcasted_cov_diag
+    term1 = q_logdet - lowrank_logdet(pW, pD, pcap)
+    # tr(q_cov^-1 p_cov) = tr((qD^-1 - A^T A)(pD + pW pW^T))
+    term2 = ((pD / qD).sum(-1) + _trace_xxt(pW * qD.rsqrt().unsqueeze(-1)) - _trace_xxt(A * pD.sqrt().unsqueeze(-2))
+             - _trace_xxt(A @ pW))
+    out: Tensor = 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+    return out
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_mvn_lowrank(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    q_logdet, term3, A = _q_lowrank_terms(p, q, "(Low Rank) Multivariate Normals")
+    L = p._unbroadcasted_scale_tril
+    term1 = q_logdet - 2 * L.diagonal(0, -2, -1).log().sum(-1)
+    term2 = _trace_xxt(L * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1)) - _trace_xxt(A @ L)
+    out: Tensor = 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+    return out
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_mvn(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
+    from ..ops.linalg import linalg_solve_triangular
+    from ..ops.matrix import diag_embed
+
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with different event shapes "
+                         "cannot be computed")
+    pW, pD, pcap = _lowrank_parts(p)
+    Lq = q._unbroadcasted_scale_tril
+    term1 = 2 * Lq.diagonal(0, -2, -1).log().sum(-1) - lowrank_logdet(pW, pD, pcap)
+    term3 = tril_mahalanobis(Lq, q.loc - p.loc)
+    batch = broadcast_shape(tuple(Lq.shape[:-2]), tuple(pW.shape[:-2]))
+    n = p.event_shape[0]
+    Lq_b = Lq.expand((*batch, n, n))
+    term2 = (_trace_xxt(linalg_solve_triangular(Lq_b, pW.expand((*batch, n, pW.shape[-1])), upper=False))
+             + _trace_xxt(linalg_solve_triangular(Lq_b, diag_embed(pD.sqrt()).expand((*batch, n, n)), upper=False)))
+    out: Tensor = 0.5 * (term1 + term2 + term3 - n)
+    return out
+
+
+# -- across families: closed forms of E_p[log p - log q] ----------------------------------------------------------
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
+    out: Tensor = -p.entropy() - (p.probs * q.rate.log() - q.rate)
+    return out
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p: Beta, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p: Beta, q: Gamma) -> Tensor:
+    a, b = p.concentration1, p.concentration0
+    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (digamma(a) - digamma(a + b))
+    return -p.entropy() + t2 - t3 + q.rate * a / (a + b)
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p: Beta, q: Normal) -> Tensor:
+    a, b = p.concentration1, p.concentration0
+    mean = a / (a + b)
+    var_q = q.scale ** 2
+    second_moment = 0.5 * (mean * (1 - mean) / (a + b + 1) + mean ** 2)
+    return -p.entropy() + 0.5 * (var_q * 2 * math.pi).log() + (second_moment - q.loc * mean + 0.5 * q.loc ** 2) / var_q
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    return result.masked_fill((q.low > 0.0) | (q.high < 1.0), math.inf)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
+    ratio = q.rate / p.rate
+    return (-q.concentration * ratio.log() + ratio + lgamma(q.concentration) + q.concentration * _EULER_GAMMA
+            - (1 + _EULER_GAMMA))
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
+    var_q, rate_sq = q.scale ** 2, p.rate ** 2
+    return 0.5 * (rate_sq * var_q * 2 * math.pi).log() - 1 + (rate_sq.reciprocal() - q.loc / p.rate
+                                                              + 0.5 * q.loc ** 2) / var_q
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
+    a, b = p.concentration, p.rate
+    var_q, b_sq = q.scale ** 2, p.rate ** 2
+    t1 = 0.5 * (b_sq * var_q * 2 * math.pi).log() - a - lgamma(a)
+    moments = 0.5 * (a ** 2 + a) / b_sq - q.loc * a / b + 0.5 * q.loc ** 2
+    return t1 + (a - 1) * digamma(a) + moments / var_q
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
+    var_q = q.scale ** 2
+    ratio = p.scale ** 2 / var_q
+    t1 = 0.5 * (2 * ratio / math.pi).log()
+    return -t1 + ratio + (0.5 * p.loc ** 2 - p.loc * q.loc + 0.5 * q.loc ** 2) / var_q - 1
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
+    diff = p.loc - q.loc
+    scaled = diff / p.scale
+    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * scaled ** 2).exp()
+    t3 = diff * erf(math.sqrt(0.5) * scaled)
+    return -(p.scale / q.scale).log() + (t2 + t3) / q.scale - 0.5 * (1 + math.log(0.5 * math.pi))
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p: Uniform, q: Beta) -> Tensor:
+    width = p.high - p.low
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
+    t4 = lgamma(q.concentration1) + lgamma(q.concentration0) - lgamma(q.concentration1 + q.concentration0)
+    result = t3 + t4 - width.log() - t2
+    return result.masked_fill((p.high > 1.0) | (p.low < 0.0), math.inf)
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p: Uniform, q: Exponential) -> Tensor:
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return result.masked_fill(p.low < 0.0, math.inf)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p: Uniform, q: Gamma) -> Tensor:
+    width = p.high - p.low
+    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    result = -width.log() + t2 + t3 + q.rate * (p.high + p.low) / 2
+    return result.masked_fill(p.low < 0.0, math.inf)
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
+    width = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
+    return t1 + 0.5 * (width ** 2 / 12 + ((p.high + p.low - 2 * q.loc) / 2) ** 2) / q.scale ** 2

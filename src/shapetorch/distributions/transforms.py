@@ -33,6 +33,27 @@ class Transform:
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
+    def _parameters(self) -> tuple[Any, ...]:
+        """What tells two transforms of one type apart (none for the fixed maps exp, sigmoid, tanh)."""
+        return ()
+
+    def __eq__(self, other: object) -> bool:
+        # equal transforms make equal pushforwards: TransformedDistribution's KL reduces to its bases' (as torch)
+        if type(other) is not type(self):
+            return False
+        assert isinstance(other, Transform)
+        return all(_same(a, b) for a, b in zip(self._parameters(), other._parameters(), strict=True))
+
+    __hash__ = object.__hash__
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return bool((a == b).all())
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(x == y for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
 
 class ExpTransform(Transform):
     codomain = C.positive
@@ -52,6 +73,9 @@ class AffineTransform(Transform):
 
     def __init__(self, loc: Any, scale: Any, event_dim: int = 0) -> None:
         self.loc, self.scale, self.event_dim = loc, scale, event_dim
+
+    def _parameters(self) -> tuple[Any, ...]:
+        return self.loc, self.scale, self.event_dim
 
     def __call__(self, x: Tensor) -> Tensor:
         return self.loc + self.scale * x
@@ -99,6 +123,9 @@ class TanhTransform(Transform):
 class ComposeTransform(Transform):
     def __init__(self, parts: list[Transform]) -> None:
         self.parts = list(parts)
+
+    def _parameters(self) -> tuple[Any, ...]:
+        return (self.parts,)
 
     def __call__(self, x: Tensor) -> Tensor:
         for t in self.parts:

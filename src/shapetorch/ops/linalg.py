@@ -104,11 +104,16 @@ _CONSTANT.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.param
 
 
 def _outputs(input: Tensor, prims: tuple[Prim, ...], values: tuple[Arr, ...], **params: Any) -> list[Tensor]:
-    outs = [p(input, value=v, **params) for p, v in zip(prims, values)]
-    for o in outs:
-        if o._grad_fn is not None:
-            o._grad_fn.params["outs"] = outs
-    return outs
+    """One primitive per output of a factorization; each node's ``outs`` param is one list of all the outputs.
+
+    The list exists before the first output does, holding the values as constants, and is filled with the
+    outputs themselves afterwards: forward-mode AD runs an output's vjp (its jvp by the double-vjp trick) the
+    moment that output is made, before its siblings exist, and finds them there as constants; backward later
+    finds the outputs themselves, so double backward differentiates through the siblings."""
+    outs: list[Tensor] = [Tensor._make(v, input._device) for v in values]
+    made = [p(input, value=v, outs=outs, **params) for p, v in zip(prims, values)]
+    outs[:] = made
+    return made
 
 
 def _eye_like(a: Tensor, n: int) -> Tensor:
@@ -1052,3 +1057,366 @@ def linalg_householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = N
     if k == 0:
         Q = _zero_grad(A, Q.contiguous())
     return Q if out is None else out.copy_(Q)
+
+
+# -- LU: factor, unpack, solve ----------------------------------------------------------------------------------------
+
+class SolveEx(NamedTuple):
+    result: Tensor
+    info: Tensor
+
+
+class LUFactor(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+
+
+class LUFactorEx(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+class PLU(NamedTuple):
+    """torch.return_types.linalg_lu: ``A = P L U``."""
+
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+
+class LDLFactor(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+
+
+class LDLFactorEx(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+def _permutation(pivots: Arr, m: int) -> Arr:
+    """LAPACK's row swaps (1-based ``pivots``, applied in order) as a permutation of ``range(m)`` per matrix:
+    row ``i`` of ``P^T A`` is row ``perm[i]`` of A."""
+    batch = pivots.shape[:-1]
+    flat = pivots.reshape(int(np.prod(batch)), pivots.shape[-1]) - 1
+    perm = np.tile(np.arange(m), (flat.shape[0], 1))
+    for b in range(flat.shape[0]):
+        for i, p in enumerate(flat[b]):
+            perm[b, i], perm[b, p] = perm[b, p], perm[b, i]
+    return perm.reshape(*batch, m)
+
+
+def _permutation_matrix(perm: Arr, dtype: Any) -> Arr:
+    """P with ``A = P (P^T A)``: column ``i`` of P is the unit vector at ``perm[i]``."""
+    m = perm.shape[-1]
+    P = np.zeros((*perm.shape, m), dtype=dtype)
+    np.put_along_axis(P, perm[..., :, None], 1, axis=-1)
+    return np.swapaxes(P, -1, -2)
+
+
+def _lu_arrays(a: Arr) -> tuple[Arr, Arr, Arr]:
+    """scipy's LU (LAPACK getrf) of each matrix: the packed factors, 1-based int32 pivots, and info (the 1-based
+    index of U's first zero diagonal entry, else 0)."""
+    import scipy.linalg
+
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    mats = matrices(a)
+    lu = np.empty_like(mats)
+    piv = np.empty((mats.shape[0], k), dtype=np.int32)
+    info = np.zeros(mats.shape[0], dtype=np.int32)
+    for b, mat in enumerate(mats):
+        if mat.size == 0:
+            lu[b], piv[b] = mat, np.arange(1, k + 1)
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lu[b], p = scipy.linalg.lu_factor(mat, check_finite=False)
+        piv[b] = p[:k] + 1
+        zero = np.flatnonzero(np.diagonal(lu[b])[:k] == 0)
+        info[b] = int(zero[0]) + 1 if zero.size else 0
+    batch = a.shape[:-2]
+    return lu.reshape(a.shape), piv.reshape(*batch, k), info.reshape(batch)
+
+
+def _lu_vjp(which: int) -> Any:
+    """torch's LU backward, split by output (it is linear in the gradients of L and U); square, wide and tall."""
+
+    def vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+        from .joining import cat
+
+        P, L, U = n.params["outs"]
+        gL, gU = (g, None) if which == 1 else (None, g)
+        m, nn = L._data.shape[-2], U._data.shape[-1]
+        k = min(m, nn)
+        if m == nn:
+            gA = (L.mH @ gL).tril(-1) if gL is not None else (gU @ U.mH).triu()
+            gA = linalg_solve_triangular(U.mH, gA, upper=False, left=False)
+        elif m < nn:  # wide: U = [U1 U2]
+            U1 = U[..., :, :k]
+            if gL is not None:
+                gA = linalg_solve_triangular(U1.mH, (L.mH @ gL).tril(-1), upper=False, left=False)
+                gA = cat([gA, gA.new_zeros((*gA._data.shape[:-1], nn - k))], -1)
+            else:
+                assert gU is not None
+                gA = linalg_solve_triangular(U1.mH, (-(gU.triu() @ U.mH)).tril(-1), upper=False, left=False)
+                gA = cat([gA + gU[..., :, :k].triu(), gU[..., :, k:]], -1)
+        else:  # tall: L = [L1; L2]
+            L1 = L[..., :k, :]
+            if gU is not None:
+                gA = linalg_solve_triangular(L1.mH, (gU @ U.mH).triu(), upper=True, unitriangular=True)
+                gA = cat([gA, gA.new_zeros((*gA._data.shape[:-2], m - k, gA._data.shape[-1]))], -2)
+            else:
+                assert gL is not None
+                gA = linalg_solve_triangular(L1.mH, (-(L.mH @ gL.tril(-1))).triu(), upper=True, unitriangular=True)
+                gA = cat([gA + gL[..., :k, :].tril(-1), gL[..., k:, :]], -2)
+            return (P @ linalg_solve_triangular(U.mH, gA, upper=False, left=False),)
+        if m <= nn:
+            gA = linalg_solve_triangular(L.mH, gA, upper=True, unitriangular=True)
+        return (P @ gA,)
+
+    return vjp
+
+
+_LU_L = Prim("linalg_lu_L", _given, _lu_vjp(1))
+_LU_U = Prim("linalg_lu_U", _given, _lu_vjp(2))
+
+
+def _no_pivot(pivot: bool, op: str) -> None:
+    if not pivot:
+        fail("linalg_error_lu_without_pivoting", op=op)
+
+
+def _plu(A: Tensor, op: str) -> tuple[PLU, Arr, Arr]:
+    """``(P, L, U)`` of A as differentiable outputs, with the pivots and info they came from."""
+    check(RX.lu_shapes, A._data.shape, op=op)
+    _floating(A, op)
+    a = A._data
+    lu, piv, info = _lu_arrays(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    L = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=a.dtype)
+    U = np.triu(lu[..., :k, :])
+    P = _permutation_matrix(_permutation(piv, m) if k else np.broadcast_to(np.arange(m), (*a.shape[:-2], m)), a.dtype)
+    # P is a constant (no gradient, as torch's); it heads the outputs list the vjps of L and U read
+    outs: list[Tensor] = [_new(P, A), Tensor._make(L, A._device), Tensor._make(U, A._device)]
+    outs[1:] = [_LU_L(A, value=L, outs=outs), _LU_U(A, value=U, outs=outs)]
+    return PLU(*outs), piv, info
+
+
+@public("linalg", method=False)
+def linalg_lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> PLU:
+    """``A = P L U`` with partial pivoting: P a permutation, L unit lower trapezoidal, U upper trapezoidal; any
+    (..., m, n). Singular input is not an error. Differentiable in L and U (torch's formulas)."""
+    _no_pivot(pivot, "linalg.lu")
+    return _plu(A, "linalg.lu")[0]
+
+
+def _pack(L: Tensor, U: Tensor) -> Tensor:
+    """LAPACK's packed LU: U on and above the diagonal, L's strict lower part below (for any m, n)."""
+    from .joining import cat
+
+    m, n = L._data.shape[-2], U._data.shape[-1]
+    if m > n:
+        U = cat([U, U.new_zeros((*U._data.shape[:-2], m - n, n))], -2)
+    elif m < n:
+        L = cat([L, L.new_zeros((*L._data.shape[:-1], n - m))], -1)
+    out: Tensor = L.tril(-1) + U.triu()
+    return out
+
+
+def _lu_zero_pivot(op: str, info: Arr) -> None:
+    flat = info.reshape(-1)
+    b = int(np.flatnonzero(flat)[0])
+    fail("linalg_error_lu_zero_pivot", op=op, batch=f"(Batch element {b}): " if info.ndim else "", i=int(flat[b]))
+
+
+@public("linalg", method=False)
+def linalg_lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out: Any = None) -> LUFactorEx:
+    """``(LU, pivots, info)``: LAPACK's packed factors, 1-based int32 row swaps, and the 1-based index of U's first
+    zero diagonal entry (0 where there is none; not an error unless ``check_errors``)."""
+    _no_pivot(pivot, "linalg.lu_factor_ex")
+    (_, L, U), piv, info = _plu(A, "linalg.lu_factor_ex")
+    if check_errors and info.any():
+        _lu_zero_pivot("torch.linalg.lu_factor_ex", info)
+    return LUFactorEx(_pack(L, U), _new(piv, A), _new(info, A))
+
+
+@public("linalg", method=False)
+def linalg_lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> LUFactor:
+    """``(LU, pivots)`` for :func:`linalg_lu_solve`; a singular matrix raises torch's error."""
+    _no_pivot(pivot, "linalg.lu_factor")
+    (_, L, U), piv, info = _plu(A, "linalg.lu_factor")
+    if info.any():
+        _lu_zero_pivot("torch.linalg.lu_factor", info)
+    return LUFactor(_pack(L, U), _new(piv, A))
+
+
+@public("linalg", method=False)
+def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
+                    out: Tensor | None = None) -> Tensor:
+    """X of ``A X = B`` (``X A = B`` when not ``left``; ``A^H`` for A when ``adjoint``) from ``lu_factor``'s
+    output. Written in triangular solves of LU's triangles, so it batches and differentiates in LU and B."""
+    op = "linalg.lu_solve"
+    check(RX.lu_solve_shape, LU._data.shape, B._data.shape, left, op=op)
+    _floating(LU, op)
+    _same(op, LU, B)
+    n = LU._data.shape[-1]
+    piv = np.asarray(pivots._data).astype(np.int64)
+    P = _new(_permutation_matrix(_permutation(piv, n), LU._data.dtype), LU)
+    L = LU.tril(-1) + _eye_like(LU, n)
+    U = LU.triu()
+    if left and not adjoint:  # X = U^-1 L^-1 P^T B
+        r = linalg_solve_triangular(U, linalg_solve_triangular(L, P.mT @ B, upper=False, unitriangular=True), upper=True)
+    elif left:  # A^H = U^H L^H P^T: X = P L^-H U^-H B
+        y = linalg_solve_triangular(U.mH, B, upper=False)
+        r = P @ linalg_solve_triangular(L.mH, y, upper=True, unitriangular=True)
+    elif not adjoint:  # X = B U^-1 L^-1 P^T
+        y = linalg_solve_triangular(U, B, upper=True, left=False)
+        r = linalg_solve_triangular(L, y, upper=False, left=False, unitriangular=True) @ P.mT
+    else:  # X = B P L^-H U^-H
+        y = linalg_solve_triangular(L.mH, B @ P, upper=True, left=False, unitriangular=True)
+        r = linalg_solve_triangular(U.mH, y, upper=False, left=False)
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg", method=False)
+def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False,
+                    out: Any = None) -> SolveEx:
+    """``(result, info)``: :func:`linalg_solve`, with info the 1-based index of the first zero pivot of A's LU (0
+    where A is invertible) instead of an error; a singular system's result is LU's (infinities or nan), as torch."""
+    shape = check(RX.solve_shape, A._data.shape, B._data.shape, left, op="linalg.solve_ex")
+    _floating(A, "linalg.solve_ex")
+    _same("linalg.solve_ex", A, B)
+    vector = len(shape) == A._data.ndim - 1 or B._data.ndim == 1
+    batch = tuple(shape[:-1] if vector else shape[:-2])
+    n = A._data.shape[-1]
+    lu, piv, info = _lu_arrays(A._data)  # info has A's batch shape, as torch's (not the broadcast one)
+    if check_errors and info.any():
+        singular_error("linalg.solve_ex", A._data, "solve")
+    if not info.any():
+        return SolveEx(linalg_solve(A, B, left=left), _new(info, A))
+    # LU's substitutions carried through the zero pivot (infinities, nan), as torch's: a constant, no gradient
+    import scipy.linalg
+
+    b = np.asarray(B._data)[..., None] if vector else np.asarray(B._data)
+    b = np.broadcast_to(b, (*batch, *b.shape[-2:]))
+    count = int(np.prod(batch))
+    lus = np.broadcast_to(lu, (*batch, n, n)).reshape(count, n, n)
+    pivs = np.broadcast_to(piv, (*batch, n)).reshape(count, n) - 1
+    bs = b.reshape(count, *b.shape[-2:])
+    x = np.empty(bs.shape, dtype=A._data.dtype)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(count):
+            x[i] = (scipy.linalg.lu_solve((lus[i], pivs[i]), bs[i], check_finite=False) if left else
+                    scipy.linalg.lu_solve((lus[i], pivs[i]), bs[i].T, trans=1, check_finite=False).T)
+    r = _new(x.reshape(b.shape), A)
+    return SolveEx(r.squeeze(-1) if vector else r, _new(info, A))
+
+
+# -- LDL^T (Bunch-Kaufman) ------------------------------------------------------------------------------------------
+
+def _lapack(name: str, dtype: Any, hermitian: bool) -> Any:
+    from scipy.linalg import lapack
+
+    prefix = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}[np.dtype(dtype).type]
+    kind = "he" if hermitian and prefix in "cz" else "sy"
+    return getattr(lapack, f"{prefix}{kind}{name}")
+
+
+# no vjp, as torch defines none: backward raises the engine's "not implemented" error, forward mode torch's
+# NotImplementedError
+_LDL = Prim("linalg_ldl_factor", _given)
+
+
+@public("linalg", method=False)
+def linalg_ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False,
+                         out: Any = None) -> LDLFactorEx:
+    """``(LD, pivots, info)``: LAPACK's Bunch-Kaufman ``A = L D L^T`` (``L D L^H`` when ``hermitian``) from A's
+    lower triangle, packed as LAPACK's sytrf/hetrf leaves it (the upper triangle zeroed, as torch). Not
+    differentiable, as in torch."""
+    op = "linalg.ldl_factor_ex"
+    check(RX.inverse_shape, A._data.shape, op=op)
+    _floating(A, op)
+    a = A._data
+    mats = matrices(a)
+    ld = np.zeros_like(mats)
+    piv = np.zeros((mats.shape[0], a.shape[-1]), dtype=np.int32)
+    info = np.zeros(mats.shape[0], dtype=np.int32)
+    for b, m in enumerate(mats):
+        if m.size == 0:
+            continue
+        sytrf = _lapack("trf", a.dtype, hermitian)
+        packed, p, inf = sytrf(m, lower=1)
+        ld[b], piv[b], info[b] = np.tril(packed), p, inf
+    if check_errors and info.any():
+        fail("linalg_error_singular", op=op, cause="The factorization could not be completed")
+    info = info.reshape(a.shape[:-2])
+    return LDLFactorEx(_LDL(A, value=ld.reshape(a.shape)), _new(piv.reshape(*a.shape[:-1]), A), _new(info, A))
+
+
+@public("linalg", method=False)
+def linalg_ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> LDLFactor:
+    """``(LD, pivots)`` of :func:`linalg_ldl_factor_ex`; an exactly singular D raises (torch's own check fails there
+    with an internal assertion: a deliberate difference)."""
+    LD, piv, info = linalg_ldl_factor_ex(A, hermitian=hermitian)
+    if bool(info._data.any()):
+        fail("linalg_error_singular", op="linalg.ldl_factor", cause="The factorization could not be completed")
+    return LDLFactor(LD, piv)
+
+
+@public("linalg", method=False)
+def linalg_ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
+                     out: Tensor | None = None) -> Tensor:
+    """X of ``A X = B`` from :func:`linalg_ldl_factor`'s output (LAPACK's sytrs/hetrs); batches broadcast."""
+    op = "linalg.ldl_solve"
+    batch = tuple(check(RX.lu_solve_shape, LD._data.shape, B._data.shape, True, op=op)[:-2])
+    _floating(LD, op)
+    _same(op, LD, B)
+    n = LD._data.shape[-1]
+    count = int(np.prod(batch))
+    ld = np.broadcast_to(LD._data, (*batch, n, n)).reshape(count, n, n)
+    piv = np.broadcast_to(np.asarray(pivots._data, dtype=np.int32), (*batch, n)).reshape(count, n)
+    b = np.broadcast_to(B._data, (*batch, *B._data.shape[-2:])).reshape(count, *B._data.shape[-2:])
+    x = np.empty_like(b)
+    sytrs = _lapack("trs", LD._data.dtype, hermitian)
+    for i in range(b.shape[0]):
+        if b[i].size:
+            x[i] = sytrs(ld[i], piv[i], b[i], lower=1)[0]
+    r = _new(x.reshape(*batch, *B._data.shape[-2:]), B)
+    return r if out is None else out.copy_(r)
+
+
+# -- tensorinv and tensorsolve: inverse and solve of a tensor read as a square matrix -------------------------------
+
+@public("linalg", method=False)
+def linalg_tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of A read as a matrix of its first ``ind`` dims by the rest: shape ``A.shape[ind:] +
+    A.shape[:ind]``, so that ``tensordot(tensorinv(A, ind), A, ind)`` is the identity."""
+    import math
+
+    check(RX.tensorinv_shape, A._data.shape, ind, op="linalg.tensorinv")
+    lead, rest = tuple(A._data.shape[:ind]), tuple(A._data.shape[ind:])
+    r = linalg_inv(A.reshape(math.prod(lead), math.prod(rest))).reshape(*rest, *lead)
+    return r if out is None else out.copy_(r)
+
+
+@public("linalg", method=False)
+def linalg_tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = None) -> Tensor:
+    """X with ``tensordot(A, X, X.ndim) == B``: A's leading ``B.ndim`` dims read as rows, the rest as columns
+    (``dims`` of A moved to the end first)."""
+    import math
+
+    op = "linalg.tensorsolve"
+    if dims is not None:
+        from .views import movedim
+
+        dims = list(dims)
+        A = movedim(A, dims, list(range(A._data.ndim - len(dims), A._data.ndim)))
+    rest = tuple(check(RX.tensorsolve_shape, A._data.shape, B._data.shape, op=op))
+    lead = tuple(A._data.shape[:B._data.ndim])
+    r = linalg_solve(A.reshape(math.prod(lead), math.prod(rest)), B.reshape(-1)).reshape(rest)
+    return r if out is None else out.copy_(r)

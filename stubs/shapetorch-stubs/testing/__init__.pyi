@@ -8,4 +8,6 @@ from _typeshed import Incomplete
 
 from shapetorch import DType, Tensor
 
-def assert_close(actual: Any, expected: Any, *, allow_subclasses: Any = ..., rtol: Any = ..., atol: Any = ..., equal_nan: Any = ..., check_device: Any = ..., check_dtype: Any = ..., check_layout: Any = ..., check_stride: Any = ..., msg: Any = ...) -> Incomplete: ...
+
+def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, rtol: float | None = None, atol: float | None = None, equal_nan: bool = False, check_device: bool = True, check_dtype: bool = True, check_layout: bool = True, check_stride: bool = False, msg: str | Callable[[str], str] | None = None) -> None: ...
+
