@@ -9,7 +9,7 @@ from __future__ import annotations
 from mypy.types import Type
 
 from shapetorch._rules.axes import wrap_dim
-from shapetorch._rules.scan import cum_shape
+from shapetorch._rules.scan import cum_extreme_shape
 
 from ..args import is_none
 from ._common import Handler, Op, dtype_of, values_indices
@@ -31,5 +31,5 @@ def along_dim(code: str, dtype: str = "same") -> Handler:
 def cum_values_indices(op: Op) -> Type:
     x = op.input()
     if x.exact:
-        cum_shape(x.shape or (), op.int_arg("dim"), op.name)
+        cum_extreme_shape(x.shape or (), op.int_arg("dim"), op.name)
     return values_indices(op, x, x.shape, x.variadic)
