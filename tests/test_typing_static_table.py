@@ -10,12 +10,15 @@ literal shapes, and an undecided case means a hook gave up where it should not.
 How the table is bounded (the full cross product of ranks 0-4, sizes 0-3 and every argument value is
 millions of cases):
 
-- ``ALL``: every shape of rank 0-4 with sizes 0-3 (341 shapes). The ops that take one tensor and a dim
-  (a representative op of each hook: ``sum``, ``softmax``, ``cumsum``, ``max``, ``squeeze``, ...) run over
-  all of them with every dim from -5 to 4 (out of range on both sides for every rank).
+- ``ALL``: every shape of rank 0-4 with sizes 0-3 (341 shapes), the population the sets below sample; the
+  elementwise ops run over all its pairs of ranks 0-2.
 - ``SOME``: ranks 0-2 in full, ranks 3 and 4 sampled systematically (every k-th shape in lexicographic
-  order with k coprime to the count, so every position takes every size): 50 shapes. The other ops of a
-  family, and the ops with more arguments, run over these.
+  order with k coprime to the count, so every position takes every size): 50 shapes. The representative
+  op of each hook (``sum``, ``softmax``, ``cumsum``, ``max``, ``reshape``, ``squeeze``, ...) runs over these
+  with every dim from -5 to 4 (out of range on both sides for every rank) and keepdim both ways.
+- ``FEW``: 20 of them (the 0-d shape, rank 1 in full, five of each higher rank), for the ops of a family
+  that take several arguments besides the dim (``topk``'s k, ``narrow``'s start and length, the reductions
+  other than ``sum``).
 - ``REPS``: two shapes per rank (one with a zero size) for the ops whose verdict hangs on rank and
   arguments more than on sizes (``transpose``, ``permute``, ``movedim``, index tuples).
 - Pairs (broadcasting, ``cat``, ``@``): for each left shape, right shapes derived from it that must be
@@ -23,7 +26,8 @@ millions of cases):
   plus the full cross product of ranks 0-2 for the elementwise ops.
 - dtypes: every op of a family over float32, float64, int64 and bool operands on one shape.
 
-About 25,000 cases; one mypy run and the runtime take about a minute together on a single core.
+About 36,000 cases; one mypy run and the runtime take about a minute together on a shared two-core machine.
+Documented in docs/architecture.md ("Tests that can fail").
 """
 
 from __future__ import annotations
