@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from mypy.types import Type
 
+from shapetorch._rules import dtypes as DT
 from shapetorch._rules.reduction import nonempty_reduce_shape, reduce_shape
 
 from ._common import Handler, Op, Unknown, dtype_of
@@ -20,6 +21,8 @@ def reduction(dtype: str, nonempty: bool = False) -> Handler:
         x = op.input()
         dim = op.dims("dim")
         keep = op.bool_arg("keepdim")
+        if x.dtype and not op.call.given("dtype"):  # mean(x, dtype=...) computes in that dtype
+            DT.check_kind(op.name, x.dtype)
         dt = dtype_of(op, x, dtype)
         if x.shape is None:
             raise Unknown
