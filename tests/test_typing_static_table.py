@@ -442,7 +442,7 @@ def table() -> list[tuple[str, Case]]:
 # Known differences, each a regular expression over "expr with operands: static ..., runtime ...". The plugin
 # models the dtypes an op refuses only through the rules' DTYPE_KINDS (bitwise ops, sub, neg, abs, mean, std,
 # softmax, ...); the ops below refuse dtypes by checks of the runtime's own, so the plugin accepts those calls
-# and the runtime refuses them (and two activations where the runtime differs from torch). The list may only shrink: an entry that no longer matches any case fails
+# and the runtime refuses them. The list may only shrink: an entry that no longer matches any case fails
 # the test, so that a fix removes its entry.
 KNOWN: dict[str, str] = {
     r"^st\.(hypot|logaddexp)\(a, b\) with .*'(int64|bool)'\), \(\(3,\), '(int64|bool)'": "hypot/logaddexp of integers",
@@ -450,9 +450,7 @@ KNOWN: dict[str, str] = {
     r"^a\.(add|mul)_\(b\) with \[\(\(2, 3\), '(int64|bool)'\)": "in-place ops whose result dtype cannot be cast to self's",
     r"^st\.square\(a\) with \[\(\(2, 3\), 'bool'\)\]": "square of bool is int64",
     r"^st\.clamp\(a\) with ": "clamp without min or max",
-    r"^F\.(leaky_relu|hardtanh|dropout)\(a\) with \[\(\(2, 3\), '(int64|bool)'\)\]":
-        "activations on integers (the runtime gives float32 for leaky_relu/hardtanh: torch refuses leaky_relu, "
-        "keeps int64 for hardtanh)",
+    r"^F\.dropout\(a\) with \[\(\(2, 3\), '(int64|bool)'\)\]": "dropout of integers",
     r"^a\.(argmax|argmin)\(1?\) with \[\(\(2, 3\), 'bool'\)\]": "argmax/argmin of bool",
     r"^a\.(topk\(1\)\.values|median\(1\)\.values) with \[\(\(2, 3\), 'bool'\)\]": "topk/median of bool",
     r"^(a @ b|a\.mv\(b\)) with \[\(\(2, 3\), 'bool'\), \(\(3,( 2)?\), 'bool'\)\]": "matmul of bools",

@@ -161,9 +161,9 @@ DTYPE_KINDS: Final[dict[str, str]] = {
     **dict.fromkeys(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "gcd",
                      "lcm"), "integral"),
     **dict.fromkeys(("sub", "floor_divide", "div_floor", "remainder", "fmod", "pow", "neg", "abs", "floor", "ceil",
-                     "round", "trunc", "relu"), "no_bool"),
-    **dict.fromkeys(("mean", "nanmean", "std", "var", "softmax", "log_softmax", "softmin", "logcumsumexp"),
-                    "floating"),
+                     "round", "trunc", "relu", "hardtanh"), "no_bool"),
+    **dict.fromkeys(("mean", "nanmean", "std", "var", "softmax", "log_softmax", "softmin", "logcumsumexp",
+                     "leaky_relu", "elu"), "floating"),
 }
 
 
