@@ -2,21 +2,18 @@
 
 Hypothesis draws a batch of expressions over tensors of literal shapes; they are rendered into one
 typed file, type-checked by ONE mypy run with the plugin (``reveal_shape`` prints each result),
-then executed with the runtime. For every case both must give the same shape, or the same code.
+then executed with the runtime. For every case both must give the same shape and dtype, or the same
+code. The machinery is ``tests/_static_runtime.py``, shared with the enumerated table
+(``test_typing_static_table.py``).
 """
 
 from __future__ import annotations
-
-import re
-from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import shapetorch
-from shapetorch.typetest import run_mypy
+from _static_runtime import decided, render, runtime_result, same, static_results
 
 dims = st.integers(1, 3)
 shapes = st.lists(dims, min_size=1, max_size=3).map(tuple)
@@ -79,59 +76,6 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     return [a], f"a[{', '.join(map(str, idx))}]"
 
 
-def _tensor_type(shape: tuple[int, ...]) -> str:
-    return f"Tensor[tuple[{', '.join(f'L[{d}]' for d in shape)}], float32]"
-
-
-def render(batch: list[tuple[list[tuple[int, ...]], str]]) -> tuple[str, dict[int, int]]:
-    lines = ["from typing import Literal as L", "import shapetorch as st", "from shapetorch import Tensor, float32", ""]
-    where: dict[int, int] = {}
-    for i, (operands, expr) in enumerate(batch):
-        params = ", ".join(f"{n}: {_tensor_type(s)}" for n, s in zip("ab", operands))
-        lines.append(f"def case_{i}({params}) -> None:")
-        lines.append(f"    st.reveal_shape({expr})")
-        where[len(lines)] = i
-    return "\n".join(lines) + "\n", where
-
-
-_LINE = re.compile(r"^.+?:(\d+): (error|note): (.*?)(?:  \[([\w-]+)\])?$")
-
-
-def static_results(path: Path, where: dict[int, int]) -> dict[int, tuple[str, Any]]:
-    stdout, stderr, _ = run_mypy([path])
-    assert not stderr.strip(), stderr
-    out: dict[int, tuple[str, Any]] = {}
-    for line in stdout.splitlines():
-        m = _LINE.match(line)
-        if not m or int(m[1]) not in where:
-            continue
-        i = where[int(m[1])]
-        if m[2] == "error":
-            out[i] = ("error", m[4])
-        elif m[3].startswith("Shape: ") and i not in out:
-            out[i] = ("shape", m[3][len("Shape: "):].split("  dtype")[0])
-    return out
-
-
-def runtime_result(operands: list[tuple[int, ...]], expr: str) -> tuple[str, Any]:
-    env = {"st": shapetorch}
-    for n, s in zip("ab", operands):
-        env[n] = shapetorch.arange(1, 1 + _numel(s), dtype=shapetorch.float32).reshape(*s) - 3
-    try:
-        value = eval(expr, env)
-    except shapetorch.ShapetorchError as e:
-        return "error", e.code
-    shape = tuple(value.shape)
-    return "shape", "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _numel(s: tuple[int, ...]) -> int:
-    n = 1
-    for d in s:
-        n *= d
-    return n
-
-
 @pytest.mark.filterwarnings("ignore:The recursion limit")
 @settings(max_examples=2, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(batch=st.lists(cases(), min_size=60, max_size=60))
@@ -144,10 +88,11 @@ def test_static_verdict_equals_runtime(batch: list[tuple[list[tuple[int, ...]], 
     for i, (operands, expr) in enumerate(batch):
         got = static.get(i)
         rt = runtime_result(operands, expr)
-        if got is None or "?" in str(got[1]) or "..." in str(got[1]):
+        if not decided(got):
             continue  # the plugin did not decide this one (gradual): nothing to compare
         compared += 1
-        if got != rt:
+        assert got is not None
+        if not same(got, rt):
             mismatches.append(f"{expr} with {operands}: static {got}, runtime {rt}")
     assert not mismatches, "\n".join(mismatches)
     assert compared >= len(batch) * 3 // 4, f"only {compared} of {len(batch)} cases were decided statically"

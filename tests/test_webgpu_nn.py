@@ -11,8 +11,10 @@ import torch
 import torch.nn.functional as TF
 
 import shapetorch as st
+from _oracle import assert_same
 from test_webgpu import (
     DEV,
+    F32,
     data,
     run,
     webgpu,  # noqa: F401  (the module fixture: skip or fail without an adapter)
@@ -160,10 +162,15 @@ def test_normalization(name):
             return G.rms_norm(x, (3,), eps=1e-6) * w.reshape(6, 1)
         rm, rv = lib.zeros(6, device=x.device), lib.ones(6, device=x.device)
         out = G.batch_norm(x, rm, rv, w, b, training=True)
-        assert np.allclose(np.asarray(rm.cpu()), np.asarray(rm.cpu()))  # updated in place on the device
+        stats[lib.__name__] = (rm, rv)
         return out
 
+    stats: dict[str, tuple[object, object]] = {}
     run(f, x, data((6,), seed=1), data((6,), seed=2))
+    if name == "batch_norm":  # the running statistics, updated in place on the device, are torch's
+        for ours, theirs in zip(stats["shapetorch"], stats["torch"]):
+            assert ours.device == st.device(DEV)
+            assert_same(ours, theirs, F32)
 
 
 def test_batch_norm_module_running_stats():
@@ -184,22 +191,29 @@ def test_embedding():
 
 
 @pytest.mark.parametrize("name", ["dropout", "dropout1d", "dropout2d"])
-def test_dropout_matches_the_cpu_draw(name):
-    """Random numbers are drawn on the host, so a seed gives the same mask on both devices."""
-    a = data((3, 4, 5))
-    outs, grads = [], []
-    for dev in ("cpu", DEV):
-        st.manual_seed(3)
-        x = st.tensor(a, device=dev, requires_grad=True)
-        y = getattr(F, name)(x, 0.4)
-        assert y.device == st.device(dev)
-        y.sum().backward()
-        outs.append(y.detach().cpu().numpy())
-        grads.append(x.grad.cpu().numpy())
-    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
-    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
-    kept = outs[1] != 0
-    np.testing.assert_allclose(outs[1][kept], a[kept] / 0.6, rtol=1e-5)
+def test_dropout_matches_torch_given_the_mask(name):
+    """torch's formula (kept elements scaled by 1/(1-p), whole channels for dropout1d/2d) in values and
+    gradients, for the mask drawn on the device; and a seed draws the same mask on both devices (random
+    numbers come from the host)."""
+    a, p = data((3, 4, 5)), 0.4
+    st.manual_seed(3)
+    x = st.tensor(a, device=DEV, requires_grad=True)
+    y = getattr(F, name)(x, p)
+    assert y.device == st.device(DEV)
+    w = data((3, 4, 5), seed=1)
+    (y * st.tensor(w, device=DEV)).sum().backward()
+    mask = y.detach().cpu().numpy() != 0  # the data has no zeros: a zero output is a dropped element
+    if name != "dropout":  # a channel is kept or dropped whole
+        assert (mask == mask[..., :1]).all()
+    t = torch.tensor(a, requires_grad=True)
+    want = t * torch.tensor(mask) / (1 - p)
+    (want * torch.tensor(w)).sum().backward()
+    assert_same(y, want, F32)
+    assert_same(x.grad, t.grad, F32, path="grad")
+
+    st.manual_seed(3)
+    on_cpu = getattr(F, name)(st.tensor(a), p)
+    np.testing.assert_array_equal(on_cpu.numpy() != 0, mask)
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"is_causal": True}, {"mask": "bool"}, {"mask": "float"}, {"scale": 0.3}])
@@ -244,25 +258,47 @@ def test_multihead_attention_matches_torch(kwargs):
     run(f, data((2, 3, e)), data((2, 3, e), seed=1), data((2, 3, e), seed=2))
 
 
+def _copy_into_torch(ours: st.nn.Module, theirs: torch.nn.Module) -> None:
+    """torch's module gets shapetorch's initial parameters (the two libraries draw different ones)."""
+    with torch.no_grad():
+        for p, q in zip(ours.parameters(), theirs.parameters(), strict=True):
+            q.copy_(torch.tensor(p.detach().cpu().numpy()))
+
+
 def test_layers_train_on_webgpu():
-    """A small conv-free network with pooling, norm, dropout and cross-entropy: one step on both devices."""
+    """A small conv-free network with pooling, norm, dropout and cross-entropy: one step on the device, as torch's.
+
+    Dropout draws different masks in the two libraries, so torch's Dropout applies the mask shapetorch drew."""
     rng = np.random.default_rng(0)
     xs, ys = rng.normal(size=(4, 2, 6, 6)).astype(np.float32), rng.integers(0, 3, size=4)
 
-    def step(dev):
-        st.manual_seed(0)
-        net = st.nn.Sequential(st.nn.MaxPool2d(2), st.nn.AvgPool2d(kernel_size=2, stride=1, padding=1),
-                               st.nn.BatchNorm2d(2), st.nn.Flatten(), st.nn.Dropout(0.2), st.nn.Linear(32, 8),
-                               st.nn.LayerNorm(8), st.nn.GELU(), st.nn.Linear(8, 3)).to(dev)
-        loss = F.cross_entropy(net(st.tensor(xs, device=dev)), st.tensor(ys, device=dev), label_smoothing=0.1)
-        loss.backward()
-        return loss.item(), [p.grad.cpu().numpy() for p in net.parameters()], net[2].running_var.cpu().numpy()
+    def net(lib):
+        nn = lib.nn
+        return nn.Sequential(nn.MaxPool2d(2), nn.AvgPool2d(kernel_size=2, stride=1, padding=1), nn.BatchNorm2d(2),
+                             nn.Flatten(), nn.Dropout(0.2), nn.Linear(32, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 3))
 
-    (l0, g0, r0), (l1, g1, r1) = step("cpu"), step(DEV)
-    np.testing.assert_allclose(l1, l0, rtol=1e-5)
-    np.testing.assert_allclose(r1, r0, rtol=1e-5)
-    for a, b in zip(g1, g0):
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    st.manual_seed(0)
+    ours = net(st).to(DEV)
+    theirs = net(torch)
+    _copy_into_torch(ours, theirs)
+    drawn = {}
+
+    def keep_mask(module, inp, out):  # returns None: the output stays
+        drawn["mask"] = out.detach().cpu().numpy() != 0
+
+    ours[4].register_forward_hook(keep_mask)
+    theirs[4].register_forward_hook(lambda m, inp, out: inp[0] * torch.tensor(drawn["mask"]) / 0.8)
+
+    loss = F.cross_entropy(ours(st.tensor(xs, device=DEV)), st.tensor(ys, device=DEV), label_smoothing=0.1)
+    want = TF.cross_entropy(theirs(torch.tensor(xs)), torch.tensor(ys), label_smoothing=0.1)
+    loss.backward()
+    want.backward()
+    assert_same(loss, want.detach(), (1e-5, 1e-6))
+    assert_same(ours[2].running_var, theirs[2].running_var, (1e-5, 1e-6), path="running_var")
+    assert_same(ours[2].running_mean, theirs[2].running_mean, (1e-5, 1e-6), path="running_mean")
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
+        assert p.grad is not None and p.grad.device == st.device(DEV)
+        assert_same(p.grad, q.grad, (1e-4, 1e-5), path=f"{name}.grad")
 
 
 def test_normalize_and_tril_run_on_webgpu():
@@ -321,19 +357,23 @@ def test_convolution(name, xs, ws, kwargs):
         data((ws[1] * kwargs.get("groups", 1) if "transpose" in name else ws[0],), seed=2), tol=(1e-4, 1e-4))
 
 
-def test_conv_net_step_matches_cpu():
+def test_conv_net_step_matches_torch():
     rng = np.random.default_rng(0)
     xs, ys = rng.normal(size=(2, 1, 8, 8)).astype(np.float32), rng.integers(0, 3, size=2)
 
-    def step(dev):
-        st.manual_seed(0)
-        net = st.nn.Sequential(st.nn.Conv2d(1, 4, 3, padding=1), st.nn.ReLU(), st.nn.MaxPool2d(2),
-                               st.nn.Flatten(), st.nn.Linear(64, 3)).to(dev)
-        loss = F.cross_entropy(net(st.tensor(xs, device=dev)), st.tensor(ys, device=dev))
-        loss.backward()
-        return loss.item(), [p.grad.cpu().numpy() for p in net.parameters()]
+    def net(lib):
+        nn = lib.nn
+        return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64, 3))
 
-    (l0, g0), (l1, g1) = step("cpu"), step(DEV)
-    np.testing.assert_allclose(l1, l0, rtol=1e-5)
-    for a, b in zip(g1, g0):
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    st.manual_seed(0)
+    ours = net(st).to(DEV)
+    theirs = net(torch)
+    _copy_into_torch(ours, theirs)
+    loss = F.cross_entropy(ours(st.tensor(xs, device=DEV)), st.tensor(ys, device=DEV))
+    want = TF.cross_entropy(theirs(torch.tensor(xs)), torch.tensor(ys))
+    loss.backward()
+    want.backward()
+    assert_same(loss, want.detach(), (1e-5, 1e-6))
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
+        assert p.grad is not None and p.grad.device == st.device(DEV)
+        assert_same(p.grad, q.grad, (1e-4, 1e-5), path=f"{name}.grad")

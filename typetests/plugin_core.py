@@ -87,6 +87,8 @@ def broadcasting(a: Tensor[tuple[L[2], L[3], L[4]], F32], bias: Tensor[tuple[L[4
     reveal_type(tail + bias)  # N: Tensor[tuple[*tuple[Any, ...], Literal[4]], shapetorch.float32]
     tail + bad  # E: cannot be broadcast  [broadcast_error_incompatible_dimensions]
     reveal_type(2 * a)  # N: Tensor[tuple[Literal[2], Literal[3], Literal[4]], shapetorch.float32]
+    reveal_type(0 == a)  # N: Tensor[tuple[Literal[2], Literal[3], Literal[4]], shapetorch.bool_]
+    reveal_type((0.5 != bias).any())  # N: Tensor[tuple[()], shapetorch.bool_]
 
 
 def views(a: Tensor[tuple[L[2], L[3], L[4]], F32], x: Tensor[tuple[Batch, Seq, L[8]], F32]) -> None:

@@ -21,7 +21,7 @@ from mypy.plugin import (
 from mypy.types import FunctionLike, Type
 
 from .codes import register_all
-from .convert import MODULE, TENSOR
+from .convert import MODULE, TENSOR, Converter
 from .hooks import nn as NN
 from .hooks import pooling
 from .hooks._common import run
@@ -55,6 +55,20 @@ def allow_redefinition(options: Options) -> None:
         options.allow_redefinition = True
 
 
+# ``0 == x`` runs the tensor's ``__eq__`` at run time (int's answers NotImplemented), but mypy types it by
+# ``int.__eq__`` as a plain bool, a false error on ``(0 == x).any()``. A tensor operand makes it the tensor's
+# elementwise comparison: a bool tensor of the tensor's shape (a Python number broadcasts to anything).
+_SCALAR_COMPARISONS = {f"builtins.{c}.{m}" for c in ("int", "float", "bool", "complex") for m in ("__eq__", "__ne__")}
+
+
+def _scalar_compared_with_tensor(ctx: MethodContext) -> Type:
+    conv = Converter(ctx.api)
+    info = conv.tensor(ctx.arg_types[0][0]) if ctx.arg_types and ctx.arg_types[0] else None
+    if info is None:
+        return ctx.default_return_type
+    return conv.tensor_type(info.shape, conv.dtype_type("bool"), info.variadic)
+
+
 class ShapetorchPlugin(Plugin):
     def __init__(self, options: Options) -> None:
         if PRECISE_FLAG not in options.always_false:
@@ -72,6 +86,8 @@ class ShapetorchPlugin(Plugin):
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         if fullname.endswith((".__call__", ".forward")):
             return self._layer_hook(fullname.rsplit(".", 1)[0])
+        if fullname in _SCALAR_COMPARISONS:
+            return _scalar_compared_with_tensor
         cls, _, name = fullname.rpartition(".")
         if cls != TENSOR and not self._is_tensor_subclass(cls):
             return None

@@ -64,6 +64,7 @@ REDUCTIONS = {
     "amin": "same", "argmax": "int64", "argmin": "int64", "all": "bool", "any": "bool", "std": "float",
     "var": "float", "logsumexp": "float", "count_nonzero": "int64",
 }
+NONEMPTY_REDUCTIONS = {"amax", "amin", "argmax", "argmin"}  # no value over an empty slice
 ALONG_DIM = {
     "softmax": ("softmax_error_dim_out_of_range", "float"),
     "log_softmax": ("softmax_error_dim_out_of_range", "float"),
@@ -91,7 +92,7 @@ for _n, _rule in BINARY.items():
     COMMON[_n] = (broadcast.binary(_rule), _n)
 COMMON["pow"] = (broadcast.binary("promote", other="exponent"), "pow")
 for _n, _rule in REDUCTIONS.items():
-    COMMON[_n] = (reduction.reduction(_rule), _n)
+    COMMON[_n] = (reduction.reduction(_rule, nonempty=_n in NONEMPTY_REDUCTIONS), _n)
 for _n, (_code, _rule) in ALONG_DIM.items():
     COMMON[_n] = (scan.along_dim(_code, _rule), _n)
 COMMON.update({

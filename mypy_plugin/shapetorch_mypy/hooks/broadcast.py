@@ -23,6 +23,8 @@ from ._common import Handler, Op, Unknown, anything_variadic, dtype_of, exact
 def unary(dtype: str) -> Handler:
     def h(op: Op) -> Type:
         x = op.input()
+        if x.dtype:
+            DT.check_kind(op.name, x.dtype)
         return op.result(x.shape, dtype_of(op, x, dtype), x.variadic)
 
     return h
@@ -88,6 +90,10 @@ def binary(dtype: str, reverse: bool = False, other: str = "other") -> Handler:
             first = _operand(op, op.call.get("input"))
         second = _operand(op, op.call.get(other))
         pair = [second, first] if reverse else [first, second]
+        common = _promote(op, pair)
+        if common is not None:  # the kernels of the promoted dtype exist (the bitwise ops take no floats, ...)
+            DT.check_kind(op.name, common, any(info.dtype == "bool" for info, _ in pair),
+                          scalar_exponent=pair[1][1] == DT.SCALAR)
         shape, variadic = broadcast_infos(op, [p[0] for p in pair])
         return op.result(shape, _binary_dtype(op, dtype, pair), variadic)
 

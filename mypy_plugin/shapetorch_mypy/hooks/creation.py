@@ -1,13 +1,15 @@
 """Factories: ``zeros``, ``ones``, ``empty``, ``rand``, ``randn``, ``full``, the ``*_like`` ops, ``eye``,
 ``arange``, ``linspace``, ``logspace``.
 
-No shape rule: the sizes are the arguments; the dtype is the ``dtype=`` class, else the stub's.
+Rules: ``shapetorch._rules.creation`` (no negative size; the length of ``arange``). The dtype is the
+``dtype=`` class, else the stub's.
 """
 
 from __future__ import annotations
 
 from mypy.types import FunctionLike, Instance, Type, TypeType, get_proper_type
 
+from shapetorch._rules.creation import arange_length, new_shape
 from shapetorch._rules.dims import UNKNOWN, Dim, Shape
 
 from ..args import int_value, is_none
@@ -41,10 +43,7 @@ def _factory_result(op: Op, shape: Shape, default: str | None = None) -> Type:
 
 
 def factory(op: Op) -> Type:
-    sizes = op.sizes("size")
-    if any(isinstance(s, int) and s < 0 for s in sizes):
-        raise Unknown
-    return _factory_result(op, tuple(sizes))
+    return _factory_result(op, new_shape(op.sizes("size"), op.name))
 
 
 def full(op: Op) -> Type:
@@ -82,10 +81,10 @@ def arange(op: Op) -> Type:
     start, end, step = vals
     if end is None:
         start, end = 0, start
-    if end is None or step == 0:
+    if end is None:
         raise Unknown
-    r = range(start or 0, end, step if step is not None else 1)
-    return _factory_result(op, (len(r),), "int64")
+    n = arange_length(start or 0, end, step if step is not None else 1, op.name)
+    return _factory_result(op, (n,), "int64")
 
 
 def linspace(op: Op) -> Type:

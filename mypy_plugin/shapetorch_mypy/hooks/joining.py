@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from mypy.nodes import ListExpr, TupleExpr
 from mypy.types import TupleType, Type, get_proper_type
 
-from shapetorch._rules.axes import wrap_dim
 from shapetorch._rules.dims import Dim
 from shapetorch._rules.joining import (
     cat_shape,
     chunk_sizes,
+    cut_dim,
     narrow_shape,
     select_shape,
     split_sizes,
@@ -66,7 +66,7 @@ def _pieces(op: Op, x: TensorInfo, d: int, sizes: Sequence[Dim]) -> Type:
 def split(op: Op) -> Type:
     x = exact(op)
     shape = x.shape or ()
-    d = wrap_dim(op.int_arg("dim", 0), len(shape), op.name, "split_error_dim_out_of_range")
+    d = cut_dim(len(shape), op.int_arg("dim", 0), op.name, "split_error_dim_out_of_range")
     size_ = shape[d]
     arg = int_or_ints(op.call.get("split_size_or_sections"))
     if arg is None:
@@ -81,7 +81,7 @@ def split(op: Op) -> Type:
 def chunk(op: Op) -> Type:
     x = exact(op)
     shape = x.shape or ()
-    d = wrap_dim(op.int_arg("dim", 0), len(shape), op.name, "chunk_error_dim_out_of_range")
+    d = cut_dim(len(shape), op.int_arg("dim", 0), op.name, "chunk_error_dim_out_of_range")
     n = op.int_arg("chunks")
     size_ = shape[d]
     if not isinstance(size_, int):
@@ -100,7 +100,7 @@ def unbind(op: Op) -> Type:
 def tensor_split(op: Op) -> Type:
     x = exact(op)
     shape = x.shape or ()
-    d = wrap_dim(op.int_arg("dim", 0), len(shape), op.name, "split_error_dim_out_of_range")
+    d = cut_dim(len(shape), op.int_arg("dim", 0), op.name, "split_error_dim_out_of_range")
     size = shape[d]
     arg = int_or_ints(op.call.get("indices_or_sections"))
     if arg is None:

@@ -37,7 +37,7 @@ def adaptive(nd: int) -> Handler:
         size = _ntuple(op, "output_size", nd, None)
         if not x.exact or size is None:
             raise Unknown
-        return op.like(x, RN.adaptive_pool_shape(x.shape or (), size, op.name))
+        return op.like(x, RN.adaptive_pool_shape(x.shape or (), size, op.name, nonempty="max" in op.name))
 
     return h
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from mypy.types import Type
 
+from shapetorch._rules import dtypes as DT
 from shapetorch._rules.axes import wrap_dim
-from shapetorch._rules.scan import cum_shape
+from shapetorch._rules.scan import cum_extreme_shape
 
 from ..args import is_none
 from ._common import Handler, Op, dtype_of, values_indices
@@ -23,6 +24,8 @@ def along_dim(code: str, dtype: str = "same") -> Handler:
         a = op.call.get("dim")
         if a is not None and x.exact and not is_none(a.expr, a.typ):
             wrap_dim(op.int_arg("dim"), len(x.shape or ()), op.name, code)
+        if x.dtype and not op.call.given("dtype"):  # softmax(x, dtype=...) computes in that dtype
+            DT.check_kind(op.name, x.dtype)
         return op.result(x.shape, dtype_of(op, x, dtype), x.variadic)
 
     return h
@@ -31,5 +34,5 @@ def along_dim(code: str, dtype: str = "same") -> Handler:
 def cum_values_indices(op: Op) -> Type:
     x = op.input()
     if x.exact:
-        cum_shape(x.shape or (), op.int_arg("dim"), op.name)
+        cum_extreme_shape(x.shape or (), op.int_arg("dim"), op.name)
     return values_indices(op, x, x.shape, x.variadic)

@@ -1,7 +1,7 @@
 """Selections and sorts: ``max``/``min`` (with a dim: ``(values, indices)``), ``sort``, ``argsort``, ``topk``,
 ``kthvalue``, ``median``, ``nanmedian``, ``mode``.
 
-Rules: ``shapetorch._rules.sorting`` (``reduce_shape`` for ``max``/``min`` with a dim; ``cum_shape`` checks
+Rules: ``shapetorch._rules.sorting`` (``nonempty_reduce_shape`` for ``max``/``min`` with a dim; ``cum_shape`` checks
 the dim of ``sort``/``argsort``).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from mypy.types import Type
 
-from shapetorch._rules.reduction import reduce_shape
+from shapetorch._rules.reduction import nonempty_reduce_shape
 from shapetorch._rules.scan import cum_shape
 from shapetorch._rules.sorting import kthvalue_shape, select_reduce_shape, topk_shape
 
@@ -30,7 +30,7 @@ def minmax(op: Op) -> Type:
     if a is None or is_none(a.expr, a.typ):
         raise Unknown
     x = exact(op)
-    out = reduce_shape(x.shape or (), op.int_arg("dim"), op.bool_arg("keepdim"), op.name)
+    out = nonempty_reduce_shape(x.shape or (), op.int_arg("dim"), op.bool_arg("keepdim"), op.name)
     return values_indices(op, x, out)
 
 

@@ -151,3 +151,35 @@ def to_real(name: str) -> str:
 
 def to_complex(name: str) -> str:
     return name if is_complex(name) else _COMPLEX_OF[name]
+
+
+# Ops whose kernels exist for some dtypes only, by kind: ``integral`` (integers and bool: the bitwise ops),
+# ``no_bool`` (anything but bool), ``floating`` (floating or complex: means, variances, softmax, ...). The
+# runtime checks these before a kernel runs (``ops._elementwise``, ``ops.reduction``, ``ops.activation``);
+# the plugin reports them in the editor (its elementwise, reduction and along-a-dim hooks).
+DTYPE_KINDS: Final[dict[str, str]] = {
+    **dict.fromkeys(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "gcd",
+                     "lcm"), "integral"),
+    **dict.fromkeys(("sub", "floor_divide", "div_floor", "remainder", "fmod", "pow", "neg", "abs", "floor", "ceil",
+                     "round", "trunc", "relu", "hardtanh"), "no_bool"),
+    **dict.fromkeys(("mean", "nanmean", "std", "var", "softmax", "log_softmax", "softmin", "logcumsumexp",
+                     "leaky_relu", "elu"), "floating"),
+}
+
+
+def check_kind(op: str, dtype: str, bool_operand: bool = False, scalar_exponent: bool = False) -> None:
+    """Refuse ``dtype`` (the promoted dtype of the operands, or the input's) where ``op``'s kind has no kernel.
+
+    ``bool_operand``: an operand is a bool (tensor or Python bool); torch's ``sub`` refuses one whatever the
+    promoted dtype. ``scalar_exponent``: ``pow``'s exponent is a Python number; torch's Scalar overload
+    takes a bool one on a bool tensor (``x ** True`` is ``x``) where a bool tensor exponent is refused."""
+    kind = DTYPE_KINDS.get(op)
+    if op == "pow" and scalar_exponent:
+        return
+    if kind == "integral" and not is_integral(dtype, include_bool=True):
+        raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (integral and bool only)")
+    if kind == "no_bool" and (dtype == "bool" or (op == "sub" and bool_operand)):
+        raise RuleError("method_dtype_not_supported_error", op=op, dtype="bool", hint="")
+    if kind == "floating" and not (is_floating(dtype) or is_complex(dtype)):
+        raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype,
+                        hint=" (input dtype must be either a floating point or complex dtype)")

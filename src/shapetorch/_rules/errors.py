@@ -303,6 +303,11 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-conv", "A non-positive stride/dilation/kernel, negative padding, or too large output padding.",
         "{op}: {problem}",
     ),
+    "pool_error_empty_input": Entry(
+        "shape", "shape-conv", "A pooling input has an empty channel or spatial dim (only the batch may be empty).",
+        "{op}: expected {unbatched}-D (unbatched) or {batched}-D (batched) input with an optional empty batch and no "
+        "other empty dim, but got input of shape {shape}",
+    ),
     "pool_error_invalid_padding": Entry(
         "shape", "shape-conv", "Pooling padding is negative or more than half the kernel size.",
         "{op}: pad should be at most half of the kernel size, but got padding={padding} and "

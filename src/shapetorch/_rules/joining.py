@@ -114,6 +114,13 @@ def narrow_shape(shape: Shape, dim: int, start: int, length: int, op: str = "nar
     return shape[:d] + (length,) + shape[d + 1 :]
 
 
+def cut_dim(rank: int, dim: int, op: str, code: str) -> int:
+    """The dim ``split``, ``chunk`` and ``tensor_split`` cut along, wrapped: a 0-d tensor has none to cut."""
+    if rank == 0:
+        raise RuleError("dimension_error_zero_dim", op=op)
+    return wrap_dim(dim, rank, op, code)
+
+
 def select_index(shape: Shape, dim: int, index: int, op: str = "select") -> tuple[int, int]:
     """(dim, index) wrapped; the index must lie in [-size, size)."""
     if not shape:

@@ -105,6 +105,8 @@ def pool_shape(input: Shape, kernel: tuple[int, ...], stride: tuple[int, ...], p
     if len(input) not in (nd + 1, nd + 2):
         raise RuleError("conv_error_input_rank", op=op, unbatched=nd + 1, batched=nd + 2, shape=input)
     lead = len(input) - nd
+    if any(s == 0 for s in input[len(input) - nd - 1:]):  # torch: "with optional 0 dim batch size"
+        raise RuleError("pool_error_empty_input", op=op, unbatched=nd + 1, batched=nd + 2, shape=input)
     _positive(op, "kernel_size", kernel)
     _positive(op, "stride", stride)
     _positive(op, "dilation", dilation)
@@ -114,11 +116,15 @@ def pool_shape(input: Shape, kernel: tuple[int, ...], stride: tuple[int, ...], p
     return input[:lead] + _window(op, input, lead, kernel, stride, padding, dilation, ceil_mode)
 
 
-def adaptive_pool_shape(input: Shape, output_size: tuple[int | None, ...], op: str = "adaptive_avg_pool2d") -> Shape:
+def adaptive_pool_shape(input: Shape, output_size: tuple[int | None, ...], op: str = "adaptive_avg_pool2d",
+                        nonempty: bool = False) -> Shape:
+    """``nonempty`` (the max pools): no pooled dim may be empty, there being no maximum of nothing."""
     nd = len(output_size)
     if len(input) not in (nd + 1, nd + 2):
         raise RuleError("conv_error_input_rank", op=op, unbatched=nd + 1, batched=nd + 2, shape=input)
     lead = len(input) - nd
+    if nonempty and any(s == 0 for s in input[lead:]):
+        raise RuleError("reduction_error_empty_input", op=op, shape=input)
     return input[:lead] + tuple(input[lead + i] if o is None else o for i, o in enumerate(output_size))
 
 

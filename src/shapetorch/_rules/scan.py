@@ -13,6 +13,13 @@ def cum_shape(shape: Shape, dim: int, op: str = "cumsum") -> Shape:
     return shape
 
 
+def cum_extreme_shape(shape: Shape, dim: int, op: str = "cummax") -> Shape:
+    """cummax/cummin: as :func:`cum_shape`, except that torch checks no dim of an empty input."""
+    if any(s == 0 for s in shape):
+        return shape
+    return cum_shape(shape, dim, op)
+
+
 def diff_shape(shape: Shape, n: int = 1, dim: int = -1, prepend: Shape | None = None, append: Shape | None = None,
                op: str = "diff") -> Shape:
     """Size at ``dim``: ``size + len(prepend) + len(append) - n`` (at least 0); the input must be at least 1-D."""

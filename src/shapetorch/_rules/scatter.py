@@ -7,7 +7,7 @@ from __future__ import annotations
 from .axes import wrap_dim
 from .broadcast import broadcast_shapes
 from .dims import Dim, Shape, differ, prod
-from .errors import RuleError
+from .errors import RuleError, invalid_argument
 
 
 def _index_fits(shape: Shape, index: Shape, skip: int | None, arg: str, op: str) -> None:
@@ -46,6 +46,8 @@ def index_select_shape(shape: Shape, dim: int, index: Shape, op: str = "index_se
         raise RuleError("index_error_rank_mismatch", op=op, index=index, expected="0 or 1", shape=shape)
     n: Dim = index[0] if index else 1
     if not shape:
+        if isinstance(n, int) and n != 1:
+            raise invalid_argument(op, f"Index to scalar can have only 1 value, got {n} value(s)")
         return ()
     return shape[:d] + (n,) + shape[d + 1 :]
 

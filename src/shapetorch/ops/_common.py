@@ -16,6 +16,7 @@ from .._errors import fail, raise_from_rule
 from .._grad_mode import STATE
 from .._rules import dtypes as RD
 from .._rules.broadcast import broadcast_pair
+from .._rules.creation import new_shape
 from .._rules.errors import RuleError
 from .._rules.inplace import inplace_shape
 from .._tensor import Tensor
@@ -242,8 +243,7 @@ def check_fill_value(value: Any, dst: str, op: str) -> Any:
 def new_sizes(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
     """The sizes of a new tensor (``zeros(2, 3)``, ``rand((2, 3))``): ints, none negative."""
     shape = int_list(sizes, op)
-    if any(s < 0 for s in shape):
-        fail("reshape_error_invalid_size", op=op, size=min(shape), sizes=list(shape))
+    check(new_shape, shape, op)
     return shape
 
 

@@ -17,7 +17,17 @@ from .._engine.primitives import VJP, Prim
 from .._errors import fail
 from .._rules import dtypes as RD
 from .._tensor import Tensor
-from ._common import as_operand, broadcast2, cast, default_float, dtype_name, make_inplace, promoted, write_inplace
+from ._common import (
+    as_operand,
+    broadcast2,
+    cast,
+    check,
+    default_float,
+    dtype_name,
+    make_inplace,
+    promoted,
+    write_inplace,
+)
 from ._registry import method, public
 
 
@@ -49,8 +59,8 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
         if kind == "float":
             if input._data.dtype.kind in "bui":
                 input = cast(input, default_float())
-        elif kind == "same" and name in _NO_BOOL and dtype_name(input) == "bool":
-            fail("method_dtype_not_supported_error", op=name, dtype="bool", hint="")
+        elif kind == "same":
+            check(RD.check_kind, name, dtype_name(input))
         if name in _NO_COMPLEX_UNARY and input._data.dtype.kind == "c":
             fail("method_dtype_not_supported_error", op=name, dtype=input.dtype.name, hint=" (use sgn for complex)"
                  if name == "sign" else "")
@@ -65,7 +75,6 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
     return fn
 
 
-_NO_BOOL = {"neg", "abs", "floor", "ceil", "round", "trunc"}
 _NO_COMPLEX_UNARY = {"sign", "floor", "ceil", "trunc"}
 _2_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -94,16 +103,13 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
         common = promoted(input, other)
         if kind == "float":
             common = RD.float_result(common, default_float())
-        elif kind == "integral" and not RD.is_integral(common, include_bool=True):
-            fail("method_dtype_not_supported_error", op=name, dtype=common, hint=" (integral and bool only)")
-        elif kind == "no_bool" and (common == "bool" or (name == "sub" and _any_bool(input, other))):
-            fail("method_dtype_not_supported_error", op=name, dtype="bool", hint="")
+        elif kind in ("integral", "no_bool"):  # the op's entry in the rules' DTYPE_KINDS
+            check(RD.check_kind, name, common, _any_bool(input, other))
         if RD.is_complex(common) and name in _NO_COMPLEX:
             fail("method_dtype_not_supported_error", op=name, dtype=common, hint="")
         if name == "pow":
-            if common == "bool" and isinstance(other, bool):
-                # torch's pow(Tensor, Scalar) takes a bool exponent on a bool tensor (x**True is x,
-                # x**False is all True); a bool tensor exponent stays refused, as in torch.
+            check(RD.check_kind, name, common, False, not isinstance(other, Tensor))
+            if common == "bool":  # a bool tensor to a Python bool power, the one bool pow the rule allows
                 other = as_operand(int(other), input, name)
                 return _store(prim(cast(input, "int64"), other).to(common), out, name)
             _check_pow(common, other)
@@ -132,8 +138,6 @@ def _any_bool(*xs: Any) -> bool:
 
 
 def _check_pow(common: str, exponent: Any) -> None:
-    if common == "bool":
-        fail("method_dtype_not_supported_error", op="pow", dtype="bool", hint="")
     if RD.is_integral(common) and not isinstance(exponent, (bool, Tensor)) and isinstance(exponent, int) and exponent < 0:
         fail("method_dtype_not_supported_error", op="pow", dtype=common,
              hint=" (integers to negative integer powers are not allowed)")

@@ -17,9 +17,19 @@ from .._dtype import to_dtype
 from .._engine.primitives import Prim
 from .._errors import fail
 from .._grad_mode import STATE
+from .._rules import dtypes as RD
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
-from ._common import cast, check, default_float, make_inplace, need_floating, snapshot_for_inplace, write_inplace
+from ._common import (
+    cast,
+    check,
+    default_float,
+    dtype_name,
+    make_inplace,
+    need_floating,
+    snapshot_for_inplace,
+    write_inplace,
+)
 from ._registry import method, public
 from .conversion import where as _where
 from .random import Generator, rand
@@ -266,10 +276,12 @@ def _where_pos(x: Tensor, pos: Tensor, neg: Tensor) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    check(RD.check_kind, "leaky_relu", dtype_name(input))
     return _where_pos(input, input, input * negative_slope)
 
 
 def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    check(RD.check_kind, "elu", dtype_name(input))
     return _where_pos(input, input, (input.clamp(max=0.0).expm1()) * alpha)
 
 
@@ -305,7 +317,10 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    """clamp, but with torch's zero gradient exactly at the bounds."""
+    """clamp, but with torch's zero gradient exactly at the bounds; an integer input stays integer, as torch."""
+    check(RD.check_kind, "hardtanh", dtype_name(input))
+    if not (input.is_floating_point() or input.is_complex()):
+        min_val, max_val = int(min_val), int(max_val)
     outside = (input <= min_val).logical_or(input >= max_val)
     return _where(outside, input.clamp(min_val, max_val).detach(), input)
 

@@ -66,7 +66,8 @@ def _columns(x: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints, 
     win = _windows(_pad_zero(x, padding), kernel, stride, dilation, out)  # (N, C, *out, *K)
     order = (1, *range(2 + nd, 2 + 2 * nd), 0, *range(2, 2 + nd))  # (C, *K, N, *out)
     cols = np.ascontiguousarray(win.transpose(order))
-    return cols.reshape(-1, math.prod(win.shape[:1] + win.shape[2:2 + nd]))
+    # both sizes given: -1 cannot be inferred when the batch is empty
+    return cols.reshape(math.prod(cols.shape[:1 + nd]), math.prod(win.shape[:1] + win.shape[2:2 + nd]))
 
 
 def _groups(n: int, groups: int) -> list[slice]:

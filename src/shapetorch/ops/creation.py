@@ -3,7 +3,6 @@ linspace, logspace, eye."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -12,9 +11,10 @@ from .._device import backend, to_device
 from .._dtype import DType, get_default_dtype, to_dtype
 from .._errors import fail
 from .._rules import dtypes as RD
+from .._rules.creation import arange_length
 from .._tensor import Tensor
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
-from ._common import allocating, check_fill_value, new_sizes
+from ._common import allocating, check, check_fill_value, new_sizes
 from ._registry import method, public
 
 
@@ -208,16 +208,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if not all(math.isfinite(v) for v in vals if isinstance(v, float)):
-        fail("argument_error_invalid", op="arange", problem=f"unsupported range: {vals[0]} -> {vals[1]} (step {vals[2]})")
-    if vals[2] == 0:
-        fail("argument_error_invalid", op="arange", problem="step must be nonzero")
-    if (vals[1] - vals[0]) * vals[2] < 0:
-        fail("argument_error_invalid", op="arange", problem=f"upper bound and lower bound inconsistent with step sign "
-             f"(start {vals[0]}, end {vals[1]}, step {vals[2]})")
+    n = check(arange_length, vals[0], vals[1], vals[2], op="arange")
     is_float = any(isinstance(v, float) for v in vals)
     d = to_dtype(dtype) if dtype is not None else (get_default_dtype() if is_float else to_dtype("int64"))
-    n = math.ceil((vals[1] - vals[0]) / vals[2])
     where = to_device(device)
     if where.type != "cpu" and not is_float and d.name in ("int32", "int64"):  # integers made by a kernel
         t = Tensor._make(backend(where.type).arange(int(vals[0]), int(vals[2]), n, NP_DTYPE[d]), where)

@@ -88,9 +88,7 @@ def _pieces(input: Tensor, d: int, sizes: Sequence[int]) -> tuple[Tensor, ...]:
 
 
 def _dim(input: Tensor, dim: int, op: str, code: str) -> int:
-    if input._data.ndim == 0:
-        check(RJ.select_index, (), dim, 0, op=op)
-    return check(wrap_dim, dim, input._data.ndim, op, code)
+    return check(RJ.cut_dim, input._data.ndim, dim, op, code)
 
 
 @public("joining")

@@ -63,7 +63,7 @@ def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     psp = tuple(xp._data.shape[2:])
     widx = _window_index(psp, tuple(out), k, s, d)
     m, kk = widx.shape
-    flat_x = xp.reshape(n, c, -1)
+    flat_x = xp.reshape(n, c, math.prod(psp))  # the size given: -1 cannot be inferred when the batch is empty
     if m * kk == 0 or n * c == 0:
         values = flat_x.new_zeros((n, c) + tuple(out))
         flat = tensor(np.zeros((n, c, m), dtype=np.int64), device=x.device)
@@ -132,7 +132,8 @@ def _adaptive_matrix(size: int, out: int, dtype: Any) -> Any:
     m = np.zeros((out, size), dtype=dtype)
     for i in range(out):
         lo, hi = (i * size) // out, -(-((i + 1) * size) // out)
-        m[i, lo:hi] = 1.0 / (hi - lo)
+        if hi > lo:
+            m[i, lo:hi] = 1.0 / (hi - lo)
     return m
 
 
@@ -148,6 +149,8 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
         dim = nd_in - nd + i
         m = tensor(_adaptive_matrix(input._data.shape[dim], shape[dim], input._data.dtype), device=input.device)
         out = out.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
+    if any(s == 0 for s in input._data.shape[nd_in - nd:]):
+        out = out * float("nan")  # torch: the mean of an empty bin is NaN
     return out
 
 
@@ -155,7 +158,7 @@ def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     from .joining import stack
 
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
-    shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op)
+    shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op, nonempty=True)
     nd_in = input._data.ndim
     out = input
     for i in range(nd):

@@ -13,7 +13,7 @@ from .._dtype import to_dtype
 from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import dtypes as RD
-from .._rules.reduction import reduce_dims
+from .._rules.reduction import check_nonempty, reduce_dims
 from .._tensor import Tensor
 from ._common import as_node, as_operand, cast, check, default_float, dtype_name, need_floating
 from ._registry import CATEGORY, FUNCTIONS, public
@@ -136,8 +136,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 
 
 def _nonempty(input: Tensor, axis: tuple[int, ...], op: str) -> None:
-    if builtins.any(input._data.shape[i] == 0 for i in axis) or (input._data.size == 0 and not axis):
-        fail("reduction_error_empty_input", op=op, shape=tuple(input._data.shape))
+    check(check_nonempty, tuple(input._data.shape), axis, op)
 
 
 @public("reduction")
@@ -165,8 +164,7 @@ def _no_complex(input: Tensor, op: str, bool_too: bool = False) -> None:
 def _arg(prim: Prim, input: Tensor, dim: Any, keepdim: bool, op: str) -> Tensor:
     _no_complex(input, op, bool_too=op in ("argmax", "argmin"))
     if dim is None:
-        if input._data.size == 0:
-            fail("reduction_error_empty_input", op=op, shape=tuple(input._data.shape))
+        _nonempty(input, tuple(range(input._data.ndim)), op)
         return prim(input.reshape(-1), axis=0, keepdims=False).reshape((1,) * input._data.ndim if keepdim else ())
     (axis,) = _dims(input, [dim], op) or (0,)
     _nonempty(input, (axis,) if input._data.ndim else (), op)

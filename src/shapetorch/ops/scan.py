@@ -16,7 +16,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules.axes import wrap_dim
 from .._rules.dtypes import is_integral
-from .._rules.scan import cum_shape, diff_shape, trapezoid_shape
+from .._rules.scan import cum_extreme_shape, cum_shape, diff_shape, trapezoid_shape
 from .._tensor import Tensor
 from ._common import check, dtype_name, make_inplace, new_tensor, promoted, refuse
 from ._registry import method, public
@@ -217,9 +217,9 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
 
 
 def _cum_extreme(input: Tensor, dim: int, index_prim: Prim, op: str) -> ValuesIndices:
-    if input._data.size == 0:  # torch checks neither the dim nor the dtype of an empty input
+    check(cum_extreme_shape, tuple(input._data.shape), dim, op=op)
+    if input._data.size == 0:  # torch checks neither the dim (the rule above) nor the dtype of an empty input
         return ValuesIndices(input.clone(), new_tensor(np.zeros(input._data.shape, np.int64), input._device))
-    check(cum_shape, tuple(input._data.shape), dim, op=op)
     if input._data.ndim == 0:  # nor the dtype of a 0-d one
         return ValuesIndices(input.clone(), new_tensor(np.zeros((), np.int64), input._device))
     if input.is_complex():

@@ -121,7 +121,14 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     check(RS.gather_shape, input._data.shape, dim, index._data.shape, op="gather")
     d = wrap_dim(dim, input._data.ndim, "gather")
     _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "gather")
+    if index._data.ndim < input._data.ndim:  # a 0-d index (the rule allows no other): one element, a 0-d result
+        return _GATHER(input, _lift(index, input), axis=d).reshape(())
     return _GATHER(input, index, axis=d)
+
+
+def _lift(t: Any, like: Tensor) -> Any:
+    """A 0-d index or src of scatter/gather seen as one element of ``like``'s rank (torch reads a 0-d index so)."""
+    return t.reshape((1,) * like._data.ndim) if isinstance(t, Tensor) and t._data.ndim < like._data.ndim else t
 
 
 @public("indexing")
@@ -130,7 +137,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = wrap_dim(dim, input._data.ndim, "scatter_add")
     _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter_add")
     _same_dtype_src(input, src)
-    return _SCATTER_ADD(input, index, src, axis=d)
+    return _SCATTER_ADD(input, _lift(index, input), _lift(src, input), axis=d)
 
 
 @public("indexing")
@@ -143,7 +150,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     _check_index_values(index, input._data.shape[d] if input._data.ndim else 1, d, "scatter")
     if isinstance(src, Tensor):
         _same_dtype_src(input, src)
-    return _SCATTER(input, index, src, axis=d)
+    return _SCATTER(input, _lift(index, input), _lift(src, input), axis=d)
 
 
 for _iname, _ifn in (("scatter_add_", scatter_add), ("scatter_", scatter)):
