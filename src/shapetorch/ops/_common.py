@@ -136,6 +136,8 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
     if STATE.enabled and self.requires_grad and self._grad_fn is None:
         fail("autograd_error_leaf_inplace", op=op, tense="is being")
+    if self._created_in is not None and STATE.enabled:
+        _refuse_custom_view(self._created_in)
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
     if isinstance(self._data, (np.ndarray, np.generic)):
@@ -146,6 +148,18 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     if result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True
     return self
+
+
+def _refuse_custom_view(created_in: tuple[str, int, bool]) -> None:
+    name, i, several = created_in
+    why = ("This view is the output of a function that returns multiple views. Such functions do not allow the "
+           "output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+           if several else
+           "This view was created inside a custom Function (or because an input was returned as-is) and the "
+           "autograd logic to handle view+inplace would override the custom backward associated with the custom "
+           "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+           "output of the custom Function.")
+    fail("autograd_error_custom_view_inplace", i=i, name=name, why=why)
 
 
 def _inplace_tangent(self: Tensor, result: Tensor, op: str) -> None:

@@ -84,6 +84,10 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     words = []
     for name, x, sdt in operands:
         if isinstance(x, WArray):
+            if x.st is out.st:
+                # WebGPU refuses one buffer bound for writing and reading in a dispatch (``c[i] = c[i]`` after
+                # ``c[i] += 1`` on a view): read a copy
+                x = contiguous_copy(x)
             assert x.st is not None
             mode = "c" if x.contiguous and x.shape == shape else "s"
             spec.append((name, _st(x.dtype), mode))
@@ -374,6 +378,9 @@ def put(dst: WArray, offs: np.ndarray[Any, Any], value: Operand, accumulate: boo
             value = cast(value, dst.dtype)
         if value.st is None:
             return
+        if value.st is dst.st:  # the buffer written is not also bound for reading (see ``elementwise``)
+            value = contiguous_copy(value)
+        assert value.st is not None
         meta += [value.offset, *_bstrides(value, shape)]
         bufs.append(value.st.buf)
         mode = "s"
