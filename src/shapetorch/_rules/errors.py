@@ -33,7 +33,7 @@ def _dim(op: str) -> Entry:
 # user code and tests match on ("a leaf Variable that requires grad ...", "one of the variables needed ...").
 VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_grad_dtype", "autograd_error_implicit_grad",
                       "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_custom_view_inplace",
-                      "module_hook_error_result"})
+                      "module_hook_error_result", "data_error_invalid_value", "data_error_invalid_type"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
@@ -458,6 +458,14 @@ CATALOGUE: dict[str, Entry] = {
     "autograd_error_modified_saved": Entry(
         "autograd", "shape-autograd", "A tensor saved for backward was modified in place before backward ran.",
         "one of the variables needed for gradient computation has been modified by an inplace operation: {detail}",
+    ),
+    "data_error_invalid_value": Entry(
+        "value", "data", "A sampler, dataset or DataLoader argument of a value torch refuses (a batch_size that is "
+        "not positive, shuffle with an IterableDataset, ...): torch's ValueError and message.", "{problem}",
+    ),
+    "data_error_invalid_type": Entry(
+        "argument", "data", "A sampler argument of a type torch refuses (replacement that is not a bool): torch's "
+        "TypeError and message.", "{problem}",
     ),
     "autograd_error_custom_view_inplace": Entry(
         "autograd", "shape-autograd",
