@@ -447,3 +447,12 @@ def test_a_view_written_back_into_its_own_buffer():
 
     ii, jj = np.array([0, 1, 2, 1]), np.array([0, 1, 1, 1])
     run(fn, data((4, 4), "i"), ii, jj, grad=False)
+
+
+@pytest.mark.parametrize("dim,size,step", [(0, 2, 1), (1, 3, 2), (-1, 1, 1), (1, 5, 5)])
+def test_tensor_unfold_view_and_gradient(dim, size, step):
+    def fn(lib, x):
+        w = x.t().unfold(dim, size, step)  # strided input, overlapping windows
+        return w * w.sum(-1, keepdim=True)
+
+    run(fn, data((5, 4)))
