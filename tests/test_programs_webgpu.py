@@ -33,7 +33,13 @@ def test_the_exclusions_name_programs() -> None:
 
 @pytest.mark.parametrize("path", FLOAT32, ids=[p.stem for p in FLOAT32])
 def test_program_runs_on_webgpu_as_with_torch(path: Path) -> None:
+    from shapetorch.backends.webgpu.runtime import RT
+
+    before = RT.n_dispatch
     theirs, ours = run_both(path.read_text(), str(path), device="webgpu")
     assert theirs.strip(), "the program printed nothing to compare"
     # a tensor printed from the GPU names its device, as torch's cuda tensors do; the numbers must agree
     compare(theirs, ours.replace(", device='webgpu'", ""))
+    # the work ran on the GPU: at least one dispatch per line the program printed (mlp_tutorial makes its data
+    # there, then moves model and data to the "cpu" its device line picks without CUDA)
+    assert RT.n_dispatch - before >= len(theirs.splitlines())

@@ -8,7 +8,8 @@ Identical weights and data, without touching the program:
 
 - **Random draws the program makes** (``torch.randn``, ``torch.randint``, ``torch.rand``, ...,
   ``torch.manual_seed``) come from one NumPy stream in both runs, and so do the draws the libraries make
-  for the program where a user sees them: the shuffling of a ``DataLoader``, dropout masks.
+  for the program where a user sees them: the shuffling of a ``DataLoader`` (``RandomSampler``,
+  ``SubsetRandomSampler``), dropout masks.
 - **Initial weights** differ between libraries (each has its own generator), so the torch run records
   each top-level module's ``state_dict`` when it is first called, and the shapetorch run loads the
   recorded values into the same module at the same moment. Later weights are the program's own doing.
@@ -130,6 +131,10 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
         n = len(self.data_source)
         yield from shared.rng.permutation(n).tolist()
 
+    def subset_sampler_iter(self: Any) -> Iterator[int]:
+        for i in shared.rng.permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
     # the library's own modules that draw for the program (torch's Categorical calls torch.multinomial)
     internal = [(importlib.import_module(f"{lib.__name__}.ops.random"), "multinomial", multinomial)] \
         if lib.__name__ == "shapetorch" else []
@@ -139,6 +144,7 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
         (lib, "multinomial", multinomial), (lib, "bernoulli", bernoulli), (lib, "manual_seed", manual_seed),
         (F, "dropout", dropout), (nn.Module, "__call__", call),
         (importlib.import_module(f"{lib.__name__}.utils.data").RandomSampler, "__iter__", sampler_iter),
+        (importlib.import_module(f"{lib.__name__}.utils.data").SubsetRandomSampler, "__iter__", subset_sampler_iter),
     ]
 
 
