@@ -222,6 +222,8 @@ def test_module_global_hooks_run_before_the_modules_own() -> None:
             mm.register_module_forward_hook(lambda mod, args, out: log.append(("global.fwd", out))),
             mm.register_module_full_backward_pre_hook(lambda mod, go: log.append(("global.bpre", go))),
             mm.register_module_full_backward_hook(lambda mod, gi, go: log.append(("global.bwd", gi))),
+            mm.register_module_forward_hook(lambda mod, args, kwargs, out: log.append(("global.kw", dict(kwargs))),
+                                            with_kwargs=True, always_call=True),
         ]
         try:
             x = _data(lib, 2, 3, requires_grad=True)
