@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -148,6 +149,15 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     if result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True
     return self
+
+
+def inherit_custom_view(out: Tensor, base: Tensor) -> None:
+    """A view of an output a custom Function returned as-is is refused in-place ops too, as in torch, whose
+    message then names the view op (``Output 0 of Select ...``)."""
+    if base._created_in is not None and out._base is not None:
+        node = out._grad_fn
+        name = re.sub(r"Backward\d*$", "", node.name()) if node is not None else base._created_in[0]
+        out._created_in = (name, 0, base._created_in[2])
 
 
 def _refuse_custom_view(created_in: tuple[str, int, bool]) -> None:
