@@ -367,3 +367,39 @@ def test_load_state_dict_loads_what_matches_before_raising() -> None:
         return list(net.parameters())
 
     _both(scenario)
+
+
+def test_global_registration_hooks_see_and_replace_what_modules_register() -> None:
+    def scenario(lib: Lib, log: list[Any]) -> Any:
+        mm = lib.nn.modules.module
+
+        def on_buffer(mod: Any, name: str, value: Any) -> Any:
+            log.append(("buffer", type(mod).__name__, name, value))
+            return None if value is None else value * 2
+
+        handles = [
+            mm.register_module_buffer_registration_hook(on_buffer),
+            mm.register_module_parameter_registration_hook(
+                lambda mod, name, p: log.append(("param", type(mod).__name__, name, tuple(p.shape)))),
+            mm.register_module_module_registration_hook(
+                lambda mod, name, sub: log.append(("module", type(mod).__name__, name, type(sub).__name__))),
+        ]
+        try:
+            class Net(lib.nn.Module):
+                def __init__(self) -> None:
+                    super().__init__()
+                    self.fc = lib.nn.Linear(2, 3)
+                    self.register_buffer("scale", lib.ones(3))
+                    self.add_module("act", lib.nn.ReLU())
+                    self.bias = lib.nn.Parameter(lib.zeros(3))
+                    self.scale = lib.full((3,), 3.0)  # assigning to a buffer name registers it again
+
+            net = Net()
+            bn = lib.nn.BatchNorm1d(2)
+        finally:
+            for h in handles:
+                h.remove()
+        lib.nn.Linear(1, 1)  # removed: not seen
+        return net.scale, bn.running_var
+
+    _both(scenario)

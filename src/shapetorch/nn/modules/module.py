@@ -73,6 +73,18 @@ class _GlobalHooks:
         self.backward_pre: dict[int, Callable[..., Any]] = {}
         self.with_kwargs: set[int] = set()
         self.always_called: set[int] = set()
+        self.buffer_registration: dict[int, Callable[..., Any]] = {}
+        self.parameter_registration: dict[int, Callable[..., Any]] = {}
+        self.module_registration: dict[int, Callable[..., Any]] = {}
+
+    @staticmethod
+    def registered(hooks: dict[int, Callable[..., Any]], module: Any, name: str, value: Any) -> Any:
+        """``value`` after each registration hook (a hook returning None keeps it)."""
+        for hook in list(hooks.values()):
+            out = hook(module, name, value)
+            if out is not None:
+                value = out
+        return value
 
     def any(self) -> bool:
         return bool(self.forward_pre or self.forward or self.backward or self.backward_pre)
@@ -111,6 +123,27 @@ def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHan
     """``hook(module, grad_input, grad_output)`` for every module, before the module's own backward hooks."""
     handle = RemovableHandle(_GLOBAL.backward)
     _GLOBAL.backward[handle.id] = hook
+    return handle
+
+
+def register_module_buffer_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """``hook(module, name, buffer)`` whenever any module registers a buffer; a result replaces the buffer."""
+    handle = RemovableHandle(_GLOBAL.buffer_registration)
+    _GLOBAL.buffer_registration[handle.id] = hook
+    return handle
+
+
+def register_module_parameter_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """``hook(module, name, param)`` whenever any module registers a parameter; a result replaces it."""
+    handle = RemovableHandle(_GLOBAL.parameter_registration)
+    _GLOBAL.parameter_registration[handle.id] = hook
+    return handle
+
+
+def register_module_module_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """``hook(module, name, submodule)`` whenever any module registers a submodule; a result replaces it."""
+    handle = RemovableHandle(_GLOBAL.module_registration)
+    _GLOBAL.module_registration[handle.id] = hook
     return handle
 
 
@@ -230,7 +263,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                             "(shapetorch.nn.Parameter or None required)")
-        self._parameters[name] = param
+        self._parameters[name] = _GLOBAL.registered(_GLOBAL.parameter_registration, self, name, param)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         self._check_init()
@@ -240,7 +273,7 @@ class Module:
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (Tensor or None required)")
         if isinstance(tensor, Buffer):
             tensor = Tensor._make(tensor._data, tensor._device)
-        self._buffers[name] = tensor
+        self._buffers[name] = _GLOBAL.registered(_GLOBAL.buffer_registration, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -252,7 +285,7 @@ class Module:
         if "." in name or name == "":
             raise KeyError(f'module name can\'t contain "." or be empty, got {name!r}')
         self._check_init()
-        self._modules[name] = module
+        self._modules[name] = _GLOBAL.registered(_GLOBAL.module_registration, self, name, module)
 
     register_module = add_module
 
@@ -273,7 +306,7 @@ class Module:
             if params is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._remove_from(name, d, self._parameters, self._buffers)
-            self._modules[name] = value
+            self._modules[name] = _GLOBAL.registered(_GLOBAL.module_registration, self, name, value)
         elif params is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}'")
