@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 import shapetorch as st
 from shapetorch import nn, optim
@@ -133,10 +135,82 @@ def test_lbfgs_matches_torch(kwargs):
     assert set(ss) == set(stt)
 
 
+def _lbfgs_calls(lib, mod, problem, dtype, kwargs, steps=3):
+    """Every closure call of a strong-Wolfe L-BFGS run: the point, the loss; then the state after each step."""
+    x0 = np.array([-1.5, 2.0, 0.5, -0.7, 1.2])
+    p = lib.nn.Parameter(lib.tensor(x0, dtype=getattr(lib, dtype)))
+    o = mod.LBFGS([p], line_search_fn="strong_wolfe", **kwargs)
+    calls, states = [], []
+
+    def closure():
+        o.zero_grad()
+        if problem == "rosenbrock":
+            loss = (100 * (p[1:] - p[:-1] ** 2) ** 2 + (1 - p[:-1]) ** 2).sum()
+        else:
+            loss = (p.sin() * p).sum() + 0.1 * (p ** 4).sum()
+        loss.backward()
+        calls.append((p.detach().numpy().copy(), loss.item()))
+        return loss
+
+    for _ in range(steps):
+        o.step(closure)
+        s = o.state[p]
+        states.append((s["func_evals"], s["n_iter"], float(s["t"]), len(s["old_dirs"])))
+    return calls, states
+
+
+@pytest.mark.parametrize("problem", ["rosenbrock", "wavy"])
+@pytest.mark.parametrize("kwargs", [{}, {"lr": 0.01}, {"lr": 20.0, "max_iter": 6}, {"max_iter": 5, "history_size": 2},
+                                    {"tolerance_change": 1e-3}])
+def test_lbfgs_strong_wolfe_matches_torch_step_by_step(problem, kwargs):
+    """float64: the same points evaluated in the same order, the same counts, steps and history. Rosenbrock's
+    valley magnifies a last-bit difference (torch's add_ with alpha is fused) over many iterations, so it runs one
+    step (up to 20 iterations) there."""
+    steps = 1 if problem == "rosenbrock" else 3
+    (ours, our_states), (theirs, their_states) = (_lbfgs_calls(st, optim, problem, "float64", kwargs, steps),
+                                                   _lbfgs_calls(torch, torch.optim, problem, "float64", kwargs, steps))
+    rtol = 1e-6 if problem == "rosenbrock" else 1e-9
+    assert len(ours) == len(theirs)
+    for (x, f), (y, g) in zip(ours, theirs):
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-12)
+        np.testing.assert_allclose(f, g, rtol=rtol, atol=1e-12)
+    assert [s[:2] + s[3:] for s in our_states] == [s[:2] + s[3:] for s in their_states]
+    np.testing.assert_allclose([s[2] for s in our_states], [s[2] for s in their_states], rtol=rtol)
+
+
+def test_lbfgs_strong_wolfe_cases_reach_the_search():
+    """The cases above take more than one evaluation per iteration: the search extrapolates and zooms."""
+    for kwargs in ({"lr": 0.01}, {"lr": 20.0, "max_iter": 6}):
+        _, states = _lbfgs_calls(torch, torch.optim, "rosenbrock", "float64", kwargs, steps=1)
+        assert states[0][0] > states[0][1] + 1
+
+
+def test_lbfgs_strong_wolfe_float32_close_to_torch():
+    """float32 on a well-conditioned problem: torch's add_ with alpha rounds once (fused), shapetorch's twice,
+    so the points agree to float32 rounding rather than bit for bit (docs/compatibility.md)."""
+    (ours, our_states), (theirs, their_states) = (_lbfgs_calls(st, optim, "wavy", "float32", {}),
+                                                   _lbfgs_calls(torch, torch.optim, "wavy", "float32", {}))
+    assert [s[:2] for s in our_states] == [s[:2] for s in their_states]
+    np.testing.assert_allclose(ours[-1][0], theirs[-1][0], rtol=1e-5, atol=1e-6)
+
+
+def test_lbfgs_unknown_line_search_is_refused_at_step():
+    for lib, mod in ((st, optim), (torch, torch.optim)):
+        p = lib.nn.Parameter(lib.ones(2))
+        o = mod.LBFGS([p], line_search_fn="backtracking")  # accepted here, refused when a step would use it
+
+        def closure(p=p, o=o):
+            o.zero_grad()
+            loss = (p ** 2).sum()
+            loss.backward()
+            return loss
+
+        with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+            o.step(closure)
+
+
 def test_lbfgs_refuses_what_it_does_not_do():
     p = nn.Parameter(st.ones(2))
-    with pytest.raises(ValueError, match="line_search_fn"):
-        optim.LBFGS([p], line_search_fn="strong_wolfe")
     with pytest.raises(ValueError, match="per-parameter options"):
         optim.LBFGS([{"params": [p]}, {"params": [nn.Parameter(st.ones(1))]}])
     with pytest.raises(ValueError, match="Invalid rho value"):
@@ -195,3 +269,45 @@ def test_scheduler_matches_torch(name, kwargs, opt):
         stt.step()
     state = ss.state_dict()
     assert state["last_epoch"] == 11 and "optimizer" not in state
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.integers(0, 2**32 - 1), hs.sampled_from([1e-3, 0.1, 1.0, 10.0, 1e3]),
+       hs.sampled_from(["float64", "float32"]))
+def test_strong_wolfe_search_as_torchs(seed, t0, dtype):
+    """The line search alone, on one objective whose values both libraries read from NumPy: the same steps tried
+    in the same order (extrapolating, then zooming), the same step, loss and count returned."""
+    from torch.optim.lbfgs import _strong_wolfe as torch_search
+
+    from shapetorch.optim.lbfgs import _strong_wolfe as our_search
+
+    rng = np.random.default_rng(seed)
+    n = 4
+    x0, a, b, k = rng.normal(size=n), rng.uniform(0.01, 1, n), rng.normal(size=n), rng.uniform(0.5, 4, n)
+
+    def value(z):
+        return float((a * z ** 4 + b * z ** 2 + np.sin(k * z)).sum()), 4 * a * z ** 3 + 2 * b * z + k * np.cos(k * z)
+
+    f0, g0 = value(x0)
+    d0 = -g0 * rng.uniform(0.2, 2)
+    runs = []
+    for lib, search in ((torch, torch_search), (st, our_search)):
+        tried = []
+        as_t = lambda v, lib=lib: lib.tensor(np.asarray(v, dtype=dtype))  # noqa: E731
+
+        def obj(x, t, d, tried=tried, as_t=as_t):
+            t_val = float(t)
+            tried.append(t_val)
+            f, g = value(x0 + t_val * d0)
+            return f, as_t(g)
+
+        g, d = as_t(g0), as_t(d0)
+        f, g_new, t, evals = search(obj, None, t0, d, f0, g, g.dot(d))
+        runs.append((tried, f, g_new.numpy(), float(t), evals))
+    (tt, ft, gt, t_t, et), (ts, fs, gs, t_s, es) = runs
+    assert et == es and len(tt) == len(ts)
+    rtol = 1e-10 if dtype == "float64" else 1e-5
+    np.testing.assert_allclose(ts, tt, rtol=rtol)
+    np.testing.assert_allclose(t_s, t_t, rtol=rtol)
+    np.testing.assert_allclose(fs, ft, rtol=rtol, atol=rtol * (abs(f0) + 1))  # f may pass near zero
+    np.testing.assert_allclose(gs, gt, rtol=rtol, atol=10 * rtol * np.abs(gt).max())  # cancellation near a minimum

@@ -433,3 +433,26 @@ def test_sorting(expr):
     run(expr, x, grad=False)
     run(expr, data((4, 5), "i"), grad=False)
     run(lambda lib, x: expr(lib, x).float() if not x.is_floating_point() else expr(lib, x), data((3, 5)))
+
+
+def test_a_view_written_back_into_its_own_buffer():
+    """``c[i, j] += 1`` with tensor indices reads ``c[i, j]`` (a view of c's buffer), adds in place, and assigns it
+    back into c: one dispatch would bind c's buffer for reading and writing, which WebGPU refuses."""
+    def fn(lib, c, ii, jj):
+        c = c.clone()
+        for i, j in zip(ii, jj):
+            c[i, j] += 1
+        c[ii, jj] = c[jj, ii]  # advanced indexing: a gather then a scatter into the same buffer
+        return c
+
+    ii, jj = np.array([0, 1, 2, 1]), np.array([0, 1, 1, 1])
+    run(fn, data((4, 4), "i"), ii, jj, grad=False)
+
+
+@pytest.mark.parametrize("dim,size,step", [(0, 2, 1), (1, 3, 2), (-1, 1, 1), (1, 5, 5)])
+def test_tensor_unfold_view_and_gradient(dim, size, step):
+    def fn(lib, x):
+        w = x.t().unfold(dim, size, step)  # strided input, overlapping windows
+        return w * w.sum(-1, keepdim=True)
+
+    run(fn, data((5, 4)))

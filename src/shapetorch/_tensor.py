@@ -36,6 +36,9 @@ class Tensor:
     _post_accumulate_hooks: list[Any] | None = None
     _fw_grads: dict[int, Tensor] | None = None  # forward-mode tangents by dual level
     _inference: bool = False  # made under inference_mode
+    # (Function name, output number, one of several outputs) on an input a custom Function returned as-is: torch
+    # refuses in-place ops on it, whose view rebase would bypass the Function's backward (and a module's hooks)
+    _created_in: tuple[str, int, bool] | None = None
 
     __array_priority__ = 1000  # numpy defers `ndarray + Tensor` to Tensor.__radd__
 

@@ -8,7 +8,8 @@ Identical weights and data, without touching the program:
 
 - **Random draws the program makes** (``torch.randn``, ``torch.randint``, ``torch.rand``, ...,
   ``torch.manual_seed``) come from one NumPy stream in both runs, and so do the draws the libraries make
-  for the program where a user sees them: the shuffling of a ``DataLoader``, dropout masks.
+  for the program where a user sees them: the shuffling of a ``DataLoader`` (``RandomSampler``,
+  ``SubsetRandomSampler``), dropout masks.
 - **Initial weights** differ between libraries (each has its own generator), so the torch run records
   each top-level module's ``state_dict`` when it is first called, and the shapetorch run loads the
   recorded values into the same module at the same moment. Later weights are the program's own doing.
@@ -47,8 +48,12 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
     """(owner, name, replacement) for every random source and the module call of ``lib``."""
     nn, F = lib.nn, lib.nn.functional
 
+    def placed(t: Any) -> Any:
+        # a draw lands where the library's own factory would put it: the default device (webgpu in a webgpu run)
+        return t.to(lib.get_default_device())
+
     def floats(arr: np.ndarray, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Any:
-        t = lib.from_numpy(np.ascontiguousarray(arr, dtype=np.float32))
+        t = placed(lib.from_numpy(np.ascontiguousarray(arr, dtype=np.float32)))
         t = t.to(dtype) if dtype is not None else t
         t = t.to(device) if device is not None else t
         return t.requires_grad_(requires_grad) if requires_grad else t
@@ -68,11 +73,12 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
         if "size" in kw:
             args = (*args, kw.pop("size"))
         low, high, size = (0, *args) if len(args) == 2 else args
-        out = lib.from_numpy(shared.rng.integers(int(low), int(high), tuple(size)).astype(np.int64))
+        out = placed(lib.from_numpy(shared.rng.integers(int(low), int(high), tuple(size)).astype(np.int64)))
+        out = out.to(device) if device is not None else out
         return out.to(dtype) if dtype is not None else out
 
     def randperm(n: int, generator: Any = None, dtype: Any = None, **kw: Any) -> Any:
-        out = lib.from_numpy(shared.rng.permutation(int(n)).astype(np.int64))
+        out = placed(lib.from_numpy(shared.rng.permutation(int(n)).astype(np.int64)))
         return out.to(dtype) if dtype is not None else out
 
     def like(fn: Any) -> Any:
@@ -83,20 +89,20 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
         return mean + std * floats(shared.rng.standard_normal(shape))
 
     def multinomial(probs: Any, num_samples: int, replacement: bool = False, generator: Any = None) -> Any:
-        p = probs.detach().double().numpy()
+        p = probs.detach().cpu().double().numpy()
         p = p / p.sum(-1, keepdims=True)
         rows = p.reshape(-1, p.shape[-1])
         out = np.stack([shared.rng.choice(len(r), num_samples, replace=replacement, p=r) for r in rows])
-        return lib.from_numpy(out.reshape((*p.shape[:-1], num_samples)).astype(np.int64))
+        return lib.from_numpy(out.reshape((*p.shape[:-1], num_samples)).astype(np.int64)).to(probs.device)
 
     def bernoulli(input: Any, p: Any = None, generator: Any = None) -> Any:
-        probs = input.detach().double().numpy() if p is None else np.full(tuple(input.shape), float(p))
-        return lib.from_numpy((shared.rng.random(probs.shape) < probs).astype(np.float32)).to(input.dtype)
+        probs = input.detach().cpu().double().numpy() if p is None else np.full(tuple(input.shape), float(p))
+        return lib.from_numpy((shared.rng.random(probs.shape) < probs).astype(np.float32)).to(input.device, input.dtype)
 
     def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
         if not training or p == 0:
             return input
-        keep = floats(shared.rng.random(tuple(input.shape)) >= p).to(input.dtype)
+        keep = floats(shared.rng.random(tuple(input.shape)) >= p).to(input.device, input.dtype)
         return input * keep / (1 - p)
 
     def manual_seed(seed: int) -> Any:
@@ -125,6 +131,10 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
         n = len(self.data_source)
         yield from shared.rng.permutation(n).tolist()
 
+    def subset_sampler_iter(self: Any) -> Iterator[int]:
+        for i in shared.rng.permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
     # the library's own modules that draw for the program (torch's Categorical calls torch.multinomial)
     internal = [(importlib.import_module(f"{lib.__name__}.ops.random"), "multinomial", multinomial)] \
         if lib.__name__ == "shapetorch" else []
@@ -134,6 +144,7 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
         (lib, "multinomial", multinomial), (lib, "bernoulli", bernoulli), (lib, "manual_seed", manual_seed),
         (F, "dropout", dropout), (nn.Module, "__call__", call),
         (importlib.import_module(f"{lib.__name__}.utils.data").RandomSampler, "__iter__", sampler_iter),
+        (importlib.import_module(f"{lib.__name__}.utils.data").SubsetRandomSampler, "__iter__", subset_sampler_iter),
     ]
 
 
@@ -170,21 +181,29 @@ def _importer(lib_name: str) -> Any:
     return imp
 
 
-def run(source: str, lib_name: str, shared: _Shared, filename: str = "<program>") -> str:
-    """Execute ``source`` with ``torch`` meaning ``lib_name``; what it printed."""
+def run(source: str, lib_name: str, shared: _Shared, filename: str = "<program>", device: str | None = None) -> str:
+    """Execute ``source`` with ``torch`` meaning ``lib_name``; what it printed. ``device``: the default device
+    during the run (``set_default_device``), so every tensor the program makes without a device lands there."""
     lib = importlib.import_module(lib_name)
     env_builtins = dict(vars(builtins), __import__=_importer(lib_name))
     out = io.StringIO()
-    with _patched(_patches(lib, shared, record=lib_name == "torch")), contextlib.redirect_stdout(out):
-        exec(compile(source, filename, "exec"), {"__name__": "__main__", "__builtins__": env_builtins})
+    before = lib.get_default_device()
+    if device is not None:
+        lib.set_default_device(device)
+    try:
+        with _patched(_patches(lib, shared, record=lib_name == "torch")), contextlib.redirect_stdout(out):
+            exec(compile(source, filename, "exec"), {"__name__": "__main__", "__builtins__": env_builtins})
+    finally:
+        lib.set_default_device(before)
     return out.getvalue().replace("shapetorch", "torch")
 
 
-def run_both(source: str, filename: str) -> tuple[str, str]:
+def run_both(source: str, filename: str, device: str | None = None) -> tuple[str, str]:
+    """The program's output with torch (on the CPU) and with shapetorch (on ``device``, the CPU by default)."""
     shared = _Shared()
     theirs = run(source, "torch", shared, filename)
     shared.seed(0)
-    ours = run(source, "shapetorch", shared, filename)
+    ours = run(source, "shapetorch", shared, filename, device)
     return theirs, ours
 
 

@@ -32,7 +32,8 @@ def _dim(op: str) -> Entry:
 # Codes whose message is torch's, word for word, without the "{op}: " prefix the others have: autograd misuse that
 # user code and tests match on ("a leaf Variable that requires grad ...", "one of the variables needed ...").
 VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_grad_dtype", "autograd_error_implicit_grad",
-                      "autograd_error_unused_input", "autograd_error_modified_saved"})
+                      "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_custom_view_inplace",
+                      "module_hook_error_result", "data_error_invalid_value", "data_error_invalid_type"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
@@ -481,6 +482,23 @@ CATALOGUE: dict[str, Entry] = {
     "autograd_error_modified_saved": Entry(
         "autograd", "shape-autograd", "A tensor saved for backward was modified in place before backward ran.",
         "one of the variables needed for gradient computation has been modified by an inplace operation: {detail}",
+    ),
+    "data_error_invalid_value": Entry(
+        "value", "data", "A sampler, dataset or DataLoader argument of a value torch refuses (a batch_size that is "
+        "not positive, shuffle with an IterableDataset, ...): torch's ValueError and message.", "{problem}",
+    ),
+    "data_error_invalid_type": Entry(
+        "argument", "data", "A sampler argument of a type torch refuses (replacement that is not a bool): torch's "
+        "TypeError and message.", "{problem}",
+    ),
+    "autograd_error_custom_view_inplace": Entry(
+        "autograd", "shape-autograd",
+        "An in-place op on an output a custom Function returned as-is (a module output under full backward hooks).",
+        "Output {i} of {name} is a view and is being modified inplace. {why}",
+    ),
+    "module_hook_error_result": Entry(
+        "autograd", "autograd", "A module hook returned a value torch refuses (a wrong count of gradients, a bad "
+        "forward pre-hook result).", "{problem}",
     ),
     "autograd_gradient_mismatch_error": Entry(
         "autograd", "autograd", "A backward returned the wrong number of gradients or a wrongly shaped one.",

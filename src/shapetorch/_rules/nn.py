@@ -166,3 +166,73 @@ def class_target_shape(input: Shape, target: Shape, op: str = "cross_entropy") -
     if len(target) != len(expected) or any(differ(a, b) for a, b in zip(target, expected)):
         raise RuleError("loss_error_target_shape_mismatch", op=op, input=input, target=target, expected=expected)
     return expected
+
+
+def _sliding_args(op: str, **args: tuple[int, ...]) -> None:
+    """im2col/col2im arguments: two ints each; kernel, stride, dilation (and fold's output size) positive,
+    padding non-negative. Messages as torch's."""
+    for name, v in args.items():
+        if len(v) != 2:
+            raise RuleError("conv_error_invalid_argument", op=op,
+                            problem=f"It is expected {name} equals to 2, but got size {len(v)}")
+    for name, label, minimum in (("output_size", "output size", 1), ("kernel_size", "kernel size", 1),
+                                 ("stride", "stride", 1), ("dilation", "dilation", 1), ("padding", "padding", 0)):
+        got = args.get(name)
+        if got is not None and any(x < minimum for x in got):
+            short = {"output size": "output", "kernel size": "kernel", "padding": "pad"}.get(label, label)
+            want = "non-negative" if minimum == 0 else "greater than zero"
+            raise RuleError("conv_error_invalid_argument", op=op, problem=f"{label} should be {want}, but got "
+                            f"{short}_height: {got[0]} {short}_width: {got[1]}")
+
+
+def _blocks(size: tuple[Dim, ...], kernel: tuple[int, ...], dilation: tuple[int, ...], padding: tuple[int, ...],
+            stride: tuple[int, ...]) -> tuple[Dim, ...]:
+    return tuple((s + 2 * p - (d * (k - 1) + 1)) // st + 1 if isinstance(s, _KNOWN) else UNKNOWN
+                 for s, k, d, p, st in zip(size, kernel, dilation, padding, stride))
+
+
+def unfold_shape(input: Shape, kernel_size: tuple[int, ...], dilation: tuple[int, ...], padding: tuple[int, ...],
+                 stride: tuple[int, ...], op: str = "unfold") -> Shape:
+    """``F.unfold`` (im2col): (N, C, H, W) or (C, H, W) to (N, C * kh * kw, L), L the number of blocks."""
+    if len(input) < 3:  # torch reads dim 2 (dim 1 of a 0-d tensor) before anything else
+        n = max(len(input), 1)
+        raise RuleError("dimension_error_out_of_range", op=op, lo=-n, hi=n - 1, dim=max(len(input), 1))
+    _sliding_args(op, kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    if len(input) > 4 or any(d == 0 for d in input[-3:]):
+        raise RuleError("conv_error_invalid_argument", op=op, problem="Expected 3D or 4D (batch mode) tensor with "
+                        "possibly 0 batch size and other non-zero dimensions for input, but got: "
+                        f"[{', '.join(str(d) for d in input)}]")
+    blocks = _blocks(input[-2:], kernel_size, dilation, padding, stride)
+    if any(isinstance(b, _KNOWN) and b < 1 for b in blocks):
+        raise RuleError("conv_error_invalid_argument", op=op, problem=f"Given input with spatial size "
+                        f"({input[-2]}, {input[-1]}), kernel_size={kernel_size}, dilation={dilation}, padding="
+                        f"{padding}, calculated shape of the array of sliding blocks as ({blocks[0]}, {blocks[1]}), "
+                        "but its components must be at least one.")
+    c = input[-3]
+    k = kernel_size[0] * kernel_size[1]
+    length = blocks[0] * blocks[1] if _ints(*blocks) else UNKNOWN  # type: ignore[operator]
+    return (*input[:-3], c * k if isinstance(c, _KNOWN) else UNKNOWN, length)
+
+
+def fold_shape(input: Shape, output_size: tuple[int, ...], kernel_size: tuple[int, ...], dilation: tuple[int, ...],
+               padding: tuple[int, ...], stride: tuple[int, ...], op: str = "fold") -> Shape:
+    """``F.fold`` (col2im): (N, C * kh * kw, L) or (C * kh * kw, L) to (N, C, *output_size), the blocks summed."""
+    _sliding_args(op, output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding,
+                  stride=stride)
+    if len(input) not in (2, 3) or any(d == 0 for d in input[-2:]):
+        raise RuleError("conv_error_invalid_argument", op=op, problem="Expected 2D or 3D (batch mode) tensor for "
+                        "input with possibly 0 batch size and non-zero dimensions for input, but got: "
+                        f"[{', '.join(str(d) for d in input)}]")
+    ck, length = input[-2], input[-1]
+    k = kernel_size[0] * kernel_size[1]
+    if isinstance(ck, _KNOWN) and ck % k:
+        raise RuleError("conv_error_invalid_argument", op=op, problem="Expected size of input's dimension 1 to be "
+                        f"divisible by the product of kernel_size, but got input.size(1)={ck} and "
+                        f"kernel_size={kernel_size}.")
+    bh, bw = _blocks(output_size, kernel_size, dilation, padding, stride)
+    if isinstance(length, _KNOWN) and length != bh * bw:  # type: ignore[operator]
+        raise RuleError("conv_error_invalid_argument", op=op, problem=f"Given output_size={output_size}, "
+                        f"kernel_size={kernel_size}, dilation={dilation}, padding={padding}, stride={stride}, "
+                        "expected size of input's dimension 2 to match the calculated number of sliding blocks "
+                        f"{bh} * {bw} = {bh * bw}, but got input.size(2)={length}.")  # type: ignore[operator]
+    return (*input[:-2], ck // k if isinstance(ck, _KNOWN) else UNKNOWN, *output_size)

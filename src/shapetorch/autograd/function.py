@@ -281,6 +281,8 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
                 alias = o.view_as(o)
             if id(o) in non_diff_ids:
                 non_diff_ids.add(id(alias))
+            if record:
+                alias._created_in = (cls.__name__, i, len(outs) > 1)
             outs[i] = alias
     if record:
         ctx._seq = next_seq()

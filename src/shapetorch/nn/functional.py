@@ -63,12 +63,12 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d",
     "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu",
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "cosine_similarity", "cross_entropy",
-    "dropout", "dropout1d", "dropout2d", "elu", "embedding", "embedding_bag", "gelu", "glu", "group_norm",
+    "dropout", "dropout1d", "dropout2d", "elu", "embedding", "embedding_bag", "fold", "gelu", "glu", "group_norm",
     "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "instance_norm", "interpolate", "kl_div",
     "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax", "logsigmoid", "max_pool1d", "max_pool2d",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad", "prelu", "relu",
     "relu6", "rms_norm", "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold",
+    "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "unfold",
 ]
 
 
@@ -277,6 +277,70 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` over the last dim, as torch's (eps added to the difference)."""
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def _int_pair(value: Any, name: str, op: str) -> tuple[int, ...]:
+    """An int (for both dims) or a sequence of ints, as torch's ``_pair`` then the ``int[2]`` parser."""
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    for i, v in enumerate(items):
+        if isinstance(v, bool) or not isinstance(v, int):
+            fail("argument_error_refused", op=op, problem=f"argument '{name}' must be tuple of ints, but found "
+                                                          f"element of type {type(v).__name__} at pos {i}")
+    return items
+
+
+def _sliding_blocks(x: Tensor, kernel: tuple[int, ...], dilation: tuple[int, ...], stride: tuple[int, ...],
+                    blocks: tuple[int, ...]) -> list[Tensor]:
+    """For each kernel offset (row-major), the (N, C, bh, bw) elements of the (padded) x it meets in every block."""
+    (kh, kw), (dh, dw), (sh, sw), (bh, bw) = kernel, dilation, stride, blocks
+    return [x[:, :, i * dh: i * dh + sh * (bh - 1) + 1: sh, j * dw: j * dw + sw * (bw - 1) + 1: sw]
+            for i in range(kh) for j in range(kw)]
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """``F.unfold`` (im2col): the sliding blocks of (N, C, H, W) as columns, (N, C * kh * kw, L). A composite of
+    strided slices, so it differentiates (and runs on WebGPU) through the slice ops."""
+    k, d, p, st = (_int_pair(v, n, "unfold") for v, n in ((kernel_size, "kernel_size"), (dilation, "dilation"),
+                                                            (padding, "padding"), (stride, "stride")))
+    shape = check(RN.unfold_shape, tuple(input.shape), k, d, p, st, op="unfold")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex or input.dtype is bool_):
+        fail("method_dtype_not_supported_error", op="unfold", dtype=input.dtype, hint="")
+    x = input if input.dim() == 4 else input.unsqueeze(0)
+    if any(p):
+        x = pad(x, (p[1], p[1], p[0], p[0]))
+    blocks = tuple(((x.shape[2 + i] - (d[i] * (k[i] - 1) + 1)) // st[i] + 1) for i in range(2))
+    n, c = x.shape[0], x.shape[1]
+    out = stack(_sliding_blocks(x, k, d, st, blocks), 2).reshape(n, c * k[0] * k[1], blocks[0] * blocks[1])
+    return out if input.dim() == 4 else out.reshape(shape)
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:
+    """``F.fold`` (col2im): columns (N, C * kh * kw, L) summed back into (N, C, *output_size), the adjoint of
+    :func:`unfold`. Each kernel offset's values are spread ``stride`` apart and shifted into place by padding
+    (negative padding crops), so the sum is a composite of differentiable ops."""
+    o, k, d, p, st = (_int_pair(v, n, "fold") for v, n in ((output_size, "output_size"), (kernel_size, "kernel_size"),
+                                                             (dilation, "dilation"), (padding, "padding"),
+                                                             (stride, "stride")))
+    shape = check(RN.fold_shape, tuple(input.shape), o, k, d, p, st, op="fold")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        fail("method_dtype_not_supported_error", op="fold", dtype=input.dtype, hint="")
+    x = input if input.dim() == 3 else input.unsqueeze(0)
+    n, c = x.shape[0], x.shape[1] // (k[0] * k[1])
+    hp, wp = o[0] + 2 * p[0], o[1] + 2 * p[1]
+    bh, bw = ((hp - (d[0] * (k[0] - 1) + 1)) // st[0] + 1), ((wp - (d[1] * (k[1] - 1) + 1)) // st[1] + 1)
+    cols = x.reshape(n, c, k[0], k[1], bh, bw)
+    out: Tensor | None = None
+    for i in range(k[0]):
+        for j in range(k[1]):
+            spread = pad(cols[:, :, i, j].reshape(n, c, bh, 1, bw, 1), (0, st[1] - 1, 0, 0, 0, st[0] - 1))
+            spread = spread.reshape(n, c, bh * st[0], bw * st[1])
+            top, left = i * d[0], j * d[1]
+            placed = pad(spread, (left, wp - left - bw * st[1], top, hp - top - bh * st[0]))
+            out = placed if out is None else out + placed
+    assert out is not None
+    out = out[:, :, p[0]: p[0] + o[0], p[1]: p[1] + o[1]]
+    return out if input.dim() == 3 else out.reshape(shape)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -137,6 +138,8 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
     if STATE.enabled and self.requires_grad and self._grad_fn is None:
         fail("autograd_error_leaf_inplace", op=op, tense="is being")
+    if self._created_in is not None and STATE.enabled:
+        _refuse_custom_view(self._created_in)
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
     if isinstance(self._data, (np.ndarray, np.generic)):
@@ -147,6 +150,27 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     if result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True
     return self
+
+
+def inherit_custom_view(out: Tensor, base: Tensor) -> None:
+    """A view of an output a custom Function returned as-is is refused in-place ops too, as in torch, whose
+    message then names the view op (``Output 0 of Select ...``)."""
+    if base._created_in is not None and out._base is not None:
+        node = out._grad_fn
+        name = re.sub(r"Backward\d*$", "", node.name()) if node is not None else base._created_in[0]
+        out._created_in = (name, 0, base._created_in[2])
+
+
+def _refuse_custom_view(created_in: tuple[str, int, bool]) -> None:
+    name, i, several = created_in
+    why = ("This view is the output of a function that returns multiple views. Such functions do not allow the "
+           "output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+           if several else
+           "This view was created inside a custom Function (or because an input was returned as-is) and the "
+           "autograd logic to handle view+inplace would override the custom backward associated with the custom "
+           "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+           "output of the custom Function.")
+    fail("autograd_error_custom_view_inplace", i=i, name=name, why=why)
 
 
 def _inplace_tangent(self: Tensor, result: Tensor, op: str) -> None:

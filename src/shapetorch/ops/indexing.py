@@ -20,7 +20,16 @@ from .._rules import indexing as RI
 from .._rules import joining as RJ
 from .._rules.indexing import unravel_index_shape
 from .._tensor import Tensor
-from ._common import cast, check, dtype_name, make_inplace, snapshot_for_inplace, writable, write_inplace
+from ._common import (
+    cast,
+    check,
+    dtype_name,
+    inherit_custom_view,
+    make_inplace,
+    snapshot_for_inplace,
+    writable,
+    write_inplace,
+)
 from ._registry import method, public
 
 NpIndex = tuple[Any, ...]
@@ -210,11 +219,13 @@ def _getitem(self: Tensor, index: Any) -> Tensor:
     if key is not None:
         out = _GET["slice"](self, idx1=_basic_index(self._data.shape, key), idx2=None)
         out._base = self._base if self._base is not None else self
+        inherit_custom_view(out, self)
         return out
     idx1, idx2, _ = parse_index(self, index)
     out = _GET["index" if idx2 is not None else "slice"](self, idx1=idx1, idx2=idx2)
     if idx2 is None:
         out._base = self._base if self._base is not None else self
+        inherit_custom_view(out, self)
     return out
 
 

@@ -19,7 +19,7 @@ from .._rules.axes import wrap_dim
 from .._rules.broadcast import expand_shape
 from .._rules.views import as_strided_check
 from .._tensor import Tensor
-from ._common import as_node, check, int_list
+from ._common import as_node, check, inherit_custom_view, int_list
 from ._registry import method, public
 
 Arr = Any
@@ -33,6 +33,7 @@ def _view_of(out: Tensor, base: Tensor) -> Tensor:
         out._data = one.reshape(out._data.shape) if out._data.size == 1 else np.broadcast_to(one, out._data.shape)
     if type(out._data) is not np.ndarray or np.may_share_memory(out._data, base._data):
         out._base = base._base if base._base is not None else base
+        inherit_custom_view(out, base)
     return out
 
 

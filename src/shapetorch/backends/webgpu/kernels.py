@@ -84,6 +84,10 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     words = []
     for name, x, sdt in operands:
         if isinstance(x, WArray):
+            if x.st is out.st:
+                # WebGPU refuses one buffer bound for writing and reading in a dispatch (``c[i] = c[i]`` after
+                # ``c[i] += 1`` on a view): read a copy
+                x = contiguous_copy(x)
             assert x.st is not None
             mode = "c" if x.contiguous and x.shape == shape else "s"
             spec.append((name, _st(x.dtype), mode))
@@ -264,6 +268,19 @@ def permute_kernel(a: WArray, axes: Sequence[int] | None = None) -> WArray:
     return _view(a, tuple(a.shape[i] for i in axes), [a.stride[i] for i in axes])
 
 
+def unfold_kernel(a: WArray, axis: int, size: int, step: int, shape: tuple[int, ...]) -> WArray:
+    """``Tensor.unfold``: the windows as a view, the window's elements along a new last axis."""
+    if a.ndim == 0:
+        return _view(a, shape, ())
+    stride = (*a.stride[:axis], a.stride[axis] * step, *a.stride[axis + 1:], a.stride[axis])
+    return _view(a, shape, stride)
+
+
+def unfold_backward_kernel(g: WArray, in_shape: tuple[int, ...], axis: int, size: int, step: int) -> WArray:
+    """The windows' gradients summed back (overlapping windows add up); on the host, a rare op in training."""
+    return _host(_cpu_kernel("unfold_backward"), g, in_shape=in_shape, axis=axis, size=size, step=step)
+
+
 def expand_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
     return _view(a, tuple(shape), _bstrides(a, tuple(shape)))
 
@@ -374,6 +391,9 @@ def put(dst: WArray, offs: np.ndarray[Any, Any], value: Operand, accumulate: boo
             value = cast(value, dst.dtype)
         if value.st is None:
             return
+        if value.st is dst.st:  # the buffer written is not also bound for reading (see ``elementwise``)
+            value = contiguous_copy(value)
+        assert value.st is not None
         meta += [value.offset, *_bstrides(value, shape)]
         bufs.append(value.st.buf)
         mode = "s"
@@ -904,6 +924,8 @@ def register() -> list[str]:
         "view": view_kernel,
         "permute": permute_kernel,
         "expand": expand_kernel,
+        "unfold": unfold_kernel,
+        "unfold_backward": unfold_backward_kernel,
         "diagonal": diagonal_kernel,
         "diagonal_backward": diagonal_backward_kernel,
         "index": get_kernel, "select": get_kernel, "slice": get_kernel, "index_select": get_kernel,

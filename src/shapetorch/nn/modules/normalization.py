@@ -41,6 +41,7 @@ class _BatchNorm(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()  # as torch: what a buffer registration hook returned is reset in place
 
     def reset_running_stats(self) -> None:
         if self.track_running_stats:

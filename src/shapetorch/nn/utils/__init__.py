@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ..._errors import fail
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from ...ops.creation import tensor
@@ -45,11 +46,15 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Each parameter's ``.data`` becomes its slice of ``vec``, as in torch: a view, so the parameters share
+    ``vec``'s memory afterwards (a later write to ``vec`` shows in them)."""
+    if not isinstance(vec, Tensor):
+        fail("argument_error_refused", op="vector_to_parameters",
+             problem=f"expected torch.Tensor, but got: {type(vec).__name__}")
     i = 0
-    with no_grad():
-        for p in parameters:
-            n = p.numel()
-            p.copy_(vec[i:i + n].reshape(p.shape))
-            i += n
+    for p in parameters:
+        n = p.numel()
+        p.data = vec[i:i + n].view_as(p).data
+        i += n
 
 from . import rnn as rnn  # noqa: E402  (torch.nn.utils.rnn is reachable as an attribute)

@@ -5,43 +5,82 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..._dtype import float64, int64
+from ..._dtype import float64
+from ..._errors import fail
 from ..._tensor import Tensor
 from ...ops.creation import from_numpy, tensor
 from ...ops.joining import stack
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
+_COLLATE_TYPES = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+
 
 def default_collate(batch: Sequence[Any]) -> Any:
-    """Stack tensors, turn numbers into tensors, and recurse into tuples, lists and dicts, as torch."""
+    """Stack tensors and NumPy arrays, turn numbers into tensors, keep strings, and recurse into mappings,
+    namedtuples, tuples and lists, as torch."""
+    import numpy as np
+
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(list(batch))
-    if isinstance(elem, bool):
-        return tensor(list(batch))
-    if isinstance(elem, int):
-        return tensor(list(batch), dtype=int64)
+    if isinstance(elem, np.ndarray):
+        if elem.dtype.kind in "SaUO":  # strings and objects have no tensor dtype
+            fail("data_error_invalid_type", problem=_COLLATE_TYPES.format(elem.dtype))
+        return default_collate([from_numpy(np.array(b)) for b in batch])
+    if isinstance(elem, np.generic) and not isinstance(elem, (np.str_, np.bytes_)):
+        return from_numpy(np.array(list(batch)))
     if isinstance(elem, float):
         return tensor(list(batch), dtype=float64)
+    if isinstance(elem, int):  # bools too: the dtype comes from every value (ints and floats give floats)
+        return tensor(list(batch))
     if isinstance(elem, (str, bytes)):
         return list(batch)
     if isinstance(elem, Mapping):
-        return {k: default_collate([d[k] for d in batch]) for k in elem}
+        collated = {k: default_collate([d[k] for d in batch]) for k in elem}
+        try:
+            return type(elem)(collated)  # type: ignore[call-arg]  # an OrderedDict stays one, as in torch
+        except TypeError:
+            return collated
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
         return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
-    if isinstance(elem, (tuple, list)):
+    if isinstance(elem, Sequence):
         if any(len(e) != len(elem) for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(list(s)) for s in zip(*batch)]
-    if hasattr(elem, "__array__"):
-        import numpy as np
-
-        return from_numpy(np.stack([np.asarray(b) for b in batch]))
-    raise TypeError(f"default_collate: batch must contain tensors, numbers, dicts or lists; found {type(elem)}")
+        columns = [default_collate(list(s)) for s in zip(*batch)]
+        if isinstance(elem, tuple):
+            return columns  # a tuple of columns comes back as a list, as in torch
+        try:
+            return type(elem)(columns)  # type: ignore[call-arg]
+        except TypeError:
+            return columns
+    fail("data_error_invalid_type", problem=_COLLATE_TYPES.format(type(elem)))
 
 
 def _convert(data: Any) -> Any:
+    """torch's ``default_convert`` (the collate of ``batch_size=None``): NumPy arrays and scalars become tensors,
+    inside mappings, namedtuples and sequences too; everything else is left as it is."""
+    import numpy as np
+
+    if isinstance(data, np.ndarray) and data.dtype.kind not in "SaUO":
+        return from_numpy(data)
+    if isinstance(data, np.generic) and not isinstance(data, (np.str_, np.bytes_)):
+        return from_numpy(np.array(data))
+    if isinstance(data, Mapping):
+        converted = {k: _convert(v) for k, v in data.items()}
+        try:
+            return type(data)(converted)  # type: ignore[call-arg]
+        except TypeError:
+            return converted
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [_convert(d) for d in data]
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            return type(data)([_convert(d) for d in data])  # type: ignore[call-arg]
+        except TypeError:
+            return [_convert(d) for d in data]
     return data
 
 
@@ -58,13 +97,18 @@ class DataLoader:
         self.num_workers = num_workers  # batches are made in this process whatever the value
         self.generator = generator
         self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:  # an IterableDataset orders its own items: torch refuses the options that would
+            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+                if value is not None and value is not False:
+                    fail("data_error_invalid_value", problem=f"DataLoader with IterableDataset: expected "
+                                                             f"unspecified {name} option, but got {name}={value}")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
-                                 "and drop_last")
+                fail("data_error_invalid_value", problem="batch_sampler option is mutually exclusive with batch_size, "
+                                                         "shuffle, sampler, and drop_last")
             batch_size, drop_last = None, False
         if sampler is not None and shuffle:
-            raise ValueError("sampler option is mutually exclusive with shuffle")
+            fail("data_error_invalid_value", problem="sampler option is mutually exclusive with shuffle")
         if sampler is None and not self._iterable:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         if batch_size is not None and batch_sampler is None and not self._iterable:

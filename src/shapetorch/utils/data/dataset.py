@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
+from ..._errors import fail
 from ..._tensor import Tensor
 from ...ops.random import randperm
 
@@ -33,7 +34,7 @@ class TensorDataset(Dataset[tuple[Tensor, ...]]):
 
     def __init__(self, *tensors: Tensor) -> None:
         if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
-            raise ValueError("Size mismatch between tensors")
+            raise AssertionError("Size mismatch between tensors")  # torch's assert
         self.tensors = tensors
 
     def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
@@ -61,6 +62,9 @@ class ConcatDataset(Dataset[T_co]):
         self.datasets = list(datasets)
         if not self.datasets:
             raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):  # torch's assert: an iterable dataset has no index to offset
+                raise AssertionError("ConcatDataset does not support IterableDataset")
         self.cumulative_sizes: list[int] = []
         total = 0
         for d in self.datasets:
@@ -73,7 +77,7 @@ class ConcatDataset(Dataset[T_co]):
     def __getitem__(self, idx: int) -> Any:
         if idx < 0:
             if -idx > len(self):
-                raise ValueError("absolute value of index should not exceed dataset length")
+                fail("data_error_invalid_value", problem="absolute value of index should not exceed dataset length")
             idx += len(self)
         d = bisect.bisect_right(self.cumulative_sizes, idx)
         start = self.cumulative_sizes[d - 1] if d else 0
@@ -89,7 +93,7 @@ def random_split(dataset: Dataset[Any], lengths: Sequence[int | float], generato
         for i in range(n - sum(sizes)):
             sizes[i % len(sizes)] += 1
     if sum(sizes) != n:
-        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+        fail("data_error_invalid_value", problem="Sum of input lengths does not equal the length of the input dataset!")
     perm = randperm(n, generator=generator).tolist()
     out, offset = [], 0
     for size in sizes:

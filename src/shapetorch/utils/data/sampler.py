@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
 from ..._dtype import float64
+from ..._errors import fail
 from ..._tensor import Tensor
 from ...ops.creation import tensor
 from ...ops.random import multinomial, randint, randperm
@@ -33,6 +34,12 @@ class RandomSampler(Sampler):
     def __init__(self, data_source: Sized, replacement: bool = False, num_samples: int | None = None,
                  generator: Any = None) -> None:
         self.data_source, self.replacement, self._num_samples, self.generator = data_source, replacement, num_samples, generator
+        if not isinstance(replacement, bool):
+            fail("data_error_invalid_type",
+                 problem=f"replacement should be a boolean value, but got replacement={replacement}")
+        if not isinstance(self.num_samples, int) or isinstance(self.num_samples, bool) or self.num_samples <= 0:
+            fail("data_error_invalid_value",
+                 problem=f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
 
     @property
     def num_samples(self) -> int:
@@ -69,12 +76,14 @@ class WeightedRandomSampler(Sampler):
     def __init__(self, weights: Sequence[float] | Tensor, num_samples: int, replacement: bool = True,
                  generator: Any = None) -> None:
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+            fail("data_error_invalid_value",
+                 problem=f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
-            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+            fail("data_error_invalid_value",
+                 problem=f"replacement should be a boolean value, but got replacement={replacement}")
         w = weights.double() if isinstance(weights, Tensor) else tensor(list(weights), dtype=float64)
         if w.dim() != 1:
-            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+            fail("data_error_invalid_value", problem=f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
         self.weights, self.num_samples, self.replacement, self.generator = w, num_samples, replacement, generator
 
     def __iter__(self) -> Iterator[int]:
@@ -87,7 +96,11 @@ class WeightedRandomSampler(Sampler):
 class BatchSampler(Sampler):
     def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+            fail("data_error_invalid_value",
+                 problem=f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            fail("data_error_invalid_value",
+                 problem=f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
 
     def __iter__(self) -> Iterator[list[int]]:

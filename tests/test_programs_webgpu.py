@@ -1,0 +1,45 @@
+"""The programs suite on WebGPU: each float32 program of ``tests/programs/`` runs with shapetorch's default
+device set to "webgpu" (every tensor the program makes without a device lands there) and must print what
+torch prints on the CPU, as in ``test_programs.py``.
+
+Skipped without a WebGPU adapter, unless SHAPETORCH_REQUIRE_WEBGPU=1 (then it fails), as test_webgpu.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from programs._harness import compare, run_both
+from test_webgpu import webgpu  # noqa: F401  (the module fixture: skip or fail without an adapter)
+
+PROGRAMS = sorted(p for p in (Path(__file__).parent / "programs").glob("*.py") if not p.name.startswith("_"))
+
+# Programs that are not float32 programs: WebGPU has no float64, and these make float64 tensors as a torch user
+# writes them (torch.tensor of float64 NumPy data, gradcheck in double).
+NOT_FLOAT32 = {
+    "custom_autograd_function": "gradcheck in float64 (torch.double)",
+    "custom_dataset_collate": "collates float64 NumPy arrays and Python floats into float64 tensors",
+    "kaggle_tabular": "torch.tensor of float64 NumPy values (pos_weight, labels) makes float64 tensors",
+}
+
+FLOAT32 = [p for p in PROGRAMS if p.stem not in NOT_FLOAT32]
+
+
+def test_the_exclusions_name_programs() -> None:
+    assert set(NOT_FLOAT32) <= {p.stem for p in PROGRAMS}
+
+
+@pytest.mark.parametrize("path", FLOAT32, ids=[p.stem for p in FLOAT32])
+def test_program_runs_on_webgpu_as_with_torch(path: Path) -> None:
+    from shapetorch.backends.webgpu.runtime import RT
+
+    before = RT.n_dispatch
+    theirs, ours = run_both(path.read_text(), str(path), device="webgpu")
+    assert theirs.strip(), "the program printed nothing to compare"
+    # a tensor printed from the GPU names its device, as torch's cuda tensors do; the numbers must agree
+    compare(theirs, ours.replace(", device='webgpu'", ""))
+    # the work ran on the GPU: at least one dispatch per line the program printed (mlp_tutorial makes its data
+    # there, then moves model and data to the "cpu" its device line picks without CUDA)
+    assert RT.n_dispatch - before >= len(theirs.splitlines())
