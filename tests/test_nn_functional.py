@@ -242,3 +242,70 @@ def test_max_pool2d_accepts_and_rejects_as_torch(h, k, s, p, d, ceil):
             F.max_pool2d(st.tensor(x), k, s, p, d, ceil_mode=ceil)
         return
     close(F.max_pool2d(st.tensor(x), k, s, p, d, ceil_mode=ceil), expected)
+
+
+INPLACE_ACTIVATIONS = [("relu", ()), ("relu6", ()), ("elu", (0.5,)), ("celu", (0.7,)), ("selu", ()),
+                       ("leaky_relu", (0.2,)), ("hardtanh", (-0.5, 0.5)), ("threshold", (0.1, 9.0)), ("silu", ()),
+                       ("mish", ()), ("hardswish", ()), ("hardsigmoid", ())]
+
+
+@pytest.mark.parametrize("name,args", INPLACE_ACTIVATIONS)
+def test_functional_inplace_flag_as_torch(name, args):
+    """``F.relu(x, inplace=True)`` writes into ``x`` (same object, version bumped), gradients flow through it,
+    a leaf that requires grad is refused, and a tensor a backward still needs is caught at backward."""
+
+    def prog(lib):
+        fn = getattr(lib.nn.functional, name)
+        x = lib.tensor([-2.0, -0.3, 0.0, 0.4, 3.0, 7.0])
+        y = fn(x, *args, inplace=True)
+        out = [y is x, x.tolist(), x._version, fn(lib.tensor([-1.0, 1.5]), *args).tolist()]
+        w = lib.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        try:
+            fn(w, *args, inplace=True)
+            out.append("accepted")
+        except RuntimeError:
+            out.append("RuntimeError")
+        h = w * 2
+        fn(h, *args, inplace=True).sum().backward()
+        out.append(w.grad.tolist())
+        e = w.exp()
+        fn(e, *args, inplace=True)
+        try:
+            e.sum().backward()
+            out.append("accepted")
+        except RuntimeError:
+            out.append("RuntimeError")
+        return out
+
+    ours, theirs = prog(st), prog(torch)
+    assert ours[0] == theirs[0] and ours[2] == theirs[2] and ours[4] == theirs[4] and ours[6] == theirs[6]
+    assert np.allclose(ours[1], theirs[1], atol=1e-6) and np.allclose(ours[3], theirs[3], atol=1e-6)
+    assert np.allclose(ours[5], theirs[5], atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda nn: nn.ReLU(inplace=True), lambda nn: nn.LeakyReLU(0.1, inplace=True),
+                                  lambda nn: nn.Hardtanh(inplace=True), lambda nn: nn.ELU(inplace=True),
+                                  lambda nn: nn.SiLU(inplace=True), lambda nn: nn.Threshold(0.1, 5.0, inplace=True)])
+def test_activation_modules_inplace_as_torch(make):
+    def prog(lib):
+        x = lib.tensor([-2.0, -0.3, 0.4, 3.0])
+        y = make(lib.nn)(x)
+        return y is x, x.tolist()
+
+    (same_s, xs), (same_t, xt) = prog(st), prog(torch)
+    assert same_s == same_t and np.allclose(xs, xt, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["dropout", "dropout1d", "dropout2d"])
+def test_dropout_inplace_as_torch(name):
+    """In training, ``inplace=True`` writes the dropped and scaled values into the input; in eval it is the input."""
+    for lib in (st, torch):
+        fn = getattr(lib.nn.functional, name)
+        x = lib.ones(2, 3, 4)
+        y = fn(x, 0.5, True, True)
+        assert y is x and x._version == 1
+        assert set(np.unique(np.asarray(x.tolist())).tolist()) <= {0.0, 2.0}
+        assert fn(x, 0.5, False, True) is x
+        m = getattr(lib.nn, {"dropout": "Dropout", "dropout1d": "Dropout1d", "dropout2d": "Dropout2d"}[name])(0.5, True)
+        z = lib.ones(2, 3, 4)
+        assert m(z) is z

@@ -17,37 +17,26 @@ from .._errors import fail
 from .._grad_mode import no_grad
 from .._rules import nn as RN
 from .._tensor import Tensor
+from ..ops import activation as A
 from ..ops import convolution as C
 from ..ops import pooling as P
-from ..ops._common import be, check
+from ..ops._common import be, check, make_inplace
 from ..ops.activation import (
     apply_dropout,
-    celu,
     check_dropout_p,
-    elu,
     gelu,
     glu,
     hardshrink,
-    hardsigmoid,
-    hardswish,
-    hardtanh,
     layer_norm_prim,
-    leaky_relu,
     log_softmax,
     logsigmoid,
-    mish,
     prelu,
-    relu,
-    relu6,
-    selu,
-    silu,
     softmax,
     softmin,
     softplus,
     softshrink,
     softsign,
     tanhshrink,
-    threshold,
 )
 from ..ops.conversion import where as _where
 from ..ops.convolution import pad
@@ -70,6 +59,66 @@ __all__ = [
     "relu6", "rms_norm", "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
     "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "unfold",
 ]
+
+
+# -- activations with torch.nn.functional's ``inplace`` flag ------------------------------------------------
+# ``inplace=True`` writes the result into ``input`` as ``x.relu_()`` does: a version bump, and autograd's
+# refusals for a leaf that requires grad or a tensor a backward still needs, as in torch.
+
+def _activation(fn: Any, input: Tensor, inplace: bool, *args: Any) -> Tensor:
+    if inplace:
+        out: Tensor = make_inplace(fn, fn.__name__ + "_")(input, *args)
+        return out
+    result: Tensor = fn(input, *args)
+    return result
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(A.relu, input, inplace)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(A.relu6, input, inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _activation(A.elu, input, inplace, alpha)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _activation(A.celu, input, inplace, alpha)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(A.selu, input, inplace)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _activation(A.leaky_relu, input, inplace, negative_slope)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    return _activation(A.hardtanh, input, inplace, min_val, max_val)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    return _activation(A.threshold, input, inplace, threshold, value)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(A.silu, input, inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(A.mish, input, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(A.hardswish, input, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(A.hardsigmoid, input, inplace)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -449,6 +498,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
+    if inplace and training:
+        return _activation(A.dropout, input, True, p, training)
     return apply_dropout(input, p, training)
 
 
@@ -464,11 +515,11 @@ def _feature_dropout(input: Tensor, p: float, training: bool, keep_dims: int) ->
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    return _feature_dropout(input, p, training, 1)
+    return _activation(_feature_dropout, input, inplace and training, p, training, 1)
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    return _feature_dropout(input, p, training, 2)
+    return _activation(_feature_dropout, input, inplace and training, p, training, 2)
 
 
 # -- attention ------------------------------------------------------------------------------------------
