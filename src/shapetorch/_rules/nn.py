@@ -148,6 +148,19 @@ def normalized_shape_check(input: Shape, normalized: Shape, op: str = "layer_nor
         raise RuleError("layer_norm_error_shape_mismatch", op=op, shape=input, normalized=normalized)
 
 
+# The input ranks each BatchNorm layer takes: (C) features with a batch or without ((N, C) or (N, C, L)), or
+# images ((N, C, H, W)). One table for the layers and the plugin.
+BATCH_NORM_RANKS: dict[str, tuple[int, ...]] = {"BatchNorm1d": (2, 3), "BatchNorm2d": (4,)}
+
+
+def batch_norm_rank_check(input: Shape, op: str) -> None:
+    """A BatchNorm layer's input rank, with torch's words: ``expected 4D input (got 3D input)``."""
+    ranks = BATCH_NORM_RANKS[op]
+    if len(input) not in ranks:
+        expected = " or ".join(f"{r}D" for r in ranks)
+        raise RuleError("norm_error_input_rank", op=op, expected=expected, got=len(input))
+
+
 def channels_check(input: Shape, channels: Dim, op: str = "batch_norm", dim: int = 1) -> None:
     """batch_norm / instance_norm: input (N, C, ...) with C == num_features."""
     if len(input) <= dim or differ(input[dim], channels):
