@@ -13,6 +13,7 @@ from .render_overloads import (
     reduction_precise,
     selection_ops,
     sized,
+    triangle_and_norm,
     unary_float,
 )
 from .tables import (
@@ -45,6 +46,7 @@ def functions_common() -> list[str]:
                     "@overload", f"def {n}(input: Tensor[_S2, Any], dim: _int, dtype: Incomplete = None) -> Tensor[_S2, Any]: ..."]
         else:
             out.append(f"def {n}(input: Tensor[_S2, Any], dim: _int, *, dtype: Incomplete = None) -> Tensor[_S2, Any]: ...")
+    out += triangle_and_norm(False)
     out += selection_ops(False)
     out += [
         "def is_tensor(obj: object) -> TypeIs[Tensor[Any, Any]]: ...",

@@ -14,7 +14,7 @@ from mypy.types import Instance, TupleType, Type, get_proper_type
 
 from shapetorch._rules import dtypes as DT
 from shapetorch._rules.errors import RuleError
-from shapetorch._rules.matrix import eigh_shapes, inverse_shape, qr_shapes, solve_shape, svd_shapes
+from shapetorch._rules.matrix import eigh_shapes, inverse_shape, qr_shapes, solve_shape, svd_shapes, triangular_shape
 
 from ..args import str_value
 from ..convert import MODULE, TensorInfo
@@ -112,6 +112,16 @@ def _slogdet(op: Op) -> Type:
 svd, qr, eigh, slogdet = (_keeps_tuple(h) for h in (_svd, _qr, _eigh, _slogdet))
 
 # the plugin's function table entries: "linalg.<name>" -> (handler, the op name messages use)
+def triangular(op: Op) -> Type:
+    """``triu``/``tril``: the shape is kept; an input of fewer than 2 dims is the rule's error."""
+    x = op.input()
+    if x.shape is None:
+        raise Unknown
+    if x.exact:
+        triangular_shape(x.shape, op.name)
+    return op.like(x, x.shape, x.variadic)
+
+
 FUNCTIONS: dict[str, tuple[Callable[[Op], Type], str]] = {
     "linalg.solve": (solve, "linalg.solve"),
     "linalg.inv": (square, "inverse"),

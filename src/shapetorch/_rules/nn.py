@@ -3,6 +3,8 @@ normalisation and losses. Standard library only; gradual like every rule (unknow
 
 from __future__ import annotations
 
+import math
+
 from .broadcast import broadcast_pair
 from .dims import UNKNOWN, Dim, Shape, differ
 from .errors import RuleError
@@ -173,3 +175,28 @@ def class_target_shape(input: Shape, target: Shape, op: str = "cross_entropy") -
     if len(target) != len(expected) or any(differ(a, b) for a, b in zip(target, expected)):
         raise RuleError("loss_error_target_shape_mismatch", op=op, input=input, target=target, expected=expected)
     return expected
+
+
+def one_hot_shape(input: Shape, num_classes: Dim, op: str = "one_hot") -> Shape:
+    """one_hot: the input's shape and a last dim of ``num_classes`` (-1: the largest class + 1, known from the
+    values only)."""
+    return (*input, UNKNOWN if num_classes == -1 else num_classes)
+
+
+def interpolate_shape(input: Shape, size: tuple[Dim, ...] | None, scale_factor: tuple[float, ...] | None,
+                      op: str = "interpolate") -> Shape:
+    """interpolate: (N, C, *spatial) resized to ``size``, or to ``floor(spatial * scale_factor)`` per spatial dim
+    (one value stands for every spatial dim)."""
+    if len(input) < 3:
+        raise RuleError("conv_error_input_rank", op=op, unbatched=3, batched=4, shape=input)
+    nd = len(input) - 2
+    if size is not None:
+        out = size * nd if len(size) == 1 else size
+    elif scale_factor is not None:
+        sf = scale_factor * nd if len(scale_factor) == 1 else scale_factor
+        out = tuple(math.floor(s * f) if isinstance(s, int) else UNKNOWN for s, f in zip(input[2:], sf))
+    else:
+        return (*input[:2], *(UNKNOWN,) * nd)
+    if len(out) != nd:
+        return (*input[:2], *(UNKNOWN,) * nd)  # a count mismatch is the op's argument check (torch's ValueError)
+    return (*input[:2], *out)
