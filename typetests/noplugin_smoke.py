@@ -84,3 +84,11 @@ def unknown_rank_operands(q: Tensor[tuple[L[1], L[4], L[1], L[16]], float32],
                           k: Tensor[tuple[L[1], L[4], Any, L[16]], float32]) -> None:
     scores = q @ k.transpose(-2, -1) / math.sqrt(16)  # no "Need type annotation": an unknown rank is Any, not Never
     reveal_type(scores)  # N: Tensor[Any, Any]
+
+
+def triangles_and_norms(x: Tensor[tuple[Batch, L[4], L[4]], float32], u: Tensor[Any, float32]) -> None:
+    reveal_type(x.triu())  # N: Tensor[tuple[noplugin_smoke.Batch, Literal[4], Literal[4]], shapetorch.float32]
+    reveal_type(st.tril(x, -1))  # N: Tensor[tuple[noplugin_smoke.Batch, Literal[4], Literal[4]], shapetorch.float32]
+    reveal_type(u.triu(1))  # N: Tensor[Any, shapetorch.float32]
+    reveal_type(x.norm())  # N: Tensor[tuple[()], shapetorch.float32]
+    reveal_type(x.norm(dim=-1))  # N: Tensor[tuple[Any, ...], shapetorch.float32]

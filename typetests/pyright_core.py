@@ -118,3 +118,11 @@ class Net(st.nn.Module):
 
     def forward(self, x: Tensor[tuple[Any, L[784]], float32]) -> Tensor[tuple[Any, L[10]], float32]:
         return self.fc(x)  # a typed forward checks clean: the layer sizes are Any here
+
+
+def triangles_and_norms(x: Tensor[tuple[Batch, L[4], L[4]], float32], u: Tensor[Any, float32]) -> None:
+    assert_type(x.triu(), Tensor[tuple[Batch, L[4], L[4]], float32])
+    assert_type(st.tril(x, -1), Tensor[tuple[Batch, L[4], L[4]], float32])
+    assert_type(u.triu(1), Tensor[Any, float32])
+    assert_type(x.norm(), Tensor[tuple[()], float32])
+    assert_type(st.norm(x, dim=-1).dtype, type[float32])
