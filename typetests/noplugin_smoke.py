@@ -92,3 +92,4 @@ def triangles_and_norms(x: Tensor[tuple[Batch, L[4], L[4]], float32], u: Tensor[
     reveal_type(u.triu(1))  # N: Tensor[Any, shapetorch.float32]
     reveal_type(x.norm())  # N: Tensor[tuple[()], shapetorch.float32]
     reveal_type(x.norm(dim=-1))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    reveal_type(st.reveal_shape(x))  # N: Tensor[tuple[noplugin_smoke.Batch, Literal[4], Literal[4]], shapetorch.float32]

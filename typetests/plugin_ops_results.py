@@ -3,7 +3,7 @@
 # F.interpolate, arange of a non-literal bound, chunk along a named dim or a non-literal dim, factories' dtypes.
 # Rules: _rules.reduction, _rules.matrix.triangular_shape, _rules.nn (one_hot_shape, pool_shape,
 # interpolate_shape), _rules.joining.chunk_sizes. Messages equal the runtime's.
-from typing import Any, Literal as L, reveal_type
+from typing import Any, Literal as L, TypeVar, reveal_type
 import shapetorch as st
 import shapetorch.nn.functional as F
 from shapetorch import Dim, Tensor, float32, float64, int64, complex64
@@ -76,3 +76,17 @@ def chunks(x: Tensor[tuple[Batch, L[4], L[8]], float32], d: int) -> None:
     reveal_type(x.chunk(3, dim=d))  # N: tuple[shapetorch.Tensor[tuple[Any, Any, Any], shapetorch.float32], ...]
     reveal_type(st.chunk(x, 2, d))  # N: tuple[shapetorch.Tensor[tuple[Any, Any, Any], shapetorch.float32], ...]
     x.chunk(0)  # E: chunk: chunks must be greater than 0, got 0  [split_error_invalid_chunks]
+
+S = TypeVar("S", bound=tuple[Any, ...])
+
+def keep(t: Tensor[S, float32]) -> Tensor[S, float32]:
+    return t
+
+def reveal(x: Tensor[tuple[Batch, L[3]], float32], a: Any) -> None:
+    st.reveal_shape(x)  # N: Shape: (Batch, 3)  dtype: float32
+    st.reveal_shape(keep(x))  # N: Shape: (Batch, 3)  dtype: float32
+    st.reveal_shape(keep(keep(x)))  # N: Shape: (Batch, 3)  dtype: float32
+    st.reveal_shape(F.relu(x) + 1)  # N: Shape: (Batch, 3)  dtype: float32
+    st.reveal_shape(a)  # N: Shape: unknown (the argument is Any, not a typed Tensor)  dtype: unknown
+    y = st.reveal_shape(x @ st.zeros(3, 2))  # N: Shape: (Batch, 2)  dtype: float32
+    reveal_type(y)  # N: Tensor[tuple[plugin_ops_results.Batch, Literal[2]], shapetorch.float32]

@@ -126,3 +126,4 @@ def triangles_and_norms(x: Tensor[tuple[Batch, L[4], L[4]], float32], u: Tensor[
     assert_type(u.triu(1), Tensor[Any, float32])
     assert_type(x.norm(), Tensor[tuple[()], float32])
     assert_type(st.norm(x, dim=-1).dtype, type[float32])
+    assert_type(st.reveal_shape(x), Tensor[tuple[Batch, L[4], L[4]], float32])

@@ -77,6 +77,7 @@ _B = TypeVar("_B")
 _M = TypeVar("_M")
 _K = TypeVar("_K")
 _N = TypeVar("_N")
+_TensorT = TypeVar("_TensorT", bound=Tensor[Any, Any])  # a tensor passed through unchanged
 _Bs = TypeVarTuple("_Bs")
 _Ts = TypeVarTuple("_Ts")
 
@@ -2507,8 +2508,8 @@ def manual_seed(seed: _int) -> Incomplete: ...
 def tensor(data: Any, *, dtype: Incomplete = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, Any]: ...
 def as_tensor(data: Any, dtype: Incomplete = None, device: Incomplete = None) -> Tensor[AnyShape, Any]: ...
 def from_numpy(ndarray: Any) -> Tensor[AnyShape, Any]: ...
-def reveal_shape(tensor: Tensor[Any, Any]) -> None:
-    """mypy+plugin: print the shape and dtype of ``tensor`` as a note. At runtime: nothing."""
+def reveal_shape(tensor: _TensorT) -> _TensorT:
+    """mypy+plugin: a note with the shape and dtype of ``tensor``. At runtime: prints them; returns ``tensor``."""
 if _PRECISE_STUBS:
     @overload
     def add(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...

@@ -65,8 +65,8 @@ def functions_common() -> list[str]:
         "-> Tensor[AnyShape, Any]: ...",
         "def as_tensor(data: Any, dtype: Incomplete = None, device: Incomplete = None) -> Tensor[AnyShape, Any]: ...",
         "def from_numpy(ndarray: Any) -> Tensor[AnyShape, Any]: ...",
-        "def reveal_shape(tensor: Tensor[Any, Any]) -> None:",
-        '    """mypy+plugin: print the shape and dtype of ``tensor`` as a note. At runtime: nothing."""',
+        "def reveal_shape(tensor: _TensorT) -> _TensorT:",
+        '    """mypy+plugin: a note with the shape and dtype of ``tensor``. At runtime: prints them; returns ``tensor``."""',
     ]
     return out
 
