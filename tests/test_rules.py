@@ -199,3 +199,21 @@ def test_reshape_symbolic_verdict_is_sound(shape: list, sizes: list, values: dic
             for f in s.name.split("*"):
                 n *= int(f) if f.isdigit() else values[f]
             assert n == r
+
+
+def test_bind_dims_per_call():
+    """A dim name takes one size a call: two literals or two named dims that differ conflict; a literal against
+    a named dim is undecided (accepted); the message names both parameters and shapes."""
+    from shapetorch._rules.binding import bind_dims
+
+    Batch, Seq = Sym("Batch"), Sym("Seq")
+    sig = ["B", "P", None]
+    assert bind_dims([("q", sig, (Batch, 4, 8)), ("k", sig, (Batch, 4, 9))]) == ({"B": Batch, "P": 4}, set())
+    assert bind_dims([("q", sig, (Batch, 4, 8)), ("k", sig, (Batch, Seq, 8))])[1] == {"P"}
+    assert bind_dims([("q", sig, (UNKNOWN, 4, 8)), ("k", sig, (Batch, UNKNOWN, 8))])[0] == {"B": Batch, "P": 4}
+    with pytest.raises(RuleError) as info:
+        bind_dims([("q", sig, (Batch, 4, 8)), ("k", sig, (Batch, 5, 8))], "attend")
+    assert info.value.code == "call_error_dim_conflict"
+    assert info.value.message == "attend: dim P is 4 in q (Batch, 4, 8) but 5 in k (Batch, 5, 8)"
+    with pytest.raises(RuleError):
+        bind_dims([("q", sig, (Batch, Seq, 8)), ("k", sig, (Seq, Batch, 8))])
