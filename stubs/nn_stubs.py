@@ -229,7 +229,7 @@ def layer(name: str, cls: type) -> list[str]:
 # not when the TypeVar is bound to a union of literals (the widened `int` would break the bound). So the
 # precise overload takes sizes from this table (every size up to 1024, then multiples of 64 up to 8192); any
 # other size, or a size known only as an `int`, takes the fallback overload with `Any` sizes.
-LITERAL_SIZES = sorted({*range(1, 1025), *range(1088, 8193, 64)})
+LITERAL_SIZES = sorted({*range(1, 65), *range(72, 513, 8), *range(576, 4097, 64), *range(100, 1001, 100), 2000, 5000, 10000})
 
 
 _LINEAR_INIT = ("def __init__(self: Linear[Any, Any], in_features: _int, out_features: _int, bias: _bool = True, "
