@@ -55,9 +55,9 @@ def nn_layers(x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[tuple[L[32],
     reveal_type(fc(x))  # N: Tensor[tuple[Literal[32], Literal[256]], shapetorch.float32]
     fc(bad)  # E: Argument 1 to "__call__" of "Linear" has incompatible type  [arg-type]
     reveal_type(fc(u))  # N: Tensor[tuple[*tuple[Any, ...], Literal[256]], shapetorch.float32]
-    reveal_type(nn.Linear(5000, 10))  # N: shapetorch.nn.Linear[Any, Literal[10]]
-    nn.Linear(5000, 10)(bad)  # a size outside the table: Any, never an error
-    reveal_type(nn.Linear(len(str(x)), 10))  # N: shapetorch.nn.Linear[Any, Literal[10]]
+    reveal_type(nn.Linear(5001, 10))  # N: shapetorch.nn.Linear[Any, Any]
+    nn.Linear(5001, 10)(bad)  # a size outside the table: Any, never an error
+    reveal_type(nn.Linear(len(str(x)), 10))  # N: shapetorch.nn.Linear[Any, Any]
     reveal_type(nn.Embedding(10, 4).weight)  # N: shapetorch.nn.Parameter[tuple[Literal[10], Literal[4]], Any]
     reveal_type(nn.Conv2d(3, 16, 3)(img))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
     reveal_type(nn.ReLU()(x))  # N: Tensor[tuple[Literal[32], Literal[784]], shapetorch.float32]
