@@ -50,6 +50,9 @@ AnyShape = tuple[Any, ...]
 NN_TYPEVARS = '''\
 _I = TypeVar("_I")
 _O = TypeVar("_O")
+_Size = _L[{sizes}]  # the literal sizes a layer constructor keeps for pyright (see LITERAL_SIZES)
+_IL = TypeVar("_IL", bound=_Size)
+_OL = TypeVar("_OL", bound=_Size)
 _Num = TypeVar("_Num")
 _Cin = TypeVar("_Cin")
 _Cout = TypeVar("_Cout")
@@ -221,6 +224,33 @@ def layer(name: str, cls: type) -> list[str]:
     return out
 
 
+# The sizes a constructor argument keeps as a literal type under pyright and mypy alone. pyright widens a literal
+# argument to `int` when it solves a plain TypeVar of a constructor (`Linear(784, 256)` would be
+# `Linear[int, int]`), but not when the TypeVar is bound to a union of literals (the widened `int` would break the
+# bound). So the first overload takes sizes from this table: every size up to 64, multiples of 8 up to 1024,
+# multiples of 64 up to 4096, hundreds up to 1000, 2000, 5000, 10000. Any other size, or one known only as an
+# `int`, takes the fallback overload with `Any` sizes. The table's size is a cost to pyright (measured in
+# docs/type-safety.md): 1,136 sizes made it 4 times as slow on the model corpus; two more overloads for a
+# literal size beside an `int` one cost a third more again, so there are none.
+LITERAL_SIZES = sorted({*range(1, 65), *range(72, 1025, 8), *range(1088, 4097, 64), *range(100, 1001, 100), 2000, 5000,
+                        10000})
+
+
+_LINEAR_INIT = ("def __init__(self: Linear[Any, Any], in_features: _int, out_features: _int, bias: _bool = True, "
+                "device: Incomplete = None, dtype: Incomplete = None) -> None: ...")
+
+
+def _sized_init(cls: str, params: str, rest: str) -> list[str]:
+    """``__init__`` overloads: literal sizes from LITERAL_SIZES kept (pyright), else Any. ``params``: the two
+    size parameters' names."""
+    a, b = params.split(", ")
+    variants = [("_IL", "_IL", "_OL", "_OL"), ("Any", "_int", "Any", "_int")]
+    out: list[str] = []
+    for ta, pa, tb, pb in variants:
+        out += ["@overload", f"def __init__(self: {cls}[{ta}, {tb}], {a}: {pa}, {b}: {pb}{rest}) -> None: ..."]
+    return out
+
+
 def _linear(init_sig: str) -> list[str]:
     return [
         "class Linear(Module, Generic[_I, _O]):",
@@ -228,8 +258,14 @@ def _linear(init_sig: str) -> list[str]:
         "    out_features: _int",
         "    weight: Parameter[tuple[_O, _I], Any]",
         "    bias: Parameter[tuple[_O], Any]",
-        "    def __init__(self: Linear[Any, Any], in_features: _int, out_features: _int, bias: _bool = True, "
-        "device: Incomplete = None, dtype: Incomplete = None) -> None: ...",
+        *branched(
+            _sized_init("Linear", "in_features, out_features", ", bias: _bool = True, device: Incomplete = None, "
+                        "dtype: Incomplete = None"),
+            _sized_init("Linear", "in_features, out_features", ", bias: _bool = True, device: Incomplete = None, "
+                        "dtype: Incomplete = None"),
+            [_LINEAR_INIT],
+            4,
+        ),
         "    def reset_parameters(self) -> None: ...",
         *branched(
             _call("(self, input: Tensor[tuple[Unpack[_Bs], _I], _D])", "Tensor[tuple[Unpack[_Bs], _O], _D]"),
@@ -283,7 +319,14 @@ def _embedding(init_sig: str) -> list[str]:
         "    embedding_dim: _int",
         "    padding_idx: _int | None",
         "    weight: Parameter[tuple[_Num, _E], Any]",
-        f"    def __init__{init_sig.replace('(self,', '(self: Embedding[Any, Any],', 1)} -> None: ...",
+        *branched(
+            _sized_init("Embedding", "num_embeddings, embedding_dim",
+                        init_sig.split("embedding_dim: _int", 1)[1].rsplit(")", 1)[0]),
+            _sized_init("Embedding", "num_embeddings, embedding_dim",
+                        init_sig.split("embedding_dim: _int", 1)[1].rsplit(")", 1)[0]),
+            [f"def __init__{init_sig.replace('(self,', '(self: Embedding[Any, Any],', 1)} -> None: ..."],
+            4,
+        ),
         "    def reset_parameters(self) -> None: ...",
         "    @classmethod",
         "    def from_pretrained(cls, embeddings: Tensor[tuple[Any, Any], Any], freeze: _bool = True, "
@@ -298,6 +341,8 @@ def _embedding(init_sig: str) -> list[str]:
 
 
 def _norm(name: str) -> Callable[[str], list[str]]:
+    # Not sized for pyright: a LayerNorm that checks its input's last dim needs that size in its result type too,
+    # and pyright keeps that result after a failed call, so the next layer reports the same bug once more.
     def render(init_sig: str) -> list[str]:
         return [
             f"class {name}(Module, Generic[_NS]):",
@@ -395,7 +440,7 @@ PRECISE: dict[str, Callable[[str], list[str]]] = {
 def render_nn() -> str:
     from shapetorch import nn
 
-    lines = [HEADER.rstrip("\n"), NN_TYPEVARS.rstrip("\n"), "",
+    lines = [HEADER.rstrip("\n"), NN_TYPEVARS.format(sizes=", ".join(map(str, LITERAL_SIZES))).rstrip("\n"), "",
              "from . import functional as functional, init as init, utils as utils", "",
              "class Parameter(Tensor[_S, _D]):",
              "    def __init__(self, data: Tensor[_S, _D] | None = None, requires_grad: _bool = True) -> None: ...",

@@ -190,6 +190,31 @@ def test_typo_in_output_suggests_a_letter() -> None:
         st.einsum("ij->J", st.zeros(2, 3))
 
 
+@given(eq=hs.sampled_from(["ij,jk->iz", "ij,jk->z", "bhqd,bhkd->bhqz", "i->j", "ij->iJ", "ab,bc->ac"]))
+@settings(max_examples=20, deadline=None)
+def test_unknown_output_letter_names_the_left_out_letters(eq: str) -> None:
+    """torch refuses the equation too; the hint is the other case of the letter, else the input letters the
+    output leaves out."""
+    lhs, out = eq.split("->")
+    ops = [np.ones([2] * len(t)) for t in lhs.split(",")]
+    unknown = [c for c in out if c not in lhs]
+    if not unknown:
+        assert tuple(st.einsum(eq, *[st.tensor(o) for o in ops]).shape) == tuple(torch.einsum(eq, *map(torch.tensor, ops)).shape)
+        return
+    with pytest.raises(RuntimeError):
+        torch.einsum(eq, *map(torch.tensor, ops))
+    with pytest.raises(ShapetorchError) as info:
+        st.einsum(eq, *[st.tensor(o) for o in ops])
+    wrong = unknown[0]
+    left_out = sorted(set(lhs.replace(",", "")) - set(out))
+    if wrong.swapcase() in lhs:
+        assert f"did you mean {wrong.swapcase()!r}?" in str(info.value)
+    elif len(left_out) == 1:
+        assert f"did you mean {left_out[0]!r}?" in str(info.value)
+    else:
+        assert "did you mean one of " + ", ".join(map(repr, left_out)) + " (" in str(info.value)
+
+
 def test_sublist_and_list_forms() -> None:
     a, b = np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4)
     want = a @ b

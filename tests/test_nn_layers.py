@@ -175,3 +175,20 @@ def test_float32_layers_keep_float32():
                       if hasattr(nn, "LazyLinear") else nn.Linear(3 * 2 * 2, 2))
     y = m(st.randn(2, 2, 6, 6))
     assert y.dtype is st.float32 and tuple(y.shape) == (2, 2)
+
+
+@pytest.mark.parametrize("name", ["BatchNorm1d", "BatchNorm2d"])
+@pytest.mark.parametrize("rank", [1, 2, 3, 4, 5])
+def test_batchnorm_rank_verdict_matches_torch(name: str, rank: int) -> None:
+    """A wrong input rank: torch's ValueError and words ("expected 4D input (got 3D input)"), after the layer's name."""
+    sm, tm = pair(name, 3)
+    shape = (2, 3, 4, 4, 2)[:rank] if rank > 1 else (3,)
+    try:
+        tm(torch.zeros(shape, dtype=torch.float64))
+    except ValueError as e:
+        with pytest.raises(ValueError) as ours:
+            sm(st.zeros(*shape, dtype=st.float64))
+        assert str(ours.value) == f"{name}: {e}"
+        assert ours.value.code == "norm_error_input_rank"
+    else:
+        assert tuple(sm(st.zeros(*shape, dtype=st.float64)).shape) == shape

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from shapetorch._rules import (
     UNKNOWN,
@@ -141,3 +143,77 @@ def test_broadcast_and_expand_mutation_survivors():
         with pytest.raises(RuleError) as info:
             expand_shape(shape, sizes)
         assert info.value.code == "expand_error_incompatible"
+
+
+def test_reshape_products_of_named_dims():
+    """Named sizes times literals: a mismatch is reported only where it holds whatever the names are."""
+    T, C = Sym("T"), Sym("C")
+    with pytest.raises(RuleError) as info:
+        reshape_shape((B, 16000), (B, 101, 160))  # Batch*16000 against Batch*16160
+    assert info.value.code == "reshape_error_size_mismatch"
+    with pytest.raises(RuleError):
+        reshape_shape((B, 16000), (B, -1, 161))  # 161 does not divide 16000
+    with pytest.raises(RuleError):
+        reshape_shape((4000,), (T, 3))  # 3 does not divide 4000, whatever T is
+    assert reshape_shape((B, 16000), (T, 161)) == (T, 161)  # B may be 161 * k
+    assert reshape_shape((B, 16000), (B, 100, 160)) == (B, 100, 160)
+    assert reshape_shape((B, T, C), (B, -1)) == (B, Sym("C*T"))
+    assert reshape_shape((B, T, 8), (B, T, 2, 4)) == (B, T, 2, 4)
+    assert reshape_shape((B, 16000), (B, T, 160)) == (B, T, 160)  # T may be 100
+    assert reshape_shape((B, N), (B, T, C)) == (B, T, C)  # N may be T*C
+    assert reshape_shape((B, 16000), (B, -1, 160)) == (B, 100, 160)
+
+
+_named = hs.sampled_from(["B", "T", "C"])
+_factor = hs.one_of(hs.integers(0, 6), _named)
+
+
+@settings(max_examples=300, deadline=None)
+@given(shape=hs.lists(_factor, min_size=1, max_size=3), sizes=hs.lists(hs.one_of(_factor, hs.just(-1)), min_size=1, max_size=3),
+       values=hs.fixed_dictionaries({n: hs.integers(1, 6) for n in "BTC"}))
+def test_reshape_symbolic_verdict_is_sound(shape: list, sizes: list, values: dict) -> None:
+    """Whatever sizes (non-zero, as named dims are taken) the names stand for, a symbolic mismatch is a runtime mismatch too (never a false error),
+    and a symbolic result is the runtime's once the names are filled in."""
+    def sym(d: object) -> object:
+        return Sym(d) if isinstance(d, str) else d
+
+    def concrete(d: object) -> int:
+        return values[d] if isinstance(d, str) else d  # type: ignore[index, return-value]
+
+    try:
+        symbolic = reshape_shape(tuple(sym(d) for d in shape), [sym(s) for s in sizes])
+    except RuleError as err:
+        with pytest.raises(RuleError) as rt:
+            reshape_shape(tuple(concrete(d) for d in shape), [concrete(s) for s in sizes])
+        assert rt.value.code == err.code
+        return
+    try:
+        runtime = reshape_shape(tuple(concrete(d) for d in shape), [concrete(s) for s in sizes])
+    except RuleError:
+        return  # undecidable statically, decided at run time
+    for s, r in zip(symbolic, runtime):
+        if isinstance(s, int):
+            assert s == r
+        elif isinstance(s, Sym):
+            n = 1
+            for f in s.name.split("*"):
+                n *= int(f) if f.isdigit() else values[f]
+            assert n == r
+
+
+def test_bind_dims_per_call():
+    """A dim name takes one size a call: two literals or two named dims that differ conflict; a literal against
+    a named dim is undecided (accepted); the message names both parameters and shapes."""
+    from shapetorch._rules.binding import bind_dims
+
+    Batch, Seq = Sym("Batch"), Sym("Seq")
+    sig = ["B", "P", None]
+    assert bind_dims([("q", sig, (Batch, 4, 8)), ("k", sig, (Batch, 4, 9))]) == ({"B": Batch, "P": 4}, set())
+    assert bind_dims([("q", sig, (Batch, 4, 8)), ("k", sig, (Batch, Seq, 8))])[1] == {"P"}
+    assert bind_dims([("q", sig, (UNKNOWN, 4, 8)), ("k", sig, (Batch, UNKNOWN, 8))])[0] == {"B": Batch, "P": 4}
+    with pytest.raises(RuleError) as info:
+        bind_dims([("q", sig, (Batch, 4, 8)), ("k", sig, (Batch, 5, 8))], "attend")
+    assert info.value.code == "call_error_dim_conflict"
+    assert info.value.message == "attend: dim P is 4 in q (Batch, 4, 8) but 5 in k (Batch, 5, 8)"
+    with pytest.raises(RuleError):
+        bind_dims([("q", sig, (Batch, Seq, 8)), ("k", sig, (Seq, Batch, 8))])

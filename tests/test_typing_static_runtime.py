@@ -25,7 +25,8 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     """(operand shapes, expression over a, b)."""
     kind = draw(st.sampled_from(["matmul", "add", "mul", "reshape", "transpose", "sum", "unsqueeze", "squeeze",
                                  "cat", "stack", "permute", "index", "flatten", "mean", "where", "expand",
-                                 "max", "topk", "flip", "roll", "repeat", "linear", "batchnorm", "add_"]))
+                                 "max", "topk", "flip", "roll", "repeat", "linear", "batchnorm", "add_",
+                                 "norm", "triu", "one_hot", "max_pool1d", "avg_pool1d", "interpolate", "chunk"]))
     a = draw(shapes)
     if kind in ("matmul", "add", "mul", "cat", "stack", "where", "add_"):
         b = draw(st.one_of(shapes, st.just(a), st.just(a[-1:])))
@@ -71,6 +72,19 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     if kind == "batchnorm":
         c = a[1] if len(a) > 1 else 3
         return [a], f"st.nn.BatchNorm{draw(st.sampled_from([1, 2]))}d({draw(st.sampled_from([c, c + 1]))}).eval()(a)"
+    if kind == "norm":
+        return [a], f"a.norm({draw(st.sampled_from([1, 2]))}, dim={draw(dim_arg)}, keepdim={draw(st.booleans())})"
+    if kind == "triu":
+        return [a], f"a.triu({draw(st.integers(-1, 1))})"
+    if kind == "one_hot":
+        return [a], f"F.one_hot((a * 0).long(), {draw(st.integers(1, 3))})"
+    if kind in ("max_pool1d", "avg_pool1d"):
+        return [a], f"F.{kind}(a, {draw(st.integers(1, 2))})"
+    if kind == "interpolate":
+        arg = draw(st.sampled_from(["size=2", "size=(3,)", "scale_factor=2", "scale_factor=1.5", "scale_factor=0.5"]))
+        return [a], f"F.interpolate(a, {arg})"
+    if kind == "chunk":
+        return [a], f"a.chunk({draw(st.integers(1, 3))}, {draw(dim_arg)})[0]"
     idx = draw(st.lists(st.one_of(st.integers(-3, 3), st.just(":"), st.just("None"), st.just("1:"),
                                   st.just("...")), min_size=1, max_size=3))
     return [a], f"a[{', '.join(map(str, idx))}]"

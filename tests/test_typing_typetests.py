@@ -22,7 +22,7 @@ def _report(results: list) -> str:
 
 
 def test_plugin_typetests() -> None:
-    results = check_files([TT / "plugin_core.py", TT / "einsum_typetest.py", TT / "plugin_nn.py",
+    results = check_files([TT / "plugin_core.py", TT / "einsum_typetest.py", TT / "plugin_nn.py", TT / "plugin_signatures.py",
                            TT / "namespaces_typetest.py", *sorted(TT.glob("plugin_ops_*.py"))], plugin=True)
     assert all(r.ok for r in results), _report(results)
     assert sum(len(v) for v in expectations(TT / "plugin_core.py").values()) > 100

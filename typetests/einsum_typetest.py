@@ -18,7 +18,11 @@ def einsum(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[3], L[5]], f
     reveal_type(st.einsum("ij,jk->ik", [a, b]))  # N: Tensor[tuple[Literal[2], Literal[5]], shapetorch.float32]
     reveal_type(st.einsum("bid,bjd->bij", q, q))  # N: Tensor[tuple[einsum_typetest.Batch, einsum_typetest.Seq, einsum_typetest.Seq], shapetorch.float32]
     st.einsum("ij,ik->jk", a, b)  # E: einsum: subscript 'i'  [einsum_error_dimension_mismatch]
-    st.einsum("ij,jk->iz", a, b)  # E: output subscript 'z'  [einsum_error_unknown_output_index]
+    st.einsum("ij,jk->iz", a, b)  # E: einsum: output subscript 'z' of 'ij,jk->iz' does not appear in any input term; did you mean one of 'j', 'k' (the input letters the output leaves out)?  [einsum_error_unknown_output_index]
+    st.einsum("ij,jk->iK", a, b)  # E: einsum: output subscript 'K' of 'ij,jk->iK' does not appear in any input term; did you mean 'k'?  [einsum_error_unknown_output_index]
+    st.einsum("ij,jk->kz", a, b)  # E: einsum: output subscript 'z' of 'ij,jk->kz' does not appear in any input term; did you mean one of 'i', 'j' (the input letters the output leaves out)?  [einsum_error_unknown_output_index]
+    st.einsum("ij,j->z", a, b[0])  # E: einsum: output subscript 'z' of 'ij,j->z' does not appear in any input term; did you mean one of 'i', 'j' (the input letters the output leaves out)?  [einsum_error_unknown_output_index]
+    st.einsum("ij->iz", a)  # E: einsum: output subscript 'z' of 'ij->iz' does not appear in any input term; did you mean 'j'?  [einsum_error_unknown_output_index]
     st.einsum("ij,jk->ik", a)  # E: 2 input terms but 1 operands  [einsum_error_operand_count_mismatch]
     st.einsum("i1", a)  # E: invalid equation  [einsum_error_invalid_equation]
     EQ: Final = "ij,jk->ki"

@@ -50,10 +50,15 @@ def nn_layers(x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[tuple[L[32],
     import shapetorch.nn.functional as F
 
     fc = nn.Linear(784, 256)
-    reveal_type(fc)  # N: shapetorch.nn.Linear[Any, Any]
-    reveal_type(fc(x))  # N: Tensor[tuple[Literal[32], Any], shapetorch.float32]
-    fc(bad)  # sizes are Any without the plugin: accepted
-    reveal_type(fc(u))  # N: Tensor[tuple[*tuple[Any, ...], Any], shapetorch.float32]
+    # literal sizes of the table LITERAL_SIZES (stubs/nn_stubs.py) are kept by the constructors, without the plugin too
+    reveal_type(fc)  # N: shapetorch.nn.Linear[Literal[784], Literal[256]]
+    reveal_type(fc(x))  # N: Tensor[tuple[Literal[32], Literal[256]], shapetorch.float32]
+    fc(bad)  # E: Argument 1 to "__call__" of "Linear" has incompatible type  [arg-type]
+    reveal_type(fc(u))  # N: Tensor[tuple[*tuple[Any, ...], Literal[256]], shapetorch.float32]
+    reveal_type(nn.Linear(5001, 10))  # N: shapetorch.nn.Linear[Any, Any]
+    nn.Linear(5001, 10)(bad)  # a size outside the table: Any, never an error
+    reveal_type(nn.Linear(len(str(x)), 10))  # N: shapetorch.nn.Linear[Any, Any]
+    reveal_type(nn.Embedding(10, 4).weight)  # N: shapetorch.nn.Parameter[tuple[Literal[10], Literal[4]], Any]
     reveal_type(nn.Conv2d(3, 16, 3)(img))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
     reveal_type(nn.ReLU()(x))  # N: Tensor[tuple[Literal[32], Literal[784]], shapetorch.float32]
     reveal_type(nn.LayerNorm(784)(x))  # N: Tensor[tuple[Literal[32], Literal[784]], shapetorch.float32]
@@ -84,3 +89,12 @@ def unknown_rank_operands(q: Tensor[tuple[L[1], L[4], L[1], L[16]], float32],
                           k: Tensor[tuple[L[1], L[4], Any, L[16]], float32]) -> None:
     scores = q @ k.transpose(-2, -1) / math.sqrt(16)  # no "Need type annotation": an unknown rank is Any, not Never
     reveal_type(scores)  # N: Tensor[Any, Any]
+
+
+def triangles_and_norms(x: Tensor[tuple[Batch, L[4], L[4]], float32], u: Tensor[Any, float32]) -> None:
+    reveal_type(x.triu())  # N: Tensor[tuple[noplugin_smoke.Batch, Literal[4], Literal[4]], shapetorch.float32]
+    reveal_type(st.tril(x, -1))  # N: Tensor[tuple[noplugin_smoke.Batch, Literal[4], Literal[4]], shapetorch.float32]
+    reveal_type(u.triu(1))  # N: Tensor[Any, shapetorch.float32]
+    reveal_type(x.norm())  # N: Tensor[tuple[()], shapetorch.float32]
+    reveal_type(x.norm(dim=-1))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    reveal_type(st.reveal_shape(x))  # N: Tensor[tuple[noplugin_smoke.Batch, Literal[4], Literal[4]], shapetorch.float32]

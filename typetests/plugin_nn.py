@@ -58,7 +58,8 @@ def embed_norm(tok: Tensor[tuple[B, L[12]], int64]) -> None:
     reveal_type(nn.Flatten()(h))  # N: Tensor[tuple[B, Literal[768]], shapetorch.float32]
     reveal_type(nn.BatchNorm1d(12)(h))  # N: Tensor[tuple[B, Literal[12], Literal[64]], shapetorch.float32]
     nn.BatchNorm1d(64)(h)  # E: BatchNorm1d: expected input (B, 12, 64) to have 64 channels at dimension 1  [norm_error_channels_mismatch]
-    nn.BatchNorm2d(12)(h)  # E: BatchNorm2d: expected 4-D (unbatched) or 4-D (batched) input, but got input of shape (B, 12, 64)  [conv_error_input_rank]
+    nn.BatchNorm2d(12)(h)  # E: BatchNorm2d: expected 4D input (got 3D input)  [norm_error_input_rank]
+    nn.BatchNorm1d(12)(h.unsqueeze(0))  # E: BatchNorm1d: expected 2D or 3D input (got 4D input)  [norm_error_input_rank]
     reveal_type(nn.Flatten(0, 1)(h))  # N: Tensor[tuple[Any, Literal[64]], shapetorch.float32]
 
 

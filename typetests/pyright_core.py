@@ -83,17 +83,24 @@ def variance(a: Tensor[tuple[L[2], L[3]], float32]) -> None:
     accepts_int_dims(a)  # pyright: ignore[reportArgumentType]  -- invariant shape: spell unknown sizes Any
 
 
-def nn_layers(x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[tuple[L[32], L[100]], float32],
+def nn_layers(name: str, x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[tuple[L[32], L[100]], float32],
               img: Tensor[tuple[L[8], L[3], L[32], L[32]], float32], tok: Tensor[tuple[L[8], L[12]], int64]) -> None:
     from shapetorch import nn
     import shapetorch.nn.functional as F
 
     fc = nn.Linear(784, 256)
-    assert_type(fc, nn.Linear[Any, Any])
-    assert_type(fc(x), Tensor[tuple[L[32], Any], float32])
-    fc(bad)  # sizes are Any without the plugin: accepted
+    # literal sizes (of the table LITERAL_SIZES in stubs/nn_stubs.py) are kept by the constructors
+    assert_type(fc, nn.Linear[L[784], L[256]])
+    assert_type(fc(x), Tensor[tuple[L[32], L[256]], float32])
+    fc(bad)  # pyright: ignore[reportArgumentType]
+    assert_type(nn.Linear(5001, 10), nn.Linear[Any, Any])  # 5001 is not in the table: Any, never an error
+    nn.Linear(5001, 10)(bad)
+    assert_type(nn.Linear(len(name), 10), nn.Linear[Any, Any])
+    nn.LayerNorm(100)(x)  # not checked without the plugin
+    nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))(x)
     assert_type(nn.Conv2d(3, 16, 3)(img), Tensor[tuple[L[8], Any, Any, Any], float32])
-    assert_type(nn.Embedding(10, 4)(tok), Tensor[tuple[L[8], L[12], Any], float32])
+    assert_type(nn.Embedding(10, 4)(tok), Tensor[tuple[L[8], L[12], L[4]], float32])
+    assert_type(nn.Embedding(10, 4).weight, nn.Parameter[tuple[L[10], L[4]], Any])
     assert_type(nn.ReLU()(x), Tensor[tuple[L[32], L[784]], float32])
     assert_type(nn.LayerNorm(784)(x), Tensor[tuple[L[32], L[784]], float32])
     assert_type(F.relu(x), Tensor[tuple[L[32], L[784]], float32])
@@ -118,3 +125,12 @@ class Net(st.nn.Module):
 
     def forward(self, x: Tensor[tuple[Any, L[784]], float32]) -> Tensor[tuple[Any, L[10]], float32]:
         return self.fc(x)  # a typed forward checks clean: the layer sizes are Any here
+
+
+def triangles_and_norms(x: Tensor[tuple[Batch, L[4], L[4]], float32], u: Tensor[Any, float32]) -> None:
+    assert_type(x.triu(), Tensor[tuple[Batch, L[4], L[4]], float32])
+    assert_type(st.tril(x, -1), Tensor[tuple[Batch, L[4], L[4]], float32])
+    assert_type(u.triu(1), Tensor[Any, float32])
+    assert_type(x.norm(), Tensor[tuple[()], float32])
+    assert_type(st.norm(x, dim=-1).dtype, type[float32])
+    assert_type(st.reveal_shape(x), Tensor[tuple[Batch, L[4], L[4]], float32])

@@ -22,11 +22,14 @@ from mypy.types import FunctionLike, Type
 
 from .codes import register_all
 from .convert import MODULE, TENSOR, Converter
+from .hooks import conversion, pooling
 from .hooks import nn as NN
-from .hooks import pooling
 from .hooks._common import run
 from .relax import relax
 from .table import ATTRIBUTES, FUNCTIONAL_COMMON, FUNCTIONS, METHODS
+
+# nn.functional ops whose hooks live with their family (pooling and resizing; one_hot with the conversions).
+NN_FUNCTIONAL = {**pooling.FUNCTIONAL, **conversion.FUNCTIONAL}
 
 # The stubs put their precise (plugin-free) signatures under `if _PRECISE_STUBS:`; marking the
 # name always-false makes mypy read the permissive `elif MYPY:` branch, whose results we compute.
@@ -142,9 +145,9 @@ class ShapetorchPlugin(Plugin):
         elif rest.startswith("functional.") and rest[len("functional.") :] in NN.FUNCTIONAL:
             name = rest[len("functional.") :]
             found = run(NN.FUNCTIONAL[name], name, method=False)
-        elif rest.startswith("functional.") and rest[len("functional.") :] in pooling.FUNCTIONAL:
+        elif rest.startswith("functional.") and rest[len("functional.") :] in NN_FUNCTIONAL:
             name = rest[len("functional.") :]
-            found = run(pooling.FUNCTIONAL[name], name, method=False)
+            found = run(NN_FUNCTIONAL[name], name, method=False)
         elif rest.startswith("functional.") and rest[len("functional.") :] in FUNCTIONAL_COMMON:
             handler, op = FUNCTIONAL_COMMON[rest[len("functional.") :]]
             found = run(handler, op, method=False)

@@ -6,15 +6,37 @@ parameters are Tensor types, this signature hook replaces, position by position,
 the parameter by the argument's literal size (or a literal by the argument's named dim). A TypeVar
 is left alone (it binds to whatever is passed), and two different named dims or two different
 literals stay a mismatch, which mypy reports as usual.
+
+A TypeVar dim (``B``, ``P`` in ``Tensor[tuple[B, P], ...]``) is bound per call by the rule
+``shapetorch._rules.binding.bind_dims``: two arguments giving it different literals (or different named
+dims) are reported with both shapes, instead of mypy's "Cannot infer value of type parameter"; a literal
+against a named dim cannot be decided, so the call is accepted. Either way the TypeVar is then taken as
+``Any`` for this call, so mypy adds no error of its own.
 """
 
 from __future__ import annotations
 
+from mypy.expandtype import expand_type
 from mypy.nodes import ARG_OPT, ARG_POS, ArgKind
 from mypy.plugin import FunctionSigContext, MethodSigContext
-from mypy.types import CallableType, FunctionLike, Instance, LiteralType, TupleType, Type, get_proper_type
+from mypy.types import (
+    AnyType,
+    CallableType,
+    FunctionLike,
+    Instance,
+    LiteralType,
+    TupleType,
+    Type,
+    TypeOfAny,
+    TypeVarType,
+    get_proper_type,
+)
 
-from .convert import DIM_BASE, TENSOR
+from shapetorch._rules.binding import bind_dims
+from shapetorch._rules.errors import RuleError
+
+from .codes import rule_code
+from .convert import DIM_BASE, TENSOR, Converter
 
 _POSITIONAL: tuple[ArgKind, ...] = (ARG_POS, ARG_OPT)
 
@@ -66,7 +88,7 @@ def _mentions_dims(t: Type) -> bool:
 def relax(ctx: FunctionSigContext | MethodSigContext) -> FunctionLike:
     sig = ctx.default_signature
     if not any(_mentions_dims(t) for t in sig.arg_types):
-        return sig
+        return _bind(ctx, sig)
     new_types = list(sig.arg_types)
     changed = False
     for i, formal in enumerate(sig.arg_types):
@@ -79,7 +101,51 @@ def relax(ctx: FunctionSigContext | MethodSigContext) -> FunctionLike:
         if new is not None:
             new_types[i] = new
             changed = True
-    if not changed:
+    if changed:
+        sig = sig.copy_modified(arg_types=new_types)
+    return _bind(ctx, sig)
+
+
+def _bind(ctx: FunctionSigContext | MethodSigContext, sig: CallableType) -> CallableType:
+    """Bind the TypeVar dims of ``sig`` to the arguments' sizes; report a proven conflict with shapes."""
+    if not sig.variables:
         return sig
-    result: CallableType = sig.copy_modified(arg_types=new_types)
-    return result
+    conv: Converter | None = None
+    params: list[tuple[str, list[str | None], tuple[object, ...]]] = []
+    ids = {}
+    for i, formal in enumerate(sig.arg_types):
+        f = _shape_items(formal)
+        if f is None or i >= len(ctx.args) or len(ctx.args[i]) != 1:
+            continue
+        names: list[str | None] = []
+        for item in f[1]:
+            p = get_proper_type(item)
+            if isinstance(p, TypeVarType):
+                names.append(p.name)
+                ids[p.name] = p.id
+            else:
+                names.append(None)
+        if not any(names):
+            continue
+        conv = conv or Converter(ctx.api)
+        info = conv.tensor(ctx.api.get_expression_type(ctx.args[i][0], formal))
+        if info is None or not info.exact or len(info.shape or ()) != len(names):
+            continue
+        params.append((sig.arg_names[i] or f"argument {i + 1}", names, info.shape or ()))
+    if len(params) < 2:
+        return sig
+    name = (sig.name or "call").split(" of ")[0]
+    try:
+        _, loose = bind_dims(params, name)  # type: ignore[arg-type]
+    except RuleError as err:
+        ctx.api.fail(err.message, ctx.context, code=rule_code(err.code))
+        loose = set(ids)  # one error a call: every dim name of the call is then unknown
+    if not loose:
+        return sig
+    anything = AnyType(TypeOfAny.special_form)
+    env = {ids[n]: anything for n in loose}
+    return sig.copy_modified(
+        arg_types=[expand_type(t, env) for t in sig.arg_types],
+        ret_type=expand_type(sig.ret_type, env),
+        variables=[v for v in sig.variables if v.id not in env],
+    )

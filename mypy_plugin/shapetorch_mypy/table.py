@@ -135,6 +135,8 @@ COMMON.update({
     "index_select": (scatter.index_select, "index_select"),
     "tile": (tiling.tile, "tile"), "roll": (tiling.roll, "roll"), "flip": (tiling.flip, "flip"),
     "tensor_split": (joining.tensor_split, "tensor_split"),
+    "norm": (reduction.reduction("real"), "norm"),
+    "triu": (linalg.triangular, "triu"), "tril": (linalg.triangular, "tril"),
 })
 
 INPLACE_DUNDERS = {"iadd": "add", "isub": "sub", "imul": "mul", "itruediv": "div", "ifloordiv": "floor_divide",

@@ -13,6 +13,7 @@ from .render_overloads import (
     reduction_precise,
     selection_ops,
     sized,
+    triangle_and_norm,
     unary_float,
 )
 from .tables import (
@@ -45,6 +46,7 @@ def functions_common() -> list[str]:
                     "@overload", f"def {n}(input: Tensor[_S2, Any], dim: _int, dtype: Incomplete = None) -> Tensor[_S2, Any]: ..."]
         else:
             out.append(f"def {n}(input: Tensor[_S2, Any], dim: _int, *, dtype: Incomplete = None) -> Tensor[_S2, Any]: ...")
+    out += triangle_and_norm(False)
     out += selection_ops(False)
     out += [
         "def is_tensor(obj: object) -> TypeIs[Tensor[Any, Any]]: ...",
@@ -63,8 +65,8 @@ def functions_common() -> list[str]:
         "-> Tensor[AnyShape, Any]: ...",
         "def as_tensor(data: Any, dtype: Incomplete = None, device: Incomplete = None) -> Tensor[AnyShape, Any]: ...",
         "def from_numpy(ndarray: Any) -> Tensor[AnyShape, Any]: ...",
-        "def reveal_shape(tensor: Tensor[Any, Any]) -> None:",
-        '    """mypy+plugin: print the shape and dtype of ``tensor`` as a note. At runtime: nothing."""',
+        "def reveal_shape(tensor: _TensorT) -> _TensorT:",
+        '    """mypy+plugin: a note with the shape and dtype of ``tensor``. At runtime: prints them; returns ``tensor``."""',
     ]
     return out
 

@@ -174,6 +174,7 @@ def render() -> str:
         '_M = TypeVar("_M")',
         '_K = TypeVar("_K")',
         '_N = TypeVar("_N")',
+        '_TensorT = TypeVar("_TensorT", bound=Tensor[Any, Any])  # a tensor passed through unchanged',
         '_Bs = TypeVarTuple("_Bs")',
         '_Ts = TypeVarTuple("_Ts")',
         "",

@@ -152,6 +152,30 @@ def method_as_function(name: str, shape: str) -> list[str]:
     return [f"def {name}({params}) -> {ret}: ..."]
 
 
+# ---------------------------------------------------------------------------------- triu/tril and norm
+def triangle_and_norm(method: bool) -> list[str]:
+    """triu/tril keep the shape; norm reduces like sum (its ``p`` comes first) to a real floating result."""
+    s, d = ("S", "D") if method else ("_S2", "_D2")
+    first = "self" if method else f"input: Tensor[{s}, {d}]"
+    out = [f"def {n}({first}, diagonal: _int = 0) -> Tensor[{s}, {d}]: ..." for n in ("triu", "tril")]
+    if method:
+        out += ["def triu_(self, diagonal: _int = 0) -> Self: ...", "def tril_(self, diagonal: _int = 0) -> Self: ..."]
+    x = "self" if method else "input"
+    p = "p: _float | str | None = 'fro'"
+    out += [
+        "@overload",
+        f"def norm({x}: Tensor[Any, _FT], {p}, dim: None = None, keepdim: _bool = False, dtype: Incomplete = None) "
+        "-> Tensor[tuple[()], _FT]: ...",
+        "@overload",
+        f"def norm({x}: Tensor[Any, _FT], {p}, dim: _int | Sequence[_int] | None = None, keepdim: _bool = False, "
+        "dtype: Incomplete = None) -> Tensor[AnyShape, _FT]: ...",
+        "@overload",
+        f"def norm({x}: Tensor[Any, Any], {p}, dim: _int | Sequence[_int] | None = None, keepdim: _bool = False, "
+        "dtype: Incomplete = None) -> Tensor[AnyShape, Any]: ...",
+    ]
+    return out
+
+
 # ---------------------------------------------------------------------------------- sorting, scan, scatter, tiling, joining
 def selection_ops(method: bool) -> list[str]:
     """max/min with dim, sorts, selections, scans, gather/scatter, tiling, flipping, tensor_split.

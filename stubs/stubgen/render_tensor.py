@@ -12,6 +12,7 @@ from .render_overloads import (
     reduction_precise,
     selection_ops,
     sized,
+    triangle_and_norm,
     unary_float,
 )
 from .tables import ALONG_DIM, BINARY, CASTS, KEEP, REDUCTIONS, UNARY_BOOL, UNARY_FLOAT, UNARY_SAME
@@ -96,6 +97,7 @@ def tensor_common() -> list[str]:
                     "@overload", f"def {n}(self: Tensor[_S2, Any], dim: _int, dtype: Incomplete = None) -> Tensor[_S2, Any]: ..."]
         else:
             out.append(f"def {n}(self, dim: _int, *, dtype: Incomplete = None) -> Tensor[S, Any]: ...")
+    out += triangle_and_norm(True)
     out += selection_ops(True)
     out += [
         "def where(self, condition: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...",

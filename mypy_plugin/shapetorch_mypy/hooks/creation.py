@@ -7,8 +7,9 @@ Rules: ``shapetorch._rules.creation`` (no negative size; the length of ``arange`
 
 from __future__ import annotations
 
-from mypy.types import FunctionLike, Instance, Type, TypeType, get_proper_type
+from mypy.types import FunctionLike, Instance, LiteralType, Type, TypeType, get_proper_type
 
+from shapetorch._rules import dtypes as DT
 from shapetorch._rules.creation import arange_length, new_shape
 from shapetorch._rules.dims import UNKNOWN, Dim, Shape
 
@@ -42,12 +43,29 @@ def _factory_result(op: Op, shape: Shape, default: str | None = None) -> Type:
     return op.result(shape, dt)
 
 
+_SAMPLES: dict[str, object] = {"builtins.bool": False, "builtins.int": 0, "builtins.float": 0.0, "builtins.complex": 0j}
+
+
+def scalar_dtype(t: Type | None) -> str | None:
+    """The dtype torch gives a Python scalar of type ``t`` (``full(size, 1)`` is int64), or None if not a plain scalar."""
+    p = get_proper_type(t) if t is not None else None
+    if isinstance(p, LiteralType):
+        p = p.fallback
+    if isinstance(p, Instance) and p.type.fullname in _SAMPLES:
+        return DT.scalar_dtype(_SAMPLES[p.type.fullname])
+    return None
+
+
 def factory(op: Op) -> Type:
     return _factory_result(op, new_shape(op.sizes("size"), op.name))
 
 
 def full(op: Op) -> Type:
-    return factory(op)
+    a = op.call.get("fill_value")
+    sizes = op.sizes("size")
+    if any(isinstance(s, int) and s < 0 for s in sizes):
+        raise Unknown
+    return _factory_result(op, tuple(sizes), scalar_dtype(a.typ) if a is not None else None)
 
 
 def like(op: Op) -> Type:
@@ -68,23 +86,31 @@ def eye(op: Op) -> Type:
 
 
 def arange(op: Op) -> Type:
+    """A literal range has its length; any other is 1-D of unknown size, int64 when every bound is an int."""
     vals: list[int | None] = []
+    kinds: list[str | None] = []
+    unknown = False
     for name in ("start", "end", "step"):
         a = op.call.get(name)
         if a is None:
             vals.append(None)
             continue
+        kinds.append(scalar_dtype(a.typ))
         v = int_value(a.expr, a.typ)
-        if v is None:
-            raise Unknown
+        unknown = unknown or v is None
         vals.append(v)
+    if any(k is None for k in kinds):
+        raise Unknown  # a tensor or an unknown bound: the stub's result
+    dtype = "int64" if all(k in ("int64", "bool") for k in kinds) else DT.scalar_dtype(0.0)
+    if unknown:
+        return _factory_result(op, (UNKNOWN,), dtype)
     start, end, step = vals
     if end is None:
         start, end = 0, start
     if end is None:
         raise Unknown
     n = arange_length(start or 0, end, step if step is not None else 1, op.name)
-    return _factory_result(op, (n,), "int64")
+    return _factory_result(op, (n,), dtype)
 
 
 def linspace(op: Op) -> Type:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from mypy.nodes import ListExpr, TupleExpr
 from mypy.types import TupleType, Type, get_proper_type
 
-from shapetorch._rules.dims import Dim
+from shapetorch._rules.dims import UNKNOWN, Dim
 from shapetorch._rules.joining import (
     cat_shape,
     chunk_sizes,
@@ -78,14 +78,26 @@ def split(op: Op) -> Type:
     return _pieces(op, x, d, split_sizes(size_, arg, d, shape, op.name))
 
 
+def _some_pieces(op: Op, x: TensorInfo, shape: Sequence[Dim]) -> Type:
+    """As many pieces as the sizes decide, each of ``shape``: ``tuple[Tensor[shape, D], ...]``."""
+    piece = op.like(x, tuple(shape))
+    return op.ctx.api.named_generic_type("builtins.tuple", [piece])
+
+
 def chunk(op: Op) -> Type:
     x = exact(op)
     shape = x.shape or ()
-    d = cut_dim(len(shape), op.int_arg("dim", 0), op.name, "chunk_error_dim_out_of_range")
     n = op.int_arg("chunks")
+    if n <= 0:
+        chunk_sizes(0, n, op.name)  # the rule's check of `chunks` (it does not depend on the size)
+    if op.call.given("dim") and op.call.int_arg("dim") is None:
+        # A dim known only as an int: any dim may be the split one, so only the rank is kept.
+        return _some_pieces(op, x, [UNKNOWN] * len(shape))
+    d = cut_dim(len(shape), op.int_arg("dim", 0), op.name, "chunk_error_dim_out_of_range")
     size_ = shape[d]
     if not isinstance(size_, int):
-        raise Unknown
+        # A named or unknown size: the number of pieces and their size along d are not known; the other dims are.
+        return _some_pieces(op, x, [*shape[:d], UNKNOWN, *shape[d + 1 :]])
     return _pieces(op, x, d, chunk_sizes(size_, n, op.name))
 
 

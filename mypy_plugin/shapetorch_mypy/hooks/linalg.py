@@ -25,6 +25,7 @@ from shapetorch._rules.matrix import (
     svd_shapes,
     tensorinv_shape,
     tensorsolve_shape,
+    triangular_shape,
 )
 
 from ..args import str_value
@@ -156,6 +157,16 @@ def tensorsolve(op: Op) -> Type:
 svd, qr, eigh, slogdet, lu, lu_factor = (_keeps_tuple(h) for h in (_svd, _qr, _eigh, _slogdet, _lu, _lu_factor))
 
 # the plugin's function table entries: "linalg.<name>" -> (handler, the op name messages use)
+def triangular(op: Op) -> Type:
+    """``triu``/``tril``: the shape is kept; an input of fewer than 2 dims is the rule's error."""
+    x = op.input()
+    if x.shape is None:
+        raise Unknown
+    if x.exact:
+        triangular_shape(x.shape, op.name)
+    return op.like(x, x.shape, x.variadic)
+
+
 FUNCTIONS: dict[str, tuple[Callable[[Op], Type], str]] = {
     "linalg.solve": (solve, "linalg.solve"),
     "linalg.inv": (square, "inverse"),

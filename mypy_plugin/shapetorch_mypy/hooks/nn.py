@@ -48,10 +48,6 @@ SHAPE_PRESERVING = frozenset(
     "Softmax Softmin LogSoftmax".split()
 )
 
-# The input ranks each BatchNorm accepts (as the runtime's ``_ranks``).
-BATCH_NORM_RANKS = {"BatchNorm1d": (2, 3), "BatchNorm2d": (4,)}
-
-
 # ------------------------------------------------------------------------------------------ type helpers
 def _int_t(op: Op, v: int) -> Type:
     return op.conv.dim_type(v)
@@ -302,11 +298,9 @@ def apply_layer(op: Op, layer: Instance, x: TensorInfo) -> Type:
         if x.exact or len(x.shape) >= len(normalized):
             RN.normalized_shape_check(x.shape, normalized, "layer_norm" if name == "LayerNorm" else "rms_norm")
         return op.like(x, x.shape, x.variadic)
-    if name in BATCH_NORM_RANKS:
+    if name in RN.BATCH_NORM_RANKS:
         if x.exact and x.shape is not None:
-            ranks = BATCH_NORM_RANKS[name]
-            if len(x.shape) not in ranks:
-                raise RuleError("conv_error_input_rank", op=name, unbatched=ranks[0], batched=ranks[-1], shape=x.shape)
+            RN.batch_norm_rank_check(x.shape, name)
             RN.channels_check(x.shape, _dim_of(op, args[0]), op=name)
         return op.like(x, x.shape, x.variadic)
     if name == "Flatten":

@@ -1,4 +1,4 @@
-"""Pooling in ``nn.functional``: ``max_pool1d/2d``, ``avg_pool1d/2d`` and the adaptive pools.
+"""Pooling in ``nn.functional``: ``max_pool1d/2d``, ``avg_pool1d/2d``, the adaptive pools, and ``interpolate``.
 
 Each reads its literal kernel, stride, padding and dilation and runs the runtime's rule
 (``pool_shape``, ``adaptive_pool_shape``); a stride left out is the kernel, as at run time.
@@ -6,10 +6,12 @@ Each reads its literal kernel, stride, padding and dilation and runs the runtime
 
 from __future__ import annotations
 
+from mypy.nodes import FloatExpr, IntExpr, ListExpr, TupleExpr
 from mypy.types import Type
 
 from shapetorch._rules import nn as RN
 
+from ..args import fold_int
 from ._common import Handler, Op, Unknown
 from .nn import _ntuple
 
@@ -42,7 +44,36 @@ def adaptive(nd: int) -> Handler:
     return h
 
 
+def _scales(op: Op, nd: int) -> tuple[float, ...] | None:
+    """A literal ``scale_factor``: one number (int or float) for every spatial dim, or one per dim."""
+    a = op.call.get("scale_factor")
+    if a is None:
+        return None
+    items = a.expr.items if isinstance(a.expr, (TupleExpr, ListExpr)) else [a.expr]
+    out: list[float] = []
+    for e in items:
+        v = float(e.value) if isinstance(e, (IntExpr, FloatExpr)) else fold_int(e)
+        if v is None:
+            raise Unknown
+        out.append(float(v))
+    return tuple(out) * nd if len(out) == 1 else tuple(out)
+
+
+def interpolate(op: Op) -> Type:
+    """``size=`` or ``scale_factor=`` (floor of size * factor), both read as literals."""
+    x = op.input()
+    if not x.exact or x.shape is None:
+        raise Unknown
+    nd = max(len(x.shape) - 2, 1)
+    size = _ntuple(op, "size", nd, None) if op.call.given("size") else None
+    scales = _scales(op, nd)
+    if (size is None) == (scales is None):
+        raise Unknown  # not a literal, or both or neither given (the op's ValueError)
+    return op.like(x, RN.interpolate_shape(x.shape, size, scales, op.name))
+
+
 FUNCTIONAL: dict[str, Handler] = {
+    "interpolate": interpolate,
     "max_pool1d": pool(1, True), "max_pool2d": pool(2, True),
     "avg_pool1d": pool(1, False), "avg_pool2d": pool(2, False),
     "adaptive_avg_pool1d": adaptive(1), "adaptive_avg_pool2d": adaptive(2),

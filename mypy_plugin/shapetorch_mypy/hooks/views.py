@@ -12,7 +12,7 @@ from mypy.plugin import AttributeContext
 from mypy.types import AnyType, Instance, Type, TypeType, get_proper_type
 
 from shapetorch._rules.axes import wrap_dim
-from shapetorch._rules.dims import UNKNOWN, Dim, Shape, Sym
+from shapetorch._rules.dims import UNKNOWN, Dim, Shape
 from shapetorch._rules.errors import RuleError
 from shapetorch._rules.views import (
     flatten_shape,
@@ -40,25 +40,13 @@ def _rank_only(op: Op, x: TensorInfo, sizes: Sequence[Dim]) -> Type:
     return op.like(x, tuple(dims))
 
 
-_SIZE_CODES = ("reshape_error_size_mismatch", "unflatten_error_size_mismatch")
-
-
-def _symbolic(*shapes: Sequence[Dim]) -> bool:
-    return any(isinstance(d, Sym) for s in shapes for d in s)
-
-
 def reshape(op: Op) -> Type:
     x = op.input()
     sizes = op.sizes("shape")
     if not x.exact:
         return _rank_only(op, x, sizes)
-    try:
-        return op.like(x, reshape_shape(x.shape or (), sizes, op.name))
-    except RuleError as err:
-        # Products of named dims are compared by name (B*S*8 vs B*S*2*4): not a proof of a mismatch.
-        if err.code in _SIZE_CODES and _symbolic(x.shape or (), sizes):
-            return _rank_only(op, x, sizes)
-        raise
+    # Products of named dims are compared as the rule does: only a proven mismatch is reported.
+    return op.like(x, reshape_shape(x.shape or (), sizes, op.name))
 
 
 def view(op: Op) -> Type:
@@ -78,12 +66,7 @@ def flatten(op: Op) -> Type:
 def unflatten(op: Op) -> Type:
     x = exact(op)
     sizes = op.sizes("sizes")
-    try:
-        return op.like(x, unflatten_shape(x.shape or (), op.int_arg("dim"), sizes, op.name))
-    except RuleError as err:
-        if err.code in _SIZE_CODES and _symbolic(x.shape or (), sizes):
-            raise Unknown from None
-        raise
+    return op.like(x, unflatten_shape(x.shape or (), op.int_arg("dim"), sizes, op.name))
 
 
 def transpose(d0: str, d1: str) -> Handler:

@@ -135,6 +135,52 @@ def dim_div(a: Dim, b: Dim) -> Dim:
     return _from_factors([*names_a, str(num_a // num_b)])
 
 
+def _cancel(a: Dim, b: Dim) -> tuple[list[str], int, list[str], int] | None:
+    """The named factors of ``a`` and ``b`` that the other lacks, and each one's number; None if unknown."""
+    if a is UNKNOWN or b is UNKNOWN:
+        return None
+    names_a, num_a = _split(_factors(a))
+    names_b, num_b = _split(_factors(b))
+    for f in list(names_b):
+        if f in names_a:
+            names_a.remove(f)
+            names_b.remove(f)
+    return names_a, num_a, names_b, num_b
+
+
+def product_differ(a: Dim, b: Dim) -> bool:
+    """Two element counts (products of named sizes and numbers) that cannot be equal.
+
+    Named factors on both sides cancel; what is left decides only when one side has no name left:
+    ``Batch*16000`` against ``Batch*16160`` differ, and so does ``16000`` against ``T*161`` (161 does
+    not divide 16000, whatever T is); ``D`` against ``H*Dh`` is undecidable (a named size may be a
+    product of others), as is ``16000`` against ``T*160``. Unlike :func:`differ`, two different names
+    are not taken for two different sizes here: a product of names says nothing about their relations.
+    Cancelling a name takes its size for non-zero, as named dims are meant (a batch, a sequence): an empty
+    batch is the one case where ``(Batch, 16000).reshape(Batch, 101, 160)`` runs."""
+    c = _cancel(a, b)
+    if c is None:
+        return False
+    names_a, num_a, names_b, num_b = c
+    if names_a and names_b:
+        return False
+    if not names_a and not names_b:
+        return num_a != num_b
+    number, multiple = (num_a, num_b) if not names_a else (num_b, num_a)
+    return number % multiple != 0 if multiple else number != 0
+
+
+def product_indivisible(a: Dim, b: Dim) -> bool:
+    """``a`` is a count that ``b`` cannot divide (the -1 of a reshape cannot be inferred): a proof, never a guess."""
+    c = _cancel(a, b)
+    if c is None:
+        return False
+    names_a, num_a, names_b, num_b = c
+    if names_a or names_b or num_b == 0:
+        return False
+    return num_a % num_b != 0
+
+
 def _split(factors: list[str]) -> tuple[list[str], int]:
     number = 1
     for f in factors:

@@ -69,6 +69,22 @@ def _scan_term(text: str, offset: int, where: str) -> tuple[list[int], str | Non
     return labels, None
 
 
+def _output_hint(wrong: str, terms: Sequence[Sequence[int]], output: Sequence[int]) -> str:
+    """What an unknown output letter was likely meant to be. Any two letters are one edit apart, so edit
+    distance says nothing: the same letter in the other case is the first guess, then the input letters the
+    output leaves out (those are summed over; a typo in the output usually stands for one of them)."""
+    inputs = {letter(lb) for term in terms for lb in term if lb != ELLIPSIS}
+    swapped = wrong.swapcase()
+    if swapped in inputs:
+        return did_you_mean(swapped, [swapped])
+    summed = sorted(inputs - {letter(lb) for lb in output if lb != ELLIPSIS})
+    if len(summed) == 1:
+        return f"; did you mean {summed[0]!r}?"
+    if summed:
+        return f"; did you mean one of {', '.join(map(repr, summed))} (the input letters the output leaves out)?"
+    return ""
+
+
 @functools.lru_cache(maxsize=1024)
 def parse_equation(equation: str) -> Equation:
     arrow = equation.find("->")
@@ -100,13 +116,8 @@ def parse_equation(equation: str) -> Equation:
                 rhs_error = ("einsum_error_unknown_output_index", letter(label), "appears more than once in the output")
                 break
             if not count[label]:
-                # Any two letters are one edit apart, so only the other case is a useful suggestion.
-                inputs = {letter(lb) for term in terms for lb in term if lb != ELLIPSIS}
-                swapped = letter(label).swapcase()
-                rhs_error = (
-                    "einsum_error_unknown_output_index", letter(label),
-                    "does not appear in any input term" + did_you_mean(swapped, [swapped] if swapped in inputs else []),
-                )
+                rhs_error = ("einsum_error_unknown_output_index", letter(label),
+                             "does not appear in any input term" + _output_hint(letter(label), terms, labels))
                 break
             seen.add(label)
         if rhs_error is None and problem is not None:

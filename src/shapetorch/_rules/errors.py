@@ -326,6 +326,14 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-nn", "The trailing dims of the input differ from normalized_shape.",
         "{op}: expected input with shape (*, {normalized}) but got input of shape {shape}",
     ),
+    "call_error_dim_conflict": Entry(
+        "shape", "shape-call", "A dim name of a function's signature is bound to two different sizes in one call.",
+        "{op}: dim {name} is {a} in {param_a} {shape_a} but {b} in {param_b} {shape_b}",
+    ),
+    "norm_error_input_rank": Entry(
+        "value", "shape-nn", "A BatchNorm layer got an input of a rank it does not take (torch: ValueError).",
+        "{op}: expected {expected} input (got {got}D input)",
+    ),
     "norm_error_channels_mismatch": Entry(
         "shape", "shape-nn", "The channel dim of a batch/group/instance-norm input differs from num_features.",
         "{op}: expected input {shape} to have {expected} channels at dimension {dim}",

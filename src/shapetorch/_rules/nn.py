@@ -3,6 +3,8 @@ normalisation and losses. Standard library only; gradual like every rule (unknow
 
 from __future__ import annotations
 
+import math
+
 from .broadcast import broadcast_pair
 from .dims import UNKNOWN, Dim, Shape, differ
 from .errors import RuleError
@@ -154,6 +156,19 @@ def normalized_shape_check(input: Shape, normalized: Shape, op: str = "layer_nor
         raise RuleError("layer_norm_error_shape_mismatch", op=op, shape=input, normalized=normalized)
 
 
+# The input ranks each BatchNorm layer takes: (C) features with a batch or without ((N, C) or (N, C, L)), or
+# images ((N, C, H, W)). One table for the layers and the plugin.
+BATCH_NORM_RANKS: dict[str, tuple[int, ...]] = {"BatchNorm1d": (2, 3), "BatchNorm2d": (4,)}
+
+
+def batch_norm_rank_check(input: Shape, op: str) -> None:
+    """A BatchNorm layer's input rank, with torch's words: ``expected 4D input (got 3D input)``."""
+    ranks = BATCH_NORM_RANKS[op]
+    if len(input) not in ranks:
+        expected = " or ".join(f"{r}D" for r in ranks)
+        raise RuleError("norm_error_input_rank", op=op, expected=expected, got=len(input))
+
+
 def channels_check(input: Shape, channels: Dim, op: str = "batch_norm", dim: int = 1) -> None:
     """batch_norm / instance_norm: input (N, C, ...) with C == num_features."""
     if len(input) <= dim or differ(input[dim], channels):
@@ -236,3 +251,28 @@ def fold_shape(input: Shape, output_size: tuple[int, ...], kernel_size: tuple[in
                         "expected size of input's dimension 2 to match the calculated number of sliding blocks "
                         f"{bh} * {bw} = {bh * bw}, but got input.size(2)={length}.")  # type: ignore[operator]
     return (*input[:-2], ck // k if isinstance(ck, _KNOWN) else UNKNOWN, *output_size)
+
+
+def one_hot_shape(input: Shape, num_classes: Dim, op: str = "one_hot") -> Shape:
+    """one_hot: the input's shape and a last dim of ``num_classes`` (-1: the largest class + 1, known from the
+    values only)."""
+    return (*input, UNKNOWN if num_classes == -1 else num_classes)
+
+
+def interpolate_shape(input: Shape, size: tuple[Dim, ...] | None, scale_factor: tuple[float, ...] | None,
+                      op: str = "interpolate") -> Shape:
+    """interpolate: (N, C, *spatial) resized to ``size``, or to ``floor(spatial * scale_factor)`` per spatial dim
+    (one value stands for every spatial dim)."""
+    if len(input) < 3:
+        raise RuleError("conv_error_input_rank", op=op, unbatched=3, batched=4, shape=input)
+    nd = len(input) - 2
+    if size is not None:
+        out = size * nd if len(size) == 1 else size
+    elif scale_factor is not None:
+        sf = scale_factor * nd if len(scale_factor) == 1 else scale_factor
+        out = tuple(math.floor(s * f) if isinstance(s, int) else UNKNOWN for s, f in zip(input[2:], sf))
+    else:
+        return (*input[:2], *(UNKNOWN,) * nd)
+    if len(out) != nd:
+        return (*input[:2], *(UNKNOWN,) * nd)  # a count mismatch is the op's argument check (torch's ValueError)
+    return (*input[:2], *out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .axes import wrap_dim, wrap_dims
-from .dims import UNKNOWN, Dim, Shape, differ, dim_div, prod
+from .dims import UNKNOWN, Dim, Shape, differ, dim_div, prod, product_differ, product_indivisible
 from .errors import RuleError, invalid_argument
 
 
@@ -29,8 +29,10 @@ def reshape_shape(shape: Shape, sizes: Sequence[Dim], op: str = "reshape") -> Sh
             if numel % rest:
                 raise RuleError("reshape_error_size_mismatch", op=op, sizes=list(sizes), shape=shape, numel=numel)
             return sizes[:i] + (numel // rest,) + sizes[i + 1 :]
+        if product_indivisible(numel, rest):
+            raise RuleError("reshape_error_size_mismatch", op=op, sizes=list(sizes), shape=shape, numel=numel)
         return sizes[:i] + (dim_div(numel, rest),) + sizes[i + 1 :]
-    if differ(numel, rest):
+    if product_differ(numel, rest):
         raise RuleError("reshape_error_size_mismatch", op=op, sizes=list(sizes), shape=shape, numel=numel)
     return sizes
 

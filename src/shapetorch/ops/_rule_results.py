@@ -21,6 +21,7 @@ from .._rules import dtypes as RD
 from .._rules import einsum as RS
 from .._rules import joining as RJ
 from .._rules import matmul as RM
+from .._rules import matrix as RX
 from .._rules import views as RV
 from .._rules.broadcast import broadcast_shapes
 from .._rules.reduction import reduce_shape
@@ -129,6 +130,12 @@ def _reduction(int_to: str | None) -> Rule:
     return rule
 
 
+def _norm(a: Mapping[str, Any]) -> Expected | None:
+    """norm reduces as sum does, to the real dtype of its (floating or complex) input."""
+    r = _reduction(None)(a)
+    return None if r is None or r[1] is None else (r[0], RD.to_real(r[1]))
+
+
 def _einsum(a: Mapping[str, Any]) -> Expected | None:
     args = a["args"]
     if not args or not isinstance(args[0], str):
@@ -163,6 +170,9 @@ RULES: dict[str, Rule] = {
     "mean": _reduction(None),
     "amax": _reduction(None),
     "amin": _reduction(None),
+    "norm": _norm,
+    "triu": _same_dtype(lambda a: RX.triangular_shape(_shape(a["input"]), "triu")),
+    "tril": _same_dtype(lambda a: RX.triangular_shape(_shape(a["input"]), "tril")),
     "reshape": _same_dtype(lambda a: RV.reshape_shape(_shape(a["input"]), _ints(a["shape"]))),
     "permute": _same_dtype(lambda a: RV.permute_shape(_shape(a["input"]), _ints(a["dims"]))),
     "transpose": _same_dtype(lambda a: RV.transpose_shape(_shape(a["input"]), a["dim0"], a["dim1"])),

@@ -192,19 +192,23 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     """``F.interpolate`` for 'nearest', 'nearest-exact', 'linear', 'bilinear', 'trilinear' (separable)."""
     from .creation import tensor
 
+    check(RN.interpolate_shape, tuple(input._data.shape), None, None, op="interpolate")
     nd = input._data.ndim - 2
-    if nd < 1:
-        fail("conv_error_input_rank", op="interpolate", unbatched=3, batched=4, shape=tuple(input._data.shape))
     sp = input._data.shape[2:]
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined")
     scales: list[float | None]
     if size is not None:
-        out = ntuple(size, nd, "size")
+        out = check(RN.interpolate_shape, tuple(input._data.shape), ntuple(size, nd, "size"), None, op="interpolate")[2:]
         scales = [None] * nd
     else:
         sf = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) else tuple(float(v) for v in scale_factor)
-        out = tuple(math.floor(sp[i] * sf[i]) for i in range(nd))
+        if len(sf) != nd:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {list(sp)} and scale_factor of shape {tuple(scale_factor)}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) "
+                             "format.")
+        out = check(RN.interpolate_shape, tuple(input._data.shape), None, sf, op="interpolate")[2:]
         scales = [None if recompute_scale_factor else 1.0 / sf[i] for i in range(nd)]
     result = input
     for i in range(nd):

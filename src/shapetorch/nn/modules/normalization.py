@@ -16,7 +16,6 @@ from .module import Module
 
 
 class _BatchNorm(Module):
-    _ranks: tuple[int, ...] = (2, 3)
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
@@ -56,11 +55,7 @@ class _BatchNorm(Module):
             init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
-        if input.dim() not in self._ranks:
-            from ..._errors import fail
-
-            fail("conv_error_input_rank", op=type(self).__name__, unbatched=self._ranks[0],
-                 batched=self._ranks[-1], shape=tuple(input.shape))
+        check(RN.batch_norm_rank_check, tuple(input.shape), op=type(self).__name__)
         check(RN.channels_check, tuple(input.shape), self.num_features, op=type(self).__name__)
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
@@ -79,11 +74,11 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
-    _ranks = (2, 3)
+    pass
 
 
 class BatchNorm2d(_BatchNorm):
-    _ranks = (4,)
+    pass
 
 
 class _InstanceNorm(Module):
