@@ -181,7 +181,8 @@ SAVES["atan2"] = SAVES["maximum"] = SAVES["minimum"] = ((0, "self", -1), (1, "ot
 SAVES["where"] = ((0, "condition", -1),)
 SAVES["gather"] = SAVES["scatter_add"] = ((1, "index", -1),)
 
-_NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_put": "IndexPut"}
+_NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_put": "IndexPut",
+          "batch_norm": "NativeBatchNorm", "cross_entropy_loss": "NllLoss"}
 
 
 def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:

@@ -16,8 +16,10 @@ from . import (
     indexing,
     joining,
     linalg,  # after matrix: linalg.inv is matrix's inverse
+    loss,
     matmul,
     matrix,
+    normalization,
     pooling,
     random,
     reduction,
@@ -35,7 +37,7 @@ from . import (
 
 __all__ = [
     "activation", "arithmetic", "comparison", "complex", "conversion", "convolution", "creation", "einops", "einsum",
-    "fft", "indexing", "joining", "linalg", "matmul", "matrix", "pooling", "random", "reduction", "scan", "scatter", "sorting",
+    "fft", "indexing", "joining", "linalg", "loss", "matmul", "matrix", "normalization", "pooling", "random", "reduction", "scan", "scatter", "sorting",
     "special", "statistics", "tiling", "unary", "views", "vmap", "windows",
 ]
 

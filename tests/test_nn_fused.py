@@ -1,0 +1,194 @@
+"""Fused NumPy kernels with hand-written gradients (issue 17): batch_norm in training, cross_entropy with class
+targets, scaled_dot_product_attention. Each is one primitive on the CPU; values, gradients, double backward
+(create_graph takes the differentiable formula) and forward mode against torch, and a check that the fused
+primitive is the one that ran (so that a test cannot pass on the composite by accident)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import shapetorch as st
+import shapetorch.nn.functional as F
+
+
+def data(*shape: int, seed: int = 0, dtype: str = "float64") -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=shape).astype(dtype)
+
+
+def _tol(dtype: str) -> dict[str, float]:
+    return {"rtol": 1e-4, "atol": 2e-5} if dtype == "float32" else {"rtol": 1e-9, "atol": 1e-10}
+
+
+def _grad_fns(t: st.Tensor) -> set[str]:
+    """The names of every node of ``t``'s graph."""
+    seen, stack, names = set(), [t.grad_fn], set()
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        names.add(n.name())
+        stack.extend(f for f, _ in n.next_functions)
+    return names
+
+
+def check_all(fn, arrays, grad, node, dtype="float64", second_order=True):
+    """``fn(lib, *tensors)`` against torch: value, first-order gradients, the gradient of a weighted sum of the
+    first-order gradients (double backward) and a jvp; ``node`` must be in the first-order graph."""
+    tol = _tol(dtype)
+    res = {}
+    for lib in (st, torch):
+        xs = [lib.tensor(a, requires_grad=i in grad) for i, a in enumerate(arrays)]
+        y = fn(lib, *xs)
+        cot = lib.tensor(data(*tuple(y.shape), seed=9, dtype=dtype))
+        if lib is st:
+            assert node in _grad_fns(y), _grad_fns(y)
+        gs = lib.autograd.grad(y, [xs[i] for i in grad], cot, create_graph=second_order)
+        out = {"value": y.detach().numpy(), "grads": [g.detach().numpy() for g in gs]}
+        if second_order:
+            ws = [lib.tensor(data(*tuple(g.shape), seed=20 + i, dtype=dtype)) for i, g in enumerate(gs)]
+            total = sum((g * w).sum() for g, w in zip(gs, ws) if g.requires_grad)
+            out["second"] = [None if g is None else g.numpy()
+                             for g in lib.autograd.grad(total, [xs[i] for i in grad], allow_unused=True)]
+        res[lib.__name__] = out
+    s, t = res["shapetorch"], res["torch"]
+    np.testing.assert_allclose(s["value"], t["value"], **tol, err_msg="value")
+    for i, (a, b) in enumerate(zip(s["grads"], t["grads"])):
+        np.testing.assert_allclose(a, b, **tol, err_msg=f"gradient {i}")
+    for i, (a, b) in enumerate(zip(s.get("second", []), t.get("second", []))):
+        assert (a is None) == (b is None) or np.allclose(a if a is not None else b, 0), f"second-order {i}"
+        if a is not None and b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7, err_msg=f"second-order gradient {i}")
+
+
+def check_jvp(fn, arrays, dtype="float64"):
+    tangents = [data(*a.shape, seed=30 + i, dtype=dtype) for i, a in enumerate(arrays)]
+    _, jo = st.func.jvp(lambda *a: fn(st, *a), tuple(st.tensor(a) for a in arrays), tuple(st.tensor(t) for t in tangents))
+    _, jt = torch.func.jvp(lambda *a: fn(torch, *a), tuple(torch.tensor(a) for a in arrays),
+                           tuple(torch.tensor(t) for t in tangents))
+    np.testing.assert_allclose(jo.numpy(), jt.numpy(), **_tol(dtype))
+
+
+# -- batch_norm -----------------------------------------------------------------------------------------
+
+BN_CASES = [((6, 4), True, True), ((3, 4, 5), True, False), ((4, 3, 5, 6), True, True), ((4, 3, 5, 6), False, False),
+            ((2, 3, 2, 2, 3), True, True)]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape,has_w,has_b", BN_CASES)
+def test_batch_norm_training(shape, has_w, has_b, dtype):
+    c = shape[1]
+    arrays = [data(*shape, dtype=dtype) * 3 + 1.5]
+    if has_w:
+        arrays.append(data(c, seed=1, dtype=dtype))
+    if has_b:
+        arrays.append(data(c, seed=2, dtype=dtype))
+    stats: dict[str, list] = {}
+    record = [True]
+
+    def fn(lib, x, *wb):
+        it = iter(wb)
+        w = next(it) if has_w else None
+        b = next(it) if has_b else None
+        rm, rv = lib.tensor(data(c, seed=3, dtype=dtype)), lib.tensor(np.abs(data(c, seed=4, dtype=dtype)) + 0.5)
+        y = (F if lib is st else TF).batch_norm(x, rm, rv, w, b, training=True, momentum=0.3, eps=1e-3)
+        if record[0]:
+            stats.setdefault(lib.__name__, []).append((rm.numpy().copy(), rv.numpy().copy()))
+        return y
+
+    check_all(fn, arrays, tuple(range(len(arrays))), "NativeBatchNormBackward0", dtype, second_order=dtype == "float64")
+    for (a, b), (c_, d) in zip(stats["shapetorch"], stats["torch"]):  # the running statistics, updated in place
+        np.testing.assert_allclose(a, c_, **_tol(dtype))
+        np.testing.assert_allclose(b, d, **_tol(dtype))
+    if dtype == "float64":
+        record[0] = False  # (torch's jvp wraps the running statistics)
+        check_jvp(fn, arrays)
+
+
+def test_batch_norm_module_train_then_eval():
+    """The module's running statistics after two training steps (the fused path) and its eval output."""
+    x1, x2, x3 = data(8, 3, 4, 4, dtype="float32"), data(8, 3, 4, 4, seed=1, dtype="float32") * 2, data(2, 3, 4, 4, seed=2, dtype="float32")
+    torch.manual_seed(0)
+    tm = torch.nn.BatchNorm2d(3)
+    sm = st.nn.BatchNorm2d(3)
+    with torch.no_grad():
+        tm.weight.uniform_()
+        tm.bias.uniform_()
+    sm.load_state_dict({k: st.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    for x in (x1, x2):
+        tm(torch.tensor(x))
+        sm(st.tensor(x))
+    for k, v in tm.state_dict().items():
+        np.testing.assert_allclose(sm.state_dict()[k].numpy(), v.numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+    tm.eval()
+    sm.eval()
+    np.testing.assert_allclose(sm(st.tensor(x3)).detach().numpy(), tm(torch.tensor(x3)).detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_batch_norm_composite_where_not_fused():
+    """float16 keeps the composite (and still matches torch)."""
+    x, w = data(4, 3, 2, dtype="float16"), data(3, seed=1, dtype="float16")
+    xs = st.tensor(x, requires_grad=True)
+    y = F.batch_norm(xs, None, None, st.tensor(w), training=True)
+    assert "NativeBatchNormBackward0" not in _grad_fns(y)
+    xt = torch.tensor(x, requires_grad=True)
+    ref = TF.batch_norm(xt, None, None, torch.tensor(w), training=True)
+    assert y.dtype == st.float16 and ref.dtype == torch.float16
+    np.testing.assert_allclose(y.detach().numpy().astype(np.float32), ref.detach().numpy().astype(np.float32),
+                               rtol=1e-2, atol=1e-2)
+
+
+# -- cross_entropy --------------------------------------------------------------------------------------
+
+TARGET = np.array([0, 3, 1, -100, 2, 3, 4, 1])  # with ignore_index=3, the -100 becomes class 4
+WEIGHT = np.abs(data(5, seed=3)) + 0.1
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("kw", [{}, {"weight": True}, {"label_smoothing": 0.2}, {"weight": True, "label_smoothing": 0.1},
+                                {"ignore_index": 3}, {"ignore_index": 3, "weight": True, "label_smoothing": 0.3}])
+def test_cross_entropy_class_targets(reduction, kw, dtype):
+    target = TARGET if "ignore_index" not in kw else np.where(TARGET == -100, 4, TARGET)
+
+    def fn(lib, x):
+        extra = {k: v for k, v in kw.items() if k != "weight"}
+        if kw.get("weight"):
+            extra["weight"] = lib.tensor(WEIGHT.astype(dtype))
+        return (F if lib is st else TF).cross_entropy(x, lib.tensor(target), reduction=reduction, **extra)
+
+    arrays = [data(8, 5, dtype=dtype) * 2]
+    check_all(fn, arrays, (0,), "NllLossBackward0", dtype, second_order=dtype == "float64")
+    if dtype == "float64":
+        check_jvp(fn, arrays)
+
+
+def test_cross_entropy_k_dims_and_fallbacks():
+    """(N, C, d) logits take the fused primitive; probability targets and a weight that requires grad do not."""
+    t = np.random.default_rng(1).integers(0, 3, (2, 4))
+    check_all(lambda lib, a: (F if lib is st else TF).cross_entropy(a, lib.tensor(t), reduction="none"),
+              [data(2, 3, 4)], (0,), "NllLossBackward0")
+    p = np.random.default_rng(2).dirichlet(np.ones(5), 8)
+    y = F.cross_entropy(st.tensor(data(8, 5), requires_grad=True), st.tensor(p))
+    assert "NllLossBackward0" not in _grad_fns(y)
+    w = st.tensor(WEIGHT, requires_grad=True)
+    y = F.cross_entropy(st.tensor(data(8, 5), requires_grad=True), st.tensor(np.abs(TARGET) % 5), weight=w)
+    assert "NllLossBackward0" not in _grad_fns(y)
+
+
+def codes(fn):
+    with pytest.raises(st.ShapetorchError) as e:
+        fn()
+    return e.value.code
+
+
+def test_cross_entropy_errors_unchanged():
+    assert codes(lambda: F.cross_entropy(st.randn(4, 3), st.tensor([0, 1, 2, 3]))) == "at_error_index_out_of_bounds"
+    assert codes(lambda: F.cross_entropy(st.randn(4, 3), st.tensor([0, 1]))) == "loss_error_target_shape_mismatch"
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        F.cross_entropy(st.randn(4, 3), st.tensor([0, 1, 2, 1]), reduction="avg")
