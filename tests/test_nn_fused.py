@@ -192,3 +192,31 @@ def test_cross_entropy_errors_unchanged():
     assert codes(lambda: F.cross_entropy(st.randn(4, 3), st.tensor([0, 1]))) == "loss_error_target_shape_mismatch"
     with pytest.raises(ValueError, match="not a valid value for reduction"):
         F.cross_entropy(st.randn(4, 3), st.tensor([0, 1, 2, 1]), reduction="avg")
+
+
+# -- GELU's float32 kernels -----------------------------------------------------------------------------
+
+def test_gelu_float32_rational_erf_accuracy():
+    """float32 GELU (value and gradient) against the exact float64 formula and torch's float32 GELU, on a dense
+    grid over the range where erf is not yet +-1 and beyond; the float64 path is exact to rounding."""
+    from scipy.special import erf
+
+    x = np.concatenate([np.linspace(-9, 9, 400_001), [0.0, -0.0, 1e-30, -1e-30, 1e-3, -1e-3]]).astype(np.float32)
+    x64 = x.astype(np.float64)
+    cdf = 0.5 * (1 + erf(x64 / np.sqrt(2)))
+    exact, dexact = x64 * cdf, cdf + x64 * np.exp(-0.5 * x64 * x64) / np.sqrt(2 * np.pi)
+    xs = st.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    ys, yt = F.gelu(xs), TF.gelu(xt)
+    ys.sum().backward()
+    yt.sum().backward()
+    y, dy = ys.detach().numpy().astype(np.float64), xs.grad.numpy().astype(np.float64)
+    scale = np.maximum(np.abs(exact), 1.0)
+    assert np.max(np.abs(y - exact) / scale) < 1e-6
+    assert np.max(np.abs(dy - dexact)) < 1e-6
+    assert np.max(np.abs(y - yt.detach().numpy()) / scale) < 2e-6
+    assert np.max(np.abs(dy - xt.grad.numpy())) < 2e-6
+    near0 = np.abs(x64) < 1e-2  # relative accuracy where GELU is tiny: x / 2 + x^2 / sqrt(2 pi)
+    np.testing.assert_allclose(y[near0], exact[near0], rtol=1e-6)
+    x64s = data(50, seed=4) * 3
+    np.testing.assert_allclose(F.gelu(st.tensor(x64s)).numpy(), TF.gelu(torch.tensor(x64s)).numpy(), rtol=1e-14, atol=0)
