@@ -220,3 +220,41 @@ def test_gelu_float32_rational_erf_accuracy():
     np.testing.assert_allclose(y[near0], exact[near0], rtol=1e-6)
     x64s = data(50, seed=4) * 3
     np.testing.assert_allclose(F.gelu(st.tensor(x64s)).numpy(), TF.gelu(torch.tensor(x64s)).numpy(), rtol=1e-14, atol=0)
+
+
+# -- scaled_dot_product_attention -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"mask": "bool"}, {"mask": "float"}, {"scale": 0.3},
+                                {"is_causal": True, "shape": (3, 5, 8)}, {"mask": "bool", "shape": (2, 1, 4, 8)}])
+def test_scaled_dot_product_attention(kw, dtype):
+    kw = dict(kw)
+    lead = kw.pop("shape", (2, 3, 4, 8))
+    q = data(*lead, dtype=dtype)
+    k = data(*lead[:-2], 6, lead[-1], seed=1, dtype=dtype)
+    v = data(*lead[:-2], 6, 5, seed=2, dtype=dtype)
+    mask = kw.pop("mask", None)
+    m = None
+    if mask == "bool":
+        m = np.random.default_rng(5).random((lead[-2], 6)) > 0.3
+        m[:, 0] = True
+    elif mask == "float":
+        m = data(lead[-2], 6, seed=6, dtype=dtype)
+
+    def fn(lib, a, b, c):
+        return (F if lib is st else TF).scaled_dot_product_attention(
+            a, b, c, None if m is None else lib.tensor(m), **kw)
+
+    check_all(fn, [q, k, v], (0, 1, 2), "ScaledDotProductAttentionBackward0", dtype, second_order=dtype == "float64")
+    if dtype == "float64":
+        check_jvp(fn, [q, k, v])
+
+
+def test_attention_composite_for_broadcast_batches_and_dropout():
+    q, k, v = data(2, 3, 4, 8), data(1, 3, 6, 8, seed=1), data(2, 3, 6, 5, seed=2)
+    y = F.scaled_dot_product_attention(st.tensor(q, requires_grad=True), st.tensor(k), st.tensor(v))
+    assert "ScaledDotProductAttentionBackward0" not in _grad_fns(y)
+    ref = TF.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k), torch.tensor(v))
+    np.testing.assert_allclose(y.detach().numpy(), ref.numpy(), rtol=1e-10)
+    y = F.scaled_dot_product_attention(st.tensor(q, requires_grad=True), st.tensor(q), st.tensor(q), dropout_p=0.5)
+    assert "ScaledDotProductAttentionBackward0" not in _grad_fns(y)

@@ -50,6 +50,7 @@ from ..ops.activation import (
     threshold,
 )
 from ..ops.conversion import where as _where
+from ..ops.attention import attention, attention_fusable
 from ..ops.convolution import pad
 from ..ops.creation import arange
 from ..ops.einsum import einsum
@@ -434,6 +435,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     length, s = query._data.shape[-2], key._data.shape[-2]
     sc = scale if scale is not None else 1.0 / math.sqrt(query._data.shape[-1])
+    if dropout_p == 0.0 and not enable_gqa and attention_fusable(query, key, value, attn_mask):
+        return attention(query, key, value, attn_mask, sc, is_causal)
     scores = query.matmul(key.transpose(-2, -1)) * sc
     if is_causal:
         attn_mask = _causal(length, s, query)

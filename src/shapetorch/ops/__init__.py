@@ -4,6 +4,7 @@ from ..backends.webgpu import api as _webgpu_api  # no wgpu import
 from . import (
     _registry,
     activation,
+    attention,
     arithmetic,
     comparison,
     complex,
@@ -36,7 +37,7 @@ from . import (
 )
 
 __all__ = [
-    "activation", "arithmetic", "comparison", "complex", "conversion", "convolution", "creation", "einops", "einsum",
+    "activation", "arithmetic", "attention", "comparison", "complex", "conversion", "convolution", "creation", "einops", "einsum",
     "fft", "indexing", "joining", "linalg", "loss", "matmul", "matrix", "normalization", "pooling", "random", "reduction", "scan", "scatter", "sorting",
     "special", "statistics", "tiling", "unary", "views", "vmap", "windows",
 ]
