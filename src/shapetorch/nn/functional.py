@@ -49,8 +49,8 @@ from ..ops.activation import (
     tanhshrink,
     threshold,
 )
-from ..ops.conversion import where as _where
 from ..ops.attention import attention, attention_fusable
+from ..ops.conversion import where as _where
 from ..ops.convolution import pad
 from ..ops.creation import arange
 from ..ops.einsum import einsum

@@ -4,8 +4,8 @@ from ..backends.webgpu import api as _webgpu_api  # no wgpu import
 from . import (
     _registry,
     activation,
-    attention,
     arithmetic,
+    attention,
     comparison,
     complex,
     conversion,
