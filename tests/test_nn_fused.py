@@ -258,3 +258,26 @@ def test_attention_composite_for_broadcast_batches_and_dropout():
     np.testing.assert_allclose(y.detach().numpy(), ref.numpy(), rtol=1e-10)
     y = F.scaled_dot_product_attention(st.tensor(q, requires_grad=True), st.tensor(q), st.tensor(q), dropout_p=0.5)
     assert "ScaledDotProductAttentionBackward0" not in _grad_fns(y)
+
+
+# -- gradients nobody asked for -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_backward_skips_products_for_inputs_without_grad(bias):
+    """A linear layer on an input that does not require grad: backward makes the weight's (and bias's) gradient
+    only, one product instead of two; with create_graph both are made (a later grad may need them)."""
+    from shapetorch.autograd.profiler import profile
+
+    x = st.tensor(data(5, 3))
+    w = st.tensor(data(4, 3, seed=1), requires_grad=True)
+    b = st.tensor(data(4, seed=2), requires_grad=True) if bias else None
+    y = F.linear(x.reshape(1, 5, 3), w, b)
+    with profile() as prof:
+        y.sum().backward()
+    products = [e.name for e in prof.events() if e.name == "aten::mm"]
+    assert len(products) == 1, [e.name for e in prof.events()]
+    xt, wt = torch.tensor(data(5, 3)), torch.tensor(data(4, 3, seed=1), requires_grad=True)
+    TF.linear(xt.reshape(1, 5, 3), wt).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-12)
+    (gw,) = st.autograd.grad(F.linear(x, w).pow(2).sum(), [w], create_graph=True)
+    assert gw.requires_grad
