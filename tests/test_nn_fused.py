@@ -281,3 +281,52 @@ def test_backward_skips_products_for_inputs_without_grad(bias):
     np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-12)
     (gw,) = st.autograd.grad(F.linear(x, w).pow(2).sum(), [w], create_graph=True)
     assert gw.requires_grad
+
+
+# -- the NumPy backend's fused optimizer step -----------------------------------------------------------
+
+OPTIMIZERS = [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}),
+              ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True}), ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.3}),
+              ("Adam", {"lr": 0.01}), ("Adam", {"lr": 0.01, "weight_decay": 0.1, "amsgrad": True}),
+              ("AdamW", {"lr": 0.01, "weight_decay": 0.1}), ("Adam", {"lr": 0.01, "maximize": True})]
+
+
+def _train(lib, name, kw, dtype, fused_calls=None):
+    rng = np.random.default_rng(0)
+    ps = [lib.tensor(rng.normal(size=(5, 4)).astype(dtype), requires_grad=True),
+          lib.tensor(rng.normal(size=(3,)).astype(dtype), requires_grad=True)]
+    opt = getattr(lib.optim, name)(ps, **kw)
+    for i in range(4):
+        opt.zero_grad()
+        ((ps[0] ** 2).sum() * (i + 1) + (ps[1] * ps[1].sin()).sum()).backward()
+        opt.step()
+    return [p.detach().numpy() for p in ps]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,kw", OPTIMIZERS)
+def test_fused_optimizer_step_same_values_as_ops(name, kw, dtype, monkeypatch):
+    """The CPU's one-pass update gives bit for bit what the optimizer's ops give, and torch's values."""
+    from shapetorch.backends import numpy_backend
+
+    calls = []
+    real = numpy_backend.fused_step
+    monkeypatch.setattr(numpy_backend, "fused_step", lambda *a: calls.append(a[0]) or real(*a))
+    fused = _train(st, name, kw, dtype)
+    assert calls, "the fused step did not run"
+    monkeypatch.setattr(numpy_backend, "fused_step", lambda *a: False)
+    ops = _train(st, name, kw, dtype)
+    for a, b in zip(fused, ops):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(fused, _train(torch, name, kw, dtype)):
+        np.testing.assert_allclose(a, b, **_tol(dtype))
+
+
+def test_fused_optimizer_step_declines_shared_memory():
+    from shapetorch.backends.numpy_backend import fused_step
+
+    p = np.ones(4, np.float32)
+    assert not fused_step("sgd", p, p, [], {"lr": 0.1, "weight_decay": 0.0, "momentum": 0.0, "dampening": 0.0,
+                                            "nesterov": 0.0})
+    assert (p == 1).all()
+    assert not fused_step("sgd", p, np.ones(4, np.float64), [], {})
