@@ -330,3 +330,59 @@ def test_fused_optimizer_step_declines_shared_memory():
                                             "nesterov": 0.0})
     assert (p == 1).all()
     assert not fused_step("sgd", p, np.ones(4, np.float64), [], {})
+
+
+# -- gradients that become .grad without a copy ---------------------------------------------------------
+
+def test_cpu_gradient_stolen_only_when_unshared(monkeypatch):
+    """A fresh NumPy gradient becomes ``.grad`` without a copy (the weight of ``x @ W.T`` too, made in W's layout);
+    one that the user, a hook, a retained grad or a second leaf can reach is copied, so writing into ``.grad``
+    never changes them (torch's AccumulateGrad)."""
+    copies: list[tuple[int, ...]] = []
+    real = np.copyto
+    monkeypatch.setattr(np, "copyto", lambda dst, src, **kw: (copies.append(src.shape), real(dst, src, **kw))[1])
+
+    lin = st.nn.Linear(5, 3)
+    x = st.randn(2, 4, 5)
+    copies.clear()  # (the layer's initialisation writes in place)
+    lin(x).pow(2).sum().backward()
+    assert copies == [] and lin.weight.grad.numpy().flags.c_contiguous
+    lin(st.randn(2, 4, 5)).pow(2).sum().backward()  # a second backward accumulates in place
+    a = st.tensor(data(3, 4), requires_grad=True)
+    b = st.tensor(data(3, 4, seed=1), requires_grad=True)
+    (a.exp() * b).sum().backward()
+    assert copies == []
+    np.testing.assert_allclose(a.grad.numpy(), np.exp(data(3, 4)) * data(3, 4, seed=1))
+
+    a.grad = b.grad = None
+    (a + b).sum().backward()  # one gradient for both leaves
+    a.grad.add_(1.0)
+    np.testing.assert_array_equal(b.grad.numpy(), np.ones((3, 4)))
+
+    a.grad = None
+    user = st.ones(3, 4, dtype=st.float64)
+    a.backward(user)
+    a.grad.mul_(5.0)
+    np.testing.assert_array_equal(user.numpy(), np.ones((3, 4)))
+
+    a.grad = None
+    seen = []
+    h = a.register_hook(seen.append)
+    (a * 2).sum().backward()
+    h.remove()
+    a.grad.zero_()
+    np.testing.assert_array_equal(seen[0].numpy(), np.full((3, 4), 2.0))
+
+    a.grad = None
+    y = a * 3
+    y.retain_grad()
+    (y * 1).sum().backward()
+    a.grad.zero_()
+    np.testing.assert_array_equal(y.grad.numpy(), np.ones((3, 4)))
+
+    a.grad = None
+    x = st.tensor(data(12), requires_grad=True)
+    g = st.tensor(data(3, 4, seed=2))
+    x.reshape(3, 4).backward(g)  # the gradient is a view of the user's tensor
+    x.grad.zero_()
+    np.testing.assert_array_equal(g.numpy(), data(3, 4, seed=2))
