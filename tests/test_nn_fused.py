@@ -387,31 +387,3 @@ def test_cpu_gradient_stolen_only_when_unshared(monkeypatch):
     x.reshape(3, 4).backward(g)  # the gradient is a view of the user's tensor
     x.grad.zero_()
     np.testing.assert_array_equal(g.numpy(), data(3, 4, seed=2))
-
-
-# -- max pooling over non-overlapping windows -----------------------------------------------------------
-
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("fn,shape,k", [("max_pool2d", (2, 3, 8, 8), 2), ("max_pool2d", (2, 3, 9, 7), 2),
-                                        ("max_pool2d", (2, 3, 12, 12), (3, 2)), ("max_pool1d", (3, 10), 2),
-                                        ("max_pool1d", (2, 4, 9), 3), ("max_pool2d", (3, 8, 6), 2)])
-def test_max_pool_non_overlapping(fn, shape, k, dtype):
-    """kernel == stride: one primitive; ties (the first maximum of a window takes the gradient, as torch) and
-    rows and columns left over at the end (no window reaches them: zero gradient)."""
-    x = np.round(data(*shape, dtype=dtype) * 2) / 2  # many ties
-    check_all(lambda lib, a: getattr(F if lib is st else TF, fn)(a, k), [x], (0,), "MaxPoolTilesBackward0", dtype,
-              second_order=dtype == "float64")
-    if dtype == "float64":
-        check_jvp(lambda lib, a: getattr(F if lib is st else TF, fn)(a, k), [x])
-
-
-def test_max_pool_general_path_unchanged():
-    """Overlapping windows, padding, ceil_mode and indices keep the gather path."""
-    x = data(2, 3, 7, 7)
-    for kw in ({"kernel_size": 3, "stride": 2}, {"kernel_size": 2, "padding": 1}, {"kernel_size": 2, "ceil_mode": True}):
-        y = F.max_pool2d(st.tensor(x, requires_grad=True), **kw)
-        assert "MaxPoolTilesBackward0" not in _grad_fns(y)
-        np.testing.assert_array_equal(y.detach().numpy(), TF.max_pool2d(torch.tensor(x), **kw).numpy())
-    y, i = F.max_pool2d(st.tensor(x), 2, return_indices=True)
-    yt, it = TF.max_pool2d(torch.tensor(x), 2, return_indices=True)
-    np.testing.assert_array_equal(i.numpy(), it.numpy())

@@ -8,14 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.primitives import Prim
 from .._errors import fail
-from .._grad_mode import STATE
 from .._grad_mode import no_grad as _no_grad
 from .._rules import nn as RN
 from .._tensor import Tensor
 from ._common import check
-from .convolution import _PAD, Ints, _batched, ntuple, pad
+from .convolution import _PAD, Ints, _batched, ntuple
 from .scatter import take_along
 
 # -- pooling --------------------------------------------------------------------------------------------
@@ -43,62 +41,6 @@ def _window_index(psp: Ints, out: Ints, k: Ints, s: Ints, d: Ints) -> Any:
     return np.ravel_multi_index(tuple(coords), psp).astype(np.int64)
 
 
-# -- max pooling over non-overlapping windows: one primitive on the CPU ------------------------------------
-# With kernel == stride, no padding and no dilation (MaxPool2d(2), the common case) the windows are a reshape of
-# the input: the forward is an argmax over the last axis of a (N, C, *out, prod(k)) copy, the gradient a put into
-# zeros, where the general path gathers every window and its gradient scatter-adds (``ufunc.at``).
-
-def _tiles(x: Any, k: Ints) -> Any:
-    """(N, C, *S) cropped to whole windows, as (N, C, *out, prod(k)) (a copy)."""
-    nd = len(k)
-    out = tuple(x.shape[2 + i] // k[i] for i in range(nd))
-    crop = x[(slice(None), slice(None)) + tuple(slice(0, out[i] * k[i]) for i in range(nd))]
-    split = crop.reshape(x.shape[:2] + tuple(v for i in range(nd) for v in (out[i], k[i])))
-    order = (0, 1, *range(2, 2 + 2 * nd, 2), *range(3, 3 + 2 * nd, 2))
-    return split.transpose(order).reshape(x.shape[:2] + out + (math.prod(k),))
-
-
-def _max_tiles_kernel(x: Any, k: Ints) -> Any:
-    t = _tiles(x, k)
-    return np.take_along_axis(t, t.argmax(-1)[..., None], -1)[..., 0]
-
-
-def _untile(g: Any, x_shape: tuple[int, ...], k: Ints) -> Any:
-    """The adjoint of :func:`_tiles`: (N, C, *out, prod(k)) back to (N, C, *S), zeros where no window reaches."""
-    nd = len(k)
-    out = g.shape[2:2 + nd]
-    split = g.reshape(g.shape[:2 + nd] + tuple(k))
-    order = (0, 1) + tuple(v for i in range(nd) for v in (2 + i, 2 + nd + i))
-    full = split.transpose(order).reshape(g.shape[:2] + tuple(out[i] * k[i] for i in range(nd)))
-    if full.shape == x_shape:
-        return np.ascontiguousarray(full)
-    dx = np.zeros(x_shape, g.dtype)
-    dx[(slice(None), slice(None)) + tuple(slice(0, n) for n in full.shape[2:])] = full
-    return dx
-
-
-def _max_tiles_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    x, k = n.inputs[0], n.params["k"]
-    t = _tiles(x._data, k)
-    onehot = np.zeros(t.shape, t.dtype)
-    np.put_along_axis(onehot, t.argmax(-1)[..., None], 1, -1)
-    if not STATE.enabled:
-        onehot *= g._data[..., None]
-        return (Tensor._make(_untile(onehot, x._data.shape, k), x._device),)
-    # create_graph (and forward mode, through the vjp): linear in g, the chosen element a constant
-    spread = g.unsqueeze(-1) * Tensor._make(onehot, x._device)
-    nd = len(k)
-    out = g._data.shape[2:]
-    split = spread.reshape(tuple(g._data.shape) + tuple(k))
-    order = (0, 1) + tuple(v for i in range(nd) for v in (2 + i, 2 + nd + i))
-    full = split.permute(order).reshape(tuple(g._data.shape[:2]) + tuple(out[i] * k[i] for i in range(nd)))
-    pads = tuple(v for i in reversed(range(nd)) for v in (0, x._data.shape[2 + i] - out[i] * k[i]))
-    return (pad(full, pads) if any(pads) else full,)
-
-
-_MAX_TILES = Prim("max_pool_tiles", _max_tiles_kernel, _max_tiles_vjp)
-
-
 def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
              ceil_mode: bool = False, return_indices: bool = False, *, op: str = "max_pool2d") -> Any:
     """The windows are gathered (``take_along_dim``, offsets made on the host from the shapes alone, on the
@@ -109,11 +51,6 @@ def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     x, unbatched = _batched(input, nd)
     n, c, sp = x._data.shape[0], x._data.shape[1], x._data.shape[2:]
     out = shape[-nd:]
-    if (not return_indices and k == s and not any(p) and all(v == 1 for v in d) and x._device.type in _MAX_TILES.kernels
-            and x._data.dtype in (np.float32, np.float64) and tuple(out) == tuple(sp[i] // k[i] for i in range(nd))
-            and x.numel()):
-        values = _MAX_TILES(x, k=k)
-        return values.squeeze(0) if unbatched else values
     extra = [_extra(sp[i], out[i], k[i], s[i], p[i], d[i]) for i in range(nd)]
     if x.is_floating_point():
         low: Any = -np.inf
