@@ -349,6 +349,10 @@ def test_cpu_gradient_stolen_only_when_unshared(monkeypatch):
     lin(x).pow(2).sum().backward()
     assert copies == [] and lin.weight.grad.numpy().flags.c_contiguous
     lin(st.randn(2, 4, 5)).pow(2).sum().backward()  # a second backward accumulates in place
+    lin2, x2 = st.nn.Linear(5, 3), st.randn(4, 5)
+    copies.clear()
+    lin2(x2).pow(2).sum().backward()  # a 2-d input: the weight's gradient is made in W's layout too
+    assert copies == [] and lin2.weight.grad.numpy().flags.c_contiguous
     a = st.tensor(data(3, 4), requires_grad=True)
     b = st.tensor(data(3, 4, seed=1), requires_grad=True)
     (a.exp() * b).sum().backward()

@@ -46,7 +46,11 @@ def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         ga = g @ b.conj().mT if STATE.enabled or a.requires_grad else None
         return ga, gb
     ga = g @ b.conj().mT if STATE.enabled or a.requires_grad else None
-    gb = a.conj().mT @ g if STATE.enabled or b.requires_grad else None
+    gb = None
+    if STATE.enabled or b.requires_grad:
+        st = b._data.strides
+        # a transposed weight (``x @ W.T``, 2-d): (g^T a)^T comes out in W's layout and becomes W.grad uncopied
+        gb = (g.mT @ a.conj()).mT if a._data.ndim == 2 and b._data.ndim == 2 and st[0] < st[1] else a.conj().mT @ g
     return ga, gb  # batch dims are summed back by the engine
 
 
