@@ -181,7 +181,8 @@ SAVES["atan2"] = SAVES["maximum"] = SAVES["minimum"] = ((0, "self", -1), (1, "ot
 SAVES["where"] = ((0, "condition", -1),)
 SAVES["gather"] = SAVES["scatter_add"] = ((1, "index", -1),)
 
-_NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_put": "IndexPut"}
+_NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_put": "IndexPut",
+          "batch_norm": "NativeBatchNorm", "cross_entropy_loss": "NllLoss"}
 
 
 def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:
@@ -397,8 +398,10 @@ def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
 
     src = g._data
     if isinstance(src, np.ndarray) and isinstance(leaf._data, np.ndarray):
-        dst = np.empty_like(leaf._data, order="K") if _dense(leaf._data) else np.empty(leaf._data.shape,
-                                                                                       leaf._data.dtype)
+        dense = _dense(leaf._data)
+        if _stealable_array(leaf, g, dense):
+            return Tensor._make(src, leaf._device)
+        dst = np.empty_like(leaf._data, order="K") if dense else np.empty(leaf._data.shape, leaf._data.dtype)
         np.copyto(dst, src, casting="unsafe")
         return Tensor._make(dst, leaf._device)
     if _stealable(leaf, g):
@@ -434,6 +437,32 @@ def _stealable(leaf: Tensor, g: Tensor) -> bool:
     # a whole-buffer view (a reshape or transpose back) of a temporary nothing else holds
     return (base._base is None and getattr(base._data, "st", None) is st and sys.getrefcount(base) <= _BASE_REFS
             and sys.getrefcount(base._data) <= _BASE_DATA_REFS and sys.getrefcount(st) <= _STORAGE_REFS + 1)
+
+
+def _stealable_array(leaf: Tensor, g: Tensor, dense: bool) -> bool:
+    """NOTE [gradient stealing] for the CPU: a fresh, writable NumPy gradient in the layout the leaf's ``.grad``
+    takes (the leaf's strides when it is dense, else row-major) that nothing else holds: an array that owns
+    its memory, or a whole-array view (a transpose back) of one that only the gradient's base tensor holds."""
+    src, lf = g._data, leaf._data
+    if (not _COUNTS_KNOWN or g.requires_grad or src.dtype != lf.dtype or src.shape != lf.shape
+            or not src.flags.writeable or src.strides != (lf.strides if dense else _row_major(lf))
+            or sys.getrefcount(g) > _GRAD_REFS or sys.getrefcount(src) > _DATA_REFS):
+        return False
+    base = g._base
+    if base is None:
+        return src.base is None
+    mem = base._data
+    return (base._base is None and src.base is mem and isinstance(mem, np.ndarray) and mem.base is None
+            and mem.size == src.size and sys.getrefcount(base) <= _BASE_REFS
+            and sys.getrefcount(mem) <= _BASE_DATA_REFS + 2)  # (+2: the view's .base, the local ``mem``)
+
+
+def _row_major(a: Any) -> tuple[int, ...]:
+    strides, step = [], a.itemsize
+    for n in reversed(a.shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
 
 
 def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -59,3 +60,66 @@ def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> np.ndarray
 
 def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
     return (start + np.arange(n, dtype=np.int64) * step).astype(dtype)
+
+
+# -- optimizer updates ------------------------------------------------------------------------------------
+
+def fused_step(kind: str, p: Any, g: Any, state: list[Any], hyper: dict[str, float]) -> bool:
+    """An optimizer's update of one parameter, in place on the arrays, in the order of operations of the
+    optimizer's ops (so the values are the same); False, with nothing changed, for arrays it does not take
+    (not float32/float64 ndarrays of one dtype and shape, read-only, or sharing memory)."""
+    arrays = (p, g, *state)
+    if any(type(a) is not np.ndarray or a.dtype != p.dtype or a.shape != p.shape for a in arrays):
+        return False
+    if p.dtype not in (np.float32, np.float64) or not all(a.flags.writeable for a in (p, *state)):
+        return False
+    for i, a in enumerate(arrays):
+        if any(np.may_share_memory(a, b) for b in arrays[i + 1:]):
+            return False
+    if kind == "adam":
+        _adam(p, g, state, hyper)
+    elif kind == "sgd":
+        _sgd(p, g, state, hyper)
+    else:
+        return False
+    return True
+
+
+def _adam(p: Any, g: Any, state: list[Any], h: dict[str, float]) -> None:
+    t = p.dtype.type
+    lr, wd, beta1, beta2, step = h["lr"], h["weight_decay"], h["beta1"], h["beta2"], h["step"]
+    if wd != 0:
+        if h["decoupled"]:
+            p *= t(1 - lr * wd)
+        else:
+            g = g + p * t(wd)
+    exp_avg, exp_avg_sq = state[0], state[1]
+    d = g - exp_avg  # exp_avg.lerp_(g, 1 - beta1), as add_(g - exp_avg, alpha=1 - beta1)
+    d *= t(1 - beta1)
+    exp_avg += d
+    exp_avg_sq *= t(beta2)
+    np.multiply(g, g, out=d)
+    d *= t(1 - beta2)
+    exp_avg_sq += d
+    src = exp_avg_sq
+    if len(state) == 3:
+        np.maximum(state[2], exp_avg_sq, out=state[2])
+        src = state[2]
+    np.sqrt(src, out=d)  # denom = sqrt(v) / sqrt(1 - beta2^step) + eps
+    d /= t(math.sqrt(1 - beta2**step))
+    d += t(h["eps"])
+    np.divide(exp_avg, d, out=d)
+    d *= t(-(lr / (1 - beta1**step)))
+    p += d
+
+
+def _sgd(p: Any, g: Any, state: list[Any], h: dict[str, float]) -> None:
+    t = p.dtype.type
+    if h["weight_decay"] != 0:
+        g = g + p * t(h["weight_decay"])
+    if state:
+        buf = state[0]
+        buf *= t(h["momentum"])
+        buf += g * t(1 - h["dampening"]) if h["dampening"] != 0 else g
+        g = g + buf * t(h["momentum"]) if h["nesterov"] else buf
+    p += g * t(-h["lr"])

@@ -38,12 +38,15 @@ from ..ops.activation import (
     softsign,
     tanhshrink,
 )
+from ..ops.attention import attention, attention_fusable
 from ..ops.conversion import where as _where
 from ..ops.convolution import pad
 from ..ops.creation import arange
 from ..ops.einsum import einsum
 from ..ops.joining import stack
+from ..ops.loss import cross_entropy_fusable, cross_entropy_rows
 from ..ops.matmul import matmul_bias
+from ..ops.normalization import batch_norm_fusable, batch_norm_train
 from ..ops.pooling import interpolate
 from ..ops.random import rand
 from ..ops.scatter import take_along
@@ -234,6 +237,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         count = input.numel() // max(input._data.shape[1], 1)
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        if batch_norm_fusable(input, weight, bias):
+            out, bmean, bvar = batch_norm_train(input, weight, bias, eps)
+            if running_mean is not None and running_var is not None:
+                with no_grad():
+                    running_mean.mul_(1 - momentum).add_(bmean * momentum)
+                    running_var.mul_(1 - momentum).add_(bvar * (momentum * count / (count - 1)))
+            return out
         mean = input.mean(dims, keepdim=True)
         var = input.var(dims, keepdim=True, correction=0)
         if running_mean is not None and running_var is not None:
@@ -540,6 +550,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     length, s = query._data.shape[-2], key._data.shape[-2]
     sc = scale if scale is not None else 1.0 / math.sqrt(query._data.shape[-1])
+    if dropout_p == 0.0 and not enable_gqa and attention_fusable(query, key, value, attn_mask):
+        return attention(query, key, value, attn_mask, sc, is_causal)
     scores = query.matmul(key.transpose(-2, -1)) * sc
     if is_causal:
         attn_mask = _causal(length, s, query)
@@ -706,12 +718,28 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str,
+                         label_smoothing: float) -> Tensor:
+    """Class-index targets as one primitive (``ops.loss``): the same checks and errors as the composite."""
+    shape = check(RN.class_target_shape, tuple(input._data.shape), tuple(target._data.shape), op="nll_loss")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    c = input._data.shape[1]
+    t = target.reshape(-1)
+    safe = _where(t != ignore_index, t, t.new_zeros(()))
+    be(safe).check_range(safe._data, 0, c, "at_error_index_out_of_bounds", "nll_loss", index=None, dim=1, size=c)
+    loss = cross_entropy_rows(_class_dim_last(input), t, weight, ignore_index, reduction, label_smoothing)
+    return loss.reshape(shape) if reduction == "none" else loss
+
+
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the class dim (1, or 0 for unbatched input) then nll_loss; class-probability targets
     (same shape as the input) and label smoothing as in torch."""
 
+    if not target.is_floating_point() and cross_entropy_fusable(input, target, weight):
+        return _cross_entropy_fused(input, target, weight, ignore_index, reduction, label_smoothing)
     cdim = 1 if input._data.ndim >= 2 else 0
     logp = log_softmax(input, cdim)
     c = input._data.shape[cdim]

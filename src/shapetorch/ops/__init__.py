@@ -5,6 +5,7 @@ from . import (
     _registry,
     activation,
     arithmetic,
+    attention,
     comparison,
     complex,
     conversion,
@@ -16,8 +17,10 @@ from . import (
     indexing,
     joining,
     linalg,  # after matrix: linalg.inv is matrix's inverse
+    loss,
     matmul,
     matrix,
+    normalization,
     pooling,
     random,
     reduction,
@@ -34,8 +37,8 @@ from . import (
 )
 
 __all__ = [
-    "activation", "arithmetic", "comparison", "complex", "conversion", "convolution", "creation", "einops", "einsum",
-    "fft", "indexing", "joining", "linalg", "matmul", "matrix", "pooling", "random", "reduction", "scan", "scatter", "sorting",
+    "activation", "arithmetic", "attention", "comparison", "complex", "conversion", "convolution", "creation", "einops", "einsum",
+    "fft", "indexing", "joining", "linalg", "loss", "matmul", "matrix", "normalization", "pooling", "random", "reduction", "scan", "scatter", "sorting",
     "special", "statistics", "tiling", "unary", "views", "vmap", "windows",
 ]
 

@@ -72,10 +72,16 @@ method("relu_", make_inplace(relu, "relu_"))
 # -- erf and gelu ---------------------------------------------------------------------------------------
 
 def _erf_kernel(a: Any) -> Any:
-    """erf in float64 (scipy's ufunc, imported on first use), rounded once to ``a``'s dtype: GELU's hot path."""
+    """erf (scipy's ufunc, imported on first use) in ``a``'s dtype: GELU's hot path.
+
+    scipy's float32 loop evaluates in float64 and rounds once, so it gives the same values as a cast to float64
+    and back, without the two casting passes (half the time on a float32 activation); float16 goes through float64.
+    """
     import scipy.special
 
-    return scipy.special.erf(a.astype(np.float64, copy=False)).astype(a.dtype, copy=False)
+    if a.dtype == np.float32 or a.dtype == np.float64:
+        return scipy.special.erf(a)
+    return scipy.special.erf(a.astype(np.float64)).astype(a.dtype, copy=False)
 
 
 _ERF = Prim("erf", _erf_kernel, lambda g, n: (g * (-(n.inputs[0] * n.inputs[0])).exp() * (2.0 / math.sqrt(math.pi)),))
@@ -85,14 +91,64 @@ def erf(input: Tensor) -> Tensor:
     return _ERF(_floating(input))
 
 
+# erf(x) / x = P(x^2) / Q(x^2) on |x| <= 4 (beyond, erf rounds to +-1 in float32): a rational fit made for GELU's
+# float32 kernels (weighted least squares on the relative error: 5e-9 in float64; within 7 ulp evaluated in float32,
+# GELU's error then within 1e-6 of the exact value, as torch's own float32 GELU). 26 passes of NumPy's SIMD ufuncs
+# run 3-4x faster than scipy's erf, which evaluates each float32 element in float64.
+_ERF_P = (1.1283791682261612, 0.18525760488795087, 0.054293823793030355, 0.0038479984462177503,
+          0.0003783350996418892, 4.648870566401043e-06, -1.3017603489520532e-08)
+_ERF_Q = (1.0, 0.4975136737634378, 0.1139540880549856, 0.01545426602856049, 0.001305548879944956,
+          6.277308837339332e-05)
+_F32_P = tuple(np.float32(c) for c in _ERF_P)
+_F32_Q = tuple(np.float32(c) for c in _ERF_Q)
+
+
+def _horner(z: Any, coefs: tuple[Any, ...]) -> Any:
+    out = np.multiply(z, coefs[-1])
+    for c in coefs[-2:0:-1]:
+        out += c
+        out *= z
+    out += coefs[0]
+    return out
+
+
+def _gelu_erf(a: Any) -> Any:
+    """erf for GELU's kernels: the rational fit above for float32, scipy's erf for other dtypes."""
+    if a.dtype != np.float32:
+        return _erf_kernel(a)
+    x = np.clip(a, np.float32(-4), np.float32(4))
+    z = x * x
+    num = _horner(z, _F32_P)
+    num /= _horner(z, _F32_Q)
+    num *= x
+    return num
+
+
+def _gelu_cdf(x: Any) -> Any:
+    """``0.5 * (1 + erf(x / sqrt(2)))`` in ``x``'s dtype, in one buffer."""
+    t = x.dtype.type
+    cdf = np.asarray(_gelu_erf(x * t(_SQRT_HALF)))
+    cdf += t(1)
+    cdf *= t(0.5)
+    return cdf
+
+
 def _gelu_kernel(a: Any) -> Any:
-    return (a * a.dtype.type(0.5) * (1 + _erf_kernel(a * a.dtype.type(_SQRT_HALF)))).astype(a.dtype)
+    out = _gelu_cdf(a)
+    out *= a
+    return out.astype(a.dtype, copy=False)
 
 
 def _gelu_backward_kernel(x: Any, g: Any) -> Any:
     t = x.dtype.type
-    cdf = t(0.5) * (1 + _erf_kernel(x * t(_SQRT_HALF)))
-    return (g * (cdf + x * np.exp(x * x * t(-0.5)) * t(_INV_SQRT_2PI))).astype(x.dtype)
+    pdf = np.multiply(x, x)
+    pdf *= t(-0.5)
+    np.exp(pdf, out=pdf)
+    pdf *= t(_INV_SQRT_2PI)
+    pdf *= x
+    pdf += _gelu_cdf(x)
+    pdf *= g
+    return pdf.astype(x.dtype, copy=False)
 
 
 _GELU_BACKWARD = Prim("gelu_backward", _gelu_backward_kernel)  # NOTE [fused backward]

@@ -12,6 +12,7 @@ import numpy as np
 from .._autocast import AUTOCAST, autocast_dtype_for
 from .._engine.primitives import Prim
 from .._errors import fail
+from .._grad_mode import STATE
 from .._rules import matmul as RM
 from .._rules.matmul import addbmm_shape, addr_shape, kron_shape, tensordot_dims
 from .._rules.matrix import (
@@ -35,11 +36,22 @@ def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         # rows, not a stack of products summed afterwards; for a transposed weight (``x @ W.T``) it is computed
         # as (g^T a)^T, so it comes out in W's layout and becomes W.grad without a copy
         k, m = a._data.shape[-1], g._data.shape[-1]
-        rows, grows = a.conj().reshape(-1, k), g.reshape(-1, m)
+        gb = None
+        if STATE.enabled or b.requires_grad:
+            rows, grows = a.conj().reshape(-1, k), g.reshape(-1, m)
+            st = b._data.strides
+            gb = (grows.mT @ rows).mT if st[0] < st[1] else rows.mT @ grows
+        # a first-order backward skips the gradient of an input that does not require grad (a network's input:
+        # a quarter of an MLP's GEMM work); with grad mode on (create_graph, forward mode) every one is made
+        ga = g @ b.conj().mT if STATE.enabled or a.requires_grad else None
+        return ga, gb
+    ga = g @ b.conj().mT if STATE.enabled or a.requires_grad else None
+    gb = None
+    if STATE.enabled or b.requires_grad:
         st = b._data.strides
-        gb = (grows.mT @ rows).mT if st[0] < st[1] else rows.mT @ grows
-        return g @ b.conj().mT, gb
-    return g @ b.conj().mT, a.conj().mT @ g  # batch dims are summed back by the engine
+        # a transposed weight (``x @ W.T``, 2-d): (g^T a)^T comes out in W's layout and becomes W.grad uncopied
+        gb = (g.mT @ a.conj()).mT if a._data.ndim == 2 and b._data.ndim == 2 and st[0] < st[1] else a.conj().mT @ g
+    return ga, gb  # batch dims are summed back by the engine
 
 
 def _matmul_kernel(a: Any, b: Any) -> Any:

@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
 
+import numpy as np
+
 from .._device import backend
 from .._tensor import Tensor
 from ..autograd import no_grad
@@ -126,10 +128,11 @@ class Optimizer:
     def _fused(self, kind: str, p: Tensor, grad: Tensor, state: list[Tensor], **hyper: float) -> bool:
         """Update ``p`` and ``state`` in place with one kernel where ``p``'s device has one (its backend's
         ``fused_step``); False, with nothing changed, where it does not (then the caller's ops run)."""
-        if p._device.type == "cpu" or grad._device != p._device:
+        if grad._device != p._device:
             return False
         fused = getattr(backend(p._device.type), "fused_step", None)
-        if fused is None or not fused(kind, p._data, grad._data, [t._data for t in state], hyper):
+        if fused is None or not fused(kind, p._shareable_data(), grad._data, [t._shareable_data() for t in state],
+                                      hyper):
             return False
         for t in (p, *state):
             t._bump_version()
@@ -146,5 +149,11 @@ def _scalar_step(state: dict[str, Any]) -> float:
     """The step count, kept as a float32 0-d tensor as torch does; returns the new count."""
     if "step" not in state:
         state["step"] = tensor(0.0)
-    state["step"].add_(1)
-    return float(state["step"].item())
+    step = state["step"]
+    data = step._shareable_data()
+    if type(data) is np.ndarray and data.shape == () and data.flags.writeable:
+        data += 1  # a CPU count: in place on its array (an op and an item() per parameter per step otherwise)
+        step._bump_version()
+        return float(data)
+    step.add_(1)
+    return float(step.item())

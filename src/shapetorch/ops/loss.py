@@ -1,0 +1,115 @@
+"""Loss primitives: cross_entropy with class-index targets as one primitive (log_softmax and the weighted, smoothed
+negative log-likelihood and its reduction in one kernel) with a fused gradient.
+
+``nn.functional.cross_entropy`` calls :func:`cross_entropy_rows` where :func:`cross_entropy_fusable` holds and
+its composite (log_softmax, then nll_loss) otherwise: probability targets, a weight that requires grad (torch
+has no gradient for it), dtypes other than float32/float64, devices without the kernel.
+
+With ``lp = log_softmax(x)``, ``e`` the smoothing, ``C`` classes and ``w`` the class weights (ones without):
+``loss_i = valid_i * ((1 - e) * w[t_i] * -lp[i, t_i] + e / C * sum_c w[c] * -lp[i, c])``, summed, or divided by
+``sum_i valid_i * w[t_i]`` for 'mean'. Its gradient in ``x`` is ``softmax(x)_i * s_i - k_i`` with the constants
+``s_i = valid_i * ((1 - e) * w[t_i] + e / C * sum(w))`` and ``k_i = valid_i * ((1 - e) * w[t_i] * onehot(t_i) +
+e / C * w)``, scaled by the output's gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._engine.primitives import Prim
+from .._grad_mode import STATE
+from .._tensor import Tensor
+from .activation import softmax
+
+
+def _log_softmax_rows(x: Any) -> Any:
+    s = x - x.max(axis=1, keepdims=True) if x.size else x.copy()
+    e = np.exp(s)
+    s -= np.log(e.sum(axis=1, keepdims=True))
+    return s
+
+
+def _terms(t: Any, w: Any | None, c: int, dtype: Any, ignore_index: int,
+           smoothing: float) -> tuple[Any, Any, Any, Any]:
+    """``valid`` (0/1), ``safe`` targets, the per-row target weights ``w[t_i] * valid_i`` and their sum."""
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    wt = w[safe] * valid if w is not None else valid.astype(dtype)
+    return valid.astype(dtype), safe, wt, wt.sum(dtype=dtype)
+
+
+def _cross_entropy_kernel(x: Any, t: Any, *w: Any, ignore_index: int, reduction: str, smoothing: float) -> Any:
+    n, c = x.shape
+    wv = w[0] if w else None
+    valid, safe, wt, denom = _terms(t, wv, c, x.dtype, ignore_index, smoothing)
+    lp = _log_softmax_rows(x)
+    loss = lp[np.arange(n), safe] * (wt * x.dtype.type(smoothing - 1))
+    if smoothing > 0:
+        smooth = lp @ wv if wv is not None else lp.sum(axis=1)
+        loss -= smooth * valid * x.dtype.type(smoothing / c)
+    if reduction == "none":
+        return loss
+    total = loss.sum(dtype=x.dtype)
+    return np.asarray(total / denom if reduction == "mean" else total, dtype=x.dtype)
+
+
+def _grad_constants(x: Any, t: Any, w: Any | None, p: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """(s (N, 1), k (N, C), the reduction's divisor): the gradient is ``(softmax(x) * s - k) * g / divisor``."""
+    n, c = x.shape
+    e = p["smoothing"]
+    dt = x.dtype.type
+    valid, safe, wt, denom = _terms(t, w, c, x.dtype, p["ignore_index"], e)
+    k = np.zeros((n, c), x.dtype)
+    k[np.arange(n), safe] = wt * dt(1 - e)
+    s = wt * dt(1 - e)
+    if e > 0:
+        wsum = w.sum(dtype=x.dtype) if w is not None else dt(c)
+        s = s + valid * (wsum * dt(e / c))
+        k += valid[:, None] * ((w if w is not None else dt(1)) * dt(e / c))
+    return s[:, None], k, denom if p["reduction"] == "mean" else dt(1)
+
+
+def _cross_entropy_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x, t, *w = n.inputs
+    p = n.params
+    s, k, div = _grad_constants(x._data, t._data, w[0]._data if w else None, p)
+    if not STATE.enabled:
+        # the fused forward runs only where its kernel does (the CPU), so its gradient is NumPy's too
+        gd = g._data if p["reduction"] == "none" else g._data / div
+        gx = np.exp(_log_softmax_rows(x._data))
+        gx *= s
+        gx -= k
+        gx *= gd[:, None] if p["reduction"] == "none" else gd
+        out = Tensor._make(gx.astype(x._data.dtype, copy=False), x._device)
+    else:
+        # create_graph (and forward mode, through the vjp): softmax(x) and g stay in the graph, s and k are constants
+        dev = x._device
+        coef = softmax(x, 1) * Tensor._make(s, dev) - Tensor._make(k, dev)
+        out = coef * (g.unsqueeze(1) if p["reduction"] == "none" else g / float(div))
+    return (out, None, *(None for _ in w))
+
+
+_CROSS_ENTROPY = Prim("cross_entropy_loss", _cross_entropy_kernel, _cross_entropy_vjp)
+
+
+def cross_entropy_fusable(x: Tensor, target: Tensor, weight: Tensor | None) -> bool:
+    """Whether :func:`cross_entropy_rows` serves: a kernel on ``x``'s device, float32/float64 logits with a class
+    axis, integer targets, a weight (when given) of the logits' dtype that does not require grad."""
+    dt = x._data.dtype
+    if x._device.type not in _CROSS_ENTROPY.kernels or dt not in (np.float32, np.float64) or x._data.ndim < 2:
+        return False
+    if target._data.dtype.kind not in "iu" or target._device is not x._device:
+        return False
+    return weight is None or (weight._data.dtype == dt and weight._data.shape == (x._data.shape[1],)
+                              and weight._device is x._device and not weight.requires_grad)
+
+
+def cross_entropy_rows(x: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str,
+                       label_smoothing: float) -> Tensor:
+    """The loss of (M, C) logits ``x`` and (M,) class targets (checked by the caller): a scalar, or (M,) for
+    ``reduction='none'``."""
+    wb = (weight,) if weight is not None else ()
+    return _CROSS_ENTROPY(x, target, *wb, ignore_index=int(ignore_index), reduction=reduction,
+                          smoothing=float(label_smoothing))

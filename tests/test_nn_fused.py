@@ -1,0 +1,393 @@
+"""Fused NumPy kernels with hand-written gradients (issue 17): batch_norm in training, cross_entropy with class
+targets, scaled_dot_product_attention. Each is one primitive on the CPU; values, gradients, double backward
+(create_graph takes the differentiable formula) and forward mode against torch, and a check that the fused
+primitive is the one that ran (so that a test cannot pass on the composite by accident)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import shapetorch as st
+import shapetorch.nn.functional as F
+
+
+def data(*shape: int, seed: int = 0, dtype: str = "float64") -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=shape).astype(dtype)
+
+
+def _tol(dtype: str) -> dict[str, float]:
+    return {"rtol": 1e-4, "atol": 2e-5} if dtype == "float32" else {"rtol": 1e-9, "atol": 1e-10}
+
+
+def _grad_fns(t: st.Tensor) -> set[str]:
+    """The names of every node of ``t``'s graph."""
+    seen, stack, names = set(), [t.grad_fn], set()
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        names.add(n.name())
+        stack.extend(f for f, _ in n.next_functions)
+    return names
+
+
+def check_all(fn, arrays, grad, node, dtype="float64", second_order=True):
+    """``fn(lib, *tensors)`` against torch: value, first-order gradients, the gradient of a weighted sum of the
+    first-order gradients (double backward) and a jvp; ``node`` must be in the first-order graph."""
+    tol = _tol(dtype)
+    res = {}
+    for lib in (st, torch):
+        xs = [lib.tensor(a, requires_grad=i in grad) for i, a in enumerate(arrays)]
+        y = fn(lib, *xs)
+        cot = lib.tensor(data(*tuple(y.shape), seed=9, dtype=dtype))
+        if lib is st:
+            assert node in _grad_fns(y), _grad_fns(y)
+        gs = lib.autograd.grad(y, [xs[i] for i in grad], cot, create_graph=second_order)
+        out = {"value": y.detach().numpy(), "grads": [g.detach().numpy() for g in gs]}
+        if second_order:
+            ws = [lib.tensor(data(*tuple(g.shape), seed=20 + i, dtype=dtype)) for i, g in enumerate(gs)]
+            total = sum((g * w).sum() for g, w in zip(gs, ws) if g.requires_grad)
+            # (a gradient linear in the cotangent alone, as max pooling's, has no second order: total is 0)
+            out["second"] = [] if isinstance(total, int) else [
+                None if g is None else g.numpy() for g in lib.autograd.grad(total, [xs[i] for i in grad], allow_unused=True)]
+        res[lib.__name__] = out
+    s, t = res["shapetorch"], res["torch"]
+    np.testing.assert_allclose(s["value"], t["value"], **tol, err_msg="value")
+    for i, (a, b) in enumerate(zip(s["grads"], t["grads"])):
+        np.testing.assert_allclose(a, b, **tol, err_msg=f"gradient {i}")
+    for i, (a, b) in enumerate(zip(s.get("second", []), t.get("second", []))):
+        assert (a is None) == (b is None) or np.allclose(a if a is not None else b, 0), f"second-order {i}"
+        if a is not None and b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7, err_msg=f"second-order gradient {i}")
+
+
+def check_jvp(fn, arrays, dtype="float64"):
+    tangents = [data(*a.shape, seed=30 + i, dtype=dtype) for i, a in enumerate(arrays)]
+    _, jo = st.func.jvp(lambda *a: fn(st, *a), tuple(st.tensor(a) for a in arrays), tuple(st.tensor(t) for t in tangents))
+    _, jt = torch.func.jvp(lambda *a: fn(torch, *a), tuple(torch.tensor(a) for a in arrays),
+                           tuple(torch.tensor(t) for t in tangents))
+    np.testing.assert_allclose(jo.numpy(), jt.numpy(), **_tol(dtype))
+
+
+# -- batch_norm -----------------------------------------------------------------------------------------
+
+BN_CASES = [((6, 4), True, True), ((3, 4, 5), True, False), ((4, 3, 5, 6), True, True), ((4, 3, 5, 6), False, False),
+            ((2, 3, 2, 2, 3), True, True)]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape,has_w,has_b", BN_CASES)
+def test_batch_norm_training(shape, has_w, has_b, dtype):
+    c = shape[1]
+    arrays = [data(*shape, dtype=dtype) * 3 + 1.5]
+    if has_w:
+        arrays.append(data(c, seed=1, dtype=dtype))
+    if has_b:
+        arrays.append(data(c, seed=2, dtype=dtype))
+    stats: dict[str, list] = {}
+    record = [True]
+
+    def fn(lib, x, *wb):
+        it = iter(wb)
+        w = next(it) if has_w else None
+        b = next(it) if has_b else None
+        rm, rv = lib.tensor(data(c, seed=3, dtype=dtype)), lib.tensor(np.abs(data(c, seed=4, dtype=dtype)) + 0.5)
+        y = (F if lib is st else TF).batch_norm(x, rm, rv, w, b, training=True, momentum=0.3, eps=1e-3)
+        if record[0]:
+            stats.setdefault(lib.__name__, []).append((rm.numpy().copy(), rv.numpy().copy()))
+        return y
+
+    check_all(fn, arrays, tuple(range(len(arrays))), "NativeBatchNormBackward0", dtype, second_order=dtype == "float64")
+    for (a, b), (c_, d) in zip(stats["shapetorch"], stats["torch"]):  # the running statistics, updated in place
+        np.testing.assert_allclose(a, c_, **_tol(dtype))
+        np.testing.assert_allclose(b, d, **_tol(dtype))
+    if dtype == "float64":
+        record[0] = False  # (torch's jvp wraps the running statistics)
+        check_jvp(fn, arrays)
+
+
+def test_batch_norm_module_train_then_eval():
+    """The module's running statistics after two training steps (the fused path) and its eval output."""
+    x1, x2, x3 = data(8, 3, 4, 4, dtype="float32"), data(8, 3, 4, 4, seed=1, dtype="float32") * 2, data(2, 3, 4, 4, seed=2, dtype="float32")
+    torch.manual_seed(0)
+    tm = torch.nn.BatchNorm2d(3)
+    sm = st.nn.BatchNorm2d(3)
+    with torch.no_grad():
+        tm.weight.uniform_()
+        tm.bias.uniform_()
+    sm.load_state_dict({k: st.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    for x in (x1, x2):
+        tm(torch.tensor(x))
+        sm(st.tensor(x))
+    for k, v in tm.state_dict().items():
+        np.testing.assert_allclose(sm.state_dict()[k].numpy(), v.numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+    tm.eval()
+    sm.eval()
+    np.testing.assert_allclose(sm(st.tensor(x3)).detach().numpy(), tm(torch.tensor(x3)).detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_batch_norm_composite_where_not_fused():
+    """float16 keeps the composite (and still matches torch)."""
+    x, w = data(4, 3, 2, dtype="float16"), data(3, seed=1, dtype="float16")
+    xs = st.tensor(x, requires_grad=True)
+    y = F.batch_norm(xs, None, None, st.tensor(w), training=True)
+    assert "NativeBatchNormBackward0" not in _grad_fns(y)
+    xt = torch.tensor(x, requires_grad=True)
+    ref = TF.batch_norm(xt, None, None, torch.tensor(w), training=True)
+    assert y.dtype == st.float16 and ref.dtype == torch.float16
+    np.testing.assert_allclose(y.detach().numpy().astype(np.float32), ref.detach().numpy().astype(np.float32),
+                               rtol=1e-2, atol=1e-2)
+
+
+# -- cross_entropy --------------------------------------------------------------------------------------
+
+TARGET = np.array([0, 3, 1, -100, 2, 3, 4, 1])  # with ignore_index=3, the -100 becomes class 4
+WEIGHT = np.abs(data(5, seed=3)) + 0.1
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("kw", [{}, {"weight": True}, {"label_smoothing": 0.2}, {"weight": True, "label_smoothing": 0.1},
+                                {"ignore_index": 3}, {"ignore_index": 3, "weight": True, "label_smoothing": 0.3}])
+def test_cross_entropy_class_targets(reduction, kw, dtype):
+    target = TARGET if "ignore_index" not in kw else np.where(TARGET == -100, 4, TARGET)
+
+    def fn(lib, x):
+        extra = {k: v for k, v in kw.items() if k != "weight"}
+        if kw.get("weight"):
+            extra["weight"] = lib.tensor(WEIGHT.astype(dtype))
+        return (F if lib is st else TF).cross_entropy(x, lib.tensor(target), reduction=reduction, **extra)
+
+    arrays = [data(8, 5, dtype=dtype) * 2]
+    check_all(fn, arrays, (0,), "NllLossBackward0", dtype, second_order=dtype == "float64")
+    if dtype == "float64":
+        check_jvp(fn, arrays)
+
+
+def test_cross_entropy_k_dims_and_fallbacks():
+    """(N, C, d) logits take the fused primitive; probability targets and a weight that requires grad do not."""
+    t = np.random.default_rng(1).integers(0, 3, (2, 4))
+    check_all(lambda lib, a: (F if lib is st else TF).cross_entropy(a, lib.tensor(t), reduction="none"),
+              [data(2, 3, 4)], (0,), "NllLossBackward0")
+    p = np.random.default_rng(2).dirichlet(np.ones(5), 8)
+    y = F.cross_entropy(st.tensor(data(8, 5), requires_grad=True), st.tensor(p))
+    assert "NllLossBackward0" not in _grad_fns(y)
+    w = st.tensor(WEIGHT, requires_grad=True)
+    y = F.cross_entropy(st.tensor(data(8, 5), requires_grad=True), st.tensor(np.abs(TARGET) % 5), weight=w)
+    assert "NllLossBackward0" not in _grad_fns(y)
+
+
+def codes(fn):
+    with pytest.raises(st.ShapetorchError) as e:
+        fn()
+    return e.value.code
+
+
+def test_cross_entropy_errors_unchanged():
+    assert codes(lambda: F.cross_entropy(st.randn(4, 3), st.tensor([0, 1, 2, 3]))) == "at_error_index_out_of_bounds"
+    assert codes(lambda: F.cross_entropy(st.randn(4, 3), st.tensor([0, 1]))) == "loss_error_target_shape_mismatch"
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        F.cross_entropy(st.randn(4, 3), st.tensor([0, 1, 2, 1]), reduction="avg")
+
+
+# -- GELU's float32 kernels -----------------------------------------------------------------------------
+
+def test_gelu_float32_rational_erf_accuracy():
+    """float32 GELU (value and gradient) against the exact float64 formula and torch's float32 GELU, on a dense
+    grid over the range where erf is not yet +-1 and beyond; the float64 path is exact to rounding."""
+    from scipy.special import erf
+
+    x = np.concatenate([np.linspace(-9, 9, 400_001), [0.0, -0.0, 1e-30, -1e-30, 1e-3, -1e-3]]).astype(np.float32)
+    x64 = x.astype(np.float64)
+    cdf = 0.5 * (1 + erf(x64 / np.sqrt(2)))
+    exact, dexact = x64 * cdf, cdf + x64 * np.exp(-0.5 * x64 * x64) / np.sqrt(2 * np.pi)
+    xs = st.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    ys, yt = F.gelu(xs), TF.gelu(xt)
+    ys.sum().backward()
+    yt.sum().backward()
+    y, dy = ys.detach().numpy().astype(np.float64), xs.grad.numpy().astype(np.float64)
+    scale = np.maximum(np.abs(exact), 1.0)
+    assert np.max(np.abs(y - exact) / scale) < 1e-6
+    assert np.max(np.abs(dy - dexact)) < 1e-6
+    assert np.max(np.abs(y - yt.detach().numpy()) / scale) < 2e-6
+    assert np.max(np.abs(dy - xt.grad.numpy())) < 2e-6
+    near0 = np.abs(x64) < 1e-2  # relative accuracy where GELU is tiny: x / 2 + x^2 / sqrt(2 pi)
+    np.testing.assert_allclose(y[near0], exact[near0], rtol=1e-6)
+    x64s = data(50, seed=4) * 3
+    np.testing.assert_allclose(F.gelu(st.tensor(x64s)).numpy(), TF.gelu(torch.tensor(x64s)).numpy(), rtol=1e-14, atol=0)
+
+
+# -- scaled_dot_product_attention -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"mask": "bool"}, {"mask": "float"}, {"scale": 0.3},
+                                {"is_causal": True, "shape": (3, 5, 8)}, {"mask": "bool", "shape": (2, 1, 4, 8)}])
+def test_scaled_dot_product_attention(kw, dtype):
+    kw = dict(kw)
+    lead = kw.pop("shape", (2, 3, 4, 8))
+    q = data(*lead, dtype=dtype)
+    k = data(*lead[:-2], 6, lead[-1], seed=1, dtype=dtype)
+    v = data(*lead[:-2], 6, 5, seed=2, dtype=dtype)
+    mask = kw.pop("mask", None)
+    m = None
+    if mask == "bool":
+        m = np.random.default_rng(5).random((lead[-2], 6)) > 0.3
+        m[:, 0] = True
+    elif mask == "float":
+        m = data(lead[-2], 6, seed=6, dtype=dtype)
+
+    def fn(lib, a, b, c):
+        return (F if lib is st else TF).scaled_dot_product_attention(
+            a, b, c, None if m is None else lib.tensor(m), **kw)
+
+    check_all(fn, [q, k, v], (0, 1, 2), "ScaledDotProductAttentionBackward0", dtype, second_order=dtype == "float64")
+    if dtype == "float64":
+        check_jvp(fn, [q, k, v])
+
+
+def test_attention_composite_for_broadcast_batches_and_dropout():
+    q, k, v = data(2, 3, 4, 8), data(1, 3, 6, 8, seed=1), data(2, 3, 6, 5, seed=2)
+    y = F.scaled_dot_product_attention(st.tensor(q, requires_grad=True), st.tensor(k), st.tensor(v))
+    assert "ScaledDotProductAttentionBackward0" not in _grad_fns(y)
+    ref = TF.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k), torch.tensor(v))
+    np.testing.assert_allclose(y.detach().numpy(), ref.numpy(), rtol=1e-10)
+    y = F.scaled_dot_product_attention(st.tensor(q, requires_grad=True), st.tensor(q), st.tensor(q), dropout_p=0.5)
+    assert "ScaledDotProductAttentionBackward0" not in _grad_fns(y)
+
+
+# -- gradients nobody asked for -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_backward_skips_products_for_inputs_without_grad(bias):
+    """A linear layer on an input that does not require grad: backward makes the weight's (and bias's) gradient
+    only, one product instead of two; with create_graph both are made (a later grad may need them)."""
+    from shapetorch.autograd.profiler import profile
+
+    x = st.tensor(data(5, 3))
+    w = st.tensor(data(4, 3, seed=1), requires_grad=True)
+    b = st.tensor(data(4, seed=2), requires_grad=True) if bias else None
+    y = F.linear(x.reshape(1, 5, 3), w, b)
+    with profile() as prof:
+        y.sum().backward()
+    products = [e.name for e in prof.events() if e.name == "aten::mm"]
+    assert len(products) == 1, [e.name for e in prof.events()]
+    xt, wt = torch.tensor(data(5, 3)), torch.tensor(data(4, 3, seed=1), requires_grad=True)
+    TF.linear(xt.reshape(1, 5, 3), wt).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-12)
+    (gw,) = st.autograd.grad(F.linear(x, w).pow(2).sum(), [w], create_graph=True)
+    assert gw.requires_grad
+
+
+# -- the NumPy backend's fused optimizer step -----------------------------------------------------------
+
+OPTIMIZERS = [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}),
+              ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True}), ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.3}),
+              ("Adam", {"lr": 0.01}), ("Adam", {"lr": 0.01, "weight_decay": 0.1, "amsgrad": True}),
+              ("AdamW", {"lr": 0.01, "weight_decay": 0.1}), ("Adam", {"lr": 0.01, "maximize": True})]
+
+
+def _train(lib, name, kw, dtype, fused_calls=None):
+    rng = np.random.default_rng(0)
+    ps = [lib.tensor(rng.normal(size=(5, 4)).astype(dtype), requires_grad=True),
+          lib.tensor(rng.normal(size=(3,)).astype(dtype), requires_grad=True)]
+    opt = getattr(lib.optim, name)(ps, **kw)
+    for i in range(4):
+        opt.zero_grad()
+        ((ps[0] ** 2).sum() * (i + 1) + (ps[1] * ps[1].sin()).sum()).backward()
+        opt.step()
+    return [p.detach().numpy() for p in ps]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,kw", OPTIMIZERS)
+def test_fused_optimizer_step_same_values_as_ops(name, kw, dtype, monkeypatch):
+    """The CPU's one-pass update gives bit for bit what the optimizer's ops give, and torch's values."""
+    from shapetorch.backends import numpy_backend
+
+    calls = []
+    real = numpy_backend.fused_step
+    monkeypatch.setattr(numpy_backend, "fused_step", lambda *a: calls.append(a[0]) or real(*a))
+    fused = _train(st, name, kw, dtype)
+    assert calls, "the fused step did not run"
+    monkeypatch.setattr(numpy_backend, "fused_step", lambda *a: False)
+    ops = _train(st, name, kw, dtype)
+    for a, b in zip(fused, ops):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(fused, _train(torch, name, kw, dtype)):
+        np.testing.assert_allclose(a, b, **_tol(dtype))
+
+
+def test_fused_optimizer_step_declines_shared_memory():
+    from shapetorch.backends.numpy_backend import fused_step
+
+    p = np.ones(4, np.float32)
+    assert not fused_step("sgd", p, p, [], {"lr": 0.1, "weight_decay": 0.0, "momentum": 0.0, "dampening": 0.0,
+                                            "nesterov": 0.0})
+    assert (p == 1).all()
+    assert not fused_step("sgd", p, np.ones(4, np.float64), [], {})
+
+
+# -- gradients that become .grad without a copy ---------------------------------------------------------
+
+def test_cpu_gradient_stolen_only_when_unshared(monkeypatch):
+    """A fresh NumPy gradient becomes ``.grad`` without a copy (the weight of ``x @ W.T`` too, made in W's layout);
+    one that the user, a hook, a retained grad or a second leaf can reach is copied, so writing into ``.grad``
+    never changes them (torch's AccumulateGrad)."""
+    copies: list[tuple[int, ...]] = []
+    real = np.copyto
+    monkeypatch.setattr(np, "copyto", lambda dst, src, **kw: (copies.append(src.shape), real(dst, src, **kw))[1])
+
+    lin = st.nn.Linear(5, 3)
+    x = st.randn(2, 4, 5)
+    copies.clear()  # (the layer's initialisation writes in place)
+    lin(x).pow(2).sum().backward()
+    assert copies == [] and lin.weight.grad.numpy().flags.c_contiguous
+    lin(st.randn(2, 4, 5)).pow(2).sum().backward()  # a second backward accumulates in place
+    lin2, x2 = st.nn.Linear(5, 3), st.randn(4, 5)
+    copies.clear()
+    lin2(x2).pow(2).sum().backward()  # a 2-d input: the weight's gradient is made in W's layout too
+    assert copies == [] and lin2.weight.grad.numpy().flags.c_contiguous
+    a = st.tensor(data(3, 4), requires_grad=True)
+    b = st.tensor(data(3, 4, seed=1), requires_grad=True)
+    (a.exp() * b).sum().backward()
+    assert copies == []
+    np.testing.assert_allclose(a.grad.numpy(), np.exp(data(3, 4)) * data(3, 4, seed=1))
+
+    a.grad = b.grad = None
+    (a + b).sum().backward()  # one gradient for both leaves
+    a.grad.add_(1.0)
+    np.testing.assert_array_equal(b.grad.numpy(), np.ones((3, 4)))
+
+    a.grad = None
+    user = st.ones(3, 4, dtype=st.float64)
+    a.backward(user)
+    a.grad.mul_(5.0)
+    np.testing.assert_array_equal(user.numpy(), np.ones((3, 4)))
+
+    a.grad = None
+    seen = []
+    h = a.register_hook(seen.append)
+    (a * 2).sum().backward()
+    h.remove()
+    a.grad.zero_()
+    np.testing.assert_array_equal(seen[0].numpy(), np.full((3, 4), 2.0))
+
+    a.grad = None
+    y = a * 3
+    y.retain_grad()
+    (y * 1).sum().backward()
+    a.grad.zero_()
+    np.testing.assert_array_equal(y.grad.numpy(), np.ones((3, 4)))
+
+    a.grad = None
+    x = st.tensor(data(12), requires_grad=True)
+    g = st.tensor(data(3, 4, seed=2))
+    x.reshape(3, 4).backward(g)  # the gradient is a view of the user's tensor
+    x.grad.zero_()
+    np.testing.assert_array_equal(g.numpy(), data(3, 4, seed=2))
