@@ -32,7 +32,7 @@ def _dim(op: str) -> Entry:
 # Codes whose message is torch's, word for word, without the "{op}: " prefix the others have: autograd misuse that
 # user code and tests match on ("a leaf Variable that requires grad ...", "one of the variables needed ...").
 VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_grad_dtype", "autograd_error_implicit_grad",
-                      "autograd_error_unused_input", "autograd_error_modified_saved"})
+                      "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_graph_freed"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
@@ -457,6 +457,15 @@ CATALOGUE: dict[str, Entry] = {
     "autograd_error_modified_saved": Entry(
         "autograd", "shape-autograd", "A tensor saved for backward was modified in place before backward ran.",
         "one of the variables needed for gradient computation has been modified by an inplace operation: {detail}",
+    ),
+    "autograd_error_graph_freed": Entry(
+        "autograd", "shape-autograd",
+        "A second backward through a node whose saved values the first (without retain_graph) freed, or reading "
+        "`grad_fn._saved_*` after that.",
+        "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+        "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+        "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+        "saved tensors after calling backward.",
     ),
     "autograd_gradient_mismatch_error": Entry(
         "autograd", "autograd", "A backward returned the wrong number of gradients or a wrongly shaped one.",
