@@ -30,9 +30,12 @@ from _opinfo_tables import to_st
 from _oracle import assert_same
 
 KINDS = (
-    "valid", "non_tensor_input", "none_input", "extra_argument", "unknown_keyword", "dim_out_of_range",
-    "dim_float", "dim_bool", "bool_input", "uint8_input", "int64_input", "complex_input", "empty_input",
-    "zero_dim_input", "non_contiguous_input", "expanded_input", "nan_input",
+    "valid", "non_tensor_input", "none_input", "extra_argument", "unknown_keyword", "duplicate_argument",
+    "dim_out_of_range", "dim_float", "dim_bool", "bool_flag_int", "bool_flag_none", "bool_flag_numpy",
+    "bool_input", "uint8_input", "int64_input", "complex_input", "empty_input", "zero_dim_input",
+    "non_contiguous_input", "expanded_input", "nan_input", "index_out_of_bounds", "index_negative_out_of_bounds",
+    "nan_size", "inf_size", "inplace_expanded", "inplace_partial_overlap", "out_partial_overlap", "inplace_leaf",
+    "inplace_leaf_view", "huge_size",
 )
 
 
@@ -190,11 +193,165 @@ def _method(name: str) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], 
     return lambda lib, x, args, kwargs: getattr(x, name)(*args, **kwargs)
 
 
-# variants that only a function sees: a method's self is always a tensor
-_FUNCTION_ONLY = {"non_tensor_input", "none_input"}
+# variants that only a function sees: a method's self is always a tensor, and has no keyword
+_FUNCTION_ONLY = {"non_tensor_input", "none_input", "duplicate_argument", "out_partial_overlap"}
+
+Call = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
+BIG = 10**6  # an index far out of bounds of any sample
 
 
-def run(only: list[str] | None = None) -> list[Case]:
+def _signature(name: str) -> dict[str, Any]:
+    """Our function's parameters (the public names are torch's), by name."""
+    import inspect
+
+    from shapetorch.ops._registry import FUNCTIONS
+
+    try:
+        return dict(inspect.signature(inspect.unwrap(FUNCTIONS[name])).parameters)
+    except (TypeError, ValueError):
+        return {}
+
+
+def _replace_first(seq: tuple[Any, ...], kwargs: dict[str, Any], test: Callable[[Any], bool],
+                   new: Callable[[Any], Any]) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """``args, kwargs`` with the first value that passes ``test`` (positional first) replaced by ``new(value)``."""
+    for i, v in enumerate(seq):
+        if test(v):
+            return (*seq[:i], new(v), *seq[i + 1:]), kwargs
+    for k, v in kwargs.items():
+        if test(v):
+            return seq, {**kwargs, k: new(v)}
+    return None
+
+
+def _is_index(v: Any) -> bool:
+    return isinstance(v, torch.Tensor) and v.dtype == torch.int64 and v.numel() > 0
+
+
+def _is_size(v: Any) -> bool:
+    return type(v) is int and v > 0
+
+
+def _with_first_element(v: torch.Tensor, value: int) -> torch.Tensor:
+    out = v.clone()
+    out.reshape(-1)[0] = value
+    return out
+
+
+def _shifted_views(lib: Any, x: Any) -> tuple[Any, Any]:
+    """Two same-shaped dense views of one storage, one row apart: they share all but a row of memory."""
+    base = lib.cat([x, x[:1]])
+    return base[:-1], base[1:]
+
+
+def _extra_variants(name: str, x: torch.Tensor, args: tuple[Any, ...],
+                    kwargs: dict[str, Any]) -> Iterator[tuple[str, Call, Any, tuple[Any, ...], dict[str, Any]]]:
+    """The kinds that need their own call: duplicate arguments, bool flags, out-of-bounds indices, NaN and inf
+    sizes, in-place ops that alias their target or write into a leaf (and a view of one)."""
+    fn = _call(name)
+    sig = _signature(name)
+    yield "duplicate_argument", lambda lib, x, a, k: getattr(lib, name)(x, *a, input=x, **k), x, args, kwargs
+    flag = next((p for p, q in sig.items() if q.annotation == "bool" and q.kind is not q.VAR_KEYWORD), None)
+    if flag is not None:
+        yield "bool_flag_int", fn, x, args, {**kwargs, flag: 1}
+        yield "bool_flag_none", fn, x, args, {**kwargs, flag: None}
+        yield "bool_flag_numpy", fn, x, args, {**kwargs, flag: np.bool_(True)}
+    if (r := _replace_first(args, kwargs, _is_index, lambda v: _with_first_element(v, BIG))) is not None:
+        yield "index_out_of_bounds", fn, x, *r
+    if (r := _replace_first(args, kwargs, _is_index, lambda v: _with_first_element(v, -BIG))) is not None:
+        yield "index_negative_out_of_bounds", fn, x, *r
+    if (r := _replace_first(args, kwargs, _is_size, lambda v: float("nan"))) is not None:
+        yield "nan_size", fn, x, *r
+    if (r := _replace_first(args, kwargs, _is_size, lambda v: float("inf"))) is not None:
+        yield "inf_size", fn, x, *r
+    inplace = name + "_"
+    if hasattr(torch.Tensor, inplace) and hasattr(st.Tensor, inplace) and x.dim() and x.is_floating_point():
+        # each on a copy: torch's call gets the sample's own tensor
+        yield ("inplace_expanded", lambda lib, x, a, k: getattr(x.clone().reshape(-1)[:1].reshape(
+            (1,) * x.dim()).expand(x.shape), inplace)(*a, **k), x, args, kwargs)
+        yield ("inplace_leaf", lambda lib, x, a, k: getattr(x.clone().requires_grad_(), inplace)(*a, **k),
+               x, args, kwargs)
+        yield ("inplace_leaf_view", lambda lib, x, a, k: getattr(x.clone().requires_grad_()[:], inplace)(*a, **k),
+               x, args, kwargs)
+        if args and isinstance(args[0], torch.Tensor) and args[0].shape == x.shape:
+            def overlapping(lib: Any, x: Any, a: tuple[Any, ...], k: dict[str, Any]) -> Any:
+                dst, src = _shifted_views(lib, x)
+                return getattr(dst, inplace)(src, *a[1:], **k)
+
+            yield "inplace_partial_overlap", overlapping, x, args, kwargs
+    theirs, _ = outcome(lambda: fn(torch, x, args, kwargs))
+    if ("out" in sig and x.dim() and not kwargs.get("out") and isinstance(theirs, torch.Tensor)
+            and theirs.shape == x.shape and theirs.dtype == x.dtype):  # an out= torch need not resize nor cast
+        def out_overlapping(lib: Any, x: Any, a: tuple[Any, ...], k: dict[str, Any]) -> Any:
+            src, dst = _shifted_views(lib, x)
+            return getattr(lib, name)(src, *a, out=dst, **k)
+
+        yield "out_partial_overlap", out_overlapping, x, args, kwargs
+
+
+def _huge_variants(x: torch.Tensor, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> Iterator[tuple[str, Any, tuple[Any, ...], dict[str, Any]]]:
+    """Every positive int argument (a size, a count, a repeat) made 2**40 in turn."""
+    for i, v in enumerate(args):
+        if _is_size(v):
+            yield "huge_size", x, (*args[:i], 2**40, *args[i + 1:]), kwargs
+            return
+    for k, v in kwargs.items():
+        if _is_size(v):
+            yield "huge_size", x, args, {**kwargs, k: 2**40}
+            return
+
+
+HUGE_LIMIT = 2 << 30  # bytes of address space the huge-size subprocess may add to what it holds after its imports
+
+
+def _limit_memory() -> None:
+    """Cap this process's address space a little above what it holds now, so a huge allocation fails at once."""
+    import resource
+
+    with open("/proc/self/status") as f:
+        held = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+    resource.setrlimit(resource.RLIMIT_AS, (held + HUGE_LIMIT, resource.RLIM_INFINITY))
+
+
+def run_huge(only: list[str] | None = None) -> list[Case]:
+    """The ``huge_size`` cases, in a subprocess under a memory limit (an allocation that the checks let through
+    fails there, not on the machine that runs the tests). Linux only (the limit is RLIMIT_AS over /proc)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not sys.platform.startswith("linux"):
+        return []
+    here = Path(__file__).parent
+    code = ("import sys, json; sys.path.insert(0, sys.argv[1]); import _bad_input as f; f._limit_memory(); "
+            "print(json.dumps([c.__dict__ for c in f._huge_cases(json.loads(sys.argv[2]))]))")
+    done = subprocess.run([sys.executable, "-c", code, str(here), json.dumps(only)], capture_output=True, text=True,
+                          timeout=600, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the huge-size subprocess failed:\n{done.stderr[-2000:]}")
+    return [Case(**c) for c in json.loads(done.stdout.splitlines()[-1])]
+
+
+def _huge_cases(only: list[str] | None) -> list[Case]:
+    from shapetorch.ops._registry import METHODS
+
+    np.seterr(all="ignore")
+    cases = []
+    for name in only or names():
+        sample = _valid_sample(name)
+        if sample is None:
+            continue
+        x0, args0, kwargs0 = sample.input, tuple(sample.args), dict(sample.kwargs)
+        for kind, x, args, kwargs in _huge_variants(x0, args0, kwargs0):
+            cases.append(_judge(name, kind, _call(name), x, args, kwargs))
+            if name in METHODS and hasattr(torch.Tensor, name):
+                cases.append(_judge(f"Tensor.{name}", kind, _method(name), x, args, kwargs))
+    return cases
+
+
+def run(only: list[str] | None = None, huge: bool = True) -> list[Case]:
     """Every variant of every sampled public function, and of the Tensor method of the same name (as
     ``Tensor.<name>``, where both libraries have it and it agrees on the valid sample); ``only`` limits the names."""
     from shapetorch.ops._registry import METHODS
@@ -209,6 +366,8 @@ def run(only: list[str] | None = None) -> list[Case]:
         cases.append(Case(name, "valid", "agree"))
         for kind, x, args, kwargs in _variants(x0, args0, kwargs0):
             cases.append(_judge(name, kind, _call(name), x, args, kwargs))
+        for kind, call, x, args, kwargs in _extra_variants(name, x0, args0, kwargs0):
+            cases.append(_judge(name, kind, call, x, args, kwargs))
         if name not in METHODS or not hasattr(torch.Tensor, name):
             continue
         method, mname = _method(name), f"Tensor.{name}"
@@ -218,6 +377,11 @@ def run(only: list[str] | None = None) -> list[Case]:
         for kind, x, args, kwargs in _variants(x0, args0, kwargs0):
             if kind not in _FUNCTION_ONLY:
                 cases.append(_judge(mname, kind, method, x, args, kwargs))
+        for kind, call, x, args, kwargs in _extra_variants(name, x0, args0, kwargs0):
+            if kind not in _FUNCTION_ONLY and not kind.startswith("inplace_"):  # the in-place kinds are methods
+                cases.append(_judge(mname, kind, method, x, args, kwargs))
+    if huge:
+        cases += run_huge(only)
     return cases
 
 

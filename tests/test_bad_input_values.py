@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -68,6 +69,29 @@ def _cases(lib: Any) -> dict[str, Callable[[], Any]]:
         "non_scalar_backward": lambda: (leaf * 2).backward(),  # noqa: PLW0108 (built when called)
         "unused_input_to_grad": lambda: lib.autograd.grad((leaf * 2).sum(), [lib.ones(2, requires_grad=True)]),
         "modified_saved_tensor": lambda: _modify_saved(leaf.exp()),
+        # Python's call binding, which the argument guard codes (an ArgumentError is a TypeError)
+        "input_given_twice": lambda: lib.add(x, input=x),
+        "other_given_twice": lambda: lib.add(x, x, other=x),
+        "method_argument_twice": lambda: x.sum(0, dim=1),
+        "method_argument_twice_varargs": lambda: x.permute(1, 0, dims=(1, 0)),
+        "unexpected_keyword": lambda: lib.add(x, x, bogus=1),
+        "missing_required": lambda: lib.add(x),
+        "missing_required_method": lambda: x.topk(),  # noqa: PLW0108 (built when called)
+        "too_many_positionals": lambda: lib.add(x, x, 1, 2),
+        # bool flags: torch's parser takes a Python bool only
+        "keepdim_str": lambda: x.sum(1, keepdim="yes"),
+        "keepdim_int": lambda: x.sum(1, keepdim=1),
+        "keepdim_int_positional": lambda: lib.mean(x, 1, 0),
+        "keepdim_none": lambda: x.amax(1, keepdim=None),
+        "keepdim_numpy_bool": lambda: x.sum(1, keepdim=np.bool_(True)),
+        "keepdim_tensor": lambda: x.sum(1, keepdim=lib.tensor(True)),
+        "largest_int": lambda: x.topk(1, largest=0),
+        "sorted_none": lambda: x.topk(1, sorted=None),
+        "descending_int": lambda: lib.argsort(x, descending=1),
+        "requires_grad_int": lambda: lib.zeros(2, requires_grad=1),
+        "equal_nan_str": lambda: lib.isclose(x, x, equal_nan="no"),
+        "keepdim_true_ok": lambda: x.sum(1, keepdim=True),
+        "keepdim_false_positional_ok": lambda: lib.sum(x, 1, False),
     }
 
 

@@ -32,7 +32,8 @@ def _dim(op: str) -> Entry:
 # Codes whose message is torch's, word for word, without the "{op}: " prefix the others have: autograd misuse that
 # user code and tests match on ("a leaf Variable that requires grad ...", "one of the variables needed ...").
 VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_grad_dtype", "autograd_error_implicit_grad",
-                      "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_graph_freed"})
+                      "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_graph_freed",
+                      "autograd_error_leaf_view_inplace"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
@@ -53,6 +54,13 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-broadcast",
         "An in-place write into a tensor whose elements share memory (an expanded view).",
         "{op}: unsupported operation: more than one element of the written-to tensor refers to a single "
+        "memory location. Please clone() the tensor before performing the operation.",
+    ),
+    "inplace_error_partial_overlap": Entry(
+        "shape", "shape-broadcast",
+        "An in-place op or `out=` whose written-to tensor shares some, not all, of its memory with an input "
+        "(`x.add_(x.t())`, `add(x[:2], 1, out=x[1:])`).",
+        "{op}: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
         "memory location. Please clone() the tensor before performing the operation.",
     ),
     # -- matmul family ----------------------------------------------------------------------
@@ -440,6 +448,10 @@ CATALOGUE: dict[str, Entry] = {
     "autograd_error_leaf_inplace": Entry(
         "autograd", "shape-autograd", "An in-place op on a leaf that requires grad (outside no_grad).",
         "a leaf Variable that requires grad {tense} used in an in-place operation.",
+    ),
+    "autograd_error_leaf_view_inplace": Entry(
+        "autograd", "shape-autograd", "An in-place op on a view of a leaf that requires grad (outside no_grad).",
+        "a view of a leaf Variable that requires grad is being used in an in-place operation.",
     ),
     "autograd_error_requires_grad_dtype": Entry(
         "autograd", "shape-autograd", "requires_grad on a tensor that is neither floating point nor complex.",

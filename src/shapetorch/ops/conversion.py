@@ -299,12 +299,13 @@ def _dlpack_device(self: Tensor) -> Any:
 
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` into ``self`` (broadcast, any dtype), as ``torch.Tensor.copy_``."""
-    from ._common import write_inplace
+    from ._common import check_no_partial_overlap, write_inplace
 
     if not isinstance(src, Tensor):
         from .creation import tensor
 
         src = tensor(src)
+    check_no_partial_overlap(self, (src,), "copy_")
     value = src.to(self.device)
     if value._data.shape != self._data.shape:
         value = value.expand(self._data.shape)
