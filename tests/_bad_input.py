@@ -69,11 +69,23 @@ def _same_up_to_ties(name: str, x: Any, args: tuple[Any, ...], kwargs: dict[str,
     torch.testing.assert_close(torch.take_along_dim(x, idx, dim), values, equal_nan=True, rtol=0, atol=0)
 
 
+# Disagreements kept on purpose, where torch is silently wrong and shapetorch refuses (each listed with its reason in
+# docs/compatibility.md, "Bad input torch lets through"): counted as "deliberate", not as disagreements.
+DELIBERATE = {
+    "take_along_dim:index_out_of_bounds": "torch reads outside the tensor and returns what it finds there",
+    "take_along_dim:index_negative_out_of_bounds": "torch reads outside the tensor and returns what it finds there",
+    "masked_fill:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+    "index_put:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+    "tril:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+    "triu:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+}
+
+
 @dataclass(frozen=True)
 class Case:
     name: str  # the public function
     kind: str
-    verdict: str  # "agree", "silent", "refused", "raw" (not a ShapetorchError), "class", "values"
+    verdict: str  # "agree", "deliberate", "silent", "refused", "raw" (not a ShapetorchError), "class", "values"
     detail: str = ""
 
     @property
@@ -128,6 +140,8 @@ def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict
         return Case(name, kind, "silent", f"torch {type(te).__name__}: {str(te)[:120]}")
     if oe is not None:
         verdict = "refused" if isinstance(oe, st.ShapetorchError) else "raw"
+        if verdict == "refused" and f"{name.removeprefix('Tensor.')}:{kind}" in DELIBERATE and oe.code:
+            verdict = "deliberate"
         return Case(name, kind, verdict, f"{type(oe).__name__}: {str(oe)[:120]}")
     try:
         base = name.removeprefix("Tensor.")
@@ -387,7 +401,7 @@ def run(only: list[str] | None = None, huge: bool = True) -> list[Case]:
 
 def table(cases: list[Case]) -> str:
     """Agreement by kind: cases, agree, and each kind of disagreement."""
-    verdicts = ("agree", "silent", "refused", "raw", "class", "values")
+    verdicts = ("agree", "deliberate", "silent", "refused", "raw", "class", "values")
     rows = [f"| kind | cases | {' | '.join(verdicts)} |", "|---|---" + "|---" * len(verdicts) + "|"]
     for kind in (*KINDS, "all"):
         sel = [c for c in cases if c.kind == kind or kind == "all"]
@@ -397,4 +411,4 @@ def table(cases: list[Case]) -> str:
     return "\n".join(rows)
 
 
-__all__ = ["KINDS", "Case", "builtin_class", "names", "outcome", "run", "table"]
+__all__ = ["DELIBERATE", "KINDS", "Case", "builtin_class", "names", "outcome", "run", "table"]

@@ -109,7 +109,9 @@ def writable(self: Tensor, op: str) -> Any:
     unless elements overlap, and even then for fill_ and zero_ (every element gets one value)."""
     dst = self._shareable_data()
     if isinstance(dst, np.ndarray) and not dst.flags.writeable:
-        if op not in ("fill_", "zero_") and any(s == 0 and n > 1 for s, n in zip(dst.strides, dst.shape)):
+        # conj_physical_ of a real tensor writes each element's own value back: torch lets it through too
+        unchanged = op == "conj_physical_" and dst.dtype.kind != "c"
+        if op not in ("fill_", "zero_") and not unchanged and any(s == 0 and n > 1 for s, n in zip(dst.strides, dst.shape)):
             fail("inplace_error_internal_overlap", op=op)
         root = dst
         while isinstance(root.base, np.ndarray):
@@ -131,6 +133,17 @@ class _Memory:
 _NOT_DIFFERENTIABLE_INPLACE = frozenset({"logical_and_", "logical_or_", "logical_xor_", "logical_not_"})
 
 
+def check_leaf_inplace(self: Tensor, op: str) -> None:
+    """torch's check_inplace: with grad mode on, an in-place op may not write into a leaf that requires grad, nor
+    into a view of one (its gradient would be lost), unless torch declares the op not differentiable."""
+    if STATE.enabled and self.requires_grad and op not in _NOT_DIFFERENTIABLE_INPLACE:
+        if self._grad_fn is None:
+            fail("autograd_error_leaf_inplace", op=op, tense="is being")
+        base = self._base
+        if base is not None and base._grad_fn is None and base._requires_grad:
+            fail("autograd_error_leaf_view_inplace", op=op)
+
+
 def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     """Finish an in-place op: ``result`` (computed out of place) is written into ``self``'s storage."""
     src, dst = dtype_name(result), dtype_name(self)
@@ -138,12 +151,7 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
         fail("dtype_error_cannot_cast", op=op, result=src, out=dst)
     if result._data.shape != self._data.shape:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
-    if STATE.enabled and self.requires_grad and op not in _NOT_DIFFERENTIABLE_INPLACE:
-        if self._grad_fn is None:
-            fail("autograd_error_leaf_inplace", op=op, tense="is being")
-        base = self._base
-        if base is not None and base._grad_fn is None and base._requires_grad:
-            fail("autograd_error_leaf_view_inplace", op=op)
+    check_leaf_inplace(self, op)
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
     if isinstance(self._data, (np.ndarray, np.generic)):

@@ -183,8 +183,14 @@ def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or input.device)
 
 
-def _sampler(name: str, draw: Any) -> None:
+def _sampler(name: str, draw: Any, numbers: tuple[str, ...] = ()) -> None:
+    """``numbers``: the parameters torch's schema types as Python numbers (a tensor there is a TypeError)."""
+
     def fn(self: Tensor, *args: Any, generator: Generator | None = None) -> Tensor:
+        for position, (param, a) in enumerate(zip(numbers, args), 1):
+            if isinstance(a, Tensor):
+                fail("argument_error_type", op=name, name=param, position=f" (position {position})", expected="float",
+                     got="Tensor")
         arr = draw(_rng(generator), self._data.shape, *args).astype(self._data.dtype)
         return write_inplace(self, _on(arr, self.device), name)
 
@@ -192,11 +198,11 @@ def _sampler(name: str, draw: Any) -> None:
     method(name, fn)
 
 
-_sampler("uniform_", lambda r, shape, a=0.0, b=1.0: r.uniform(a, b, shape))
-_sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shape))
+_sampler("uniform_", lambda r, shape, a=0.0, b=1.0: r.uniform(a, b, shape), ("from", "to"))
+_sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shape), ("mean", "std"))
 _sampler("bernoulli_", lambda r, shape, p=0.5: r.random(shape) < p)
 _sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, shape))
-_sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape))
+_sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape), ("lambd",))
 def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     """fill_/zero_: on a device the value is written by a kernel (a 0-d tensor on the same device is read there)."""
     if not isinstance(value, Tensor):

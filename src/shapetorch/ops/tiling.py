@@ -213,6 +213,9 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         rshape: int | tuple[int, ...] = tuple(repeats._data.shape)
         total: Any = None
     else:
+        if not isinstance(repeats, (int, np.integer)) or isinstance(repeats, bool):  # torch's parser: an int only
+            fail("argument_error_type", op="repeat_interleave", name="repeats", position=" (position 2)",
+                 expected="Tensor or int", got=type(repeats).__name__)
         counts_arr = None
         rshape = count = int(repeats)
     check(repeat_interleave_shape, input._data.shape, rshape, dim, op="repeat_interleave")
