@@ -94,6 +94,10 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-linalg", "A matrix to invert or solve with is singular (a zero pivot of its LU factorization).",
         "{op}: {cause} because the input matrix is singular.",
     ),
+    "linalg_error_not_converged": Entry(
+        "shape", "shape-linalg", "An SVD (svd, svdvals, pinv, matrix_rank) of a matrix with NaN entries.",
+        "{op}: The algorithm failed to converge because the input matrix contained non-finite values.",
+    ),
     "linalg_error_not_positive_definite": Entry(
         "shape", "shape-linalg", "cholesky of a matrix that is not (Hermitian) positive-definite.",
         "{op}: The factorization could not be completed because the input is not positive-definite (the leading "

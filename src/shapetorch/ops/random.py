@@ -13,7 +13,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
-from ._common import allocating, be, check_fill_value, int_list, need_floating, new_sizes, write_inplace
+from ._common import allocating, be, broadcast2, check_fill_value, int_list, need_floating, new_sizes, write_inplace
 from ._registry import method, public
 from .creation import _on
 
@@ -141,10 +141,13 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Normal samples; ``mean`` and ``std`` may be tensors (broadcast) or numbers (then ``size`` is needed)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is not None or requires_grad is not False:  # torch's tensor overloads take neither
+            fail("argument_error_refused", op="normal", problem="with a Tensor mean or std, size and requires_grad are "
+                 "not taken (the output has their broadcast shape)")
         like = mean if isinstance(mean, Tensor) else std
         need_floating(like, "normal", complex_=True)
-        shape = np.broadcast_shapes(np.shape(mean._data if isinstance(mean, Tensor) else mean),
-                                    np.shape(std._data if isinstance(std, Tensor) else std))
+        shape = broadcast2(tuple(np.shape(mean._data if isinstance(mean, Tensor) else mean)),
+                           tuple(np.shape(std._data if isinstance(std, Tensor) else std)), "normal")
         z = _on(_rng(generator).standard_normal(shape).astype(like._data.dtype), like.device)
         return z * std + mean
     d = _float_dtype(dtype, "normal")
