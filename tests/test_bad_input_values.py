@@ -123,6 +123,9 @@ def _cases(lib: Any) -> dict[str, Callable[[], Any]]:
         "svd_nan": lambda: lib.linalg.svdvals(lib.tensor([[float("nan"), 1.], [1., 1.]])),
         "svdvals_inf": lambda: lib.linalg.svdvals(lib.tensor([[float("inf"), 1.], [1., 1.]])),
         "tensordot_nan_dims": lambda: lib.tensordot(x, x.t(), float("nan")),
+        "cdist_p0_nan": lambda: lib.cdist(lib.tensor([[float("nan"), 1.], [0., 1.]]), lib.ones(3, 2), p=0.),
+        "index_fill_empty_out_of_bounds": lambda: lib.index_fill(lib.ones(0), 0, lib.tensor([0]), 1.),
+        "index_fill_empty_other_dim_ok": lambda: lib.index_fill(lib.ones(0, 3), 1, lib.tensor([1]), 1.),
         "keepdim_true_ok": lambda: x.sum(1, keepdim=True),
         "keepdim_false_positional_ok": lambda: lib.sum(x, 1, False),
     }
