@@ -446,15 +446,22 @@ def run(only: list[str] | None = None, huge: bool = True) -> list[Case]:
     return cases
 
 
-def table(cases: list[Case]) -> str:
-    """Agreement by kind: cases, agree, and each kind of disagreement."""
+def table(cases: list[Case], by: str = "kind") -> str:
+    """Agreement by kind of bad input (``by="kind"``) or by family of op (``by="family"``, the registry's
+    category): cases, agree, and each kind of disagreement."""
+    from shapetorch.ops._registry import CATEGORY
+
+    def group(c: Case) -> str:
+        return c.kind if by == "kind" else CATEGORY.get(c.name.removeprefix("Tensor."), "other")
+
     verdicts = ("agree", "deliberate", "silent", "refused", "raw", "class", "values")
-    rows = [f"| kind | cases | {' | '.join(verdicts)} |", "|---|---" + "|---" * len(verdicts) + "|"]
-    for kind in (*KINDS, "all"):
-        sel = [c for c in cases if c.kind == kind or kind == "all"]
+    rows = [f"| {by} | cases | {' | '.join(verdicts)} |", "|---|---" + "|---" * len(verdicts) + "|"]
+    groups = KINDS if by == "kind" else sorted({group(c) for c in cases})
+    for g in (*groups, "all"):
+        sel = [c for c in cases if g == "all" or group(c) == g]
         if sel:
             counts = [sum(c.verdict == v for c in sel) for v in verdicts]
-            rows.append(f"| {kind} | {len(sel)} | {' | '.join(map(str, counts))} |")
+            rows.append(f"| {g} | {len(sel)} | {' | '.join(map(str, counts))} |")
     return "\n".join(rows)
 
 

@@ -1,4 +1,4 @@
-"""The differential bad-input fuzzer's table: agreement with torch by kind of bad input.
+"""The differential bad-input fuzzer's tables: agreement with torch by kind of bad input and by family of op.
 
     python tools/bad_input_report.py                   # the table, and the disagreements by op
     python tools/bad_input_report.py --write-baseline  # record today's disagreements (tests/bad_input_baseline.json)
@@ -33,6 +33,8 @@ def main() -> None:
     args = parser.parse_args()
     cases = fuzz.run(args.names or None)
     print(fuzz.table(cases))
+    print()
+    print(fuzz.table(cases, by="family"))
     bad = sorted((c for c in cases if c.verdict not in ("agree", "deliberate")), key=lambda c: c.key)
     print(f"\n{len(bad)} disagreements over {len({c.name for c in cases})} functions")
     for c in bad:
