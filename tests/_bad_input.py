@@ -30,9 +30,12 @@ from _opinfo_tables import to_st
 from _oracle import assert_same
 
 KINDS = (
-    "valid", "non_tensor_input", "none_input", "extra_argument", "unknown_keyword", "dim_out_of_range",
-    "dim_float", "dim_bool", "bool_input", "uint8_input", "int64_input", "complex_input", "empty_input",
-    "zero_dim_input", "non_contiguous_input", "expanded_input", "nan_input",
+    "valid", "non_tensor_input", "none_input", "extra_argument", "unknown_keyword", "duplicate_argument",
+    "dim_out_of_range", "dim_float", "dim_bool", "bool_flag_int", "bool_flag_none", "bool_flag_numpy",
+    "bool_input", "uint8_input", "int64_input", "complex_input", "empty_input", "zero_dim_input",
+    "non_contiguous_input", "expanded_input", "nan_input", "index_out_of_bounds", "index_negative_out_of_bounds",
+    "nan_size", "inf_size", "inplace_expanded", "inplace_partial_overlap", "out_partial_overlap", "inplace_leaf",
+    "inplace_leaf_view", "huge_size",
 )
 
 
@@ -66,11 +69,42 @@ def _same_up_to_ties(name: str, x: Any, args: tuple[Any, ...], kwargs: dict[str,
     torch.testing.assert_close(torch.take_along_dim(x, idx, dim), values, equal_nan=True, rtol=0, atol=0)
 
 
+# Disagreements kept on purpose, where torch is silently wrong and shapetorch refuses (each listed with its reason in
+# docs/compatibility.md, "Bad input torch lets through"): counted as "deliberate", not as disagreements.
+DELIBERATE = {
+    "take_along_dim:index_out_of_bounds": "torch reads outside the tensor and returns what it finds there",
+    "take_along_dim:index_negative_out_of_bounds": "torch reads outside the tensor and returns what it finds there",
+    "masked_fill:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+    "index_put:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+    "tril:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+    "triu:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+    "as_strided:empty_input": "torch reads outside the (empty) storage and returns what it finds there",
+    "mode:nan_input": "torch's mode of a row with NaN depends on where the NaN is ([nan, 1, 2] gives nan, [1, 2, nan] "
+                      "gives 1): its sort does not order NaN; ours counts NaN as one value, sorted last",
+    "mv:zero_dim_input": "torch's check reads dim 0 of the 0-d matrix first (an IndexError); ours is the "
+                         "RuntimeError torch gives for every other wrong rank",
+    "pinverse:expanded_input": "the default rcond=1e-15 is below float32's resolution: for this rank-1 matrix both "
+                               "libraries invert rounding noise, and the noise differs",
+    "kron:non_contiguous_input": "torch refuses a valid input: its kernel calls view() on a non-contiguous tensor",
+    # torch's Python-level functions leak an AttributeError (``'str' object has no attribute 'dim'``) or a ValueError
+    # from int(); shapetorch raises the TypeError that torch's argument parser gives for its other ops
+    "norm:non_tensor_input": "torch leaks an AttributeError from its Python code; ours is a TypeError",
+    "norm:none_input": "torch leaks an AttributeError from its Python code; ours is a TypeError",
+    "split:none_input": "torch leaks an AttributeError from its Python code; ours is a TypeError",
+    "stft:non_tensor_input": "torch leaks an AttributeError from its Python code; ours is a TypeError",
+    "stft:none_input": "torch leaks an AttributeError from its Python code; ours is a TypeError",
+    "tensordot:non_tensor_input": "torch leaks an AttributeError from its Python code; ours is a TypeError",
+    "tensordot:none_input": "torch leaks an AttributeError from its Python code; ours is a TypeError",
+    "stft:nan_size": "torch leaks a ValueError from int() in its Python code; ours is a TypeError",
+    "stft:inf_size": "torch leaks an OverflowError-turned-ValueError from int() in its Python code; ours is a TypeError",
+}
+
+
 @dataclass(frozen=True)
 class Case:
     name: str  # the public function
     kind: str
-    verdict: str  # "agree", "silent", "refused", "raw" (not a ShapetorchError), "class", "values"
+    verdict: str  # "agree", "deliberate", "silent", "refused", "raw" (not a ShapetorchError), "class", "values"
     detail: str = ""
 
     @property
@@ -112,31 +146,42 @@ def outcome(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
 
 def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any],
            x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Case:
+    layout = LAYOUTS.get(kind)
+    call = _laid_out(kind, call)
     theirs, te = outcome(lambda: call(torch, x, args, kwargs))
     ours, oe = outcome(lambda: call(st, to_st(x), to_st(args), to_st(kwargs)))
     if te is not None and oe is not None:
         if not isinstance(oe, st.ShapetorchError):
             return Case(name, kind, "raw", f"{type(oe).__name__}: {str(oe)[:120]}")
         if not isinstance(oe, builtin_class(te)):
-            return Case(name, kind, "class", f"torch {builtin_class(te).__name__}, ours {type(oe).__mro__[1].__name__}"
-                        f" [{oe.code}]")
+            return _kept(Case(name, kind, "class", f"torch {builtin_class(te).__name__}, ours {type(oe).__mro__[1].__name__}"
+                        f" [{oe.code}]"))
         return Case(name, kind, "agree")
     if te is not None:
-        return Case(name, kind, "silent", f"torch {type(te).__name__}: {str(te)[:120]}")
+        return _kept(Case(name, kind, "silent", f"torch {type(te).__name__}: {str(te)[:120]}"))
     if oe is not None:
         verdict = "refused" if isinstance(oe, st.ShapetorchError) else "raw"
-        return Case(name, kind, verdict, f"{type(oe).__name__}: {str(oe)[:120]}")
+        return _kept(Case(name, kind, verdict, f"{type(oe).__name__}: {str(oe)[:120]}"))
     try:
         base = name.removeprefix("Tensor.")
         if base in TIES:
-            _same_up_to_ties(base, x, args, kwargs, ours, theirs)
+            _same_up_to_ties(base, layout(x) if layout is not None else x, args, kwargs, ours, theirs)
         elif base in UNSEEDED:
             assert (tuple(ours.shape), ours.dtype.name) == (tuple(theirs.shape), str(theirs.dtype)[6:]), "shape/dtype"
         else:
             assert_same(ours, theirs)
     except Exception as e:
-        return Case(name, kind, "values", str(e)[:160])
+        return _kept(Case(name, kind, "values", str(e)[:160]))
     return Case(name, kind, "agree")
+
+
+def _kept(case: Case) -> Case:
+    """A listed deliberate difference (a coded refusal, another builtin class, an answer where torch wrongly
+    refuses, or another answer where torch's depends on what it should not) is counted as such; a raw error never
+    is."""
+    if case.verdict != "raw" and f"{case.name.removeprefix('Tensor.')}:{case.kind}" in DELIBERATE:
+        return Case(case.name, case.kind, "deliberate", case.detail)
+    return case
 
 
 def _call(fn_name: str) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]:
@@ -178,37 +223,212 @@ def _variants(x: torch.Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     yield "empty_input", x.reshape(-1)[:0].reshape((0, *x.shape[1:])) if x.dim() else x.reshape(0), args, kwargs
     yield "zero_dim_input", x.reshape(-1)[0].clone() if x.numel() else torch.tensor(1.0), args, kwargs
     if x.dim() >= 2:
-        yield "non_contiguous_input", x.transpose(0, 1).contiguous().transpose(0, 1), args, kwargs
-    yield "expanded_input", x.reshape(-1)[:1].reshape((1,) * x.dim()).expand(x.shape) if x.numel() else x, args, kwargs
+        yield "non_contiguous_input", x, args, kwargs  # laid out by the call (LAYOUTS)
+    yield "expanded_input", x, args, kwargs
     nan = x.clone()
     if nan.numel():
         nan.reshape(-1)[0] = float("nan")
     yield "nan_input", nan, args, kwargs
 
 
+# the kinds whose input differs from the sample in its layout only: made inside the call, in each library, since
+# the input reaches shapetorch as a copy of its values (to_st), which would be contiguous again
+LAYOUTS: dict[str, Callable[[Any], Any]] = {
+    "non_contiguous_input": lambda x: x.transpose(0, 1).contiguous().transpose(0, 1),
+    "expanded_input": lambda x: x.reshape(-1)[:1].reshape((1,) * x.dim()).expand(x.shape) if x.numel() else x,
+}
+
+
+def _laid_out(kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
+              ) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]:
+    layout = LAYOUTS.get(kind)
+    if layout is None:
+        return call
+    return lambda lib, x, args, kwargs: call(lib, layout(x), args, kwargs)
+
+
 def _method(name: str) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]:
     return lambda lib, x, args, kwargs: getattr(x, name)(*args, **kwargs)
 
 
-# variants that only a function sees: a method's self is always a tensor
-_FUNCTION_ONLY = {"non_tensor_input", "none_input"}
+# variants that only a function sees: a method's self is always a tensor, and has no keyword
+_FUNCTION_ONLY = {"non_tensor_input", "none_input", "duplicate_argument", "out_partial_overlap"}
+
+Call = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
+BIG = 10**6  # an index far out of bounds of any sample
 
 
-def run(only: list[str] | None = None) -> list[Case]:
+def _signature(name: str) -> dict[str, Any]:
+    """Our function's parameters (the public names are torch's), by name."""
+    import inspect
+
+    from shapetorch.ops._registry import FUNCTIONS
+
+    try:
+        return dict(inspect.signature(inspect.unwrap(FUNCTIONS[name])).parameters)
+    except (TypeError, ValueError):
+        return {}
+
+
+def _replace_first(seq: tuple[Any, ...], kwargs: dict[str, Any], test: Callable[[Any], bool],
+                   new: Callable[[Any], Any]) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """``args, kwargs`` with the first value that passes ``test`` (positional first) replaced by ``new(value)``."""
+    for i, v in enumerate(seq):
+        if test(v):
+            return (*seq[:i], new(v), *seq[i + 1:]), kwargs
+    for k, v in kwargs.items():
+        if test(v):
+            return seq, {**kwargs, k: new(v)}
+    return None
+
+
+def _is_index(v: Any) -> bool:
+    return isinstance(v, torch.Tensor) and v.dtype == torch.int64 and v.numel() > 0
+
+
+def _is_size(v: Any) -> bool:
+    return type(v) is int and v > 0
+
+
+def _with_first_element(v: torch.Tensor, value: int) -> torch.Tensor:
+    out = v.clone()
+    out.reshape(-1)[0] = value
+    return out
+
+
+def _shifted_views(lib: Any, x: Any) -> tuple[Any, Any]:
+    """Two same-shaped dense views of one storage, one row apart: they share all but a row of memory."""
+    base = lib.cat([x, x[:1]])
+    return base[:-1], base[1:]
+
+
+def _extra_variants(name: str, x: torch.Tensor, args: tuple[Any, ...],
+                    kwargs: dict[str, Any]) -> Iterator[tuple[str, Call, Any, tuple[Any, ...], dict[str, Any]]]:
+    """The kinds that need their own call: duplicate arguments, bool flags, out-of-bounds indices, NaN and inf
+    sizes, in-place ops that alias their target or write into a leaf (and a view of one)."""
+    fn = _call(name)
+    sig = _signature(name)
+    yield "duplicate_argument", lambda lib, x, a, k: getattr(lib, name)(x, *a, input=x, **k), x, args, kwargs
+    flag = next((p for p, q in sig.items() if q.annotation == "bool" and q.kind is not q.VAR_KEYWORD), None)
+    if flag is not None:
+        yield "bool_flag_int", fn, x, args, {**kwargs, flag: 1}
+        yield "bool_flag_none", fn, x, args, {**kwargs, flag: None}
+        yield "bool_flag_numpy", fn, x, args, {**kwargs, flag: np.bool_(True)}
+    if (r := _replace_first(args, kwargs, _is_index, lambda v: _with_first_element(v, BIG))) is not None:
+        yield "index_out_of_bounds", fn, x, *r
+    if (r := _replace_first(args, kwargs, _is_index, lambda v: _with_first_element(v, -BIG))) is not None:
+        yield "index_negative_out_of_bounds", fn, x, *r
+    if (r := _replace_first(args, kwargs, _is_size, lambda v: float("nan"))) is not None:
+        yield "nan_size", fn, x, *r
+    if (r := _replace_first(args, kwargs, _is_size, lambda v: float("inf"))) is not None:
+        yield "inf_size", fn, x, *r
+    inplace = name + "_"
+    if hasattr(torch.Tensor, inplace) and hasattr(st.Tensor, inplace) and x.dim() and x.is_floating_point():
+        # each on a copy: torch's call gets the sample's own tensor
+        yield ("inplace_expanded", lambda lib, x, a, k: getattr(x.clone().reshape(-1)[:1].reshape(
+            (1,) * x.dim()).expand(x.shape), inplace)(*a, **k), x, args, kwargs)
+        yield ("inplace_leaf", lambda lib, x, a, k: getattr(x.clone().requires_grad_(), inplace)(*a, **k),
+               x, args, kwargs)
+        yield ("inplace_leaf_view", lambda lib, x, a, k: getattr(x.clone().requires_grad_()[:], inplace)(*a, **k),
+               x, args, kwargs)
+        if args and isinstance(args[0], torch.Tensor) and args[0].shape == x.shape:
+            def overlapping(lib: Any, x: Any, a: tuple[Any, ...], k: dict[str, Any]) -> Any:
+                dst, src = _shifted_views(lib, x)
+                return getattr(dst, inplace)(src, *a[1:], **k)
+
+            yield "inplace_partial_overlap", overlapping, x, args, kwargs
+    theirs, _ = outcome(lambda: fn(torch, x, args, kwargs))
+    if ("out" in sig and x.dim() and not kwargs.get("out") and isinstance(theirs, torch.Tensor)
+            and theirs.shape == x.shape and theirs.dtype == x.dtype):  # an out= torch need not resize nor cast
+        def out_overlapping(lib: Any, x: Any, a: tuple[Any, ...], k: dict[str, Any]) -> Any:
+            src, dst = _shifted_views(lib, x)
+            return getattr(lib, name)(src, *a, out=dst, **k)
+
+        yield "out_partial_overlap", out_overlapping, x, args, kwargs
+
+
+def _huge_variants(x: torch.Tensor, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> Iterator[tuple[str, Any, tuple[Any, ...], dict[str, Any]]]:
+    """Every positive int argument (a size, a count, a repeat) made 2**40 in turn."""
+    for i, v in enumerate(args):
+        if _is_size(v):
+            yield "huge_size", x, (*args[:i], 2**40, *args[i + 1:]), kwargs
+            return
+    for k, v in kwargs.items():
+        if _is_size(v):
+            yield "huge_size", x, args, {**kwargs, k: 2**40}
+            return
+
+
+HUGE_LIMIT = 2 << 30  # bytes of address space the huge-size subprocess may add to what it holds after its imports
+
+
+def _limit_memory() -> None:
+    """Cap this process's address space a little above what it holds now, so a huge allocation fails at once."""
+    import resource
+
+    with open("/proc/self/status") as f:
+        held = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+    resource.setrlimit(resource.RLIMIT_AS, (held + HUGE_LIMIT, resource.RLIM_INFINITY))
+
+
+def run_huge(only: list[str] | None = None) -> list[Case]:
+    """The ``huge_size`` cases, in a subprocess under a memory limit (an allocation that the checks let through
+    fails there, not on the machine that runs the tests). Linux only (the limit is RLIMIT_AS over /proc)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not sys.platform.startswith("linux"):
+        return []
+    here = Path(__file__).parent
+    code = ("import sys, json; sys.path.insert(0, sys.argv[1]); import _bad_input as f; f._limit_memory(); "
+            "print(json.dumps([c.__dict__ for c in f._huge_cases(json.loads(sys.argv[2]))]))")
+    done = subprocess.run([sys.executable, "-c", code, str(here), json.dumps(only)], capture_output=True, text=True,
+                          timeout=600, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the huge-size subprocess failed:\n{done.stderr[-2000:]}")
+    return [Case(**c) for c in json.loads(done.stdout.splitlines()[-1])]
+
+
+def _huge_cases(only: list[str] | None) -> list[Case]:
+    from shapetorch.ops._registry import METHODS
+
+    np.seterr(all="ignore")
+    cases = []
+    for name in only or names():
+        sample = _valid_sample(name)
+        if sample is None:
+            continue
+        x0, args0, kwargs0 = sample.input, tuple(sample.args), dict(sample.kwargs)
+        for kind, x, args, kwargs in _huge_variants(x0, args0, kwargs0):
+            cases.append(_judge(name, kind, _call(name), x, args, kwargs))
+            if name in METHODS and hasattr(torch.Tensor, name):
+                cases.append(_judge(f"Tensor.{name}", kind, _method(name), x, args, kwargs))
+    return cases
+
+
+def run(only: list[str] | None = None, huge: bool = True) -> list[Case]:
     """Every variant of every sampled public function, and of the Tensor method of the same name (as
     ``Tensor.<name>``, where both libraries have it and it agrees on the valid sample); ``only`` limits the names."""
     from shapetorch.ops._registry import METHODS
 
     np.seterr(all="ignore")
     cases: list[Case] = []
+    huge_names: list[str] = []  # the subprocess samples only the names that have a huge-size variant
     for name in only or names():
         sample = _valid_sample(name)
         if sample is None:
             continue
         x0, args0, kwargs0 = sample.input, tuple(sample.args), dict(sample.kwargs)
+        if any(True for _ in _huge_variants(x0, args0, kwargs0)):
+            huge_names.append(name)
         cases.append(Case(name, "valid", "agree"))
         for kind, x, args, kwargs in _variants(x0, args0, kwargs0):
             cases.append(_judge(name, kind, _call(name), x, args, kwargs))
+        for kind, call, x, args, kwargs in _extra_variants(name, x0, args0, kwargs0):
+            cases.append(_judge(name, kind, call, x, args, kwargs))
         if name not in METHODS or not hasattr(torch.Tensor, name):
             continue
         method, mname = _method(name), f"Tensor.{name}"
@@ -218,19 +438,31 @@ def run(only: list[str] | None = None) -> list[Case]:
         for kind, x, args, kwargs in _variants(x0, args0, kwargs0):
             if kind not in _FUNCTION_ONLY:
                 cases.append(_judge(mname, kind, method, x, args, kwargs))
+        for kind, call, x, args, kwargs in _extra_variants(name, x0, args0, kwargs0):
+            if kind not in _FUNCTION_ONLY and not kind.startswith("inplace_"):  # the in-place kinds are methods
+                cases.append(_judge(mname, kind, method, x, args, kwargs))
+    if huge and huge_names:
+        cases += run_huge(huge_names)
     return cases
 
 
-def table(cases: list[Case]) -> str:
-    """Agreement by kind: cases, agree, and each kind of disagreement."""
-    verdicts = ("agree", "silent", "refused", "raw", "class", "values")
-    rows = [f"| kind | cases | {' | '.join(verdicts)} |", "|---|---" + "|---" * len(verdicts) + "|"]
-    for kind in (*KINDS, "all"):
-        sel = [c for c in cases if c.kind == kind or kind == "all"]
+def table(cases: list[Case], by: str = "kind") -> str:
+    """Agreement by kind of bad input (``by="kind"``) or by family of op (``by="family"``, the registry's
+    category): cases, agree, and each kind of disagreement."""
+    from shapetorch.ops._registry import CATEGORY
+
+    def group(c: Case) -> str:
+        return c.kind if by == "kind" else CATEGORY.get(c.name.removeprefix("Tensor."), "other")
+
+    verdicts = ("agree", "deliberate", "silent", "refused", "raw", "class", "values")
+    rows = [f"| {by} | cases | {' | '.join(verdicts)} |", "|---|---" + "|---" * len(verdicts) + "|"]
+    groups = KINDS if by == "kind" else sorted({group(c) for c in cases})
+    for g in (*groups, "all"):
+        sel = [c for c in cases if g == "all" or group(c) == g]
         if sel:
             counts = [sum(c.verdict == v for c in sel) for v in verdicts]
-            rows.append(f"| {kind} | {len(sel)} | {' | '.join(map(str, counts))} |")
+            rows.append(f"| {g} | {len(sel)} | {' | '.join(map(str, counts))} |")
     return "\n".join(rows)
 
 
-__all__ = ["KINDS", "Case", "builtin_class", "names", "outcome", "run", "table"]
+__all__ = ["DELIBERATE", "KINDS", "Case", "builtin_class", "names", "outcome", "run", "table"]

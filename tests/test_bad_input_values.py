@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -68,6 +69,65 @@ def _cases(lib: Any) -> dict[str, Callable[[], Any]]:
         "non_scalar_backward": lambda: (leaf * 2).backward(),  # noqa: PLW0108 (built when called)
         "unused_input_to_grad": lambda: lib.autograd.grad((leaf * 2).sum(), [lib.ones(2, requires_grad=True)]),
         "modified_saved_tensor": lambda: _modify_saved(leaf.exp()),
+        # Python's call binding, which the argument guard codes (an ArgumentError is a TypeError)
+        "input_given_twice": lambda: lib.add(x, input=x),
+        "other_given_twice": lambda: lib.add(x, x, other=x),
+        "method_argument_twice": lambda: x.sum(0, dim=1),
+        "method_argument_twice_varargs": lambda: x.permute(1, 0, dims=(1, 0)),
+        "unexpected_keyword": lambda: lib.add(x, x, bogus=1),
+        "missing_required": lambda: lib.add(x),
+        "missing_required_method": lambda: x.topk(),  # noqa: PLW0108 (built when called)
+        "too_many_positionals": lambda: lib.add(x, x, 1, 2),
+        # bool flags: torch's parser takes a Python bool only
+        "keepdim_str": lambda: x.sum(1, keepdim="yes"),
+        "keepdim_int": lambda: x.sum(1, keepdim=1),
+        "keepdim_int_positional": lambda: lib.mean(x, 1, 0),
+        "keepdim_none": lambda: x.amax(1, keepdim=None),
+        "keepdim_numpy_bool": lambda: x.sum(1, keepdim=np.bool_(True)),
+        "keepdim_tensor": lambda: x.sum(1, keepdim=lib.tensor(True)),
+        "largest_int": lambda: x.topk(1, largest=0),
+        "sorted_none": lambda: x.topk(1, sorted=None),
+        "descending_int": lambda: lib.argsort(x, descending=1),
+        "requires_grad_int": lambda: lib.zeros(2, requires_grad=1),
+        "equal_nan_str": lambda: lib.isclose(x, x, equal_nan="no"),
+        # in-place ops and out= that alias an input, leaves and views of leaves
+        "inplace_partial_overlap": lambda: (y := lib.arange(4.).reshape(2, 2)).add_(y.t()),
+        "inplace_full_overlap_ok": lambda: (y := x.clone()).mul_(y),
+        "inplace_disjoint_ok": lambda: (y := x.clone())[0].add_(y[1]),
+        "copy_partial_overlap": lambda: (y := lib.arange(4.).reshape(2, 2)).copy_(y.t()),
+        "out_partial_overlap": lambda: lib.add((y := x.clone().reshape(-1))[:5], 1, out=y[1:]),
+        "out_same_tensor_ok": lambda: lib.add((y := x.clone()), 1, out=y),
+        "out_overlap_matmul_ok": lambda: lib.mm((y := lib.ones(2, 4))[:, :2], y[:, 2:], out=y[:, 1:3]),
+        "leaf_view_inplace": lambda: lib.ones(3, requires_grad=True)[:2].mul_(2),
+        "leaf_view_method_inplace": lambda: lib.ones(3, requires_grad=True).view(3).sin_(),
+        "leaf_logical_inplace_ok": lambda: lib.ones(3, requires_grad=True).logical_not_(),
+        "leaf_as_strided_inplace": lambda: lib.ones(4, requires_grad=True).as_strided_((2,), (1,)),
+        "normal_tensor_mean": lambda: x.clone().normal_(x, x),
+        "repeat_interleave_nan": lambda: lib.repeat_interleave(x, float("nan")),
+        "repeat_interleave_float": lambda: lib.repeat_interleave(x, 2.0),
+        "repeat_huge": lambda: x.repeat_interleave(2**40),
+        "conj_physical_expanded_real_ok": lambda: lib.ones(1, 2).expand(2, 2).conj_physical_(),
+        # the fuzzer's findings fixed one by one
+        "float_power_none": lambda: lib.float_power(None, x),
+        "float_power_str": lambda: lib.float_power("a", x),
+        "float_power_two_numbers": lambda: lib.float_power(2, 3),
+        "where_method_extra_argument": lambda: x.where(x > 0, x, 1),
+        "where_method_unknown_keyword": lambda: x.where(x > 0, x, bogus=1),
+        "cross_bool": lambda: lib.cross(lib.ones(2, 3).bool(), lib.ones(2, 3), dim=1),
+        "searchsorted_bool_sequence_float_values": lambda: lib.searchsorted(lib.tensor([False, True]), lib.tensor([.5, 0.])),
+        "searchsorted_bool_both": lambda: lib.searchsorted(lib.tensor([False, True]), lib.tensor([True])),
+        "searchsorted_complex_empty_values": lambda: lib.searchsorted(lib.tensor([1j]), lib.tensor([], dtype=lib.complex64)),
+        "flip_dims_twice": lambda: lib.flip(x, 0, dims=(1,)),
+        "normal_tensor_with_size": lambda: lib.normal(x, x, (2, 3)),
+        "normal_broadcast_mismatch": lambda: lib.normal(lib.ones(0), lib.ones(3)),
+        "svd_nan": lambda: lib.linalg.svdvals(lib.tensor([[float("nan"), 1.], [1., 1.]])),
+        "svdvals_inf": lambda: lib.linalg.svdvals(lib.tensor([[float("inf"), 1.], [1., 1.]])),
+        "tensordot_nan_dims": lambda: lib.tensordot(x, x.t(), float("nan")),
+        "cdist_p0_nan": lambda: lib.cdist(lib.tensor([[float("nan"), 1.], [0., 1.]]), lib.ones(3, 2), p=0.),
+        "index_fill_empty_out_of_bounds": lambda: lib.index_fill(lib.ones(0), 0, lib.tensor([0]), 1.),
+        "index_fill_empty_other_dim_ok": lambda: lib.index_fill(lib.ones(0, 3), 1, lib.tensor([1]), 1.),
+        "keepdim_true_ok": lambda: x.sum(1, keepdim=True),
+        "keepdim_false_positional_ok": lambda: lib.sum(x, 1, False),
     }
 
 

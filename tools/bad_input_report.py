@@ -1,4 +1,4 @@
-"""The differential bad-input fuzzer's table: agreement with torch by kind of bad input.
+"""The differential bad-input fuzzer's tables: agreement with torch by kind of bad input and by family of op.
 
     python tools/bad_input_report.py                   # the table, and the disagreements by op
     python tools/bad_input_report.py --write-baseline  # record today's disagreements (tests/bad_input_baseline.json)
@@ -33,10 +33,16 @@ def main() -> None:
     args = parser.parse_args()
     cases = fuzz.run(args.names or None)
     print(fuzz.table(cases))
-    bad = sorted((c for c in cases if c.verdict != "agree"), key=lambda c: c.key)
+    print()
+    print(fuzz.table(cases, by="family"))
+    bad = sorted((c for c in cases if c.verdict not in ("agree", "deliberate")), key=lambda c: c.key)
     print(f"\n{len(bad)} disagreements over {len({c.name for c in cases})} functions")
     for c in bad:
         print(f"  {c.key:<40} {c.verdict:<8} {c.detail}")
+    kept = sorted((c for c in cases if c.verdict == "deliberate"), key=lambda c: c.key)
+    print(f"\n{len(kept)} deliberate differences (docs/compatibility.md):")
+    for c in kept:
+        print(f"  {c.key:<40} {fuzz.DELIBERATE[c.key.removeprefix('Tensor.')]}")
     if args.write_baseline:
         BASELINE.write_text(json.dumps({c.key: c.verdict for c in bad}, indent=1, sort_keys=True) + "\n")
         print(f"wrote {BASELINE.relative_to(ROOT)}")

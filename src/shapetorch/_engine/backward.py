@@ -15,7 +15,7 @@ import re
 import sys
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -33,12 +33,10 @@ if TYPE_CHECKING:
 
 _next_seq = _SEQ.__next__
 
-FREED = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
-    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
-    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
-    "saved tensors after calling backward."
-)
+
+def freed() -> NoReturn:
+    """A second backward through a node whose saved values are freed (torch's wording, a coded ``AutogradError``)."""
+    fail("autograd_error_graph_freed", op="backward")
 
 _LEGACY = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
@@ -105,7 +103,7 @@ class SavedTensor:
         """The saved tensor, after checking that no in-place op changed it since it was saved."""
 
         if self._cell is None:
-            raise RuntimeError(FREED)
+            freed()
         if self._unpack is not None:
             t = self._unpack(self._packed)
             if not isinstance(t, Tensor):
@@ -169,9 +167,10 @@ _NOTHING: tuple[tuple[int, str, int], ...] = ()
 SAVES: dict[str, tuple[tuple[int, str, int], ...]] = {}
 for _n in ("neg add sub floor_divide to_copy clone to_device index_backward index select slice index_select index_put "
            "cat conj sum reshape view permute expand diagonal diagonal_backward round sgn sign floor ceil trunc "
-           "frac exp exp2 expm1 sqrt rsqrt tan tanh sigmoid reciprocal relu").split():
+           "frac exp exp2 expm1 sqrt rsqrt tan tanh sigmoid reciprocal relu as_strided conj_physical cumsum deg2rad "
+           "rad2deg flip triangle diagonal_scatter").split():
     SAVES[_n] = _NOTHING
-for _n in "log log2 log10 log1p sin cos asin acos atan sinh cosh asinh acosh atanh abs erf prod amax amin".split():
+for _n in "log log2 log10 log1p sin cos asin acos atan sinh cosh asinh acosh atanh abs erf prod amax amin sgn".split():
     SAVES[_n] = _SELF
 SAVES["mul"] = SAVES["matmul"] = ((0, "self", 1), (1, "other", 0))
 SAVES["true_divide"] = ((0, "self", 1), (1, "other", -1))
@@ -180,6 +179,13 @@ SAVES["pow"] = ((0, "self", -1), (1, "exponent", -1))
 SAVES["atan2"] = SAVES["maximum"] = SAVES["minimum"] = ((0, "self", -1), (1, "other", -1))
 SAVES["where"] = ((0, "condition", -1),)
 SAVES["gather"] = SAVES["scatter_add"] = ((1, "index", -1),)
+
+# What torch's node keeps that is not one of our SavedTensors, so that a second backward through it raises as
+# in torch: the indices of an advanced index (kept here in params), and a Python number operand of mul and div
+# (torch wraps it in a 0-d tensor and saves that). Graphs whose nodes saved nothing may run backward twice.
+# A slice (``idx2`` None) saves no indices.
+HOLDS_INDICES = frozenset({"index", "index_put"})
+HOLDS_NUMBER = frozenset({"mul", "true_divide"})
 
 _NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_put": "IndexPut",
           "batch_norm": "NativeBatchNorm", "cross_entropy_loss": "NllLoss"}
@@ -241,10 +247,16 @@ class Node(GraphNode):
             saved.append((-1, "result", SavedTensor(out, True)))
         self._inputs = tuple(raw) if raw is not None else inputs
         self._saved = saved
+        name = prim.name
+        if (name in HOLDS_INDICES and params.get("idx2") is not None) or (
+                name in HOLDS_NUMBER and not all(isinstance(a, Tensor) for a in inputs)):
+            self._holds = True
         if ANOMALY.enabled:
             self.metadata["traceback_"] = forward_traceback()
 
     label: str | None = None  # torch's name for a public op made of several primitives (mean: MeanBackward0)
+    _holds = False  # torch's node saved something besides ``_saved`` (HOLDS_INDICES, HOLDS_NUMBER)
+    _freed = False  # a backward without retain_graph ran through it, and it holds something
 
     def name(self) -> str:
         if self.label is not None:
@@ -290,6 +302,8 @@ class Node(GraphNode):
 
     def apply(self, grads: list[Any]) -> list[Any]:
 
+        if self._freed:
+            freed()
         vjp = self.prim.vjp
         if vjp is None:
             fail("autograd_not_registered_error", op=self.prim.name, i=0)
@@ -307,6 +321,8 @@ class Node(GraphNode):
         return out
 
     def release(self) -> None:
+        if self._holds and self.label is None:  # a composite's node (as_node) is torch's, which saves no number
+            self._freed = True
         if self._saved:
             slots = set()
             for slot, _, s in self._saved:

@@ -33,7 +33,8 @@ def _dim(op: str) -> Entry:
 # user code and tests match on ("a leaf Variable that requires grad ...", "one of the variables needed ...").
 VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_grad_dtype", "autograd_error_implicit_grad",
                       "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_custom_view_inplace",
-                      "module_hook_error_result", "data_error_invalid_value", "data_error_invalid_type"})
+                      "module_hook_error_result", "data_error_invalid_value", "data_error_invalid_type",
+                      "autograd_error_graph_freed", "autograd_error_leaf_view_inplace"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
@@ -54,6 +55,13 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-broadcast",
         "An in-place write into a tensor whose elements share memory (an expanded view).",
         "{op}: unsupported operation: more than one element of the written-to tensor refers to a single "
+        "memory location. Please clone() the tensor before performing the operation.",
+    ),
+    "inplace_error_partial_overlap": Entry(
+        "shape", "shape-broadcast",
+        "An in-place op or `out=` whose written-to tensor shares some, not all, of its memory with an input "
+        "(`x.add_(x.t())`, `add(x[:2], 1, out=x[1:])`).",
+        "{op}: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
         "memory location. Please clone() the tensor before performing the operation.",
     ),
     # -- matmul family ----------------------------------------------------------------------
@@ -86,6 +94,10 @@ CATALOGUE: dict[str, Entry] = {
     "linalg_error_singular": Entry(
         "linalg", "shape-linalg", "A matrix to invert or solve with is singular (a zero pivot of its LU factorization).",
         "{op}: {cause} because the input matrix is singular.",
+    ),
+    "linalg_error_not_converged": Entry(
+        "linalg", "shape-linalg", "An SVD (svd, svdvals, pinv, matrix_rank) of a matrix with NaN entries.",
+        "{op}: The algorithm failed to converge because the input matrix contained non-finite values.",
     ),
     "linalg_error_not_positive_definite": Entry(
         "linalg", "shape-linalg", "cholesky of a matrix that is not (Hermitian) positive-definite.",
@@ -474,6 +486,10 @@ CATALOGUE: dict[str, Entry] = {
         "autograd", "shape-autograd", "An in-place op on a leaf that requires grad (outside no_grad).",
         "a leaf Variable that requires grad {tense} used in an in-place operation.",
     ),
+    "autograd_error_leaf_view_inplace": Entry(
+        "autograd", "shape-autograd", "An in-place op on a view of a leaf that requires grad (outside no_grad).",
+        "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+    ),
     "autograd_error_requires_grad_dtype": Entry(
         "autograd", "shape-autograd", "requires_grad on a tensor that is neither floating point nor complex.",
         "only Tensors of floating point and complex dtype can require gradients",
@@ -507,6 +523,15 @@ CATALOGUE: dict[str, Entry] = {
     "module_hook_error_result": Entry(
         "autograd", "autograd", "A module hook returned a value torch refuses (a wrong count of gradients, a bad "
         "forward pre-hook result).", "{problem}",
+    ),
+    "autograd_error_graph_freed": Entry(
+        "autograd", "shape-autograd",
+        "A second backward through a node whose saved values the first (without retain_graph) freed, or reading "
+        "`grad_fn._saved_*` after that.",
+        "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+        "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+        "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+        "saved tensors after calling backward.",
     ),
     "autograd_gradient_mismatch_error": Entry(
         "autograd", "autograd", "A backward returned the wrong number of gradients or a wrongly shaped one.",

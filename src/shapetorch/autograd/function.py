@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._engine.anomaly import ANOMALY, forward_traceback
-from .._engine.backward import SavedTensor, gradient_edge, sum_to
+from .._engine.backward import SavedTensor, freed, gradient_edge, sum_to
 from .._engine.graph import Node, next_seq
 from .._errors import fail
 from .._grad_mode import STATE, no_grad
@@ -86,9 +86,7 @@ class FunctionCtx:
         if self._in_forward and not self._saved_called:
             return ()
         if self._released:
-            from .._engine.backward import FREED
-
-            raise RuntimeError(FREED)
+            freed()
         fwd = getattr(self, "saved_for_forward", None)
         if not self._saved and fwd is not None:
             return tuple(fwd)

@@ -6,7 +6,7 @@ import contextlib
 import functools
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -111,7 +111,9 @@ def writable(self: Tensor, op: str) -> Any:
     unless elements overlap, and even then for fill_ and zero_ (every element gets one value)."""
     dst = self._shareable_data()
     if isinstance(dst, np.ndarray) and not dst.flags.writeable:
-        if op not in ("fill_", "zero_") and any(s == 0 and n > 1 for s, n in zip(dst.strides, dst.shape)):
+        # conj_physical_ of a real tensor writes each element's own value back: torch lets it through too
+        unchanged = op == "conj_physical_" and dst.dtype.kind != "c"
+        if op not in ("fill_", "zero_") and not unchanged and any(s == 0 and n > 1 for s, n in zip(dst.strides, dst.shape)):
             fail("inplace_error_internal_overlap", op=op)
         root = dst
         while isinstance(root.base, np.ndarray):
@@ -129,6 +131,21 @@ class _Memory:
         self.__array_interface__, self.base = iface, base
 
 
+# in-place ops torch declares not differentiable: they may write into a leaf that requires grad (or a view of one)
+_NOT_DIFFERENTIABLE_INPLACE = frozenset({"logical_and_", "logical_or_", "logical_xor_", "logical_not_"})
+
+
+def check_leaf_inplace(self: Tensor, op: str) -> None:
+    """torch's check_inplace: with grad mode on, an in-place op may not write into a leaf that requires grad, nor
+    into a view of one (its gradient would be lost), unless torch declares the op not differentiable."""
+    if STATE.enabled and self.requires_grad and op not in _NOT_DIFFERENTIABLE_INPLACE:
+        if self._grad_fn is None:
+            fail("autograd_error_leaf_inplace", op=op, tense="is being")
+        base = self._base
+        if base is not None and base._grad_fn is None and base._requires_grad:
+            fail("autograd_error_leaf_view_inplace", op=op)
+
+
 def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     """Finish an in-place op: ``result`` (computed out of place) is written into ``self``'s storage."""
     src, dst = dtype_name(result), dtype_name(self)
@@ -136,8 +153,7 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
         fail("dtype_error_cannot_cast", op=op, result=src, out=dst)
     if result._data.shape != self._data.shape:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
-    if STATE.enabled and self.requires_grad and self._grad_fn is None:
-        fail("autograd_error_leaf_inplace", op=op, tense="is being")
+    check_leaf_inplace(self, op)
     if self._created_in is not None and STATE.enabled:
         _refuse_custom_view(self._created_in)
     if self._fw_grads is not None or result._fw_grads is not None:
@@ -191,8 +207,60 @@ def snapshot_for_inplace(self: Tensor) -> Tensor:
     return self
 
 
+def _dense_array(a: np.ndarray) -> bool:
+    """Non-overlapping and dense: the strides, sorted, are those of a contiguous array of some permutation."""
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expect = a.itemsize
+    for stride, size in sorted((abs(st), n) for st, n in zip(a.strides, a.shape)):
+        if size == 1:
+            continue
+        if stride != expect:
+            return False
+        expect *= size
+    return True
+
+
+def _bounds(a: np.ndarray) -> tuple[int, int]:
+    """The first byte ``a`` reads and the one past its last (NumPy's byte_bounds, which moved in NumPy 2)."""
+    lo = hi = a.__array_interface__["data"][0]
+    for stride, n in zip(a.strides, a.shape):
+        if stride < 0:
+            lo += stride * (n - 1)
+        else:
+            hi += stride * (n - 1)
+    return lo, hi + a.itemsize
+
+
+def check_no_partial_overlap(out: Tensor, inputs: Iterable[Any], op: str) -> None:
+    """torch's ``assert_no_partial_overlap`` for the tensor an op writes (``self`` of an in-place op, ``out=``):
+    an input may be that very tensor (the same memory, sizes and strides) or share no memory with it; sharing
+    some of it (``x.add_(x.t())``) is refused, since the result would depend on the order of the writes. As in
+    torch, layouts that are not non-overlapping and dense are too hard to tell and pass (an expanded ``out``
+    is refused by ``writable``)."""
+    dst = out._data
+    if not isinstance(dst, np.ndarray) or dst.size == 0:
+        return
+    lo, hi = _bounds(dst)
+    for t in inputs:
+        if not isinstance(t, Tensor) or t is out:
+            continue
+        src = t._data
+        if not isinstance(src, np.ndarray) or src.size == 0:
+            continue
+        slo, shi = _bounds(src)
+        if slo >= hi or lo >= shi:
+            continue
+        if slo == lo and src.shape == dst.shape and src.strides == dst.strides:
+            continue  # full overlap: the same elements, each read before it is written
+        if _dense_array(src) and _dense_array(dst):
+            fail("inplace_error_partial_overlap", op=op)
+
+
 def make_inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if args or kwargs:
+            check_no_partial_overlap(self, (*args, *kwargs.values()), name)
         return write_inplace(self, fn(snapshot_for_inplace(self), *args, **kwargs), name)
 
     inplace.__name__ = inplace.__qualname__ = name

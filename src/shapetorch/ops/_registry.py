@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from .._errors import ShapetorchError, fail
 from .._tensor import Tensor
+from ._common import check_no_partial_overlap
 from ._rule_results import ENABLED as CHECK_RULES
 from ._rule_results import checked
 
@@ -28,7 +29,7 @@ def public(category: str, *, method: bool | str = True, function: bool = True, a
 
     def register(fn: F) -> F:
         name = fn.__name__.rstrip("_") if fn.__name__.endswith("__") else fn.__name__
-        op = _guarded(name, fn)
+        op = _guarded(name, fn, category)
         if CHECK_RULES:  # the test suite's mode: the result's shape and dtype must be what the rules say
             op = checked(name, op)
         for n in (name, *aliases):
@@ -51,75 +52,146 @@ _MISSING: Any = object()  # the default of a required parameter in a guard, so a
 _INT_ANNOTATIONS = frozenset({"int", "int | None", "int | Sequence[int]", "Sequence[int] | int", "int | tuple[int, ...]",
                               "int | list[int]", "int | Sequence[int] | None"})
 _NOT_INT = frozenset({bool, float})
+_OVERLAP: frozenset[type] = frozenset()  # the check of out= (see check_no_partial_overlap)
+# the categories (and ops) whose out= torch refuses when it shares part of an input's memory: its elementwise,
+# scan and sorting kernels check; matrix products, reductions, joining and histograms write through a temporary
+_OUT_CHECKED = frozenset({"pointwise", "logical", "scan", "sorting", "cross", "linalg_cross"})
 
 
 def _int_param(q: inspect.Parameter) -> bool:
     return q.annotation in _INT_ANNOTATIONS and "dim" not in q.name and q.kind not in (q.VAR_POSITIONAL, q.VAR_KEYWORD)
 
 
-def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` behind torch's argument check: a call torch's parser would refuse (an unknown keyword, too many
-    or too few arguments, a non-tensor where a tensor is required) raises a coded ``TypeError`` instead of
-    the Python error it would hit inside the op.
+# the classes torch's parser takes for a bool flag: a Python bool only (not 1, not numpy.bool_, not a 0-d tensor);
+# for an optional one (``bool | None``) None as well
+_BOOL: frozenset[type] = frozenset({bool})
+_OPTIONAL_BOOL: frozenset[type] = frozenset({bool, type(None)})
+# flags torch does not parse: stft's and istft's ``center`` is read by Python code (``if center:``)
+_PYTHON_FLAGS = frozenset({("stft", "center"), ("istft", "center")})
 
-    The guard is generated with ``fn``'s own parameters (plus a ``*more``/``**extra`` catch-all and a
-    sentinel default for required ones), so a good call costs one plain call and one test, not the packing
-    of ``*args, **kwargs``; the types are looked at only when the call fails."""
+
+def _bool_classes(name: str, q: inspect.Parameter) -> frozenset[type] | None:
+    """The classes a bool parameter takes, or None when it is no bool parameter or torch takes anything there.
+    A factory's ``requires_grad`` is an optional bool in torch's schemas (None is the default), but for ``tensor``."""
+    if q.kind in (q.VAR_POSITIONAL, q.VAR_KEYWORD) or (name, q.name) in _PYTHON_FLAGS:
+        return None
+    if q.annotation == "bool":
+        return _OPTIONAL_BOOL if q.name == "requires_grad" and name != "tensor" else _BOOL
+    if q.annotation == "bool | None":
+        return _OPTIONAL_BOOL
+    return None
+
+
+def _guarded(name: str, fn: Callable[..., Any], category: str = "") -> Callable[..., Any]:
+    """``fn`` behind torch's argument check: a call torch's parser would refuse (an unknown keyword, too many
+    or too few arguments, the same argument given twice, a non-tensor where a tensor is required, a non-bool
+    for a bool flag) raises a coded ``TypeError`` instead of the Python error it would hit inside the op.
+
+    The guard is generated with ``fn``'s own parameters, positional-only and defaulting to a sentinel, plus
+    a ``*more``/``**extra`` catch-all: so Python binds every call (``add(x, input=x)`` included, which would
+    otherwise fail in the caller's frame before any guard runs), and a positional call costs one plain call
+    and one test, not the packing of ``*args, **kwargs``. A call with keywords goes through ``_keyword_call``;
+    the types are looked at only when the call fails."""
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):  # no Python signature: nothing to guard
         return fn
     kinds = inspect.Parameter
     env: dict[str, Any] = {"fn": fn, "_M": _MISSING, "_refuse": refuse_arguments, "_SE": ShapetorchError,
-                           "_name": name, "_NI": _NOT_INT}
+                           "_name": name, "_NI": _NOT_INT, "_kw": _keyword_call}
     head: list[str] = []
     call: list[str] = []
+    names: list[str] = []
     required: list[str] = []
-    star = any(q.kind is kinds.VAR_POSITIONAL for q in params)
+    star: str | None = None
     for i, q in enumerate(params):
         if q.kind is kinds.VAR_POSITIONAL:
-            head.append(f"*{q.name}")
-            call.append(f"*{q.name}")
-            continue
-        if q.kind is kinds.VAR_KEYWORD:
-            continue
-        if q.kind is kinds.KEYWORD_ONLY and not star:
-            head.append("*__more")
-            star = True
+            star = q.name
+            break
+        if q.kind in (kinds.KEYWORD_ONLY, kinds.VAR_KEYWORD):
+            break
+        names.append(q.name)
+        head.append(f"{q.name}=_M")
         if q.default is q.empty:
-            default = "_M"
             required.append(q.name)
+            call.append(q.name)
         else:
-            default = f"_d{i}"
-            env[default] = q.default
-        head.append(f"{q.name}={default}")
-        call.append(q.name if q.kind is not kinds.KEYWORD_ONLY else f"{q.name}={q.name}")
-        if i + 1 < len(params) and q.kind is kinds.POSITIONAL_ONLY and params[i + 1].kind is not kinds.POSITIONAL_ONLY:
-            head.append("/")
-    if not star:
-        head.append("*__more")
-    keywords = next((q.name for q in params if q.kind is kinds.VAR_KEYWORD), None)
-    head.append(f"**{keywords or '__extra'}")
-    if keywords:
-        call.append(f"**{keywords}")
-    bad = [f"{r} is _M" for r in required] + (["__more"] if "*__more" in head else []) + \
-        ([] if keywords else ["__extra"]) + [f"{q.name}.__class__ in _NI" for q in params if _int_param(q)]
-    everything = "dict(locals())"
+            env[f"_d{i}"] = q.default
+            call.append(f"_d{i} if {q.name} is _M else {q.name}")
+    if head:
+        head.append("/")
+    head.append(f"*{star or '__more'}")
+    if star:
+        call.append(f"*{star}")
+    head.append("**__extra")
+    env["_names"] = tuple(names)
+    positional = set(names)
+    checks: dict[str, tuple[bool, frozenset[type]]] = {}  # name -> (allowed, classes): refused or the only ones taken
+    bad = ["__extra"] + [f"{r} is _M" for r in required] + ([] if star else ["__more"])
+    for i, q in enumerate(params):
+        if _int_param(q):
+            checks[q.name] = (False, _NOT_INT)
+            if q.name in positional:
+                bad.append(f"{q.name}.__class__ in _NI")
+        elif (classes := _bool_classes(name, q)) is not None:
+            checks[q.name] = (True, classes)
+            if q.name in positional:
+                env[f"_b{i}"] = classes
+                bad.append(f"({q.name} is not _M and {q.name}.__class__ not in _b{i})")
+    if "out" in {q.name for q in params} and (category in _OUT_CHECKED or name in _OUT_CHECKED):
+        checks["out"] = (True, _OVERLAP)
+    env["_checks"] = checks
+    args = f"({', '.join(names)}{',' if len(names) == 1 else ''})"
     source = (
         f"def guard({', '.join(head)}):\n"
-        f"    if {' or '.join(bad) or 'False'}:\n"
-        f"        _refuse(_name, fn, {everything})\n"
+        f"    if {' or '.join(bad)}:\n"
+        f"        return _kw(_name, fn, _names, {args}, {star or '__more'}, __extra, _checks)\n"
         f"    try:\n"
         f"        return fn({', '.join(call)})\n"
         f"    except _SE:\n"
         f"        raise\n"
-        f"    except (TypeError, AttributeError, AssertionError) as __error:\n"
-        f"        _refuse(_name, fn, {everything}, __error)\n"
+        f"    except (TypeError, AttributeError, AssertionError, MemoryError) as __error:\n"
+        f"        _refuse(_name, fn, _kw_given(_names, {args}, {star or '__more'}, __extra), __error)\n"
         f"        raise\n"
     )
+    env["_kw_given"] = _given
     exec(_compiled(source), env)
     guard: Callable[..., Any] = env["guard"]
     return functools.update_wrapper(guard, fn)
+
+
+def _given(names: tuple[str, ...], values: tuple[Any, ...], more: tuple[Any, ...], extra: dict[str, Any]) -> dict[str, Any]:
+    """What a guard received, as ``refuse_arguments`` reads it: the positional values by name, the rest apart."""
+    given: dict[str, Any] = {n: v for n, v in zip(names, values) if v is not _MISSING}
+    given["__more"], given["__extra"] = more, extra
+    return given
+
+
+def _keyword_call(name: str, fn: Callable[..., Any], names: tuple[str, ...], values: tuple[Any, ...],
+                  more: tuple[Any, ...], extra: dict[str, Any], checks: dict[str, Any]) -> Any:
+    """A guarded call with keywords, or one its fast test did not pass: check the int and bool parameters
+    given by keyword too, then let Python bind the call to ``fn`` (so the same argument given twice, an
+    unknown keyword or a missing argument is Python's TypeError, coded by ``refuse_arguments``)."""
+    n = 0
+    for v in values:  # positional arguments fill from the left: the first sentinel ends them
+        if v is _MISSING:
+            break
+        n += 1
+    given = dict(zip(names, values[:n]))
+    for k, v in (*given.items(), *extra.items()):
+        check = checks.get(k)
+        if check is not None and k != "out" and (v.__class__ in check[1]) != check[0]:
+            refuse_arguments(name, fn, _given(names, values, more, extra))
+    out = extra.get("out")
+    if "out" in checks and isinstance(out, Tensor):
+        check_no_partial_overlap(out, (*values[:n], *more, *(v for k, v in extra.items() if k != "out")), name)
+    try:
+        return fn(*values[:n], *more, **extra)
+    except ShapetorchError:
+        raise
+    except (TypeError, AttributeError, AssertionError, MemoryError) as error:
+        refuse_arguments(name, fn, _given(names, values, more, extra), error)
+        raise
 
 
 @functools.cache
@@ -127,6 +199,12 @@ def _compiled(source: str) -> Any:
     """Ops with the same parameters share a guard's code (each runs it in its own namespace): compiling one
     per op cost a third of the first op's time."""
     return compile(source, "<argument guard>", "exec")
+
+
+def _type_name(value: Any) -> str:
+    """How torch's parser names a type in its messages: ``numpy.bool``, ``NoneType``, ``Tensor``."""
+    t = type(value)
+    return t.__name__ if t.__module__ in ("builtins", "shapetorch") else f"{t.__module__.split('.')[0]}.{t.__name__}"
 
 
 def refuse_arguments(name: str, fn: Callable[..., Any], given: dict[str, Any], error: Exception | None = None) -> None:
@@ -141,7 +219,7 @@ def refuse_arguments(name: str, fn: Callable[..., Any], given: dict[str, Any], e
     for q in sig.parameters.values():
         value = given.get(q.name, _MISSING)
         if q.kind is q.VAR_POSITIONAL:
-            args.extend(value)
+            args.extend(() if value is _MISSING else value)  # a guard gives it as "__more"
         elif q.kind is q.VAR_KEYWORD:
             kwargs.update(value)
         elif value is _MISSING:
@@ -162,6 +240,12 @@ def refuse_arguments(name: str, fn: Callable[..., Any], given: dict[str, Any], e
         if type(value) in _NOT_INT and _int_param(sig.parameters[param]):
             fail("argument_error_type", op=name, name=param, position=f" (position {position})", expected="int",
                  got=type(value).__name__)
+        classes = _bool_classes(name, sig.parameters[param])
+        if classes is not None and type(value) not in classes:
+            fail("argument_error_type", op=name, name=param, position=f" (position {position})", expected="bool",
+                 got=_type_name(value))
+    if isinstance(error, MemoryError):  # NumPy could not allocate what the arguments ask for (a huge size)
+        fail("memory_error_allocation", op=name, problem=str(error) or "out of memory")
     if isinstance(error, TypeError):
         fail("argument_error_refused", op=name, problem=str(error).removeprefix(f"{name}(): "))
     if error is not None:

@@ -351,6 +351,12 @@ def _is_complex_operand(x: Any) -> bool:
 @public("pointwise")
 def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
     """``input ** exponent`` computed in double precision (float64, or complex128 if either is complex)."""
+    for what, a in (("input", input), ("exponent", exponent)):  # cast() would turn None into NaN, "a" into a ValueError
+        if not isinstance(a, (Tensor, bool, int, float, complex, np.number)):
+            fail("argument_error_type", op="float_power", name=what, position="", expected="Tensor or Number",
+                 got=type(a).__name__)
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        fail("argument_error_signature", op="float_power", problem="needs a Tensor input or exponent")
     d = "complex128" if _is_complex_operand(input) or _is_complex_operand(exponent) else "float64"
     r = pow(cast(input, d), cast(exponent, d))
     return r if out is None else write_inplace(out, r, "float_power")

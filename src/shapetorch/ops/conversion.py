@@ -18,7 +18,7 @@ from .._rules.broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
 from ._common import cast, check, dtype_name, promoted
-from ._registry import method, public
+from ._registry import _guarded, method, public
 
 
 def _cast_kernel(a: Any, dtype: Any) -> Any:
@@ -188,7 +188,7 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return where(condition, self, other)
 
 
-method("where", _where_method)
+method("where", _guarded("where", _where_method))  # the argument guard of a public op: this one is a method only
 
 
 # -- the bridges --------------------------------------------------------------------------------------------
@@ -299,12 +299,13 @@ def _dlpack_device(self: Tensor) -> Any:
 
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` into ``self`` (broadcast, any dtype), as ``torch.Tensor.copy_``."""
-    from ._common import write_inplace
+    from ._common import check_no_partial_overlap, write_inplace
 
     if not isinstance(src, Tensor):
         from .creation import tensor
 
         src = tensor(src)
+    check_no_partial_overlap(self, (src,), "copy_")
     value = src.to(self.device)
     if value._data.shape != self._data.shape:
         value = value.expand(self._data.shape)

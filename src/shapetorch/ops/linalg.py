@@ -547,6 +547,11 @@ def _svd_arrays(a: Arr, full_matrices: bool) -> tuple[Arr, Arr, Arr]:
         eye_v = np.broadcast_to(np.eye(n if full_matrices else k, n, dtype=a.dtype),
                                 (*batch, n if full_matrices else k, n))
         return eye_u.copy(), np.zeros((*batch, k), dtype=real), eye_v.copy()
+    if np.isnan(a).any():  # LAPACK does not converge; torch says so before it tries
+        fail("linalg_error_not_converged", op="linalg.svd")
+    if np.isinf(a).any():  # torch's LAPACK call returns NaN factors (where NumPy's raises)
+        U, S, Vh = np.linalg.svd(np.zeros_like(a), full_matrices=full_matrices)
+        return np.full_like(U, np.nan), np.full_like(S, np.nan), np.full_like(Vh, np.nan)
     U, S, Vh = np.linalg.svd(a, full_matrices=full_matrices)
     return U, S, Vh
 
@@ -946,6 +951,9 @@ def _sum_some(parts: list[Any]) -> Any:
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim``, the other dims broadcast."""
     shape = check(RX.cross_shape, input._data.shape, other._data.shape, dim, op="linalg.cross")
+    for t in (input, other):  # torch looks for a bool kernel before it compares the dtypes
+        if t._data.dtype.kind == "b":
+            fail("method_dtype_not_supported_error", op="cross", dtype="bool", hint="")
     _same("linalg.cross", input, other)
     axis = dim % len(shape)
     r = _CROSS(input.expand(shape), other.expand(shape), axis=axis)

@@ -279,6 +279,9 @@ def _dims_arg(dims: Any) -> int | tuple[list[int], list[int]]:
         dims = dims.tolist()
     if isinstance(dims, (int, np.integer)):
         return int(dims)
+    if not isinstance(dims, (tuple, list)) or len(dims) != 2:  # torch's tensordot checks this itself (a RuntimeError)
+        fail("argument_error_invalid", op="tensordot", problem="tensordot expects dims to be int or Tuple[List[int], "
+             f"List[int]] or List[List[int]] containing two lists, but got dims={dims}")
     a, b = dims
     return ([int(a)] if isinstance(a, (int, np.integer)) else [int(v) for v in a],
             [int(b)] if isinstance(b, (int, np.integer)) else [int(v) for v in b])

@@ -178,8 +178,8 @@ def block_diag(*tensors: Tensor) -> Tensor:
 
 def _cdist_kernel(a: Arr, b: Arr, p: float) -> Arr:
     diff = np.abs(a[..., :, None, :] - b[..., None, :, :])
-    if p == 0:
-        out = (diff != 0).sum(-1)
+    if p == 0:  # the count of differing coordinates; a NaN coordinate makes the distance NaN, as in torch
+        out = np.where(np.isnan(diff).any(-1), np.nan, (diff != 0).sum(-1))
     elif math.isinf(p):
         out = diff.max(-1, initial=0)
     elif p == 1:

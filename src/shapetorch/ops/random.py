@@ -13,7 +13,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
-from ._common import allocating, be, check_fill_value, int_list, need_floating, new_sizes, write_inplace
+from ._common import allocating, be, broadcast2, check_fill_value, int_list, need_floating, new_sizes, write_inplace
 from ._registry import method, public
 from .creation import _on
 
@@ -141,10 +141,13 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Normal samples; ``mean`` and ``std`` may be tensors (broadcast) or numbers (then ``size`` is needed)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is not None or requires_grad is not False:  # torch's tensor overloads take neither
+            fail("argument_error_refused", op="normal", problem="with a Tensor mean or std, size and requires_grad are "
+                 "not taken (the output has their broadcast shape)")
         like = mean if isinstance(mean, Tensor) else std
         need_floating(like, "normal", complex_=True)
-        shape = np.broadcast_shapes(np.shape(mean._data if isinstance(mean, Tensor) else mean),
-                                    np.shape(std._data if isinstance(std, Tensor) else std))
+        shape = broadcast2(tuple(np.shape(mean._data if isinstance(mean, Tensor) else mean)),
+                           tuple(np.shape(std._data if isinstance(std, Tensor) else std)), "normal")
         z = _on(_rng(generator).standard_normal(shape).astype(like._data.dtype), like.device)
         return z * std + mean
     d = _float_dtype(dtype, "normal")
@@ -183,8 +186,14 @@ def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or input.device)
 
 
-def _sampler(name: str, draw: Any) -> None:
+def _sampler(name: str, draw: Any, numbers: tuple[str, ...] = ()) -> None:
+    """``numbers``: the parameters torch's schema types as Python numbers (a tensor there is a TypeError)."""
+
     def fn(self: Tensor, *args: Any, generator: Generator | None = None) -> Tensor:
+        for position, (param, a) in enumerate(zip(numbers, args), 1):
+            if isinstance(a, Tensor):
+                fail("argument_error_type", op=name, name=param, position=f" (position {position})", expected="float",
+                     got="Tensor")
         arr = draw(_rng(generator), self._data.shape, *args).astype(self._data.dtype)
         return write_inplace(self, _on(arr, self.device), name)
 
@@ -192,11 +201,11 @@ def _sampler(name: str, draw: Any) -> None:
     method(name, fn)
 
 
-_sampler("uniform_", lambda r, shape, a=0.0, b=1.0: r.uniform(a, b, shape))
-_sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shape))
+_sampler("uniform_", lambda r, shape, a=0.0, b=1.0: r.uniform(a, b, shape), ("from", "to"))
+_sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shape), ("mean", "std"))
 _sampler("bernoulli_", lambda r, shape, p=0.5: r.random(shape) < p)
 _sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, shape))
-_sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape))
+_sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape), ("lambd",))
 def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     """fill_/zero_: on a device the value is written by a kernel (a 0-d tensor on the same device is read there)."""
     if not isinstance(value, Tensor):

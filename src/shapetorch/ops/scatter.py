@@ -275,9 +275,9 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     v = cast(value if isinstance(value, Tensor) else input.new_full((), value), dtype_name(input))
     arr = _index_array(index, "index_fill")
     x = input.reshape(1) if input._data.ndim == 0 else input
-    if x._data.size == 0:
-        return input.clone()
     arr = np.unique(_in_bounds(arr, x._data.shape[d], d, "index_fill", negative=True))  # each entry is set once
+    if x._data.size == 0:  # (after the bounds: an index into a dim of size 0 is out of them)
+        return input.clone()
     shape = list(x._data.shape)
     shape[d] = arr.size
     out = _INDEX_COPY(x, v.expand(tuple(shape)), index=arr, axis=d)

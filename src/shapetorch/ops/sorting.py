@@ -184,9 +184,11 @@ def _search(seq: Tensor, values: Tensor, right: bool, out_int32: bool, sorter: T
     from .._dtype import to_dtype
     from ._common import promoted
 
-    if seq.is_complex() or values.is_complex():
-        fail("method_dtype_not_supported_error", op=op, dtype="complex", hint="")
     common = promoted(seq, values)
+    # torch's kernel is picked by the promoted dtype (a bool sequence searched for floats runs), and not at all for
+    # an empty result
+    if values._data.size and (common == "bool" or "complex" in common):
+        fail("method_dtype_not_supported_error", op=op, dtype="bool" if common == "bool" else "complex", hint="")
     s, v = seq._data.astype(np.dtype(_np_name(common)), copy=False), values._data.astype(np.dtype(_np_name(common)),
                                                                                      copy=False)
     srt = None if sorter is None else sorter._data
@@ -205,7 +207,6 @@ def _np_name(name: str) -> Any:
 def searchsorted(sorted_sequence: Tensor, values: Any, *, out_int32: bool = False, right: bool = False,
                  side: str | None = None, sorter: Tensor | None = None, out: Tensor | None = None) -> Tensor:
     """Where ``values`` would be inserted into the innermost dim of ``sorted_sequence`` to keep it sorted."""
-    refuse(sorted_sequence, "searchsorted", bool_=True)
     v = _as_values(values, sorted_sequence)
     check(searchsorted_shape, tuple(sorted_sequence._data.shape), tuple(v._data.shape), op="searchsorted")
     if side is not None:

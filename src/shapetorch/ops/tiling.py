@@ -58,6 +58,8 @@ def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, as in torch)."""
     if dims is None and not args:
         raise TypeError("flip() missing 1 required positional argument: 'dims'")
+    if dims is not None and args:  # flip(x, 0, dims=(1,)): dims given twice
+        fail("argument_error_signature", op="flip", problem="got multiple values for argument 'dims'")
     axes = check(flip_dims, input._data.shape, int_list(args if dims is None else (dims,), "flip"), op="flip")
     return _FLIP(input, axes=axes if input._data.ndim else ())
 
@@ -213,6 +215,9 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         rshape: int | tuple[int, ...] = tuple(repeats._data.shape)
         total: Any = None
     else:
+        if not isinstance(repeats, (int, np.integer)) or isinstance(repeats, bool):  # torch's parser: an int only
+            fail("argument_error_type", op="repeat_interleave", name="repeats", position=" (position 2)",
+                 expected="Tensor or int", got=type(repeats).__name__)
         counts_arr = None
         rshape = count = int(repeats)
     check(repeat_interleave_shape, input._data.shape, rshape, dim, op="repeat_interleave")

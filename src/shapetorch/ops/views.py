@@ -19,7 +19,7 @@ from .._rules.axes import wrap_dim
 from .._rules.broadcast import expand_shape
 from .._rules.views import as_strided_check
 from .._tensor import Tensor
-from ._common import as_node, check, inherit_custom_view, int_list
+from ._common import as_node, check, check_leaf_inplace, inherit_custom_view, int_list
 from ._registry import method, public
 
 Arr = Any
@@ -322,6 +322,7 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
 
 
 def _as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
+    check_leaf_inplace(self, "as_strided_")
     view = as_strided(self, size, stride, storage_offset)
     self._data = view._data
     self._bump_version()
