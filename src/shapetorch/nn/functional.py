@@ -270,23 +270,22 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    check(RN.distance_shape, tuple(x1.shape), tuple(x2.shape), dim, op="cosine_similarity")
     num = (x1 * x2).sum(dim)
     return num / (x1.norm(2, dim) * x2.norm(2, dim)).clamp(min=eps)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` over the last dim, as torch's (eps added to the difference)."""
+    check(RN.distance_shape, tuple(x1.shape), tuple(x2.shape), -1, keepdim, op="pairwise_distance")
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
     r = int(upscale_factor)
+    check(RN.pixel_shuffle_shape, tuple(input.shape), r, op="pixel_shuffle")
     *batch, c, h, w = input.shape
-    if input.dim() < 3 or c % (r * r):
-        fail("argument_error_invalid", op="pixel_shuffle",
-             problem=f"expected a tensor of at least 3 dims whose channels ({c if input.dim() >= 3 else None}) "
-                     f"are divisible by the square of upscale_factor ({r * r})")
     n = len(batch)
     x = input.reshape(*batch, c // (r * r), r, r, h, w)
     x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
@@ -296,10 +295,8 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """``(*, C, H r, W r) -> (*, C r^2, H, W)``."""
     r = int(downscale_factor)
+    check(RN.pixel_shuffle_shape, tuple(input.shape), r, op="pixel_unshuffle")
     *batch, c, h, w = input.shape
-    if input.dim() < 3 or h % r or w % r:
-        fail("argument_error_invalid", op="pixel_unshuffle",
-             problem=f"expected height and width of at least 3-D input divisible by downscale_factor ({r})")
     n = len(batch)
     x = input.reshape(*batch, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)

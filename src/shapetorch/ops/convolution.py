@@ -314,6 +314,10 @@ def _index_pad(input: Tensor, pairs: tuple[tuple[int, int], ...], mode: str, op:
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
     """``F.pad``: pairs of (before, after) from the last dim backwards; constant, reflect, replicate, circular."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"pad: unknown padding mode {mode!r}")
+    # The rule the mypy plugin runs on F.pad and the padding layers: lengths, the input's rank per mode, sizes.
+    check(RN.pad_shape, tuple(input._data.shape), tuple(int(v) for v in pad), mode, op="pad")
     pairs = _pad_pairs(input, pad, "pad")
     if mode == "constant":
         v = 0 if value is None else value
