@@ -197,7 +197,7 @@ def rnn_shape(input: Shape, input_size: Dim, hidden_size: Dim, num_layers: int =
         output: Shape = (input[0], out_feat)
         h_n: Shape = (layers, h_out)
         c_n: Shape = (layers, hidden_size)
-        if hx is not None and len(hx) != 2 or cx is not None and len(cx) != 2:
+        if (hx is not None and len(hx) != 2) or (cx is not None and len(cx) != 2):
             states = ", ".join(f"{len(s)}-D" for s in (hx, cx) if s is not None)
             what = "hx and cx" if cx is not None else "hx"
             raise RuleError("rnn_error_hidden_shape", op=op,
@@ -206,7 +206,7 @@ def rnn_shape(input: Shape, input_size: Dim, hidden_size: Dim, num_layers: int =
         steps, batch = (input[1], input[0]) if batch_first else (input[0], input[1])
         output = (batch, steps, out_feat) if batch_first else (steps, batch, out_feat)
         h_n, c_n = (layers, batch, h_out), (layers, batch, hidden_size)
-        if hx is not None and len(hx) != 3 or cx is not None and len(cx) != 3:
+        if (hx is not None and len(hx) != 3) or (cx is not None and len(cx) != 3):
             states = ", ".join(f"{len(s)}-D" for s in (hx, cx) if s is not None)
             raise RuleError("rnn_error_hidden_shape", op=op,
                             problem=f"For batched 3-D input, hx should also be 3-D but got ({states}) tensors")
@@ -365,7 +365,7 @@ def transformer_layer_shape(src: Shape, d_model: Dim, op: str = "TransformerEnco
                             problem=f"was expecting embedding dimension of {d_model}, but got {s[-1]}")
     if memory is not None:
         b = 0 if batch_first else 1
-        if len(memory) != len(src) or len(src) == 3 and differ(src[b], memory[b]):
+        if len(memory) != len(src) or (len(src) == 3 and differ(src[b], memory[b])):
             raise RuleError("transformer_error_shape_mismatch", op=op, shapes=(src, memory),
                             problem="the batch number of src and tgt must be equal")
     return src
@@ -376,7 +376,7 @@ def transformer_shape(src: Shape, tgt: Shape, d_model: Dim, batch_first: bool = 
     """``nn.Transformer(src, tgt)``: both (S, N, E) / (T, N, E) (batch first: (N, S, E)), or unbatched;
     the output has tgt's shape. torch's checks, in torch's order and words."""
     b = 0 if batch_first else 1
-    if len(src) != len(tgt) or len(src) == 3 and differ(src[b], tgt[b]):
+    if len(src) != len(tgt) or (len(src) == 3 and differ(src[b], tgt[b])):
         raise RuleError("transformer_error_shape_mismatch", op=op, shapes=(src, tgt),
                         problem="the batch number of src and tgt must be equal")
     if differ(src[-1], d_model) or differ(tgt[-1], d_model):
