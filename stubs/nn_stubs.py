@@ -58,6 +58,13 @@ _NS = _TypeVar("_NS", default=Any)  # a normalized shape: tuple[Literal[5]]
 _Start = _TypeVar("_Start", default=_L[1])
 _End = _TypeVar("_End", default=_L[-1])
 _Ls = _TypeVar("_Ls", default=Any)  # the layers of a Sequential: tuple[Linear[...], ReLU, ...]
+_H = _TypeVar("_H", default=Any)  # a recurrent layer's hidden_size
+_RC = _TypeVar("_RC", default=Any)  # a recurrent layer's tuple[num_layers, bidirectional, batch_first, proj_size]
+_Pad = _TypeVar("_Pad", default=Any)  # a padding layer's pad: (before, after) pairs from the last dim backwards
+_Fac = _TypeVar("_Fac", default=Any)  # PixelShuffle's upscale_factor, PixelUnshuffle's downscale_factor
+_Up = _TypeVar("_Up", default=Any)  # Upsample: tuple[size, scale_factor (as strings), mode]
+_Dm = _TypeVar("_Dm", default=_L[1])  # CosineSimilarity's dim
+_Kd = _TypeVar("_Kd", default=_L[False])  # PairwiseDistance's keepdim
 '''
 
 SHAPE_PRESERVING = (
@@ -385,7 +392,82 @@ def _module_list(init_sig: str) -> list[str]:
     ]
 
 
+def _self_typed(init_sig: str, cls: str) -> str:
+    """The runtime's ``__init__`` signature with ``self`` typed as the class of unknown type arguments."""
+    return init_sig.replace("(self,", f"(self: {cls},", 1)
+
+
+def _tensor_layer(name: str, params: str, attrs: list[str], call: str = "(self, input: Tensor[Any, _D])",
+                  ret: str = "Tensor[AnyShape, _D]", permissive: str = "Tensor[Any, _D]") -> Callable[[str], list[str]]:
+    """A layer generic in its literal configuration (``params``, the plugin fills them in from the constructor's
+    arguments) whose call takes a tensor: any shape for the stubs, the rule's shape with the plugin."""
+    def render(init_sig: str) -> list[str]:
+        anys = ", ".join("Any" for _ in params.split(","))
+        return [
+            f"class {name}(Module, Generic[{params}]):",
+            *["    " + a for a in attrs],
+            f"    def __init__{_self_typed(init_sig, f'{name}[{anys}]')} -> None: ...",
+            *branched(_call(call, ret), _call(call, ret), _call(call, permissive), 4),
+        ]
+
+    return render
+
+
+_RNN_ATTRS = ["input_size: _int", "hidden_size: _int", "num_layers: _int", "bias: _bool", "batch_first: _bool",
+              "dropout: _float", "bidirectional: _bool", "proj_size: _int", "mode: str",
+              "def flatten_parameters(self) -> None: ...", "def reset_parameters(self) -> None: ..."]
+
+
+def _recurrent(name: str) -> Callable[[str], list[str]]:
+    """RNN/GRU return ``(output, h_n)``, LSTM ``(output, (h_n, c_n))``; a PackedSequence in, one out."""
+    lstm = name == "LSTM"
+    hx = "tuple[Tensor[Any, Any], Tensor[Any, Any]] | None = None" if lstm else "Tensor[Any, Any] | None = None"
+    state = "tuple[Tensor[AnyShape, _D], Tensor[AnyShape, _D]]" if lstm else "Tensor[AnyShape, _D]"
+    typed = [(f"(self, input: Tensor[Any, _D], hx: {hx})", f"tuple[Tensor[AnyShape, _D], {state}]"),
+             ("(self, input: Any, hx: Any = None)", "tuple[Any, Any]")]
+
+    def render(init_sig: str) -> list[str]:
+        return [
+            f"class {name}(Module, Generic[_I, _H, _RC]):",
+            *["    " + a for a in _RNN_ATTRS],
+            *(["    nonlinearity: str"] if name == "RNN" else []),
+            f"    def __init__{_self_typed(init_sig, f'{name}[Any, Any, Any]')} -> None: ...",
+            *branched(_overloaded_call(typed), _overloaded_call(typed),
+                      _call("(self, input: Any, hx: Any = None)", "tuple[Any, Any]"), 4),
+        ]
+
+    return render
+
+
+def _cell(name: str) -> Callable[[str], list[str]]:
+    """RNNCell/GRUCell return the new state h', LSTMCell ``(h', c')``."""
+    lstm = name == "LSTMCell"
+    hx = "tuple[Tensor[Any, Any], Tensor[Any, Any]] | None = None" if lstm else "Tensor[Any, Any] | None = None"
+    ret = "tuple[Tensor[AnyShape, _D], Tensor[AnyShape, _D]]" if lstm else "Tensor[AnyShape, _D]"
+    permissive = "tuple[Tensor[Any, _D], Tensor[Any, _D]]" if lstm else "Tensor[Any, _D]"
+    return _tensor_layer(name, "_I, _H", ["input_size: _int", "hidden_size: _int", "bias: _bool",
+                                          "def reset_parameters(self) -> None: ..."],
+                         f"(self, input: Tensor[Any, _D], hx: {hx})", ret, permissive)
+
+
+_DISTANCE = "(self, x1: Tensor[Any, _D], x2: Tensor[Any, Any])"
+NEW_LAYERS: dict[str, Callable[[str], list[str]]] = {
+    **{n: _recurrent(n) for n in ("RNN", "LSTM", "GRU")},
+    **{n: _cell(n) for n in ("RNNCell", "LSTMCell", "GRUCell")},
+    **{f"{kind}Pad{d}d": _tensor_layer(f"{kind}Pad{d}d", "_Pad", ["padding: tuple[_int, ...]"])
+       for kind in ("Zero", "Constant", "Reflection", "Replication", "Circular") for d in (1, 2, 3)},
+    "PixelShuffle": _tensor_layer("PixelShuffle", "_Fac", ["upscale_factor: _int"]),
+    "PixelUnshuffle": _tensor_layer("PixelUnshuffle", "_Fac", ["downscale_factor: _int"]),
+    "Upsample": _tensor_layer("Upsample", "_Up", ["size: Any", "scale_factor: Any", "mode: str",
+                                                 "align_corners: _bool | None"]),
+    "CosineSimilarity": _tensor_layer("CosineSimilarity", "_Dm", ["dim: _int", "eps: _float"], _DISTANCE),
+    "PairwiseDistance": _tensor_layer("PairwiseDistance", "_Kd", ["norm: _float", "eps: _float", "keepdim: _bool"],
+                                      _DISTANCE),
+}
+
+
 PRECISE: dict[str, Callable[[str], list[str]]] = {
+    **NEW_LAYERS,
     "Linear": _linear, "Conv1d": _conv(1), "Conv2d": _conv(2), "Conv3d": _conv(3), "Embedding": _embedding,
     "LayerNorm": _norm("LayerNorm"), "RMSNorm": _norm("RMSNorm"), "Flatten": _flatten, "Sequential": _sequential,
     "ModuleList": _module_list, "BatchNorm1d": _batch_norm("BatchNorm1d"), "BatchNorm2d": _batch_norm("BatchNorm2d"),

@@ -1,0 +1,300 @@
+"""The recurrent, padding, pixel-shuffle, Upsample and distance layers under the plugin.
+
+Each constructor keeps its literal configuration as the layer's type arguments (the stub classes are
+generic in them): ``nn.LSTM(10, 20, batch_first=True)`` is ``LSTM[Literal[10], Literal[20], tuple[<num_layers>,
+<bidirectional>, <batch_first>, <proj_size>]]``, ``nn.ZeroPad2d(1)`` is ``ZeroPad2d[tuple[1, 1, 1, 1]]``. Calling
+the layer runs the rule the runtime layer checks before it computes (``rnn_shape``, ``rnn_cell_shape``,
+``pad_shape``, ``pixel_shuffle_shape``, ``upsample_shape``, ``distance_shape``), so the verdict, the code and
+the message are the runtime's. A configuration that is not literal is ``Any``: the call then keeps the stub's type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mypy.nodes import Expression, FloatExpr, IntExpr, ListExpr, TupleExpr, UnaryExpr
+from mypy.types import LiteralType, NoneType, TupleType, Type, get_proper_type
+
+from shapetorch._rules import nn as RN
+from shapetorch._rules.dims import Shape
+
+from ..args import int_list, int_value, is_none
+from ..convert import TensorInfo
+from ._common import Handler, Op, Unknown
+from .nn import _any, _instance, _int_t, _lit_int, _lit_ints, _size_t, _str_t, _tuple_t
+
+# A layer call: the layer's type arguments and the tensor it is called on (None when the call's first formal is
+# not ``input``: the distance layers' ``x1``, read from the call itself).
+LayerCall = Callable[[Op, list[Type], TensorInfo | None], Type]
+
+
+def _bool_t(op: Op, v: bool) -> Type:
+    return LiteralType(v, fallback=op.ctx.api.named_generic_type("builtins.bool", []))
+
+
+def _lit_bool(t: Type) -> bool | None:
+    p = get_proper_type(t)
+    return p.value if isinstance(p, LiteralType) and isinstance(p.value, bool) else None
+
+
+def _lit_str(t: Type) -> str | None:
+    p = get_proper_type(t)
+    return p.value if isinstance(p, LiteralType) and isinstance(p.value, str) else None
+
+
+def _bool_arg_t(op: Op, name: str, default: bool) -> Type:
+    v = op.call.bool_arg(name, default)
+    return _bool_t(op, v) if v is not None else _any()
+
+
+def _number(expr: Expression) -> float | None:
+    """A literal int or float (``2``, ``1.5``, ``-0.5``) as a float."""
+    if isinstance(expr, (IntExpr, FloatExpr)):
+        return float(expr.value)
+    if isinstance(expr, UnaryExpr) and expr.op == "-":
+        v = _number(expr.expr)
+        return -v if v is not None else None
+    return None
+
+
+def _x(op: Op, x: TensorInfo | None) -> TensorInfo:
+    """The called-on tensor, when its shape is fully known."""
+    if x is None:
+        x = op.tensor_arg("input")
+    if not x.exact:
+        raise Unknown
+    return x
+
+
+def _shape(op: Op, t: Type | None) -> Shape | None:
+    """The exact shape of an optional tensor argument (None when absent or not known)."""
+    if t is None:
+        return None
+    info = op.conv.tensor(t)
+    return info.shape if info is not None and info.exact else None
+
+
+# ------------------------------------------------------------------------------------------ recurrent
+def new_recurrent(op: Op) -> Type:
+    num_layers = _size_t(op, "num_layers", 1)
+    proj = _size_t(op, "proj_size", 0)
+    config = _tuple_t(op, [num_layers, _bool_arg_t(op, "bidirectional", False), _bool_arg_t(op, "batch_first", False),
+                           proj])
+    return _instance(op, [_size_t(op, "input_size"), _size_t(op, "hidden_size"), config])
+
+
+def _states(op: Op, lstm: bool) -> tuple[Shape | None, Shape | None]:
+    """The shapes of the initial states passed as ``hx`` (an LSTM's ``(h_0, c_0)``), None where not known."""
+    a = op.call.get("hx")
+    if a is None:
+        return None, None
+    if not lstm:
+        return _shape(op, a.typ), None
+    p = get_proper_type(a.typ)
+    if isinstance(p, TupleType) and len(p.items) == 2:
+        return _shape(op, p.items[0]), _shape(op, p.items[1])
+    return None, None
+
+
+def call_recurrent(name: str) -> LayerCall:
+    def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+        x = _x(op, x)
+        p = get_proper_type(args[2])
+        if not isinstance(p, TupleType) or len(p.items) != 4:
+            raise Unknown
+        num_layers, proj = _lit_int(p.items[0]), _lit_int(p.items[3])
+        bidirectional, batch_first = _lit_bool(p.items[1]), _lit_bool(p.items[2])
+        if num_layers is None or proj is None or bidirectional is None or batch_first is None:
+            raise Unknown
+        lstm = name == "LSTM"
+        hx, cx = _states(op, lstm)
+        out, h_n, c_n = RN.rnn_shape(x.shape or (), op.conv.dim(args[0]), op.conv.dim(args[1]), num_layers,
+                                     bidirectional, batch_first, proj, hx, cx, name)
+        state = _tuple_t(op, [op.like(x, h_n), op.like(x, c_n)]) if lstm else op.like(x, h_n)
+        return _tuple_t(op, [op.like(x, out), state])
+
+    return h
+
+
+def new_cell(op: Op) -> Type:
+    return _instance(op, [_size_t(op, "input_size"), _size_t(op, "hidden_size")])
+
+
+def call_cell(name: str) -> LayerCall:
+    def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+        x = _x(op, x)
+        lstm = name == "LSTMCell"
+        hx, cx = _states(op, lstm)
+        out = RN.rnn_cell_shape(x.shape or (), op.conv.dim(args[0]), op.conv.dim(args[1]), hx, cx, name)
+        return _tuple_t(op, [op.like(x, out), op.like(x, out)]) if lstm else op.like(x, out)
+
+    return h
+
+
+# ------------------------------------------------------------------------------------------ padding
+PAD_MODES = {"Zero": "constant", "Constant": "constant", "Reflection": "reflect", "Replication": "replicate",
+             "Circular": "circular"}
+
+
+def new_pad(dims: int) -> Handler:
+    """``padding`` as the runtime keeps it: an int is repeated for both sides of the last ``dims`` dims."""
+    def h(op: Op) -> Type:
+        a = op.call.get("padding")
+        if a is None:
+            raise Unknown
+        v = int_value(a.expr, a.typ)
+        items = [v] * (2 * dims) if v is not None else int_list(a.expr, a.typ)
+        if items is None or any(i is None for i in items):
+            return _instance(op, [_any()])
+        return _instance(op, [_tuple_t(op, [_int_t(op, i) for i in items if i is not None])])
+
+    return h
+
+
+def call_pad(name: str) -> LayerCall:
+    mode = PAD_MODES[name[: name.index("Pad")]]
+
+    def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+        x = _x(op, x)
+        pad = _lit_ints(args[0])
+        if pad is None:
+            raise Unknown
+        return op.like(x, RN.pad_shape(x.shape or (), pad, mode, name))
+
+    return h
+
+
+# ------------------------------------------------------------------------------------------ pixel shuffle
+def new_factor(arg: str) -> Handler:
+    def h(op: Op) -> Type:
+        return _instance(op, [_size_t(op, arg)])
+
+    return h
+
+
+def call_pixel(rule_op: str) -> LayerCall:
+    def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+        x = _x(op, x)
+        factor = _lit_int(args[0])
+        if factor is None:
+            raise Unknown
+        return op.like(x, RN.pixel_shuffle_shape(x.shape or (), factor, rule_op))
+
+    return h
+
+
+# ------------------------------------------------------------------------------------------ Upsample
+def _scales(op: Op, name: str) -> Type | None:
+    """A literal scale_factor (a number or a tuple of numbers) as string literals: ``tuple[L["1.5"]]`` (a float
+    cannot be a Literal); an int or a tuple of ints for ``size``. None when absent, Any when not literal."""
+    a = op.call.get(name)
+    if a is None or is_none(a.expr, a.typ):
+        return None
+    if name == "size":
+        v = int_value(a.expr, a.typ)
+        if v is not None:
+            return _int_t(op, v)
+        items = int_list(a.expr, a.typ)
+        if items is None or any(i is None for i in items):
+            return _any()
+        return _tuple_t(op, [_int_t(op, i) for i in items if i is not None])
+    single = _number(a.expr)
+    if single is not None:
+        return _str_t(op, repr(single))
+    if isinstance(a.expr, (TupleExpr, ListExpr)):
+        nums = [_number(e) for e in a.expr.items]
+        if all(n is not None for n in nums):
+            return _tuple_t(op, [_str_t(op, repr(n)) for n in nums])
+    return _any()
+
+
+def new_upsample(op: Op) -> Type:
+    size, scale = _scales(op, "size"), _scales(op, "scale_factor")
+    mode = op.call.str_arg("mode") if op.call.given("mode") else "nearest"
+    none = NoneType()
+    return _instance(op, [_tuple_t(op, [size if size is not None else none, scale if scale is not None else none,
+                                        _str_t(op, mode) if mode is not None else _any()])])
+
+
+def call_upsample(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+    x = _x(op, x)
+    p = get_proper_type(args[0])
+    if not isinstance(p, TupleType) or len(p.items) != 3:
+        raise Unknown
+    size_t, scale_t, mode = (get_proper_type(t) for t in p.items)
+    mode_s = _lit_str(mode)
+    size: int | tuple[int, ...] | None = None
+    scale: float | tuple[float, ...] | None = None
+    if not isinstance(size_t, NoneType):
+        size = _lit_int(size_t)
+        if size is None:
+            size = _lit_ints(size_t)
+        if size is None:
+            raise Unknown
+    if not isinstance(scale_t, NoneType):
+        s = _lit_str(scale_t)
+        if s is not None:
+            scale = float(s)
+        elif isinstance(scale_t, TupleType) and all(_lit_str(i) is not None for i in scale_t.items):
+            scale = tuple(float(_lit_str(i) or 0) for i in scale_t.items)
+        else:
+            raise Unknown
+    if mode_s is None:
+        raise Unknown
+    return op.like(x, RN.upsample_shape(x.shape or (), size, scale, mode_s, "Upsample"))
+
+
+# ------------------------------------------------------------------------------------------ distances
+def new_cosine(op: Op) -> Type:
+    return _instance(op, [_size_t(op, "dim", 1)])
+
+
+def new_pairwise(op: Op) -> Type:
+    return _instance(op, [_bool_arg_t(op, "keepdim", False)])
+
+
+def call_distance(name: str) -> LayerCall:
+    def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+        a, b = op.tensor_arg("x1"), op.tensor_arg("x2")
+        if not a.exact or not b.exact:
+            raise Unknown
+        if name == "CosineSimilarity":
+            dim, keepdim, rule_op = _lit_int(args[0]), False, "cosine_similarity"
+        else:
+            dim, keepdim, rule_op = -1, _lit_bool(args[0]), "pairwise_distance"
+        if dim is None or keepdim is None:
+            raise Unknown
+        return op.like(a, RN.distance_shape(a.shape or (), b.shape or (), dim, keepdim, rule_op))
+
+    return h
+
+
+# ------------------------------------------------------------------------------------------ tables
+_PADS = [f"{k}Pad{d}d" for k in PAD_MODES for d in (1, 2, 3)]
+
+CONSTRUCTORS: dict[str, Handler] = {
+    **dict.fromkeys(("RNN", "LSTM", "GRU"), new_recurrent),
+    **dict.fromkeys(("RNNCell", "LSTMCell", "GRUCell"), new_cell),
+    **{n: new_pad(int(n[-2])) for n in _PADS},
+    "PixelShuffle": new_factor("upscale_factor"),
+    "PixelUnshuffle": new_factor("downscale_factor"),
+    "Upsample": new_upsample,
+    "CosineSimilarity": new_cosine,
+    "PairwiseDistance": new_pairwise,
+}
+
+CALLS: dict[str, LayerCall] = {
+    **{n: call_recurrent(n) for n in ("RNN", "LSTM", "GRU")},
+    **{n: call_cell(n) for n in ("RNNCell", "LSTMCell", "GRUCell")},
+    **{n: call_pad(n) for n in _PADS},
+    "PixelShuffle": call_pixel("pixel_shuffle"),
+    "PixelUnshuffle": call_pixel("pixel_unshuffle"),
+    "Upsample": call_upsample,
+    "CosineSimilarity": call_distance("CosineSimilarity"),
+    "PairwiseDistance": call_distance("PairwiseDistance"),
+}
+
+# Layers called with something other than one ``input`` tensor: read from the call itself.
+OWN_ARGUMENTS = frozenset({"CosineSimilarity", "PairwiseDistance"})
+
+__all__ = ["CALLS", "CONSTRUCTORS", "OWN_ARGUMENTS"]
