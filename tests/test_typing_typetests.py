@@ -43,7 +43,7 @@ def test_plugin_typetests_on_lowest_mypy() -> None:
 
 
 def test_noplugin_typetests() -> None:
-    results = check_files([TT / "noplugin_smoke.py"], plugin=False)
+    results = check_files([TT / "noplugin_smoke.py", TT / "noplugin_nn_layers.py"], plugin=False)
     assert all(r.ok for r in results), _report(results)
 
 
