@@ -258,10 +258,12 @@ def call_distance(name: str) -> LayerCall:
         a, b = op.tensor_arg("x1"), op.tensor_arg("x2")
         if not a.exact or not b.exact:
             raise Unknown
+        dim: int | None = -1
+        keepdim: bool | None = False
         if name == "CosineSimilarity":
-            dim, keepdim, rule_op = _lit_int(args[0]), False, "cosine_similarity"
+            dim, rule_op = _lit_int(args[0]), "cosine_similarity"
         else:
-            dim, keepdim, rule_op = -1, _lit_bool(args[0]), "pairwise_distance"
+            keepdim, rule_op = _lit_bool(args[0]), "pairwise_distance"
         if dim is None or keepdim is None:
             raise Unknown
         return op.like(a, RN.distance_shape(a.shape or (), b.shape or (), dim, keepdim, rule_op))
