@@ -159,7 +159,7 @@ def call_pad(name: str) -> LayerCall:
         pad = _lit_ints(args[0])
         if pad is None:
             raise Unknown
-        return op.like(x, RN.pad_shape(x.shape or (), pad, mode, name))
+        return op.like(x, RN.pad_layer_shape(x.shape or (), pad, mode, int(name[-2]), name))
 
     return h
 

@@ -330,6 +330,10 @@ CATALOGUE: dict[str, Entry] = {
         "reflect/replicate/circular padding of n dims needs an (n+1)-D or (n+2)-D input (torch: NotImplementedError).",
         "{op}: {mode} padding of {n} dim(s) needs a {lo}-D or {hi}-D input, but got input of shape {shape}",
     ),
+    "pad_error_circular_rank": Entry(
+        "value", "shape-conv", "CircularPadNd of an input that is not (n+1)-D or (n+2)-D (torch raises ValueError).",
+        "{op}: expected {expected} input (got {rank}D input)",
+    ),
     "pixel_shuffle_error_shape": Entry(
         "shape", "shape-nn", "pixel_shuffle/pixel_unshuffle input of fewer than 3 dims, or sizes not divisible by the factor.",
         "{op}: {problem} (input shape {shape})",

@@ -244,11 +244,19 @@ def rnn_cell_shape(input: Shape, input_size: Dim, hidden_size: Dim, hx: Shape | 
 # -- layers that move or pad elements --------------------------------------------------------------------------
 
 
+def pad_layer_shape(input: Shape, pad: tuple[int, ...], mode: str, dims: int, op: str) -> Shape:
+    """The padding layers: ``pad_shape``, after CircularPadNd's own check of the rank (torch's ValueError)."""
+    if mode == "circular" and len(input) not in (dims + 1, dims + 2):
+        raise RuleError("pad_error_circular_rank", op=op, expected=f"{dims + 1}D or {dims + 2}D", rank=len(input))
+    return pad_shape(input, pad, mode, op)
+
+
 def pad_shape(input: Shape, pad: tuple[int, ...], mode: str = "constant", op: str = "pad") -> Shape:
     """``F.pad`` and the padding layers: ``pad`` holds (before, after) pairs from the last dim backwards.
 
-    Constant padding takes any rank and negative pads (a crop); reflect/replicate/circular pad n dims of an
-    (n+1)-D or (n+2)-D input, by less than the size (reflect) or at most the size (circular)."""
+    Constant padding takes any rank; reflect/replicate/circular pad n dims of an (n+1)-D or (n+2)-D input, by
+    less than the size (reflect) or at most the size (circular). A negative pad crops; the result may be empty
+    (constant, circular) or not (reflect, replicate), as torch."""
     rank = len(input)
     if len(pad) % 2 or len(pad) // 2 > rank:
         raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad,
@@ -260,9 +268,6 @@ def pad_shape(input: Shape, pad: tuple[int, ...], mode: str = "constant", op: st
     for i in range(n):
         d = rank - 1 - i
         lo, hi, size = pad[2 * i], pad[2 * i + 1], input[d]
-        if mode != "constant" and (lo < 0 or hi < 0):
-            raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad,
-                            problem=f"negative padding is not supported in {mode} mode")
         if not isinstance(size, int):
             out[d] = UNKNOWN
             continue
@@ -273,10 +278,18 @@ def pad_shape(input: Shape, pad: tuple[int, ...], mode: str = "constant", op: st
         if mode == "circular" and (lo > size or hi > size):
             raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad,
                             problem="padding value causes wrapping around more than once")
-        if size + lo + hi < 0:
-            raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad,
-                            problem="the padded size would be negative")
+        kept = size + min(lo, 0) + min(hi, 0)  # what the negative pads leave of the dim
+        if (mode in ("constant", "circular") and kept < 0) or (mode == "circular" and kept == 0 < size + lo + hi):
+            raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad, problem=(
+                f"the negative pads ({lo}, {hi}) crop more than dimension {d} holds (size {size})"))
+        if size + lo + hi < 0:  # a negative pad crops
+            raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad, problem=(
+                f"the padded size of dimension {d} would be {size + lo + hi} (size {size}, pad ({lo}, {hi}))"))
         out[d] = size + lo + hi
+    padded = out[rank - n:]
+    if mode in ("reflect", "replicate") and n and all(isinstance(s, int) and s < 1 for s in padded):
+        raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad, problem=(
+            f"input is too small: every padded dimension would be empty {tuple(padded)}"))
     return tuple(out)
 
 
@@ -311,30 +324,38 @@ _MODE_RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (
 def upsample_shape(input: Shape, size: tuple[int, ...] | int | None, scale_factor: tuple[float, ...] | float | None,
                    mode: str = "nearest", op: str = "Upsample") -> Shape:
     """``nn.Upsample``: (N, C, *S) with 1-3 spatial dims; each spatial size becomes ``size`` or
-    ``floor(S * scale_factor)``. ``linear``/``bilinear``/``bicubic``/``trilinear`` need 1/2/2/3 spatial dims."""
+    ``floor(S * scale_factor)``. ``linear``/``bilinear``/``bicubic``/``trilinear`` need 1/2/2/3 spatial dims.
+    torch's order: size and scale_factor first (ValueError), then the input's rank for the mode."""
+    nd = len(input) - 2
+    spatial = list(input[2:])
+    sizes: tuple[int, ...] | None = None
+    scales: tuple[float, ...] | None = None
+    if size is not None and scale_factor is not None:
+        raise RuleError("upsample_error_size", op=op, problem="only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = (size,) * max(nd, 0) if isinstance(size, int) else tuple(size)
+        if not isinstance(size, int) and len(sizes) != nd:
+            raise RuleError("upsample_error_size", op=op, problem=(
+                f"Input and output must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {spatial} and output size of {sizes}"))
+    elif scale_factor is not None:
+        scales = ((float(scale_factor),) * max(nd, 0) if isinstance(scale_factor, (int, float))
+                  else tuple(map(float, scale_factor)))
+        if not isinstance(scale_factor, (int, float)) and len(scales) != nd:
+            raise RuleError("upsample_error_size", op=op, problem=(
+                f"Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {spatial} and scale_factor of shape {scales}"))
+    else:
+        raise RuleError("upsample_error_size", op=op, problem="either size or scale_factor should be defined")
     ranks = _MODE_RANKS.get(mode, (3, 4, 5))
     if len(input) not in ranks:
         expected = " or ".join(f"{r}-D" for r in ranks)
         raise RuleError("upsample_error_input_rank", op=op, expected=expected, mode=mode, shape=input)
-    nd = len(input) - 2
-    if (size is None) == (scale_factor is None):
-        raise RuleError("upsample_error_size", op=op, problem="only one of size or scale_factor should be defined")
-    spatial = input[2:]
-    if size is not None:
-        sizes = (size,) * nd if isinstance(size, int) else tuple(size)
-        if len(sizes) != nd:
-            raise RuleError("upsample_error_size", op=op, problem=(
-                f"Input and output must have the same number of spatial dimensions, but got input with spatial "
-                f"dimensions of {list(spatial)} and output size of {sizes}"))
+    if sizes is not None:
         return tuple(input[:2]) + sizes
-    assert scale_factor is not None
-    scales = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) else tuple(map(float, scale_factor))
-    if len(scales) != nd:
-        raise RuleError("upsample_error_size", op=op, problem=(
-            f"Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
-            f"dimensions of {list(spatial)} and scale_factor of shape {scales}"))
+    assert scales is not None
     return tuple(input[:2]) + tuple(
-        math.floor(s * f) if isinstance(s, int) else UNKNOWN for s, f in zip(spatial, scales))
+        math.floor(s * f) if isinstance(s, int) else UNKNOWN for s, f in zip(input[2:], scales))
 
 
 def distance_shape(x1: Shape, x2: Shape, dim: int = -1, keepdim: bool = False, op: str = "cosine_similarity") -> Shape:

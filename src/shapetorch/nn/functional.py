@@ -16,6 +16,7 @@ from .._dtype import bool_, int64
 from .._errors import fail
 from .._grad_mode import no_grad
 from .._rules import nn as RN
+from .._rules.broadcast import broadcast_pair
 from .._tensor import Tensor
 from ..ops import convolution as C
 from ..ops import pooling as P
@@ -271,6 +272,9 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     check(RN.distance_shape, tuple(x1.shape), tuple(x2.shape), dim, op="cosine_similarity")
+    # As torch, the inputs broadcast first (so ``dim`` counts the broadcast shape's dims).
+    both = check(broadcast_pair, tuple(x1.shape), tuple(x2.shape), "cosine_similarity")
+    x1, x2 = x1.expand(both), x2.expand(both)
     num = (x1 * x2).sum(dim)
     return num / (x1.norm(2, dim) * x2.norm(2, dim)).clamp(min=eps)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..._rules.nn import pad_shape, upsample_shape
+from ..._rules.nn import pad_layer_shape, upsample_shape
 from ..._tensor import Tensor
 from ...ops._common import check
 from .. import functional as F
@@ -69,7 +69,7 @@ class _PadNd(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         # The rule the mypy plugin runs on this call, named for the layer in its message.
-        check(pad_shape, tuple(input.shape), self.padding, self.mode, op=type(self).__name__)
+        check(pad_layer_shape, tuple(input.shape), self.padding, self.mode, self.dims, op=type(self).__name__)
         if self.mode == "constant":
             return F.pad(input, self.padding, "constant", self.value)
         return F.pad(input, self.padding, self.mode)
