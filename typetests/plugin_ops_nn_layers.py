@@ -62,6 +62,9 @@ def padding(img: Tensor[tuple[B, L[3], L[8], L[8]], float32], flat: Tensor[tuple
     nn.ReflectionPad2d(8)(img)  # E: padding size should be less than the corresponding input dimension, but got padding (8, 8) at dimension 3  [pad_error_invalid_padding]
     nn.ConstantPad3d(1, 0.0)(flat)  # E: ConstantPad3d: padding length must be even and at most twice the rank  [pad_error_invalid_padding]
     nn.ReplicationPad2d((1, 2, 3))(img)  # E: padding length must be even  [pad_error_invalid_padding]
+    reveal_type(nn.ReflectionPad1d((2, -3))(img[0]))  # N: Tensor[tuple[Literal[3], Literal[8], Literal[7]], shapetorch.float32]
+    nn.CircularPad2d(1)(flat)  # E: CircularPad2d: expected 3D or 4D input (got 2D input)  [pad_error_circular_rank]
+    nn.ZeroPad2d((0, 0, -5, -4))(flat)  # E: the negative pads (-5, -4) crop more than dimension 0 holds (size 4)  [pad_error_invalid_padding]
 
 
 def pixels(img: Tensor[tuple[B, L[8], L[6], L[6]], float32], odd: Tensor[tuple[L[8], L[5], L[6]], float32]) -> None:
@@ -83,7 +86,8 @@ def upsample(img: Tensor[tuple[B, L[3], L[5], L[5]], float32], seq: Tensor[tuple
     nn.Upsample(scale_factor=2)(flat)  # E: Upsample: expected 3-D or 4-D or 5-D input (N, C, *spatial) for mode 'nearest', but got input of shape (3, 5)  [upsample_error_input_rank]
     nn.Upsample(scale_factor=2, mode="bilinear")(seq)  # E: Upsample: expected 4-D input (N, C, *spatial) for mode 'bilinear'  [upsample_error_input_rank]
     nn.Upsample(size=(7, 8))(seq)  # E: Upsample: Input and output must have the same number of spatial dimensions  [upsample_error_size]
-    nn.Upsample()(img)  # E: Upsample: only one of size or scale_factor should be defined  [upsample_error_size]
+    nn.Upsample()(img)  # E: Upsample: either size or scale_factor should be defined  [upsample_error_size]
+    nn.Upsample(4, 2)(img)  # E: Upsample: only one of size or scale_factor should be defined  [upsample_error_size]
     reveal_type(nn.Upsample(scale_factor=f)(img))  # N: Tensor[Any, shapetorch.float32]
 
 
