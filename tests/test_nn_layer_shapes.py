@@ -20,6 +20,8 @@ from hypothesis import strategies as hs
 
 import shapetorch as st
 from _oracle import fast
+from shapetorch._rules import nn as RN
+from shapetorch._rules.errors import RuleError
 
 sizes = hs.integers(1, 4)
 
@@ -44,8 +46,16 @@ def _same_class(theirs: BaseException, ours: BaseException) -> bool:
 
 
 def same_verdict(build: Callable[[Any], Any], codes: set[str], *arrays: np.ndarray,
-                 states: Callable[[Any, list[Any]], tuple[Any, ...]] | None = None) -> None:
-    """``build(lib)`` makes the layer; it is called on ``arrays`` (made tensors), then on ``states`` if given."""
+                 states: Callable[[Any, list[Any]], tuple[Any, ...]] | None = None,
+                 rule: Callable[[], Any] | None = None) -> None:
+    """``build(lib)`` makes the layer; it is called on ``arrays`` (made tensors), then on ``states`` if given.
+    ``rule()`` runs the layer's shape rule as the plugin does: it must give torch's shapes, or the runtime's code."""
+    verdict: tuple[str, Any] | None = None
+    if rule is not None:
+        try:
+            verdict = ("ok", rule())
+        except RuleError as e:
+            verdict = ("error", e.code)
     results: list[Any] = []
     for lib in (torch, st):
         lib.manual_seed(0)
@@ -62,26 +72,36 @@ def same_verdict(build: Callable[[Any], Any], codes: set[str], *arrays: np.ndarr
         if sk == "error":
             raise sv
         assert sv == tv, f"shapes: shapetorch {sv}, torch {tv}"
+        assert verdict is None or verdict == ("ok", tv), f"the rule gives {verdict}, torch {tv}"
         return
     assert sk == "error", f"torch raised {tv!r}; shapetorch returned {sv}"
     assert isinstance(sv, st.ShapetorchError), f"not a catalogued error: {sv!r} (torch: {tv!r})"
     assert sv.code in codes, f"code {sv.code}: {sv} (torch: {tv})"
     assert _same_class(tv, sv), f"torch {type(tv).__name__}: {tv}; shapetorch {type(sv).__mro__}"
+    assert verdict is None or verdict == ("error", sv.code), f"the rule gives {verdict}, the runtime {sv.code}"
 
 
 def _zeros(shape: tuple[int, ...]) -> np.ndarray:
     return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
 
 
+mostly_true = hs.sampled_from([True, True, True, False])
+
+
+def ranked(ranks: list[int]) -> hs.SearchStrategy[list[int]]:
+    """Sizes of a rank drawn from ``ranks`` (mostly the ones the layer takes)."""
+    return hs.sampled_from(ranks).flatmap(lambda r: hs.lists(sizes, min_size=r, max_size=r))
+
+
 RNN_CODES = {"rnn_error_input_rank", "rnn_error_input_size", "rnn_error_hidden_shape"}
 
 
-@fast(40)
+@fast(25)
 @given(hs.sampled_from(["RNN", "LSTM", "GRU"]), sizes, sizes, hs.integers(1, 2), hs.booleans(), hs.booleans(),
-       hs.integers(0, 2), hs.lists(sizes, min_size=1, max_size=4), hs.booleans(), hs.integers(0, 4), hs.data())
+       hs.integers(0, 2), ranked([3, 3, 3, 2, 2, 1, 4]), mostly_true, hs.data())
 def test_recurrent_layers_shapes_and_errors(kind: str, input_size: int, hidden: int, layers: int, bidirectional: bool,
                                             batch_first: bool, proj: int, lead: list[int], right_size: bool,
-                                            state: int, data: hs.DataObject) -> None:
+                                            data: hs.DataObject) -> None:
     proj = proj if kind == "LSTM" and proj < hidden + 1 else 0
     proj = min(proj, hidden - 1) if proj else 0
     shape = (*lead[:-1], input_size if right_size else input_size + 1)
@@ -91,32 +111,39 @@ def test_recurrent_layers_shapes_and_errors(kind: str, input_size: int, hidden: 
     h_size = proj or hidden
     good_h = (layers * directions, *([batch] if batched else []), h_size)
     good_c = (layers * directions, *([batch] if batched else []), hidden)
-    # state 0: none; 1: right shapes; 2: wrong batch/size in h; 3: wrong c (LSTM); 4: wrong rank
-    h_shape, c_shape = good_h, good_c
-    if state == 2:
-        h_shape = (*good_h[:-1], good_h[-1] + data.draw(hs.integers(1, 2)))
-    if state == 3:
-        c_shape = (good_c[0] + 1, *good_c[1:])
-    if state == 4:
-        h_shape = c_shape = good_h[1:] if len(good_h) > 1 else (1, *good_h)
+    for state in range(5):  # every kind of initial state for each configuration
+        # state 0: none; 1: right shapes; 2: wrong batch/size in h; 3: wrong c (LSTM); 4: wrong rank
+        h_shape, c_shape = good_h, good_c
+        if state == 2:
+            h_shape = (*good_h[:-1], good_h[-1] + data.draw(hs.integers(1, 2)))
+        if state == 3:
+            c_shape = (good_c[0] + 1, *good_c[1:])
+        if state == 4:
+            h_shape = c_shape = good_h[1:] if len(good_h) > 1 else (1, *good_h)
 
-    def states(lib: Any, tensors: list[Any]) -> tuple[Any, ...]:
-        if state == 0:
-            return tuple(tensors)
-        h0 = lib.zeros(h_shape)
-        return (tensors[0], (h0, lib.zeros(c_shape)) if kind == "LSTM" else h0)
+        def states(lib: Any, tensors: list[Any]) -> tuple[Any, ...]:
+            if state == 0:
+                return tuple(tensors)
+            h0 = lib.zeros(h_shape)
+            return (tensors[0], (h0, lib.zeros(c_shape)) if kind == "LSTM" else h0)
 
-    def build(lib: Any) -> Any:
-        kw = {"proj_size": proj} if kind == "LSTM" else {}
-        return getattr(lib.nn, kind)(input_size, hidden, layers, batch_first=batch_first, bidirectional=bidirectional,
-                                     **kw)
+        def build(lib: Any) -> Any:
+            kw = {"proj_size": proj} if kind == "LSTM" else {}
+            return getattr(lib.nn, kind)(input_size, hidden, layers, batch_first=batch_first, bidirectional=bidirectional,
+                                         **kw)
 
-    same_verdict(build, RNN_CODES, _zeros(shape), states=states)
+        def rule() -> Any:
+            lstm = kind == "LSTM"
+            out, h_n, c_n = RN.rnn_shape(shape, input_size, hidden, layers, bidirectional, batch_first, proj,
+                                         h_shape if state else None, c_shape if state and lstm else None, kind)
+            return (out, (h_n, c_n)) if lstm else (out, h_n)
+
+        same_verdict(build, RNN_CODES, _zeros(shape), states=states, rule=rule)
 
 
 @fast(40)
-@given(hs.sampled_from(["RNNCell", "LSTMCell", "GRUCell"]), sizes, sizes, hs.lists(sizes, min_size=1, max_size=3),
-       hs.booleans(), hs.integers(0, 3))
+@given(hs.sampled_from(["RNNCell", "LSTMCell", "GRUCell"]), sizes, sizes, ranked([2, 2, 1, 1, 3]), mostly_true,
+       hs.integers(0, 3))
 def test_cells_shapes_and_errors(kind: str, input_size: int, hidden: int, lead: list[int], right_size: bool,
                                  state: int) -> None:
     shape = (*lead[:-1], input_size if right_size else input_size + 1)
@@ -129,8 +156,14 @@ def test_cells_shapes_and_errors(kind: str, input_size: int, hidden: int, lead: 
         h0 = lib.zeros(h_shape)
         return (tensors[0], (lib.zeros(good), h0) if kind == "LSTMCell" else h0)
 
+    def rule() -> Any:
+        lstm = kind == "LSTMCell"
+        hx, cx = ((good, h_shape) if lstm else (h_shape, None)) if state else (None, None)
+        out = RN.rnn_cell_shape(shape, input_size, hidden, hx, cx, kind)
+        return (out, out) if lstm else out
+
     same_verdict(lambda lib: getattr(lib.nn, kind)(input_size, hidden), RNN_CODES | {"rnn_cell_error_input_size"},
-                 _zeros(shape), states=states)
+                 _zeros(shape), states=states, rule=rule)
 
 
 PAD_CODES = {"pad_error_invalid_padding", "pad_error_input_rank", "pad_error_circular_rank"}
@@ -149,14 +182,23 @@ def test_padding_layers_shapes_and_errors(kind: str, dims: int, padding: int | l
         if kind == "Circular" and min(lo, hi) < 0 and (kept <= 0 or max(lo, hi) > kept):
             return  # torch wraps around a crop smaller than its pad by reading past it (docs/compatibility.md)
     args = (padding if isinstance(padding, int) else tuple(padding),) + ((0.5,) if kind == "Constant" else ())
-    same_verdict(lambda lib: getattr(lib.nn, name)(*args), PAD_CODES, _zeros(tuple(shape)))
+    mode = {"Zero": "constant", "Constant": "constant", "Reflection": "reflect", "Replication": "replicate",
+            "Circular": "circular"}[kind]
+    same_verdict(lambda lib: getattr(lib.nn, name)(*args), PAD_CODES, _zeros(tuple(shape)),
+                 rule=lambda: RN.pad_layer_shape(tuple(shape), tuple(pad), mode, dims, name))
 
 
 @fast(40)
-@given(hs.booleans(), hs.integers(1, 3), hs.lists(hs.integers(1, 9), min_size=1, max_size=5))
-def test_pixel_shuffle_layers_shapes_and_errors(shuffle: bool, factor: int, shape: list[int]) -> None:
+@given(hs.booleans(), hs.integers(1, 3), hs.lists(sizes, max_size=2), hs.integers(0, 4), mostly_true, mostly_true,
+       hs.integers(1, 3), hs.integers(1, 3))
+def test_pixel_shuffle_layers_shapes_and_errors(shuffle: bool, factor: int, batch: list[int], rank_cut: int,
+                                                channels_fit: bool, sides_fit: bool, h: int, w: int) -> None:
+    c = (factor * factor if shuffle else 1) * (1 if channels_fit else factor * factor + 1)
+    h, w = (h * factor, w * factor) if not shuffle and sides_fit else (h, w + (0 if sides_fit else 1))
+    shape = [*batch, c, h, w][max(rank_cut - 2, 0):]  # now and then fewer than 3 dims
     name = "PixelShuffle" if shuffle else "PixelUnshuffle"
-    same_verdict(lambda lib: getattr(lib.nn, name)(factor), {"pixel_shuffle_error_shape"}, _zeros(tuple(shape)))
+    same_verdict(lambda lib: getattr(lib.nn, name)(factor), {"pixel_shuffle_error_shape"}, _zeros(tuple(shape)),
+                 rule=lambda: RN.pixel_shuffle_shape(tuple(shape), factor, "pixel_shuffle" if shuffle else "pixel_unshuffle"))
 
 
 @fast(40)
@@ -169,7 +211,7 @@ def test_upsample_shapes_and_errors(mode: str, size: Any, scale: Any, shape: lis
     size = tuple(size) if isinstance(size, list) else size
     scale = tuple(scale) if isinstance(scale, list) else scale
     same_verdict(lambda lib: lib.nn.Upsample(size, scale, mode), {"upsample_error_size", "upsample_error_input_rank"},
-                 _zeros(tuple(shape)))
+                 _zeros(tuple(shape)), rule=lambda: RN.upsample_shape(tuple(shape), size, scale, mode))
 
 
 @fast(40)
@@ -179,5 +221,10 @@ def test_distance_layers_shapes_and_errors(cosine: bool, a: list[int], b: list[i
     def build(lib: Any) -> Any:
         return lib.nn.CosineSimilarity(dim) if cosine else lib.nn.PairwiseDistance(keepdim=keepdim)
 
+    def rule() -> Any:
+        if cosine:
+            return RN.distance_shape(tuple(a), tuple(b), dim, False, "cosine_similarity")
+        return RN.distance_shape(tuple(a), tuple(b), -1, keepdim, "pairwise_distance")
+
     same_verdict(build, {"broadcast_error_incompatible_dimensions", "dimension_error_out_of_range"},
-                 _zeros(tuple(a)), _zeros(tuple(b)))
+                 _zeros(tuple(a)), _zeros(tuple(b)), rule=rule)
