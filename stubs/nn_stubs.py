@@ -64,6 +64,9 @@ _Pad = _TypeVar("_Pad", default=Any)  # a padding layer's pad: (before, after) p
 _Fac = _TypeVar("_Fac", default=Any)  # PixelShuffle's upscale_factor, PixelUnshuffle's downscale_factor
 _Up = _TypeVar("_Up", default=Any)  # Upsample: tuple[size, scale_factor (as strings), mode]
 _Dm = _TypeVar("_Dm", default=_L[1])  # CosineSimilarity's dim
+_DM = _TypeVar("_DM", default=Any)  # a Transformer layer's d_model, MultiheadAttention's embed_dim
+_BF = _TypeVar("_BF", default=Any)  # a Transformer layer's batch_first
+_MC = _TypeVar("_MC", default=Any)  # MultiheadAttention: tuple[kdim, vdim, batch_first, num_heads]
 _Kd = _TypeVar("_Kd", default=_L[False])  # PairwiseDistance's keepdim
 '''
 
@@ -451,6 +454,57 @@ def _cell(name: str) -> Callable[[str], list[str]]:
                          f"(self, input: Tensor[Any, _D], hx: {hx})", ret, permissive)
 
 
+def _attention(name: str, params: str, attrs: list[str]) -> Callable[[str], list[str]]:
+    """MultiheadAttention and the Transformer family: generic in d_model (embed_dim) and batch_first; the call's
+    signature is the runtime's with the first tensor typed, so its dtype flows to the result."""
+    def render(init_sig: str) -> list[str]:
+        from shapetorch import nn
+
+        fwd = getattr(nn, name).forward
+        sig = signature(fwd, True, first="Tensor[Any, _D]")
+        anys = ", ".join("Any" for _ in params.split(","))
+        if name == "MultiheadAttention":
+            ret, permissive = "tuple[Tensor[AnyShape, _D], Tensor[AnyShape, _D] | None]", "tuple[Tensor[Any, _D], Any]"
+        else:
+            ret, permissive = "Tensor[AnyShape, _D]", "Tensor[Any, _D]"
+        init = _self_typed(init_sig, f"{name}[{anys}]")
+        if name in ("TransformerEncoder", "TransformerDecoder"):  # the stack takes its layer's type arguments
+            layer = name + "Layer"
+            init = init.replace(f"{'en' if 'Enc' in name else 'de'}coder_layer: Any",
+                                f"{'en' if 'Enc' in name else 'de'}coder_layer: {layer}[_DM, _BF]")
+            init = init.replace(f"(self: {name}[{anys}],", f"(self: {name}[_DM, _BF],")
+        return [
+            f"class {name}(Module, Generic[{params}]):",
+            *["    " + a for a in attrs],
+            f"    def __init__{init} -> None: ...",
+            *branched(_call(sig, ret), _call(sig, ret), _call(sig, permissive), 4),
+        ]
+
+    return render
+
+
+_LAYER_ATTRS = ["self_attn: MultiheadAttention[_DM, Any]", "linear1: Linear[_DM, Any]", "linear2: Linear[Any, _DM]",
+                "norm_first: _bool", "activation: Any"]
+ATTENTION_LAYERS: dict[str, Callable[[str], list[str]]] = {
+    "MultiheadAttention": _attention("MultiheadAttention", "_DM, _MC", [
+        "embed_dim: _int", "kdim: _int", "vdim: _int", "num_heads: _int", "head_dim: _int", "dropout: _float",
+        "batch_first: _bool", "in_proj_weight: Parameter[Any, Any] | None", "in_proj_bias: Parameter[Any, Any] | None",
+        "out_proj: Linear[_DM, _DM]"]),
+    "TransformerEncoderLayer": _attention("TransformerEncoderLayer", "_DM, _BF", _LAYER_ATTRS),
+    "TransformerDecoderLayer": _attention("TransformerDecoderLayer", "_DM, _BF",
+                                          [*_LAYER_ATTRS, "multihead_attn: MultiheadAttention[_DM, Any]"]),
+    "TransformerEncoder": _attention("TransformerEncoder", "_DM, _BF", [
+        "layers: ModuleList", "num_layers: _int", "norm: Module | None"]),
+    "TransformerDecoder": _attention("TransformerDecoder", "_DM, _BF", [
+        "layers: ModuleList", "num_layers: _int", "norm: Module | None"]),
+    "Transformer": _attention("Transformer", "_DM, _BF", [
+        "encoder: TransformerEncoder[_DM, _BF]", "decoder: TransformerDecoder[_DM, _BF]", "d_model: _int",
+        "nhead: _int", "batch_first: _bool", "@staticmethod",
+        "def generate_square_subsequent_mask(sz: _int, device: Any = None, dtype: Any = None) "
+        "-> Tensor[tuple[Any, Any], Any]: ..."]),
+}
+
+
 _DISTANCE = "(self, x1: Tensor[Any, _D], x2: Tensor[Any, Any])"
 NEW_LAYERS: dict[str, Callable[[str], list[str]]] = {
     **{n: _recurrent(n) for n in ("RNN", "LSTM", "GRU")},
@@ -469,6 +523,7 @@ NEW_LAYERS: dict[str, Callable[[str], list[str]]] = {
 
 PRECISE: dict[str, Callable[[str], list[str]]] = {
     **NEW_LAYERS,
+    **ATTENTION_LAYERS,
     "Linear": _linear, "Conv1d": _conv(1), "Conv2d": _conv(2), "Conv3d": _conv(3), "Embedding": _embedding,
     "LayerNorm": _norm("LayerNorm"), "RMSNorm": _norm("RMSNorm"), "Flatten": _flatten, "Sequential": _sequential,
     "ModuleList": _module_list, "BatchNorm1d": _batch_norm("BatchNorm1d"), "BatchNorm2d": _batch_norm("BatchNorm2d"),

@@ -228,3 +228,60 @@ def test_distance_layers_shapes_and_errors(cosine: bool, a: list[int], b: list[i
 
     same_verdict(build, {"broadcast_error_incompatible_dimensions", "dimension_error_out_of_range"},
                  _zeros(tuple(a)), _zeros(tuple(b)), rule=rule)
+
+
+ATTENTION_CODES = {"attention_error_shape_mismatch", "transformer_error_shape_mismatch", "dimension_error_out_of_range"}
+
+
+@fast(20)
+@given(hs.booleans(), hs.booleans(), hs.sampled_from([None, 4]), ranked([3, 3, 3, 2, 2, 4]), hs.integers(1, 3),
+       hs.sampled_from(["ok", "ok", "embed", "batch", "key_len", "key_dim", "key_rank"]), hs.booleans(), hs.booleans())
+def test_multihead_attention_shapes_and_errors(batch_first: bool, need_weights: bool, kdim: int | None,
+                                               lead: list[int], s_len: int, bad: str, average: bool,
+                                               as_layer: bool) -> None:
+    e = 8
+    q = (*lead[:-1], e + (1 if bad == "embed" else 0))
+    k = list(q[:-1]) + [kdim or e]
+    seq = 1 if batch_first else 0
+    if len(k) > 1:
+        k[seq if len(k) == 3 else 0] = s_len
+    if bad == "batch" and len(k) == 3:
+        k[1 - seq] += 1
+    v = list(k)
+    if bad == "key_len":
+        v[0] += 1
+    if bad == "key_dim":
+        k[-1] += 1
+    if bad == "key_rank":
+        k = v = k[1:] if len(k) > 1 else [2, *k]
+    if as_layer:  # the Transformer layers run the same attention on their own input
+        def layer(lib: Any) -> Any:
+            return lib.nn.TransformerEncoderLayer(e, 2, 16, dropout=0.0, batch_first=batch_first)
+
+        same_verdict(layer, ATTENTION_CODES, _zeros(q),
+                     rule=lambda: RN.transformer_layer_shape(q, e, batch_first))
+        return
+
+    def build(lib: Any) -> Any:
+        mha = lib.nn.MultiheadAttention(e, 2, kdim=kdim, vdim=kdim, batch_first=batch_first)
+        return lambda *t: mha(*t, need_weights=need_weights, average_attn_weights=average)
+
+    same_verdict(build, ATTENTION_CODES, _zeros(q), _zeros(tuple(k)), _zeros(tuple(v)),
+                 rule=lambda: RN.mha_shape(q, tuple(k), tuple(v), e, kdim, kdim, batch_first, need_weights, average, 2))
+
+
+@fast(15)
+@given(hs.booleans(), ranked([3, 3, 2, 2, 1]), ranked([3, 3, 2, 2]), hs.booleans(), hs.booleans())
+def test_transformer_shapes_and_errors(batch_first: bool, src: list[int], tgt: list[int], src_e: bool,
+                                       tgt_e: bool) -> None:
+    e = 8
+    if len(src) == 1 and batch_first:
+        return  # torch's own Python code fails on a 1-D src (an IndexError of a tuple): not a verdict to copy
+    src_shape = (*src[:-1], e if src_e else e + 1)
+    tgt_shape = (*tgt[:-1], e if tgt_e else e + 2)
+
+    def build(lib: Any) -> Any:
+        return lib.nn.Transformer(e, 2, 1, 1, 16, dropout=0.0, batch_first=batch_first)
+
+    same_verdict(build, ATTENTION_CODES, _zeros(src_shape), _zeros(tgt_shape),
+                 rule=lambda: RN.transformer_shape(src_shape, tgt_shape, e, batch_first))

@@ -33,3 +33,13 @@ def layers(img: Tensor[tuple[B, L[3], L[8], L[8]], float32], a: Tensor[tuple[L[4
     reveal_type(nn.CosineSimilarity()(a, a))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
     reveal_type(nn.PairwiseDistance(keepdim=True)(a, a))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
     nn.PixelShuffle(3)(img)  # not checked without the plugin
+
+
+def attention(src: Tensor[tuple[L[10], B, L[32]], float32], tgt: Tensor[tuple[L[7], B, L[32]], float32]) -> None:
+    out, weights = nn.MultiheadAttention(32, 4)(tgt, src, src)
+    reveal_type(out)  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(32, 4), 2)
+    reveal_type(enc(src))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    model = nn.Transformer(32, 4, 1, 1, 64)
+    reveal_type(model(src, tgt, tgt_mask=nn.Transformer.generate_square_subsequent_mask(7)))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
+    model(src[0], tgt)  # not checked without the plugin

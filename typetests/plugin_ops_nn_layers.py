@@ -101,3 +101,37 @@ def distances(a: Tensor[tuple[B, L[16]], float32], b: Tensor[tuple[L[1], L[16]],
     nn.CosineSimilarity()(a, c)  # E: cosine_similarity: shapes (B, 16) and (B, 8) cannot be broadcast  [broadcast_error_incompatible_dimensions]
     nn.CosineSimilarity(dim=2)(a, b)  # E: cosine_similarity: dimension out of range (expected to be in range of [-2, 1], but got 2)  [dimension_error_out_of_range]
     nn.PairwiseDistance()(a, c)  # E: pairwise_distance: shapes (B, 16) and (B, 8) cannot be broadcast  [broadcast_error_incompatible_dimensions]
+
+
+def attention(src: Tensor[tuple[L[10], B, L[32]], float32], tgt: Tensor[tuple[L[7], B, L[32]], float32],
+              narrow: Tensor[tuple[L[10], B, L[16]], float32], bsrc: Tensor[tuple[B, L[10], L[32]], float32],
+              other: Tensor[tuple[L[10], L[3], L[32]], float32], kv: Tensor[tuple[L[10], B, L[8]], float32],
+              one: Tensor[tuple[L[10], L[32]], float32], two: Tensor[tuple[L[7], L[2], L[32]], float32]) -> None:
+    mha = nn.MultiheadAttention(32, 4)
+    reveal_type(mha(tgt, src, src))  # N: tuple[shapetorch.Tensor[tuple[Literal[7], B, Literal[32]], shapetorch.float32], shapetorch.Tensor[tuple[B, Literal[7], Literal[10]], shapetorch.float32]]
+    reveal_type(mha(tgt, src, src, average_attn_weights=False)[1])  # N: Tensor[tuple[B, Literal[4], Literal[7], Literal[10]], shapetorch.float32]
+    reveal_type(mha(tgt, src, src, need_weights=False)[1])  # N: None
+    reveal_type(nn.MultiheadAttention(32, 4, kdim=8, vdim=8)(tgt, kv, kv)[0])  # N: Tensor[tuple[Literal[7], B, Literal[32]], shapetorch.float32]
+    mha(narrow, src, src)  # E: multi_head_attention_forward: was expecting embedding dimension of 32, but got 16  [attention_error_shape_mismatch]
+    mha(tgt, src, kv)  # E: value has embedding dimension 8, but the layer's vdim is 32  [attention_error_shape_mismatch]
+    mha(two, other, other)  # E: key batch size 3 does not match query batch size 2  [attention_error_shape_mismatch]
+    mha(tgt, other, other)  # batch B against 3: not decided statically
+    mha(tgt, one, one)  # E: For batched (3-D) `query`, expected `key` and `value` to be 3-D but found 2-D and 2-D tensors respectively  [attention_error_shape_mismatch]
+    enc = nn.TransformerEncoderLayer(32, 4, dim_feedforward=64)
+    reveal_type(enc)  # N: shapetorch.nn.TransformerEncoderLayer[Literal[32], Literal[False]]
+    reveal_type(enc(src))  # N: Tensor[tuple[Literal[10], B, Literal[32]], shapetorch.float32]
+    reveal_type(nn.TransformerEncoder(enc, 2)(one))  # N: Tensor[tuple[Literal[10], Literal[32]], shapetorch.float32]
+    nn.TransformerEncoder(enc, 2)(narrow)  # E: was expecting embedding dimension of 32, but got 16  [attention_error_shape_mismatch]
+    reveal_type(nn.TransformerEncoderLayer(32, 4, batch_first=True)(bsrc))  # N: Tensor[tuple[B, Literal[10], Literal[32]], shapetorch.float32]
+    enc(src[None])  # E: query should be unbatched 2D or batched 3D tensor but received 4-D query tensor  [attention_error_shape_mismatch]
+    dec = nn.TransformerDecoderLayer(32, 4)
+    reveal_type(dec(tgt, src))  # N: Tensor[tuple[Literal[7], B, Literal[32]], shapetorch.float32]
+    reveal_type(nn.TransformerDecoder(dec, 3)(tgt, memory=src))  # N: Tensor[tuple[Literal[7], B, Literal[32]], shapetorch.float32]
+    dec(two, other)  # E: key batch size 3 does not match query batch size 2  [attention_error_shape_mismatch]
+    model = nn.Transformer(32, 4, 1, 1, 64)
+    reveal_type(model)  # N: shapetorch.nn.Transformer[Literal[32], Literal[False]]
+    reveal_type(model(src, tgt))  # N: Tensor[tuple[Literal[7], B, Literal[32]], shapetorch.float32]
+    model(other, two)  # E: Transformer: the batch number of src and tgt must be equal  [transformer_error_shape_mismatch]
+    model(narrow, tgt)  # E: Transformer: the feature number of src and tgt must be equal to d_model  [transformer_error_shape_mismatch]
+    nn.Transformer()(src, tgt)  # E: the feature number of src and tgt must be equal to d_model  [transformer_error_shape_mismatch]
+    reveal_type(nn.Transformer.generate_square_subsequent_mask(7))  # N: Tensor[tuple[Any, Any], Any]

@@ -45,3 +45,16 @@ def layers(img: Tensor[tuple[B, L[3], L[8], L[8]], float32], a: Tensor[tuple[L[4
     assert_type(nn.PairwiseDistance(keepdim=True)(a, a), AnyT)
     model = nn.Sequential(nn.ZeroPad2d(1), nn.PixelUnshuffle(2), nn.Upsample(size=(4, 4)))
     model(img)
+
+
+def attention(src: Tensor[tuple[L[10], B, L[32]], float32], tgt: Tensor[tuple[L[7], B, L[32]], float32]) -> None:
+    mha = nn.MultiheadAttention(32, 4)
+    out, weights = mha(tgt, src, src)
+    assert_type(out, AnyT)
+    assert_type(weights, AnyT | None)
+    layer = nn.TransformerEncoderLayer(32, 4, batch_first=False)
+    assert_type(nn.TransformerEncoder(layer, 2)(src), AnyT)
+    assert_type(nn.TransformerDecoder(nn.TransformerDecoderLayer(32, 4), 2)(tgt, src), AnyT)
+    model = nn.Transformer(32, 4, 1, 1, 64)
+    assert_type(model(src, tgt, tgt_mask=nn.Transformer.generate_square_subsequent_mask(7)), AnyT)
+    assert_type(model.encoder, nn.TransformerEncoder[Any, Any])

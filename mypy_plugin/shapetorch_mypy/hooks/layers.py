@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mypy.nodes import Expression, FloatExpr, IntExpr, ListExpr, TupleExpr, UnaryExpr
-from mypy.types import LiteralType, NoneType, TupleType, Type, get_proper_type
+from mypy.types import Instance, LiteralType, NoneType, TupleType, Type, get_proper_type
 
 from shapetorch._rules import nn as RN
 from shapetorch._rules.dims import Shape
@@ -271,6 +271,74 @@ def call_distance(name: str) -> LayerCall:
     return h
 
 
+# ------------------------------------------------------------------------------------------ attention
+def _size_or(op: Op, name: str, default: Type) -> Type:
+    """An optional int argument's literal type; ``default`` when it is absent or None."""
+    a = op.call.get(name)
+    return default if a is None or is_none(a.expr, a.typ) else _size_t(op, name)
+
+
+def new_mha(op: Op) -> Type:
+    embed = _size_t(op, "embed_dim")
+    kdim, vdim = _size_or(op, "kdim", embed), _size_or(op, "vdim", embed)
+    config = _tuple_t(op, [kdim, vdim, _bool_arg_t(op, "batch_first", False), _size_t(op, "num_heads")])
+    return _instance(op, [embed, config])
+
+
+def new_transformer_layer(op: Op) -> Type:
+    """TransformerEncoderLayer/DecoderLayer(d_model, ...) and Transformer(d_model=512, ...)."""
+    return _instance(op, [_size_t(op, "d_model", 512 if op.name == "Transformer" else None),
+                          _bool_arg_t(op, "batch_first", False)])
+
+
+def new_transformer_stack(op: Op) -> Type:
+    """TransformerEncoder/Decoder(layer, num_layers): the layer's d_model and batch_first."""
+    a = op.call.get("encoder_layer" if op.name == "TransformerEncoder" else "decoder_layer")
+    p = get_proper_type(a.typ) if a is not None else None
+    if not isinstance(p, Instance) or len(p.args) != 2:
+        return _instance(op, [_any(), _any()])
+    return _instance(op, list(p.args))
+
+
+def _tensor_named(op: Op, name: str, x: TensorInfo | None = None) -> TensorInfo:
+    t = x if x is not None else op.tensor_arg(name)
+    if not t.exact:
+        raise Unknown
+    return t
+
+
+def call_mha(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+    q, k, v = (_tensor_named(op, n) for n in ("query", "key", "value"))
+    p = get_proper_type(args[1])
+    if not isinstance(p, TupleType) or len(p.items) != 4:
+        raise Unknown
+    batch_first = _lit_bool(p.items[2])
+    need, average = op.call.bool_arg("need_weights", True), op.call.bool_arg("average_attn_weights", True)
+    if batch_first is None or need is None or average is None:
+        raise Unknown
+    out, weights = RN.mha_shape(q.shape or (), k.shape or (), v.shape or (), op.conv.dim(args[0]),
+                                op.conv.dim(p.items[0]), op.conv.dim(p.items[1]), batch_first, need, average,
+                                op.conv.dim(p.items[3]))
+    return _tuple_t(op, [op.like(q, out), op.like(q, weights) if weights is not None else NoneType()])
+
+
+def call_transformer(name: str) -> LayerCall:
+    decoder = name in ("TransformerDecoderLayer", "TransformerDecoder")
+
+    def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+        d_model, batch_first = op.conv.dim(args[0]), _lit_bool(args[1])
+        if batch_first is None:
+            raise Unknown
+        if name == "Transformer":
+            src, tgt = _tensor_named(op, "src"), _tensor_named(op, "tgt")
+            return op.like(tgt, RN.transformer_shape(src.shape or (), tgt.shape or (), d_model, batch_first))
+        src = _tensor_named(op, "tgt" if decoder else "src", x)
+        memory = _tensor_named(op, "memory").shape if decoder else None
+        return op.like(src, RN.transformer_layer_shape(src.shape or (), d_model, batch_first, memory))
+
+    return h
+
+
 # ------------------------------------------------------------------------------------------ tables
 _PADS = [f"{k}Pad{d}d" for k in PAD_MODES for d in (1, 2, 3)]
 
@@ -283,6 +351,9 @@ CONSTRUCTORS: dict[str, Handler] = {
     "Upsample": new_upsample,
     "CosineSimilarity": new_cosine,
     "PairwiseDistance": new_pairwise,
+    "MultiheadAttention": new_mha,
+    **dict.fromkeys(("TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer"), new_transformer_layer),
+    **dict.fromkeys(("TransformerEncoder", "TransformerDecoder"), new_transformer_stack),
 }
 
 CALLS: dict[str, LayerCall] = {
@@ -294,9 +365,13 @@ CALLS: dict[str, LayerCall] = {
     "Upsample": call_upsample,
     "CosineSimilarity": call_distance("CosineSimilarity"),
     "PairwiseDistance": call_distance("PairwiseDistance"),
+    "MultiheadAttention": call_mha,
+    **{n: call_transformer(n) for n in ("TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
+                                        "TransformerDecoder", "Transformer")},
 }
 
 # Layers called with something other than one ``input`` tensor: read from the call itself.
-OWN_ARGUMENTS = frozenset({"CosineSimilarity", "PairwiseDistance"})
+OWN_ARGUMENTS = frozenset({"CosineSimilarity", "PairwiseDistance", "MultiheadAttention", "TransformerEncoderLayer",
+                           "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder", "Transformer"})
 
 __all__ = ["CALLS", "CONSTRUCTORS", "OWN_ARGUMENTS"]

@@ -348,7 +348,7 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: expected {expected} input (N, C, *spatial) for mode {mode!r}, but got input of shape {shape}",
     ),
     "transformer_error_shape_mismatch": Entry(
-        "shape", "shape-attention", "A Transformer layer's input whose feature size is not d_model, or src/tgt batches differ.",
+        "shape", "shape-attention", "nn.Transformer's src and tgt: batches that differ, or a feature size not d_model.",
         "{op}: {problem} (got {shapes})",
     ),
     "load_state_dict_error_mismatch": Entry(

@@ -368,39 +368,77 @@ def distance_shape(x1: Shape, x2: Shape, dim: int = -1, keepdim: bool = False, o
     return out[:d] + ((1,) if keepdim else ()) + out[d + 1:]
 
 
-# -- transformer layers ----------------------------------------------------------------------------------------
+# -- attention and transformer layers --------------------------------------------------------------------------
 
 
-def transformer_layer_shape(src: Shape, d_model: Dim, op: str = "TransformerEncoderLayer",
-                            memory: Shape | None = None, batch_first: bool = False) -> Shape:
-    """A Transformer encoder/decoder layer or stack: (S, N, E), (N, S, E) with batch_first, or unbatched
-    (S, E), with E == d_model; the decoder's ``memory`` has the same rank, batch and E. The shape is kept."""
-    for name, s in (("src", src), ("memory", memory)):
-        if s is None:
-            continue
-        if len(s) not in (2, 3):
-            raise RuleError("transformer_error_shape_mismatch", op=op, shapes=s,
-                            problem=f"{name} should be unbatched 2D or batched 3D but received {len(s)}-D {name}")
-        if differ(s[-1], d_model):
-            raise RuleError("transformer_error_shape_mismatch", op=op, shapes=s,
-                            problem=f"was expecting embedding dimension of {d_model}, but got {s[-1]}")
+def _attention_error(op: str, q: Shape, k: Shape, v: Shape, problem: str) -> RuleError:
+    return RuleError("attention_error_shape_mismatch", op=op, q=q, k=k, v=v, problem=problem)
+
+
+def mha_shape(query: Shape, key: Shape, value: Shape, embed_dim: Dim, kdim: Dim | None = None,
+              vdim: Dim | None = None, batch_first: bool = False, need_weights: bool = True,
+              average_attn_weights: bool = True, num_heads: Dim = UNKNOWN,
+              op: str = "multi_head_attention_forward") -> tuple[Shape, Shape | None]:
+    """``nn.MultiheadAttention``: query (L, N, E), key (S, N, kdim), value (S, N, vdim) (batch first: N leads;
+    unbatched: no N). Returns the output (L, N, E) and the attention weights, (N, L, S) averaged over the heads
+    or (N, H, L, S) (None without ``need_weights``). torch's checks, in its order."""
+    kdim = embed_dim if kdim is None else kdim
+    vdim = embed_dim if vdim is None else vdim
+    if len(query) == 3 and (len(key), len(value)) != (3, 3):
+        raise _attention_error(op, query, key, value, "For batched (3-D) `query`, expected `key` and `value` to be "
+                               f"3-D but found {len(key)}-D and {len(value)}-D tensors respectively")
+    if len(query) == 2 and (len(key), len(value)) != (2, 2):
+        raise _attention_error(op, query, key, value, "For unbatched (2-D) `query`, expected `key` and `value` to be "
+                               f"2-D but found {len(key)}-D and {len(value)}-D tensors respectively")
+    if len(query) not in (2, 3):
+        raise _attention_error(op, query, key, value, "query should be unbatched 2D or batched 3D tensor but "
+                               f"received {len(query)}-D query tensor")
+    if differ(query[-1], embed_dim):
+        raise _attention_error(op, query, key, value,
+                               f"was expecting embedding dimension of {embed_dim}, but got {query[-1]}")
+    if any(differ(a, b) for a, b in zip(key[:-1], value[:-1])):
+        raise _attention_error(op, query, key, value, f"key shape {fmt_shape(key)} does not match value shape "
+                               f"{fmt_shape(value)}")
+    for name, s, want in (("key", key, kdim), ("value", value, vdim)):
+        if differ(s[-1], want):
+            raise _attention_error(op, query, key, value,
+                                   f"{name} has embedding dimension {s[-1]}, but the layer's {name[0]}dim is {want}")
+    b = 0 if batch_first else 1
+    if len(query) == 3 and differ(query[b], key[b]):
+        raise _attention_error(op, query, key, value, f"key batch size {key[b]} does not match query batch size "
+                               f"{query[b]}")
+    q_len, s_len = (query[1 if batch_first else 0], key[1 if batch_first else 0]) if len(query) == 3 else (
+        query[0], key[0])
+    if not need_weights:
+        return query, None
+    lead: Shape = (query[b],) if len(query) == 3 else ()
+    heads: Shape = () if average_attn_weights else (num_heads,)
+    return query, lead + heads + (q_len, s_len)
+
+
+def transformer_layer_shape(src: Shape, d_model: Dim, batch_first: bool = False, memory: Shape | None = None,
+                            op: str = "multi_head_attention_forward") -> Shape:
+    """A TransformerEncoderLayer (``memory`` None) or TransformerDecoderLayer, and their stacks: self-attention
+    over ``src`` (the decoder's ``tgt``), then the decoder's attention over ``memory``; the shape is kept."""
+    out, _ = mha_shape(src, src, src, d_model, batch_first=batch_first, need_weights=False, op=op)
     if memory is not None:
-        b = 0 if batch_first else 1
-        if len(memory) != len(src) or (len(src) == 3 and differ(src[b], memory[b])):
-            raise RuleError("transformer_error_shape_mismatch", op=op, shapes=(src, memory),
-                            problem="the batch number of src and tgt must be equal")
-    return src
+        out, _ = mha_shape(out, memory, memory, d_model, batch_first=batch_first, need_weights=False, op=op)
+    return out
 
 
 def transformer_shape(src: Shape, tgt: Shape, d_model: Dim, batch_first: bool = False,
                       op: str = "Transformer") -> Shape:
-    """``nn.Transformer(src, tgt)``: both (S, N, E) / (T, N, E) (batch first: (N, S, E)), or unbatched;
-    the output has tgt's shape. torch's checks, in torch's order and words."""
+    """``nn.Transformer(src, tgt)``: torch's own two checks, then the encoder over src and the decoder over
+    (tgt, memory of src's shape); the output has tgt's shape."""
     b = 0 if batch_first else 1
-    if len(src) != len(tgt) or (len(src) == 3 and differ(src[b], tgt[b])):
+    if b:  # torch reads src.size(1) and tgt.size(1) before it asks whether the input is batched
+        wrap_dim(b, len(src), op)
+        wrap_dim(b, len(tgt), op)
+    if len(src) == 3 and len(tgt) > b and differ(src[b], tgt[b]):
         raise RuleError("transformer_error_shape_mismatch", op=op, shapes=(src, tgt),
                         problem="the batch number of src and tgt must be equal")
     if differ(src[-1], d_model) or differ(tgt[-1], d_model):
         raise RuleError("transformer_error_shape_mismatch", op=op, shapes=(src, tgt),
                         problem="the feature number of src and tgt must be equal to d_model")
-    return transformer_layer_shape(tgt, d_model, op)
+    memory = transformer_layer_shape(src, d_model, batch_first)
+    return transformer_layer_shape(tgt, d_model, batch_first, memory)

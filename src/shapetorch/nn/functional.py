@@ -449,7 +449,11 @@ def multi_head_attention_forward(
     is_causal: bool = False, batch_first: bool = False,
 ) -> tuple[Tensor, Tensor | None]:
     """The body of ``nn.MultiheadAttention``. Inputs are (L, N, E) (or (N, L, E) when ``batch_first``)."""
-
+    # The rule the mypy plugin runs on nn.MultiheadAttention and the Transformer layers: ranks, sizes, batches.
+    kdim = k_proj_weight._data.shape[1] if use_separate_proj_weight and k_proj_weight is not None else None
+    vdim = v_proj_weight._data.shape[1] if use_separate_proj_weight and v_proj_weight is not None else None
+    check(RN.mha_shape, tuple(query._data.shape), tuple(key._data.shape), tuple(value._data.shape),
+          embed_dim_to_check, kdim, vdim, batch_first, need_weights, average_attn_weights, num_heads)
     unbatched = query._data.ndim == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -458,10 +462,6 @@ def multi_head_attention_forward(
     elif batch_first:
         query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
     tgt, bsz, e = query._data.shape
-    if e != embed_dim_to_check:
-        fail("attention_error_shape_mismatch", op="multi_head_attention_forward", q=tuple(query._data.shape),
-             k=tuple(key._data.shape), v=tuple(value._data.shape),
-             problem=f"was expecting embedding dimension of {embed_dim_to_check}, but got {e}")
     hd = e // num_heads
     if use_separate_proj_weight:
         assert q_proj_weight is not None and k_proj_weight is not None and v_proj_weight is not None
