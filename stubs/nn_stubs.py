@@ -64,6 +64,8 @@ _Pad = _TypeVar("_Pad", default=Any)  # a padding layer's pad: (before, after) p
 _Fac = _TypeVar("_Fac", default=Any)  # PixelShuffle's upscale_factor, PixelUnshuffle's downscale_factor
 _Up = _TypeVar("_Up", default=Any)  # Upsample: tuple[size, scale_factor (as strings), mode]
 _Dm = _TypeVar("_Dm", default=_L[1])  # CosineSimilarity's dim
+_PG = _TypeVar("_PG", default=Any)  # a pooling layer: tuple[kernel, stride, padding, dilation, ceil_mode, return_indices]
+_OS = _TypeVar("_OS", default=Any)  # an adaptive pooling layer's output_size
 _DM = _TypeVar("_DM", default=Any)  # a Transformer layer's d_model, MultiheadAttention's embed_dim
 _BF = _TypeVar("_BF", default=Any)  # a Transformer layer's batch_first
 _MC = _TypeVar("_MC", default=Any)  # MultiheadAttention: tuple[kdim, vdim, batch_first, num_heads]
@@ -506,7 +508,15 @@ ATTENTION_LAYERS: dict[str, Callable[[str], list[str]]] = {
 
 
 _DISTANCE = "(self, x1: Tensor[Any, _D], x2: Tensor[Any, Any])"
+_POOL_ATTRS = ["kernel_size: Any", "stride: Any", "padding: Any", "ceil_mode: _bool"]
 NEW_LAYERS: dict[str, Callable[[str], list[str]]] = {
+    # a MaxPool built with return_indices=True returns (values, indices): Any in the stubs, the plugin knows which
+    **{f"MaxPool{d}d": _tensor_layer(f"MaxPool{d}d", "_PG", [*_POOL_ATTRS, "dilation: Any", "return_indices: _bool"],
+                                     ret="Any", permissive="Any") for d in (1, 2)},
+    **{f"AvgPool{d}d": _tensor_layer(f"AvgPool{d}d", "_PG", [*_POOL_ATTRS, "count_include_pad: _bool"])
+       for d in (1, 2)},
+    **{f"Adaptive{k}Pool{d}d": _tensor_layer(f"Adaptive{k}Pool{d}d", "_OS", ["output_size: Any"])
+       for k in ("Max", "Avg") for d in (1, 2)},
     **{n: _recurrent(n) for n in ("RNN", "LSTM", "GRU")},
     **{n: _cell(n) for n in ("RNNCell", "LSTMCell", "GRUCell")},
     **{f"{kind}Pad{d}d": _tensor_layer(f"{kind}Pad{d}d", "_Pad", ["padding: tuple[_int, ...]"])

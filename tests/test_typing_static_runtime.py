@@ -29,7 +29,7 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     kind = draw(st.sampled_from(["matmul", "add", "mul", "reshape", "transpose", "sum", "unsqueeze", "squeeze",
                                  "cat", "stack", "permute", "index", "flatten", "mean", "where", "expand",
                                  "max", "topk", "flip", "roll", "repeat", "linear", "batchnorm", "add_",
-                                 "recurrent", "pad", "pixel_shuffle", "upsample", "distance"]))
+                                 "recurrent", "pad", "pixel_shuffle", "upsample", "distance", "pool_layer"]))
     a = draw(shapes)
     if kind in ("matmul", "add", "mul", "cat", "stack", "where", "add_", "distance"):
         b = draw(st.one_of(shapes, st.just(a), st.just(a[-1:])))
@@ -88,6 +88,10 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     if kind == "upsample":
         arg = draw(st.sampled_from(["scale_factor=2", "scale_factor=1.5", "size=4", "size=(2, 3)"]))
         return [a], f"st.nn.Upsample({arg})(a)"
+    if kind == "pool_layer":
+        layer = draw(st.sampled_from(["MaxPool1d(2)", "AvgPool1d(2, stride=1)", "AdaptiveAvgPool1d(2)",
+                                      "MaxPool2d(2, ceil_mode=True)", "AdaptiveMaxPool2d((1, 2))"]))
+        return [a], f"st.nn.{layer}(a)"
     if kind == "batchnorm":
         c = a[1] if len(a) > 1 else 3
         return [a], f"st.nn.BatchNorm{draw(st.sampled_from([1, 2]))}d({draw(st.sampled_from([c, c + 1]))}).eval()(a)"

@@ -135,3 +135,18 @@ def attention(src: Tensor[tuple[L[10], B, L[32]], float32], tgt: Tensor[tuple[L[
     model(narrow, tgt)  # E: Transformer: the feature number of src and tgt must be equal to d_model  [transformer_error_shape_mismatch]
     nn.Transformer()(src, tgt)  # E: the feature number of src and tgt must be equal to d_model  [transformer_error_shape_mismatch]
     reveal_type(nn.Transformer.generate_square_subsequent_mask(7))  # N: Tensor[tuple[Any, Any], Any]
+
+
+def pooling_layers(img: Tensor[tuple[B, L[8], L[32], L[32]], float32], seq: Tensor[tuple[B, L[4], L[10]], float32],
+                   flat: Tensor[tuple[L[32], L[32]], float32]) -> None:
+    reveal_type(nn.MaxPool2d(2))  # N: shapetorch.nn.MaxPool2d[tuple[tuple[Literal[2], Literal[2]], tuple[Literal[2], Literal[2]], tuple[Literal[0], Literal[0]], tuple[Literal[1], Literal[1]], Literal[False], Literal[False]]]
+    reveal_type(nn.MaxPool2d(2)(img))  # N: Tensor[tuple[B, Literal[8], Literal[16], Literal[16]], shapetorch.float32]
+    reveal_type(nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True)(img))  # N: Tensor[tuple[B, Literal[8], Literal[17], Literal[17]], shapetorch.float32]
+    reveal_type(nn.AvgPool1d(3)(seq))  # N: Tensor[tuple[B, Literal[4], Literal[3]], shapetorch.float32]
+    reveal_type(nn.AdaptiveAvgPool2d((4, 2))(img))  # N: Tensor[tuple[B, Literal[8], Literal[4], Literal[2]], shapetorch.float32]
+    reveal_type(nn.AdaptiveMaxPool1d(1)(seq))  # N: Tensor[tuple[B, Literal[4], Literal[1]], shapetorch.float32]
+    reveal_type(nn.MaxPool2d(2, return_indices=True)(img))  # N: Any
+    nn.MaxPool2d(4, padding=3)(img)  # E: max_pool2d: pad should be at most half of the kernel size  [pool_error_invalid_padding]
+    nn.AvgPool2d(2)(img[0][0][0])  # E: avg_pool2d: expected 3-D (unbatched) or 4-D (batched) input, but got input of shape (32,)  [conv_error_input_rank]
+    nn.MaxPool1d(20)(seq)  # E: max_pool1d: padded input size per channel (10,) is smaller than the kernel (20,)  [conv_error_kernel_too_large]
+    reveal_type(nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.AdaptiveAvgPool2d(1), nn.Flatten())(img))  # N: Tensor[tuple[B, Literal[16]], shapetorch.float32]

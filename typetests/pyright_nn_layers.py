@@ -58,3 +58,9 @@ def attention(src: Tensor[tuple[L[10], B, L[32]], float32], tgt: Tensor[tuple[L[
     model = nn.Transformer(32, 4, 1, 1, 64)
     assert_type(model(src, tgt, tgt_mask=nn.Transformer.generate_square_subsequent_mask(7)), AnyT)
     assert_type(model.encoder, nn.TransformerEncoder[Any, Any])
+
+
+def pooling_layers(img: Tensor[tuple[B, L[8], L[32], L[32]], float32]) -> None:
+    assert_type(nn.AvgPool2d(2)(img), AnyT)
+    assert_type(nn.AdaptiveAvgPool2d(1)(img), AnyT)
+    values, indices = nn.MaxPool2d(2, return_indices=True)(img)  # (values, indices): Any in the stubs

@@ -1,11 +1,12 @@
-"""The recurrent, padding, pixel-shuffle, Upsample and distance layers under the plugin.
+"""The recurrent, attention, Transformer, padding, pixel-shuffle, Upsample, distance and pooling layers.
 
 Each constructor keeps its literal configuration as the layer's type arguments (the stub classes are
 generic in them): ``nn.LSTM(10, 20, batch_first=True)`` is ``LSTM[Literal[10], Literal[20], tuple[<num_layers>,
 <bidirectional>, <batch_first>, <proj_size>]]``, ``nn.ZeroPad2d(1)`` is ``ZeroPad2d[tuple[1, 1, 1, 1]]``. Calling
 the layer runs the rule the runtime layer checks before it computes (``rnn_shape``, ``rnn_cell_shape``,
-``pad_shape``, ``pixel_shuffle_shape``, ``upsample_shape``, ``distance_shape``), so the verdict, the code and
-the message are the runtime's. A configuration that is not literal is ``Any``: the call then keeps the stub's type.
+``pad_layer_shape``, ``pixel_shuffle_shape``, ``upsample_shape``, ``distance_shape``, ``mha_shape``,
+``transformer_layer_shape``, ``transformer_shape``, ``pool_shape``, ``adaptive_pool_shape``), so the verdict, the
+code and the message are the runtime's. ``hooks/nn.py`` hands these layers' calls here (``CALLS``). A configuration that is not literal is ``Any``: the call then keeps the stub's type.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from shapetorch._rules.dims import Shape
 from ..args import int_list, int_value, is_none
 from ..convert import TensorInfo
 from ._common import Handler, Op, Unknown
-from .nn import _any, _instance, _int_t, _lit_int, _lit_ints, _size_t, _str_t, _tuple_t
+from .nn import _any, _instance, _int_t, _lit_int, _lit_ints, _ntuple, _size_t, _str_t, _tuple_t
 
 # A layer call: the layer's type arguments and the tensor it is called on (None when the call's first formal is
 # not ``input``: the distance layers' ``x1``, read from the call itself).
@@ -339,6 +340,78 @@ def call_transformer(name: str) -> LayerCall:
     return h
 
 
+# ------------------------------------------------------------------------------------------ pooling layers
+def _int_tuple_t(op: Op, values: tuple[int, ...] | None) -> Type:
+    return _tuple_t(op, [_int_t(op, v) for v in values]) if values is not None else _any()
+
+
+def new_pool(nd: int, dilated: bool) -> Handler:
+    """MaxPoolNd/AvgPoolNd: tuple[kernel, stride, padding, dilation, ceil_mode, return_indices] (a stride left out
+    is the kernel, as the runtime sets it)."""
+    def h(op: Op) -> Type:
+        kernel = _ntuple(op, "kernel_size", nd, None)
+        a = op.call.get("stride")
+        stride = kernel if a is None or is_none(a.expr, a.typ) else _ntuple(op, "stride", nd, None)
+        dilation = _ntuple(op, "dilation", nd, 1) if dilated else (1,) * nd
+        return _instance(op, [_tuple_t(op, [
+            _int_tuple_t(op, kernel), _int_tuple_t(op, stride), _int_tuple_t(op, _ntuple(op, "padding", nd, 0)),
+            _int_tuple_t(op, dilation), _bool_arg_t(op, "ceil_mode", False),
+            _bool_arg_t(op, "return_indices", False)])])
+
+    return h
+
+
+def call_pool(name: str) -> LayerCall:
+    rule_op = ("max_pool" if name.startswith("Max") else "avg_pool") + name[-2:]
+
+    def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+        x = _x(op, x)
+        p = get_proper_type(args[0])
+        if not isinstance(p, TupleType) or len(p.items) != 6:
+            raise Unknown
+        kernel, stride, padding, dilation = (_lit_ints(t) for t in p.items[:4])
+        ceil_mode, indices = _lit_bool(p.items[4]), _lit_bool(p.items[5])
+        if kernel is None or stride is None or padding is None or dilation is None or ceil_mode is None \
+                or indices is not False:
+            raise Unknown  # (values, indices) stays the stub's
+        return op.like(x, RN.pool_shape(x.shape or (), kernel, stride, padding, dilation, ceil_mode, rule_op))
+
+    return h
+
+
+def new_adaptive(nd: int) -> Handler:
+    def h(op: Op) -> Type:
+        a = op.call.get("output_size")
+        if a is None:
+            raise Unknown
+        v = int_value(a.expr, a.typ)
+        if v is not None:
+            return _instance(op, [_int_tuple_t(op, (v,) * nd)])
+        items = int_list(a.expr, a.typ)  # None items (keep that dim) are not literal here: the call is unknown
+        if items is None or len(items) != nd or any(i is None for i in items):
+            return _instance(op, [_any()])
+        return _instance(op, [_int_tuple_t(op, tuple(i for i in items if i is not None))])
+
+    return h
+
+
+def call_adaptive(name: str) -> LayerCall:
+    rule_op = ("adaptive_max_pool" if "Max" in name else "adaptive_avg_pool") + name[-2:]
+
+    def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+        x = _x(op, x)
+        size = _lit_ints(args[0])
+        if size is None:
+            raise Unknown
+        return op.like(x, RN.adaptive_pool_shape(x.shape or (), size, rule_op))
+
+    return h
+
+
+_POOLS = [f"{k}Pool{d}d" for k in ("Max", "Avg") for d in (1, 2)]
+_ADAPTIVE = [f"Adaptive{k}Pool{d}d" for k in ("Max", "Avg") for d in (1, 2)]
+
+
 # ------------------------------------------------------------------------------------------ tables
 _PADS = [f"{k}Pad{d}d" for k in PAD_MODES for d in (1, 2, 3)]
 
@@ -354,6 +427,8 @@ CONSTRUCTORS: dict[str, Handler] = {
     "MultiheadAttention": new_mha,
     **dict.fromkeys(("TransformerEncoderLayer", "TransformerDecoderLayer", "Transformer"), new_transformer_layer),
     **dict.fromkeys(("TransformerEncoder", "TransformerDecoder"), new_transformer_stack),
+    **{n: new_pool(int(n[-2]), n.startswith("Max")) for n in _POOLS},
+    **{n: new_adaptive(int(n[-2])) for n in _ADAPTIVE},
 }
 
 CALLS: dict[str, LayerCall] = {
@@ -368,6 +443,8 @@ CALLS: dict[str, LayerCall] = {
     "MultiheadAttention": call_mha,
     **{n: call_transformer(n) for n in ("TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder",
                                         "TransformerDecoder", "Transformer")},
+    **{n: call_pool(n) for n in _POOLS},
+    **{n: call_adaptive(n) for n in _ADAPTIVE},
 }
 
 # Layers called with something other than one ``input`` tensor: read from the call itself.
