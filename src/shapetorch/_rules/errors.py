@@ -347,6 +347,10 @@ CATALOGUE: dict[str, Entry] = {
         "Upsample of an input that is not 3-D, 4-D or 5-D, or of a rank its mode cannot take (torch: NotImplementedError).",
         "{op}: expected {expected} input (N, C, *spatial) for mode {mode!r}, but got input of shape {shape}",
     ),
+    "upsample_error_empty_output": Entry(
+        "shape", "shape-nn", "Upsample/interpolate to an output (or from an input) with a spatial size of 0.",
+        "{op}: Input and output sizes should be greater than 0, but got input {input} and output {output}",
+    ),
     "transformer_error_shape_mismatch": Entry(
         "shape", "shape-attention", "nn.Transformer's src and tgt: batches that differ, or a feature size not d_model.",
         "{op}: {problem} (got {shapes})",

@@ -328,7 +328,7 @@ def upsample_shape(input: Shape, size: tuple[int, ...] | int | None, scale_facto
     torch's order: size and scale_factor first (ValueError), then the input's rank for the mode."""
     nd = len(input) - 2
     spatial = list(input[2:])
-    sizes: tuple[int, ...] | None = None
+    sizes: tuple[Dim, ...] | None = None
     scales: tuple[float, ...] | None = None
     if size is not None and scale_factor is not None:
         raise RuleError("upsample_error_size", op=op, problem="only one of size or scale_factor should be defined")
@@ -351,11 +351,12 @@ def upsample_shape(input: Shape, size: tuple[int, ...] | int | None, scale_facto
     if len(input) not in ranks:
         expected = " or ".join(f"{r}-D" for r in ranks)
         raise RuleError("upsample_error_input_rank", op=op, expected=expected, mode=mode, shape=input)
-    if sizes is not None:
-        return tuple(input[:2]) + sizes
-    assert scales is not None
-    return tuple(input[:2]) + tuple(
-        math.floor(s * f) if isinstance(s, int) else UNKNOWN for s, f in zip(input[2:], scales))
+    if sizes is None:
+        assert scales is not None
+        sizes = tuple(math.floor(s * f) if isinstance(s, int) else UNKNOWN for s, f in zip(input[2:], scales))
+    if any(isinstance(d, int) and d <= 0 for d in (*input[2:], *sizes)):
+        raise RuleError("upsample_error_empty_output", op=op, input=tuple(input[2:]), output=sizes)
+    return tuple(input[:2]) + sizes
 
 
 def distance_shape(x1: Shape, x2: Shape, dim: int = -1, keepdim: bool = False, op: str = "cosine_similarity") -> Shape:
