@@ -66,6 +66,8 @@ _Up = _TypeVar("_Up", default=Any)  # Upsample: tuple[size, scale_factor (as str
 _Dm = _TypeVar("_Dm", default=_L[1])  # CosineSimilarity's dim
 _PG = _TypeVar("_PG", default=Any)  # a pooling layer: tuple[kernel, stride, padding, dilation, ceil_mode, return_indices]
 _OS = _TypeVar("_OS", default=Any)  # an adaptive pooling layer's output_size
+_UD = _TypeVar("_UD", default=Any)  # Unflatten's dim
+_US = _TypeVar("_US", default=Any)  # Unflatten's unflattened_size
 _DM = _TypeVar("_DM", default=Any)  # a Transformer layer's d_model, MultiheadAttention's embed_dim
 _BF = _TypeVar("_BF", default=Any)  # a Transformer layer's batch_first
 _MC = _TypeVar("_MC", default=Any)  # MultiheadAttention: tuple[kdim, vdim, batch_first, num_heads]
@@ -517,6 +519,7 @@ NEW_LAYERS: dict[str, Callable[[str], list[str]]] = {
        for d in (1, 2)},
     **{f"Adaptive{k}Pool{d}d": _tensor_layer(f"Adaptive{k}Pool{d}d", "_OS", ["output_size: Any"])
        for k in ("Max", "Avg") for d in (1, 2)},
+    "Unflatten": _tensor_layer("Unflatten", "_UD, _US", ["dim: _int", "unflattened_size: tuple[_int, ...]"]),
     **{n: _recurrent(n) for n in ("RNN", "LSTM", "GRU")},
     **{n: _cell(n) for n in ("RNNCell", "LSTMCell", "GRUCell")},
     **{f"{kind}Pad{d}d": _tensor_layer(f"{kind}Pad{d}d", "_Pad", ["padding: tuple[_int, ...]"])

@@ -150,3 +150,10 @@ def pooling_layers(img: Tensor[tuple[B, L[8], L[32], L[32]], float32], seq: Tens
     nn.AvgPool2d(2)(img[0][0][0])  # E: avg_pool2d: expected 3-D (unbatched) or 4-D (batched) input, but got input of shape (32,)  [conv_error_input_rank]
     nn.MaxPool1d(20)(seq)  # E: max_pool1d: padded input size per channel (10,) is smaller than the kernel (20,)  [conv_error_kernel_too_large]
     reveal_type(nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.AdaptiveAvgPool2d(1), nn.Flatten())(img))  # N: Tensor[tuple[B, Literal[16]], shapetorch.float32]
+
+
+def unflatten(x: Tensor[tuple[B, L[12], L[64]], float32]) -> None:
+    reveal_type(nn.Unflatten(2, (8, 8)))  # N: shapetorch.nn.Unflatten[Literal[2], tuple[Literal[8], Literal[8]]]
+    reveal_type(nn.Unflatten(-1, (4, -1))(x))  # N: Tensor[tuple[B, Literal[12], Literal[4], Literal[16]], shapetorch.float32]
+    nn.Unflatten(1, (5, 3))(x)  # E: unflatten: sizes [5, 3] don't multiply up to the size 12 of dim 1 of (B, 12, 64)  [unflatten_error_size_mismatch]
+    reveal_type(nn.Sequential(nn.Flatten(), nn.Unflatten(1, (64, 12)))(x))  # N: Tensor[tuple[B, Literal[64], Literal[12]], shapetorch.float32]

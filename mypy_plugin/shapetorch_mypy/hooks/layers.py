@@ -1,4 +1,4 @@
-"""The recurrent, attention, Transformer, padding, pixel-shuffle, Upsample, distance and pooling layers.
+"""The recurrent, attention, Transformer, padding, pixel-shuffle, Upsample, distance, pooling and Unflatten layers.
 
 Each constructor keeps its literal configuration as the layer's type arguments (the stub classes are
 generic in them): ``nn.LSTM(10, 20, batch_first=True)`` is ``LSTM[Literal[10], Literal[20], tuple[<num_layers>,
@@ -18,6 +18,7 @@ from mypy.types import Instance, LiteralType, NoneType, TupleType, Type, get_pro
 
 from shapetorch._rules import nn as RN
 from shapetorch._rules.dims import Shape
+from shapetorch._rules.views import unflatten_shape
 
 from ..args import int_list, int_value, is_none
 from ..convert import TensorInfo
@@ -412,6 +413,24 @@ _POOLS = [f"{k}Pool{d}d" for k in ("Max", "Avg") for d in (1, 2)]
 _ADAPTIVE = [f"Adaptive{k}Pool{d}d" for k in ("Max", "Avg") for d in (1, 2)]
 
 
+# ------------------------------------------------------------------------------------------ Unflatten
+def new_unflatten(op: Op) -> Type:
+    a = op.call.get("unflattened_size")
+    items = int_list(a.expr, a.typ) if a is not None else None
+    sizes = _any() if items is None or any(i is None for i in items) else _tuple_t(
+        op, [_int_t(op, i) for i in items if i is not None])
+    return _instance(op, [_size_t(op, "dim"), sizes])
+
+
+def call_unflatten(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+    """``input.unflatten(dim, unflattened_size)``: the runtime layer's call, and so its rule."""
+    x = _x(op, x)
+    dim, sizes = _lit_int(args[0]), _lit_ints(args[1])
+    if dim is None or sizes is None:
+        raise Unknown
+    return op.like(x, unflatten_shape(x.shape or (), dim, sizes, "unflatten"))
+
+
 # ------------------------------------------------------------------------------------------ tables
 _PADS = [f"{k}Pad{d}d" for k in PAD_MODES for d in (1, 2, 3)]
 
@@ -429,6 +448,7 @@ CONSTRUCTORS: dict[str, Handler] = {
     **dict.fromkeys(("TransformerEncoder", "TransformerDecoder"), new_transformer_stack),
     **{n: new_pool(int(n[-2]), n.startswith("Max")) for n in _POOLS},
     **{n: new_adaptive(int(n[-2])) for n in _ADAPTIVE},
+    "Unflatten": new_unflatten,
 }
 
 CALLS: dict[str, LayerCall] = {
@@ -445,6 +465,7 @@ CALLS: dict[str, LayerCall] = {
                                         "TransformerDecoder", "Transformer")},
     **{n: call_pool(n) for n in _POOLS},
     **{n: call_adaptive(n) for n in _ADAPTIVE},
+    "Unflatten": call_unflatten,
 }
 
 # Layers called with something other than one ``input`` tensor: read from the call itself.
