@@ -61,6 +61,20 @@ _NS = _TypeVar("_NS", default=Any)  # a normalized shape: tuple[Literal[5]]
 _Start = _TypeVar("_Start", default=_L[1])
 _End = _TypeVar("_End", default=_L[-1])
 _Ls = _TypeVar("_Ls", default=Any)  # the layers of a Sequential: tuple[Linear[...], ReLU, ...]
+_H = _TypeVar("_H", default=Any)  # a recurrent layer's hidden_size
+_RC = _TypeVar("_RC", default=Any)  # a recurrent layer's tuple[num_layers, bidirectional, batch_first, proj_size]
+_Pad = _TypeVar("_Pad", default=Any)  # a padding layer's pad: (before, after) pairs from the last dim backwards
+_Fac = _TypeVar("_Fac", default=Any)  # PixelShuffle's upscale_factor, PixelUnshuffle's downscale_factor
+_Up = _TypeVar("_Up", default=Any)  # Upsample: tuple[size, scale_factor (as strings), mode]
+_Dm = _TypeVar("_Dm", default=_L[1])  # CosineSimilarity's dim
+_PG = _TypeVar("_PG", default=Any)  # a pooling layer: tuple[kernel, stride, padding, dilation, ceil_mode, return_indices]
+_OS = _TypeVar("_OS", default=Any)  # an adaptive pooling layer's output_size
+_UD = _TypeVar("_UD", default=Any)  # Unflatten's dim
+_US = _TypeVar("_US", default=Any)  # Unflatten's unflattened_size
+_DM = _TypeVar("_DM", default=Any)  # a Transformer layer's d_model, MultiheadAttention's embed_dim
+_BF = _TypeVar("_BF", default=Any)  # a Transformer layer's batch_first
+_MC = _TypeVar("_MC", default=Any)  # MultiheadAttention: tuple[kdim, vdim, batch_first, num_heads]
+_Kd = _TypeVar("_Kd", default=_L[False])  # PairwiseDistance's keepdim
 '''
 
 SHAPE_PRESERVING = (
@@ -430,7 +444,144 @@ def _module_list(init_sig: str) -> list[str]:
     ]
 
 
+def _self_typed(init_sig: str, cls: str) -> str:
+    """The runtime's ``__init__`` signature with ``self`` typed as the class of unknown type arguments."""
+    return init_sig.replace("(self,", f"(self: {cls},", 1)
+
+
+def _tensor_layer(name: str, params: str, attrs: list[str], call: str = "(self, input: Tensor[Any, _D])",
+                  ret: str = "Tensor[AnyShape, _D]", permissive: str = "Tensor[Any, _D]") -> Callable[[str], list[str]]:
+    """A layer generic in its literal configuration (``params``, the plugin fills them in from the constructor's
+    arguments) whose call takes a tensor: any shape for the stubs, the rule's shape with the plugin."""
+    def render(init_sig: str) -> list[str]:
+        anys = ", ".join("Any" for _ in params.split(","))
+        return [
+            f"class {name}(Module, Generic[{params}]):",
+            *["    " + a for a in attrs],
+            f"    def __init__{_self_typed(init_sig, f'{name}[{anys}]')} -> None: ...",
+            *branched(_call(call, ret), _call(call, ret), _call(call, permissive), 4),
+        ]
+
+    return render
+
+
+_RNN_ATTRS = ["input_size: _int", "hidden_size: _int", "num_layers: _int", "bias: _bool", "batch_first: _bool",
+              "dropout: _float", "bidirectional: _bool", "proj_size: _int", "mode: str",
+              "def flatten_parameters(self) -> None: ...", "def reset_parameters(self) -> None: ..."]
+
+
+def _recurrent(name: str) -> Callable[[str], list[str]]:
+    """RNN/GRU return ``(output, h_n)``, LSTM ``(output, (h_n, c_n))``; a PackedSequence in, one out."""
+    lstm = name == "LSTM"
+    hx = "tuple[Tensor[Any, Any], Tensor[Any, Any]] | None = None" if lstm else "Tensor[Any, Any] | None = None"
+    state = "tuple[Tensor[AnyShape, _D], Tensor[AnyShape, _D]]" if lstm else "Tensor[AnyShape, _D]"
+    packed_state = "tuple[Tensor[AnyShape, Any], Tensor[AnyShape, Any]]" if lstm else "Tensor[AnyShape, Any]"
+    typed = [(f"(self, input: Tensor[Any, _D], hx: {hx})", f"tuple[Tensor[AnyShape, _D], {state}]"),
+             (f"(self, input: PackedSequence, hx: {hx.replace('_D', 'Any')})", f"tuple[PackedSequence, {packed_state}]")]
+
+    def render(init_sig: str) -> list[str]:
+        return [
+            f"class {name}(Module, Generic[_I, _H, _RC]):",
+            *["    " + a for a in _RNN_ATTRS],
+            *(["    nonlinearity: str"] if name == "RNN" else []),
+            f"    def __init__{_self_typed(init_sig, f'{name}[Any, Any, Any]')} -> None: ...",
+            *branched(_overloaded_call(typed), _overloaded_call(typed),
+                      _call("(self, input: Any, hx: Any = None)", "tuple[Any, Any]"), 4),
+        ]
+
+    return render
+
+
+def _cell(name: str) -> Callable[[str], list[str]]:
+    """RNNCell/GRUCell return the new state h', LSTMCell ``(h', c')``."""
+    lstm = name == "LSTMCell"
+    hx = "tuple[Tensor[Any, Any], Tensor[Any, Any]] | None = None" if lstm else "Tensor[Any, Any] | None = None"
+    ret = "tuple[Tensor[AnyShape, _D], Tensor[AnyShape, _D]]" if lstm else "Tensor[AnyShape, _D]"
+    permissive = "tuple[Tensor[Any, _D], Tensor[Any, _D]]" if lstm else "Tensor[Any, _D]"
+    return _tensor_layer(name, "_I, _H", ["input_size: _int", "hidden_size: _int", "bias: _bool",
+                                          "def reset_parameters(self) -> None: ..."],
+                         f"(self, input: Tensor[Any, _D], hx: {hx})", ret, permissive)
+
+
+def _attention(name: str, params: str, attrs: list[str]) -> Callable[[str], list[str]]:
+    """MultiheadAttention and the Transformer family: generic in d_model (embed_dim) and batch_first; the call's
+    signature is the runtime's with the first tensor typed, so its dtype flows to the result."""
+    def render(init_sig: str) -> list[str]:
+        from shapetorch import nn
+
+        fwd = getattr(nn, name).forward
+        sig = signature(fwd, True, first="Tensor[Any, _D]")
+        anys = ", ".join("Any" for _ in params.split(","))
+        if name == "MultiheadAttention":
+            ret, permissive = "tuple[Tensor[AnyShape, _D], Tensor[AnyShape, _D] | None]", "tuple[Tensor[Any, _D], Any]"
+        else:
+            ret, permissive = "Tensor[AnyShape, _D]", "Tensor[Any, _D]"
+        init = _self_typed(init_sig, f"{name}[{anys}]")
+        if name in ("TransformerEncoder", "TransformerDecoder"):  # the stack takes its layer's type arguments
+            layer = name + "Layer"
+            init = init.replace(f"{'en' if 'Enc' in name else 'de'}coder_layer: Any",
+                                f"{'en' if 'Enc' in name else 'de'}coder_layer: {layer}[_DM, _BF]")
+            init = init.replace(f"(self: {name}[{anys}],", f"(self: {name}[_DM, _BF],")
+        return [
+            f"class {name}(Module, Generic[{params}]):",
+            *["    " + a for a in attrs],
+            f"    def __init__{init} -> None: ...",
+            *branched(_call(sig, ret), _call(sig, ret), _call(sig, permissive), 4),
+        ]
+
+    return render
+
+
+_LAYER_ATTRS = ["self_attn: MultiheadAttention[_DM, Any]", "linear1: Linear[_DM, Any]", "linear2: Linear[Any, _DM]",
+                "norm_first: _bool", "activation: Any"]
+ATTENTION_LAYERS: dict[str, Callable[[str], list[str]]] = {
+    "MultiheadAttention": _attention("MultiheadAttention", "_DM, _MC", [
+        "embed_dim: _int", "kdim: _int", "vdim: _int", "num_heads: _int", "head_dim: _int", "dropout: _float",
+        "batch_first: _bool", "in_proj_weight: Parameter[Any, Any] | None", "in_proj_bias: Parameter[Any, Any] | None",
+        "out_proj: Linear[_DM, _DM]"]),
+    "TransformerEncoderLayer": _attention("TransformerEncoderLayer", "_DM, _BF", _LAYER_ATTRS),
+    "TransformerDecoderLayer": _attention("TransformerDecoderLayer", "_DM, _BF",
+                                          [*_LAYER_ATTRS, "multihead_attn: MultiheadAttention[_DM, Any]"]),
+    "TransformerEncoder": _attention("TransformerEncoder", "_DM, _BF", [
+        "layers: ModuleList", "num_layers: _int", "norm: Module | None"]),
+    "TransformerDecoder": _attention("TransformerDecoder", "_DM, _BF", [
+        "layers: ModuleList", "num_layers: _int", "norm: Module | None"]),
+    "Transformer": _attention("Transformer", "_DM, _BF", [
+        "encoder: TransformerEncoder[_DM, _BF]", "decoder: TransformerDecoder[_DM, _BF]", "d_model: _int",
+        "nhead: _int", "batch_first: _bool", "@staticmethod",
+        "def generate_square_subsequent_mask(sz: _int, device: Any = None, dtype: Any = None) "
+        "-> Tensor[tuple[Any, Any], Any]: ..."]),
+}
+
+
+_DISTANCE = "(self, x1: Tensor[Any, _D], x2: Tensor[Any, Any])"
+_POOL_ATTRS = ["kernel_size: Any", "stride: Any", "padding: Any", "ceil_mode: _bool"]
+NEW_LAYERS: dict[str, Callable[[str], list[str]]] = {
+    # a MaxPool built with return_indices=True returns (values, indices): Any in the stubs, the plugin knows which
+    **{f"MaxPool{d}d": _tensor_layer(f"MaxPool{d}d", "_PG", [*_POOL_ATTRS, "dilation: Any", "return_indices: _bool"],
+                                     ret="Any", permissive="Any") for d in (1, 2)},
+    **{f"AvgPool{d}d": _tensor_layer(f"AvgPool{d}d", "_PG", [*_POOL_ATTRS, "count_include_pad: _bool"])
+       for d in (1, 2)},
+    **{f"Adaptive{k}Pool{d}d": _tensor_layer(f"Adaptive{k}Pool{d}d", "_OS", ["output_size: Any"])
+       for k in ("Max", "Avg") for d in (1, 2)},
+    "Unflatten": _tensor_layer("Unflatten", "_UD, _US", ["dim: _int", "unflattened_size: tuple[_int, ...]"]),
+    **{n: _recurrent(n) for n in ("RNN", "LSTM", "GRU")},
+    **{n: _cell(n) for n in ("RNNCell", "LSTMCell", "GRUCell")},
+    **{f"{kind}Pad{d}d": _tensor_layer(f"{kind}Pad{d}d", "_Pad", ["padding: tuple[_int, ...]"])
+       for kind in ("Zero", "Constant", "Reflection", "Replication", "Circular") for d in (1, 2, 3)},
+    "PixelShuffle": _tensor_layer("PixelShuffle", "_Fac", ["upscale_factor: _int"]),
+    "PixelUnshuffle": _tensor_layer("PixelUnshuffle", "_Fac", ["downscale_factor: _int"]),
+    "Upsample": _tensor_layer("Upsample", "_Up", ["size: Any", "scale_factor: Any", "mode: str",
+                                                 "align_corners: _bool | None"]),
+    "CosineSimilarity": _tensor_layer("CosineSimilarity", "_Dm", ["dim: _int", "eps: _float"], _DISTANCE),
+    "PairwiseDistance": _tensor_layer("PairwiseDistance", "_Kd", ["norm: _float", "eps: _float", "keepdim: _bool"],
+                                      _DISTANCE),
+}
+
+
 PRECISE: dict[str, Callable[[str], list[str]]] = {
+    **NEW_LAYERS,
+    **ATTENTION_LAYERS,
     "Linear": _linear, "Conv1d": _conv(1), "Conv2d": _conv(2), "Conv3d": _conv(3), "Embedding": _embedding,
     "LayerNorm": _norm("LayerNorm"), "RMSNorm": _norm("RMSNorm"), "Flatten": _flatten, "Sequential": _sequential,
     "ModuleList": _module_list, "BatchNorm1d": _batch_norm("BatchNorm1d"), "BatchNorm2d": _batch_norm("BatchNorm2d"),
@@ -441,7 +592,8 @@ def render_nn() -> str:
     from shapetorch import nn
 
     lines = [HEADER.rstrip("\n"), NN_TYPEVARS.format(sizes=", ".join(map(str, LITERAL_SIZES))).rstrip("\n"), "",
-             "from . import functional as functional, init as init, utils as utils", "",
+             "from . import functional as functional, init as init, utils as utils",
+             "from .utils.rnn import PackedSequence", "",
              "class Parameter(Tensor[_S, _D]):",
              "    def __init__(self, data: Tensor[_S, _D] | None = None, requires_grad: _bool = True) -> None: ...",
              "class Buffer(Tensor[_S, _D]):",
@@ -521,6 +673,54 @@ def render_functional() -> str:
             common.append(f"{name}: Any")
     lines = [HEADER.rstrip("\n"), "", *common, *branched(precise, plain, permissive, 0), ""]
     return "\n".join(lines)
+
+
+UTILS_RNN = '''\
+# GENERATED by stubs/generate_stubs.py (stubs/nn_stubs.py). Do not edit by hand.
+# ruff: noqa
+from builtins import bool as _bool, float as _float, int as _int
+from collections.abc import Sequence
+from typing import Any, NamedTuple, TypeVar
+
+from shapetorch import DType, Tensor, int64
+
+_D = TypeVar("_D", bound=DType)
+
+class PackedSequence(NamedTuple):
+    data: Tensor[Any, Any]
+    batch_sizes: Tensor[tuple[Any], int64]
+    sorted_indices: Tensor[tuple[Any], int64] | None = None
+    unsorted_indices: Tensor[tuple[Any], int64] | None = None
+    def to(self, *args: Any, **kwargs: Any) -> PackedSequence: ...
+    def cpu(self) -> PackedSequence: ...
+    @property
+    def is_cuda(self) -> _bool: ...
+    def is_pinned(self) -> _bool: ...
+
+def invert_permutation(permutation: Tensor[Any, Any] | None) -> Tensor[tuple[Any], int64] | None: ...
+def pack_padded_sequence(input: Tensor[Any, Any], lengths: Any, batch_first: _bool = False,
+                         enforce_sorted: _bool = True) -> PackedSequence: ...
+def pack_sequence(sequences: Sequence[Tensor[Any, Any]], enforce_sorted: _bool = True) -> PackedSequence: ...
+def pad_packed_sequence(sequence: PackedSequence, batch_first: _bool = False, padding_value: _float = 0.0,
+                        total_length: _int | None = None) -> tuple[Tensor[tuple[Any, ...], Any], Tensor[tuple[Any], int64]]: ...
+def pad_sequence(sequences: Sequence[Tensor[Any, _D]] | Tensor[Any, _D], batch_first: _bool = False,
+                 padding_value: _float = 0.0, padding_side: str = "right") -> Tensor[tuple[Any, ...], _D]: ...
+def unpad_sequence(padded_sequences: Tensor[Any, _D], lengths: Tensor[Any, Any],
+                   batch_first: _bool = False) -> list[Tensor[tuple[Any, ...], _D]]: ...
+def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor[tuple[Any, ...], Any]]: ...
+'''
+
+
+def render_utils_rnn() -> str:
+    """``nn.utils.rnn`` typed by hand: PackedSequence is what the recurrent layers take and return."""
+    from shapetorch.nn.utils import rnn
+
+    documented = {"PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence",
+                  "pad_packed_sequence", "pad_sequence", "unpad_sequence", "unpack_sequence"}
+    missing = set(rnn.__all__) - documented
+    if missing:  # a new public name must be typed here too
+        raise SystemExit(f"nn_stubs.UTILS_RNN does not type {sorted(missing)}")
+    return UTILS_RNN
 
 
 def render_loose(module: str) -> str:

@@ -61,4 +61,4 @@ def test_pixel_shuffle_refuses_what_torch_refuses() -> None:
         torch.nn.PixelShuffle(2)(torch.zeros(1, 3, 2, 2))
     with pytest.raises(RuntimeError) as e:
         st.nn.PixelShuffle(2)(st.zeros(1, 3, 2, 2))
-    assert e.value.code == "argument_error_invalid"
+    assert e.value.code == "pixel_shuffle_error_shape"

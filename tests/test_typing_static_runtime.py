@@ -26,14 +26,17 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     kind = draw(st.sampled_from(["matmul", "add", "mul", "reshape", "transpose", "sum", "unsqueeze", "squeeze",
                                  "cat", "stack", "permute", "index", "flatten", "mean", "where", "expand",
                                  "max", "topk", "flip", "roll", "repeat", "linear", "batchnorm", "add_",
-                                 "norm", "triu", "one_hot", "max_pool1d", "avg_pool1d", "interpolate", "chunk"]))
+                                 "norm", "triu", "one_hot", "max_pool1d", "avg_pool1d", "interpolate", "chunk",
+                                 "recurrent", "pad", "pixel_shuffle", "upsample", "distance", "pool_layer"]))
     a = draw(shapes)
-    if kind in ("matmul", "add", "mul", "cat", "stack", "where", "add_"):
+    if kind in ("matmul", "add", "mul", "cat", "stack", "where", "add_", "distance"):
         b = draw(st.one_of(shapes, st.just(a), st.just(a[-1:])))
         expr = {
             "matmul": "a @ b", "add": "a + b", "mul": "st.mul(a, b)",
             "cat": f"st.cat([a, b], dim={draw(dim_arg)})", "stack": f"st.stack([a, b], dim={draw(dim_arg)})",
             "where": "st.where(a > 0, a, b)", "add_": "a.add_(b)",
+            "distance": draw(st.sampled_from([f"st.nn.CosineSimilarity({draw(dim_arg)})(a, b)",
+                                              f"st.nn.PairwiseDistance(keepdim={draw(st.booleans())})(a, b)"])),
         }[kind]
         return [a, b], expr
     if kind == "reshape":
@@ -69,6 +72,24 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
         return [a], f"a.repeat({', '.join(str(draw(st.integers(1, 2))) for _ in range(max(1, len(a) + draw(st.integers(-1, 1)))))})"
     if kind == "linear":
         return [a], f"st.nn.Linear({draw(st.sampled_from([a[-1], a[-1] + 1]))}, 2)(a)"
+    if kind == "recurrent":
+        layer = draw(st.sampled_from(["LSTM", "GRU", "RNN"]))
+        size = draw(st.sampled_from([a[-1], a[-1] + 1]))
+        part = draw(st.sampled_from(["[0]", "[1][1]" if layer == "LSTM" else "[1]"]))  # output, c_n or h_n
+        return [a], (f"st.nn.{layer}({size}, 2, {draw(st.integers(1, 2))}, batch_first={draw(st.booleans())}, "
+                     f"bidirectional={draw(st.booleans())})(a){part}")
+    if kind == "pad":
+        mode, d = draw(st.sampled_from(["Zero", "Reflection", "Replication"])), draw(st.integers(1, 2))
+        return [a], f"st.nn.{mode}Pad{d}d({draw(st.sampled_from(['1', '2', '(1, 0, 0, 1)', '(-1, 1)']))})(a)"
+    if kind == "pixel_shuffle":
+        return [a], f"st.nn.{draw(st.sampled_from(['PixelShuffle', 'PixelUnshuffle']))}({draw(st.integers(1, 2))})(a)"
+    if kind == "upsample":
+        arg = draw(st.sampled_from(["scale_factor=2", "scale_factor=1.5", "size=4", "size=(2, 3)"]))
+        return [a], f"st.nn.Upsample({arg})(a)"
+    if kind == "pool_layer":
+        layer = draw(st.sampled_from(["MaxPool1d(2)", "AvgPool1d(2, stride=1)", "AdaptiveAvgPool1d(2)",
+                                      "MaxPool2d(2, ceil_mode=True)", "AdaptiveMaxPool2d((1, 2))"]))
+        return [a], f"st.nn.{layer}(a)"
     if kind == "batchnorm":
         c = a[1] if len(a) > 1 else 3
         return [a], f"st.nn.BatchNorm{draw(st.sampled_from([1, 2]))}d({draw(st.sampled_from([c, c + 1]))}).eval()(a)"

@@ -43,7 +43,8 @@ def test_plugin_typetests_on_lowest_mypy() -> None:
 
 
 def test_noplugin_typetests() -> None:
-    results = check_files([TT / "noplugin_smoke.py", TT / "namespaces_typetest.py"], plugin=False)
+    results = check_files([TT / "noplugin_smoke.py", TT / "namespaces_typetest.py", TT / "noplugin_nn_layers.py"],
+                          plugin=False)
     assert all(r.ok for r in results), _report(results)
 
 

@@ -22,7 +22,7 @@ from mypy.types import FunctionLike, Type
 
 from .codes import register_all
 from .convert import MODULE, TENSOR, Converter
-from .hooks import conversion, pooling
+from .hooks import conversion, layers, pooling
 from .hooks import nn as NN
 from .hooks._common import run
 from .relax import relax
@@ -142,6 +142,8 @@ class ShapetorchPlugin(Plugin):
         rest = fullname[len(NN.NN) + 1 :]
         if rest in NN.CONSTRUCTORS:
             found = run(NN.CONSTRUCTORS[rest], rest, method=False)
+        elif rest in layers.CONSTRUCTORS:
+            found = run(layers.CONSTRUCTORS[rest], rest, method=False)
         elif rest.startswith("functional.") and rest[len("functional.") :] in NN.FUNCTIONAL:
             name = rest[len("functional.") :]
             found = run(NN.FUNCTIONAL[name], name, method=False)

@@ -21,7 +21,8 @@ def outputs() -> dict[Path, str]:
         nn_dir / "__init__.pyi": nn_stubs.render_nn(),
         nn_dir / "functional.pyi": nn_stubs.render_functional(),
         nn_dir / "init.pyi": nn_stubs.render_loose("shapetorch.nn.init"),
-        nn_dir / "utils.pyi": nn_stubs.render_loose("shapetorch.nn.utils"),
+        nn_dir / "utils" / "__init__.pyi": nn_stubs.render_loose("shapetorch.nn.utils"),
+        nn_dir / "utils" / "rnn.pyi": nn_stubs.render_utils_rnn(),
         **namespace_outputs(OUT.parent),
     }
 

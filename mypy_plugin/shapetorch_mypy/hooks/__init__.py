@@ -16,6 +16,8 @@ op whose rule is in ``shapetorch._rules.views`` is in ``hooks/views.py``.
 * ``inplace``: ``x += y``, ``x.add_(y)``, ...
 * ``einsum``, ``einops``: equations and patterns
 * ``nn``: ``shapetorch.nn`` layers (constructors and calls) and ``nn.functional``
+* ``layers``: the recurrent, attention, Transformer, padding, pixel-shuffle, Upsample, distance and pooling
+  layers (constructors and calls; ``nn`` hands their calls over)
 * ``creation``: factories; ``conversion``: ``x.float()`` and friends; ``reveal``: ``reveal_shape``
 * ``_common``: what they share: :class:`~._common.Op`, :func:`~._common.run` (a ``RuleError`` becomes a mypy
   error), the result's dtype rules and the ``(values, indices)`` result

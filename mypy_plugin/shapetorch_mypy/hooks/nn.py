@@ -310,6 +310,10 @@ def apply_layer(op: Op, layer: Instance, x: TensorInfo) -> Type:
         return op.like(x, R.flatten_shape(x.shape or (), start, end, "flatten"))
     if name == "Sequential":
         return _sequential(op, args[0], x)
+    from .layers import CALLS  # the recurrent, padding, ... layers (their module imports this one's helpers)
+
+    if name in CALLS:
+        return CALLS[name](op, args, x)
     return op.like(x, None)
 
 
@@ -389,6 +393,11 @@ def layer_call(op: Op) -> Type:
     layer = get_proper_type(op.ctx.type)
     if not isinstance(layer, Instance):
         raise Unknown
+    from .layers import CALLS, OWN_ARGUMENTS
+
+    info = known_layer(layer.type)
+    if info is not None and info.name in OWN_ARGUMENTS:
+        return CALLS[info.name](op, _layer_args(layer, info), None)
     x = op.tensor_arg("input")
     return apply_layer(op, layer, x)
 

@@ -354,6 +354,52 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-nn", "A loss target has the wrong shape for its input.",
         "{op}: expected target of shape {expected} for input of shape {input}, but got target of shape {target}",
     ),
+    "rnn_error_input_rank": Entry(
+        "value", "shape-nn", "A recurrent layer's input is not 2-D/3-D (a cell's not 1-D/2-D); torch raises ValueError.",
+        "{op}: Expected input to be {expected}, got {rank}D instead",
+    ),
+    "rnn_error_input_size": Entry(
+        "shape", "shape-nn", "The last dim of an RNN/LSTM/GRU input differs from the layer's input_size.",
+        "{op}: input.size(-1) must be equal to input_size. Expected {expected}, got {got}",
+    ),
+    "rnn_cell_error_input_size": Entry(
+        "shape", "shape-nn", "The last dim of an RNNCell/LSTMCell/GRUCell input differs from the cell's input_size.",
+        "{op}: input has inconsistent input_size: got {got} expected {expected}",
+    ),
+    "rnn_error_hidden_shape": Entry(
+        "shape", "shape-nn", "An initial hidden (or cell) state whose shape is not the one the layer and input need.",
+        "{op}: {problem}",
+    ),
+    "pad_error_input_rank": Entry(
+        "shape", "shape-conv",
+        "reflect/replicate/circular padding of n dims needs an (n+1)-D or (n+2)-D input (torch: NotImplementedError).",
+        "{op}: {mode} padding of {n} dim(s) needs a {lo}-D or {hi}-D input, but got input of shape {shape}",
+    ),
+    "pad_error_circular_rank": Entry(
+        "value", "shape-conv", "CircularPadNd of an input that is not (n+1)-D or (n+2)-D (torch raises ValueError).",
+        "{op}: expected {expected} input (got {rank}D input)",
+    ),
+    "pixel_shuffle_error_shape": Entry(
+        "shape", "shape-nn", "pixel_shuffle/pixel_unshuffle input of fewer than 3 dims, or sizes not divisible by the factor.",
+        "{op}: {problem} (input shape {shape})",
+    ),
+    "upsample_error_size": Entry(
+        "value", "shape-nn", "Upsample/interpolate: neither or both of size and scale_factor, or one of another spatial rank.",
+        "{op}: {problem}",
+    ),
+    "upsample_error_input_rank": Entry(
+        "shape", "shape-nn",
+        "Upsample of an input that is not 3-D, 4-D or 5-D, or of a rank its mode cannot take (torch: NotImplementedError).",
+        "{op}: expected {expected} input (N, C, *spatial) for mode {mode!r}, but got input of shape {shape}",
+    ),
+    "upsample_error_empty_output": Entry(
+        "shape", "shape-nn", "Upsample/interpolate to an output (or from an input) with a spatial size of 0.",
+        "{op}: Input and output sizes should be greater than 0, but got input {input} and output {output}",
+    ),
+    "transformer_error_shape_mismatch": Entry(
+        "shape", "shape-attention", "nn.Transformer's src and tgt: batches that differ, or a feature size not d_model.",
+        "{op}: {problem} (got {shapes})",
+    ),
     "load_state_dict_error_mismatch": Entry(
         "shape", "shape-nn", "load_state_dict: missing or unexpected keys (strict), or a tensor of another shape.",
         "Error(s) in loading state_dict for {op}:\n\t{problem}",

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 
+from .axes import wrap_dim
 from .broadcast import broadcast_pair
-from .dims import UNKNOWN, Dim, Shape, differ
+from .dims import UNKNOWN, Dim, Shape, differ, fmt_shape
 from .errors import RuleError
 
 _KNOWN = int
@@ -276,3 +277,283 @@ def interpolate_shape(input: Shape, size: tuple[Dim, ...] | None, scale_factor: 
     if len(out) != nd:
         return (*input[:2], *(UNKNOWN,) * nd)  # a count mismatch is the op's argument check (torch's ValueError)
     return (*input[:2], *out)
+
+
+# -- recurrent layers ------------------------------------------------------------------------------------------
+
+
+def _state_check(op: str, name: str, state: Shape | None, want: Shape) -> None:
+    if state is None:
+        return
+    if len(state) != len(want) or any(differ(a, b) for a, b in zip(state, want)):
+        got = "[" + ", ".join(repr(d) for d in state) + "]"
+        raise RuleError("rnn_error_hidden_shape", op=op, problem=f"Expected {name} size {fmt_shape(want)}, got {got}")
+
+
+def rnn_shape(input: Shape, input_size: Dim, hidden_size: Dim, num_layers: int = 1, bidirectional: bool = False,
+              batch_first: bool = False, proj_size: int = 0, hx: Shape | None = None, cx: Shape | None = None,
+              op: str = "LSTM") -> tuple[Shape, Shape, Shape]:
+    """RNN/LSTM/GRU: the shapes of ``output``, ``h_n`` and (for an LSTM) ``c_n``.
+
+    Input (L, N, H_in), (N, L, H_in) with ``batch_first``, or unbatched (L, H_in). With D = 2 if
+    bidirectional: output (L, N, D * H_out) (batch first: (N, L, D * H_out)), h_n (D * num_layers, N, H_out),
+    c_n (D * num_layers, N, H_cell), where H_out is ``proj_size`` or ``hidden_size``; unbatched drops N.
+    ``hx`` and ``cx`` are the initial states' shapes, checked against h_n and c_n as torch does."""
+    if len(input) not in (2, 3):
+        raise RuleError("rnn_error_input_rank", op=op, expected="2D or 3D", rank=len(input))
+    if differ(input[-1], input_size):
+        raise RuleError("rnn_error_input_size", op=op, expected=input_size, got=input[-1])
+    directions = 2 if bidirectional else 1
+    h_out: Dim = proj_size if proj_size else hidden_size
+    out_feat: Dim = directions * h_out if isinstance(h_out, int) else UNKNOWN
+    layers = directions * num_layers
+    if len(input) == 2:
+        output: Shape = (input[0], out_feat)
+        h_n: Shape = (layers, h_out)
+        c_n: Shape = (layers, hidden_size)
+        if (hx is not None and len(hx) != 2) or (cx is not None and len(cx) != 2):
+            states = ", ".join(f"{len(s)}-D" for s in (hx, cx) if s is not None)
+            what = "hx and cx" if cx is not None else "hx"
+            raise RuleError("rnn_error_hidden_shape", op=op,
+                            problem=f"For unbatched 2-D input, {what} should also be 2-D but got ({states}) tensors")
+    else:
+        steps, batch = (input[1], input[0]) if batch_first else (input[0], input[1])
+        output = (batch, steps, out_feat) if batch_first else (steps, batch, out_feat)
+        h_n, c_n = (layers, batch, h_out), (layers, batch, hidden_size)
+        if (hx is not None and len(hx) != 3) or (cx is not None and len(cx) != 3):
+            states = ", ".join(f"{len(s)}-D" for s in (hx, cx) if s is not None)
+            raise RuleError("rnn_error_hidden_shape", op=op,
+                            problem=f"For batched 3-D input, hx should also be 3-D but got ({states}) tensors")
+    lstm = cx is not None
+    _state_check(op, "hidden[0]" if lstm else "hidden", hx, h_n)
+    _state_check(op, "hidden[1]", cx, c_n)
+    return output, h_n, c_n
+
+
+def rnn_cell_shape(input: Shape, input_size: Dim, hidden_size: Dim, hx: Shape | None = None,
+                   cx: Shape | None = None, op: str = "LSTMCell") -> Shape:
+    """RNNCell/LSTMCell/GRUCell: input (N, H_in) or (H_in,) -> the new state, (N, H) or (H,); ``hx``/``cx``
+    are the given states' shapes (an LSTMCell's h and c), each of that same shape."""
+    if len(input) not in (1, 2):
+        raise RuleError("rnn_error_input_rank", op=op, expected="1D or 2D", rank=len(input))
+    if differ(input[-1], input_size):
+        raise RuleError("rnn_cell_error_input_size", op=op, expected=input_size, got=input[-1])
+    out: Shape = (input[0], hidden_size) if len(input) == 2 else (hidden_size,)
+    for k, state in enumerate((hx, cx)):
+        if state is None:
+            continue
+        if len(state) != len(out):
+            raise RuleError("rnn_error_hidden_shape", op=op, problem=(
+                f"hidden{k} of shape {fmt_shape(state)} has {len(state)} dims, expected {len(out)} for input of shape "
+                f"{fmt_shape(input)}"))
+        if len(out) == 2 and differ(state[0], out[0]):
+            raise RuleError("rnn_error_hidden_shape", op=op,
+                            problem=f"Input batch size {out[0]} doesn't match hidden{k} batch size {state[0]}")
+        if differ(state[-1], hidden_size):
+            raise RuleError("rnn_error_hidden_shape", op=op,
+                            problem=f"hidden{k} has inconsistent hidden_size: got {state[-1]}, expected {hidden_size}")
+    return out
+
+
+# -- layers that move or pad elements --------------------------------------------------------------------------
+
+
+def pad_layer_shape(input: Shape, pad: tuple[int, ...], mode: str, dims: int, op: str) -> Shape:
+    """The padding layers: ``pad_shape``, after CircularPadNd's own check of the rank (torch's ValueError)."""
+    if mode == "circular" and len(input) not in (dims + 1, dims + 2):
+        raise RuleError("pad_error_circular_rank", op=op, expected=f"{dims + 1}D or {dims + 2}D", rank=len(input))
+    return pad_shape(input, pad, mode, op)
+
+
+def pad_shape(input: Shape, pad: tuple[int, ...], mode: str = "constant", op: str = "pad") -> Shape:
+    """``F.pad`` and the padding layers: ``pad`` holds (before, after) pairs from the last dim backwards.
+
+    Constant padding takes any rank; reflect/replicate/circular pad n dims of an (n+1)-D or (n+2)-D input, by
+    less than the size (reflect) or at most the size (circular). A negative pad crops; the result may be empty
+    (constant, circular) or not (reflect, replicate), as torch."""
+    rank = len(input)
+    if len(pad) % 2 or len(pad) // 2 > rank:
+        raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad,
+                        problem="padding length must be even and at most twice the rank")
+    n = len(pad) // 2
+    if mode != "constant" and rank not in (n + 1, n + 2):
+        raise RuleError("pad_error_input_rank", op=op, mode=mode, n=n, lo=n + 1, hi=n + 2, shape=input)
+    out = list(input)
+    for i in range(n):
+        d = rank - 1 - i
+        lo, hi, size = pad[2 * i], pad[2 * i + 1], input[d]
+        if not isinstance(size, int):
+            out[d] = UNKNOWN
+            continue
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad, problem=(
+                f"padding size should be less than the corresponding input dimension, but got padding ({lo}, {hi}) "
+                f"at dimension {d}"))
+        if mode == "circular" and (lo > size or hi > size):
+            raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad,
+                            problem="padding value causes wrapping around more than once")
+        kept = size + min(lo, 0) + min(hi, 0)  # what the negative pads leave of the dim
+        if (mode in ("constant", "circular") and kept < 0) or (mode == "circular" and kept == 0 < size + lo + hi):
+            raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad, problem=(
+                f"the negative pads ({lo}, {hi}) crop more than dimension {d} holds (size {size})"))
+        if size + lo + hi < 0:  # a negative pad crops
+            raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad, problem=(
+                f"the padded size of dimension {d} would be {size + lo + hi} (size {size}, pad ({lo}, {hi}))"))
+        out[d] = size + lo + hi
+    padded = out[rank - n:]
+    if mode in ("reflect", "replicate") and n and all(isinstance(s, int) and s < 1 for s in padded):
+        raise RuleError("pad_error_invalid_padding", op=op, shape=input, pad=pad, problem=(
+            f"input is too small: every padded dimension would be empty {tuple(padded)}"))
+    return tuple(out)
+
+
+def pixel_shuffle_shape(input: Shape, factor: int, op: str = "pixel_shuffle") -> Shape:
+    """``pixel_shuffle``: (*, C r^2, H, W) -> (*, C, H r, W r); ``pixel_unshuffle`` the inverse."""
+    if len(input) < 3:
+        raise RuleError("pixel_shuffle_error_shape", op=op, shape=input,
+                        problem=f"expects input to have at least 3 dimensions, but got input with {len(input)} dimension(s)")
+    if factor <= 0:
+        raise RuleError("pixel_shuffle_error_shape", op=op, shape=input,
+                        problem=f"{'upscale' if op == 'pixel_shuffle' else 'downscale'}_factor must be greater than 0, got {factor}")
+    *batch, c, h, w = input
+    if op == "pixel_shuffle":
+        if isinstance(c, int) and c % (factor * factor):
+            raise RuleError("pixel_shuffle_error_shape", op=op, shape=input, problem=(
+                f"expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but "
+                f"input.size(-3)={c} is not divisible by {factor * factor}"))
+        return (*batch, c // (factor * factor) if isinstance(c, int) else UNKNOWN,
+                h * factor if isinstance(h, int) else UNKNOWN, w * factor if isinstance(w, int) else UNKNOWN)
+    for name, size, k in (("height", h, -2), ("width", w, -1)):
+        if isinstance(size, int) and size % factor:
+            raise RuleError("pixel_shuffle_error_shape", op=op, shape=input, problem=(
+                f"expects {name} to be divisible by downscale_factor, but input.size({k})={size} is not divisible "
+                f"by {factor}"))
+    return (*batch, c * factor * factor if isinstance(c, int) else UNKNOWN,
+            h // factor if isinstance(h, int) else UNKNOWN, w // factor if isinstance(w, int) else UNKNOWN)
+
+
+_MODE_RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,)}
+
+
+def upsample_shape(input: Shape, size: tuple[int, ...] | int | None, scale_factor: tuple[float, ...] | float | None,
+                   mode: str = "nearest", op: str = "Upsample") -> Shape:
+    """``nn.Upsample``: (N, C, *S) with 1-3 spatial dims; each spatial size becomes ``size`` or
+    ``floor(S * scale_factor)``. ``linear``/``bilinear``/``bicubic``/``trilinear`` need 1/2/2/3 spatial dims.
+    torch's order: size and scale_factor first (ValueError), then the input's rank for the mode."""
+    nd = len(input) - 2
+    spatial = list(input[2:])
+    sizes: tuple[Dim, ...] | None = None
+    scales: tuple[float, ...] | None = None
+    if size is not None and scale_factor is not None:
+        raise RuleError("upsample_error_size", op=op, problem="only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = (size,) * max(nd, 0) if isinstance(size, int) else tuple(size)
+        if not isinstance(size, int) and len(sizes) != nd:
+            raise RuleError("upsample_error_size", op=op, problem=(
+                f"Input and output must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {spatial} and output size of {sizes}"))
+    elif scale_factor is not None:
+        scales = ((float(scale_factor),) * max(nd, 0) if isinstance(scale_factor, (int, float))
+                  else tuple(map(float, scale_factor)))
+        if not isinstance(scale_factor, (int, float)) and len(scales) != nd:
+            raise RuleError("upsample_error_size", op=op, problem=(
+                f"Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {spatial} and scale_factor of shape {scales}"))
+    else:
+        raise RuleError("upsample_error_size", op=op, problem="either size or scale_factor should be defined")
+    ranks = _MODE_RANKS.get(mode, (3, 4, 5))
+    if len(input) not in ranks:
+        expected = " or ".join(f"{r}-D" for r in ranks)
+        raise RuleError("upsample_error_input_rank", op=op, expected=expected, mode=mode, shape=input)
+    if sizes is None:
+        assert scales is not None
+        sizes = tuple(math.floor(s * f) if isinstance(s, int) else UNKNOWN for s, f in zip(input[2:], scales))
+    if any(isinstance(d, int) and d <= 0 for d in (*input[2:], *sizes)):
+        raise RuleError("upsample_error_empty_output", op=op, input=tuple(input[2:]), output=sizes)
+    return tuple(input[:2]) + sizes
+
+
+def distance_shape(x1: Shape, x2: Shape, dim: int = -1, keepdim: bool = False, op: str = "cosine_similarity") -> Shape:
+    """``cosine_similarity`` (reduces ``dim``) and ``pairwise_distance`` (reduces the last dim, ``keepdim``
+    keeps it as 1; 1-D inputs without keepdim give a 0-D result): the inputs broadcast first."""
+    out = broadcast_pair(x1, x2, op)
+    d = wrap_dim(dim, len(out), op)
+    if not out:
+        return (1,) if keepdim else ()
+    return out[:d] + ((1,) if keepdim else ()) + out[d + 1:]
+
+
+# -- attention and transformer layers --------------------------------------------------------------------------
+
+
+def _attention_error(op: str, q: Shape, k: Shape, v: Shape, problem: str) -> RuleError:
+    return RuleError("attention_error_shape_mismatch", op=op, q=q, k=k, v=v, problem=problem)
+
+
+def mha_shape(query: Shape, key: Shape, value: Shape, embed_dim: Dim, kdim: Dim | None = None,
+              vdim: Dim | None = None, batch_first: bool = False, need_weights: bool = True,
+              average_attn_weights: bool = True, num_heads: Dim = UNKNOWN,
+              op: str = "multi_head_attention_forward") -> tuple[Shape, Shape | None]:
+    """``nn.MultiheadAttention``: query (L, N, E), key (S, N, kdim), value (S, N, vdim) (batch first: N leads;
+    unbatched: no N). Returns the output (L, N, E) and the attention weights, (N, L, S) averaged over the heads
+    or (N, H, L, S) (None without ``need_weights``). torch's checks, in its order."""
+    kdim = embed_dim if kdim is None else kdim
+    vdim = embed_dim if vdim is None else vdim
+    if len(query) == 3 and (len(key), len(value)) != (3, 3):
+        raise _attention_error(op, query, key, value, "For batched (3-D) `query`, expected `key` and `value` to be "
+                               f"3-D but found {len(key)}-D and {len(value)}-D tensors respectively")
+    if len(query) == 2 and (len(key), len(value)) != (2, 2):
+        raise _attention_error(op, query, key, value, "For unbatched (2-D) `query`, expected `key` and `value` to be "
+                               f"2-D but found {len(key)}-D and {len(value)}-D tensors respectively")
+    if len(query) not in (2, 3):
+        raise _attention_error(op, query, key, value, "query should be unbatched 2D or batched 3D tensor but "
+                               f"received {len(query)}-D query tensor")
+    if differ(query[-1], embed_dim):
+        raise _attention_error(op, query, key, value,
+                               f"was expecting embedding dimension of {embed_dim}, but got {query[-1]}")
+    if any(differ(a, b) for a, b in zip(key[:-1], value[:-1])):
+        raise _attention_error(op, query, key, value, f"key shape {fmt_shape(key)} does not match value shape "
+                               f"{fmt_shape(value)}")
+    for name, s, want in (("key", key, kdim), ("value", value, vdim)):
+        if differ(s[-1], want):
+            raise _attention_error(op, query, key, value,
+                                   f"{name} has embedding dimension {s[-1]}, but the layer's {name[0]}dim is {want}")
+    b = 0 if batch_first else 1
+    if len(query) == 3 and differ(query[b], key[b]):
+        raise _attention_error(op, query, key, value, f"key batch size {key[b]} does not match query batch size "
+                               f"{query[b]}")
+    q_len, s_len = (query[1 if batch_first else 0], key[1 if batch_first else 0]) if len(query) == 3 else (
+        query[0], key[0])
+    if not need_weights:
+        return query, None
+    lead: Shape = (query[b],) if len(query) == 3 else ()
+    heads: Shape = () if average_attn_weights else (num_heads,)
+    return query, lead + heads + (q_len, s_len)
+
+
+def transformer_layer_shape(src: Shape, d_model: Dim, batch_first: bool = False, memory: Shape | None = None,
+                            op: str = "multi_head_attention_forward") -> Shape:
+    """A TransformerEncoderLayer (``memory`` None) or TransformerDecoderLayer, and their stacks: self-attention
+    over ``src`` (the decoder's ``tgt``), then the decoder's attention over ``memory``; the shape is kept."""
+    out, _ = mha_shape(src, src, src, d_model, batch_first=batch_first, need_weights=False, op=op)
+    if memory is not None:
+        out, _ = mha_shape(out, memory, memory, d_model, batch_first=batch_first, need_weights=False, op=op)
+    return out
+
+
+def transformer_shape(src: Shape, tgt: Shape, d_model: Dim, batch_first: bool = False,
+                      op: str = "Transformer") -> Shape:
+    """``nn.Transformer(src, tgt)``: torch's own two checks, then the encoder over src and the decoder over
+    (tgt, memory of src's shape); the output has tgt's shape."""
+    b = 0 if batch_first else 1
+    if b:  # torch reads src.size(1) and tgt.size(1) before it asks whether the input is batched
+        wrap_dim(b, len(src), op)
+        wrap_dim(b, len(tgt), op)
+    if len(src) == 3 and len(tgt) > b and differ(src[b], tgt[b]):
+        raise RuleError("transformer_error_shape_mismatch", op=op, shapes=(src, tgt),
+                        problem="the batch number of src and tgt must be equal")
+    if differ(src[-1], d_model) or differ(tgt[-1], d_model):
+        raise RuleError("transformer_error_shape_mismatch", op=op, shapes=(src, tgt),
+                        problem="the feature number of src and tgt must be equal to d_model")
+    memory = transformer_layer_shape(src, d_model, batch_first)
+    return transformer_layer_shape(tgt, d_model, batch_first, memory)

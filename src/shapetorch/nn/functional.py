@@ -16,6 +16,7 @@ from .._dtype import bool_, int64
 from .._errors import fail
 from .._grad_mode import no_grad
 from .._rules import nn as RN
+from .._rules.broadcast import broadcast_pair
 from .._tensor import Tensor
 from ..ops import activation as A
 from ..ops import convolution as C
@@ -329,12 +330,17 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    check(RN.distance_shape, tuple(x1.shape), tuple(x2.shape), dim, op="cosine_similarity")
+    # As torch, the inputs broadcast first (so ``dim`` counts the broadcast shape's dims).
+    both = check(broadcast_pair, tuple(x1.shape), tuple(x2.shape), "cosine_similarity")
+    x1, x2 = x1.expand(both), x2.expand(both)
     num = (x1 * x2).sum(dim)
     return num / (x1.norm(2, dim) * x2.norm(2, dim)).clamp(min=eps)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` over the last dim, as torch's (eps added to the difference)."""
+    check(RN.distance_shape, tuple(x1.shape), tuple(x2.shape), -1, keepdim, op="pairwise_distance")
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
@@ -405,11 +411,8 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
     r = int(upscale_factor)
+    check(RN.pixel_shuffle_shape, tuple(input.shape), r, op="pixel_shuffle")
     *batch, c, h, w = input.shape
-    if input.dim() < 3 or c % (r * r):
-        fail("argument_error_invalid", op="pixel_shuffle",
-             problem=f"expected a tensor of at least 3 dims whose channels ({c if input.dim() >= 3 else None}) "
-                     f"are divisible by the square of upscale_factor ({r * r})")
     n = len(batch)
     x = input.reshape(*batch, c // (r * r), r, r, h, w)
     x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
@@ -419,10 +422,8 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """``(*, C, H r, W r) -> (*, C r^2, H, W)``."""
     r = int(downscale_factor)
+    check(RN.pixel_shuffle_shape, tuple(input.shape), r, op="pixel_unshuffle")
     *batch, c, h, w = input.shape
-    if input.dim() < 3 or h % r or w % r:
-        fail("argument_error_invalid", op="pixel_unshuffle",
-             problem=f"expected height and width of at least 3-D input divisible by downscale_factor ({r})")
     n = len(batch)
     x = input.reshape(*batch, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
@@ -575,7 +576,11 @@ def multi_head_attention_forward(
     is_causal: bool = False, batch_first: bool = False,
 ) -> tuple[Tensor, Tensor | None]:
     """The body of ``nn.MultiheadAttention``. Inputs are (L, N, E) (or (N, L, E) when ``batch_first``)."""
-
+    # The rule the mypy plugin runs on nn.MultiheadAttention and the Transformer layers: ranks, sizes, batches.
+    kdim = k_proj_weight._data.shape[1] if use_separate_proj_weight and k_proj_weight is not None else None
+    vdim = v_proj_weight._data.shape[1] if use_separate_proj_weight and v_proj_weight is not None else None
+    check(RN.mha_shape, tuple(query._data.shape), tuple(key._data.shape), tuple(value._data.shape),
+          embed_dim_to_check, kdim, vdim, batch_first, need_weights, average_attn_weights, num_heads)
     unbatched = query._data.ndim == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -584,10 +589,6 @@ def multi_head_attention_forward(
     elif batch_first:
         query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
     tgt, bsz, e = query._data.shape
-    if e != embed_dim_to_check:
-        fail("attention_error_shape_mismatch", op="multi_head_attention_forward", q=tuple(query._data.shape),
-             k=tuple(key._data.shape), v=tuple(value._data.shape),
-             problem=f"was expecting embedding dimension of {embed_dim_to_check}, but got {e}")
     hd = e // num_heads
     if use_separate_proj_weight:
         assert q_proj_weight is not None and k_proj_weight is not None and v_proj_weight is not None

@@ -283,6 +283,8 @@ def _pad_pairs(input: Tensor, pad: Sequence[int], op: str) -> tuple[tuple[int, i
 
 
 def _index_pad(input: Tensor, pairs: tuple[tuple[int, int], ...], mode: str, op: str) -> Tensor:
+    """reflect/replicate/circular padding as an index_select per dim (``pad_shape`` has checked the sizes). A
+    negative pad crops, as torch: reflect and replicate index from the uncropped input, circular wraps the crop."""
     from .creation import tensor
 
     out = input
@@ -290,31 +292,28 @@ def _index_pad(input: Tensor, pairs: tuple[tuple[int, int], ...], mode: str, op:
         if not lo and not hi:
             continue
         size = input._data.shape[dim]
-        if lo < 0 or hi < 0:
-            fail("pad_error_invalid_padding", op=op, problem=f"negative padding is not supported in {mode} mode",
-                 shape=tuple(input._data.shape), pad=(lo, hi))
-        if mode == "reflect" and (lo >= size or hi >= size):
-            fail("pad_error_invalid_padding", op=op,
-                 problem=f"padding size should be less than the corresponding input dimension ({size})",
-                 shape=tuple(input._data.shape), pad=(lo, hi))
-        if mode == "circular" and (lo > size or hi > size):
-            fail("pad_error_invalid_padding", op=op, problem="padding value causes wrapping around more than once",
-                 shape=tuple(input._data.shape), pad=(lo, hi))
-        idx = np.arange(-lo, size + hi)
-        if mode == "reflect":
-            period = 2 * (size - 1)
-            idx = np.abs(idx) % period if period else idx * 0
-            idx = np.where(idx >= size, period - idx, idx)
-        elif mode == "replicate":
-            idx = np.clip(idx, 0, size - 1)
+        if mode == "circular":
+            start, stop = max(-lo, 0), size - max(-hi, 0)
+            n = max(stop - start, 0)
+            idx = start + np.arange(-max(lo, 0), n + max(hi, 0)) % n if n else np.arange(0)
         else:
-            idx = idx % size
+            idx = np.arange(-lo, size + hi)
+            if mode == "reflect":
+                period = 2 * (size - 1)
+                idx = np.abs(idx) % period if period else idx * 0
+                idx = np.where(idx >= size, period - idx, idx)
+            else:
+                idx = np.clip(idx, 0, size - 1)
         out = out.index_select(dim, tensor(idx.astype(np.int64), device=input.device))
     return out
 
 
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
     """``F.pad``: pairs of (before, after) from the last dim backwards; constant, reflect, replicate, circular."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"pad: unknown padding mode {mode!r}")
+    # The rule the mypy plugin runs on F.pad and the padding layers: lengths, the input's rank per mode, sizes.
+    check(RN.pad_shape, tuple(input._data.shape), tuple(int(v) for v in pad), mode, op="pad")
     pairs = _pad_pairs(input, pad, "pad")
     if mode == "constant":
         v = 0 if value is None else value

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..._rules.nn import pad_layer_shape, upsample_shape
 from ..._tensor import Tensor
+from ...ops._common import check
 from .. import functional as F
 from .module import Module
 
@@ -21,6 +23,9 @@ class Upsample(Module):
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input: Tensor) -> Tensor:
+        # The rule the mypy plugin runs on this call: the input's rank for the mode, the output's spatial sizes.
+        size = self.size if self.size is None or isinstance(self.size, int) else tuple(self.size)
+        check(upsample_shape, tuple(input.shape), size, self.scale_factor, self.mode, op="Upsample")
         return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                              recompute_scale_factor=self.recompute_scale_factor)
 
@@ -94,6 +99,8 @@ class _PadNd(Module):
         self.value = value
 
     def forward(self, input: Tensor) -> Tensor:
+        # The rule the mypy plugin runs on this call, named for the layer in its message.
+        check(pad_layer_shape, tuple(input.shape), self.padding, self.mode, self.dims, op=type(self).__name__)
         if self.mode == "constant":
             return F.pad(input, self.padding, "constant", self.value)
         return F.pad(input, self.padding, self.mode)

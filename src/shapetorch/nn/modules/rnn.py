@@ -17,7 +17,9 @@ import math
 from typing import Any
 
 from ..._errors import fail
+from ..._rules.nn import rnn_cell_shape, rnn_shape
 from ..._tensor import Tensor
+from ...ops._common import check
 from ...ops.activation import relu
 from ...ops.conversion import where
 from ...ops.creation import empty, tensor, zeros
@@ -141,16 +143,14 @@ class RNNBase(Module):
             batched = True
         else:
             x = input
+        # The shape rule the mypy plugin runs on this call: the input's size and every state's shape.
+        self._check_shapes(tuple(x.shape), hx, batch_first=self.batch_first and not packed)
+        if not packed:
             batched = x.dim() == 3
-            if x.dim() not in (2, 3):
-                raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {x.dim()}D instead")
             if not batched:
                 x = x.unsqueeze(1)
             elif self.batch_first:
                 x = x.transpose(0, 1)
-        if x.shape[-1] != self.input_size:
-            fail("argument_error_invalid", op=type(self).__name__,
-                 problem=f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {x.shape[-1]}")
         steps, batch = x.shape[0], x.shape[1]
         directions = 2 if self.bidirectional else 1
         h0, c0 = self._initial_states(hx, batch, batched, x, sorted_indices)
@@ -206,6 +206,20 @@ class RNNBase(Module):
                 output = output.transpose(0, 1)
         return output, ((hidden, cell) if self.mode == "LSTM" else hidden)
 
+    def _check_shapes(self, shape: tuple[int, ...], hx: Any, batch_first: bool) -> None:
+        name = type(self).__name__
+        h0 = c0 = None
+        if hx is not None and self.mode == "LSTM":
+            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                fail("argument_error_invalid", op="LSTM", problem="Expected hx to be a tuple of (h_0, c_0)")
+            h0, c0 = hx
+        elif hx is not None:
+            if not isinstance(hx, Tensor):
+                fail("argument_error_invalid", op=name, problem=f"Expected hx to be a Tensor, got {type(hx).__name__}")
+            h0 = hx
+        check(rnn_shape, shape, self.input_size, self.hidden_size, self.num_layers, self.bidirectional, batch_first,
+              self.proj_size, None if h0 is None else tuple(h0.shape), None if c0 is None else tuple(c0.shape), op=name)
+
     def _initial_states(self, hx: Any, batch: int, batched: bool, x: Tensor,
                         sorted_indices: Tensor | None) -> tuple[Tensor, Tensor | None]:
         directions = 2 if self.bidirectional else 1
@@ -216,27 +230,7 @@ class RNNBase(Module):
             h0 = zeros(layers, batch, out_size, dtype=x.dtype, device=x.device)
             c0 = zeros(layers, batch, self.hidden_size, dtype=x.dtype, device=x.device) if lstm else None
             return h0, c0
-        if lstm:
-            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
-                fail("argument_error_invalid", op="LSTM", problem="Expected hx to be a tuple of (h_0, c_0)")
-            h0, c0 = hx
-        else:
-            if not isinstance(hx, Tensor):
-                fail("argument_error_invalid", op=type(self).__name__,
-                     problem=f"Expected hx to be a Tensor, got {type(hx).__name__}")
-            h0, c0 = hx, None
-        expected_dims = 3 if batched else 2
-        for name, state, size in (("hidden", h0, out_size), ("cell", c0, self.hidden_size)):
-            if state is None:
-                continue
-            if state.dim() != expected_dims:
-                fail("argument_error_invalid", op=type(self).__name__,
-                     problem=f"For {'batched' if batched else 'unbatched'} {expected_dims}-D input, hx should also "
-                             f"be {expected_dims}-D but got {state.dim()}-D tensor")
-            want = (layers, batch, size) if batched else (layers, size)
-            if tuple(state.shape) != want:
-                fail("argument_error_invalid", op=type(self).__name__,
-                     problem=f"Expected {name} size {want}, got {list(state.shape)}")
+        h0, c0 = hx if lstm else (hx, None)  # their shapes were checked by _check_shapes
         if not batched:
             h0 = h0.unsqueeze(1)
             c0 = c0.unsqueeze(1) if c0 is not None else None
@@ -306,17 +300,16 @@ class RNNCellBase(Module):
         return s
 
     def _step(self, input: Tensor, h: Tensor, c: Tensor | None) -> tuple[Tensor, Tensor | None]:
-        if input.dim() not in (1, 2):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        if input.shape[-1] != self.input_size:
-            fail("argument_error_invalid", op=type(self).__name__,
-                 problem=f"input has inconsistent input_size: got {input.shape[-1]} expected {self.input_size}")
+        # The shape rule the mypy plugin runs on this call: the input's size and the states' shapes.
+        check(rnn_cell_shape, tuple(input.shape), self.input_size, self.hidden_size, tuple(h.shape),
+              None if c is None else tuple(c.shape), op=type(self).__name__)
         gi = input.matmul(self.weight_ih.t())
         if self.bias_ih is not None:
             gi = gi + self.bias_ih
         return _cell(self.mode, gi, h, c, self.weight_hh, self.bias_hh, None)
 
     def _zeros(self, input: Tensor) -> Tensor:
+        check(rnn_cell_shape, tuple(input.shape), self.input_size, self.hidden_size, op=type(self).__name__)
         shape = (input.shape[0], self.hidden_size) if input.dim() == 2 else (self.hidden_size,)
         return zeros(shape, dtype=input.dtype, device=input.device)
 

@@ -18,7 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._dtype import bool_
+from ..._rules.nn import transformer_layer_shape, transformer_shape
 from ..._tensor import Tensor
+from ...ops._common import check
 from ...ops.creation import full, zeros
 from ...ops.matrix import triu
 from .. import functional as F
@@ -90,6 +92,8 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool = False) -> Tensor:
+        # The rule the mypy plugin runs on this call (the self-attention's checks).
+        check(transformer_layer_shape, tuple(src.shape), self.self_attn.embed_dim, self.self_attn.batch_first)
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src)
         src_mask = _canonical_mask(src_mask, "src_mask", src)
         x = src
@@ -135,6 +139,9 @@ class TransformerDecoderLayer(Module):
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
                 tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
                 tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:
+        # The rule the mypy plugin runs on this call (the self-attention's and the attention over memory's checks).
+        check(transformer_layer_shape, tuple(tgt.shape), self.self_attn.embed_dim, self.self_attn.batch_first,
+              tuple(memory.shape))
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -253,10 +260,8 @@ class Transformer(Module):
                 tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
                 src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
                 memory_is_causal: bool = False) -> Tensor:
-        if src.dim() == 3 and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]:
-            raise RuntimeError("the batch number of src and tgt must be equal")
-        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
-            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        # The rule the mypy plugin runs on this call: torch's two checks, then the encoder's and decoder's.
+        check(transformer_shape, tuple(src.shape), tuple(tgt.shape), self.d_model, self.batch_first)
         memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
         return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                             tgt_key_padding_mask=tgt_key_padding_mask,
