@@ -628,6 +628,100 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }}"""
 
 
+# -- convolution: the window gather computed in the shader ---------------------------------------------
+# Both kernels read the geometry from the meta block, so nothing is uploaded per call (host-made offset
+# tables grew with the im2col matrix: 220 MiB for a ResNet 3x3 layer at batch 32).
+# meta: [total, nd, G, Cg, M, KK, S[nd], K[nd], O[nd], stride[nd], pad[nd], dil[nd], ...], S the unpadded
+# input's spatial sizes, M = prod(O), KK = prod(K); the column matrix is (N, G, Cg * KK, M), row-major.
+_CONV_GEOMETRY = """
+  let nd = prm[1]; let G = prm[2]; let Cg = prm[3]; let M = prm[4]; let KK = prm[5];
+  let pS = 6u; let pK = pS + nd; let pO = pK + nd; let pT = pO + nd; let pP = pT + nd; let pD = pP + nd;"""
+
+
+@functools.cache
+def im2col_kernel(st: str) -> str:
+    """cols[n, g, cg * KK + k, m] = x[n, g * Cg + cg, o(m) * stride - pad + k * dil], 0 where that falls in the
+    padding: the padded input is never made. x is any strided view. meta: the geometry, then
+    [x_off, x_stride_n, x_stride_c, x_stride_spatial[nd]]."""
+    zero = "0" if st == "i32" else f"{st}(0.0)"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> x: array<{st}>;
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}{_CONV_GEOMETRY}
+  let pX = pD + nd;
+  var m = i % M;
+  var r = i / M;
+  var k = r % KK;
+  r = r / KK;
+  let cg = r % Cg;
+  r = r / Cg;
+  let g = r % G;
+  let n = r / G;
+  var o = prm[pX] + n * prm[pX + 1u] + (g * Cg + cg) * prm[pX + 2u];
+  var inside = true;
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let du = u32(d);
+    let od = m % prm[pO + du]; m = m / prm[pO + du];
+    let kd = k % prm[pK + du]; k = k / prm[pK + du];
+    let pos = i32(od * prm[pT + du] + kd * prm[pD + du]) - i32(prm[pP + du]);
+    if (pos < 0 || pos >= i32(prm[pS + du])) {{ inside = false; }}
+    o = o + u32(max(pos, 0)) * prm[pX + 3u + du];
+  }}
+  var v: {st} = {zero};
+  if (inside) {{ v = x[o]; }}
+  out[i] = v;
+}}"""
+
+
+@functools.cache
+def col2im_kernel(st: str) -> str:
+    """The adjoint of :func:`im2col_kernel`: one thread per input element (n, c, s) sums the columns whose window
+    covers it (s + pad - k * dil = o * stride for some output o), so no atomics are needed (float16 works) and
+    the sum's order is fixed. cols is contiguous; the result is contiguous (N, G * Cg, *S)."""
+    ct = "i32" if st == "i32" else "f32"
+    zero = "0" if st == "i32" else "0.0"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> cols: array<{st}>;
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}{_CONV_GEOMETRY}
+  var r = i;
+  var s: array<u32, 3>;
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    s[d] = r % prm[pS + u32(d)];
+    r = r / prm[pS + u32(d)];
+  }}
+  let c = r % (G * Cg);
+  let n = r / (G * Cg);
+  let row0 = (n * G + c / Cg) * Cg * KK + (c % Cg) * KK;
+  var acc: {ct} = {zero};
+  for (var k = 0u; k < KK; k = k + 1u) {{
+    var kr = k;
+    var m = 0u;
+    var mult = 1u;
+    var hit = true;
+    for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+      let du = u32(d);
+      let kd = kr % prm[pK + du]; kr = kr / prm[pK + du];
+      let t = i32(s[d] + prm[pP + du]) - i32(kd * prm[pD + du]);
+      let sd = i32(prm[pT + du]);
+      if (t < 0 || t % sd != 0 || t / sd >= i32(prm[pO + du])) {{ hit = false; break; }}
+      m = m + u32(t / sd) * mult;
+      mult = mult * prm[pO + du];
+    }}
+    if (hit) {{ acc = acc + {load_expr(st, "cols[(row0 + k) * M + m]")}; }}
+  }}
+  out[i] = {store_expr(st, "acc")};
+}}"""
+
+
 # -- scans ---------------------------------------------------------------------------------------------
 SCAN = {"cumsum": "acc + v", "cumprod": "acc * v", "logcumsumexp": "logaddexp_f(acc, v)"}
 

@@ -765,70 +765,74 @@ def triangle_kernel(a: WArray, k: int, upper: bool) -> WArray:
     return where_kernel(RT.upload(mask), a, 0)
 
 
-# -- convolution: im2col (offsets made on the host from the shapes alone) and batched matmuls -------------
-def _conv_cols(xp: WArray, groups: int, ksize: tuple[int, ...], out: tuple[int, ...], stride: Sequence[int],
-               dilation: Sequence[int]) -> np.ndarray[Any, Any]:
-    """Element offsets (N, G, C/G * prod(K), prod(out)) into ``xp`` (N, C, *S padded) of every window element."""
-    nd = len(ksize)
-    n, c = xp.shape[:2]
+# -- convolution: im2col with the window gather in the shader, and batched matmuls --------------------------
+def _conv_out(size: Sequence[int], ksize: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+              dilation: Sequence[int]) -> tuple[int, ...]:
+    return tuple((size[i] + 2 * padding[i] - dilation[i] * (ksize[i] - 1) - 1) // stride[i] + 1
+                 for i in range(len(ksize)))
+
+
+def _conv_meta(total: int, n_groups: int, cg: int, spatial: Sequence[int], ksize: Sequence[int],
+               out: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int]) -> list[int]:
+    """The geometry block shared by the im2col and col2im shaders (``codegen._CONV_GEOMETRY``)."""
+    return [total, len(ksize), n_groups, cg, math.prod(out), math.prod(ksize), *spatial, *ksize, *out,
+            *stride, *padding, *dilation]
+
+
+def _im2col(x: WArray, groups: int, ksize: tuple[int, ...], out: tuple[int, ...], stride: Sequence[int],
+            padding: Sequence[int], dilation: Sequence[int]) -> WArray:
+    """The columns (N, G, C/G * prod(K), prod(out)) of ``x`` (N, C, *S, any strides), padding read as 0."""
+    n, c = x.shape[:2]
     cg = c // groups
-    lead = 3 + 2 * nd
-    def ax(v: np.ndarray[Any, Any], pos: int) -> np.ndarray[Any, Any]:
-        return v.reshape([-1 if i == pos else 1 for i in range(lead)])
-    off = xp.offset + ax(np.arange(n) * xp.stride[0], 0) + ax(np.arange(groups) * cg * xp.stride[1], 1) \
-        + ax(np.arange(cg) * xp.stride[1], 2)
-    for d in range(nd):
-        off = off + ax(np.arange(ksize[d]) * dilation[d] * xp.stride[2 + d], 3 + d) \
-            + ax(np.arange(out[d]) * stride[d] * xp.stride[2 + d], 3 + nd + d)
-    full_shape = (n, groups, cg, *ksize, *out)
-    return np.broadcast_to(off, full_shape).reshape(n, groups, cg * math.prod(ksize), math.prod(out))
-
-
-def _conv_out(size: Sequence[int], ksize: Sequence[int], stride: Sequence[int], dilation: Sequence[int]) -> tuple[int, ...]:
-    return tuple((size[i] - dilation[i] * (ksize[i] - 1) - 1) // stride[i] + 1 for i in range(len(ksize)))
-
-
-def _padded(x: WArray, padding: Sequence[int]) -> WArray:
-    return pad_kernel(x, ((0, 0), (0, 0), *((p, p) for p in padding)), 0) if any(padding) else x
+    shape = (n, groups, cg * math.prod(ksize), math.prod(out))
+    if x.st is None:  # no input elements: every window lies in the padding
+        return full(shape, 0, x.dtype)
+    cols = RT.empty(shape, x.dtype)
+    if cols.st is None:
+        return cols
+    meta = _conv_meta(cols.size, groups, cg, x.shape[2:], ksize, out, stride, padding, dilation)
+    meta += [x.offset, *x.stride[:2], *x.stride[2:]]
+    RT.dispatch(G.im2col_kernel(_st(x.dtype)), [cols.st.buf, x.st.buf], meta, _grid(cols.size))
+    return cols
 
 
 def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
                 groups: int) -> WArray:
     ksize = tuple(w.shape[2:])
-    xp = _padded(x, padding)
-    out = _conv_out(xp.shape[2:], ksize, stride, dilation)
+    out = _conv_out(x.shape[2:], ksize, stride, padding, dilation)
     n, o = x.shape[0], w.shape[0]
-    cols = take(xp, _conv_cols(xp, groups, ksize, out, stride, dilation))  # (N, G, CgK, M)
+    cols = _im2col(x, groups, ksize, out, stride, padding, dilation)  # (N, G, CgK, M)
     wg = reshape_kernel(w, (1, groups, o // groups, cols.shape[2]))
     return reshape_kernel(matmul_kernel(wg, cols), (n, o, *out))
 
 
 def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stride: Sequence[int],
                            padding: Sequence[int], dilation: Sequence[int], groups: int) -> WArray:
-    """The adjoint in the input: (W^T g) scattered-added into the padded input, then cropped."""
-    if _st(g.dtype) == "f16":
-        return _host(PRIM_CPU["convolution_input_grad"], g, w, input_size=tuple(input_size), stride=stride,
-                     padding=padding, dilation=dilation, groups=groups)
+    """The adjoint in the input: the columns W^T g (one batched matmul), then col2im, which gathers per input
+    element (no atomics, so float16 stays on the device)."""
     ksize = tuple(w.shape[2:])
     n, c = g.shape[0], w.shape[1] * groups
-    padded = tuple(s + 2 * p for s, p in zip(input_size, padding))
-    xp = full((n, c, *padded), 0, g.dtype)
+    og = w.shape[0] // groups
     out = tuple(g.shape[2:])
-    offs = _conv_cols(xp, groups, ksize, out, stride, dilation)
-    wt = permute_kernel(reshape_kernel(w, (1, groups, w.shape[0] // groups, offs.shape[2])), (0, 1, 3, 2))
-    cols = matmul_kernel(wt, reshape_kernel(g, (n, groups, w.shape[0] // groups, offs.shape[3])))
-    put(xp, offs, cols, accumulate=True)
-    crop = (slice(None), slice(None), *(slice(p, p + s) for p, s in zip(padding, input_size)))
-    return contiguous_copy(basic_index(xp, crop))
+    kk = w.shape[1] * math.prod(ksize)
+    wt = permute_kernel(reshape_kernel(w, (1, groups, og, kk)), (0, 1, 3, 2))
+    cols = matmul_kernel(wt, reshape_kernel(g, (n, groups, og, math.prod(out))))  # (N, G, CgK, M), contiguous
+    if cols.st is None:  # no output elements: nothing flows back
+        return full((n, c, *input_size), 0, g.dtype)
+    dx = RT.empty((n, c, *input_size), g.dtype)
+    if dx.st is None:
+        return dx
+    meta = _conv_meta(dx.size, groups, w.shape[1], input_size, ksize, out, stride, padding, dilation)
+    RT.dispatch(G.col2im_kernel(_st(g.dtype)), [dx.st.buf, cols.st.buf], meta, _grid(dx.size))
+    return dx
 
 
 def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], stride: Sequence[int],
                             padding: Sequence[int], dilation: Sequence[int], groups: int) -> WArray:
     ksize = tuple(weight_size[2:])
-    xp = _padded(x, padding)
     out = tuple(g.shape[2:])
     n, o = g.shape[0], g.shape[1]
-    cols = take(xp, _conv_cols(xp, groups, ksize, out, stride, dilation))  # (N, G, CgK, M)
+    cols = _im2col(x, groups, ksize, out, stride, padding, dilation)  # (N, G, CgK, M)
     gg = reshape_kernel(g, (n, groups, o // groups, cols.shape[3]))
     dw = matmul_kernel(gg, permute_kernel(cols, (0, 1, 3, 2)))  # (N, G, Og, CgK)
     return reshape_kernel(reduce("sum")(dw, (0,), False), tuple(weight_size))
