@@ -310,15 +310,70 @@ def test_module_and_optimizer_loop_matches_torch():
 @pytest.mark.parametrize("name,xs,ws,kwargs", [
     ("conv2d", (2, 4, 7, 6), (6, 2, 3, 2), {"stride": (2, 1), "padding": 1, "dilation": (1, 2), "groups": 2}),
     ("conv2d", (3, 5, 5), (4, 3, 3, 3), {}),
+    ("conv2d", (2, 3, 6, 7), (5, 3, 2, 3), {"stride": (3, 2), "padding": (2, 0), "dilation": (2, 1)}),
+    ("conv2d", (1, 4, 5, 5), (4, 1, 3, 3), {"padding": 2, "groups": 4}),  # depthwise, windows wholly in padding
+    ("conv2d", (2, 2, 5, 4), (2, 2, 4, 4), {"stride": 3, "padding": 1}),  # stride past the kernel: rows never read
     ("conv1d", (2, 3, 9), (4, 3, 3), {"padding": "same"}),
+    ("conv1d", (2, 6, 11), (4, 3, 3), {"stride": 2, "padding": 3, "dilation": 3, "groups": 2}),
     ("conv3d", (1, 2, 4, 4, 4), (3, 2, 2, 2, 2), {"padding": 1}),
+    ("conv3d", (2, 2, 3, 5, 4), (2, 1, 2, 3, 2), {"stride": (1, 2, 1), "dilation": (2, 1, 1), "groups": 2}),
     ("conv_transpose2d", (2, 4, 4, 5), (4, 3, 3, 3), {"stride": 2, "padding": 1, "output_padding": 1}),
     ("conv_transpose1d", (2, 4, 6), (4, 2, 3), {"stride": 2, "groups": 2}),
 ])
 def test_convolution(name, xs, ws, kwargs):
-    """im2col offsets made on the host from the shapes, batched matmuls; the input gradient scatter-adds."""
+    """im2col with the window gather in the shader, batched matmuls; the input gradient (and the transposed
+    convolutions) gather the columns back per input element (col2im)."""
     run(lambda lib, x, w, b: getattr(_lib(lib), name)(x, w, b, **kwargs), data(xs), data(ws, seed=1),
         data((ws[1] * kwargs.get("groups", 1) if "transpose" in name else ws[0],), seed=2), tol=(1e-4, 1e-4))
+
+
+def test_convolution_of_a_strided_view():
+    """im2col reads its input through the view's strides (a transposed input is not copied first)."""
+    run(lambda lib, x, w: _lib(lib).conv2d(x.transpose(2, 3), w, stride=(1, 2), padding=1), data((2, 3, 6, 5)),
+        data((4, 3, 3, 2), seed=1), tol=(1e-4, 1e-4))
+
+
+def test_convolution_uploads_nothing():
+    """Forward and both gradients are computed from the geometry in the shader: no offset table is uploaded."""
+    x = st.tensor(data((2, 4, 9, 8)), device=DEV, requires_grad=True)
+    w = st.tensor(data((6, 2, 3, 3), seed=1), device=DEV, requires_grad=True)
+    st.synchronize()
+    before = st.memory_stats()["num_bytes_uploaded"]
+    F.conv2d(x, w, stride=2, padding=1, dilation=(1, 2), groups=2).sum().backward()
+    F.conv_transpose1d(x.reshape(2, 4, 72), w[:4, :, 0], stride=2).sum().backward()
+    st.synchronize()
+    assert st.memory_stats()["num_bytes_uploaded"] == before
+
+
+def test_convolution_float16():
+    """The input gradient gathers in f32 and stores float16 (no atomics, so no host fallback)."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    if not RT.has_f16:
+        pytest.skip("this adapter has no shader-f16")
+    xs, ws = data((2, 2, 6, 5)).astype(np.float16), data((3, 2, 3, 3), seed=1).astype(np.float16)
+    x = st.tensor(xs, device=DEV, requires_grad=True)
+    w = st.tensor(ws, device=DEV, requires_grad=True)
+    F.conv2d(x, w, padding=1, stride=(2, 1)).sum().backward()
+    tx, tw = (torch.tensor(a.astype(np.float32), requires_grad=True) for a in (xs, ws))
+    TF.conv2d(tx, tw, padding=1, stride=(2, 1)).sum().backward()
+    assert x.grad.dtype == st.float16 and w.grad.dtype == st.float16
+    np.testing.assert_allclose(x.grad.cpu().numpy().astype(np.float32), tx.grad.numpy(), rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(w.grad.cpu().numpy().astype(np.float32), tw.grad.numpy(), rtol=1e-2, atol=5e-2)
+
+
+def test_max_pool_window_index_kept_across_steps_and_modes():
+    """The window offsets are made once per geometry and device; one first made under inference_mode still
+    serves a training step (it is not an inference tensor)."""
+    xs = data((2, 3, 6, 6))
+    with st.inference_mode():
+        F.max_pool2d(st.tensor(xs, device=DEV), 2)
+    run(lambda lib, x: _lib(lib).max_pool2d(x, 2), xs)
+    st.synchronize()
+    before = st.memory_stats()["num_bytes_uploaded"]
+    F.max_pool2d(st.tensor(xs, device=DEV, requires_grad=True) * 1, 2)
+    st.synchronize()
+    assert st.memory_stats()["num_bytes_uploaded"] == before + xs.nbytes
 
 
 def test_conv_net_step_matches_cpu():
