@@ -365,9 +365,12 @@ def test_convolution_float16():
 def test_max_pool_window_index_kept_across_steps_and_modes():
     """The window offsets are made once per geometry and device; one first made under inference_mode still
     serves a training step (it is not an inference tensor)."""
+    from shapetorch.ops.pooling import _device_window_index
+
     xs = data((2, 3, 6, 6))
     with st.inference_mode():
         F.max_pool2d(st.tensor(xs, device=DEV), 2)
+    assert not _device_window_index((6, 6), (3, 3), (2, 2), (2, 2), (1, 1), st.device(DEV)).is_inference()
     run(lambda lib, x: _lib(lib).max_pool2d(x, 2), xs)
     st.synchronize()
     before = st.memory_stats()["num_bytes_uploaded"]
