@@ -56,7 +56,7 @@ from ..ops.einsum import einsum
 from ..ops.joining import stack
 from ..ops.matmul import matmul_bias
 from ..ops.pooling import interpolate
-from ..ops.random import rand
+from ..ops.random import dropout_mask
 from ..ops.scatter import take_along
 
 __all__ = [
@@ -394,8 +394,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, keep_dims: int) ->
     if not training or p == 0.0:
         return input
     shape = tuple(input._data.shape[: input._data.ndim - keep_dims]) + (1,) * keep_dims
-    mask = (rand(shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype) / (1 - p) if p < 1 \
-        else input.new_zeros(shape)
+    mask = dropout_mask(shape, p, input.dtype, input.device) if p < 1 else input.new_zeros(shape)
     return input * mask
 
 

@@ -857,6 +857,89 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }}"""
 
 
+# -- random numbers: Philox4x32-10, counter-based ----------------------------------------------------------
+# Element i of a call draws the block Philox4x32-10(key = seed, counter = (i, 0, offset_lo, offset_hi)): a pure
+# function of (seed, offset, i), so no state lives on the device, every thread works alone, and the host only
+# advances ``offset`` per call (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011).
+PHILOX = """
+fn mulhi32(a: u32, b: u32) -> u32 {
+  // the high word of the 64-bit product, from 16-bit halves (WGSL has no 64-bit integers); no partial sum
+  // overflows: (lo*lo >> 16) + (hi*lo & 0xffff) + lo*hi <= 0xffffffff
+  let al = a & 0xffffu; let ah = a >> 16u; let bl = b & 0xffffu; let bh = b >> 16u;
+  let hl = ah * bl;
+  let mid = ((al * bl) >> 16u) + (hl & 0xffffu) + al * bh;
+  return ah * bh + (hl >> 16u) + (mid >> 16u);
+}
+fn philox(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
+  var c = ctr; var k = key;
+  for (var r = 0u; r < 10u; r = r + 1u) {
+    let lo0 = 0xD2511F53u * c.x; let hi0 = mulhi32(0xD2511F53u, c.x);
+    let lo1 = 0xCD9E8D57u * c.z; let hi1 = mulhi32(0xCD9E8D57u, c.z);
+    c = vec4<u32>(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+    k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
+  }
+  return c;
+}
+"""
+
+# dist -> the value r of one element from ``u`` (uniform [0, 1)), ``z`` (standard normal), ``a``, ``b`` (f32
+# parameters) and ``p`` (a probability: the scalar ``a`` or the element of the probability tensor)
+RANDOM = {
+    "uniform": "a + (b - a) * u",
+    "normal": "a + b * z",
+    "bernoulli": "select(0.0, 1.0, u < p)",
+    "dropout": "select(0.0, b, u >= a)",  # the scaled keep-mask: 1 / (1 - p) where kept (b), else 0
+}
+
+
+@functools.cache
+def random_kernel(dist: str, st: str, p_st: str = "") -> str:
+    """``out[i]`` (contiguous) drawn from :data:`RANDOM`. Uniforms keep the mantissa bits of the output type
+    (24 for float32, 11 for float16, as torch) so that rounding never gives 1.0; the normal is Box-Muller on
+    two words of the block. With ``p_st`` the probabilities are a strided float tensor of that storage type
+(binding 2) and an element
+    outside [0, 1] (or NaN) records the check id (the last meta word) in the flag buffer (binding 3).
+
+    meta: [n, key_lo, key_hi, offset_lo, offset_hi, a, b (f32 bits), then with p_st: nd, shape[nd],
+    p_off, p_strides[nd], check id]."""
+    kind = st[0] if st != "f16" else "f"
+    bits = 11 if st == "f16" else 24
+    r = RANDOM[dist]
+    store = store_expr(st, "r") if kind == "f" else f"{WGSL_CT[kind]}(r)"
+    if kind == "u":
+        store = "select(0u, 1u, r != 0.0)"
+    binds = ""
+    pval = "a"
+    check = ""
+    if p_st:
+        binds = f"""@group(0) @binding(2) var<storage, read> P: array<{p_st}>;
+@group(0) @binding(3) var<storage, read_write> flag: array<atomic<u32>, 4>;
+{_strided_off(7)}"""
+        pval = load_expr(p_st, "P[off(i)]")
+        # NaN by its bits: a compiler may assume comparisons with NaN never happen
+        check = """  if (p < 0.0 || p > 1.0 || (bitcast<u32>(p) & 0x7fffffffu) > 0x7f800000u) { atomicCompareExchangeWeak(&flag[0], 0u, prm[8u + 2u * prm[7] + 1u]); }
+"""
+    return f"""{_enable((st, p_st))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+{binds}
+{PHILOX}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let w = philox(vec4<u32>(i, 0u, prm[3], prm[4]), vec2<u32>(prm[1], prm[2]));
+  let a = bitcast<f32>(prm[5]); let b = bitcast<f32>(prm[6]);
+  let u = f32(w.x >> {32 - bits}u) * {1.0 / 2 ** bits!r};
+  // Box-Muller: u1 in (0, 1] so that the log is finite
+  let u1 = (f32(w.y >> 8u) + 1.0) * {1.0 / 2 ** 24!r};
+  let z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * f32(w.z >> 8u) * {1.0 / 2 ** 24!r});
+  let p = {pval};
+{check}  let r = {r};
+  out[i] = {store};
+}}"""
+
+
 # -- fused optimizer steps -----------------------------------------------------------------------------
 @functools.cache
 def optimizer_kernel(kind: str, flags: tuple[str, ...]) -> str:

@@ -864,6 +864,30 @@ def searchsorted_kernel(seq: WArray, values: WArray, right: bool, sorter: WArray
     return out
 
 
+# -- random numbers ---------------------------------------------------------------------------------------
+def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, offset: int, a: float = 0.0,
+           b: float = 0.0, p: WArray | None = None, op: str = "bernoulli") -> WArray:
+    """A fresh contiguous tensor drawn by ``codegen.random_kernel`` from (seed, offset, element index); nothing
+    is uploaded. ``p``: a probability tensor of ``shape`` (bernoulli), range-checked on the device."""
+    out = RT.empty(shape, dtype)
+    if out.st is None:
+        return out
+    meta = [out.size, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, offset & 0xFFFFFFFF, (offset >> 32) & 0xFFFFFFFF,
+            _word(a, np.dtype(np.float32)), _word(b, np.dtype(np.float32))]
+    bufs = [out.st.buf]
+    if p is not None:
+        if _kind(p.dtype) != "f":  # a probability tensor is floating (the op checks); an int self's is cast
+            p = cast(p, np.dtype(np.float32))
+        if p.st is None:
+            return out
+        meta += [p.ndim, *p.shape, p.offset, *_bstrides(p, shape)]
+        meta.append(RT.add_check("argument_error_invalid", op,
+                                 problem="expected every probability p to satisfy 0 <= p <= 1"))
+        bufs += [p.st.buf, RT.flag]
+    RT.dispatch(G.random_kernel(dist, _st(dtype), "" if p is None else _st(p.dtype)), bufs, meta, _grid(out.size))
+    return out
+
+
 # -- registration --------------------------------------------------------------------------------------
 def _named(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
     """The kernel, with the runtime told which primitive runs (its limit and device errors name it)."""
