@@ -183,25 +183,6 @@ def test_embedding():
     run(lambda lib, w: _lib(lib).one_hot(_idx(lib, [0, 3, 1], w), 4), data((1,)), grad=False)
 
 
-@pytest.mark.parametrize("name", ["dropout", "dropout1d", "dropout2d"])
-def test_dropout_matches_the_cpu_draw(name):
-    """Random numbers are drawn on the host, so a seed gives the same mask on both devices."""
-    a = data((3, 4, 5))
-    outs, grads = [], []
-    for dev in ("cpu", DEV):
-        st.manual_seed(3)
-        x = st.tensor(a, device=dev, requires_grad=True)
-        y = getattr(F, name)(x, 0.4)
-        assert y.device == st.device(dev)
-        y.sum().backward()
-        outs.append(y.detach().cpu().numpy())
-        grads.append(x.grad.cpu().numpy())
-    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6)
-    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
-    kept = outs[1] != 0
-    np.testing.assert_allclose(outs[1][kept], a[kept] / 0.6, rtol=1e-5)
-
-
 @pytest.mark.parametrize("kwargs", [{}, {"is_causal": True}, {"mask": "bool"}, {"mask": "float"}, {"scale": 0.3}])
 def test_scaled_dot_product_attention(kwargs):
     kw = dict(kwargs)
@@ -254,6 +235,7 @@ def test_layers_train_on_webgpu():
         net = st.nn.Sequential(st.nn.MaxPool2d(2), st.nn.AvgPool2d(kernel_size=2, stride=1, padding=1),
                                st.nn.BatchNorm2d(2), st.nn.Flatten(), st.nn.Dropout(0.2), st.nn.Linear(32, 8),
                                st.nn.LayerNorm(8), st.nn.GELU(), st.nn.Linear(8, 3)).to(dev)
+        net[4].eval()  # the devices draw different masks (test_webgpu_random.py tests the device's dropout)
         loss = F.cross_entropy(net(st.tensor(xs, device=dev)), st.tensor(ys, device=dev), label_smoothing=0.1)
         loss.backward()
         return loss.item(), [p.grad.cpu().numpy() for p in net.parameters()], net[2].running_var.cpu().numpy()
