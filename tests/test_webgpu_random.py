@@ -196,3 +196,18 @@ def test_dropout_mask_scaling_and_gradient(name, p):
         assert abs(per[..., 0].mean() - (1 - p)) < 5 * math.sqrt(p * (1 - p) / (16 * 32))
     # inference: the identity
     np.testing.assert_array_equal(_host(getattr(F, name)(x, p, training=False).detach()), a)
+
+
+def test_runtimes_doc_lists_the_primitives_without_a_kernel():
+    """docs/runtimes.md's list of primitives without a WebGPU kernel is the backend's (``to_device`` is the move)."""
+    import pathlib
+    import re
+
+    from shapetorch.backends.webgpu import backend
+
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "runtimes.md").read_text()
+    para = text.split("Primitives without a WebGPU kernel", 1)[1].split("\n\n", 1)[0]
+    listed = set(re.findall(r"`([A-Za-z0-9_]+)`", para.split("checks this list):", 1)[1].split("So on WebGPU")[0]))
+    assert listed == set(backend.MISSING) - {"to_device"}
+    count = re.search(r"\((\d+) of (\d+);", para)
+    assert count is not None and int(count.group(1)) == len(listed)
