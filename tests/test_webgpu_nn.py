@@ -327,6 +327,21 @@ def test_convolution_uploads_nothing():
     assert st.memory_stats()["num_bytes_uploaded"] == before
 
 
+def test_convolution_forward_makes_no_column_matrix():
+    """The forward is an implicit GEMM: the 49 x 3364 column matrix (660 kB) is never allocated."""
+    x = st.tensor(data((1, 1, 64, 64)), device=DEV)
+    w = st.tensor(data((2, 1, 7, 7), seed=1), device=DEV)
+    st.synchronize()
+    st.reset_peak_memory_stats("webgpu")
+    base = st.memory_allocated("webgpu")
+    y = F.conv2d(x, w)
+    st.synchronize()
+    assert st.max_memory_allocated("webgpu") - base < 100_000  # the output: 2 x 58 x 58 float32, 27 kB
+    np.testing.assert_allclose(y.cpu().numpy(), TF.conv2d(torch.tensor(data((1, 1, 64, 64))),
+                                                          torch.tensor(data((2, 1, 7, 7), seed=1))).numpy(),
+                               rtol=1e-4, atol=1e-4)
+
+
 def test_convolution_float16():
     """The input gradient gathers in f32 and stores float16 (no atomics, so no host fallback)."""
     from shapetorch.backends.webgpu.runtime import RT

@@ -434,18 +434,48 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 
 
 # -- matmul --------------------------------------------------------------------------------------------
+# The B operand of an implicit-GEMM convolution: element (k, col) of the column matrix of x, gathered from x
+# itself (the column matrix is never made). meta from ``cb``: [nd, KK, S[nd], K[nd], O[nd], stride[nd], pad[nd],
+# dil[nd], x_stride_c, x_stride_spatial[nd]]; ``boff`` already holds x's offset for the (sample, group).
+def _conv_b_fn(st: str, ct: str, zero: str) -> str:
+    return f"""
+fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {ct} {{
+  let nd = prm[cb]; let KK = prm[cb + 1u];
+  let pS = cb + 2u; let pK = pS + nd; let pO = pK + nd; let pT = pO + nd; let pP = pT + nd; let pD = pP + nd;
+  let pX = pD + nd;
+  var kr = k % KK;
+  var m = col;
+  var o = boff + (k / KK) * prm[pX];
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let du = u32(d);
+    let od = m % prm[pO + du]; m = m / prm[pO + du];
+    let kd = kr % prm[pK + du]; kr = kr / prm[pK + du];
+    let pos = i32(od * prm[pT + du] + kd * prm[pD + du]) - i32(prm[pP + du]);
+    if (pos < 0 || pos >= i32(prm[pS + du])) {{ return {zero}; }}
+    o = o + u32(pos) * prm[pX + 1u + du];
+  }}
+  return {load_expr(st, "B[o]")};
+}}"""
+
+
 @functools.cache
-def matmul_kernel(st: str, bias: bool = False) -> str:
+def matmul_kernel(st: str, bias: bool = False, conv: bool = False) -> str:
     """Tiled batched matmul: 64x64 output tiles per 16x16 workgroup, 4x4 per thread, 8-deep K tiles
     staged in workgroup memory. Operands are strided views (a transpose costs no copy). With ``bias``, the
     epilogue adds a per-column vector (binding 4: the fused ``x @ W.T + b`` of a Linear).
 
     meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, m_tiles, n_rowtiles, bshape[nbd], a_bstr[nbd],
     b_bstr[nbd], (bias_off, bias_stride)]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
-    batch runs into the 65,535-workgroup limit of one grid dimension.
+    batch runs into the 65,535-workgroup limit of one grid dimension. With ``conv``, B is the input of a
+    convolution read through :func:`_conv_b_fn` (an implicit GEMM: the geometry follows in meta).
     """
     ct = "f32" if st in ("f16", "f32") else "i32"
     zero = "0.0" if ct == "f32" else "0"
+    bload = load_expr(st, "B[boff + (k0 + bk) * b_rs + (col0 + bn) * b_cs]")
+    conv_fn = ""
+    if conv:
+        bload = f"conv_b(boff, k0 + bk, col0 + bn, 12u + 3u * nbd{' + 2u' if bias else ''})"
+        conv_fn = _conv_b_fn(st, ct, zero)
     epilogue = "acc[r * 4u + c]"
     if bias:
         epilogue += f" + {load_expr(st, 'Bias[prm[12u + 3u * nbd] + col * prm[13u + 3u * nbd]]')}"
@@ -457,6 +487,7 @@ def matmul_kernel(st: str, bias: bool = False) -> str:
 {f"@group(0) @binding(4) var<storage, read> Bias: array<{st}>;" if bias else ""}
 var<workgroup> As: array<{ct}, 512>;
 var<workgroup> Bs: array<{ct}, 512>;
+{conv_fn}
 @compute @workgroup_size(16, 16, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {{
@@ -487,7 +518,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
       As[ak * 64u + am] = av;
       let bk = e / 64u; let bn = e % 64u;
       var bv: {ct} = {zero};
-      if (k0 + bk < K && col0 + bn < N) {{ bv = {load_expr(st, "B[boff + (k0 + bk) * b_rs + (col0 + bn) * b_cs]")}; }}
+      if (k0 + bk < K && col0 + bn < N) {{ bv = {bload}; }}
       Bs[bk * 64u + bn] = bv;
     }}
     workgroupBarrier();

@@ -798,12 +798,29 @@ def _im2col(x: WArray, groups: int, ksize: tuple[int, ...], out: tuple[int, ...]
 
 def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
                 groups: int) -> WArray:
+    """An implicit GEMM: the matmul kernel with its B tile gathered from ``x`` through the window geometry, per
+    (sample, group) W_g (Og, Cg K) @ cols (Cg K, prod(out)); the column matrix is never made."""
     ksize = tuple(w.shape[2:])
     out = _conv_out(x.shape[2:], ksize, stride, padding, dilation)
     n, o = x.shape[0], w.shape[0]
-    cols = _im2col(x, groups, ksize, out, stride, padding, dilation)  # (N, G, CgK, M)
-    wg = reshape_kernel(w, (1, groups, o // groups, cols.shape[2]))
-    return reshape_kernel(matmul_kernel(wg, cols), (n, o, *out))
+    cg, og, kk = x.shape[1] // groups, o // groups, math.prod(ksize)
+    shape = (n, o, *out)
+    if x.st is None or cg == 0:  # no input elements: every window lies in the padding (or is empty)
+        return full(shape, 0, x.dtype)
+    res = RT.empty(shape, x.dtype)
+    wg = reshape_kernel(w if w.dtype == x.dtype else cast(w, x.dtype), (groups, og, cg * kk))
+    if res.st is None or wg.st is None:
+        return res
+    m = math.prod(out)
+    m_tiles = -(-og // 64)
+    tiles = m_tiles * n * groups
+    meta = [og, m, cg * kk, 2, wg.offset, x.offset, wg.stride[1], wg.stride[2], 0, 0, m_tiles, tiles,
+            n, groups, 0, wg.stride[0], x.stride[0], cg * x.stride[1]]
+    meta += [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:]]
+    gy, gz, _ = _grid(tiles, 1)
+    RT.dispatch(G.matmul_kernel(_st(x.dtype), conv=True), [res.st.buf, wg.st.buf, x.st.buf], meta,
+                (-(-m // 64), gy, gz))
+    return res
 
 
 def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stride: Sequence[int],
