@@ -327,19 +327,24 @@ def test_convolution_uploads_nothing():
     assert st.memory_stats()["num_bytes_uploaded"] == before
 
 
-def test_convolution_forward_makes_no_column_matrix():
-    """The forward is an implicit GEMM: the 49 x 3364 column matrix (660 kB) is never allocated."""
+def test_convolution_makes_no_column_matrix():
+    """The forward and the weight gradient are implicit GEMMs: the 49 x 3364 column matrix (660 kB) is never
+    allocated."""
     x = st.tensor(data((1, 1, 64, 64)), device=DEV)
-    w = st.tensor(data((2, 1, 7, 7), seed=1), device=DEV)
+    w = st.tensor(data((2, 1, 7, 7), seed=1), device=DEV, requires_grad=True)
+    gy = st.tensor(data((1, 2, 58, 58), seed=2), device=DEV)
     st.synchronize()
     st.reset_peak_memory_stats("webgpu")
     base = st.memory_allocated("webgpu")
     y = F.conv2d(x, w)
+    y.backward(gy)
     st.synchronize()
-    assert st.max_memory_allocated("webgpu") - base < 100_000  # the output: 2 x 58 x 58 float32, 27 kB
-    np.testing.assert_allclose(y.cpu().numpy(), TF.conv2d(torch.tensor(data((1, 1, 64, 64))),
-                                                          torch.tensor(data((2, 1, 7, 7), seed=1))).numpy(),
-                               rtol=1e-4, atol=1e-4)
+    assert st.max_memory_allocated("webgpu") - base < 100_000  # the output (27 kB) and the gradient (0.4 kB)
+    tw = torch.tensor(data((2, 1, 7, 7), seed=1), requires_grad=True)
+    ty = TF.conv2d(torch.tensor(data((1, 1, 64, 64))), tw)
+    ty.backward(torch.tensor(data((1, 2, 58, 58), seed=2)))
+    np.testing.assert_allclose(y.detach().cpu().numpy(), ty.detach().numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(w.grad.cpu().numpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
 def test_convolution_float16():

@@ -437,15 +437,28 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 # The B operand of an implicit-GEMM convolution: element (k, col) of the column matrix of x, gathered from x
 # itself (the column matrix is never made). meta from ``cb``: [nd, KK, S[nd], K[nd], O[nd], stride[nd], pad[nd],
 # dil[nd], x_stride_c, x_stride_spatial[nd]]; ``boff`` already holds x's offset for the (sample, group).
-def _conv_b_fn(st: str, ct: str, zero: str) -> str:
-    return f"""
+# For the weight gradient (``wgrad``) the roles turn: the reduction index runs over (sample, output position)
+# and the column index over (input channel, kernel position); A is the output gradient, contiguous, read as
+# (Og, N * M) per group. Then meta goes on after x_stride_spatial with [M, g_stride_n, x_stride_n].
+def _conv_b_fn(st: str, ct: str, zero: str, wgrad: bool) -> str:
+    head = """
+  var kr = k % KK;
+  var m = col;
+  var o = boff + (k / KK) * prm[pX];""" if not wgrad else """
+  let Mx = prm[pX + 1u + nd];
+  var kr = col % KK;
+  var m = k % Mx;
+  var o = boff + (k / Mx) * prm[pX + 3u + nd] + (col / KK) * prm[pX];"""
+    a_fn = "" if not wgrad else f"""
+fn conv_a(aoff: u32, row: u32, k: u32, cb: u32) -> {ct} {{
+  let nd = prm[cb]; let pX = cb + 2u + 6u * nd; let Mx = prm[pX + 1u + nd];
+  return {load_expr(st, "A[aoff + row * Mx + (k / Mx) * prm[pX + 2u + nd] + k % Mx]")};
+}}"""
+    return a_fn + f"""
 fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {ct} {{
   let nd = prm[cb]; let KK = prm[cb + 1u];
   let pS = cb + 2u; let pK = pS + nd; let pO = pK + nd; let pT = pO + nd; let pP = pT + nd; let pD = pP + nd;
-  let pX = pD + nd;
-  var kr = k % KK;
-  var m = col;
-  var o = boff + (k / KK) * prm[pX];
+  let pX = pD + nd;{head}
   for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
     let du = u32(d);
     let od = m % prm[pO + du]; m = m / prm[pO + du];
@@ -459,23 +472,28 @@ fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {ct} {{
 
 
 @functools.cache
-def matmul_kernel(st: str, bias: bool = False, conv: bool = False) -> str:
+def matmul_kernel(st: str, bias: bool = False, conv: str = "") -> str:
     """Tiled batched matmul: 64x64 output tiles per 16x16 workgroup, 4x4 per thread, 8-deep K tiles
     staged in workgroup memory. Operands are strided views (a transpose costs no copy). With ``bias``, the
     epilogue adds a per-column vector (binding 4: the fused ``x @ W.T + b`` of a Linear).
 
     meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, m_tiles, n_rowtiles, bshape[nbd], a_bstr[nbd],
     b_bstr[nbd], (bias_off, bias_stride)]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
-    batch runs into the 65,535-workgroup limit of one grid dimension. With ``conv``, B is the input of a
-    convolution read through :func:`_conv_b_fn` (an implicit GEMM: the geometry follows in meta).
+    batch runs into the 65,535-workgroup limit of one grid dimension. With ``conv`` ('fwd' or 'wgrad'), B is
+    the input of a convolution read through :func:`_conv_b_fn` (an implicit GEMM: the geometry follows in meta),
+    and for 'wgrad' A is the output gradient read as (Og, N * M).
     """
     ct = "f32" if st in ("f16", "f32") else "i32"
     zero = "0.0" if ct == "f32" else "0"
+    aload = load_expr(st, "A[aoff + (row0 + am) * a_rs + (k0 + ak) * a_cs]")
     bload = load_expr(st, "B[boff + (k0 + bk) * b_rs + (col0 + bn) * b_cs]")
     conv_fn = ""
     if conv:
-        bload = f"conv_b(boff, k0 + bk, col0 + bn, 12u + 3u * nbd{' + 2u' if bias else ''})"
-        conv_fn = _conv_b_fn(st, ct, zero)
+        cb = f"12u + 3u * nbd{' + 2u' if bias else ''}"
+        bload = f"conv_b(boff, k0 + bk, col0 + bn, {cb})"
+        if conv == "wgrad":
+            aload = f"conv_a(aoff, row0 + am, k0 + ak, {cb})"
+        conv_fn = _conv_b_fn(st, ct, zero, conv == "wgrad")
     epilogue = "acc[r * 4u + c]"
     if bias:
         epilogue += f" + {load_expr(st, 'Bias[prm[12u + 3u * nbd] + col * prm[13u + 3u * nbd]]')}"
@@ -514,7 +532,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
       let e = tid + l * 256u;
       let am = e / 8u; let ak = e % 8u;
       var av: {ct} = {zero};
-      if (row0 + am < M && k0 + ak < K) {{ av = {load_expr(st, "A[aoff + (row0 + am) * a_rs + (k0 + ak) * a_cs]")}; }}
+      if (row0 + am < M && k0 + ak < K) {{ av = {aload}; }}
       As[ak * 64u + am] = av;
       let bk = e / 64u; let bn = e % 64u;
       var bv: {ct} = {zero};
@@ -659,9 +677,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }}"""
 
 
-# -- convolution: the window gather computed in the shader ---------------------------------------------
-# Both kernels read the geometry from the meta block, so nothing is uploaded per call (host-made offset
-# tables grew with the im2col matrix: 220 MiB for a ResNet 3x3 layer at batch 32).
+# -- convolution: col2im, the window gather computed in the shader --------------------------------------
+# (The forward and the weight gradient are implicit GEMMs in :func:`matmul_kernel`.) The kernel reads the
+# geometry from the meta block, so nothing is uploaded per call (host-made offset tables grew with the
+# im2col matrix: 220 MiB for a ResNet 3x3 layer at batch 32).
 # meta: [total, nd, G, Cg, M, KK, S[nd], K[nd], O[nd], stride[nd], pad[nd], dil[nd], ...], S the unpadded
 # input's spatial sizes, M = prod(O), KK = prod(K); the column matrix is (N, G, Cg * KK, M), row-major.
 _CONV_GEOMETRY = """
@@ -670,47 +689,8 @@ _CONV_GEOMETRY = """
 
 
 @functools.cache
-def im2col_kernel(st: str) -> str:
-    """cols[n, g, cg * KK + k, m] = x[n, g * Cg + cg, o(m) * stride - pad + k * dil], 0 where that falls in the
-    padding: the padded input is never made. x is any strided view. meta: the geometry, then
-    [x_off, x_stride_n, x_stride_c, x_stride_spatial[nd]]."""
-    zero = "0" if st == "i32" else f"{st}(0.0)"
-    return f"""{_enable((st,))}
-@group(0) @binding(0) var<storage, read> prm: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
-@group(0) @binding(2) var<storage, read> x: array<{st}>;
-@compute @workgroup_size({WG})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let i = gid.x + gid.y * nwg.x * {WG}u;
-  if (i >= prm[0]) {{ return; }}{_CONV_GEOMETRY}
-  let pX = pD + nd;
-  var m = i % M;
-  var r = i / M;
-  var k = r % KK;
-  r = r / KK;
-  let cg = r % Cg;
-  r = r / Cg;
-  let g = r % G;
-  let n = r / G;
-  var o = prm[pX] + n * prm[pX + 1u] + (g * Cg + cg) * prm[pX + 2u];
-  var inside = true;
-  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
-    let du = u32(d);
-    let od = m % prm[pO + du]; m = m / prm[pO + du];
-    let kd = k % prm[pK + du]; k = k / prm[pK + du];
-    let pos = i32(od * prm[pT + du] + kd * prm[pD + du]) - i32(prm[pP + du]);
-    if (pos < 0 || pos >= i32(prm[pS + du])) {{ inside = false; }}
-    o = o + u32(max(pos, 0)) * prm[pX + 3u + du];
-  }}
-  var v: {st} = {zero};
-  if (inside) {{ v = x[o]; }}
-  out[i] = v;
-}}"""
-
-
-@functools.cache
 def col2im_kernel(st: str) -> str:
-    """The adjoint of :func:`im2col_kernel`: one thread per input element (n, c, s) sums the columns whose window
+    """The adjoint of the window gather (col2im): one thread per input element (n, c, s) sums the columns whose window
     covers it (s + pad - k * dil = o * stride for some output o), so no atomics are needed (float16 works) and
     the sum's order is fixed. cols is contiguous; the result is contiguous (N, G * Cg, *S)."""
     ct = "i32" if st == "i32" else "f32"

@@ -765,7 +765,7 @@ def triangle_kernel(a: WArray, k: int, upper: bool) -> WArray:
     return where_kernel(RT.upload(mask), a, 0)
 
 
-# -- convolution: im2col with the window gather in the shader, and batched matmuls --------------------------
+# -- convolution: implicit GEMMs (forward, weight gradient); a matmul and col2im (input gradient) ------------
 def _conv_out(size: Sequence[int], ksize: Sequence[int], stride: Sequence[int], padding: Sequence[int],
               dilation: Sequence[int]) -> tuple[int, ...]:
     return tuple((size[i] + 2 * padding[i] - dilation[i] * (ksize[i] - 1) - 1) // stride[i] + 1
@@ -774,26 +774,9 @@ def _conv_out(size: Sequence[int], ksize: Sequence[int], stride: Sequence[int], 
 
 def _conv_meta(total: int, n_groups: int, cg: int, spatial: Sequence[int], ksize: Sequence[int],
                out: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int]) -> list[int]:
-    """The geometry block shared by the im2col and col2im shaders (``codegen._CONV_GEOMETRY``)."""
+    """The geometry block of the col2im shader (``codegen._CONV_GEOMETRY``)."""
     return [total, len(ksize), n_groups, cg, math.prod(out), math.prod(ksize), *spatial, *ksize, *out,
             *stride, *padding, *dilation]
-
-
-def _im2col(x: WArray, groups: int, ksize: tuple[int, ...], out: tuple[int, ...], stride: Sequence[int],
-            padding: Sequence[int], dilation: Sequence[int]) -> WArray:
-    """The columns (N, G, C/G * prod(K), prod(out)) of ``x`` (N, C, *S, any strides), padding read as 0."""
-    n, c = x.shape[:2]
-    cg = c // groups
-    shape = (n, groups, cg * math.prod(ksize), math.prod(out))
-    if x.st is None:  # no input elements: every window lies in the padding
-        return full(shape, 0, x.dtype)
-    cols = RT.empty(shape, x.dtype)
-    if cols.st is None:
-        return cols
-    meta = _conv_meta(cols.size, groups, cg, x.shape[2:], ksize, out, stride, padding, dilation)
-    meta += [x.offset, *x.stride[:2], *x.stride[2:]]
-    RT.dispatch(G.im2col_kernel(_st(x.dtype)), [cols.st.buf, x.st.buf], meta, _grid(cols.size))
-    return cols
 
 
 def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
@@ -818,7 +801,7 @@ def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[i
             n, groups, 0, wg.stride[0], x.stride[0], cg * x.stride[1]]
     meta += [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:]]
     gy, gz, _ = _grid(tiles, 1)
-    RT.dispatch(G.matmul_kernel(_st(x.dtype), conv=True), [res.st.buf, wg.st.buf, x.st.buf], meta,
+    RT.dispatch(G.matmul_kernel(_st(x.dtype), conv="fwd"), [res.st.buf, wg.st.buf, x.st.buf], meta,
                 (-(-m // 64), gy, gz))
     return res
 
@@ -846,13 +829,30 @@ def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stri
 
 def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], stride: Sequence[int],
                             padding: Sequence[int], dilation: Sequence[int], groups: int) -> WArray:
+    """An implicit GEMM per group, summing over samples and output positions in its reduction:
+    dW_g (Og, Cg K) = g_g (Og, N M) @ cols (N M, Cg K), both read in place (no column matrix, no sum pass)."""
     ksize = tuple(weight_size[2:])
     out = tuple(g.shape[2:])
     n, o = g.shape[0], g.shape[1]
-    cols = _im2col(x, groups, ksize, out, stride, padding, dilation)  # (N, G, CgK, M)
-    gg = reshape_kernel(g, (n, groups, o // groups, cols.shape[3]))
-    dw = matmul_kernel(gg, permute_kernel(cols, (0, 1, 3, 2)))  # (N, G, Og, CgK)
-    return reshape_kernel(reduce("sum")(dw, (0,), False), tuple(weight_size))
+    cg, og, kk, m = x.shape[1] // groups, o // groups, math.prod(ksize), math.prod(out)
+    if x.st is None or g.st is None or n * m == 0:  # an empty sum
+        return full(tuple(weight_size), 0, g.dtype)
+    if x.dtype != g.dtype:
+        x = cast(x, g.dtype)
+    gc = g if g.contiguous else contiguous_copy(g)
+    res = RT.empty(tuple(weight_size), g.dtype)
+    if res.st is None or gc.st is None or x.st is None:
+        return res
+    m_tiles = -(-og // 64)
+    tiles = m_tiles * groups
+    meta = [og, cg * kk, n * m, 1, gc.offset, x.offset, 0, 0, 0, 0, m_tiles, tiles,
+            groups, og * m, cg * x.stride[1]]
+    meta += [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:],
+             m, o * m, x.stride[0]]
+    gy, gz, _ = _grid(tiles, 1)
+    RT.dispatch(G.matmul_kernel(_st(g.dtype), conv="wgrad"), [res.st.buf, gc.st.buf, x.st.buf], meta,
+                (-(-(cg * kk) // 64), gy, gz))
+    return res
 
 
 # -- searching ------------------------------------------------------------------------------------------
