@@ -211,3 +211,13 @@ def test_runtimes_doc_lists_the_primitives_without_a_kernel():
     assert listed == set(backend.MISSING) - {"to_device"}
     count = re.search(r"\((\d+) of (\d+);", para)
     assert count is not None and int(count.group(1)) == len(listed)
+
+
+def test_vmap_randomness_same_replays_device_draws():
+    """vmap(randomness="same") gives every sample the same draws on the device too (the device generator's
+    offset is restored per sample, as the CPU's state is); "different" gives each its own."""
+    x = st.zeros(4, 50, device=DEV)
+    same = _host(st.vmap(lambda r: r + st.rand(50, device=DEV), randomness="same")(x))
+    assert np.all(same == same[0])
+    diff = _host(st.vmap(lambda r: r + st.rand(50, device=DEV), randomness="different")(x))
+    assert not np.any(diff[0] == diff[1])

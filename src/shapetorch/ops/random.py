@@ -99,6 +99,23 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
+def _snapshot() -> Any:
+    """A function restoring every default generator (the CPU's and each device's) to its state now: vmap's
+    ``randomness="same"`` replays the draws of each sample from it."""
+    cpu = default_generator.get_state()
+    dev = {k: (g._seed, g._offset) for k, g in _DEVICE_GENERATORS.items()}
+
+    def restore() -> None:
+        default_generator.set_state(cpu)
+        for k in list(_DEVICE_GENERATORS):
+            if k in dev:
+                _DEVICE_GENERATORS[k]._seed, _DEVICE_GENERATORS[k]._offset = dev[k]
+            else:  # made since: made again from the same seed at its next use
+                del _DEVICE_GENERATORS[k]
+
+    return restore
+
+
 def get_rng_state() -> Tensor:
     return default_generator.get_state()
 
