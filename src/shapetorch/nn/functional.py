@@ -49,7 +49,7 @@ from ..ops.loss import cross_entropy_fusable, cross_entropy_rows
 from ..ops.matmul import matmul_bias
 from ..ops.normalization import batch_norm_fusable, batch_norm_train
 from ..ops.pooling import interpolate
-from ..ops.random import rand
+from ..ops.random import dropout_mask
 from ..ops.scatter import take_along
 
 __all__ = [
@@ -520,8 +520,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, keep_dims: int) ->
     if not training or p == 0.0:
         return input
     shape = tuple(input._data.shape[: input._data.ndim - keep_dims]) + (1,) * keep_dims
-    mask = (rand(shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype) / (1 - p) if p < 1 \
-        else input.new_zeros(shape)
+    mask = dropout_mask(shape, p, input.dtype, input.device) if p < 1 else input.new_zeros(shape)
     return input * mask
 
 

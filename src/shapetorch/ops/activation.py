@@ -32,7 +32,7 @@ from ._common import (
 )
 from ._registry import method, public
 from .conversion import where as _where
-from .random import Generator, rand
+from .random import Generator, dropout_mask, rand
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -452,8 +452,7 @@ def apply_dropout(input: Tensor, p: float, training: bool) -> Tensor:
         return input
     if p == 1.0:
         return input * 0
-    mask = (rand(tuple(input._data.shape), dtype=input.dtype, device=input.device) >= p).to(input.dtype) / (1 - p)
-    return input * mask
+    return input * dropout_mask(tuple(input._data.shape), p, input.dtype, input.device)
 
 
 @public("activation", method=False)

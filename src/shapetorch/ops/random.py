@@ -1,6 +1,12 @@
 """Random sampling: Generator, manual_seed, rand, randn, randint, randperm, normal, bernoulli, and the
-in-place samplers (``uniform_``, ``normal_``). Streams come from NumPy's PCG64: seeded runs repeat
-exactly, but the numbers differ from torch's for the same seed (documented in docs/compatibility.md)."""
+in-place samplers (``uniform_``, ``normal_``). On the CPU, streams come from NumPy's PCG64: seeded runs repeat
+exactly, but the numbers differ from torch's for the same seed (documented in docs/compatibility.md).
+
+On a device whose backend draws numbers itself (``backend.random``: WebGPU), rand, randn, normal, bernoulli,
+``uniform_``, ``normal_``, ``bernoulli_`` and so dropout are drawn there by a counter-based generator, as
+torch's CUDA Philox: a generator of that device holds a seed and an offset, each call draws from
+(seed, offset, element index) and advances the offset by one, and ``manual_seed`` resets both. Nothing is
+uploaded, and the numbers differ from the CPU's for the same seed."""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._device import backend, to_device
 from .._dtype import get_default_dtype, to_dtype
 from .._engine.primitives import Prim
 from .._errors import fail
@@ -25,11 +32,18 @@ class Generator:
         self.device = device
         self._seed = 67280421310721  # torch's default initial seed
         self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._offset = 0  # calls drawn on a device since the seed was set (the counter-based streams)
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
         self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._offset = 0
         return self
+
+    def _next_offset(self) -> int:
+        off = self._offset
+        self._offset += 1
+        return off
 
     def seed(self) -> int:
         s = int(np.random.SeedSequence().generate_state(2, np.uint64)[0]) % (2**63)
@@ -40,30 +54,66 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        state = self._rng.bit_generator.state
+        state = (self._rng.bit_generator.state, self._seed, self._offset)
         raw = np.frombuffer(repr(state).encode(), dtype=np.uint8).copy()
         return Tensor._make(raw)
 
     def set_state(self, new_state: Tensor) -> Generator:
         import ast
 
-        self._rng.bit_generator.state = ast.literal_eval(bytes(new_state._data.tobytes()).decode())
+        state = ast.literal_eval(bytes(new_state._data.tobytes()).decode())
+        if isinstance(state, dict):  # a state saved before the device offsets were part of it
+            state = (state, self._seed, self._offset)
+        self._rng.bit_generator.state, self._seed, self._offset = state
         return self
 
 
 default_generator = Generator()
+_DEVICE_GENERATORS: dict[str, Generator] = {}  # the default generator of each device type other than cpu
+
+
+def _device_generator(dev: Any) -> Generator:
+    """The default generator of device ``dev`` (made on first use with the CPU's seed, as torch seeds every device
+    from ``manual_seed``)."""
+    g = _DEVICE_GENERATORS.get(dev.type)
+    if g is None:
+        g = _DEVICE_GENERATORS[dev.type] = Generator(dev.type).manual_seed(default_generator.initial_seed())
+    return g
 
 
 def manual_seed(seed: int) -> Generator:
+    """Seed the CPU's generator and every device's (their offsets start again at 0)."""
+    for g in _DEVICE_GENERATORS.values():
+        g.manual_seed(seed)
     return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
-    return default_generator.seed()
+    s = default_generator.seed()
+    for g in _DEVICE_GENERATORS.values():
+        g.manual_seed(s)
+    return s
 
 
 def initial_seed() -> int:
     return default_generator.initial_seed()
+
+
+def _snapshot() -> Any:
+    """A function restoring every default generator (the CPU's and each device's) to its state now: vmap's
+    ``randomness="same"`` replays the draws of each sample from it."""
+    cpu = default_generator.get_state()
+    dev = {k: (g._seed, g._offset) for k, g in _DEVICE_GENERATORS.items()}
+
+    def restore() -> None:
+        default_generator.set_state(cpu)
+        for k in list(_DEVICE_GENERATORS):
+            if k in dev:
+                _DEVICE_GENERATORS[k]._seed, _DEVICE_GENERATORS[k]._offset = dev[k]
+            else:  # made since: made again from the same seed at its next use
+                del _DEVICE_GENERATORS[k]
+
+    return restore
 
 
 def get_rng_state() -> Tensor:
@@ -78,6 +128,29 @@ def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator)._rng
 
 
+def _on_device(dev: Any) -> Any:
+    """The backend of ``dev`` when it draws random numbers itself, else None (the CPU: NumPy's PCG64)."""
+    d = to_device(dev)
+    if d.type == "cpu":
+        return None
+    be_ = backend(d.type)
+    return be_ if hasattr(be_, "random") else None
+
+
+def _draw(dist: str, shape: Any, dtype: Any, dev: Any, generator: Generator | None, op: str, a: float = 0.0,
+          b: float = 0.0, p: Tensor | None = None) -> Tensor:
+    """A tensor drawn on the device ``dev`` by its counter-based generator (``_on_device(dev)`` is not None)."""
+    d = to_device(dev)
+    if generator is None:
+        generator = _device_generator(d)
+    elif to_device(generator.device).type != d.type:  # torch: "Expected a 'cuda' device type for generator"
+        fail("device_error_requires", op=op,
+             problem=f"expected a '{d.type}' device type for generator but found '{to_device(generator.device).type}'")
+    data = backend(d.type).random(dist, tuple(shape), np.dtype(NP_DTYPE[dtype]), generator._seed,
+                                  generator._next_offset(), a, b, None if p is None else p._data, op)
+    return Tensor._make(data, d)
+
+
 def _float_dtype(dtype: Any, op: str) -> Any:
     d = to_dtype(dtype) if dtype is not None else get_default_dtype()
     if not (d.is_floating_point or d.is_complex):
@@ -90,6 +163,9 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
          requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
     d = _float_dtype(dtype, "rand")
+    if _on_device(device) is not None:
+        return _draw("uniform", new_sizes(size, "rand"), d, device, generator, "rand", 0.0, 1.0).requires_grad_(
+            requires_grad)
     with allocating("rand"):
         arr = _rng(generator).random(new_sizes(size, "rand"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
@@ -100,6 +176,9 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
           requires_grad: bool = False) -> Tensor:
     """Standard normal."""
     d = _float_dtype(dtype, "randn")
+    if _on_device(device) is not None:
+        return _draw("normal", new_sizes(size, "randn"), d, device, generator, "randn", 0.0, 1.0).requires_grad_(
+            requires_grad)
     with allocating("randn"):
         arr = _rng(generator).standard_normal(new_sizes(size, "randn"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
@@ -148,9 +227,15 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
         need_floating(like, "normal", complex_=True)
         shape = broadcast2(tuple(np.shape(mean._data if isinstance(mean, Tensor) else mean)),
                            tuple(np.shape(std._data if isinstance(std, Tensor) else std)), "normal")
-        z = _on(_rng(generator).standard_normal(shape).astype(like._data.dtype), like.device)
+        if _on_device(like.device) is not None:
+            z = _draw("normal", shape, like.dtype, like.device, generator, "normal", 0.0, 1.0)
+        else:
+            z = _on(_rng(generator).standard_normal(shape).astype(like._data.dtype), like.device)
         return z * std + mean
     d = _float_dtype(dtype, "normal")
+    if _on_device(device) is not None:
+        return _draw("normal", int_list((size,), "normal"), d, device, generator, "normal", float(mean),
+                     float(std)).requires_grad_(requires_grad)
     arr = _rng(generator).normal(mean, std, size=int_list((size,), "normal"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
@@ -161,11 +246,26 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = Non
         need_floating(input, "bernoulli")
     elif input._data.dtype.kind == "c":
         need_floating(input, "bernoulli")
+    if _on_device(input.device) is not None:  # a probability tensor is checked on the device (at the next sync)
+        if p is not None and not 0 <= p <= 1:
+            fail("argument_error_invalid", op="bernoulli", problem="expected every probability p to satisfy 0 <= p <= 1")
+        shape = tuple(input._data.shape)
+        return _draw("bernoulli", shape, input.dtype, input.device, generator, "bernoulli", 0.0 if p is None else p,
+                     0.0, input.detach() if p is None else None)
     probs = input._data if p is None else np.full(input._data.shape, p)
     if not np.all((probs >= 0) & (probs <= 1)):  # NaN fails both
         fail("argument_error_invalid", op="bernoulli", problem="expected every probability p to satisfy 0 <= p <= 1")
     arr = (_rng(generator).random(input._data.shape) < probs).astype(input._data.dtype)
     return _on(arr, input.device)
+
+
+def dropout_mask(shape: tuple[int, ...], p: float, dtype: Any, device: Any) -> Tensor:
+    """Dropout's scaled keep-mask (``1 / (1 - p)`` with probability ``1 - p``, else 0), for ``0 <= p < 1``: one
+    kernel on a device that draws itself; on the CPU the comparison of a uniform draw."""
+    if _on_device(device) is not None:
+        return _draw("dropout", shape, dtype, device, None, "dropout", p, 1.0 / (1.0 - p))
+    mask: Tensor = (rand(shape, dtype=dtype, device=device) >= p).to(dtype) / (1 - p)
+    return mask
 
 
 @public("random", method=False)
@@ -186,14 +286,17 @@ def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or input.device)
 
 
-def _sampler(name: str, draw: Any, numbers: tuple[str, ...] = ()) -> None:
-    """``numbers``: the parameters torch's schema types as Python numbers (a tensor there is a TypeError)."""
+def _sampler(name: str, draw: Any, numbers: tuple[str, ...] = (), on_device: Any = None) -> None:
+    """An in-place sampler. ``numbers``: the parameters torch's schema types as Python numbers (a tensor there
+    is a TypeError); ``on_device(self, generator, *args)`` draws on a device with its own generator."""
 
     def fn(self: Tensor, *args: Any, generator: Generator | None = None) -> Tensor:
         for position, (param, a) in enumerate(zip(numbers, args), 1):
             if isinstance(a, Tensor):
                 fail("argument_error_type", op=name, name=param, position=f" (position {position})", expected="float",
                      got="Tensor")
+        if on_device is not None and _on_device(self.device) is not None:
+            return write_inplace(self, on_device(self, generator, *args), name)
         arr = draw(_rng(generator), self._data.shape, *args).astype(self._data.dtype)
         return write_inplace(self, _on(arr, self.device), name)
 
@@ -201,9 +304,21 @@ def _sampler(name: str, draw: Any, numbers: tuple[str, ...] = ()) -> None:
     method(name, fn)
 
 
-_sampler("uniform_", lambda r, shape, a=0.0, b=1.0: r.uniform(a, b, shape), ("from", "to"))
-_sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shape), ("mean", "std"))
-_sampler("bernoulli_", lambda r, shape, p=0.5: r.random(shape) < p)
+def _bernoulli_(self: Tensor, generator: Generator | None, p: Any = 0.5) -> Tensor:
+    shape = tuple(self._data.shape)
+    if isinstance(p, Tensor):
+        return _draw("bernoulli", shape, self.dtype, self.device, generator, "bernoulli_", 0.0, 0.0,
+                     p.detach().to(self.device).expand(*shape))
+    if not 0 <= p <= 1:
+        fail("argument_error_invalid", op="bernoulli_", problem=f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _draw("bernoulli", shape, self.dtype, self.device, generator, "bernoulli_", float(p))
+
+
+_sampler("uniform_", lambda r, shape, a=0.0, b=1.0: r.uniform(a, b, shape), ("from", "to"),
+         lambda t, g, a=0.0, b=1.0: _draw("uniform", t._data.shape, t.dtype, t.device, g, "uniform_", a, b))
+_sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shape), ("mean", "std"),
+         lambda t, g, mean=0.0, std=1.0: _draw("normal", t._data.shape, t.dtype, t.device, g, "normal_", mean, std))
+_sampler("bernoulli_", lambda r, shape, p=0.5: r.random(shape) < p, (), _bernoulli_)
 _sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, shape))
 _sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape), ("lambd",))
 def _fill(self: Tensor, value: Any, name: str) -> Tensor:

@@ -89,7 +89,7 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomne
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         from .joining import stack
-        from .random import get_rng_state, set_rng_state
+        from .random import _snapshot
 
         if isinstance(in_dims, int) or in_dims is None:
             dims = _dims_for(in_dims, args, "in_dims")
@@ -119,11 +119,11 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0, randomne
                              "or no tensor inputs)")
         if size == 0:
             raise ValueError("vmap: the mapped dimension has size 0; a loop cannot infer the output")
-        state = get_rng_state() if randomness == "same" else None
+        restore = _snapshot() if randomness == "same" else None
         results = []
         for i in builtins.range(size):
-            if state is not None:
-                set_rng_state(state)
+            if restore is not None:
+                restore()
             new = [leaf if ax is None else leaf.select(ax, i) for leaf, ax in zip(leaves, mapped)]
             results.append(func(*build(new), **kwargs))
         out_leaves0, out_build = _flatten(results[0])

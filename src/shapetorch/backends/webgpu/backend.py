@@ -56,3 +56,9 @@ def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> WArray:
 def fused_step(kind: str, p: WArray, g: WArray, state: list[WArray], hyper: dict[str, float]) -> bool:
     """An optimizer's update of one parameter in one kernel (see ``kernels.fused_step``); False to decline."""
     return kernels.fused_step(kind, p, g, state, hyper)
+
+
+def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, offset: int, a: float = 0.0,
+           b: float = 0.0, p: WArray | None = None, op: str = "bernoulli") -> WArray:
+    """Counter-based random numbers made on the device (see ``kernels.random``)."""
+    return kernels.random(dist, shape, dtype, seed, offset, a, b, p, op)

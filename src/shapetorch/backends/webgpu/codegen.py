@@ -434,18 +434,66 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 
 
 # -- matmul --------------------------------------------------------------------------------------------
+# The B operand of an implicit-GEMM convolution: element (k, col) of the column matrix of x, gathered from x
+# itself (the column matrix is never made). meta from ``cb``: [nd, KK, S[nd], K[nd], O[nd], stride[nd], pad[nd],
+# dil[nd], x_stride_c, x_stride_spatial[nd]]; ``boff`` already holds x's offset for the (sample, group).
+# For the weight gradient (``wgrad``) the roles turn: the reduction index runs over (sample, output position)
+# and the column index over (input channel, kernel position); A is the output gradient, contiguous, read as
+# (Og, N * M) per group. Then meta goes on after x_stride_spatial with [M, g_stride_n, x_stride_n].
+def _conv_b_fn(st: str, ct: str, zero: str, wgrad: bool) -> str:
+    head = """
+  var kr = k % KK;
+  var m = col;
+  var o = boff + (k / KK) * prm[pX];""" if not wgrad else """
+  let Mx = prm[pX + 1u + nd];
+  var kr = col % KK;
+  var m = k % Mx;
+  var o = boff + (k / Mx) * prm[pX + 3u + nd] + (col / KK) * prm[pX];"""
+    a_fn = "" if not wgrad else f"""
+fn conv_a(aoff: u32, row: u32, k: u32, cb: u32) -> {ct} {{
+  let nd = prm[cb]; let pX = cb + 2u + 6u * nd; let Mx = prm[pX + 1u + nd];
+  return {load_expr(st, "A[aoff + row * Mx + (k / Mx) * prm[pX + 2u + nd] + k % Mx]")};
+}}"""
+    return a_fn + f"""
+fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {ct} {{
+  let nd = prm[cb]; let KK = prm[cb + 1u];
+  let pS = cb + 2u; let pK = pS + nd; let pO = pK + nd; let pT = pO + nd; let pP = pT + nd; let pD = pP + nd;
+  let pX = pD + nd;{head}
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let du = u32(d);
+    let od = m % prm[pO + du]; m = m / prm[pO + du];
+    let kd = kr % prm[pK + du]; kr = kr / prm[pK + du];
+    let pos = i32(od * prm[pT + du] + kd * prm[pD + du]) - i32(prm[pP + du]);
+    if (pos < 0 || pos >= i32(prm[pS + du])) {{ return {zero}; }}
+    o = o + u32(pos) * prm[pX + 1u + du];
+  }}
+  return {load_expr(st, "B[o]")};
+}}"""
+
+
 @functools.cache
-def matmul_kernel(st: str, bias: bool = False) -> str:
+def matmul_kernel(st: str, bias: bool = False, conv: str = "") -> str:
     """Tiled batched matmul: 64x64 output tiles per 16x16 workgroup, 4x4 per thread, 8-deep K tiles
     staged in workgroup memory. Operands are strided views (a transpose costs no copy). With ``bias``, the
     epilogue adds a per-column vector (binding 4: the fused ``x @ W.T + b`` of a Linear).
 
     meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, m_tiles, n_rowtiles, bshape[nbd], a_bstr[nbd],
     b_bstr[nbd], (bias_off, bias_stride)]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
-    batch runs into the 65,535-workgroup limit of one grid dimension.
+    batch runs into the 65,535-workgroup limit of one grid dimension. With ``conv`` ('fwd' or 'wgrad'), B is
+    the input of a convolution read through :func:`_conv_b_fn` (an implicit GEMM: the geometry follows in meta),
+    and for 'wgrad' A is the output gradient read as (Og, N * M).
     """
     ct = "f32" if st in ("f16", "f32") else "i32"
     zero = "0.0" if ct == "f32" else "0"
+    aload = load_expr(st, "A[aoff + (row0 + am) * a_rs + (k0 + ak) * a_cs]")
+    bload = load_expr(st, "B[boff + (k0 + bk) * b_rs + (col0 + bn) * b_cs]")
+    conv_fn = ""
+    if conv:
+        cb = f"12u + 3u * nbd{' + 2u' if bias else ''}"
+        bload = f"conv_b(boff, k0 + bk, col0 + bn, {cb})"
+        if conv == "wgrad":
+            aload = f"conv_a(aoff, row0 + am, k0 + ak, {cb})"
+        conv_fn = _conv_b_fn(st, ct, zero, conv == "wgrad")
     epilogue = "acc[r * 4u + c]"
     if bias:
         epilogue += f" + {load_expr(st, 'Bias[prm[12u + 3u * nbd] + col * prm[13u + 3u * nbd]]')}"
@@ -457,6 +505,7 @@ def matmul_kernel(st: str, bias: bool = False) -> str:
 {f"@group(0) @binding(4) var<storage, read> Bias: array<{st}>;" if bias else ""}
 var<workgroup> As: array<{ct}, 512>;
 var<workgroup> Bs: array<{ct}, 512>;
+{conv_fn}
 @compute @workgroup_size(16, 16, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {{
@@ -483,11 +532,11 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
       let e = tid + l * 256u;
       let am = e / 8u; let ak = e % 8u;
       var av: {ct} = {zero};
-      if (row0 + am < M && k0 + ak < K) {{ av = {load_expr(st, "A[aoff + (row0 + am) * a_rs + (k0 + ak) * a_cs]")}; }}
+      if (row0 + am < M && k0 + ak < K) {{ av = {aload}; }}
       As[ak * 64u + am] = av;
       let bk = e / 64u; let bn = e % 64u;
       var bv: {ct} = {zero};
-      if (k0 + bk < K && col0 + bn < N) {{ bv = {load_expr(st, "B[boff + (k0 + bk) * b_rs + (col0 + bn) * b_cs]")}; }}
+      if (k0 + bk < K && col0 + bn < N) {{ bv = {bload}; }}
       Bs[bk * 64u + bn] = bv;
     }}
     workgroupBarrier();
@@ -628,6 +677,62 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }}"""
 
 
+# -- convolution: col2im, the window gather computed in the shader --------------------------------------
+# (The forward and the weight gradient are implicit GEMMs in :func:`matmul_kernel`.) The kernel reads the
+# geometry from the meta block, so nothing is uploaded per call (host-made offset tables grew with the
+# im2col matrix: 220 MiB for a ResNet 3x3 layer at batch 32).
+# meta: [total, nd, G, Cg, M, KK, S[nd], K[nd], O[nd], stride[nd], pad[nd], dil[nd], ...], S the unpadded
+# input's spatial sizes, M = prod(O), KK = prod(K); the column matrix is (N, G, Cg * KK, M), row-major.
+_CONV_GEOMETRY = """
+  let nd = prm[1]; let G = prm[2]; let Cg = prm[3]; let M = prm[4]; let KK = prm[5];
+  let pS = 6u; let pK = pS + nd; let pO = pK + nd; let pT = pO + nd; let pP = pT + nd; let pD = pP + nd;"""
+
+
+@functools.cache
+def col2im_kernel(st: str) -> str:
+    """The adjoint of the window gather (col2im): one thread per input element (n, c, s) sums the columns whose window
+    covers it (s + pad - k * dil = o * stride for some output o), so no atomics are needed (float16 works) and
+    the sum's order is fixed. cols is contiguous; the result is contiguous (N, G * Cg, *S)."""
+    ct = "i32" if st == "i32" else "f32"
+    zero = "0" if st == "i32" else "0.0"
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> cols: array<{st}>;
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}{_CONV_GEOMETRY}
+  var r = i;
+  var s: array<u32, 3>;
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    s[d] = r % prm[pS + u32(d)];
+    r = r / prm[pS + u32(d)];
+  }}
+  let c = r % (G * Cg);
+  let n = r / (G * Cg);
+  let row0 = (n * G + c / Cg) * Cg * KK + (c % Cg) * KK;
+  var acc: {ct} = {zero};
+  for (var k = 0u; k < KK; k = k + 1u) {{
+    var kr = k;
+    var m = 0u;
+    var mult = 1u;
+    var hit = true;
+    for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+      let du = u32(d);
+      let kd = kr % prm[pK + du]; kr = kr / prm[pK + du];
+      let t = i32(s[d] + prm[pP + du]) - i32(kd * prm[pD + du]);
+      let sd = i32(prm[pT + du]);
+      if (t < 0 || t % sd != 0 || t / sd >= i32(prm[pO + du])) {{ hit = false; break; }}
+      m = m + u32(t / sd) * mult;
+      mult = mult * prm[pO + du];
+    }}
+    if (hit) {{ acc = acc + {load_expr(st, "cols[(row0 + k) * M + m]")}; }}
+  }}
+  out[i] = {store_expr(st, "acc")};
+}}"""
+
+
 # -- scans ---------------------------------------------------------------------------------------------
 SCAN = {"cumsum": "acc + v", "cumprod": "acc * v", "logcumsumexp": "logaddexp_f(acc, v)"}
 
@@ -760,6 +865,89 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (r.exchanged) {{ atomicStore(&flag[1], bitcast<u32>(v)); return; }}
     if (r.old_value != 0u) {{ return; }}
   }}
+}}"""
+
+
+# -- random numbers: Philox4x32-10, counter-based ----------------------------------------------------------
+# Element i of a call draws the block Philox4x32-10(key = seed, counter = (i, 0, offset_lo, offset_hi)): a pure
+# function of (seed, offset, i), so no state lives on the device, every thread works alone, and the host only
+# advances ``offset`` per call (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011).
+PHILOX = """
+fn mulhi32(a: u32, b: u32) -> u32 {
+  // the high word of the 64-bit product, from 16-bit halves (WGSL has no 64-bit integers); no partial sum
+  // overflows: (lo*lo >> 16) + (hi*lo & 0xffff) + lo*hi <= 0xffffffff
+  let al = a & 0xffffu; let ah = a >> 16u; let bl = b & 0xffffu; let bh = b >> 16u;
+  let hl = ah * bl;
+  let mid = ((al * bl) >> 16u) + (hl & 0xffffu) + al * bh;
+  return ah * bh + (hl >> 16u) + (mid >> 16u);
+}
+fn philox(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
+  var c = ctr; var k = key;
+  for (var r = 0u; r < 10u; r = r + 1u) {
+    let lo0 = 0xD2511F53u * c.x; let hi0 = mulhi32(0xD2511F53u, c.x);
+    let lo1 = 0xCD9E8D57u * c.z; let hi1 = mulhi32(0xCD9E8D57u, c.z);
+    c = vec4<u32>(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+    k = k + vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
+  }
+  return c;
+}
+"""
+
+# dist -> the value r of one element from ``u`` (uniform [0, 1)), ``z`` (standard normal), ``a``, ``b`` (f32
+# parameters) and ``p`` (a probability: the scalar ``a`` or the element of the probability tensor)
+RANDOM = {
+    "uniform": "a + (b - a) * u",
+    "normal": "a + b * z",
+    "bernoulli": "select(0.0, 1.0, u < p)",
+    "dropout": "select(0.0, b, u >= a)",  # the scaled keep-mask: 1 / (1 - p) where kept (b), else 0
+}
+
+
+@functools.cache
+def random_kernel(dist: str, st: str, p_st: str = "") -> str:
+    """``out[i]`` (contiguous) drawn from :data:`RANDOM`. Uniforms keep the mantissa bits of the output type
+    (24 for float32, 11 for float16, as torch) so that rounding never gives 1.0; the normal is Box-Muller on
+    two words of the block. With ``p_st`` the probabilities are a strided float tensor of that storage type
+(binding 2) and an element
+    outside [0, 1] (or NaN) records the check id (the last meta word) in the flag buffer (binding 3).
+
+    meta: [n, key_lo, key_hi, offset_lo, offset_hi, a, b (f32 bits), then with p_st: nd, shape[nd],
+    p_off, p_strides[nd], check id]."""
+    kind = st[0] if st != "f16" else "f"
+    bits = 11 if st == "f16" else 24
+    r = RANDOM[dist]
+    store = store_expr(st, "r") if kind == "f" else f"{WGSL_CT[kind]}(r)"
+    if kind == "u":
+        store = "select(0u, 1u, r != 0.0)"
+    binds = ""
+    pval = "a"
+    check = ""
+    if p_st:
+        binds = f"""@group(0) @binding(2) var<storage, read> P: array<{p_st}>;
+@group(0) @binding(3) var<storage, read_write> flag: array<atomic<u32>, 4>;
+{_strided_off(7)}"""
+        pval = load_expr(p_st, "P[off(i)]")
+        # NaN by its bits: a compiler may assume comparisons with NaN never happen
+        check = """  if (p < 0.0 || p > 1.0 || (bitcast<u32>(p) & 0x7fffffffu) > 0x7f800000u) { atomicCompareExchangeWeak(&flag[0], 0u, prm[8u + 2u * prm[7] + 1u]); }
+"""
+    return f"""{_enable((st, p_st))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+{binds}
+{PHILOX}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let w = philox(vec4<u32>(i, 0u, prm[3], prm[4]), vec2<u32>(prm[1], prm[2]));
+  let a = bitcast<f32>(prm[5]); let b = bitcast<f32>(prm[6]);
+  let u = f32(w.x >> {32 - bits}u) * {1.0 / 2 ** bits!r};
+  // Box-Muller: u1 in (0, 1] so that the log is finite
+  let u1 = (f32(w.y >> 8u) + 1.0) * {1.0 / 2 ** 24!r};
+  let z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * f32(w.z >> 8u) * {1.0 / 2 ** 24!r});
+  let p = {pval};
+{check}  let r = {r};
+  out[i] = {store};
 }}"""
 
 

@@ -785,73 +785,94 @@ def triangle_kernel(a: WArray, k: int, upper: bool) -> WArray:
     return where_kernel(RT.upload(mask), a, 0)
 
 
-# -- convolution: im2col (offsets made on the host from the shapes alone) and batched matmuls -------------
-def _conv_cols(xp: WArray, groups: int, ksize: tuple[int, ...], out: tuple[int, ...], stride: Sequence[int],
-               dilation: Sequence[int]) -> np.ndarray[Any, Any]:
-    """Element offsets (N, G, C/G * prod(K), prod(out)) into ``xp`` (N, C, *S padded) of every window element."""
-    nd = len(ksize)
-    n, c = xp.shape[:2]
-    cg = c // groups
-    lead = 3 + 2 * nd
-    def ax(v: np.ndarray[Any, Any], pos: int) -> np.ndarray[Any, Any]:
-        return v.reshape([-1 if i == pos else 1 for i in range(lead)])
-    off = xp.offset + ax(np.arange(n) * xp.stride[0], 0) + ax(np.arange(groups) * cg * xp.stride[1], 1) \
-        + ax(np.arange(cg) * xp.stride[1], 2)
-    for d in range(nd):
-        off = off + ax(np.arange(ksize[d]) * dilation[d] * xp.stride[2 + d], 3 + d) \
-            + ax(np.arange(out[d]) * stride[d] * xp.stride[2 + d], 3 + nd + d)
-    full_shape = (n, groups, cg, *ksize, *out)
-    return np.broadcast_to(off, full_shape).reshape(n, groups, cg * math.prod(ksize), math.prod(out))
+# -- convolution: implicit GEMMs (forward, weight gradient); a matmul and col2im (input gradient) ------------
+def _conv_out(size: Sequence[int], ksize: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+              dilation: Sequence[int]) -> tuple[int, ...]:
+    return tuple((size[i] + 2 * padding[i] - dilation[i] * (ksize[i] - 1) - 1) // stride[i] + 1
+                 for i in range(len(ksize)))
 
 
-def _conv_out(size: Sequence[int], ksize: Sequence[int], stride: Sequence[int], dilation: Sequence[int]) -> tuple[int, ...]:
-    return tuple((size[i] - dilation[i] * (ksize[i] - 1) - 1) // stride[i] + 1 for i in range(len(ksize)))
-
-
-def _padded(x: WArray, padding: Sequence[int]) -> WArray:
-    return pad_kernel(x, ((0, 0), (0, 0), *((p, p) for p in padding)), 0) if any(padding) else x
+def _conv_meta(total: int, n_groups: int, cg: int, spatial: Sequence[int], ksize: Sequence[int],
+               out: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int]) -> list[int]:
+    """The geometry block of the col2im shader (``codegen._CONV_GEOMETRY``)."""
+    return [total, len(ksize), n_groups, cg, math.prod(out), math.prod(ksize), *spatial, *ksize, *out,
+            *stride, *padding, *dilation]
 
 
 def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
                 groups: int) -> WArray:
+    """An implicit GEMM: the matmul kernel with its B tile gathered from ``x`` through the window geometry, per
+    (sample, group) W_g (Og, Cg K) @ cols (Cg K, prod(out)); the column matrix is never made."""
     ksize = tuple(w.shape[2:])
-    xp = _padded(x, padding)
-    out = _conv_out(xp.shape[2:], ksize, stride, dilation)
+    out = _conv_out(x.shape[2:], ksize, stride, padding, dilation)
     n, o = x.shape[0], w.shape[0]
-    cols = take(xp, _conv_cols(xp, groups, ksize, out, stride, dilation))  # (N, G, CgK, M)
-    wg = reshape_kernel(w, (1, groups, o // groups, cols.shape[2]))
-    return reshape_kernel(matmul_kernel(wg, cols), (n, o, *out))
+    cg, og, kk = x.shape[1] // groups, o // groups, math.prod(ksize)
+    shape = (n, o, *out)
+    if x.st is None or cg == 0:  # no input elements: every window lies in the padding (or is empty)
+        return full(shape, 0, x.dtype)
+    res = RT.empty(shape, x.dtype)
+    wg = reshape_kernel(w if w.dtype == x.dtype else cast(w, x.dtype), (groups, og, cg * kk))
+    if res.st is None or wg.st is None:
+        return res
+    m = math.prod(out)
+    m_tiles = -(-og // 64)
+    tiles = m_tiles * n * groups
+    meta = [og, m, cg * kk, 2, wg.offset, x.offset, wg.stride[1], wg.stride[2], 0, 0, m_tiles, tiles,
+            n, groups, 0, wg.stride[0], x.stride[0], cg * x.stride[1]]
+    meta += [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:]]
+    gy, gz, _ = _grid(tiles, 1)
+    RT.dispatch(G.matmul_kernel(_st(x.dtype), conv="fwd"), [res.st.buf, wg.st.buf, x.st.buf], meta,
+                (-(-m // 64), gy, gz))
+    return res
 
 
 def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stride: Sequence[int],
                            padding: Sequence[int], dilation: Sequence[int], groups: int) -> WArray:
-    """The adjoint in the input: (W^T g) scattered-added into the padded input, then cropped."""
-    if _st(g.dtype) == "f16":
-        return _host(PRIM_CPU["convolution_input_grad"], g, w, input_size=tuple(input_size), stride=stride,
-                     padding=padding, dilation=dilation, groups=groups)
+    """The adjoint in the input: the columns W^T g (one batched matmul), then col2im, which gathers per input
+    element (no atomics, so float16 stays on the device)."""
     ksize = tuple(w.shape[2:])
     n, c = g.shape[0], w.shape[1] * groups
-    padded = tuple(s + 2 * p for s, p in zip(input_size, padding))
-    xp = full((n, c, *padded), 0, g.dtype)
+    og = w.shape[0] // groups
     out = tuple(g.shape[2:])
-    offs = _conv_cols(xp, groups, ksize, out, stride, dilation)
-    wt = permute_kernel(reshape_kernel(w, (1, groups, w.shape[0] // groups, offs.shape[2])), (0, 1, 3, 2))
-    cols = matmul_kernel(wt, reshape_kernel(g, (n, groups, w.shape[0] // groups, offs.shape[3])))
-    put(xp, offs, cols, accumulate=True)
-    crop = (slice(None), slice(None), *(slice(p, p + s) for p, s in zip(padding, input_size)))
-    return contiguous_copy(basic_index(xp, crop))
+    kk = w.shape[1] * math.prod(ksize)
+    wt = permute_kernel(reshape_kernel(w, (1, groups, og, kk)), (0, 1, 3, 2))
+    cols = matmul_kernel(wt, reshape_kernel(g, (n, groups, og, math.prod(out))))  # (N, G, CgK, M), contiguous
+    if cols.st is None:  # no output elements: nothing flows back
+        return full((n, c, *input_size), 0, g.dtype)
+    dx = RT.empty((n, c, *input_size), g.dtype)
+    if dx.st is None:
+        return dx
+    meta = _conv_meta(dx.size, groups, w.shape[1], input_size, ksize, out, stride, padding, dilation)
+    RT.dispatch(G.col2im_kernel(_st(g.dtype)), [dx.st.buf, cols.st.buf], meta, _grid(dx.size))
+    return dx
 
 
 def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], stride: Sequence[int],
                             padding: Sequence[int], dilation: Sequence[int], groups: int) -> WArray:
+    """An implicit GEMM per group, summing over samples and output positions in its reduction:
+    dW_g (Og, Cg K) = g_g (Og, N M) @ cols (N M, Cg K), both read in place (no column matrix, no sum pass)."""
     ksize = tuple(weight_size[2:])
-    xp = _padded(x, padding)
     out = tuple(g.shape[2:])
     n, o = g.shape[0], g.shape[1]
-    cols = take(xp, _conv_cols(xp, groups, ksize, out, stride, dilation))  # (N, G, CgK, M)
-    gg = reshape_kernel(g, (n, groups, o // groups, cols.shape[3]))
-    dw = matmul_kernel(gg, permute_kernel(cols, (0, 1, 3, 2)))  # (N, G, Og, CgK)
-    return reshape_kernel(reduce("sum")(dw, (0,), False), tuple(weight_size))
+    cg, og, kk, m = x.shape[1] // groups, o // groups, math.prod(ksize), math.prod(out)
+    if x.st is None or g.st is None or n * m == 0:  # an empty sum
+        return full(tuple(weight_size), 0, g.dtype)
+    if x.dtype != g.dtype:
+        x = cast(x, g.dtype)
+    gc = g if g.contiguous else contiguous_copy(g)
+    res = RT.empty(tuple(weight_size), g.dtype)
+    if res.st is None or gc.st is None or x.st is None:
+        return res
+    m_tiles = -(-og // 64)
+    tiles = m_tiles * groups
+    meta = [og, cg * kk, n * m, 1, gc.offset, x.offset, 0, 0, 0, 0, m_tiles, tiles,
+            groups, og * m, cg * x.stride[1]]
+    meta += [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:],
+             m, o * m, x.stride[0]]
+    gy, gz, _ = _grid(tiles, 1)
+    RT.dispatch(G.matmul_kernel(_st(g.dtype), conv="wgrad"), [res.st.buf, gc.st.buf, x.st.buf], meta,
+                (-(-(cg * kk) // 64), gy, gz))
+    return res
 
 
 # -- searching ------------------------------------------------------------------------------------------
@@ -877,6 +898,30 @@ def searchsorted_kernel(seq: WArray, values: WArray, right: bool, sorter: WArray
     assert s.st is not None and v.st is not None
     RT.dispatch(G.searchsorted_kernel(_st(s.dtype), right), [out.st.buf, s.st.buf, v.st.buf],
                 [values.size, L, per_row], _grid(values.size))
+    return out
+
+
+# -- random numbers ---------------------------------------------------------------------------------------
+def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, offset: int, a: float = 0.0,
+           b: float = 0.0, p: WArray | None = None, op: str = "bernoulli") -> WArray:
+    """A fresh contiguous tensor drawn by ``codegen.random_kernel`` from (seed, offset, element index); nothing
+    is uploaded. ``p``: a probability tensor of ``shape`` (bernoulli), range-checked on the device."""
+    out = RT.empty(shape, dtype)
+    if out.st is None:
+        return out
+    meta = [out.size, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, offset & 0xFFFFFFFF, (offset >> 32) & 0xFFFFFFFF,
+            _word(a, np.dtype(np.float32)), _word(b, np.dtype(np.float32))]
+    bufs = [out.st.buf]
+    if p is not None:
+        if _kind(p.dtype) != "f":  # a probability tensor is floating (the op checks); an int self's is cast
+            p = cast(p, np.dtype(np.float32))
+        if p.st is None:
+            return out
+        meta += [p.ndim, *p.shape, p.offset, *_bstrides(p, shape)]
+        meta.append(RT.add_check("argument_error_invalid", op,
+                                 problem="expected every probability p to satisfy 0 <= p <= 1"))
+        bufs += [p.st.buf, RT.flag]
+    RT.dispatch(G.random_kernel(dist, _st(dtype), "" if p is None else _st(p.dtype)), bufs, meta, _grid(out.size))
     return out
 
 

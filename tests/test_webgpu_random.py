@@ -1,0 +1,223 @@
+"""Random numbers drawn on the WebGPU device (Philox4x32-10 in WGSL, a pure function of seed, offset and element
+index). Their bits cannot match torch's (nor the CPU's PCG64), so the tests check distributions (moments and a
+Kolmogorov-Smirnov bound at a fixed seed), seeding (manual_seed repeats a run; each call differs), the per-device
+generator, nothing uploaded, the device-side probability check, and dropout's mask in forward and backward.
+
+Skipped without a WebGPU adapter, unless SHAPETORCH_REQUIRE_WEBGPU=1 (then it fails), as test_webgpu.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import shapetorch as st
+from test_webgpu import (
+    DEV,
+    webgpu,  # noqa: F401  (the module fixture: skip or fail without an adapter)
+)
+
+F = st.nn.functional
+N = 40_000
+KS_1PCT = 1.63 / math.sqrt(N)  # the Kolmogorov-Smirnov distance exceeded with probability 1% by a true sample
+
+
+def _ks(sample: np.ndarray, cdf) -> float:
+    x = np.sort(sample.astype(np.float64).ravel())
+    n = x.size
+    c = cdf(x)
+    return float(max(np.max(np.arange(1, n + 1) / n - c), np.max(c - np.arange(n) / n)))
+
+
+def _normal_cdf(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def _host(t: st.Tensor) -> np.ndarray:
+    assert t.device == st.device(DEV)
+    return t.cpu().numpy()
+
+
+def _uploaded() -> int:
+    st.synchronize()
+    return st.memory_stats()["num_bytes_uploaded"]
+
+
+def test_rand_is_uniform():
+    st.manual_seed(1)
+    u = _host(st.rand(N, device=DEV))
+    assert u.dtype == np.float32 and u.min() >= 0 and u.max() < 1
+    assert abs(u.mean() - 0.5) < 5 * math.sqrt(1 / 12 / N)
+    assert abs(u.var() - 1 / 12) < 0.003
+    assert _ks(u, lambda x: np.clip(x, 0, 1)) < KS_1PCT
+    # neighbours are independent: the lag-1 correlation of a true sample is ~N(0, 1/N)
+    assert abs(np.corrcoef(u[:-1], u[1:])[0, 1]) < 5 / math.sqrt(N)
+
+
+def test_randn_is_standard_normal():
+    st.manual_seed(2)
+    z = _host(st.randn(200, 200, device=DEV))
+    assert z.shape == (200, 200) and np.isfinite(z).all()
+    assert abs(z.mean()) < 5 / math.sqrt(N)
+    assert abs(z.var() - 1) < 5 * math.sqrt(2 / N)
+    assert _ks(z, _normal_cdf) < KS_1PCT
+
+
+@pytest.mark.parametrize("make,cdf,mean,var", [
+    (lambda: st.normal(2.0, 3.0, (N,), device=DEV), lambda x: _normal_cdf((x - 2) / 3), 2.0, 9.0),
+    (lambda: st.empty(N, device=DEV).uniform_(-2.0, 6.0), lambda x: np.clip((x + 2) / 8, 0, 1), 2.0, 64 / 12),
+    (lambda: st.empty(N, device=DEV).normal_(-1.0, 0.5), lambda x: _normal_cdf((x + 1) / 0.5), -1.0, 0.25),
+    (lambda: st.normal(st.full((N,), 1.0, device=DEV), 2.0), lambda x: _normal_cdf((x - 1) / 2), 1.0, 4.0),
+    (lambda: st.randn_like(st.zeros(N, device=DEV)), _normal_cdf, 0.0, 1.0),
+])
+def test_parametrized_draws(make, cdf, mean, var):
+    st.manual_seed(3)
+    x = _host(make())
+    assert abs(x.mean() - mean) < 5 * math.sqrt(var / N)
+    assert abs(x.var() / var - 1) < 5 * math.sqrt(2 / N)
+    assert _ks(x, cdf) < KS_1PCT
+
+
+def test_float16_uniform_never_rounds_to_one():
+    from shapetorch.backends.webgpu.runtime import RT
+
+    if not RT.has_f16:
+        pytest.skip("this adapter has no shader-f16")
+    st.manual_seed(4)
+    u = _host(st.rand(N, dtype=st.float16, device=DEV))
+    assert u.dtype == np.float16 and u.min() >= 0 and u.max() < 1
+    assert _ks(u, lambda x: np.clip(x, 0, 1)) < KS_1PCT + 2 ** -11
+
+
+def test_bernoulli_frequencies_follow_the_probabilities():
+    st.manual_seed(5)
+    probs = np.array([0.0, 0.1, 0.5, 0.9, 1.0], dtype=np.float32)
+    p = st.tensor(np.tile(probs, (8000, 1)), device=DEV)
+    b = _host(st.bernoulli(p))
+    assert b.dtype == np.float32 and set(np.unique(b)) <= {0.0, 1.0}
+    freq = b.mean(0)
+    assert freq[0] == 0 and freq[-1] == 1
+    np.testing.assert_array_less(np.abs(freq - probs), 5 * np.sqrt(probs * (1 - probs) / 8000) + 1e-9)
+    s = _host(st.bernoulli(st.zeros(N, device=DEV), 0.25))  # a scalar p
+    assert abs(s.mean() - 0.25) < 5 * math.sqrt(0.25 * 0.75 / N)
+    t = _host(st.zeros(N, dtype=st.int64, device=DEV).bernoulli_(0.75))  # in place, an integer tensor
+    assert t.dtype == np.int64 and set(np.unique(t)) == {0, 1} and abs(t.mean() - 0.75) < 0.011
+    q = _host(st.zeros(8000, 5, device=DEV).bernoulli_(st.tensor(probs, device=DEV)))  # a broadcast tensor p
+    np.testing.assert_array_less(np.abs(q.mean(0) - probs), 5 * np.sqrt(probs * (1 - probs) / 8000) + 1e-9)
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.25, float("nan")])
+def test_bernoulli_probability_checked_on_the_device(bad):
+    """As the CPU (and torch): the same coded error, raised at the next sync instead of at the call."""
+    p = st.tensor([0.5, bad, 0.2], device=DEV)
+    out = st.bernoulli(p)  # recorded, not checked yet
+    with pytest.raises(RuntimeError) as e:
+        out.sum().item()
+    assert e.value.code == "argument_error_invalid"
+    assert st.bernoulli(st.tensor([0.5, 0.2], device=DEV)).shape == (2,)  # the runtime goes on
+    with pytest.raises(RuntimeError):
+        torch.bernoulli(torch.tensor([0.5, bad, 0.2]))
+    with pytest.raises(RuntimeError) as e:
+        st.zeros(3, device=DEV).bernoulli_(bad)
+    assert e.value.code == "argument_error_invalid"
+
+
+def test_seeding_repeats_and_calls_differ():
+    st.manual_seed(7)
+    a, b = _host(st.rand(1000, device=DEV)), _host(st.randn(1000, device=DEV))
+    st.manual_seed(7)
+    a2, b2 = _host(st.rand(1000, device=DEV)), _host(st.randn(1000, device=DEV))
+    np.testing.assert_array_equal(a, a2)
+    np.testing.assert_array_equal(b, b2)
+    c = _host(st.rand(1000, device=DEV))  # the next call draws from a new offset
+    assert not np.any(a == c)  # (a float32 coincidence has chance ~1000 * 1000 / 2**24 over all pairs; same index: ~0)
+    assert abs(np.corrcoef(a, c)[0, 1]) < 0.15
+    st.manual_seed(8)
+    assert not np.any(_host(st.rand(1000, device=DEV)) == a)
+    # the prefix of a longer draw is not the shorter draw: element i depends on (seed, offset, i) only
+    st.manual_seed(7)
+    np.testing.assert_array_equal(_host(st.rand(10, device=DEV)), a[:10])
+
+
+def test_device_generator():
+    """A Generator of the device: its own seed and offset; get_state/set_state restore them; a CPU generator is
+    refused for a device draw, as torch refuses one for a CUDA draw."""
+    g = st.Generator(device=DEV).manual_seed(11)
+    st.manual_seed(0)
+    x = _host(st.rand(500, generator=g, device=DEV))
+    st.manual_seed(1)  # does not touch g
+    y = _host(st.rand(500, generator=g, device=DEV))
+    assert not np.any(x == y)
+    state = g.get_state()
+    z = _host(st.randn(500, generator=g, device=DEV))
+    g.set_state(state)
+    np.testing.assert_array_equal(_host(st.randn(500, generator=g, device=DEV)), z)
+    g.manual_seed(11)
+    np.testing.assert_array_equal(_host(st.rand(500, generator=g, device=DEV)), x)
+    with pytest.raises(RuntimeError) as e:
+        st.rand(3, generator=st.Generator(), device=DEV)
+    assert e.value.code == "device_error_requires"
+
+
+def test_nothing_uploaded():
+    x = st.ones(64, 64, device=DEV, requires_grad=True)
+    before = _uploaded()
+    st.rand(100, device=DEV)
+    st.randn(10, 10, device=DEV)
+    st.bernoulli(st.full((5,), 0.5, device=DEV))
+    F.dropout(x, 0.3).sum().backward()
+    assert _uploaded() == before
+
+
+@pytest.mark.parametrize("name,p", [("dropout", 0.3), ("dropout", 0.75), ("dropout1d", 0.4), ("dropout2d", 0.5)])
+def test_dropout_mask_scaling_and_gradient(name, p):
+    """Kept elements are scaled by 1 / (1 - p) (as torch), about 1 - p of them are kept, and the backward uses the
+    forward's mask: the gradient is g / (1 - p) exactly where the output kept the input, 0 elsewhere."""
+    st.manual_seed(12)
+    shape = (16, 32, 5, 8) if name == "dropout2d" else (16, 32, 40)  # (N, C, H, W) / (N, C, L): a draw per (n, c)
+    a = np.random.default_rng(0).uniform(0.5, 1.5, size=shape).astype(np.float32)  # nonzero everywhere
+    x = st.tensor(a, device=DEV, requires_grad=True)
+    y = getattr(F, name)(x, p)
+    g = np.random.default_rng(1).normal(size=a.shape).astype(np.float32)
+    (y * st.tensor(g, device=DEV)).sum().backward()
+    out, grad = _host(y.detach()), _host(x.grad)
+    kept = out != 0
+    np.testing.assert_allclose(out[kept], a[kept] / (1 - p), rtol=1e-6)
+    np.testing.assert_array_equal(grad != 0, kept & (g != 0))
+    np.testing.assert_allclose(grad[kept], g[kept] / (1 - p), rtol=1e-6)
+    if name == "dropout":
+        assert abs(kept.mean() - (1 - p)) < 5 * math.sqrt(p * (1 - p) / kept.size)
+    else:  # one draw per (sample, channel): the mask is constant over the rest
+        per = kept.reshape(16, 32, -1)
+        assert np.all(per.all(-1) | ~per.any(-1))
+        assert abs(per[..., 0].mean() - (1 - p)) < 5 * math.sqrt(p * (1 - p) / (16 * 32))
+    # inference: the identity
+    np.testing.assert_array_equal(_host(getattr(F, name)(x, p, training=False).detach()), a)
+
+
+def test_runtimes_doc_lists_the_primitives_without_a_kernel():
+    """docs/runtimes.md's list of primitives without a WebGPU kernel is the backend's (``to_device`` is the move)."""
+    import pathlib
+    import re
+
+    from shapetorch.backends.webgpu import backend
+
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "runtimes.md").read_text()
+    para = text.split("Primitives without a WebGPU kernel", 1)[1].split("\n\n", 1)[0]
+    listed = set(re.findall(r"`([A-Za-z0-9_]+)`", para.split("checks this list):", 1)[1].split("So on WebGPU")[0]))
+    assert listed == set(backend.MISSING) - {"to_device"}
+    count = re.search(r"\((\d+) of (\d+);", para)
+    assert count is not None and int(count.group(1)) == len(listed)
+
+
+def test_vmap_randomness_same_replays_device_draws():
+    """vmap(randomness="same") gives every sample the same draws on the device too (the device generator's
+    offset is restored per sample, as the CPU's state is); "different" gives each its own."""
+    x = st.zeros(4, 50, device=DEV)
+    same = _host(st.vmap(lambda r: r + st.rand(50, device=DEV), randomness="same")(x))
+    assert np.all(same == same[0])
+    diff = _host(st.vmap(lambda r: r + st.rand(50, device=DEV), randomness="different")(x))
+    assert not np.any(diff[0] == diff[1])
