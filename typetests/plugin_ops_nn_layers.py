@@ -138,13 +138,15 @@ def attention(src: Tensor[tuple[L[10], B, L[32]], float32], tgt: Tensor[tuple[L[
 
 
 def pooling_layers(img: Tensor[tuple[B, L[8], L[32], L[32]], float32], seq: Tensor[tuple[B, L[4], L[10]], float32],
-                   flat: Tensor[tuple[L[32], L[32]], float32]) -> None:
+                   flat: Tensor[tuple[L[32], L[32]], float32], empty: Tensor[tuple[L[2], L[0]], float32]) -> None:
     reveal_type(nn.MaxPool2d(2))  # N: shapetorch.nn.MaxPool2d[tuple[tuple[Literal[2], Literal[2]], tuple[Literal[2], Literal[2]], tuple[Literal[0], Literal[0]], tuple[Literal[1], Literal[1]], Literal[False], Literal[False]]]
     reveal_type(nn.MaxPool2d(2)(img))  # N: Tensor[tuple[B, Literal[8], Literal[16], Literal[16]], shapetorch.float32]
     reveal_type(nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True)(img))  # N: Tensor[tuple[B, Literal[8], Literal[17], Literal[17]], shapetorch.float32]
     reveal_type(nn.AvgPool1d(3)(seq))  # N: Tensor[tuple[B, Literal[4], Literal[3]], shapetorch.float32]
     reveal_type(nn.AdaptiveAvgPool2d((4, 2))(img))  # N: Tensor[tuple[B, Literal[8], Literal[4], Literal[2]], shapetorch.float32]
     reveal_type(nn.AdaptiveMaxPool1d(1)(seq))  # N: Tensor[tuple[B, Literal[4], Literal[1]], shapetorch.float32]
+    nn.AdaptiveMaxPool1d(1)(empty)  # E: expected a reduction dim to be given for an input with 0 elements  [reduction_error_empty_input]
+    reveal_type(nn.AdaptiveAvgPool1d(1)(empty))  # N: Tensor[tuple[Literal[2], Literal[1]], shapetorch.float32]
     reveal_type(nn.MaxPool2d(2, return_indices=True)(img))  # N: Any
     nn.MaxPool2d(4, padding=3)(img)  # E: max_pool2d: pad should be at most half of the kernel size  [pool_error_invalid_padding]
     nn.AvgPool2d(2)(img[0][0][0])  # E: avg_pool2d: expected 3-D (unbatched) or 4-D (batched) input, but got input of shape (32,)  [conv_error_input_rank]

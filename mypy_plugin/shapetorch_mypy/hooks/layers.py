@@ -404,7 +404,7 @@ def call_adaptive(name: str) -> LayerCall:
         size = _lit_ints(args[0])
         if size is None:
             raise Unknown
-        return op.like(x, RN.adaptive_pool_shape(x.shape or (), size, rule_op))
+        return op.like(x, RN.adaptive_pool_shape(x.shape or (), size, rule_op, nonempty="Max" in name))
 
     return h
 

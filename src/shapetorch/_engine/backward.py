@@ -393,14 +393,15 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 # -- accumulation into .grad ------------------------------------------------------------------------------
 
-def _dense(a: Any) -> bool:
-    """Non-overlapping and dense: the strides, sorted, are those of a contiguous array of some permutation."""
+def dense_array(a: Any) -> bool:
+    """A NumPy array that is non-overlapping and dense: its strides, sorted by size, are those of a contiguous
+    array of some permutation of its dims (a flipped one too)."""
     if not isinstance(a, np.ndarray):
         return False
     if a.flags.c_contiguous or a.flags.f_contiguous:
         return True
     expect = a.itemsize
-    for stride, size in sorted(zip(a.strides, a.shape)):
+    for stride, size in sorted((abs(st), n) for st, n in zip(a.strides, a.shape)):
         if size == 1:
             continue
         if stride != expect:
@@ -414,7 +415,7 @@ def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
 
     src = g._data
     if isinstance(src, np.ndarray) and isinstance(leaf._data, np.ndarray):
-        dense = _dense(leaf._data)
+        dense = dense_array(leaf._data)
         if _stealable_array(leaf, g, dense):
             return Tensor._make(src, leaf._device)
         dst = np.empty_like(leaf._data, order="K") if dense else np.empty(leaf._data.shape, leaf._data.dtype)

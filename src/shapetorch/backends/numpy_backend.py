@@ -73,6 +73,8 @@ def fused_step(kind: str, p: Any, g: Any, state: list[Any], hyper: dict[str, flo
         return False
     if p.dtype not in (np.float32, np.float64) or not all(a.flags.writeable for a in (p, *state)):
         return False
+    if p.ndim == 0:  # NumPy's arithmetic on 0-d arrays returns scalars, which the in-place steps cannot write into
+        return False
     for i, a in enumerate(arrays):
         if any(np.may_share_memory(a, b) for b in arrays[i + 1:]):
             return False

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._device import CPU, backend, device
 from .._dtype import DType, get_default_dtype, to_dtype
+from .._engine.backward import dense_array
 from .._errors import fail, raise_from_rule
 from .._grad_mode import STATE
 from .._rules import dtypes as RD
@@ -207,20 +208,6 @@ def snapshot_for_inplace(self: Tensor) -> Tensor:
     return self
 
 
-def _dense_array(a: np.ndarray) -> bool:
-    """Non-overlapping and dense: the strides, sorted, are those of a contiguous array of some permutation."""
-    if a.flags.c_contiguous or a.flags.f_contiguous:
-        return True
-    expect = a.itemsize
-    for stride, size in sorted((abs(st), n) for st, n in zip(a.strides, a.shape)):
-        if size == 1:
-            continue
-        if stride != expect:
-            return False
-        expect *= size
-    return True
-
-
 def _bounds(a: np.ndarray) -> tuple[int, int]:
     """The first byte ``a`` reads and the one past its last (NumPy's byte_bounds, which moved in NumPy 2)."""
     lo = hi = a.__array_interface__["data"][0]
@@ -253,7 +240,7 @@ def check_no_partial_overlap(out: Tensor, inputs: Iterable[Any], op: str) -> Non
             continue
         if slo == lo and src.shape == dst.shape and src.strides == dst.strides:
             continue  # full overlap: the same elements, each read before it is written
-        if _dense_array(src) and _dense_array(dst):
+        if dense_array(src) and dense_array(dst):
             fail("inplace_error_partial_overlap", op=op)
 
 

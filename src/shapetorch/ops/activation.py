@@ -33,6 +33,7 @@ from ._common import (
 from ._registry import method, public
 from .conversion import where as _where
 from .random import Generator, dropout_mask, rand
+from .special import erf, erf64
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -69,27 +70,7 @@ def relu(input: Tensor) -> Tensor:
 method("relu_", make_inplace(relu, "relu_"))
 
 
-# -- erf and gelu ---------------------------------------------------------------------------------------
-
-def _erf_kernel(a: Any) -> Any:
-    """erf (scipy's ufunc, imported on first use) in ``a``'s dtype: GELU's hot path.
-
-    scipy's float32 loop evaluates in float64 and rounds once, so it gives the same values as a cast to float64
-    and back, without the two casting passes (half the time on a float32 activation); float16 goes through float64.
-    """
-    import scipy.special
-
-    if a.dtype == np.float32 or a.dtype == np.float64:
-        return scipy.special.erf(a)
-    return scipy.special.erf(a.astype(np.float64)).astype(a.dtype, copy=False)
-
-
-_ERF = Prim("erf", _erf_kernel, lambda g, n: (g * (-(n.inputs[0] * n.inputs[0])).exp() * (2.0 / math.sqrt(math.pi)),))
-
-
-def erf(input: Tensor) -> Tensor:
-    return _ERF(_floating(input))
-
+# -- gelu (erf is in .special) ---------------------------------------------------------------------------------------
 
 # erf(x) / x = P(x^2) / Q(x^2) on |x| <= 4 (beyond, erf rounds to +-1 in float32): a rational fit made for GELU's
 # float32 kernels (weighted least squares on the relative error: 5e-9 in float64; within 7 ulp evaluated in float32,
@@ -115,7 +96,7 @@ def _horner(z: Any, coefs: tuple[Any, ...]) -> Any:
 def _gelu_erf(a: Any) -> Any:
     """erf for GELU's kernels: the rational fit above for float32, scipy's erf for other dtypes."""
     if a.dtype != np.float32:
-        return _erf_kernel(a)
+        return erf64(a).astype(a.dtype, copy=False)
     x = np.clip(a, np.float32(-4), np.float32(4))
     z = x * x
     num = _horner(z, _F32_P)

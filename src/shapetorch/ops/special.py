@@ -23,7 +23,6 @@ from ._common import cast, default_float, make_inplace, write_inplace
 from ._elementwise import _conj, _unary, _where
 from ._jvp import unary, via_vjp
 from ._registry import method, public
-from .activation import _ERF
 
 _SQRT_PI = math.sqrt(math.pi)
 _2_SQRT_PI = 2.0 / _SQRT_PI
@@ -115,8 +114,8 @@ def _float_in(x: Tensor, op: str) -> Tensor:
     return cast(x, default_float()) if x._data.dtype.kind in "biu" else x
 
 
-# erf is the primitive nn's gelu already uses; it gets the vectorised kernel here (same values as math.erf)
-_ERF.kernels["cpu"] = _real_kernel("erf", erf64)
+_ERF = Prim("erf", _real_kernel("erf", erf64),
+            lambda g, n: (g * (-(n.inputs[0] * n.inputs[0])).exp() * (2.0 / math.sqrt(math.pi)),))
 
 
 @public("pointwise")
