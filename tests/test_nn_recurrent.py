@@ -147,3 +147,19 @@ def test_bad_arguments_are_refused_as_torch() -> None:
         st.nn.utils.rnn.pack_padded_sequence(st.zeros(3, 2, 1), [1, 3])
     with pytest.raises(RuntimeError):
         st.nn.LSTM(3, 4)(st.zeros(5, 2, 7))
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("shape,batch_first", [((0, 3), False), ((0, 2, 3), False), ((2, 0, 3), True),
+                                               ((0, 2, 3), True), ((3, 0, 3), False)])
+def test_empty_sequences_and_batches_as_torch(kind: str, shape: tuple[int, ...], batch_first: bool) -> None:
+    """No time steps is torch's RuntimeError (after the argument checks); an empty batch runs."""
+
+    def run(lib: Any) -> Any:
+        try:
+            out, _ = getattr(lib.nn, kind)(3, 2, batch_first=batch_first)(lib.ones(*shape))
+        except RuntimeError as e:
+            return "RuntimeError", str(e).split(": ")[-1]
+        return tuple(out.shape)
+
+    assert run(st) == run(torch)

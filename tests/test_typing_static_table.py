@@ -401,6 +401,18 @@ def nn_ops() -> Iterator[Case]:
         yield [a], f"nn.Conv1d({a[-2] if len(a) >= 2 else 1}, 2, 2)(a)"
         yield [(a, "index"), (4, 3)], "F.embedding(a, b)"
         yield [(a, "index")], "nn.Embedding(4, 3)(a)"
+        for k, s, p in ((1, 1, 0), (2, 2, 0), (2, 1, 1), (3, 1, 1)):
+            yield [a], f"F.unfold(a, {k}, 1, {p}, {s})"
+        yield [a], "nn.PixelShuffle(2)(a)"
+        yield [a], "nn.ZeroPad2d(1)(a)"
+        yield [a], "nn.ReflectionPad1d(1)(a)"
+        yield [a], "nn.Upsample(scale_factor=2)(a)"
+        yield [a], "nn.CosineSimilarity()(a, a)"
+        for fin in (f, f + 1):
+            yield [a], f"nn.LSTM({fin}, 2)(a)[0]"
+            yield [a], f"nn.GRU({fin}, 3, batch_first=True)(a)[1]"
+    for cols in ((2, 4, 4), (1, 8, 4), (4, 4), (2, 5, 4), (2, 4, 3), (2, 4, 0)):
+        yield [cols], "F.fold(a, (3, 3), 2)"
 
 
 EINSUM = ("ij,jk->ik", "ij->ji", "...ij->...ji", "ii->i", "bij,bjk->bik", "i,i->", "ij,j->i", "ij->")

@@ -4,6 +4,7 @@
 from typing import Any, Final, Literal as L, TypeVar, reveal_type
 
 from shapetorch import Tensor, float32, float64, nn
+from shapetorch.nn import functional as F
 
 B = TypeVar("B")
 HID: Final = 32
@@ -159,3 +160,11 @@ def unflatten(x: Tensor[tuple[B, L[12], L[64]], float32]) -> None:
     reveal_type(nn.Unflatten(-1, (4, -1))(x))  # N: Tensor[tuple[B, Literal[12], Literal[4], Literal[16]], shapetorch.float32]
     nn.Unflatten(1, (5, 3))(x)  # E: unflatten: sizes [5, 3] don't multiply up to the size 12 of dim 1 of (B, 12, 64)  [unflatten_error_size_mismatch]
     reveal_type(nn.Sequential(nn.Flatten(), nn.Unflatten(1, (64, 12)))(x))  # N: Tensor[tuple[B, Literal[64], Literal[12]], shapetorch.float32]
+
+
+def sliding_blocks(img: Tensor[tuple[B, L[3], L[8], L[8]], float32], cols: Tensor[tuple[B, L[12], L[16]], float32]) -> None:
+    reveal_type(F.unfold(img, 2, stride=2))  # N: Tensor[tuple[B, Literal[12], Literal[16]], shapetorch.float32]
+    reveal_type(F.unfold(img, (3, 3), padding=1))  # N: Tensor[tuple[B, Literal[27], Literal[64]], shapetorch.float32]
+    reveal_type(F.fold(cols, (8, 8), 2, stride=2))  # N: Tensor[tuple[B, Literal[3], Literal[8], Literal[8]], shapetorch.float32]
+    F.fold(cols, (8, 8), 3)  # E: fold: Expected size of input's dimension 1 to be divisible by the product of kernel_size  [conv_error_invalid_argument]
+    F.unfold(img, 9)  # E: calculated shape of the array of sliding blocks as (0, 0), but its components must be at least one.  [conv_error_invalid_argument]

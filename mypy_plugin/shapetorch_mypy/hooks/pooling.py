@@ -1,4 +1,5 @@
-"""Pooling in ``nn.functional``: ``max_pool1d/2d``, ``avg_pool1d/2d``, the adaptive pools, and ``interpolate``.
+"""Pooling in ``nn.functional``: ``max_pool1d/2d``, ``avg_pool1d/2d``, the adaptive pools, ``interpolate``, and
+the sliding blocks of ``unfold``/``fold`` (im2col and col2im).
 
 Each reads its literal kernel, stride, padding and dilation and runs the runtime's rule
 (``pool_shape``, ``adaptive_pool_shape``); a stride left out is the kernel, as at run time.
@@ -72,8 +73,37 @@ def interpolate(op: Op) -> Type:
     return op.like(x, RN.interpolate_shape(x.shape, size, scales, op.name))
 
 
+Ints = tuple[int, ...]
+
+
+def _block_args(op: Op) -> tuple[Ints, Ints, Ints, Ints]:
+    """unfold's and fold's kernel_size, dilation, padding and stride: literal ints, one for both dims or a pair."""
+    kernel, dilation = _ntuple(op, "kernel_size", 2, None), _ntuple(op, "dilation", 2, 1)
+    padding, stride = _ntuple(op, "padding", 2, 0), _ntuple(op, "stride", 2, 1)
+    if kernel is None or dilation is None or padding is None or stride is None:
+        raise Unknown
+    return kernel, dilation, padding, stride
+
+
+def unfold(op: Op) -> Type:
+    """(N, C, H, W) to (N, C * kh * kw, L), L the number of blocks (``_rules.nn.unfold_shape``)."""
+    x = op.input()
+    if not x.exact:
+        raise Unknown
+    return op.like(x, RN.unfold_shape(x.shape or (), *_block_args(op), op=op.name))
+
+
+def fold(op: Op) -> Type:
+    """(N, C * kh * kw, L) to (N, C, *output_size), the blocks summed (``_rules.nn.fold_shape``)."""
+    x = op.input()
+    size = _ntuple(op, "output_size", 2, None)
+    if not x.exact or size is None:
+        raise Unknown
+    return op.like(x, RN.fold_shape(x.shape or (), size, *_block_args(op), op=op.name))
+
+
 FUNCTIONAL: dict[str, Handler] = {
-    "interpolate": interpolate,
+    "interpolate": interpolate, "unfold": unfold, "fold": fold,
     "max_pool1d": pool(1, True), "max_pool2d": pool(2, True),
     "avg_pool1d": pool(1, False), "avg_pool2d": pool(2, False),
     "adaptive_avg_pool1d": adaptive(1), "adaptive_avg_pool2d": adaptive(2),

@@ -358,6 +358,10 @@ CATALOGUE: dict[str, Entry] = {
         "value", "shape-nn", "A recurrent layer's input is not 2-D/3-D (a cell's not 1-D/2-D); torch raises ValueError.",
         "{op}: Expected input to be {expected}, got {rank}D instead",
     ),
+    "rnn_error_empty_sequence": Entry(
+        "shape", "shape-nn", "A recurrent layer's input has no time steps (an empty batch is fine).",
+        "{op}: Expected sequence length to be larger than 0 in RNN",
+    ),
     "rnn_error_input_size": Entry(
         "shape", "shape-nn", "The last dim of an RNN/LSTM/GRU input differs from the layer's input_size.",
         "{op}: input.size(-1) must be equal to input_size. Expected {expected}, got {got}",

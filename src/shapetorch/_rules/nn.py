@@ -327,6 +327,9 @@ def rnn_shape(input: Shape, input_size: Dim, hidden_size: Dim, num_layers: int =
     lstm = cx is not None
     _state_check(op, "hidden[0]" if lstm else "hidden", hx, h_n)
     _state_check(op, "hidden[1]", cx, c_n)
+    steps = input[0] if len(input) == 2 or not batch_first else input[1]
+    if steps == 0:  # an empty batch runs; no time steps is refused (after the argument checks, as torch's kernel)
+        raise RuleError("rnn_error_empty_sequence", op=op)
     return output, h_n, c_n
 
 
