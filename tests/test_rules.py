@@ -141,3 +141,45 @@ def test_broadcast_and_expand_mutation_survivors():
         with pytest.raises(RuleError) as info:
             expand_shape(shape, sizes)
         assert info.value.code == "expand_error_incompatible"
+
+
+# Killers of mutants that tools/mutation.py found alive (docs/architecture.md, "Mutation testing"). Each
+# names the slip it catches; each was checked by planting the slip back and seeing the test fail.
+
+
+def test_wrap_dim_refuses_bool_and_float_dims_like_torch():
+    """`type(dim) is not int` into `is int` let a bool or a float dim through the rule (the plugin calls it
+    on literal dims) and returned a NumPy integer dim unconverted."""
+    import numpy as np
+    import torch
+
+    from shapetorch._errors import from_rule
+    from shapetorch._rules.axes import wrap_dim
+
+    for bad in (True, 1.0):
+        with pytest.raises(TypeError):
+            torch.zeros(2, 3).unsqueeze(bad)
+        with pytest.raises(RuleError) as info:
+            wrap_dim(bad, 2, "unsqueeze")
+        assert info.value.code == "argument_error_type"
+        assert isinstance(from_rule(info.value), TypeError)
+    got = wrap_dim(np.int64(-1), 2, "unsqueeze")
+    assert got == 1 and type(got) is int
+
+
+def test_symbolic_size_arithmetic():
+    """The size arithmetic the plugin does on named sizes (a flatten of (B, 2) is B*2; a split of B*2 by 2
+    is B). Slips caught: `a == 1` into `a == 0` or `a == 2` in dim_mul (2*B became B, 0*B became B), and
+    the divisibility test of dim_div negated (an exact int quotient became unknown)."""
+    from shapetorch._rules.dims import dim_add, dim_div, dim_mul, prod
+
+    assert dim_mul(1, B) == B and dim_mul(B, 1) == B
+    assert dim_mul(2, B) == Sym("B*2") == dim_mul(B, 2) == prod((2, B)) == prod((B, 1, 2))
+    assert dim_mul(0, B) == 0 == dim_mul(B, 0) == prod((B, 0, N))
+    assert dim_mul(B, N) == Sym("B*N") == dim_mul(N, B)
+    assert dim_mul(UNKNOWN, B) is UNKNOWN and dim_mul(1, UNKNOWN) is UNKNOWN
+    assert dim_mul(3, 4) == 12 and prod(()) == 1
+    assert dim_div(12, 4) == 3 and dim_div(12, 5) is UNKNOWN and dim_div(3, 0) is UNKNOWN
+    assert dim_div(Sym("B*2"), 2) == B and dim_div(Sym("B*N"), N) == B and dim_div(B, B) == 1
+    assert dim_div(Sym("B*6"), 4) is UNKNOWN and dim_div(B, N) is UNKNOWN and dim_div(B, 1) == B
+    assert dim_add(2, 3) == 5 and dim_add(0, B) == B and dim_add(B, 0) == B and dim_add(B, 1) is UNKNOWN
