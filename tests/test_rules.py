@@ -183,3 +183,43 @@ def test_symbolic_size_arithmetic():
     assert dim_div(Sym("B*2"), 2) == B and dim_div(Sym("B*N"), N) == B and dim_div(B, B) == 1
     assert dim_div(Sym("B*6"), 4) is UNKNOWN and dim_div(B, N) is UNKNOWN and dim_div(B, 1) == B
     assert dim_add(2, 3) == 5 and dim_add(0, B) == B and dim_add(B, 0) == B and dim_add(B, 1) is UNKNOWN
+
+
+def _levenshtein(a: str, b: str) -> int:
+    """An independent reference: the textbook recursion, memoized."""
+    from functools import cache
+
+    @cache
+    def d(i: int, j: int) -> int:
+        if not i or not j:
+            return i + j
+        return min(d(i - 1, j) + 1, d(i, j - 1) + 1, d(i - 1, j - 1) + (a[i - 1] != b[j - 1]))
+
+    return d(len(a), len(b))
+
+
+def test_edit_distance_behind_did_you_mean():
+    """The distance behind the "did you mean" hints of the einops/einsum messages, against the textbook
+    recursion on every pair of short words (a slip in the dynamic programme's indices or costs changes
+    some of them)."""
+    import itertools
+
+    from shapetorch._rules.errors import did_you_mean, edit_distance
+
+    words = ["".join(w) for n in range(4) for w in itertools.product("ab", repeat=n)] + ["kitten", "sitting"]
+    for a, b in itertools.product(words, repeat=2):
+        assert edit_distance(a, b) == _levenshtein(a, b), (a, b)
+    assert did_you_mean("hieght", ["width", "height"]) == "; did you mean 'height'?"
+    assert did_you_mean("zzz", ["height"]) == ""
+
+
+def test_pack_mismatch_names_the_axis_after_the_star():
+    """A pack whose tensors differ on an axis after `*` names that axis, not `*` (`j < before` into
+    `j <= before` picked the pattern's word one place early)."""
+    from shapetorch._rules.einops import pack_shape
+
+    for shapes, axis in [([(2, 3, 4), (2, 5)], "c"), ([(2, 3, 4), (3, 5, 4)], "b")]:
+        with pytest.raises(RuleError) as info:
+            pack_shape("b * c", shapes)
+        assert info.value.code == "einops_error_dimension_mismatch"
+        assert f"(axis {axis!r})" in info.value.message
