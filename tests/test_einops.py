@@ -264,3 +264,18 @@ def test_split_message_says_not_divisible() -> None:
     with pytest.raises(RuleError) as info:
         einops_shape("(h w) -> h w", "rearrange", (6,), {"h": 4})
     assert "cannot be split as (h w): it is not divisible by 4" in info.value.message
+
+
+@pytest.mark.parametrize("ps", [[(3,), (-1,)], [(4,), (-1,)], [(2,), (), (-1,)], [(1,), (), (-1,)], [(-1, 2), (1,)],
+                                [(2,), (2,)]])
+def test_unpack_with_minus_one_as_einops(ps: list[tuple[int, ...]]) -> None:
+    """The size left for -1: none left (a 0 size), too little (refused), pieces of size 1 counted."""
+    from shapetorch._rules.einops import unpack_shapes
+
+    try:
+        want = [t.shape for t in einops.unpack(np.zeros((2, 3)), ps, "b *")]
+    except einops.EinopsError:
+        with pytest.raises(RuleError):
+            unpack_shapes("b *", (2, 3), ps)
+        return
+    assert unpack_shapes("b *", (2, 3), ps) == want

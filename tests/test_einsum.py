@@ -352,3 +352,19 @@ def test_forward_ad_uses_the_composite() -> None:
     with tfwad.dual_level():
         want = tfwad.unpack_dual(torch.einsum("bii->b", tfwad.make_dual(torch.tensor(x), torch.tensor(dx)))).tangent
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("eq", ["i#,j->ij", "ij,j#->i", "ij,jk,k%->i", "ij->i#"])
+def test_bad_subscript_index_as_torch(eq: str) -> None:
+    """The index of a bad subscript counts from the start of the equation, as torch's message does (the
+    running offset of the terms: `start = 0` into 1 shifted every index)."""
+    import re
+
+    shapes = [(2, 2)] * (eq.split("->", maxsplit=1)[0].count(",") + 1)
+    with pytest.raises(RuntimeError) as want:
+        torch.einsum(eq, *[torch.zeros(s) for s in shapes])
+    with pytest.raises(RuleError) as got:
+        einsum_shape(eq, *shapes)
+    assert got.value.code == "einsum_error_invalid_equation"
+    index = re.search(r"at index (\d+)", str(want.value))
+    assert index is not None and f"at index {index.group(1)};" in got.value.message
