@@ -368,3 +368,15 @@ def test_bad_subscript_index_as_torch(eq: str) -> None:
     assert got.value.code == "einsum_error_invalid_equation"
     index = re.search(r"at index (\d+)", str(want.value))
     assert index is not None and f"at index {index.group(1)};" in got.value.message
+
+
+@pytest.mark.parametrize(("eq", "terms"), [("ij,j#->i", "at least 2"), ("ij,jk->ik", "2")])
+def test_too_few_operands_counts_the_terms(eq: str, terms: str) -> None:
+    """Fewer operands than terms: torch refuses both. Where parsing stopped at a bad term beyond the given
+    operands the count is a lower bound, and the message says so ("at least")."""
+    with pytest.raises(RuntimeError, match="fewer operands"):
+        torch.einsum(eq, torch.zeros(2, 2))
+    with pytest.raises(RuleError) as info:
+        einsum_shape(eq, (2, 2))
+    assert info.value.code == "einsum_error_operand_count_mismatch"
+    assert f"has {terms} input terms but 1 operands" in info.value.message
