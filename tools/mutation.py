@@ -55,11 +55,11 @@ _RULE_TESTS = {
     "einsum": "tests/test_einsum.py",
     "errors": "tests/test_errors.py",
     "fft": "tests/test_ops_fft.py",
-    "indexing": "tests/test_ops_indexing.py",
+    "indexing": "tests/test_ops_indexing.py tests/test_ops_scatter.py",  # unravel_index is tested with scatter
     "inplace": "tests/test_ops_arithmetic.py",
     "joining": "tests/test_ops_joining.py",
     "matmul": "tests/test_ops_matmul.py",
-    "matrix": "tests/test_ops_matrix.py",
+    "matrix": "tests/test_ops_matrix.py tests/test_linalg.py",
     "nn": "tests/test_nn_functional.py",
     "reduction": "tests/test_ops_reduction.py",
     "scan": "tests/test_ops_scan.py",
