@@ -199,7 +199,7 @@ def session_path(out: Path, module: str) -> Path:
 
 def run_module(
     module: str, test_command: str, out: Path, tree: Path, timeout: float, every_operator: bool = False,
-    dry_run: bool = False, sample: float = 1.0, resume: bool = False,
+    dry_run: bool = False, sample: float = 1.0, resume: bool = False, skip_baseline: bool = False,
 ) -> dict[str, object]:
     session = session_path(out, module)
     config = session.with_suffix(".toml")
@@ -218,7 +218,9 @@ def run_module(
     count = sqlite3.connect(session).execute("SELECT count(*) FROM mutation_specs").fetchone()[0]
     if dry_run:
         return {"mutants": count, "killed": 0, "survived": 0, "survivors": [], "pending": count}
-    if count and test_command not in _BASELINE_PASSED:
+    pending = sqlite3.connect(session).execute(
+        "SELECT count(*) FROM work_items WHERE job_id NOT IN (SELECT job_id FROM work_results)").fetchone()[0]
+    if pending and test_command not in _BASELINE_PASSED and not skip_baseline:
         # checked here, once per command and only for a module with mutants to run: a family's tests
         # cost as much as a surviving mutant, and a sampled run draws none from some modules
         check_baseline(test_command, tree)
@@ -268,6 +270,8 @@ def main() -> None:
                     help="keep the sessions in .mutation/ and run only their mutants without a result")
     ap.add_argument("--rerun-survivors", action="store_true",
                     help="run the survivors of the last run again (after new tests); prints before -> after")
+    ap.add_argument("--skip-baseline", action="store_true",
+                    help="do not first run the tests on the unmutated code (only right after running them yourself)")
     ap.add_argument("--report", action="store_true", help="print the rates of the sessions in .mutation/, run nothing")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant's test run")
     args = ap.parse_args()
@@ -297,11 +301,11 @@ def main() -> None:
             before["mutants"] += int(old["mutants"])  # type: ignore[call-overload]
             before["killed"] += int(old["killed"])  # type: ignore[call-overload]
             forget_survivors(session)
-            res = run_module(module, command, out, tree, args.timeout, resume=True)
+            res = run_module(module, command, out, tree, args.timeout, resume=True, skip_baseline=args.skip_baseline)
             print(f"{module}: before {old['killed']}/{old['mutants']}, after {res['killed']}/{res['mutants']}")
         else:
             res = run_module(module, command, out, tree, args.timeout, args.every_operator, args.dry_run,
-                             args.sample, args.resume)
+                             args.sample, args.resume, args.skip_baseline)
         for k in total:
             total[k] += int(res[k])  # type: ignore[call-overload]
         report[module] = res
