@@ -223,3 +223,21 @@ def test_pack_mismatch_names_the_axis_after_the_star():
             pack_shape("b * c", shapes)
         assert info.value.code == "einops_error_dimension_mismatch"
         assert f"(axis {axis!r})" in info.value.message
+
+
+def test_unravel_index_rule_as_torch():
+    """One index tensor per dim of `shape`, each of the indices' shape; a negative size refused with
+    torch's class (the refusal's condition negated refused every call)."""
+    import torch
+
+    from shapetorch._errors import from_rule
+    from shapetorch._rules.indexing import unravel_index_shape
+
+    for index, shape in [((2,), (2, 3)), ((), (4,)), ((2, 2), (2, 3, 4))]:
+        want = torch.unravel_index(torch.zeros(index, dtype=torch.int64), shape)
+        assert unravel_index_shape(index, shape) == tuple(tuple(t.shape) for t in want)
+    with pytest.raises(ValueError, match="cannot have negative values"):
+        torch.unravel_index(torch.tensor([1]), (2, -3))
+    with pytest.raises(RuleError) as info:
+        unravel_index_shape((1,), (2, -3))
+    assert "cannot have negative values" in info.value.message and isinstance(from_rule(info.value), ValueError)
