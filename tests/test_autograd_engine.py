@@ -584,3 +584,34 @@ def test_grad_fn_names_of_sum_and_pow_as_torch():
 
     ours, theirs = both(names)
     assert ours == theirs
+
+
+def test_unpacked_saved_leaf_keeps_requires_grad_as_torch():
+    """A Function that saves a leaf it was not given (so the leaf has no AccumulateGrad yet), under a pack
+    hook that detaches: the unpacked tensor gets the saved requires_grad back, as torch's does (reading
+    the accumulator's slot of the saved metadata instead of requires_grad lost it)."""
+
+    def seen(lib):
+        w = lib.tensor([2.0, 3.0], requires_grad=True)
+        out = []
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(w)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                (sw,) = ctx.saved_tensors
+                out.append((sw.requires_grad, sw.is_leaf, sw.tolist()))
+                return g * 2
+
+        x = lib.tensor([1.0, 1.0], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
+            y = F.apply(x)
+        y.sum().backward()
+        return out, x.grad.tolist()
+
+    ours, theirs = both(seen)
+    assert ours == theirs
