@@ -615,3 +615,19 @@ def test_unpacked_saved_leaf_keeps_requires_grad_as_torch():
 
     ours, theirs = both(seen)
     assert ours == theirs
+
+
+def test_saved_result_unpacks_attached_for_double_backward():
+    """An op that saves its own output (exp, tanh, sigmoid) unpacks it attached to the node, requiring
+    grad, so a second backward goes through it: the second derivatives are torch's."""
+
+    def run(lib):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        y = x.exp() + x.tanh() + x.sigmoid()
+        saved = y.grad_fn.next_functions[0][0].next_functions[0][0]._saved_result  # exp's output
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (g2,) = lib.autograd.grad(g.sum(), x)
+        return saved.requires_grad, [round(v, 5) for v in g.tolist()], [round(v, 5) for v in g2.tolist()]
+
+    ours, theirs = both(run)
+    assert ours == theirs
