@@ -631,3 +631,24 @@ def test_saved_result_unpacks_attached_for_double_backward():
 
     ours, theirs = both(run)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("anomaly", [False, True])
+def test_modified_saved_tensor_hint_follows_anomaly_mode(anomaly):
+    """The version-mismatch error ends with torch's hint for the mode: enable anomaly detection, or (with it
+    on) look at the backtrace above."""
+    hints = {False: "Hint: enable anomaly detection to find the operation that failed to compute its gradient",
+             True: "Hint: the backtrace further above shows the operation that failed to compute its gradient."}
+
+    def message(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.autograd.set_detect_anomaly(anomaly):
+            y = x.exp()
+            y.add_(1)
+            with pytest.raises(RuntimeError) as info:
+                y.sum().backward()
+        return str(info.value)
+
+    for text in both(message):
+        assert "is at version 1; expected version 0 instead." in text
+        assert hints[anomaly] in text and hints[not anomaly] not in text
