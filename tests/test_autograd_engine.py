@@ -652,3 +652,61 @@ def test_modified_saved_tensor_hint_follows_anomaly_mode(anomaly):
     for text in both(message):
         assert "is at version 1; expected version 0 instead." in text
         assert hints[anomaly] in text and hints[not anomaly] not in text
+
+
+def test_where_saves_its_condition_whichever_branch_requires_grad():
+    """where saves its condition whenever it records a node (not only when `input` requires grad): a
+    condition changed in place before backward is an error in torch, not a silently wrong gradient."""
+
+    def run(lib):
+        c, a, b = lib.tensor([True, False, True]), lib.zeros(3), lib.ones(3, requires_grad=True)
+        z = lib.where(c, a, b)
+        c.logical_not_()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+        return b.grad
+
+    assert both(run) == (None, None)
+
+
+def test_grad_layout_of_a_non_dense_leaf_as_torch():
+    """.grad takes a dense leaf's strides and is row-major for a leaf that is not dense (every other row of
+    a transpose): the density test must look at every dim of size above 1."""
+
+    def strides(lib):
+        sparse = lib.zeros(4, 6).t()[::2].detach().requires_grad_()
+        dense = lib.zeros(2, 3).t().detach().requires_grad_()
+        ((sparse * 2).sum() + (dense * 2).sum()).backward()
+        return sparse.stride(), sparse.grad.stride(), dense.grad.stride()
+
+    ours, theirs = both(strides)
+    assert ours == theirs
+
+
+def test_anomaly_mode_warns_where_a_backward_fails():
+    """In anomaly mode an error raised by a backward function is re-raised after torch's warning that names
+    the node and shows the forward traceback; outside anomaly mode only the error comes."""
+    import warnings
+
+    def run(lib, anomaly):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                raise ValueError("boom")
+
+        x = lib.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            with lib.autograd.set_detect_anomaly(anomaly):
+                y = F.apply(x).sum()
+                with pytest.raises(ValueError, match="boom"):
+                    y.backward()
+        return [str(w.message).split(".")[0] for w in seen if "Error detected" in str(w.message)]
+
+    for anomaly in (False, True):
+        ours, theirs = run(st, anomaly), run(torch, anomaly)
+        assert ours == theirs == (["Error detected in FBackward"] if anomaly else [])
