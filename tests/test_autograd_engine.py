@@ -710,3 +710,19 @@ def test_anomaly_mode_warns_where_a_backward_fails():
     for anomaly in (False, True):
         ours, theirs = run(st, anomaly), run(torch, anomaly)
         assert ours == theirs == (["Error detected in FBackward"] if anomaly else [])
+
+
+def test_calling_a_node_returns_its_input_gradients_as_torch():
+    """`grad_fn(g)` runs the node: one gradient for a node with one input edge, a tuple for several. (A
+    product with a Python scalar differs: torch keeps an edge for the scalar and returns a pair, shapetorch
+    records one edge.)"""
+
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        w = lib.tensor([3.0, 4.0], requires_grad=True)
+        one = x.exp().grad_fn(lib.ones(2))
+        two = (x * w).grad_fn(lib.tensor([1.0, -1.0]))
+        return isinstance(one, tuple), one.tolist(), [t.tolist() for t in two]
+
+    ours, theirs = both(run)
+    assert ours == theirs
