@@ -726,3 +726,38 @@ def test_calling_a_node_returns_its_input_gradients_as_torch():
 
     ours, theirs = both(run)
     assert ours == theirs
+
+
+def test_every_primitive_refuses_tensors_on_two_devices():
+    """The primitive call is the one place that compares the devices of an op's tensors (the ops do not):
+    a slip there let `cpu * webgpu` through with a wrong answer. torch refuses mixed devices with a
+    RuntimeError; needs a WebGPU adapter, skipped (or failed, SHAPETORCH_REQUIRE_WEBGPU=1) as test_webgpu."""
+    import os
+
+    from shapetorch.backends.webgpu.api import unavailable_reason
+
+    why = unavailable_reason()
+    if why is not None:
+        if os.environ.get("SHAPETORCH_REQUIRE_WEBGPU") == "1":
+            pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
+        pytest.skip(f"no WebGPU adapter: {why}")
+    a, b = st.ones(2), st.ones(2, device="webgpu")
+    for call in (lambda: a + b, lambda: st.mul(a, b), lambda: st.where(a > 0, a, b), lambda: a.exp() * b.exp()):
+        with pytest.raises(RuntimeError, match="expected all tensors to be on the same device") as info:
+            call()
+        assert info.value.code == "device_error_requires"
+
+
+def test_the_slow_path_is_removed_when_its_last_user_leaves():
+    """Inference mode (like the profiler and forward AD) routes primitive calls through the slow path while
+    it is on; leaving it restores the direct call (a counter that never came down kept every later call
+    on the slow path)."""
+    from shapetorch._engine.primitives import Prim
+
+    direct = Prim.__dict__["__call__"]
+    with st.inference_mode():
+        assert Prim.__dict__["__call__"] is not direct
+        with st.inference_mode():
+            (st.ones(2) + 1).sum()
+        assert Prim.__dict__["__call__"] is not direct
+    assert Prim.__dict__["__call__"] is direct
