@@ -728,10 +728,8 @@ def test_calling_a_node_returns_its_input_gradients_as_torch():
     assert ours == theirs
 
 
-def test_every_primitive_refuses_tensors_on_two_devices():
-    """The primitive call is the one place that compares the devices of an op's tensors (the ops do not):
-    a slip there let `cpu * webgpu` through with a wrong answer. torch refuses mixed devices with a
-    RuntimeError; needs a WebGPU adapter, skipped (or failed, SHAPETORCH_REQUIRE_WEBGPU=1) as test_webgpu."""
+def _need_webgpu():
+    """Skip without a WebGPU adapter (fail with SHAPETORCH_REQUIRE_WEBGPU=1), as tests/test_webgpu.py does."""
     import os
 
     from shapetorch.backends.webgpu.api import unavailable_reason
@@ -741,6 +739,13 @@ def test_every_primitive_refuses_tensors_on_two_devices():
         if os.environ.get("SHAPETORCH_REQUIRE_WEBGPU") == "1":
             pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
         pytest.skip(f"no WebGPU adapter: {why}")
+
+
+def test_every_primitive_refuses_tensors_on_two_devices():
+    """The primitive call is the one place that compares the devices of an op's tensors (the ops do not):
+    a slip there let `cpu * webgpu` through with a wrong answer. torch refuses mixed devices with a
+    RuntimeError. Needs a WebGPU adapter."""
+    _need_webgpu()
     a, b = st.ones(2), st.ones(2, device="webgpu")
     for call in (lambda: a + b, lambda: st.mul(a, b), lambda: st.where(a > 0, a, b), lambda: a.exp() * b.exp()):
         with pytest.raises(RuntimeError, match="expected all tensors to be on the same device") as info:
@@ -761,3 +766,27 @@ def test_the_slow_path_is_removed_when_its_last_user_leaves():
             (st.ones(2) + 1).sum()
         assert Prim.__dict__["__call__"] is not direct
     assert Prim.__dict__["__call__"] is direct
+
+
+def test_a_device_gradient_nothing_else_holds_becomes_grad_without_a_copy():
+    """NOTE [gradient stealing] in the engine: on WebGPU a leaf's gradient that nothing else can reach
+    becomes `.grad` as it is (one dispatch fewer than a copy), and one that the user holds (here through a
+    hook) is copied, so that `.grad` never shares its buffer with the user's tensor. Needs a WebGPU adapter."""
+    _need_webgpu()
+
+    def backward(hold):
+        x = st.ones(1024, device="webgpu", requires_grad=True)
+        held = []
+        if hold:
+            x.register_hook(held.append)
+        y = (x * 3.0).sum()
+        before = st.memory_stats()["num_dispatches"]
+        y.backward()
+        dispatches = st.memory_stats()["num_dispatches"] - before
+        assert x.grad.cpu().tolist() == [3.0] * 1024
+        if hold:
+            assert held[0]._data.st is not x.grad._data.st
+        return dispatches
+
+    backward(False)  # the kernels compiled once
+    assert backward(False) == backward(True) - 1
