@@ -213,3 +213,15 @@ def test_lstsq_and_multi_dot_rule_shapes_match_torch():
     for shapes in [[(3,), (3, 4)], [(2, 3), (3,)], [(3,), (3,)], [(2, 3), (3, 4), (4, 5)], [(3,), (3, 4), (4,)],
                    [(2, 3), (3, 4), (4,)], [(2, 3), (4, 5)], [(2, 3), (3,), (3, 4)], [(3,), (3, 4), (4, 2)]]:
         same(lambda s=shapes: multi_dot_shape(s), lambda s=shapes: torch.linalg.multi_dot([torch.randn(x) for x in s]))
+
+
+def test_block_diag_rule_shape_matches_torch():
+    """block_diag's rule (not covered by the checking mode): rows and columns add up from zero."""
+    import itertools
+
+    from shapetorch._rules.matrix import block_diag_shape
+
+    for shapes in itertools.chain.from_iterable(itertools.product([(), (3,), (2, 4), (0, 2)], repeat=n)
+                                                for n in range(0, 3)):
+        want = torch.block_diag(*[torch.zeros(s) for s in shapes]).shape
+        assert block_diag_shape(shapes) == tuple(want), shapes
