@@ -241,3 +241,26 @@ def test_unravel_index_rule_as_torch():
     with pytest.raises(RuleError) as info:
         unravel_index_shape((1,), (2, -3))
     assert info.value.code == "argument_error_invalid" and "cannot have negative values" in info.value.message
+
+
+def test_unfold_diagonal_and_cartesian_prod_rules_as_torch():
+    """Rule results the checking mode does not see: unfold's window count and its refusal of step 0,
+    cartesian_prod of two vectors (a pair per row), and diagonal of a named size (unknown length: the
+    length is computed only when both sizes are ints)."""
+    import torch
+
+    from shapetorch._rules.tiling import cartesian_prod_shape
+    from shapetorch._rules.views import diagonal_shape, unfold_shape
+
+    for shape, dim, size, step in [((7,), 0, 2, 1), ((3, 8), 1, 3, 2), ((5, 4), 0, 5, 3), ((4,), 0, 0, 1), ((6,), 0, 2, 0)]:
+        try:
+            want = tuple(torch.zeros(shape).unfold(dim, size, step).shape)
+        except RuntimeError:
+            with pytest.raises(RuleError):
+                unfold_shape(shape, dim, size, step)
+            continue
+        assert unfold_shape(shape, dim, size, step) == want
+    for shapes in [[(3,)], [(3,), (4,)], [(2,), (3,), (4,)]]:
+        assert cartesian_prod_shape(shapes) == tuple(torch.cartesian_prod(*[torch.zeros(s) for s in shapes]).shape)
+    assert diagonal_shape((3, B)) == (UNKNOWN,) and diagonal_shape((B, 3)) == (UNKNOWN,)
+    assert diagonal_shape((3, 5), offset=1) == (3,) == tuple(torch.zeros(3, 5).diagonal(1).shape)
