@@ -575,3 +575,229 @@ def test_grad_from_two_outputs_of_one_node():
     a, b = Pair.apply(x)
     (gx,) = st.autograd.grad((a, b), x, (st.ones(2, dtype=st.float64), st.ones(2, dtype=st.float64)))
     assert gx.tolist() == [4.0, 8.0]
+
+
+def test_grad_fn_names_of_sum_and_pow_as_torch():
+    """torch names a node by the overload that made it: sum over every dim (SumBackward0) or over given
+    dims/keepdim (SumBackward1); pow with a scalar exponent (PowBackward0) or a tensor one (PowBackward1).
+    Two cases differ from torch and are left out here: a sum over dims given explicitly that cover every
+    dim, `sum(0)` of a 1-d tensor or `sum((0, 1))` of a 2-d one (torch SumBackward1, shapetorch
+    SumBackward0: the node's params cannot tell given dims from none), and `pow(2.0, t)` (torch
+    PowBackward2, shapetorch PowBackward1)."""
+
+    def names(lib):
+        p = lib.ones(3, requires_grad=True)
+        m = lib.ones(2, 3, requires_grad=True)
+        return [p.sum().grad_fn.name(), m.sum().grad_fn.name(), m.sum(1).grad_fn.name(),
+                m.sum((0, 1), keepdim=True).grad_fn.name(), p.sum(0, keepdim=True).grad_fn.name(),
+                lib.pow(p, 2.0).grad_fn.name(), (p ** 1).grad_fn.name(), lib.pow(p, p).grad_fn.name(),
+                lib.pow(p.detach(), p).grad_fn.name()]
+
+    ours, theirs = both(names)
+    assert ours == theirs
+
+
+def test_unpacked_saved_leaf_keeps_requires_grad_as_torch():
+    """A Function that saves a leaf it was not given (so the leaf has no AccumulateGrad yet), under a pack
+    hook that detaches: the unpacked tensor gets the saved requires_grad back, as torch's does (reading
+    the accumulator's slot of the saved metadata instead of requires_grad lost it)."""
+
+    def seen(lib):
+        w = lib.tensor([2.0, 3.0], requires_grad=True)
+        out = []
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(w)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                (sw,) = ctx.saved_tensors
+                out.append((sw.requires_grad, sw.is_leaf, sw.tolist()))
+                return g * 2
+
+        x = lib.tensor([1.0, 1.0], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda t: t):
+            y = F.apply(x)
+        y.sum().backward()
+        return out, x.grad.tolist()
+
+    ours, theirs = both(seen)
+    assert ours == theirs
+
+
+def test_saved_result_unpacks_attached_for_double_backward():
+    """An op that saves its own output (exp, tanh, sigmoid) unpacks it attached to the node, requiring
+    grad, so a second backward goes through it: the second derivatives are torch's."""
+
+    def run(lib):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        y = x.exp() + x.tanh() + x.sigmoid()
+        saved = y.grad_fn.next_functions[0][0].next_functions[0][0]._saved_result  # exp's output
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (g2,) = lib.autograd.grad(g.sum(), x)
+        return saved.requires_grad, [round(v, 5) for v in g.tolist()], [round(v, 5) for v in g2.tolist()]
+
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("anomaly", [False, True])
+def test_modified_saved_tensor_hint_follows_anomaly_mode(anomaly):
+    """The version-mismatch error ends with torch's hint for the mode: enable anomaly detection, or (with it
+    on) look at the backtrace above."""
+    hints = {False: "Hint: enable anomaly detection to find the operation that failed to compute its gradient",
+             True: "Hint: the backtrace further above shows the operation that failed to compute its gradient."}
+
+    def message(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.autograd.set_detect_anomaly(anomaly):
+            y = x.exp()
+            y.add_(1)
+            with pytest.raises(RuntimeError) as info:
+                y.sum().backward()
+        return str(info.value)
+
+    for text in both(message):
+        assert "is at version 1; expected version 0 instead." in text
+        assert hints[anomaly] in text and hints[not anomaly] not in text
+
+
+def test_where_saves_its_condition_whichever_branch_requires_grad():
+    """where saves its condition whenever it records a node (not only when `input` requires grad): a
+    condition changed in place before backward is an error in torch, not a silently wrong gradient."""
+
+    def run(lib):
+        c, a, b = lib.tensor([True, False, True]), lib.zeros(3), lib.ones(3, requires_grad=True)
+        z = lib.where(c, a, b)
+        c.logical_not_()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+        return b.grad
+
+    assert both(run) == (None, None)
+
+
+def test_grad_layout_of_a_non_dense_leaf_as_torch():
+    """.grad takes a dense leaf's strides and is row-major for a leaf that is not dense (every other row of
+    a transpose): the density test must look at every dim of size above 1."""
+
+    def strides(lib):
+        sparse = lib.zeros(4, 6).t()[::2].detach().requires_grad_()
+        dense = lib.zeros(2, 3).t().detach().requires_grad_()
+        ((sparse * 2).sum() + (dense * 2).sum()).backward()
+        return sparse.stride(), sparse.grad.stride(), dense.grad.stride()
+
+    ours, theirs = both(strides)
+    assert ours == theirs
+
+
+def test_anomaly_mode_warns_where_a_backward_fails():
+    """In anomaly mode an error raised by a backward function is re-raised after torch's warning that names
+    the node and shows the forward traceback; outside anomaly mode only the error comes."""
+    import warnings
+
+    def run(lib, anomaly):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                raise ValueError("boom")
+
+        x = lib.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            with lib.autograd.set_detect_anomaly(anomaly):
+                y = F.apply(x).sum()
+                with pytest.raises(ValueError, match="boom"):
+                    y.backward()
+        return [str(w.message).split(".")[0] for w in seen if "Error detected" in str(w.message)]
+
+    for anomaly in (False, True):
+        ours, theirs = run(st, anomaly), run(torch, anomaly)
+        assert ours == theirs == (["Error detected in FBackward"] if anomaly else [])
+
+
+def test_calling_a_node_returns_its_input_gradients_as_torch():
+    """`grad_fn(g)` runs the node: one gradient for a node with one input edge, a tuple for several. (A
+    product with a Python scalar differs: torch keeps an edge for the scalar and returns a pair, shapetorch
+    records one edge.)"""
+
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        w = lib.tensor([3.0, 4.0], requires_grad=True)
+        one = x.exp().grad_fn(lib.ones(2))
+        two = (x * w).grad_fn(lib.tensor([1.0, -1.0]))
+        return isinstance(one, tuple), [round(v, 5) for v in one.tolist()], [t.tolist() for t in two]
+
+    ours, theirs = both(run)
+    assert ours == theirs
+
+
+def _need_webgpu():
+    """Skip without a WebGPU adapter (fail with SHAPETORCH_REQUIRE_WEBGPU=1), as tests/test_webgpu.py does."""
+    import os
+
+    from shapetorch.backends.webgpu.api import unavailable_reason
+
+    why = unavailable_reason()
+    if why is not None:
+        if os.environ.get("SHAPETORCH_REQUIRE_WEBGPU") == "1":
+            pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
+        pytest.skip(f"no WebGPU adapter: {why}")
+
+
+def test_every_primitive_refuses_tensors_on_two_devices():
+    """The primitive call is the one place that compares the devices of an op's tensors (the ops do not):
+    a slip there let `cpu * webgpu` through with a wrong answer. torch refuses mixed devices with a
+    RuntimeError. Needs a WebGPU adapter."""
+    _need_webgpu()
+    a, b = st.ones(2), st.ones(2, device="webgpu")
+    for call in (lambda: a + b, lambda: st.mul(a, b), lambda: st.where(a > 0, a, b), lambda: a.exp() * b.exp()):
+        with pytest.raises(RuntimeError, match="expected all tensors to be on the same device") as info:
+            call()
+        assert info.value.code == "device_error_requires"
+
+
+def test_the_slow_path_is_removed_when_its_last_user_leaves():
+    """Inference mode (like the profiler and forward AD) routes primitive calls through the slow path while
+    it is on; leaving it restores the direct call (a counter that never came down kept every later call
+    on the slow path)."""
+    from shapetorch._engine.primitives import Prim
+
+    direct = Prim.__dict__["__call__"]
+    with st.inference_mode():
+        assert Prim.__dict__["__call__"] is not direct
+        with st.inference_mode():
+            (st.ones(2) + 1).sum()
+        assert Prim.__dict__["__call__"] is not direct
+    assert Prim.__dict__["__call__"] is direct
+
+
+def test_a_device_gradient_nothing_else_holds_becomes_grad_without_a_copy():
+    """NOTE [gradient stealing] in the engine: on WebGPU a leaf's gradient that nothing else can reach
+    becomes `.grad` as it is (one dispatch fewer than a copy), and one that the user holds (here through a
+    hook) is copied, so that `.grad` never shares its buffer with the user's tensor. Needs a WebGPU adapter."""
+    _need_webgpu()
+
+    def backward(hold):
+        x = st.ones(1024, device="webgpu", requires_grad=True)
+        held = []
+        if hold:
+            x.register_hook(held.append)
+        y = (x * 3.0).sum()
+        before = st.memory_stats()["num_dispatches"]
+        y.backward()
+        dispatches = st.memory_stats()["num_dispatches"] - before
+        assert x.grad.cpu().tolist() == [3.0] * 1024
+        if hold:
+            assert held[0]._data.st is not x.grad._data.st
+        return dispatches
+
+    backward(False)  # the kernels compiled once
+    assert backward(False) == backward(True) - 1

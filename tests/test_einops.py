@@ -193,3 +193,89 @@ def test_recipes_are_cached_and_clearable() -> None:
     assert st.get_einops_cache_size() == 1
     st.clear_einops_cache()
     assert st.get_einops_cache_size() == 0
+
+
+@hs.composite
+def pack_case(draw: hs.DrawFn) -> tuple[str, list[tuple[int, ...]], list[tuple[int, ...]]]:
+    """(pattern, the shapes to pack, the packed shapes to unpack by): inner sizes 0-3, axes around the `*` 0-2,
+    sometimes a size that differs between tensors, packed shapes with a -1 (or a wrong size) in one place."""
+    before, after = draw(hs.integers(0, 2)), draw(hs.integers(0, 2))
+    pattern = " ".join(["a", "b"][:before] + ["*"] + ["c", "d"][:after])
+    outer = [draw(hs.integers(1, 3)) for _ in range(before + after)]  # einops cannot unpack a 0 outer size
+    shapes = []
+    for _ in range(draw(hs.integers(1, 3))):
+        mine = list(outer)
+        if mine and draw(hs.integers(0, 5)) == 0:
+            mine[draw(hs.integers(0, len(mine) - 1))] += 1  # differs from the others
+        inner = [draw(hs.integers(0, 3)) for _ in range(draw(hs.integers(0, 2)))]
+        shapes.append(tuple(mine[:before] + inner + mine[before:]))
+    ps = [tuple(s[before:len(s) - after]) for s in shapes]
+    how = draw(hs.integers(0, 3))
+    if how == 1:  # one size left for unpack to infer
+        i = draw(hs.integers(0, len(ps) - 1))
+        ps[i] = (-1, *ps[i][1:]) if ps[i] else (-1,)
+    elif how == 2:  # a wrong size
+        i = draw(hs.integers(0, len(ps) - 1))
+        ps[i] = (*ps[i], 2)
+    return pattern, shapes, ps
+
+
+@given(pack_case())
+@SETTINGS
+def test_pack_and_unpack_rules_match_einops(c: tuple[str, list[tuple[int, ...]], list[tuple[int, ...]]]) -> None:
+    """The rules' pack and unpack shapes (the plugin's results; the runtime computes its own) against the
+    einops package on every drawn case: accepted alike, the same shapes, refused alike. Kills slips in the
+    running total of the packed axis, the used/left sizes of an unpack with -1, and the pattern checks."""
+    from shapetorch._rules.einops import pack_shape, unpack_shapes
+
+    pattern, shapes, ps = c
+    try:
+        want, want_ps = einops.pack([np.zeros(s) for s in shapes], pattern)
+    except (einops.EinopsError, ValueError):  # on NumPy arrays einops leaves a size mismatch to concatenate
+        with pytest.raises(RuleError):
+            pack_shape(pattern, shapes)
+        return
+    got, got_ps = pack_shape(pattern, shapes)
+    assert got == want.shape and got_ps == [tuple(p) for p in want_ps]
+    try:
+        back = einops.unpack(want, ps, pattern)
+    except (einops.EinopsError, ValueError):
+        with pytest.raises(RuleError):
+            unpack_shapes(pattern, got, ps)
+        return
+    assert unpack_shapes(pattern, got, ps) == [t.shape for t in back]
+
+
+@pytest.mark.parametrize("pattern", ["b * 1x", "b * b", "b c", "* _"])
+def test_pack_pattern_refused_like_einops(pattern: str) -> None:
+    from shapetorch._rules.einops import parse_pack
+
+    with pytest.raises(einops.EinopsError):
+        einops.pack([np.zeros((2, 3, 4))], pattern)
+    with pytest.raises(RuleError) as info:
+        parse_pack(pattern)
+    assert info.value.code == "einops_error_invalid_pattern"
+
+
+def test_split_message_says_not_divisible() -> None:
+    """A group that cannot be split says so (the `divide` flag of the mismatch message)."""
+    with pytest.raises(einops.EinopsError):
+        einops.rearrange(np.zeros(6), "(h w) -> h w", h=4)
+    with pytest.raises(RuleError) as info:
+        einops_shape("(h w) -> h w", "rearrange", (6,), {"h": 4})
+    assert "cannot be split as (h w): it is not divisible by 4" in info.value.message
+
+
+@pytest.mark.parametrize("ps", [[(3,), (-1,)], [(4,), (-1,)], [(2,), (), (-1,)], [(1,), (), (-1,)], [(-1, 2), (1,)],
+                                [(2,), (2,)]])
+def test_unpack_with_minus_one_as_einops(ps: list[tuple[int, ...]]) -> None:
+    """The size left for -1: none left (a 0 size), too little (refused), pieces of size 1 counted."""
+    from shapetorch._rules.einops import unpack_shapes
+
+    try:
+        want = [t.shape for t in einops.unpack(np.zeros((2, 3)), ps, "b *")]
+    except einops.EinopsError:
+        with pytest.raises(RuleError):
+            unpack_shapes("b *", (2, 3), ps)
+        return
+    assert unpack_shapes("b *", (2, 3), ps) == want

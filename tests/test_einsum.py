@@ -377,3 +377,31 @@ def test_forward_ad_uses_the_composite() -> None:
     with tfwad.dual_level():
         want = tfwad.unpack_dual(torch.einsum("bii->b", tfwad.make_dual(torch.tensor(x), torch.tensor(dx)))).tangent
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("eq", ["i#,j->ij", "ij,j#->i", "ij,jk,k%->i", "ij->i#"])
+def test_bad_subscript_index_as_torch(eq: str) -> None:
+    """The index of a bad subscript counts from the start of the equation, as torch's message does (the
+    running offset of the terms: `start = 0` into 1 shifted every index)."""
+    import re
+
+    shapes = [(2, 2)] * (eq.split("->", maxsplit=1)[0].count(",") + 1)
+    with pytest.raises(RuntimeError) as want:
+        torch.einsum(eq, *[torch.zeros(s) for s in shapes])
+    with pytest.raises(RuleError) as got:
+        einsum_shape(eq, *shapes)
+    assert got.value.code == "einsum_error_invalid_equation"
+    index = re.search(r"at index (\d+)", str(want.value))
+    assert index is not None and f"at index {index.group(1)};" in got.value.message
+
+
+@pytest.mark.parametrize(("eq", "terms"), [("ij,j#->i", "at least 2"), ("ij,jk->ik", "2")])
+def test_too_few_operands_counts_the_terms(eq: str, terms: str) -> None:
+    """Fewer operands than terms: torch refuses both. Where parsing stopped at a bad term beyond the given
+    operands the count is a lower bound, and the message says so ("at least")."""
+    with pytest.raises(RuntimeError, match="fewer operands"):
+        torch.einsum(eq, torch.zeros(2, 2))
+    with pytest.raises(RuleError) as info:
+        einsum_shape(eq, (2, 2))
+    assert info.value.code == "einsum_error_operand_count_mismatch"
+    assert f"has {terms} input terms but 1 operands" in info.value.message

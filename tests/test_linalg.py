@@ -378,3 +378,44 @@ def test_tensorinv_rule_decides_as_torch(shape, ind):
             tensorinv_shape(shape, ind)
         return
     assert tensorinv_shape(shape, ind) == expected
+
+
+def test_lstsq_and_multi_dot_rule_shapes_match_torch():
+    """The rules' result shapes (the checking mode does not cover these) against torch, accept and refuse.
+    lstsq is compared where shapetorch agrees with torch today: B with more dims than A, and a B one dim
+    short whose last size is not A's rows, are known differences (torch refuses the first and reads the
+    second as a batch of vectors), to be fixed in the op and its rule."""
+    import itertools
+
+    from shapetorch._rules.errors import RuleError
+    from shapetorch._rules.matrix import lstsq_shape, multi_dot_shape
+
+    def same(rule, want):
+        try:
+            expected = tuple(want().shape)
+        except RuntimeError:
+            with pytest.raises(RuleError):
+                rule()
+            return
+        assert rule() == expected
+
+    for a, b in itertools.product([(3, 2), (4, 3, 2)], [(3,), (3, 5), (4, 3, 5), (2,), (2, 5), (4, 2, 5)]):
+        if len(b) > len(a) or (len(b) == len(a) - 1 and len(a) > 2):
+            continue  # the known differences above
+        same(lambda a=a, b=b: lstsq_shape(a, b),
+             lambda a=a, b=b: torch.linalg.lstsq(torch.randn(a), torch.randn(b)).solution)
+    for shapes in [[(3,), (3, 4)], [(2, 3), (3,)], [(3,), (3,)], [(2, 3), (3, 4), (4, 5)], [(3,), (3, 4), (4,)],
+                   [(2, 3), (3, 4), (4,)], [(2, 3), (4, 5)], [(2, 3), (3,), (3, 4)], [(3,), (3, 4), (4, 2)]]:
+        same(lambda s=shapes: multi_dot_shape(s), lambda s=shapes: torch.linalg.multi_dot([torch.randn(x) for x in s]))
+
+
+def test_block_diag_rule_shape_matches_torch():
+    """block_diag's rule (not covered by the checking mode): rows and columns add up from zero."""
+    import itertools
+
+    from shapetorch._rules.matrix import block_diag_shape
+
+    for shapes in itertools.chain.from_iterable(itertools.product([(), (3,), (2, 4), (0, 2)], repeat=n)
+                                                for n in range(0, 3)):
+        want = torch.block_diag(*[torch.zeros(s) for s in shapes]).shape
+        assert block_diag_shape(shapes) == tuple(want), shapes

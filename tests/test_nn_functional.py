@@ -309,3 +309,25 @@ def test_dropout_inplace_as_torch(name):
         m = getattr(lib.nn, {"dropout": "Dropout", "dropout1d": "Dropout1d", "dropout2d": "Dropout2d"}[name])(0.5, True)
         z = lib.ones(2, 3, 4)
         assert m(z) is z
+
+
+def test_conv_and_attention_refusals_name_torch_sizes():
+    """The numbers in the refusals are torch's: the ranks a conv accepts, the padded input size, the two
+    embedding sizes of an attention (torch's own wording differs; the numbers and the class do not)."""
+    import re
+
+    cases = [
+        (lambda L: L.nn.functional.conv2d(L.zeros(2, 3), L.zeros(1, 1, 1, 1)), r"(\d)D \(unbatched\) or (\d)D",
+         r"(\d)-D \(unbatched\) or (\d)-D"),
+        (lambda L: L.nn.functional.conv2d(L.zeros(1, 1, 3, 3), L.zeros(1, 1, 6, 6), padding=1),
+         r"padded input size per channel: \((\d+) x (\d+)\)", r"padded input size per channel \((\d+), (\d+)\)"),
+        (lambda L: L.nn.functional.scaled_dot_product_attention(L.zeros(2, 3, 4), L.zeros(2, 3, 5), L.zeros(2, 3, 5)),
+         r"batch2 tensor to be: \[\d+, (\d+)\] but got: \[\d+, (\d+)\]", r"sizes differ \((\d+) != (\d+)\)"),
+    ]
+    for call, theirs, ours in cases:
+        with pytest.raises(RuntimeError) as want:
+            call(torch)
+        with pytest.raises(RuntimeError) as got:
+            call(st)
+        w, g = re.search(theirs, str(want.value)), re.search(ours, str(got.value))
+        assert w is not None and g is not None and w.groups() == g.groups(), (str(want.value), str(got.value))

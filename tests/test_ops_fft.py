@@ -173,3 +173,25 @@ def test_second_order_and_forward_mode():
                                  (st.tensor(values((4, 2), "float64", 7), requires_grad=True),))
     assert st.autograd.gradcheck(lambda z: st.view_as_real(st.fft.fft(z, 5, norm="ortho")),
                                  (st.tensor(values((3, 4), "float64", 8), requires_grad=True),))
+
+
+@fast(20)
+# n_fft below 8: centring pads n_fft // 2 on each side, and a reflect pad as wide as the input is the pad
+# rule's refusal (checked by the runtime's pad), not stft's
+@given(length=hs.integers(4, 24), batch=hs.booleans(), n_fft=hs.integers(2, 7), hop=hs.integers(1, 4),
+       center=hs.booleans(), onesided=hs.booleans())
+def test_stft_rule_shape_matches_torch(length, batch, n_fft, hop, center, onesided):
+    """The stft rule's result shape (what the plugin reports; the checking mode does not cover stft) is
+    torch's, batched or not: a slip in the batch dims it keeps (`shape[:-1]`) went unnoticed."""
+    from shapetorch._rules.errors import RuleError
+    from shapetorch._rules.fft import stft_shape
+
+    shape = (3, length) if batch else (length,)
+    try:
+        want = torch.stft(torch.zeros(shape, dtype=torch.float64), n_fft, hop, center=center, onesided=onesided,
+                          return_complex=True).shape
+    except RuntimeError:
+        with pytest.raises(RuleError):
+            stft_shape(shape, n_fft, hop, n_fft, None, center, onesided)
+        return
+    assert stft_shape(shape, n_fft, hop, n_fft, None, center, onesided) == tuple(want)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
@@ -87,3 +88,19 @@ def test_narrow_select_unbind(shape, data, seed):
     i = data.draw(hs.integers(-size - 1, size))
     compare(lambda lib, x: x.select(d, i), x_of(shape, seed), codes=codes)
     compare(lambda lib, x: x.unbind(d), x_of(shape, seed), codes=codes)
+
+
+@pytest.mark.parametrize(("name", "shape", "need"), [("hsplit", (), "1 dimension,"), ("vsplit", (3,), "2 dimensions,"),
+                                                     ("dsplit", (2, 2), "3 dimensions,")])
+def test_directional_split_rank_message(name, shape, need):
+    """torch refuses a tensor of too few dims with a RuntimeError; the message counts the dims it needs
+    (in correct English, where torch's says "at least 3 dimension")."""
+    import torch
+
+    import shapetorch as st
+
+    with pytest.raises(RuntimeError, match="requires a tensor with at least"):
+        getattr(torch, name)(torch.zeros(shape), 1)
+    with pytest.raises(RuntimeError) as info:
+        getattr(st, name)(st.zeros(shape), 1)
+    assert f"requires a tensor with at least {need} but got a tensor with {len(shape)} dimensions" in str(info.value)

@@ -69,3 +69,27 @@ def test_outer_promotes():
     a, ta = rand((3,), "int64", 1)
     b, tb = rand((2,), "float32", 1)
     compare(lambda lib, x, y: lib.outer(x, y), (a, ta), (b, tb))
+
+
+def test_matmul_rule_shapes_match_torch_every_rank():
+    """The matmul rule's result against torch for every pair of ranks 1-4, with batch dims that broadcast
+    and inner sizes that do or do not match (a vector @ matrix kept the wrong part of `b`, unseen)."""
+    import itertools
+
+    import torch
+
+    from shapetorch._rules.errors import RuleError
+    from shapetorch._rules.matmul import matmul_shape
+
+    for ra, rb, inner in itertools.product(range(1, 5), range(1, 5), (3, 5)):
+        a = (2, 1, 4, 3)[4 - ra:]
+        b = (5, 3, 6)[max(0, 3 - rb):] if rb <= 3 else (1, 5, 3, 6)
+        b = b if rb > 1 else (inner,)
+        b = b if rb == 1 else b[:-2] + (inner, b[-1])
+        try:
+            want = tuple(torch.matmul(torch.zeros(a), torch.zeros(b)).shape)
+        except RuntimeError:
+            with pytest.raises(RuleError):
+                matmul_shape(a, b)
+            continue
+        assert matmul_shape(a, b) == want, (a, b)

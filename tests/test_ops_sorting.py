@@ -408,3 +408,19 @@ def test_rules_agree_with_runtime(shape, k, n, data):
     assert diff_shape(sym, 1, 0) == (UNKNOWN, *sym[1:])
     assert unique_shapes(sym, 0)[0][0] is UNKNOWN
     assert cartesian_prod_shape([(Sym("N"),), (3,)]) == (Sym("N*3"), 2)
+
+
+def test_unique_rule_shapes_with_dim_match_torch():
+    """unique's rule with `dim` (its result sizes are data-dependent, so unknown at `dim`): every other
+    size, the inverse's shape and the counts' rank are torch's. (A 0-d input with dim=0 differs: torch
+    raises IndexError, the rule accepts it.)"""
+    import torch
+
+    from shapetorch._rules.dims import UNKNOWN
+    from shapetorch._rules.sorting import unique_shapes
+
+    for shape, d in [((3, 4), 0), ((3, 4), 1), ((2, 3, 4), -1), ((5,), 0)]:
+        out, inverse, counts = torch.unique(torch.zeros(shape), dim=d, return_inverse=True, return_counts=True)
+        r_out, r_inverse, r_counts = unique_shapes(shape, d)
+        assert r_out == tuple(UNKNOWN if i == d % len(shape) else s for i, s in enumerate(out.shape))
+        assert r_inverse == tuple(inverse.shape) and len(r_counts) == counts.dim() == 1

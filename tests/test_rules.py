@@ -217,3 +217,126 @@ def test_bind_dims_per_call():
     assert info.value.message == "attend: dim P is 4 in q (Batch, 4, 8) but 5 in k (Batch, 5, 8)"
     with pytest.raises(RuleError):
         bind_dims([("q", sig, (Batch, Seq, 8)), ("k", sig, (Seq, Batch, 8))])
+
+
+# Killers of mutants that tools/mutation.py found alive (docs/architecture.md, "Mutation testing"). Each
+# names the slip it catches; each was checked by planting the slip back and seeing the test fail.
+
+
+def test_wrap_dim_refuses_bool_and_float_dims_like_torch():
+    """`type(dim) is not int` into `is int` let a bool or a float dim through the rule (the plugin calls it
+    on literal dims) and returned a NumPy integer dim unconverted."""
+    import numpy as np
+    import torch
+
+    from shapetorch._errors import from_rule
+    from shapetorch._rules.axes import wrap_dim
+
+    for bad in (True, 1.0):
+        with pytest.raises(TypeError):
+            torch.zeros(2, 3).unsqueeze(bad)
+        with pytest.raises(RuleError) as info:
+            wrap_dim(bad, 2, "unsqueeze")
+        assert info.value.code == "argument_error_type"
+        assert isinstance(from_rule(info.value), TypeError)
+    got = wrap_dim(np.int64(-1), 2, "unsqueeze")
+    assert got == 1 and type(got) is int
+
+
+def test_symbolic_size_arithmetic():
+    """The size arithmetic the plugin does on named sizes (a flatten of (B, 2) is B*2; a split of B*2 by 2
+    is B). Slips caught: `a == 1` into `a == 0` or `a == 2` in dim_mul (2*B became B, 0*B became B), and
+    the divisibility test of dim_div negated (an exact int quotient became unknown)."""
+    from shapetorch._rules.dims import dim_add, dim_div, dim_mul, prod
+
+    assert dim_mul(1, B) == B and dim_mul(B, 1) == B
+    assert dim_mul(2, B) == Sym("B*2") == dim_mul(B, 2) == prod((2, B)) == prod((B, 1, 2))
+    assert dim_mul(0, B) == 0 == dim_mul(B, 0) == prod((B, 0, N))
+    assert dim_mul(B, N) == Sym("B*N") == dim_mul(N, B)
+    assert dim_mul(UNKNOWN, B) is UNKNOWN and dim_mul(1, UNKNOWN) is UNKNOWN
+    assert dim_mul(3, 4) == 12 and prod(()) == 1
+    assert dim_div(12, 4) == 3 and dim_div(12, 5) is UNKNOWN and dim_div(3, 0) is UNKNOWN
+    assert dim_div(Sym("B*2"), 2) == B and dim_div(Sym("B*N"), N) == B and dim_div(B, B) == 1
+    assert dim_div(Sym("B*6"), 4) is UNKNOWN and dim_div(B, N) is UNKNOWN and dim_div(B, 1) == B
+    assert dim_add(2, 3) == 5 and dim_add(0, B) == B and dim_add(B, 0) == B and dim_add(B, 1) is UNKNOWN
+
+
+def _levenshtein(a: str, b: str) -> int:
+    """An independent reference: the textbook recursion, memoized."""
+    from functools import cache
+
+    @cache
+    def d(i: int, j: int) -> int:
+        if not i or not j:
+            return i + j
+        return min(d(i - 1, j) + 1, d(i, j - 1) + 1, d(i - 1, j - 1) + (a[i - 1] != b[j - 1]))
+
+    return d(len(a), len(b))
+
+
+def test_edit_distance_behind_did_you_mean():
+    """The distance behind the "did you mean" hints of the einops/einsum messages, against the textbook
+    recursion on every pair of short words (a slip in the dynamic programme's indices or costs changes
+    some of them)."""
+    import itertools
+
+    from shapetorch._rules.errors import did_you_mean, edit_distance
+
+    words = ["".join(w) for n in range(4) for w in itertools.product("ab", repeat=n)] + ["kitten", "sitting"]
+    for a, b in itertools.product(words, repeat=2):
+        assert edit_distance(a, b) == _levenshtein(a, b), (a, b)
+    assert did_you_mean("hieght", ["width", "height"]) == "; did you mean 'height'?"
+    assert did_you_mean("zzz", ["height"]) == ""
+
+
+def test_pack_mismatch_names_the_axis_after_the_star():
+    """A pack whose tensors differ on an axis after `*` names that axis, not `*` (`j < before` into
+    `j <= before` picked the pattern's word one place early)."""
+    from shapetorch._rules.einops import pack_shape
+
+    for shapes, axis in [([(2, 3, 4), (2, 5)], "c"), ([(2, 3, 4), (3, 5, 4)], "b")]:
+        with pytest.raises(RuleError) as info:
+            pack_shape("b * c", shapes)
+        assert info.value.code == "einops_error_dimension_mismatch"
+        assert f"(axis {axis!r})" in info.value.message
+
+
+def test_unravel_index_rule_as_torch():
+    """One index tensor per dim of `shape`, each of the indices' shape; a negative size refused (the
+    refusal's condition negated refused every call). torch's class here is ValueError, shapetorch's a
+    RuntimeError (argument_error_invalid): left to the bad-input work on error classes."""
+    import torch
+
+    from shapetorch._rules.indexing import unravel_index_shape
+
+    for index, shape in [((2,), (2, 3)), ((), (4,)), ((2, 2), (2, 3, 4))]:
+        want = torch.unravel_index(torch.zeros(index, dtype=torch.int64), shape)
+        assert unravel_index_shape(index, shape) == tuple(tuple(t.shape) for t in want)
+    with pytest.raises(ValueError, match="cannot have negative values"):
+        torch.unravel_index(torch.tensor([1]), (2, -3))
+    with pytest.raises(RuleError) as info:
+        unravel_index_shape((1,), (2, -3))
+    assert info.value.code == "argument_error_invalid" and "cannot have negative values" in info.value.message
+
+
+def test_unfold_diagonal_and_cartesian_prod_rules_as_torch():
+    """Rule results the checking mode does not see: unfold's window count and its refusal of step 0,
+    cartesian_prod of two vectors (a pair per row), and diagonal of a named size (unknown length: the
+    length is computed only when both sizes are ints)."""
+    import torch
+
+    from shapetorch._rules.tiling import cartesian_prod_shape
+    from shapetorch._rules.views import diagonal_shape, unfold_shape
+
+    for shape, dim, size, step in [((7,), 0, 2, 1), ((3, 8), 1, 3, 2), ((5, 4), 0, 5, 3), ((4,), 0, 0, 1), ((6,), 0, 2, 0)]:
+        try:
+            want = tuple(torch.zeros(shape).unfold(dim, size, step).shape)
+        except RuntimeError:
+            with pytest.raises(RuleError):
+                unfold_shape(shape, dim, size, step)
+            continue
+        assert unfold_shape(shape, dim, size, step) == want
+    for shapes in [[(3,)], [(3,), (4,)], [(2,), (3,), (4,)]]:
+        assert cartesian_prod_shape(shapes) == tuple(torch.cartesian_prod(*[torch.zeros(s) for s in shapes]).shape)
+    assert diagonal_shape((3, B)) == (UNKNOWN,) and diagonal_shape((B, 3)) == (UNKNOWN,)
+    assert diagonal_shape((3, 5), offset=1) == (3,) == tuple(torch.zeros(3, 5).diagonal(1).shape)
