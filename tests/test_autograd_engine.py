@@ -579,17 +579,17 @@ def test_grad_from_two_outputs_of_one_node():
 
 def test_grad_fn_names_of_sum_and_pow_as_torch():
     """torch names a node by the overload that made it: sum over every dim (SumBackward0) or over given
-    dims/keepdim (SumBackward1); pow with a scalar exponent (PowBackward0) or a tensor one (PowBackward1).
-    Two cases differ from torch and are left out here: a sum over dims given explicitly that cover every
-    dim, `sum(0)` of a 1-d tensor or `sum((0, 1))` of a 2-d one (torch SumBackward1, shapetorch
-    SumBackward0: the node's params cannot tell given dims from none), and `pow(2.0, t)` (torch
-    PowBackward2, shapetorch PowBackward1)."""
+    dims/keepdim (SumBackward1, also when the given dims are all of them); pow with a scalar exponent
+    (PowBackward0) or a tensor one (PowBackward1). One case differs from torch and is left out here:
+    `pow(2.0, t)` (torch PowBackward2, shapetorch PowBackward1: the node cannot tell a Python base from a
+    tensor one that needs no grad)."""
 
     def names(lib):
         p = lib.ones(3, requires_grad=True)
         m = lib.ones(2, 3, requires_grad=True)
         return [p.sum().grad_fn.name(), m.sum().grad_fn.name(), m.sum(1).grad_fn.name(),
                 m.sum((0, 1), keepdim=True).grad_fn.name(), p.sum(0, keepdim=True).grad_fn.name(),
+                p.sum(0).grad_fn.name(), m.sum((0, 1)).grad_fn.name(), m.sum((-1, 0)).grad_fn.name(),
                 lib.pow(p, 2.0).grad_fn.name(), (p ** 1).grad_fn.name(), lib.pow(p, p).grad_fn.name(),
                 lib.pow(p.detach(), p).grad_fn.name()]
 

@@ -278,6 +278,10 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-args", "An argument has a value the op cannot accept (clamp without bounds, arange's step).",
         "{op}: {problem}",
     ),
+    "argument_error_invalid_value": Entry(
+        "value", "shape-args", "An argument value torch refuses with a ValueError (a negative size of unravel_index).",
+        "{op}: {problem}",
+    ),
     "div_error_integer_division_by_zero": Entry(
         "shape", "shape-args", "Integer division or remainder by zero (floats give inf or nan instead).",
         "{op}: integer division by zero",
@@ -686,3 +690,8 @@ def edit_distance(a: str, b: str) -> int:
 def invalid_argument(op: str, problem: str) -> RuleError:
     """``argument_error_invalid``: an argument outside what torch accepts (``k`` of topk, a negative size, ...)."""
     return RuleError("argument_error_invalid", op=op, problem=problem)
+
+
+def invalid_value(op: str, problem: str) -> RuleError:
+    """``argument_error_invalid_value``: the same where torch's check is Python's and raises ``ValueError``."""
+    return RuleError("argument_error_invalid_value", op=op, problem=problem)

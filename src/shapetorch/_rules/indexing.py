@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from .broadcast import broadcast_shapes, expand_shape
 from .dims import UNKNOWN, Dim, Shape, differ
-from .errors import RuleError, invalid_argument
+from .errors import RuleError, invalid_value
 
 
 class TensorIndex(NamedTuple):
@@ -100,5 +100,5 @@ def setitem_value_shape(value: Shape, target: Shape, op: str = "index_put") -> S
 
 def unravel_index_shape(index: Shape, shape: Sequence[int], op: str = "unravel_index") -> tuple[Shape, ...]:
     if any(s < 0 for s in shape):
-        raise invalid_argument(op, f"'shape' cannot have negative values, but got {tuple(shape)}")
+        raise invalid_value(op, f"'shape' cannot have negative values, but got {tuple(shape)}")
     return tuple(tuple(index) for _ in shape)

@@ -103,7 +103,9 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     d = _int_to_long(input, dtype)
     if d is not None:
         input = input.to(d)
-    return _SUM(input, axis=axis, keepdims=keepdim)
+    out = _SUM(input, axis=axis, keepdims=keepdim)
+    # torch's sum over given dims is its dim_IntList overload (SumBackward1), even when they are all the dims
+    return out if dim is None else as_node(out, "SumBackward1", input)
 
 
 @public("reduction")
