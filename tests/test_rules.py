@@ -303,8 +303,7 @@ def test_pack_mismatch_names_the_axis_after_the_star():
 
 def test_unravel_index_rule_as_torch():
     """One index tensor per dim of `shape`, each of the indices' shape; a negative size refused (the
-    refusal's condition negated refused every call). torch's class here is ValueError, shapetorch's a
-    RuntimeError (argument_error_invalid): left to the bad-input work on error classes."""
+    refusal's condition negated refused every call), with torch's ValueError (argument_error_invalid_value)."""
     import torch
 
     from shapetorch._rules.indexing import unravel_index_shape
@@ -316,7 +315,7 @@ def test_unravel_index_rule_as_torch():
         torch.unravel_index(torch.tensor([1]), (2, -3))
     with pytest.raises(RuleError) as info:
         unravel_index_shape((1,), (2, -3))
-    assert info.value.code == "argument_error_invalid" and "cannot have negative values" in info.value.message
+    assert info.value.code == "argument_error_invalid_value" and "cannot have negative values" in info.value.message
 
 
 def test_unfold_diagonal_and_cartesian_prod_rules_as_torch():
