@@ -128,6 +128,17 @@ def _cases(lib: Any) -> dict[str, Callable[[], Any]]:
         "index_fill_empty_other_dim_ok": lambda: lib.index_fill(lib.ones(0, 3), 1, lib.tensor([1]), 1.),
         "keepdim_true_ok": lambda: x.sum(1, keepdim=True),
         "keepdim_false_positional_ok": lambda: lib.sum(x, 1, False),
+        # a size-like star parameter needs at least one value in torch's parser (not an empty shape)
+        "reshape_no_sizes": lambda: x.reshape(),
+        "view_no_sizes": lambda: x.view(),
+        "expand_no_sizes": lambda: x.expand(),
+        "permute_no_dims": lambda: x.permute(),
+        "repeat_no_repeats": lambda: x.repeat(),
+        "rand_no_size": lambda: lib.rand(),
+        "randn_no_size_with_dtype": lambda: lib.randn(dtype=lib.float64),
+        "view_empty_tuple_ok": lambda: x[:1, :1].view(()),
+        "repeat_tuple_ok": lambda: x.repeat((2, 1)),
+        "rand_empty_tuple_ok": lambda: lib.rand(()).shape,
     }
 
 

@@ -82,6 +82,11 @@ def _bool_classes(name: str, q: inspect.Parameter) -> frozenset[type] | None:
     return None
 
 
+# The star parameters torch's parser requires at least one value for: ``x.reshape()``, ``x.permute()``,
+# ``rand()`` are TypeErrors there ("missing 1 required positional arguments"), not an empty shape.
+_REQUIRED_STARS = frozenset({"shape", "size", "sizes", "dims", "repeats"})
+
+
 def _guarded(name: str, fn: Callable[..., Any], category: str = "") -> Callable[..., Any]:
     """``fn`` behind torch's argument check: a call torch's parser would refuse (an unknown keyword, too many
     or too few arguments, the same argument given twice, a non-tensor where a tensor is required, a non-bool
@@ -128,6 +133,9 @@ def _guarded(name: str, fn: Callable[..., Any], category: str = "") -> Callable[
     positional = set(names)
     checks: dict[str, tuple[bool, frozenset[type]]] = {}  # name -> (allowed, classes): refused or the only ones taken
     bad = ["__extra"] + [f"{r} is _M" for r in required] + ([] if star else ["__more"])
+    env["_rs"] = star if star in _REQUIRED_STARS else None
+    if star in _REQUIRED_STARS:
+        bad.append(f"not {star}")
     for i, q in enumerate(params):
         if _int_param(q):
             checks[q.name] = (False, _NOT_INT)
@@ -145,7 +153,7 @@ def _guarded(name: str, fn: Callable[..., Any], category: str = "") -> Callable[
     source = (
         f"def guard({', '.join(head)}):\n"
         f"    if {' or '.join(bad)}:\n"
-        f"        return _kw(_name, fn, _names, {args}, {star or '__more'}, __extra, _checks)\n"
+        f"        return _kw(_name, fn, _names, {args}, {star or '__more'}, __extra, _checks, _rs)\n"
         f"    try:\n"
         f"        return fn({', '.join(call)})\n"
         f"    except _SE:\n"
@@ -168,10 +176,13 @@ def _given(names: tuple[str, ...], values: tuple[Any, ...], more: tuple[Any, ...
 
 
 def _keyword_call(name: str, fn: Callable[..., Any], names: tuple[str, ...], values: tuple[Any, ...],
-                  more: tuple[Any, ...], extra: dict[str, Any], checks: dict[str, Any]) -> Any:
+                  more: tuple[Any, ...], extra: dict[str, Any], checks: dict[str, Any],
+                  required_star: str | None = None) -> Any:
     """A guarded call with keywords, or one its fast test did not pass: check the int and bool parameters
     given by keyword too, then let Python bind the call to ``fn`` (so the same argument given twice, an
     unknown keyword or a missing argument is Python's TypeError, coded by ``refuse_arguments``)."""
+    if required_star is not None and not more:
+        fail("argument_error_signature", op=name, problem=f'missing 1 required positional arguments: "{required_star}"')
     n = 0
     for v in values:  # positional arguments fill from the left: the first sentinel ends them
         if v is _MISSING:

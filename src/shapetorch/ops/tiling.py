@@ -28,7 +28,7 @@ from .._rules.tiling import (
 )
 from .._tensor import Tensor
 from ._common import check, dtype_name, int_list, new_tensor
-from ._registry import method, public
+from ._registry import _guarded, method, public
 
 Arr = Any
 
@@ -135,16 +135,14 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     return _tiled(input, reps, shape)
 
 
-def _repeat(self: Tensor, *sizes: Any) -> Tensor:
+def _repeat(self: Tensor, *repeats: Any) -> Tensor:
     """``Tensor.repeat``: tile with at least as many repeats as dims (einops' ``repeat`` is ``shapetorch.repeat``)."""
-    if not sizes:
-        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    reps = int_list(sizes, "repeat")
+    reps = int_list(repeats, "repeat")
     shape = check(repeat_shape, self._data.shape, reps, op="repeat")
     return _tiled(self, reps, shape)
 
 
-method("repeat", _repeat)
+method("repeat", _guarded("repeat", _repeat))  # a method only, behind its argument guard
 
 
 # -- atleast_*, meshgrid ------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from .._rules.broadcast import expand_shape
 from .._rules.views import as_strided_check
 from .._tensor import Tensor
 from ._common import as_node, check, check_leaf_inplace, inherit_custom_view, int_list
-from ._registry import method, public
+from ._registry import _guarded, method, public
 
 Arr = Any
 
@@ -109,7 +109,7 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
     return _view_of(out, self)
 
 
-method("view", _view)
+method("view", _guarded("view", _view))  # methods only, behind their argument guards
 method("view_as", lambda self, other: _view(self, other._data.shape))
 method("reshape_as", lambda self, other: reshape(self, other._data.shape))
 
@@ -199,7 +199,7 @@ def _expand(self: Tensor, *sizes: Any) -> Tensor:
     return _view_of(_EXPAND(self, shape=new), self)
 
 
-method("expand", _expand)
+method("expand", _guarded("expand", _expand))
 method("expand_as", lambda self, other: _expand(self, other._data.shape))
 
 
