@@ -10,7 +10,7 @@ code. The machinery is ``tests/_static_runtime.py``, shared with the enumerated 
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from _static_runtime import decided, render, runtime_result, same, static_results
@@ -112,7 +112,10 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
 
 
 @pytest.mark.filterwarnings("ignore:The recursion limit")
-@settings(max_examples=2, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+# No shrinking: each example is a batch of 60 cases checked by one mypy run, and the failure message already
+# lists the mismatching cases; shrinking would rerun mypy for many minutes and gigabytes to report them.
+@settings(max_examples=2, deadline=None, database=None, suppress_health_check=list(HealthCheck),
+          phases=(Phase.explicit, Phase.generate))
 @given(batch=st.lists(cases(), min_size=60, max_size=60))
 def test_static_verdict_equals_runtime(batch: list[tuple[list[tuple[int, ...]], str]], tmp_path_factory: pytest.TempPathFactory) -> None:
     text, where = render(batch)

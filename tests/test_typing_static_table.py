@@ -374,6 +374,14 @@ def creation() -> Iterator[Case]:
     yield [], "st.zeros(2, -1)"
 
 
+def star_sizes() -> Iterator[Case]:
+    """Star parameters torch's parser needs a value for, given none (and a tuple of none, which is a shape)."""
+    for a in ((), (1,), (2, 3)):
+        for expr in ("a.reshape()", "a.view()", "a.permute()", "a.expand()", "a.repeat()", "st.rand()", "st.zeros()",
+                     "a.reshape(())", "a.permute(())", "a.expand(())", "st.rand(())"):
+            yield [a], expr
+
+
 def nn_ops() -> Iterator[Case]:
     for a in SOME:
         f = a[-1] if a else 1
@@ -438,7 +446,7 @@ def einsum() -> Iterator[Case]:
 FAMILIES = {
     "elementwise": elementwise, "reductions": reductions, "along a dim": along_dim, "views": views,
     "joining": joining, "indexing": indexing, "gather/scatter": scatter, "matmul": matmul, "linalg": linalg,
-    "tiling": tiling, "creation": creation, "nn": nn_ops, "einsum/einops": einsum,
+    "tiling": tiling, "creation": creation, "star sizes": star_sizes, "nn": nn_ops, "einsum/einops": einsum,
 }
 
 

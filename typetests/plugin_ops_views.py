@@ -30,3 +30,14 @@ def f(wav: Tensor[tuple[Batch, L[16000]], float32], x: Tensor[tuple[Batch, Time,
     reveal_type(wav.reshape(n, 101, 160))  # N: Tensor[tuple[Any, Literal[101], Literal[160]], shapetorch.float32]
     reveal_type(h.unflatten(-1, (2, 4)))  # N: Tensor[tuple[plugin_ops_views.Batch, plugin_ops_views.Time, Literal[2], Literal[4]], shapetorch.float32]
     h.unflatten(-1, (3, 4))  # E: unflatten: sizes [3, 4] don't multiply up to the size 8 of dim -1 of (Batch, Time, 8)  [unflatten_error_size_mismatch]
+
+
+def star_sizes_required(a: Tensor[tuple[L[2], L[3]], float32]) -> None:
+    # torch's parser needs a value for these star parameters; none is the runtime's signature error
+    a.reshape()  # E: reshape() missing 1 required positional arguments: "shape"  [argument_error_signature]
+    a.view()  # E: view() missing 1 required positional arguments: "shape"  [argument_error_signature]
+    a.permute()  # E: permute() missing 1 required positional arguments: "dims"  [argument_error_signature]
+    a.expand()  # E: expand() missing 1 required positional arguments: "sizes"  [argument_error_signature]
+    a.repeat()  # E: repeat() missing 1 required positional arguments: "repeats"  [argument_error_signature]
+    st.rand()  # E: rand() missing 1 required positional arguments: "size"  [argument_error_signature]
+    reveal_type(a[:1, :1].reshape(()))  # N: Tensor[tuple[()], shapetorch.float32]

@@ -102,9 +102,15 @@ class Op:
             raise Unknown
         return [i for i in items if i is not None]
 
-    def sizes(self, name: str) -> list[Dim]:
-        """Sizes given as ``*sizes`` or as one tuple/list: literal ints, named dims, else UNKNOWN."""
+    def sizes(self, name: str, required: str | None = None) -> list[Dim]:
+        """Sizes given as ``*sizes`` or as one tuple/list: literal ints, named dims, else UNKNOWN.
+
+        ``required``: the runtime's name of a star parameter torch's parser needs a value for (``x.reshape()``
+        is a TypeError there, not an empty shape); none given is then the runtime's signature error."""
         actual = self.call.all(name)
+        if required is not None and not actual:
+            raise RuleError("argument_error_signature", op=self.name,
+                            problem=f'missing 1 required positional arguments: "{required}"')
         if len(actual) == 1 and isinstance(actual[0].expr, (TupleExpr, ListExpr)):
             items = actual[0].expr.items
             return [self.size(i, None) for i in items]

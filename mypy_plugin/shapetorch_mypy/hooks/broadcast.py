@@ -133,7 +133,7 @@ def where(op: Op) -> Type:
 # ---------------------------------------------------------------------------------------- expand
 def expand(op: Op) -> Type:
     x = exact(op)
-    return op.like(x, expand_shape(x.shape or (), op.sizes("size"), op.name))
+    return op.like(x, expand_shape(x.shape or (), op.sizes("size", required="sizes"), op.name))
 
 
 def expand_as(op: Op) -> Type:

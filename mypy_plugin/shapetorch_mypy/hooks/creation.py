@@ -57,7 +57,7 @@ def scalar_dtype(t: Type | None) -> str | None:
 
 
 def factory(op: Op) -> Type:
-    return _factory_result(op, new_shape(op.sizes("size"), op.name))
+    return _factory_result(op, new_shape(op.sizes("size", required="size"), op.name))
 
 
 def full(op: Op) -> Type:

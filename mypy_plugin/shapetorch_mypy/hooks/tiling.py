@@ -15,7 +15,7 @@ from ._common import Op, Unknown, exact
 
 def repeat(op: Op) -> Type:
     x = exact(op)
-    sizes = op.sizes("sizes")
+    sizes = op.sizes("sizes", required="repeats")
     if not all(type(s) is int for s in sizes):
         raise Unknown
     return op.like(x, repeat_shape(x.shape or (), [s for s in sizes if isinstance(s, int)], op.name))

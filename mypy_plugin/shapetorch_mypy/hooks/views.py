@@ -42,7 +42,7 @@ def _rank_only(op: Op, x: TensorInfo, sizes: Sequence[Dim]) -> Type:
 
 def reshape(op: Op) -> Type:
     x = op.input()
-    sizes = op.sizes("shape")
+    sizes = op.sizes("shape", required="shape")
     if not x.exact:
         return _rank_only(op, x, sizes)
     # Products of named dims are compared as the rule does: only a proven mismatch is reported.
@@ -84,7 +84,7 @@ def transpose(d0: str, d1: str) -> Handler:
 
 def permute(op: Op) -> Type:
     x = exact(op)
-    dims = op.sizes("dims")
+    dims = op.sizes("dims", required="dims")
     if not all(type(d) is int for d in dims):
         raise Unknown
     return op.like(x, permute_shape(x.shape or (), [d for d in dims if isinstance(d, int)], op.name))
