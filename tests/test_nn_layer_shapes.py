@@ -211,7 +211,7 @@ def test_upsample_shapes_and_errors(mode: str, size: Any, scale: Any, shape: lis
     size = tuple(size) if isinstance(size, list) else size
     scale = tuple(scale) if isinstance(scale, list) else scale
     same_verdict(lambda lib: lib.nn.Upsample(size, scale, mode), {"upsample_error_size", "upsample_error_input_rank", "upsample_error_empty_output"},
-                 _zeros(tuple(shape)), rule=lambda: RN.upsample_shape(tuple(shape), size, scale, mode))
+                 _zeros(tuple(shape)), rule=lambda: RN.interpolate_shape(tuple(shape), size, scale, mode, "Upsample"))
 
 
 @fast(40)

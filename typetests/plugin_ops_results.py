@@ -50,7 +50,7 @@ def resize(img: Tensor[tuple[Batch, L[3], L[32], L[32]], float32], seq: Tensor[t
     reveal_type(F.interpolate(img, scale_factor=(0.5, 1.5)))  # N: Tensor[tuple[plugin_ops_results.Batch, Literal[3], Literal[16], Literal[48]], shapetorch.float32]
     reveal_type(F.interpolate(seq, scale_factor=1.5, mode="linear"))  # N: Tensor[tuple[plugin_ops_results.Batch, Literal[4], Literal[13]], shapetorch.float32]
     reveal_type(F.interpolate(img, size=s))  # N: Tensor[tuple[Any, ...], Any]
-    F.interpolate(flat, size=3)  # E: interpolate: expected 3-D (unbatched) or 4-D (batched) input, but got input of shape (4, 9)  [conv_error_input_rank]
+    F.interpolate(flat, size=3)  # E: interpolate: expected 3-D or 4-D or 5-D input (N, C, *spatial) for mode 'nearest', but got input of shape (4, 9)  [upsample_error_input_rank]
 
 def factories(x: Tensor[tuple[Batch, L[4], L[8]], float32], n: int, f: float) -> None:
     reveal_type(st.arange(n))  # N: Tensor[tuple[Any], shapetorch.int64]

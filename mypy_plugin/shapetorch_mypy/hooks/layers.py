@@ -4,7 +4,7 @@ Each constructor keeps its literal configuration as the layer's type arguments (
 generic in them): ``nn.LSTM(10, 20, batch_first=True)`` is ``LSTM[Literal[10], Literal[20], tuple[<num_layers>,
 <bidirectional>, <batch_first>, <proj_size>]]``, ``nn.ZeroPad2d(1)`` is ``ZeroPad2d[tuple[1, 1, 1, 1]]``. Calling
 the layer runs the rule the runtime layer checks before it computes (``rnn_shape``, ``rnn_cell_shape``,
-``pad_layer_shape``, ``pixel_shuffle_shape``, ``upsample_shape``, ``distance_shape``, ``mha_shape``,
+``pad_layer_shape``, ``pixel_shuffle_shape``, ``interpolate_shape``, ``distance_shape``, ``mha_shape``,
 ``transformer_layer_shape``, ``transformer_shape``, ``pool_shape``, ``adaptive_pool_shape``), so the verdict, the
 code and the message are the runtime's. ``hooks/nn.py`` hands these layers' calls here (``CALLS``). A configuration that is not literal is ``Any``: the call then keeps the stub's type.
 """
@@ -243,7 +243,7 @@ def call_upsample(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
             raise Unknown
     if mode_s is None:
         raise Unknown
-    return op.like(x, RN.upsample_shape(x.shape or (), size, scale, mode_s, "Upsample"))
+    return op.like(x, RN.interpolate_shape(x.shape or (), size, scale, mode_s, "Upsample"))
 
 
 # ------------------------------------------------------------------------------------------ distances

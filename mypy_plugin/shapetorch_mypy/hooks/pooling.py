@@ -45,8 +45,8 @@ def adaptive(nd: int) -> Handler:
     return h
 
 
-def _scales(op: Op, nd: int) -> tuple[float, ...] | None:
-    """A literal ``scale_factor``: one number (int or float) for every spatial dim, or one per dim."""
+def _scales(op: Op) -> float | tuple[float, ...] | None:
+    """A literal ``scale_factor``: one number (int or float) for every spatial dim, or a tuple, one per dim."""
     a = op.call.get("scale_factor")
     if a is None:
         return None
@@ -57,7 +57,7 @@ def _scales(op: Op, nd: int) -> tuple[float, ...] | None:
         if v is None:
             raise Unknown
         out.append(float(v))
-    return tuple(out) * nd if len(out) == 1 else tuple(out)
+    return tuple(out) if isinstance(a.expr, (TupleExpr, ListExpr)) else out[0]
 
 
 def interpolate(op: Op) -> Type:
@@ -65,12 +65,20 @@ def interpolate(op: Op) -> Type:
     x = op.input()
     if not x.exact or x.shape is None:
         raise Unknown
-    nd = max(len(x.shape) - 2, 1)
-    size = _ntuple(op, "size", nd, None) if op.call.given("size") else None
-    scales = _scales(op, nd)
+    # an int size or a single scale stands for every spatial dim, as the rule takes them (so that an input of
+    # the wrong rank gets the rank error, not a count mismatch)
+    size: int | tuple[int, ...] | None = None
+    if op.call.given("size"):
+        size = op.call.int_arg("size")
+        if size is None:
+            size = _ntuple(op, "size", max(len(x.shape) - 2, 1), None)
+    scales = _scales(op)
     if (size is None) == (scales is None):
         raise Unknown  # not a literal, or both or neither given (the op's ValueError)
-    return op.like(x, RN.interpolate_shape(x.shape, size, scales, op.name))
+    mode = op.call.str_arg("mode") if op.call.given("mode") else "nearest"
+    if mode is None:
+        raise Unknown
+    return op.like(x, RN.interpolate_shape(x.shape, size, scales, mode, op.name))
 
 
 Ints = tuple[int, ...]

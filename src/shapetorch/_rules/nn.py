@@ -260,25 +260,6 @@ def one_hot_shape(input: Shape, num_classes: Dim, op: str = "one_hot") -> Shape:
     return (*input, UNKNOWN if num_classes == -1 else num_classes)
 
 
-def interpolate_shape(input: Shape, size: tuple[Dim, ...] | None, scale_factor: tuple[float, ...] | None,
-                      op: str = "interpolate") -> Shape:
-    """interpolate: (N, C, *spatial) resized to ``size``, or to ``floor(spatial * scale_factor)`` per spatial dim
-    (one value stands for every spatial dim)."""
-    if len(input) < 3:
-        raise RuleError("conv_error_input_rank", op=op, unbatched=3, batched=4, shape=input)
-    nd = len(input) - 2
-    if size is not None:
-        out = size * nd if len(size) == 1 else size
-    elif scale_factor is not None:
-        sf = scale_factor * nd if len(scale_factor) == 1 else scale_factor
-        out = tuple(math.floor(s * f) if isinstance(s, int) else UNKNOWN for s, f in zip(input[2:], sf))
-    else:
-        return (*input[:2], *(UNKNOWN,) * nd)
-    if len(out) != nd:
-        return (*input[:2], *(UNKNOWN,) * nd)  # a count mismatch is the op's argument check (torch's ValueError)
-    return (*input[:2], *out)
-
-
 # -- recurrent layers ------------------------------------------------------------------------------------------
 
 
@@ -438,10 +419,11 @@ def pixel_shuffle_shape(input: Shape, factor: int, op: str = "pixel_shuffle") ->
 _MODE_RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,)}
 
 
-def upsample_shape(input: Shape, size: tuple[int, ...] | int | None, scale_factor: tuple[float, ...] | float | None,
-                   mode: str = "nearest", op: str = "Upsample") -> Shape:
-    """``nn.Upsample``: (N, C, *S) with 1-3 spatial dims; each spatial size becomes ``size`` or
-    ``floor(S * scale_factor)``. ``linear``/``bilinear``/``bicubic``/``trilinear`` need 1/2/2/3 spatial dims.
+def interpolate_shape(input: Shape, size: tuple[int, ...] | int | None,
+                      scale_factor: tuple[float, ...] | float | None, mode: str = "nearest",
+                      op: str = "interpolate") -> Shape:
+    """``F.interpolate`` and ``nn.Upsample``: (N, C, *S) with 1-3 spatial dims; each spatial size becomes ``size``
+    or ``floor(S * scale_factor)``. ``linear``/``bilinear``/``bicubic``/``trilinear`` need 1/2/2/3 spatial dims.
     torch's order: size and scale_factor first (ValueError), then the input's rank for the mode."""
     nd = len(input) - 2
     spatial = list(input[2:])

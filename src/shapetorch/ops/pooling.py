@@ -205,23 +205,17 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     """``F.interpolate`` for 'nearest', 'nearest-exact', 'linear', 'bilinear', 'trilinear' (separable)."""
     from .creation import tensor
 
-    check(RN.interpolate_shape, tuple(input._data.shape), None, None, op="interpolate")
+    def as_tuple(v: Any) -> Any:
+        return tuple(v) if isinstance(v, list) else v
+
+    # the one rule of F.interpolate and nn.Upsample: size or scale_factor, their spatial counts, the mode's ranks
+    out = check(RN.interpolate_shape, tuple(input._data.shape), as_tuple(size), as_tuple(scale_factor), mode,
+                op="interpolate")[2:]
     nd = input._data.ndim - 2
     sp = input._data.shape[2:]
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
-    scales: list[float | None]
-    if size is not None:
-        out = check(RN.interpolate_shape, tuple(input._data.shape), ntuple(size, nd, "size"), None, op="interpolate")[2:]
-        scales = [None] * nd
-    else:
-        sf = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) else tuple(float(v) for v in scale_factor)
-        if len(sf) != nd:
-            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {list(sp)} and scale_factor of shape {tuple(scale_factor)}. Please "
-                             "provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) "
-                             "format.")
-        out = check(RN.interpolate_shape, tuple(input._data.shape), None, sf, op="interpolate")[2:]
+    scales: list[float | None] = [None] * nd
+    if size is None:
+        sf = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) else tuple(map(float, scale_factor))
         scales = [None if recompute_scale_factor else 1.0 / sf[i] for i in range(nd)]
     result = input
     for i in range(nd):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..._rules.nn import pad_layer_shape, upsample_shape
+from ..._rules.nn import interpolate_shape, pad_layer_shape
 from ..._tensor import Tensor
 from ...ops._common import check
 from .. import functional as F
@@ -25,7 +25,7 @@ class Upsample(Module):
     def forward(self, input: Tensor) -> Tensor:
         # The rule the mypy plugin runs on this call: the input's rank for the mode, the output's spatial sizes.
         size = self.size if self.size is None or isinstance(self.size, int) else tuple(self.size)
-        check(upsample_shape, tuple(input.shape), size, self.scale_factor, self.mode, op="Upsample")
+        check(interpolate_shape, tuple(input.shape), size, self.scale_factor, self.mode, op="Upsample")
         return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                              recompute_scale_factor=self.recompute_scale_factor)
 
