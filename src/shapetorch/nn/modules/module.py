@@ -93,18 +93,23 @@ class _GlobalHooks:
 _GLOBAL = _GlobalHooks()
 
 
+def _add(table: dict[int, Any], hook: Callable[..., Any],
+         extra: tuple[set[int] | dict[int, Any], ...] = ()) -> RemovableHandle:
+    """Put ``hook`` in one of the global tables; the handle removes it (and its flags in ``extra``)."""
+    handle = RemovableHandle(table, extra=extra)
+    table[handle.id] = hook
+    return handle
+
+
 def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """``hook(module, args)`` before every module's forward (and before the module's own pre-hooks)."""
-    handle = RemovableHandle(_GLOBAL.forward_pre)
-    _GLOBAL.forward_pre[handle.id] = hook
-    return handle
+    return _add(_GLOBAL.forward_pre, hook)
 
 
 def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool = False,
                                  always_call: bool = False) -> RemovableHandle:
     """``hook(module, args, output)`` after every module's forward (before the module's own hooks)."""
-    handle = RemovableHandle(_GLOBAL.forward, extra=(_GLOBAL.with_kwargs, _GLOBAL.always_called))
-    _GLOBAL.forward[handle.id] = hook
+    handle = _add(_GLOBAL.forward, hook, extra=(_GLOBAL.with_kwargs, _GLOBAL.always_called))
     if with_kwargs:
         _GLOBAL.with_kwargs.add(handle.id)
     if always_call:
@@ -114,37 +119,27 @@ def register_module_forward_hook(hook: Callable[..., Any], *, with_kwargs: bool 
 
 def register_module_full_backward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """``hook(module, grad_output)`` for every module, before the module's own backward pre-hooks."""
-    handle = RemovableHandle(_GLOBAL.backward_pre)
-    _GLOBAL.backward_pre[handle.id] = hook
-    return handle
+    return _add(_GLOBAL.backward_pre, hook)
 
 
 def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """``hook(module, grad_input, grad_output)`` for every module, before the module's own backward hooks."""
-    handle = RemovableHandle(_GLOBAL.backward)
-    _GLOBAL.backward[handle.id] = hook
-    return handle
+    return _add(_GLOBAL.backward, hook)
 
 
 def register_module_buffer_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """``hook(module, name, buffer)`` whenever any module registers a buffer; a result replaces the buffer."""
-    handle = RemovableHandle(_GLOBAL.buffer_registration)
-    _GLOBAL.buffer_registration[handle.id] = hook
-    return handle
+    return _add(_GLOBAL.buffer_registration, hook)
 
 
 def register_module_parameter_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """``hook(module, name, param)`` whenever any module registers a parameter; a result replaces it."""
-    handle = RemovableHandle(_GLOBAL.parameter_registration)
-    _GLOBAL.parameter_registration[handle.id] = hook
-    return handle
+    return _add(_GLOBAL.parameter_registration, hook)
 
 
 def register_module_module_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """``hook(module, name, submodule)`` whenever any module registers a submodule; a result replaces it."""
-    handle = RemovableHandle(_GLOBAL.module_registration)
-    _GLOBAL.module_registration[handle.id] = hook
-    return handle
+    return _add(_GLOBAL.module_registration, hook)
 
 
 def _addindent(s: str, n: int) -> str:

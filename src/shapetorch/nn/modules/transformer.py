@@ -70,7 +70,20 @@ def _detect_is_causal(mask: Tensor | None, is_causal: bool | None, size: int) ->
     return tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
 
 
-class TransformerEncoderLayer(Module):
+class _SelfAttentionLayer(Module):
+    """The self-attention block the encoder and decoder layers share: ``self_attn`` then ``dropout1``."""
+
+    self_attn: MultiheadAttention
+    dropout1: Dropout
+
+    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                  is_causal: bool) -> Tensor:
+        out = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                             is_causal=is_causal)[0]
+        return self.dropout1(out)
+
+
+class TransformerEncoderLayer(_SelfAttentionLayer):
     """Self-attention and a feed-forward block, each with a residual and LayerNorm (after, or before
     with ``norm_first``)."""
 
@@ -103,17 +116,11 @@ class TransformerEncoderLayer(Module):
         x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
         return self.norm2(x + self._ff_block(x))
 
-    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
-                  is_causal: bool) -> Tensor:
-        out = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                             is_causal=is_causal)[0]
-        return self.dropout1(out)
-
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_SelfAttentionLayer):
     """Self-attention, attention over the encoder's ``memory``, and a feed-forward block."""
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
@@ -150,12 +157,6 @@ class TransformerDecoderLayer(Module):
         x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
         x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
         return self.norm3(x + self._ff_block(x))
-
-    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
-                  is_causal: bool) -> Tensor:
-        out = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
-                             need_weights=False)[0]
-        return self.dropout1(out)
 
     def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
                    is_causal: bool) -> Tensor:
