@@ -33,6 +33,16 @@ if TYPE_CHECKING:
 
 _next_seq = _SEQ.__next__
 
+# Whether the running backward accumulates into every leaf it reaches (``backward`` without ``inputs``).
+# The reentrant checkpoint re-runs its function inside backward and calls ``backward`` on the recomputed
+# graph, which is only right then (torch's ``autograd._is_checkpoint_valid``).
+CHECKPOINT_VALID = [True]
+
+
+def is_checkpoint_valid() -> bool:
+    """False while ``autograd.grad`` or ``backward(inputs=...)`` runs: a reentrant checkpoint cannot serve them."""
+    return CHECKPOINT_VALID[0]
+
 
 def freed() -> NoReturn:
     """A second backward through a node whose saved values are freed (torch's wording, a coded ``AutogradError``)."""
@@ -846,7 +856,11 @@ def backward(
             if not t._requires_grad:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
     keep = create_graph if retain_graph is None else retain_graph
-    run_backward(roots, grads, keep, create_graph, ins, accumulate=True)
+    prev, CHECKPOINT_VALID[0] = CHECKPOINT_VALID[0], ins is None
+    try:
+        run_backward(roots, grads, keep, create_graph, ins, accumulate=True)
+    finally:
+        CHECKPOINT_VALID[0] = prev
 
 
 def grad(
@@ -882,7 +896,11 @@ def grad(
                             materialize_grads=materialize_grads))
         return tuple(None if per[0][j] is None else cat(*[q.unsqueeze(0) for p in per if (q := p[j]) is not None], axis=0)
                      for j in range(len(ins)))
-    got = run_backward(outs, grads, keep, create_graph, ins, accumulate=False)
+    prev, CHECKPOINT_VALID[0] = CHECKPOINT_VALID[0], False
+    try:
+        got = run_backward(outs, grads, keep, create_graph, ins, accumulate=False)
+    finally:
+        CHECKPOINT_VALID[0] = prev
     result = []
     for t in ins:
         g = got.get(id(t))

@@ -1,5 +1,6 @@
-"""``shapetorch.utils``: ``utils.data`` (datasets, samplers, DataLoader)."""
+"""``shapetorch.utils``: ``utils.data`` (datasets, samplers, DataLoader) and ``utils.checkpoint``
+(activation checkpointing)."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
