@@ -34,6 +34,11 @@ class DimensionError(ShapeError, IndexError):
     """A dim or an index out of range."""
 
 
+class ShapeNotSupportedError(ShapeError, NotImplementedError):
+    """A rank an op has no kernel for (``interpolate`` of a 2-D input, reflect padding of a 5-D one): torch's
+    ``NotImplementedError`` (and so a ``RuntimeError``), a ``ShapeError`` as the other rank errors."""
+
+
 class DTypeError(ShapetorchError, RuntimeError):
     """A promotion an in-place op cannot hold, operands of different dtypes where an op needs one. A
     ``RuntimeError``, as torch's "result type Float can't be cast to ..." and "expected scalar type ..."."""
@@ -69,12 +74,13 @@ class AllocationError(ShapetorchError, RuntimeError, MemoryError):
     """A tensor the machine cannot hold: a ``RuntimeError``, as torch's allocator failure, and a ``MemoryError``."""
 
 
-for _cls in (ShapetorchError, ShapeError, LinAlgError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
+for _cls in (ShapetorchError, ShapeError, ShapeNotSupportedError, LinAlgError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
              AutogradError, RegistryError, ArgumentError, ArgumentValueError, AllocationError):
     _cls.__module__ = "shapetorch"
 
 _BY_KIND: dict[str, type[ShapetorchError]] = {
     "shape": ShapeError,
+    "shape_unsupported": ShapeNotSupportedError,
     "linalg": LinAlgError,
     "index": DimensionError,
     "dtype": DTypeError,

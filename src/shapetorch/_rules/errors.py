@@ -16,7 +16,7 @@ from .dims import Sym, _Unknown, fmt_shape
 
 
 class Entry(NamedTuple):
-    kind: str  # shape | linalg | index | dtype | dtype_unsupported | device | value | autograd | registry | argument | memory
+    kind: str  # shape | shape_unsupported | linalg | index | dtype | dtype_unsupported | device | value | autograd | registry | argument | memory
     family: str  # the mypy parent code: shape-matmul, shape-broadcast, ...
     meaning: str
     template: str
@@ -379,7 +379,7 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: {problem}",
     ),
     "pad_error_input_rank": Entry(
-        "shape", "shape-conv",
+        "shape_unsupported", "shape-conv",
         "reflect/replicate/circular padding of n dims needs an (n+1)-D or (n+2)-D input (torch: NotImplementedError).",
         "{op}: {mode} padding of {n} dim(s) needs a {lo}-D or {hi}-D input, but got input of shape {shape}",
     ),
@@ -396,7 +396,7 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: {problem}",
     ),
     "upsample_error_input_rank": Entry(
-        "shape", "shape-nn",
+        "shape_unsupported", "shape-nn",
         "Upsample of an input that is not 3-D, 4-D or 5-D, or of a rank its mode cannot take (torch: NotImplementedError).",
         "{op}: expected {expected} input (N, C, *spatial) for mode {mode!r}, but got input of shape {shape}",
     ),
