@@ -381,10 +381,7 @@ def test_tensorinv_rule_decides_as_torch(shape, ind):
 
 
 def test_lstsq_and_multi_dot_rule_shapes_match_torch():
-    """The rules' result shapes (the checking mode does not cover these) against torch, accept and refuse.
-    lstsq is compared where shapetorch agrees with torch today: B with more dims than A, and a B one dim
-    short whose last size is not A's rows, are known differences (torch refuses the first and reads the
-    second as a batch of vectors), to be fixed in the op and its rule."""
+    """The rules' result shapes (the checking mode does not cover these) against torch, accept and refuse."""
     import itertools
 
     from shapetorch._rules.errors import RuleError
@@ -400,13 +397,42 @@ def test_lstsq_and_multi_dot_rule_shapes_match_torch():
         assert rule() == expected
 
     for a, b in itertools.product([(3, 2), (4, 3, 2)], [(3,), (3, 5), (4, 3, 5), (2,), (2, 5), (4, 2, 5)]):
-        if len(b) > len(a) or (len(b) == len(a) - 1 and len(a) > 2):
-            continue  # the known differences above
         same(lambda a=a, b=b: lstsq_shape(a, b),
              lambda a=a, b=b: torch.linalg.lstsq(torch.randn(a), torch.randn(b)).solution)
     for shapes in [[(3,), (3, 4)], [(2, 3), (3,)], [(3,), (3,)], [(2, 3), (3, 4), (4, 5)], [(3,), (3, 4), (4,)],
                    [(2, 3), (3, 4), (4,)], [(2, 3), (4, 5)], [(2, 3), (3,), (3, 4)], [(3,), (3, 4), (4, 2)]]:
         same(lambda s=shapes: multi_dot_shape(s), lambda s=shapes: torch.linalg.multi_dot([torch.randn(x) for x in s]))
+
+
+_batch = hs.lists(hs.sampled_from([1, 2, 3]), max_size=2)
+
+
+@fast(60)
+@given(_batch, hs.sampled_from([2, 3]), hs.sampled_from([1, 2]), hs.sampled_from(["vector", "matrix", "short"]),
+       _batch, hs.sampled_from([1, 2, 3]), seeds)
+def test_lstsq_batches_and_right_hand_sides_as_torch(batch, m, n, kind, bbatch, k, seed):
+    """Accept/refuse, the shape and the values of linalg.lstsq against torch over batches and right-hand-side
+    kinds, torch's quirks included (a B one dim short that is not A.shape[:-1] is a matrix whose solution is
+    broadcast to A.shape[:-2] with B.shape[:-1]); the rule gives the runtime's shape or code."""
+    from shapetorch._rules.errors import RuleError
+    from shapetorch._rules.matrix import lstsq_shape
+
+    rng = np.random.default_rng(seed)
+    a_shape = (*batch, m, n)
+    b_shape = {"vector": (*bbatch, m), "matrix": (*bbatch, m, k), "short": (*bbatch[1:], m, k)}[kind]
+    A, B = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+    try:
+        want = torch.linalg.lstsq(torch.tensor(A), torch.tensor(B)).solution.numpy()
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            st.linalg.lstsq(st.tensor(A), st.tensor(B))
+        assert isinstance(got.value, st.ShapetorchError), f"torch: {e}; shapetorch: {got.value!r}"
+        with pytest.raises(RuleError):
+            lstsq_shape(a_shape, b_shape)
+        return
+    got = st.linalg.lstsq(st.tensor(A), st.tensor(B)).solution.numpy()
+    assert got.shape == want.shape == lstsq_shape(a_shape, b_shape)
+    np.testing.assert_allclose(got, want, atol=1e-8)
 
 
 def test_block_diag_rule_shape_matches_torch():

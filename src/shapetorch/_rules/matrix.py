@@ -151,19 +151,42 @@ def eigh_shapes(shape: Shape, op: str = "linalg.eigh") -> tuple[Shape, Shape]:
 
 
 def lstsq_shape(a: Shape, b: Shape, op: str = "linalg.lstsq") -> Shape:
-    """A (..., m, n), B (..., m, k) or (..., m) -> the solution (..., n, k) or (..., n)."""
+    """A (..., m, n) and B (..., m, k) -> the solution (..., n, k); B of A's batch and rows (A.shape[:-1]) is
+    a vector right-hand side -> (..., n).
+
+    torch's rule, quirks included: B has A's rank or one fewer. With one fewer and not A.shape[:-1], B is a
+    matrix whose batch broadcasts with A's as usual (the solution), and the result is that solution
+    broadcast to the batch ``broadcast(A.shape[:-2], B.shape[:-1])`` (``lstsq_batch``): A (1, 3, 2) with B
+    (3, 5) gives (3, 2, 5), three copies of the one solution."""
     if len(a) < 2:
         raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=a)
-    vector = len(b) == len(a) - 1
-    if len(b) < 1 or (not vector and len(b) < 2):
+    if len(b) < 1:
         raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=b)
-    rows = b[-1] if vector else b[-2]
-    if differ(rows, a[-2]):
+    if not 0 <= len(a) - len(b) <= 1:
         raise RuleError("linalg_error_solve_incompatible", op=op, equation="AX = B", a=_fmt_matrix(a),
-                        b=_fmt_matrix(b) if not vector else str(b[-1]))
+                        b=f"{b}: B must have the rank of A or one fewer")
+    vector = lstsq_vector(a, b)
+    if differ(b[-1] if vector else b[-2], a[-2]):
+        raise RuleError("linalg_error_solve_incompatible", op=op, equation="AX = B", a=_fmt_matrix(a),
+                        b=str(b[-1]) if vector else _fmt_matrix(b))
     if vector:
         return broadcast_pair(a[:-2], b[:-1], op) + (a[-1],)
-    return broadcast_pair(a[:-2], b[:-2], op) + (a[-1], b[-1])
+    return lstsq_batch(a, b, op) + (a[-1], b[-1])
+
+
+def lstsq_vector(a: Shape, b: Shape) -> bool:
+    """Whether ``linalg.lstsq`` takes B as a vector right-hand side: B is 1-D, or exactly A.shape[:-1]."""
+    return len(b) == 1 or (len(b) == len(a) - 1 and not any(differ(x, y) for x, y in zip(b, a[:-1], strict=True)))
+
+
+def lstsq_batch(a: Shape, b: Shape, op: str = "linalg.lstsq") -> Shape:
+    """The batch of ``linalg.lstsq``'s matrix solution (see ``lstsq_shape``)."""
+    solved = broadcast_pair(a[:-2], b[:-2], op)
+    if len(b) == len(a):
+        return solved
+    out = broadcast_pair(a[:-2], b[:-1], op)
+    broadcast_pair(solved, out, op)  # the solution must expand to it
+    return out
 
 
 def cross_shape(a: Shape, b: Shape, dim: int = -1, op: str = "linalg.cross") -> Shape:

@@ -848,10 +848,12 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
     if driver is not None and driver not in drivers:
         fail("argument_error_invalid", op=op,
              problem=f"parameter `driver` should be one of (gels, gelsy, gelsd, gelss), but got {driver}")
-    vector = B._data.ndim == A._data.ndim - 1
+    vector = RX.lstsq_vector(A._data.shape, B._data.shape)
     X = linalg_pinv(A, rtol=rcond) @ (B.unsqueeze(-1) if vector else B)
     if vector:
         X = X.squeeze(-1)
+    elif B._data.ndim < A._data.ndim:  # torch's quirk: the solution is broadcast to A.shape[:-2] with B.shape[:-1]
+        X = X.expand(*RX.lstsq_batch(A._data.shape, B._data.shape, op), *X._data.shape[-2:])
     rank = linalg_matrix_rank(A, rtol=rcond).to(_int64()) if driver != "gels" else A.new_zeros(0).to(_int64())
     real = _real_dtype(A)
     sv = linalg_svdvals(A).detach().to(real) if driver in ("gelsd", "gelss") else A.new_zeros(0).to(real)
