@@ -14,7 +14,7 @@ from typing import Any
 
 from .._dtype import bool_, int64
 from .._errors import fail
-from .._grad_mode import no_grad
+from .._grad_mode import is_grad_enabled, no_grad
 from .._rules import nn as RN
 from .._rules.broadcast import broadcast_pair
 from .._tensor import Tensor
@@ -42,7 +42,7 @@ from ..ops.activation import (
 from ..ops.attention import attention, attention_fusable
 from ..ops.conversion import where as _where
 from ..ops.convolution import pad
-from ..ops.creation import arange
+from ..ops.creation import arange, triu_indices
 from ..ops.einsum import einsum
 from ..ops.joining import stack
 from ..ops.loss import cross_entropy_fusable, cross_entropy_rows
@@ -53,15 +53,21 @@ from ..ops.random import dropout_mask
 from ..ops.scatter import take_along
 
 __all__ = [
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "avg_pool1d",
-    "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu",
-    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "cosine_similarity", "cross_entropy",
-    "dropout", "dropout1d", "dropout2d", "elu", "embedding", "embedding_bag", "fold", "gelu", "glu", "group_norm",
-    "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "instance_norm", "interpolate", "kl_div",
-    "l1_loss", "layer_norm", "leaky_relu", "linear", "log_softmax", "logsigmoid", "max_pool1d", "max_pool2d",
-    "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad", "prelu", "relu",
-    "relu6", "rms_norm", "scaled_dot_product_attention", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax",
-    "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "unfold",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "alpha_dropout",
+    "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "celu", "celu_", "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout", "dropout1d", "dropout2d", "elu",
+    "elu_", "embedding", "embedding_bag", "feature_alpha_dropout", "fold", "gaussian_nll_loss", "gelu", "glu",
+    "group_norm", "gumbel_softmax", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
+    "hinge_embedding_loss", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
+    "leaky_relu", "leaky_relu_", "linear", "local_response_norm", "log_softmax", "logsigmoid", "lp_pool1d",
+    "lp_pool2d", "margin_ranking_loss", "max_pool1d", "max_pool2d", "mish", "mse_loss",
+    "multi_head_attention_forward", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+    "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance", "pdist", "poisson_nll_loss", "prelu", "relu",
+    "relu6", "relu_", "rms_norm", "rrelu", "rrelu_", "scaled_dot_product_attention", "selu", "selu_", "sigmoid",
+    "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
+    "tanhshrink", "threshold", "threshold_", "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold",
+    "upsample", "upsample_bilinear", "upsample_nearest",
 ]
 
 
@@ -641,6 +647,20 @@ def multi_head_attention_forward(
 
 # -- losses ---------------------------------------------------------------------------------------------
 
+def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """torch's reading of the deprecated ``size_average``/``reduce`` flags: either given overrides
+    ``reduction`` (each defaults to True), with torch's warning."""
+    if size_average is None and reduce is None:
+        return reduction
+    import warnings
+
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='sum' instead.",
+                  stacklevel=3)
+    if reduce is not None and not reduce:
+        return "none"
+    return "mean" if size_average is None or size_average else "sum"
+
+
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
     if reduction == "mean":
         return loss.mean()
@@ -659,6 +679,7 @@ def _same_shape(input: Tensor, target: Tensor, op: str) -> None:
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _same_shape(input, target, "mse_loss")
     d = input - target
     return _reduce(d * d, reduction)
@@ -666,12 +687,14 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _same_shape(input, target, "l1_loss")
     return _reduce((input - target).abs(), reduction)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _same_shape(input, target, "smooth_l1_loss")
     d = (input - target).abs()
     if beta == 0.0:
@@ -697,6 +720,7 @@ def _class_dim_last(t: Tensor) -> Tensor:
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``-w[t] * input[t]`` per element; 'mean' divides by the summed weights of the non-ignored targets."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
 
     shape = check(RN.class_target_shape, tuple(input._data.shape), tuple(target._data.shape), op="nll_loss")
     c = input._data.shape[1] if input._data.ndim >= 2 else input._data.shape[0]
@@ -737,7 +761,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the class dim (1, or 0 for unbatched input) then nll_loss; class-probability targets
     (same shape as the input) and label smoothing as in torch."""
-
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if not target.is_floating_point() and cross_entropy_fusable(input, target, weight):
         return _cross_entropy_fused(input, target, weight, ignore_index, reduction, label_smoothing)
     cdim = 1 if input._data.ndim >= 2 else 0
@@ -779,6 +803,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``-(t log x + (1 - t) log(1 - x))`` with the logs clamped at -100, as torch."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(input._data.shape) != tuple(target._data.shape):
         fail("loss_error_target_shape_mismatch", op="binary_cross_entropy", input=tuple(input._data.shape),
              target=tuple(target._data.shape), expected=tuple(input._data.shape))
@@ -792,6 +817,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
     """Stable ``BCE(sigmoid(x), t)``: ``(1 - t) x + (1 + (p - 1) t) * softplus(-x)``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(input._data.shape) != tuple(target._data.shape):
         fail("loss_error_target_shape_mismatch", op="binary_cross_entropy_with_logits", input=tuple(input._data.shape),
              target=tuple(target._data.shape), expected=tuple(input._data.shape))
@@ -808,6 +834,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """Pointwise ``target * (log target - input)`` (input holds log-probabilities)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _same_shape(input, target, "kl_div")
     if log_target:
         loss = target.exp() * (target - input)
@@ -816,3 +843,360 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if reduction == "batchmean":
         return loss.sum() / input._data.shape[0] if input._data.ndim else loss.sum()
     return _reduce(loss, reduction)
+
+
+def _value_error(op: str, problem: str) -> Any:
+    fail("argument_error_invalid_value", op=op, problem=problem)
+
+
+def _no_derivative(t: Tensor | None, name: str, op: str) -> None:
+    """torch's kernels for some losses define no derivative for an argument, and refuse one that requires grad."""
+    if t is not None and t.requires_grad and is_grad_enabled():
+        fail("autograd_error_not_differentiable", op=op, problem=(
+            f"The function '{op}' is not differentiable with respect to argument '{name}'. This input cannot have "
+            "requires_grad True."))
+
+
+def _check_reduction(reduction: str, op: str) -> None:
+    if reduction not in ("none", "mean", "sum"):
+        _value_error(op, f"{reduction} is not a valid value for reduction")
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """``0.5 (log var + (input - target)^2 / var)`` (+ ``0.5 log 2 pi`` when ``full``); ``var`` may lack the last
+    dim or have size 1 in one dim (one variance shared), and is clamped at ``eps`` without a gradient there."""
+    op = "gaussian_nll_loss"
+    if not isinstance(var, Tensor):
+        if var < 0:
+            _value_error(op, "var has negative entry/entries")
+        v = input.new_full(tuple(input._data.shape), float(var))
+    elif bool((var < 0).any()):
+        _value_error(op, "var has negative entry/entries")
+    else:
+        v = var
+    i_shape, v_shape = tuple(input._data.shape), tuple(v._data.shape)
+    if v_shape != i_shape:
+        if i_shape[:-1] == v_shape:
+            v = v.unsqueeze(-1)
+        elif not (len(i_shape) == len(v_shape) and sum(y for x, y in zip(i_shape, v_shape, strict=True) if x != y) == 1):
+            _value_error(op, f"var is of incorrect size (var {v_shape} for input {i_shape})")
+    _check_reduction(reduction, op)
+    with no_grad():
+        floor = v.clamp(min=eps) - v  # the clamp moves the value only; the gradient stays var's, as torch's
+    v = v + floor
+    loss = 0.5 * (v.log() + (input - target) ** 2 / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``exp(input) - target * input`` (``log_input``) or ``input - target * log(input + eps)``; ``full`` adds
+    Stirling's approximation of ``log(target!)`` where ``target > 1``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction, "poisson_nll_loss")
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
+                        reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if not input1.dim() == input2.dim() == target.dim():
+        fail("loss_error_target_shape_mismatch", op="margin_ranking_loss", input=tuple(input1._data.shape),
+             target=tuple(target._data.shape), expected=f"{input1.dim()}-D, as input2 {tuple(input2._data.shape)}")
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (both terms, as torch, for
+    other target values)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    zeros = input.new_zeros(())
+    loss = _where(target != 1, (margin - input).clamp(min=0), zeros) + _where(target != -1, input, zeros)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-target * input))``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _same_shape(input, target, "soft_margin_loss")
+    _no_derivative(target, "target", "soft_margin_loss")
+    return _reduce((1 + (-input * target).exp()).log(), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                                reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy with logits per class, averaged over the classes (the last dim)."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(dim=input.dim() - 1) / input._data.shape[-1]
+    _check_reduction(reduction, "multilabel_soft_margin_loss")
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
+                          reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1; rows of 1-D or
+    2-D inputs, one target each."""
+    op = "cosine_embedding_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if target.dim() not in (0, 1) or input1.dim() != target.dim() + 1:
+        fail("loss_error_target_shape_mismatch", op=op, input=tuple(input1._data.shape),
+             target=tuple(target._data.shape), expected=tuple(input1._data.shape[:1]) if input1.dim() == 2 else ())
+    if tuple(input1._data.shape) != tuple(input2._data.shape):
+        fail("loss_error_target_shape_mismatch", op=op, input=tuple(input1._data.shape),
+             target=f"input2 {tuple(input2._data.shape)}", expected=tuple(input1._data.shape))
+    d = input1.dim() - 1
+    eps = 1e-12  # torch's: keeps a zero row's cosine finite
+    cos = (input1 * input2).sum(d) / (((input1 * input1).sum(d) + eps) * ((input2 * input2).sum(d) + eps)).sqrt()
+    zeros = cos.new_zeros(())
+    loss = _where(target == 1, 1 - cos, zeros) + _where(target == -1, (cos - margin).clamp(min=0), zeros)
+    return _reduce(loss, reduction)
+
+
+def _triplet(anchor: Tensor, positive: Tensor, negative: Tensor, distance: Any, margin: float, swap: bool,
+             reduction: str, op: str) -> Tensor:
+    if not anchor.dim() == positive.dim() == negative.dim():
+        fail("argument_error_invalid", op=op, problem=(
+            f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+            f"got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative {negative.dim()}D inputs"))
+    d_pos, d_neg = distance(anchor, positive), distance(anchor, negative)
+    if swap:
+        d_neg = d_neg.minimum(distance(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp(min=0), reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the p-norm ``pairwise_distance``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        _value_error("triplet_margin_loss", f"margin must be greater than 0, got {margin}")
+    return _triplet(anchor, positive, negative, lambda a, b: pairwise_distance(a, b, p, eps), margin, swap,
+                    reduction, "triplet_margin_loss")
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """``triplet_margin_loss`` with any distance (``pairwise_distance`` by default)."""
+    op = "triplet_margin_with_distance_loss"
+    _check_reduction(reduction, op)
+    if margin <= 0:
+        _value_error(op, f"margin must be greater than 0, got {margin}")
+    return _triplet(anchor, positive, negative, distance_function or pairwise_distance, margin, swap, reduction, op)
+
+
+def _class_targets(input: Tensor, target: Tensor, op: str) -> None:
+    if input.dim() not in (1, 2) or target.dim() > 1 or (input.dim() == 2 and target.dim() == 1
+                                                           and target._data.shape[0] != input._data.shape[0]):
+        fail("loss_error_target_shape_mismatch", op=op, input=tuple(input._data.shape),
+             target=tuple(target._data.shape), expected=tuple(input._data.shape[:1]) if input.dim() == 2 else ())
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                      size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Per row: ``sum over classes j != y of max(0, margin - x[y] + x[j])^p``, times ``weight[y]``, over C."""
+    op = "multi_margin_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        _value_error(op, "only p == 1 and p == 2 supported")
+    _class_targets(input, target, op)
+    _no_derivative(weight, "weight", op)
+    x = input.unsqueeze(0) if input.dim() == 1 else input
+    y = target.reshape(-1, 1)
+    c = x._data.shape[-1]
+    margins = (margin - take_along(x, y, 1) + x).clamp(min=0)
+    if p == 2:
+        margins = margins * margins
+    if weight is not None:
+        margins = margins * weight[y]
+    own = arange(c, device=x.device) == y  # the target's own class adds nothing
+    loss = margins.masked_fill(own, 0).sum(1) / c
+    return _reduce(loss.reshape(target._data.shape), reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                           reduction: str = "mean") -> Tensor:
+    """Per row: the target classes are ``target``'s entries up to its first -1; ``sum over targets j and other
+    classes i of max(0, 1 - (x[j] - x[i]))``, over C."""
+    op = "multilabel_margin_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if tuple(input._data.shape) != tuple(target._data.shape) or input.dim() not in (1, 2):
+        fail("loss_error_target_shape_mismatch", op=op, input=tuple(input._data.shape),
+             target=tuple(target._data.shape), expected=tuple(input._data.shape))
+    x = input.unsqueeze(0) if input.dim() == 1 else input
+    t = target.unsqueeze(0) if target.dim() == 1 else target
+    c = x._data.shape[-1]
+    valid = (t >= 0).to(int64).cumprod(1).to(bool_)  # entries before the first -1
+    idx = t.clamp(min=0)
+    onehot = (idx.unsqueeze(-1) == arange(c, device=x.device)) & valid.unsqueeze(-1)  # (N, K, C)
+    is_target = onehot.any(1)  # (N, C)
+    xt = take_along(x, idx, 1)  # (N, K): the target classes' scores
+    hinge = (1 - (xt.unsqueeze(-1) - x.unsqueeze(1))).clamp(min=0)  # (N, K, C)
+    keep = valid.unsqueeze(-1) & ~is_target.unsqueeze(1)
+    loss = hinge.masked_fill(~keep, 0).sum((1, 2)) / c
+    return _reduce(loss if input.dim() == 2 else loss.squeeze(0), reduction)
+
+
+# -- more of torch.nn.functional --------------------------------------------------------------------------
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _activation(A.threshold, input, True, threshold, value)
+
+
+def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
+    if training:
+        with no_grad():
+            slope = input.new_empty(tuple(input._data.shape)).uniform_(lower, upper)
+        return _where(input >= 0, input, input * slope)
+    return A.leaky_relu(input, (lower + upper) / 2)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Leaky ReLU with a slope drawn from U(lower, upper) per element in training, ``(lower + upper) / 2`` else."""
+    return _activation(_rrelu, input, inplace, lower, upper, training)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between the rows of an (N, M) input, the upper triangle row by row: N(N-1)/2 values."""
+    if input.dim() != 2:
+        fail("argument_error_invalid", op="pdist", problem=f"pdist only supports 2D tensors, got: {input.dim()}D")
+    n = input._data.shape[0]
+    i, j = triu_indices(n, n, 1, device=input.device).unbind(0)
+    return (input.index_select(0, i) - input.index_select(0, j)).norm(p, -1)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """Samples from the Gumbel-softmax distribution; ``hard`` returns one-hot samples whose gradient is the soft
+    sample's (the straight-through estimator)."""
+    with no_grad():
+        gumbels = -logits.new_empty(tuple(logits._data.shape)).exponential_().log()
+    y = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y
+    index = y.argmax(dim, keepdim=True)
+    y_hard = logits.new_zeros(tuple(logits._data.shape)).scatter_(dim, index, 1.0)
+    return y_hard - y.detach() + y
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Dropout that keeps SELU's zero mean and unit variance: dropped units take SELU's negative saturation
+    value, then an affine map restores the statistics."""
+    return _activation(_alpha_dropout, input, inplace and training, p, training, False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """``alpha_dropout`` of whole channels (every dim after the first two shares one draw)."""
+    return _activation(_alpha_dropout, input, inplace and training, p, training, True)
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, feature: bool) -> Tensor:
+    check_dropout_p(p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0
+    alpha = -1.7580993408473766  # -selu's scale * alpha: the value a unit saturates to
+    a = ((1 - p) * (1 + p * alpha * alpha)) ** -0.5
+    shape = tuple(input._data.shape)
+    if feature:
+        shape = shape[:2] + (1,) * (len(shape) - 2)
+    keep = dropout_mask(shape, p, input.dtype, input.device) * (1 - p)  # 1 kept, 0 dropped
+    return input * keep * a + (1 - keep) * (alpha * a) + (-a * alpha * p)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """``x / (k + alpha * mean of x^2 over ``size`` neighbouring channels)^beta``, the window centred (padded
+    with zeros) as torch's."""
+    if input.dim() < 3:
+        _value_error("local_response_norm", f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input._data.size == 0:
+        return input
+    sq = (input * input).unsqueeze(1)  # (N, 1, C, *)
+    n, c = input._data.shape[:2]
+    flat = sq.reshape(n, 1, c, -1)
+    flat = pad(flat, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(flat, (size, 1), stride=1).reshape(input._data.shape)
+    return input / (div * alpha + k) ** beta
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Split the channels into ``groups`` and interleave them: (N, g * c, *) -> view (N, g, c, *) -> (N, c, g, *)."""
+    n, ch = input._data.shape[:2]
+    if groups <= 0 or ch % groups:
+        fail("argument_error_invalid", op="channel_shuffle", problem=(
+            f"Number of channels must be divisible by groups. Got {ch} channels and {groups} groups."
+            if groups > 0 else f"Number of groups to divide channels in must be positive. Value of groups:{groups}"))
+    rest = tuple(input._data.shape[2:])
+    return input.reshape(n, groups, ch // groups, *rest).transpose(1, 2).reshape(n, ch, *rest)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """``(sum over the window of x^p)^(1/p)``: an average pool of ``x^p`` times the window size."""
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """The 2-D ``lp_pool1d``."""
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated alias of ``interpolate(mode='nearest')``."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated alias of ``interpolate(mode='bilinear', align_corners=True)``."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """Deprecated alias of ``interpolate``."""
+    return interpolate(input, size, scale_factor, mode, align_corners)

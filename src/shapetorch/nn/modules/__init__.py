@@ -18,9 +18,11 @@ from .activation import (
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
+    Softmax2d,
     Softmin,
     Softplus,
     Softshrink,
@@ -31,18 +33,29 @@ from .activation import (
 )
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
-from .dropout import Dropout, Dropout1d, Dropout2d
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, FeatureAlphaDropout
 from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import (
@@ -52,6 +65,7 @@ from .normalization import (
     InstanceNorm1d,
     InstanceNorm2d,
     LayerNorm,
+    LocalResponseNorm,
     RMSNorm,
 )
 from .pooling import (
@@ -61,6 +75,8 @@ from .pooling import (
     AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
+    LPPool1d,
+    LPPool2d,
     MaxPool1d,
     MaxPool2d,
 )
@@ -86,6 +102,10 @@ __all__ = [  # noqa: PLE0604  (the reshaping layers are listed in their module)
     "Module", "ModuleDict", "ModuleList", "MultiheadAttention", "NLLLoss", "PReLU", "ParameterDict", "ParameterList",
     "RMSNorm", "ReLU", "ReLU6", "SiLU", "Sequential", "Sigmoid", "SmoothL1Loss", "Softmax", "Softmin", "Softplus",
     "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten",
+    "AlphaDropout", "CosineEmbeddingLoss", "FeatureAlphaDropout", "GaussianNLLLoss", "HingeEmbeddingLoss", "LPPool1d",
+    "LPPool2d", "LocalResponseNorm", "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss", "PoissonNLLLoss", "RReLU", "SoftMarginLoss", "Softmax2d", "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase", *_reshaping_all,
     "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
 ]

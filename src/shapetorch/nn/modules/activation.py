@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._errors import fail
 from ..._tensor import Tensor
 from ...ops.creation import empty, full
 from .. import functional as F
@@ -290,3 +291,25 @@ class MultiheadAttention(Module):
             average_attn_weights, is_causal and attn_mask is None, self.batch_first,
         )
 
+
+
+class RReLU(Module):
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of a (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            fail("argument_error_invalid", op="Softmax2d", problem=(
+                f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead"))
+        return F.softmax(input, -3)

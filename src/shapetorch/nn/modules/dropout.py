@@ -1,4 +1,4 @@
-"""Dropout, Dropout1d, Dropout2d."""
+"""Dropout, Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout."""
 
 from __future__ import annotations
 
@@ -31,3 +31,13 @@ class Dropout1d(_DropoutNd):
 class Dropout2d(_DropoutNd):
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training)

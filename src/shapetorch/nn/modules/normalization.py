@@ -175,3 +175,15 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         bias = f", bias={self._bias}" if self.affine else ""
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}{bias}"
+
+
+class LocalResponseNorm(Module):
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

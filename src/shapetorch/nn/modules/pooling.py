@@ -6,6 +6,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...ops import pooling as N
+from .. import functional as F
 from .module import Module
 
 
@@ -93,3 +94,22 @@ class AdaptiveMaxPool1d(_AdaptiveNd):
 
 class AdaptiveMaxPool2d(_AdaptiveNd):
     _nd, _max = 2, True
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, ceil_mode={self.ceil_mode}"
+
+
+class LPPool1d(_LPPoolNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool1d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)

@@ -34,6 +34,28 @@ class Upsample(Module):
         return info + f", mode={self.mode!r}"
 
 
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
+class ChannelShuffle(Module):
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
+
+
 class PixelShuffle(Module):
     def __init__(self, upscale_factor: int) -> None:
         super().__init__()
@@ -154,7 +176,7 @@ class PairwiseDistance(Module):
 
 
 __all__ = [
-    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ChannelShuffle", "UpsamplingBilinear2d", "UpsamplingNearest2d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
     "CosineSimilarity", "Fold", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle", "ReflectionPad1d", "ReflectionPad2d",
     "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "Unfold", "Upsample", "ZeroPad1d",
     "ZeroPad2d", "ZeroPad3d",
