@@ -145,6 +145,8 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
         (F, "dropout", dropout), (nn.Module, "__call__", call),
         (importlib.import_module(f"{lib.__name__}.utils.data").RandomSampler, "__iter__", sampler_iter),
         (importlib.import_module(f"{lib.__name__}.utils.data").SubsetRandomSampler, "__iter__", subset_sampler_iter),
+        # random_split draws through the randperm its module imported
+        (importlib.import_module(f"{lib.__name__}.utils.data.dataset"), "randperm", randperm),
     ]
 
 

@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._autocast import autocast_suspended
 from .._dtype import bool_, int64
 from .._errors import fail
 from .._grad_mode import is_grad_enabled, no_grad
@@ -21,7 +22,7 @@ from .._tensor import Tensor
 from ..ops import activation as A
 from ..ops import convolution as C
 from ..ops import pooling as P
-from ..ops._common import be, check, make_inplace
+from ..ops._common import autocast_inputs, be, check, make_inplace
 from ..ops.activation import (
     apply_dropout,
     check_dropout_p,
@@ -143,6 +144,7 @@ def tanh(input: Tensor) -> Tensor:
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``; a wrong in_features is ``matmul_error_inner_dimensions_do_not_match``."""
+    input, weight, bias = autocast_inputs("linear", input, weight, bias)
     if bias is not None and weight._data.ndim == 2:
         fused = matmul_bias(input, weight.t(), bias)
         if fused is not None:
@@ -154,7 +156,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y_k = x1 W_k x2 + b_k`` with weight (out, in1, in2)."""
 
-    out = einsum("...i,kij,...j->...k", input1, weight, input2)
+    with autocast_suspended():  # torch's is one kernel autocast does not list: no cast inside
+        out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
 
 
@@ -549,7 +552,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """``softmax(q k^T * scale + mask) v``; a bool mask marks the positions that take part (True)."""
-
+    query, key, value, attn_mask = autocast_inputs("scaled_dot_product_attention", query, key, value, attn_mask)
     check(RN.attention_shape, tuple(query._data.shape), tuple(key._data.shape), tuple(value._data.shape),
           None if attn_mask is None else tuple(attn_mask._data.shape))
     if is_causal and attn_mask is not None:
@@ -680,6 +683,7 @@ def _same_shape(input: Tensor, target: Tensor, op: str) -> None:
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target, weight = autocast_inputs("mse_loss", input, target, weight)
     _same_shape(input, target, "mse_loss")
     d = input - target
     return _reduce(d * d, reduction)
@@ -688,6 +692,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean") -> Tensor:
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = autocast_inputs("l1_loss", input, target)
     _same_shape(input, target, "l1_loss")
     return _reduce((input - target).abs(), reduction)
 
@@ -695,6 +700,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = autocast_inputs("smooth_l1_loss", input, target)
     _same_shape(input, target, "smooth_l1_loss")
     d = (input - target).abs()
     if beta == 0.0:
@@ -703,6 +709,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:
+    input, target = autocast_inputs("huber_loss", input, target)
     _same_shape(input, target, "huber_loss")
     d = (input - target).abs()
     return _reduce(_where((d < delta), d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
@@ -721,6 +728,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``-w[t] * input[t]`` per element; 'mean' divides by the summed weights of the non-ignored targets."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target, weight = autocast_inputs("nll_loss", input, target, weight)
 
     shape = check(RN.class_target_shape, tuple(input._data.shape), tuple(target._data.shape), op="nll_loss")
     c = input._data.shape[1] if input._data.ndim >= 2 else input._data.shape[0]
@@ -762,6 +770,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     """log_softmax over the class dim (1, or 0 for unbatched input) then nll_loss; class-probability targets
     (same shape as the input) and label smoothing as in torch."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target, weight = autocast_inputs("cross_entropy", input, target, weight)
     if not target.is_floating_point() and cross_entropy_fusable(input, target, weight):
         return _cross_entropy_fused(input, target, weight, ignore_index, reduction, label_smoothing)
     cdim = 1 if input._data.ndim >= 2 else 0
@@ -804,6 +813,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``-(t log x + (1 - t) log(1 - x))`` with the logs clamped at -100, as torch."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target, weight = autocast_inputs("binary_cross_entropy", input, target, weight)
     if tuple(input._data.shape) != tuple(target._data.shape):
         fail("loss_error_target_shape_mismatch", op="binary_cross_entropy", input=tuple(input._data.shape),
              target=tuple(target._data.shape), expected=tuple(input._data.shape))
@@ -818,6 +828,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      pos_weight: Tensor | None = None) -> Tensor:
     """Stable ``BCE(sigmoid(x), t)``: ``(1 - t) x + (1 + (p - 1) t) * softplus(-x)``."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target, weight, pos_weight = autocast_inputs("binary_cross_entropy_with_logits", input, target, weight, pos_weight)
     if tuple(input._data.shape) != tuple(target._data.shape):
         fail("loss_error_target_shape_mismatch", op="binary_cross_entropy_with_logits", input=tuple(input._data.shape),
              target=tuple(target._data.shape), expected=tuple(input._data.shape))
@@ -835,6 +846,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
            log_target: bool = False) -> Tensor:
     """Pointwise ``target * (log target - input)`` (input holds log-probabilities)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = autocast_inputs("kl_div", input, target)
     _same_shape(input, target, "kl_div")
     if log_target:
         loss = target.exp() * (target - input)
@@ -896,6 +908,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     """``exp(input) - target * input`` (``log_input``) or ``input - target * log(input + eps)``; ``full`` adds
     Stirling's approximation of ``log(target!)`` where ``target > 1``."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = autocast_inputs("poisson_nll_loss", input, target)
     _check_reduction(reduction, "poisson_nll_loss")
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
@@ -908,6 +921,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input1, input2, target = autocast_inputs("margin_ranking_loss", input1, input2, target)
     if not input1.dim() == input2.dim() == target.dim():
         fail("loss_error_target_shape_mismatch", op="margin_ranking_loss", input=tuple(input1._data.shape),
              target=tuple(target._data.shape), expected=f"{input1.dim()}-D, as input2 {tuple(input2._data.shape)}")
@@ -919,6 +933,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (both terms, as torch, for
     other target values)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = autocast_inputs("hinge_embedding_loss", input, target)
     zeros = input.new_zeros(())
     loss = _where(target != 1, (margin - input).clamp(min=0), zeros) + _where(target != -1, input, zeros)
     return _reduce(loss, reduction)
@@ -928,6 +943,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
                      reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * input))``."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    input, target = autocast_inputs("soft_margin_loss", input, target)
     _same_shape(input, target, "soft_margin_loss")
     _no_derivative(target, "target", "soft_margin_loss")
     return _reduce((1 + (-input * target).exp()).log(), reduction)
@@ -950,6 +966,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1; rows of 1-D or
     2-D inputs, one target each."""
     op = "cosine_embedding_loss"
+    input1, input2, target = autocast_inputs("cosine_embedding_loss", input1, input2, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     if target.dim() not in (0, 1) or input1.dim() != target.dim() + 1:
         fail("loss_error_target_shape_mismatch", op=op, input=tuple(input1._data.shape),
@@ -982,6 +999,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduction: str = "mean") -> Tensor:
     """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the p-norm ``pairwise_distance``."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    anchor, positive, negative = autocast_inputs("triplet_margin_loss", anchor, positive, negative)
     if margin <= 0:
         _value_error("triplet_margin_loss", f"margin must be greater than 0, got {margin}")
     return _triplet(anchor, positive, negative, lambda a, b: pairwise_distance(a, b, p, eps), margin, swap,
@@ -1010,6 +1028,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                       size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Per row: ``sum over classes j != y of max(0, margin - x[y] + x[j])^p``, times ``weight[y]``, over C."""
     op = "multi_margin_loss"
+    input, target, weight = autocast_inputs("multi_margin_loss", input, target, weight)
     reduction = legacy_reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         _value_error(op, "only p == 1 and p == 2 supported")
@@ -1033,6 +1052,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     """Per row: the target classes are ``target``'s entries up to its first -1; ``sum over targets j and other
     classes i of max(0, 1 - (x[j] - x[i]))``, over C."""
     op = "multilabel_margin_loss"
+    input, target = autocast_inputs("multilabel_margin_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(input._data.shape) != tuple(target._data.shape) or input.dim() not in (1, 2):
         fail("loss_error_target_shape_mismatch", op=op, input=tuple(input._data.shape),

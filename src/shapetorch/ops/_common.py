@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._autocast import AUTOCAST, autocast_target
 from .._device import CPU, backend, device
 from .._dtype import DType, get_default_dtype, to_dtype
 from .._engine.backward import dense_array
@@ -25,6 +26,19 @@ from .._tensor import Tensor
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
 
 Number = bool | int | float | complex
+
+
+def autocast_inputs(op: str, *args: Any) -> tuple[Any, ...]:
+    """``args`` as ``op`` runs them under autocast: floating tensors (never float64) cast to the dtype torch's
+    policy gives ``op`` (``_autocast``); everything else, and every argument outside autocast, as given."""
+    if not AUTOCAST.enabled:
+        return args
+    first = next((a for a in args if isinstance(a, Tensor)), None)
+    target = None if first is None else autocast_target(op, first._device.type)
+    if target is None:
+        return args
+    return tuple(a.to(target) if isinstance(a, Tensor) and a.dtype.is_floating_point and a.dtype.name != "float64"
+                 and a.dtype is not target else a for a in args)
 
 
 def check(rule: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

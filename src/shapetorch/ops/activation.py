@@ -21,6 +21,7 @@ from .._rules import dtypes as RD
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
 from ._common import (
+    autocast_inputs,
     cast,
     check,
     default_float,
@@ -403,6 +404,7 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
 
 @public("activation")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    input, weight = autocast_inputs("prelu", input, weight)
     w = weight
     if weight._data.size > 1 and input._data.ndim >= 2:
         w = weight.reshape((-1,) + (1,) * (input._data.ndim - 2))

@@ -20,7 +20,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ._common import check, dtype_name
+from ._common import autocast_inputs, check, dtype_name
 
 Ints = tuple[int, ...]
 
@@ -211,6 +211,7 @@ def _same_padding(input: Tensor, weight: Tensor, stride: Ints, dilation: Ints, o
 def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
          dilation: Any = 1, groups: int = 1, *, op: str = "conv2d") -> Tensor:
     """``conv{1,2,3}d``: cross-correlation of (N, C_in, *S) (or unbatched (C_in, *S)) with (C_out, C_in/g, *K)."""
+    input, weight, bias = autocast_inputs(op, input, weight, bias)
     nd = weight._data.ndim - 2
     s, d = ntuple(stride, nd, "stride"), ntuple(dilation, nd, "dilation")
     if isinstance(padding, str):
@@ -236,6 +237,7 @@ def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any 
 def conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                    output_padding: Any = 0, groups: int = 1, dilation: Any = 1, *, op: str = "conv_transpose2d") -> Tensor:
     """``conv_transpose{1,2,3}d``: the adjoint of conv; weight (C_in, C_out/g, *K)."""
+    input, weight, bias = autocast_inputs(op, input, weight, bias)
     nd = weight._data.ndim - 2
     s, p, d = ntuple(stride, nd, "stride"), ntuple(padding, nd, "padding"), ntuple(dilation, nd, "dilation")
     op_ = ntuple(output_padding, nd, "output_padding")

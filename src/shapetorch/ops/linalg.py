@@ -22,7 +22,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import matrix as RX
 from .._tensor import Tensor
-from ._common import check, dtype_name
+from ._common import autocast_inputs, check, dtype_name
 from ._registry import public
 from .matrix import matrices, singular_error
 
@@ -155,6 +155,7 @@ def _not_pd(op: str, a: Arr) -> int:
 @public("linalg", method=False)
 def linalg_inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The inverse of each square matrix; a singular one raises torch's error."""
+    A = autocast_inputs("linalg_inv", A)[0]
     from .matrix import inverse
 
     r = inverse(A)
@@ -215,6 +216,7 @@ _SOLVE.jvp = _solve_jvp
 @public("linalg", method=False)
 def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
     """The solution X of ``A X = B`` (``X A = B`` when not ``left``); B may be a batch of vectors."""
+    A, B = autocast_inputs("linalg_solve", A, B)
     shape = check(RX.solve_shape, A._data.shape, B._data.shape, left, op="linalg.solve")
     _floating(A, "linalg.solve")
     _same("linalg.solve", A, B)
@@ -353,6 +355,7 @@ def _cholesky_arrays(a: Arr, upper: bool) -> tuple[Arr, int]:
 @public("linalg", method=False)
 def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Tensor:
     """L with ``A = L L^H`` from A's lower triangle; L^H when ``upper``. Not positive-definite: torch's error."""
+    A = autocast_inputs("linalg_cholesky", A)[0]
     check(RX.inverse_shape, A._data.shape, op="linalg.cholesky")
     _floating(A, "linalg.cholesky")
     L, order = _cholesky_arrays(A._data, upper)
@@ -833,6 +836,7 @@ def linalg_pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
 
 @public("linalg")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    input = autocast_inputs("pinverse", input)[0]
     return linalg_pinv(input, rtol=rcond)
 
 
@@ -1009,6 +1013,7 @@ def linalg_multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
 @public("linalg", method=False)
 def linalg_vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     """``sum(conj(x) * y, dim)`` with broadcasting."""
+    x, y = autocast_inputs("linalg_vecdot", x, y)
     _same("linalg.vecdot", x, y)
     r: Tensor = (x.conj() * y).sum(dim)
     return r if out is None else out.copy_(r)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._autocast import AUTOCAST, autocast_dtype_for
+from .._autocast import AUTOCAST
 from .._engine.primitives import Prim
 from .._errors import fail
 from .._grad_mode import STATE
@@ -19,7 +19,7 @@ from .._rules.matrix import (
     trace_shape,
 )
 from .._tensor import Tensor
-from ._common import as_node, cast, check, dtype_name, make_inplace, promoted
+from ._common import as_node, autocast_inputs, cast, check, dtype_name, make_inplace, promoted
 from ._registry import method, public
 
 
@@ -119,26 +119,16 @@ def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """torch.matmul: vector/matrix products with broadcast batch dims."""
     _matmul_shape(input._data.shape, other._data.shape)
-    if AUTOCAST.enabled:
-        input, other = _autocast(input, other)
+    input, other = autocast_inputs("matmul", input, other)
     _same_dtype("matmul", input, other)
     result = _MATMUL(input, other)
     return result if out is None else out.copy_(result)
 
 
-def _autocast(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """Inside ``autocast``, matmul-family inputs of floating dtypes run in the autocast dtype."""
-    dt = autocast_dtype_for(a._device.type)
-    if dt is None or not (a.dtype.is_floating_point and b.dtype.is_floating_point):
-        return a, b
-    return a.to(dt), b.to(dt)
-
-
 def _strict(rule: Any, name: str) -> Any:
     def fn(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         check(rule, input._data.shape, other._data.shape, op=name)
-        if AUTOCAST.enabled:
-            input, other = _autocast(input, other)
+        input, other = autocast_inputs(name, input, other)  # mm and bmm (torch's CPU policy leaves mv and dot)
         _same_dtype(name, input, other)
         result = as_node(_MATMUL(input, other), label, input, other)
         return result if out is None else out.copy_(result)
@@ -178,6 +168,7 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 
 @public("linalg")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    input, mat1, mat2 = autocast_inputs("addmm", input, mat1, mat2)
     _same_dtype("addmm", input, mat1)  # torch does not promote input to the product's dtype
     prod = mm(mat1, mat2)
     return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
@@ -185,6 +176,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 
 @public("linalg")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    input, batch1, batch2 = autocast_inputs("baddbmm", input, batch1, batch2)
     _same_dtype("baddbmm", input, batch1)  # torch does not promote input to the product's dtype
     prod = bmm(batch1, batch2)
     return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
@@ -240,6 +232,7 @@ def _scaled_sum(op: str, input: Tensor, prod: Tensor, beta: Any, alpha: Any) -> 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (input broadcasts to the (n, p) result)."""
     check(addbmm_shape, input._data.shape, batch1._data.shape, batch2._data.shape, op="addbmm")
+    input, batch1, batch2 = autocast_inputs("addbmm", input, batch1, batch2)
     prod: Tensor = bmm(batch1, batch2).sum(0)
     return _scaled_sum("addbmm", input, prod, beta, alpha)
 

@@ -21,7 +21,7 @@ from .._rules.matrix import (
     triangular_shape,
 )
 from .._tensor import Tensor
-from ._common import check, dtype_name, make_inplace, promoted
+from ._common import autocast_inputs, check, dtype_name, make_inplace, promoted
 from ._registry import method, public
 
 Arr = Any
@@ -92,6 +92,7 @@ method("triu_", make_inplace(triu, "triu_"))
 @public("linalg")
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's main diagonal (integers sum to int64)."""
+    input = autocast_inputs("trace", input)[0]
     check(trace_shape, input._data.shape, op="trace")
     if dtype_name(input) == "bool":
         fail("method_dtype_not_supported_error", op="trace", dtype="bool", hint="")
@@ -144,6 +145,7 @@ _INVERSE.jvp = lambda ts, n: None if ts[0] is None else -(n.out @ ts[0] @ n.out)
 @public("linalg")
 def inverse(input: Tensor) -> Tensor:
     """The inverse of each square matrix in the last two dims (float or complex)."""
+    input = autocast_inputs("inverse", input)[0]
     check(inverse_shape, input._data.shape, op="inverse")
     name = dtype_name(input)
     if name not in ("float32", "float64", "complex64", "complex128"):
@@ -218,6 +220,7 @@ _CDIST = Prim("cdist", _cdist_kernel, _cdist_vjp, save_output=True)
 @public("linalg", method=False)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """p-norm distances between the rows of ``x1`` (..., P, M) and of ``x2`` (..., R, M): (..., P, R)."""
+    x1, x2 = autocast_inputs("cdist", x1, x2)
     check(cdist_shape, x1._data.shape, x2._data.shape, op="cdist")
     for t in (x1, x2):
         if not t.dtype.is_floating_point or dtype_name(t) in ("float16", "bfloat16"):

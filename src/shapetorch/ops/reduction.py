@@ -15,7 +15,7 @@ from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.reduction import check_nonempty, reduce_dims
 from .._tensor import Tensor
-from ._common import as_node, as_operand, cast, check, default_float, dtype_name, need_floating
+from ._common import as_node, as_operand, autocast_inputs, cast, check, default_float, dtype_name, need_floating
 from ._registry import CATEGORY, FUNCTIONS, public
 
 
@@ -110,6 +110,8 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 
 @public("reduction")
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dtype is None:  # an explicit dtype is not autocast, as in torch
+        input = autocast_inputs("prod", input)[0]
     axis = _dims(input, dim, "prod")
     d = _int_to_long(input, dtype)
     if d is not None:

@@ -15,7 +15,7 @@ from .._rules.axes import wrap_dim
 from .._rules.sorting import select_reduce_shape
 from .._rules.statistics import bincount_shape, cov_shape, histogram_shapes, quantile_shape
 from .._tensor import Tensor
-from ._common import check, dtype_name, need_floating, new_tensor, refuse
+from ._common import autocast_inputs, check, dtype_name, need_floating, new_tensor, refuse
 from ._registry import public
 from .creation import linspace_values
 from .reduction import ValuesIndices
@@ -175,6 +175,7 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles along ``dim`` (of all elements when None); ``q``'s dim comes first."""
+    input = autocast_inputs("quantile", input)[0]
     return write_out(_quantile(input, q, dim, keepdim, interpolation, False, "quantile"), out,
                      "quantile")
 
@@ -183,6 +184,7 @@ def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = Fals
 def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """quantile that ignores NaNs (NaN only where every element is NaN)."""
+    input = autocast_inputs("nanquantile", input)[0]
     return write_out(_quantile(input, q, dim, keepdim, interpolation, True, "nanquantile"), out,
                      "nanquantile")
 
