@@ -138,7 +138,15 @@ def test_assert_close_message(case):
 
 def test_entry_points():
     m = st.nn.Linear(2, 2)
-    assert st.compile(m) is m and st.compile()(m) is m
+    for lib, mod in ((torch, torch.nn.Linear(2, 2)), (st, m)):  # a module comes back wrapped, as torch's does
+        c = lib.compile(mod, backend="eager") if lib is torch else lib.compile(mod)
+        assert type(c).__name__ == "OptimizedModule" and c._orig_mod is mod and c.weight is mod.weight
+        assert list(c.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+        c.eval()
+        assert not mod.training
+    assert st.compile(m, disable=True) is m
+    f = st.compile(lambda x: x + 1)
+    assert f(1) == 2 and st.compile()(f) is f
     assert not st.backends.cudnn.is_available() and not st.backends.mps.is_available()
     st.backends.cudnn.benchmark = True
     with warnings.catch_warnings():

@@ -16,9 +16,12 @@ from test_webgpu import webgpu  # noqa: F401  (the module fixture: skip or fail 
 
 PROGRAMS = sorted(p for p in (Path(__file__).parent / "programs").glob("*.py") if not p.name.startswith("_"))
 
-# Programs that are not float32 programs: WebGPU has no float64, and these make float64 tensors as a torch user
-# writes them (torch.tensor of float64 NumPy data, gradcheck in double).
+# Programs that are not float32 programs: WebGPU has no float64 or bfloat16, and these make such tensors as a
+# torch user writes them (torch.tensor of float64 NumPy data, gradcheck in double, CPU bfloat16 autocast).
 NOT_FLOAT32 = {
+    "amp_compile": "bfloat16 autocast with device_type='cpu' (WebGPU has no bfloat16)",
+    "module_habits": "model.double() and a float64 forward",
+    "tensor_toolbox": "a.to(torch.float64); and unique/histc, refused on WebGPU (their sizes depend on the values)",
     "custom_autograd_function": "gradcheck in float64 (torch.double)",
     "custom_dataset_collate": "collates float64 NumPy arrays and Python floats into float64 tensors",
     "kaggle_tabular": "torch.tensor of float64 NumPy values (pos_weight, labels) makes float64 tensors",
