@@ -194,7 +194,7 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
     that holds it as ``_orig_mod`` (its ``state_dict`` keys carry that prefix, as torch's, so checkpoints of
     compiled models load in both); without a model, a decorator that does this."""
     if model is None:
-        return lambda fn: compile(fn)
+        return compile
     if not callable(model):
         raise RuntimeError(f"compile(): model must be callable, got {type(model).__name__}")
     from .nn import Module

@@ -54,21 +54,24 @@ from ..ops.random import dropout_mask
 from ..ops.scatter import take_along
 
 __all__ = [
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "alpha_dropout",
-    "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "celu", "celu_", "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-    "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout", "dropout1d", "dropout2d", "elu",
-    "elu_", "embedding", "embedding_bag", "feature_alpha_dropout", "fold", "gaussian_nll_loss", "gelu", "glu",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+    "adaptive_max_pool2d", "adaptive_max_pool3d", "alpha_dropout", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+    "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "celu_",
+    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout", "dropout1d", "dropout2d", "dropout3d",
+    "elu", "elu_", "embedding", "embedding_bag", "feature_alpha_dropout", "fold", "gaussian_nll_loss", "gelu", "glu",
     "group_norm", "gumbel_softmax", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
     "hinge_embedding_loss", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
     "leaky_relu", "leaky_relu_", "linear", "local_response_norm", "log_softmax", "logsigmoid", "lp_pool1d",
-    "lp_pool2d", "margin_ranking_loss", "max_pool1d", "max_pool2d", "mish", "mse_loss",
-    "multi_head_attention_forward", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
-    "nll_loss", "normalize", "one_hot", "pad", "pairwise_distance", "pdist", "poisson_nll_loss", "prelu", "relu",
-    "relu6", "relu_", "rms_norm", "rrelu", "rrelu_", "scaled_dot_product_attention", "selu", "selu_", "sigmoid",
-    "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh",
-    "tanhshrink", "threshold", "threshold_", "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold",
-    "upsample", "upsample_bilinear", "upsample_nearest",
+    "lp_pool2d", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+    "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d",
+    "max_unpool3d", "mish", "mse_loss", "multi_head_attention_forward", "multi_margin_loss",
+    "multilabel_margin_loss", "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot", "pad",
+    "pairwise_distance", "pdist", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm", "rrelu",
+    "rrelu_", "scaled_dot_product_attention", "selu", "selu_", "sigmoid", "silu", "smooth_l1_loss",
+    "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
+    "threshold", "threshold_", "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold", "upsample",
+    "upsample_bilinear", "upsample_nearest",
 ]
 
 
@@ -190,6 +193,12 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                             op="conv_transpose2d")
 
 
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    return C.conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                            op="conv_transpose3d")
+
+
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     return P.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool1d")
@@ -198,6 +207,71 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     return P.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool2d")
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return P.max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool3d")
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = True) -> Any:
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = True) -> Any:
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = True) -> Any:
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any,
+                output_size: Any, op: str) -> Tensor:
+    """Scatter each value to its index in a zero plane of the pooled-from size, per (batch, channel)."""
+    def tup(v: Any, name: str) -> tuple[int, ...]:
+        return _int_pair(v, name, op) if nd == 2 else ((v,) * nd if isinstance(v, int) else tuple(v))
+
+    k = tup(kernel_size, "kernel_size")
+    st_ = tup(stride if stride is not None else kernel_size, "stride")
+    pd = tup(padding, "padding")
+    if tuple(indices._data.shape) != tuple(input._data.shape):
+        fail("argument_error_invalid", op=op, problem=(
+            f"Expected shape of indices to be same as that of the input tensor ({tuple(input._data.shape)}) but got "
+            f"indices tensor with shape: {tuple(indices._data.shape)}"))
+    spatial_in = tuple(input._data.shape[-nd:])
+    if output_size is None:
+        out_sp = tuple((spatial_in[i] - 1) * st_[i] - 2 * pd[i] + k[i] for i in range(nd))
+    else:
+        out_sp = tuple(int(v) for v in tuple(output_size)[-nd:])
+    lead = tuple(input._data.shape[:-nd])
+    flat = input.reshape(*lead, -1)
+    idx = indices.reshape(*lead, -1)
+    size = math.prod(out_sp)
+    if idx.numel() and (int(idx.max()) >= size or int(idx.min()) < 0):
+        bad = int(idx.max()) if int(idx.max()) >= size else int(idx.min())
+        fail("argument_error_invalid", op=op, problem=(
+            f"Found an invalid max index: {bad} (output volumes are of size {'x'.join(map(str, out_sp))})"))
+    out = flat.new_zeros((*lead, size)).scatter(-1, idx, flat)
+    return out.reshape(*lead, *out_sp)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    return _max_unpool(input, indices, 1, kernel_size, stride, padding, output_size, "max_unpool1d")
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    return _max_unpool(input, indices, 2, kernel_size, stride, padding, output_size, "max_unpool2d")
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size, "max_unpool3d")
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
@@ -209,6 +283,20 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     return P.avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
                       op="avg_pool2d")
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    return P.avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                      op="avg_pool3d")
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    return P.adaptive_avg_pool(input, 3, output_size, op="adaptive_avg_pool3d")
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    return P.adaptive_max_pool(input, 3, output_size, op="adaptive_max_pool3d")
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -275,10 +363,21 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each (instance, channel) over its spatial dims. With ``use_input_stats=False`` the running
+    statistics normalise instead; given running statistics and the input's, they are updated with the
+    instances' statistics averaged over the batch (unbiased variance), as torch's."""
     nd = input._data.ndim
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     dims = list(range(2, nd))
     mean = input.mean(dims, keepdim=True)
     var = input.var(dims, keepdim=True, correction=0)
+    if running_mean is not None and running_var is not None:
+        n = input.numel() // max(input._data.shape[0] * input._data.shape[1], 1)
+        with no_grad():
+            running_mean.mul_(1 - momentum).add_(mean.detach().reshape(input._data.shape[:2]).mean(0) * momentum)
+            unbiased = var.detach().reshape(input._data.shape[:2]).mean(0) * (n / max(n - 1, 1))
+            running_var.mul_(1 - momentum).add_(unbiased * momentum)
     out = (input - mean) * (var + eps).rsqrt()
     if weight is not None:
         out = out * _channel_view(weight, nd)
@@ -539,6 +638,10 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     return _activation(_feature_dropout, input, inplace and training, p, training, 2)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    return _activation(_feature_dropout, input, inplace and training, p, training, 3)
 
 
 # -- attention ------------------------------------------------------------------------------------------

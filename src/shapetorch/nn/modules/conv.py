@@ -137,5 +137,9 @@ class ConvTranspose1d(_ConvTransposeNd):
     _nd = 1
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    _nd = 3
+
+
 class ConvTranspose2d(_ConvTransposeNd):
     _nd = 2

@@ -1,4 +1,4 @@
-"""Dropout, Dropout1d, Dropout2d, AlphaDropout, FeatureAlphaDropout."""
+"""Dropout, Dropout1d/2d/3d, AlphaDropout, FeatureAlphaDropout."""
 
 from __future__ import annotations
 
@@ -31,6 +31,11 @@ class Dropout1d(_DropoutNd):
 class Dropout2d(_DropoutNd):
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class AlphaDropout(_DropoutNd):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..._dtype import int64
+from ..._errors import fail
 from ..._rules import nn as RN
 from ..._tensor import Tensor
 from ...ops._common import check
@@ -81,32 +83,68 @@ class BatchNorm2d(_BatchNorm):
     pass
 
 
+class BatchNorm3d(_BatchNorm):
+    pass
+
+
 class _InstanceNorm(Module):
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+    _nd = 1
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum, self.affine = num_features, eps, momentum, affine
+        self.track_running_stats = track_running_stats
+        kw = {"device": device, "dtype": dtype}
         if affine:
-            self.weight = Parameter(ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(zeros(num_features, device=device, dtype=dtype))
+            self.weight = Parameter(ones(num_features, **kw))
+            self.bias = Parameter(zeros(num_features, **kw))
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, **kw))
+            self.register_buffer("running_var", ones(num_features, **kw))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.instance_norm(input, weight=self.weight, bias=self.bias, eps=self.eps)
+        name = type(self).__name__
+        check(RN.batch_norm_rank_check, tuple(input.shape), op=name)
+        unbatched = input.dim() == self._nd + 1
+        feature_dim = 0 if unbatched else 1
+        if input._data.shape[feature_dim] != self.num_features:
+            if self.affine:
+                fail("argument_error_invalid_value", op=name, problem=(
+                    f"expected input's size at dim={feature_dim} to match num_features ({self.num_features}), but "
+                    f"got: {input._data.shape[feature_dim]}."))
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        x = input.unsqueeze(0) if unbatched else input
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats,
+                              self.momentum if self.momentum is not None else 0.0, self.eps)
+        return out.squeeze(0) if unbatched else out
 
     def extra_repr(self) -> str:
-        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, " \
-               "track_running_stats=False"
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class InstanceNorm1d(_InstanceNorm):
-    pass
+    _nd = 1
 
 
 class InstanceNorm2d(_InstanceNorm):
-    pass
+    _nd = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _nd = 3
 
 
 class LayerNorm(Module):

@@ -1,4 +1,4 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d."""
+"""The pooling layers: max, average, adaptive, LP, and max unpooling, in 1 to 3 dims."""
 
 from __future__ import annotations
 
@@ -37,6 +37,10 @@ class MaxPool2d(_MaxPoolNd):
     _nd = 2
 
 
+class MaxPool3d(_MaxPoolNd):
+    _nd = 3
+
+
 class _AvgPoolNd(Module):
     _nd = 2
 
@@ -61,6 +65,10 @@ class AvgPool1d(_AvgPoolNd):
 
 class AvgPool2d(_AvgPoolNd):
     _nd = 2
+
+
+class AvgPool3d(_AvgPoolNd):
+    _nd = 3
 
 
 class _AdaptiveNd(Module):
@@ -94,6 +102,42 @@ class AdaptiveMaxPool1d(_AdaptiveNd):
 
 class AdaptiveMaxPool2d(_AdaptiveNd):
     _nd, _max = 2, True
+
+
+class AdaptiveAvgPool3d(_AdaptiveNd):
+    _nd = 3
+
+
+class AdaptiveMaxPool3d(_AdaptiveNd):
+    _nd, _max = 3, True
+
+
+class _MaxUnpoolNd(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        fn = getattr(F, f"max_unpool{self._nd}d")
+        out: Tensor = fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        return out
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _nd = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _nd = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _nd = 3
 
 
 class _LPPoolNd(Module):
