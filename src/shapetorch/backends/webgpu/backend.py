@@ -8,13 +8,13 @@ import numpy as np
 
 from ..._dtype import DType
 from ..numpy_backend import DTYPE_OF, NP_DTYPE
-from . import kernels
+from . import kernels, special_kernels
 from .runtime import RT, WArray, to_host
 
 NAME = "webgpu"
 
 RT.require()
-MISSING = kernels.register()  # primitives without a WebGPU kernel (to_device moves through the host)
+MISSING = kernels.register(special_kernels.table())  # primitives without a WebGPU kernel (to_device moves through the host)
 
 
 def dtype_of(a: WArray) -> type[DType]:

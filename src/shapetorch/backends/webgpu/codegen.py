@@ -283,8 +283,9 @@ fn off(i: u32, base: u32) -> u32 {
 
 @functools.cache
 def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str, str, str], ...],
-                nscalars: int = 0, check: str = "") -> str:
-    """``out = expr(a, b, c)`` over a broadcast index space.
+                nscalars: int = 0, check: str = "", helpers: str = "") -> str:
+    """``out = expr(a, b, c)`` over a broadcast index space (``helpers``: WGSL functions the expression calls
+    beyond :data:`HELPERS`, e.g. the special functions of :mod:`.special_kernels`).
 
     operands: per input (name, storage type, mode) with mode 'c' (contiguous: offset + i), 's'
     (strided: offset + sum(idx*stride)) or 'k' (a scalar in meta). out_mode 'c' or 's'.
@@ -303,7 +304,7 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
             binding += 1
     if check:
         lines.append(f"@group(0) @binding({binding}) var<storage, read_write> flag: array<atomic<u32>, 4>;")
-    lines += [HELPERS, OFFSET_FN]
+    lines += [HELPERS, helpers, OFFSET_FN]
     body = ["  let nd = prm[1];", "  let ob = 2u + nd;"]
     slot = 1
     nbuf = sum(1 for _, _, m in operands if m != "k")
