@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from . import codegen as G
 from . import kernels as K
 from .runtime import WArray
 
@@ -403,7 +404,7 @@ UNARY: dict[str, str] = {
     "special_scaled_modified_bessel_k1": "bessel_ke_s(a, 1.0)",
     "special_bessel_j0": "bessel_j_s(a, 0.0)",
     "special_bessel_j1": "bessel_j_s(a, 1.0)",
-    "special_spherical_bessel_j0": f"select(select(sin(a) / a, 1.0 - a * a / 6.0, abs(a) < 1e-3), 0.0, abs(a) == {K.G._INF})",
+    "special_spherical_bessel_j0": f"select(select(sin(a) / a, 1.0 - a * a / 6.0, abs(a) < 1e-3), 0.0, abs(a) == {G._INF})",
     "special_ndtri": "ndtri_s(a)",
     "special_log_ndtr": "log_ndtr_s(a)",
     "special_erfcx": "erfcx_s(a)",
@@ -461,7 +462,7 @@ def nan_to_num_kernel(a: WArray, nan: float, posinf: float | None, neginf: float
     big = float(np.finfo(a.dtype).max)
     hi = big if posinf is None else posinf
     lo = -big if neginf is None else neginf
-    expr = f"select(select(select(a, s2, a == -{K.G._INF}), s1, a == {K.G._INF}), s0, nan_f(a))"
+    expr = f"select(select(select(a, s2, a == -{G._INF}), s1, a == {G._INF}), s0, nan_f(a))"
     return K.elementwise(expr, a.dtype, [("a", a, a.dtype)], a.shape, extra=[nan, hi, lo])
 
 
