@@ -111,6 +111,12 @@ I32_OVERFLOW = {
     "sub": "((a ^ b) & (a ^ r)) < 0",
     "mul": "a != 0 && ((a == -1 && b == (-2147483647 - 1)) || r / a != b)",
     "neg": "a == (-2147483647 - 1)",
+    "abs": "a == (-2147483647 - 1)",
+    "floor_divide": "a == (-2147483647 - 1) && b == -1",
+    "div_floor": "a == (-2147483647 - 1) && b == -1",
+    # a float32 shadow of the exact value: a wrap moves r by a multiple of 2^32, the shadow's error is far below 2^31
+    "pow": "abs(pow_f(f32(a), f32(b)) - f32(r)) >= 2147483648.0",
+    "lcm": "abs(abs(f32(a / max(gcd_i(a, b), 1)) * f32(b)) - f32(r)) >= 2147483648.0",
 }
 
 # WGSL helpers shared by the elementwise shaders (unused ones cost nothing).

@@ -125,7 +125,10 @@ def assign(dst: WArray, value: Operand) -> None:
 
 def cast(a: WArray, dtype: np.dtype[Any]) -> WArray:
     RT.check_dtype(dtype, "to")
-    return elementwise(G.cast_expr(_kind(a.dtype), _kind(dtype), "a"), dtype, [("a", a, a.dtype)], a.shape)
+    # a float outside int32 would saturate in int64's i32 storage: refused at the next sync instead
+    check = "a >= 2147483648.0 || a < -2147483648.0" if dtype == np.int64 and _kind(a.dtype) == "f" else ""
+    return elementwise(G.cast_expr(_kind(a.dtype), _kind(dtype), "a"), dtype, [("a", a, a.dtype)], a.shape,
+                       check=check)
 
 
 def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
