@@ -14,6 +14,7 @@ algorithms chosen to stay accurate in float32 without tables of fitted coefficie
   from its 60th term down;
 - ndtri: a rational first guess (Acklam's published form) polished by Halley steps on that erfc; erfinv: the
   same guess, then Halley steps on erf (near 0) or erfc (near +-1) so that both ends stay relative;
+- Y0 and Y1: Neumann's series in the J_2k (and its derivative), all J_n from Miller's downward recurrence;
 - the Bessel functions: I by its power series (positive terms) below 30; J by its power series below 2, then
   the trapezoid rule over a period of its integral representation (|x| + 24 points; it converges geometrically
   for such periodic analytic integrands); K by the trapezoid rule on its integral over [0, inf) (a step below
@@ -394,6 +395,65 @@ fn bessel_j_s(x0: f32, nu: f32) -> f32 {
   return odd * sum / f32(n);
 }
 
+// Y_nu(x), nu = 0 or 1: near 0 the leading terms of the series; up to 25 Neumann's series
+// Y0 = (2/pi) ((log(x/2) + gamma) J0 - 2 sum_k (-1)^k J_2k / k) and its derivative for Y1 = -Y0', with every J_n
+// from Miller's downward recurrence (normalized by J0 + 2 sum J_2k = 1, rescaled on the way down so that
+// nothing overflows); Hankel's expansion above
+fn bessel_y_s(x: f32, nu: f32) -> f32 {
+  if (nan_f(x) || x < 0.0 || x == inf_s()) { return nan_s(); }  // as torch (the limit at inf is 0)
+  if (x == 0.0) { return -inf_s(); }
+  let lg = log(0.5 * x) + 0.57721566490153286;
+  if (x < 1e-3) {
+    if (nu == 0.0) { return 0.63661977236758134 * (lg * (1.0 - 0.25 * x * x) + 0.25 * x * x); }
+    return -0.63661977236758134 / x + 0.31830988618379067 * x * (lg - 0.5);
+  }
+  if (x > 25.0) {
+    let mu = 4.0 * nu * nu;
+    var term = 1.0;
+    var p = 1.0;
+    var q = 0.0;
+    for (var k = 1; k < 16; k = k + 1) {
+      let o = f32(2 * k - 1);
+      term = term * (mu - o * o) / (f32(k) * 8.0 * x);
+      if (k % 4 == 1) { q = q + term; } else if (k % 4 == 2) { p = p - term; } else if (k % 4 == 3) { q = q - term; } else { p = p + term; }
+    }
+    let c = cos(x);
+    let s = sin(x);
+    var cc = (c + s) * 0.70710678118654752;
+    var sc = (s - c) * 0.70710678118654752;
+    if (nu == 1.0) { cc = (s - c) * 0.70710678118654752; sc = -(s + c) * 0.70710678118654752; }
+    return sqrt(2.0 / (PI_F * x)) * (p * sc + q * cc);
+  }
+  let top = 2 * ((i32(x) + 26) / 2);
+  var jp = 0.0;     // J_(n+1)
+  var jc = 1e-30;   // J_n
+  var norm = 0.0;   // 2 sum J_2k
+  var s0 = 0.0;     // sum (-1)^k J_2k / k
+  var s1 = 0.0;     // sum (-1)^k (J_(2k-1) - J_(2k+1)) / k, gathered per odd n
+  for (var n = top; n >= 1; n = n - 1) {
+    if (n % 2 == 0) {
+      let k = f32(n / 2);
+      norm = norm + 2.0 * jc;
+      s0 = s0 + select(1.0, -1.0, (n / 2) % 2 == 1) * jc / k;
+    } else {
+      let k1 = (n + 1) / 2;
+      let k2 = (n - 1) / 2;
+      var c = select(1.0, -1.0, k1 % 2 == 1) / f32(k1);
+      if (k2 >= 1) { c = c - select(1.0, -1.0, k2 % 2 == 1) / f32(k2); }
+      s1 = s1 + c * jc;
+    }
+    let jm = 2.0 * f32(n) / x * jc - jp;
+    jp = jc;
+    jc = jm;
+    if (abs(jc) > 1e20) { jc = jc * 1e-20; jp = jp * 1e-20; norm = norm * 1e-20; s0 = s0 * 1e-20; s1 = s1 * 1e-20; }
+  }
+  norm = norm + jc;  // jc = J0, jp = J1 (unnormalized)
+  let j0 = jc / norm;
+  let j1 = jp / norm;
+  if (nu == 0.0) { return 0.63661977236758134 * (lg * j0 - 2.0 * s0 / norm); }
+  return 0.63661977236758134 * (lg * j1 - j0 / x + s1 / norm);
+}
+
 // The orthogonal polynomials of degree n (a float holding an integer; zero below 0) by their recurrences.
 // kind: 0 T, 1 U, 2 V, 3 W (Chebyshev), 4 H, 5 He (Hermite), 6 L (Laguerre), 7 P (Legendre)
 fn orthopoly_s(x: f32, nf: f32, kind: i32) -> f32 {
@@ -475,6 +535,8 @@ UNARY: dict[str, str] = {
     "special_scaled_modified_bessel_k1": "bessel_ke_s(a, 1.0)",
     "special_bessel_j0": "bessel_j_s(a, 0.0)",
     "special_bessel_j1": "bessel_j_s(a, 1.0)",
+    "special_bessel_y0": "bessel_y_s(a, 0.0)",
+    "special_bessel_y1": "bessel_y_s(a, 1.0)",
     "special_spherical_bessel_j0": f"select(select(sin(a) / a, 1.0 - a * a / 6.0, abs(a) < 1e-3), 0.0, abs(a) == {G._INF})",
     "special_ndtri": "ndtri_s(a)",
     "special_log_ndtr": "log_ndtr_s(a)",
