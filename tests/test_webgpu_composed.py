@@ -137,3 +137,28 @@ def test_cumulative_extremes_past_the_loop_bound_are_refused():
     with pytest.raises(st.DeviceError) as e:
         st.cummax(x, 0)
     assert e.value.code == "device_error_limit"
+
+
+def test_cpu_fast_paths_run_as_composites_on_the_device():
+    """The fused CPU primitives have no WebGPU kernel by design: their ops take the composite path there, with
+    torch's values and gradients, and nothing raises."""
+    import shapetorch.nn.functional as F
+    from shapetorch._engine.primitives import PRIMS
+    from shapetorch.backends.webgpu import backend
+
+    assert set(backend.CPU_FAST_PATHS).isdisjoint(backend.MISSING)
+    for name in backend.CPU_FAST_PATHS:
+        assert "webgpu" not in PRIMS[name].kernels and "cpu" in PRIMS[name].kernels
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(4, 3, 5)).astype(np.float32)
+    w = rng.uniform(0.5, 1.5, 3).astype(np.float32)
+    _run(lambda lib, a, g: (lib.nn.functional if lib is torch else F).batch_norm(
+        a, None, None, weight=g, training=True), x, w, grad=True, tol=1e-4)
+    logits = rng.normal(size=(6, 4)).astype(np.float32)
+    target = np.array([0, 3, 1, 1, 2, 0])
+    _run(lambda lib, a, t: (lib.nn.functional if lib is torch else F).cross_entropy(a, t), logits, target, grad=True)
+    q, k, v = (rng.normal(size=(2, 3, 5, 4)).astype(np.float32) for _ in range(3))
+    _run(lambda lib, a, b, c: (lib.nn.functional if lib is torch else F).scaled_dot_product_attention(
+        a, b, c, is_causal=True), q, k, v, grad=True, tol=1e-4)
+    m1, m2 = rng.normal(size=(3, 4)).astype(np.float32), rng.normal(size=(4, 2)).astype(np.float32)
+    _run(lambda lib, a, b: lib.einsum("ij,jk->ik", a, b), m1, m2, tol=1e-4)  # no grad: the fast path's case
