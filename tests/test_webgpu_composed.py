@@ -162,3 +162,36 @@ def test_cpu_fast_paths_run_as_composites_on_the_device():
         a, b, c, is_causal=True), q, k, v, grad=True, tol=1e-4)
     m1, m2 = rng.normal(size=(3, 4)).astype(np.float32), rng.normal(size=(4, 2)).astype(np.float32)
     _run(lambda lib, a, b: lib.einsum("ij,jk->ik", a, b), m1, m2, tol=1e-4)  # no grad: the fast path's case
+
+
+@given(shape=shapes(1, 3, 1, 6), seed=hs.integers(0, 2**16), dim=hs.integers(-3, 2), nan=hs.booleans())
+@fast(25)
+def test_mode(shape, seed, dim, nan):
+    """Without NaN: torch's values and indices. With NaN the CPU's rule (NaNs count as one value, sorted last)
+    is the reference: torch's CPU picks a NaN among equally frequent values, shapetorch's CPU kernel the smallest
+    value (a difference of the CPU kernel, kept here as it is)."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, shape).astype(np.float32)
+    dim = dim % len(shape)
+    if not nan:
+        _run(lambda lib, x: tuple(lib.mode(x, dim)), a)
+        _run(lambda lib, x: tuple(lib.mode(x, dim)), a.astype(np.int64))
+        return
+    a.reshape(-1)[rng.integers(0, a.size)] = np.nan
+    got, cpu = st.mode(st.tensor(a, device=DEV), dim), st.mode(st.tensor(a), dim)
+    np.testing.assert_array_equal(got.indices.cpu().numpy(), cpu.indices.numpy())
+    np.testing.assert_array_equal(got.values.cpu().numpy(), cpu.values.numpy())
+
+
+def test_poisson_and_real_helpers_on_the_device():
+    """poisson reads the rates back and draws on the host (as multinomial); angle and conj_physical of real
+    tensors are kernels."""
+    st.manual_seed(3)
+    r = st.poisson(st.tensor([0.0, 1.0, 50.0], device=DEV))
+    assert r.device == st.device(DEV) and r.dtype == st.float32
+    counts = r.cpu().numpy()
+    assert counts[0] == 0 and (counts >= 0).all() and (counts == np.round(counts)).all()
+    x = np.array([-2.0, 0.0, -0.0, 3.0, np.nan, -np.inf], np.float32)
+    _run(lambda lib, t: lib.angle(t), x)
+    _run(lambda lib, t: lib.conj_physical(t), x)
+    _run(lambda lib, t: lib.angle(t), np.array([-3, 0, 2]))

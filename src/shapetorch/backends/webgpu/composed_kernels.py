@@ -1,7 +1,8 @@
 """WebGPU kernels of primitives built from the other kernels' dispatches and views: ``cross`` (three
 elementwise dispatches, one per component), ``cdist`` (the pairwise differences broadcast, one reduction),
 ``diagonal_scatter`` (a copy, then an assignment through the diagonal view), ``median_index`` (the stable
-``argsort``, the NaN count, a gather); and the running-extreme index scan of ``cummax``/``cummin`` (its own
+``argsort``, the NaN count, a gather), ``mode_index`` (tables of equalities, counted); ``poisson`` (read back
+and drawn on the host); and the running-extreme index scan of ``cummax``/``cummin`` (its own
 shader, one thread per row, as the other scans).
 """
 
@@ -103,6 +104,48 @@ def median_index_kernel(a: WArray, axis: int, ignore_nan: bool) -> WArray:
     return K.take_along_kernel(order, pos, axis)
 
 
+def mode_index_kernel(a: WArray, axis: int) -> WArray:
+    """The index of the most frequent value along ``axis`` (the smallest among equally frequent ones; NaNs count
+    as one value, the largest), at its last occurrence, as the CPU's: per row, an (L, L) table of equalities
+    counted, the largest count, an (L, L) table of "a smaller candidate exists", and the last survivor. O(L^2)
+    memory and work per row."""
+    if a.ndim == 0:
+        return K.full((), 0, _I64)
+    axis %= a.ndim
+    L = a.shape[axis]
+    out_shape = tuple(1 if d == axis else s for d, s in enumerate(a.shape))
+    if a.size == 0:
+        return K.full(out_shape, 0, _I64)
+    order = [d for d in range(a.ndim) if d != axis] + [axis]
+    v = K.contiguous_copy(K.permute_kernel(a, order))
+    R = v.size // L
+    vi = K._view(v, (R, L, 1), (L, 1, 0))
+    vj = K._view(v, (R, 1, L), (L, 0, 1))
+    f = K._kind(a.dtype) == "f"
+    eq = "a == b || (nan_f(a) && nan_f(b))" if f else "a == b"
+    less = "(b < a) || (!nan_f(b) && nan_f(a))" if f else "b < a"  # NaN sorts last
+    i32, flag = np.dtype(np.int32), np.dtype(bool)
+    same = K.elementwise(f"select(0, 1, {eq})", i32, [("a", vi, a.dtype), ("b", vj, a.dtype)], (R, L, L))
+    counts = K.reduce("sum")(same, 2)
+    top = K.reduce("amax")(counts, 1, True)
+    cand = K.elementwise("select(0u, 1u, a == b)", flag, [("a", counts, i32), ("b", top, i32)], (R, L))
+    cj = K._view(cand, (R, 1, L), (L, 0, 1))
+    beaten = K.reduce("any")(K.elementwise(f"select(0u, 1u, c != 0u && ({less}))", flag,
+                                           [("a", vi, a.dtype), ("b", vj, a.dtype), ("c", cj, flag)], (R, L, L)), 2)
+    pos = K.arange(0, 1, L, i32)
+    score = K.elementwise("select(-1, p, c != 0u && n == 0u)", i32,
+                          [("c", cand, flag), ("n", beaten, flag), ("p", pos, i32)], (R, L))
+    best = K.cast(K.reduce("amax")(score, 1), _I64)
+    kept = tuple(a.shape[d] for d in order[:-1]) + (1,)
+    return K.permute_kernel(K._view(best, kept, K.contiguous_strides(kept), best.offset),
+                            [order.index(d) for d in range(a.ndim)])
+
+
+def poisson_kernel(a: WArray, generator: Any = None) -> WArray:
+    """The rates read back and the counts drawn on the host (NumPy's PCG64, as the CPU's and multinomial's)."""
+    return K._host(K.PRIM_CPU["poisson"], a, generator=generator)
+
+
 @functools.cache
 def _extreme_index_shader(st: str, largest: bool) -> str:
     ct = "f32" if st in ("f16", "f32") else st
@@ -166,6 +209,8 @@ def table() -> dict[str, Callable[..., Any]]:
         "cdist": cdist_kernel,
         "diagonal_scatter": diagonal_scatter_kernel,
         "median_index": median_index_kernel,
+        "mode_index": mode_index_kernel,
+        "poisson": poisson_kernel,
         "cummax_index": _extreme_index(True),
         "cummin_index": _extreme_index(False),
     }

@@ -542,6 +542,7 @@ UNARY: dict[str, str] = {
     "special_log_ndtr": "log_ndtr_s(a)",
     "special_erfcx": "erfcx_s(a)",
     "frexp": "frexp_m_s(a)",
+    "angle": "select(select(0.0, PI_F, a < 0.0), a, nan_f(a))",  # of a real number: 0 or pi, NaN kept
 }
 
 _POLY_KIND = {"chebyshev_polynomial_t": 0, "chebyshev_polynomial_u": 1, "chebyshev_polynomial_v": 2,
@@ -672,6 +673,7 @@ def table() -> dict[str, Callable[..., Any]]:
         "bitwise_right_shift": _shift(False),
         "isin": isin_kernel,
         "isreal": isreal_kernel,
+        "conj_physical": K.contiguous_copy,  # complex tensors do not reach the device: a real one's copy
     }
 
 
