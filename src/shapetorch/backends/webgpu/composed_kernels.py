@@ -18,7 +18,7 @@ import numpy as np
 from ..._errors import fail
 from . import codegen as G
 from . import kernels as K
-from .runtime import RT, WG, WArray
+from .runtime import RT, WG, WArray, contiguous_strides
 
 MAX_SCAN = 65535  # the longest row one thread scans (lavapipe bounds a shader's loops)
 _I64 = np.dtype(np.int64)
@@ -137,7 +137,7 @@ def mode_index_kernel(a: WArray, axis: int) -> WArray:
                           [("c", cand, flag), ("n", beaten, flag), ("p", pos, i32)], (R, L))
     best = K.cast(K.reduce("amax")(score, 1), _I64)
     kept = tuple(a.shape[d] for d in order[:-1]) + (1,)
-    return K.permute_kernel(K._view(best, kept, K.contiguous_strides(kept), best.offset),
+    return K.permute_kernel(K._view(best, kept, contiguous_strides(kept), best.offset),
                             [order.index(d) for d in range(a.ndim)])
 
 
