@@ -80,6 +80,14 @@ def _assert_close(got: st.Tensor, want: torch.Tensor, rtol: float = 1e-5, atol: 
         f"{list(zip(g[bad][:4], w[bad][:4]))}"
 
 
+def _airy(seed: int = 0) -> np.ndarray:
+    """Both sides of the branch points -5 and 0; down to -30 (below, the float32 phase (2/3) |x|^(3/2) of the
+    oscillation carries more than float32's rounding)."""
+    rng = np.random.default_rng(seed)
+    edges = [0.0, -0.0, -5.0, -5.0001, -4.9999, 1e-6, -1e-6, -0.25, -0.75, 20.0, 110.0, np.inf, -np.inf, np.nan]
+    return np.concatenate([rng.uniform(-30, 10, 300), edges]).astype(np.float32)
+
+
 # name -> (shapetorch function, torch function, inputs, rtol)
 UNARY: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[], np.ndarray], float]] = {
     "logit": (st.logit, torch.logit, _unit, 1e-5),
@@ -93,6 +101,7 @@ UNARY: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[[], np.n
                     "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
                     "scaled_modified_bessel_k1", "spherical_bessel_j0")},
     "ndtri": (st.special.ndtri, torch.special.ndtri, _unit, 1e-5),
+    "airy_ai": (st.special.airy_ai, torch.special.airy_ai, _airy, 1e-5),
 }
 
 

@@ -1,6 +1,6 @@
 """WebGPU kernels of the special functions and the elementwise leftovers: logit, nan_to_num, nextafter, frexp,
 the bitwise shifts, isin, isreal, lgamma, digamma, polygamma, erfinv, the Bessel functions, ndtri, log_ndtr,
-erfcx, the Hurwitz zeta function, the incomplete gamma functions and the orthogonal polynomials.
+erfcx, the Hurwitz zeta function, the incomplete gamma functions, airy_ai and the orthogonal polynomials.
 
 The CPU kernels compute in float64 (scipy.special) and round once; WGSL has no f64, so these are float32
 algorithms chosen to stay accurate in float32 without tables of fitted coefficients:
@@ -14,6 +14,8 @@ algorithms chosen to stay accurate in float32 without tables of fitted coefficie
   from its 60th term down;
 - ndtri: a rational first guess (Acklam's published form) polished by Halley steps on that erfc; erfinv: the
   same guess, then Halley steps on erf (near 0) or erfc (near +-1) so that both ends stay relative;
+- airy_ai: K_(1/3) above 0, Taylor steps of the differential equation from 0 down to -5, the asymptotic
+  expansion below;
 - Y0 and Y1: Neumann's series in the J_2k (and its derivative), all J_n from Miller's downward recurrence;
 - the Bessel functions: I by its power series (positive terms) below 30; J by its power series below 2, then
   the trapezoid rule over a period of its integral representation (|x| + 24 points; it converges geometrically
@@ -454,6 +456,63 @@ fn bessel_y_s(x: f32, nu: f32) -> f32 {
   return 0.63661977236758134 * (lg * j1 - j0 / x + s1 / norm);
 }
 
+// Ai(x). Above 0: sqrt(x / 3) / pi K_(1/3)(zeta) with zeta = (2/3) x^(3/2) (the K integral above, which takes
+// any order). From -5 to 0: Ai'' = x Ai integrated from Ai(0), Ai'(0) by Taylor steps of 0.5 (the series of
+// the solution at each step's start, 24 terms: no large terms cancel, unlike the Maclaurin series at -5).
+// Below -5: the asymptotic expansion with u_k = Gamma(3k + 1/2) / (54^k k! Gamma(k + 1/2)).
+fn airy_ai_s(x: f32) -> f32 {
+  if (nan_f(x) || abs(x) == inf_s()) { return nan_s(); }  // as torch
+  if (x > 0.0) {
+    let zeta = 0.66666666666666667 * x * sqrt(x);
+    return sqrt(x / 3.0) / PI_F * bessel_ke_s(zeta, 0.33333333333333333) * exp(-zeta);
+  }
+  if (x >= -5.0) {
+    var y = 0.35502805388781724;
+    var dy = -0.25881940379280680;
+    var x0 = 0.0;
+    for (var s = 0; s < 10; s = s + 1) {
+      if (x0 <= x) { break; }
+      let h = max(-0.5, x - x0);
+      // y(x0 + t) = sum c_n t^n with c_(n+2) (n+2)(n+1) = x0 c_n + c_(n-1)
+      var cm1 = 0.0;
+      var c0 = y;
+      var c1 = dy;
+      var val = c0 + c1 * h;
+      var der = c1;
+      var hp = h;  // h^(n+1) for the value's next term, h^n for the derivative's
+      for (var n = 0; n < 24; n = n + 1) {
+        let c2 = (x0 * c0 + cm1) / (f32(n + 2) * f32(n + 1));
+        der = der + f32(n + 2) * c2 * hp;
+        hp = hp * h;
+        val = val + c2 * hp;
+        cm1 = c0; c0 = c1; c1 = c2;
+      }
+      y = val;
+      dy = der;
+      x0 = x0 + h;
+    }
+    return y;
+  }
+  let z = -x;
+  let zeta = 0.66666666666666667 * z * sqrt(z);
+  var u = 1.0;
+  var p = 1.0;
+  var q = 0.0;
+  var zp = 1.0;
+  for (var k = 1; k < 12; k = k + 1) {
+    let fk = f32(k);
+    u = u * (3.0 * fk - 0.5) * (3.0 * fk - 1.5) * (3.0 * fk - 2.5) / (54.0 * fk * (fk - 0.5));
+    zp = zp / zeta;
+    if (k % 4 == 1) { q = q + u * zp; } else if (k % 4 == 2) { p = p - u * zp; } else if (k % 4 == 3) { q = q - u * zp; } else { p = p + u * zp; }
+  }
+  let c = cos(zeta);
+  let s = sin(zeta);
+  // sin(zeta + pi/4) and cos(zeta + pi/4) from those of zeta
+  let sp = (s + c) * 0.70710678118654752;
+  let cp = (c - s) * 0.70710678118654752;
+  return (sp * p - cp * q) / (sqrt(PI_F) * sqrt(sqrt(z)));
+}
+
 // The orthogonal polynomials of degree n (a float holding an integer; zero below 0) by their recurrences.
 // kind: 0 T, 1 U, 2 V, 3 W (Chebyshev), 4 H, 5 He (Hermite), 6 L (Laguerre), 7 P (Legendre)
 fn orthopoly_s(x: f32, nf: f32, kind: i32) -> f32 {
@@ -537,6 +596,7 @@ UNARY: dict[str, str] = {
     "special_bessel_j1": "bessel_j_s(a, 1.0)",
     "special_bessel_y0": "bessel_y_s(a, 0.0)",
     "special_bessel_y1": "bessel_y_s(a, 1.0)",
+    "special_airy_ai": "airy_ai_s(a)",
     "special_spherical_bessel_j0": f"select(select(sin(a) / a, 1.0 - a * a / 6.0, abs(a) < 1e-3), 0.0, abs(a) == {G._INF})",
     "special_ndtri": "ndtri_s(a)",
     "special_log_ndtr": "log_ndtr_s(a)",
