@@ -370,3 +370,12 @@ def test_float16_computes_in_float32_and_rounds_once(name):
     g, w = got.cpu().numpy().astype(np.float64), want.numpy().astype(np.float64)
     ok = (g == w) | (np.isnan(g) & np.isnan(w)) | (np.abs(g - w) <= 1e-3 + 1e-3 * np.abs(w))
     assert ok.all(), list(zip(x[~ok][:4], g[~ok][:4], w[~ok][:4]))
+
+
+def test_log1p_near_zero_is_relative():
+    """log1p (and what is built on it: atanh, logaddexp, log_ndtr's right tail) keeps its relative accuracy for
+    tiny arguments on the device, where log(1 + a) loses it."""
+    x = np.concatenate([10.0 ** np.arange(-30, 0, dtype=np.float64), -(10.0 ** np.arange(-30, 0, dtype=np.float64)),
+                        np.linspace(-0.6, 0.6, 25), [0.0, -0.0, 3.0, 1e5]]).astype(np.float32)
+    _assert_close(st.log1p(_device(x)), torch.log1p(torch.tensor(x, dtype=torch.float64)), rtol=2e-6, atol=0,
+                  what="log1p")

@@ -128,9 +128,14 @@ fn expm1_f(a: f32) -> f32 {
   return exp(a) - 1.0;
 }
 fn log1p_f(a: f32) -> f32 {
-  let u = 1.0 + a;
-  if (u == 1.0) { return a; }
-  return log(u) * a / (u - 1.0);
+  // near 0: 2 atanh(s) = 2 (s + s^3/3 + ...) with s = a / (2 + a), terms of one sign; log(1 + a) there would
+  // need a correctly rounded log near 1, which lavapipe's is not (log1p(1e-7) came out 19% high)
+  if (abs(a) < 0.5) {
+    let t = a / (2.0 + a);
+    let t2 = t * t;
+    return 2.0 * t * (1.0 + t2 * (0.33333333 + t2 * (0.2 + t2 * (0.14285714 + t2 * (0.11111111 + t2 * (0.09090909 + t2 * 0.07692308))))));
+  }
+  return log(1.0 + a);
 }
 fn erf_f(x: f32) -> f32 {
   // Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7)
