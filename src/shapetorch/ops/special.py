@@ -232,10 +232,12 @@ def _scipy(fn_name: str) -> Callable[..., Any]:
     return f64
 
 
-def _floating_operand(x: Any, op: str) -> Tensor:
+def _floating_operand(x: Any, op: str, device: Any = None) -> Tensor:
+    """``x`` as a floating tensor; a Python number is made on ``device`` (the other operand's), as torch
+    wraps a number into a scalar on the tensor's device."""
     from .creation import tensor
 
-    t = x if isinstance(x, Tensor) else tensor(x)
+    t = x if isinstance(x, Tensor) else tensor(x, device=device)
     return _float_in(t, op)
 
 
@@ -321,7 +323,8 @@ def _binary_operands(a: Any, b: Any, op: str) -> tuple[Tensor, Tensor]:
     common = promoted(a, b)
     if common in ("bool", "uint8", "int8", "int16", "int32", "int64"):
         common = default_float()
-    ta, tb = (_floating_operand(v, op) for v in (a, b))
+    device = a.device if isinstance(a, Tensor) else b.device if isinstance(b, Tensor) else None
+    ta, tb = (_floating_operand(v, op, device) for v in (a, b))
     return cast(ta, common), cast(tb, common)
 
 

@@ -8,13 +8,19 @@ import numpy as np
 
 from ..._dtype import DType
 from ..numpy_backend import DTYPE_OF, NP_DTYPE
-from . import kernels
+from . import composed_kernels, int64_checks, kernels, linalg_kernels, special_kernels
 from .runtime import RT, WArray, to_host
 
 NAME = "webgpu"
 
 RT.require()
-MISSING = kernels.register()  # primitives without a WebGPU kernel (to_device moves through the host)
+# The CPU's fused fast paths: their ops call them only where the primitive has a kernel, and elsewhere (on
+# WebGPU) take the composite path of primitives that have kernels, so they need none and never raise
+CPU_FAST_PATHS = ("batch_norm", "batch_norm_stats", "cross_entropy_loss", "einsum", "scaled_dot_product_attention")
+# primitives without a WebGPU kernel (they raise kernel_not_registered_error; to_device moves through the host)
+MISSING = [n for n in kernels.register({**special_kernels.table(), **composed_kernels.table(), **linalg_kernels.table()})
+           if n not in CPU_FAST_PATHS]
+int64_checks.install()  # int64 sums, products, scans and matmuls: exact or refused, never wrapped
 
 
 def dtype_of(a: WArray) -> type[DType]:

@@ -111,6 +111,12 @@ I32_OVERFLOW = {
     "sub": "((a ^ b) & (a ^ r)) < 0",
     "mul": "a != 0 && ((a == -1 && b == (-2147483647 - 1)) || r / a != b)",
     "neg": "a == (-2147483647 - 1)",
+    "abs": "a == (-2147483647 - 1)",
+    "floor_divide": "a == (-2147483647 - 1) && b == -1",
+    "div_floor": "a == (-2147483647 - 1) && b == -1",
+    # a float32 shadow of the exact value: a wrap moves r by a multiple of 2^32, the shadow's error is far below 2^31
+    "pow": "abs(pow_f(f32(a), f32(b)) - f32(r)) >= 2147483648.0",
+    "lcm": "abs(abs(f32(a / max(gcd_i(a, b), 1)) * f32(b)) - f32(r)) >= 2147483648.0",
 }
 
 # WGSL helpers shared by the elementwise shaders (unused ones cost nothing).
@@ -122,9 +128,14 @@ fn expm1_f(a: f32) -> f32 {
   return exp(a) - 1.0;
 }
 fn log1p_f(a: f32) -> f32 {
-  let u = 1.0 + a;
-  if (u == 1.0) { return a; }
-  return log(u) * a / (u - 1.0);
+  // near 0: 2 atanh(s) = 2 (s + s^3/3 + ...) with s = a / (2 + a), terms of one sign; log(1 + a) there would
+  // need a correctly rounded log near 1, which lavapipe's is not (log1p(1e-7) came out 19% high)
+  if (abs(a) < 0.5) {
+    let t = a / (2.0 + a);
+    let t2 = t * t;
+    return 2.0 * t * (1.0 + t2 * (0.33333333 + t2 * (0.2 + t2 * (0.14285714 + t2 * (0.11111111 + t2 * (0.09090909 + t2 * 0.07692308))))));
+  }
+  return log(1.0 + a);
 }
 fn erf_f(x: f32) -> f32 {
   // Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7)
@@ -283,8 +294,9 @@ fn off(i: u32, base: u32) -> u32 {
 
 @functools.cache
 def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str, str, str], ...],
-                nscalars: int = 0, check: str = "") -> str:
-    """``out = expr(a, b, c)`` over a broadcast index space.
+                nscalars: int = 0, check: str = "", helpers: str = "") -> str:
+    """``out = expr(a, b, c)`` over a broadcast index space (``helpers``: WGSL functions the expression calls
+    beyond :data:`HELPERS`, e.g. the special functions of :mod:`.special_kernels`).
 
     operands: per input (name, storage type, mode) with mode 'c' (contiguous: offset + i), 's'
     (strided: offset + sum(idx*stride)) or 'k' (a scalar in meta). out_mode 'c' or 's'.
@@ -303,7 +315,7 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
             binding += 1
     if check:
         lines.append(f"@group(0) @binding({binding}) var<storage, read_write> flag: array<atomic<u32>, 4>;")
-    lines += [HELPERS, OFFSET_FN]
+    lines += [HELPERS, helpers, OFFSET_FN]
     body = ["  let nd = prm[1];", "  let ob = 2u + nd;"]
     slot = 1
     nbuf = sum(1 for _, _, m in operands if m != "k")

@@ -68,7 +68,7 @@ def _bstrides(a: WArray, shape: tuple[int, ...]) -> list[int]:
 
 def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
                 shape: tuple[int, ...], out: WArray | None = None, extra: Sequence[float] = (),
-                check: str = "") -> WArray:
+                check: str = "", helpers: str = "") -> WArray:
     """``out = expr`` over ``shape``; operands (name, WArray or scalar, compute dtype of a scalar). ``check``:
     a condition on the operands and the result ``r`` that makes an int64 result inexact (raised at the next
     sync as the DTypeError an int64 value outside int32 gets on upload)."""
@@ -102,7 +102,7 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
         meta.append(RT.add_check("method_dtype_not_supported_error", RT.op, dtype="shapetorch.int64",
                                  hint=" with a result outside int32 (WebGPU stores int64 as int32; compute on the CPU)"))
         bufs.append(RT.flag)
-    wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra), check)
+    wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra), check, helpers)
     RT.dispatch(wgsl, bufs, meta, _grid(n))
     return out
 
@@ -125,7 +125,10 @@ def assign(dst: WArray, value: Operand) -> None:
 
 def cast(a: WArray, dtype: np.dtype[Any]) -> WArray:
     RT.check_dtype(dtype, "to")
-    return elementwise(G.cast_expr(_kind(a.dtype), _kind(dtype), "a"), dtype, [("a", a, a.dtype)], a.shape)
+    # a float outside int32 would saturate in int64's i32 storage: refused at the next sync instead
+    check = "a >= 2147483648.0 || a < -2147483648.0" if dtype == np.int64 and _kind(a.dtype) == "f" else ""
+    return elementwise(G.cast_expr(_kind(a.dtype), _kind(dtype), "a"), dtype, [("a", a, a.dtype)], a.shape,
+                       check=check)
 
 
 def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
@@ -940,9 +943,11 @@ def _named(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def register() -> list[str]:
-    """Install the kernels; returns the primitives left without one (they raise a clear error)."""
+def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
+    """Install the kernels (with ``more``: those of the other kernel modules, which build on this one); returns
+    the primitives left without one (they raise a clear error)."""
     table: dict[str, Callable[..., Any]] = {
+        **(more or {}),
         **{name: unary(name) for name in G.UNARY if name in PRIMS and name != "round"},
         **{name: binary(name) for name in G.BINARY if name in PRIMS},
         **{name: predicate(name) for name in G.PREDICATE if name in PRIMS},

@@ -1,0 +1,55 @@
+"""int64 on WebGPU is stored as int32; these checks make every int64 result exact or refused, never wrapped.
+
+Elementwise ops check their own results in the kernel (``codegen.I32_OVERFLOW``: add, sub, mul, neg, abs,
+pow, floor division, lcm; ``kernels.cast``: a float outside int32 cast to int64; the left shift in
+``special_kernels``). Sums, products, their scans and integer matmul accumulate in i32 inside their shaders, so
+they get a float32 *shadow*: the same op on the input cast to float32, compared with the int32 result. A wrap
+moves the result by a multiple of 2^32, while the shadow's rounding error stays far below 2^31 (for a sum,
+n · max|x| · 2^-24, so up to 2^24 terms per output element with any int32 values), so ``|shadow - result| >=
+2^31`` holds exactly when the result wrapped. Such an element records the int64 DTypeError
+(``method_dtype_not_supported_error``, "with a result outside int32"), raised at the next sync as the other
+device-side checks; the op's values are lost, the runtime goes on.
+
+A shadow costs a cast, the float op and one comparison (3 dispatches, more for a chunked reduction) per int64
+sum, product, scan or matmul; float, int32 and bool ops are untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..._engine.primitives import PRIMS
+from . import kernels as K
+from .runtime import RT, WArray
+
+CHECKED = ("sum", "prod", "cumsum", "cumprod", "matmul", "matmul_bias")
+_F32 = np.dtype(np.float32)
+
+
+def _shadowed(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
+    def run(*args: Any, **params: Any) -> Any:
+        out = kernel(*args, **params)
+        if not isinstance(out, WArray) or out.dtype != np.int64 or out.size == 0:
+            return out
+        outer, RT.op = RT.op, name  # the check's error names the op
+        wide = [K.cast(a, _F32) if isinstance(a, WArray) else a for a in args]
+        shadow = kernel(*wide, **params)
+        # a throwaway bool output: the comparison's only effect is the check it records
+        K.elementwise("0u", np.dtype(bool), [("a", shadow, _F32), ("b", out, out.dtype)], out.shape,
+                      check="abs(a - f32(b)) >= 2147483648.0")
+        RT.op = outer
+        return out
+
+    run.__name__ = run.__qualname__ = getattr(kernel, "__name__", "kernel")
+    return run
+
+
+def install() -> None:
+    """Wrap the WebGPU kernels of :data:`CHECKED` (after :func:`.kernels.register`)."""
+    for name in CHECKED:
+        prim = PRIMS.get(name)
+        if prim is not None and "webgpu" in prim.kernels:
+            prim.kernels["webgpu"] = _shadowed(name, prim.kernels["webgpu"])

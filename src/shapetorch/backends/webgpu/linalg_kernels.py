@@ -1,0 +1,151 @@
+"""WebGPU kernels of the small dense solvers: ``inverse``, ``linalg_solve`` and ``det``.
+
+One thread per matrix runs Gaussian elimination with partial pivoting (the row of the largest magnitude in
+the column, as LAPACK's getrf) on a float32 copy of its matrix, then back substitution over the right-hand
+sides (the identity for the inverse); the determinant is the product of the pivots with the permutation's
+sign. That is O(n^3) serial work per matrix, fine for the small matrices of a model (a batch of 3x3
+transforms, a 32x32 covariance). lavapipe stops a shader's long loops early (measured: elimination went wrong
+from 40x40 with 40 right-hand sides, and for the determinant alone at 64x64), so a matrix larger than
+:data:`MAX_N` is a ``device_error_limit`` naming the op (move it to the CPU), and many right-hand sides are
+solved in chunks of columns, each on a fresh copy of the matrix, so that one thread's innermost updates stay
+under :data:`MAX_WORK`.
+
+A zero pivot (a singular matrix) makes ``inverse`` and ``solve`` record torch's ``linalg_error_singular``,
+raised at the next sync as the other device-side checks (torch raises at the call; the device does not name
+the diagonal element); ``det`` is 0 there, as torch's.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from ..._errors import fail
+from . import kernels as K
+from .runtime import RT, WG, WArray
+
+MAX_N = 32
+MAX_WORK = 32 * 32 * 32  # n * n * (right-hand sides) per thread
+_F32 = np.dtype(np.float32)
+
+
+@functools.cache
+def _shader() -> str:
+    return f"""
+@group(0) @binding(0) var<storage, read> prm: array<u32>;        // [batch, n, m, check id]
+@group(0) @binding(1) var<storage, read_write> a: array<f32>;    // (batch, n, n): the matrices, overwritten by U
+@group(0) @binding(2) var<storage, read_write> x: array<f32>;    // (batch, n, m): B in, X out
+@group(0) @binding(3) var<storage, read_write> det: array<f32>;  // (batch,)
+@group(0) @binding(4) var<storage, read_write> flag: array<atomic<u32>, 4>;
+
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let b = gid.x + gid.y * nwg.x * {WG}u;
+  if (b >= prm[0]) {{ return; }}
+  let n = prm[1];
+  let m = prm[2];
+  let A0 = b * n * n;
+  let X0 = b * n * m;
+  var sign = 1.0;
+  var d = 1.0;
+  var singular = false;
+  for (var k = 0u; k < n; k = k + 1u) {{
+    var p = k;
+    var best = abs(a[A0 + k * n + k]);
+    for (var i = k + 1u; i < n; i = i + 1u) {{
+      let v = abs(a[A0 + i * n + k]);
+      if (v > best) {{ best = v; p = i; }}
+    }}
+    if (p != k) {{
+      for (var j = 0u; j < n; j = j + 1u) {{
+        let t = a[A0 + k * n + j]; a[A0 + k * n + j] = a[A0 + p * n + j]; a[A0 + p * n + j] = t;
+      }}
+      for (var j = 0u; j < m; j = j + 1u) {{
+        let t = x[X0 + k * m + j]; x[X0 + k * m + j] = x[X0 + p * m + j]; x[X0 + p * m + j] = t;
+      }}
+      sign = -sign;
+    }}
+    let piv = a[A0 + k * n + k];
+    d = d * piv;
+    if (piv == 0.0) {{ singular = true; continue; }}
+    for (var i = k + 1u; i < n; i = i + 1u) {{
+      let f = a[A0 + i * n + k] / piv;
+      if (f == 0.0) {{ continue; }}
+      for (var j = k + 1u; j < n; j = j + 1u) {{ a[A0 + i * n + j] = a[A0 + i * n + j] - f * a[A0 + k * n + j]; }}
+      for (var j = 0u; j < m; j = j + 1u) {{ x[X0 + i * m + j] = x[X0 + i * m + j] - f * x[X0 + k * m + j]; }}
+    }}
+  }}
+  det[b] = sign * d;
+  if (singular && prm[3] != 0u) {{ atomicCompareExchangeWeak(&flag[0], 0u, prm[3]); }}
+  for (var kk = 0u; kk < n; kk = kk + 1u) {{
+    let k = n - 1u - kk;
+    let piv = a[A0 + k * n + k];
+    for (var j = 0u; j < m; j = j + 1u) {{
+      var s = x[X0 + k * m + j];
+      for (var i = k + 1u; i < n; i = i + 1u) {{ s = s - a[A0 + k * n + i] * x[X0 + i * m + j]; }}
+      x[X0 + k * m + j] = s / piv;
+    }}
+  }}
+}}"""
+
+
+def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str) -> tuple[WArray | None, WArray]:
+    """Run the elimination on copies of ``a`` (..., n, n) and ``rhs`` (..., n, m); returns (X, det)."""
+    if K._kind(a.dtype) != "f" or a.dtype != _F32:
+        K._no_kernel(op, a.dtype)
+    n = a.shape[-1]
+    if n > MAX_N:
+        fail("device_error_limit", op=op,
+             problem=f"{n}x{n} matrices (one thread eliminates a matrix: at most {MAX_N}x{MAX_N} on WebGPU); "
+                     "move the tensor to the CPU")
+    batch = a.shape[:-2]
+    nb = math.prod(batch)
+    det = RT.empty(batch, _F32)
+    m = rhs.shape[-1] if rhs is not None else 0
+    out = RT.empty(rhs.shape, _F32) if rhs is not None else None
+    if nb == 0 or det.st is None or n == 0:
+        return out, det
+    cid = RT.add_check("linalg_error_singular", op, cause=singular) if singular else 0
+    step = max(1, MAX_WORK // (n * n))
+    for lo in range(0, max(m, 1), step):  # one pass for the determinant alone (m = 0)
+        work = K.contiguous_copy(a)
+        if rhs is not None and out is not None:
+            cols = min(step, m - lo)
+            x = K.contiguous_copy(K._view(rhs, (*rhs.shape[:-1], cols), rhs.stride, rhs.offset + lo * rhs.stride[-1]))
+        else:
+            cols, x = 0, RT.empty((1,), _F32)
+        assert work.st is not None and x.st is not None
+        RT.dispatch(_shader(), [work.st.buf, x.st.buf, det.st.buf, RT.flag], [nb, n, cols, cid], K._grid(nb))
+        if out is not None:
+            K.assign(K._view(out, x.shape, out.stride, out.offset + lo * out.stride[-1]), x)
+    return out, det
+
+
+def inverse_kernel(a: WArray) -> WArray:
+    n = a.shape[-1]
+    eye = K.full(a.shape, 0, a.dtype)
+    K.assign(K.diagonal_kernel(eye, 0, a.ndim - 2, a.ndim - 1), 1.0)
+    x, _ = _eliminate("linalg.inv", a, eye,
+                      "The diagonal element is zero, the inversion could not be completed" if n else "")
+    assert x is not None
+    return x
+
+
+def solve_kernel(a: WArray, b: WArray) -> WArray:
+    x, _ = _eliminate("linalg.solve", a, b, "The solver failed")
+    assert x is not None
+    return x
+
+
+def det_kernel(a: WArray) -> WArray:
+    if a.shape[-1] == 0:
+        return K.full(a.shape[:-2], 1.0, a.dtype)
+    return _eliminate("linalg.det", a, None, "")[1]
+
+
+def table() -> dict[str, Any]:
+    """The kernels of this module by primitive name, for :func:`.kernels.register`."""
+    return {"inverse": inverse_kernel, "linalg_solve": solve_kernel, "det": det_kernel}
