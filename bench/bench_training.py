@@ -226,6 +226,22 @@ def peak(step: Callable[[], Any]) -> int:
     return top
 
 
+def profile(name: str, step: Callable[[], Any], steps: int = 5, top: int = 30) -> None:
+    """cProfile of ``steps`` steps after three warm-up steps: the functions with the most time of their own."""
+    import cProfile
+    import pstats
+
+    for _ in range(3):
+        step()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(steps):
+        step()
+    prof.disable()
+    print(f"== {name}: {steps} steps, functions by own time")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+
+
 GOALS = {"training": 1.0, "tiny": 1.0, "tiny+backward": 1.0, "large": 1.2}
 
 
@@ -263,10 +279,19 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", help="training workloads whose name contains this text")
     p.add_argument("--sections", default="training,tiny,tiny+backward,large")
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                   help="torch's threads (give NumPy's BLAS the same with OPENBLAS_NUM_THREADS)")
+    p.add_argument("--threads", type=int, default=st.get_num_threads(),
+                   help="torch's and shapetorch's intra-op threads, by default shapetorch's default (torch's: "
+                        "the physical cores); give NumPy's BLAS the same with OPENBLAS_NUM_THREADS")
+    p.add_argument("--profile", action="store_true",
+                   help="instead of timing, profile the shapetorch steps of the training workloads (cProfile)")
     a = p.parse_args(argv)
     torch.set_num_threads(max(1, a.threads))
+    st.set_num_threads(max(1, a.threads))
+    if a.profile:
+        for name, make, x, y in workloads():
+            if a.only is None or a.only.lower() in name.lower():
+                profile(name, steppers(name, make, x, y)[0])
+        return
     print(f"torch threads {torch.get_num_threads()}; ratio = shapetorch / torch (best of interleaved rounds)")
     print(f"{'case':46} {'shapetorch':>12} {'torch':>12} {'ratio':>7} {'goal':>6} {'st peak MiB':>12}")
     for r in run(a.quick, tuple(a.sections.split(",")), a.only):
