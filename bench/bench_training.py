@@ -12,7 +12,9 @@ The workloads:
 - LeNet-5 on 1x28x28, batch 64, SGD with momentum;
 - two ResNet basic blocks (conv-BatchNorm-ReLU, with the identity shortcut) on 16x16x16, batch 32, SGD;
 - a 2-layer nanoGPT (d=128, 4 heads, T=64, vocabulary 65, batch 8), AdamW, once with hand-written
-  causal attention (matmul, masked_fill, softmax) and once with ``scaled_dot_product_attention``.
+  causal attention (matmul, masked_fill, softmax) and once with ``scaled_dot_product_attention``;
+- a character-level sequence model (embedding 64, a 2-layer LSTM or GRU of 128 units, a linear head at every
+  step; T=32, vocabulary 65, batch 16), AdamW.
 
 The table also has the tiny-op and large-op cases of ``bench_ops`` and the autograd graphs of
 ``bench_autograd``, each timed interleaved with torch, and the tracemalloc peak of one step (Python and
@@ -141,6 +143,27 @@ def gpt(lib: Any, sdpa: bool) -> Any:
     return GPT()
 
 
+SEQ_T, SEQ_E, SEQ_H = 32, 64, 128
+
+
+def seq_model(lib: Any, cell: str) -> Any:
+    """A character-level sequence model: embedding, a 2-layer LSTM or GRU (batch first), a linear head per step."""
+    nn = lib.nn
+
+    class Net(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(GPT_V, SEQ_E)
+            self.rnn = getattr(nn, cell)(SEQ_E, SEQ_H, num_layers=2, batch_first=True)
+            self.head = nn.Linear(SEQ_H, GPT_V)
+
+        def forward(self, idx: Any) -> Any:
+            h, _ = self.rnn(self.emb(idx))
+            return self.head(h)
+
+    return Net()
+
+
 def sgd(lib: Any, params: Any) -> Any:
     return lib.optim.SGD(params, lr=0.01, momentum=0.9)
 
@@ -161,6 +184,8 @@ def workloads() -> list[Workload]:
     rng = np.random.default_rng(0)
     gpt_x = rng.integers(0, GPT_V, (8, GPT_T))
     gpt_y = rng.integers(0, GPT_V, (8, GPT_T))
+    seq_x = rng.integers(0, GPT_V, (16, SEQ_T))
+    seq_y = rng.integers(0, GPT_V, (16, SEQ_T))
     out: list[Workload] = [
         ("MLP 784-512-512-10, batch 256", mlp, rng.normal(size=(256, 784)).astype(np.float32),
          rng.integers(0, 10, 256)),
@@ -171,9 +196,11 @@ def workloads() -> list[Workload]:
          rng.normal(size=(32, 16, 16, 16)).astype(np.float32), rng.integers(0, 10, 32)),
         ("nanoGPT 2x128 T=64, hand attention, AdamW", lambda lib: gpt(lib, False), gpt_x, gpt_y),
         ("nanoGPT 2x128 T=64, sdpa, AdamW", lambda lib: gpt(lib, True), gpt_x, gpt_y),
+        ("LSTM 2x128 T=32, batch 16, AdamW", lambda lib: seq_model(lib, "LSTM"), seq_x, seq_y),
+        ("GRU 2x128 T=32, batch 16, AdamW", lambda lib: seq_model(lib, "GRU"), seq_x, seq_y),
     ]
     for name, *_ in out:
-        OPTIMIZERS[name] = adamw if name.startswith("nanoGPT") else sgd
+        OPTIMIZERS[name] = adamw if name.startswith(("nanoGPT", "LSTM", "GRU")) else sgd
     return out
 
 

@@ -267,3 +267,24 @@ def flat(fn: Callable[..., Any], arrays: Sequence[Any], cost: float = 1.0) -> An
 
     map_ranges(chunk, a0.size, k)
     return out
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """``np.matmul(a, b)`` for stacks of one batch shape (attention's heads), the stack split over the threads when
+    the products are many and large enough: each is a small GEMM that BLAS runs on one thread."""
+    if a.ndim < 3 or a.shape[:-2] != b.shape[:-2] or a.dtype != b.dtype or a.dtype.kind != "f" \
+            or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return np.matmul(a, b)
+    batch = math.prod(a.shape[:-2])
+    m, kk, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    k = min(parts(batch * m * kk * n, _MATMUL_GRAIN), batch)
+    if k <= 1:
+        return np.matmul(a, b)
+    a3, b3 = a.reshape(batch, m, kk), b.reshape(batch, kk, n)  # views for the usual layouts, else one copy
+    out = np.empty((batch, m, n), a.dtype)
+    map_ranges(lambda lo, hi: np.matmul(a3[lo:hi], b3[lo:hi], out=out[lo:hi]), batch, k)
+    return out.reshape(*a.shape[:-2], m, n)
+
+
+# multiply-adds per chunk: about 100 us of a small single-threaded GEMM
+_MATMUL_GRAIN = 1 << 21

@@ -171,7 +171,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
     np.subtract(a, np.maximum.reduce(a, axis, None, None, True), out=out)
     np.exp(out, out=out)
-    out /= np.add.reduce(out, axis, None, None, True)
+    total = np.add.reduce(out, axis, None, None, True)
+    out *= np.reciprocal(total, out=total)  # as torch's CPU kernel: one division per row, a product per element
 
 
 def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
