@@ -5,7 +5,8 @@ NumPy's ufunc loops and reductions release the GIL, so chunks run on every core;
 one. Only kernels above a size threshold are split (a chunk handed to a thread costs some tens of microseconds),
 and never from inside a chunk (a kernel called by a chunk runs on its own thread, so the pool cannot deadlock on
 itself). The number of threads is ``st.set_num_threads``/``st.get_num_threads``; by default, as torch, the
-``OMP_NUM_THREADS`` environment variable, else the number of physical cores this process may run on. BLAS (matmul)
+``OMP_NUM_THREADS`` (or ``MKL_NUM_THREADS``) environment variable, else the number of physical cores this process
+may run on (torch counts the machine's; the difference shows only where the process is pinned to fewer). BLAS (matmul)
 keeps its own threads: NumPy's OpenBLAS reads ``OPENBLAS_NUM_THREADS``.
 """
 
@@ -49,9 +50,11 @@ def _physical_cores() -> int:
 
 
 def default_num_threads() -> int:
-    env = os.environ.get("OMP_NUM_THREADS", "")
-    if env.strip().isdigit() and int(env) > 0:
-        return int(env)
+    """torch's default: ``OMP_NUM_THREADS``, else ``MKL_NUM_THREADS``, else the physical cores."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env = os.environ.get(var, "").strip()
+        if env.isdigit() and int(env) > 0:
+            return int(env)
     return _physical_cores()
 
 
@@ -194,10 +197,11 @@ def ufunc(f: np.ufunc, *operands: Any) -> Any:
     return out
 
 
-def reduce(f: np.ufunc, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
+def reduce(f: Any, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
     """``f.reduce(a, axis, keepdims=keepdims)`` over the threads when ``a`` is large: split along the first axis,
     each chunk reduced on its own thread; where that axis is reduced too, the chunks' partial results are combined
-    with ``f`` (the order of the additions differs from NumPy's pairwise order, as torch's does)."""
+    with ``f`` (the order of the additions differs from NumPy's pairwise order, as torch's does). ``f`` is typed
+    ``Any``: NumPy's stubs have no overload for ``reduce``'s positional form, the cheapest call."""
     if a.size < 2 * GRAIN or a.ndim == 0 or not axis or not _splittable((a,)):
         return f.reduce(a, axis, None, None, keepdims)
     if len(axis) == a.ndim and a.ndim > 1:  # everything: one flat run
@@ -207,7 +211,7 @@ def reduce(f: np.ufunc, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
     return _reduce_split(f, a, axis, keepdims)
 
 
-def _reduce_split(f: np.ufunc, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
+def _reduce_split(f: Any, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
     n = a.shape[0]
     k = min(parts(a.size), n)
     if k <= 1:

@@ -169,26 +169,26 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 # Each kernel writes into a buffer of the result's shape, one pass after another (out=), and works on each slice
 # along ``axis`` alone, so a large input splits over the intra-op threads by rows (``thread_pool.rows``).
 def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
-    np.subtract(a, np.maximum.reduce(a, axis, None, None, True), out=out)
+    np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)
     np.exp(out, out=out)
-    total = np.add.reduce(out, axis, None, None, True)
+    total = np.add.reduce(out, axis, keepdims=True)
     out *= np.reciprocal(total, out=total)  # as torch's CPU kernel: one division per row, a product per element
 
 
 def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
-    np.subtract(a, np.maximum.reduce(a, axis, None, None, True), out=out)
-    out -= np.log(np.add.reduce(np.exp(out), axis, None, None, True))
+    np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)
+    out -= np.log(np.add.reduce(np.exp(out), axis, keepdims=True))
 
 
 def _softmax_backward_rows(y: Any, g: Any, *, axis: int, out: Any) -> None:
     np.multiply(g, y, out=out)  # y * (g - sum(g * y))
-    np.subtract(g, np.add.reduce(out, axis, None, None, True), out=out)
+    np.subtract(g, np.add.reduce(out, axis, keepdims=True), out=out)
     out *= y
 
 
 def _log_softmax_backward_rows(y: Any, g: Any, *, axis: int, out: Any) -> None:
     np.exp(y, out=out)  # g - exp(y) * sum(g)
-    out *= np.add.reduce(g, axis, None, None, True)
+    out *= np.add.reduce(g, axis, keepdims=True)
     np.subtract(g, out, out=out)
 
 
