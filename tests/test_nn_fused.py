@@ -433,7 +433,7 @@ def test_recurrent_layers_parameter_gradients(mode):
     x = data(4, 7, 6, dtype="float32")
     so, sh = snet(st.tensor(x))
     to, th = tnet(torch.tensor(x))
-    assert "LstmCellGatesBackward0" in _grad_fns(so) or "GruCellGatesBackward0" in _grad_fns(so)
+    assert "LstmLayerBackward0" in _grad_fns(so) or "GruLayerBackward0" in _grad_fns(so)
     sh, th = (sh[0], th[0]) if mode == "LSTM" else (sh, th)
     np.testing.assert_allclose(so.detach().numpy(), to.detach().numpy(), **_tol("float32"))
     np.testing.assert_allclose(sh.detach().numpy(), th.detach().numpy(), **_tol("float32"))
@@ -441,3 +441,29 @@ def test_recurrent_layers_parameter_gradients(mode):
     (to.square().sum() + th.sum()).backward()
     for (name, sp), (_, tp) in zip(snet.named_parameters(), tnet.named_parameters(), strict=True):
         np.testing.assert_allclose(sp.grad.numpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_layer_primitive(mode, bidirectional):
+    """The whole loop over time as one primitive: output and final states against torch for the input and the initial
+    states, their gradients, double backward and forward mode (float64)."""
+    torch.manual_seed(0)
+    kw = {"num_layers": 2, "bidirectional": bidirectional}
+    tnet = getattr(torch.nn, mode)(3, 4, **kw).double()
+    snet = getattr(st.nn, mode)(3, 4, dtype=st.float64, **kw)
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    d = 2 if bidirectional else 1
+    arrays = [data(5, 2, 3), data(2 * d, 2, 4, seed=1)] + ([data(2 * d, 2, 4, seed=2)] if mode == "LSTM" else [])
+
+    def fn(lib, x, *state):
+        net = snet if lib is st else tnet
+        out, hn = net(x, tuple(state) if mode == "LSTM" else state[0])
+        parts = [out.reshape(-1), *(t.reshape(-1) for t in (hn if mode == "LSTM" else (hn,)))]
+        return lib.cat(parts)
+
+    node = "LstmLayerBackward0" if mode == "LSTM" else "GruLayerBackward0"
+    check_all(fn, arrays, tuple(range(len(arrays))), node)
+    for p in (*snet.parameters(), *tnet.parameters()):  # forward mode of the inputs and states only
+        p.requires_grad_(False)
+    check_jvp(fn, arrays)

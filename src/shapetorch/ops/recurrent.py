@@ -23,10 +23,11 @@ from .._tensor import Tensor
 
 
 class _Ops:
-    """sigmoid, tanh and concatenation along the last axis, for arrays (``_NP``) or tensors (``_ST``)."""
+    """sigmoid, tanh, concatenation along the last axis and stacking along a new first one, for arrays (``_NP``)
+    or tensors (``_st_ops()``)."""
 
-    def __init__(self, sigmoid: Any, tanh: Any, cat: Any) -> None:
-        self.sigmoid, self.tanh, self.cat = sigmoid, tanh, cat
+    def __init__(self, sigmoid: Any, tanh: Any, cat: Any, stack: Any) -> None:
+        self.sigmoid, self.tanh, self.cat, self.stack = sigmoid, tanh, cat, stack
 
 
 def _np_sigmoid(a: Any) -> Any:
@@ -36,14 +37,14 @@ def _np_sigmoid(a: Any) -> Any:
     return np.reciprocal(out, out=out)
 
 
-_NP = _Ops(_np_sigmoid, np.tanh, lambda xs: np.concatenate(xs, axis=-1))
+_NP = _Ops(_np_sigmoid, np.tanh, lambda xs: np.concatenate(xs, axis=-1), np.stack)
 
 
 def _st_ops() -> _Ops:
-    from .joining import cat
+    from .joining import cat, stack
     from .unary import sigmoid, tanh
 
-    return _Ops(sigmoid, tanh, lambda xs: cat(xs, -1))
+    return _Ops(sigmoid, tanh, lambda xs: cat(xs, -1), stack)
 
 
 def _lstm_forward(pre: Any, c: Any, ops: _Ops) -> tuple[Any, ...]:
@@ -60,11 +61,9 @@ def _lstm_kernel(pre: Any, c: Any) -> Any:
     return np.concatenate((h_new, c_new), axis=-1)
 
 
-def _lstm_grads(pre: Any, c: Any, gy: Any, ops: _Ops) -> tuple[Any, Any]:
-    """(d pre, d c) from the gradient of ``[h_new, c_new]``."""
+def _lstm_grads(pre: Any, c: Any, dh: Any, dc_new: Any, ops: _Ops) -> tuple[Any, Any]:
+    """(d pre, d c) from the gradients of ``h_new`` and ``c_new``."""
     i, f, g, o, tc, _, _ = _lstm_forward(pre, c, ops)
-    h = c.shape[-1]
-    dh, dc_new = gy[..., :h], gy[..., h:]
     dc = dc_new + dh * o * (1 - tc * tc)
     d_pre = ops.cat([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g), dh * tc * o * (1 - o)])
     return d_pre, dc * f
@@ -72,10 +71,12 @@ def _lstm_grads(pre: Any, c: Any, gy: Any, ops: _Ops) -> tuple[Any, Any]:
 
 def _lstm_vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
     pre, c = n.inputs
+    h = c._data.shape[-1]
     if not STATE.enabled:
-        d_pre, dc = _lstm_grads(pre._data, c._data, gy._data, _NP)
+        g = gy._data
+        d_pre, dc = _lstm_grads(pre._data, c._data, g[..., :h], g[..., h:], _NP)
         return Tensor._make(d_pre, pre._device), Tensor._make(dc, pre._device)
-    return _lstm_grads(pre, c, gy, _st_ops())
+    return _lstm_grads(pre, c, gy[..., :h], gy[..., h:], _st_ops())
 
 
 def _gru_forward(gi: Any, gh: Any, h: Any, ops: _Ops) -> tuple[Any, ...]:
@@ -109,6 +110,122 @@ def _gru_vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
 
 _LSTM = Prim("lstm_cell_gates", _lstm_kernel, _lstm_vjp)
 _GRU = Prim("gru_cell_gates", _gru_kernel, _gru_vjp)
+
+
+# -- whole layers: the loop over time inside one primitive ------------------------------------------------------
+
+def _order(steps: int, reverse: bool) -> range:
+    return range(steps - 1, -1, -1) if reverse else range(steps)
+
+
+def _state_product(h: Any, w_hh: Any, b_hh: Any) -> Any:
+    gh = h @ w_hh.mT  # F.linear's order: the product, then the bias
+    return gh if b_hh is None else gh + b_hh
+
+
+def _lstm_run(gi: Any, h: Any, c: Any, w_hh: Any, b_hh: Any, reverse: bool, ops: _Ops) -> tuple[list[Any], ...]:
+    """The forward loop: per time step (in time order) the pre-activations, the states before it and after it."""
+    steps = gi.shape[0]
+    pres, h_prev, c_prev, hs, cs = ([None] * steps for _ in range(5))
+    for t in _order(steps, reverse):
+        h_prev[t], c_prev[t] = h, c
+        pres[t] = gi[t] + _state_product(h, w_hh, b_hh)
+        *_, h, c = _lstm_forward(pres[t], c, ops)
+        hs[t], cs[t] = h, c
+    return pres, h_prev, c_prev, hs, cs
+
+
+def _lstm_layer_kernel(gi: Any, h0: Any, c0: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
+    _, _, _, hs, cs = _lstm_run(gi, h0, c0, w_hh, b[0] if b else None, reverse, _NP)
+    return np.concatenate((np.stack(hs), np.stack(cs)), axis=-1)
+
+
+def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, gy: Any, reverse: bool,
+                      ops: _Ops) -> tuple[Any, ...]:
+    """Backpropagation through time: (d gi, d h0, d c0, d w_hh, d b_hh) from the gradient of every ``[h_t, c_t]``."""
+    pres, h_prev, c_prev, _, _ = _lstm_run(gi, h0, c0, w_hh, b_hh, reverse, ops)
+    steps, k = gi.shape[0], h0.shape[-1]
+    d_pre: list[Any] = [None] * steps
+    dh: Any = None
+    dc: Any = None
+    for t in reversed(_order(steps, reverse)):
+        gh_t, gc_t = gy[t][..., :k], gy[t][..., k:]
+        d_pre[t], dc = _lstm_grads(pres[t], c_prev[t], gh_t if dh is None else gh_t + dh,
+                                   gc_t if dc is None else gc_t + dc, ops)
+        dh = d_pre[t] @ w_hh
+    d_all = ops.stack(d_pre)
+    return _layer_sums(d_all, d_all, ops.stack(h_prev), dh, dc, b_hh is not None)
+
+
+def _layer_sums(d_gi: Any, d_gh: Any, h_prev: Any, dh0: Any, dc0: Any, bias: bool) -> tuple[Any, ...]:
+    """The weight's gradient as one product over all steps and rows, the bias's as one sum."""
+    g = d_gh.shape[-1]
+    rows = d_gh.reshape(-1, g)
+    dw = rows.mT @ h_prev.reshape(-1, h_prev.shape[-1])
+    grads = (d_gi, dh0, *(() if dc0 is None else (dc0,)), dw)
+    return (*grads, rows.sum(0)) if bias else grads
+
+
+def _layer_vjp(grads: Any, before_bias: int) -> Any:
+    """A layer's vjp: ``grads`` on the arrays (first order) or on the tensors (a graph of the gradient); the
+    primitive's inputs are ``before_bias`` tensors, then the state's bias when there is one."""
+    def vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
+        xs = n.inputs
+        b = xs[before_bias] if len(xs) > before_bias else None
+        args = xs[:before_bias]
+        if not STATE.enabled:
+            out = grads(*(t._data for t in args), None if b is None else b._data, gy._data, n.params["reverse"], _NP)
+            return tuple(Tensor._make(a, xs[0]._device) for a in out)
+        return grads(*args, b, gy, n.params["reverse"], _st_ops())
+    return vjp
+
+
+def _gru_run(gi: Any, h: Any, w_hh: Any, b_hh: Any, reverse: bool, ops: _Ops) -> tuple[list[Any], ...]:
+    steps = gi.shape[0]
+    ghs, h_prev, hs = ([None] * steps for _ in range(3))
+    for t in _order(steps, reverse):
+        h_prev[t] = h
+        ghs[t] = _state_product(h, w_hh, b_hh)
+        h = _gru_forward(gi[t], ghs[t], h, ops)[-1]
+        hs[t] = h
+    return ghs, h_prev, hs
+
+
+def _gru_layer_kernel(gi: Any, h0: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
+    return np.stack(_gru_run(gi, h0, w_hh, b[0] if b else None, reverse, _NP)[-1])
+
+
+def _gru_layer_grads(gi: Any, h0: Any, w_hh: Any, b_hh: Any, gy: Any, reverse: bool, ops: _Ops) -> tuple[Any, ...]:
+    """Backpropagation through time: (d gi, d h0, d w_hh, d b_hh) from the gradient of every ``h_t``."""
+    ghs, h_prev, _ = _gru_run(gi, h0, w_hh, b_hh, reverse, ops)
+    steps = gi.shape[0]
+    d_gi: list[Any] = [None] * steps
+    d_gh: list[Any] = [None] * steps
+    dh: Any = None
+    for t in reversed(_order(steps, reverse)):
+        d_gi[t], d_gh[t], dh_direct = _gru_grads(gi[t], ghs[t], h_prev[t], gy[t] if dh is None else gy[t] + dh, ops)
+        dh = dh_direct + d_gh[t] @ w_hh
+    return _layer_sums(ops.stack(d_gi), ops.stack(d_gh), ops.stack(h_prev), dh, None, b_hh is not None)
+
+
+_LSTM_LAYER = Prim("lstm_layer", _lstm_layer_kernel, _layer_vjp(_lstm_layer_grads, 4))
+_GRU_LAYER = Prim("gru_layer", _gru_layer_kernel, _layer_vjp(_gru_layer_grads, 3))
+
+
+def lstm_layer(gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Tensor | None,
+               reverse: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """One LSTM layer and direction over a (T, B, 4H) input projection: (the (T, B, H) outputs, h_T, c_T)."""
+    y = _LSTM_LAYER(gi, h0, c0, w_hh, *(() if b_hh is None else (b_hh,)), reverse=reverse)
+    k = h0._data.shape[-1]
+    last = 0 if reverse else gi._data.shape[0] - 1
+    seq = y.narrow(-1, 0, k)
+    return seq, seq.select(0, last), y.select(0, last).narrow(-1, k, k)
+
+
+def gru_layer(gi: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None, reverse: bool) -> tuple[Tensor, Tensor]:
+    """One GRU layer and direction over a (T, B, 3H) input projection: (the (T, B, H) outputs, h_T)."""
+    seq = _GRU_LAYER(gi, h0, w_hh, *(() if b_hh is None else (b_hh,)), reverse=reverse)
+    return seq, seq.select(0, 0 if reverse else gi._data.shape[0] - 1)
 
 
 def cell_fusable(*ts: Tensor) -> bool:

@@ -24,7 +24,7 @@ from ...ops.activation import relu
 from ...ops.conversion import where
 from ...ops.creation import empty, tensor, zeros
 from ...ops.joining import cat, stack
-from ...ops.recurrent import cell_fusable, gru_gates, lstm_gates
+from ...ops.recurrent import cell_fusable, gru_gates, gru_layer, lstm_gates, lstm_layer
 from ...ops.unary import sigmoid, tanh
 from .. import functional as F
 from .. import init
@@ -174,6 +174,18 @@ class RNNBase(Module):
                     gi_all = gi_all + b_ih
                 k = layer * directions + direction
                 h, c = h0[k], (c0[k] if c0 is not None else None)
+                if mask is None and w_hr is None and steps and self.mode in ("LSTM", "GRU") \
+                        and cell_fusable(gi_all, h, w_hh, *(t for t in (c, b_hh) if t is not None)):
+                    # the whole loop over time as one primitive (ops/recurrent.py)
+                    if self.mode == "LSTM":
+                        assert c is not None
+                        seq, h, c = lstm_layer(gi_all, h, c, w_hh, b_hh, bool(direction))
+                        c_n.append(c)
+                    else:
+                        seq, h = gru_layer(gi_all, h, w_hh, b_hh, bool(direction))
+                    outputs.append(seq)
+                    h_n.append(h)
+                    continue
                 order = range(steps - 1, -1, -1) if direction else range(steps)
                 out: list[Tensor | None] = [None] * steps
                 for t in order:
