@@ -23,11 +23,11 @@ from .._tensor import Tensor
 
 
 class _Ops:
-    """sigmoid, tanh, concatenation along the last axis and stacking along a new first one, for arrays (``_NP``)
-    or tensors (``_st_ops()``)."""
+    """sigmoid, tanh, concatenation along the last axis, stacking along a new first one and concatenation along the
+    first, for arrays (``_NP``) or tensors (``_st_ops()``)."""
 
-    def __init__(self, sigmoid: Any, tanh: Any, cat: Any, stack: Any) -> None:
-        self.sigmoid, self.tanh, self.cat, self.stack = sigmoid, tanh, cat, stack
+    def __init__(self, sigmoid: Any, tanh: Any, cat: Any, stack: Any, cat0: Any) -> None:
+        self.sigmoid, self.tanh, self.cat, self.stack, self.cat0 = sigmoid, tanh, cat, stack, cat0
 
 
 def _np_sigmoid(a: Any) -> Any:
@@ -37,14 +37,14 @@ def _np_sigmoid(a: Any) -> Any:
     return np.reciprocal(out, out=out)
 
 
-_NP = _Ops(_np_sigmoid, np.tanh, lambda xs: np.concatenate(xs, axis=-1), np.stack)
+_NP = _Ops(_np_sigmoid, np.tanh, lambda xs: np.concatenate(xs, axis=-1), np.stack, np.concatenate)
 
 
 def _st_ops() -> _Ops:
     from .joining import cat, stack
     from .unary import sigmoid, tanh
 
-    return _Ops(sigmoid, tanh, lambda xs: cat(xs, -1), stack)
+    return _Ops(sigmoid, tanh, lambda xs: cat(xs, -1), stack, cat)
 
 
 def _lstm_forward(pre: Any, c: Any, ops: _Ops) -> tuple[Any, ...]:
@@ -123,38 +123,52 @@ def _state_product(h: Any, w_hh: Any, b_hh: Any) -> Any:
     return gh if b_hh is None else gh + b_hh
 
 
-def _lstm_run(gi: Any, h: Any, c: Any, w_hh: Any, b_hh: Any, reverse: bool, ops: _Ops) -> tuple[list[Any], ...]:
-    """The forward loop: per time step (in time order) the pre-activations, the states before it and after it."""
-    steps = gi.shape[0]
-    pres, h_prev, c_prev, hs, cs = ([None] * steps for _ in range(5))
-    for t in _order(steps, reverse):
-        h_prev[t], c_prev[t] = h, c
-        pres[t] = gi[t] + _state_product(h, w_hh, b_hh)
-        *_, h, c = _lstm_forward(pres[t], c, ops)
-        hs[t], cs[t] = h, c
-    return pres, h_prev, c_prev, hs, cs
+def _lstm_layer_kernel(gi: Any, h: Any, c: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
+    """[h_t, c_t] of every step, (T, B, 2H): the states are the output the gradient reads back."""
+    k = h.shape[-1]
+    out = np.empty((*gi.shape[:-1], 2 * k), gi.dtype)
+    for t in _order(gi.shape[0], reverse):
+        *_, h, c = _lstm_forward(gi[t] + _state_product(h, w_hh, b[0] if b else None), c, _NP)
+        out[t, ..., :k], out[t, ..., k:] = h, c
+    return out
 
 
-def _lstm_layer_kernel(gi: Any, h0: Any, c0: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
-    _, _, _, hs, cs = _lstm_run(gi, h0, c0, w_hh, b[0] if b else None, reverse, _NP)
-    return np.concatenate((np.stack(hs), np.stack(cs)), axis=-1)
+def _before(seq: Any, first: Any, reverse: bool, ops: _Ops) -> Any:
+    """The state before each step, in time order, from the states after them (``seq``, (T, B, H))."""
+    return ops.cat0([seq[1:], first[None]]) if reverse else ops.cat0([first[None], seq[:-1]])
 
 
-def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, gy: Any, reverse: bool,
+def _rows_product(x: Any, w_hh: Any, b_hh: Any) -> Any:
+    """``_state_product`` of every step at once: one GEMM over the (T * B) rows."""
+    steps, batch, k = x.shape
+    return _state_product(x.reshape(steps * batch, k), w_hh, b_hh).reshape(steps, batch, -1)
+
+
+def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
                       ops: _Ops) -> tuple[Any, ...]:
-    """Backpropagation through time: (d gi, d h0, d c0, d w_hh, d b_hh) from the gradient of every ``[h_t, c_t]``."""
-    pres, h_prev, c_prev, _, _ = _lstm_run(gi, h0, c0, w_hh, b_hh, reverse, ops)
-    steps, k = gi.shape[0], h0.shape[-1]
+    """Backpropagation through time: (d gi, d h0, d c0, d w_hh, d b_hh) from the gradient of every ``[h_t, c_t]``.
+    The states before each step come from the saved output ``y``, so the gates of all steps are recomputed at once
+    (one GEMM, whole-sequence elementwise passes); only the chain through the states goes step by step."""
+    k = h0.shape[-1]
+    h_prev, c_prev = _before(y[..., :k], h0, reverse, ops), _before(y[..., k:], c0, reverse, ops)
+    i, f, g, o, tc, _, _ = _lstm_forward(gi + _rows_product(h_prev, w_hh, b_hh), c_prev, ops)
+    # d pre = [dc * g * i(1-i), dc * c * f(1-f), dc * i(1-g^2), dh * tc * o(1-o)], dc = dc_new + dh * o(1-tc^2)
+    via_h = o * (1 - tc * tc)
+    ci, cf, cg, co = g * i * (1 - i), c_prev * f * (1 - f), i * (1 - g * g), tc * o * (1 - o)
+    steps = gi.shape[0]
     d_pre: list[Any] = [None] * steps
     dh: Any = None
     dc: Any = None
     for t in reversed(_order(steps, reverse)):
-        gh_t, gc_t = gy[t][..., :k], gy[t][..., k:]
-        d_pre[t], dc = _lstm_grads(pres[t], c_prev[t], gh_t if dh is None else gh_t + dh,
-                                   gc_t if dc is None else gc_t + dc, ops)
+        dh_t = gy[t][..., :k] if dh is None else gy[t][..., :k] + dh
+        dc_t = gy[t][..., k:] + dh_t * via_h[t]
+        if dc is not None:
+            dc_t = dc_t + dc
+        d_pre[t] = ops.cat([dc_t * ci[t], dc_t * cf[t], dc_t * cg[t], dh_t * co[t]])
+        dc = dc_t * f[t]
         dh = d_pre[t] @ w_hh
     d_all = ops.stack(d_pre)
-    return _layer_sums(d_all, d_all, ops.stack(h_prev), dh, dc, b_hh is not None)
+    return _layer_sums(d_all, d_all, h_prev, dh, dc, b_hh is not None)
 
 
 def _layer_sums(d_gi: Any, d_gh: Any, h_prev: Any, dh0: Any, dc0: Any, bias: bool) -> tuple[Any, ...]:
@@ -174,42 +188,44 @@ def _layer_vjp(grads: Any, before_bias: int) -> Any:
         b = xs[before_bias] if len(xs) > before_bias else None
         args = xs[:before_bias]
         if not STATE.enabled:
-            out = grads(*(t._data for t in args), None if b is None else b._data, gy._data, n.params["reverse"], _NP)
+            out = grads(*(t._data for t in args), None if b is None else b._data, n.out._data, gy._data,
+                        n.params["reverse"], _NP)
             return tuple(Tensor._make(a, xs[0]._device) for a in out)
-        return grads(*args, b, gy, n.params["reverse"], _st_ops())
+        return grads(*args, b, n.out, gy, n.params["reverse"], _st_ops())
     return vjp
 
 
-def _gru_run(gi: Any, h: Any, w_hh: Any, b_hh: Any, reverse: bool, ops: _Ops) -> tuple[list[Any], ...]:
-    steps = gi.shape[0]
-    ghs, h_prev, hs = ([None] * steps for _ in range(3))
-    for t in _order(steps, reverse):
-        h_prev[t] = h
-        ghs[t] = _state_product(h, w_hh, b_hh)
-        h = _gru_forward(gi[t], ghs[t], h, ops)[-1]
-        hs[t] = h
-    return ghs, h_prev, hs
+def _gru_layer_kernel(gi: Any, h: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
+    """h_t of every step, (T, B, H)."""
+    out = np.empty((*gi.shape[:-1], h.shape[-1]), gi.dtype)
+    for t in _order(gi.shape[0], reverse):
+        h = out[t] = _gru_forward(gi[t], _state_product(h, w_hh, b[0] if b else None), h, _NP)[-1]
+    return out
 
 
-def _gru_layer_kernel(gi: Any, h0: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
-    return np.stack(_gru_run(gi, h0, w_hh, b[0] if b else None, reverse, _NP)[-1])
-
-
-def _gru_layer_grads(gi: Any, h0: Any, w_hh: Any, b_hh: Any, gy: Any, reverse: bool, ops: _Ops) -> tuple[Any, ...]:
-    """Backpropagation through time: (d gi, d h0, d w_hh, d b_hh) from the gradient of every ``h_t``."""
-    ghs, h_prev, _ = _gru_run(gi, h0, w_hh, b_hh, reverse, ops)
+def _gru_layer_grads(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
+                     ops: _Ops) -> tuple[Any, ...]:
+    """Backpropagation through time: (d gi, d h0, d w_hh, d b_hh) from the gradient of every ``h_t``, the gates of
+    all steps recomputed at once from the saved states (as for the LSTM)."""
+    h_prev = _before(y, h0, reverse, ops)
+    r, z, n, hn, _ = _gru_forward(gi, _rows_product(h_prev, w_hh, b_hh), h_prev, ops)
+    # d n_pre = dy (1-z)(1-n^2); d r_pre = d n_pre * hn * r(1-r); d z_pre = dy (h - n) z(1-z); d h (direct) = dy z
+    via_n, via_r, via_z = (1 - z) * (1 - n * n), hn * r * (1 - r), (h_prev - n) * z * (1 - z)
     steps = gi.shape[0]
     d_gi: list[Any] = [None] * steps
     d_gh: list[Any] = [None] * steps
     dh: Any = None
     for t in reversed(_order(steps, reverse)):
-        d_gi[t], d_gh[t], dh_direct = _gru_grads(gi[t], ghs[t], h_prev[t], gy[t] if dh is None else gy[t] + dh, ops)
-        dh = dh_direct + d_gh[t] @ w_hh
-    return _layer_sums(ops.stack(d_gi), ops.stack(d_gh), ops.stack(h_prev), dh, None, b_hh is not None)
+        dy = gy[t] if dh is None else gy[t] + dh
+        dn = dy * via_n[t]
+        dr, dz = dn * via_r[t], dy * via_z[t]
+        d_gi[t], d_gh[t] = ops.cat([dr, dz, dn]), ops.cat([dr, dz, dn * r[t]])
+        dh = dy * z[t] + d_gh[t] @ w_hh
+    return _layer_sums(ops.stack(d_gi), ops.stack(d_gh), h_prev, dh, None, b_hh is not None)
 
 
-_LSTM_LAYER = Prim("lstm_layer", _lstm_layer_kernel, _layer_vjp(_lstm_layer_grads, 4))
-_GRU_LAYER = Prim("gru_layer", _gru_layer_kernel, _layer_vjp(_gru_layer_grads, 3))
+_LSTM_LAYER = Prim("lstm_layer", _lstm_layer_kernel, _layer_vjp(_lstm_layer_grads, 4), save_output=True)
+_GRU_LAYER = Prim("gru_layer", _gru_layer_kernel, _layer_vjp(_gru_layer_grads, 3), save_output=True)
 
 
 def lstm_layer(gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Tensor | None,
