@@ -45,7 +45,8 @@ def _scatter_into(out: Any, idx1: NpIndex, idx2: NpIndex | None, g: Any) -> Any:
     if idx2 is None:
         target[...] += g
     elif len(idx2) == 1 and type(idx2[0]) is np.ndarray and idx2[0].ndim == 1 and idx2[0].dtype.kind in "iu" \
-            and target.ndim >= 1 and g.shape[:1] == idx2[0].shape and g.ndim == target.ndim and idx2[0].size > 1:
+            and target.ndim >= 1 and g.shape[:1] == idx2[0].shape and g.ndim == target.ndim and idx2[0].size > 1 \
+            and g.dtype == target.dtype and g.dtype.kind in "fc":  # (reduceat would widen bools and small ints)
         _add_rows(target, idx2[0], g)
     else:
         np.add.at(target, idx2, g)  # repeated indices accumulate, as torch's index backward does
