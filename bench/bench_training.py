@@ -12,7 +12,9 @@ The workloads:
 - LeNet-5 on 1x28x28, batch 64, SGD with momentum;
 - two ResNet basic blocks (conv-BatchNorm-ReLU, with the identity shortcut) on 16x16x16, batch 32, SGD;
 - a 2-layer nanoGPT (d=128, 4 heads, T=64, vocabulary 65, batch 8), AdamW, once with hand-written
-  causal attention (matmul, masked_fill, softmax) and once with ``scaled_dot_product_attention``.
+  causal attention (matmul, masked_fill, softmax) and once with ``scaled_dot_product_attention``;
+- a character-level sequence model (embedding 64, a 2-layer LSTM or GRU of 128 units, a linear head at every
+  step; T=32, vocabulary 65, batch 16), AdamW.
 
 The table also has the tiny-op and large-op cases of ``bench_ops`` and the autograd graphs of
 ``bench_autograd``, each timed interleaved with torch, and the tracemalloc peak of one step (Python and
@@ -141,6 +143,27 @@ def gpt(lib: Any, sdpa: bool) -> Any:
     return GPT()
 
 
+SEQ_T, SEQ_E, SEQ_H = 32, 64, 128
+
+
+def seq_model(lib: Any, cell: str) -> Any:
+    """A character-level sequence model: embedding, a 2-layer LSTM or GRU (batch first), a linear head per step."""
+    nn = lib.nn
+
+    class Net(nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(GPT_V, SEQ_E)
+            self.rnn = getattr(nn, cell)(SEQ_E, SEQ_H, num_layers=2, batch_first=True)
+            self.head = nn.Linear(SEQ_H, GPT_V)
+
+        def forward(self, idx: Any) -> Any:
+            h, _ = self.rnn(self.emb(idx))
+            return self.head(h)
+
+    return Net()
+
+
 def sgd(lib: Any, params: Any) -> Any:
     return lib.optim.SGD(params, lr=0.01, momentum=0.9)
 
@@ -161,6 +184,8 @@ def workloads() -> list[Workload]:
     rng = np.random.default_rng(0)
     gpt_x = rng.integers(0, GPT_V, (8, GPT_T))
     gpt_y = rng.integers(0, GPT_V, (8, GPT_T))
+    seq_x = rng.integers(0, GPT_V, (16, SEQ_T))
+    seq_y = rng.integers(0, GPT_V, (16, SEQ_T))
     out: list[Workload] = [
         ("MLP 784-512-512-10, batch 256", mlp, rng.normal(size=(256, 784)).astype(np.float32),
          rng.integers(0, 10, 256)),
@@ -171,9 +196,11 @@ def workloads() -> list[Workload]:
          rng.normal(size=(32, 16, 16, 16)).astype(np.float32), rng.integers(0, 10, 32)),
         ("nanoGPT 2x128 T=64, hand attention, AdamW", lambda lib: gpt(lib, False), gpt_x, gpt_y),
         ("nanoGPT 2x128 T=64, sdpa, AdamW", lambda lib: gpt(lib, True), gpt_x, gpt_y),
+        ("LSTM 2x128 T=32, batch 16, AdamW", lambda lib: seq_model(lib, "LSTM"), seq_x, seq_y),
+        ("GRU 2x128 T=32, batch 16, AdamW", lambda lib: seq_model(lib, "GRU"), seq_x, seq_y),
     ]
     for name, *_ in out:
-        OPTIMIZERS[name] = adamw if name.startswith("nanoGPT") else sgd
+        OPTIMIZERS[name] = adamw if name.startswith(("nanoGPT", "LSTM", "GRU")) else sgd
     return out
 
 
@@ -226,6 +253,52 @@ def peak(step: Callable[[], Any]) -> int:
     return top
 
 
+# Where a profile's own time goes: the first group whose key is in a function's "file:function" label.
+PROFILE_GROUPS = (
+    ("matmul.py:", "GEMMs (matmul kernels)"),
+    ("thread_pool.py:matmul", "GEMMs (matmul kernels)"),
+    ("attention.py:", "fused attention"),
+    ("activation.py:", "GELU, softmax, layer norm kernels"),
+    ("recurrent.py:", "LSTM/GRU gate kernels"),
+    ("loss.py:", "cross entropy"),
+    ("thread_pool.py:", "other elementwise kernels and reductions"),
+    ("method 'reduce'", "other elementwise kernels and reductions"),
+    ("numpy", "other elementwise kernels and reductions"),
+    ("_engine/backward.py:", "backward walk and gradient accumulation"),
+    ("_engine/primitives.py:", "primitive calls (wrap, record a node)"),
+    ("numpy_backend.py:", "optimizer step"),
+    ("optim/", "optimizer step"),
+)
+
+
+def profile(name: str, step: Callable[[], Any], steps: int = 5, top: int = 25) -> None:
+    """cProfile of ``steps`` steps after three warm-up steps: the time of each function's own code, grouped
+    (``PROFILE_GROUPS``; the rest is the Python of the public ops, the modules and the rules), then the
+    functions with the most."""
+    import cProfile
+    import pstats
+
+    for _ in range(3):
+        step()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(steps):
+        step()
+    prof.disable()
+    stats = pstats.Stats(prof)
+    groups: dict[str, float] = {}
+    total = 0.0
+    for (path, _line, fn), (_cc, _nc, tt, _ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        label = f"{path.replace(os.sep, '/')}:{fn}"
+        group = next((g for key, g in PROFILE_GROUPS if key in label), "dispatch: public ops, modules, rules")
+        groups[group] = groups.get(group, 0.0) + tt
+        total += tt
+    print(f"== {name}: {steps} steps, {total / steps * 1e3:.1f} ms a step under the profiler")
+    for group, t in sorted(groups.items(), key=lambda kv: -kv[1]):
+        print(f"  {t / total:6.1%}  {group}")
+    stats.sort_stats("tottime").print_stats(top)
+
+
 GOALS = {"training": 1.0, "tiny": 1.0, "tiny+backward": 1.0, "large": 1.2}
 
 
@@ -263,10 +336,19 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", help="training workloads whose name contains this text")
     p.add_argument("--sections", default="training,tiny,tiny+backward,large")
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                   help="torch's threads (give NumPy's BLAS the same with OPENBLAS_NUM_THREADS)")
+    p.add_argument("--threads", type=int, default=st.get_num_threads(),
+                   help="torch's and shapetorch's intra-op threads, by default shapetorch's default (torch's: "
+                        "the physical cores); give NumPy's BLAS the same with OPENBLAS_NUM_THREADS")
+    p.add_argument("--profile", action="store_true",
+                   help="instead of timing, profile the shapetorch steps of the training workloads (cProfile)")
     a = p.parse_args(argv)
     torch.set_num_threads(max(1, a.threads))
+    st.set_num_threads(max(1, a.threads))
+    if a.profile:
+        for name, make, x, y in workloads():
+            if a.only is None or a.only.lower() in name.lower():
+                profile(name, steppers(name, make, x, y)[0])
+        return
     print(f"torch threads {torch.get_num_threads()}; ratio = shapetorch / torch (best of interleaved rounds)")
     print(f"{'case':46} {'shapetorch':>12} {'torch':>12} {'ratio':>7} {'goal':>6} {'st peak MiB':>12}")
     for r in run(a.quick, tuple(a.sections.split(",")), a.only):

@@ -1,5 +1,5 @@
 """Fused NumPy kernels with hand-written gradients (issue 17): batch_norm in training, cross_entropy with class
-targets, scaled_dot_product_attention. Each is one primitive on the CPU; values, gradients, double backward
+targets, scaled_dot_product_attention, the gates of an LSTM or GRU step. Each is one primitive on the CPU; values, gradients, double backward
 (create_graph takes the differentiable formula) and forward mode against torch, and a check that the fused
 primitive is the one that ran (so that a test cannot pass on the composite by accident)."""
 
@@ -391,3 +391,79 @@ def test_cpu_gradient_stolen_only_when_unshared(monkeypatch):
     x.reshape(3, 4).backward(g)  # the gradient is a view of the user's tensor
     x.grad.zero_()
     np.testing.assert_array_equal(g.numpy(), data(3, 4, seed=2))
+
+
+# -- recurrent cells ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_cell_gates(mode, dtype):
+    """One step of an LSTMCell / GRUCell (torch's weights): the gates are one primitive; inputs and states' gradients,
+    double backward and forward mode against torch."""
+    torch.manual_seed(0)
+    hidden = 5
+    tcell = getattr(torch.nn, mode + "Cell")(4, hidden).to(getattr(torch, dtype))
+    scell = getattr(st.nn, mode + "Cell")(4, hidden, dtype=getattr(st, dtype))
+    scell.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tcell.state_dict().items()})
+    x, h, c = data(3, 4, dtype=dtype), data(3, hidden, seed=1, dtype=dtype), data(3, hidden, seed=2, dtype=dtype)
+
+    def fn(lib, *xs):
+        cell = scell if lib is st else tcell
+        if mode == "GRU":
+            return cell(xs[0], xs[1])
+        h1, c1 = cell(xs[0], (xs[1], xs[2]))
+        return lib.cat([h1, c1], -1)
+
+    arrays = [x, h, c] if mode == "LSTM" else [x, h]
+    node = "LstmCellGatesBackward0" if mode == "LSTM" else "GruCellGatesBackward0"
+    check_all(fn, arrays, tuple(range(len(arrays))), node, dtype, second_order=dtype == "float64")
+    if dtype == "float64":
+        for p in (*scell.parameters(), *tcell.parameters()):  # forward mode of the inputs only
+            p.requires_grad_(False)
+        check_jvp(fn, arrays)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_layers_parameter_gradients(mode):
+    """A 2-layer batch-first LSTM / GRU: output, final states and every parameter's gradient as torch's."""
+    torch.manual_seed(0)
+    tnet = getattr(torch.nn, mode)(6, 8, num_layers=2, batch_first=True)
+    snet = getattr(st.nn, mode)(6, 8, num_layers=2, batch_first=True)
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    x = data(4, 7, 6, dtype="float32")
+    so, sh = snet(st.tensor(x))
+    to, th = tnet(torch.tensor(x))
+    assert "LstmLayerBackward0" in _grad_fns(so) or "GruLayerBackward0" in _grad_fns(so)
+    sh, th = (sh[0], th[0]) if mode == "LSTM" else (sh, th)
+    np.testing.assert_allclose(so.detach().numpy(), to.detach().numpy(), **_tol("float32"))
+    np.testing.assert_allclose(sh.detach().numpy(), th.detach().numpy(), **_tol("float32"))
+    (so.square().sum() + sh.sum()).backward()
+    (to.square().sum() + th.sum()).backward()
+    for (name, sp), (_, tp) in zip(snet.named_parameters(), tnet.named_parameters(), strict=True):
+        np.testing.assert_allclose(sp.grad.numpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_layer_primitive(mode, bidirectional):
+    """The whole loop over time as one primitive: output and final states against torch for the input and the initial
+    states, their gradients, double backward and forward mode (float64)."""
+    torch.manual_seed(0)
+    kw = {"num_layers": 2, "bidirectional": bidirectional}
+    tnet = getattr(torch.nn, mode)(3, 4, **kw).double()
+    snet = getattr(st.nn, mode)(3, 4, dtype=st.float64, **kw)
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    d = 2 if bidirectional else 1
+    arrays = [data(5, 2, 3), data(2 * d, 2, 4, seed=1)] + ([data(2 * d, 2, 4, seed=2)] if mode == "LSTM" else [])
+
+    def fn(lib, x, *state):
+        net = snet if lib is st else tnet
+        out, hn = net(x, tuple(state) if mode == "LSTM" else state[0])
+        parts = [out.reshape(-1), *(t.reshape(-1) for t in (hn if mode == "LSTM" else (hn,)))]
+        return lib.cat(parts)
+
+    node = "LstmLayerBackward0" if mode == "LSTM" else "GruLayerBackward0"
+    check_all(fn, arrays, tuple(range(len(arrays))), node)
+    for p in (*snet.parameters(), *tnet.parameters()):  # forward mode of the inputs and states only
+        p.requires_grad_(False)
+    check_jvp(fn, arrays)

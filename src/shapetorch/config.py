@@ -18,6 +18,7 @@ from . import _device
 from ._autocast import AUTOCAST, autocast_dtype_for
 from ._dtype import DType, bfloat16, to_dtype
 from ._errors import fail
+from .backends import thread_pool
 from .ops._registry import public
 
 
@@ -26,7 +27,6 @@ class _Flags:
     deterministic_warn_only = False
     float32_matmul_precision = "highest"
     warn_always = False
-    num_threads = os.cpu_count() or 1
     num_interop_threads = os.cpu_count() or 1
 
 
@@ -131,14 +131,17 @@ def get_float32_matmul_precision() -> str:
 
 @_config
 def set_num_threads(n: int) -> None:
+    """How many threads large CPU kernels (elementwise, reductions, softmax, layer norm, ...) split over."""
     if n <= 0:
         fail("argument_error_invalid", op="set_num_threads", problem=f"number of threads must be positive, got {n}")
-    FLAGS.num_threads = n
+    thread_pool.set_num_threads(int(n))
 
 
 @_config
 def get_num_threads() -> int:
-    return FLAGS.num_threads
+    """The threads large CPU kernels split over (``backends.thread_pool``): ``OMP_NUM_THREADS``, else the physical
+    cores, until ``set_num_threads``; BLAS keeps its own (``OPENBLAS_NUM_THREADS``)."""
+    return thread_pool.num_threads()
 
 
 @_config

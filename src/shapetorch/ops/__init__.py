@@ -23,6 +23,7 @@ from . import (
     normalization,
     pooling,
     random,
+    recurrent,
     reduction,
     scan,
     scatter,
@@ -38,7 +39,7 @@ from . import (
 
 __all__ = [
     "activation", "arithmetic", "attention", "comparison", "complex", "conversion", "convolution", "creation", "einops", "einsum",
-    "fft", "indexing", "joining", "linalg", "loss", "matmul", "matrix", "normalization", "pooling", "random", "reduction", "scan", "scatter", "sorting",
+    "fft", "indexing", "joining", "linalg", "loss", "matmul", "matrix", "normalization", "pooling", "random", "recurrent", "reduction", "scan", "scatter", "sorting",
     "special", "statistics", "tiling", "unary", "views", "vmap", "windows",
 ]
 

@@ -1,6 +1,7 @@
 """The elementwise machinery shared by the unary, arithmetic, comparison, special and complex families.
 
 Each elementwise op is one line of a table in its family's module: its name, its NumPy kernel and its vjp.
+A kernel that is a NumPy ufunc splits over the intra-op threads when its result is large (``backends.thread_pool``).
 ``_unary``/``_binary`` here make the primitive, the public function, the method and the in-place twin;
 ``_binary`` also does the broadcast check, type promotion and Python scalars, and the dunders.
 """
@@ -17,6 +18,7 @@ from .._engine.primitives import VJP, Prim
 from .._errors import fail
 from .._rules import dtypes as RD
 from .._tensor import Tensor
+from ..backends.thread_pool import threaded
 from ._common import (
     as_operand,
     broadcast2,
@@ -53,7 +55,7 @@ def _store(result: Tensor, out: Tensor | None, name: str) -> Tensor:
 def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str = "float",
            save_output: bool = False, doc: str = "") -> Callable[..., Tensor]:
     """kind: 'float' computes ints in the default float dtype; 'same' keeps the dtype; 'bool' gives bool."""
-    prim = Prim(name, kernel, vjp, save_output=save_output)
+    prim = Prim(name, threaded(kernel), vjp, save_output=save_output)
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if kind == "float":
@@ -84,7 +86,7 @@ _2_SQRT_PI = 2.0 / math.sqrt(math.pi)
 def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str = "promote",
             register: bool = True, dunder: str | None = None, rdunder: str | None = None) -> Callable[..., Tensor]:
     """kind: 'promote' (mul), 'float' (true division), 'no_bool' (sub), 'integral' (bitwise ops)."""
-    prim = Prim(name, kernel, vjp)
+    prim = Prim(name, threaded(kernel), vjp)
 
     def fn(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
         if type(input) is Tensor and type(other) is Tensor:

@@ -7,6 +7,7 @@ registered; the nn-only activations (gelu, silu, ...) are exposed through ``shap
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ from .._grad_mode import STATE
 from .._rules import dtypes as RD
 from .._rules.axes import wrap_dim
 from .._tensor import Tensor
+from ..backends import thread_pool
 from ._common import (
     autocast_inputs,
     cast,
@@ -133,7 +135,11 @@ def _gelu_backward_kernel(x: Any, g: Any) -> Any:
     return pdf.astype(x.dtype, copy=False)
 
 
-_GELU_BACKWARD = Prim("gelu_backward", _gelu_backward_kernel)  # NOTE [fused backward]
+# GELU's float32 erf is about 30 NumPy passes over the input: large inputs split over the intra-op threads sooner
+# than a one-pass ufunc does
+_GELU_PASSES = 30
+_GELU_BACKWARD = Prim("gelu_backward",  # NOTE [fused backward]
+                      lambda x, g: thread_pool.flat(_gelu_backward_kernel, (x, g), _GELU_PASSES))
 
 
 def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
@@ -145,7 +151,7 @@ def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     return (g * (cdf + x * pdf),)
 
 
-_GELU = Prim("gelu", _gelu_kernel, _gelu_vjp)
+_GELU = Prim("gelu", lambda a: thread_pool.flat(_gelu_kernel, (a,), _GELU_PASSES), _gelu_vjp)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -161,27 +167,47 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 # -- softmax family -------------------------------------------------------------------------------------
 
-def _softmax_kernel(a: Any, axis: int) -> Any:
-    # one buffer for the result, reused by each pass (out=): a single allocation of the input's size
-    e = np.subtract(a, np.max(a, axis=axis, keepdims=True)) if a.size else np.exp(a)
-    np.exp(e, out=e)
-    return np.divide(e, np.sum(e, axis=axis, keepdims=True), out=e)
+# Each kernel writes into a buffer of the result's shape, one pass after another (out=), and works on each slice
+# along ``axis`` alone, so a large input splits over the intra-op threads by rows (``thread_pool.rows``).
+def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
+    np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)
+    np.exp(out, out=out)
+    total = np.add.reduce(out, axis, keepdims=True)
+    out *= np.reciprocal(total, out=total)  # as torch's CPU kernel: one division per row, a product per element
 
 
-def _log_softmax_kernel(a: Any, axis: int) -> Any:
-    if not a.size:
-        return a.copy()
-    s = np.subtract(a, np.max(a, axis=axis, keepdims=True))
-    lse = np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
-    return np.subtract(s, lse, out=s)
+def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
+    np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)
+    out -= np.log(np.add.reduce(np.exp(out), axis, keepdims=True))
 
 
-def _softmax_backward_kernel(y: Any, g: Any, axis: int) -> Any:
-    return y * (g - np.sum(g * y, axis=axis, keepdims=True))
+def _softmax_backward_rows(y: Any, g: Any, *, axis: int, out: Any) -> None:
+    np.multiply(g, y, out=out)  # y * (g - sum(g * y))
+    np.subtract(g, np.add.reduce(out, axis, keepdims=True), out=out)
+    out *= y
 
 
-def _log_softmax_backward_kernel(y: Any, g: Any, axis: int) -> Any:
-    return g - np.exp(y) * np.sum(g, axis=axis, keepdims=True)
+def _log_softmax_backward_rows(y: Any, g: Any, *, axis: int, out: Any) -> None:
+    np.exp(y, out=out)  # g - exp(y) * sum(g)
+    out *= np.add.reduce(g, axis, keepdims=True)
+    np.subtract(g, out, out=out)
+
+
+def _by_rows(rows: Callable[..., None], passes: float) -> Callable[..., Any]:
+    def kernel(*arrays: Any, axis: int) -> Any:
+        a = arrays[0]
+        if not a.size:
+            return np.exp(a) if rows is _softmax_rows else a.copy()
+        out = np.empty_like(a)
+        thread_pool.rows(functools.partial(rows, axis=axis), arrays, out, axis, passes)
+        return out
+    return kernel
+
+
+_softmax_kernel = _by_rows(_softmax_rows, 4)
+_log_softmax_kernel = _by_rows(_log_softmax_rows, 5)
+_softmax_backward_kernel = _by_rows(_softmax_backward_rows, 4)
+_log_softmax_backward_kernel = _by_rows(_log_softmax_backward_rows, 4)
 
 
 # NOTE [fused backward]: a first-order backward (grad mode off while it runs) calls one primitive (one kernel
@@ -220,7 +246,42 @@ def _ln_hat(x: Any, nd: int, eps: float) -> tuple[Any, Any]:
     return (x - mean) * rstd, rstd
 
 
+def _fusable_ln(x: Any, wb: tuple[Any, ...]) -> bool:
+    """The row-wise kernels below take C-contiguous float32/float64 arrays with weight and bias of the input's dtype;
+    anything else (a strided view, bfloat16, mixed dtypes) takes the general formula (``_ln_hat``)."""
+    return type(x) is np.ndarray and x.dtype in _LN_DTYPES and x.flags.c_contiguous and x.size > 0 \
+        and all(type(t) is np.ndarray and t.dtype == x.dtype for t in wb)
+
+
+_LN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _ln_rows_hat(x2: Any, eps: float, hat: Any) -> Any:
+    """``hat = (x - mean) * rstd`` of (rows, D) into ``hat``; returns rstd, (rows, 1)."""
+    np.subtract(x2, np.mean(x2, axis=-1, keepdims=True), out=hat)
+    rstd = 1 / np.sqrt(np.mean(np.square(hat), axis=-1, keepdims=True) + eps)
+    hat *= rstd
+    return rstd
+
+
+def _layer_norm_rows(x2: Any, *, eps: float, w: Any, b: Any, out: Any) -> None:
+    _ln_rows_hat(x2, eps, out)
+    if w is not None:
+        out *= w
+    if b is not None:
+        out += b
+
+
 def _layer_norm_kernel(x: Any, *wb: Any, nd: int, eps: float, has_w: bool, has_b: bool) -> Any:
+    if _fusable_ln(x, wb):
+        # (rows, D) in one buffer, the rows over the intra-op threads when large
+        d = math.prod(x.shape[x.ndim - nd:])
+        x2 = x.reshape(-1, d)
+        w = wb[0].reshape(d) if has_w else None
+        b = wb[-1].reshape(d) if has_b else None
+        out = np.empty_like(x2)
+        thread_pool.rows(functools.partial(_layer_norm_rows, eps=eps, w=w, b=b), (x2,), out, -1, _LN_PASSES)
+        return out.reshape(x.shape)
     out = _ln_hat(x, nd, eps)[0]
     if has_w:
         out = out * wb[0]
@@ -229,12 +290,53 @@ def _layer_norm_kernel(x: Any, *wb: Any, nd: int, eps: float, has_w: bool, has_b
     return out.astype(x.dtype, copy=False)
 
 
+_LN_PASSES = 6
+
+
 def _layer_norm_backward_kernel(x: Any, g: Any, *w: Any, nd: int, eps: float) -> Any:
     hat, rstd = _ln_hat(x, nd, eps)
     ax = _ln_axes(x, nd)
     gw = g * w[0] if w else g
     dx = rstd * (gw - np.mean(gw, axis=ax, keepdims=True) - hat * np.mean(gw * hat, axis=ax, keepdims=True))
     return dx.astype(x.dtype, copy=False)
+
+
+def _layer_norm_backward_rows(x2: Any, g2: Any, *, eps: float, w: Any, need: tuple[bool, bool, bool],
+                              out: Any) -> tuple[Any, Any]:
+    """The gradients of one block of rows: dx into ``out`` (when asked for), and this block's share of the weight's
+    and the bias's gradients (sums over its rows)."""
+    hat = np.empty_like(x2)
+    rstd = _ln_rows_hat(x2, eps, hat)
+    gw_part = np.add.reduce(g2 * hat, 0) if need[1] else None
+    gb_part = np.add.reduce(g2, 0) if need[2] else None
+    if need[0]:
+        # dx = rstd * (gw - mean(gw) - hat * mean(gw * hat)), gw = g * w
+        gw = g2 * w if w is not None else g2
+        np.multiply(gw, hat, out=out)
+        hat *= np.mean(out, axis=-1, keepdims=True)
+        np.subtract(gw, np.mean(gw, axis=-1, keepdims=True), out=out)
+        out -= hat
+        out *= rstd
+    return gw_part, gb_part
+
+
+def _layer_norm_backward_arrays(x: Any, g: Any, w: Any, nd: int, eps: float,
+                                need: tuple[bool, bool, bool]) -> tuple[Any, Any, Any]:
+    """(grad input, grad weight, grad bias) from one pass over the rows, each None where ``need`` says so."""
+    d = math.prod(x.shape[x.ndim - nd:])
+    x2, g2 = x.reshape(-1, d), np.ascontiguousarray(g).reshape(-1, d)
+    out = np.empty_like(x2)
+    parts = thread_pool.rows(functools.partial(_layer_norm_backward_rows, eps=eps, need=need,
+                                               w=None if w is None else w.reshape(d)),
+                             (x2, g2), out, -1, _LN_PASSES * 2)
+    sums: list[Any] = [None, None]
+    for i in (0, 1):
+        if need[i + 1]:
+            total = parts[0][i]
+            for p in parts[1:]:
+                total = total + p[i]
+            sums[i] = total.reshape(x.shape[x.ndim - nd:])
+    return (out.reshape(x.shape) if need[0] else None), sums[0], sums[1]
 
 
 def _ln_hat_ops(x: Tensor, nd: int, eps: float) -> tuple[Tensor, Tensor]:
@@ -248,7 +350,15 @@ def _layer_norm_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     x, p = n.inputs[0], n.params
     nd, eps = p["nd"], p["eps"]
     w = n.inputs[1] if p["has_w"] else None
+    b = n.inputs[-1] if p["has_b"] else None
     lead = list(range(x._data.ndim - nd))
+    if not STATE.enabled and _fusable_ln(x._data, tuple(t._data for t in n.inputs[1:])) \
+            and type(g._data) is np.ndarray and g._data.dtype == x._data.dtype:
+        # NumPy arrays: every gradient from one pass over the rows (the forward ran the same kernel)
+        need = (x.requires_grad, w is not None and w.requires_grad, b is not None and b.requires_grad)
+        arrays = _layer_norm_backward_arrays(x._data, g._data, None if w is None else w._data, nd, eps, need)
+        gx, gw, gb = (None if a is None else Tensor._make(a, x._device) for a in arrays)
+        return (gx, *((gw,) if w is not None else ()), *((gb,) if b is not None else ()))
     if not STATE.enabled:
         dx = _LAYER_NORM_BACKWARD(x, g, *((w,) if w is not None else ()), nd=nd, eps=eps)
         hat = _LAYER_NORM(x, nd=nd, eps=eps, has_w=False, has_b=False) if w is not None else None

@@ -34,7 +34,7 @@ def _probs(q: Any, k: Any, mask: Any | None, scale: float, causal: bool) -> Any:
             s = np.where(mask, s, q.dtype.type(-np.inf))
         else:
             s += mask
-    return _softmax_kernel(s, -1)
+    return _softmax_kernel(s, axis=-1)
 
 
 def _attention_kernel(q: Any, k: Any, v: Any, *mask: Any, scale: float, causal: bool) -> Any:

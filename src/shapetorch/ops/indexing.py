@@ -44,9 +44,25 @@ def _scatter_into(out: Any, idx1: NpIndex, idx2: NpIndex | None, g: Any) -> Any:
     target = out[idx1]
     if idx2 is None:
         target[...] += g
+    elif len(idx2) == 1 and type(idx2[0]) is np.ndarray and idx2[0].ndim == 1 and idx2[0].dtype.kind in "iu" \
+            and target.ndim >= 1 and g.shape[:1] == idx2[0].shape and g.ndim == target.ndim and idx2[0].size > 1 \
+            and g.dtype == target.dtype and g.dtype.kind in "fc":  # (reduceat would widen bools and small ints)
+        _add_rows(target, idx2[0], g)
     else:
         np.add.at(target, idx2, g)  # repeated indices accumulate, as torch's index backward does
     return out
+
+
+def _add_rows(target: Any, rows: Any, g: Any) -> None:
+    """``np.add.at(target, rows, g)`` for a vector of row numbers (an embedding's gradient): the rows of ``g`` sorted
+    by destination and summed per destination in their original order (the sums ``add.at`` makes), then added at
+    once; ``add.at`` goes element by element, 10x slower on (512, 128) rows."""
+    n = target.shape[0]
+    rows = np.where(rows < 0, rows + n, rows)
+    order = np.argsort(rows, kind="stable")
+    dest = rows[order]
+    first = np.flatnonzero(np.concatenate(([True], dest[1:] != dest[:-1])))
+    target[dest[first]] += np.add.reduceat(g[order], first, axis=0)
 
 
 def _index_backward(g: Any, shape: tuple[int, ...], idx1: NpIndex, idx2: NpIndex | None) -> Any:

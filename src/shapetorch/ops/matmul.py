@@ -19,6 +19,7 @@ from .._rules.matrix import (
     trace_shape,
 )
 from .._tensor import Tensor
+from ..backends import thread_pool
 from ._common import as_node, autocast_inputs, cast, check, dtype_name, make_inplace, promoted
 from ._registry import method, public
 
@@ -60,6 +61,8 @@ def _matmul_kernel(a: Any, b: Any) -> Any:
         # (512, 128)); folding the stack into the rows makes it one GEMM
         rows = math.prod(a.shape[:-1])
         out = np.matmul(a.reshape(rows, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+    elif a.ndim > 2 and b.ndim > 2:
+        out = thread_pool.matmul(a, b)  # a stack of products over the intra-op threads when large
     else:
         out = np.matmul(a, b)
     return out if out.dtype == a.dtype else out.astype(a.dtype)  # ml_dtypes' bfloat16 matmul gives float32

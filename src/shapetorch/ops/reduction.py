@@ -15,6 +15,7 @@ from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.reduction import check_nonempty, reduce_dims
 from .._tensor import Tensor
+from ..backends import thread_pool
 from ._common import as_node, as_operand, autocast_inputs, cast, check, default_float, dtype_name, need_floating
 from ._registry import CATEGORY, FUNCTIONS, public
 
@@ -54,7 +55,17 @@ def _extreme_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
 
 
 def _sum_kernel(a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
+    if a.size >= _SPLIT:  # large: over the intra-op threads
+        return thread_pool.reduce(np.add, a, axis, keepdims)
     return np.add.reduce(a, axis, None, None, keepdims)  # type: ignore[call-overload]  # np.sum's wrapper costs more than the sum
+
+
+def _extreme_kernel(f: np.ufunc) -> Any:
+    """amax/amin: ``np.maximum.reduce`` (what ``np.amax`` calls), over the threads when the input is large."""
+    return lambda a, axis, keepdims: thread_pool.reduce(f, a, axis, keepdims)
+
+
+_SPLIT = 2 * thread_pool.GRAIN
 
 
 _SUM = Prim("sum", _sum_kernel, lambda g, n: (_grad_back(g, n),))
@@ -75,8 +86,8 @@ def _prod_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
 
 
 _PROD = Prim("prod", lambda a, axis, keepdims: np.prod(a, axis=axis, keepdims=keepdims), _prod_vjp, save_output=True)
-_AMAX = Prim("amax", lambda a, axis, keepdims: np.amax(a, axis=axis, keepdims=keepdims), _extreme_vjp, save_output=True)
-_AMIN = Prim("amin", lambda a, axis, keepdims: np.amin(a, axis=axis, keepdims=keepdims), _extreme_vjp, save_output=True)
+_AMAX = Prim("amax", _extreme_kernel(np.maximum), _extreme_vjp, save_output=True)
+_AMIN = Prim("amin", _extreme_kernel(np.minimum), _extreme_vjp, save_output=True)
 _ALL = Prim("all", lambda a, axis, keepdims: np.all(a, axis=axis, keepdims=keepdims))
 _ANY = Prim("any", lambda a, axis, keepdims: np.any(a, axis=axis, keepdims=keepdims))
 _ARGMAX = Prim("argmax", lambda a, axis, keepdims: np.argmax(a, axis=axis, keepdims=keepdims))

@@ -16,7 +16,8 @@ NAME = "webgpu"
 RT.require()
 # The CPU's fused fast paths: their ops call them only where the primitive has a kernel, and elsewhere (on
 # WebGPU) take the composite path of primitives that have kernels, so they need none and never raise
-CPU_FAST_PATHS = ("batch_norm", "batch_norm_stats", "cross_entropy_loss", "einsum", "scaled_dot_product_attention")
+CPU_FAST_PATHS = ("batch_norm", "batch_norm_stats", "cross_entropy_loss", "einsum", "gru_cell_gates", "gru_layer",
+                  "lstm_cell_gates", "lstm_layer", "scaled_dot_product_attention")
 # primitives without a WebGPU kernel (they raise kernel_not_registered_error; to_device moves through the host)
 MISSING = [n for n in kernels.register({**special_kernels.table(), **composed_kernels.table(), **linalg_kernels.table()})
            if n not in CPU_FAST_PATHS]

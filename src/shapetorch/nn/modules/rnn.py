@@ -24,6 +24,7 @@ from ...ops.activation import relu
 from ...ops.conversion import where
 from ...ops.creation import empty, tensor, zeros
 from ...ops.joining import cat, stack
+from ...ops.recurrent import cell_fusable, gru_gates, gru_layer, lstm_gates, lstm_layer
 from ...ops.unary import sigmoid, tanh
 from .. import functional as F
 from .. import init
@@ -37,9 +38,14 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 def _cell(mode: str, gi: Tensor, h: Tensor, c: Tensor | None, w_hh: Tensor, b_hh: Tensor | None,
           w_hr: Tensor | None) -> tuple[Tensor, Tensor | None]:
     """One step: ``gi`` is the input's projection (``x W_ih^T + b_ih``) for this step."""
-    gh = h.matmul(w_hh.t())
-    if b_hh is not None:
-        gh = gh + b_hh
+    gh = F.linear(h, w_hh, b_hh)
+    if mode in ("LSTM", "GRU") and cell_fusable(gi, gh, h, *((c,) if c is not None else ())):
+        # the gates as one primitive (ops/recurrent.py): a few graph nodes per step instead of 15-18
+        if mode == "GRU":
+            return gru_gates(gi, gh, h), None
+        assert c is not None
+        h, c = lstm_gates(gi + gh, c)
+        return (h.matmul(w_hr.t()) if w_hr is not None else h), c
     if mode == "LSTM":
         i, f, g, o = (gi + gh).chunk(4, -1)
         assert c is not None
@@ -168,6 +174,18 @@ class RNNBase(Module):
                     gi_all = gi_all + b_ih
                 k = layer * directions + direction
                 h, c = h0[k], (c0[k] if c0 is not None else None)
+                if mask is None and w_hr is None and steps and self.mode in ("LSTM", "GRU") \
+                        and cell_fusable(gi_all, h, w_hh, *(t for t in (c, b_hh) if t is not None)):
+                    # the whole loop over time as one primitive (ops/recurrent.py)
+                    if self.mode == "LSTM":
+                        assert c is not None
+                        seq, h, c = lstm_layer(gi_all, h, c, w_hh, b_hh, bool(direction))
+                        c_n.append(c)
+                    else:
+                        seq, h = gru_layer(gi_all, h, w_hh, b_hh, bool(direction))
+                    outputs.append(seq)
+                    h_n.append(h)
+                    continue
                 order = range(steps - 1, -1, -1) if direction else range(steps)
                 out: list[Tensor | None] = [None] * steps
                 for t in order:

@@ -1,0 +1,265 @@
+"""Recurrent cell primitives: the gates of one LSTM or GRU step as one primitive with a fused gradient.
+
+``nn.LSTM``/``nn.GRU`` (and their cells) compute the two matrix products of a step as ops and hand the gate
+pre-activations to :func:`lstm_gates` / :func:`gru_gates` where :func:`cell_fusable` holds (a device with the
+kernels, float32/float64 operands of one dtype); elsewhere they take the composite (sigmoid, tanh, products), which
+runs on every backend. A step is then 3-6 graph nodes instead of 15-18: the loop over time is where a sequence
+model's step spends its time, and each node costs the backward walk the same whatever its size.
+
+The gate values are recomputed from the pre-activations by the gradient rather than saved. The formulas are
+written once, for NumPy arrays and for tensors alike (``_Ops``): a first-order backward runs them on the arrays; a
+backward that builds a graph (``create_graph``, and forward mode through the vjp) runs them in differentiable ops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._engine.primitives import Prim
+from .._grad_mode import STATE
+from .._tensor import Tensor
+
+
+class _Ops:
+    """sigmoid, tanh, concatenation along the last axis, stacking along a new first one and concatenation along the
+    first, for arrays (``_NP``) or tensors (``_st_ops()``)."""
+
+    def __init__(self, sigmoid: Any, tanh: Any, cat: Any, stack: Any, cat0: Any) -> None:
+        self.sigmoid, self.tanh, self.cat, self.stack, self.cat0 = sigmoid, tanh, cat, stack, cat0
+
+
+def _np_sigmoid(a: Any) -> Any:
+    out = np.negative(a)  # 1 / (1 + exp(-a)), in one buffer: the sigmoid op's kernel, pass for pass
+    np.exp(out, out=out)
+    out += 1
+    return np.reciprocal(out, out=out)
+
+
+_NP = _Ops(_np_sigmoid, np.tanh, lambda xs: np.concatenate(xs, axis=-1), np.stack, np.concatenate)
+
+
+def _st_ops() -> _Ops:
+    from .joining import cat, stack
+    from .unary import sigmoid, tanh
+
+    return _Ops(sigmoid, tanh, lambda xs: cat(xs, -1), stack, cat)
+
+
+def _lstm_forward(pre: Any, c: Any, ops: _Ops) -> tuple[Any, ...]:
+    h = pre.shape[-1] // 4
+    s = ops.sigmoid(pre)  # all four blocks in one call (g's is unused): fewer, longer passes over small arrays
+    i, f, o = s[..., :h], s[..., h:2 * h], s[..., 3 * h:]
+    g = ops.tanh(pre[..., 2 * h:3 * h])
+    c_new = f * c + i * g
+    tc = ops.tanh(c_new)
+    return i, f, g, o, tc, o * tc, c_new
+
+
+def _lstm_kernel(pre: Any, c: Any) -> Any:
+    *_, h_new, c_new = _lstm_forward(pre, c, _NP)
+    return np.concatenate((h_new, c_new), axis=-1)
+
+
+def _lstm_grads(pre: Any, c: Any, dh: Any, dc_new: Any, ops: _Ops) -> tuple[Any, Any]:
+    """(d pre, d c) from the gradients of ``h_new`` and ``c_new``."""
+    i, f, g, o, tc, _, _ = _lstm_forward(pre, c, ops)
+    dc = dc_new + dh * o * (1 - tc * tc)
+    d_pre = ops.cat([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g), dh * tc * o * (1 - o)])
+    return d_pre, dc * f
+
+
+def _lstm_vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
+    pre, c = n.inputs
+    h = c._data.shape[-1]
+    if not STATE.enabled:
+        g = gy._data
+        d_pre, dc = _lstm_grads(pre._data, c._data, g[..., :h], g[..., h:], _NP)
+        return Tensor._make(d_pre, pre._device), Tensor._make(dc, pre._device)
+    return _lstm_grads(pre, c, gy[..., :h], gy[..., h:], _st_ops())
+
+
+def _gru_forward(gi: Any, gh: Any, h: Any, ops: _Ops) -> tuple[Any, ...]:
+    k = h.shape[-1]
+    rz = ops.sigmoid(gi[..., :2 * k] + gh[..., :2 * k])  # r and z in one call
+    r, z = rz[..., :k], rz[..., k:]
+    hn = gh[..., 2 * k:]
+    n = ops.tanh(gi[..., 2 * k:] + r * hn)
+    return r, z, n, hn, (1 - z) * n + z * h
+
+
+def _gru_kernel(gi: Any, gh: Any, h: Any) -> Any:
+    return _gru_forward(gi, gh, h, _NP)[-1]
+
+
+def _gru_grads(gi: Any, gh: Any, h: Any, gy: Any, ops: _Ops) -> tuple[Any, Any, Any]:
+    """(d gi, d gh, d h) from the gradient of the new state."""
+    r, z, n, hn, _ = _gru_forward(gi, gh, h, ops)
+    dn = gy * (1 - z) * (1 - n * n)
+    dr = dn * hn * r * (1 - r)
+    dz = gy * (h - n) * z * (1 - z)
+    return ops.cat([dr, dz, dn]), ops.cat([dr, dz, dn * r]), gy * z
+
+
+def _gru_vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
+    gi, gh, h = n.inputs
+    if not STATE.enabled:
+        return tuple(Tensor._make(a, gi._device) for a in _gru_grads(gi._data, gh._data, h._data, gy._data, _NP))
+    return _gru_grads(gi, gh, h, gy, _st_ops())
+
+
+_LSTM = Prim("lstm_cell_gates", _lstm_kernel, _lstm_vjp)
+_GRU = Prim("gru_cell_gates", _gru_kernel, _gru_vjp)
+
+
+# -- whole layers: the loop over time inside one primitive ------------------------------------------------------
+
+def _order(steps: int, reverse: bool) -> range:
+    return range(steps - 1, -1, -1) if reverse else range(steps)
+
+
+def _state_product(h: Any, w_hh: Any, b_hh: Any) -> Any:
+    gh = h @ w_hh.mT  # F.linear's order: the product, then the bias
+    return gh if b_hh is None else gh + b_hh
+
+
+def _lstm_layer_kernel(gi: Any, h: Any, c: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
+    """[h_t, c_t] of every step, (T, B, 2H): the states are the output the gradient reads back."""
+    k = h.shape[-1]
+    out = np.empty((*gi.shape[:-1], 2 * k), gi.dtype)
+    for t in _order(gi.shape[0], reverse):
+        *_, h, c = _lstm_forward(gi[t] + _state_product(h, w_hh, b[0] if b else None), c, _NP)
+        out[t, ..., :k], out[t, ..., k:] = h, c
+    return out
+
+
+def _before(seq: Any, first: Any, reverse: bool, ops: _Ops) -> Any:
+    """The state before each step, in time order, from the states after them (``seq``, (T, B, H))."""
+    return ops.cat0([seq[1:], first[None]]) if reverse else ops.cat0([first[None], seq[:-1]])
+
+
+def _rows_product(x: Any, w_hh: Any, b_hh: Any) -> Any:
+    """``_state_product`` of every step at once: one GEMM over the (T * B) rows."""
+    steps, batch, k = x.shape
+    return _state_product(x.reshape(steps * batch, k), w_hh, b_hh).reshape(steps, batch, -1)
+
+
+def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
+                      ops: _Ops) -> tuple[Any, ...]:
+    """Backpropagation through time: (d gi, d h0, d c0, d w_hh, d b_hh) from the gradient of every ``[h_t, c_t]``.
+    The states before each step come from the saved output ``y``, so the gates of all steps are recomputed at once
+    (one GEMM, whole-sequence elementwise passes); only the chain through the states goes step by step."""
+    k = h0.shape[-1]
+    h_prev, c_prev = _before(y[..., :k], h0, reverse, ops), _before(y[..., k:], c0, reverse, ops)
+    i, f, g, o, tc, _, _ = _lstm_forward(gi + _rows_product(h_prev, w_hh, b_hh), c_prev, ops)
+    # d pre = [dc * g * i(1-i), dc * c * f(1-f), dc * i(1-g^2), dh * tc * o(1-o)], dc = dc_new + dh * o(1-tc^2)
+    via_h = o * (1 - tc * tc)
+    ci, cf, cg, co = g * i * (1 - i), c_prev * f * (1 - f), i * (1 - g * g), tc * o * (1 - o)
+    steps = gi.shape[0]
+    d_pre: list[Any] = [None] * steps
+    dh: Any = None
+    dc: Any = None
+    for t in reversed(_order(steps, reverse)):
+        dh_t = gy[t][..., :k] if dh is None else gy[t][..., :k] + dh
+        dc_t = gy[t][..., k:] + dh_t * via_h[t]
+        if dc is not None:
+            dc_t = dc_t + dc
+        d_pre[t] = ops.cat([dc_t * ci[t], dc_t * cf[t], dc_t * cg[t], dh_t * co[t]])
+        dc = dc_t * f[t]
+        dh = d_pre[t] @ w_hh
+    d_all = ops.stack(d_pre)
+    return _layer_sums(d_all, d_all, h_prev, dh, dc, b_hh is not None)
+
+
+def _layer_sums(d_gi: Any, d_gh: Any, h_prev: Any, dh0: Any, dc0: Any, bias: bool) -> tuple[Any, ...]:
+    """The weight's gradient as one product over all steps and rows, the bias's as one sum."""
+    g = d_gh.shape[-1]
+    rows = d_gh.reshape(-1, g)
+    dw = rows.mT @ h_prev.reshape(-1, h_prev.shape[-1])
+    grads = (d_gi, dh0, *(() if dc0 is None else (dc0,)), dw)
+    return (*grads, rows.sum(0)) if bias else grads
+
+
+def _layer_vjp(grads: Any, before_bias: int) -> Any:
+    """A layer's vjp: ``grads`` on the arrays (first order) or on the tensors (a graph of the gradient); the
+    primitive's inputs are ``before_bias`` tensors, then the state's bias when there is one."""
+    def vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
+        xs = n.inputs
+        b = xs[before_bias] if len(xs) > before_bias else None
+        args = xs[:before_bias]
+        if not STATE.enabled:
+            out = grads(*(t._data for t in args), None if b is None else b._data, n.out._data, gy._data,
+                        n.params["reverse"], _NP)
+            return tuple(Tensor._make(a, xs[0]._device) for a in out)
+        return grads(*args, b, n.out, gy, n.params["reverse"], _st_ops())
+    return vjp
+
+
+def _gru_layer_kernel(gi: Any, h: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
+    """h_t of every step, (T, B, H)."""
+    out = np.empty((*gi.shape[:-1], h.shape[-1]), gi.dtype)
+    for t in _order(gi.shape[0], reverse):
+        h = out[t] = _gru_forward(gi[t], _state_product(h, w_hh, b[0] if b else None), h, _NP)[-1]
+    return out
+
+
+def _gru_layer_grads(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
+                     ops: _Ops) -> tuple[Any, ...]:
+    """Backpropagation through time: (d gi, d h0, d w_hh, d b_hh) from the gradient of every ``h_t``, the gates of
+    all steps recomputed at once from the saved states (as for the LSTM)."""
+    h_prev = _before(y, h0, reverse, ops)
+    r, z, n, hn, _ = _gru_forward(gi, _rows_product(h_prev, w_hh, b_hh), h_prev, ops)
+    # d n_pre = dy (1-z)(1-n^2); d r_pre = d n_pre * hn * r(1-r); d z_pre = dy (h - n) z(1-z); d h (direct) = dy z
+    via_n, via_r, via_z = (1 - z) * (1 - n * n), hn * r * (1 - r), (h_prev - n) * z * (1 - z)
+    steps = gi.shape[0]
+    d_gi: list[Any] = [None] * steps
+    d_gh: list[Any] = [None] * steps
+    dh: Any = None
+    for t in reversed(_order(steps, reverse)):
+        dy = gy[t] if dh is None else gy[t] + dh
+        dn = dy * via_n[t]
+        dr, dz = dn * via_r[t], dy * via_z[t]
+        d_gi[t], d_gh[t] = ops.cat([dr, dz, dn]), ops.cat([dr, dz, dn * r[t]])
+        dh = dy * z[t] + d_gh[t] @ w_hh
+    return _layer_sums(ops.stack(d_gi), ops.stack(d_gh), h_prev, dh, None, b_hh is not None)
+
+
+_LSTM_LAYER = Prim("lstm_layer", _lstm_layer_kernel, _layer_vjp(_lstm_layer_grads, 4), save_output=True)
+_GRU_LAYER = Prim("gru_layer", _gru_layer_kernel, _layer_vjp(_gru_layer_grads, 3), save_output=True)
+
+
+def lstm_layer(gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Tensor | None,
+               reverse: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """One LSTM layer and direction over a (T, B, 4H) input projection: (the (T, B, H) outputs, h_T, c_T)."""
+    y = _LSTM_LAYER(gi, h0, c0, w_hh, *(() if b_hh is None else (b_hh,)), reverse=reverse)
+    k = h0._data.shape[-1]
+    last = 0 if reverse else gi._data.shape[0] - 1
+    seq = y.narrow(-1, 0, k)
+    return seq, seq.select(0, last), y.select(0, last).narrow(-1, k, k)
+
+
+def gru_layer(gi: Tensor, h0: Tensor, w_hh: Tensor, b_hh: Tensor | None, reverse: bool) -> tuple[Tensor, Tensor]:
+    """One GRU layer and direction over a (T, B, 3H) input projection: (the (T, B, H) outputs, h_T)."""
+    seq = _GRU_LAYER(gi, h0, w_hh, *(() if b_hh is None else (b_hh,)), reverse=reverse)
+    return seq, seq.select(0, 0 if reverse else gi._data.shape[0] - 1)
+
+
+def cell_fusable(*ts: Tensor) -> bool:
+    """Whether the fused gates serve: a device with their kernels, float32/float64 operands of one dtype."""
+    dt = ts[0]._data.dtype
+    return ts[0]._device.type in _LSTM.kernels and dt in (np.float32, np.float64) \
+        and all(t._data.dtype == dt and t._device is ts[0]._device and type(t._data) is np.ndarray for t in ts)
+
+
+def lstm_gates(pre: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """One LSTM step from its gate pre-activations ``pre`` (..., 4H, torch's order i, f, g, o) and cell state ``c``:
+    ``(h_new, c_new)``."""
+    y = _LSTM(pre, c)
+    h = c._data.shape[-1]
+    return y.narrow(-1, 0, h), y.narrow(-1, h, h)
+
+
+def gru_gates(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
+    """One GRU step from the input's and the state's projections (..., 3H, torch's order r, z, n) and the state."""
+    return _GRU(gi, gh, h)
