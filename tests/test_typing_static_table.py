@@ -119,6 +119,10 @@ def elementwise() -> Iterator[Case]:
         for op, scalar in itertools.product(DUNDERS, ("True", "2", "2.5")):
             yield [((2, 3), x)], f"a {op} {scalar}"
             yield [((2, 3), x)], f"{scalar} {op} a"
+    for x in DTYPES:  # a power of Python numbers (``head_dim ** -0.5``) is a float scalar, not an unknown operand
+        for power in ("(6 // 2) ** -0.5", "4 ** 0.5", "2.0 ** -1"):
+            yield [((2, 3), x)], f"a * {power}"
+            yield [((2, 3), x)], f"a / {power}"
     for x in DTYPES:
         for op in UNARY:
             yield [((2, 3), x)], f"st.{op}(a)"

@@ -92,7 +92,7 @@ def nn_layers(name: str, x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[t
     # literal sizes (of the table LITERAL_SIZES in stubs/nn_stubs.py) are kept by the constructors
     assert_type(fc, nn.Linear[L[784], L[256]])
     assert_type(fc(x), Tensor[tuple[L[32], L[256]], float32])
-    fc(bad)  # pyright: ignore[reportArgumentType]
+    fc(bad)  # pyright: ignore[reportArgumentType, reportCallIssue]
     assert_type(nn.Linear(5001, 10), nn.Linear[Any, Any])  # 5001 is not in the table: Any, never an error
     nn.Linear(5001, 10)(bad)
     assert_type(nn.Linear(len(name), 10), nn.Linear[Any, Any])
@@ -107,7 +107,7 @@ def nn_layers(name: str, x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[t
     assert_type(F.linear(x, st.zeros(256, 784, dtype=float32)), Tensor[tuple[L[32], Any], float32])
     lin: nn.Linear[L[784], L[256]] = nn.Linear(784, 256)
     assert_type(lin(x), Tensor[tuple[L[32], L[256]], float32])
-    lin(bad)  # pyright: ignore[reportArgumentType]
+    lin(bad)  # pyright: ignore[reportArgumentType, reportCallIssue]
     conv: nn.Conv2d[L[3], L[16]] = nn.Conv2d(3, 16, 3)
     assert_type(conv(img), Tensor[tuple[L[8], L[16], Any, Any], float32])
     assert_type(x.max(1).values, Tensor[tuple[Any, ...], float32])

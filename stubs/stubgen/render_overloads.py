@@ -255,7 +255,8 @@ def factories_rest(precise: bool) -> list[str]:
         ") -> Tensor[AnyShape, Any]: ...",
         f"def eye(n: _int, m: _int | None = None, *, {FACTORY_KW.replace('dtype: None', 'dtype: Incomplete')}) "
         f"-> Tensor[{shape2}, Any]: ...",
-        "def arange(start: _complex, end: _complex | None = None, step: _complex = 1, *, "
+        # a bound may be a size read from .shape: a TypeVar in generic code (``st.arange(x.shape[0])``)
+        "def arange(start: _complex | _Size, end: _complex | _Size | None = None, step: _complex = 1, *, "
         f"{FACTORY_KW.replace('dtype: None', 'dtype: Incomplete')}) -> Tensor[{shape1}, Any]: ...",
         "def linspace(start: _complex, end: _complex, steps: _int, *, "
         f"{FACTORY_KW.replace('dtype: None', 'dtype: Incomplete')}) -> Tensor[{shape1}, Any]: ...",
