@@ -106,3 +106,9 @@ B = TypeVar("B")
 def arange_of_a_size_from_shape(img: Tensor[tuple[B, L[6]], float32]) -> None:
     labels = st.arange(img.shape[0])  # a TypeVar size read from .shape is a valid bound: no arg-type error
     reveal_type(labels)  # N: Tensor[tuple[Any], Any]
+
+
+def cat_of_different_shapes(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[4], L[3]], float32]) -> Tensor[tuple[Any, L[3]], float32]:
+    both = st.cat([a, b])  # the list's items differ in shape: no "List item has incompatible type"
+    reveal_type(both)  # N: Tensor[Any, Any]
+    return st.cat([a, b], dim=0)

@@ -106,6 +106,11 @@ def matmul_precise(name: str, first: str, other: str) -> list[str]:
         "@overload",
         f"def {name}({a}: Tensor[tuple[Unpack[_Bs], _M, _K], D], {other}: Tensor[tuple[Unpack[_Bs], _K, _N], D]) "
         "-> Tensor[tuple[Unpack[_Bs], _M, _N], D]: ...",
+        # batch dims that broadcast ((B, 4, S, 16) @ (4, 16, 8)), or an Any operand against a batched one: a
+        # TypeVarTuple cannot broadcast, so the batch dims are unknown and only the inner sizes are checked
+        "@overload",
+        f"def {name}({a}: Tensor[tuple[Unpack[_Bs], _M, _K], D], {other}: Tensor[tuple[Unpack[_Bs2], _K, _N], D]) "
+        "-> Tensor[tuple[Unpack[tuple[Any, ...]], _M, _N], D]: ...",
         "@overload",
         f"def {name}({a}: Tensor[tuple[_K], D], {other}: Tensor[tuple[_K, _N], D]) -> Tensor[tuple[_N], D]: ...",
         "@overload",
