@@ -423,6 +423,9 @@ def nn_ops() -> Iterator[Case]:
         for fin in (f, f + 1):
             yield [a], f"nn.LSTM({fin}, 2)(a)[0]"
             yield [a], f"nn.GRU({fin}, 3, batch_first=True)(a)[1]"
+    for a in FEW:  # glu halves a dim, which must be even
+        for d in DIMS:
+            yield [a], f"F.glu(a, {d})"
     for cols in ((2, 4, 4), (1, 8, 4), (4, 4), (2, 5, 4), (2, 4, 3), (2, 4, 0)):
         yield [cols], "F.fold(a, (3, 3), 2)"
 

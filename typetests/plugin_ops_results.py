@@ -77,6 +77,12 @@ def arange_of_a_typevar(img: Tensor[tuple[B, L[6]], float32], txt: Tensor[tuple[
     reveal_type(labels)  # N: Tensor[tuple[B], shapetorch.int64]
     return img @ txt.T + labels
 
+def arithmetic_on_a_size_from_shape(x: Tensor[tuple[B, L[8], L[16]], float32]) -> Tensor[tuple[B, L[128]], float32]:
+    b = x.shape[0]  # an int at run time: with the plugin, arithmetic on it is int arithmetic, not "object * int"
+    reveal_type(b * 4)  # N: int
+    reveal_type(x.reshape(b * 2, 4, 16))  # N: Tensor[tuple[Any, Literal[4], Literal[16]], shapetorch.float32]
+    return x.reshape(b, 128)
+
 H: Final = 4
 
 def scaled_scores(s: Tensor[tuple[L[2], L[3]], float32], i: Tensor[tuple[L[2]], int64], d: int) -> None:
@@ -88,6 +94,12 @@ def scaled_scores(s: Tensor[tuple[L[2], L[3]], float32], i: Tensor[tuple[L[2]], 
     s * (H // 2) ** -0.5 + st.zeros(3, 3)  # E: add: shapes (2, 3) and (3, 3) cannot be broadcast  [broadcast_error_incompatible_dimensions]
     reveal_type(s * d ** -0.5)  # N: Any
     reveal_type(s * (-H) ** 0.5)  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.complex64]
+
+def glu(x: Tensor[tuple[Batch, L[32], L[40]], float32], odd: Tensor[tuple[Batch, L[5]], float32]) -> None:
+    reveal_type(F.glu(x, dim=1))  # N: Tensor[tuple[plugin_ops_results.Batch, Literal[16], Literal[40]], shapetorch.float32]
+    reveal_type(F.glu(x))  # N: Tensor[tuple[plugin_ops_results.Batch, Literal[32], Literal[20]], shapetorch.float32]
+    F.glu(odd)  # E: glu: Halving dimension must be even, but dimension 1 is size 5  [glu_error_halving_dimension]
+    F.glu(x, 3)  # E: glu: dimension out of range (expected to be in range of [-3, 2], but got 3)  [dimension_error_out_of_range]
 
 def chunks(x: Tensor[tuple[Batch, L[4], L[8]], float32], d: int) -> None:
     reveal_type(x.chunk(2, dim=-1))  # N: tuple[shapetorch.Tensor[tuple[plugin_ops_results.Batch, Literal[4], Literal[4]], shapetorch.float32], shapetorch.Tensor[tuple[plugin_ops_results.Batch, Literal[4], Literal[4]], shapetorch.float32]]
