@@ -28,7 +28,7 @@ from shapetorch._rules.views import (
 )
 
 from ..codes import rule_code
-from ..convert import Converter, TensorInfo
+from ..convert import DECLARED_TYPEVARS, Converter, TensorInfo
 from ._common import Handler, Op, Unknown, exact
 
 
@@ -176,6 +176,7 @@ def shape_attr(ctx: AttributeContext) -> Type:
     for item in p.items:
         t = get_proper_type(item)
         if isinstance(t, TypeVarType) and _unbounded(t):
+            DECLARED_TYPEVARS[(t.fullname, t.id)] = t
             items.append(t.copy_modified(upper_bound=int_type))
         else:
             items.append(item)
