@@ -282,7 +282,12 @@ def _linear(init_sig: str) -> list[str]:
         ),
         "    def reset_parameters(self) -> None: ...",
         *branched(
-            _call("(self, input: Tensor[tuple[Unpack[_Bs], _I], _D])", "Tensor[tuple[Unpack[_Bs], _O], _D]"),
+            # pyright binds _Bs to one dim for an Any input (a rank-2 result, a false error on a typed return);
+            # a 1-D overload after it makes that call ambiguous, which pyright answers with Any. (Second, so an
+            # inferred Unknown shape, which pyright matches to the first overload alone, keeps the old answer.)
+            _overloaded_call([("(self, input: Tensor[tuple[Unpack[_Bs], _I], _D])",
+                               "Tensor[tuple[Unpack[_Bs], _O], _D]"),
+                              ("(self, input: Tensor[tuple[_I], _D])", "Tensor[tuple[_O], _D]")]),
             _call("(self, input: Tensor[tuple[Unpack[_Bs], _I], _D])", "Tensor[tuple[Unpack[_Bs], _O], _D]"),
             _call("(self, input: Tensor[Any, _D])", "Tensor[Any, _D]"),
             4,

@@ -18,6 +18,17 @@ def test_demo_trains_then_catches_one_bug_twice():
     assert r.stdout.count("matmul_error_inner_dimensions_do_not_match") == 2
     assert "model.py:8: error:" in r.stdout
     assert "ShapeError [matmul_error_inner_dimensions_do_not_match]" in r.stdout
+    assert "mypy not installed" not in r.stdout  # the real mypy run, not the rule's fallback text
+
+
+def test_mypy_is_installed_with_the_package():
+    """``pip install shapetorch`` brings mypy, so the demo and ``shapetorch check`` run the plugin on a fresh
+    install: mypy is a dependency, not an extra (checked on the metadata the build reads)."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
+    assert any(re.match(r"mypy\b", dep) for dep in project["dependencies"]), project["dependencies"]
 
 
 def test_info():

@@ -228,6 +228,25 @@ def test_conv2d_accepts_and_rejects_as_torch(n, c, wc, h, k, s, p, d, g):
     close(F.conv2d(st.tensor(x), st.tensor(w), None, s, p, d, g), expected, 1e-9)
 
 
+@pytest.mark.parametrize(("shape", "dim"), [((2, 3), -1), ((3,), 0), ((), 0), ((2, 4), 2), ((2, 4), 1), ((2, 0), 1),
+                                            ((2, 6, 3), 1), ((2, 6, 3), -3)])
+def test_glu_accepts_and_rejects_as_torch(shape, dim):
+    """glu halves a dim: an odd size is torch's RuntimeError (it used to split unevenly and broadcast a wrong
+    answer), a 0-D input too; the value and gradient otherwise."""
+    x = data(*shape)
+    try:
+        expected = TF.glu(torch.tensor(x), dim)
+    except (RuntimeError, IndexError) as e:
+        with pytest.raises(type(e)) as got:
+            F.glu(st.tensor(x), dim)
+        assert got.value.code in ("glu_error_halving_dimension", "dimension_error_out_of_range")
+        with pytest.raises(type(e)):
+            nn.GLU(dim)(st.tensor(x))
+        return
+    close(F.glu(st.tensor(x), dim), expected, 1e-9)
+    both(lambda t: F.glu(t, dim), lambda t: TF.glu(t, dim), [x])
+
+
 @fast(40)
 @given(h=hs.integers(1, 9), k=hs.integers(1, 4), s=hs.integers(1, 3), p=hs.integers(0, 2), d=hs.integers(1, 2),
        ceil=hs.booleans())

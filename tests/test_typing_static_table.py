@@ -119,6 +119,10 @@ def elementwise() -> Iterator[Case]:
         for op, scalar in itertools.product(DUNDERS, ("True", "2", "2.5")):
             yield [((2, 3), x)], f"a {op} {scalar}"
             yield [((2, 3), x)], f"{scalar} {op} a"
+    for x in DTYPES:  # a power of Python numbers (``head_dim ** -0.5``) is a float scalar, not an unknown operand
+        for power in ("(6 // 2) ** -0.5", "4 ** 0.5", "2.0 ** -1"):
+            yield [((2, 3), x)], f"a * {power}"
+            yield [((2, 3), x)], f"a / {power}"
     for x in DTYPES:
         for op in UNARY:
             yield [((2, 3), x)], f"st.{op}(a)"
@@ -419,6 +423,9 @@ def nn_ops() -> Iterator[Case]:
         for fin in (f, f + 1):
             yield [a], f"nn.LSTM({fin}, 2)(a)[0]"
             yield [a], f"nn.GRU({fin}, 3, batch_first=True)(a)[1]"
+    for a in FEW:  # glu halves a dim, which must be even
+        for d in DIMS:
+            yield [a], f"F.glu(a, {d})"
     for cols in ((2, 4, 4), (1, 8, 4), (4, 4), (2, 5, 4), (2, 4, 3), (2, 4, 0)):
         yield [cols], "F.fold(a, (3, 3), 2)"
 

@@ -85,6 +85,33 @@ def test_runner_reports_both_directions(tmp_path: Path) -> None:
     assert len(result.problems) == 4  # the reveal's real note is unexpected too
 
 
+def test_write_messages_name_the_statement(tmp_path: Path) -> None:
+    """A failed in-place operator or item write is reported as the statement the user wrote (``x += y``,
+    ``x[index] = value``), whole: never by the dunder or the primitive it runs (``__iadd__:``, ``index_put:``),
+    and the typetests' substring expectations would not notice such a prefix, so the full text is compared."""
+    from shapetorch.typetest import run_mypy
+
+    f = tmp_path / "writes.py"
+    f.write_text(
+        "from typing import Literal as L\n"
+        "from shapetorch import Tensor, float32\n"
+        "def f(x: Tensor[tuple[L[3]], float32], y: Tensor[tuple[L[2], L[3]], float32]) -> None:\n"
+        "    x += y\n"
+        "    x *= y\n"
+        "    x[0:2] = y\n"
+        "    y[0] += y\n"
+    )
+    stdout, _, _ = run_mypy([f])
+    messages = [line.split(": error: ", 1)[1] for line in stdout.splitlines() if ": error: " in line]
+    assert messages == [
+        "x += y: output with shape (3,) doesn't match the broadcast shape (2, 3)  [inplace_error_shape_change]",
+        "x *= y: output with shape (3,) doesn't match the broadcast shape (2, 3)  [inplace_error_shape_change]",
+        "x[index] = value: value of shape (2, 3) cannot be broadcast to indexing result of shape (2,)  "
+        "[setitem_error_shape_mismatch]",
+        "x += y: output with shape (3,) doesn't match the broadcast shape (2, 3)  [inplace_error_shape_change]",
+    ]
+
+
 def test_module_entry_point(tmp_path: Path) -> None:
     ok = tmp_path / "t_ok.py"
     ok.write_text("from shapetorch import zeros, reveal_shape\nreveal_shape(zeros(2, 3))  # N: Shape: (2, 3)\n")

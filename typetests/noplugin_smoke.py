@@ -1,7 +1,7 @@
 # ruff: noqa  (typetests are expressions whose types are checked, not code to lint)
 # mypy WITHOUT the plugin: the precise stub branch (overloads, TypeVarTuple). Degraded, never wrong.
 import math
-from typing import Any, Literal as L, reveal_type
+from typing import Any, Literal as L, TypeVar, reveal_type
 
 import shapetorch as st
 from shapetorch import Dim, Tensor, float32, float64
@@ -98,3 +98,17 @@ def triangles_and_norms(x: Tensor[tuple[Batch, L[4], L[4]], float32], u: Tensor[
     reveal_type(x.norm())  # N: Tensor[tuple[()], shapetorch.float32]
     reveal_type(x.norm(dim=-1))  # N: Tensor[tuple[Any, ...], shapetorch.float32]
     reveal_type(st.reveal_shape(x))  # N: Tensor[tuple[noplugin_smoke.Batch, Literal[4], Literal[4]], shapetorch.float32]
+
+
+B = TypeVar("B")
+
+
+def arange_of_a_size_from_shape(img: Tensor[tuple[B, L[6]], float32]) -> None:
+    labels = st.arange(img.shape[0])  # a TypeVar size read from .shape is a valid bound: no arg-type error
+    reveal_type(labels)  # N: Tensor[tuple[Any], Any]
+
+
+def cat_of_different_shapes(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[4], L[3]], float32]) -> Tensor[tuple[Any, L[3]], float32]:
+    both = st.cat([a, b])  # the list's items differ in shape: no "List item has incompatible type"
+    reveal_type(both)  # N: Tensor[Any, Any]
+    return st.cat([a, b], dim=0)

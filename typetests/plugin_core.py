@@ -31,8 +31,11 @@ def matmul(a: Tensor[tuple[L[2], L[3]], F32], b: Tensor[tuple[L[3], L[5]], F32],
     reveal_type(st.outer(v, v))  # N: Tensor[tuple[Literal[3], Literal[3]], shapetorch.float32]
     a.mm(v)  # E: mm: mat2 must be 2-D, got shape (3,)  [matmul_error_rank_mismatch]
     y = a @ c  # E: inner dimensions do not match  [matmul_error_inner_dimensions_do_not_match]
-    reveal_type(y)  # N: Tensor[tuple[Any, ...], Any]
+    reveal_type(y)  # N: Any
     y @ b  # after an error the result is unknown: no cascade
+    z = a + 1
+    z = z.view(3, 3)  # E: view: shape [3, 3] is invalid for input of shape (2, 3) (6 elements)  [reshape_error_size_mismatch]
+    z.permute(1, 0, 2)  # no cascade through the name's redefinition either (it is not the old shape again)
 
 
 def batched(x: Tensor[tuple[L[7], Batch, L[2], L[3]], F32], w: Tensor[tuple[L[3], L[5]], F32],

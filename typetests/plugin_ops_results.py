@@ -3,12 +3,13 @@
 # F.interpolate, arange of a non-literal bound, chunk along a named dim or a non-literal dim, factories' dtypes.
 # Rules: _rules.reduction, _rules.matrix.triangular_shape, _rules.nn (one_hot_shape, pool_shape,
 # interpolate_shape), _rules.joining.chunk_sizes. Messages equal the runtime's.
-from typing import Any, Literal as L, TypeVar, reveal_type
+from typing import Any, Final, Literal as L, TypeVar, reveal_type
 import shapetorch as st
 import shapetorch.nn.functional as F
 from shapetorch import Dim, Tensor, float32, float64, int64, complex64
 
 class Batch(Dim): ...
+B = TypeVar("B")
 
 def norms(x: Tensor[tuple[Batch, L[4], L[8]], float32], c: Tensor[tuple[L[3]], complex64], v: Tensor[tuple[L[5]], float64]) -> None:
     reveal_type(x.norm())  # N: Tensor[tuple[()], shapetorch.float32]
@@ -60,12 +61,45 @@ def factories(x: Tensor[tuple[Batch, L[4], L[8]], float32], n: int, f: float) ->
     reveal_type(st.arange(n, dtype=float64))  # N: Tensor[tuple[Any], shapetorch.float64]
     reveal_type(st.arange(10))  # N: Tensor[tuple[Literal[10]], shapetorch.int64]
     st.arange(n) + st.zeros(2, 3)  # unknown length against 3: not an error
+    b = x.shape[0]
+    reveal_type(st.arange(b))  # N: Tensor[tuple[plugin_ops_results.Batch], shapetorch.int64]
+    reveal_type(st.arange(0, b, dtype=float64))  # N: Tensor[tuple[plugin_ops_results.Batch], shapetorch.float64]
+    reveal_type(st.arange(1, b))  # N: Tensor[Any, Any]
     reveal_type(st.zeros(3, 4))  # N: Tensor[tuple[Literal[3], Literal[4]], shapetorch.float32]
     reveal_type(st.randn(2))  # N: Tensor[tuple[Literal[2]], shapetorch.float32]
     reveal_type(st.full((2, 3), 1.0))  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
     reveal_type(st.full((2, 3), 7))  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.int64]
     reveal_type(st.full((2,), True))  # N: Tensor[tuple[Literal[2]], shapetorch.bool_]
     reveal_type(st.full((2,), 7, dtype=float64))  # N: Tensor[tuple[Literal[2]], shapetorch.float64]
+
+def arange_of_a_typevar(img: Tensor[tuple[B, L[6]], float32], txt: Tensor[tuple[B, L[6]], float32]) -> Tensor[tuple[B, B], float32]:
+    labels = st.arange(img.shape[0])  # a size read from .shape: the stubs take it, the plugin makes it (B,)
+    reveal_type(labels)  # N: Tensor[tuple[B], shapetorch.int64]
+    return img @ txt.T + labels
+
+def arithmetic_on_a_size_from_shape(x: Tensor[tuple[B, L[8], L[16]], float32]) -> Tensor[tuple[B, L[128]], float32]:
+    b = x.shape[0]  # an int at run time: with the plugin, arithmetic on it is int arithmetic, not "object * int"
+    reveal_type(b * 4)  # N: int
+    reveal_type(x.reshape(b * 2, 4, 16))  # N: Tensor[tuple[Any, Literal[4], Literal[16]], shapetorch.float32]
+    return x.reshape(b, 128)
+
+H: Final = 4
+
+def scaled_scores(s: Tensor[tuple[L[2], L[3]], float32], i: Tensor[tuple[L[2]], int64], d: int) -> None:
+    # a power of numbers is Any to mypy (a negative base to a fractional power is complex); of a non-negative
+    # constant it is a float, so the scaled tensor keeps its shape
+    reveal_type((H // 2) ** -0.5)  # N: float
+    reveal_type(s * (H // 2) ** -0.5)  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
+    reveal_type(i / 16 ** 0.5)  # N: Tensor[tuple[Literal[2]], shapetorch.float32]
+    s * (H // 2) ** -0.5 + st.zeros(3, 3)  # E: add: shapes (2, 3) and (3, 3) cannot be broadcast  [broadcast_error_incompatible_dimensions]
+    reveal_type(s * d ** -0.5)  # N: Any
+    reveal_type(s * (-H) ** 0.5)  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.complex64]
+
+def glu(x: Tensor[tuple[Batch, L[32], L[40]], float32], odd: Tensor[tuple[Batch, L[5]], float32]) -> None:
+    reveal_type(F.glu(x, dim=1))  # N: Tensor[tuple[plugin_ops_results.Batch, Literal[16], Literal[40]], shapetorch.float32]
+    reveal_type(F.glu(x))  # N: Tensor[tuple[plugin_ops_results.Batch, Literal[32], Literal[20]], shapetorch.float32]
+    F.glu(odd)  # E: glu: Halving dimension must be even, but dimension 1 is size 5  [glu_error_halving_dimension]
+    F.glu(x, 3)  # E: glu: dimension out of range (expected to be in range of [-3, 2], but got 3)  [dimension_error_out_of_range]
 
 def chunks(x: Tensor[tuple[Batch, L[4], L[8]], float32], d: int) -> None:
     reveal_type(x.chunk(2, dim=-1))  # N: tuple[shapetorch.Tensor[tuple[plugin_ops_results.Batch, Literal[4], Literal[4]], shapetorch.float32], shapetorch.Tensor[tuple[plugin_ops_results.Batch, Literal[4], Literal[4]], shapetorch.float32]]

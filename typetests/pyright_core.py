@@ -92,7 +92,7 @@ def nn_layers(name: str, x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[t
     # literal sizes (of the table LITERAL_SIZES in stubs/nn_stubs.py) are kept by the constructors
     assert_type(fc, nn.Linear[L[784], L[256]])
     assert_type(fc(x), Tensor[tuple[L[32], L[256]], float32])
-    fc(bad)  # pyright: ignore[reportArgumentType]
+    fc(bad)  # pyright: ignore[reportArgumentType, reportCallIssue]
     assert_type(nn.Linear(5001, 10), nn.Linear[Any, Any])  # 5001 is not in the table: Any, never an error
     nn.Linear(5001, 10)(bad)
     assert_type(nn.Linear(len(name), 10), nn.Linear[Any, Any])
@@ -107,7 +107,7 @@ def nn_layers(name: str, x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[t
     assert_type(F.linear(x, st.zeros(256, 784, dtype=float32)), Tensor[tuple[L[32], Any], float32])
     lin: nn.Linear[L[784], L[256]] = nn.Linear(784, 256)
     assert_type(lin(x), Tensor[tuple[L[32], L[256]], float32])
-    lin(bad)  # pyright: ignore[reportArgumentType]
+    lin(bad)  # pyright: ignore[reportArgumentType, reportCallIssue]
     conv: nn.Conv2d[L[3], L[16]] = nn.Conv2d(3, 16, 3)
     assert_type(conv(img), Tensor[tuple[L[8], L[16], Any, Any], float32])
     assert_type(x.max(1).values, Tensor[tuple[Any, ...], float32])
@@ -134,3 +134,22 @@ def triangles_and_norms(x: Tensor[tuple[Batch, L[4], L[4]], float32], u: Tensor[
     assert_type(x.norm(), Tensor[tuple[()], float32])
     assert_type(st.norm(x, dim=-1).dtype, type[float32])
     assert_type(st.reveal_shape(x), Tensor[tuple[Batch, L[4], L[4]], float32])
+
+
+S = TypeVar("S")
+
+
+def any_times_batched(u: Tensor[Any, Any], x: Tensor[tuple[L[2], L[4], L[8], L[16]], float32]) -> Tensor[tuple[L[2], L[4], L[8], L[16]], float32]:
+    return u @ x  # an Any-shaped operand against a 4-D one: no error
+
+
+def broadcast_batches(q: Tensor[tuple[B, L[4], S, L[16]], float32], w: Tensor[tuple[L[4], L[16], L[8]], float32],
+                      bad: Tensor[tuple[L[4], L[15], L[8]], float32]) -> Tensor[tuple[B, L[4], S, L[8]], float32]:
+    assert_type(q @ w, Tensor[tuple[*tuple[Any, ...], S, L[8]], float32])  # batch dims broadcast: unknown to a stub
+    q @ bad  # pyright: ignore[reportOperatorIssue]  -- the inner sizes are still checked
+    return q @ w
+
+
+def masks_to_a_precise_return(s: Tensor[tuple[B, L[4], S, S], float32], m: Tensor[tuple[S, S], bool_]) -> Tensor[tuple[B, L[4], S, S], float32]:
+    s = s.masked_fill(m, float("-inf"))
+    return st.where(m, s, st.zeros_like(s))

@@ -64,3 +64,17 @@ def pooling_layers(img: Tensor[tuple[B, L[8], L[32], L[32]], float32]) -> None:
     assert_type(nn.AvgPool2d(2)(img), AnyT)
     assert_type(nn.AdaptiveAvgPool2d(1)(img), AnyT)
     values, indices = nn.MaxPool2d(2, return_indices=True)(img)  # (values, indices): Any in the stubs
+
+
+def linear_of_any(x: Any, y: Tensor[Any, Any], v: Tensor[tuple[L[32]], float32], w: Tensor[tuple[B, L[32]], float32]) -> Tensor[tuple[B, L[9], L[30]], float32]:
+    head = nn.Linear(32, 30)
+    assert_type(head(v), Tensor[tuple[L[30]], float32])  # a 1-D input keeps its rank
+    head(y).mean()
+    assert_type(head(w), Tensor[tuple[B, L[30]], float32])
+    return head(x)  # an Any input gives Any (not a rank-2 result, which would be a false error here)
+
+
+def arange_of_a_size_from_shape(img: Tensor[tuple[B, L[6]], float32]) -> None:
+    nn.Linear(6, 6)(img)
+    from shapetorch import arange
+    arange(img.shape[0])  # a TypeVar size read from .shape is a valid bound

@@ -21,6 +21,7 @@ from mypy.types import (
     TupleType,
     Type,
     TypeOfAny,
+    TypeVarId,
     TypeVarType,
     UnpackType,
     get_proper_type,
@@ -56,6 +57,12 @@ class TensorInfo:
         return self.shape is not None and self.variadic is None
 
 
+# ``x.shape`` gives its unbounded TypeVars an ``int`` bound (``hooks.views.shape_attr``), so that sizes read from
+# it can be computed with. mypy tells the two apart, so a result built from such a size names the TypeVar as
+# declared, the one a signature's return type uses: (fullname, id) -> the declared TypeVar.
+DECLARED_TYPEVARS: dict[tuple[str, TypeVarId], TypeVarType] = {}
+
+
 class Converter:
     """Converts the types of one call and remembers which mypy type each symbol came from."""
 
@@ -74,7 +81,7 @@ class Converter:
             if p.type.has_base(DIM_BASE) and p.type.fullname != DIM_BASE:
                 return self._sym(p.type.name, t)
         if isinstance(p, TypeVarType):
-            return self._sym(p.name, t)
+            return self._sym(p.name, DECLARED_TYPEVARS.get((p.fullname, p.id), t))
         return UNKNOWN
 
     def _sym(self, name: str, t: Type) -> Sym:

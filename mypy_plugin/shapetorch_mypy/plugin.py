@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mypy.nodes import TypeInfo
+from mypy.nodes import Expression, FloatExpr, MemberExpr, NameExpr, OpExpr, TypeInfo, Var
 from mypy.options import Options
 from mypy.plugin import (
     AttributeContext,
@@ -18,8 +18,9 @@ from mypy.plugin import (
     Plugin,
     ReportConfigContext,
 )
-from mypy.types import FunctionLike, Type
+from mypy.types import AnyType, FunctionLike, Instance, LiteralType, Type, get_proper_type
 
+from .args import fold_int
 from .codes import register_all
 from .convert import MODULE, TENSOR, Converter
 from .hooks import conversion, layers, pooling
@@ -72,6 +73,36 @@ def _scalar_compared_with_tensor(ctx: MethodContext) -> Type:
     return conv.tensor_type(info.shape, conv.dtype_type("bool"), info.variadic)
 
 
+# ``HEAD_DIM ** -0.5`` is ``Any`` to mypy (typeshed's ``float.__rpow__``: a negative base to a fractional
+# power is complex), and a tensor times ``Any`` is ``Any``: the scaled attention scores of nearly every
+# attention block lost their shape. A non-negative constant base gives a float.
+_SCALAR_POWERS = {"builtins.float.__pow__", "builtins.float.__rpow__"}
+
+
+def _constant_number(expr: Expression) -> float | None:
+    v = fold_int(expr)
+    if v is not None:
+        return v
+    if isinstance(expr, FloatExpr):
+        return expr.value
+    if isinstance(expr, (NameExpr, MemberExpr)) and isinstance(expr.node, Var) and expr.node.is_final:
+        return expr.node.final_value if type(expr.node.final_value) is float else None
+    return None
+
+
+def _power_of_constant(ctx: MethodContext) -> Type:
+    p = get_proper_type(ctx.default_return_type)
+    e = ctx.context
+    if isinstance(p, AnyType) and isinstance(e, OpExpr) and e.op == "**":
+        base, exponent = _constant_number(e.left), get_proper_type(ctx.api.get_expression_type(e.right))
+        if isinstance(exponent, LiteralType):
+            exponent = exponent.fallback
+        number = isinstance(exponent, Instance) and exponent.type.fullname in ("builtins.int", "builtins.float")
+        if base is not None and base >= 0 and number:
+            return ctx.api.named_generic_type("builtins.float", [])
+    return ctx.default_return_type
+
+
 class ShapetorchPlugin(Plugin):
     def __init__(self, options: Options) -> None:
         if PRECISE_FLAG not in options.always_false:
@@ -91,6 +122,8 @@ class ShapetorchPlugin(Plugin):
             return self._layer_hook(fullname.rsplit(".", 1)[0])
         if fullname in _SCALAR_COMPARISONS:
             return _scalar_compared_with_tensor
+        if fullname in _SCALAR_POWERS:
+            return _power_of_constant
         cls, _, name = fullname.rpartition(".")
         if cls != TENSOR and not self._is_tensor_subclass(cls):
             return None

@@ -198,4 +198,5 @@ FUNCTIONAL_COMMON["normalize"] = (broadcast.unary("float"), "normalize")
 METHODS: dict[str, Entry] = {**COMMON, **METHOD_ONLY}
 FUNCTIONS: dict[str, Entry] = {**COMMON, **FUNCTION_ONLY, **linalg.FUNCTIONS}  # linalg: "linalg.<name>"
 
-ATTRIBUTES: dict[str, Callable[[AttributeContext], Type]] = {"mT": views.matrix_t, "T": views.reverse_t}
+ATTRIBUTES: dict[str, Callable[[AttributeContext], Type]] = {"mT": views.matrix_t, "T": views.reverse_t,
+                                                           "shape": views.shape_attr}

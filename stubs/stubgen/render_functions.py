@@ -88,11 +88,12 @@ def functions_precise() -> list[str]:
     for n, rule in REDUCTIONS.items():
         out += [ln.replace(", dim", ", dim").replace("(input: Tensor[Any, D]", "(input: Tensor[Any, D]")
                 for ln in reduction_precise(n, rule, False)]
+    for n in ("cat", "concat", "concatenate", "stack"):
+        # mypy joins a list of differently shaped tensors to list[object] against Sequence[Tensor[Any, _D2]] (S is
+        # invariant), a false error on st.cat([a, b]); the second overload takes such a list, keeping no dtype
+        out += ["@overload", f"def {n}(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
+                "@overload", f"def {n}(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[AnyShape, Any]: ..."]
     out += [
-        "def cat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
-        "def concat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
-        "def concatenate(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
-        "def stack(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
         "def where(condition: Tensor[Any, Any], input: Tensor[Any, Any] | _complex, other: Tensor[Any, Any] | _complex) "
         "-> Tensor[AnyShape, Any]: ...",
         "def einsum(equation: str, /, *operands: Tensor[Any, _D2] | Sequence[Tensor[Any, _D2]]) -> Tensor[AnyShape, _D2]: ...",

@@ -177,6 +177,7 @@ def render() -> str:
         '_N = TypeVar("_N")',
         '_TensorT = TypeVar("_TensorT", bound=Tensor[Any, Any])  # a tensor passed through unchanged',
         '_Bs = TypeVarTuple("_Bs")',
+        '_Bs2 = TypeVarTuple("_Bs2")',
         '_Ts = TypeVarTuple("_Ts")',
         "",
         "class _ValuesIndices(NamedTuple, Generic[_S2, _D2]):",

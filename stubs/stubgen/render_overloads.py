@@ -106,6 +106,11 @@ def matmul_precise(name: str, first: str, other: str) -> list[str]:
         "@overload",
         f"def {name}({a}: Tensor[tuple[Unpack[_Bs], _M, _K], D], {other}: Tensor[tuple[Unpack[_Bs], _K, _N], D]) "
         "-> Tensor[tuple[Unpack[_Bs], _M, _N], D]: ...",
+        # batch dims that broadcast ((B, 4, S, 16) @ (4, 16, 8)), or an Any operand against a batched one: a
+        # TypeVarTuple cannot broadcast, so the batch dims are unknown and only the inner sizes are checked
+        "@overload",
+        f"def {name}({a}: Tensor[tuple[Unpack[_Bs], _M, _K], D], {other}: Tensor[tuple[Unpack[_Bs2], _K, _N], D]) "
+        "-> Tensor[tuple[Unpack[tuple[Any, ...]], _M, _N], D]: ...",
         "@overload",
         f"def {name}({a}: Tensor[tuple[_K], D], {other}: Tensor[tuple[_K, _N], D]) -> Tensor[tuple[_N], D]: ...",
         "@overload",
@@ -255,7 +260,8 @@ def factories_rest(precise: bool) -> list[str]:
         ") -> Tensor[AnyShape, Any]: ...",
         f"def eye(n: _int, m: _int | None = None, *, {FACTORY_KW.replace('dtype: None', 'dtype: Incomplete')}) "
         f"-> Tensor[{shape2}, Any]: ...",
-        "def arange(start: _complex, end: _complex | None = None, step: _complex = 1, *, "
+        # a bound may be a size read from .shape: a TypeVar in generic code (``st.arange(x.shape[0])``)
+        "def arange(start: _complex | _Size, end: _complex | _Size | None = None, step: _complex = 1, *, "
         f"{FACTORY_KW.replace('dtype: None', 'dtype: Incomplete')}) -> Tensor[{shape1}, Any]: ...",
         "def linspace(start: _complex, end: _complex, steps: _int, *, "
         f"{FACTORY_KW.replace('dtype: None', 'dtype: Incomplete')}) -> Tensor[{shape1}, Any]: ...",

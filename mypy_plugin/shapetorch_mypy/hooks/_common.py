@@ -153,8 +153,11 @@ class Op:
         return self.result(shape, x.dtype_type, variadic)
 
     def fail(self, err: RuleError) -> Type:
+        """Report the rule's error; the result is ``Any``, so the mistake is reported once. (A tensor of unknown
+        shape would not do: assigned back to its name, ``x = x.view(...)``, mypy narrows the name to the union of
+        the old and the new type, and every later op on it reported the old shape's error again.)"""
         self.ctx.api.fail(err.message, self.ctx.context, code=rule_code(err.code))
-        return self.conv.unknown_tensor()
+        return AnyType(TypeOfAny.from_error)
 
 
 Handler = Callable[[Op], Type]

@@ -11,7 +11,7 @@ from mypy.types import FunctionLike, Instance, LiteralType, Type, TypeType, get_
 
 from shapetorch._rules import dtypes as DT
 from shapetorch._rules.creation import arange_length, new_shape
-from shapetorch._rules.dims import UNKNOWN, Dim, Shape
+from shapetorch._rules.dims import UNKNOWN, Dim, Shape, Sym
 
 from ..args import int_value, is_none
 from ..convert import dtype_name
@@ -85,8 +85,27 @@ def eye(op: Op) -> Type:
     return _factory_result(op, (n, m))
 
 
+def _named_length(op: Op) -> Sym | None:
+    """``arange(n)`` or ``arange(0, n)`` with ``n`` a named size (a TypeVar or a ``Dim`` read from ``.shape``):
+    n elements, as the runtime gives for the int that n is there."""
+    start, end, step = (op.call.get(name) for name in ("start", "end", "step"))
+    if step is not None and int_value(step.expr, step.typ) != 1:
+        return None
+    if end is not None and not is_none(end.expr, end.typ):
+        if start is None or int_value(start.expr, start.typ) != 0:
+            return None
+        start = end
+    if start is None:
+        return None
+    n = op.conv.dim(start.typ)
+    return n if isinstance(n, Sym) else None
+
+
 def arange(op: Op) -> Type:
     """A literal range has its length; any other is 1-D of unknown size, int64 when every bound is an int."""
+    named = _named_length(op)
+    if named is not None:
+        return _factory_result(op, (named,), "int64")
     vals: list[int | None] = []
     kinds: list[str | None] = []
     unknown = False

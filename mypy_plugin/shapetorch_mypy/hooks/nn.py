@@ -461,7 +461,16 @@ def f_layer_norm(op: Op) -> Type:
     return op.like(x, x.shape, x.variadic)
 
 
+def f_glu(op: Op) -> Type:
+    """The dim halved (of an exact shape only: a dim counted into unknown leading dims would be misnamed)."""
+    x = op.input()
+    if not x.exact:
+        raise Unknown
+    return op.like(x, RN.glu_shape(x.shape or (), op.int_arg("dim", -1), op.name))
+
+
 FUNCTIONAL: dict[str, Handler] = {
+    "glu": f_glu,
     "linear": f_linear,
     "conv1d": f_conv(1),
     "conv2d": f_conv(2),

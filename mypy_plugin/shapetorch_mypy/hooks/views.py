@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mypy.plugin import AttributeContext
-from mypy.types import AnyType, Instance, Type, TypeType, get_proper_type
+from mypy.types import AnyType, Instance, TupleType, Type, TypeType, TypeVarType, get_proper_type
 
 from shapetorch._rules.axes import wrap_dim
 from shapetorch._rules.dims import UNKNOWN, Dim, Shape
@@ -28,7 +28,7 @@ from shapetorch._rules.views import (
 )
 
 from ..codes import rule_code
-from ..convert import Converter, TensorInfo
+from ..convert import DECLARED_TYPEVARS, Converter, TensorInfo
 from ._common import Handler, Op, Unknown, exact
 
 
@@ -161,3 +161,28 @@ def reverse_t(ctx: AttributeContext) -> Type:
     if x is None or not x.exact:
         return ctx.default_attr_type
     return conv.tensor_type(tuple(reversed(x.shape or ())), x.dtype_type)
+
+
+def shape_attr(ctx: AttributeContext) -> Type:
+    """``x.shape``: the shape tuple, with each unbounded TypeVar bounded by ``int``. A size read from ``.shape``
+    is an int at run time, so ``b * NW`` with ``b = x.shape[0]`` is arithmetic on an int; under its declared
+    ``object`` bound mypy would report the product. The TypeVar keeps its identity, so ``reshape(b, ...)``
+    and ``arange(b)`` still read it as the named size."""
+    p = get_proper_type(ctx.default_attr_type)
+    if not isinstance(p, TupleType):
+        return ctx.default_attr_type
+    int_type = ctx.api.named_generic_type("builtins.int", [])
+    items: list[Type] = []
+    for item in p.items:
+        t = get_proper_type(item)
+        if isinstance(t, TypeVarType) and _unbounded(t):
+            DECLARED_TYPEVARS[(t.fullname, t.id)] = t
+            items.append(t.copy_modified(upper_bound=int_type))
+        else:
+            items.append(item)
+    return p.copy_modified(items=items)
+
+
+def _unbounded(t: TypeVarType) -> bool:
+    bound = get_proper_type(t.upper_bound)
+    return not t.values and isinstance(bound, Instance) and bound.type.fullname == "builtins.object"

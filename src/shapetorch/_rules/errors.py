@@ -387,6 +387,10 @@ CATALOGUE: dict[str, Entry] = {
         "value", "shape-conv", "CircularPadNd of an input that is not (n+1)-D or (n+2)-D (torch raises ValueError).",
         "{op}: expected {expected} input (got {rank}D input)",
     ),
+    "glu_error_halving_dimension": Entry(
+        "shape", "shape-nn", "glu of a 0-D input, or along a dim of odd size (it halves the dim).",
+        "{op}: {problem}",
+    ),
     "pixel_shuffle_error_shape": Entry(
         "shape", "shape-nn", "pixel_shuffle/pixel_unshuffle input of fewer than 3 dims, or sizes not divisible by the factor.",
         "{op}: {problem} (input shape {shape})",

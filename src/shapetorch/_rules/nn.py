@@ -257,6 +257,22 @@ def fold_shape(input: Shape, output_size: tuple[int, ...], kernel_size: tuple[in
     return (*input[:-2], ck // k if isinstance(ck, _KNOWN) else UNKNOWN, *output_size)
 
 
+def glu_shape(input: Shape, dim: int = -1, op: str = "glu") -> Shape:
+    """glu: the input split in two halves along ``dim`` (one gates the other), so that dim is halved and must
+    be even; a 0-D input has no dim to halve. torch's messages."""
+    if not input:
+        raise RuleError("glu_error_halving_dimension", op=op,
+                        problem="glu does not support scalars because halving size must be even")
+    d = wrap_dim(dim, len(input), op)
+    n = input[d]
+    if not isinstance(n, _KNOWN):
+        return (*input[:d], UNKNOWN, *input[d + 1 :])
+    if n % 2:
+        raise RuleError("glu_error_halving_dimension", op=op,
+                        problem=f"Halving dimension must be even, but dimension {d} is size {n}")
+    return (*input[:d], n // 2, *input[d + 1 :])
+
+
 def one_hot_shape(input: Shape, num_classes: Dim, op: str = "one_hot") -> Shape:
     """one_hot: the input's shape and a last dim of ``num_classes`` (-1: the largest class + 1, known from the
     values only)."""

@@ -20,6 +20,7 @@ from .._errors import fail
 from .._grad_mode import STATE
 from .._rules import dtypes as RD
 from .._rules.axes import wrap_dim
+from .._rules.nn import glu_shape
 from .._tensor import Tensor
 from ..backends import thread_pool
 from ._common import (
@@ -522,6 +523,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
+    # chunk(2) of an odd size would split it unevenly and broadcast a silent wrong answer: the rule refuses it
+    check(glu_shape, tuple(input._data.shape), dim, "glu")
     a, b = input.chunk(2, dim)
     return a * b.sigmoid()
 
