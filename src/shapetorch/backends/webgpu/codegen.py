@@ -953,48 +953,61 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 # -- fused optimizer steps -----------------------------------------------------------------------------
 @functools.cache
-def optimizer_kernel(kind: str, flags: tuple[str, ...]) -> str:
-    """One thread per element updates a float32 parameter and its state in place, in the order of operations
-    of the unfused update (so results agree with it to rounding). Bindings: p, g, then the state buffers.
+def optimizer_kernel(kind: str, flags: tuple[str, ...], count: int = 1) -> str:
+    """One thread per element updates ``count`` float32 parameters and their state in place, in the order of
+    operations of the unfused update (so results agree with it to rounding); the threads of parameter ``j``
+    follow those of parameter ``j - 1``, so one dispatch serves a whole group of parameters. Bindings, per
+    parameter: p, g, then the state buffers.
     kind 'adam': state m, v (and vmax with 'amsgrad'); flags 'decoupled', 'wd', 'amsgrad'.
     kind 'sgd': state buf with 'momentum'; flags 'wd', 'momentum', 'nesterov'.
-    meta: [n, offsets of p, g and each state buffer, then f32 scalars s0.. as listed in the body]."""
+    meta: [total elements, then per parameter: its end (the running total), the offsets of p, g and each state
+    buffer, then 8 f32 scalars s0.. as listed in the body]."""
     nstate = {"adam": 3 if "amsgrad" in flags else 2, "sgd": 1 if "momentum" in flags else 0}[kind]
     names = ["p", "g", *("m", "v", "vmax")[:nstate]] if kind == "adam" else ["p", "g", *["buf"][:nstate]]
-    binds = "\n".join(f"@group(0) @binding({k + 1}) var<storage, {'read' if n == 'g' else 'read_write'}> "
-                      f"{n}: array<f32>;" for k, n in enumerate(names))
     nb = len(names)
-    s = [f"bitcast<f32>(prm[{1 + nb + j}u])" for j in range(8)]
-    idx = {n: f"prm[{1 + k}u] + i" for k, n in enumerate(names)}
-    body = [f"  var pv = p[{idx['p']}];", f"  var gv = g[{idx['g']}];"]
-    if kind == "adam":  # s: 1 - lr*wd, wd, 1 - beta1, beta2, 1 - beta2, sqrt(bias correction 2), eps, -lr/bc1
-        if "decoupled" in flags:
-            body.append(f"  pv = pv * {s[0]};")
-        elif "wd" in flags:
-            body.append(f"  gv = gv + pv * {s[1]};")
-        body += [f"  let mn = m[{idx['m']}] + (gv - m[{idx['m']}]) * {s[2]};", f"  m[{idx['m']}] = mn;",
-                 f"  let vn = v[{idx['v']}] * {s[3]} + (gv * gv) * {s[4]};", f"  v[{idx['v']}] = vn;"]
-        second = "vn"
-        if "amsgrad" in flags:
-            body += [f"  let vm = max(vmax[{idx['vmax']}], vn);", f"  vmax[{idx['vmax']}] = vm;"]
-            second = "vm"
-        body.append(f"  pv = pv + (mn / (sqrt({second}) / {s[5]} + {s[6]})) * {s[7]};")
-    else:  # s: wd, momentum, 1 - dampening, -lr
-        if "wd" in flags:
-            body.append(f"  gv = gv + pv * {s[0]};")
-        if "momentum" in flags:
-            body += [f"  let b = buf[{idx['buf']}] * {s[1]} + gv * {s[2]};", f"  buf[{idx['buf']}] = b;",
-                     f"  gv = gv + b * {s[1]};" if "nesterov" in flags else "  gv = b;"]
-        body.append(f"  pv = pv + gv * {s[3]};")
-    body.append(f"  p[{idx['p']}] = pv;")
+    width = 1 + nb + 8  # meta words per parameter
+    binds = []
+    blocks = []
+    for j in range(count):
+        binds += [f"@group(0) @binding({1 + j * nb + k}) var<storage, {'read' if n == 'g' else 'read_write'}> "
+                  f"{n}{j}: array<f32>;" for k, n in enumerate(names)]
+        base = 1 + j * width
+        s = [f"bitcast<f32>(prm[{base + 1 + nb + q}u])" for q in range(8)]
+        start = "0u" if j == 0 else f"prm[{base - width}u]"
+        idx = {n: f"prm[{base + 1 + k}u] + e" for k, n in enumerate(names)}
+        ref = {n: f"{n}{j}[{idx[n]}]" for n in names}
+        body = [f"    let e = i - {start};", f"    var pv = {ref['p']};", f"    var gv = {ref['g']};"]
+        if kind == "adam":  # s: 1 - lr*wd, wd, 1 - beta1, beta2, 1 - beta2, sqrt(bias correction 2), eps, -lr/bc1
+            if "decoupled" in flags:
+                body.append(f"    pv = pv * {s[0]};")
+            elif "wd" in flags:
+                body.append(f"    gv = gv + pv * {s[1]};")
+            body += [f"    let mn = {ref['m']} + (gv - {ref['m']}) * {s[2]};", f"    {ref['m']} = mn;",
+                     f"    let vn = {ref['v']} * {s[3]} + (gv * gv) * {s[4]};", f"    {ref['v']} = vn;"]
+            second = "vn"
+            if "amsgrad" in flags:
+                body += [f"    let vm = max({ref['vmax']}, vn);", f"    {ref['vmax']} = vm;"]
+                second = "vm"
+            body.append(f"    pv = pv + (mn / (sqrt({second}) / {s[5]} + {s[6]})) * {s[7]};")
+        else:  # s: wd, momentum, 1 - dampening, -lr
+            if "wd" in flags:
+                body.append(f"    gv = gv + pv * {s[0]};")
+            if "momentum" in flags:
+                body += [f"    let b = {ref['buf']} * {s[1]} + gv * {s[2]};", f"    {ref['buf']} = b;",
+                         f"    gv = gv + b * {s[1]};" if "nesterov" in flags else "    gv = b;"]
+            body.append(f"    pv = pv + gv * {s[3]};")
+        body.append(f"    {ref['p']} = pv;")
+        head = "if" if j == 0 else "} else if"
+        blocks.append(f"  {head} (i < prm[{base}u]) {{\n" + "\n".join(body))
     nl = "\n"
     return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
-{binds}
+{nl.join(binds)}
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
   let i = gid.x + gid.y * nwg.x * {WG}u;
   if (i >= prm[0]) {{ return; }}
-{nl.join(body)}
+{nl.join(blocks)}
+  }}
 }}"""
 
 

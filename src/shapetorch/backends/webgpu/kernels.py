@@ -999,9 +999,53 @@ def register() -> list[str]:
 
 
 # -- fused optimizer steps -------------------------------------------------------------------------------
+class _StepGroup:
+    """Parameter updates of one kind held back by :func:`fused_step` and recorded as one dispatch (an optimizer's
+    step over a parameter group is one kernel rather than one per parameter). The runtime records the group before
+    any other dispatch and at every submit (``RT.deferred``), so nothing can read a parameter before its update."""
+
+    def __init__(self) -> None:
+        self.key: tuple[str, tuple[str, ...]] | None = None
+        self.items: list[tuple[tuple[WArray, ...], list[int]]] = []
+        self.bufs: set[int] = set()
+
+    def room(self, nb: int) -> int:
+        """Parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block."""
+        return max(1, min(16, (RT.max_storage_buffers - 1) // nb))
+
+    def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int]) -> None:
+        ids = {id(a.st) for a in arrays}
+        if self.items and (key != self.key or ids & self.bufs or len(self.items) >= self.room(len(arrays))):
+            RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group
+        if not self.items:
+            self.key = key
+        self.items.append((arrays, scalars))
+        self.bufs |= ids
+        RT.deferred = self.record
+
+    def record(self) -> None:
+        items, key = self.items, self.key
+        self.items, self.bufs, self.key = [], set(), None
+        if not items or key is None:
+            return
+        meta = [0]
+        bufs: list[Any] = []
+        total = 0
+        for arrays, scalars in items:
+            total += arrays[0].size
+            meta += [total, *(a.offset for a in arrays), *scalars]
+            bufs += [a.st.buf for a in arrays if a.st is not None]
+        meta[0] = total
+        RT.dispatch(G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total))
+
+
+_STEPS = _StepGroup()
+
+
 def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: dict[str, float]) -> bool:
-    """One dispatch updating a float32 parameter and its state in place (``kind`` 'adam' or 'sgd'); False (and
-    nothing recorded) when the arrays are not contiguous float32 arrays of one shape, for the caller's path."""
+    """The update of a float32 parameter and its state in place (``kind`` 'adam' or 'sgd'), recorded with the
+    updates of the parameters after it as one dispatch (:class:`_StepGroup`); False (and nothing recorded) when
+    the arrays are not contiguous float32 arrays of one shape, for the caller's path."""
     arrays = (p, g, *state)
     if any(a.dtype != np.float32 or a.shape != p.shape or not a.contiguous or a.st is None for a in arrays):
         return False
@@ -1017,11 +1061,10 @@ def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: 
     elif kind == "sgd":
         flags = tuple(f for f, on in (("wd", h["weight_decay"] != 0), ("momentum", bool(state)),
                                       ("nesterov", bool(state) and bool(h["nesterov"]))) if on)
-        scalars = [h["weight_decay"], h["momentum"], 1 - h["dampening"], -h["lr"]]
+        scalars = [h["weight_decay"], h["momentum"], 1 - h["dampening"], -h["lr"], 0.0, 0.0, 0.0, 0.0]
     else:
         return False
-    meta = [p.size, *(a.offset for a in arrays)]
-    meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in scalars]
-    bufs = [a.st.buf for a in arrays if a.st is not None]
-    RT.dispatch(G.optimizer_kernel(kind, flags), bufs, meta, _grid(p.size))
+    if p.size == 0:
+        return True
+    _STEPS.add((kind, flags), arrays, [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in scalars])
     return True

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -196,6 +196,7 @@ class Runtime:
         # The adapter's limits, checked when a dispatch is recorded (an over-limit dispatch would fail the whole
         # batch at submit time, far from the op that caused it).
         self.max_groups = 65535
+        self.max_storage_buffers = 8  # per shader stage (WebGPU's default; the adapter's is requested)
         self.max_binding = 128 << 20
         self.max_buffer = 256 << 20
         self.pool_limit = POOL_LIMIT
@@ -206,6 +207,10 @@ class Runtime:
         self.flag: Any = None
         self.checks: dict[int, tuple[str, str, dict[str, Any]]] = {}
         self.n_flag_reads = 0
+        # Work held back to be recorded as one dispatch with what follows it (the optimizer's per-parameter updates
+        # of a step, see ``kernels.fused_step``): recorded before any other dispatch and at every submit, so the
+        # order of the device's work is the program's.
+        self.deferred: Callable[[], None] | None = None
 
     # -- device --------------------------------------------------------------------------------------
     def init(self) -> bool:
@@ -249,6 +254,7 @@ class Runtime:
         dl = self.device.limits
         self.align = int(dl.get("min-storage-buffer-offset-alignment", 256))
         self.max_groups = int(dl.get("max-compute-workgroups-per-dimension", 65535))
+        self.max_storage_buffers = int(dl.get("max-storage-buffers-per-shader-stage", 8))
         self.max_binding = int(dl.get("max-storage-buffer-binding-size", 128 << 20))
         self.max_buffer = int(dl.get("max-buffer-size", 256 << 20))
         self.arena = self.device.create_buffer(
@@ -387,6 +393,8 @@ class Runtime:
 
     def dispatch(self, wgsl: str, buffers: Sequence[Any], meta: Sequence[int], grid: tuple[int, int, int]) -> None:
         """Record a dispatch. Binding 0 is the parameter block ``meta`` (u32 words); then ``buffers``."""
+        if self.deferred is not None:
+            self.record_deferred()
         if grid[0] == 0 or grid[1] == 0 or grid[2] == 0:
             return
         if max(grid) > self.max_groups:
@@ -422,9 +430,17 @@ class Runtime:
         self.batch_count += 1
         self.n_dispatch += 1
 
+    def record_deferred(self) -> None:
+        """Record the held-back work now (it calls :meth:`dispatch`)."""
+        run, self.deferred = self.deferred, None
+        if run is not None:
+            run()
+
     def flush(self) -> None:
         """Submit the open batch. The batch is closed before anything can raise, so a batch the device rejects
         is dropped with a coded error, and the next op opens a fresh one (the runtime never wedges)."""
+        if self.deferred is not None:
+            self.record_deferred()
         if self.encoder is None:
             return
         encoder, cpass, arena = self.encoder, self.cpass, bytes(self.arena_data)
@@ -506,6 +522,8 @@ class Runtime:
         return WArray(self.alloc(n * sdt.itemsize), shape, dtype)
 
     def stats(self) -> dict[str, int]:
+        if self.deferred is not None:  # held-back work counts as recorded
+            self.record_deferred()
         return {
             "allocated_bytes": self.live_bytes, "reserved_bytes": self.live_bytes + self.pooled_bytes,
             "pooled_bytes": self.pooled_bytes, "peak_allocated_bytes": self.peak_bytes,
