@@ -155,3 +155,88 @@ def test_linear_weight_gradient_is_contiguous_and_accumulates():
     assert lin.weight.grad is not None and lin.weight.grad._data.contiguous
     np.testing.assert_allclose(lin.weight.grad.cpu().numpy(), ref.weight.grad.numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(lin.bias.grad.cpu().numpy(), ref.bias.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+ATTENTION = [  # (batch, L, S, D, Dv, causal, mask kind)
+    ((2, 3), 5, 7, 4, 6, False, None), ((2,), 16, 16, 16, 16, True, None), ((), 70, 130, 3, 300, False, None),
+    ((2,), 5, 7, 4, 6, False, "bool"), ((2,), 5, 7, 4, 6, False, "float"), ((1, 2), 9, 3, 1, 1, True, None),
+    ((3,), 1, 1, 5, 2, False, None), ((2,), 65, 66, 8, 5, False, "bool"),
+]
+
+
+@pytest.mark.parametrize("batch,L,S,D,Dv,causal,mask", ATTENTION)
+@pytest.mark.parametrize("device", [DEV, "cpu"])
+def test_fused_attention(batch, L, S, D, Dv, causal, mask, device):
+    """scaled_dot_product_attention as one kernel and its gradient as two (webgpu), odd sizes, rows longer than a
+    workgroup, heads wider than one pass, causal, bool and broadcast float masks: values and gradients as torch."""
+    rng = np.random.default_rng(3)
+    arrays = [rng.normal(size=(*batch, n, d)).astype(np.float32) for n, d in ((L, D), (S, D), (S, Dv))]
+    if mask == "bool":
+        m = rng.random((L, S)) > 0.3
+        m[:, 0] = True  # no row fully masked (torch gives NaN there; see the next test)
+    elif mask == "float":
+        m = rng.normal(size=(*batch[:1], 1, S)).astype(np.float32)
+    g = rng.normal(size=(*batch, L, Dv)).astype(np.float32)
+    ours = [st.tensor(a, device=device, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    om = None if mask is None else st.tensor(m, device=device)
+    tm = None if mask is None else torch.tensor(m)
+    before = st.memory_stats()["num_dispatches"]
+    out = F.scaled_dot_product_attention(*ours, attn_mask=om, is_causal=causal)
+    if device == DEV:
+        assert st.memory_stats()["num_dispatches"] - before == 1
+    want = TF.scaled_dot_product_attention(*theirs, attn_mask=tm, is_causal=causal)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-4, atol=1e-5)
+    grads = st.autograd.grad(out, ours, st.tensor(g, device=device))
+    twant = torch.autograd.grad(want, theirs, torch.tensor(g))
+    for a, b in zip(grads, twant):
+        assert a.shape == tuple(b.shape)
+        np.testing.assert_allclose(a.cpu().numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_fused_attention_head_views_and_masked_rows():
+    """q, k, v as the transposed head views of one projection (read in place); the output and the gradients take
+    their inputs' layout, so the transpose and reshape back are views; a fully masked row gives 0 as torch's."""
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 6, 3 * 8)).astype(np.float32)
+    g = rng.normal(size=(2, 6, 8)).astype(np.float32)
+    m = np.ones((6, 6), bool)
+    m[2] = False
+
+    def fn(lib, t, mask):
+        q, k, v = (z.reshape(2, 6, 2, 4).transpose(1, 2) for z in t.split(8, dim=2))
+        a = _f(lib).scaled_dot_product_attention(q, k, v, attn_mask=mask).transpose(1, 2)
+        if lib is st and a.device.type == DEV:
+            assert a.is_contiguous()  # the output took q's (batch, length, heads, dim) layout
+        return a.reshape(2, 6, 8)
+
+    for device in (DEV, "cpu"):
+        ox, tx = st.tensor(x, device=device, requires_grad=True), torch.tensor(x, requires_grad=True)
+        got, want = fn(st, ox, st.tensor(m, device=device)), fn(torch, tx, torch.tensor(m))
+        np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-4, atol=1e-5)
+        assert (got.detach().cpu().numpy()[:, 2] == 0).all()
+        got.backward(st.tensor(g, device=device))
+        want.backward(torch.tensor(g))
+        np.testing.assert_allclose(ox.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_attention_masked_rows_in_every_path():
+    """A fully masked row (bool or -inf float mask) is 0 in the fused primitive, its double-backward formula and the
+    composite (dropout), as torch."""
+    rng = np.random.default_rng(5)
+    q = rng.normal(size=(1, 4, 3)).astype(np.float32)
+    bm = np.ones((4, 4), bool)
+    bm[1] = False
+    fm = np.where(bm, 0.0, -np.inf).astype(np.float32)
+    for mask in (bm, fm):
+        for device in (DEV, "cpu"):
+            x = st.tensor(q, device=device, requires_grad=True)
+            out = F.scaled_dot_product_attention(x, x, x, attn_mask=st.tensor(mask, device=device))
+            tx = torch.tensor(q, requires_grad=True)
+            want = TF.scaled_dot_product_attention(tx, tx, tx, attn_mask=torch.tensor(mask))
+            np.testing.assert_allclose(out.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-4, atol=1e-5)
+            (gx,) = st.autograd.grad(out.sum(), [x], create_graph=True)
+            (tgx,) = torch.autograd.grad(want.sum(), [tx], create_graph=True)
+            np.testing.assert_allclose(gx.detach().cpu().numpy(), tgx.detach().numpy(), rtol=1e-4, atol=1e-5)
+            drop = F.scaled_dot_product_attention(x, x, x, attn_mask=st.tensor(mask, device=device), dropout_p=0.5)
+            assert (drop.detach().cpu().numpy()[:, 1] == 0).all()

@@ -39,7 +39,7 @@ from ..ops.activation import (
     softsign,
     tanhshrink,
 )
-from ..ops.attention import attention, attention_fusable
+from ..ops.attention import attention, attention_fusable, safe_softmax
 from ..ops.conversion import where as _where
 from ..ops.convolution import pad
 from ..ops.creation import arange
@@ -560,7 +560,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             scores = scores.masked_fill(~attn_mask, float("-inf"))
         else:
             scores = scores + attn_mask
-    weights = softmax(scores, -1)
+    weights = safe_softmax(scores)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights.matmul(value)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._engine.primitives import PRIMS
 from ..._errors import fail
+from . import attention as fused_attention
 from . import codegen as G
 from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, to_host
 
@@ -989,6 +990,7 @@ def register() -> list[str]:
         "triangle": triangle_kernel,
         "searchsorted": searchsorted_kernel,
         **{op: reduce(op) for op in ("sum", "prod", "amax", "amin", "all", "any", "argmax", "argmin")},
+        **fused_attention.KERNELS,
     }
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})
     for name, k in table.items():
