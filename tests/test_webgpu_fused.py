@@ -240,3 +240,47 @@ def test_attention_masked_rows_in_every_path():
             np.testing.assert_allclose(gx.detach().cpu().numpy(), tgx.detach().numpy(), rtol=1e-4, atol=1e-5)
             drop = F.scaled_dot_product_attention(x, x, x, attn_mask=st.tensor(mask, device=device), dropout_p=0.5)
             assert (drop.detach().cpu().numpy()[:, 1] == 0).all()
+
+
+CROSS_ENTROPY = [  # (input shape, reduction, label smoothing, weight, ignore_index)
+    ((6, 5), "mean", 0.0, False, -100), ((7, 70), "sum", 0.1, True, 2), ((5, 3), "none", 0.2, True, -100),
+    ((65, 64), "mean", 0.0, False, -100), ((9, 130), "mean", 0.3, True, 1), ((1, 1), "mean", 0.0, False, -100),
+    ((3, 4, 5), "mean", 0.1, False, 0), ((2, 3, 2, 2), "none", 0.0, True, -100), ((0, 3), "mean", 0.0, False, -100),
+    ((0, 3), "sum", 0.0, False, -100),
+]
+
+
+@pytest.mark.parametrize("shape,reduction,smoothing,weighted,ignore", CROSS_ENTROPY)
+@pytest.mark.parametrize("device", [DEV, "cpu"])
+def test_fused_cross_entropy(shape, reduction, smoothing, weighted, ignore, device):
+    """cross_entropy with class targets as one row kernel and a reduction, its gradient one kernel (and the 'mean'
+    divisor): values, gradients and double backward as torch, odd sizes, weights, smoothing, ignore_index."""
+    rng = np.random.default_rng(6)
+    c = shape[1]
+    x = rng.normal(size=shape).astype(np.float32)
+    t = rng.integers(0, c, (shape[0], *shape[2:]))
+    if t.size and ignore >= 0:
+        t.reshape(-1)[0] = ignore
+    w = (rng.random(c) + 0.1).astype(np.float32)
+    ox, tx = st.tensor(x, device=device, requires_grad=True), torch.tensor(x, requires_grad=True)
+    kw = {"reduction": reduction, "label_smoothing": smoothing, "ignore_index": ignore}
+    got = F.cross_entropy(ox, st.tensor(t, device=device), st.tensor(w, device=device) if weighted else None, **kw)
+    want = TF.cross_entropy(tx, torch.tensor(t), torch.tensor(w) if weighted else None, **kw)
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    g = rng.normal(size=tuple(want.shape)).astype(np.float32)
+    (gx,) = st.autograd.grad(got, [ox], st.tensor(g, device=device), create_graph=True)
+    (tgx,) = torch.autograd.grad(want, [tx], torch.tensor(g), create_graph=True)
+    np.testing.assert_allclose(gx.detach().cpu().numpy(), tgx.detach().numpy(), rtol=1e-5, atol=1e-6)
+    if x.size:  # double backward through the differentiable formula
+        (ggx,) = st.autograd.grad((gx * gx).sum(), [ox])
+        (tggx,) = torch.autograd.grad((tgx * tgx).sum(), [tx])
+        np.testing.assert_allclose(ggx.cpu().numpy(), tggx.numpy(), rtol=1e-4, atol=1e-5)
+    ox.grad = None
+    before = st.memory_stats()["num_dispatches"]
+    F.cross_entropy(ox, st.tensor(t, device=device), st.tensor(w, device=device) if weighted else None,
+                    **kw).backward(st.tensor(g, device=device))
+    if device == DEV and len(shape) == 2 and x.size:
+        # the range check of the targets, the loss (and its reduction), the gradient (and the divisor), no copies
+        want_n = 1 + (1 if reduction == "none" else 2) + (2 if reduction == "mean" else 1)
+        assert st.memory_stats()["num_dispatches"] - before == want_n
+    np.testing.assert_allclose(ox.grad.cpu().numpy(), tgx.detach().numpy(), rtol=1e-5, atol=1e-6)

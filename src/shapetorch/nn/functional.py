@@ -726,8 +726,8 @@ def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Tensor | None, i
         raise ValueError(f"{reduction} is not a valid value for reduction")
     c = input._data.shape[1]
     t = target.reshape(-1)
-    safe = _where(t != ignore_index, t, t.new_zeros(()))
-    be(safe).check_range(safe._data, 0, c, "at_error_index_out_of_bounds", "nll_loss", index=None, dim=1, size=c)
+    be(t).check_range(t._data, 0, c, "at_error_index_out_of_bounds", "nll_loss", skip=ignore_index, index=None,
+                      dim=1, size=c)
     loss = cross_entropy_rows(_class_dim_last(input), t, weight, ignore_index, reduction, label_smoothing)
     return loss.reshape(shape) if reduction == "none" else loss
 

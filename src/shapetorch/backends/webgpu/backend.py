@@ -38,9 +38,9 @@ def copyto(dst: WArray, src: WArray) -> None:
     kernels.assign(dst, src)
 
 
-def check_range(a: WArray, lo: int, hi: int, code: str, op: str, **kwargs: Any) -> None:
+def check_range(a: WArray, lo: int, hi: int, code: str, op: str, skip: int | None = None, **kwargs: Any) -> None:
     """Recorded as a device-side check: a failure raises ``code`` at the next sync (a read, ``synchronize``)."""
-    kernels.check_range(a, lo, hi, code, op, **kwargs)
+    kernels.check_range(a, lo, hi, code, op, skip, **kwargs)
 
 
 def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:

@@ -837,9 +837,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 # -- device-side checks --------------------------------------------------------------------------------
 @functools.cache
 def range_check_kernel() -> str:
-    """Records the first i32 element outside ``[lo, hi)`` of a strided view into the runtime's flag buffer:
-    ``flag[0]`` = the check's id (the first check to fail keeps it), ``flag[1]`` = the value.
-    meta: [n, nd, shape[nd], off, strides[nd], lo, hi, id]."""
+    """Records the first i32 element outside ``[lo, hi)`` (and not the skipped value, an ignore_index) of a strided
+    view into the runtime's flag buffer: ``flag[0]`` = the check's id (the first check to fail keeps it),
+    ``flag[1]`` = the value. meta: [n, nd, shape[nd], off, strides[nd], lo, hi, id, has skip, skip]."""
     return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> flag: array<atomic<u32>, 4>;
 @group(0) @binding(2) var<storage, read> x: array<i32>;
@@ -859,6 +859,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let v = x[off];
   let k = ob + 1u + nd;
   if (v >= bitcast<i32>(prm[k]) && v < bitcast<i32>(prm[k + 1u])) {{ return; }}
+  if (prm[k + 3u] != 0u && v == bitcast<i32>(prm[k + 4u])) {{ return; }}
   if (atomicLoad(&flag[0]) != 0u) {{ return; }}
   loop {{
     let r = atomicCompareExchangeWeak(&flag[0], 0u, prm[k + 2u]);

@@ -15,6 +15,7 @@ from ..._engine.primitives import PRIMS
 from ..._errors import fail
 from . import attention as fused_attention
 from . import codegen as G
+from . import loss as fused_loss
 from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, to_host
 
 Operand = WArray | Any  # a WArray or a scalar
@@ -447,8 +448,9 @@ def index_put_kernel(a: WArray, v: Operand, idx1: tuple[Any, ...], idx2: tuple[A
     return out
 
 
-def check_range(a: WArray, lo: int, hi: int, code: str, op: str, **kwargs: Any) -> None:
-    """Check on the device that every element of the integer array ``a`` is in ``[lo, hi)``, without waiting:
+def check_range(a: WArray, lo: int, hi: int, code: str, op: str, skip: int | None = None, **kwargs: Any) -> None:
+    """Check on the device that every element of the integer array ``a`` (other than ``skip``) is in ``[lo, hi)``,
+    without waiting:
     a failure raises ``code`` (with ``kwargs``; :data:`runtime.BAD` stands for the value found) at the next
     sync. Kernels reading such an index clamp nothing: WebGPU's robust buffer access keeps reads in bounds."""
     if a.size == 0 or a.st is None:
@@ -456,7 +458,8 @@ def check_range(a: WArray, lo: int, hi: int, code: str, op: str, **kwargs: Any) 
     from .runtime import BAD
 
     cid = RT.add_check(code, op, **{k: (BAD if v is None else v) for k, v in kwargs.items()})
-    meta = [a.size, a.ndim, *a.shape, a.offset, *a.stride, lo & 0xFFFFFFFF, hi & 0xFFFFFFFF, cid]
+    meta = [a.size, a.ndim, *a.shape, a.offset, *a.stride, lo & 0xFFFFFFFF, hi & 0xFFFFFFFF, cid,
+            int(skip is not None), (skip or 0) & 0xFFFFFFFF]
     RT.dispatch(G.range_check_kernel(), [RT.flag, a.st.buf], meta, _grid(a.size))
 
 
@@ -991,6 +994,7 @@ def register() -> list[str]:
         "searchsorted": searchsorted_kernel,
         **{op: reduce(op) for op in ("sum", "prod", "amax", "amin", "all", "any", "argmax", "argmin")},
         **fused_attention.KERNELS,
+        **fused_loss.KERNELS,
     }
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})
     for name, k in table.items():
