@@ -284,3 +284,29 @@ def test_fused_cross_entropy(shape, reduction, smoothing, weighted, ignore, devi
         want_n = 1 + (1 if reduction == "none" else 2) + (2 if reduction == "mean" else 1)
         assert st.memory_stats()["num_dispatches"] - before == want_n
     np.testing.assert_allclose(ox.grad.cpu().numpy(), tgx.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,nd", [((300, 7), 1), ((3, 5, 4), 2), ((2, 1, 257), 1), ((1, 3), 1)])
+def test_layer_norm_weight_gradient(shape, nd):
+    """layer_norm's weight gradient as one primitive (row statistics, then a sum per column), on a non-contiguous
+    input too: as torch; the whole layer_norm backward is four kernels (dx, the statistics, the column sums, the
+    bias's sum); on the CPU the primitive's NumPy kernel."""
+    norm = shape[-nd:]
+    x = data(shape, seed=8)
+    run(lambda lib, a, w, b: _f(lib).layer_norm(a.transpose(0, -1).contiguous().transpose(0, -1), norm, w, b,
+                                                eps=1e-3),
+        x * 2 + 1, data(norm, seed=9), data(norm, seed=10))
+    for device in (DEV, "cpu"):
+        xs = st.tensor(x, device=device, requires_grad=True)
+        ln = st.nn.LayerNorm(norm).to(device)
+        y = ln(xs)
+        g = st.tensor(data(shape, seed=11), device=device)
+        before = st.memory_stats()["num_dispatches"]
+        y.backward(g)
+        if device == DEV:
+            assert st.memory_stats()["num_dispatches"] - before == 4
+        tx = torch.tensor(x, requires_grad=True)
+        tln = torch.nn.LayerNorm(norm)
+        tln(tx).backward(torch.tensor(data(shape, seed=11)))
+        np.testing.assert_allclose(ln.weight.grad.cpu().numpy(), tln.weight.grad.numpy(), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(xs.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)

@@ -15,6 +15,7 @@ from ..._engine.primitives import PRIMS
 from ..._errors import fail
 from . import attention as fused_attention
 from . import codegen as G
+from . import layer_norm as layer_norm_grads
 from . import loss as fused_loss
 from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, to_host
 
@@ -995,6 +996,7 @@ def register() -> list[str]:
         **{op: reduce(op) for op in ("sum", "prod", "amax", "amin", "all", "any", "argmax", "argmin")},
         **fused_attention.KERNELS,
         **fused_loss.KERNELS,
+        **layer_norm_grads.KERNELS,
     }
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})
     for name, k in table.items():
