@@ -310,3 +310,35 @@ def test_layer_norm_weight_gradient(shape, nd):
         tln(tx).backward(torch.tensor(data(shape, seed=11)))
         np.testing.assert_allclose(ln.weight.grad.cpu().numpy(), tln.weight.grad.numpy(), rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(xs.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("index", [
+    (slice(1, 3), 2), (Ellipsis, slice(0, 6, 4)), (None, 1, slice(None), None, slice(1, None, 2)), (-1,),
+    (slice(2, 2),), (slice(None), slice(3, 5), slice(None, None, 3)),
+])
+def test_basic_slice_gradient_is_one_kernel(index):
+    """The gradient of a basic index (ints, slices with steps, None, Ellipsis; an empty slice) is the output
+    gradient placed into zeros by one kernel (not a fill and a copy), as torch."""
+    x = data((4, 5, 6), seed=12)
+    run(lambda lib, a: a[index] * 1.0, x)
+    a = st.tensor(x, device=DEV, requires_grad=True)
+    y = a[index]
+    g = st.ones(y.shape, device=DEV)
+    before = st.memory_stats()["num_dispatches"]
+    (ga,) = st.autograd.grad(y, [a], g)
+    assert st.memory_stats()["num_dispatches"] - before == 1
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float16"])
+@pytest.mark.parametrize("pads", [(1, 2), (1, -1, 0, 2), (-2, 3, 1, 1, 0, 0), (0, 0)])
+def test_constant_pad_is_one_kernel(pads, dtype):
+    x = data((3, 4, 5), seed=13) * 3
+    value = {"float32": 2.5, "int64": -7, "bool": True, "float16": -1.5}[dtype]
+    ours = st.tensor(x, device=DEV).to(getattr(st, dtype))
+    theirs = torch.tensor(x).to(getattr(torch, dtype))
+    before = st.memory_stats()["num_dispatches"]
+    got = F.pad(ours, pads, value=value)
+    assert st.memory_stats()["num_dispatches"] - before == 1
+    want = TF.pad(theirs, pads, value=value)
+    assert got.dtype == getattr(st, dtype)
+    np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())

@@ -1122,3 +1122,39 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lv:
   let L = prm[1];
   let eps = bitcast<f32>(prm[2]);{body}
 }}"""
+
+
+@functools.cache
+def embed_kernel(st: str) -> str:
+    """``out`` (contiguous) is ``fill`` except on a window of strided positions, which read ``src``: the gradient of
+    a basic slice and ``pad``'s constant mode in one pass (not a fill and then a copy). Per output dim the window is
+    ``start + k * step`` for ``k < count``, and ``src``'s stride along it (an int index is a window of one).
+    meta: [n, nd, shape[nd], src offset, per dim (start, step, count, src stride), fill (compute-type bits)]."""
+    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
+    ct = WGSL_CT[kind]
+    fill = scalar_expr(kind, "prm[3u + nd + 4u * nd]")
+    return f"""{_enable((st,))}@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> src: array<{st}>;
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let nd = prm[1];
+  var rem = i;
+  var off = prm[2u + nd];
+  var inside = true;
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let o = rem % prm[2u + u32(d)];
+    rem = rem / prm[2u + u32(d)];
+    let w = 3u + nd + 4u * u32(d);
+    if (o < prm[w]) {{ inside = false; continue; }}
+    let q = o - prm[w];
+    let k = q / prm[w + 1u];
+    if (q % prm[w + 1u] != 0u || k >= prm[w + 2u]) {{ inside = false; continue; }}
+    off = off + k * prm[w + 3u];
+  }}
+  var v: {ct} = {fill};
+  if (inside) {{ v = {load_expr(st, "src[off]")}; }}
+  out[i] = {store_expr(st, "v")};
+}}"""

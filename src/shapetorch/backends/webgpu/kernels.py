@@ -426,10 +426,58 @@ def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -
     return out if idx2 is None else take(out, adv_offsets(out, idx2))
 
 
+def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any) -> WArray:
+    """A fresh contiguous array of ``shape``: ``fill``, with ``src`` on the window ``(start, step, count)`` of each
+    dim, in one dispatch (``G.embed_kernel``). ``src`` has one dim per window of count >= 0, in order; a window of
+    count -1 is an int index (one position, no dim of ``src``)."""
+    out = RT.empty(shape, src.dtype)
+    if out.st is None:
+        return out
+    if src.st is None:  # an empty window: all fill
+        return full(shape, fill, src.dtype)
+    meta = [out.size, len(shape), *shape, src.offset]
+    dims = iter(src.stride)
+    for start, step, count in windows:
+        meta += [start, step, 1, 0] if count < 0 else [start, step, count, next(dims)]
+    meta.append(_word(fill, src.dtype))
+    RT.dispatch(G.embed_kernel(_st(src.dtype)), [out.st.buf, src.st.buf], meta, _grid(out.size))
+    return out
+
+
+def _basic_windows(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple[int, int, int]] | None:
+    """The windows of a basic index (ints, slices with step > 0, None, Ellipsis) into ``shape``; an int's count is
+    -1 (one position, no dim of the result); None where the index is not of that kind."""
+    consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
+    items: list[Any] = []
+    for it in index:
+        if it is Ellipsis:
+            items += [slice(None)] * (len(shape) - consumed)
+            consumed = len(shape)
+        elif it is not None:
+            items.append(it)
+    items += [slice(None)] * (len(shape) - len(items))
+    out = []
+    for it, size in zip(items, shape):
+        if isinstance(it, slice):
+            start, stop, step = it.indices(size)
+            if step <= 0:
+                return None
+            out.append((start, step, len(range(start, stop, step))))
+        else:
+            i = int(it)
+            out.append((i + size if i < 0 else i, 1, -1))
+    return out
+
+
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                           idx2: tuple[Any, ...] | None) -> WArray:
     if idx2 is not None and _st(g.dtype) == "f16":
         return _host(_cpu_kernel("index_backward"), g, shape=shape, idx1=idx1, idx2=idx2)
+    if idx2 is None:  # a basic index: the gradient placed into zeros in one pass
+        windows = _basic_windows(tuple(shape), idx1)
+        if windows is not None:  # g without the size-1 dims of None items (a view)
+            src = reshape_kernel(g, tuple(c for _, _, c in windows if c >= 0))
+            return _embed(src, tuple(shape), windows, 0)
     out = full(tuple(shape), 0, g.dtype)
     target = basic_index(out, idx1)
     if idx2 is None:
@@ -756,12 +804,11 @@ def layer_norm_backward_kernel(x: WArray, g: WArray, *w: WArray, nd: int, eps: f
 
 
 def pad_kernel(a: WArray, pads: tuple[tuple[int, int], ...], value: Any) -> WArray:
+    """A negative pad crops (a view), a positive one places the input into ``value`` (one dispatch)."""
     crop = tuple(slice(max(-lo, 0), a.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pads))
     a = basic_index(a, crop)
     shape = tuple(s + max(lo, 0) + max(hi, 0) for s, (lo, hi) in zip(a.shape, pads))
-    out = full(shape, value, a.dtype)
-    assign(basic_index(out, tuple(slice(max(lo, 0), max(lo, 0) + s) for s, (lo, _) in zip(a.shape, pads))), a)
-    return out
+    return _embed(a, shape, [(max(lo, 0), 1, s) for s, (lo, _) in zip(a.shape, pads)], value)
 
 
 def take_along_kernel(a: WArray, index: WArray, axis: int) -> WArray:
