@@ -156,3 +156,18 @@ def test_one_fused_dispatch_per_parameter_group(name, kwargs):
             tps[3].add_(1.0)
         for p, tp in zip(ps, tps):
             np.testing.assert_allclose(p.detach().cpu().numpy(), tp.detach().numpy(), rtol=2e-6, atol=2e-7)
+
+
+@pytest.mark.parametrize("shape", [(4, 5), (2, 3, 3), (1, 7, 2), (3, 0)])
+@pytest.mark.parametrize("k", [-9, -1, 0, 2, 10**12])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_tril_triu_upload_nothing(shape, k, dtype):
+    """tril/triu compute their mask from the index in one kernel (nothing uploaded), on transposed input too."""
+    x = np.random.default_rng(0).normal(size=shape).astype(np.float32)
+    a = st.tensor(x, device=DEV).to(getattr(st, dtype)).transpose(-1, -2)
+    t = torch.tensor(x).to(getattr(torch, dtype)).transpose(-1, -2)
+    for fn in ("tril", "triu"):
+        up, reads = _counts()
+        got = getattr(a, fn)(k)
+        assert _counts()[0] == up
+        np.testing.assert_array_equal(got.cpu().numpy(), getattr(t, fn)(k).numpy())

@@ -1158,3 +1158,29 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (inside) {{ v = {load_expr(st, "src[off]")}; }}
   out[i] = {store_expr(st, "v")};
 }}"""
+
+
+@functools.cache
+def triangle_kernel(st: str) -> str:
+    """tril/triu: ``out[i]`` (contiguous) is the strided input where column - row is <= k (tril) or >= k (triu),
+    else 0; the mask comes from the index, nothing is uploaded. meta: [n, rows, cols, k (i32 bits), upper, then
+    the input as ``[nd, shape[nd], offset, strides[nd]]``]."""
+    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
+    zero = {"f": "0.0", "i": "0", "u": "0u"}[kind]
+    return f"""{_enable((st,))}@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> src: array<{st}>;
+{_strided_off(5)}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let col = i32(i % prm[2]);
+  let row = i32((i / prm[2]) % prm[1]);
+  let k = bitcast<i32>(prm[3]);
+  var keep = col - row <= k;
+  if (prm[4] != 0u) {{ keep = col - row >= k; }}
+  var v = {WGSL_CT[kind]}({zero});
+  if (keep) {{ v = {load_expr(st, "src[off(i)]")}; }}
+  out[i] = {store_expr(st, "v")};
+}}"""
