@@ -901,7 +901,12 @@ RANDOM = {
     "normal": "a + b * z",
     "bernoulli": "select(0.0, 1.0, u < p)",
     "dropout": "select(0.0, b, u >= a)",  # the scaled keep-mask: 1 / (1 - p) where kept (b), else 0
+    "exponential": "-log(1.0 - u) / a",  # a = lambda; 1 - u is in (0, 1], so the log is finite
+    # integers low + (a 32-bit word mod range), with ``a`` the low bound's bits and ``b`` the range (integer words):
+    # computed in i32, not through f32 (exact for any int32 range; the modulo's bias is below range / 2^32)
+    "randint": "bitcast<i32>(prm[5] + w.x % prm[6])",
 }
+INT_RANDOM = {"randint"}  # dists whose value is an i32 (the others are f32)
 
 
 @functools.cache
@@ -918,8 +923,10 @@ def random_kernel(dist: str, st: str, p_st: str = "") -> str:
     bits = 11 if st == "f16" else 24
     r = RANDOM[dist]
     store = store_expr(st, "r") if kind == "f" else f"{WGSL_CT[kind]}(r)"
+    if dist in INT_RANDOM:
+        store = store_expr(st, "f32(r)") if kind == "f" else "r"
     if kind == "u":
-        store = "select(0u, 1u, r != 0.0)"
+        store = "select(0u, 1u, r != 0.0)" if dist not in INT_RANDOM else "select(0u, 1u, r != 0)"
     binds = ""
     pval = "a"
     check = ""

@@ -964,8 +964,14 @@ def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, o
     out = RT.empty(shape, dtype)
     if out.st is None:
         return out
+    if dist in G.INT_RANDOM:  # [a, b): the low bound and the range as integer words; int64 must stay in int32
+        word_dt = dtype if _kind(dtype) == "i" else np.dtype(np.int64)
+        _word(int(b) - 1, word_dt)  # raises for a bound outside int32, as an upload of such a value
+        words = [_word(int(a), word_dt), (int(b) - int(a)) & 0xFFFFFFFF]
+    else:
+        words = [_word(a, np.dtype(np.float32)), _word(b, np.dtype(np.float32))]
     meta = [out.size, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, offset & 0xFFFFFFFF, (offset >> 32) & 0xFFFFFFFF,
-            _word(a, np.dtype(np.float32)), _word(b, np.dtype(np.float32))]
+            *words]
     bufs = [out.st.buf]
     if p is not None:
         if _kind(p.dtype) != "f":  # a probability tensor is floating (the op checks); an int self's is cast
