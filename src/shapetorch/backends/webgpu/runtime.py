@@ -179,6 +179,7 @@ class Runtime:
         self.pipelines: dict[str, tuple[Any, tuple[bool, ...]]] = {}
         self.layouts: dict[tuple[bool, ...], Any] = {}  # bind group layouts by signature
         self.groups: dict[tuple[Any, ...], Any] = {}  # bind groups by (signature, meta window, buffer ids)
+        self.groups_of: dict[int, list[tuple[Any, ...]]] = {}  # buffer id -> the keys of the groups naming it
         self.pool: dict[int, list[Any]] = {}
         self.dirty: dict[int, list[Any]] = {}  # freed while named by unsubmitted commands
         # Every buffer created, by id: the runtime owns them, Storage only leases one. Without this a Storage
@@ -385,7 +386,8 @@ class Runtime:
             bufs = self.pool[size]
             while bufs and self.pooled_bytes - self._dirty_bytes() > limit:
                 b = bufs.pop()
-                self.groups.clear()  # bind groups may name it, and its id may come back
+                for key in self.groups_of.pop(id(b), ()):  # the bind groups naming it (its id may come back)
+                    self.groups.pop(key, None)
                 b.destroy()
                 self.owned.pop(id(b), None)
                 _SERIAL.pop(id(b), None)
@@ -431,12 +433,15 @@ class Runtime:
     def bind_group(self, sig: tuple[bool, ...], meta_size: int, buffers: Sequence[Any]) -> Any:
         """A bind group of the arena (a ``meta_size`` window, placed by the dispatch's dynamic offset) and
         ``buffers``, made once per (signature, window, buffers): a training step's dispatches name the same pooled
-        buffers step after step. The cache forgets everything when a buffer is destroyed (its id may return)."""
+        buffers step after step. A destroyed buffer's groups are forgotten (its id may return)."""
         key = (sig, meta_size, *(id(b) for b in buffers))
         bg = self.groups.get(key)
         if bg is None:
             if len(self.groups) >= MAX_GROUPS:
                 self.groups.clear()
+                self.groups_of.clear()
+            for b in buffers:
+                self.groups_of.setdefault(id(b), []).append(key)
             entries = [{"binding": 0, "resource": {"buffer": self.arena, "offset": 0, "size": meta_size}}]
             entries += [{"binding": i + 1, "resource": {"buffer": b, "offset": 0, "size": b.size}}
                         for i, b in enumerate(buffers)]
