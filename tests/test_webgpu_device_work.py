@@ -30,6 +30,8 @@ def _counts() -> tuple[int, int]:
     lambda lib, dev: lib.arange(7, device=dev), lambda lib, dev: lib.arange(-3, 10, 4, dtype=lib.int32, device=dev),
     lambda lib, dev: lib.zeros(3, device=dev).fill_(2.25), lambda lib, dev: lib.ones(3, device=dev).zero_(),
     lambda lib, dev: lib.arange(4, device=dev).fill_(1.7),
+    lambda lib, dev: lib.eye(3, device=dev), lambda lib, dev: lib.eye(2, 5, dtype=lib.int64, device=dev),
+    lambda lib, dev: lib.eye(4, 1, dtype=lib.bool, device=dev), lambda lib, dev: lib.eye(0, 3, device=dev),
 ])
 def test_fills_and_arange_are_kernels(make):
     before = _counts()

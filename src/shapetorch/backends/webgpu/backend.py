@@ -53,6 +53,11 @@ def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> WArray:
     return kernels.arange(start, step, n, dtype)
 
 
+def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
+    """The identity, made by a kernel."""
+    return kernels.eye(n, m, dtype)
+
+
 def fused_step(kind: str, p: WArray, g: WArray, state: list[WArray], hyper: dict[str, float]) -> bool:
     """An optimizer's update of one parameter in one kernel (see ``kernels.fused_step``); False to decline."""
     return kernels.fused_step(kind, p, g, state, hyper)

@@ -1191,3 +1191,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (keep) {{ v = {load_expr(st, "src[off(i)]")}; }}
   out[i] = {store_expr(st, "v")};
 }}"""
+
+
+@functools.cache
+def eye_kernel(st: str) -> str:
+    """``out`` (rows, cols), contiguous: 1 where row == column, else 0. meta: [n, cols]."""
+    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
+    one, zero = {"f": ("1.0", "0.0"), "i": ("1", "0"), "u": ("1u", "0u")}[kind]
+    return f"""{_enable((st,))}@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  out[i] = {store_expr(st, f"select({zero}, {one}, i % prm[1] == i / prm[1])")};
+}}"""

@@ -142,6 +142,14 @@ def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> WArray:
     return elementwise("a + i32(i) * b", dtype, [("a", start, dtype), ("b", step, dtype)], (n,))
 
 
+def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
+    """The (n, m) identity made by a kernel (nothing uploaded)."""
+    out = RT.empty((n, m), dtype)
+    if out.st is not None:
+        RT.dispatch(G.eye_kernel(_st(dtype)), [out.st.buf], [out.size, m], _grid(out.size))
+    return out
+
+
 def _cpu_kernel(prim: str) -> Callable[..., Any]:
     """The CPU kernel of a primitive (registered by the op modules, which sit above the backends)."""
     return PRIMS[prim].kernels["cpu"]
