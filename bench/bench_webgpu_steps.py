@@ -1,9 +1,13 @@
 """Runtime counters per training step on ``device="webgpu"``: dispatches, submits, bytes uploaded, read-backs
 and host time per dispatch, for an MLP, a LeNet-style CNN and a 2-layer GPT (each: forward, loss, backward,
-optimizer step). The counters are those of ``shapetorch.memory_stats()``; they are taken over the third step
-(the first ones compile pipelines and create the optimizer state).
+optimizer step). The counters are those of ``shapetorch.memory_stats()``, taken over the third step (the first
+ones compile pipelines and create the optimizer state); the host time is the median over the next ``--repeat``
+steps (each recorded without a wait, then synchronized outside the timing). ``--per-op`` also lists where the
+third step's dispatches go, by primitive ("(none)": the runtime's own, such as fills, range checks and the
+held-back optimizer step).
 
-Run: ``python -m bench.bench_webgpu_steps [--json PATH]``. Tests never assert these numbers.
+Run: ``python -m bench.bench_webgpu_steps [--json PATH] [--per-op] [--repeat N]``. Tests never assert these
+numbers.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -69,7 +74,28 @@ def models() -> list[tuple[str, Callable[[], Any], Callable[[Any], Any], Any, An
     return [mlp, lenet, gpt]
 
 
-def measure(name: str, make: Callable[[], Any], make_opt: Callable[[Any], Any], xs: Any, ys: Any) -> dict[str, Any]:
+class PerOp:
+    """Counts the dispatches recorded while on, by the primitive whose kernel records them."""
+
+    def __init__(self) -> None:
+        from shapetorch.backends.webgpu.runtime import RT
+
+        self.rt, self.on, self.counts = RT, False, Counter[str]()
+        self.dispatch = RT.dispatch
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            if self.on:
+                self.counts["(none)" if RT.op == "webgpu" else RT.op] += 1
+            return self.dispatch(*args, **kwargs)
+
+        RT.dispatch = counted  # type: ignore[method-assign]
+
+    def close(self) -> None:
+        self.rt.dispatch = self.dispatch  # type: ignore[method-assign]
+
+
+def measure(name: str, make: Callable[[], Any], make_opt: Callable[[Any], Any], xs: Any, ys: Any,
+            per_op: PerOp | None = None, repeat: int = 5) -> dict[str, Any]:
     st.manual_seed(0)
     model = make().to("webgpu")
     opt = make_opt(model.parameters())
@@ -87,20 +113,35 @@ def measure(name: str, make: Callable[[], Any], make_opt: Callable[[Any], Any], 
         step()
     st.synchronize()
     before = st.memory_stats()
-    t0 = time.perf_counter()
+    if per_op is not None:
+        per_op.counts.clear()
+        per_op.on = True
     loss = step()
-    host = time.perf_counter() - t0
-    after = st.memory_stats()
+    after = st.memory_stats()  # (records the held-back optimizer step, so that it counts)
+    if per_op is not None:
+        per_op.on = False
     row: dict[str, Any] = {k.removeprefix("num_"): after[k] - before[k] for k in COUNTERS}
+    row["loss"] = float(loss.item())
+    times = []
+    for _ in range(repeat):
+        st.synchronize()
+        t0 = time.perf_counter()
+        step()
+        st.memory_stats()
+        times.append(time.perf_counter() - t0)
+    host = float(np.median(times))
     row["host_us_per_dispatch"] = 1e6 * host / max(1, row["dispatches"])
     row["host_ms"] = 1e3 * host
-    row["loss"] = float(loss.item())
+    if per_op is not None:
+        row["per_op"] = dict(per_op.counts.most_common())
     return row
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--per-op", action="store_true", help="list each step's dispatches by primitive")
+    ap.add_argument("--repeat", type=int, default=5, help="steps timed for the host time (their median)")
     args = ap.parse_args()
     if not st.is_webgpu_available():
         from shapetorch.backends.webgpu.api import unavailable_reason
@@ -109,10 +150,15 @@ def main() -> int:
         return 0
     results = {}
     print(f"{'step':26s} {'dispatches':>10s} {'submits':>8s} {'uploaded':>10s} {'readbacks':>9s} {'host/disp':>10s}")
+    per_op = PerOp() if args.per_op else None
     for name, make, make_opt, xs, ys in models():
-        r = results[name] = measure(name, make, make_opt, xs, ys)
+        r = results[name] = measure(name, make, make_opt, xs, ys, per_op, max(1, args.repeat))
         print(f"{name:26s} {r['dispatches']:10d} {r['submits']:8d} {r['bytes_uploaded']:10d} {r['readbacks']:9d} "
               f"{r['host_us_per_dispatch']:8.1f}us")
+        if per_op is not None:
+            print("    " + ", ".join(f"{op} {n}" for op, n in r["per_op"].items()))
+    if per_op is not None:
+        per_op.close()
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -30,6 +30,8 @@ def _counts() -> tuple[int, int]:
     lambda lib, dev: lib.arange(7, device=dev), lambda lib, dev: lib.arange(-3, 10, 4, dtype=lib.int32, device=dev),
     lambda lib, dev: lib.zeros(3, device=dev).fill_(2.25), lambda lib, dev: lib.ones(3, device=dev).zero_(),
     lambda lib, dev: lib.arange(4, device=dev).fill_(1.7),
+    lambda lib, dev: lib.eye(3, device=dev), lambda lib, dev: lib.eye(2, 5, dtype=lib.int64, device=dev),
+    lambda lib, dev: lib.eye(4, 1, dtype=lib.bool, device=dev), lambda lib, dev: lib.eye(0, 3, device=dev),
 ])
 def test_fills_and_arange_are_kernels(make):
     before = _counts()
@@ -123,3 +125,51 @@ def test_fused_optimizer_steps_match_torch(name, kwargs):
     for key, value in topt.state[tp].items():
         if key != "step":
             np.testing.assert_allclose(opt.state[p][key].cpu().numpy(), value.numpy(), rtol=2e-6, atol=2e-7)
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMIZERS)
+def test_one_fused_dispatch_per_parameter_group(name, kwargs):
+    """A group's parameters (odd sizes, more of them than one dispatch can bind) are updated by as few kernels as
+    the adapter's storage-buffer limit allows, each parameter as torch updates it; an in-place op after the step
+    sees the updated values (the held-back updates are recorded first)."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    rng = np.random.default_rng(2)
+    shapes = [(3, 5), (7,), (1,), (13, 2), (4, 1, 3), (9,), (2, 2), (5,), (11,), (6, 3), (1, 1)]
+    w0 = [rng.normal(size=s).astype(np.float32) for s in shapes]
+    ps = [st.tensor(w, device=DEV, requires_grad=True) for w in w0]
+    tps = [torch.tensor(w, requires_grad=True) for w in w0]
+    opt, topt = getattr(st.optim, name)(ps, **kwargs), getattr(torch.optim, name)(tps, **kwargs)
+    nbuf = 2 + {"SGD": int(kwargs.get("momentum", 0) != 0), "Adam": 2 + int(kwargs.get("amsgrad", False)),
+                "AdamW": 2}[name]
+    per = max(1, min(16, (RT.max_storage_buffers - 1) // nbuf))
+    for k in range(3):
+        for p, tp in zip(ps, tps):
+            g = rng.normal(size=p.shape).astype(np.float32)
+            p.grad, tp.grad = st.tensor(g, device=DEV), torch.tensor(g)
+        st.synchronize()
+        before = st.memory_stats()["num_dispatches"]
+        opt.step()
+        topt.step()
+        if k > 0 and not kwargs.get("maximize"):
+            assert st.memory_stats()["num_dispatches"] - before == -(-len(ps) // per)
+        with st.no_grad(), torch.no_grad():
+            ps[3].add_(1.0)
+            tps[3].add_(1.0)
+        for p, tp in zip(ps, tps):
+            np.testing.assert_allclose(p.detach().cpu().numpy(), tp.detach().numpy(), rtol=2e-6, atol=2e-7)
+
+
+@pytest.mark.parametrize("shape", [(4, 5), (2, 3, 3), (1, 7, 2), (3, 0)])
+@pytest.mark.parametrize("k", [-9, -1, 0, 2, 10**12])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_tril_triu_upload_nothing(shape, k, dtype):
+    """tril/triu compute their mask from the index in one kernel (nothing uploaded), on transposed input too."""
+    x = np.random.default_rng(0).normal(size=shape).astype(np.float32)
+    a = st.tensor(x, device=DEV).to(getattr(st, dtype)).transpose(-1, -2)
+    t = torch.tensor(x).to(getattr(torch, dtype)).transpose(-1, -2)
+    for fn in ("tril", "triu"):
+        up, reads = _counts()
+        got = getattr(a, fn)(k)
+        assert _counts()[0] == up
+        np.testing.assert_array_equal(got.cpu().numpy(), getattr(t, fn)(k).numpy())

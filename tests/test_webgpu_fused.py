@@ -155,3 +155,190 @@ def test_linear_weight_gradient_is_contiguous_and_accumulates():
     assert lin.weight.grad is not None and lin.weight.grad._data.contiguous
     np.testing.assert_allclose(lin.weight.grad.cpu().numpy(), ref.weight.grad.numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(lin.bias.grad.cpu().numpy(), ref.bias.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+ATTENTION = [  # (batch, L, S, D, Dv, causal, mask kind)
+    ((2, 3), 5, 7, 4, 6, False, None), ((2,), 16, 16, 16, 16, True, None), ((), 70, 130, 3, 300, False, None),
+    ((2,), 5, 7, 4, 6, False, "bool"), ((2,), 5, 7, 4, 6, False, "float"), ((1, 2), 9, 3, 1, 1, True, None),
+    ((3,), 1, 1, 5, 2, False, None), ((2,), 65, 66, 8, 5, False, "bool"),
+]
+
+
+@pytest.mark.parametrize("batch,L,S,D,Dv,causal,mask", ATTENTION)
+@pytest.mark.parametrize("device", [DEV, "cpu"])
+def test_fused_attention(batch, L, S, D, Dv, causal, mask, device):
+    """scaled_dot_product_attention as one kernel and its gradient as two (webgpu), odd sizes, rows longer than a
+    workgroup, heads wider than one pass, causal, bool and broadcast float masks: values and gradients as torch."""
+    rng = np.random.default_rng(3)
+    arrays = [rng.normal(size=(*batch, n, d)).astype(np.float32) for n, d in ((L, D), (S, D), (S, Dv))]
+    if mask == "bool":
+        m = rng.random((L, S)) > 0.3
+        m[:, 0] = True  # no row fully masked (torch gives NaN there; see the next test)
+    elif mask == "float":
+        m = rng.normal(size=(*batch[:1], 1, S)).astype(np.float32)
+    g = rng.normal(size=(*batch, L, Dv)).astype(np.float32)
+    ours = [st.tensor(a, device=device, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    om = None if mask is None else st.tensor(m, device=device)
+    tm = None if mask is None else torch.tensor(m)
+    before = st.memory_stats()["num_dispatches"]
+    out = F.scaled_dot_product_attention(*ours, attn_mask=om, is_causal=causal)
+    if device == DEV:
+        assert st.memory_stats()["num_dispatches"] - before == 1
+    want = TF.scaled_dot_product_attention(*theirs, attn_mask=tm, is_causal=causal)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-4, atol=1e-5)
+    grads = st.autograd.grad(out, ours, st.tensor(g, device=device))
+    twant = torch.autograd.grad(want, theirs, torch.tensor(g))
+    for a, b in zip(grads, twant):
+        assert a.shape == tuple(b.shape)
+        np.testing.assert_allclose(a.cpu().numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_fused_attention_head_views_and_masked_rows():
+    """q, k, v as the transposed head views of one projection (read in place); the output and the gradients take
+    their inputs' layout, so the transpose and reshape back are views; a fully masked row gives 0 as torch's."""
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 6, 3 * 8)).astype(np.float32)
+    g = rng.normal(size=(2, 6, 8)).astype(np.float32)
+    m = np.ones((6, 6), bool)
+    m[2] = False
+
+    def fn(lib, t, mask):
+        q, k, v = (z.reshape(2, 6, 2, 4).transpose(1, 2) for z in t.split(8, dim=2))
+        a = _f(lib).scaled_dot_product_attention(q, k, v, attn_mask=mask).transpose(1, 2)
+        if lib is st and a.device.type == DEV:
+            assert a.is_contiguous()  # the output took q's (batch, length, heads, dim) layout
+        return a.reshape(2, 6, 8)
+
+    for device in (DEV, "cpu"):
+        ox, tx = st.tensor(x, device=device, requires_grad=True), torch.tensor(x, requires_grad=True)
+        got, want = fn(st, ox, st.tensor(m, device=device)), fn(torch, tx, torch.tensor(m))
+        np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-4, atol=1e-5)
+        assert (got.detach().cpu().numpy()[:, 2] == 0).all()
+        got.backward(st.tensor(g, device=device))
+        want.backward(torch.tensor(g))
+        np.testing.assert_allclose(ox.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_attention_masked_rows_in_every_path():
+    """A fully masked row (bool or -inf float mask) is 0 in the fused primitive, its double-backward formula and the
+    composite (dropout), as torch."""
+    rng = np.random.default_rng(5)
+    q = rng.normal(size=(1, 4, 3)).astype(np.float32)
+    bm = np.ones((4, 4), bool)
+    bm[1] = False
+    fm = np.where(bm, 0.0, -np.inf).astype(np.float32)
+    for mask in (bm, fm):
+        for device in (DEV, "cpu"):
+            x = st.tensor(q, device=device, requires_grad=True)
+            out = F.scaled_dot_product_attention(x, x, x, attn_mask=st.tensor(mask, device=device))
+            tx = torch.tensor(q, requires_grad=True)
+            want = TF.scaled_dot_product_attention(tx, tx, tx, attn_mask=torch.tensor(mask))
+            np.testing.assert_allclose(out.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-4, atol=1e-5)
+            (gx,) = st.autograd.grad(out.sum(), [x], create_graph=True)
+            (tgx,) = torch.autograd.grad(want.sum(), [tx], create_graph=True)
+            np.testing.assert_allclose(gx.detach().cpu().numpy(), tgx.detach().numpy(), rtol=1e-4, atol=1e-5)
+            drop = F.scaled_dot_product_attention(x, x, x, attn_mask=st.tensor(mask, device=device), dropout_p=0.5)
+            assert (drop.detach().cpu().numpy()[:, 1] == 0).all()
+
+
+CROSS_ENTROPY = [  # (input shape, reduction, label smoothing, weight, ignore_index)
+    ((6, 5), "mean", 0.0, False, -100), ((7, 70), "sum", 0.1, True, 2), ((5, 3), "none", 0.2, True, -100),
+    ((65, 64), "mean", 0.0, False, -100), ((9, 130), "mean", 0.3, True, 1), ((1, 1), "mean", 0.0, False, -100),
+    ((3, 4, 5), "mean", 0.1, False, 0), ((2, 3, 2, 2), "none", 0.0, True, -100), ((0, 3), "mean", 0.0, False, -100),
+    ((0, 3), "sum", 0.0, False, -100),
+]
+
+
+@pytest.mark.parametrize("shape,reduction,smoothing,weighted,ignore", CROSS_ENTROPY)
+@pytest.mark.parametrize("device", [DEV, "cpu"])
+def test_fused_cross_entropy(shape, reduction, smoothing, weighted, ignore, device):
+    """cross_entropy with class targets as one row kernel and a reduction, its gradient one kernel (and the 'mean'
+    divisor): values, gradients and double backward as torch, odd sizes, weights, smoothing, ignore_index."""
+    rng = np.random.default_rng(6)
+    c = shape[1]
+    x = rng.normal(size=shape).astype(np.float32)
+    t = rng.integers(0, c, (shape[0], *shape[2:]))
+    if t.size and ignore >= 0:
+        t.reshape(-1)[0] = ignore
+    w = (rng.random(c) + 0.1).astype(np.float32)
+    ox, tx = st.tensor(x, device=device, requires_grad=True), torch.tensor(x, requires_grad=True)
+    kw = {"reduction": reduction, "label_smoothing": smoothing, "ignore_index": ignore}
+    got = F.cross_entropy(ox, st.tensor(t, device=device), st.tensor(w, device=device) if weighted else None, **kw)
+    want = TF.cross_entropy(tx, torch.tensor(t), torch.tensor(w) if weighted else None, **kw)
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+    g = rng.normal(size=tuple(want.shape)).astype(np.float32)
+    (gx,) = st.autograd.grad(got, [ox], st.tensor(g, device=device), create_graph=True)
+    (tgx,) = torch.autograd.grad(want, [tx], torch.tensor(g), create_graph=True)
+    np.testing.assert_allclose(gx.detach().cpu().numpy(), tgx.detach().numpy(), rtol=1e-5, atol=1e-6)
+    if x.size:  # double backward through the differentiable formula
+        (ggx,) = st.autograd.grad((gx * gx).sum(), [ox])
+        (tggx,) = torch.autograd.grad((tgx * tgx).sum(), [tx])
+        np.testing.assert_allclose(ggx.cpu().numpy(), tggx.numpy(), rtol=1e-4, atol=1e-5)
+    ox.grad = None
+    before = st.memory_stats()["num_dispatches"]
+    F.cross_entropy(ox, st.tensor(t, device=device), st.tensor(w, device=device) if weighted else None,
+                    **kw).backward(st.tensor(g, device=device))
+    if device == DEV and len(shape) == 2 and x.size:
+        # the range check of the targets, the loss (and its reduction), the gradient (and the divisor), no copies
+        want_n = 1 + (1 if reduction == "none" else 2) + (2 if reduction == "mean" else 1)
+        assert st.memory_stats()["num_dispatches"] - before == want_n
+    np.testing.assert_allclose(ox.grad.cpu().numpy(), tgx.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape,nd", [((300, 7), 1), ((3, 5, 4), 2), ((2, 1, 257), 1), ((1, 3), 1)])
+def test_layer_norm_weight_gradient(shape, nd):
+    """layer_norm's weight gradient as one primitive (row statistics, then a sum per column), on a non-contiguous
+    input too: as torch; the whole layer_norm backward is four kernels (dx, the statistics, the column sums, the
+    bias's sum); on the CPU the primitive's NumPy kernel."""
+    norm = shape[-nd:]
+    x = data(shape, seed=8)
+    run(lambda lib, a, w, b: _f(lib).layer_norm(a.transpose(0, -1).contiguous().transpose(0, -1), norm, w, b,
+                                                eps=1e-3),
+        x * 2 + 1, data(norm, seed=9), data(norm, seed=10))
+    for device in (DEV, "cpu"):
+        xs = st.tensor(x, device=device, requires_grad=True)
+        ln = st.nn.LayerNorm(norm).to(device)
+        y = ln(xs)
+        g = st.tensor(data(shape, seed=11), device=device)
+        before = st.memory_stats()["num_dispatches"]
+        y.backward(g)
+        if device == DEV:
+            assert st.memory_stats()["num_dispatches"] - before == 4
+        tx = torch.tensor(x, requires_grad=True)
+        tln = torch.nn.LayerNorm(norm)
+        tln(tx).backward(torch.tensor(data(shape, seed=11)))
+        np.testing.assert_allclose(ln.weight.grad.cpu().numpy(), tln.weight.grad.numpy(), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(xs.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("index", [
+    (slice(1, 3), 2), (Ellipsis, slice(0, 6, 4)), (None, 1, slice(None), None, slice(1, None, 2)), (-1,),
+    (slice(2, 2),), (slice(None), slice(3, 5), slice(None, None, 3)),
+])
+def test_basic_slice_gradient_is_one_kernel(index):
+    """The gradient of a basic index (ints, slices with steps, None, Ellipsis; an empty slice) is the output
+    gradient placed into zeros by one kernel (not a fill and a copy), as torch."""
+    x = data((4, 5, 6), seed=12)
+    run(lambda lib, a: a[index] * 1.0, x)
+    a = st.tensor(x, device=DEV, requires_grad=True)
+    y = a[index]
+    g = st.ones(y.shape, device=DEV)
+    before = st.memory_stats()["num_dispatches"]
+    (ga,) = st.autograd.grad(y, [a], g)
+    assert st.memory_stats()["num_dispatches"] - before == 1
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float16"])
+@pytest.mark.parametrize("pads", [(1, 2), (1, -1, 0, 2), (-2, 3, 1, 1, 0, 0), (0, 0)])
+def test_constant_pad_is_one_kernel(pads, dtype):
+    x = data((3, 4, 5), seed=13) * 3
+    value = {"float32": 2.5, "int64": -7, "bool": True, "float16": -1.5}[dtype]
+    ours = st.tensor(x, device=DEV).to(getattr(st, dtype))
+    theirs = torch.tensor(x).to(getattr(torch, dtype))
+    before = st.memory_stats()["num_dispatches"]
+    got = F.pad(ours, pads, value=value)
+    assert st.memory_stats()["num_dispatches"] - before == 1
+    want = TF.pad(theirs, pads, value=value)
+    assert got.dtype == getattr(st, dtype)
+    np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())

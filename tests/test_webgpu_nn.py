@@ -416,12 +416,13 @@ def test_convolution_float16():
 def test_max_pool_window_index_kept_across_steps_and_modes():
     """The window offsets are made once per geometry and device; one first made under inference_mode still
     serves a training step (it is not an inference tensor)."""
-    from shapetorch.ops.pooling import _device_window_index
+    from shapetorch.ops._common import device_table
+    from shapetorch.ops.pooling import _window_index
 
     xs = data((2, 3, 6, 6))
     with st.inference_mode():
         F.max_pool2d(st.tensor(xs, device=DEV), 2)
-    assert not _device_window_index((6, 6), (3, 3), (2, 2), (2, 2), (1, 1), st.device(DEV)).is_inference()
+    assert not device_table(_window_index, ((6, 6), (3, 3), (2, 2), (2, 2), (1, 1)), st.device(DEV)).is_inference()
     run(lambda lib, x: _lib(lib).max_pool2d(x, 2), xs)
     st.synchronize()
     before = st.memory_stats()["num_bytes_uploaded"]
@@ -450,3 +451,27 @@ def test_conv_net_step_matches_torch():
     for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
         assert p.grad is not None and p.grad.device == st.device(DEV)
         assert_same(p.grad, q.grad, (1e-4, 1e-5), path=f"{name}.grad")
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x: _lib(lib).avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    lambda lib, x: _lib(lib).adaptive_avg_pool2d(x, (4, 3)),
+    lambda lib, x: _lib(lib).interpolate(x, size=(9, 4), mode="nearest"),
+    lambda lib, x: _lib(lib).interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+    lambda lib, x: _lib(lib).interpolate(x, size=(8, 3), mode="bilinear", align_corners=False),
+    lambda lib, x: _lib(lib).pad(x, (2, 1, 1, 3), mode="reflect"),
+    lambda lib, x: _lib(lib).pad(x, (2, -1, 0, 3), mode="replicate"),
+    lambda lib, x: _lib(lib).pad(x, (1, 2, 2, 0), mode="circular"),
+    lambda lib, x: _lib(lib).max_pool2d(x, 2, return_indices=True)[1].float() + _lib(lib).max_pool2d(x, 2),
+])
+def test_pooling_interpolation_and_padding_tables_are_kept(fn):
+    """The band matrices and divisors of average pooling, the interpolation and padding indices and max_pool's
+    return_indices table are made once per geometry and device: a second step uploads only its input. Values and
+    gradients as torch."""
+    xs = data((2, 3, 6, 5), seed=14)
+    run(fn, xs)
+    st.synchronize()
+    before = st.memory_stats()["num_bytes_uploaded"]
+    fn(st, st.tensor(xs, device=DEV, requires_grad=True)).sum().backward()
+    st.synchronize()
+    assert st.memory_stats()["num_bytes_uploaded"] == before + xs.nbytes

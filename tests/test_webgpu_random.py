@@ -221,3 +221,45 @@ def test_vmap_randomness_same_replays_device_draws():
     assert np.all(same == same[0])
     diff = _host(st.vmap(lambda r: r + st.rand(50, device=DEV), randomness="different")(x))
     assert not np.any(diff[0] == diff[1])
+
+
+@pytest.mark.parametrize("make,low,high,dtype", [
+    (lambda: st.randint(-5, 7, (N,), device=DEV), -5, 7, st.int64),
+    (lambda: st.randint(3, (N,), device=DEV, dtype=st.float32), 0, 3, st.float32),
+    (lambda: st.randint(0, 2**31 - 1, (N,), device=DEV, dtype=st.int32), 0, 2**31 - 1, st.int32),
+    (lambda: st.empty(N, device=DEV).random_(1, 9), 1, 9, st.float32),
+    (lambda: st.empty(N, device=DEV, dtype=st.int64).random_(-3, 4), -3, 4, st.int64),
+    (lambda: st.randint_like(st.zeros(N, device=DEV), 10), 0, 10, st.float32),
+])
+def test_integer_draws_on_the_device(make, low, high, dtype):
+    """randint, random_ and randint_like draw on the device (nothing uploaded): the dtype and range asked for,
+    every value about equally often (a chi-square bound for small ranges, the CDF for a wide one)."""
+    st.manual_seed(5)
+    before = _uploaded()
+    t = make()
+    assert _uploaded() == before
+    assert t.dtype == dtype
+    x = _host(t).astype(np.int64)
+    assert x.min() >= low and x.max() < high
+    if high - low < 100:
+        counts = np.bincount(x - low, minlength=high - low)
+        expect = N / (high - low)
+        chi2 = float(((counts - expect) ** 2 / expect).sum())
+        assert chi2 < (high - low - 1) + 6 * math.sqrt(2 * (high - low - 1))
+    else:
+        assert _ks(x, lambda v: (v - low + 1) / (high - low)) < KS_1PCT
+    st.manual_seed(5)
+    np.testing.assert_array_equal(_host(make()).astype(np.int64), x)  # seeded: the same draw
+
+
+def test_exponential_on_the_device_and_int32_bounds():
+    st.manual_seed(6)
+    before = _uploaded()
+    e = _host(st.empty(N, device=DEV).exponential_(2.0))
+    assert _uploaded() == before
+    assert e.min() >= 0 and np.isfinite(e).all()
+    assert abs(e.mean() - 0.5) < 5 * 0.5 / math.sqrt(N)
+    assert _ks(e, lambda v: 1 - np.exp(-2.0 * v)) < KS_1PCT
+    with pytest.raises(st.DTypeError) as info:  # WebGPU stores int64 as int32: a bound outside it is refused
+        st.randint(0, 2**40, (3,), device=DEV)
+    assert info.value.code == "method_dtype_not_supported_error"

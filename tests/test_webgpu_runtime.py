@@ -124,3 +124,33 @@ def test_the_pool_reuses_larger_buffers_and_stays_under_its_limit(rt, monkeypatc
     st.synchronize()
     assert st.memory_stats()["pooled_bytes"] <= 8 << 20
     st.empty_cache()
+
+
+def test_training_steps_reuse_bind_groups():
+    """In a loop of identical training steps the pool hands out the same buffers at the same places (the first-made
+    free buffer of a size), so every dispatch finds its bind group made by an earlier step: no bind group is made
+    once the loop is warm, and the results are those of the CPU."""
+    import shapetorch.nn.functional as F
+    from shapetorch.backends.webgpu.runtime import RT
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(16, 12)).astype(np.float32), rng.integers(0, 5, 16)
+    losses = {}
+    for dev in ("webgpu", "cpu"):
+        st.manual_seed(0)
+        model = st.nn.Sequential(st.nn.Linear(12, 9), st.nn.GELU(), st.nn.LayerNorm(9), st.nn.Linear(9, 5)).to(dev)
+        opt = st.optim.AdamW(model.parameters(), lr=1e-2)
+        xs, ys = st.tensor(x, device=dev), st.tensor(y, device=dev)
+        made = []
+        for _ in range(6):
+            before = len(RT.groups)
+            opt.zero_grad()
+            loss = F.cross_entropy(model(xs), ys)
+            loss.backward()
+            opt.step()
+            st.memory_stats()  # records the held-back optimizer step
+            made.append(len(RT.groups) - before)
+        losses[dev] = loss.item()
+        if dev == "webgpu":
+            assert made[-2:] == [0, 0], made
+    assert abs(losses["webgpu"] - losses["cpu"]) < 1e-4

@@ -45,7 +45,8 @@ FLOAT32 = frozenset({
     "cosine_embedding_loss", "poisson_nll_loss", "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
     "prod", "quantile", "nanquantile", "cdist", "trace", "pinverse", "cholesky", "inverse", "linalg_inv",
     "linalg_cholesky", "linalg_solve", "linalg_svdvals", "linalg_eigvalsh", "linalg_matrix_rank", "linalg_cond",
-    "reflection_pad",
+    "reflection_pad", "avg_pool3d", "max_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "max_unpool2d",
+    "max_unpool3d",
 })
 
 

@@ -42,10 +42,13 @@ def from_numpy(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return a
 
 
-def check_range(a: np.ndarray[Any, Any], lo: int, hi: int, code: str, op: str, **kwargs: Any) -> None:
-    """Raise ``code`` unless every element of ``a`` is in ``[lo, hi)``; a None in ``kwargs`` becomes the value
-    found (the largest when one is too large, else the smallest). A device backend checks without waiting and
-    raises at the next sync."""
+def check_range(a: np.ndarray[Any, Any], lo: int, hi: int, code: str, op: str, skip: int | None = None,
+                **kwargs: Any) -> None:
+    """Raise ``code`` unless every element of ``a`` (other than ``skip``, an ignore_index) is in ``[lo, hi)``; a
+    None in ``kwargs`` becomes the value found (the largest when one is too large, else the smallest). A device
+    backend checks without waiting and raises at the next sync."""
+    if skip is not None:
+        a = a[a != skip]
     if a.size == 0:
         return
     top, bottom = int(a.max()), int(a.min())

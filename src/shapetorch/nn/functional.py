@@ -40,7 +40,7 @@ from ..ops.activation import (
     softsign,
     tanhshrink,
 )
-from ..ops.attention import attention, attention_fusable
+from ..ops.attention import attention, attention_fusable, safe_softmax
 from ..ops.conversion import where as _where
 from ..ops.convolution import pad
 from ..ops.creation import arange, triu_indices
@@ -211,6 +211,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    input = autocast_inputs("max_pool3d", input)[0]
     return P.max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool3d")
 
 
@@ -232,6 +233,7 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
 def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any,
                 output_size: Any, op: str) -> Tensor:
     """Scatter each value to its index in a zero plane of the pooled-from size, per (batch, channel)."""
+    input = autocast_inputs(op, input)[0]
     def tup(v: Any, name: str) -> tuple[int, ...]:
         return _int_pair(v, name, op) if nd == 2 else ((v,) * nd if isinstance(v, int) else tuple(v))
 
@@ -287,15 +289,18 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    input = autocast_inputs("avg_pool3d", input)[0]
     return P.avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
                       op="avg_pool3d")
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    input = autocast_inputs("adaptive_avg_pool3d", input)[0]
     return P.adaptive_avg_pool(input, 3, output_size, op="adaptive_avg_pool3d")
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    input = autocast_inputs("adaptive_max_pool3d", input)[0]
     return P.adaptive_max_pool(input, 3, output_size, op="adaptive_max_pool3d")
 
 
@@ -672,7 +677,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             scores = scores.masked_fill(~attn_mask, float("-inf"))
         else:
             scores = scores + attn_mask
-    weights = softmax(scores, -1)
+    weights = safe_softmax(scores)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights.matmul(value)
@@ -861,8 +866,8 @@ def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Tensor | None, i
         raise ValueError(f"{reduction} is not a valid value for reduction")
     c = input._data.shape[1]
     t = target.reshape(-1)
-    safe = _where(t != ignore_index, t, t.new_zeros(()))
-    be(safe).check_range(safe._data, 0, c, "at_error_index_out_of_bounds", "nll_loss", index=None, dim=1, size=c)
+    be(t).check_range(t._data, 0, c, "at_error_index_out_of_bounds", "nll_loss", skip=ignore_index, index=None,
+                      dim=1, size=c)
     loss = cross_entropy_rows(_class_dim_last(input), t, weight, ignore_index, reduction, label_smoothing)
     return loss.reshape(shape) if reduction == "none" else loss
 

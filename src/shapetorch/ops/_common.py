@@ -355,3 +355,17 @@ def refuse(t: Tensor, op: str, *, bool_: bool = False, complex_: bool = False) -
     kind = t._data.dtype.kind
     if (bool_ and kind == "b") or (complex_ and kind == "c"):
         fail("method_dtype_not_supported_error", op=op, dtype=dtype_name(t), hint="")
+
+
+@functools.lru_cache(maxsize=256)
+def device_table(make: Callable[..., Any], args: tuple[Any, ...], where: Any) -> Tensor:
+    """``make(*args)``, a NumPy table that depends on shapes alone (pooling's band matrices and divisors,
+    interpolation's and padding's source indices), as a tensor on ``where``, made once per geometry and device and
+    kept: a training step then uploads nothing for it. Nothing writes into it (the ops only read it). Made outside
+    inference mode, so that a first call under ``inference_mode`` does not keep an inference tensor that a later
+    training step could not save."""
+    from .._grad_mode import inference_mode
+    from .creation import tensor
+
+    with inference_mode(False):
+        return tensor(make(*args), device=where)

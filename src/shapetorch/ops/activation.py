@@ -360,19 +360,19 @@ def _layer_norm_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         arrays = _layer_norm_backward_arrays(x._data, g._data, None if w is None else w._data, nd, eps, need)
         gx, gw, gb = (None if a is None else Tensor._make(a, x._device) for a in arrays)
         return (gx, *((gw,) if w is not None else ()), *((gb,) if b is not None else ()))
+    grads: list[Any] = []
     if not STATE.enabled:
-        dx = _LAYER_NORM_BACKWARD(x, g, *((w,) if w is not None else ()), nd=nd, eps=eps)
-        hat = _LAYER_NORM(x, nd=nd, eps=eps, has_w=False, has_b=False) if w is not None else None
+        grads.append(_LAYER_NORM_BACKWARD(x, g, *((w,) if w is not None else ()), nd=nd, eps=eps))
+        if w is not None:
+            grads.append(_LAYER_NORM_WEIGHT_GRAD(x, g, nd=nd, eps=eps))
     else:
         hat, rstd = _ln_hat_ops(x, nd, eps)
         ax = list(_ln_axes(x._data, nd))
         gw = g * w if w is not None else g
-        dx = rstd * (gw - gw.mean(ax, keepdim=True) - hat * (gw * hat).mean(ax, keepdim=True))
-    grads: list[Any] = [dx]
-    if w is not None:
-        assert hat is not None
-        gh = g * hat
-        grads.append(gh.sum(lead) if lead else gh)
+        grads.append(rstd * (gw - gw.mean(ax, keepdim=True) - hat * (gw * hat).mean(ax, keepdim=True)))
+        if w is not None:
+            gh = g * hat
+            grads.append(gh.sum(lead) if lead else gh)
     if p["has_b"]:
         grads.append(g.sum(lead) if lead else g)
     return tuple(grads)
@@ -380,6 +380,16 @@ def _layer_norm_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
 
 _LAYER_NORM = Prim("layer_norm", _layer_norm_kernel, _layer_norm_vjp)
 _LAYER_NORM_BACKWARD = Prim("layer_norm_backward", _layer_norm_backward_kernel)
+
+
+def _layer_norm_weight_grad_kernel(x: Any, g: Any, nd: int, eps: float) -> Any:
+    """``sum(g * xhat)`` over the leading dims: the weight's gradient (one primitive, so a device makes it without
+    the normalized input and the product as tensors of their own)."""
+    hat = _ln_hat(x, nd, eps)[0]
+    return np.sum(g * hat, axis=tuple(range(x.ndim - nd))).astype(x.dtype, copy=False)
+
+
+_LAYER_NORM_WEIGHT_GRAD = Prim("layer_norm_weight_grad", _layer_norm_weight_grad_kernel)
 
 
 def layer_norm_prim(x: Tensor, nd: int, eps: float, weight: Tensor | None, bias: Tensor | None) -> Tensor:

@@ -17,6 +17,7 @@ from .._engine.primitives import Prim
 from .._grad_mode import STATE
 from .._tensor import Tensor
 from .activation import _softmax_kernel, softmax
+from .creation import arange
 
 
 def _causal(length: int, s: int) -> Any:
@@ -34,37 +35,68 @@ def _probs(q: Any, k: Any, mask: Any | None, scale: float, causal: bool) -> Any:
             s = np.where(mask, s, q.dtype.type(-np.inf))
         else:
             s += mask
-    return _softmax_kernel(s, axis=-1)
+    p = _softmax_kernel(s, axis=-1)
+    dead = np.isneginf(s).all(axis=-1, keepdims=True)
+    if dead.any():  # a row with every score masked: weights 0, as torch's safe softmax (not NaN)
+        p = np.where(dead, p.dtype.type(0), p)
+    return p
 
 
 def _attention_kernel(q: Any, k: Any, v: Any, *mask: Any, scale: float, causal: bool) -> Any:
     return np.matmul(_probs(q, k, mask[0] if mask else None, scale, causal), v).astype(q.dtype, copy=False)
 
 
+def _attention_backward_kernel(q: Any, k: Any, v: Any, *rest: Any, scale: float, causal: bool,
+                               orders: tuple[tuple[int, ...], ...]) -> Any:
+    """The gradients of q, k and v for the output gradient ``g`` (the last of ``rest``, after the mask), packed
+    into one flat array in that order, each with its dims in memory in the order of ``orders`` (its input's, see
+    :func:`_memory_order`): a primitive has one result, and a device kernel writes all three (on WebGPU: a pass
+    over the query rows, then one over the key rows)."""
+    *mask, gd = rest
+    p = _probs(q, k, mask[0] if mask else None, scale, causal)
+    dv = np.matmul(np.swapaxes(p, -1, -2), gd)
+    ds = np.matmul(gd, np.swapaxes(v, -1, -2))  # dP, then dS = P * (dP - rowsum(dP * P)) in place
+    ds -= np.einsum("...ij,...ij->...i", ds, p)[..., None]
+    ds *= p
+    ds *= q.dtype.type(scale)
+    dq = np.matmul(ds, k)
+    dk = np.matmul(np.swapaxes(ds, -1, -2), q)
+    return np.concatenate([np.transpose(a, o).reshape(-1) for a, o in zip((dq, dk, dv), orders)]).astype(
+        q.dtype, copy=False)
+
+
+def _memory_order(t: Tensor) -> tuple[int, ...]:
+    """``t``'s dims from the outermost in memory to the innermost (ties and dims of size 1 keep their order): each
+    gradient is made in its input's layout, so that the views the attention's inputs usually are (heads split off
+    and transposed) give back their gradients without copies."""
+    a = t._data
+    return tuple(sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]) if a.shape[d] != 1 else 0))
+
+
 def _attention_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     q, k, v, *mask = n.inputs
     scale, causal = n.params["scale"], n.params["causal"]
     if not STATE.enabled:
-        # the fused forward runs only where its kernel does (the CPU), so its gradient is NumPy's too
-        p = _probs(q._data, k._data, mask[0]._data if mask else None, scale, causal)
-        gd = g._data
-        dv = np.matmul(np.swapaxes(p, -1, -2), gd)
-        ds = np.matmul(gd, np.swapaxes(v._data, -1, -2))  # dP, then dS = P * (dP - rowsum(dP * P)) in place
-        ds -= np.einsum("...ij,...ij->...i", ds, p)[..., None]
-        ds *= p
-        ds *= q._data.dtype.type(scale)
-        dq = np.matmul(ds, k._data)
-        dk = np.matmul(np.swapaxes(ds, -1, -2), q._data)
-        dt = q._data.dtype
-        gq, gk, gv = (Tensor._make(a.astype(dt, copy=False), q._device) for a in (dq, dk, dv))
+        # first order: the fused gradient, on the device of the forward
+        orders = tuple(_memory_order(t) for t in (q, k, v))
+        packed = _ATTENTION_BACKWARD(q, k, v, *mask, g, scale=scale, causal=causal, orders=orders)
+        gq, gk, gv, at = None, None, None, 0
+        grads = []
+        for t, order in zip((q, k, v), orders):
+            shape, n = t._data.shape, t._data.size
+            dense = packed[at:at + n].reshape(tuple(shape[d] for d in order))
+            grads.append(dense.permute(tuple(order.index(d) for d in range(len(shape)))))
+            at += n
+        gq, gk, gv = grads
     else:
         # create_graph (and forward mode, through the vjp): the same gradient in differentiable ops
         scores = q.matmul(k.transpose(-2, -1)) * scale
-        m = Tensor._make(_causal(q._data.shape[-2], k._data.shape[-2]), q._device) if causal else \
-            (mask[0] if mask else None)
+        length, s = q._data.shape[-2], k._data.shape[-2]
+        m = arange(length, device=q._device).unsqueeze(-1) >= arange(s, device=q._device).unsqueeze(0) if causal \
+            else (mask[0] if mask else None)
         if m is not None:
             scores = scores.masked_fill(~m, float("-inf")) if m.dtype.name == "bool" else scores + m
-        p = softmax(scores, -1)
+        p = safe_softmax(scores)
         gv = p.transpose(-2, -1).matmul(g)
         dp = g.matmul(v.transpose(-2, -1))
         ds = p * (dp - (dp * p).sum(-1, keepdim=True)) * scale
@@ -73,6 +105,14 @@ def _attention_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
 
 
 _ATTENTION = Prim("scaled_dot_product_attention", _attention_kernel, _attention_vjp)
+_ATTENTION_BACKWARD = Prim("attention_backward", _attention_backward_kernel)
+
+
+def safe_softmax(scores: Tensor) -> Tensor:
+    """The attention weights ``softmax(scores, -1)``, 0 in a row whose scores are all -inf (every key masked), as
+    torch's attention (a plain softmax gives NaN there)."""
+    dead = (scores == float("-inf")).all(-1, keepdim=True)
+    return softmax(scores, -1).masked_fill(dead, 0.0)
 
 
 def attention_fusable(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> bool:
@@ -80,11 +120,11 @@ def attention_fusable(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> b
     dt = q._data.dtype
     if q._device.type not in _ATTENTION.kernels or dt not in (np.float32, np.float64):
         return False
-    if any(t._data.dtype != dt or t._device is not q._device for t in (k, v)):
+    if any(t._data.dtype != dt or t._device != q._device for t in (k, v)):
         return False
     if not q._data.shape[:-2] == k._data.shape[:-2] == v._data.shape[:-2]:
         return False
-    return mask is None or (mask._device is q._device and not mask.requires_grad
+    return mask is None or (mask._device == q._device and not mask.requires_grad
                             and (mask._data.dtype == np.bool_ or mask._data.dtype == dt))
 
 

@@ -20,7 +20,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ._common import autocast_inputs, check, dtype_name
+from ._common import autocast_inputs, check, device_table, dtype_name
 
 Ints = tuple[int, ...]
 
@@ -284,29 +284,33 @@ def _pad_pairs(input: Tensor, pad: Sequence[int], op: str) -> tuple[tuple[int, i
     return tuple(pairs)
 
 
-def _index_pad(input: Tensor, pairs: tuple[tuple[int, int], ...], mode: str, op: str) -> Tensor:
-    """reflect/replicate/circular padding as an index_select per dim (``pad_shape`` has checked the sizes). A
-    negative pad crops, as torch: reflect and replicate index from the uncropped input, circular wraps the crop."""
-    from .creation import tensor
+def _pad_index(size: int, lo: int, hi: int, mode: str) -> Any:
+    """The source index of each position of a dim of ``size`` padded by (lo, hi) in ``mode``."""
+    if mode == "circular":
+        start, stop = max(-lo, 0), size - max(-hi, 0)
+        n = max(stop - start, 0)
+        idx = start + np.arange(-max(lo, 0), n + max(hi, 0)) % n if n else np.arange(0)
+    else:
+        idx = np.arange(-lo, size + hi)
+        if mode == "reflect":
+            period = 2 * (size - 1)
+            idx = np.abs(idx) % period if period else idx * 0
+            idx = np.where(idx >= size, period - idx, idx)
+        else:
+            idx = np.clip(idx, 0, size - 1)
+    return idx.astype(np.int64)
 
+
+def _index_pad(input: Tensor, pairs: tuple[tuple[int, int], ...], mode: str, op: str) -> Tensor:
+    """reflect/replicate/circular padding as an index_select per dim (``pad_shape`` has checked the sizes), the
+    indices kept per geometry and device. A negative pad crops, as torch: reflect and replicate index from the
+    uncropped input, circular wraps the crop."""
     out = input
     for dim, (lo, hi) in enumerate(pairs):
         if not lo and not hi:
             continue
         size = input._data.shape[dim]
-        if mode == "circular":
-            start, stop = max(-lo, 0), size - max(-hi, 0)
-            n = max(stop - start, 0)
-            idx = start + np.arange(-max(lo, 0), n + max(hi, 0)) % n if n else np.arange(0)
-        else:
-            idx = np.arange(-lo, size + hi)
-            if mode == "reflect":
-                period = 2 * (size - 1)
-                idx = np.abs(idx) % period if period else idx * 0
-                idx = np.where(idx >= size, period - idx, idx)
-            else:
-                idx = np.clip(idx, 0, size - 1)
-        out = out.index_select(dim, tensor(idx.astype(np.int64), device=input.device))
+        out = out.index_select(dim, device_table(_pad_index, (size, lo, hi, mode), input.device))
     return out
 
 

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from .._engine.primitives import Prim
-from .._grad_mode import STATE
+from .._grad_mode import STATE, no_grad
 from .._tensor import Tensor
 from .activation import softmax
+from .conversion import where
 
 
 def _log_softmax_rows(x: Any) -> Any:
@@ -71,27 +72,53 @@ def _grad_constants(x: Any, t: Any, w: Any | None, p: dict[str, Any]) -> tuple[A
     return s[:, None], k, denom if p["reduction"] == "mean" else dt(1)
 
 
+def _cross_entropy_backward_kernel(x: Any, t: Any, *rest: Any, ignore_index: int, reduction: str,
+                                   smoothing: float) -> Any:
+    """The gradient in ``x`` for the output gradient ``g`` (the last of ``rest``, after the weight)."""
+    *w, g = rest
+    p = {"ignore_index": ignore_index, "reduction": reduction, "smoothing": smoothing}
+    s, k, div = _grad_constants(x, t, w[0] if w else None, p)
+    gd = g if reduction == "none" else g / div
+    gx = np.exp(_log_softmax_rows(x))
+    gx *= s
+    gx -= k
+    gx *= gd[:, None] if reduction == "none" else gd
+    return gx.astype(x.dtype, copy=False)
+
+
+def _grad_constants_ops(x: Tensor, t: Tensor, w: Tensor | None, p: dict[str, Any]) -> tuple[Tensor, Tensor, Any]:
+    """:func:`_grad_constants` in ops (constants on ``x``'s device, for the differentiable gradient)."""
+    n, c = x._data.shape
+    e = p["smoothing"]
+    valid = (t != p["ignore_index"]).to(x.dtype)
+    safe = where(t != p["ignore_index"], t, t.new_zeros(()))
+    wt = (w.index_select(0, safe) if w is not None else x.new_ones(n)) * valid
+    k = x.new_zeros(n, c).scatter(1, safe.unsqueeze(1), (wt * (1 - e)).unsqueeze(1))
+    s = wt * (1 - e)
+    if e > 0:
+        wsum = w.sum() if w is not None else float(c)
+        s = s + valid * (wsum * (e / c))
+        k = k + valid.unsqueeze(1) * ((w if w is not None else x.new_ones(c)) * (e / c))
+    return s.unsqueeze(1), k, wt.sum() if p["reduction"] == "mean" else 1.0
+
+
 def _cross_entropy_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     x, t, *w = n.inputs
     p = n.params
-    s, k, div = _grad_constants(x._data, t._data, w[0]._data if w else None, p)
     if not STATE.enabled:
-        # the fused forward runs only where its kernel does (the CPU), so its gradient is NumPy's too
-        gd = g._data if p["reduction"] == "none" else g._data / div
-        gx = np.exp(_log_softmax_rows(x._data))
-        gx *= s
-        gx -= k
-        gx *= gd[:, None] if p["reduction"] == "none" else gd
-        out = Tensor._make(gx.astype(x._data.dtype, copy=False), x._device)
+        # first order: the fused gradient, on the device of the forward
+        out = _CROSS_ENTROPY_BACKWARD(x, t, *w, g, **p)
     else:
         # create_graph (and forward mode, through the vjp): softmax(x) and g stay in the graph, s and k are constants
-        dev = x._device
-        coef = softmax(x, 1) * Tensor._make(s, dev) - Tensor._make(k, dev)
-        out = coef * (g.unsqueeze(1) if p["reduction"] == "none" else g / float(div))
+        with no_grad():
+            s, k, div = _grad_constants_ops(x, t, w[0] if w else None, p)
+        coef = softmax(x, 1) * s - k
+        out = coef * (g.unsqueeze(1) if p["reduction"] == "none" else g / div)
     return (out, None, *(None for _ in w))
 
 
 _CROSS_ENTROPY = Prim("cross_entropy_loss", _cross_entropy_kernel, _cross_entropy_vjp)
+_CROSS_ENTROPY_BACKWARD = Prim("cross_entropy_backward", _cross_entropy_backward_kernel)
 
 
 def cross_entropy_fusable(x: Tensor, target: Tensor, weight: Tensor | None) -> bool:
@@ -100,10 +127,10 @@ def cross_entropy_fusable(x: Tensor, target: Tensor, weight: Tensor | None) -> b
     dt = x._data.dtype
     if x._device.type not in _CROSS_ENTROPY.kernels or dt not in (np.float32, np.float64) or x._data.ndim < 2:
         return False
-    if target._data.dtype.kind not in "iu" or target._device is not x._device:
+    if target._data.dtype.kind not in "iu" or target._device != x._device:
         return False
     return weight is None or (weight._data.dtype == dt and weight._data.shape == (x._data.shape[1],)
-                              and weight._device is x._device and not weight.requires_grad)
+                              and weight._device == x._device and not weight.requires_grad)
 
 
 def cross_entropy_rows(x: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str,

@@ -3,18 +3,16 @@ The shapes are checked by ``_rules.nn`` before any kernel runs."""
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
 import numpy as np
 
 from .._errors import fail
-from .._grad_mode import inference_mode as _inference_mode
 from .._grad_mode import no_grad as _no_grad
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ._common import check
+from ._common import check, device_table
 from .convolution import _PAD, Ints, _batched, ntuple
 from .scatter import take_along
 
@@ -43,18 +41,6 @@ def _window_index(psp: Ints, out: Ints, k: Ints, s: Ints, d: Ints) -> Any:
     return np.ravel_multi_index(tuple(coords), psp).astype(np.int64)
 
 
-@functools.lru_cache(maxsize=32)
-def _device_window_index(psp: Ints, out: Ints, k: Ints, s: Ints, d: Ints, device: Any) -> Tensor:
-    """:func:`_window_index` as a tensor on ``device``, kept: it depends on the shapes alone, so a training step
-    re-uses it instead of uploading it again (a WebGPU LeNet step uploaded 3.5 kB of it each step). Nothing
-    writes into it: the pooling only gathers through it. Made outside inference mode, so that a first call under
-    ``inference_mode`` does not keep an inference tensor that a later training step could not save."""
-    from .creation import tensor
-
-    with _inference_mode(False):
-        return tensor(_window_index(psp, out, k, s, d), device=device)
-
-
 def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
              ceil_mode: bool = False, return_indices: bool = False, *, op: str = "max_pool2d") -> Any:
     """The windows are gathered (``take_along_dim``, offsets made on the host from the shapes alone, on the
@@ -81,7 +67,7 @@ def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
         values = flat_x.new_zeros((n, c) + tuple(out))
         flat = tensor(np.zeros((n, c, m), dtype=np.int64), device=x.device)
     else:
-        win = _device_window_index(psp, tuple(out), k, s, d, x.device).reshape(1, 1, m, kk).expand(n, c, m, kk)
+        win = device_table(_window_index, (psp, tuple(out), k, s, d), x.device).reshape(1, 1, m, kk).expand(n, c, m, kk)
         with _no_grad():
             arg = take_along(flat_x.detach(), win.reshape(n, c, m * kk), 2).reshape(n, c, m, kk).argmax(-1,
                                                                                                          keepdim=True)
@@ -91,13 +77,17 @@ def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
         values = values.squeeze(0)
     if not return_indices:
         return values
-    # padded flat offset -> unpadded flat offset
+    idx = device_table(_unpadded_offsets, (psp, tuple(p), tuple(sp)), x.device).index_select(0, flat.reshape(-1))
+    idx = idx.reshape((n, c) + tuple(out))
+    return values, idx.squeeze(0) if unbatched else idx
+
+
+def _unpadded_offsets(psp: Ints, p: Ints, sp: Ints) -> Any:
+    """Each padded flat offset's flat offset in the unpadded spatial dims (max_pool's return_indices)."""
     grids = np.meshgrid(*(np.arange(q) - p[i] for i, q in enumerate(psp)), indexing="ij")
     inside = np.ravel_multi_index(tuple(np.clip(g, 0, max(sp[i] - 1, 0)) for i, g in enumerate(grids)), sp,
                                   mode="clip").reshape(-1)
-    idx = tensor(inside.astype(np.int64), device=x.device).index_select(0, flat.reshape(-1))
-    idx = idx.reshape((n, c) + tuple(out))
-    return values, idx.squeeze(0) if unbatched else idx
+    return inside.astype(np.int64)
 
 
 def _box_matrix(size: int, out: int, k: int, s: int) -> Any:
@@ -108,11 +98,27 @@ def _box_matrix(size: int, out: int, k: int, s: int) -> Any:
     return m
 
 
+def _band(size: int, out: int, k: int, s: int, dtype: Any) -> Any:
+    """(size, out): the transposed box matrix, the right operand of a window sum."""
+    return _box_matrix(size, out, k, s).T.astype(dtype)
+
+
+def _window_counts(sp: Ints, p: Ints, extra: Ints, out: Ints, k: Ints, s: Ints, count_include_pad: bool,
+                   dtype: Any) -> Any:
+    """The number of elements each average-pooling window divides by (with or without the padding)."""
+    counts = np.ones((), dtype=np.float64)
+    for i in range(len(k)):
+        ind = np.zeros(sp[i] + 2 * p[i] + extra[i])
+        ind[0 if count_include_pad else p[i]: sp[i] + (2 if count_include_pad else 1) * p[i]] = 1
+        c_i = _box_matrix(ind.shape[0], out[i], k[i], s[i]) @ ind
+        counts = np.multiply.outer(counts, c_i)
+    return counts.astype(dtype)
+
+
 def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
              count_include_pad: bool = True, divisor_override: int | None = None, *, op: str = "avg_pool2d") -> Tensor:
     """Separable window sums (one matmul per pooled dim with a 0/1 band matrix made on the input's device),
     divided by the window sizes (counted on the host from the shapes alone)."""
-    from .creation import tensor
 
     k, s, p, _, shape = _pool_args(input, nd, kernel_size, stride, padding, 1, ceil_mode, op)
     if not input.is_floating_point():
@@ -126,18 +132,13 @@ def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     summed = xp
     for i in range(nd):
         dim = 2 + i
-        band = tensor(_box_matrix(xp._data.shape[dim], out[i], k[i], s[i]).T.astype(x._data.dtype), device=x.device)
+        band = device_table(_band, (xp._data.shape[dim], out[i], k[i], s[i], x._data.dtype), x.device)
         summed = summed.movedim(dim, -1).matmul(band).movedim(-1, dim)
     if divisor_override:
         result = summed / divisor_override
     else:
-        counts = np.ones((), dtype=np.float64)
-        for i in range(nd):
-            ind = np.zeros(sp[i] + 2 * p[i] + extra[i])
-            ind[0 if count_include_pad else p[i]: sp[i] + (2 if count_include_pad else 1) * p[i]] = 1
-            c_i = _box_matrix(ind.shape[0], out[i], k[i], s[i]) @ ind
-            counts = np.multiply.outer(counts, c_i)
-        result = summed / tensor(counts.astype(x._data.dtype), device=x.device)
+        geometry = (tuple(sp), tuple(p), tuple(extra), tuple(out), tuple(k), tuple(s), count_include_pad)
+        result = summed / device_table(_window_counts, (*geometry, x._data.dtype), x.device)
     return result.squeeze(0) if unbatched else result
 
 
@@ -152,7 +153,6 @@ def _adaptive_matrix(size: int, out: int, dtype: Any) -> Any:
 
 def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_avg_pool2d") -> Tensor:
     """Average over the bins [floor(i L / O), ceil((i+1) L / O)); separable, so one matmul per dim."""
-    from .creation import tensor
 
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op)
@@ -160,7 +160,7 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     nd_in = input._data.ndim
     for i in range(nd):
         dim = nd_in - nd + i
-        m = tensor(_adaptive_matrix(input._data.shape[dim], shape[dim], input._data.dtype), device=input.device)
+        m = device_table(_adaptive_matrix, (input._data.shape[dim], shape[dim], input._data.dtype), input.device)
         out = out.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
     if any(s == 0 for s in input._data.shape[nd_in - nd:]):
         out = out * float("nan")  # torch: the mean of an empty bin is NaN
@@ -200,10 +200,15 @@ def _linear_matrix(size: int, out: int, align_corners: bool, scale: float | None
     return m.astype(dtype)
 
 
+def _nearest_index(size: int, out: int, r: float, exact: bool) -> Any:
+    """The source of each output position of 'nearest' (floor(i r)) or 'nearest-exact' (floor((i + 0.5) r))."""
+    pos = (np.arange(out) + 0.5) if exact else np.arange(out)
+    return np.minimum(np.floor(pos * r).astype(np.int64), size - 1)
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> Tensor:
     """``F.interpolate`` for 'nearest', 'nearest-exact', 'linear', 'bilinear', 'trilinear' (separable)."""
-    from .creation import tensor
 
     def as_tuple(v: Any) -> Any:
         return tuple(v) if isinstance(v, list) else v
@@ -223,15 +228,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         sc = scales[i]
         r = sc if sc is not None else sp[i] / out[i]
         if mode in ("nearest", "nearest-exact"):
-            if mode == "nearest":
-                src = np.minimum(np.floor(np.arange(out[i]) * r).astype(np.int64), sp[i] - 1)
-            else:
-                src = np.minimum(np.floor((np.arange(out[i]) + 0.5) * r).astype(np.int64), sp[i] - 1)
-            result = result.index_select(dim, tensor(src, device=input.device))
+            src = device_table(_nearest_index, (sp[i], out[i], r, mode == "nearest-exact"), input.device)
+            result = result.index_select(dim, src)
         elif mode in ("linear", "bilinear", "trilinear"):
-            m = _linear_matrix(sp[i], out[i], bool(align_corners), None if align_corners else scales[i],
-                               input._data.dtype)
-            result = result.movedim(dim, -1).matmul(tensor(m, device=input.device).t()).movedim(-1, dim)
+            m = device_table(_linear_matrix, (sp[i], out[i], bool(align_corners),
+                                              None if align_corners else scales[i], input._data.dtype), input.device)
+            result = result.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
         else:
             raise NotImplementedError(f"interpolate: mode {mode!r} is not supported")
     return result

@@ -204,6 +204,9 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Generato
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = to_dtype(dtype) if dtype is not None else to_dtype("int64")
     _check_random_bounds(low, high, d.name, "randint")
+    if _on_device(device) is not None:  # drawn by the device's counter-based generator: nothing uploaded
+        return _draw("randint", int_list((size,), "randint"), d, device, generator, "randint", low,
+                     high).requires_grad_(requires_grad)
     arr = _rng(generator).integers(low, high, size=int_list((size,), "randint"))
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
@@ -319,8 +322,10 @@ _sampler("uniform_", lambda r, shape, a=0.0, b=1.0: r.uniform(a, b, shape), ("fr
 _sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shape), ("mean", "std"),
          lambda t, g, mean=0.0, std=1.0: _draw("normal", t._data.shape, t.dtype, t.device, g, "normal_", mean, std))
 _sampler("bernoulli_", lambda r, shape, p=0.5: r.random(shape) < p, (), _bernoulli_)
-_sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, shape))
-_sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape), ("lambd",))
+_sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, shape), (),
+         lambda t, g, low=0, high=2**24: _draw("randint", t._data.shape, t.dtype, t.device, g, "random_", low, high))
+_sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape), ("lambd",),
+         lambda t, g, lambd=1.0: _draw("exponential", t._data.shape, t.dtype, t.device, g, "exponential_", lambd))
 def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     """fill_/zero_: on a device the value is written by a kernel (a 0-d tensor on the same device is read there)."""
     if not isinstance(value, Tensor):

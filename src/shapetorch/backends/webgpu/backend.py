@@ -16,8 +16,8 @@ NAME = "webgpu"
 RT.require()
 # The CPU's fused fast paths: their ops call them only where the primitive has a kernel, and elsewhere (on
 # WebGPU) take the composite path of primitives that have kernels, so they need none and never raise
-CPU_FAST_PATHS = ("batch_norm", "batch_norm_stats", "cross_entropy_loss", "einsum", "gru_cell_gates", "gru_layer",
-                  "lstm_cell_gates", "lstm_layer", "scaled_dot_product_attention")
+CPU_FAST_PATHS = ("batch_norm", "batch_norm_stats", "einsum", "gru_cell_gates", "gru_layer", "lstm_cell_gates",
+                  "lstm_layer")
 # primitives without a WebGPU kernel (they raise kernel_not_registered_error; to_device moves through the host)
 MISSING = [n for n in kernels.register({**special_kernels.table(), **composed_kernels.table(), **linalg_kernels.table()})
            if n not in CPU_FAST_PATHS]
@@ -45,9 +45,9 @@ def copyto(dst: WArray, src: WArray) -> None:
     kernels.assign(dst, src)
 
 
-def check_range(a: WArray, lo: int, hi: int, code: str, op: str, **kwargs: Any) -> None:
+def check_range(a: WArray, lo: int, hi: int, code: str, op: str, skip: int | None = None, **kwargs: Any) -> None:
     """Recorded as a device-side check: a failure raises ``code`` at the next sync (a read, ``synchronize``)."""
-    kernels.check_range(a, lo, hi, code, op, **kwargs)
+    kernels.check_range(a, lo, hi, code, op, skip, **kwargs)
 
 
 def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
@@ -58,6 +58,11 @@ def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
 def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> WArray:
     """``start + i * step`` for integer dtypes, made by a kernel."""
     return kernels.arange(start, step, n, dtype)
+
+
+def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
+    """The identity, made by a kernel."""
+    return kernels.eye(n, m, dtype)
 
 
 def fused_step(kind: str, p: WArray, g: WArray, state: list[WArray], hyper: dict[str, float]) -> bool:

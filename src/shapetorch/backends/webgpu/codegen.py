@@ -849,9 +849,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 # -- device-side checks --------------------------------------------------------------------------------
 @functools.cache
 def range_check_kernel() -> str:
-    """Records the first i32 element outside ``[lo, hi)`` of a strided view into the runtime's flag buffer:
-    ``flag[0]`` = the check's id (the first check to fail keeps it), ``flag[1]`` = the value.
-    meta: [n, nd, shape[nd], off, strides[nd], lo, hi, id]."""
+    """Records the first i32 element outside ``[lo, hi)`` (and not the skipped value, an ignore_index) of a strided
+    view into the runtime's flag buffer: ``flag[0]`` = the check's id (the first check to fail keeps it),
+    ``flag[1]`` = the value. meta: [n, nd, shape[nd], off, strides[nd], lo, hi, id, has skip, skip]."""
     return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> flag: array<atomic<u32>, 4>;
 @group(0) @binding(2) var<storage, read> x: array<i32>;
@@ -871,6 +871,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let v = x[off];
   let k = ob + 1u + nd;
   if (v >= bitcast<i32>(prm[k]) && v < bitcast<i32>(prm[k + 1u])) {{ return; }}
+  if (prm[k + 3u] != 0u && v == bitcast<i32>(prm[k + 4u])) {{ return; }}
   if (atomicLoad(&flag[0]) != 0u) {{ return; }}
   loop {{
     let r = atomicCompareExchangeWeak(&flag[0], 0u, prm[k + 2u]);
@@ -912,7 +913,12 @@ RANDOM = {
     "normal": "a + b * z",
     "bernoulli": "select(0.0, 1.0, u < p)",
     "dropout": "select(0.0, b, u >= a)",  # the scaled keep-mask: 1 / (1 - p) where kept (b), else 0
+    "exponential": "-log(1.0 - u) / a",  # a = lambda; 1 - u is in (0, 1], so the log is finite
+    # integers low + (a 32-bit word mod range), with ``a`` the low bound's bits and ``b`` the range (integer words):
+    # computed in i32, not through f32 (exact for any int32 range; the modulo's bias is below range / 2^32)
+    "randint": "bitcast<i32>(prm[5] + w.x % prm[6])",
 }
+INT_RANDOM = {"randint"}  # dists whose value is an i32 (the others are f32)
 
 
 @functools.cache
@@ -929,8 +935,10 @@ def random_kernel(dist: str, st: str, p_st: str = "") -> str:
     bits = 11 if st == "f16" else 24
     r = RANDOM[dist]
     store = store_expr(st, "r") if kind == "f" else f"{WGSL_CT[kind]}(r)"
+    if dist in INT_RANDOM:
+        store = store_expr(st, "f32(r)") if kind == "f" else "r"
     if kind == "u":
-        store = "select(0u, 1u, r != 0.0)"
+        store = "select(0u, 1u, r != 0.0)" if dist not in INT_RANDOM else "select(0u, 1u, r != 0)"
     binds = ""
     pval = "a"
     check = ""
@@ -965,48 +973,61 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 # -- fused optimizer steps -----------------------------------------------------------------------------
 @functools.cache
-def optimizer_kernel(kind: str, flags: tuple[str, ...]) -> str:
-    """One thread per element updates a float32 parameter and its state in place, in the order of operations
-    of the unfused update (so results agree with it to rounding). Bindings: p, g, then the state buffers.
+def optimizer_kernel(kind: str, flags: tuple[str, ...], count: int = 1) -> str:
+    """One thread per element updates ``count`` float32 parameters and their state in place, in the order of
+    operations of the unfused update (so results agree with it to rounding); the threads of parameter ``j``
+    follow those of parameter ``j - 1``, so one dispatch serves a whole group of parameters. Bindings, per
+    parameter: p, g, then the state buffers.
     kind 'adam': state m, v (and vmax with 'amsgrad'); flags 'decoupled', 'wd', 'amsgrad'.
     kind 'sgd': state buf with 'momentum'; flags 'wd', 'momentum', 'nesterov'.
-    meta: [n, offsets of p, g and each state buffer, then f32 scalars s0.. as listed in the body]."""
+    meta: [total elements, then per parameter: its end (the running total), the offsets of p, g and each state
+    buffer, then 8 f32 scalars s0.. as listed in the body]."""
     nstate = {"adam": 3 if "amsgrad" in flags else 2, "sgd": 1 if "momentum" in flags else 0}[kind]
     names = ["p", "g", *("m", "v", "vmax")[:nstate]] if kind == "adam" else ["p", "g", *["buf"][:nstate]]
-    binds = "\n".join(f"@group(0) @binding({k + 1}) var<storage, {'read' if n == 'g' else 'read_write'}> "
-                      f"{n}: array<f32>;" for k, n in enumerate(names))
     nb = len(names)
-    s = [f"bitcast<f32>(prm[{1 + nb + j}u])" for j in range(8)]
-    idx = {n: f"prm[{1 + k}u] + i" for k, n in enumerate(names)}
-    body = [f"  var pv = p[{idx['p']}];", f"  var gv = g[{idx['g']}];"]
-    if kind == "adam":  # s: 1 - lr*wd, wd, 1 - beta1, beta2, 1 - beta2, sqrt(bias correction 2), eps, -lr/bc1
-        if "decoupled" in flags:
-            body.append(f"  pv = pv * {s[0]};")
-        elif "wd" in flags:
-            body.append(f"  gv = gv + pv * {s[1]};")
-        body += [f"  let mn = m[{idx['m']}] + (gv - m[{idx['m']}]) * {s[2]};", f"  m[{idx['m']}] = mn;",
-                 f"  let vn = v[{idx['v']}] * {s[3]} + (gv * gv) * {s[4]};", f"  v[{idx['v']}] = vn;"]
-        second = "vn"
-        if "amsgrad" in flags:
-            body += [f"  let vm = max(vmax[{idx['vmax']}], vn);", f"  vmax[{idx['vmax']}] = vm;"]
-            second = "vm"
-        body.append(f"  pv = pv + (mn / (sqrt({second}) / {s[5]} + {s[6]})) * {s[7]};")
-    else:  # s: wd, momentum, 1 - dampening, -lr
-        if "wd" in flags:
-            body.append(f"  gv = gv + pv * {s[0]};")
-        if "momentum" in flags:
-            body += [f"  let b = buf[{idx['buf']}] * {s[1]} + gv * {s[2]};", f"  buf[{idx['buf']}] = b;",
-                     f"  gv = gv + b * {s[1]};" if "nesterov" in flags else "  gv = b;"]
-        body.append(f"  pv = pv + gv * {s[3]};")
-    body.append(f"  p[{idx['p']}] = pv;")
+    width = 1 + nb + 8  # meta words per parameter
+    binds = []
+    blocks = []
+    for j in range(count):
+        binds += [f"@group(0) @binding({1 + j * nb + k}) var<storage, {'read' if n == 'g' else 'read_write'}> "
+                  f"{n}{j}: array<f32>;" for k, n in enumerate(names)]
+        base = 1 + j * width
+        s = [f"bitcast<f32>(prm[{base + 1 + nb + q}u])" for q in range(8)]
+        start = "0u" if j == 0 else f"prm[{base - width}u]"
+        idx = {n: f"prm[{base + 1 + k}u] + e" for k, n in enumerate(names)}
+        ref = {n: f"{n}{j}[{idx[n]}]" for n in names}
+        body = [f"    let e = i - {start};", f"    var pv = {ref['p']};", f"    var gv = {ref['g']};"]
+        if kind == "adam":  # s: 1 - lr*wd, wd, 1 - beta1, beta2, 1 - beta2, sqrt(bias correction 2), eps, -lr/bc1
+            if "decoupled" in flags:
+                body.append(f"    pv = pv * {s[0]};")
+            elif "wd" in flags:
+                body.append(f"    gv = gv + pv * {s[1]};")
+            body += [f"    let mn = {ref['m']} + (gv - {ref['m']}) * {s[2]};", f"    {ref['m']} = mn;",
+                     f"    let vn = {ref['v']} * {s[3]} + (gv * gv) * {s[4]};", f"    {ref['v']} = vn;"]
+            second = "vn"
+            if "amsgrad" in flags:
+                body += [f"    let vm = max({ref['vmax']}, vn);", f"    {ref['vmax']} = vm;"]
+                second = "vm"
+            body.append(f"    pv = pv + (mn / (sqrt({second}) / {s[5]} + {s[6]})) * {s[7]};")
+        else:  # s: wd, momentum, 1 - dampening, -lr
+            if "wd" in flags:
+                body.append(f"    gv = gv + pv * {s[0]};")
+            if "momentum" in flags:
+                body += [f"    let b = {ref['buf']} * {s[1]} + gv * {s[2]};", f"    {ref['buf']} = b;",
+                         f"    gv = gv + b * {s[1]};" if "nesterov" in flags else "    gv = b;"]
+            body.append(f"    pv = pv + gv * {s[3]};")
+        body.append(f"    {ref['p']} = pv;")
+        head = "if" if j == 0 else "} else if"
+        blocks.append(f"  {head} (i < prm[{base}u]) {{\n" + "\n".join(body))
     nl = "\n"
     return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
-{binds}
+{nl.join(binds)}
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
   let i = gid.x + gid.y * nwg.x * {WG}u;
   if (i >= prm[0]) {{ return; }}
-{nl.join(body)}
+{nl.join(blocks)}
+  }}
 }}"""
 
 
@@ -1119,4 +1140,81 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lv:
   let lid = lv.x;
   let L = prm[1];
   let eps = bitcast<f32>(prm[2]);{body}
+}}"""
+
+
+@functools.cache
+def embed_kernel(st: str) -> str:
+    """``out`` (contiguous) is ``fill`` except on a window of strided positions, which read ``src``: the gradient of
+    a basic slice and ``pad``'s constant mode in one pass (not a fill and then a copy). Per output dim the window is
+    ``start + k * step`` for ``k < count``, and ``src``'s stride along it (an int index is a window of one).
+    meta: [n, nd, shape[nd], src offset, per dim (start, step, count, src stride), fill (compute-type bits)]."""
+    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
+    ct = WGSL_CT[kind]
+    fill = scalar_expr(kind, "prm[3u + nd + 4u * nd]")
+    return f"""{_enable((st,))}@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> src: array<{st}>;
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let nd = prm[1];
+  var rem = i;
+  var off = prm[2u + nd];
+  var inside = true;
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let o = rem % prm[2u + u32(d)];
+    rem = rem / prm[2u + u32(d)];
+    let w = 3u + nd + 4u * u32(d);
+    if (o < prm[w]) {{ inside = false; continue; }}
+    let q = o - prm[w];
+    let k = q / prm[w + 1u];
+    if (q % prm[w + 1u] != 0u || k >= prm[w + 2u]) {{ inside = false; continue; }}
+    off = off + k * prm[w + 3u];
+  }}
+  var v: {ct} = {fill};
+  if (inside) {{ v = {load_expr(st, "src[off]")}; }}
+  out[i] = {store_expr(st, "v")};
+}}"""
+
+
+@functools.cache
+def triangle_kernel(st: str) -> str:
+    """tril/triu: ``out[i]`` (contiguous) is the strided input where column - row is <= k (tril) or >= k (triu),
+    else 0; the mask comes from the index, nothing is uploaded. meta: [n, rows, cols, k (i32 bits), upper, then
+    the input as ``[nd, shape[nd], offset, strides[nd]]``]."""
+    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
+    zero = {"f": "0.0", "i": "0", "u": "0u"}[kind]
+    return f"""{_enable((st,))}@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> src: array<{st}>;
+{_strided_off(5)}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let col = i32(i % prm[2]);
+  let row = i32((i / prm[2]) % prm[1]);
+  let k = bitcast<i32>(prm[3]);
+  var keep = col - row <= k;
+  if (prm[4] != 0u) {{ keep = col - row >= k; }}
+  var v = {WGSL_CT[kind]}({zero});
+  if (keep) {{ v = {load_expr(st, "src[off(i)]")}; }}
+  out[i] = {store_expr(st, "v")};
+}}"""
+
+
+@functools.cache
+def eye_kernel(st: str) -> str:
+    """``out`` (rows, cols), contiguous: 1 where row == column, else 0. meta: [n, cols]."""
+    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
+    one, zero = {"f": ("1.0", "0.0"), "i": ("1", "0"), "u": ("1u", "0u")}[kind]
+    return f"""{_enable((st,))}@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  out[i] = {store_expr(st, f"select({zero}, {one}, i % prm[1] == i / prm[1])")};
 }}"""

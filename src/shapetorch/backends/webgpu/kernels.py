@@ -13,7 +13,10 @@ import numpy as np
 
 from ..._engine.primitives import PRIMS
 from ..._errors import fail
+from . import attention as fused_attention
 from . import codegen as G
+from . import layer_norm as layer_norm_grads
+from . import loss as fused_loss
 from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, to_host
 
 Operand = WArray | Any  # a WArray or a scalar
@@ -140,6 +143,14 @@ def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> WArray:
     if _kind(dtype) == "i" and n:
         _word(start + (n - 1) * step, dtype)
     return elementwise("a + i32(i) * b", dtype, [("a", start, dtype), ("b", step, dtype)], (n,))
+
+
+def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
+    """The (n, m) identity made by a kernel (nothing uploaded)."""
+    out = RT.empty((n, m), dtype)
+    if out.st is not None:
+        RT.dispatch(G.eye_kernel(_st(dtype)), [out.st.buf], [out.size, m], _grid(out.size))
+    return out
 
 
 def _cpu_kernel(prim: str) -> Callable[..., Any]:
@@ -426,10 +437,58 @@ def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -
     return out if idx2 is None else take(out, adv_offsets(out, idx2))
 
 
+def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any) -> WArray:
+    """A fresh contiguous array of ``shape``: ``fill``, with ``src`` on the window ``(start, step, count)`` of each
+    dim, in one dispatch (``G.embed_kernel``). ``src`` has one dim per window of count >= 0, in order; a window of
+    count -1 is an int index (one position, no dim of ``src``)."""
+    out = RT.empty(shape, src.dtype)
+    if out.st is None:
+        return out
+    if src.st is None:  # an empty window: all fill
+        return full(shape, fill, src.dtype)
+    meta = [out.size, len(shape), *shape, src.offset]
+    dims = iter(src.stride)
+    for start, step, count in windows:
+        meta += [start, step, 1, 0] if count < 0 else [start, step, count, next(dims)]
+    meta.append(_word(fill, src.dtype))
+    RT.dispatch(G.embed_kernel(_st(src.dtype)), [out.st.buf, src.st.buf], meta, _grid(out.size))
+    return out
+
+
+def _basic_windows(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple[int, int, int]] | None:
+    """The windows of a basic index (ints, slices with step > 0, None, Ellipsis) into ``shape``; an int's count is
+    -1 (one position, no dim of the result); None where the index is not of that kind."""
+    consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
+    items: list[Any] = []
+    for it in index:
+        if it is Ellipsis:
+            items += [slice(None)] * (len(shape) - consumed)
+            consumed = len(shape)
+        elif it is not None:
+            items.append(it)
+    items += [slice(None)] * (len(shape) - len(items))
+    out = []
+    for it, size in zip(items, shape):
+        if isinstance(it, slice):
+            start, stop, step = it.indices(size)
+            if step <= 0:
+                return None
+            out.append((start, step, len(range(start, stop, step))))
+        else:
+            i = int(it)
+            out.append((i + size if i < 0 else i, 1, -1))
+    return out
+
+
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                           idx2: tuple[Any, ...] | None) -> WArray:
     if idx2 is not None and _st(g.dtype) == "f16":
         return _host(_cpu_kernel("index_backward"), g, shape=shape, idx1=idx1, idx2=idx2)
+    if idx2 is None:  # a basic index: the gradient placed into zeros in one pass
+        windows = _basic_windows(tuple(shape), idx1)
+        if windows is not None:  # g without the size-1 dims of None items (a view)
+            src = reshape_kernel(g, tuple(c for _, _, c in windows if c >= 0))
+            return _embed(src, tuple(shape), windows, 0)
     out = full(tuple(shape), 0, g.dtype)
     target = basic_index(out, idx1)
     if idx2 is None:
@@ -449,8 +508,9 @@ def index_put_kernel(a: WArray, v: Operand, idx1: tuple[Any, ...], idx2: tuple[A
     return out
 
 
-def check_range(a: WArray, lo: int, hi: int, code: str, op: str, **kwargs: Any) -> None:
-    """Check on the device that every element of the integer array ``a`` is in ``[lo, hi)``, without waiting:
+def check_range(a: WArray, lo: int, hi: int, code: str, op: str, skip: int | None = None, **kwargs: Any) -> None:
+    """Check on the device that every element of the integer array ``a`` (other than ``skip``) is in ``[lo, hi)``,
+    without waiting:
     a failure raises ``code`` (with ``kwargs``; :data:`runtime.BAD` stands for the value found) at the next
     sync. Kernels reading such an index clamp nothing: WebGPU's robust buffer access keeps reads in bounds."""
     if a.size == 0 or a.st is None:
@@ -458,7 +518,8 @@ def check_range(a: WArray, lo: int, hi: int, code: str, op: str, **kwargs: Any) 
     from .runtime import BAD
 
     cid = RT.add_check(code, op, **{k: (BAD if v is None else v) for k, v in kwargs.items()})
-    meta = [a.size, a.ndim, *a.shape, a.offset, *a.stride, lo & 0xFFFFFFFF, hi & 0xFFFFFFFF, cid]
+    meta = [a.size, a.ndim, *a.shape, a.offset, *a.stride, lo & 0xFFFFFFFF, hi & 0xFFFFFFFF, cid,
+            int(skip is not None), (skip or 0) & 0xFFFFFFFF]
     RT.dispatch(G.range_check_kernel(), [RT.flag, a.st.buf], meta, _grid(a.size))
 
 
@@ -754,12 +815,11 @@ def layer_norm_backward_kernel(x: WArray, g: WArray, *w: WArray, nd: int, eps: f
 
 
 def pad_kernel(a: WArray, pads: tuple[tuple[int, int], ...], value: Any) -> WArray:
+    """A negative pad crops (a view), a positive one places the input into ``value`` (one dispatch)."""
     crop = tuple(slice(max(-lo, 0), a.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pads))
     a = basic_index(a, crop)
     shape = tuple(s + max(lo, 0) + max(hi, 0) for s, (lo, hi) in zip(a.shape, pads))
-    out = full(shape, value, a.dtype)
-    assign(basic_index(out, tuple(slice(max(lo, 0), max(lo, 0) + s) for s, (lo, _) in zip(a.shape, pads))), a)
-    return out
+    return _embed(a, shape, [(max(lo, 0), 1, s) for s, (lo, _) in zip(a.shape, pads)], value)
 
 
 def take_along_kernel(a: WArray, index: WArray, axis: int) -> WArray:
@@ -780,12 +840,15 @@ def norm_kernel(a: WArray, axis: tuple[int, ...], keepdims: bool) -> WArray:
 
 
 def triangle_kernel(a: WArray, k: int, upper: bool) -> WArray:
-    """tril/triu: the (rows, cols) mask is made on the host from the shape alone and uploaded."""
-    if a.size == 0:
-        return contiguous_copy(a)
+    """tril/triu: one kernel, the mask computed from each element's index (``G.triangle_kernel``)."""
+    out = RT.empty(a.shape, a.dtype)
+    if out.st is None or a.st is None:
+        return out
     r, c = a.shape[-2:]
-    mask = np.triu(np.ones((r, c), dtype=bool), k) if upper else np.tril(np.ones((r, c), dtype=bool), k)
-    return where_kernel(RT.upload(mask), a, 0)
+    k = max(min(k, c), -r)  # beyond the matrix every element is kept or dropped alike (and it fits in i32)
+    meta = [out.size, r, c, k & 0xFFFFFFFF, int(upper), a.ndim, *a.shape, a.offset, *a.stride]
+    RT.dispatch(G.triangle_kernel(_st(a.dtype)), [out.st.buf, a.st.buf], meta, _grid(out.size))
+    return out
 
 
 # -- convolution: implicit GEMMs (forward, weight gradient); a matmul and col2im (input gradient) ------------
@@ -912,8 +975,14 @@ def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, o
     out = RT.empty(shape, dtype)
     if out.st is None:
         return out
+    if dist in G.INT_RANDOM:  # [a, b): the low bound and the range as integer words; int64 must stay in int32
+        word_dt = dtype if _kind(dtype) == "i" else np.dtype(np.int64)
+        _word(int(b) - 1, word_dt)  # raises for a bound outside int32, as an upload of such a value
+        words = [_word(int(a), word_dt), (int(b) - int(a)) & 0xFFFFFFFF]
+    else:
+        words = [_word(a, np.dtype(np.float32)), _word(b, np.dtype(np.float32))]
     meta = [out.size, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, offset & 0xFFFFFFFF, (offset >> 32) & 0xFFFFFFFF,
-            _word(a, np.dtype(np.float32)), _word(b, np.dtype(np.float32))]
+            *words]
     bufs = [out.st.buf]
     if p is not None:
         if _kind(p.dtype) != "f":  # a probability tensor is floating (the op checks); an int self's is cast
@@ -994,6 +1063,9 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
         "triangle": triangle_kernel,
         "searchsorted": searchsorted_kernel,
         **{op: reduce(op) for op in ("sum", "prod", "amax", "amin", "all", "any", "argmax", "argmin")},
+        **fused_attention.KERNELS,
+        **fused_loss.KERNELS,
+        **layer_norm_grads.KERNELS,
     }
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})
     for name, k in table.items():
@@ -1004,9 +1076,53 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
 
 
 # -- fused optimizer steps -------------------------------------------------------------------------------
+class _StepGroup:
+    """Parameter updates of one kind held back by :func:`fused_step` and recorded as one dispatch (an optimizer's
+    step over a parameter group is one kernel rather than one per parameter). The runtime records the group before
+    any other dispatch and at every submit (``RT.deferred``), so nothing can read a parameter before its update."""
+
+    def __init__(self) -> None:
+        self.key: tuple[str, tuple[str, ...]] | None = None
+        self.items: list[tuple[tuple[WArray, ...], list[int]]] = []
+        self.bufs: set[int] = set()
+
+    def room(self, nb: int) -> int:
+        """Parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block."""
+        return max(1, min(16, (RT.max_storage_buffers - 1) // nb))
+
+    def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int]) -> None:
+        ids = {id(a.st) for a in arrays}
+        if self.items and (key != self.key or ids & self.bufs or len(self.items) >= self.room(len(arrays))):
+            RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group
+        if not self.items:
+            self.key = key
+        self.items.append((arrays, scalars))
+        self.bufs |= ids
+        RT.deferred = self.record
+
+    def record(self) -> None:
+        items, key = self.items, self.key
+        self.items, self.bufs, self.key = [], set(), None
+        if not items or key is None:
+            return
+        meta = [0]
+        bufs: list[Any] = []
+        total = 0
+        for arrays, scalars in items:
+            total += arrays[0].size
+            meta += [total, *(a.offset for a in arrays), *scalars]
+            bufs += [a.st.buf for a in arrays if a.st is not None]
+        meta[0] = total
+        RT.dispatch(G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total))
+
+
+_STEPS = _StepGroup()
+
+
 def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: dict[str, float]) -> bool:
-    """One dispatch updating a float32 parameter and its state in place (``kind`` 'adam' or 'sgd'); False (and
-    nothing recorded) when the arrays are not contiguous float32 arrays of one shape, for the caller's path."""
+    """The update of a float32 parameter and its state in place (``kind`` 'adam' or 'sgd'), recorded with the
+    updates of the parameters after it as one dispatch (:class:`_StepGroup`); False (and nothing recorded) when
+    the arrays are not contiguous float32 arrays of one shape, for the caller's path."""
     arrays = (p, g, *state)
     if any(a.dtype != np.float32 or a.shape != p.shape or not a.contiguous or a.st is None for a in arrays):
         return False
@@ -1022,11 +1138,10 @@ def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: 
     elif kind == "sgd":
         flags = tuple(f for f, on in (("wd", h["weight_decay"] != 0), ("momentum", bool(state)),
                                       ("nesterov", bool(state) and bool(h["nesterov"]))) if on)
-        scalars = [h["weight_decay"], h["momentum"], 1 - h["dampening"], -h["lr"]]
+        scalars = [h["weight_decay"], h["momentum"], 1 - h["dampening"], -h["lr"], 0.0, 0.0, 0.0, 0.0]
     else:
         return False
-    meta = [p.size, *(a.offset for a in arrays)]
-    meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in scalars]
-    bufs = [a.st.buf for a in arrays if a.st is not None]
-    RT.dispatch(G.optimizer_kernel(kind, flags), bufs, meta, _grid(p.size))
+    if p.size == 0:
+        return True
+    _STEPS.add((kind, flags), arrays, [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in scalars])
     return True

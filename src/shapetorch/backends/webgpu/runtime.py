@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,8 @@ wgpu: Any = None  # imported by Runtime.init (not when WebGPU is disabled by the
 WG = 256  # elementwise workgroup size
 ARENA_BYTES = 1 << 16  # parameter arena per batch
 MAX_BATCH = 512  # dispatches per submit
+MAX_GROUPS = 8192  # cached bind groups (the cache is emptied when full)
+_BINDING = re.compile(r"@binding\((\d+)\) var<storage, (read|read_write)>")
 # Free buffers kept for reuse beyond this many bytes are destroyed (SHAPETORCH_WEBGPU_POOL_MB overrides it).
 POOL_LIMIT = int(os.environ.get("SHAPETORCH_WEBGPU_POOL_MB", "256")) << 20
 
@@ -40,6 +43,9 @@ STORAGE: dict[str, tuple[str, str, np.dtype[Any]]] = {
     "bool": ("u32", "u32", np.dtype(np.uint32)),
 }
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+_SERIAL: dict[int, int] = {}  # buffer id -> the order it was made in (see Runtime._take_free)
+_STORAGE_OF: dict[np.dtype[Any], tuple[str, str, np.dtype[Any]]] = {np.dtype(k): v for k, v in STORAGE.items()}
+_F16 = np.dtype(np.float16)
 
 
 def supported_dtypes(has_f16: bool) -> list[str]:
@@ -170,7 +176,10 @@ class Runtime:
         self.adapter: Any = None
         self.error: str | None = None
         self.has_f16 = False
-        self.pipelines: dict[str, tuple[Any, Any]] = {}
+        self.pipelines: dict[str, tuple[Any, tuple[bool, ...]]] = {}
+        self.layouts: dict[tuple[bool, ...], Any] = {}  # bind group layouts by signature
+        self.groups: dict[tuple[Any, ...], Any] = {}  # bind groups by (signature, meta window, buffer ids)
+        self.groups_of: dict[int, list[tuple[Any, ...]]] = {}  # buffer id -> the keys of the groups naming it
         self.pool: dict[int, list[Any]] = {}
         self.dirty: dict[int, list[Any]] = {}  # freed while named by unsubmitted commands
         # Every buffer created, by id: the runtime owns them, Storage only leases one. Without this a Storage
@@ -196,6 +205,7 @@ class Runtime:
         # The adapter's limits, checked when a dispatch is recorded (an over-limit dispatch would fail the whole
         # batch at submit time, far from the op that caused it).
         self.max_groups = 65535
+        self.max_storage_buffers = 8  # per shader stage (WebGPU's default; the adapter's is requested)
         self.max_binding = 128 << 20
         self.max_buffer = 256 << 20
         self.pool_limit = POOL_LIMIT
@@ -206,6 +216,10 @@ class Runtime:
         self.flag: Any = None
         self.checks: dict[int, tuple[str, str, dict[str, Any]]] = {}
         self.n_flag_reads = 0
+        # Work held back to be recorded as one dispatch with what follows it (the optimizer's per-parameter updates
+        # of a step, see ``kernels.fused_step``): recorded before any other dispatch and at every submit, so the
+        # order of the device's work is the program's.
+        self.deferred: Callable[[], None] | None = None
 
     # -- device --------------------------------------------------------------------------------------
     def init(self) -> bool:
@@ -249,6 +263,7 @@ class Runtime:
         dl = self.device.limits
         self.align = int(dl.get("min-storage-buffer-offset-alignment", 256))
         self.max_groups = int(dl.get("max-compute-workgroups-per-dimension", 65535))
+        self.max_storage_buffers = int(dl.get("max-storage-buffers-per-shader-stage", 8))
         self.max_binding = int(dl.get("max-storage-buffer-binding-size", 128 << 20))
         self.max_buffer = int(dl.get("max-buffer-size", 256 << 20))
         self.arena = self.device.create_buffer(
@@ -268,8 +283,8 @@ class Runtime:
         return str(self.adapter.summary) if self.adapter is not None else f"unavailable ({self.error})"
 
     def check_dtype(self, dtype: np.dtype[Any], op: str = "webgpu") -> tuple[str, str, np.dtype[Any]]:
-        info = STORAGE.get(dtype.name)
-        if info is None or (dtype.name == "float16" and not self.has_f16):
+        info = _STORAGE_OF.get(dtype)  # by the dtype itself: ``dtype.name`` is slow, and this runs per dispatch
+        if info is None or (dtype == _F16 and not self.has_f16):
             from ..._dtype import DTYPES
 
             name = "bool" if dtype.kind == "b" else ("bfloat16" if "bfloat16" in str(dtype) else dtype.name)
@@ -311,12 +326,18 @@ class Runtime:
 
     @staticmethod
     def _take_free(free: dict[int, list[Any]], size: int) -> tuple[Any, int] | None:
-        """The smallest free buffer of ``size`` to ``2 * size`` bytes (so a pool of odd sizes is still reused)."""
+        """The smallest free buffer of ``size`` to ``2 * size`` bytes (so a pool of odd sizes is still reused); of
+        those, the first made (the lowest serial number): a loop that frees and requests buffers in the same order
+        every step then gets the same buffer at the same place every step, so its bind groups are found again."""
         bufs = free.get(size)
-        if bufs:
-            return bufs.pop(), size
-        best = min((k for k, v in free.items() if v and size < k <= 2 * size), default=None)
-        return None if best is None else (free[best].pop(), best)
+        if not bufs:
+            size = min((k for k, v in free.items() if v and size < k <= 2 * size), default=0)
+            bufs = free.get(size)
+            if not bufs:
+                return None
+        first = min(range(len(bufs)), key=lambda i: _SERIAL.get(id(bufs[i]), 0))
+        bufs[first], bufs[-1] = bufs[-1], bufs[first]
+        return bufs.pop(), size
 
     def _too_large(self, nbytes: int) -> None:
         fail("device_error_limit", op=self.op,
@@ -337,6 +358,7 @@ class Runtime:
                      problem=f"could not allocate {size / 2**20:.1f} MiB with {self.live_bytes / 2**20:.1f} MiB "
                              f"allocated ({_last_line(e)})")
         self.owned[id(buf)] = buf
+        _SERIAL[id(buf)] = self.n_alloc
         self.n_alloc += 1
         return buf
 
@@ -364,8 +386,11 @@ class Runtime:
             bufs = self.pool[size]
             while bufs and self.pooled_bytes - self._dirty_bytes() > limit:
                 b = bufs.pop()
+                for key in self.groups_of.pop(id(b), ()):  # the bind groups naming it (its id may come back)
+                    self.groups.pop(key, None)
                 b.destroy()
                 self.owned.pop(id(b), None)
+                _SERIAL.pop(id(b), None)
                 self.pooled_bytes -= size
         self.pool = {k: v for k, v in self.pool.items() if v}
 
@@ -377,16 +402,56 @@ class Runtime:
         self.trim(0)
 
     # -- pipelines and dispatch ----------------------------------------------------------------------
-    def pipeline(self, wgsl: str) -> tuple[Any, Any]:
+    def pipeline(self, wgsl: str, nbuf: int) -> tuple[Any, tuple[bool, ...]]:
+        """The pipeline of ``wgsl`` with ``nbuf`` storage buffers after the parameter block, and its bind group
+        layout's signature (read-only or not, per buffer). The layout is explicit rather than "auto" so that the
+        parameter block binds with a dynamic offset: a bind group names only the buffers, and one made for a
+        signature and a set of buffers serves again (see :meth:`bind_group`)."""
         p = self.pipelines.get(wgsl)
         if p is None:
+            access = dict(_BINDING.findall(wgsl))
+            sig = tuple(access.get(str(i + 1), "read_write") == "read" for i in range(nbuf))
             sm = self.device.create_shader_module(code=wgsl)
-            pipe = self.device.create_compute_pipeline(layout="auto", compute={"module": sm, "entry_point": "main"})
-            p = self.pipelines[wgsl] = (pipe, pipe.get_bind_group_layout(0))
+            pl = self.device.create_pipeline_layout(bind_group_layouts=[self.group_layout(sig)])
+            pipe = self.device.create_compute_pipeline(layout=pl, compute={"module": sm, "entry_point": "main"})
+            p = self.pipelines[wgsl] = (pipe, sig)
         return p
+
+    def group_layout(self, sig: tuple[bool, ...]) -> Any:
+        """The bind group layout of a signature: binding 0 the parameter block (read-only, dynamic offset), then
+        one storage buffer per entry of ``sig`` (True: read-only)."""
+        bgl = self.layouts.get(sig)
+        if bgl is None:
+            ro, rw = wgpu.BufferBindingType.read_only_storage, wgpu.BufferBindingType.storage
+            entries = [{"binding": 0, "visibility": wgpu.ShaderStage.COMPUTE,
+                        "buffer": {"type": ro, "has_dynamic_offset": True}}]
+            entries += [{"binding": i + 1, "visibility": wgpu.ShaderStage.COMPUTE,
+                         "buffer": {"type": ro if r else rw}} for i, r in enumerate(sig)]
+            bgl = self.layouts[sig] = self.device.create_bind_group_layout(entries=entries)
+        return bgl
+
+    def bind_group(self, sig: tuple[bool, ...], meta_size: int, buffers: Sequence[Any]) -> Any:
+        """A bind group of the arena (a ``meta_size`` window, placed by the dispatch's dynamic offset) and
+        ``buffers``, made once per (signature, window, buffers): a training step's dispatches name the same pooled
+        buffers step after step. A destroyed buffer's groups are forgotten (its id may return)."""
+        key = (sig, meta_size, *(id(b) for b in buffers))
+        bg = self.groups.get(key)
+        if bg is None:
+            if len(self.groups) >= MAX_GROUPS:
+                self.groups.clear()
+                self.groups_of.clear()
+            for b in buffers:
+                self.groups_of.setdefault(id(b), []).append(key)
+            entries = [{"binding": 0, "resource": {"buffer": self.arena, "offset": 0, "size": meta_size}}]
+            entries += [{"binding": i + 1, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+                        for i, b in enumerate(buffers)]
+            bg = self.groups[key] = self.device.create_bind_group(layout=self.group_layout(sig), entries=entries)
+        return bg
 
     def dispatch(self, wgsl: str, buffers: Sequence[Any], meta: Sequence[int], grid: tuple[int, int, int]) -> None:
         """Record a dispatch. Binding 0 is the parameter block ``meta`` (u32 words); then ``buffers``."""
+        if self.deferred is not None:
+            self.record_deferred()
         if grid[0] == 0 or grid[1] == 0 or grid[2] == 0:
             return
         if max(grid) > self.max_groups:
@@ -396,35 +461,43 @@ class Runtime:
         for b in buffers:
             if b.size > self.max_binding:
                 self._too_large(b.size)
-        pipe, layout = self.pipeline(wgsl)
+        pipe, sig = self.pipeline(wgsl, len(buffers))
         words = np.asarray(meta, dtype=np.int64).astype(np.uint32).tobytes() or b"\0\0\0\0"
-        if len(self.arena_data) + len(words) + self.align > ARENA_BYTES or self.batch_count >= MAX_BATCH:
+        # the window bound for the parameter block: the words rounded up (few distinct sizes, so bind groups are
+        # shared), never past the arena's end
+        size = -(-len(words) // 64) * 64
+        if len(self.arena_data) + size + self.align > ARENA_BYTES or self.batch_count >= MAX_BATCH:
             self.flush()
         off = len(self.arena_data)
         self.arena_data += words
         pad = (-len(self.arena_data)) % self.align
         self.arena_data += b"\0" * pad
-        entries = [{"binding": 0, "resource": {"buffer": self.arena, "offset": off, "size": len(words)}}]
-        for i, b in enumerate(buffers):
-            entries.append({"binding": i + 1, "resource": {"buffer": b, "offset": 0, "size": b.size}})
         try:
-            bg = self.device.create_bind_group(layout=layout, entries=entries)
+            bg = self.bind_group(sig, size, buffers)
         except Exception as e:  # nothing is recorded yet: the batch stays intact
             fail("device_error_failed", op=self.op, problem=f"WebGPU rejected a kernel: {_last_line(e)}")
         if self.encoder is None:
             self.encoder = self.device.create_command_encoder()
             self.cpass = self.encoder.begin_compute_pass()
         self.cpass.set_pipeline(pipe)
-        self.cpass.set_bind_group(0, bg)
+        self.cpass.set_bind_group(0, bg, [off])
         self.cpass.dispatch_workgroups(*grid)
         self.batch_refs.append(bg)
         self.batch_refs.extend(buffers)
         self.batch_count += 1
         self.n_dispatch += 1
 
+    def record_deferred(self) -> None:
+        """Record the held-back work now (it calls :meth:`dispatch`)."""
+        run, self.deferred = self.deferred, None
+        if run is not None:
+            run()
+
     def flush(self) -> None:
         """Submit the open batch. The batch is closed before anything can raise, so a batch the device rejects
         is dropped with a coded error, and the next op opens a fresh one (the runtime never wedges)."""
+        if self.deferred is not None:
+            self.record_deferred()
         if self.encoder is None:
             return
         encoder, cpass, arena = self.encoder, self.cpass, bytes(self.arena_data)
@@ -506,6 +579,8 @@ class Runtime:
         return WArray(self.alloc(n * sdt.itemsize), shape, dtype)
 
     def stats(self) -> dict[str, int]:
+        if self.deferred is not None:  # held-back work counts as recorded
+            self.record_deferred()
         return {
             "allocated_bytes": self.live_bytes, "reserved_bytes": self.live_bytes + self.pooled_bytes,
             "pooled_bytes": self.pooled_bytes, "peak_allocated_bytes": self.peak_bytes,

@@ -1,0 +1,387 @@
+"""WebGPU kernels of the fused attention primitives (``scaled_dot_product_attention`` and its gradient,
+``attention_backward``): one dispatch for the forward, two for the gradient, instead of the composite's batched
+products, scale, causal mask, softmax and their gradients.
+
+Every kernel gives one workgroup of :data:`AWG` threads to one row (a query row for the forward and for the
+query gradient, a key row for the key and value gradients). The threads take the other side's rows in chunks of
+``AWG``: each computes one score (a dot product read straight from the strided q/k/v views: the attention's
+``transpose``/``split`` views are not copied), the chunk's weights go through workgroup memory, and each thread
+then accumulates its own output columns (``ACC`` of them per pass; wider rows take several passes). The softmax's
+maximum and sum are found in two passes over the scores before the weighted sum, so no running rescale is needed
+and a row's result is the composite's to rounding. A row whose scores are all masked has weights 0 (so its
+output is 0), as torch's attention gives.
+
+Meta (u32 words): ``[B, L, S, D, Dv, scale (f32 bits), flags, nbd, batch shape (nbd)]`` then, per strided operand
+(q, k, v, mask, g, then the results: out, or dq, dk, dv), ``[offset, batch strides (nbd), row stride, column
+stride]``. Flags: 1 causal (``j <= i``), 2 a bool mask, 4 a float mask (added to the scores).
+
+Results take the memory order of their operand (the output q's, each gradient its input's), as torch's fused
+attention does: the usual ``q.transpose(1, 2)`` of a (batch, length, heads, dim) projection gives an output whose
+``transpose(1, 2).reshape(batch, length, heads * dim)`` is a view, not a copy, and gradients that need no copy on
+their way back through those views.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from .codegen import _INF
+from .runtime import RT, WArray
+
+AWG = 64  # threads per row
+ACC = 4  # output columns per thread per pass
+
+_COMMON = """@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> qb: array<f32>;
+@group(0) @binding(3) var<storage, read> kb: array<f32>;
+@group(0) @binding(4) var<storage, read> vb: array<f32>;
+{extra}
+var<workgroup> red: array<f32, {wg}>;
+var<workgroup> sp: array<f32, {wg}>;
+var<workgroup> sd: array<f32, {wg}>;
+var<private> bq: u32;
+var<private> bk: u32;
+var<private> bv: u32;
+var<private> bm: u32;
+var<private> bg: u32;
+fn meta_at(t: u32) -> u32 {{ return 8u + prm[7] + t * (prm[7] + 3u); }}
+fn base(t: u32, b: u32) -> u32 {{
+  let nbd = prm[7];
+  let m = meta_at(t);
+  var off = prm[m];
+  var r = b;
+  for (var d = nbd; d > 0u; d = d - 1u) {{
+    let n = prm[7u + d];
+    off = off + (r % n) * prm[m + d];
+    r = r / n;
+  }}
+  return off;
+}}
+fn rs(t: u32) -> u32 {{ return prm[meta_at(t) + prm[7] + 1u]; }}
+fn cs(t: u32) -> u32 {{ return prm[meta_at(t) + prm[7] + 2u]; }}
+fn qv(i: u32, d: u32) -> f32 {{ return qb[bq + i * rs(0u) + d * cs(0u)]; }}
+fn kv(j: u32, d: u32) -> f32 {{ return kb[bk + j * rs(1u) + d * cs(1u)]; }}
+fn vv(j: u32, d: u32) -> f32 {{ return vb[bv + j * rs(2u) + d * cs(2u)]; }}
+fn wsum(v: f32, lid: u32) -> f32 {{
+  red[lid] = v;
+  workgroupBarrier();
+  for (var s = {half}u; s > 0u; s = s >> 1u) {{
+    if (lid < s) {{ red[lid] = red[lid] + red[lid + s]; }}
+    workgroupBarrier();
+  }}
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}}
+fn wmax(v: f32, lid: u32) -> f32 {{
+  red[lid] = v;
+  workgroupBarrier();
+  for (var s = {half}u; s > 0u; s = s >> 1u) {{
+    if (lid < s) {{ red[lid] = max(red[lid], red[lid + s]); }}
+    workgroupBarrier();
+  }}
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}}
+// the scaled, masked score of query row i and key row j (-inf where masked)
+fn score(i: u32, j: u32) -> f32 {{
+  let flags = prm[6];
+  if ((flags & 1u) != 0u && j > i) {{ return -{inf}; }}
+  var s = 0.0;
+  for (var d = 0u; d < prm[3]; d = d + 1u) {{ s = s + qv(i, d) * kv(j, d); }}
+  s = s * bitcast<f32>(prm[5]);{mask}
+  return s;
+}}
+"""
+
+_MASK = {
+    "": "",
+    "bool": f"""
+  if (mb[bm + i * rs(3u) + j * cs(3u)] == 0u) {{ return -{_INF}; }}""",
+    "float": """
+  s = s + mb[bm + i * rs(3u) + j * cs(3u)];""",
+}
+
+
+def _head(mask: str, extra: list[str]) -> str:
+    decl = list(extra)
+    if mask:
+        decl.append(f"@group(0) @binding({5 + len(extra)}) var<storage, read> mb: array<{'u32' if mask == 'bool' else 'f32'}>;")
+    return _COMMON.format(extra="\n".join(decl), wg=AWG, half=AWG // 2, inf=_INF, mask=_MASK[mask])
+
+
+_ROW = f"""@compute @workgroup_size({AWG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lv: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let r = wid.x + wid.y * nwg.x;
+  let rows = prm[0] * ROWS;
+  if (r >= rows) {{ return; }}
+  let lid = lv.x;
+  let L = prm[1];
+  let S = prm[2];
+  let D = prm[3];
+  let Dv = prm[4];
+  let b = r / ROWS;
+  let row = r % ROWS;
+  bq = base(0u, b);
+  bk = base(1u, b);
+  bv = base(2u, b);
+  bm = base(3u, b);
+  bg = base(4u, b);
+BODY
+}}"""
+
+
+def _main(rows: str, body: str) -> str:
+    """The entry point over the rows (``rows``: prm[1] for the query rows, prm[2] for the key rows) running ``body``."""
+    return _ROW.replace("ROWS", rows).replace("BODY", body)
+
+# the softmax statistics of query row i: the maximum m and the sum l of exp(score - m)
+_STATS = f"""
+  var m = -{_INF};
+  for (var j = lid; j < S; j = j + {AWG}u) {{ m = max(m, score(i, j)); }}
+  m = wmax(m, lid);
+  var l = 0.0;
+  for (var j = lid; j < S; j = j + {AWG}u) {{ l = l + exp(score(i, j) - m); }}
+  l = wsum(l, lid);
+  if (m == -{_INF}) {{ m = 0.0; l = 1.0; }}  // every score masked: weights 0, as torch's safe softmax"""
+
+
+@functools.cache
+def forward_kernel(mask: str) -> str:
+    """``out[b, i] = softmax_j(score(i, j)) @ v[b]``, one workgroup per query row."""
+    body = f"""  let i = row;{_STATS}
+  for (var d0 = 0u; d0 < Dv; d0 = d0 + {AWG * ACC}u) {{
+    var acc = array<f32, {ACC}>();
+    for (var j0 = 0u; j0 < S; j0 = j0 + {AWG}u) {{
+      let j = j0 + lid;
+      var p = 0.0;
+      if (j < S) {{ p = exp(score(i, j) - m) / l; }}
+      sp[lid] = p;
+      workgroupBarrier();
+      let n = min({AWG}u, S - j0);
+      for (var t = 0u; t < {ACC}u; t = t + 1u) {{
+        let d = d0 + lid + t * {AWG}u;
+        if (d < Dv) {{
+          var a = acc[t];
+          for (var jj = 0u; jj < n; jj = jj + 1u) {{ a = a + sp[jj] * vv(j0 + jj, d); }}
+          acc[t] = a;
+        }}
+      }}
+      workgroupBarrier();
+    }}
+    for (var t = 0u; t < {ACC}u; t = t + 1u) {{
+      let d = d0 + lid + t * {AWG}u;
+      if (d < Dv) {{ out[base(5u, b) + i * rs(5u) + d * cs(5u)] = acc[t]; }}
+    }}
+  }}"""
+    return _head(mask, []) + _main("prm[1]", body)
+
+
+_GRAD_BINDINGS = ["@group(0) @binding(5) var<storage, read> gb: array<f32>;",
+                  "@group(0) @binding(6) var<storage, read_write> stat: array<f32>;"]
+_GRAD_FNS = """
+fn gv(i: u32, d: u32) -> f32 { return gb[bg + i * rs(4u) + d * cs(4u)]; }
+fn dpv(i: u32, j: u32) -> f32 {
+  var s = 0.0;
+  for (var d = 0u; d < prm[4]; d = d + 1u) { s = s + gv(i, d) * vv(j, d); }
+  return s;
+}
+"""
+
+
+@functools.cache
+def query_grad_kernel(mask: str) -> str:
+    """Per query row i: the softmax statistics (kept in ``stat`` as the log-sum-exp and ``Di = sum_j p dp``
+    for :func:`key_value_grad_kernel`) and ``dq_i = scale * sum_j p_ij (dp_ij - Di) k_j`` with
+    ``dp_ij = g_i . v_j``; dq fills the first ``B * L * D`` elements of ``out``."""
+    body = f"""  let i = row;{_STATS}
+  var di = 0.0;
+  for (var j = lid; j < S; j = j + {AWG}u) {{ di = di + exp(score(i, j) - m) / l * dpv(i, j); }}
+  di = wsum(di, lid);
+  if (lid == 0u) {{
+    stat[(b * L + i) * 2u] = m + log(l);
+    stat[(b * L + i) * 2u + 1u] = di;
+  }}
+  let scale = bitcast<f32>(prm[5]);
+  for (var d0 = 0u; d0 < D; d0 = d0 + {AWG * ACC}u) {{
+    var acc = array<f32, {ACC}>();
+    for (var j0 = 0u; j0 < S; j0 = j0 + {AWG}u) {{
+      let j = j0 + lid;
+      var ds = 0.0;
+      if (j < S) {{ ds = exp(score(i, j) - m) / l * (dpv(i, j) - di) * scale; }}
+      sd[lid] = ds;
+      workgroupBarrier();
+      let n = min({AWG}u, S - j0);
+      for (var t = 0u; t < {ACC}u; t = t + 1u) {{
+        let d = d0 + lid + t * {AWG}u;
+        if (d < D) {{
+          var a = acc[t];
+          for (var jj = 0u; jj < n; jj = jj + 1u) {{ a = a + sd[jj] * kv(j0 + jj, d); }}
+          acc[t] = a;
+        }}
+      }}
+      workgroupBarrier();
+    }}
+    for (var t = 0u; t < {ACC}u; t = t + 1u) {{
+      let d = d0 + lid + t * {AWG}u;
+      if (d < D) {{ out[base(5u, b) + i * rs(5u) + d * cs(5u)] = acc[t]; }}
+    }}
+  }}"""
+    return _head(mask, _GRAD_BINDINGS) + _GRAD_FNS + _main("prm[1]", body)
+
+
+@functools.cache
+def key_value_grad_kernel(mask: str) -> str:
+    """Per key row j, with the statistics of :func:`query_grad_kernel`: ``dv_j = sum_i p_ij g_i`` and
+    ``dk_j = scale * sum_i p_ij (dp_ij - Di) q_i``; dk and dv follow dq in ``out``."""
+    body = f"""  let j = row;
+  let scale = bitcast<f32>(prm[5]);
+  let W = max(D, Dv);
+  for (var d0 = 0u; d0 < W; d0 = d0 + {AWG * ACC}u) {{
+    var ak = array<f32, {ACC}>();
+    var av = array<f32, {ACC}>();
+    for (var i0 = 0u; i0 < L; i0 = i0 + {AWG}u) {{
+      let i = i0 + lid;
+      var p = 0.0;
+      var ds = 0.0;
+      if (i < L) {{
+        p = exp(score(i, j) - stat[(b * L + i) * 2u]);
+        ds = p * (dpv(i, j) - stat[(b * L + i) * 2u + 1u]) * scale;
+      }}
+      sp[lid] = p;
+      sd[lid] = ds;
+      workgroupBarrier();
+      let n = min({AWG}u, L - i0);
+      for (var t = 0u; t < {ACC}u; t = t + 1u) {{
+        let d = d0 + lid + t * {AWG}u;
+        if (d < D) {{
+          var a = ak[t];
+          for (var ii = 0u; ii < n; ii = ii + 1u) {{ a = a + sd[ii] * qv(i0 + ii, d); }}
+          ak[t] = a;
+        }}
+        if (d < Dv) {{
+          var a = av[t];
+          for (var ii = 0u; ii < n; ii = ii + 1u) {{ a = a + sp[ii] * gv(i0 + ii, d); }}
+          av[t] = a;
+        }}
+      }}
+      workgroupBarrier();
+    }}
+    for (var t = 0u; t < {ACC}u; t = t + 1u) {{
+      let d = d0 + lid + t * {AWG}u;
+      if (d < D) {{ out[base(6u, b) + j * rs(6u) + d * cs(6u)] = ak[t]; }}
+      if (d < Dv) {{ out[base(7u, b) + j * rs(7u) + d * cs(7u)] = av[t]; }}
+    }}
+  }}"""
+    return _head(mask, _GRAD_BINDINGS) + _GRAD_FNS + _main("prm[2]", body)
+
+
+# -- kernels ----------------------------------------------------------------------------------------------
+def _operand(a: WArray | None, batch: tuple[int, ...], rows: int, cols: int) -> list[int]:
+    """``[offset, batch strides, row stride, column stride]`` of ``a`` broadcast to ``(*batch, rows, cols)``."""
+    if a is None:
+        return [0] * (len(batch) + 3)
+    shape = (*batch, rows, cols)
+    lead = len(shape) - a.ndim
+    st = [0] * lead + [0 if s == 1 and n != 1 else t for s, t, n in zip(a.shape, a.stride, shape[lead:])]
+    return [a.offset, *st]
+
+
+def memory_order(shape: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int, ...]:
+    """The dims of a strided array from the outermost in memory to the innermost (ties, and dims of size 1, keep
+    their order)."""
+    return tuple(sorted(range(len(shape)), key=lambda d: -abs(stride[d]) if shape[d] != 1 else 0))
+
+
+def laid_out(st: Any, shape: tuple[int, ...], order: tuple[int, ...], offset: int = 0) -> WArray:
+    """A dense array of ``shape`` in storage ``st`` whose dims lie in memory in ``order`` (outermost first)."""
+    stride = [0] * len(shape)
+    run = 1
+    for d in reversed(order):
+        stride[d] = run
+        run *= max(shape[d], 1)
+    return WArray(st, shape, np.dtype(np.float32), tuple(stride), offset)
+
+
+def _dispatch(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], outs: tuple[WArray, ...], q: WArray,
+              k: WArray, v: WArray, mask: WArray | None, g: WArray | None, stat: WArray | None, scale: float,
+              causal: bool, rows: int) -> None:
+    from .kernels import _grid
+
+    batch, L, S, D, Dv = dims
+    kind = "" if mask is None else "bool" if mask.dtype == np.bool_ else "float"
+    flags = int(causal) | (2 if kind == "bool" else 4 if kind == "float" else 0)
+    meta = [math.prod(batch), L, S, D, Dv, int(np.array(scale, dtype=np.float32).view(np.uint32)), flags,
+            len(batch), *batch]
+    meta += _operand(q, batch, L, D) + _operand(k, batch, S, D) + _operand(v, batch, S, Dv)
+    meta += _operand(mask, batch, L, S) + _operand(g, batch, L, Dv)
+    for o in outs:
+        meta += _operand(o, batch, o.shape[-2], o.shape[-1])
+    bufs = [a.st.buf for a in (outs[0], q, k, v, g, stat) if a is not None and a.st is not None]
+    if mask is not None and mask.st is not None:
+        bufs.append(mask.st.buf)
+    RT.dispatch(wgsl, bufs, meta, _grid(rows, 1))
+
+
+def _mask_kind(mask: tuple[WArray, ...]) -> str:
+    return "" if not mask else "bool" if mask[0].dtype == np.bool_ else "float"
+
+
+def _bindable(a: WArray) -> WArray:
+    """``a``, or a 1-element stand-in when it has no buffer (a head size of 0: nothing of it is read)."""
+    from .kernels import full
+
+    return a if a.st is not None else full((1,), 0.0, a.dtype)
+
+
+def attention_kernel(q: WArray, k: WArray, v: WArray, *mask: WArray, scale: float, causal: bool) -> WArray:
+    from .kernels import full
+
+    batch, L, S, Dv = q.shape[:-2], q.shape[-2], k.shape[-2], v.shape[-1]
+    shape = (*batch, L, Dv)
+    if math.prod(shape) == 0 or S == 0:  # nothing to compute, or no keys: the weighted sum of nothing is 0
+        return full(shape, 0.0, q.dtype)
+    out = laid_out(RT.alloc(math.prod(shape) * 4), shape, memory_order(q.shape, q.stride))
+    dims = (batch, L, S, q.shape[-1], Dv)
+    _dispatch(forward_kernel(_mask_kind(mask)), dims, (out,), _bindable(q), _bindable(k), v, mask[0] if mask else None,
+              None, None, scale, causal, math.prod(batch) * L)
+    return out
+
+
+def attention_backward_kernel(q: WArray, k: WArray, v: WArray, *rest: WArray, scale: float, causal: bool,
+                              orders: tuple[tuple[int, ...], ...]) -> WArray:
+    """The gradients of q, k and v packed into one flat array, in that order, each dense with its dims in memory
+    in the order given (``orders``, the caller's: it makes the views)."""
+    from .kernels import full
+
+    *mask_l, g = rest
+    mask = tuple(mask_l)
+    batch, L, D, S, Dv = q.shape[:-2], q.shape[-2], q.shape[-1], k.shape[-2], v.shape[-1]
+    nb = math.prod(batch)
+    n = nb * (L * D + S * D + S * Dv)
+    if n == 0 or nb * L * S == 0 or D + Dv == 0:
+        return full((n,), 0.0, q.dtype)
+    out = RT.empty((n,), q.dtype)
+    stat = RT.empty((nb * L * 2,), q.dtype)
+    m = mask[0] if mask else None
+    kind = _mask_kind(mask)
+    grads, at = [], 0
+    for a, order in zip((q, k, v), orders):
+        grads.append(laid_out(out.st, a.shape, order, at))
+        at += a.size
+    q, k, v, g = (_bindable(a) for a in (q, k, v, g))
+    dims = (batch, L, S, D, Dv)
+    _dispatch(query_grad_kernel(kind), dims, tuple(grads), q, k, v, m, g, stat, scale, causal, nb * L)
+    _dispatch(key_value_grad_kernel(kind), dims, tuple(grads), q, k, v, m, g, stat, scale, causal, nb * S)
+    return out
+
+
+KERNELS: dict[str, Any] = {"scaled_dot_product_attention": attention_kernel,
+                           "attention_backward": attention_backward_kernel}
