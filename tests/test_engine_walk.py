@@ -73,3 +73,60 @@ def test_grad_with_inputs_runs_only_the_nodes_that_lead_to_them():
         ran[lib.__name__] = (log, arr(ga))
     assert ran["shapetorch"][0] == ran["torch"][0] == ["w", "u"]
     np.testing.assert_allclose(ran["shapetorch"][1], ran["torch"][1], rtol=1e-6)
+
+
+# -- a first-order backward gives the gradients of a graph-building one, bit for bit -----------------------
+
+def _first_and_second_order_grads(name: str, sample, rng) -> tuple[list, list] | None:
+    """The gradients of ``shapetorch.<name>`` on one OpInfo sample, once without and once with create_graph,
+    through the same graph; None where shapetorch refuses the sample or nothing is differentiable."""
+    from _opinfo_tables import _tensors, to_st
+
+    leaves: dict[int, st.Tensor] = {}
+    try:
+        out = getattr(st, name)(to_st(sample.input, leaves), *to_st(sample.args, leaves), **to_st(sample.kwargs, leaves))
+    except (st.ShapetorchError, TypeError, ValueError, RuntimeError, NotImplementedError):
+        return None  # an argument shapetorch refuses (its own tests check which, against torch)
+    outs = [o for o in _tensors(out) if o.requires_grad]
+    ins = list(leaves.values())
+    if not outs or not ins:
+        return None
+    cots = [st.tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype) if not o.is_complex() else
+            st.tensor(rng.standard_normal(tuple(o.shape)) + 1j * rng.standard_normal(tuple(o.shape)), dtype=o.dtype)
+            for o in outs]
+    first = st.autograd.grad(outs, ins, cots, retain_graph=True, allow_unused=True)
+    second = st.autograd.grad(outs, ins, cots, create_graph=True, allow_unused=True)
+    return list(first), list(second)
+
+
+def test_first_order_backward_equals_the_graph_building_one_bit_for_bit():
+    """Every public function that torch's OpInfo database has samples for (the registry's FUNCTIONS): the
+    gradients of create_graph=False (the vjps run without building a graph) and of create_graph=True (each
+    vjp op recorded) are the same bits. A fused kernel that takes a different formula without a graph (batch
+    norm, cross entropy, attention) is compared with a tolerance instead."""
+    import torch.testing._internal.common_methods_invocations  # noqa: F401  (the OpInfo database)
+
+    from _opinfo_tables import _db
+    from shapetorch.ops._registry import FUNCTIONS
+
+    rng = np.random.default_rng(0)
+    compared: set[str] = set()
+    differ: list[str] = []
+    db = _db()
+    for name in sorted(FUNCTIONS):
+        op = db.get((name, ""))
+        if op is None or not op.supports_autograd:
+            continue
+        for sample in list(op.sample_inputs("cpu", torch.float64, requires_grad=True))[:2]:
+            got = _first_and_second_order_grads(name, sample, rng)
+            if got is None:
+                continue
+            for i, (a, b) in enumerate(zip(*got)):
+                if (a is None) != (b is None):
+                    differ.append(f"{name} input {i}: a gradient in one mode only")
+                elif a is not None and not np.array_equal(a.detach().numpy(), b.detach().numpy(), equal_nan=True):
+                    differ.append(f"{name} input {i}: max difference "
+                                  f"{np.nanmax(np.abs(a.detach().numpy() - b.detach().numpy()))}")
+            compared.add(name)
+    assert not differ, differ
+    assert len(compared) >= 150, f"only {len(compared)} ops compared"

@@ -209,33 +209,42 @@ class _View:
 _CLASSES: dict[str, type[Node]] = {}
 
 
+def _plan(prim: Prim) -> tuple[type[Node], tuple[tuple[int, str, int], ...] | None, bool, bool]:
+    """What a node of ``prim`` needs that depends on the primitive only (NOTE [node cost]): its class (made
+    once per name), what its vjp reads (``SAVES``), and whether torch's node holds indices or a number."""
+    name = prim.name
+    sub = _CLASSES.get(name)
+    if sub is None:
+        sub = _CLASSES[name] = type(f"{_NAMES.get(name) or _camel(name)}Backward0", (Node,), {})
+        sub.__module__ = "shapetorch.autograd.graph"
+    plan = prim.node_plan = (sub, SAVES.get(name), name in HOLDS_INDICES, name in HOLDS_NUMBER)
+    return plan
+
+
 class Node(GraphNode):
     """A recorded call of a primitive: ``name()`` is torch's (``MulBackward0``), and so is the class name."""
 
     def __new__(cls, prim: Prim, *args: Any) -> Node:
-        sub = _CLASSES.get(prim.name)
-        if sub is None:
-            sub = _CLASSES[prim.name] = type(f"{_NAMES.get(prim.name) or _camel(prim.name)}Backward0", (Node,), {})
-            sub.__module__ = "shapetorch.autograd.graph"
-        return object.__new__(sub)
+        plan = prim.node_plan or _plan(prim)
+        return object.__new__(plan[0])
 
     def __init__(self, prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> None:
-
+        # NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only
+        # (the class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan
+        _, spec, holds_indices, holds_number = prim.node_plan or _plan(prim)
         self.prim = prim
         self.params = params
         self._seq = _next_seq()
         nxt = []
         for a in inputs:
-            if isinstance(a, Tensor):
+            if type(a) is Tensor or isinstance(a, Tensor):
                 fn = a._grad_fn
                 nxt.append((fn, a._output_nr) if fn is not None else _leaf_edge(a) if a._requires_grad else (None, 0))
         self._next = tuple(nxt)
-        spec = SAVES.get(prim.name)
         if spec is None:
             spec = _default_saves(inputs)
         saved: list[tuple[int, str, SavedTensor]] = []
-        hooked = bool(HOOKS.stack)
-        raw = list(inputs) if hooked else None
+        raw = list(inputs) if HOOKS.stack else None
         for slot, attr, cond in spec:
             a = inputs[slot] if slot < len(inputs) else None
             if isinstance(a, Tensor) and (cond < 0 or getattr(inputs[cond], "_requires_grad", False)):
@@ -247,9 +256,8 @@ class Node(GraphNode):
             saved.append((-1, "result", SavedTensor(out, True)))
         self._inputs = tuple(raw) if raw is not None else inputs
         self._saved = saved
-        name = prim.name
-        if (name in HOLDS_INDICES and params.get("idx2") is not None) or (
-                name in HOLDS_NUMBER and not all(isinstance(a, Tensor) for a in inputs)):
+        if (holds_indices and params.get("idx2") is not None) or (
+                holds_number and not all(isinstance(a, Tensor) for a in inputs)):
             self._holds = True
         if ANOMALY.enabled:
             self.metadata["traceback_"] = forward_traceback()
@@ -497,13 +505,12 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
             leaf._grad = _fresh_grad(leaf, g)
     elif create_graph:
         leaf._grad = old + g
+    elif isinstance(old._data, np.ndarray) and isinstance(g._data, np.ndarray) and old._data.flags.writeable:
+        np.add(old._data, g._data, out=old._data, casting="unsafe")  # in place, as torch (rule 3)
+        old._bump_version()
     else:
         with no_grad():
-            if isinstance(old._data, np.ndarray) and isinstance(g._data, np.ndarray) and old._data.flags.writeable:
-                np.add(old._data, g._data, out=old._data, casting="unsafe")
-                old._bump_version()
-            else:
-                leaf._grad = old + g.detach()
+            leaf._grad = old + g.detach()
     hooks = leaf._post_accumulate_hooks
     if hooks:
         for h in list(hooks):
