@@ -691,7 +691,7 @@ class _Walk:
     def step(self, node: Any) -> None:
         buf = self.buffers.pop(node, None)
         outs: Sequence[Any] = ()
-        if buf is not None and any(g is not None for g in buf):
+        if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
             leaf = type(node) is AccumulateGrad
             if leaf:
                 if node.variable._hooks:
@@ -705,7 +705,10 @@ class _Walk:
             if self.captures is not None:
                 run = self._capture(node, buf, leaf)
             if run:
-                outs = _evaluate(node, buf, self.prof, self.create_graph)
+                if node._pre_hooks or node._post_hooks or self.prof is not None or ANOMALY.enabled:
+                    outs = _evaluate(node, buf, self.prof, self.create_graph)
+                else:  # nothing to run around the node (the common case): its gradients straight away
+                    outs = node.apply(buf)
                 if not self.retain_graph:
                     node.release()
         deps, buffers, needed = self.deps, self.buffers, self.needed

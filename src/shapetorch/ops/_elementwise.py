@@ -94,6 +94,10 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")) \
                     and (a.dtype.kind not in "bc" or (name not in _NO_COMPLEX and name != "pow")):
                 return prim(input, other) if out is None else _store(prim(input, other), out, name)  # tiny-op path
+        elif type(input) is Tensor and type(other) in _PY_REAL and input._data.dtype.kind == "f" and kind != "integral":
+            # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``): torch's scalar rule keeps
+            # the tensor's dtype, so the number is cast to it as ``cast`` would, with no promotion table
+            return _store(prim(input, input._data.dtype.type(other)), out, name)
         elif not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
             input = as_operand(input, other, name)
         else:
@@ -129,6 +133,7 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
     return fn
 
 
+_PY_REAL = (int, float)  # exact types: a bool is refused or promoted by the general path
 _NO_COMPLEX = {"floor_divide", "remainder", "fmod", "atan2", "maximum", "minimum", "lt", "le", "gt", "ge"}
 
 
