@@ -130,3 +130,30 @@ def test_first_order_backward_equals_the_graph_building_one_bit_for_bit():
             compared.add(name)
     assert not differ, differ
     assert len(compared) >= 150, f"only {len(compared)} ops compared"
+
+
+def test_first_order_equals_graph_building_with_mixed_dtypes_and_broadcasting():
+    """The cases the OpInfo samples (one dtype, mostly one shape) leave out: an input's gradient cast back
+    to its dtype (float32 with float64, complex with real) and summed back over broadcast dims."""
+    rng = np.random.default_rng(1)
+    a = st.tensor(rng.standard_normal((3, 1, 4)).astype(np.float32), requires_grad=True)
+    b = st.tensor(rng.standard_normal((2, 4)), requires_grad=True)  # float64
+    c = st.tensor(rng.standard_normal(4) + 1j * rng.standard_normal(4), requires_grad=True)  # complex128
+    graphs = [
+        lambda: a + b,
+        lambda: (a * b).exp() / (b - a).abs().clamp(min=0.5),
+        lambda: st.where(a > 0, a, b) ** 2,
+        lambda: (a * c).abs() + (b @ a.transpose(1, 2).double()).sum(),
+        lambda: (a.sum(0, keepdim=True) * b).logsumexp(-1),
+    ]
+    for i, f in enumerate(graphs):
+        out = f()
+        ins = [t for t in (a, b, c) if t is not None]
+        cot = st.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
+        first = st.autograd.grad(out, ins, cot, retain_graph=True, allow_unused=True)
+        second = st.autograd.grad(out, ins, cot, create_graph=True, allow_unused=True)
+        for x, g1, g2 in zip(ins, first, second):
+            assert (g1 is None) == (g2 is None), i
+            if g1 is not None:
+                assert g1.dtype == g2.dtype == x.dtype and g1.shape == x.shape, i
+                np.testing.assert_array_equal(g1.detach().numpy(), g2.detach().numpy(), err_msg=str(i))
