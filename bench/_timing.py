@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable
 from typing import Any
+
+# BENCH_CLOCK=cpu times with the calling thread's CPU time: on a machine shared with other work, time spent
+# descheduled then counts for nobody. Only meaningful where each library computes on this one thread
+# (``--threads 1``, OPENBLAS_NUM_THREADS=1); the default is the wall clock.
+_clock = time.thread_time if os.environ.get("BENCH_CLOCK") == "cpu" else time.perf_counter
 
 
 def loop_count(fn: Callable[[], Any], min_time: float) -> int:
@@ -13,10 +19,10 @@ def loop_count(fn: Callable[[], Any], min_time: float) -> int:
     fn()
     n = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = _clock()
         for _ in range(n):
             fn()
-        if time.perf_counter() - t0 >= min_time / 10 or n >= 1 << 20:
+        if _clock() - t0 >= min_time / 10 or n >= 1 << 20:
             break
         n *= 2
     return n
@@ -27,10 +33,10 @@ def per_call(fn: Callable[[], Any], min_time: float = 0.2, repeat: int = 5) -> f
     n = loop_count(fn, min_time)
     runs = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = _clock()
         for _ in range(n):
             fn()
-        runs.append((time.perf_counter() - t0) / n)
+        runs.append((_clock() - t0) / n)
     return statistics.median(runs)
 
 
@@ -48,8 +54,8 @@ def compare(fns: dict[str, Callable[[], Any]], min_time: float = 0.2, repeat: in
     for _ in range(repeat):
         for name, fn in fns.items():
             n = loops[name]
-            t0 = time.perf_counter()
+            t0 = _clock()
             for _ in range(n):
                 fn()
-            best[name] = min(best[name], (time.perf_counter() - t0) / n)
+            best[name] = min(best[name], (_clock() - t0) / n)
     return best

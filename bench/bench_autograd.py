@@ -7,6 +7,7 @@ in torch and their ratio (shapetorch / torch; below 1 is faster). Tests never as
 from __future__ import annotations
 
 import argparse
+import statistics
 from collections.abc import Callable
 from typing import Any
 
@@ -61,12 +62,33 @@ def cases() -> list[Case]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="shorter timing runs")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="time in this many interleaved rounds (one run of each library per round) and print "
+                             "medians; the ratio is the median of the rounds' ratios (with BENCH_CLOCK=cpu on a "
+                             "shared machine)")
     args = parser.parse_args()
     min_time, repeat = (0.05, 3) if args.quick else (0.2, 5)
     print(f"{'case':32} {'shapetorch':>12} {'torch':>12} {'ratio':>7}")
+    if args.rounds:
+        _rounds(args.rounds, min_time)
+        return
     for name, s_fn, t_fn in cases():
         ts, tt = per_call(s_fn, min_time, repeat), per_call(t_fn, min_time, repeat)
         print(f"{name:32} {fmt_time(ts):>12} {fmt_time(tt):>12} {ts / tt:7.2f}")
+
+
+def _rounds(rounds: int, min_time: float) -> None:
+    """Each round times every case once in each library, so load from other processes hits both alike."""
+    todo = cases()
+    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in todo}
+    for _ in range(rounds):
+        for name, s_fn, t_fn in todo:
+            times[name][0].append(per_call(s_fn, min_time / 5, 1))
+            times[name][1].append(per_call(t_fn, min_time / 5, 1))
+    for name, (ours, theirs) in times.items():
+        ratio = statistics.median(a / b for a, b in zip(ours, theirs))
+        print(f"{name:32} {fmt_time(statistics.median(ours)):>12} {fmt_time(statistics.median(theirs)):>12} "
+              f"{ratio:7.2f}")
 
 
 if __name__ == "__main__":

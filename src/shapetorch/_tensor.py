@@ -9,7 +9,7 @@ from __future__ import annotations
 import types
 from typing import TYPE_CHECKING, Any
 
-from ._device import CPU, device
+from ._device import _BACKENDS, CPU, backend, device
 from ._grad_mode import STATE as _GRAD_STATE
 
 if TYPE_CHECKING:
@@ -105,9 +105,9 @@ class Tensor:
 
     @property
     def dtype(self) -> type[DType]:
-        from ._device import backend
-
-        return backend(self._device.type).dtype_of(self._data)  # type: ignore[no-any-return]
+        # read on most op calls and in every backward node: the loaded backend straight from the registry
+        be = _BACKENDS.get(self._device.type) or backend(self._device.type)
+        return be.dtype_of(self._data)  # type: ignore[no-any-return]
 
     @property
     def device(self) -> device:

@@ -10,7 +10,7 @@ does, undoes broadcasting once (``sum_to``) and accumulates into ``.grad`` by th
 
 from __future__ import annotations
 
-import heapq
+import operator
 import re
 import sys
 import weakref
@@ -21,7 +21,7 @@ import numpy as np
 
 from .._device import backend
 from .._errors import fail
-from .._grad_mode import STATE, enable_grad, no_grad
+from .._grad_mode import STATE, no_grad
 from .._tensor import Size, Tensor
 from .anomaly import ANOMALY, forward_traceback, report
 from .graph import _SEQ, HOOKS
@@ -219,33 +219,42 @@ class _View:
 _CLASSES: dict[str, type[Node]] = {}
 
 
+def _plan(prim: Prim) -> tuple[type[Node], tuple[tuple[int, str, int], ...] | None, bool, bool]:
+    """What a node of ``prim`` needs that depends on the primitive only (NOTE [node cost]): its class (made
+    once per name), what its vjp reads (``SAVES``), and whether torch's node holds indices or a number."""
+    name = prim.name
+    sub = _CLASSES.get(name)
+    if sub is None:
+        sub = _CLASSES[name] = type(f"{_NAMES.get(name) or _camel(name)}Backward0", (Node,), {})
+        sub.__module__ = "shapetorch.autograd.graph"
+    plan = prim.node_plan = (sub, SAVES.get(name), name in HOLDS_INDICES, name in HOLDS_NUMBER)
+    return plan
+
+
 class Node(GraphNode):
     """A recorded call of a primitive: ``name()`` is torch's (``MulBackward0``), and so is the class name."""
 
     def __new__(cls, prim: Prim, *args: Any) -> Node:
-        sub = _CLASSES.get(prim.name)
-        if sub is None:
-            sub = _CLASSES[prim.name] = type(f"{_NAMES.get(prim.name) or _camel(prim.name)}Backward0", (Node,), {})
-            sub.__module__ = "shapetorch.autograd.graph"
-        return object.__new__(sub)
+        plan = prim.node_plan or _plan(prim)
+        return object.__new__(plan[0])
 
     def __init__(self, prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> None:
-
+        # NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only
+        # (the class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan
+        _, spec, holds_indices, holds_number = prim.node_plan or _plan(prim)
         self.prim = prim
         self.params = params
         self._seq = _next_seq()
         nxt = []
         for a in inputs:
-            if isinstance(a, Tensor):
+            if type(a) is Tensor or isinstance(a, Tensor):
                 fn = a._grad_fn
                 nxt.append((fn, a._output_nr) if fn is not None else _leaf_edge(a) if a._requires_grad else (None, 0))
         self._next = tuple(nxt)
-        spec = SAVES.get(prim.name)
         if spec is None:
             spec = _default_saves(inputs)
         saved: list[tuple[int, str, SavedTensor]] = []
-        hooked = bool(HOOKS.stack)
-        raw = list(inputs) if hooked else None
+        raw = list(inputs) if HOOKS.stack else None
         for slot, attr, cond in spec:
             a = inputs[slot] if slot < len(inputs) else None
             if isinstance(a, Tensor) and (cond < 0 or getattr(inputs[cond], "_requires_grad", False)):
@@ -257,9 +266,8 @@ class Node(GraphNode):
             saved.append((-1, "result", SavedTensor(out, True)))
         self._inputs = tuple(raw) if raw is not None else inputs
         self._saved = saved
-        name = prim.name
-        if (name in HOLDS_INDICES and params.get("idx2") is not None) or (
-                name in HOLDS_NUMBER and not all(isinstance(a, Tensor) for a in inputs)):
+        if (holds_indices and params.get("idx2") is not None) or (
+                holds_number and not all(isinstance(a, Tensor) for a in inputs)):
             self._holds = True
         if ANOMALY.enabled:
             self.metadata["traceback_"] = forward_traceback()
@@ -440,7 +448,8 @@ def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
 # ``leaf.grad`` without a copy. The counts are those of the engine's own references when the gradient is
 # unique (a vjp's fresh result on its way to this leaf): any other holder (the user, a second leaf, a
 # retained grad, a view of the same buffer) raises one of them, and the gradient is copied instead.
-_GRAD_REFS = 7  # the engine's lists and frames, _fresh_grad's and _stealable's arguments, getrefcount's
+_GRAD_REFS = 6  # the walk's buffer, AccumulateGrad.apply's local, the arguments of accumulate, _fresh_grad and
+# _stealable, getrefcount's
 _DATA_REFS = 4  # g._data, the locals of _fresh_grad and _stealable, getrefcount's argument
 _STORAGE_REFS = 3  # the array's .st, _stealable's local, getrefcount's argument
 _BASE_REFS = 3  # g._base, _stealable's local, getrefcount's argument
@@ -506,13 +515,12 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
             leaf._grad = _fresh_grad(leaf, g)
     elif create_graph:
         leaf._grad = old + g
+    elif isinstance(old._data, np.ndarray) and isinstance(g._data, np.ndarray) and old._data.flags.writeable:
+        np.add(old._data, g._data, out=old._data, casting="unsafe")  # in place, as torch (rule 3)
+        old._bump_version()
     else:
         with no_grad():
-            if isinstance(old._data, np.ndarray) and isinstance(g._data, np.ndarray) and old._data.flags.writeable:
-                np.add(old._data, g._data, out=old._data, casting="unsafe")
-                old._bump_version()
-            else:
-                leaf._grad = old + g.detach()
+            leaf._grad = old + g.detach()
     hooks = leaf._post_accumulate_hooks
     if hooks:
         for h in list(hooks):
@@ -579,118 +587,27 @@ def run_backward(
 
     ``accumulate``: leaves' ``AccumulateGrad`` runs (backward); else the inputs' gradients are only
     captured (autograd.grad) and no ``.grad`` changes.
+
+    NOTE [walk order]: every node is made after the nodes of its inputs, so its sequence number is larger
+    than theirs: descending sequence numbers are a topological order, and they are the order in which
+    torch's ready queue (the ready node with the largest number first) runs the nodes. So the walk sorts the
+    graph once and runs it as a list, with no queue. A leaf's ``AccumulateGrad`` runs as soon as its last
+    consumer has run, as in torch. Nodes are keyed by identity (``Node`` has no ``__eq__``).
     """
-
     root_edges = [gradient_edge(r) for r in roots]
-    if inputs is None:
-        _run_all(root_edges, grads, retain_graph, create_graph)
-        return {}
-    # captures: edge -> input ids that want the gradient arriving there
-    captures: dict[tuple[int, int], list[Tensor]] = {}
-    input_nodes: set[int] = set()
-    if inputs is not None:
-        for t in inputs:
-            node, nr = gradient_edge(t)
-            if node is None:
-                continue
-            captures.setdefault((id(node), nr), []).append(t)
-            input_nodes.add(id(node))
-    # discover the graph
-    nodes: dict[int, Any] = {}
-    order: list[Any] = []
-    stack = []
-    for n, _ in root_edges:  # two roots may be outputs of one node: it is visited (and counted) once
-        if n is not None and id(n) not in nodes:
-            nodes[id(n)] = n
-            stack.append(n)
-    while stack:
-        n = stack.pop()
-        order.append(n)
-        for nxt, _ in n._next:
-            if nxt is not None and id(nxt) not in nodes:
-                nodes[id(nxt)] = nxt
-                stack.append(nxt)
-    # with inputs, only the nodes that lead to an input run
-    needed: set[int] | None = None
-    if inputs is not None:
-        needed = set()
-        changed = True
-        while changed:  # a fixed point over the (usually small) graph
-            changed = False
-            for n in order:
-                if id(n) in needed:
-                    continue
-                if id(n) in input_nodes or any(x is not None and id(x) in needed for x, _ in n._next):
-                    needed.add(id(n))
-                    changed = True
-    deps: dict[int, int] = {}
-    for n in order:
-        if needed is not None and id(n) not in needed:
-            continue
-        for nxt, _ in n._next:
-            if nxt is not None and (needed is None or id(nxt) in needed):
-                deps[id(nxt)] = deps.get(id(nxt), 0) + 1
-    buffers: dict[int, list[Any]] = {}
-    for (node, nr), g in zip(root_edges, grads):
-        if node is None or (needed is not None and id(node) not in needed):
-            continue
-        buf = buffers.setdefault(id(node), [None] * node._num_outputs)
-        buf[nr] = _add(buf[nr], g)
-    ready: list[tuple[int, int, Any]] = []
-    seen_roots: set[int] = set()
-    for node, _ in root_edges:
-        if node is not None and id(node) in buffers and deps.get(id(node), 0) == 0 and id(node) not in seen_roots:
-            seen_roots.add(id(node))
-            heapq.heappush(ready, (-node._seq, id(node), node))
-    captured: dict[int, Tensor] = {}
-    prof = PROFILER.active
-    with enable_grad() if create_graph else no_grad():
-        while ready:
-            _, _, node = heapq.heappop(ready)
-            buf = buffers.pop(id(node)) if id(node) in buffers else [None] * node._num_outputs
-            run = any(g is not None for g in buf)
-            if run:
-                _tensor_pre_hooks(node, buf)
-                if not isinstance(node, AccumulateGrad):
-                    _retain_hooks(node, buf, create_graph)
-                if captures:
-                    for nr in range(len(buf)):
-                        for t in captures.get((id(node), nr), ()):
-                            if buf[nr] is not None:
-                                captured[id(t)] = buf[nr]
-                                if accumulate and t._grad_fn is not None and not t.retains_grad:
-                                    _retain(t, buf[nr], create_graph)
-            if id(node) in input_nodes and (not accumulate or not isinstance(node, AccumulateGrad)):
-                # captured; run the node only if other inputs lie beyond it
-                run = run and not isinstance(node, AccumulateGrad) and any(
-                    x is not None and (needed is None or id(x) in needed) for x, _ in node._next)
-            outs: list[Any] = []
-            if run:
-                outs = _evaluate(node, buf, prof, create_graph)
-                if not retain_graph:
-                    node.release()
-            for i, (nxt, nr) in enumerate(node._next):
-                if nxt is None or (needed is not None and id(nxt) not in needed):
-                    continue
-                g = outs[i] if i < len(outs) else None
-                if g is not None:
-                    b = buffers.setdefault(id(nxt), [None] * nxt._num_outputs)
-                    b[nr] = _add(b[nr], g)
-                d = deps[id(nxt)] - 1
-                deps[id(nxt)] = d
-                if d == 0:
-                    heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
-    return captured
-
-
-def _run_all(root_edges: list[tuple[Any, int]], grads: Sequence[Tensor | None], retain_graph: bool,
-             create_graph: bool) -> None:
-    """``run_backward`` when every node runs (``backward()`` without ``inputs``): the same order and hooks,
-    without the bookkeeping for captured inputs. Nodes are keyed by identity (``Node`` has no ``__eq__``)."""
+    # discover the graph and count each node's incoming edges in one pass
     deps: dict[Any, int] = {}
-    stack = [n for n, _ in root_edges if n is not None]
-    seen = set(stack)
-    while stack:  # discover the graph and count each node's incoming edges in one pass
+    inner: list[Any] = []  # every node but the leaves' AccumulateGrad, run in descending sequence number
+    stack: list[Any] = []
+    seen: set[Any] = set()
+    for n, _ in root_edges:
+        if n is not None and n not in seen:
+            seen.add(n)
+            stack.append(n)
+            deps[n] = 0
+            if type(n) is not AccumulateGrad:
+                inner.append(n)
+    while stack:
         for nxt, _ in stack.pop()._next:
             if nxt is not None:
                 if nxt in seen:
@@ -699,50 +616,146 @@ def _run_all(root_edges: list[tuple[Any, int]], grads: Sequence[Tensor | None], 
                     deps[nxt] = 1
                     seen.add(nxt)
                     stack.append(nxt)
+                    if type(nxt) is not AccumulateGrad:
+                        inner.append(nxt)
+    inner.sort(key=_by_seq, reverse=True)
+    captures: dict[tuple[Any, int], list[Tensor]] | None = None
+    needed: set[Any] | None = None
+    input_nodes: set[Any] = set()
+    if inputs is not None:
+        captures, needed, input_nodes, deps = _narrow(inputs, inner, seen)
     buffers: dict[Any, list[Any]] = {}
     for (node, nr), g in zip(root_edges, grads):
-        if node is not None:
+        if node is not None and (needed is None or node in needed):
             buf = buffers.get(node)
             if buf is None:
                 buf = buffers[node] = [None] * node._num_outputs
             buf[nr] = _add(buf[nr], g)
-    ready: list[tuple[int, int, Any]] = []
-    for node in buffers:
-        if node not in deps:
-            ready.append((-node._seq, id(node), node))
-    heapq.heapify(ready)
-    prof = PROFILER.active
-    pop, push = heapq.heappop, heapq.heappush
-    with enable_grad() if create_graph else no_grad():
-        while ready:
-            node = pop(ready)[2]
-            buf = buffers.pop(node, None)
-            outs: Sequence[Any] = ()
-            if buf is not None and any(g is not None for g in buf):
-                if isinstance(node, AccumulateGrad):
-                    if node.variable._hooks:
-                        _tensor_pre_hooks(node, buf)
-                else:
-                    if node._tensor_pre_hooks:
-                        _tensor_pre_hooks(node, buf)
-                    if node._retain_refs:
-                        _retain_hooks(node, buf, create_graph)
-                outs = _evaluate(node, buf, prof, create_graph)
-                if not retain_graph:
+    walk = _Walk(deps, buffers, needed, captures, input_nodes, retain_graph, create_graph, accumulate)
+    prev = STATE.enabled
+    STATE.enabled = create_graph  # the vjps build a graph only for create_graph
+    try:
+        for node, _ in root_edges:  # a leaf given as a root, reached from no other root, runs first
+            if type(node) is AccumulateGrad and node in buffers and not deps[node]:
+                walk.step(node)
+        for node in inner:
+            if needed is not None and node not in needed:
+                continue
+            if deps[node]:
+                _order_broken(node)
+            walk.step(node)
+    finally:
+        STATE.enabled = prev
+    return walk.captured
+
+
+_by_seq = operator.attrgetter("_seq")
+
+
+def _order_broken(node: Any) -> NoReturn:
+    # a node whose number is not above its inputs' (see NOTE [walk order]); every node type takes next_seq()
+    raise RuntimeError(f"autograd engine: {node.name()} was created before one of its inputs' nodes "
+                       "(its sequence number is out of order); please report this")
+
+
+def _narrow(inputs: Sequence[Tensor], inner: list[Any], seen: set[Any],
+            ) -> tuple[dict[tuple[Any, int], list[Tensor]], set[Any], set[Any], dict[Any, int]]:
+    """With ``inputs``: where each input's gradient arrives, the nodes that lead to an input (only those
+    run), the inputs' own nodes, and the dependency counts over the nodes that run."""
+    captures: dict[tuple[Any, int], list[Tensor]] = {}
+    needed: set[Any] = set()
+    for t in inputs:
+        node, nr = gradient_edge(t)
+        if node is not None:
+            captures.setdefault((node, nr), []).append(t)
+            if node in seen:
+                needed.add(node)
+    input_nodes = set(needed)
+    for n in reversed(inner):  # ascending numbers: a node's inputs' nodes are decided before it
+        if n not in needed and any(x is not None and x in needed for x, _ in n._next):
+            needed.add(n)
+    deps: dict[Any, int] = dict.fromkeys(needed, 0)
+    for n in inner:
+        if n in needed:
+            for x, _ in n._next:
+                if x is not None and x in needed:
+                    deps[x] += 1
+    return captures, needed, input_nodes, deps
+
+
+class _Walk:
+    """The state of one backward walk, and the step that runs one node and hands its gradients on."""
+
+    __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph", "deps", "input_nodes", "needed",
+                 "prof", "retain_graph")
+
+    def __init__(self, deps: dict[Any, int], buffers: dict[Any, list[Any]], needed: set[Any] | None,
+                 captures: dict[tuple[Any, int], list[Tensor]] | None, input_nodes: set[Any], retain_graph: bool,
+                 create_graph: bool, accumulate: bool) -> None:
+        self.deps, self.buffers, self.needed, self.captures = deps, buffers, needed, captures
+        self.input_nodes = input_nodes
+        self.retain_graph, self.create_graph, self.accumulate = retain_graph, create_graph, accumulate
+        self.prof = PROFILER.active
+        self.captured: dict[int, Tensor] = {}
+
+    def step(self, node: Any) -> None:
+        buf = self.buffers.pop(node, None)
+        outs: Sequence[Any] = ()
+        if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
+            leaf = type(node) is AccumulateGrad
+            if leaf:
+                if node.variable._hooks:
+                    _tensor_pre_hooks(node, buf)
+            else:
+                if node._tensor_pre_hooks:
+                    _tensor_pre_hooks(node, buf)
+                if node._retain_refs:
+                    _retain_hooks(node, buf, self.create_graph)
+            run = True
+            if self.captures is not None:
+                run = self._capture(node, buf, leaf)
+            if run:
+                if node._pre_hooks or node._post_hooks or self.prof is not None or ANOMALY.enabled:
+                    outs = _evaluate(node, buf, self.prof, self.create_graph)
+                else:  # nothing to run around the node (the common case): its gradients straight away
+                    outs = node.apply(buf)
+                if not self.retain_graph:
                     node.release()
-            for i, (nxt, nr) in enumerate(node._next):
-                if nxt is None:
-                    continue
-                g = outs[i] if i < len(outs) else None
-                if g is not None:
-                    b = buffers.get(nxt)
-                    if b is None:
-                        b = buffers[nxt] = [None] * nxt._num_outputs
-                    b[nr] = g if b[nr] is None else b[nr] + g
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    push(ready, (-nxt._seq, id(nxt), nxt))
+        deps, buffers, needed = self.deps, self.buffers, self.needed
+        ready: list[Any] | None = None
+        for i, (nxt, nr) in enumerate(node._next):
+            if nxt is None or (needed is not None and nxt not in needed):
+                continue
+            if i < len(outs) and outs[i] is not None:
+                b = buffers.get(nxt)
+                if b is None:
+                    b = buffers[nxt] = [None] * nxt._num_outputs
+                b[nr] = outs[i] if b[nr] is None else b[nr] + outs[i]
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0 and type(nxt) is AccumulateGrad:  # a leaf runs as soon as it is ready
+                if ready is None:
+                    ready = []
+                ready.append(nxt)
+        if ready is not None:
+            del outs, buf  # the gradients now live in the buffers only (NOTE [gradient stealing])
+            for leaf in ready:
+                self.step(leaf)
+
+    def _capture(self, node: Any, buf: list[Any], leaf: bool) -> bool:
+        """autograd.grad's inputs: keep the gradients arriving at ``node``; whether ``node`` still runs."""
+        assert self.captures is not None
+        for nr in range(len(buf)):
+            for t in self.captures.get((node, nr), ()):
+                if buf[nr] is not None:
+                    self.captured[id(t)] = buf[nr]
+                    if self.accumulate and t._grad_fn is not None and not t.retains_grad:
+                        _retain(t, buf[nr], self.create_graph)
+        if node in self.input_nodes and (not self.accumulate or not leaf):
+            # captured; run the node only if other inputs lie beyond it
+            needed = self.needed
+            return not leaf and any(x is not None and (needed is None or x in needed) for x, _ in node._next)
+        return True
 
 
 def _evaluate(node: Any, buf: list[Any], prof: Any, create_graph: bool) -> list[Any]:

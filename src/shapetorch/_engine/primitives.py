@@ -30,7 +30,7 @@ class Prim:
     engine, never by a vjp.
     """
 
-    __slots__ = ("jvp", "kernels", "name", "save_output", "vjp")
+    __slots__ = ("jvp", "kernels", "name", "node_plan", "save_output", "vjp")
 
     def __init__(
         self, name: str, cpu: Kernel | None = None, vjp: VJP | None = None, jvp: Callable[..., Any] | None = None,
@@ -41,6 +41,7 @@ class Prim:
         self.vjp = vjp
         self.jvp = jvp
         self.save_output = save_output
+        self.node_plan: Any = None  # the engine's per-primitive data for its nodes, made on the first one
         PRIMS[name] = self
 
     def __repr__(self) -> str:
@@ -64,7 +65,10 @@ class Prim:
         out._device = dev
         if grad and STATE.enabled:
             out._grad_fn = Node(self, args, params, out if self.save_output else None)
-            out.requires_grad = True
+            if out._data.dtype.kind in "fc":
+                out._requires_grad = True
+            else:  # the setter's rules: an integral or bool result (argmax, a comparison) leaves the graph
+                out.requires_grad = True
         return out
 
     def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:

@@ -42,7 +42,7 @@ def _quiet(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _conj(t: Any) -> Any:
     if isinstance(t, Tensor):
-        return t.conj() if t.is_complex() else t
+        return t.conj() if t.dtype.is_complex else t  # (in every vjp of a product: no method call on the way)
     return np.conj(t) if isinstance(t, complex | np.complexfloating) else t  # scalars arrive as NumPy scalars
 
 
@@ -96,6 +96,10 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")) \
                     and (a.dtype.kind not in "bc" or (name not in _NO_COMPLEX and name != "pow")):
                 return prim(input, other) if out is None else _store(prim(input, other), out, name)  # tiny-op path
+        elif type(input) is Tensor and type(other) in _PY_REAL and input._data.dtype.kind == "f" and kind != "integral":
+            # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``): torch's scalar rule keeps
+            # the tensor's dtype, so the number is cast to it as ``cast`` would, with no promotion table
+            return _store(prim(input, input._data.dtype.type(other)), out, name)
         elif not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
             input = as_operand(input, other, name)
         else:
@@ -131,6 +135,7 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
     return fn
 
 
+_PY_REAL = (int, float)  # exact types: a bool is refused or promoted by the general path
 _NO_COMPLEX = {"floor_divide", "remainder", "fmod", "atan2", "maximum", "minimum", "lt", "le", "gt", "ge"}
 
 

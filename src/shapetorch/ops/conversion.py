@@ -11,6 +11,7 @@ import numpy as np
 
 from .._device import backend, device, to_device
 from .._dtype import to_dtype
+from .._engine.backward import backward as _run_backward
 from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import dtypes as RD
@@ -339,9 +340,7 @@ method("requires_grad_", _requires_grad_)
 
 def _backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
               create_graph: bool = False, inputs: Any = None) -> None:
-    from .._engine.backward import backward
-
-    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    _run_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 method("backward", _backward)

@@ -39,7 +39,7 @@ _ALL_DIMS = [tuple(range(n)) for n in range(8)]
 def _grad_back(g: Tensor, n: Any) -> Tensor:
     """Broadcast a reduction's gradient back over the reduced dims."""
     shape, axis, keep = n.inputs[0]._data.shape, n.params["axis"], n.params["keepdims"]
-    if not keep:
+    if not keep and len(axis) < len(shape):  # (a full reduction's 0-d gradient expands as it is)
         g = g.reshape(tuple(1 if i in axis else s for i, s in enumerate(shape)))
     return g.expand(shape)
 

@@ -48,7 +48,21 @@ def _view_kernel(a: Any, shape: tuple[int, ...]) -> Any:
 _RESHAPE = Prim("reshape", _reshape_kernel, lambda g, n: (g.reshape(n.inputs[0]._data.shape),))
 _VIEW = Prim("view", _view_kernel, lambda g, n: (g.reshape(n.inputs[0]._data.shape),))
 _PERMUTE = Prim("permute", np.transpose, lambda g, n: (g.permute(tuple(np.argsort(n.params["axes"]).tolist())),))
-_EXPAND = Prim("expand", np.broadcast_to, lambda g, n: (g,))  # the engine sums g back to the input shape
+def _expand_kernel(a: Any, shape: tuple[int, ...]) -> Any:
+    """``np.broadcast_to(a, shape)`` (the rule has checked ``shape``). For a C-contiguous array the view is made
+    directly, an ndarray over ``a``'s buffer with stride 0 along the new and the broadcast dims: broadcast_to's
+    own checks cost ten times that, and every reduction's gradient expands."""
+    if type(a) is not np.ndarray or not a.flags.c_contiguous or not a.size:
+        return np.broadcast_to(a, shape)
+    lead = len(shape) - a.ndim
+    strides = (0,) * lead + tuple(0 if n != shape[lead + i] else st
+                                  for i, (n, st) in enumerate(zip(a.shape, a.strides)))
+    out = np.ndarray(shape, a.dtype, a, 0, strides)
+    out.flags.writeable = False  # as broadcast_to's: several elements share one memory location
+    return out
+
+
+_EXPAND = Prim("expand", _expand_kernel, lambda g, n: (g,))  # the engine sums g back to the input shape
 def _diag_view(a: Any, offset: int, axis1: int, axis2: int) -> Any:
     """A writeable strided view of a diagonal (NumPy's own ``diagonal`` is read-only; torch's is a view)."""
     v = np.moveaxis(a, (axis1, axis2), (-2, -1))

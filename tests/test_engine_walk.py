@@ -1,0 +1,159 @@
+"""The backward walk (``_engine/backward.py``, NOTE [walk order]): the order nodes and leaves run in, roots
+that reach each other, and the first-order backward giving bit for bit the gradients of the graph-building
+one. Each against torch running the same program."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+import shapetorch as st
+
+
+def arr(t):
+    return np.asarray(t.detach().numpy())
+
+
+def test_a_root_reached_from_another_root_gets_both_gradients():
+    """backward([z, y]) with z made from y: y's node waits for z's gradient (this once failed with a KeyError)."""
+    out = {}
+    for lib in (st, torch):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = a * 3
+        z = y * y
+        lib.autograd.backward([z, y], [lib.ones(2), lib.tensor([1.0, 10.0])], retain_graph=True)
+        (g,) = lib.autograd.grad([z, y], a, [lib.ones(2), lib.ones(2)])
+        out[lib.__name__] = (arr(a.grad), arr(g))
+    for ours, theirs in zip(out["shapetorch"], out["torch"]):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def _run_order(lib):
+    """The order in which nodes and leaves run on a graph with shared inputs, diamonds and two leaves."""
+    log: list[str] = []
+    a = lib.tensor([0.5, 1.5], requires_grad=True)
+    b = lib.tensor([2.0, -1.0], requires_grad=True)
+    k = lib.tensor([0.25, 3.0], requires_grad=True)
+    c = a * b
+    d = c.exp()
+    e = c.sin() * a
+    f = (d + e).tanh() * k
+    loss = f.sum() + c.sum()
+    for name, t in (("c", c), ("d", d), ("e", e), ("f", f)):
+        t.grad_fn.register_prehook(lambda g, name=name: log.append(name))
+    for name, t in (("a", a), ("b", b), ("k", k)):
+        t.register_post_accumulate_grad_hook(lambda t, name=name: log.append("acc " + name))
+    loss.backward()
+    return log, arr(a.grad), arr(b.grad), arr(k.grad)
+
+
+def test_nodes_and_leaves_run_in_torchs_order():
+    """Nodes in descending creation order, each leaf's AccumulateGrad as soon as its last consumer ran."""
+    ours, theirs = _run_order(st), _run_order(torch)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6)
+    np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6)
+    assert ours[0].index("acc k") == 1  # k's only consumer ran first
+
+
+def test_grad_with_inputs_runs_only_the_nodes_that_lead_to_them():
+    ran = {}
+    for lib in (st, torch):
+        log: list[str] = []
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        u = a.exp()
+        v = b.sin()
+        w = u * 2
+        loss = (w + v).sum()
+        for name, t in (("u", u), ("v", v), ("w", w)):
+            t.grad_fn.register_prehook(lambda g, name=name: log.append(name))
+        (ga,) = lib.autograd.grad(loss, a)
+        ran[lib.__name__] = (log, arr(ga))
+    assert ran["shapetorch"][0] == ran["torch"][0] == ["w", "u"]
+    np.testing.assert_allclose(ran["shapetorch"][1], ran["torch"][1], rtol=1e-6)
+
+
+# -- a first-order backward gives the gradients of a graph-building one, bit for bit -----------------------
+
+def _first_and_second_order_grads(name: str, sample, rng) -> tuple[list, list] | None:
+    """The gradients of ``shapetorch.<name>`` on one OpInfo sample, once without and once with create_graph,
+    through the same graph; None where shapetorch refuses the sample or nothing is differentiable."""
+    from _opinfo_tables import _tensors, to_st
+
+    leaves: dict[int, st.Tensor] = {}
+    try:
+        out = getattr(st, name)(to_st(sample.input, leaves), *to_st(sample.args, leaves), **to_st(sample.kwargs, leaves))
+    except (st.ShapetorchError, TypeError, ValueError, RuntimeError, NotImplementedError):
+        return None  # an argument shapetorch refuses (its own tests check which, against torch)
+    outs = [o for o in _tensors(out) if o.requires_grad]
+    ins = list(leaves.values())
+    if not outs or not ins:
+        return None
+    cots = [st.tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype) if not o.is_complex() else
+            st.tensor(rng.standard_normal(tuple(o.shape)) + 1j * rng.standard_normal(tuple(o.shape)), dtype=o.dtype)
+            for o in outs]
+    first = st.autograd.grad(outs, ins, cots, retain_graph=True, allow_unused=True)
+    second = st.autograd.grad(outs, ins, cots, create_graph=True, allow_unused=True)
+    return list(first), list(second)
+
+
+def test_first_order_backward_equals_the_graph_building_one_bit_for_bit():
+    """Every public function that torch's OpInfo database has samples for (the registry's FUNCTIONS): the
+    gradients of create_graph=False (the vjps run without building a graph) and of create_graph=True (each
+    vjp op recorded) are the same bits. A fused kernel that takes a different formula without a graph (batch
+    norm, cross entropy, attention) is compared with a tolerance instead."""
+    import torch.testing._internal.common_methods_invocations  # noqa: F401  (the OpInfo database)
+
+    from _opinfo_tables import _db
+    from shapetorch.ops._registry import FUNCTIONS
+
+    rng = np.random.default_rng(0)
+    compared: set[str] = set()
+    differ: list[str] = []
+    db = _db()
+    for name in sorted(FUNCTIONS):
+        op = db.get((name, ""))
+        if op is None or not op.supports_autograd:
+            continue
+        for sample in list(op.sample_inputs("cpu", torch.float64, requires_grad=True))[:2]:
+            got = _first_and_second_order_grads(name, sample, rng)
+            if got is None:
+                continue
+            for i, (a, b) in enumerate(zip(*got)):
+                if (a is None) != (b is None):
+                    differ.append(f"{name} input {i}: a gradient in one mode only")
+                elif a is not None and not np.array_equal(a.detach().numpy(), b.detach().numpy(), equal_nan=True):
+                    differ.append(f"{name} input {i}: max difference "
+                                  f"{np.nanmax(np.abs(a.detach().numpy() - b.detach().numpy()))}")
+            compared.add(name)
+    assert not differ, differ
+    assert len(compared) >= 150, f"only {len(compared)} ops compared"
+
+
+def test_first_order_equals_graph_building_with_mixed_dtypes_and_broadcasting():
+    """The cases the OpInfo samples (one dtype, mostly one shape) leave out: an input's gradient cast back
+    to its dtype (float32 with float64, complex with real) and summed back over broadcast dims."""
+    rng = np.random.default_rng(1)
+    a = st.tensor(rng.standard_normal((3, 1, 4)).astype(np.float32), requires_grad=True)
+    b = st.tensor(rng.standard_normal((2, 4)), requires_grad=True)  # float64
+    c = st.tensor(rng.standard_normal(4) + 1j * rng.standard_normal(4), requires_grad=True)  # complex128
+    graphs = [
+        lambda: a + b,
+        lambda: (a * b).exp() / (b - a).abs().clamp(min=0.5),
+        lambda: st.where(a > 0, a, b) ** 2,
+        lambda: (a * c).abs() + (b @ a.transpose(1, 2).double()).sum(),
+        lambda: (a.sum(0, keepdim=True) * b).logsumexp(-1),
+    ]
+    for i, f in enumerate(graphs):
+        out = f()
+        ins = [t for t in (a, b, c) if t is not None]
+        cot = st.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype)
+        first = st.autograd.grad(out, ins, cot, retain_graph=True, allow_unused=True)
+        second = st.autograd.grad(out, ins, cot, create_graph=True, allow_unused=True)
+        for x, g1, g2 in zip(ins, first, second):
+            assert (g1 is None) == (g2 is None), i
+            if g1 is not None:
+                assert g1.dtype == g2.dtype == x.dtype and g1.shape == x.shape, i
+                np.testing.assert_array_equal(g1.detach().numpy(), g2.detach().numpy(), err_msg=str(i))
