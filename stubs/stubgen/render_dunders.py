@@ -8,6 +8,7 @@ the views (``render_tensor``).
 from __future__ import annotations
 
 from .render_overloads import binary_permissive, binary_precise
+from .render_pyright import MYPY_ONLY, PYRIGHT_ONLY, inplace_checked, mypy_only
 from .tables import COMPARE, DUNDERS
 
 
@@ -27,9 +28,11 @@ def dunders_common() -> list[str]:
         "def __invert__(self) -> Tensor[S, D]: ...",
         "def __setitem__(self, index: Any, value: Tensor[Any, Any] | _complex) -> None: ...",
     ]
-    for d in DUNDERS:
-        out.append(f"def __i{d}__(self, other: Tensor[Any, Any] | _complex) -> Self: ...")
     return out
+
+
+def _inplace() -> list[str]:
+    return [f"def __i{d}__(self, other: Tensor[Any, Any] | _complex) -> Self: ..." for d in DUNDERS]
 
 
 def dunders_precise() -> list[str]:
@@ -41,9 +44,21 @@ def dunders_precise() -> list[str]:
     for c in COMPARE:
         lines = binary_precise(f"__{c}__", "bool", True)
         if c in ("eq", "ne"):
-            lines = [ln + "  # type: ignore[override]" if ln.startswith("def") else ln for ln in lines]
+            lines = [_ignore_override(ln) if ln.startswith("def") else ln for ln in lines]
         out += lines
+    # x += y: pyright checks that y broadcasts to x (the plugin does it by the rules); mypy alone takes any y
+    out += mypy_only(_inplace())
+    for d in DUNDERS:
+        out += inplace_checked(f"__i{d}__")
     return out
+
+
+def _ignore_override(line: str) -> str:
+    """``line`` with mypy's override ignore, before a branch marker (``render_pyright``) if it has one."""
+    for marker in (PYRIGHT_ONLY, MYPY_ONLY):
+        if line.endswith(marker):
+            return line.removesuffix(marker) + "  # type: ignore[override]" + marker
+    return line + "  # type: ignore[override]"
 
 
 def dunders_permissive() -> list[str]:
@@ -55,4 +70,4 @@ def dunders_permissive() -> list[str]:
     for c in COMPARE:
         ln = binary_permissive(f"__{c}__", "bool", True)[0]
         out.append(ln + ("  # type: ignore[override]" if c in ("eq", "ne") else ""))
-    return out
+    return out + _inplace()

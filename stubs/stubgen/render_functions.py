@@ -16,6 +16,7 @@ from .render_overloads import (
     triangle_and_norm,
     unary_float,
 )
+from .render_pyright import literal_factory
 from .tables import (
     ALONG_DIM,
     BINARY,
@@ -105,7 +106,9 @@ def functions_precise() -> list[str]:
               "select", "narrow", "split", "chunk", "unbind", "broadcast_to", "swapaxes", "swapdims", "moveaxis"):
         out += method_as_function(n, "AnyShape")
     for n in FACTORIES:
+        out += literal_factory(n, "", "float32", FACTORY_KW)  # pyright: zeros(2, 3) keeps its literal sizes
         out += sized(n, "", "float32", FACTORY_KW)  # without dtype=: the default dtype
+        out += literal_factory(n, "", "_D2", FACTORY_KW_D)
         out += sized(n, "", "_D2", FACTORY_KW_D)
     out += factories_rest(precise=True)
     return out

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .render_pyright import broadcast_checked, mypy_only
 from .tables import FACTORY_KW, LIKE, MAX_RANK
 
 
@@ -34,8 +35,11 @@ def binary_precise(name: str, rule: str, method: bool, other: str = "other") -> 
             "@overload",
             f"def {name}({first}: Tensor[tuple[Unpack[_Bs], _N], Any], {other}: Tensor[tuple[_N], Any]) "
             "-> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...",
-            "@overload",
-            f"def {name}({first}: Tensor[Any, Any], {other}: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...",
+            *mypy_only([
+                "@overload",
+                f"def {name}({first}: Tensor[Any, Any], {other}: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...",
+            ]),
+            *broadcast_checked(name, method, other, "bool_"),
         ]
     dt = "_FT" if rule == "float" else "_D2"
     lines = [
@@ -49,11 +53,11 @@ def binary_precise(name: str, rule: str, method: bool, other: str = "other") -> 
     ]
     if rule == "promote":
         lines += ["@overload", f"def {name}({first}: Tensor[_S2, _IT], {other}: _int) -> Tensor[_S2, _IT]: ..."]
-    lines += [
+    lines += mypy_only([
         "@overload",
         f"def {name}({first}: Tensor[Any, Any], {other}: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...",
-    ]
-    return lines
+    ])
+    return lines + broadcast_checked(name, method, other, "Any")
 
 
 def binary_permissive(name: str, rule: str, method: bool, other: str = "other") -> list[str]:

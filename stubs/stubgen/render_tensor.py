@@ -15,6 +15,7 @@ from .render_overloads import (
     triangle_and_norm,
     unary_float,
 )
+from .render_pyright import getitem_columns
 from .tables import ALONG_DIM, BINARY, CASTS, KEEP, REDUCTIONS, UNARY_BOOL, UNARY_FLOAT, UNARY_SAME
 
 
@@ -167,6 +168,7 @@ def tensor_precise() -> list[str]:
         "def unbind(self, dim: _int = 0) -> tuple[Tensor[AnyShape, D], ...]: ...",
         "@overload",
         "def __getitem__(self: Tensor[tuple[Any, Unpack[_Ts]], D], index: _int, /) -> Tensor[tuple[Unpack[_Ts]], D]: ...",
+        *getitem_columns(),
         "@overload",
         "def __getitem__(self, index: Any, /) -> Tensor[AnyShape, D]: ...",
     ]
