@@ -14,6 +14,7 @@
 #   pyright                : uses the LAST declaration, the `else:` branch (the same precise overloads)
 from builtins import bool as _bool, complex as _complex, float as _float, int as _int, type as _type
 from collections.abc import Callable, Iterator, Sequence
+from types import EllipsisType
 from typing import Any, ClassVar, Generic, Literal as _L, NamedTuple, Protocol, TypeVar, overload
 
 from _typeshed import Incomplete
@@ -153,7 +154,16 @@ class Tensor(Generic[S, D]):
     def __pos__(self) -> Tensor[S, D]: ...
     def __abs__(self) -> Tensor[S, D]: ...
     def __invert__(self) -> Tensor[S, D]: ...
-    def __setitem__(self, index: Any, value: Tensor[Any, Any] | _complex) -> None: ...
+    def __iadd__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
+    def __isub__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
+    def __imul__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
+    def __itruediv__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
+    def __ifloordiv__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
+    def __imod__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
+    def __ipow__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
+    def __iand__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
+    def __ior__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
+    def __ixor__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
     def float(self) -> Tensor[S, float32]: ...
     def double(self) -> Tensor[S, float64]: ...
     def half(self) -> Tensor[S, float16]: ...
@@ -438,6 +448,7 @@ class Tensor(Generic[S, D]):
     def where(self, condition: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     def masked_fill(self, mask: Tensor[Any, Any], value: _complex | Tensor[Any, Any]) -> Tensor[S, D]: ...
     if _PRECISE_STUBS:
+        def __setitem__(self, index: Any, value: Tensor[Any, Any] | _complex) -> None: ...
         @overload
         def __add__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -670,16 +681,6 @@ class Tensor(Generic[S, D]):
         def __ne__(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...  # type: ignore[override]
         @overload
         def __ne__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[Any, bool_]: ...  # type: ignore[override]
-        def __iadd__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __isub__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __imul__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __itruediv__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __ifloordiv__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __imod__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __ipow__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __iand__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __ior__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __ixor__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
         @overload
         def add(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1217,6 +1218,7 @@ class Tensor(Generic[S, D]):
         @overload
         def __getitem__(self, index: Any, /) -> Tensor[Any, D]: ...
     elif MYPY:
+        def __setitem__(self, index: Any, value: Tensor[Any, Any] | _complex) -> None: ...
         def __add__(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, Any]: ...
         def __radd__(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, Any]: ...
         def __sub__(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, Any]: ...
@@ -1243,16 +1245,6 @@ class Tensor(Generic[S, D]):
         def __ge__(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, bool_]: ...
         def __eq__(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, bool_]: ...  # type: ignore[override]
         def __ne__(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, bool_]: ...  # type: ignore[override]
-        def __iadd__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __isub__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __imul__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __itruediv__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __ifloordiv__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __imod__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __ipow__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __iand__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __ior__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
-        def __ixor__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
         def add(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, Any]: ...
         def sub(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, Any]: ...
         def subtract(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, Any]: ...
@@ -1342,6 +1334,16 @@ class Tensor(Generic[S, D]):
         def unbind(self, dim: _int = 0) -> tuple[Tensor[Any, D], ...]: ...
         def __getitem__(self, index: Any) -> Tensor[Any, D]: ...
     else:
+        @overload  # pyright only
+        def __setitem__(self: Tensor[tuple[_P1, Any], Any], index: tuple[slice[None, None, None], _int], value: _HasShape[tuple[_P1 | _L[1]]] | _HasShape[tuple[Any, Any, Unpack[tuple[Any, ...]]]] | Tensor[tuple[()], Any] | _complex, /) -> None: ...  # pyright only
+        @overload  # pyright only
+        def __setitem__(self: Tensor[tuple[_P1, Any, _P2], Any], index: tuple[slice[None, None, None], _int], value: _HasShape[tuple[_P2 | _L[1]]] | _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]] | _HasShape[tuple[Any, Any, Any, Unpack[tuple[Any, ...]]]] | Tensor[tuple[()], Any] | _complex, /) -> None: ...  # pyright only
+        @overload  # pyright only
+        def __setitem__(self: Tensor[tuple[_P1, Any, _P2, _P3], Any], index: tuple[slice[None, None, None], _int], value: _HasShape[tuple[_P3 | _L[1]]] | _HasShape[tuple[_P2 | _L[1], _P3 | _L[1]]] | _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]] | _HasShape[tuple[Any, Any, Any, Any, Unpack[tuple[Any, ...]]]] | Tensor[tuple[()], Any] | _complex, /) -> None: ...  # pyright only
+        @overload  # pyright only
+        def __setitem__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], index: tuple[slice[None, None, None], _int], value: Tensor[Any, Any] | _complex, /) -> None: ...  # pyright only
+        @overload  # pyright only
+        def __setitem__(self, index: _int | None | EllipsisType | Tensor[Any, Any] | list[Any] | slice[Any, Any, Any] | tuple[()] | tuple[Any] | tuple[Any, Any, Any, Unpack[tuple[Any, ...]]] | tuple[_int | None | EllipsisType | Tensor[Any, Any] | list[Any] | slice[_int, Any, Any] | slice[Any, _int, Any] | slice[Any, Any, _int], Any] | tuple[slice[Any, Any, Any], slice[Any, Any, Any] | None | EllipsisType | Tensor[Any, Any] | list[Any]], value: Tensor[Any, Any] | _complex, /) -> None: ...  # pyright only
         @overload
         def __add__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -2146,106 +2148,6 @@ class Tensor(Generic[S, D]):
         def __ne__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # type: ignore[override]  # pyright only
         @overload  # pyright only
         def __ne__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # type: ignore[override]  # pyright only
-        @overload  # pyright only
-        def __iadd__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __iadd__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __iadd__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __iadd__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __iadd__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __isub__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __isub__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __isub__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __isub__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __isub__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imul__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imul__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imul__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imul__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imul__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __itruediv__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __itruediv__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __itruediv__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __itruediv__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __itruediv__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ifloordiv__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ifloordiv__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ifloordiv__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ifloordiv__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ifloordiv__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imod__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imod__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imod__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imod__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __imod__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ipow__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ipow__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ipow__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ipow__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ipow__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __iand__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __iand__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __iand__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __iand__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __iand__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ior__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ior__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ior__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ior__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ior__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ixor__(self: Tensor[tuple[Unpack[_Bs], _P1], Any], other: _HasShape[tuple[_P1 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ixor__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ixor__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ixor__(self: Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Self: ...  # pyright only
-        @overload  # pyright only
-        def __ixor__(self, other: Tensor[tuple[()], Any] | Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any] | _complex) -> Self: ...  # pyright only
         @overload
         def add(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -3549,6 +3451,34 @@ class Tensor(Generic[S, D]):
         def count_nonzero(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
         @overload
         def count_nonzero(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, /) -> Tensor[tuple[_Z0], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _L[-1], /) -> Tensor[tuple[Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, /) -> Tensor[tuple[_Z0, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _L[-1], s1: _Z1, /) -> Tensor[tuple[Any, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _L[-1], /) -> Tensor[tuple[_Z0, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _Z2, /) -> Tensor[tuple[_Z0, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _L[-1], s1: _Z1, s2: _Z2, /) -> Tensor[tuple[Any, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _L[-1], s2: _Z2, /) -> Tensor[tuple[_Z0, Any, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _L[-1], s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _L[-1], s2: _Z2, s3: _Z3, /) -> Tensor[tuple[_Z0, Any, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, _Z2, Any], D]: ...  # pyright only
         @overload
         def reshape(self, s0: _Size, /) -> Tensor[tuple[Any], D]: ...
         @overload
@@ -3563,6 +3493,34 @@ class Tensor(Generic[S, D]):
         def reshape(self, *size: _Size) -> Tensor[AnyShape, D]: ...
         @overload
         def view(self, dtype: _type[_D2], /) -> Tensor[AnyShape, _D2]: ...
+        @overload  # pyright only
+        def view(self, s0: _Z0, /) -> Tensor[tuple[_Z0], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _L[-1], /) -> Tensor[tuple[Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, /) -> Tensor[tuple[_Z0, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _L[-1], s1: _Z1, /) -> Tensor[tuple[Any, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _L[-1], /) -> Tensor[tuple[_Z0, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _Z2, /) -> Tensor[tuple[_Z0, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _L[-1], s1: _Z1, s2: _Z2, /) -> Tensor[tuple[Any, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _L[-1], s2: _Z2, /) -> Tensor[tuple[_Z0, Any, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _L[-1], s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _L[-1], s2: _Z2, s3: _Z3, /) -> Tensor[tuple[_Z0, Any, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, _Z2, Any], D]: ...  # pyright only
         @overload
         def view(self, s0: _Size, /) -> Tensor[tuple[Any], D]: ...
         @overload
@@ -4816,6 +4774,17 @@ elif MYPY:
     def linspace(start: _complex, end: _complex, steps: _int, *, dtype: Incomplete = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[Any, Any]: ...
     def logspace(start: _complex, end: _complex, steps: _int, base: _float = 10.0, *, dtype: Incomplete = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[Any, Any]: ...
 else:
+    empty: Any  # ends pyright's chain of overloads from the branches above
+    empty_like: Any  # ends pyright's chain of overloads from the branches above
+    full_like: Any  # ends pyright's chain of overloads from the branches above
+    ones: Any  # ends pyright's chain of overloads from the branches above
+    ones_like: Any  # ends pyright's chain of overloads from the branches above
+    rand: Any  # ends pyright's chain of overloads from the branches above
+    rand_like: Any  # ends pyright's chain of overloads from the branches above
+    randn: Any  # ends pyright's chain of overloads from the branches above
+    randn_like: Any  # ends pyright's chain of overloads from the branches above
+    zeros: Any  # ends pyright's chain of overloads from the branches above
+    zeros_like: Any  # ends pyright's chain of overloads from the branches above
     @overload
     def add(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -6107,8 +6076,71 @@ else:
     def count_nonzero(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
     @overload
     def count_nonzero(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, Any], _D2]], dim: _L[1, -1]) -> Tensor[tuple[_P1, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any, _P2, _P3], _D2]], dim: _L[0, -3] = 0) -> Tensor[tuple[Any, _P2, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, Any, _P3], _D2]], dim: _L[1, -2]) -> Tensor[tuple[_P1, Any, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, _P2, Any], _D2]], dim: _L[2, -1]) -> Tensor[tuple[_P1, _P2, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any, _P2, _P3, _P4], _D2]], dim: _L[0, -4] = 0) -> Tensor[tuple[Any, _P2, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, Any, _P3, _P4], _D2]], dim: _L[1, -3]) -> Tensor[tuple[_P1, Any, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, _P2, Any, _P4], _D2]], dim: _L[2, -2]) -> Tensor[tuple[_P1, _P2, Any, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, _P2, _P3, Any], _D2]], dim: _L[3, -1]) -> Tensor[tuple[_P1, _P2, _P3, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
     def cat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, Any], _D2]], dim: _L[1, -1]) -> Tensor[tuple[_P1, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any, _P2, _P3], _D2]], dim: _L[0, -3] = 0) -> Tensor[tuple[Any, _P2, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, Any, _P3], _D2]], dim: _L[1, -2]) -> Tensor[tuple[_P1, Any, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, _P2, Any], _D2]], dim: _L[2, -1]) -> Tensor[tuple[_P1, _P2, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any, _P2, _P3, _P4], _D2]], dim: _L[0, -4] = 0) -> Tensor[tuple[Any, _P2, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, Any, _P3, _P4], _D2]], dim: _L[1, -3]) -> Tensor[tuple[_P1, Any, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, _P2, Any, _P4], _D2]], dim: _L[2, -2]) -> Tensor[tuple[_P1, _P2, Any, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, _P2, _P3, Any], _D2]], dim: _L[3, -1]) -> Tensor[tuple[_P1, _P2, _P3, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
     def concat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, Any], _D2]], dim: _L[1, -1]) -> Tensor[tuple[_P1, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any, _P2, _P3], _D2]], dim: _L[0, -3] = 0) -> Tensor[tuple[Any, _P2, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, Any, _P3], _D2]], dim: _L[1, -2]) -> Tensor[tuple[_P1, Any, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, _P2, Any], _D2]], dim: _L[2, -1]) -> Tensor[tuple[_P1, _P2, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any, _P2, _P3, _P4], _D2]], dim: _L[0, -4] = 0) -> Tensor[tuple[Any, _P2, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, Any, _P3, _P4], _D2]], dim: _L[1, -3]) -> Tensor[tuple[_P1, Any, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, _P2, Any, _P4], _D2]], dim: _L[2, -2]) -> Tensor[tuple[_P1, _P2, Any, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, _P2, _P3, Any], _D2]], dim: _L[3, -1]) -> Tensor[tuple[_P1, _P2, _P3, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
     def concatenate(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...
     def stack(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...
     def where(condition: Tensor[Any, Any], input: Tensor[Any, Any] | _complex, other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...

@@ -16,7 +16,7 @@ from .render_overloads import (
     triangle_and_norm,
     unary_float,
 )
-from .render_pyright import literal_factory
+from .render_pyright import cat_by_dim, literal_factory
 from .tables import (
     ALONG_DIM,
     BINARY,
@@ -89,10 +89,9 @@ def functions_precise() -> list[str]:
     for n, rule in REDUCTIONS.items():
         out += [ln.replace(", dim", ", dim").replace("(input: Tensor[Any, D]", "(input: Tensor[Any, D]")
                 for ln in reduction_precise(n, rule, False)]
+    for n in ("cat", "concat", "concatenate"):
+        out += [*cat_by_dim(n), f"def {n}(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ..."]
     out += [
-        "def cat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
-        "def concat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
-        "def concatenate(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
         "def stack(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
         "def where(condition: Tensor[Any, Any], input: Tensor[Any, Any] | _complex, other: Tensor[Any, Any] | _complex) "
         "-> Tensor[AnyShape, Any]: ...",

@@ -28,6 +28,7 @@ HEADER = '''\
 #   pyright                : uses the LAST declaration, the `else:` branch (the same precise overloads)
 from builtins import bool as _bool, complex as _complex, float as _float, int as _int, type as _type
 from collections.abc import Callable, Iterator, Sequence
+from types import EllipsisType
 from typing import Any, ClassVar, Generic, Literal as _L, NamedTuple, Protocol, TypeVar, overload
 
 from _typeshed import Incomplete
@@ -176,8 +177,17 @@ def _branched(precise: list[str], permissive: list[str], indent: int, plain: dic
         f"{pad}elif MYPY:",
         *_indent(permissive, indent + 4),
         f"{pad}else:",
-        *_indent(for_pyright(precise), indent + 4),
+        *_indent(_merge_breaks(permissive) + for_pyright(precise), indent + 4),
     ]
+
+
+def _merge_breaks(permissive: list[str]) -> list[str]:
+    """pyright joins the overloads of a name across the branches when the previous branch's declaration is
+    overloaded too, so mypy's overloads would come first; a bare annotation ends that chain (mypy never reads
+    the ``else:`` branch: ``MYPY`` is always true to it)."""
+    names = sorted({ln[4:].split("(")[0] for i, ln in enumerate(permissive)
+                    if ln.startswith("def ") and i and permissive[i - 1] == "@overload"})
+    return [f"{n}: Any  # ends pyright's chain of overloads from the branches above" for n in names]
 
 
 def render() -> str:

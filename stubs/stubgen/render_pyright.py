@@ -1,5 +1,5 @@
 """The overloads that only pyright reads: literal sizes kept by the factories, broadcasting checked per dim,
-``x[:, i]``, and in-place operators that may not grow their target.
+``x[:, i]``.
 
 pyright has no plugin, so what it checks is what overloads can say. Two devices carry these checks:
 
@@ -94,19 +94,6 @@ def broadcast_checked(name: str, method: bool, other: str, ret_dtype: str) -> li
     return pyright_only(out)
 
 
-def inplace_checked(name: str) -> list[str]:
-    """``x += y``: ``y`` must broadcast to ``x``'s shape (the result keeps it), as the runtime requires."""
-    out: list[str] = []
-    for n in range(1, MAX_ALIGNED + 1):
-        out += ["@overload", f"def {name}(self: Tensor[tuple[Unpack[_Bs], {_dims(n, ones=False)}], Any], "
-                f"other: _HasShape[tuple[{_dims(n)}]]) -> Self: ..."]
-    out += [
-        "@overload",
-        f"def {name}(self, other: Tensor[tuple[()], Any] | Tensor[{BIG_RANK}, Any] | _complex) -> Self: ...",
-    ]
-    return pyright_only(out)
-
-
 # ---------------------------------------------------------------------------------- indexing
 def getitem_columns() -> list[str]:
     """``x[:, i]`` drops dim 1 and ``x[:, :, i]`` dim 2 (a full slice keeps its dim)."""
@@ -119,3 +106,57 @@ def getitem_columns() -> list[str]:
         f"def __getitem__(self: Tensor[tuple[_M, _N, Any, Unpack[_Ts]], D], index: tuple[{full}, {full}, _int], /) "
         "-> Tensor[tuple[_M, _N, Unpack[_Ts]], D]: ...",
     ])
+
+
+def setitem_columns() -> list[str]:
+    """``x[:, i] = v``: ``v`` must broadcast to the slot ``x[:, i]`` (a value of a higher rank is let through: torch
+    drops its leading 1s). Every other index takes any value; that overload's index type leaves out exactly
+    ``tuple[slice[None, None, None], int]``, so a mismatch there is not let through by it."""
+    full = "slice[None, None, None]"
+    q = [f"_P{i}" for i in range(1, MAX_ALIGNED + 1)]
+    out: list[str] = []
+    for rank in range(2, MAX_ALIGNED + 1):
+        slot = [q[0], *q[1:rank - 1]]  # dim 1 is the one indexed away
+        self_t = f"Tensor[tuple[{', '.join([q[0], 'Any', *q[1:rank - 1]])}], Any]"
+        values = [f"_HasShape[tuple[{', '.join(f'{d} | _L[1]' for d in slot[len(slot) - k:])}]]"
+                  for k in range(1, len(slot) + 1)]
+        higher = f"_HasShape[tuple[{', '.join(['Any'] * (len(slot) + 1))}, Unpack[tuple[Any, ...]]]]"
+        value = " | ".join([*values, higher, "Tensor[tuple[()], Any]", "_complex"])
+        out += ["@overload", f"def __setitem__(self: {self_t}, index: tuple[{full}, _int], value: {value}, /) -> None: ..."]
+    out += ["@overload",
+            f"def __setitem__(self: Tensor[{BIG_RANK}, Any], index: tuple[{full}, _int], "
+            "value: Tensor[Any, Any] | _complex, /) -> None: ..."]
+    one = "_int | None | EllipsisType | Tensor[Any, Any] | list[Any]"
+    partial = "slice[_int, Any, Any] | slice[Any, _int, Any] | slice[Any, Any, _int]"
+    other = (f"{one} | slice[Any, Any, Any] | tuple[()] | tuple[Any] | tuple[Any, Any, Any, Unpack[tuple[Any, ...]]] "
+             f"| tuple[{one} | {partial}, Any] | tuple[slice[Any, Any, Any], slice[Any, Any, Any] | None | EllipsisType "
+             "| Tensor[Any, Any] | list[Any]]")
+    out += ["@overload", f"def __setitem__(self, index: {other}, value: Tensor[Any, Any] | _complex, /) -> None: ..."]
+    return pyright_only(out)
+
+
+# ---------------------------------------------------------------------------------- views and joining
+def literal_sized(name: str, first: str, ret_dtype: str) -> list[str]:
+    """``x.reshape(2, -1, 16)`` -> ``Tensor[tuple[Literal[2], Any, Literal[16]], ...]``: literal sizes are kept, the
+    inferred ``-1`` is unknown (its size is a quotient); other sizes take the ``Any`` overloads that follow."""
+    out: list[str] = []
+    for n in range(1, MAX_ALIGNED + 1):
+        for infer in (None, *range(n)):
+            params = ", ".join(f"s{i}: {'_L[-1]' if i == infer else _Z[i]}" for i in range(n))
+            dims = ", ".join("Any" if i == infer else _Z[i] for i in range(n))
+            out += ["@overload", f"def {name}({first}{params}, /) -> Tensor[tuple[{dims}], {ret_dtype}]: ..."]
+    return pyright_only(out)
+
+
+def cat_by_dim(name: str) -> list[str]:
+    """``cat`` along a literal dim of tensors of rank 1 to 4: the other dims are the same in every tensor, the
+    joined one is unknown (a sum). Tensors whose other dims differ, or a dim that is not a literal, take the
+    ``Any``-shaped declaration that follows, so this never rejects a call: it only keeps the other dims."""
+    out: list[str] = []
+    for rank in range(1, MAX_ALIGNED + 1):
+        for d in range(rank):
+            dims = ", ".join("Any" if i == d else _P[i] for i in range(rank))
+            default = " = 0" if d == 0 else ""
+            out += ["@overload", f"def {name}(tensors: Sequence[Tensor[tuple[{dims}], _D2]], dim: _L[{d}, {d - rank}]{default}) "
+                    f"-> Tensor[tuple[{dims}], _D2]: ..."]
+    return pyright_only([*out, "@overload"])

@@ -15,7 +15,7 @@ from .render_overloads import (
     triangle_and_norm,
     unary_float,
 )
-from .render_pyright import getitem_columns
+from .render_pyright import getitem_columns, literal_sized
 from .tables import ALONG_DIM, BINARY, CASTS, KEEP, REDUCTIONS, UNARY_BOOL, UNARY_FLOAT, UNARY_SAME
 
 
@@ -125,9 +125,11 @@ def tensor_precise() -> list[str]:
     ]
     for n, rule in REDUCTIONS.items():
         out += reduction_precise(n, rule, True)
+    out += literal_sized("reshape", "self, ", "D")
     out += sized("reshape", "self, ", "D")
     # view(dtype) first: a size (_Size) accepts anything, a dtype class included
     out += ["@overload", "def view(self, dtype: type[_D2], /) -> Tensor[AnyShape, _D2]: ..."]
+    out += literal_sized("view", "self, ", "D")
     out += sized("view", "self, ", "D")
     out += sized("expand", "self, ", "D")
     out += [
