@@ -1385,29 +1385,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __radd__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
         @overload  # pyright only
-        def __radd__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __radd__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __radd__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __radd__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __radd__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __radd__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __radd__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __radd__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __radd__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __radd__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __radd__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __radd__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __sub__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1449,29 +1429,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __rsub__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
         @overload  # pyright only
-        def __rsub__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rsub__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rsub__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rsub__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rsub__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rsub__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rsub__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rsub__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __rsub__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __rsub__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rsub__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rsub__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __mul__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1513,29 +1473,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __rmul__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
         @overload  # pyright only
-        def __rmul__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmul__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmul__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmul__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmul__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmul__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmul__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmul__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __rmul__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __rmul__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmul__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmul__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __truediv__(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
@@ -1573,29 +1513,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __rtruediv__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload  # pyright only
-        def __rtruediv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rtruediv__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rtruediv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rtruediv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rtruediv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rtruediv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rtruediv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rtruediv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __rtruediv__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __rtruediv__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rtruediv__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rtruediv__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __floordiv__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1637,29 +1557,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __rfloordiv__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
         @overload  # pyright only
-        def __rfloordiv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rfloordiv__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rfloordiv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rfloordiv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rfloordiv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rfloordiv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rfloordiv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rfloordiv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __rfloordiv__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __rfloordiv__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rfloordiv__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rfloordiv__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __mod__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1701,29 +1601,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __rmod__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
         @overload  # pyright only
-        def __rmod__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmod__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmod__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmod__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmod__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmod__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmod__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmod__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __rmod__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __rmod__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmod__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rmod__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __pow__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1765,29 +1645,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __rpow__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
         @overload  # pyright only
-        def __rpow__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rpow__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rpow__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rpow__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rpow__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rpow__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rpow__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rpow__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __rpow__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __rpow__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rpow__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rpow__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __and__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1829,29 +1689,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __rand__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
         @overload  # pyright only
-        def __rand__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rand__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rand__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rand__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rand__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rand__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rand__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rand__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __rand__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __rand__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rand__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rand__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __or__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1893,29 +1733,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __ror__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
         @overload  # pyright only
-        def __ror__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __ror__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __ror__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __ror__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __ror__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __ror__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __ror__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __ror__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __ror__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __ror__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __ror__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __ror__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __xor__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1957,29 +1777,9 @@ class Tensor(Generic[S, D]):
         @overload
         def __rxor__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
         @overload  # pyright only
-        def __rxor__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rxor__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rxor__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rxor__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rxor__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rxor__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rxor__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rxor__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-        @overload  # pyright only
         def __rxor__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
         @overload  # pyright only
         def __rxor__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rxor__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-        @overload  # pyright only
-        def __rxor__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __lt__(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload

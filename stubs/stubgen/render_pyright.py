@@ -75,7 +75,10 @@ def broadcast_checked(name: str, method: bool, other: str, ret_dtype: str) -> li
     the broadcast shape (dtype ``ret_dtype``: a mix of dtypes needs the plugin's promotion rules)."""
     a = "self" if method else "input"
     out: list[str] = []
-    for n in range(1, MAX_ALIGNED + 1):
+    # `y + x` with two tensors is decided by `__add__` (pyright tries `__radd__` only after it fails), so a
+    # reflected operator needs no broadcasting overloads: one check per operator, and a smaller stub
+    reflected = name.startswith("__r")
+    for n in range(1, MAX_ALIGNED + 1 if not reflected else 1):
         long_ = f"_HasShape[tuple[Unpack[_Bs], {_dims(n)}]]"
         short = f"_HasShape[tuple[{_dims(n)}]]"
         ret = f"Tensor[tuple[Unpack[_Bs], {_dims(n, ones=False)}], {ret_dtype}]"
@@ -86,11 +89,14 @@ def broadcast_checked(name: str, method: bool, other: str, ret_dtype: str) -> li
         f"def {name}({a}: Tensor[_S2, Any], {other}: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, {ret_dtype}]: ...",
         "@overload",
         f"def {name}({a}: Tensor[tuple[()], Any], {other}: Tensor[_S2, Any]) -> Tensor[_S2, {ret_dtype}]: ...",
-        "@overload",
-        f"def {name}({a}: Tensor[{BIG_RANK}, Any], {other}: Tensor[Any, Any]) -> Tensor[AnyShape, {ret_dtype}]: ...",
-        "@overload",
-        f"def {name}({a}: Tensor[Any, Any], {other}: Tensor[{BIG_RANK}, Any]) -> Tensor[AnyShape, {ret_dtype}]: ...",
     ]
+    if not reflected:
+        out += [
+            "@overload",
+            f"def {name}({a}: Tensor[{BIG_RANK}, Any], {other}: Tensor[Any, Any]) -> Tensor[AnyShape, {ret_dtype}]: ...",
+            "@overload",
+            f"def {name}({a}: Tensor[Any, Any], {other}: Tensor[{BIG_RANK}, Any]) -> Tensor[AnyShape, {ret_dtype}]: ...",
+        ]
     return pyright_only(out)
 
 
