@@ -88,7 +88,7 @@ def test_program_under_torch_and_shapetorch(path: Path) -> None:
 
 
 # The least each checker must catch (of 20 planted bugs); raise these as the checkers improve.
-MIN_CAUGHT = {"mypy+plugin": 21, "mypy": 6, "pyright": 5}
+MIN_CAUGHT = {"mypy+plugin": 21, "mypy": 6, "pyright": 11}
 
 
 @pytest.mark.parametrize("checker", ["mypy+plugin", "mypy", "pyright"])

@@ -4593,30 +4593,8 @@ else:
     def add(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def add(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def add(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def add(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def add(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def sub(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -4625,30 +4603,8 @@ else:
     def sub(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def sub(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def sub(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def sub(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def sub(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def subtract(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -4657,30 +4613,8 @@ else:
     def subtract(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def subtract(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def subtract(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def subtract(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def subtract(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def mul(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -4689,30 +4623,8 @@ else:
     def mul(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def mul(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def mul(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def mul(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def mul(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def multiply(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -4721,120 +4633,32 @@ else:
     def multiply(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def multiply(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def multiply(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def multiply(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def multiply(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def div(input: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
     @overload
     def div(input: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
     @overload
     def div(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-    @overload  # pyright only
-    def div(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def div(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def div(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def divide(input: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
     @overload
     def divide(input: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
     @overload
     def divide(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-    @overload  # pyright only
-    def divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def divide(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def divide(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def true_divide(input: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
     @overload
     def true_divide(input: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
     @overload
     def true_divide(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-    @overload  # pyright only
-    def true_divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def true_divide(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def true_divide(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def floor_divide(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -4843,30 +4667,8 @@ else:
     def floor_divide(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def floor_divide(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def floor_divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def floor_divide(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def floor_divide(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def remainder(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -4875,30 +4677,8 @@ else:
     def remainder(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def remainder(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def remainder(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def remainder(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def remainder(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def fmod(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -4907,30 +4687,8 @@ else:
     def fmod(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def fmod(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def fmod(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmod(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def fmod(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def maximum(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -4939,30 +4697,8 @@ else:
     def maximum(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def maximum(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def maximum(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def maximum(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def maximum(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def minimum(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -4971,30 +4707,8 @@ else:
     def minimum(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def minimum(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def minimum(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def minimum(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def minimum(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def fmax(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -5003,30 +4717,8 @@ else:
     def fmax(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def fmax(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def fmax(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmax(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def fmax(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def fmin(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -5035,180 +4727,48 @@ else:
     def fmin(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def fmin(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def fmin(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def fmin(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def fmin(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def atan2(input: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
     @overload
     def atan2(input: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
     @overload
     def atan2(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-    @overload  # pyright only
-    def atan2(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def atan2(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def atan2(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def hypot(input: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
     @overload
     def hypot(input: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
     @overload
     def hypot(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-    @overload  # pyright only
-    def hypot(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def hypot(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def hypot(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def logaddexp(input: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
     @overload
     def logaddexp(input: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
     @overload
     def logaddexp(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-    @overload  # pyright only
-    def logaddexp(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def logaddexp(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def logaddexp(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def copysign(input: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
     @overload
     def copysign(input: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
     @overload
     def copysign(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-    @overload  # pyright only
-    def copysign(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def copysign(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def copysign(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def xlogy(input: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
     @overload
     def xlogy(input: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
     @overload
     def xlogy(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-    @overload  # pyright only
-    def xlogy(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def xlogy(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def xlogy(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def bitwise_and(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -5217,30 +4777,8 @@ else:
     def bitwise_and(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def bitwise_and(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def bitwise_and(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_and(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def bitwise_and(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def bitwise_or(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -5249,30 +4787,8 @@ else:
     def bitwise_or(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def bitwise_or(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def bitwise_or(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_or(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def bitwise_or(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def bitwise_xor(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -5281,422 +4797,92 @@ else:
     def bitwise_xor(input: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def bitwise_xor(input: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def bitwise_xor(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def bitwise_xor(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def bitwise_xor(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def logical_and(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def logical_and(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def logical_and(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_and(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def logical_and(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def logical_or(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def logical_or(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def logical_or(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_or(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def logical_or(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def logical_xor(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def logical_xor(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def logical_xor(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def logical_xor(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def logical_xor(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def eq(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def eq(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def eq(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def eq(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def eq(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def ne(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def ne(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def ne(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ne(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def ne(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def lt(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def lt(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def lt(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def lt(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def lt(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def le(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def le(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def le(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def le(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def le(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def gt(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def gt(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def gt(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def gt(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def gt(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def ge(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def ge(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def ge(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def ge(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def ge(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def greater(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def greater(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def greater(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def greater(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def less(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def less(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def less(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def less(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def greater_equal(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def greater_equal(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def greater_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def greater_equal(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def greater_equal(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def less_equal(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def less_equal(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def less_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def less_equal(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def less_equal(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def not_equal(input: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
     @overload
     def not_equal(input: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-    @overload  # pyright only
-    def not_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
-    @overload  # pyright only
-    def not_equal(input: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+    @overload
+    def not_equal(input: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
     @overload
     def pow(input: Tensor[_S2, _D2], exponent: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -5705,30 +4891,8 @@ else:
     def pow(input: Tensor[_S2, _FT], exponent: _float) -> Tensor[_S2, _FT]: ...
     @overload
     def pow(input: Tensor[_S2, _IT], exponent: _int) -> Tensor[_S2, _IT]: ...
-    @overload  # pyright only
-    def pow(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], exponent: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: _HasShape[tuple[_P1 | _L[1]]], exponent: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], exponent: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], exponent: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], exponent: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], exponent: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], exponent: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], exponent: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: Tensor[_S2, Any], exponent: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: Tensor[tuple[()], Any], exponent: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], exponent: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
-    @overload  # pyright only
-    def pow(input: Tensor[Any, Any], exponent: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload
+    def pow(input: Tensor[Any, Any], exponent: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     @overload
     def matmul(input: Tensor[tuple[Unpack[_Bs], _M, _K], D], other: Tensor[tuple[_K, _N], D]) -> Tensor[tuple[Unpack[_Bs], _M, _N], D]: ...
     @overload
