@@ -6,8 +6,10 @@ shape-preserving activations) are written here; every other public name of ``sha
 new layer or function is typed (loosely) as soon as the stubs are regenerated.
 
 Layer classes are generic in their literal sizes: ``Linear[I, O]``, ``Conv2d[Cin, Cout, Geometry]``,
-``Embedding[N, E]``, ``LayerNorm[NormalizedShape]``. The constructors return ``Any`` sizes; with the
-plugin, literal arguments become the type arguments (``Linear[Literal[784], Literal[256]]``).
+``Embedding[N, E]``, ``LayerNorm[NormalizedShape]``. With the plugin, literal arguments become the type
+arguments (``Linear[Literal[784], Literal[256]]``); without it, the constructors of Linear, Embedding, Conv*d
+(channels), BatchNorm*d and LayerNorm/RMSNorm keep the literal sizes of ``LITERAL_SIZES`` and give ``Any`` for
+any other size.
 Each call signature comes in three variants (see ``stubgen``): precise for pyright,
 plain for mypy without the plugin (no fixed-rank patterns that bind to Never), permissive for mypy
 with the plugin, which computes the result with the runtime's rules.
