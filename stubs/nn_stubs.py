@@ -6,8 +6,10 @@ shape-preserving activations) are written here; every other public name of ``sha
 new layer or function is typed (loosely) as soon as the stubs are regenerated.
 
 Layer classes are generic in their literal sizes: ``Linear[I, O]``, ``Conv2d[Cin, Cout, Geometry]``,
-``Embedding[N, E]``, ``LayerNorm[NormalizedShape]``. The constructors return ``Any`` sizes; with the
-plugin, literal arguments become the type arguments (``Linear[Literal[784], Literal[256]]``).
+``Embedding[N, E]``, ``LayerNorm[NormalizedShape]``. With the plugin, literal arguments become the type
+arguments (``Linear[Literal[784], Literal[256]]``); without it, the constructors of Linear, Embedding, Conv*d
+(channels), BatchNorm*d and LayerNorm/RMSNorm keep the literal sizes of ``LITERAL_SIZES`` and give ``Any`` for
+any other size.
 Each call signature comes in three variants (see ``stubgen``): precise for pyright,
 plain for mypy without the plugin (no fixed-rank patterns that bind to Never), permissive for mypy
 with the plugin, which computes the result with the runtime's rules.
@@ -160,6 +162,10 @@ def _call(sig: str, ret: str) -> list[str]:
 
 
 def _overloaded_call(sigs: list[tuple[str, str]]) -> list[str]:
+    """``__call__`` and ``forward`` overloaded by ``sigs``. A layer that checks a size has two overloads for
+    pyright (literal sizes first, then any size): after a failed call to an overloaded function pyright's result
+    is Unknown, so the next layer does not report the same bug again; a failed call to a plain function keeps
+    its declared result, sizes and all."""
     out: list[str] = []
     for name in ("__call__", "forward"):
         for sig, ret in sigs:
@@ -283,11 +289,13 @@ def _linear(init_sig: str) -> list[str]:
         "    def reset_parameters(self) -> None: ...",
         *branched(
             # pyright binds _Bs to one dim for an Any input (a rank-2 result, a false error on a typed return);
-            # a 1-D overload after it makes that call ambiguous, which pyright answers with Any. (Second, so an
-            # inferred Unknown shape, which pyright matches to the first overload alone, keeps the old answer.)
-            _overloaded_call([("(self, input: Tensor[tuple[Unpack[_Bs], _I], _D])",
-                               "Tensor[tuple[Unpack[_Bs], _O], _D]"),
-                              ("(self, input: Tensor[tuple[_I], _D])", "Tensor[tuple[_O], _D]")]),
+            # a 1-D overload after the batched ones makes that call ambiguous, which pyright answers with Any.
+            _overloaded_call([
+                ("(self: Linear[_IL, _OL], input: Tensor[tuple[Unpack[_Bs], _IL], _D])",
+                 "Tensor[tuple[Unpack[_Bs], _OL], _D]"),
+                ("(self, input: Tensor[tuple[Unpack[_Bs], _I], _D])", "Tensor[tuple[Unpack[_Bs], _O], _D]"),
+                ("(self, input: Tensor[tuple[_I], _D])", "Tensor[tuple[_O], _D]"),
+            ]),
             _call("(self, input: Tensor[tuple[Unpack[_Bs], _I], _D])", "Tensor[tuple[Unpack[_Bs], _O], _D]"),
             _call("(self, input: Tensor[Any, _D])", "Tensor[Any, _D]"),
             4,
@@ -299,6 +307,11 @@ def _conv(nd: int) -> Callable[[str], list[str]]:
     def render(init_sig: str) -> list[str]:
         anys = ", ".join(["Any"] * nd)
         name = f"Conv{nd}d"
+        rest = (", kernel_size: _int | tuple[_int, ...], stride: _int | tuple[_int, ...] = 1, "
+                "padding: _int | tuple[_int, ...] | str = 0, dilation: _int | tuple[_int, ...] = 1, groups: _int = 1, "
+                "bias: _bool = True, padding_mode: str = 'zeros', device: Incomplete = None, dtype: Incomplete = None, "
+                "output_padding: Any = 0")
+        init = f"def __init__(self: {name}[Any, Any, Any], in_channels: _int, out_channels: _int{rest}) -> None: ..."
         return [
             f"class {name}(Module, Generic[_Cin, _Cout, _G]):",
             "    in_channels: _int",
@@ -311,11 +324,12 @@ def _conv(nd: int) -> Callable[[str], list[str]]:
             "    padding_mode: str",
             "    weight: Parameter[Any, Any]",
             "    bias: Parameter[tuple[_Cout], Any]",
-            f"    def __init__(self: {name}[Any, Any, Any], in_channels: _int, out_channels: _int, "
-            f"kernel_size: _int | tuple[_int, ...], stride: _int | tuple[_int, ...] = 1, "
-            f"padding: _int | tuple[_int, ...] | str = 0, dilation: _int | tuple[_int, ...] = 1, groups: _int = 1, "
-            "bias: _bool = True, padding_mode: str = 'zeros', device: Incomplete = None, dtype: Incomplete = None, "
-            "output_padding: Any = 0) -> None: ...",
+            *branched(
+                # pyright keeps literal channels (as Linear's sizes); the kernel's arithmetic needs the plugin
+                [ln.replace(f"{name}[_IL, _OL]", f"{name}[_IL, _OL, Any]").replace(f"{name}[Any, Any]",
+                                                                                   f"{name}[Any, Any, Any]")
+                 for ln in _sized_init(name, "in_channels, out_channels", rest)],
+                [init], [init], 4),
             "    def reset_parameters(self) -> None: ...",
             *branched(
                 _overloaded_call([
@@ -360,18 +374,32 @@ def _embedding(init_sig: str) -> list[str]:
 
 
 def _norm(name: str) -> Callable[[str], list[str]]:
-    # Not sized for pyright: a LayerNorm that checks its input's last dim needs that size in its result type too,
-    # and pyright keeps that result after a failed call, so the next layer reports the same bug once more.
+    """LayerNorm/RMSNorm generic in the normalized shape. For pyright a literal ``normalized_shape`` is kept
+    (``LayerNorm[tuple[Literal[64]]]``) and checked against the input's last dim; the call is overloaded so
+    that a failed one is Unknown to pyright and the next layer does not report the same bug again."""
     def render(init_sig: str) -> list[str]:
+        init = init_sig.replace("normalized_shape: Any", "normalized_shape: _int | Sequence[_int]")
+        literal_init = init.replace("(self,", f"(self: {name}[tuple[_IL]],", 1).replace(
+            "normalized_shape: _int | Sequence[_int]", "normalized_shape: _IL")
+        init = init.replace("(self,", f"(self: {name}[Any],", 1)
+        keep = _call("(self, input: Tensor[_S, _D])", "Tensor[_S, _D]")
         return [
             f"class {name}(Module, Generic[_NS]):",
             "    normalized_shape: tuple[_int, ...]",
             "    eps: Any",
             "    elementwise_affine: _bool",
             "    weight: Parameter[Any, Any] | None",
-            f"    def __init__{init_sig.replace('(self,', f'(self: {name}[Any],', 1).replace('normalized_shape: Any', 'normalized_shape: _int | Sequence[_int]')} -> None: ...",
+            *branched(["@overload", f"def __init__{literal_init} -> None: ...", "@overload", f"def __init__{init} -> None: ..."],
+                      [f"def __init__{init} -> None: ..."], [f"def __init__{init} -> None: ..."], 4),
             "    def reset_parameters(self) -> None: ...",
-            *["    " + ln for ln in _call("(self, input: Tensor[_S, _D])", "Tensor[_S, _D]")],
+            *branched(_overloaded_call([
+                (f"(self: {name}[tuple[_IL]], input: Tensor[tuple[Unpack[_Bs], _IL], _D])",
+                 "Tensor[tuple[Unpack[_Bs], _IL], _D]"),
+                (f"(self: {name}[tuple[_N]], input: Tensor[tuple[Unpack[_Bs], _N], _D])",
+                 "Tensor[tuple[Unpack[_Bs], _N], _D]"),
+                (f"(self: {name}[tuple[_N, _K]], input: Tensor[tuple[Unpack[_Bs], _N, _K], _D])",
+                 "Tensor[tuple[Unpack[_Bs], _N, _K], _D]"),
+            ]), keep, keep, 4),
         ]
 
     return render
@@ -380,6 +408,15 @@ def _norm(name: str) -> Callable[[str], list[str]]:
 def _batch_norm(name: str) -> Callable[[str], list[str]]:
     """BatchNorm1d/2d generic in ``num_features``: the plugin checks the channel dim (dim 1) against it."""
     def render(init_sig: str) -> list[str]:
+        # pyright: a literal num_features is kept and checked against dim 1 of an input of the rank torch takes
+        literal_init = init_sig.replace("(self,", f"(self: {name}[_IL],", 1).replace("num_features: _int", "num_features: _IL")
+        init = init_sig.replace("(self,", f"(self: {name}[Any],", 1)
+        keep = _call("(self, input: Tensor[_S, _D])", "Tensor[_S, _D]")
+        shapes = ["_N, {c}, _K, _E"] if name == "BatchNorm2d" else ["_N, {c}", "_N, {c}, _K"]  # 2d: (N, C, H, W)
+        calls = [(f"(self: {name}[_IL], input: Tensor[tuple[{shp.format(c='_IL')}], _D])",
+                  f"Tensor[tuple[{shp.format(c='_IL')}], _D]") for shp in shapes]
+        calls += [(f"(self, input: Tensor[tuple[{shp.format(c='_Num')}], _D])", f"Tensor[tuple[{shp.format(c='_Num')}], _D]")
+                  for shp in shapes]
         return [
             f"class {name}(Module, Generic[_Num]):",
             "    num_features: _int",
@@ -391,10 +428,11 @@ def _batch_norm(name: str) -> Callable[[str], list[str]]:
             "    bias: Parameter[tuple[_Num], Any]",
             "    running_mean: Tensor[tuple[_Num], Any]",
             "    running_var: Tensor[tuple[_Num], Any]",
-            f"    def __init__{init_sig.replace('(self,', f'(self: {name}[Any],', 1)} -> None: ...",
+            *branched(["@overload", f"def __init__{literal_init} -> None: ...", "@overload", f"def __init__{init} -> None: ..."],
+                      [f"def __init__{init} -> None: ..."], [f"def __init__{init} -> None: ..."], 4),
             "    def reset_parameters(self) -> None: ...",
             "    def reset_running_stats(self) -> None: ...",
-            *["    " + ln for ln in _call("(self, input: Tensor[_S, _D])", "Tensor[_S, _D]")],
+            *branched(_overloaded_call(calls), keep, keep, 4),
         ]
 
     return render

@@ -14,7 +14,8 @@
 #   pyright                : uses the LAST declaration, the `else:` branch (the same precise overloads)
 from builtins import bool as _bool, complex as _complex, float as _float, int as _int, type as _type
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ClassVar, Generic, Literal as _L, NamedTuple, TypeVar, overload
+from types import EllipsisType
+from typing import Any, ClassVar, Generic, Literal as _L, NamedTuple, Protocol, TypeVar, overload
 
 from _typeshed import Incomplete
 from typing_extensions import Self, TypeAlias, TypeIs, TypeVarTuple, Unpack
@@ -81,6 +82,25 @@ _TensorT = TypeVar("_TensorT", bound=Tensor[Any, Any])  # a tensor passed throug
 _Bs = TypeVarTuple("_Bs")
 _Bs2 = TypeVarTuple("_Bs2")
 _Ts = TypeVarTuple("_Ts")
+_LitSize: TypeAlias = _L[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 72, 80, 88, 96, 100, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248, 256, 264, 272, 280, 288, 296, 300, 304, 312, 320, 328, 336, 344, 352, 360, 368, 376, 384, 392, 400, 408, 416, 424, 432, 440, 448, 456, 464, 472, 480, 488, 496, 500, 504, 512, 520, 528, 536, 544, 552, 560, 568, 576, 584, 592, 600, 608, 616, 624, 632, 640, 648, 656, 664, 672, 680, 688, 696, 700, 704, 712, 720, 728, 736, 744, 752, 760, 768, 776, 784, 792, 800, 808, 816, 824, 832, 840, 848, 856, 864, 872, 880, 888, 896, 900, 904, 912, 920, 928, 936, 944, 952, 960, 968, 976, 984, 992, 1000, 1008, 1016, 1024, 1088, 1152, 1216, 1280, 1344, 1408, 1472, 1536, 1600, 1664, 1728, 1792, 1856, 1920, 1984, 2000, 2048, 2112, 2176, 2240, 2304, 2368, 2432, 2496, 2560, 2624, 2688, 2752, 2816, 2880, 2944, 3008, 3072, 3136, 3200, 3264, 3328, 3392, 3456, 3520, 3584, 3648, 3712, 3776, 3840, 3904, 3968, 4032, 4096, 5000, 10000]  # see nn_stubs.LITERAL_SIZES
+_Z0 = TypeVar("_Z0", bound=_LitSize)
+_Z1 = TypeVar("_Z1", bound=_LitSize)
+_Z2 = TypeVar("_Z2", bound=_LitSize)
+_Z3 = TypeVar("_Z3", bound=_LitSize)
+_P1 = TypeVar("_P1")
+_P2 = TypeVar("_P2")
+_P3 = TypeVar("_P3")
+_P4 = TypeVar("_P4")
+_ShC = TypeVar("_ShC", bound=tuple[Any, ...], covariant=True)
+
+class _OnlyAny:
+    """No value has this type, so only ``Any`` matches it: a list of Any-typed tensors takes the overload
+    that asks for it (an Any result) instead of the first rank-specific one."""
+
+class _HasShape(Protocol[_ShC]):
+    """Anything with a shape: a covariant view of a tensor, so a dim may be matched by a union."""
+    @property
+    def shape(self) -> _ShC: ...
 
 class _ValuesIndices(NamedTuple, Generic[_S2, _D2]):
     """(values, indices) of max/min/sort/topk/kthvalue/median/mode/cummax/cummin."""
@@ -139,7 +159,6 @@ class Tensor(Generic[S, D]):
     def __pos__(self) -> Tensor[S, D]: ...
     def __abs__(self) -> Tensor[S, D]: ...
     def __invert__(self) -> Tensor[S, D]: ...
-    def __setitem__(self, index: Any, value: Tensor[Any, Any] | _complex) -> None: ...
     def __iadd__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
     def __isub__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
     def __imul__(self, other: Tensor[Any, Any] | _complex) -> Self: ...
@@ -434,6 +453,7 @@ class Tensor(Generic[S, D]):
     def where(self, condition: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
     def masked_fill(self, mask: Tensor[Any, Any], value: _complex | Tensor[Any, Any]) -> Tensor[S, D]: ...
     if _PRECISE_STUBS:
+        def __setitem__(self, index: Any, value: Tensor[Any, Any] | _complex) -> None: ...
         @overload
         def __add__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1207,6 +1227,7 @@ class Tensor(Generic[S, D]):
         @overload
         def __getitem__(self, index: Any, /) -> Tensor[Any, D]: ...
     elif MYPY:
+        def __setitem__(self, index: Any, value: Tensor[Any, Any] | _complex) -> None: ...
         def __add__(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, Any]: ...
         def __radd__(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, Any]: ...
         def __sub__(self, other: Tensor[Any, Any] | _complex) -> Tensor[Any, Any]: ...
@@ -1322,6 +1343,16 @@ class Tensor(Generic[S, D]):
         def unbind(self, dim: _int = 0) -> tuple[Tensor[Any, D], ...]: ...
         def __getitem__(self, index: Any) -> Tensor[Any, D]: ...
     else:
+        @overload  # pyright only
+        def __setitem__(self: Tensor[tuple[_P1, Any], Any], index: tuple[slice[None, None, None], _int], value: _HasShape[tuple[_P1 | _L[1]]] | _HasShape[tuple[Any, Any, Unpack[tuple[Any, ...]]]] | Tensor[tuple[()], Any] | _complex, /) -> None: ...  # pyright only
+        @overload  # pyright only
+        def __setitem__(self: Tensor[tuple[_P1, Any, _P2], Any], index: tuple[slice[None, None, None], _int], value: _HasShape[tuple[_P2 | _L[1]]] | _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]] | _HasShape[tuple[Any, Any, Any, Unpack[tuple[Any, ...]]]] | Tensor[tuple[()], Any] | _complex, /) -> None: ...  # pyright only
+        @overload  # pyright only
+        def __setitem__(self: Tensor[tuple[_P1, Any, _P2, _P3], Any], index: tuple[slice[None, None, None], _int], value: _HasShape[tuple[_P3 | _L[1]]] | _HasShape[tuple[_P2 | _L[1], _P3 | _L[1]]] | _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]] | _HasShape[tuple[Any, Any, Any, Any, Unpack[tuple[Any, ...]]]] | Tensor[tuple[()], Any] | _complex, /) -> None: ...  # pyright only
+        @overload  # pyright only
+        def __setitem__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], index: tuple[slice[None, None, None], _int], value: Tensor[Any, Any] | _complex, /) -> None: ...  # pyright only
+        @overload  # pyright only
+        def __setitem__(self, index: _int | None | EllipsisType | Tensor[Any, Any] | list[Any] | slice[Any, Any, Any] | tuple[()] | tuple[Any] | tuple[Any, Any, Any, Unpack[tuple[Any, ...]]] | tuple[_int | None | EllipsisType | Tensor[Any, Any] | list[Any] | slice[_int, Any, Any] | slice[Any, _int, Any] | slice[Any, Any, _int], Any] | tuple[slice[Any, Any, Any], slice[Any, Any, Any] | None | EllipsisType | Tensor[Any, Any] | list[Any]], value: Tensor[Any, Any] | _complex, /) -> None: ...  # pyright only
         @overload
         def __add__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1330,8 +1361,30 @@ class Tensor(Generic[S, D]):
         def __add__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __add__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __add__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __add__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __add__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __radd__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1340,8 +1393,10 @@ class Tensor(Generic[S, D]):
         def __radd__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __radd__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __radd__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __radd__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __radd__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __sub__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1350,8 +1405,30 @@ class Tensor(Generic[S, D]):
         def __sub__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __sub__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __sub__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __sub__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __sub__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __rsub__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1360,8 +1437,10 @@ class Tensor(Generic[S, D]):
         def __rsub__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __rsub__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __rsub__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __rsub__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __rsub__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __mul__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1370,8 +1449,30 @@ class Tensor(Generic[S, D]):
         def __mul__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __mul__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __mul__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __mul__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mul__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __rmul__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1380,24 +1481,50 @@ class Tensor(Generic[S, D]):
         def __rmul__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __rmul__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __rmul__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __rmul__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __rmul__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __truediv__(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def __truediv__(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def __truediv__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def __truediv__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __truediv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __truediv__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __rtruediv__(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def __rtruediv__(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def __rtruediv__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def __rtruediv__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __rtruediv__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __rtruediv__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __floordiv__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1406,8 +1533,30 @@ class Tensor(Generic[S, D]):
         def __floordiv__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __floordiv__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __floordiv__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __floordiv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __floordiv__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __rfloordiv__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1416,8 +1565,10 @@ class Tensor(Generic[S, D]):
         def __rfloordiv__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __rfloordiv__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __rfloordiv__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __rfloordiv__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __rfloordiv__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __mod__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1426,8 +1577,30 @@ class Tensor(Generic[S, D]):
         def __mod__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __mod__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __mod__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __mod__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __mod__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __rmod__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1436,8 +1609,10 @@ class Tensor(Generic[S, D]):
         def __rmod__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __rmod__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __rmod__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __rmod__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __rmod__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __pow__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1446,8 +1621,30 @@ class Tensor(Generic[S, D]):
         def __pow__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __pow__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __pow__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __pow__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __pow__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __rpow__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1456,8 +1653,10 @@ class Tensor(Generic[S, D]):
         def __rpow__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __rpow__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __rpow__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __rpow__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __rpow__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __and__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1466,8 +1665,30 @@ class Tensor(Generic[S, D]):
         def __and__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __and__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __and__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __and__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __and__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __rand__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1476,8 +1697,10 @@ class Tensor(Generic[S, D]):
         def __rand__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __rand__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __rand__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __rand__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __rand__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __or__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1486,8 +1709,30 @@ class Tensor(Generic[S, D]):
         def __or__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __or__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __or__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __or__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __or__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __ror__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1496,8 +1741,10 @@ class Tensor(Generic[S, D]):
         def __ror__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __ror__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __ror__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __ror__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __ror__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __xor__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1506,8 +1753,30 @@ class Tensor(Generic[S, D]):
         def __xor__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __xor__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __xor__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __xor__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __xor__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __rxor__(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1516,44 +1785,178 @@ class Tensor(Generic[S, D]):
         def __rxor__(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def __rxor__(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def __rxor__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def __rxor__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def __rxor__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
         @overload
         def __lt__(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def __lt__(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def __lt__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def __lt__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __lt__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def __le__(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def __le__(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def __le__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def __le__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __le__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def __gt__(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def __gt__(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def __gt__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def __gt__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __gt__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def __ge__(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def __ge__(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def __ge__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def __ge__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def __ge__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def __eq__(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...  # type: ignore[override]
         @overload
         def __eq__(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...  # type: ignore[override]
-        @overload
-        def __eq__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...  # type: ignore[override]
+        @overload  # pyright only
+        def __eq__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __eq__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # type: ignore[override]  # pyright only
         @overload
         def __ne__(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...  # type: ignore[override]
         @overload
         def __ne__(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...  # type: ignore[override]
-        @overload
-        def __ne__(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...  # type: ignore[override]
+        @overload  # pyright only
+        def __ne__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # type: ignore[override]  # pyright only
+        @overload  # pyright only
+        def __ne__(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # type: ignore[override]  # pyright only
         @overload
         def add(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1562,8 +1965,30 @@ class Tensor(Generic[S, D]):
         def add(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def add(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def add(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def add(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def add(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def sub(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1572,8 +1997,30 @@ class Tensor(Generic[S, D]):
         def sub(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def sub(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def sub(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def sub(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def sub(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def subtract(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1582,8 +2029,30 @@ class Tensor(Generic[S, D]):
         def subtract(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def subtract(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def subtract(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def subtract(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def subtract(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def mul(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1592,8 +2061,30 @@ class Tensor(Generic[S, D]):
         def mul(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def mul(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def mul(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def mul(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def mul(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def multiply(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1602,32 +2093,120 @@ class Tensor(Generic[S, D]):
         def multiply(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def multiply(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def multiply(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def multiply(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def multiply(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def div(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def div(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def div(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def div(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def div(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def div(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def divide(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def divide(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def divide(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def divide(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def divide(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def true_divide(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def true_divide(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def true_divide(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def true_divide(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def true_divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def true_divide(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def floor_divide(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1636,8 +2215,30 @@ class Tensor(Generic[S, D]):
         def floor_divide(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def floor_divide(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def floor_divide(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def floor_divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def floor_divide(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def remainder(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1646,8 +2247,30 @@ class Tensor(Generic[S, D]):
         def remainder(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def remainder(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def remainder(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def remainder(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def remainder(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def fmod(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1656,8 +2279,30 @@ class Tensor(Generic[S, D]):
         def fmod(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def fmod(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def fmod(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def fmod(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmod(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def maximum(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1666,8 +2311,30 @@ class Tensor(Generic[S, D]):
         def maximum(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def maximum(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def maximum(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def maximum(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def maximum(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def minimum(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1676,8 +2343,30 @@ class Tensor(Generic[S, D]):
         def minimum(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def minimum(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def minimum(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def minimum(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def minimum(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def fmax(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1686,8 +2375,30 @@ class Tensor(Generic[S, D]):
         def fmax(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def fmax(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def fmax(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def fmax(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmax(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def fmin(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1696,48 +2407,180 @@ class Tensor(Generic[S, D]):
         def fmin(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def fmin(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def fmin(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def fmin(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def fmin(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def atan2(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def atan2(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def atan2(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def atan2(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def atan2(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def atan2(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def hypot(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def hypot(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def hypot(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def hypot(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def hypot(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def hypot(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def logaddexp(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def logaddexp(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def logaddexp(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def logaddexp(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def logaddexp(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def logaddexp(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def copysign(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def copysign(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def copysign(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def copysign(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def copysign(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def copysign(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def xlogy(self: Tensor[_S2, _FT], other: Tensor[_S2, _FT]) -> Tensor[_S2, _FT]: ...
         @overload
         def xlogy(self: Tensor[tuple[Unpack[_Bs], _N], _FT], other: Tensor[tuple[_N], _FT]) -> Tensor[tuple[Unpack[_Bs], _N], _FT]: ...
         @overload
         def xlogy(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
-        @overload
-        def xlogy(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def xlogy(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def xlogy(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def bitwise_and(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1746,8 +2589,30 @@ class Tensor(Generic[S, D]):
         def bitwise_and(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def bitwise_and(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def bitwise_and(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def bitwise_and(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_and(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def bitwise_or(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1756,8 +2621,30 @@ class Tensor(Generic[S, D]):
         def bitwise_or(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def bitwise_or(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def bitwise_or(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def bitwise_or(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_or(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def bitwise_xor(self: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1766,92 +2653,422 @@ class Tensor(Generic[S, D]):
         def bitwise_xor(self: Tensor[_S2, _FT], other: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def bitwise_xor(self: Tensor[_S2, _IT], other: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def bitwise_xor(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def bitwise_xor(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def bitwise_xor(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def logical_and(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def logical_and(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def logical_and(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def logical_and(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_and(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def logical_or(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def logical_or(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def logical_or(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def logical_or(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_or(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def logical_xor(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def logical_xor(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def logical_xor(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def logical_xor(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def logical_xor(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def eq(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def eq(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def eq(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def eq(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def eq(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def ne(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def ne(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def ne(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def ne(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ne(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def lt(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def lt(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def lt(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def lt(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def lt(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def le(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def le(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def le(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def le(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def le(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def gt(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def gt(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def gt(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def gt(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def gt(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def ge(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def ge(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def ge(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def ge(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def ge(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def greater(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def greater(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def greater(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def greater(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def less(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def less(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def less(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def less(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def greater_equal(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def greater_equal(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def greater_equal(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def greater_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def greater_equal(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def less_equal(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def less_equal(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def less_equal(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def less_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def less_equal(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def not_equal(self: Tensor[_S2, Any], other: Tensor[_S2, Any] | _complex) -> Tensor[_S2, bool_]: ...
         @overload
         def not_equal(self: Tensor[tuple[Unpack[_Bs], _N], Any], other: Tensor[tuple[_N], Any]) -> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...
-        @overload
-        def not_equal(self: Tensor[Any, Any], other: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...
+        @overload  # pyright only
+        def not_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: _HasShape[tuple[_P1 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], other: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: Tensor[_S2, Any], other: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: Tensor[tuple[()], Any], other: Tensor[_S2, Any]) -> Tensor[_S2, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], other: Tensor[Any, Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
+        @overload  # pyright only
+        def not_equal(self: Tensor[Any, Any], other: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, bool_]: ...  # pyright only
         @overload
         def pow(self: Tensor[_S2, _D2], exponent: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
         @overload
@@ -1860,8 +3077,30 @@ class Tensor(Generic[S, D]):
         def pow(self: Tensor[_S2, _FT], exponent: _float) -> Tensor[_S2, _FT]: ...
         @overload
         def pow(self: Tensor[_S2, _IT], exponent: _int) -> Tensor[_S2, _IT]: ...
-        @overload
-        def pow(self: Tensor[Any, Any], exponent: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...
+        @overload  # pyright only
+        def pow(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]], exponent: _HasShape[tuple[_P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: _HasShape[tuple[_P1 | _L[1]]], exponent: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1], Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]], exponent: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1]]], exponent: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2], Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], exponent: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]], exponent: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3], Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], exponent: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: _HasShape[tuple[_P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]], exponent: _HasShape[tuple[Unpack[_Bs], _P1 | _L[1], _P2 | _L[1], _P3 | _L[1], _P4 | _L[1]]]) -> Tensor[tuple[Unpack[_Bs], _P1, _P2, _P3, _P4], Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: Tensor[_S2, Any], exponent: Tensor[tuple[()], Any] | _complex) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: Tensor[tuple[()], Any], exponent: Tensor[_S2, Any]) -> Tensor[_S2, Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], exponent: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        @overload  # pyright only
+        def pow(self: Tensor[Any, Any], exponent: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
         @overload
         def __matmul__(self: Tensor[tuple[Unpack[_Bs], _M, _K], D], other: Tensor[tuple[_K, _N], D]) -> Tensor[tuple[Unpack[_Bs], _M, _N], D]: ...
         @overload
@@ -2025,6 +3264,34 @@ class Tensor(Generic[S, D]):
         def count_nonzero(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
         @overload
         def count_nonzero(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, /) -> Tensor[tuple[_Z0], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _L[-1], /) -> Tensor[tuple[Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, /) -> Tensor[tuple[_Z0, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _L[-1], s1: _Z1, /) -> Tensor[tuple[Any, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _L[-1], /) -> Tensor[tuple[_Z0, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _Z2, /) -> Tensor[tuple[_Z0, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _L[-1], s1: _Z1, s2: _Z2, /) -> Tensor[tuple[Any, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _L[-1], s2: _Z2, /) -> Tensor[tuple[_Z0, Any, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _L[-1], s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _L[-1], s2: _Z2, s3: _Z3, /) -> Tensor[tuple[_Z0, Any, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, _Z2, Any], D]: ...  # pyright only
         @overload
         def reshape(self, s0: _Size, /) -> Tensor[tuple[Any], D]: ...
         @overload
@@ -2039,6 +3306,34 @@ class Tensor(Generic[S, D]):
         def reshape(self, *size: _Size) -> Tensor[AnyShape, D]: ...
         @overload
         def view(self, dtype: _type[_D2], /) -> Tensor[AnyShape, _D2]: ...
+        @overload  # pyright only
+        def view(self, s0: _Z0, /) -> Tensor[tuple[_Z0], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _L[-1], /) -> Tensor[tuple[Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, /) -> Tensor[tuple[_Z0, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _L[-1], s1: _Z1, /) -> Tensor[tuple[Any, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _L[-1], /) -> Tensor[tuple[_Z0, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _Z2, /) -> Tensor[tuple[_Z0, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _L[-1], s1: _Z1, s2: _Z2, /) -> Tensor[tuple[Any, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _L[-1], s2: _Z2, /) -> Tensor[tuple[_Z0, Any, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _L[-1], s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _L[-1], s2: _Z2, s3: _Z3, /) -> Tensor[tuple[_Z0, Any, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, _Z2, Any], D]: ...  # pyright only
         @overload
         def view(self, s0: _Size, /) -> Tensor[tuple[Any], D]: ...
         @overload
@@ -2100,6 +3395,10 @@ class Tensor(Generic[S, D]):
         def unbind(self, dim: _int = 0) -> tuple[Tensor[AnyShape, D], ...]: ...
         @overload
         def __getitem__(self: Tensor[tuple[Any, Unpack[_Ts]], D], index: _int, /) -> Tensor[tuple[Unpack[_Ts]], D]: ...
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_M, Any, Unpack[_Ts]], D], index: tuple[slice[None, None, None], _int], /) -> Tensor[tuple[_M, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_M, _N, Any, Unpack[_Ts]], D], index: tuple[slice[None, None, None], slice[None, None, None], _int], /) -> Tensor[tuple[_M, _N, Unpack[_Ts]], D]: ...  # pyright only
         @overload
         def __getitem__(self, index: Any, /) -> Tensor[AnyShape, D]: ...
     # ---- the rest of the registered methods (shapetorch.ops._registry.METHODS): not typed precisely yet
@@ -3302,6 +4601,17 @@ elif MYPY:
     def linspace(start: _complex, end: _complex, steps: _int, *, dtype: Incomplete = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[Any, Any]: ...
     def logspace(start: _complex, end: _complex, steps: _int, base: _float = 10.0, *, dtype: Incomplete = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[Any, Any]: ...
 else:
+    empty: Any  # ends pyright's chain of overloads from the branches above
+    empty_like: Any  # ends pyright's chain of overloads from the branches above
+    full_like: Any  # ends pyright's chain of overloads from the branches above
+    ones: Any  # ends pyright's chain of overloads from the branches above
+    ones_like: Any  # ends pyright's chain of overloads from the branches above
+    rand: Any  # ends pyright's chain of overloads from the branches above
+    rand_like: Any  # ends pyright's chain of overloads from the branches above
+    randn: Any  # ends pyright's chain of overloads from the branches above
+    randn_like: Any  # ends pyright's chain of overloads from the branches above
+    zeros: Any  # ends pyright's chain of overloads from the branches above
+    zeros_like: Any  # ends pyright's chain of overloads from the branches above
     @overload
     def add(input: Tensor[_S2, _D2], other: Tensor[_S2, _D2]) -> Tensor[_S2, _D2]: ...
     @overload
@@ -3759,14 +5069,80 @@ else:
     def count_nonzero(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
     @overload
     def count_nonzero(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
+    @overload  # pyright only
+    def cat(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, Any], _D2]], dim: _L[1, -1]) -> Tensor[tuple[_P1, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any, _P2, _P3], _D2]], dim: _L[0, -3] = 0) -> Tensor[tuple[Any, _P2, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, Any, _P3], _D2]], dim: _L[1, -2]) -> Tensor[tuple[_P1, Any, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, _P2, Any], _D2]], dim: _L[2, -1]) -> Tensor[tuple[_P1, _P2, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any, _P2, _P3, _P4], _D2]], dim: _L[0, -4] = 0) -> Tensor[tuple[Any, _P2, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, Any, _P3, _P4], _D2]], dim: _L[1, -3]) -> Tensor[tuple[_P1, Any, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, _P2, Any, _P4], _D2]], dim: _L[2, -2]) -> Tensor[tuple[_P1, _P2, Any, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[_P1, _P2, _P3, Any], _D2]], dim: _L[3, -1]) -> Tensor[tuple[_P1, _P2, _P3, Any], _D2]: ...  # pyright only
     @overload
     def cat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...
     @overload
     def cat(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[AnyShape, Any]: ...
+    @overload  # pyright only
+    def concat(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, Any], _D2]], dim: _L[1, -1]) -> Tensor[tuple[_P1, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any, _P2, _P3], _D2]], dim: _L[0, -3] = 0) -> Tensor[tuple[Any, _P2, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, Any, _P3], _D2]], dim: _L[1, -2]) -> Tensor[tuple[_P1, Any, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, _P2, Any], _D2]], dim: _L[2, -1]) -> Tensor[tuple[_P1, _P2, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any, _P2, _P3, _P4], _D2]], dim: _L[0, -4] = 0) -> Tensor[tuple[Any, _P2, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, Any, _P3, _P4], _D2]], dim: _L[1, -3]) -> Tensor[tuple[_P1, Any, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, _P2, Any, _P4], _D2]], dim: _L[2, -2]) -> Tensor[tuple[_P1, _P2, Any, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[_P1, _P2, _P3, Any], _D2]], dim: _L[3, -1]) -> Tensor[tuple[_P1, _P2, _P3, Any], _D2]: ...  # pyright only
     @overload
     def concat(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...
     @overload
     def concat(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[AnyShape, Any]: ...
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, Any], _D2]], dim: _L[1, -1]) -> Tensor[tuple[_P1, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any, _P2, _P3], _D2]], dim: _L[0, -3] = 0) -> Tensor[tuple[Any, _P2, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, Any, _P3], _D2]], dim: _L[1, -2]) -> Tensor[tuple[_P1, Any, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, _P2, Any], _D2]], dim: _L[2, -1]) -> Tensor[tuple[_P1, _P2, Any], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any, _P2, _P3, _P4], _D2]], dim: _L[0, -4] = 0) -> Tensor[tuple[Any, _P2, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, Any, _P3, _P4], _D2]], dim: _L[1, -3]) -> Tensor[tuple[_P1, Any, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, _P2, Any, _P4], _D2]], dim: _L[2, -2]) -> Tensor[tuple[_P1, _P2, Any, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[_P1, _P2, _P3, Any], _D2]], dim: _L[3, -1]) -> Tensor[tuple[_P1, _P2, _P3, Any], _D2]: ...  # pyright only
     @overload
     def concatenate(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...
     @overload
@@ -3798,6 +5174,14 @@ else:
     def swapaxes(input: Tensor[Any, _D2], axis0: _int, axis1: _int) -> Tensor[AnyShape, _D2]: ...
     def swapdims(input: Tensor[Any, _D2], dim0: _int, dim1: _int) -> Tensor[AnyShape, _D2]: ...
     def moveaxis(input: Tensor[Any, _D2], source: _int | Sequence[_int], destination: _int | Sequence[_int]) -> Tensor[AnyShape, _D2]: ...
+    @overload  # pyright only
+    def zeros(s0: _Z0, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], float32]: ...  # pyright only
+    @overload  # pyright only
+    def zeros(s0: _Z0, s1: _Z1, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], float32]: ...  # pyright only
+    @overload  # pyright only
+    def zeros(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], float32]: ...  # pyright only
+    @overload  # pyright only
+    def zeros(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], float32]: ...  # pyright only
     @overload
     def zeros(s0: _Size, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], float32]: ...
     @overload
@@ -3810,6 +5194,14 @@ else:
     def zeros(size: Sequence[_Size], /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
     @overload
     def zeros(*size: _Size, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
+    @overload  # pyright only
+    def zeros(s0: _Z0, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def zeros(s0: _Z0, s1: _Z1, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def zeros(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def zeros(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], _D2]: ...  # pyright only
     @overload
     def zeros(s0: _Size, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], _D2]: ...
     @overload
@@ -3822,6 +5214,14 @@ else:
     def zeros(size: Sequence[_Size], /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...
     @overload
     def zeros(*size: _Size, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...
+    @overload  # pyright only
+    def ones(s0: _Z0, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], float32]: ...  # pyright only
+    @overload  # pyright only
+    def ones(s0: _Z0, s1: _Z1, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], float32]: ...  # pyright only
+    @overload  # pyright only
+    def ones(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], float32]: ...  # pyright only
+    @overload  # pyright only
+    def ones(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], float32]: ...  # pyright only
     @overload
     def ones(s0: _Size, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], float32]: ...
     @overload
@@ -3834,6 +5234,14 @@ else:
     def ones(size: Sequence[_Size], /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
     @overload
     def ones(*size: _Size, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
+    @overload  # pyright only
+    def ones(s0: _Z0, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def ones(s0: _Z0, s1: _Z1, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def ones(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def ones(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], _D2]: ...  # pyright only
     @overload
     def ones(s0: _Size, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], _D2]: ...
     @overload
@@ -3846,6 +5254,14 @@ else:
     def ones(size: Sequence[_Size], /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...
     @overload
     def ones(*size: _Size, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...
+    @overload  # pyright only
+    def empty(s0: _Z0, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], float32]: ...  # pyright only
+    @overload  # pyright only
+    def empty(s0: _Z0, s1: _Z1, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], float32]: ...  # pyright only
+    @overload  # pyright only
+    def empty(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], float32]: ...  # pyright only
+    @overload  # pyright only
+    def empty(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], float32]: ...  # pyright only
     @overload
     def empty(s0: _Size, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], float32]: ...
     @overload
@@ -3858,6 +5274,14 @@ else:
     def empty(size: Sequence[_Size], /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
     @overload
     def empty(*size: _Size, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
+    @overload  # pyright only
+    def empty(s0: _Z0, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def empty(s0: _Z0, s1: _Z1, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def empty(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def empty(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], _D2]: ...  # pyright only
     @overload
     def empty(s0: _Size, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], _D2]: ...
     @overload
@@ -3870,6 +5294,14 @@ else:
     def empty(size: Sequence[_Size], /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...
     @overload
     def empty(*size: _Size, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...
+    @overload  # pyright only
+    def rand(s0: _Z0, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], float32]: ...  # pyright only
+    @overload  # pyright only
+    def rand(s0: _Z0, s1: _Z1, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], float32]: ...  # pyright only
+    @overload  # pyright only
+    def rand(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], float32]: ...  # pyright only
+    @overload  # pyright only
+    def rand(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], float32]: ...  # pyright only
     @overload
     def rand(s0: _Size, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], float32]: ...
     @overload
@@ -3882,6 +5314,14 @@ else:
     def rand(size: Sequence[_Size], /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
     @overload
     def rand(*size: _Size, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
+    @overload  # pyright only
+    def rand(s0: _Z0, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def rand(s0: _Z0, s1: _Z1, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def rand(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def rand(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], _D2]: ...  # pyright only
     @overload
     def rand(s0: _Size, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], _D2]: ...
     @overload
@@ -3894,6 +5334,14 @@ else:
     def rand(size: Sequence[_Size], /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...
     @overload
     def rand(*size: _Size, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...
+    @overload  # pyright only
+    def randn(s0: _Z0, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], float32]: ...  # pyright only
+    @overload  # pyright only
+    def randn(s0: _Z0, s1: _Z1, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], float32]: ...  # pyright only
+    @overload  # pyright only
+    def randn(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], float32]: ...  # pyright only
+    @overload  # pyright only
+    def randn(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], float32]: ...  # pyright only
     @overload
     def randn(s0: _Size, /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], float32]: ...
     @overload
@@ -3906,6 +5354,14 @@ else:
     def randn(size: Sequence[_Size], /, *, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
     @overload
     def randn(*size: _Size, dtype: None = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[AnyShape, float32]: ...
+    @overload  # pyright only
+    def randn(s0: _Z0, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def randn(s0: _Z0, s1: _Z1, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def randn(s0: _Z0, s1: _Z1, s2: _Z2, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def randn(s0: _Z0, s1: _Z1, s2: _Z2, s3: _Z3, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[_Z0, _Z1, _Z2, _Z3], _D2]: ...  # pyright only
     @overload
     def randn(s0: _Size, /, *, dtype: _type[_D2], device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], _D2]: ...
     @overload

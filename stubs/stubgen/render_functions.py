@@ -16,6 +16,7 @@ from .render_overloads import (
     triangle_and_norm,
     unary_float,
 )
+from .render_pyright import cat_by_dim, literal_factory
 from .tables import (
     ALONG_DIM,
     BINARY,
@@ -90,8 +91,10 @@ def functions_precise() -> list[str]:
                 for ln in reduction_precise(n, rule, False)]
     for n in ("cat", "concat", "concatenate", "stack"):
         # mypy joins a list of differently shaped tensors to list[object] against Sequence[Tensor[Any, _D2]] (S is
-        # invariant), a false error on st.cat([a, b]); the second overload takes such a list, keeping no dtype
-        out += ["@overload", f"def {n}(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
+        # invariant), a false error on st.cat([a, b]); the second overload takes such a list, keeping no dtype.
+        # pyright reads cat's literal-dim overloads first (cat_by_dim, without its closing decorator).
+        by_dim = cat_by_dim(n)[:-1] if n != "stack" else []
+        out += [*by_dim, "@overload", f"def {n}(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
                 "@overload", f"def {n}(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[AnyShape, Any]: ..."]
     out += [
         "def where(condition: Tensor[Any, Any], input: Tensor[Any, Any] | _complex, other: Tensor[Any, Any] | _complex) "
@@ -106,7 +109,9 @@ def functions_precise() -> list[str]:
               "select", "narrow", "split", "chunk", "unbind", "broadcast_to", "swapaxes", "swapdims", "moveaxis"):
         out += method_as_function(n, "AnyShape")
     for n in FACTORIES:
+        out += literal_factory(n, "", "float32", FACTORY_KW)  # pyright: zeros(2, 3) keeps its literal sizes
         out += sized(n, "", "float32", FACTORY_KW)  # without dtype=: the default dtype
+        out += literal_factory(n, "", "_D2", FACTORY_KW_D)
         out += sized(n, "", "_D2", FACTORY_KW_D)
     out += factories_rest(precise=True)
     return out

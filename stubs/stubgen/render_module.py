@@ -5,6 +5,8 @@ module functions in their three branches, and the tail.
 from __future__ import annotations
 
 from .render_functions import functions_common, functions_permissive, functions_precise
+from .render_pyright import MYPY_ONLY, PYRIGHT_ONLY
+from .render_pyright import typevars as pyright_typevars
 from .render_registry import registry_rest
 from .render_tensor import tensor_common, tensor_permissive, tensor_precise
 from .tables import ALIASES, DTYPES, FIXED_RANK_PLAIN, FIXED_RANK_PLAIN_FUNCTIONS
@@ -26,7 +28,8 @@ HEADER = '''\
 #   pyright                : uses the LAST declaration, the `else:` branch (the same precise overloads)
 from builtins import bool as _bool, complex as _complex, float as _float, int as _int, type as _type
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ClassVar, Generic, Literal as _L, NamedTuple, TypeVar, overload
+from types import EllipsisType
+from typing import Any, ClassVar, Generic, Literal as _L, NamedTuple, Protocol, TypeVar, overload
 
 from _typeshed import Incomplete
 from typing_extensions import Self, TypeAlias, TypeIs, TypeVarTuple, Unpack
@@ -100,10 +103,38 @@ def __getattr__(name: str) -> Incomplete: ...  # the rest of the public API: not
 '''
 
 
+def _drop(lines: list[str], marker: str) -> list[str]:
+    """``lines`` without the ones marked ``marker`` (and their ``@overload``); a name left with one overload
+    loses its ``@overload``."""
+    out: list[str] = []
+    for ln in lines:
+        if ln.endswith(marker):
+            if out and out[-1] == "@overload" and not ln.endswith("@overload" + marker):
+                out.pop()
+            continue
+        out.append(ln)
+    counts: dict[str, int] = {}
+    for i, ln in enumerate(out):
+        if ln.startswith("def ") and i and out[i - 1] == "@overload":
+            name = ln[4:].split("(")[0]
+            counts[name] = counts.get(name, 0) + 1
+    single = {n for n, c in counts.items() if c == 1}
+    return [ln for i, ln in enumerate(out)
+            if not (ln == "@overload" and i + 1 < len(out) and out[i + 1][4:].split("(")[0] in single
+                    and out[i + 1].startswith("def "))]
+
+
+def for_pyright(lines: list[str]) -> list[str]:
+    """The precise lines as pyright reads them: the ones for mypy alone dropped."""
+    return _drop(lines, MYPY_ONLY)
+
+
 def for_mypy(lines: list[str], plain: dict[str, str]) -> list[str]:
-    """The precise lines with the fixed-rank definitions in ``plain`` replaced (see FIXED_RANK_PLAIN)."""
+    """The precise lines with the fixed-rank definitions in ``plain`` replaced (see FIXED_RANK_PLAIN), and the
+    ones for pyright alone dropped (``render_pyright``)."""
     out: list[str] = []
     done: set[str] = set()
+    lines = [ln.removesuffix(MYPY_ONLY) for ln in _drop(lines, PYRIGHT_ONLY)]
     for ln in lines:
         name = ln[4:].split("(")[0] if ln.startswith("def ") else None
         if name in plain:
@@ -147,8 +178,17 @@ def _branched(precise: list[str], permissive: list[str], indent: int, plain: dic
         f"{pad}elif MYPY:",
         *_indent(permissive, indent + 4),
         f"{pad}else:",
-        *_indent(precise, indent + 4),
+        *_indent(_merge_breaks(permissive) + for_pyright(precise), indent + 4),
     ]
+
+
+def _merge_breaks(permissive: list[str]) -> list[str]:
+    """pyright joins the overloads of a name across the branches when the previous branch's declaration is
+    overloaded too, so mypy's overloads would come first; a bare annotation ends that chain (mypy never reads
+    the ``else:`` branch: ``MYPY`` is always true to it)."""
+    names = sorted({ln[4:].split("(")[0] for i, ln in enumerate(permissive)
+                    if ln.startswith("def ") and i and permissive[i - 1] == "@overload"})
+    return [f"{n}: Any  # ends pyright's chain of overloads from the branches above" for n in names]
 
 
 def render() -> str:
@@ -179,6 +219,7 @@ def render() -> str:
         '_Bs = TypeVarTuple("_Bs")',
         '_Bs2 = TypeVarTuple("_Bs2")',
         '_Ts = TypeVarTuple("_Ts")',
+        *pyright_typevars(),
         "",
         "class _ValuesIndices(NamedTuple, Generic[_S2, _D2]):",
         '    """(values, indices) of max/min/sort/topk/kthvalue/median/mode/cummax/cummin."""',

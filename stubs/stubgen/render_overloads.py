@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .render_pyright import broadcast_checked, mypy_only
 from .tables import FACTORY_KW, LIKE, MAX_RANK
 
 
@@ -34,8 +35,11 @@ def binary_precise(name: str, rule: str, method: bool, other: str = "other") -> 
             "@overload",
             f"def {name}({first}: Tensor[tuple[Unpack[_Bs], _N], Any], {other}: Tensor[tuple[_N], Any]) "
             "-> Tensor[tuple[Unpack[_Bs], _N], bool_]: ...",
-            "@overload",
-            f"def {name}({first}: Tensor[Any, Any], {other}: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...",
+            *_fallback(method, [
+                "@overload",
+                f"def {name}({first}: Tensor[Any, Any], {other}: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, bool_]: ...",
+            ]),
+            *(broadcast_checked(name, method, other, "bool_") if method else []),
         ]
     dt = "_FT" if rule == "float" else "_D2"
     lines = [
@@ -49,11 +53,19 @@ def binary_precise(name: str, rule: str, method: bool, other: str = "other") -> 
     ]
     if rule == "promote":
         lines += ["@overload", f"def {name}({first}: Tensor[_S2, _IT], {other}: _int) -> Tensor[_S2, _IT]: ..."]
-    lines += [
+    lines += _fallback(method, [
         "@overload",
         f"def {name}({first}: Tensor[Any, Any], {other}: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...",
-    ]
-    return lines
+    ])
+    return lines + (broadcast_checked(name, method, other, "Any") if method else [])
+
+
+def _fallback(method: bool, lines: list[str]) -> list[str]:
+    """The catch-all overload of a binary op. pyright checks the broadcasting of methods and operators instead
+    (``render_pyright.broadcast_checked``); a module function keeps it: with two protocol-typed arguments pyright
+    joins the sizes of one dim into a union (``Literal[8, 3]``) instead of rejecting the call, while a method binds
+    ``self``'s sizes first."""
+    return mypy_only(lines) if method else lines
 
 
 def binary_permissive(name: str, rule: str, method: bool, other: str = "other") -> list[str]:

@@ -15,6 +15,7 @@ from .render_overloads import (
     triangle_and_norm,
     unary_float,
 )
+from .render_pyright import getitem_columns, literal_sized
 from .tables import ALONG_DIM, BINARY, CASTS, KEEP, REDUCTIONS, UNARY_BOOL, UNARY_FLOAT, UNARY_SAME
 
 
@@ -124,9 +125,11 @@ def tensor_precise() -> list[str]:
     ]
     for n, rule in REDUCTIONS.items():
         out += reduction_precise(n, rule, True)
+    out += literal_sized("reshape", "self, ", "D")
     out += sized("reshape", "self, ", "D")
     # view(dtype) first: a size (_Size) accepts anything, a dtype class included
     out += ["@overload", "def view(self, dtype: type[_D2], /) -> Tensor[AnyShape, _D2]: ..."]
+    out += literal_sized("view", "self, ", "D")
     out += sized("view", "self, ", "D")
     out += sized("expand", "self, ", "D")
     out += [
@@ -167,6 +170,7 @@ def tensor_precise() -> list[str]:
         "def unbind(self, dim: _int = 0) -> tuple[Tensor[AnyShape, D], ...]: ...",
         "@overload",
         "def __getitem__(self: Tensor[tuple[Any, Unpack[_Ts]], D], index: _int, /) -> Tensor[tuple[Unpack[_Ts]], D]: ...",
+        *getitem_columns(),
         "@overload",
         "def __getitem__(self, index: Any, /) -> Tensor[AnyShape, D]: ...",
     ]
