@@ -200,13 +200,14 @@ def _conv_input_grad_kernel(g: Any, w: Any, input_size: Ints, stride: Ints, padd
 
     With stride 1 it is itself a convolution (of ``g`` padded by ``dilation * (K - 1) - padding`` with the
     flipped kernel, in and out channels swapped per group), which runs twice as fast as the scatter-add.
-    Ungrouped, it runs on the padded grid, whose columns hold O * K_last rows per position; grouped, im2col's
-    hold O * K rows per input position where the scatter-add's hold C * K per output position, so it is taken
-    only where it needs no more memory (O <= C, a layer that does not widen).
+    Its columns hold O * K rows per input position where the scatter-add's hold C * K per output position,
+    so it is taken only where it needs no more memory (O <= C, a layer that does not widen); that is also
+    where it is faster (measured on the padded grid: ResNet's 16->16, 1.5 ms against 2.6 ms; LeNet's 6->16
+    5x5 input gradient, 5.6 ms against 2.1 ms for the scatter-add).
     """
     nd = w.ndim - 2
     pads = tuple(dilation[i] * (w.shape[2 + i] - 1) - padding[i] for i in range(nd))
-    if all(s == 1 for s in stride) and all(q >= 0 for q in pads) and (groups == 1 or w.shape[0] <= w.shape[1] * groups):
+    if all(s == 1 for s in stride) and all(q >= 0 for q in pads) and w.shape[0] <= w.shape[1] * groups:
         o, cg = w.shape[0], w.shape[1]
         wt = w.reshape((groups, o // groups, cg) + w.shape[2:]).swapaxes(1, 2).reshape((cg * groups, o // groups)
                                                                                          + w.shape[2:])
