@@ -463,3 +463,26 @@ def test_max_pool_integers_and_bool_as_before():
     vt, it = TF.max_pool2d(torch.tensor(xu), 2, return_indices=True)
     np.testing.assert_array_equal(vs.numpy(), vt.numpy())
     np.testing.assert_array_equal(is_.numpy(), it.numpy())
+
+
+# -- convolution with its bias ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("kw", [{"padding": 1}, {"stride": 2, "padding": 1}, {"groups": 2, "dilation": 2},
+                                {"padding": "same"}])
+def test_conv_bias(kw, dtype):
+    """conv2d with a bias is one primitive on the CPU (the bias added as the output is written): values, the
+    three gradients, double backward and forward mode against torch."""
+    def fn(lib, x, w, b):
+        return lib.nn.functional.conv2d(x, w, b, **kw)
+
+    arrays = [data(3, 4, 7, 6, dtype=dtype), data(6, 4 // kw.get("groups", 1), 3, 3, seed=1, dtype=dtype),
+              data(6, seed=2, dtype=dtype)]
+    check_all(fn, arrays, (0, 1, 2), "ConvolutionBiasBackward0", dtype, second_order=dtype == "float64")
+    check_jvp(fn, [a.astype("float64") for a in arrays])
+
+
+def test_conv1d_bias_unbatched():
+    arrays = [data(4, 9), data(5, 4, 3, seed=1), data(5, seed=2)]
+    check_all(lambda lib, x, w, b: lib.nn.functional.conv1d(x, w, b, padding=2), arrays, (0, 1, 2),
+              "ConvolutionBiasBackward0")
