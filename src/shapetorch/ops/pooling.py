@@ -111,14 +111,19 @@ def _choices(x: Any, y: Any, kernel: Ints, stride: Ints, padding: Ints, dilation
     xp = _padded(x, psp, padding, _low(x.dtype))
     # a window whose real elements all equal the padding value must take the first real one, as torch's
     valid = None if xp is x or not (y == _low(x.dtype)).any() else _padded(np.ones(x.shape, bool), psp, padding, False)
-    free = np.ones(y.shape, bool)
+    free = np.empty(y.shape, bool)  # the outputs whose element is not chosen yet
     masks = []
-    for sl in slices:
+    last = len(slices) - 1
+    for j, sl in enumerate(slices):
         m = np.equal(xp[sl], y)
         if valid is not None:
             m &= valid[sl]
-        m &= free
-        free ^= m
+        if j == 0:
+            np.logical_not(m, out=free)
+        else:
+            m &= free
+            if j < last:
+                free ^= m
         masks.append(m)
     if y.dtype.kind == "f":
         nan = np.isnan(y)
