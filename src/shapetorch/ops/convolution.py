@@ -208,17 +208,19 @@ def _conv_kernel(x: Any, w: Any, stride: Ints, padding: Ints, dilation: Ints, gr
     group: (O/g, C/g * K) @ (C/g * K, N * P), the columns made once."""
     if _on_grid(stride, groups) and x.size and w.size:
         return _grid_conv(x, w, padding, dilation)
-    cols = _columns(x, w.shape[2:], stride, padding, dilation)
     n, o = x.shape[0], w.shape[0]
-    kk = cols.shape[0] // groups
-    w2 = w.reshape(o, -1)
-    if groups == 1:
-        y = w2 @ cols
-    else:
-        y = np.concatenate([w2[og] @ cols[i * kk:(i + 1) * kk] for i, og in enumerate(_groups(o, groups))])
     out = _out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)
-    y = y.reshape((o, n) + out).swapaxes(0, 1)
-    return np.ascontiguousarray(y).astype(x.dtype, copy=False)
+    w2 = w.reshape(o, -1)
+    result = np.empty((n, o) + out, dtype=np.result_type(x.dtype, w.dtype))
+    for part in _chunks(n, (w2.shape[1] * groups + o) * math.prod(out)):  # (see _CHUNK)
+        cols = _columns(x[part], w.shape[2:], stride, padding, dilation)
+        kk = cols.shape[0] // groups
+        if groups == 1:
+            y = w2 @ cols
+        else:
+            y = np.concatenate([w2[og] @ cols[i * kk:(i + 1) * kk] for i, og in enumerate(_groups(o, groups))])
+        result[part] = y.reshape((o, part.stop - part.start) + out).swapaxes(0, 1)
+    return result
 
 
 def _out_size(size: Ints, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints) -> Ints:
@@ -284,15 +286,20 @@ def _conv_weight_grad_kernel(x: Any, g: Any, weight_size: Ints, stride: Ints, pa
         # the grid's GEMMs have a long inner dim and short outer ones: slower than im2col's single GEMM below
         # about 48 folded rows (measured: 6 channels x 5 taps, 2.7 ms against 2.0 ms)
         return _grid_weight_grad(x, g, weight_size, padding, dilation)
-    cols = _columns(x, weight_size[2:], stride, padding, dilation, g.shape[2:])
-    g2 = _grad_rows(g)
-    if groups == 1:
-        dw = (cols @ g2.T).T
-    else:
-        kk = cols.shape[0] // groups
-        dw = np.concatenate([(cols[i * kk:(i + 1) * kk] @ g2[og].T).T
-                             for i, og in enumerate(_groups(g.shape[1], groups))])
-    return dw.reshape(weight_size).astype(x.dtype, copy=False)
+    total = None
+    for part in _chunks(x.shape[0], (math.prod(weight_size[1:]) * groups + g.shape[1]) * math.prod(g.shape[2:])):
+        cols = _columns(x[part], weight_size[2:], stride, padding, dilation, g.shape[2:])
+        g2 = _grad_rows(g[part])
+        if groups == 1:
+            dw = (cols @ g2.T).T
+        else:
+            kk = cols.shape[0] // groups
+            dw = np.concatenate([(cols[i * kk:(i + 1) * kk] @ g2[og].T).T
+                                 for i, og in enumerate(_groups(g.shape[1], groups))])
+        total = dw if total is None else total + dw
+    if total is None:  # an empty batch
+        return np.zeros(weight_size, dtype=x.dtype)
+    return total.reshape(weight_size).astype(x.dtype, copy=False)
 
 
 def _params(n: Any) -> dict[str, Any]:
