@@ -203,16 +203,18 @@ def test_conv_on_the_padded_grid(x_shape, w_shape, padding, dilation, dtype):
 
 
 @pytest.mark.parametrize("chunk", [1, 700, 1 << 30])  # one sample per chunk, a few, the whole batch
-@pytest.mark.parametrize("cin,cout,stride", [(1, 4, 1), (3, 5, 1), (16, 4, 1), (5, 3, 1), (4, 6, 2)])
-def test_conv_in_chunks_of_the_batch(monkeypatch, chunk, cin, cout, stride):
+@pytest.mark.parametrize("cin,cout,stride,groups", [(1, 4, 1, 1), (3, 5, 1, 1), (16, 4, 1, 1), (5, 3, 1, 1), (4, 6, 2, 1),
+                                                   (4, 6, 1, 2), (6, 4, 2, 2)])
+def test_conv_in_chunks_of_the_batch(monkeypatch, chunk, cin, cout, stride, groups):
     """The kernels cut the batch into chunks (``_CHUNK`` elements of temporaries); any cut gives torch's values."""
     from shapetorch.ops import convolution
 
     monkeypatch.setattr(convolution, "_CHUNK", chunk)
-    x, w, b = data(5, cin, 7, 6), data(cout, cin, 3, 3, seed=1), data(cout, seed=2)
+    x, w, b = data(5, cin, 7, 6), data(cout, cin // groups, 3, 3, seed=1), data(cout, seed=2)
     xs, ws, bs = (st.tensor(a, requires_grad=True) for a in (x, w, b))
     xt, wt, bt = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
-    ys, yt = F.conv2d(xs, ws, bs, stride=stride, padding=1), TF.conv2d(xt, wt, bt, stride=stride, padding=1)
+    kw = {"stride": stride, "padding": 1, "groups": groups}
+    ys, yt = F.conv2d(xs, ws, bs, **kw), TF.conv2d(xt, wt, bt, **kw)
     close(ys, yt, 1e-10)
     cot = data(*tuple(yt.shape), seed=3)
     for a, e in zip(st.autograd.grad(ys, [xs, ws, bs], st.tensor(cot)), torch.autograd.grad(yt, [xt, wt, bt], torch.tensor(cot))):
