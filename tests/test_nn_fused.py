@@ -486,3 +486,16 @@ def test_conv1d_bias_unbatched():
     arrays = [data(4, 9), data(5, 4, 3, seed=1), data(5, seed=2)]
     check_all(lambda lib, x, w, b: lib.nn.functional.conv1d(x, w, b, padding=2), arrays, (0, 1, 2),
               "ConvolutionBiasBackward0")
+
+
+def test_max_pool_output_may_change_in_place():
+    """torch saves the input and the indices, not the output: the output may be changed in place."""
+    x = data(2, 3, 6, 6)
+    grads = []
+    for lib in (st, torch):
+        xs = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.max_pool2d(xs, 2)
+        y.mul_(2)
+        y.sum().backward()
+        grads.append(xs.grad.numpy())
+    np.testing.assert_array_equal(*grads)

@@ -62,7 +62,7 @@ def _device_window_index(psp: Ints, out: Ints, k: Ints, s: Ints, d: Ints, device
 # and no index table is made. The forward is prod(K) ``np.maximum`` passes over output-sized slices (NaN
 # propagates, as torch's). Its gradient does not save an argmax: ``max_pool_backward`` recomputes which element
 # each output took (torch's choice: the first maximum in window order, the last NaN of a NaN window, never a
-# padded element) from the input and the saved output, and writes the gradient through the same slices: plain
+# padded element) from the input, and writes the gradient through the same slices: plain
 # stores where the windows do not overlap (kernel <= stride), adds where they do. ``max_pool_select`` reads a
 # tensor at the same elements; the two are each other's adjoints, so double backward and forward mode are
 # linear in the cotangent/tangent. Measured on the CNN's first pooling (64x16x28x28, k=2, one thread, median of
@@ -141,8 +141,9 @@ def _disjoint(kernel: Ints, stride: Ints, dilation: Ints) -> bool:
     return all(k == 1 or (d == 1 and k <= s) for k, s, d in zip(kernel, stride, dilation))
 
 
-def _max_pool_backward_kernel(g: Any, x: Any, y: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints,
+def _max_pool_backward_kernel(g: Any, x: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints,
                               out: Ints) -> Any:
+    y = _max_pool_kernel(x, kernel, stride, padding, dilation, out)
     masks = _choices(x, y, kernel, stride, padding, dilation)
     psp, slices = _pool_geometry(x.shape[2:], out, kernel, stride, padding, dilation)
     g = g.astype(x.dtype, copy=False)
@@ -160,13 +161,14 @@ def _max_pool_backward_kernel(g: Any, x: Any, y: Any, kernel: Ints, stride: Ints
     return dx[(slice(None), slice(None)) + tuple(slice(q, q + n) for q, n in zip(padding, x.shape[2:]))]
 
 
-def _max_pool_select_kernel(a: Any, x: Any, y: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints,
+def _max_pool_select_kernel(a: Any, x: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints,
                             out: Ints) -> Any:
     """``a`` (input-shaped) read at the elements the pooling took: the adjoint of the backward."""
+    y = _max_pool_kernel(x, kernel, stride, padding, dilation, out)
     masks = _choices(x, y, kernel, stride, padding, dilation)
+    r = np.zeros(y.shape, dtype=a.dtype)
     psp, slices = _pool_geometry(x.shape[2:], out, kernel, stride, padding, dilation)
     ap = _padded(a, psp, padding, 0)
-    r = np.zeros(y.shape, dtype=a.dtype)
     for sl, m in zip(slices, masks):
         np.copyto(r, ap[sl], where=m)
     return r
@@ -192,20 +194,23 @@ def _geom(n: Any) -> dict[str, Any]:
     return {key: n.params[key] for key in ("kernel", "stride", "padding", "dilation", "out")}
 
 
+# The gradient recomputes the output from the input (one np.maximum pass per offset, a fifth of the backward)
+# rather than saving it: torch saves the input and the indices, so the output may be changed in place.
+
 def _max_pool_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    return (_MAX_POOL_BACKWARD(g, n.inputs[0].detach(), n.out.detach(), **_geom(n)),)
+    return (_MAX_POOL_BACKWARD(g, n.inputs[0].detach(), **_geom(n)),)
 
 
 def _max_pool_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
-    return _MAX_POOL_SELECT(gg, n.inputs[1], n.inputs[2], **_geom(n)), None, None
+    return _MAX_POOL_SELECT(gg, n.inputs[1], **_geom(n)), None
 
 
 def _max_pool_select_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    return _MAX_POOL_BACKWARD(g, n.inputs[1], n.inputs[2], **_geom(n)), None, None
+    return _MAX_POOL_BACKWARD(g, n.inputs[1], **_geom(n)), None
 
 
 def _max_pool_jvp(ts: tuple[Any, ...], n: Any) -> Any:
-    return _MAX_POOL_SELECT(ts[0], n.inputs[0].detach(), n.out.detach(), **_geom(n))
+    return _MAX_POOL_SELECT(ts[0], n.inputs[0].detach(), **_geom(n))
 
 
 def _linear_jvp(prim: str) -> Any:
@@ -216,7 +221,7 @@ def _linear_jvp(prim: str) -> Any:
     return rule
 
 
-_MAX_POOL = Prim("max_pool", _max_pool_kernel, _max_pool_vjp, _max_pool_jvp, save_output=True)
+_MAX_POOL = Prim("max_pool", _max_pool_kernel, _max_pool_vjp, _max_pool_jvp)
 _MAX_POOL_BACKWARD = Prim("max_pool_backward", _max_pool_backward_kernel, _max_pool_backward_vjp,
                           _linear_jvp("max_pool_backward"))
 _MAX_POOL_SELECT = Prim("max_pool_select", _max_pool_select_kernel, _max_pool_select_vjp,
