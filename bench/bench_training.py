@@ -28,6 +28,7 @@ import argparse
 import math
 import os
 import sys
+import time
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -303,7 +304,7 @@ GOALS = {"training": 1.0, "tiny": 1.0, "tiny+backward": 1.0, "large": 1.2}
 
 
 def run(quick: bool = False, sections: tuple[str, ...] = ("training", "tiny", "tiny+backward", "large"),
-        only: str | None = None) -> list[dict[str, Any]]:
+        only: str | None = None, clock: Callable[[], float] | None = None) -> list[dict[str, Any]]:
     """One row per case: seconds per call (shapetorch, torch), measured in interleaved rounds."""
     from bench import bench_autograd, bench_ops
 
@@ -323,7 +324,8 @@ def run(quick: bool = False, sections: tuple[str, ...] = ("training", "tiny", "t
         cases += [("large", n, o, t) for n, o, t, _ in bench_ops.large_cases(quick)]
     rows = []
     for section, name, s, t in cases:
-        got = compare({"shapetorch": s, "torch": t}, 0.05 if quick else 0.2, repeat)
+        got = compare({"shapetorch": s, "torch": t}, 0.05 if quick else 0.2, repeat,
+                      **({} if clock is None else {"clock": clock}))
         r = {"section": section, "case": name, "shapetorch_s": got["shapetorch"], "torch_s": got["torch"]}
         if section == "training":
             r["shapetorch_peak_bytes"] = peak(s)
@@ -341,6 +343,8 @@ def main(argv: list[str] | None = None) -> None:
                         "the physical cores); give NumPy's BLAS the same with OPENBLAS_NUM_THREADS")
     p.add_argument("--profile", action="store_true",
                    help="instead of timing, profile the shapetorch steps of the training workloads (cProfile)")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="cpu: time by the process's CPU time (with one thread, steadier on a shared machine)")
     a = p.parse_args(argv)
     torch.set_num_threads(max(1, a.threads))
     st.set_num_threads(max(1, a.threads))
@@ -351,7 +355,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     print(f"torch threads {torch.get_num_threads()}; ratio = shapetorch / torch (best of interleaved rounds)")
     print(f"{'case':46} {'shapetorch':>12} {'torch':>12} {'ratio':>7} {'goal':>6} {'st peak MiB':>12}")
-    for r in run(a.quick, tuple(a.sections.split(",")), a.only):
+    clock = time.process_time if a.clock == "cpu" else None
+    for r in run(a.quick, tuple(a.sections.split(",")), a.only, clock):
         ts, tt = r["shapetorch_s"], r["torch_s"]
         mem = f"{r['shapetorch_peak_bytes'] / 2**20:12.1f}" if "shapetorch_peak_bytes" in r else ""
         print(f"{r['case'][:46]:46} {fmt_time(ts):>12} {fmt_time(tt):>12} {ts / tt:7.2f} "

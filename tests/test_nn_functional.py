@@ -177,6 +177,50 @@ def test_conv_values_gradients_and_double_backward(nd, groups, stride, padding, 
     close(ws.grad, wt.grad, 1e-8)
 
 
+# the padded-grid kernels (stride 1, one group): every kernel offset folded into one GEMM (few channels), the
+# trailing offsets folded (more channels), the weight gradient on the grid (channels x trailing taps >= 48),
+# dilation, non-square kernels, padding beyond the kernel (the input gradient then takes col2im), 1-d to 3-d
+@pytest.mark.parametrize("x_shape,w_shape,padding,dilation", [
+    ((2, 1, 9, 8), (3, 1, 3, 3), 1, 1), ((2, 3, 8, 7), (4, 3, 2, 5), (1, 2), (2, 1)), ((2, 16, 6, 6), (8, 16, 3, 3), 1, 1),
+    ((2, 16, 6, 5), (4, 16, 3, 3), 0, (1, 2)), ((3, 2, 9), (5, 2, 4), 3, 1), ((1, 24, 11), (6, 24, 2), 5, 3),
+    ((2, 2, 4, 5, 3), (3, 2, 2, 3, 2), 1, 1), ((2, 3, 5, 5), (2, 3, 3, 3), 4, 1),
+])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_conv_on_the_padded_grid(x_shape, w_shape, padding, dilation, dtype):
+    nd = len(w_shape) - 2
+    x, w = data(*x_shape).astype(dtype), data(*w_shape, seed=1).astype(dtype)
+    tol = 1e-10 if dtype == "float64" else 1e-4
+    kw = {"padding": padding, "dilation": dilation}
+    xs, ws = st.tensor(x, requires_grad=True), st.tensor(w, requires_grad=True)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    ys, yt = getattr(F, f"conv{nd}d")(xs, ws, **kw), getattr(TF, f"conv{nd}d")(xt, wt, **kw)
+    close(ys, yt, tol)
+    cot = data(*tuple(yt.shape), seed=2).astype(dtype)
+    gs = st.autograd.grad(ys, [xs, ws], st.tensor(cot))
+    gt = torch.autograd.grad(yt, [xt, wt], torch.tensor(cot))
+    close(gs[0], gt[0], tol)
+    close(gs[1], gt[1], tol)
+
+
+@pytest.mark.parametrize("chunk", [1, 700, 1 << 30])  # one sample per chunk, a few, the whole batch
+@pytest.mark.parametrize("cin,cout,stride,groups", [(1, 4, 1, 1), (3, 5, 1, 1), (16, 4, 1, 1), (5, 3, 1, 1), (4, 6, 2, 1),
+                                                   (4, 6, 1, 2), (6, 4, 2, 2)])
+def test_conv_in_chunks_of_the_batch(monkeypatch, chunk, cin, cout, stride, groups):
+    """The kernels cut the batch into chunks (``_CHUNK`` elements of temporaries); any cut gives torch's values."""
+    from shapetorch.ops import convolution
+
+    monkeypatch.setattr(convolution, "_CHUNK", chunk)
+    x, w, b = data(5, cin, 7, 6), data(cout, cin // groups, 3, 3, seed=1), data(cout, seed=2)
+    xs, ws, bs = (st.tensor(a, requires_grad=True) for a in (x, w, b))
+    xt, wt, bt = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    kw = {"stride": stride, "padding": 1, "groups": groups}
+    ys, yt = F.conv2d(xs, ws, bs, **kw), TF.conv2d(xt, wt, bt, **kw)
+    close(ys, yt, 1e-10)
+    cot = data(*tuple(yt.shape), seed=3)
+    for a, e in zip(st.autograd.grad(ys, [xs, ws, bs], st.tensor(cot)), torch.autograd.grad(yt, [xt, wt, bt], torch.tensor(cot))):
+        close(a, e, 1e-10)
+
+
 def test_max_pool_return_indices():
     x = data(2, 3, 7, 6)
     vs, is_ = F.max_pool2d(st.tensor(x), 3, 2, 1, return_indices=True)

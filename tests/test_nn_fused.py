@@ -12,6 +12,7 @@ import torch.nn.functional as TF
 
 import shapetorch as st
 import shapetorch.nn.functional as F
+from shapetorch.ops.pooling import max_pool
 
 
 def data(*shape: int, seed: int = 0, dtype: str = "float64") -> np.ndarray:
@@ -467,3 +468,111 @@ def test_recurrent_layer_primitive(mode, bidirectional):
     for p in (*snet.parameters(), *tnet.parameters()):  # forward mode of the inputs and states only
         p.requires_grad_(False)
     check_jvp(fn, arrays)
+
+
+# -- max pooling ------------------------------------------------------------------------------------------
+
+# (shape, kernel, stride, padding, dilation, ceil_mode): tiled windows (the bench models), gaps (stride > kernel),
+# overlaps (stride < kernel: the gradient adds), padding with ceil_mode, dilation, 1-d and 3-d
+# (shape, spatial dims, ...); the last case is unbatched
+POOL_CASES = [((2, 3, 6, 6), 2, 2, None, 0, 1, False), ((2, 3, 9, 7), 2, 3, 2, 1, 1, True),
+              ((1, 2, 7, 7), 2, 2, 3, 0, 1, False), ((2, 2, 8, 7), 2, 3, 1, 1, 1, False),
+              ((2, 3, 7, 8), 2, (2, 3), (1, 2), (1, 0), (2, 1), True), ((2, 3, 9), 1, 3, 2, 1, 1, True),
+              ((2, 2, 5, 6, 5), 3, 2, 2, 1, 1, True), ((3, 8, 8), 2, 2, None, 0, 1, False)]
+
+
+def _pool(lib, x, nd, k, s, p, d, c, **kw):
+    if lib is st:
+        return max_pool(x, nd, k, s, p, d, c, **kw)  # max_pool3d is not in shapetorch's F
+    return getattr(TF, f"max_pool{nd}d")(x, k, s, p, d, ceil_mode=c, **kw)
+
+
+def _ties(shape, dtype="float64"):
+    """Data after a ReLU, with a NaN window: many windows hold equal maxima (torch picks the first)."""
+    a = np.maximum(data(*shape, dtype=dtype), 0)
+    a.reshape(-1)[[5, 7]] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape,nd,k,s,p,d,c", POOL_CASES)
+def test_max_pool(shape, nd, k, s, p, d, c, dtype):
+    fn = lambda lib, x: _pool(lib, x, nd, k, s, p, d, c)  # noqa: E731
+    node = f"MaxPool{max(nd, 2)}DWithIndicesBackward0"  # torch's name (its 1-D pooling runs as 2-D)
+    check_all(fn, [data(*shape, dtype=dtype)], (0,), node, dtype)
+    check_all(fn, [np.maximum(data(*shape, dtype=dtype), 0)], (0,), node, dtype, second_order=False)
+    check_jvp(fn, [data(*shape)])
+    # the gradient of the input gradient in the cotangent (double backward): a read at the chosen elements
+    for lib in (st, torch):
+        x = lib.tensor(_ties(shape, dtype), requires_grad=True)
+        y = fn(lib, x)
+        cot = lib.tensor(data(*tuple(y.shape), seed=3, dtype=dtype), requires_grad=True)
+        (gx,) = lib.autograd.grad(y, x, cot, create_graph=True)
+        (gc,) = lib.autograd.grad((gx * lib.tensor(data(*shape, seed=4, dtype=dtype))).sum(), cot)
+        if lib is st:
+            got = (y.detach().numpy(), gx.detach().numpy(), gc.numpy())
+    np.testing.assert_allclose(got[0], y.detach().numpy(), **_tol(dtype))
+    np.testing.assert_allclose(got[1], gx.detach().numpy(), **_tol(dtype))
+    np.testing.assert_allclose(got[2], gc.numpy(), **_tol(dtype))
+
+
+@pytest.mark.parametrize("shape,nd,k,s,p,d,c", POOL_CASES)
+def test_max_pool_indices_ties_nan_and_padding(shape, nd, k, s, p, d, c):
+    """return_indices as torch's: the first maximum, the last NaN, never a padded element (all -inf windows)."""
+    x = _ties(shape)
+    x.reshape(-1)[:4] = -np.inf
+    vs, ist = _pool(st, st.tensor(x), nd, k, s, p, d, c, return_indices=True)
+    vt, itt = _pool(torch, torch.tensor(x), nd, k, s, p, d, c, return_indices=True)
+    np.testing.assert_array_equal(vs.numpy(), vt.numpy())
+    np.testing.assert_array_equal(ist.numpy(), itt.numpy())
+    xs, xt = st.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    _pool(st, xs, nd, k, s, p, d, c).sum().backward()
+    _pool(torch, xt, nd, k, s, p, d, c).sum().backward()
+    np.testing.assert_array_equal(xs.grad.numpy(), xt.grad.numpy())
+
+
+def test_max_pool_integers():
+    xi = np.random.default_rng(1).integers(-5, 5, (2, 3, 6, 6))
+    np.testing.assert_array_equal(F.max_pool2d(st.tensor(xi), 3, 2, 1).numpy(),
+                                  TF.max_pool2d(torch.tensor(xi), 3, 2, 1).numpy())
+    xu = xi.astype(np.uint8) % 3
+    vs, is_ = F.max_pool2d(st.tensor(xu), 2, return_indices=True)
+    vt, it = TF.max_pool2d(torch.tensor(xu), 2, return_indices=True)
+    np.testing.assert_array_equal(vs.numpy(), vt.numpy())
+    np.testing.assert_array_equal(is_.numpy(), it.numpy())
+
+
+# -- convolution with its bias ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("kw", [{"padding": 1}, {"stride": 2, "padding": 1}, {"groups": 2, "dilation": 2},
+                                {"padding": "same"}])
+def test_conv_bias(kw, dtype):
+    """conv2d with a bias is one primitive on the CPU (the bias added as the output is written): values, the
+    three gradients, double backward and forward mode against torch."""
+    def fn(lib, x, w, b):
+        return lib.nn.functional.conv2d(x, w, b, **kw)
+
+    arrays = [data(3, 4, 7, 6, dtype=dtype), data(6, 4 // kw.get("groups", 1), 3, 3, seed=1, dtype=dtype),
+              data(6, seed=2, dtype=dtype)]
+    check_all(fn, arrays, (0, 1, 2), "ConvolutionBackward0", dtype, second_order=dtype == "float64")
+    check_jvp(fn, [a.astype("float64") for a in arrays])
+
+
+def test_conv1d_bias_unbatched():
+    arrays = [data(4, 9), data(5, 4, 3, seed=1), data(5, seed=2)]
+    check_all(lambda lib, x, w, b: lib.nn.functional.conv1d(x, w, b, padding=2), arrays, (0, 1, 2),
+              "ConvolutionBackward0")
+
+
+def test_max_pool_output_may_change_in_place():
+    """torch saves the input and the indices, not the output: the output may be changed in place."""
+    x = data(2, 3, 6, 6)
+    grads = []
+    for lib in (st, torch):
+        xs = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.max_pool2d(xs, 2)
+        y.mul_(2)
+        y.sum().backward()
+        grads.append(xs.grad.numpy())
+    np.testing.assert_array_equal(*grads)

@@ -198,7 +198,7 @@ HOLDS_INDICES = frozenset({"index", "index_put"})
 HOLDS_NUMBER = frozenset({"mul", "true_divide"})
 
 _NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_put": "IndexPut",
-          "batch_norm": "NativeBatchNorm", "cross_entropy_loss": "NllLoss"}
+          "batch_norm": "NativeBatchNorm", "cross_entropy_loss": "NllLoss", "convolution_bias": "Convolution"}
 
 
 def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:
@@ -283,6 +283,8 @@ class Node(GraphNode):
         if p == "sum":
             return "SumBackward0" if not self.params.get("keepdims") and len(self.params.get("axis", ())) == len(
                 self._inputs[0]._data.shape if self._inputs[0] is not None else ()) else "SumBackward1"
+        if p == "max_pool":  # torch's node of max_pool{1,2,3}d (1-D runs as 2-D there)
+            return f"MaxPool{max(len(self.params['kernel']), 2)}DWithIndicesBackward0"
         if p == "pow":
             return "PowBackward1" if _is_tensor(self._inputs[1]) or any(s[0] == 1 for s in self._saved) \
                 else "PowBackward0"

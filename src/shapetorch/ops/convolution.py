@@ -75,19 +75,152 @@ def _groups(n: int, groups: int) -> list[slice]:
     return [slice(i * step, (i + 1) * step) for i in range(groups)]
 
 
+# NOTE [convolution on the padded grid]: a stride-1, ungrouped convolution runs on the "flat padded grid": the
+# input is padded once into a (C, N * prod(padded) + tail) buffer (channels first, every sample's padded image
+# flattened after the previous one), where moving the window by a kernel offset is moving by a fixed number of
+# elements. So the columns of one kernel offset are a slice of the buffer (rows contiguous, no gather), and the
+# output comes out on the same grid: positions past the last valid window (the right and bottom margins, about
+# 27% more columns for 3x3 on 16x16) are computed and cropped. The trailing kernel dim is folded into one copy
+# (``k_last`` row slices: (k_last * C, L) rows), and the other kernel offsets are one GEMM each on shifted slices
+# of it, accumulated; with few channels (C * k_last < 8, a first layer) every offset is folded and it is one
+# GEMM. Measured per layer (one thread, CPU time, best of interleaved rounds), ResNet's 3x3 16->16 on 32x16x16x16:
+# forward 1.57 ms, weight gradient 1.33 ms, against 2.42 and 1.87 ms for im2col (its strided window gather
+# alone took 1.1 ms) and torch's 0.64 and 0.47 ms; one shifted GEMM per offset (no copy) measured 1.67 ms and
+# 17.9 ms on the one-channel first layer. The GEMMs themselves bound what is left: (16, 144) @ (144, 8192) alone
+# takes 0.82 ms in OpenBLAS, more than torch's whole forward. Strided and grouped convolutions keep im2col.
+
+def _grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Any, Ints, int, Ints]:
+    """``x`` (N, C, *S) padded once into the flat grid buffer (C, L + tail); the padded sizes, L = N *
+    prod(padded), and each spatial dim's step on the grid."""
+    nd = len(kernel)
+    n, c = x.shape[:2]
+    psp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd))
+    steps = tuple(math.prod(psp[i + 1:]) for i in range(nd))
+    length = n * math.prod(psp)
+    tail = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(nd))
+    buf = np.empty((c, length + tail), dtype=x.dtype)
+    grid = buf[:, :length].reshape((c, n) + psp)
+    if any(padding):
+        grid[...] = 0
+    buf[:, length:] = 0
+    grid[(slice(None), slice(None)) + tuple(slice(q, q + m) for q, m in zip(padding, x.shape[2:]))] = x.swapaxes(0, 1)
+    return buf, psp, length, steps
+
+
+def _grid_columns(x: Any, kernel: Ints, padding: Ints, dilation: Ints, fold_all: bool) -> tuple[Any, Ints, int, list[int]]:
+    """The folded columns (F * C, L + rest): F = prod of the folded (trailing) kernel dims, rows ordered
+    (folded offset, channel); with the padded sizes, L, and the grid offset of each unfolded kernel offset."""
+    buf, psp, length, steps = _grid(x, kernel, padding, dilation)
+    nd = len(kernel)
+    first = 0 if fold_all else nd - 1  # the kernel dims from here on are folded
+    rest = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(first))
+    folded = list(itertools.product(*(range(kernel[i]) for i in range(first, nd))))
+    c = x.shape[1]
+    cols = np.empty((len(folded), c, length + rest), dtype=x.dtype)
+    for f, kidx in enumerate(folded):
+        off = sum(kidx[i] * dilation[first + i] * steps[first + i] for i in range(nd - first))
+        cols[f] = buf[:, off:off + length + rest]
+    offsets = [sum(kidx[i] * dilation[i] * steps[i] for i in range(first))
+               for kidx in itertools.product(*(range(kernel[i]) for i in range(first)))]
+    return cols.reshape(len(folded) * c, length + rest), psp, length, offsets
+
+
+def _fold_all(c: int, kernel: Ints) -> bool:
+    return c * kernel[-1] < 8
+
+
+# Each batch is cut into chunks of samples whose columns and GEMM outputs stay under _CHUNK elements: a step's
+# peak then grows by about one chunk rather than by the columns of the whole batch (the CNN's first layer made
+# 8.6 MiB of temporaries for a 3.1 MiB output), and a chunk's columns stay in the cache for their GEMMs.
+_CHUNK = 1 << 18
+
+
+def _chunks(n: int, per_sample: int) -> list[slice]:
+    step = max(1, min(n, _CHUNK // max(per_sample, 1)))
+    return [slice(i, min(i + step, n)) for i in range(0, n, step)]
+
+
+def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) -> Any:
+    """The forward on the grid, chunk by chunk; ``bias`` (O,) is added as the output is cropped off the grid."""
+    nd = w.ndim - 2
+    o, kernel = w.shape[0], w.shape[2:]
+    fold_all = _fold_all(x.shape[1], kernel)
+    out = _out_size(x.shape[2:], kernel, (1,) * nd, padding, dilation)
+    dtype = np.result_type(x.dtype, w.dtype)
+    result = np.empty((x.shape[0], o) + out, dtype=dtype)
+    # the weight as (unfolded offsets, O, folded offsets * C), matching the columns' rows
+    wk = None
+    crop = (slice(None), slice(None)) + tuple(slice(0, m) for m in out)
+    per_sample = math.prod(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) * (x.shape[1] * kernel[-1] + 2 * o)
+    for part in _chunks(x.shape[0], per_sample):
+        cols, psp, length, offsets = _grid_columns(x[part], kernel, padding, dilation, fold_all)
+        if wk is None:
+            wk = np.moveaxis(w, 1, -1).reshape(o, len(offsets), -1).swapaxes(0, 1)
+        y = np.matmul(wk[0], cols[:, offsets[0]:offsets[0] + length])
+        if len(offsets) > 1:
+            tmp = np.empty_like(y)
+            for a in range(1, len(offsets)):
+                np.matmul(wk[a], cols[:, offsets[a]:offsets[a] + length], out=tmp)
+                y += tmp
+        valid = y.reshape((o, part.stop - part.start) + psp)[crop].swapaxes(0, 1)
+        if bias is None:
+            result[part] = valid
+        else:
+            np.add(valid, bias.reshape((o,) + (1,) * nd), out=result[part])
+    return result
+
+
+def _grid_weight_grad(x: Any, g: Any, weight_size: Ints, padding: Ints, dilation: Ints) -> Any:
+    """dW per unfolded offset: (F * C, L) @ (L, O), with ``g`` laid on the grid (zero in the margins), summed
+    over the batch's chunks."""
+    nd = len(weight_size) - 2
+    o, c, kernel = weight_size[0], weight_size[1], weight_size[2:]
+    fold_all = _fold_all(c, kernel)
+    dtype = np.result_type(x.dtype, g.dtype)
+    total = None
+    part_dw = None
+    per_sample = math.prod(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) * (c * kernel[-1] + 2 * o)
+    for part in _chunks(x.shape[0], per_sample):
+        cols, psp, length, offsets = _grid_columns(x[part], kernel, padding, dilation, fold_all)
+        gg = np.zeros((o, part.stop - part.start) + psp, dtype=g.dtype)
+        gg[(slice(None), slice(None)) + tuple(slice(0, m) for m in g.shape[2:])] = g[part].swapaxes(0, 1)
+        gt = gg.reshape(o, length).T
+        if part_dw is None:
+            part_dw = np.empty((len(offsets), cols.shape[0], o), dtype=dtype)
+        for a, off in enumerate(offsets):
+            np.matmul(cols[:, off:off + length], gt, out=part_dw[a])
+        if total is None:
+            total = part_dw.copy()
+        else:
+            total += part_dw
+    assert total is not None
+    # (unfolded, folded, C, O) -> (O, C, *K)
+    dw = total.reshape(total.shape[0], -1, c, o).transpose(3, 2, 0, 1).reshape(weight_size)
+    return np.ascontiguousarray(dw).astype(x.dtype, copy=False)
+
+
+def _on_grid(stride: Ints, groups: int) -> bool:
+    return groups == 1 and all(s == 1 for s in stride)
+
+
 def _conv_kernel(x: Any, w: Any, stride: Ints, padding: Ints, dilation: Ints, groups: int) -> Any:
-    """One GEMM per group: (O/g, C/g * K) @ (C/g * K, N * P), the columns made once."""
-    cols = _columns(x, w.shape[2:], stride, padding, dilation)
+    """On the padded grid where it applies (NOTE [convolution on the padded grid]); otherwise one GEMM per
+    group: (O/g, C/g * K) @ (C/g * K, N * P), the columns made once."""
+    if _on_grid(stride, groups) and x.size and w.size:
+        return _grid_conv(x, w, padding, dilation)
     n, o = x.shape[0], w.shape[0]
-    kk = cols.shape[0] // groups
-    w2 = w.reshape(o, -1)
-    if groups == 1:
-        y = w2 @ cols
-    else:
-        y = np.concatenate([w2[og] @ cols[i * kk:(i + 1) * kk] for i, og in enumerate(_groups(o, groups))])
     out = _out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)
-    y = y.reshape((o, n) + out).swapaxes(0, 1)
-    return np.ascontiguousarray(y).astype(x.dtype, copy=False)
+    w2 = w.reshape(o, -1)
+    result = np.empty((n, o) + out, dtype=np.result_type(x.dtype, w.dtype))
+    for part in _chunks(n, (w2.shape[1] * groups + o) * math.prod(out)):  # (see _CHUNK)
+        cols = _columns(x[part], w.shape[2:], stride, padding, dilation)
+        kk = cols.shape[0] // groups
+        if groups == 1:
+            y = w2 @ cols
+        else:
+            y = np.concatenate([w2[og] @ cols[i * kk:(i + 1) * kk] for i, og in enumerate(_groups(o, groups))])
+        result[part] = y.reshape((o, part.stop - part.start) + out).swapaxes(0, 1)
+    return result
 
 
 def _out_size(size: Ints, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints) -> Ints:
@@ -107,7 +240,9 @@ def _conv_input_grad_kernel(g: Any, w: Any, input_size: Ints, stride: Ints, padd
     With stride 1 it is itself a convolution (of ``g`` padded by ``dilation * (K - 1) - padding`` with the
     flipped kernel, in and out channels swapped per group), which runs twice as fast as the scatter-add.
     Its columns hold O * K rows per input position where the scatter-add's hold C * K per output position,
-    so it is taken only where it needs no more memory (O <= C, a layer that does not widen).
+    so it is taken only where it needs no more memory (O <= C, a layer that does not widen); that is also
+    where it is faster (measured on the padded grid: ResNet's 16->16, 1.5 ms against 2.6 ms; LeNet's 6->16
+    5x5 input gradient, 5.6 ms against 2.1 ms for the scatter-add).
     """
     nd = w.ndim - 2
     pads = tuple(dilation[i] * (w.shape[2 + i] - 1) - padding[i] for i in range(nd))
@@ -119,37 +254,52 @@ def _conv_input_grad_kernel(g: Any, w: Any, input_size: Ints, stride: Ints, padd
         return _conv_kernel(g, wt[flip], stride, pads, dilation, groups)
     n, o = g.shape[0], w.shape[0]
     out = g.shape[2:]
-    g2 = _grad_rows(g)
     w2 = w.reshape(o, -1)
-    if groups == 1:
-        cols = w2.T @ g2
-    else:
-        cols = np.concatenate([w2[og].T @ g2[og] for og in _groups(o, groups)])
-    c = cols.shape[0] // math.prod(w.shape[2:])
-    cols = cols.reshape((c, *w.shape[2:], n) + tuple(out))  # (C, *K, N, *out)
+    c = w.shape[1] * groups
     padded = tuple(s + 2 * p for s, p in zip(input_size, padding))
-    xp = np.zeros((c, n) + padded, dtype=np.result_type(g.dtype, w.dtype))
-    for kidx in itertools.product(*(range(k) for k in w.shape[2:])):
-        sl = tuple(slice(kidx[i] * dilation[i], kidx[i] * dilation[i] + stride[i] * (out[i] - 1) + 1, stride[i])
-                   for i in range(nd))
-        xp[(slice(None), slice(None)) + sl] += cols[(slice(None),) + kidx]
-    crop = tuple(slice(p, p + s) for p, s in zip(padding, input_size))
-    return np.ascontiguousarray(xp[(slice(None), slice(None)) + crop].swapaxes(0, 1))
+    dtype = np.result_type(g.dtype, w.dtype)
+    result = np.empty((n, c) + tuple(input_size), dtype=dtype)
+    crop = (slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(padding, input_size))
+    # chunks of the batch (see _CHUNK): the columns are K times the input gradient
+    for part in _chunks(n, math.prod(w.shape[1:]) * groups * math.prod(out) + c * math.prod(padded)):
+        m = part.stop - part.start
+        g2 = _grad_rows(g[part])
+        if groups == 1:
+            cols = w2.T @ g2
+        else:
+            cols = np.concatenate([w2[og].T @ g2[og] for og in _groups(o, groups)])
+        cols = cols.reshape((c, *w.shape[2:], m) + tuple(out))  # (C, *K, chunk, *out)
+        xp = np.zeros((c, m) + padded, dtype=dtype)
+        for kidx in itertools.product(*(range(k) for k in w.shape[2:])):
+            sl = tuple(slice(kidx[i] * dilation[i], kidx[i] * dilation[i] + stride[i] * (out[i] - 1) + 1, stride[i])
+                       for i in range(nd))
+            xp[(slice(None), slice(None)) + sl] += cols[(slice(None),) + kidx]
+        result[part] = xp[crop].swapaxes(0, 1)
+    return result
 
 
 def _conv_weight_grad_kernel(x: Any, g: Any, weight_size: Ints, stride: Ints, padding: Ints, dilation: Ints,
                              groups: int) -> Any:
     """(C/g * K, N * P) @ (N * P, O/g) per group, transposed. OpenBLAS is up to 100x slower on the same product
     written (O, N * P) @ (N * P, C * K) (small outer sizes, long inner one, the right operand transposed)."""
-    cols = _columns(x, weight_size[2:], stride, padding, dilation, g.shape[2:])
-    g2 = _grad_rows(g)
-    if groups == 1:
-        dw = (cols @ g2.T).T
-    else:
-        kk = cols.shape[0] // groups
-        dw = np.concatenate([(cols[i * kk:(i + 1) * kk] @ g2[og].T).T
-                             for i, og in enumerate(_groups(g.shape[1], groups))])
-    return dw.reshape(weight_size).astype(x.dtype, copy=False)
+    if _on_grid(stride, groups) and x.size and g.size and weight_size[1] * weight_size[-1] >= 48:
+        # the grid's GEMMs have a long inner dim and short outer ones: slower than im2col's single GEMM below
+        # about 48 folded rows (measured: 6 channels x 5 taps, 2.7 ms against 2.0 ms)
+        return _grid_weight_grad(x, g, weight_size, padding, dilation)
+    total = None
+    for part in _chunks(x.shape[0], (math.prod(weight_size[1:]) * groups + g.shape[1]) * math.prod(g.shape[2:])):
+        cols = _columns(x[part], weight_size[2:], stride, padding, dilation, g.shape[2:])
+        g2 = _grad_rows(g[part])
+        if groups == 1:
+            dw = (cols @ g2.T).T
+        else:
+            kk = cols.shape[0] // groups
+            dw = np.concatenate([(cols[i * kk:(i + 1) * kk] @ g2[og].T).T
+                                 for i, og in enumerate(_groups(g.shape[1], groups))])
+        total = dw if total is None else total + dw
+    if total is None:  # an empty batch
+        return np.zeros(weight_size, dtype=x.dtype)
+    return total.reshape(weight_size).astype(x.dtype, copy=False)
 
 
 def _params(n: Any) -> dict[str, Any]:
@@ -158,7 +308,7 @@ def _params(n: Any) -> dict[str, Any]:
 
 
 def _conv_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    x, w = n.inputs
+    x, w = n.inputs[:2]  # (and the bias of convolution_bias)
     p = _params(n)
     gx = _CONV_IN(g, w, input_size=tuple(x._data.shape[2:]), **p) if x.requires_grad else None
     gw = _CONV_W(x, g, weight_size=tuple(w._data.shape), **p) if w.requires_grad else None
@@ -177,7 +327,38 @@ def _conv_w_vjp(gw: Tensor, n: Any) -> tuple[Any, ...]:
     return _CONV_IN(g, gw, input_size=tuple(x._data.shape[2:]), **p), _CONV(x, gw, **p)
 
 
+def _conv_bias_kernel(x: Any, w: Any, b: Any, stride: Ints, padding: Ints, dilation: Ints, groups: int) -> Any:
+    """conv + bias in one output: on the grid the bias is added as the output is cropped; elsewhere in place."""
+    if _on_grid(stride, groups) and x.size and w.size:
+        return _grid_conv(x, w, padding, dilation, bias=b)
+    y = _conv_kernel(x, w, stride, padding, dilation, groups)
+    y += b.reshape((-1,) + (1,) * (y.ndim - 2))
+    return y
+
+
+def _conv_bias_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    b = n.inputs[2]
+    gx, gw = _conv_vjp(g, n)
+    gb = g.sum([0, *range(2, g._data.ndim)]) if b.requires_grad else None
+    return gx, gw, gb
+
+
+def _conv_bias_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    x, w, _ = n.inputs
+    p = _params(n)
+    parts = [_CONV(ts[0], w, **p) if ts[0] is not None else None, _CONV(x, ts[1], **p) if ts[1] is not None else None,
+             ts[2].reshape((-1,) + (1,) * (x._data.ndim - 2)) if ts[2] is not None else None]
+    total = None
+    for t in parts:
+        if t is not None:
+            total = t if total is None else total + t
+    return total
+
+
 _CONV = Prim("convolution", _conv_kernel, _conv_vjp)
+# A fused primitive (as matmul_bias): the CPU adds the bias while it writes the output, so a step neither makes
+# nor keeps the unbiased output (3.1 MiB for the CNN's first layer). Devices without its kernel add the bias.
+_CONV_BIAS = Prim("convolution_bias", _conv_bias_kernel, _conv_bias_vjp, _conv_bias_jvp)
 _CONV_IN = Prim("convolution_input_grad", _conv_input_grad_kernel, _conv_in_vjp)
 _CONV_W = Prim("convolution_weight_grad", _conv_weight_grad_kernel, _conv_w_vjp)
 
@@ -228,9 +409,13 @@ def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any 
     check(RN.conv_shape, input._data.shape, weight._data.shape, s, p, d, groups, op=op)
     _same_dtype(op, input, weight, bias)
     x, unbatched = _batched(input, nd)
-    out = _CONV(x, weight, stride=s, padding=p, dilation=d, groups=groups)
-    if bias is not None:
-        out = out + bias.reshape((-1,) + (1,) * nd)
+    if bias is not None and x._device.type in _CONV_BIAS.kernels and bias._device is x._device \
+            and bias._data.shape == (weight._data.shape[0],):
+        out = _CONV_BIAS(x, weight, bias, stride=s, padding=p, dilation=d, groups=groups)
+    else:
+        out = _CONV(x, weight, stride=s, padding=p, dilation=d, groups=groups)
+        if bias is not None:
+            out = out + bias.reshape((-1,) + (1,) * nd)
     return out.squeeze(0) if unbatched else out
 
 

@@ -3,11 +3,13 @@ The shapes are checked by ``_rules.nn`` before any kernel runs."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
 import numpy as np
 
+from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._grad_mode import no_grad as _no_grad
 from .._rules import nn as RN
@@ -41,16 +43,196 @@ def _window_index(psp: Ints, out: Ints, k: Ints, s: Ints, d: Ints) -> Any:
     return np.ravel_multi_index(tuple(coords), psp).astype(np.int64)
 
 
+# NOTE [max pooling on the CPU]: three primitives over strided views of the (once) padded input, one slice per
+# kernel offset (``xp[..., j*d : j*d + s*(out-1) + 1 : s]``, shaped like the output), so that no window is copied
+# and no index table is made. The forward is prod(K) ``np.maximum`` passes over output-sized slices (NaN
+# propagates, as torch's). Its gradient does not save an argmax: ``max_pool_backward`` recomputes which element
+# each output took (torch's choice: the first maximum in window order, the last NaN of a NaN window, never a
+# padded element) from the input, and writes the gradient through the same slices: plain
+# stores where the windows do not overlap (kernel <= stride), adds where they do. ``max_pool_select`` reads a
+# tensor at the same elements; the two are each other's adjoints, so double backward and forward mode are
+# linear in the cotangent/tangent. Measured on the CNN's first pooling (64x16x28x28, k=2, one thread, median of
+# interleaved rounds): forward 0.75 ms, backward 5.3 ms, against torch's 5.8 ms forward (it computes the indices
+# there) and 7.5 ms both; the gather through a window-index table it replaces took 2.7x torch's time.
+
+def _pool_geometry(sp: Ints, out: Ints, k: Ints, s: Ints, p: Ints, d: Ints) -> tuple[Ints, list[tuple[slice, ...]]]:
+    """The padded spatial size (``p`` before, ``p`` plus ceil_mode's extra after) and one slice per kernel offset,
+    in window order, each picking that offset's element of every window."""
+    nd = len(k)
+    psp = tuple(sp[i] + 2 * p[i] + _extra(sp[i], out[i], k[i], s[i], p[i], d[i]) for i in range(nd))
+    slices = [(slice(None), slice(None)) + tuple(slice(j[i] * d[i], j[i] * d[i] + s[i] * (out[i] - 1) + 1, s[i])
+                                                 for i in range(nd))
+              for j in itertools.product(*(range(kk) for kk in k))]
+    return psp, slices
+
+
+def _padded(x: Any, psp: Ints, p: Ints, fill: Any) -> Any:
+    """``x`` in a buffer of spatial size ``psp`` filled with ``fill`` (the input itself when nothing pads)."""
+    if tuple(x.shape[2:]) == psp:
+        return x
+    xp = np.full(x.shape[:2] + psp, fill, dtype=x.dtype)
+    xp[(slice(None), slice(None)) + tuple(slice(q, q + n) for q, n in zip(p, x.shape[2:]))] = x
+    return xp
+
+
+def _low(dtype: Any) -> Any:
+    """The padding value that never wins a window: -inf, or the integer type's least value."""
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _max_pool_kernel(x: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints, out: Ints) -> Any:
+    psp, slices = _pool_geometry(x.shape[2:], out, kernel, stride, padding, dilation)
+    xp = _padded(x, psp, padding, _low(x.dtype))
+    y = xp[slices[0]].copy()
+    for sl in slices[1:]:
+        np.maximum(y, xp[sl], out=y)
+    return y
+
+
+def _choices(x: Any, y: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints) -> list[Any]:
+    """Per kernel offset, a bool mask (output-shaped) of the outputs that took their value from that offset:
+    exactly one offset per output."""
+    out = y.shape[2:]
+    psp, slices = _pool_geometry(x.shape[2:], out, kernel, stride, padding, dilation)
+    xp = _padded(x, psp, padding, _low(x.dtype))
+    # a window whose real elements all equal the padding value must take the first real one, as torch's
+    valid = None if xp is x or not (y == _low(x.dtype)).any() else _padded(np.ones(x.shape, bool), psp, padding, False)
+    free = np.empty(y.shape, bool)  # the outputs whose element is not chosen yet
+    masks = []
+    last = len(slices) - 1
+    for j, sl in enumerate(slices):
+        m = np.equal(xp[sl], y)
+        if valid is not None:
+            m &= valid[sl]
+        if j == 0:
+            np.logical_not(m, out=free)
+        else:
+            m &= free
+            if j < last:
+                free ^= m
+        masks.append(m)
+    if y.dtype.kind == "f":
+        nan = np.isnan(y)
+        if nan.any():  # torch's loop keeps the last NaN of a window
+            seen = np.zeros(y.shape, bool)
+            for j in reversed(range(len(slices))):
+                m = np.isnan(xp[slices[j]]) & nan & ~seen
+                seen |= m
+                masks[j] = np.where(nan, m, masks[j])
+    return masks
+
+
+def _disjoint(kernel: Ints, stride: Ints, dilation: Ints) -> bool:
+    """Whether no element belongs to two windows (then the gradient is stored, not added)."""
+    return all(k == 1 or (d == 1 and k <= s) for k, s, d in zip(kernel, stride, dilation))
+
+
+def _max_pool_backward_kernel(g: Any, x: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints,
+                              out: Ints) -> Any:
+    y = _max_pool_kernel(x, kernel, stride, padding, dilation, out)
+    masks = _choices(x, y, kernel, stride, padding, dilation)
+    psp, slices = _pool_geometry(x.shape[2:], out, kernel, stride, padding, dilation)
+    g = g.astype(x.dtype, copy=False)
+    disjoint = _disjoint(kernel, stride, dilation)
+    # every element written exactly once: no zero fill needed
+    tiled = disjoint and all(k == s and o * s == n for k, s, o, n in zip(kernel, stride, out, psp))
+    dx = np.empty(x.shape[:2] + psp, dtype=x.dtype) if tiled else np.zeros(x.shape[:2] + psp, dtype=x.dtype)
+    for sl, m in zip(slices, masks):
+        if disjoint:
+            np.multiply(m, g, out=dx[sl])
+        else:
+            dx[sl] += m * g
+    if dx.shape[2:] == x.shape[2:]:
+        return dx
+    return dx[(slice(None), slice(None)) + tuple(slice(q, q + n) for q, n in zip(padding, x.shape[2:]))]
+
+
+def _max_pool_select_kernel(a: Any, x: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints,
+                            out: Ints) -> Any:
+    """``a`` (input-shaped) read at the elements the pooling took: the adjoint of the backward."""
+    y = _max_pool_kernel(x, kernel, stride, padding, dilation, out)
+    masks = _choices(x, y, kernel, stride, padding, dilation)
+    r = np.zeros(y.shape, dtype=a.dtype)
+    psp, slices = _pool_geometry(x.shape[2:], out, kernel, stride, padding, dilation)
+    ap = _padded(a, psp, padding, 0)
+    for sl, m in zip(slices, masks):
+        np.copyto(r, ap[sl], where=m)
+    return r
+
+
+def _max_pool_indices_kernel(x: Any, y: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints,
+                             out: Ints) -> Any:
+    """torch's ``return_indices``: the flat offset of the chosen element in the unpadded spatial dims."""
+    masks = _choices(x, y, kernel, stride, padding, dilation)
+    sp = x.shape[2:]
+    nd = len(sp)
+    idx = np.zeros(y.shape, dtype=np.int64)
+    for j, m in zip(itertools.product(*(range(kk) for kk in kernel)), masks):
+        pos = np.zeros((1, 1) + (1,) * nd, dtype=np.int64)
+        for i in range(nd):
+            along = np.arange(out[i]) * stride[i] + j[i] * dilation[i] - padding[i]
+            pos = pos * sp[i] + along.reshape((1, 1) + tuple(-1 if q == i else 1 for q in range(nd)))
+        np.copyto(idx, pos, where=m)
+    return idx
+
+
+def _geom(n: Any) -> dict[str, Any]:
+    return {key: n.params[key] for key in ("kernel", "stride", "padding", "dilation", "out")}
+
+
+# The gradient recomputes the output from the input (one np.maximum pass per offset, a fifth of the backward)
+# rather than saving it: torch saves the input and the indices, so the output may be changed in place.
+
+def _max_pool_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return (_MAX_POOL_BACKWARD(g, n.inputs[0].detach(), **_geom(n)),)
+
+
+def _max_pool_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    return _MAX_POOL_SELECT(gg, n.inputs[1], **_geom(n)), None
+
+
+def _max_pool_select_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    return _MAX_POOL_BACKWARD(g, n.inputs[1], **_geom(n)), None
+
+
+def _max_pool_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    return _MAX_POOL_SELECT(ts[0], n.inputs[0].detach(), **_geom(n))
+
+
+def _linear_jvp(prim: str) -> Any:
+    """The tangent of the backward and the select primitives, linear in their first input (the others constant)."""
+    def rule(ts: tuple[Any, ...], n: Any) -> Any:
+        return None if ts[0] is None else PRIMS[prim](ts[0], *n.inputs[1:], **_geom(n))
+
+    return rule
+
+
+_MAX_POOL = Prim("max_pool", _max_pool_kernel, _max_pool_vjp, _max_pool_jvp)
+_MAX_POOL_BACKWARD = Prim("max_pool_backward", _max_pool_backward_kernel, _max_pool_backward_vjp,
+                          _linear_jvp("max_pool_backward"))
+_MAX_POOL_SELECT = Prim("max_pool_select", _max_pool_select_kernel, _max_pool_select_vjp,
+                        _linear_jvp("max_pool_select"))
+_MAX_POOL_INDICES = Prim("max_pool_indices", _max_pool_indices_kernel)  # integer output: no gradient
+
+
 def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
              ceil_mode: bool = False, return_indices: bool = False, *, op: str = "max_pool2d") -> Any:
-    """The windows are gathered (``take_along_dim``, offsets made on the host from the shapes alone, on the
-    input's device), the first maximum of each picked by argmax; the gradient goes to that element only."""
+    """On the CPU, the strided-view primitives of NOTE [max pooling on the CPU]. Elsewhere the windows are
+    gathered (``take_along_dim``, offsets made on the host from the shapes alone, on the input's device), the
+    first maximum of each picked by argmax; the gradient goes to that element only."""
     from .creation import tensor
 
     k, s, p, d, shape = _pool_args(input, nd, kernel_size, stride, padding, dilation, ceil_mode, op)
     x, unbatched = _batched(input, nd)
     n, c, sp = x._data.shape[0], x._data.shape[1], x._data.shape[2:]
     out = shape[-nd:]
+    if x._device.type in _MAX_POOL.kernels and x._data.dtype.kind in "fiu" and x._data.size and math.prod(out):
+        geom = {"kernel": k, "stride": s, "padding": p, "dilation": d, "out": tuple(out)}
+        values = _MAX_POOL(x, **geom)
+        if return_indices:
+            idx = _MAX_POOL_INDICES(x.detach(), values.detach(), **geom)
+            return (values.squeeze(0), idx.squeeze(0)) if unbatched else (values, idx)
+        return values.squeeze(0) if unbatched else values
     extra = [_extra(sp[i], out[i], k[i], s[i], p[i], d[i]) for i in range(nd)]
     if x.is_floating_point():
         low: Any = -np.inf
