@@ -5,7 +5,6 @@ gradients through the existing vjps. Skipped without a WebGPU adapter unless SHA
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -17,21 +16,10 @@ from hypothesis import strategies as hs
 
 import shapetorch as st
 from _oracle import fast, shapes
+from test_webgpu import webgpu  # noqa: F401  (the module fixture: skip or fail without an adapter)
 
-REQUIRED = os.environ.get("SHAPETORCH_REQUIRE_WEBGPU") == "1"
 DEV = "webgpu"
 TOL = 1e-5  # float32: sums of a few products
-
-
-@pytest.fixture(scope="module", autouse=True)
-def webgpu() -> None:
-    from shapetorch.backends.webgpu.api import unavailable_reason
-
-    why = unavailable_reason()
-    if why is not None:
-        if REQUIRED:
-            pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
-        pytest.skip(f"no WebGPU adapter: {why}")
 
 
 def _run(fn: Callable[..., Any], *arrays: np.ndarray, grad: bool = False, tol: float = TOL) -> None:

@@ -7,7 +7,6 @@ in-range cases) gives the exact value. Skipped without a WebGPU adapter unless S
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -19,20 +18,9 @@ from hypothesis import strategies as hs
 
 import shapetorch as st
 from _oracle import fast
+from test_webgpu import webgpu  # noqa: F401  (the module fixture: skip or fail without an adapter)
 
-REQUIRED = os.environ.get("SHAPETORCH_REQUIRE_WEBGPU") == "1"
 DEV = "webgpu"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def webgpu() -> None:
-    from shapetorch.backends.webgpu.api import unavailable_reason
-
-    why = unavailable_reason()
-    if why is not None:
-        if REQUIRED:
-            pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
-        pytest.skip(f"no WebGPU adapter: {why}")
 
 
 def _both(fn: Callable[[Any, list[Any]], Any], *arrays: np.ndarray) -> None:

@@ -5,8 +5,6 @@ matrices refused at the next sync. Skipped without a WebGPU adapter unless SHAPE
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 import torch
@@ -15,20 +13,9 @@ from hypothesis import strategies as hs
 
 import shapetorch as st
 from _oracle import fast, shapes
+from test_webgpu import webgpu  # noqa: F401  (the module fixture: skip or fail without an adapter)
 
-REQUIRED = os.environ.get("SHAPETORCH_REQUIRE_WEBGPU") == "1"
 DEV = "webgpu"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def webgpu() -> None:
-    from shapetorch.backends.webgpu.api import unavailable_reason
-
-    why = unavailable_reason()
-    if why is not None:
-        if REQUIRED:
-            pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
-        pytest.skip(f"no WebGPU adapter: {why}")
 
 
 def _matrices(batch: tuple[int, ...], n: int, seed: int) -> np.ndarray:

@@ -12,7 +12,6 @@ tolerance is torch's float32 ``atol`` (1e-5) with ``rtol`` 1e-5 (not torch's 1.3
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -24,20 +23,9 @@ from hypothesis import strategies as hs
 
 import shapetorch as st
 from _oracle import fast, shapes
+from test_webgpu import webgpu  # noqa: F401  (the module fixture: skip or fail without an adapter)
 
-REQUIRED = os.environ.get("SHAPETORCH_REQUIRE_WEBGPU") == "1"
 DEV = "webgpu"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def webgpu() -> None:
-    from shapetorch.backends.webgpu.api import unavailable_reason
-
-    why = unavailable_reason()
-    if why is not None:
-        if REQUIRED:
-            pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
-        pytest.skip(f"no WebGPU adapter: {why}")
 
 
 def _values(seed: int = 0) -> np.ndarray:

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .codegen import _INF
+from .codegen import _INF, workgroup_reductions
 from .runtime import RT, WArray
 
 AWG = 64  # threads per row
@@ -67,28 +67,7 @@ fn cs(t: u32) -> u32 {{ return prm[meta_at(t) + prm[7] + 2u]; }}
 fn qv(i: u32, d: u32) -> f32 {{ return qb[bq + i * rs(0u) + d * cs(0u)]; }}
 fn kv(j: u32, d: u32) -> f32 {{ return kb[bk + j * rs(1u) + d * cs(1u)]; }}
 fn vv(j: u32, d: u32) -> f32 {{ return vb[bv + j * rs(2u) + d * cs(2u)]; }}
-fn wsum(v: f32, lid: u32) -> f32 {{
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = {half}u; s > 0u; s = s >> 1u) {{
-    if (lid < s) {{ red[lid] = red[lid] + red[lid + s]; }}
-    workgroupBarrier();
-  }}
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}}
-fn wmax(v: f32, lid: u32) -> f32 {{
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = {half}u; s > 0u; s = s >> 1u) {{
-    if (lid < s) {{ red[lid] = max(red[lid], red[lid + s]); }}
-    workgroupBarrier();
-  }}
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}}
+{reductions}
 // the scaled, masked score of query row i and key row j (-inf where masked)
 fn score(i: u32, j: u32) -> f32 {{
   let flags = prm[6];
@@ -113,7 +92,7 @@ def _head(mask: str, extra: list[str]) -> str:
     decl = list(extra)
     if mask:
         decl.append(f"@group(0) @binding({5 + len(extra)}) var<storage, read> mb: array<{'u32' if mask == 'bool' else 'f32'}>;")
-    return _COMMON.format(extra="\n".join(decl), wg=AWG, half=AWG // 2, inf=_INF, mask=_MASK[mask])
+    return _COMMON.format(extra="\n".join(decl), wg=AWG, reductions=workgroup_reductions(AWG), inf=_INF, mask=_MASK[mask])
 
 
 _ROW = f"""@compute @workgroup_size({AWG})

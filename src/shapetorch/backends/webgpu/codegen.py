@@ -363,6 +363,16 @@ REDUCE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 }
 
 
+def workgroup_reductions(size: int) -> str:
+    """WGSL ``wsum`` and ``wmax``: a tree over the workgroup array ``red`` of ``size`` invocations (a power of
+    two), the result read by every invocation. Every row kernel that reduces across its workgroup uses these."""
+    return "\n".join(
+        f"fn w{name}(v: f32, lid: u32) -> f32 {{\n  red[lid] = v;\n  workgroupBarrier();\n"
+        f"  for (var s = {size // 2}u; s > 0u; s = s >> 1u) {{\n    if (lid < s) {{ red[lid] = {combine}; }}\n"
+        f"    workgroupBarrier();\n  }}\n  let r = red[0];\n  workgroupBarrier();\n  return r;\n}}"
+        for name, combine in (("sum", "red[lid] + red[lid + s]"), ("max", "max(red[lid], red[lid + s])")))
+
+
 @functools.cache
 def reduce_kernel(op: str, in_st: str, out_st: str) -> str:
     """One workgroup per (output, chunk): threads stride over the chunk, then a tree in shared memory.
@@ -1110,28 +1120,7 @@ var<workgroup> red: array<f32, {RWG}>;
 var<private> row: u32;
 {chr(10).join(fns)}
 fn put(j: u32, v: f32) {{ out[row * prm[1] + j] = {store_expr(st, "v")}; }}
-fn wsum(v: f32, lid: u32) -> f32 {{
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = {RWG // 2}u; s > 0u; s = s >> 1u) {{
-    if (lid < s) {{ red[lid] = red[lid] + red[lid + s]; }}
-    workgroupBarrier();
-  }}
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}}
-fn wmax(v: f32, lid: u32) -> f32 {{
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = {RWG // 2}u; s > 0u; s = s >> 1u) {{
-    if (lid < s) {{ red[lid] = max(red[lid], red[lid + s]); }}
-    workgroupBarrier();
-  }}
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}}
+{workgroup_reductions(RWG)}
 @compute @workgroup_size({RWG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lv: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {{

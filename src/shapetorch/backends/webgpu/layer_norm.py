@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .codegen import RWG
+from .codegen import RWG, workgroup_reductions
 from .runtime import RT, WG, WArray
 
 
@@ -24,17 +24,7 @@ def stats_kernel() -> str:
 @group(0) @binding(1) var<storage, read_write> stat: array<f32>;
 @group(0) @binding(2) var<storage, read> xb: array<f32>;
 var<workgroup> red: array<f32, {RWG}>;
-fn wsum(v: f32, lid: u32) -> f32 {{
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = {RWG // 2}u; s > 0u; s = s >> 1u) {{
-    if (lid < s) {{ red[lid] = red[lid] + red[lid + s]; }}
-    workgroupBarrier();
-  }}
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}}
+{workgroup_reductions(RWG)}
 @compute @workgroup_size({RWG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lv: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {{

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .codegen import _INF
+from .codegen import _INF, workgroup_reductions
 from .runtime import RT, WArray
 
 CWG = 64
@@ -27,28 +27,7 @@ _HEAD = f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(3) var<storage, read> tb: array<i32>;
 WBIND
 var<workgroup> red: array<f32, {CWG}>;
-fn wsum(v: f32, lid: u32) -> f32 {{
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = {CWG // 2}u; s > 0u; s = s >> 1u) {{
-    if (lid < s) {{ red[lid] = red[lid] + red[lid + s]; }}
-    workgroupBarrier();
-  }}
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}}
-fn wmax(v: f32, lid: u32) -> f32 {{
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = {CWG // 2}u; s > 0u; s = s >> 1u) {{
-    if (lid < s) {{ red[lid] = max(red[lid], red[lid + s]); }}
-    workgroupBarrier();
-  }}
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}}
+{workgroup_reductions(CWG)}
 // the target of row r (0 when ignored or out of range) and its weight w[t] * valid
 fn tgt(r: u32) -> i32 {{
   let t = tb[prm[6] + r];

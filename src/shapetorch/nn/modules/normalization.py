@@ -17,6 +17,17 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def _norm_state(m: Module, n: int, bias: bool, affine: bool, track: bool, device: Any, dtype: Any) -> None:
+    """The parameters and buffers of a batch or instance norm layer, in torch's order: weight (ones) and bias
+    (zeros) when affine, running mean (zeros), variance (ones) and batch count when tracking."""
+    kw = {"device": device, "dtype": dtype}
+    m.register_parameter("weight", Parameter(ones(n, **kw)) if affine else None)
+    m.register_parameter("bias", Parameter(zeros(n, **kw)) if bias else None)
+    m.register_buffer("running_mean", zeros(n, **kw) if track else None)
+    m.register_buffer("running_var", ones(n, **kw) if track else None)
+    m.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device) if track else None)
+
+
 class _BatchNorm(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
@@ -24,24 +35,7 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats, self._bias = affine, track_running_stats, bias
-        kw = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(ones(num_features, **kw))
-            if bias:
-                self.bias = Parameter(zeros(num_features, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, **kw))
-            self.register_buffer("running_var", ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _norm_state(self, num_features, affine and bias, affine, track_running_stats, device, dtype)
         self.reset_parameters()  # as torch: what a buffer registration hook returned is reset in place
 
     def reset_running_stats(self) -> None:
@@ -95,21 +89,7 @@ class _InstanceNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum, self.affine = num_features, eps, momentum, affine
         self.track_running_stats = track_running_stats
-        kw = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(ones(num_features, **kw))
-            self.bias = Parameter(zeros(num_features, **kw))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, **kw))
-            self.register_buffer("running_var", ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _norm_state(self, num_features, affine, affine, track_running_stats, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         name = type(self).__name__
