@@ -35,9 +35,9 @@ def test_batches_and_elementwise_past_a_lowered_grid_limit(rt, monkeypatch):
 
 
 def test_a_grid_that_cannot_fold_is_a_coded_error_naming_the_op(rt, monkeypatch):
-    monkeypatch.setattr(rt, "max_groups", 2)
     # 10 column tiles of 64: more than a 2 x 2 x 2 grid folds
     a, b = st.ones(2, 3, device=DEV), st.ones(3, 600, device=DEV)
+    monkeypatch.setattr(rt, "max_groups", 2)
     with pytest.raises(st.DeviceError) as e:
         a @ b
     assert e.value.code == "device_error_limit" and str(e.value).startswith("matmul:")
