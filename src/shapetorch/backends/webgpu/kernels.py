@@ -584,8 +584,10 @@ def _aligned(off: int, strides: Sequence[int]) -> bool:
     return off % 4 == 0 and all(s % 4 == 0 for s in strides)
 
 
-def _a_mode(M: int, K: int, off: int, rs: int, cs: int, bstr: Sequence[int]) -> str:
-    """How A (M x K) is loaded: vec4 along k or m where the view allows it, else scalars along the shorter stride."""
+def _a_mode(M: int, K: int, geo: Sequence[int]) -> str:
+    """How A (M x K) is loaded: vec4 along k or m where the view allows it, else scalars along the shorter stride.
+    ``geo``: (offset, row stride, column stride, *batch strides)."""
+    off, rs, cs, bstr = geo[0], geo[1], geo[2], geo[3:]
     if cs == 1 and K % 4 == 0 and _aligned(off, [*bstr, rs if M > 1 else 0]):
         return "vk"
     if rs == 1 and M % 4 == 0 and _aligned(off, [*bstr, cs if K > 1 else 0]):
@@ -593,8 +595,9 @@ def _a_mode(M: int, K: int, off: int, rs: int, cs: int, bstr: Sequence[int]) -> 
     return "sk" if abs(cs) <= abs(rs) else "sm"
 
 
-def _b_mode(K: int, N: int, off: int, rs: int, cs: int, bstr: Sequence[int]) -> str:
+def _b_mode(K: int, N: int, geo: Sequence[int]) -> str:
     """How B (K x N) is loaded: vec4 along n (a row-major B) or k (``W.T``), else scalars."""
+    off, rs, cs, bstr = geo[0], geo[1], geo[2], geo[3:]
     if cs == 1 and N % 4 == 0 and _aligned(off, [*bstr, rs if K > 1 else 0]):
         return "vn"
     if rs == 1 and K % 4 == 0 and _aligned(off, [*bstr, cs if N > 1 else 0]):
@@ -691,7 +694,7 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "
     bb = _bstrides(_view(vb, vb.shape[:-2], vb.stride[:-2]), batch)
     a_geo = [va.offset, va.stride[-2], va.stride[-1], *ab]
     b_geo = [vb.offset, vb.stride[-2], vb.stride[-1], *bb]
-    modes = (_a_mode(M, K, *a_geo[:3], ab), _b_mode(K, N, *b_geo[:3], bb))
+    modes = (_a_mode(M, K, a_geo), _b_mode(K, N, b_geo))
     _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
 
@@ -902,7 +905,7 @@ def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[i
     a_geo = [wg.offset, wg.stride[1], wg.stride[2], 0, wg.stride[0]]
     geo = [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:]]
     _gemm(res, og, m, cg * kk, (n, groups), wg, a_geo, x, [x.offset, 0, 0, x.stride[0], cg * x.stride[1]],
-          (_a_mode(og, cg * kk, *a_geo[:3], a_geo[3:]), "sn"), conv="fwd", conv_meta=geo)
+          (_a_mode(og, cg * kk, a_geo), "sn"), conv="fwd", conv_meta=geo)
     return res
 
 
