@@ -159,11 +159,20 @@ def test_tile_sizes_follow_the_workgroup_memory_limit(rt, monkeypatch):
     from shapetorch.backends.webgpu import kernels
 
     monkeypatch.setattr(rt, "max_wg_storage", 16384)  # WebGPU's default limit
-    assert kernels._mm_tiles("f32")[2] == 8 and kernels._mm_tiles("f16")[2] == 16
-    run(lambda lib, a, b: a @ b.T, data((70, 45)), data((66, 45), seed=1), tol=(1e-4, 1e-4))
+    assert kernels._mm_tiles("f32", 70, 66) == (64, 64, 8, 8, 8) and kernels._mm_tiles("f16", 70, 66)[2] == 16
+    assert kernels._mm_tiles("f32", 130, 140) == (64, 64, 8, 8, 8)  # 128-wide padded tiles need 16.5 KiB
+    monkeypatch.setattr(rt, "max_wg_storage", 8192)  # below the limit WebGPU guarantees: smaller K steps
+    assert kernels._mm_tiles("f32", 130, 140) == (64, 64, 4, 8, 8)
+    run(lambda lib, a, b: a @ b.T, data((130, 45)), data((140, 45), seed=1), tol=(1e-4, 1e-4))
     monkeypatch.setattr(rt, "max_wg_storage", 32768)
-    assert kernels._mm_tiles("f32")[2] == 16 and kernels._mm_tiles("f16")[2] == 32
-    run(lambda lib, a, b: a @ b.T, data((70, 45)), data((66, 45), seed=1), tol=(1e-4, 1e-4))
+    assert kernels._mm_tiles("f32", 70, 66)[2] == 16 and kernels._mm_tiles("f16", 70, 66)[2] == 32
+    assert kernels._mm_tiles("f32", 130, 140) == (128, 128, 8, 8, 8) and kernels._mm_tiles("f16", 130, 140)[2] == 16
+    monkeypatch.setattr(rt, "max_invocations", 128)
+    assert kernels._mm_tiles("f32", 130, 140)[:2] == (64, 64)
+    monkeypatch.undo()
+    for sa, sb in (((130, 45), (140, 45)), ((2, 129, 33), (33, 257)), ((200, 16), (16, 128))):  # 128-wide tiles
+        run(lambda lib, a, b: a @ b.mT if a.ndim == 2 and b.shape[0] != a.shape[-1] else a @ b, data(sa),
+            data(sb, seed=1), tol=(1e-4, 1e-4))
 
 
 def test_workgroups_fold_over_three_grid_dims(rt, monkeypatch):
