@@ -9,6 +9,7 @@ Every shader's binding 0 is ``meta``, a u32 parameter block: shapes, strides, of
 from __future__ import annotations
 
 import functools
+import math
 
 from .runtime import WG
 
@@ -471,58 +472,93 @@ MM_HEAD = 16
 #   none: s + pad - k dil is not a multiple of the stride, or out of range); geometry goes on with
 #   [g_stride_o, g_stride_spatial[nd], w_stride_o]; ``aoff`` is W's offset for the group, ``boff`` g's for the
 #   (sample, group).
-def _conv_fns(st: str, conv: str) -> str:
+def _conv_fns(st: str, conv: str, ksize: tuple[int, ...], stride: tuple[int, ...]) -> str:
+    """The gathers of an implicit-GEMM convolution (see the comment above). The kernel's sizes (and, for the input
+    gradient, its strides) are constants of the generated shader, so splitting a kernel offset into its per-dim
+    parts is a multiply and shift rather than a division (integer division is slow on GPUs, on lavapipe most of
+    all); one pipeline per kernel size."""
+    nd, kk = len(ksize), math.prod(ksize)
     geo = """
-  let nd = prm[cb]; let KK = prm[cb + 1u];
   let pS = cb + 2u; let pK = pS + nd; let pO = pK + nd; let pT = pO + nd; let pP = pT + nd; let pD = pP + nd;
   let pX = pD + nd;"""
-    if conv == "igrad":
+    geo = f"\n  let nd = {nd}u;" + geo
+
+    def kdec(src: str) -> str:  # kd0..kd{nd-1} of the kernel offset ``src`` (the last dim fastest)
+        out = [f"  var kr = {src};"]
+        for d in reversed(range(nd)):
+            out.append(f"  let kd{d} = kr % {ksize[d]}u; kr = kr / {ksize[d]}u;")
+        return "\n".join(out)
+
+    if conv == "wgrad":
+        dims = []
+        for d in reversed(range(nd)):
+            dims.append(f"""  {{ let od = m % prm[pO + {d}u]; m = m / prm[pO + {d}u];
+    let pos = i32(od * prm[pT + {d}u] + kd{d} * prm[pD + {d}u]) - i32(prm[pP + {d}u]);
+    if (pos < 0 || pos >= i32(prm[pS + {d}u])) {{ return {st}(0); }}
+    o = o + u32(pos) * prm[pX + {1 + d}u]; }}""")
         return f"""
 fn conv_a(aoff: u32, row: u32, k: u32, cb: u32) -> {st} {{
-  let nd = prm[cb]; let KK = prm[cb + 1u]; let pW = cb + 3u + 7u * nd;
-  return A[aoff + (k / KK) * prm[pW + nd + 1u] + row * KK + k % KK];
+  let nd = {nd}u; let pX = cb + 2u + 6u * nd; let Mx = prm[pX + 1u + nd];
+  return A[aoff + row * Mx + (k / Mx) * prm[pX + 2u + nd] + k % Mx];
 }}
 fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {st} {{{geo}
-  let pG = pX + 1u + nd;
-  var kr = k % KK;
-  var s = col;
-  var o = boff + (k / KK) * prm[pG];
-  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
-    let du = u32(d);
-    let sd = s % prm[pS + du]; s = s / prm[pS + du];
-    let kd = kr % prm[pK + du]; kr = kr / prm[pK + du];
-    let t = i32(sd + prm[pP + du]) - i32(kd * prm[pD + du]);
-    if (t < 0 || u32(t) % prm[pT + du] != 0u) {{ return {st}(0); }}
-    let od = u32(t) / prm[pT + du];
-    if (od >= prm[pO + du]) {{ return {st}(0); }}
-    o = o + od * prm[pG + 1u + du];
-  }}
+  let Mx = prm[pX + 1u + nd];
+  var m = k % Mx;
+  var o = boff + (k / Mx) * prm[pX + 3u + nd] + (col / {kk}u) * prm[pX];
+{kdec(f"col % {kk}u")}
+{chr(10).join(dims)}
   return B[o];
 }}"""
-    head = """
-  var kr = k % KK;
-  var m = col;
-  var o = boff + (k / KK) * prm[pX];""" if conv == "fwd" else """
-  let Mx = prm[pX + 1u + nd];
-  var kr = col % KK;
-  var m = k % Mx;
-  var o = boff + (k / Mx) * prm[pX + 3u + nd] + (col / KK) * prm[pX];"""
-    a_fn = "" if conv != "wgrad" else f"""
+    # 'fwd' and 'igrad' load B with the column fastest across threads, so a thread loads one column (one output
+    # or input position) throughout: its spatial coordinates are worked out once (conv_col) into cpos
+    if conv == "fwd":
+        col_fn = """
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {
+    let du = u32(d);
+    cpos[d] = i32((m % prm[pO + du]) * prm[pT + du]) - i32(prm[pP + du]); m = m / prm[pO + du];
+  }"""
+        dims = [f"""  {{ let pos = cpos[{d}] + i32(kd{d} * prm[pD + {d}u]);
+    if (pos < 0 || pos >= i32(prm[pS + {d}u])) {{ return {st}(0); }}
+    o = o + u32(pos) * prm[pX + {1 + d}u]; }}""" for d in range(nd)]
+        b_body = f"""
+  var o = boff + (k / {kk}u) * prm[pX];
+{kdec(f"k % {kk}u")}
+{chr(10).join(dims)}
+  return B[o];"""
+        a_fn = ""
+    else:
+        col_fn = """
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {
+    let du = u32(d);
+    cpos[d] = i32(m % prm[pS + du] + prm[pP + du]); m = m / prm[pS + du];
+  }"""
+        dims = []
+        for d in range(nd):
+            step = "" if stride[d] == 1 else f"""
+    if (od % {stride[d]}u != 0u) {{ return {st}(0); }}
+    od = od / {stride[d]}u;"""
+            dims.append(f"""  {{ let t = cpos[{d}] - i32(kd{d} * prm[pD + {d}u]);
+    if (t < 0) {{ return {st}(0); }}
+    var od = u32(t);{step}
+    if (od >= prm[pO + {d}u]) {{ return {st}(0); }}
+    o = o + od * prm[pG + {1 + d}u]; }}""")
+        b_body = f"""
+  let pG = pX + 1u + nd;
+  var o = boff + (k / {kk}u) * prm[pG];
+{kdec(f"k % {kk}u")}
+{chr(10).join(dims)}
+  return B[o];"""
+        a_fn = f"""
 fn conv_a(aoff: u32, row: u32, k: u32, cb: u32) -> {st} {{
-  let nd = prm[cb]; let pX = cb + 2u + 6u * nd; let Mx = prm[pX + 1u + nd];
-  return A[aoff + row * Mx + (k / Mx) * prm[pX + 2u + nd] + k % Mx];
+  let pW = cb + {4 + 8 * nd}u;  // w_stride_o, after g_stride_spatial
+  return A[aoff + (k / {kk}u) * prm[pW] + row * {kk}u + k % {kk}u];
 }}"""
     return a_fn + f"""
-fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {st} {{{geo}{head}
-  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
-    let du = u32(d);
-    let od = m % prm[pO + du]; m = m / prm[pO + du];
-    let kd = kr % prm[pK + du]; kr = kr / prm[pK + du];
-    let pos = i32(od * prm[pT + du] + kd * prm[pD + du]) - i32(prm[pP + du]);
-    if (pos < 0 || pos >= i32(prm[pS + du])) {{ return {st}(0); }}
-    o = o + u32(pos) * prm[pX + 1u + du];
-  }}
-  return B[o];
+var<private> cpos: array<i32, 3>;
+fn conv_col(col: u32, cb: u32) {{{geo}
+  var m = col;{col_fn}
+}}
+fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {st} {{{geo}{b_body}
 }}"""
 
 
@@ -579,13 +615,15 @@ fn epi(v: {ct}, col: u32) -> {ct} {{
 
 @functools.cache
 def matmul_kernel(st: str, tiles: tuple[int, int, int, int, int], a_mode: str, b_mode: str, bias: bool = False,
-                  act: str = "", conv: str = "", split: bool = False) -> str:
-    """The tiled GEMM (see the comment above). ``tiles``: (BM, BN, BK, TM, TN). With ``split``, the K slice
-    ``wid``'s last coordinate selects is summed into a partial-sum buffer of the compute type (``out`` then has
-    n_split * n_batch * M * N elements; :func:`matmul_split_reduce` adds them up and applies the epilogue);
+                  act: str = "", conv: str = "", split: bool = False, ksize: tuple[int, ...] = (),
+                  cstride: tuple[int, ...] = ()) -> str:
+    """The tiled GEMM (see the comment above). ``tiles``: (BM, BN, BK, TM, TN). With ``split``, each workgroup
+    sums one K slice (the last coordinate of its number) into a partial-sum buffer of the compute type (``out``
+    then has n_split * n_batch * M * N elements; :func:`matmul_split_reduce` adds them up and applies the epilogue);
     otherwise the epilogue (``bias``: a per-column vector at binding 4; ``act``: relu or gelu) is applied here.
     float16 stays float16 in global and workgroup memory (vec4<f16> loads, half the tile bytes) and is widened to
-    f32 for the multiply-adds."""
+    f32 for the multiply-adds. ``ksize`` and ``cstride``: a convolution's kernel size and stride (constants of
+    the shader, see :func:`_conv_fns`)."""
     bm, bn, bk, tm, tn = tiles
     wx, wy = bn // tn, bm // tm
     nt = wx * wy
@@ -594,7 +632,11 @@ def matmul_kernel(st: str, tiles: tuple[int, int, int, int, int], a_mode: str, b
     pa, pb = bm // 4 + 1, bn // 4 + 1  # padded tile rows, in vec4
     ta, tb = bk * pa, bk * pb  # one buffer of each tile, in vec4
     cb = f"{MM_HEAD}u + 3u * nbd{' + 2u' if bias else ''}"
-    conv_fn = _conv_fns(st, conv) if conv else ""
+    conv_fn = _conv_fns(st, conv, ksize, cstride) if conv else ""
+    col_call = ""
+    if conv in ("fwd", "igrad"):  # B's column is the same for all of a thread's loads (see _conv_fns)
+        assert b_mode == "sn" and nt % bn == 0, (b_mode, nt, bn)
+        col_call = f"\n  conv_col(col0 + tid % {bn}u, {cb});"
     aget = f"conv_a(aoff, {{r}}, {{k}}, {cb})" if conv in ("wgrad", "igrad") else "A[aoff + ({r}) * a_rs + ({k}) * a_cs]"
     bget = f"conv_b(boff, {{k}}, {{r}}, {cb})" if conv else "B[boff + ({k}) * b_rs + ({r}) * b_cs]"
     load = (_tile_load("A", a_mode, bm, bk, nt, pa, aget) + "\n" + _tile_load("B", b_mode, bn, bk, nt, pb, bget))
@@ -664,7 +706,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   }}
   let row0 = tile_m * {bm}u; let col0 = tile_n * {bn}u;
   let tx = lid.x; let ty = lid.y;
-  let tid = ty * {wx}u + tx;
+  let tid = ty * {wx}u + tx;{col_call}
   let kbeg = slice * prm[14];
   let kend = min(K, kbeg + prm[14]);
   let nsteps = (kend - kbeg + {bk - 1}u) / {bk}u;

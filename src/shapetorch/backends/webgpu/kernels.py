@@ -632,11 +632,13 @@ def _fold_grid(n: int) -> tuple[int, int, int]:
 
 def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, a_geo: Sequence[int],
           b: WArray, b_geo: Sequence[int], modes: tuple[str, str], bias: WArray | None = None, act: str = "",
-          conv: str = "", conv_meta: Sequence[int] = ()) -> None:
+          conv: str = "", conv_meta: Sequence[int] = (), ksize: tuple[int, ...] = (),
+          cstride: tuple[int, ...] = ()) -> None:
     """Record ``out`` (batch..., M, N), contiguous, = epilogue(A @ B) with one dispatch, or two with split K.
 
     ``a_geo``: (offset, row stride, column stride, *batch strides) of A, ``b_geo`` likewise; ``modes``: the
-    load modes of A and B (``_a_mode``/``_b_mode``; scalar ones for the convolution's gathers)."""
+    load modes of A and B (``_a_mode``/``_b_mode``; scalar ones for the convolution's gathers); ``conv``: which
+    convolution gather, with its geometry ``conv_meta`` and the kernel size and stride the shader is made for."""
     assert out.st is not None and a.st is not None and b.st is not None
     st = _st(out.dtype)
     tiles = _mm_tiles(st, M, N)
@@ -651,12 +653,12 @@ def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, 
         bufs = [out.st.buf, a.st.buf, b.st.buf]
         if bias is not None and bias.st is not None:
             bufs.append(bias.st.buf)
-        RT.dispatch(G.matmul_kernel(st, tiles, *modes, bias is not None, act, conv), bufs,
+        RT.dispatch(G.matmul_kernel(st, tiles, *modes, bias is not None, act, conv, False, ksize, cstride), bufs,
                     meta + bias_meta + list(conv_meta), _fold_grid(nwg))
         return
     part = RT.empty((split * nb * M * N,), np.dtype(np.float32 if st in ("f16", "f32") else np.int32))
     assert part.st is not None
-    RT.dispatch(G.matmul_kernel(st, tiles, *modes, False, "", conv, True), [part.st.buf, a.st.buf, b.st.buf],
+    RT.dispatch(G.matmul_kernel(st, tiles, *modes, False, "", conv, True, ksize, cstride), [part.st.buf, a.st.buf, b.st.buf],
                 meta + list(conv_meta), _fold_grid(nwg))
     bufs = [out.st.buf, part.st.buf]
     if bias is not None and bias.st is not None:
@@ -908,7 +910,7 @@ def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[i
     a_geo = [wg.offset, wg.stride[1], wg.stride[2], 0, wg.stride[0]]
     geo = [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:]]
     _gemm(res, og, m, cg * kk, (n, groups), wg, a_geo, x, [x.offset, 0, 0, x.stride[0], cg * x.stride[1]],
-          (_a_mode(og, cg * kk, a_geo), "sn"), conv="fwd", conv_meta=geo)
+          (_a_mode(og, cg * kk, a_geo), "sn"), conv="fwd", conv_meta=geo, ksize=ksize)
     return res
 
 
@@ -936,7 +938,8 @@ def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stri
     geo = [nd, kk, *input_size, *ksize, *out, *stride, *padding, *dilation, 0, *([0] * nd),
            g.stride[1], *g.stride[2:], w.stride[0]]
     _gemm(dx, cg, math.prod(input_size), og * kk, (n, groups), w, [w.offset, 0, 0, 0, og * w.stride[0]],
-          g, [g.offset, 0, 0, g.stride[0], og * g.stride[1]], ("sk", "sn"), conv="igrad", conv_meta=geo)
+          g, [g.offset, 0, 0, g.stride[0], og * g.stride[1]], ("sk", "sn"), conv="igrad", conv_meta=geo, ksize=ksize,
+          cstride=tuple(stride))
     return dx
 
 
@@ -959,7 +962,7 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
     geo = [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:],
            m, o * m, x.stride[0]]
     _gemm(res, og, cg * kk, n * m, (groups,), gc, [gc.offset, 0, 0, og * m], x, [x.offset, 0, 0, cg * x.stride[1]],
-          ("sk", "sk"), conv="wgrad", conv_meta=geo)
+          ("sk", "sk"), conv="wgrad", conv_meta=geo, ksize=ksize)
     return res
 
 
