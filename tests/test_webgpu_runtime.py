@@ -35,8 +35,9 @@ def test_batches_and_elementwise_past_a_lowered_grid_limit(rt, monkeypatch):
 
 
 def test_a_grid_that_cannot_fold_is_a_coded_error_naming_the_op(rt, monkeypatch):
+    # 10 column tiles of 64: more than a 2 x 2 x 2 grid folds
+    a, b = st.ones(2, 3, device=DEV), st.ones(3, 600, device=DEV)
     monkeypatch.setattr(rt, "max_groups", 2)
-    a, b = st.ones(2, 3, device=DEV), st.ones(3, 200, device=DEV)  # 4 column tiles of 64
     with pytest.raises(st.DeviceError) as e:
         a @ b
     assert e.value.code == "device_error_limit" and str(e.value).startswith("matmul:")
@@ -78,6 +79,7 @@ def test_a_batch_the_device_rejects_is_dropped_with_a_coded_error(rt, monkeypatc
 
 
 def test_allocation_is_retried_after_the_pool_is_released(rt, monkeypatch):
+    st.empty_cache()  # buffers pooled by earlier tests (3 to 6 MiB) would serve the 3 MiB request below
     keep = st.ones(1 << 18, device=DEV) * 1  # a pooled buffer after `del` (1 MiB)
     del keep
     st.synchronize()

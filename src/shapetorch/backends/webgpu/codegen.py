@@ -9,6 +9,7 @@ Every shader's binding 0 is ``meta``, a u32 parameter block: shapes, strides, of
 from __future__ import annotations
 
 import functools
+import math
 
 from .runtime import WG
 
@@ -456,134 +457,327 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 
 
 # -- matmul --------------------------------------------------------------------------------------------
-# The B operand of an implicit-GEMM convolution: element (k, col) of the column matrix of x, gathered from x
-# itself (the column matrix is never made). meta from ``cb``: [nd, KK, S[nd], K[nd], O[nd], stride[nd], pad[nd],
-# dil[nd], x_stride_c, x_stride_spatial[nd]]; ``boff`` already holds x's offset for the (sample, group).
-# For the weight gradient (``wgrad``) the roles turn: the reduction index runs over (sample, output position)
-# and the column index over (input channel, kernel position); A is the output gradient, contiguous, read as
-# (Og, N * M) per group. Then meta goes on after x_stride_spatial with [M, g_stride_n, x_stride_n].
-def _conv_b_fn(st: str, ct: str, zero: str, wgrad: bool) -> str:
-    head = """
-  var kr = k % KK;
-  var m = col;
-  var o = boff + (k / KK) * prm[pX];""" if not wgrad else """
+# One tiled GEMM template serves every product: matmul (batched, broadcast, strided views), the convolution
+# (forward, weight gradient and input gradient as implicit GEMMs) and the split-K partial sums.
+#
+# A workgroup of (BN/TN) x (BM/TM) threads computes a BM x BN output tile; each thread TM x TN outputs, held as
+# vec4 accumulators. The K dimension is walked in steps of BK through two workgroup tiles (double buffering:
+# the next step's tile is loaded while the current one is multiplied, so one barrier per step). The tiles are
+# stored k-major as vec4 rows padded by one vec4 (so the transposing stores of a k-contiguous operand do not
+# all hit one bank). A thread's rows (columns) are the vec4 groups ty, ty + BM/TM, ... (tx, tx + BN/TN, ...):
+# neighbouring threads read neighbouring vec4s of a tile row (no bank conflicts in the inner loop), and the
+# inner product is unrolled in the generated text.
+#
+# How each operand is read from global memory is the load mode, chosen on the host from the view's strides:
+#   A (M x K): 'vk' vec4 along k (row-major A: every Linear's x), 'vm' vec4 along m (a transposed A, g.T of a
+#              weight gradient), 'sk' / 'sm' scalars with k / m running fastest across threads (odd strides or
+#              sizes, gathers); B (K x N): 'vn' vec4 along n, 'vk' vec4 along k (W.T of a Linear), 'sn' / 'sk'.
+# So x @ W.T and g.T @ x read contiguous memory with no transposed copy. Vector modes need the operand's
+# offset, strides and the vectorised size to be multiples of 4 (then no vec4 straddles a row or the end).
+#
+# meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, n_tiles_n, n_tiles_m, n_batch, n_split, k_slice,
+#        n_workgroups, bshape[nbd], a_bstr[nbd], b_bstr[nbd], (bias_off, bias_stride), (conv geometry)].
+# Workgroups are numbered linearly over (n tile, m tile, batch, K slice) and folded into the three grid
+# dimensions on the host, so no count runs into the 65,535 limit of one dimension.
+MM_HEAD = 16
+
+
+# The operands of an implicit-GEMM convolution, gathered from the tensors themselves (the column matrix is never
+# made). Geometry from ``cb``: [nd, KK, S[nd], K[nd], O[nd], stride[nd], pad[nd], dil[nd], x_stride_c,
+# x_stride_spatial[nd], ...]; S the input's spatial sizes, O the output's, KK = prod(K).
+# 'fwd': B (Cg KK, M) = cols of x; ``boff`` holds x's offset for the (sample, group).
+# 'wgrad': the reduction index runs over (sample, output position), the columns over (input channel, kernel
+#   position); A is the output gradient, contiguous, read as (Og, N M) per group; geometry goes on with
+#   [M, g_stride_n, x_stride_n].
+# 'igrad': dX_g (Cg, S) = W_g^T (Cg, Og KK) @ Gcols (Og KK, S): A gathers W (Og, Cg, KK) per group, B reads the
+#   output gradient at the output position whose window covers input position s at kernel offset k (zero when
+#   none: s + pad - k dil is not a multiple of the stride, or out of range); geometry goes on with
+#   [g_stride_o, g_stride_spatial[nd], w_stride_o]; ``aoff`` is W's offset for the group, ``boff`` g's for the
+#   (sample, group).
+def _conv_fns(st: str, conv: str, ksize: tuple[int, ...], stride: tuple[int, ...]) -> str:
+    """The gathers of an implicit-GEMM convolution (see the comment above). The kernel's sizes (and, for the input
+    gradient, its strides) are constants of the generated shader, so splitting a kernel offset into its per-dim
+    parts is a multiply and shift rather than a division (integer division is slow on GPUs, on lavapipe most of
+    all); one pipeline per kernel size."""
+    nd, kk = len(ksize), math.prod(ksize)
+    geo = """
+  let pS = cb + 2u; let pK = pS + nd; let pO = pK + nd; let pT = pO + nd; let pP = pT + nd; let pD = pP + nd;
+  let pX = pD + nd;"""
+    geo = f"\n  let nd = {nd}u;" + geo
+
+    def kdec(src: str) -> str:  # kd0..kd{nd-1} of the kernel offset ``src`` (the last dim fastest)
+        out = [f"  var kr = {src};"]
+        for d in reversed(range(nd)):
+            out.append(f"  let kd{d} = kr % {ksize[d]}u; kr = kr / {ksize[d]}u;")
+        return "\n".join(out)
+
+    if conv == "wgrad":
+        dims = []
+        for d in reversed(range(nd)):
+            dims.append(f"""  {{ let od = m % prm[pO + {d}u]; m = m / prm[pO + {d}u];
+    let pos = i32(od * prm[pT + {d}u] + kd{d} * prm[pD + {d}u]) - i32(prm[pP + {d}u]);
+    if (pos < 0 || pos >= i32(prm[pS + {d}u])) {{ return {st}(0); }}
+    o = o + u32(pos) * prm[pX + {1 + d}u]; }}""")
+        return f"""
+fn conv_a(aoff: u32, row: u32, k: u32, cb: u32) -> {st} {{
+  let nd = {nd}u; let pX = cb + 2u + 6u * nd; let Mx = prm[pX + 1u + nd];
+  return A[aoff + row * Mx + (k / Mx) * prm[pX + 2u + nd] + k % Mx];
+}}
+fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {st} {{{geo}
   let Mx = prm[pX + 1u + nd];
-  var kr = col % KK;
   var m = k % Mx;
-  var o = boff + (k / Mx) * prm[pX + 3u + nd] + (col / KK) * prm[pX];"""
-    a_fn = "" if not wgrad else f"""
-fn conv_a(aoff: u32, row: u32, k: u32, cb: u32) -> {ct} {{
-  let nd = prm[cb]; let pX = cb + 2u + 6u * nd; let Mx = prm[pX + 1u + nd];
-  return {load_expr(st, "A[aoff + row * Mx + (k / Mx) * prm[pX + 2u + nd] + k % Mx]")};
+  var o = boff + (k / Mx) * prm[pX + 3u + nd] + (col / {kk}u) * prm[pX];
+{kdec(f"col % {kk}u")}
+{chr(10).join(dims)}
+  return B[o];
+}}"""
+    # 'fwd' and 'igrad' load B with the column fastest across threads, so a thread loads one column (one output
+    # or input position) throughout: its spatial coordinates are worked out once (conv_col) into cpos
+    if conv == "fwd":
+        col_fn = """
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {
+    let du = u32(d);
+    cpos[d] = i32((m % prm[pO + du]) * prm[pT + du]) - i32(prm[pP + du]); m = m / prm[pO + du];
+  }"""
+        dims = [f"""  {{ let pos = cpos[{d}] + i32(kd{d} * prm[pD + {d}u]);
+    if (pos < 0 || pos >= i32(prm[pS + {d}u])) {{ return {st}(0); }}
+    o = o + u32(pos) * prm[pX + {1 + d}u]; }}""" for d in range(nd)]
+        b_body = f"""
+  var o = boff + (k / {kk}u) * prm[pX];
+{kdec(f"k % {kk}u")}
+{chr(10).join(dims)}
+  return B[o];"""
+        a_fn = ""
+    else:
+        col_fn = """
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {
+    let du = u32(d);
+    cpos[d] = i32(m % prm[pS + du] + prm[pP + du]); m = m / prm[pS + du];
+  }"""
+        dims = []
+        for d in range(nd):
+            step = "" if stride[d] == 1 else f"""
+    if (od % {stride[d]}u != 0u) {{ return {st}(0); }}
+    od = od / {stride[d]}u;"""
+            dims.append(f"""  {{ let t = cpos[{d}] - i32(kd{d} * prm[pD + {d}u]);
+    if (t < 0) {{ return {st}(0); }}
+    var od = u32(t);{step}
+    if (od >= prm[pO + {d}u]) {{ return {st}(0); }}
+    o = o + od * prm[pG + {1 + d}u]; }}""")
+        b_body = f"""
+  let pG = pX + 1u + nd;
+  var o = boff + (k / {kk}u) * prm[pG];
+{kdec(f"k % {kk}u")}
+{chr(10).join(dims)}
+  return B[o];"""
+        a_fn = f"""
+fn conv_a(aoff: u32, row: u32, k: u32, cb: u32) -> {st} {{
+  let pW = cb + {4 + 8 * nd}u;  // w_stride_o, after g_stride_spatial
+  return A[aoff + (k / {kk}u) * prm[pW] + row * {kk}u + k % {kk}u];
 }}"""
     return a_fn + f"""
-fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {ct} {{
-  let nd = prm[cb]; let KK = prm[cb + 1u];
-  let pS = cb + 2u; let pK = pS + nd; let pO = pK + nd; let pT = pO + nd; let pP = pT + nd; let pD = pP + nd;
-  let pX = pD + nd;{head}
-  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
-    let du = u32(d);
-    let od = m % prm[pO + du]; m = m / prm[pO + du];
-    let kd = kr % prm[pK + du]; kr = kr / prm[pK + du];
-    let pos = i32(od * prm[pT + du] + kd * prm[pD + du]) - i32(prm[pP + du]);
-    if (pos < 0 || pos >= i32(prm[pS + du])) {{ return {zero}; }}
-    o = o + u32(pos) * prm[pX + 1u + du];
-  }}
-  return {load_expr(st, "B[o]")};
+var<private> cpos: array<i32, 3>;
+fn conv_col(col: u32, cb: u32) {{{geo}
+  var m = col;{col_fn}
+}}
+fn conv_b(boff: u32, k: u32, col: u32, cb: u32) -> {st} {{{geo}{b_body}
+}}"""
+
+
+def _tile_load(op: str, mode: str, rows: int, bk: int, nt: int, pad_row: int, get: str) -> str:
+    """WGSL that stages one (rows x bk) step of operand ``op`` ('A': rows are m; 'B': rows are n) into the
+    workgroup tile ``{op}s`` at vec4 offset ``buf``, for the K step starting at ``kk``. ``get(r, k)`` is the
+    scalar read of element (row r, k) for the scalar modes."""
+    lim, base = ("M", "row0") if op == "A" else ("N", "col0")
+    vec = mode[0] == "v"
+    n = rows * bk // (4 if vec else 1)
+    assert n % nt == 0, (rows, bk, nt)
+    along_k = mode[1] == "k"
+    out = []
+    for li in range(n // nt):
+        e = f"(tid + {li * nt}u)"
+        if not vec:
+            if along_k:
+                idx = f"let k_ = {e} % {bk}u; let r_ = {e} / {bk}u;"
+            else:
+                idx = f"let r_ = {e} % {rows}u; let k_ = {e} / {rows}u;"
+            out.append(f"""    {{ {idx}
+      var v_ = {op}z;
+      if ({base} + r_ < {lim} && kk + k_ < kend) {{ v_ = {get.format(r=f"{base} + r_", k="kk + k_")}; }}
+      {op}s[buf + k_ * {pad_row}u + r_ / 4u][r_ % 4u] = v_; }}""")
+        elif along_k:  # vec4 along k, spread over four tile rows
+            rs = "a_rs" if op == "A" else "b_cs"
+            out.append(f"""    {{ let k_ = ({e} % {bk // 4}u) * 4u; let r_ = {e} / {bk // 4}u;
+      var v_ = vec4<{op}t>({op}z);
+      if ({base} + r_ < {lim} && kk + k_ < kend) {{ v_ = {op}[({op.lower()}off + ({base} + r_) * {rs} + kk + k_) / 4u]; }}
+      let c_ = buf + k_ * {pad_row}u + r_ / 4u; let j_ = r_ % 4u;
+      {op}s[c_][j_] = v_.x; {op}s[c_ + {pad_row}u][j_] = v_.y; {op}s[c_ + {2 * pad_row}u][j_] = v_.z; {op}s[c_ + {3 * pad_row}u][j_] = v_.w; }}""")
+        else:  # vec4 along the rows: one tile vec4
+            ks = "a_cs" if op == "A" else "b_rs"
+            out.append(f"""    {{ let r_ = ({e} % {rows // 4}u) * 4u; let k_ = {e} / {rows // 4}u;
+      var v_ = vec4<{op}t>({op}z);
+      if ({base} + r_ < {lim} && kk + k_ < kend) {{ v_ = {op}[({op.lower()}off + (kk + k_) * {ks} + {base} + r_) / 4u]; }}
+      {op}s[buf + k_ * {pad_row}u + r_ / 4u] = v_; }}""")
+    return "\n".join(out)
+
+
+_ACT = {"": "x", "relu": "max(x, {zero})", "gelu": "x * 0.5 * (1.0 + erf_f(x * 0.7071067811865476))"}
+
+
+def _epilogue_fn(st: str, ct: str, zero: str, bias: bool, act: str, bias_at: str) -> str:
+    """fn epi(v, col): the bias of the column and the activation, in the compute type."""
+    add = f"\n  x = x + {load_expr(st, f'Bias[prm[{bias_at}] + col * prm[{bias_at} + 1u]]')};" if bias else ""
+    helpers = HELPERS if act == "gelu" else ""
+    return f"""{helpers}
+fn epi(v: {ct}, col: u32) -> {ct} {{
+  var x = v;{add}
+  return {_ACT[act].format(zero=zero)};
 }}"""
 
 
 @functools.cache
-def matmul_kernel(st: str, bias: bool = False, conv: str = "") -> str:
-    """Tiled batched matmul: 64x64 output tiles per 16x16 workgroup, 4x4 per thread, 8-deep K tiles
-    staged in workgroup memory. Operands are strided views (a transpose costs no copy). With ``bias``, the
-    epilogue adds a per-column vector (binding 4: the fused ``x @ W.T + b`` of a Linear).
-
-    meta: [M, N, K, nbd, a_off, b_off, a_rs, a_cs, b_rs, b_cs, m_tiles, n_rowtiles, bshape[nbd], a_bstr[nbd],
-    b_bstr[nbd], (bias_off, bias_stride)]. The (batch, row tile) pairs are numbered along grid y then z, so neither a long M nor a large
-    batch runs into the 65,535-workgroup limit of one grid dimension. With ``conv`` ('fwd' or 'wgrad'), B is
-    the input of a convolution read through :func:`_conv_b_fn` (an implicit GEMM: the geometry follows in meta),
-    and for 'wgrad' A is the output gradient read as (Og, N * M).
-    """
+def matmul_kernel(st: str, tiles: tuple[int, int, int, int, int], a_mode: str, b_mode: str, bias: bool = False,
+                  act: str = "", conv: str = "", split: bool = False, ksize: tuple[int, ...] = (),
+                  cstride: tuple[int, ...] = ()) -> str:
+    """The tiled GEMM (see the comment above). ``tiles``: (BM, BN, BK, TM, TN). With ``split``, each workgroup
+    sums one K slice (the last coordinate of its number) into a partial-sum buffer of the compute type (``out``
+    then has n_split * n_batch * M * N elements; :func:`matmul_split_reduce` adds them up and applies the epilogue);
+    otherwise the epilogue (``bias``: a per-column vector at binding 4; ``act``: relu or gelu) is applied here.
+    float16 stays float16 in global and workgroup memory (vec4<f16> loads, half the tile bytes) and is widened to
+    f32 for the multiply-adds. ``ksize`` and ``cstride``: a convolution's kernel size and stride (constants of
+    the shader, see :func:`_conv_fns`)."""
+    bm, bn, bk, tm, tn = tiles
+    wx, wy = bn // tn, bm // tm
+    nt = wx * wy
     ct = "f32" if st in ("f16", "f32") else "i32"
     zero = "0.0" if ct == "f32" else "0"
-    aload = load_expr(st, "A[aoff + (row0 + am) * a_rs + (k0 + ak) * a_cs]")
-    bload = load_expr(st, "B[boff + (k0 + bk) * b_rs + (col0 + bn) * b_cs]")
-    conv_fn = ""
-    if conv:
-        cb = f"12u + 3u * nbd{' + 2u' if bias else ''}"
-        bload = f"conv_b(boff, k0 + bk, col0 + bn, {cb})"
-        if conv == "wgrad":
-            aload = f"conv_a(aoff, row0 + am, k0 + ak, {cb})"
-        conv_fn = _conv_b_fn(st, ct, zero, conv == "wgrad")
-    epilogue = "acc[r * 4u + c]"
-    if bias:
-        epilogue += f" + {load_expr(st, 'Bias[prm[12u + 3u * nbd] + col * prm[13u + 3u * nbd]]')}"
+    pa, pb = bm // 4 + 1, bn // 4 + 1  # padded tile rows, in vec4
+    ta, tb = bk * pa, bk * pb  # one buffer of each tile, in vec4
+    cb = f"{MM_HEAD}u + 3u * nbd{' + 2u' if bias else ''}"
+    conv_fn = _conv_fns(st, conv, ksize, cstride) if conv else ""
+    col_call = ""
+    if conv in ("fwd", "igrad"):  # B's column is the same for all of a thread's loads (see _conv_fns)
+        assert b_mode == "sn" and nt % bn == 0, (b_mode, nt, bn)
+        col_call = f"\n  conv_col(col0 + tid % {bn}u, {cb});"
+    aget = f"conv_a(aoff, {{r}}, {{k}}, {cb})" if conv in ("wgrad", "igrad") else "A[aoff + ({r}) * a_rs + ({k}) * a_cs]"
+    bget = f"conv_b(boff, {{k}}, {{r}}, {cb})" if conv else "B[boff + ({k}) * b_rs + ({r}) * b_cs]"
+    load = (_tile_load("A", a_mode, bm, bk, nt, pa, aget) + "\n" + _tile_load("B", b_mode, bn, bk, nt, pb, bget))
+    # the unrolled inner product of one k: a thread's rows a{i}[r], its columns b{j}
+    mi, nj = tm // 4, tn // 4
+    fma = []
+    for i in range(mi):
+        fma.append(f"      let a{i} = vec4<{ct}>(As[ar + {i * wy}u + ty]);")
+    for j in range(nj):
+        fma.append(f"      let b{j} = vec4<{ct}>(Bs[br + {j * wx}u + tx]);")
+    for i in range(mi):
+        for r in range(4):
+            for j in range(nj):
+                c = (i * 4 + r) * nj + j
+                fma.append(f"      acc[{c}] = acc[{c}] + a{i}.{'xyzw'[r]} * b{j};")
+    inner = "\n".join(fma)
+    store = []
+    for i in range(mi):
+        for r in range(4):
+            for j in range(nj):
+                c = (i * 4 + r) * nj + j
+                row = f"row0 + {i * wy * 4 + r}u + ty * 4u"
+                store.append(f"  {{ let row = {row}; let col = col0 + {j * wx * 4}u + tx * 4u;")
+                store.append(f"    if (row < M) {{ let o = obase + row * N + col; let v = acc[{c}];")
+                for q in range(4):
+                    val = f"v.{'xyzw'[q]}" if split else store_expr(st, f"epi(v.{'xyzw'[q]}, col + {q}u)")
+                    store.append(f"      if (col + {q}u < N) {{ out[o + {q}u] = {val}; }}")
+                store.append("  } }")
+    binds = [f"@group(0) @binding(1) var<storage, read_write> out: array<{ct if split else st}>;"]
+    for name, mode, b in (("A", a_mode, 2), ("B", b_mode, 3)):
+        binds.append(f"@group(0) @binding({b}) var<storage, read> {name}: array<{f'vec4<{st}>' if mode[0] == 'v' else st}>;")
+    if bias and not split:
+        binds.append(f"@group(0) @binding(4) var<storage, read> Bias: array<{st}>;")
+    epi = "" if split else _epilogue_fn(st, ct, zero, bias, act, f"{MM_HEAD}u + 3u * prm[3]")
     return f"""{_enable((st,))}
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
-@group(0) @binding(2) var<storage, read> A: array<{st}>;
-@group(0) @binding(3) var<storage, read> B: array<{st}>;
-{f"@group(0) @binding(4) var<storage, read> Bias: array<{st}>;" if bias else ""}
-var<workgroup> As: array<{ct}, 512>;
-var<workgroup> Bs: array<{ct}, 512>;
+{chr(10).join(binds)}
+alias At = {st};
+alias Bt = {st};
+const Az = At(0);
+const Bz = Bt(0);
+var<workgroup> As: array<vec4<{st}>, {2 * ta}>;
+var<workgroup> Bs: array<vec4<{st}>, {2 * tb}>;
 {conv_fn}
-@compute @workgroup_size(16, 16, 1)
+{epi}
+@compute @workgroup_size({wx}, {wy}, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {{
   let M = prm[0]; let N = prm[1]; let K = prm[2]; let nbd = prm[3];
   var aoff = prm[4]; var boff = prm[5];
   let a_rs = prm[6]; let a_cs = prm[7]; let b_rs = prm[8]; let b_cs = prm[9];
-  let tile = wid.y + wid.z * nwg.y;
-  if (tile >= prm[11]) {{ return; }}
-  let bi = tile / prm[10];
+  let w = wid.x + (wid.y + wid.z * nwg.y) * nwg.x;
+  if (w >= prm[15]) {{ return; }}
+  let tile_n = w % prm[10];
+  var q = w / prm[10];
+  let tile_m = q % prm[11];
+  q = q / prm[11];
+  let bi = q % prm[12];
+  let slice = q / prm[12];
   var rem = bi;
   for (var d = i32(nbd) - 1; d >= 0; d = d - 1) {{
-    let s = prm[12u + u32(d)];
+    let s = prm[{MM_HEAD}u + u32(d)];
     let c = rem % s;
     rem = rem / s;
-    aoff = aoff + c * prm[12u + nbd + u32(d)];
-    boff = boff + c * prm[12u + 2u * nbd + u32(d)];
+    aoff = aoff + c * prm[{MM_HEAD}u + nbd + u32(d)];
+    boff = boff + c * prm[{MM_HEAD}u + 2u * nbd + u32(d)];
   }}
-  let row0 = (tile % prm[10]) * 64u; let col0 = wid.x * 64u;
-  let tid = lid.y * 16u + lid.x;
-  var acc: array<{ct}, 16>;
-  for (var t = 0u; t < 16u; t = t + 1u) {{ acc[t] = {zero}; }}
-  for (var k0 = 0u; k0 < K; k0 = k0 + 8u) {{
-    for (var l = 0u; l < 2u; l = l + 1u) {{
-      let e = tid + l * 256u;
-      let am = e / 8u; let ak = e % 8u;
-      var av: {ct} = {zero};
-      if (row0 + am < M && k0 + ak < K) {{ av = {aload}; }}
-      As[ak * 64u + am] = av;
-      let bk = e / 64u; let bn = e % 64u;
-      var bv: {ct} = {zero};
-      if (k0 + bk < K && col0 + bn < N) {{ bv = {bload}; }}
-      Bs[bk * 64u + bn] = bv;
+  let row0 = tile_m * {bm}u; let col0 = tile_n * {bn}u;
+  let tx = lid.x; let ty = lid.y;
+  let tid = ty * {wx}u + tx;{col_call}
+  let kbeg = slice * prm[14];
+  let kend = min(K, kbeg + prm[14]);
+  let nsteps = (kend - kbeg + {bk - 1}u) / {bk}u;
+  var acc: array<vec4<{ct}>, {mi * 4 * nj}>;
+  for (var t = 0u; t < {mi * 4 * nj}u; t = t + 1u) {{ acc[t] = vec4<{ct}>({zero}); }}
+  {{ let buf = 0u; let kk = kbeg;
+{load} }}
+  workgroupBarrier();
+  for (var step = 0u; step < nsteps; step = step + 1u) {{
+    let cur = step & 1u;
+    if (step + 1u < nsteps) {{
+      let kk = kbeg + (step + 1u) * {bk}u;
+      {{ let buf = (1u - cur) * {ta}u;
+{_tile_load("A", a_mode, bm, bk, nt, pa, aget)} }}
+      {{ let buf = (1u - cur) * {tb}u;
+{_tile_load("B", b_mode, bn, bk, nt, pb, bget)} }}
     }}
-    workgroupBarrier();
-    for (var k = 0u; k < 8u; k = k + 1u) {{
-      let a4 = vec4<{ct}>(As[k * 64u + lid.y * 4u], As[k * 64u + lid.y * 4u + 1u],
-                          As[k * 64u + lid.y * 4u + 2u], As[k * 64u + lid.y * 4u + 3u]);
-      let b4 = vec4<{ct}>(Bs[k * 64u + lid.x * 4u], Bs[k * 64u + lid.x * 4u + 1u],
-                          Bs[k * 64u + lid.x * 4u + 2u], Bs[k * 64u + lid.x * 4u + 3u]);
-      for (var r = 0u; r < 4u; r = r + 1u) {{
-        acc[r * 4u] = acc[r * 4u] + a4[r] * b4.x;
-        acc[r * 4u + 1u] = acc[r * 4u + 1u] + a4[r] * b4.y;
-        acc[r * 4u + 2u] = acc[r * 4u + 2u] + a4[r] * b4.z;
-        acc[r * 4u + 3u] = acc[r * 4u + 3u] + a4[r] * b4.w;
-      }}
+    for (var k = 0u; k < {bk}u; k = k + 1u) {{
+      let ar = cur * {ta}u + k * {pa}u; let br = cur * {tb}u + k * {pb}u;
+{inner}
     }}
     workgroupBarrier();
   }}
-  let obase = bi * M * N;
-  for (var r = 0u; r < 4u; r = r + 1u) {{
-    let row = row0 + lid.y * 4u + r;
-    for (var c = 0u; c < 4u; c = c + 1u) {{
-      let col = col0 + lid.x * 4u + c;
-      if (row < M && col < N) {{ out[obase + row * N + col] = {store_expr(st, epilogue)}; }}
-    }}
-  }}
+  let obase = (slice * prm[12] + bi) * M * N;
+{chr(10).join(store)}
+}}"""
+
+
+@functools.cache
+def matmul_split_reduce(st: str, bias: bool, act: str) -> str:
+    """The second pass of a split-K matmul: out[i] = epi(sum over the K slices of part[s * total + i]), summed in
+    a fixed order (deterministic). meta: [total, n_split, N, (bias_off, bias_stride)]."""
+    ct = "f32" if st in ("f16", "f32") else "i32"
+    zero = "0.0" if ct == "f32" else "0"
+    bind = f"@group(0) @binding(3) var<storage, read> Bias: array<{st}>;" if bias else ""
+    return f"""{_enable((st,))}
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read> part: array<{ct}>;
+{bind}
+{_epilogue_fn(st, ct, zero, bias, act, "3u")}
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  let total = prm[0];
+  if (i >= total) {{ return; }}
+  var v: {ct} = {zero};
+  for (var s = 0u; s < prm[1]; s = s + 1u) {{ v = v + part[s * total + i]; }}
+  out[i] = {store_expr(st, "epi(v, i % prm[2])")};
 }}"""
 
 
@@ -696,62 +890,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (j < 0) {{ j = j + size; }}
   toff = toff + u32(j) * prm[tb + 1u + axis];
   {act}
-}}"""
-
-
-# -- convolution: col2im, the window gather computed in the shader --------------------------------------
-# (The forward and the weight gradient are implicit GEMMs in :func:`matmul_kernel`.) The kernel reads the
-# geometry from the meta block, so nothing is uploaded per call (host-made offset tables grew with the
-# im2col matrix: 220 MiB for a ResNet 3x3 layer at batch 32).
-# meta: [total, nd, G, Cg, M, KK, S[nd], K[nd], O[nd], stride[nd], pad[nd], dil[nd], ...], S the unpadded
-# input's spatial sizes, M = prod(O), KK = prod(K); the column matrix is (N, G, Cg * KK, M), row-major.
-_CONV_GEOMETRY = """
-  let nd = prm[1]; let G = prm[2]; let Cg = prm[3]; let M = prm[4]; let KK = prm[5];
-  let pS = 6u; let pK = pS + nd; let pO = pK + nd; let pT = pO + nd; let pP = pT + nd; let pD = pP + nd;"""
-
-
-@functools.cache
-def col2im_kernel(st: str) -> str:
-    """The adjoint of the window gather (col2im): one thread per input element (n, c, s) sums the columns whose window
-    covers it (s + pad - k * dil = o * stride for some output o), so no atomics are needed (float16 works) and
-    the sum's order is fixed. cols is contiguous; the result is contiguous (N, G * Cg, *S)."""
-    ct = "i32" if st == "i32" else "f32"
-    zero = "0" if st == "i32" else "0.0"
-    return f"""{_enable((st,))}
-@group(0) @binding(0) var<storage, read> prm: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
-@group(0) @binding(2) var<storage, read> cols: array<{st}>;
-@compute @workgroup_size({WG})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let i = gid.x + gid.y * nwg.x * {WG}u;
-  if (i >= prm[0]) {{ return; }}{_CONV_GEOMETRY}
-  var r = i;
-  var s: array<u32, 3>;
-  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
-    s[d] = r % prm[pS + u32(d)];
-    r = r / prm[pS + u32(d)];
-  }}
-  let c = r % (G * Cg);
-  let n = r / (G * Cg);
-  let row0 = (n * G + c / Cg) * Cg * KK + (c % Cg) * KK;
-  var acc: {ct} = {zero};
-  for (var k = 0u; k < KK; k = k + 1u) {{
-    var kr = k;
-    var m = 0u;
-    var mult = 1u;
-    var hit = true;
-    for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
-      let du = u32(d);
-      let kd = kr % prm[pK + du]; kr = kr / prm[pK + du];
-      let t = i32(s[d] + prm[pP + du]) - i32(kd * prm[pD + du]);
-      let sd = i32(prm[pT + du]);
-      if (t < 0 || t % sd != 0 || t / sd >= i32(prm[pO + du])) {{ hit = false; break; }}
-      m = m + u32(t / sd) * mult;
-      mult = mult * prm[pO + du];
-    }}
-    if (hit) {{ acc = acc + {load_expr(st, "cols[(row0 + k) * M + m]")}; }}
-  }}
-  out[i] = {store_expr(st, "acc")};
 }}"""
 
 

@@ -627,14 +627,120 @@ def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_d
 
 
 # -- matmul --------------------------------------------------------------------------------------------
-def matmul_bias_kernel(a: WArray, b: WArray, bias: WArray) -> WArray:
-    """``a @ b + bias`` (bias 1-D over the columns) in one dispatch: the bias is the matmul's epilogue."""
+# Every product runs through :func:`_gemm` (the one tiled GEMM template, ``codegen.matmul_kernel``).
+MM_MAX_SLICE = 16384  # K per workgroup at most: lavapipe miscomputes longer reductions in one workgroup (K ~ 55,000)
+MM_SPLIT_MIN_K = 2048  # a split K slice keeps at least this much work
+MM_TARGET_WORKGROUPS = 128  # K is split while the output tiles alone would give fewer workgroups than this
+
+
+def _mm_tiles(st: str, M: int, N: int) -> tuple[int, int, int, int, int]:
+    """(BM, BN, BK, TM, TN): 8 x 8 outputs per thread; 128 x 128 tiles (256 invocations) when both M and N fill
+    one, else 64 x 64 (64 invocations, so a small product still spreads over workgroups); and the deepest K step
+    whose two double-buffered tiles fit the adapter's workgroup memory (f16 tiles are half the bytes). On
+    lavapipe the 128-wide tiles ran 1.5x the 64-wide ones' GFLOP/s at 1024^3."""
+    item = 2 if st == "f16" else 4
+    big = M >= 128 and N >= 128 and RT.max_invocations >= 256
+    for edge in ((128, 64) if big else (64,)):
+        for bk in (32, 16, 8):
+            if 2 * 2 * bk * (edge // 4 + 1) * 4 * item <= RT.max_wg_storage:
+                return (edge, edge, bk, 8, 8)
+    return (64, 64, 4, 8, 8)
+
+
+def _aligned(off: int, strides: Sequence[int]) -> bool:
+    return off % 4 == 0 and all(s % 4 == 0 for s in strides)
+
+
+def _a_mode(M: int, K: int, geo: Sequence[int]) -> str:
+    """How A (M x K) is loaded: vec4 along k or m where the view allows it, else scalars along the shorter stride.
+    ``geo``: (offset, row stride, column stride, *batch strides)."""
+    off, rs, cs, bstr = geo[0], geo[1], geo[2], geo[3:]
+    if cs == 1 and K % 4 == 0 and _aligned(off, [*bstr, rs if M > 1 else 0]):
+        return "vk"
+    if rs == 1 and M % 4 == 0 and _aligned(off, [*bstr, cs if K > 1 else 0]):
+        return "vm"
+    return "sk" if abs(cs) <= abs(rs) else "sm"
+
+
+def _b_mode(K: int, N: int, geo: Sequence[int]) -> str:
+    """How B (K x N) is loaded: vec4 along n (a row-major B) or k (``W.T``), else scalars."""
+    off, rs, cs, bstr = geo[0], geo[1], geo[2], geo[3:]
+    if cs == 1 and N % 4 == 0 and _aligned(off, [*bstr, rs if K > 1 else 0]):
+        return "vn"
+    if rs == 1 and K % 4 == 0 and _aligned(off, [*bstr, cs if N > 1 else 0]):
+        return "vk"
+    return "sn" if abs(cs) <= abs(rs) else "sk"
+
+
+def _mm_split(K: int, tiles: int, outputs: int, bk: int) -> tuple[int, int]:
+    """(number of K slices, K per slice, a multiple of the K step). Long reductions over few output tiles are
+    split so that more workgroups run (and no workgroup loops past :data:`MM_MAX_SLICE`); the partial sums (4
+    bytes each) must fit one binding."""
+    s = -(-K // MM_MAX_SLICE)
+    if K >= 2 * MM_SPLIT_MIN_K and tiles < MM_TARGET_WORKGROUPS:
+        s = max(s, min(K // MM_SPLIT_MIN_K, -(-MM_TARGET_WORKGROUPS // tiles)))
+    s = max(1, min(s, RT.max_binding // (4 * max(outputs, 1))))
+    per = -(-K // s)
+    kslice = -(-per // bk) * bk
+    return -(-K // kslice), kslice
+
+
+def _fold_grid(n: int) -> tuple[int, int, int]:
+    """``n`` workgroups folded into three grid dimensions under the per-dimension limit (the shader numbers them
+    linearly and skips those past ``n``)."""
+    x = min(n, RT.max_groups)
+    rest = -(-n // x)
+    y = min(rest, RT.max_groups)
+    return (x, y, -(-rest // y))
+
+
+def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, a_geo: Sequence[int],
+          b: WArray, b_geo: Sequence[int], modes: tuple[str, str], bias: WArray | None = None, act: str = "",
+          conv: str = "", conv_meta: Sequence[int] = (), ksize: tuple[int, ...] = (),
+          cstride: tuple[int, ...] = ()) -> None:
+    """Record ``out`` (batch..., M, N), contiguous, = epilogue(A @ B) with one dispatch, or two with split K.
+
+    ``a_geo``: (offset, row stride, column stride, *batch strides) of A, ``b_geo`` likewise; ``modes``: the
+    load modes of A and B (``_a_mode``/``_b_mode``; scalar ones for the convolution's gathers); ``conv``: which
+    convolution gather, with its geometry ``conv_meta`` and the kernel size and stride the shader is made for."""
+    assert out.st is not None and a.st is not None and b.st is not None
+    st = _st(out.dtype)
+    tiles = _mm_tiles(st, M, N)
+    bm, bn, bk = tiles[:3]
+    ntn, ntm, nb = -(-N // bn), -(-M // bm), math.prod(batch)
+    split, kslice = _mm_split(K, ntn * ntm * nb, nb * M * N, bk)
+    nwg = ntn * ntm * nb * split
+    meta = [M, N, K, len(batch), a_geo[0], b_geo[0], a_geo[1], a_geo[2], b_geo[1], b_geo[2], ntn, ntm, nb, split,
+            kslice, nwg, *batch, *a_geo[3:], *b_geo[3:]]
+    bias_meta = [] if bias is None else [bias.offset, _bstrides(bias, (N,))[0]]
+    if split == 1:
+        bufs = [out.st.buf, a.st.buf, b.st.buf]
+        if bias is not None and bias.st is not None:
+            bufs.append(bias.st.buf)
+        RT.dispatch(G.matmul_kernel(st, tiles, *modes, bias is not None, act, conv, False, ksize, cstride), bufs,
+                    meta + bias_meta + list(conv_meta), _fold_grid(nwg))
+        return
+    part = RT.empty((split * nb * M * N,), np.dtype(np.float32 if st in ("f16", "f32") else np.int32))
+    assert part.st is not None
+    RT.dispatch(G.matmul_kernel(st, tiles, *modes, False, "", conv, True, ksize, cstride), [part.st.buf, a.st.buf, b.st.buf],
+                meta + list(conv_meta), _fold_grid(nwg))
+    bufs = [out.st.buf, part.st.buf]
+    if bias is not None and bias.st is not None:
+        bufs.append(bias.st.buf)
+    RT.dispatch(G.matmul_split_reduce(st, bias is not None, act), bufs, [nb * M * N, split, N, *bias_meta],
+                _grid(nb * M * N))
+
+
+def matmul_bias_kernel(a: WArray, b: WArray, bias: WArray, act: str = "") -> WArray:
+    """``act(a @ b + bias)`` (bias 1-D over the columns) in one dispatch: the bias and the activation are the
+    matmul's epilogue."""
     if a.ndim < 2 or b.ndim != 2 or bias.ndim != 1 or a.shape[-1] == 0 or bias.dtype != a.dtype:
-        return binary("add")(matmul_kernel(a, b), bias)
-    return matmul_kernel(a, b, bias)
+        y = binary("add")(matmul_kernel(a, b), bias)
+        return y if not act else unary(act)(y)
+    return matmul_kernel(a, b, bias, act)
 
 
-def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None) -> WArray:
+def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "") -> WArray:
     if a.dtype != b.dtype:
         b = cast(b, a.dtype)
     va = a if a.ndim > 1 else _view(a, (1, a.shape[0]), (0, a.stride[0]))
@@ -653,19 +759,12 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None) -> WArray:
     out = RT.empty(full_shape, a.dtype)
     if out.st is None:
         return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
-    assert va.st is not None and vb.st is not None
     ab = _bstrides(_view(va, va.shape[:-2], va.stride[:-2]), batch)
     bb = _bstrides(_view(vb, vb.shape[:-2], vb.stride[:-2]), batch)
-    m_tiles = -(-M // 64)
-    tiles = m_tiles * math.prod(batch)
-    meta = [M, N, K, len(batch), va.offset, vb.offset, va.stride[-2], va.stride[-1], vb.stride[-2], vb.stride[-1],
-            m_tiles, tiles, *batch, *ab, *bb]
-    bufs = [out.st.buf, va.st.buf, vb.st.buf]
-    if bias is not None and bias.st is not None:
-        meta += [bias.offset, _bstrides(bias, (N,))[0]]
-        bufs.append(bias.st.buf)
-    gy, gz, _ = _grid(tiles, 1)
-    RT.dispatch(G.matmul_kernel(_st(a.dtype), bias is not None), bufs, meta, (-(-N // 64), gy, gz))
+    a_geo = [va.offset, va.stride[-2], va.stride[-1], *ab]
+    b_geo = [vb.offset, vb.stride[-2], vb.stride[-1], *bb]
+    modes = (_a_mode(M, K, a_geo), _b_mode(K, N, b_geo))
+    _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
 
 
@@ -851,18 +950,11 @@ def triangle_kernel(a: WArray, k: int, upper: bool) -> WArray:
     return out
 
 
-# -- convolution: implicit GEMMs (forward, weight gradient); a matmul and col2im (input gradient) ------------
+# -- convolution: implicit GEMMs (forward, weight gradient, input gradient) ---------------------------------
 def _conv_out(size: Sequence[int], ksize: Sequence[int], stride: Sequence[int], padding: Sequence[int],
               dilation: Sequence[int]) -> tuple[int, ...]:
     return tuple((size[i] + 2 * padding[i] - dilation[i] * (ksize[i] - 1) - 1) // stride[i] + 1
                  for i in range(len(ksize)))
-
-
-def _conv_meta(total: int, n_groups: int, cg: int, spatial: Sequence[int], ksize: Sequence[int],
-               out: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int]) -> list[int]:
-    """The geometry block of the col2im shader (``codegen._CONV_GEOMETRY``)."""
-    return [total, len(ksize), n_groups, cg, math.prod(out), math.prod(ksize), *spatial, *ksize, *out,
-            *stride, *padding, *dilation]
 
 
 def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
@@ -881,35 +973,39 @@ def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[i
     if res.st is None or wg.st is None:
         return res
     m = math.prod(out)
-    m_tiles = -(-og // 64)
-    tiles = m_tiles * n * groups
-    meta = [og, m, cg * kk, 2, wg.offset, x.offset, wg.stride[1], wg.stride[2], 0, 0, m_tiles, tiles,
-            n, groups, 0, wg.stride[0], x.stride[0], cg * x.stride[1]]
-    meta += [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:]]
-    gy, gz, _ = _grid(tiles, 1)
-    RT.dispatch(G.matmul_kernel(_st(x.dtype), conv="fwd"), [res.st.buf, wg.st.buf, x.st.buf], meta,
-                (-(-m // 64), gy, gz))
+    a_geo = [wg.offset, wg.stride[1], wg.stride[2], 0, wg.stride[0]]
+    geo = [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:]]
+    _gemm(res, og, m, cg * kk, (n, groups), wg, a_geo, x, [x.offset, 0, 0, x.stride[0], cg * x.stride[1]],
+          (_a_mode(og, cg * kk, a_geo), "sn"), conv="fwd", conv_meta=geo, ksize=ksize)
     return res
 
 
 def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stride: Sequence[int],
                            padding: Sequence[int], dilation: Sequence[int], groups: int) -> WArray:
-    """The adjoint in the input: the columns W^T g (one batched matmul), then col2im, which gathers per input
-    element (no atomics, so float16 stays on the device)."""
+    """The adjoint in the input, an implicit GEMM per (sample, group): dX_g (Cg, S) = W_g^T (Cg, Og K) @ G (Og K, S),
+    where G's element (o, k; s) is the output gradient at the output position whose window covers input position
+    s at kernel offset k (zero where none does). Neither the column matrix nor a col2im pass is made, and no
+    atomics are needed (float16 stays on the device; the sum's order is fixed)."""
     ksize = tuple(w.shape[2:])
     n, c = g.shape[0], w.shape[1] * groups
-    og = w.shape[0] // groups
+    og, cg, kk = w.shape[0] // groups, w.shape[1], math.prod(ksize)
     out = tuple(g.shape[2:])
-    kk = w.shape[1] * math.prod(ksize)
-    wt = permute_kernel(reshape_kernel(w, (1, groups, og, kk)), (0, 1, 3, 2))
-    cols = matmul_kernel(wt, reshape_kernel(g, (n, groups, og, math.prod(out))))  # (N, G, CgK, M), contiguous
-    if cols.st is None:  # no output elements: nothing flows back
-        return full((n, c, *input_size), 0, g.dtype)
-    dx = RT.empty((n, c, *input_size), g.dtype)
-    if dx.st is None:
+    shape = (n, c, *input_size)
+    if g.st is None or og * kk == 0:  # no output elements (or no weights): nothing flows back
+        return full(shape, 0, g.dtype)
+    if w.dtype != g.dtype:
+        w = cast(w, g.dtype)
+    if not w.contiguous:  # the shader reads a weight's (channel, kernel position) block as one run
+        w = contiguous_copy(w)
+    dx = RT.empty(shape, g.dtype)
+    if dx.st is None or w.st is None:
         return dx
-    meta = _conv_meta(dx.size, groups, w.shape[1], input_size, ksize, out, stride, padding, dilation)
-    RT.dispatch(G.col2im_kernel(_st(g.dtype)), [dx.st.buf, cols.st.buf], meta, _grid(dx.size))
+    nd = len(ksize)
+    geo = [nd, kk, *input_size, *ksize, *out, *stride, *padding, *dilation, 0, *([0] * nd),
+           g.stride[1], *g.stride[2:], w.stride[0]]
+    _gemm(dx, cg, math.prod(input_size), og * kk, (n, groups), w, [w.offset, 0, 0, 0, og * w.stride[0]],
+          g, [g.offset, 0, 0, g.stride[0], og * g.stride[1]], ("sk", "sn"), conv="igrad", conv_meta=geo, ksize=ksize,
+          cstride=tuple(stride))
     return dx
 
 
@@ -929,15 +1025,10 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
     res = RT.empty(tuple(weight_size), g.dtype)
     if res.st is None or gc.st is None or x.st is None:
         return res
-    m_tiles = -(-og // 64)
-    tiles = m_tiles * groups
-    meta = [og, cg * kk, n * m, 1, gc.offset, x.offset, 0, 0, 0, 0, m_tiles, tiles,
-            groups, og * m, cg * x.stride[1]]
-    meta += [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:],
-             m, o * m, x.stride[0]]
-    gy, gz, _ = _grid(tiles, 1)
-    RT.dispatch(G.matmul_kernel(_st(g.dtype), conv="wgrad"), [res.st.buf, gc.st.buf, x.st.buf], meta,
-                (-(-(cg * kk) // 64), gy, gz))
+    geo = [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:],
+           m, o * m, x.stride[0]]
+    _gemm(res, og, cg * kk, n * m, (groups,), gc, [gc.offset, 0, 0, og * m], x, [x.offset, 0, 0, cg * x.stride[1]],
+          ("sk", "sk"), conv="wgrad", conv_meta=geo, ksize=ksize)
     return res
 
 

@@ -208,6 +208,8 @@ class Runtime:
         self.max_storage_buffers = 8  # per shader stage (WebGPU's default; the adapter's is requested)
         self.max_binding = 128 << 20
         self.max_buffer = 256 << 20
+        self.max_wg_storage = 16384  # bytes of workgroup memory (the matmul's tile sizes follow it)
+        self.max_invocations = 256
         self.pool_limit = POOL_LIMIT
         self.op = "webgpu"  # the primitive whose kernel is running: named by the errors of the runtime
         # Device-side checks (index ranges): a kernel writes the id of the first failed check and the bad value
@@ -252,7 +254,8 @@ class Runtime:
             feats = []
         lim = adapter.limits
         want = {k: lim[k] for k in ("max-storage-buffer-binding-size", "max-buffer-size",
-                                    "max-storage-buffers-per-shader-stage") if k in lim}
+                                    "max-storage-buffers-per-shader-stage", "max-compute-workgroup-storage-size",
+                                    "max-compute-invocations-per-workgroup") if k in lim}
         try:
             self.device = adapter.request_device_sync(required_features=feats, required_limits=want)
         except Exception as e:
@@ -266,6 +269,8 @@ class Runtime:
         self.max_storage_buffers = int(dl.get("max-storage-buffers-per-shader-stage", 8))
         self.max_binding = int(dl.get("max-storage-buffer-binding-size", 128 << 20))
         self.max_buffer = int(dl.get("max-buffer-size", 256 << 20))
+        self.max_wg_storage = int(dl.get("max-compute-workgroup-storage-size", 16384))
+        self.max_invocations = int(dl.get("max-compute-invocations-per-workgroup", 256))
         self.arena = self.device.create_buffer(
             size=ARENA_BYTES, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
         self.flag = self.device.create_buffer(
