@@ -333,3 +333,4 @@ def test_norm_layers_refuse_ranks_and_sizes_as_torch() -> None:
         with pytest.raises(RuntimeError, match="invalid max index"):
             y, i = lib.nn.functional.max_pool2d(lib.zeros(1, 1, 4, 4), 2, return_indices=True)
             lib.nn.functional.max_unpool2d(y, i * 10, 2)
+

@@ -290,8 +290,9 @@ def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None
 
 
 def _sampler(name: str, draw: Any, numbers: tuple[str, ...] = (), on_device: Any = None) -> None:
-    """An in-place sampler. ``numbers``: the parameters torch's schema types as Python numbers (a tensor there
-    is a TypeError); ``on_device(self, generator, *args)`` draws on a device with its own generator."""
+    """An in-place sampler: ``draw(rng, self, *args)`` makes the values on the CPU. ``numbers``: the parameters
+    torch's schema types as Python numbers (a tensor there is a TypeError); ``on_device(self, generator, *args)``
+    draws on a device with its own generator."""
 
     def fn(self: Tensor, *args: Any, generator: Generator | None = None) -> Tensor:
         for position, (param, a) in enumerate(zip(numbers, args), 1):
@@ -300,7 +301,7 @@ def _sampler(name: str, draw: Any, numbers: tuple[str, ...] = (), on_device: Any
                      got="Tensor")
         if on_device is not None and _on_device(self.device) is not None:
             return write_inplace(self, on_device(self, generator, *args), name)
-        arr = draw(_rng(generator), self._data.shape, *args).astype(self._data.dtype)
+        arr = draw(_rng(generator), self, *args).astype(self._data.dtype)
         return write_inplace(self, _on(arr, self.device), name)
 
     fn.__name__ = name
@@ -317,14 +318,30 @@ def _bernoulli_(self: Tensor, generator: Generator | None, p: Any = 0.5) -> Tens
     return _draw("bernoulli", shape, self.dtype, self.device, generator, "bernoulli_", float(p))
 
 
-_sampler("uniform_", lambda r, shape, a=0.0, b=1.0: r.uniform(a, b, shape), ("from", "to"),
+_sampler("uniform_", lambda r, t, a=0.0, b=1.0: r.uniform(a, b, t._data.shape), ("from", "to"),
          lambda t, g, a=0.0, b=1.0: _draw("uniform", t._data.shape, t.dtype, t.device, g, "uniform_", a, b))
-_sampler("normal_", lambda r, shape, mean=0.0, std=1.0: r.normal(mean, std, shape), ("mean", "std"),
+_sampler("normal_", lambda r, t, mean=0.0, std=1.0: r.normal(mean, std, t._data.shape), ("mean", "std"),
          lambda t, g, mean=0.0, std=1.0: _draw("normal", t._data.shape, t.dtype, t.device, g, "normal_", mean, std))
-_sampler("bernoulli_", lambda r, shape, p=0.5: r.random(shape) < p, (), _bernoulli_)
-_sampler("random_", lambda r, shape, low=0, high=2**24: r.integers(low, high, shape), (),
-         lambda t, g, low=0, high=2**24: _draw("randint", t._data.shape, t.dtype, t.device, g, "random_", low, high))
-_sampler("exponential_", lambda r, shape, lambd=1.0: r.exponential(1.0 / lambd, shape), ("lambd",),
+_sampler("bernoulli_", lambda r, t, p=0.5: r.random(t._data.shape) < p, (), _bernoulli_)
+def _random_bounds(t: Tensor, args: tuple[Any, ...]) -> tuple[int, int]:
+    """torch's ``random_``: ``()`` is [0, 2^mantissa] for a floating tensor (every integer it holds exactly), the
+    whole range of an integer one; ``(to)`` is [0, to); ``(from, to)`` is [from, to) (``to=None``: as ``()``)."""
+    np_dtype = np.dtype(t._data.dtype) if t._device.type == "cpu" else np.dtype(NP_DTYPE[t.dtype])
+    if np_dtype.kind == "f" or t.dtype.name == "bfloat16":
+        top = 2 ** {"float16": 11, "bfloat16": 8, "float32": 24}.get(t.dtype.name, 53) + 1
+    elif np_dtype.kind == "b":
+        top = 2
+    else:
+        top = int(np.iinfo(np_dtype).max) + 1
+    low, high = (0, top) if not args else (0, args[0]) if len(args) == 1 else (args[0], args[1] if args[1] is not None else top)
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return int(low), int(high)
+
+
+_sampler("random_", lambda r, t, *args: r.integers(*_random_bounds(t, args), t._data.shape), (),
+         lambda t, g, *args: _draw("randint", t._data.shape, t.dtype, t.device, g, "random_", *_random_bounds(t, args)))
+_sampler("exponential_", lambda r, t, lambd=1.0: r.exponential(1.0 / lambd, t._data.shape), ("lambd",),
          lambda t, g, lambd=1.0: _draw("exponential", t._data.shape, t.dtype, t.device, g, "exponential_", lambd))
 def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     """fill_/zero_: on a device the value is written by a kernel (a 0-d tensor on the same device is read there)."""
