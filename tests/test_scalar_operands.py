@@ -50,3 +50,27 @@ def test_floating_tensor_with_a_python_number_as_torch(name, dtype):
                 continue
             np.testing.assert_allclose(ours.numpy().astype(np.float64), theirs.numpy().astype(np.float64),
                                        rtol=1e-3 if dtype == "float16" else 1e-6, equal_nan=True, err_msg=where)
+
+
+@pytest.mark.parametrize("name", ["atan2", "fmax", "fmin", "gcd", "hypot", "lcm", "logaddexp", "logaddexp2", "maximum",
+                                  "minimum", "nextafter", "copysign", "eq", "fmod", "ge", "gt", "le", "lt", "ne",
+                                  "add", "mul", "sub", "remainder", "pow", "xlogy", "float_power"])
+def test_python_number_operands_accepted_or_refused_as_torch(name: str) -> None:
+    """A Python number where torch's schema wants a Tensor is a TypeError with a code (``maximum(x, 2.0)``
+    used to run); where the schema takes a Scalar, both run."""
+    for make in (lambda lib: lib.ones(2), lambda lib: lib.ones(2, dtype=lib.int64)):
+        for order in (0, 1):
+            verdicts = []
+            for lib in (torch, st):
+                fn = getattr(lib, name)
+                x = make(lib)
+                try:
+                    fn(*((x, 3) if order == 0 else (3, x)))
+                    verdicts.append("ok")
+                except TypeError as e:
+                    verdicts.append("TypeError")
+                    if lib is st:
+                        assert getattr(e, "code", None) == "argument_error_type", e
+                except (RuntimeError, NotImplementedError):
+                    verdicts.append("other error")
+            assert verdicts[0] == verdicts[1], (name, order, verdicts)

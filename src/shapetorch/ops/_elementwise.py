@@ -96,6 +96,11 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")) \
                     and (a.dtype.kind not in "bc" or (name not in _NO_COMPLEX and name != "pow")):
                 return prim(input, other) if out is None else _store(prim(input, other), out, name)  # tiny-op path
+        elif (name in _TENSOR_OPERANDS and not (isinstance(input, Tensor) and isinstance(other, Tensor))) or (
+                name in _TENSOR_FIRST and not isinstance(input, Tensor)):
+            which, value, position = ("input", input, 1) if not isinstance(input, Tensor) else ("other", other, 2)
+            fail("argument_error_type", op=name, name=which, position=f" (position {position})", expected="Tensor",
+                 got=type(value).__name__)
         elif type(input) is Tensor and type(other) in _PY_REAL and input._data.dtype.kind == "f" and kind != "integral":
             # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``): torch's scalar rule keeps
             # the tensor's dtype, so the number is cast to it as ``cast`` would, with no promotion table
@@ -136,6 +141,11 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
 
 
 _PY_REAL = (int, float)  # exact types: a bool is refused or promoted by the general path
+# torch's schemas take a Tensor for both operands of these (a Python number there is a TypeError) ...
+_TENSOR_OPERANDS = {"atan2", "fmax", "fmin", "gcd", "hypot", "lcm", "logaddexp", "logaddexp2", "maximum", "minimum",
+                    "nextafter"}
+# ... and for the first operand of these (``torch.eq(2.0, x)``; ``x == 2.0`` and ``2.0 == x`` reach ``eq(x, 2.0)``)
+_TENSOR_FIRST = {"copysign", "eq", "fmod", "ge", "gt", "le", "lt", "ne"}
 _NO_COMPLEX = {"floor_divide", "remainder", "fmod", "atan2", "maximum", "minimum", "lt", "le", "gt", "ge"}
 
 
