@@ -112,3 +112,9 @@ def cat_of_different_shapes(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tup
     both = st.cat([a, b])  # the list's items differ in shape: no "List item has incompatible type"
     reveal_type(both)  # N: Tensor[Any, Any]
     return st.cat([a, b], dim=0)
+
+
+def numbers_where_a_tensor_is_required(x: Tensor[tuple[L[2], L[3]], float32]) -> None:
+    x.maximum(x)
+    st.maximum(x, 2.0)  # type: ignore[call-overload]  # refused (an unneeded ignore would be an error)
+    st.eq(x, 2.0)

@@ -211,3 +211,10 @@ def call_sites(lit: Tensor[tuple[L[2], L[3]], F32], named: Tensor[tuple[Batch, L
     reveal_type(takes_generic(lit))  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
     takes_batch(seq)  # E: Argument 1 to "takes_batch" has incompatible type  [arg-type]
     takes_two(four)  # E: Argument 1 to "takes_two" has incompatible type  [arg-type]
+
+
+def numbers_where_a_tensor_is_required(x: Tensor[tuple[L[2], L[3]], F32]) -> None:
+    x.maximum(x)
+    st.maximum(x, 2.0)  # E: maximum(): argument 'other' (position 2) must be Tensor, not float  [argument_error_type]
+    x.atan2(1)  # E: atan2(): argument 'other' (position 2) must be Tensor, not int  [argument_error_type]
+    st.eq(x, 2.0)  # a number is the second operand of a comparison: accepted

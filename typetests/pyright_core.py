@@ -154,3 +154,9 @@ def broadcast_batches(q: Tensor[tuple[B, L[4], S, L[16]], float32], w: Tensor[tu
 def masks_to_a_precise_return(s: Tensor[tuple[B, L[4], S, S], float32], m: Tensor[tuple[S, S], bool_]) -> Tensor[tuple[B, L[4], S, S], float32]:
     s = s.masked_fill(m, float("-inf"))
     return st.where(m, s, st.zeros_like(s))
+
+
+def numbers_where_a_tensor_is_required(x: Tensor[tuple[L[2], L[3]], float32]) -> None:
+    x.maximum(x)
+    st.maximum(x, 2.0)  # pyright: ignore[reportCallIssue, reportArgumentType]
+    st.eq(x, 2.0)

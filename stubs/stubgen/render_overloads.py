@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from shapetorch._rules.dtypes import TENSOR_OPERANDS
+
 from .render_pyright import broadcast_checked, mypy_only
 from .tables import FACTORY_KW, LIKE, MAX_RANK
 
@@ -42,20 +44,22 @@ def binary_precise(name: str, rule: str, method: bool, other: str = "other") -> 
             *(broadcast_checked(name, method, other, "bool_") if method else []),
         ]
     dt = "_FT" if rule == "float" else "_D2"
+    numbers = name not in TENSOR_OPERANDS  # torch's schema takes a Python number as ``other``
     lines = [
         "@overload",
         f"def {name}({first}: Tensor[_S2, {dt}], {other}: Tensor[_S2, {dt}]) -> Tensor[_S2, {dt}]: ...",
         "@overload",
         f"def {name}({first}: Tensor[tuple[Unpack[_Bs], _N], {dt}], {other}: Tensor[tuple[_N], {dt}]) "
         f"-> Tensor[tuple[Unpack[_Bs], _N], {dt}]: ...",
-        "@overload",
-        f"def {name}({first}: Tensor[_S2, _FT], {other}: _float) -> Tensor[_S2, _FT]: ...",
     ]
-    if rule == "promote":
+    if numbers:
+        lines += ["@overload", f"def {name}({first}: Tensor[_S2, _FT], {other}: _float) -> Tensor[_S2, _FT]: ..."]
+    if numbers and rule == "promote":
         lines += ["@overload", f"def {name}({first}: Tensor[_S2, _IT], {other}: _int) -> Tensor[_S2, _IT]: ..."]
     lines += _fallback(method, [
         "@overload",
-        f"def {name}({first}: Tensor[Any, Any], {other}: Tensor[Any, Any] | _complex) -> Tensor[AnyShape, Any]: ...",
+        f"def {name}({first}: Tensor[Any, Any], {other}: Tensor[Any, Any]{' | _complex' if numbers else ''}) "
+        "-> Tensor[AnyShape, Any]: ...",
     ])
     return lines + (broadcast_checked(name, method, other, "Any") if method else [])
 

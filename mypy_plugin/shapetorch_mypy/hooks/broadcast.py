@@ -51,6 +51,13 @@ def _operand(op: Op, a: Arg | None) -> tuple[TensorInfo, int]:
     raise Unknown
 
 
+def _number(operand: tuple[TensorInfo, int]) -> str | None:
+    """The Python type name of a scalar operand (``float``), None for a tensor."""
+    info, prio = operand
+    p = get_proper_type(info.dtype_type)
+    return p.type.name if prio == DT.SCALAR and isinstance(p, Instance) else None
+
+
 def _promote(op: Op, operands: Sequence[tuple[TensorInfo, int]]) -> str | None:
     if any(prio < 0 or info.dtype is None for info, prio in operands):
         return None
@@ -89,6 +96,8 @@ def binary(dtype: str, reverse: bool = False, other: str = "other") -> Handler:
         else:
             first = _operand(op, op.call.get("input"))
         second = _operand(op, op.call.get(other))
+        if not reverse:  # a Python number where torch's schema wants a Tensor (maximum(x, 2.0)): as at run time
+            DT.check_tensor_operands(op.name, _number(first), _number(second))
         pair = [second, first] if reverse else [first, second]
         common = _promote(op, pair)
         if common is not None:  # the kernels of the promoted dtype exist (the bitwise ops take no floats, ...)

@@ -167,6 +167,25 @@ DTYPE_KINDS: Final[dict[str, str]] = {
 }
 
 
+# torch's schemas take a Tensor for both operands of these binary ops (a Python number there is a TypeError) ...
+TENSOR_OPERANDS: Final = frozenset({"atan2", "fmax", "fmin", "gcd", "hypot", "lcm", "logaddexp", "logaddexp2",
+                                    "maximum", "minimum", "nextafter"})
+# ... and for the first operand of these (``torch.eq(2.0, x)``; ``x == 2.0`` and ``2.0 == x`` reach ``eq(x, 2.0)``)
+TENSOR_FIRST: Final = frozenset({"copysign", "eq", "fmod", "ge", "gt", "le", "lt", "ne"})
+
+
+def check_tensor_operands(op: str, input_number: str | None, other_number: str | None) -> None:
+    """A binary op given a Python number (its type name; None for a tensor) where torch's schema wants a Tensor."""
+    if op in TENSOR_FIRST and input_number is not None:
+        bad = ("input", 1, input_number)
+    elif op in TENSOR_OPERANDS and (input_number is not None or other_number is not None):
+        bad = ("input", 1, input_number) if input_number is not None else ("other", 2, other_number or "")
+    else:
+        return
+    raise RuleError("argument_error_type", op=op, name=bad[0], position=f" (position {bad[1]})", expected="Tensor",
+                    got=bad[2])
+
+
 def check_kind(op: str, dtype: str, bool_operand: bool = False, scalar_exponent: bool = False) -> None:
     """Refuse ``dtype`` (the promoted dtype of the operands, or the input's) where ``op``'s kind has no kernel.
 

@@ -87,6 +87,7 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             register: bool = True, dunder: str | None = None, rdunder: str | None = None) -> Callable[..., Tensor]:
     """kind: 'promote' (mul), 'float' (true division), 'no_bool' (sub), 'integral' (bitwise ops)."""
     prim = Prim(name, threaded(kernel), vjp)
+    refuses_numbers = name in RD.TENSOR_OPERANDS or name in RD.TENSOR_FIRST
 
     def fn(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
         if type(input) is Tensor and type(other) is Tensor:
@@ -96,21 +97,21 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")) \
                     and (a.dtype.kind not in "bc" or (name not in _NO_COMPLEX and name != "pow")):
                 return prim(input, other) if out is None else _store(prim(input, other), out, name)  # tiny-op path
-        elif (name in _TENSOR_OPERANDS and not (isinstance(input, Tensor) and isinstance(other, Tensor))) or (
-                name in _TENSOR_FIRST and not isinstance(input, Tensor)):
-            which, value, position = ("input", input, 1) if not isinstance(input, Tensor) else ("other", other, 2)
-            fail("argument_error_type", op=name, name=which, position=f" (position {position})", expected="Tensor",
-                 got=type(value).__name__)
-        elif type(input) is Tensor and type(other) in _PY_REAL and input._data.dtype.kind == "f" and kind != "integral":
-            # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``): torch's scalar rule keeps
-            # the tensor's dtype, so the number is cast to it as ``cast`` would, with no promotion table
-            return _store(prim(input, input._data.dtype.type(other)), out, name)
-        elif not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
-            input = as_operand(input, other, name)
         else:
-            other = as_operand(other, input, name)
-            if isinstance(other, Tensor) and input._data.shape != other._data.shape:
-                broadcast2(input._data.shape, other._data.shape, name)
+            if refuses_numbers and not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+                check(RD.check_tensor_operands, name, None if isinstance(input, Tensor) else type(input).__name__,
+                      None if isinstance(other, Tensor) else type(other).__name__)
+            if type(input) is Tensor and type(other) in _PY_REAL and input._data.dtype.kind == "f" \
+                    and kind != "integral":
+                # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``): torch's scalar rule
+                # keeps the tensor's dtype, so the number is cast to it as ``cast`` would, with no promotion table
+                return _store(prim(input, input._data.dtype.type(other)), out, name)
+            if not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
+                input = as_operand(input, other, name)
+            else:
+                other = as_operand(other, input, name)
+                if isinstance(other, Tensor) and input._data.shape != other._data.shape:
+                    broadcast2(input._data.shape, other._data.shape, name)
         common = promoted(input, other)
         if kind == "float":
             common = RD.float_result(common, default_float())
@@ -141,11 +142,6 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
 
 
 _PY_REAL = (int, float)  # exact types: a bool is refused or promoted by the general path
-# torch's schemas take a Tensor for both operands of these (a Python number there is a TypeError) ...
-_TENSOR_OPERANDS = {"atan2", "fmax", "fmin", "gcd", "hypot", "lcm", "logaddexp", "logaddexp2", "maximum", "minimum",
-                    "nextafter"}
-# ... and for the first operand of these (``torch.eq(2.0, x)``; ``x == 2.0`` and ``2.0 == x`` reach ``eq(x, 2.0)``)
-_TENSOR_FIRST = {"copysign", "eq", "fmod", "ge", "gt", "le", "lt", "ne"}
 _NO_COMPLEX = {"floor_divide", "remainder", "fmod", "atan2", "maximum", "minimum", "lt", "le", "gt", "ge"}
 
 
