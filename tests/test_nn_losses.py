@@ -334,3 +334,24 @@ def test_norm_layers_refuse_ranks_and_sizes_as_torch() -> None:
             y, i = lib.nn.functional.max_pool2d(lib.zeros(1, 1, 4, 4), 2, return_indices=True)
             lib.nn.functional.max_unpool2d(y, i * 10, 2)
 
+
+
+@pytest.mark.parametrize("nd,shape,out", [(1, (2, 3, 7), 3), (2, (2, 3, 7, 5), (3, 2)), (3, (1, 2, 5, 4, 3), (2, 3, 2)),
+                                          (2, (1, 1, 4, 4), 1), (2, (2, 2, 6, 6), (4, 4))])
+def test_adaptive_max_pool_indices_as_torch(nd: int, shape: tuple[int, ...], out: Any) -> None:
+    """``return_indices``: each bin's first maximum, or its last NaN, as a flat index of the input plane; the
+    module's flag too, and max unpooling takes them back."""
+    rng = np.random.default_rng(nd)
+    for trial in range(6):
+        x = rng.integers(0, 3, shape).astype(np.float64)  # ties in most bins
+        if trial >= 3:
+            x.reshape(-1)[trial::5] = np.nan
+        results = []
+        for lib in (torch, st):
+            m = getattr(lib.nn, f"AdaptiveMaxPool{nd}d")(out, return_indices=True)
+            values, indices = m(lib.tensor(x))
+            results.append((values.numpy(), indices.numpy(), str(indices.dtype).split(".")[-1]))
+        (tv, ti, td), (sv, si, sd) = results
+        np.testing.assert_array_equal(si, ti)
+        np.testing.assert_allclose(sv, tv, equal_nan=True)
+        assert sd == td == "int64"

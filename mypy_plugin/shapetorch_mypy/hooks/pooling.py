@@ -38,7 +38,7 @@ def adaptive(nd: int) -> Handler:
     def h(op: Op) -> Type:
         x = op.input()
         size = _ntuple(op, "output_size", nd, None)
-        if not x.exact or size is None:
+        if not x.exact or size is None or op.bool_arg("return_indices", False):  # (values, indices): not typed
             raise Unknown
         return op.like(x, RN.adaptive_pool_shape(x.shape or (), size, op.name, nonempty="max" in op.name))
 

@@ -12,6 +12,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .._autocast import autocast_suspended
 from .._dtype import bool_, int64
 from .._errors import fail
@@ -299,9 +301,29 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     return P.adaptive_avg_pool(input, 3, output_size, op="adaptive_avg_pool3d")
 
 
-def adaptive_max_pool3d(input: Tensor, output_size: Any) -> Tensor:
-    input = autocast_inputs("adaptive_max_pool3d", input)[0]
-    return P.adaptive_max_pool(input, 3, output_size, op="adaptive_max_pool3d")
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    return _adaptive_max(autocast_inputs("adaptive_max_pool3d", input)[0], 3, output_size, return_indices)
+
+
+def _adaptive_max(input: Tensor, nd: int, output_size: Any, return_indices: bool) -> Any:
+    """Adaptive max pooling; with ``return_indices``, also each bin's maximum as a flat index into its input
+    plane (the first maximum, or the last NaN of a bin that has one, as torch's), found on the host."""
+    out = P.adaptive_max_pool(input, nd, output_size, op=f"adaptive_max_pool{nd}d")
+    if not return_indices:
+        return out
+    a = input.detach().cpu().numpy()
+    sizes = tuple(out._data.shape[-nd:])
+    spatial = a.shape[-nd:]
+    lead = a.shape[:-nd]
+    plane = np.arange(math.prod(spatial)).reshape(spatial)
+    idx = np.zeros((*lead, *sizes), np.int64)
+    for pos in np.ndindex(*sizes):
+        box = tuple(slice((p * n) // o, -(-((p + 1) * n) // o)) for p, n, o in zip(pos, spatial, sizes, strict=True))
+        win = a[(..., *box)].reshape(*lead, -1)
+        nan = np.isnan(win) if win.dtype.kind == "f" else np.zeros(win.shape, bool)
+        k = np.where(nan.any(-1), nan.shape[-1] - 1 - nan[..., ::-1].argmax(-1), win.argmax(-1))
+        idx[(..., *pos)] = plane[box].reshape(-1)[k]
+    return out, Tensor._make(idx).to(input.device)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -312,12 +334,12 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return P.adaptive_avg_pool(input, 2, output_size, op="adaptive_avg_pool2d")
 
 
-def adaptive_max_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    return P.adaptive_max_pool(input, 1, output_size, op="adaptive_max_pool1d")
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    return _adaptive_max(input, 1, output_size, return_indices)
 
 
-def adaptive_max_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    return P.adaptive_max_pool(input, 2, output_size, op="adaptive_max_pool2d")
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    return _adaptive_max(input, 2, output_size, return_indices)
 
 
 # -- normalisation --------------------------------------------------------------------------------------

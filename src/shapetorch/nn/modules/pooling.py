@@ -78,14 +78,16 @@ class _AdaptiveNd(Module):
     _nd = 2
     _max = False
 
-    def __init__(self, output_size: Any) -> None:
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__()
         self.output_size = output_size
+        if self._max:
+            self.return_indices = return_indices
 
-    def forward(self, input: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Any:
         input = autocast_inputs(f"adaptive_{'max' if self._max else 'avg'}_pool{self._nd}d", input)[0]
         if self._max:
-            return N.adaptive_max_pool(input, self._nd, self.output_size, op=f"adaptive_max_pool{self._nd}d")
+            return getattr(F, f"adaptive_max_pool{self._nd}d")(input, self.output_size, self.return_indices)
         return N.adaptive_avg_pool(input, self._nd, self.output_size, op=f"adaptive_avg_pool{self._nd}d")
 
     def extra_repr(self) -> str:
