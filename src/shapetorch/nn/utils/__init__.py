@@ -57,4 +57,6 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
         p.data = vec[i:i + n].view_as(p).data
         i += n
 
+from . import parametrizations as parametrizations  # noqa: E402  (reachable as attributes, as torch's)
+from . import parametrize as parametrize  # noqa: E402
 from . import rnn as rnn  # noqa: E402  (torch.nn.utils.rnn is reachable as an attribute)
