@@ -92,8 +92,8 @@ def functions_precise() -> list[str]:
     for n in ("cat", "concat", "concatenate", "stack"):
         # mypy joins a list of differently shaped tensors to list[object] against Sequence[Tensor[Any, _D2]] (S is
         # invariant), a false error on st.cat([a, b]); the second overload takes such a list, keeping no dtype.
-        # pyright reads cat's literal-dim overloads first (cat_by_dim, without its closing decorator).
-        by_dim = cat_by_dim(n)[:-1] if n != "stack" else []
+        # pyright reads cat's literal-dim overloads first
+        by_dim = cat_by_dim(n) if n != "stack" else []
         out += [*by_dim, "@overload", f"def {n}(tensors: Sequence[Tensor[Any, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...",
                 "@overload", f"def {n}(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[AnyShape, Any]: ..."]
     out += [

@@ -161,7 +161,8 @@ def literal_sized(name: str, first: str, ret_dtype: str) -> list[str]:
 def cat_by_dim(name: str) -> list[str]:
     """``cat`` along a literal dim of tensors of rank 1 to 4: the other dims are the same in every tensor, the
     joined one is unknown (a sum). Tensors whose other dims differ, or a dim that is not a literal, take the
-    ``Any``-shaped declaration that follows, so this never rejects a call: it only keeps the other dims."""
+    ``Any``-shaped overloads the caller adds after these, so this never rejects a call: it only keeps the other
+    dims."""
     out = ["@overload", f"def {name}(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ..."]
     for rank in range(1, MAX_ALIGNED + 1):
         for d in range(rank):
@@ -169,4 +170,4 @@ def cat_by_dim(name: str) -> list[str]:
             default = " = 0" if d == 0 else ""
             out += ["@overload", f"def {name}(tensors: Sequence[Tensor[tuple[{dims}], _D2]], dim: _L[{d}, {d - rank}]{default}) "
                     f"-> Tensor[tuple[{dims}], _D2]: ..."]
-    return pyright_only([*out, "@overload"])
+    return pyright_only(out)

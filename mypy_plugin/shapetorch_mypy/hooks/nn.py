@@ -298,7 +298,7 @@ def apply_layer(op: Op, layer: Instance, x: TensorInfo) -> Type:
         if x.exact or len(x.shape) >= len(normalized):
             RN.normalized_shape_check(x.shape, normalized, "layer_norm" if name == "LayerNorm" else "rms_norm")
         return op.like(x, x.shape, x.variadic)
-    if name in RN.BATCH_NORM_RANKS:
+    if name in RN.NORM_LAYER_RANKS:
         if x.exact and x.shape is not None:
             RN.batch_norm_rank_check(x.shape, name)
             RN.channels_check(x.shape, _dim_of(op, args[0]), op=name)

@@ -159,7 +159,7 @@ def normalized_shape_check(input: Shape, normalized: Shape, op: str = "layer_nor
 
 # The input ranks each BatchNorm layer takes: (C) features with a batch or without ((N, C) or (N, C, L)), or
 # images ((N, C, H, W)). One table for the layers and the plugin.
-BATCH_NORM_RANKS: dict[str, tuple[int, ...]] = {
+NORM_LAYER_RANKS: dict[str, tuple[int, ...]] = {
     "BatchNorm1d": (2, 3), "BatchNorm2d": (4,), "BatchNorm3d": (5,),
     "InstanceNorm1d": (2, 3), "InstanceNorm2d": (3, 4), "InstanceNorm3d": (4, 5),  # the lower rank is unbatched
 }
@@ -167,7 +167,7 @@ BATCH_NORM_RANKS: dict[str, tuple[int, ...]] = {
 
 def batch_norm_rank_check(input: Shape, op: str) -> None:
     """A BatchNorm or InstanceNorm layer's input rank, with torch's words: ``expected 4D input (got 3D input)``."""
-    ranks = BATCH_NORM_RANKS[op]
+    ranks = NORM_LAYER_RANKS[op]
     if len(input) not in ranks:
         expected = " or ".join(f"{r}D" for r in ranks)
         raise RuleError("norm_error_input_rank", op=op, expected=expected, got=len(input))

@@ -213,7 +213,6 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    input = autocast_inputs("max_pool3d", input)[0]
     return P.max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool3d")
 
 
@@ -235,7 +234,7 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
 def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any,
                 output_size: Any, op: str) -> Tensor:
     """Scatter each value to its index in a zero plane of the pooled-from size, per (batch, channel)."""
-    input = autocast_inputs(op, input)[0]
+    input = autocast_inputs(op, input)[0]  # max_unpool2d/3d are on autocast's float32 list
     def tup(v: Any, name: str) -> tuple[int, ...]:
         return _int_pair(v, name, op) if nd == 2 else ((v,) * nd if isinstance(v, int) else tuple(v))
 
@@ -291,18 +290,16 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
-    input = autocast_inputs("avg_pool3d", input)[0]
     return P.avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
                       op="avg_pool3d")
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
-    input = autocast_inputs("adaptive_avg_pool3d", input)[0]
     return P.adaptive_avg_pool(input, 3, output_size, op="adaptive_avg_pool3d")
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    return _adaptive_max(autocast_inputs("adaptive_max_pool3d", input)[0], 3, output_size, return_indices)
+    return _adaptive_max(input, 3, output_size, return_indices)
 
 
 def _adaptive_max(input: Tensor, nd: int, output_size: Any, return_indices: bool) -> Any:

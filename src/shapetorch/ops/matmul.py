@@ -122,7 +122,8 @@ def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """torch.matmul: vector/matrix products with broadcast batch dims."""
     _matmul_shape(input._data.shape, other._data.shape)
-    input, other = autocast_inputs("matmul", input, other)
+    if AUTOCAST.enabled:
+        input, other = autocast_inputs("matmul", input, other)
     _same_dtype("matmul", input, other)
     result = _MATMUL(input, other)
     return result if out is None else out.copy_(result)
@@ -131,7 +132,8 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
 def _strict(rule: Any, name: str) -> Any:
     def fn(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         check(rule, input._data.shape, other._data.shape, op=name)
-        input, other = autocast_inputs(name, input, other)  # mm and bmm (torch's CPU policy leaves mv and dot)
+        if AUTOCAST.enabled:  # mm and bmm are cast (torch's CPU policy leaves mv and dot)
+            input, other = autocast_inputs(name, input, other)
         _same_dtype(name, input, other)
         result = as_node(_MATMUL(input, other), label, input, other)
         return result if out is None else out.copy_(result)

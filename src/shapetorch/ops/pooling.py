@@ -14,7 +14,7 @@ from .._errors import fail
 from .._grad_mode import no_grad as _no_grad
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ._common import check, device_table
+from ._common import autocast_inputs, check, device_table
 from .convolution import _PAD, Ints, _batched, ntuple
 from .scatter import take_along
 
@@ -222,6 +222,8 @@ def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     first maximum of each picked by argmax; the gradient goes to that element only."""
     from .creation import tensor
 
+    input = autocast_inputs(op, input)[0]  # the 3-D pool is on autocast's float32 list
+
     k, s, p, d, shape = _pool_args(input, nd, kernel_size, stride, padding, dilation, ceil_mode, op)
     x, unbatched = _batched(input, nd)
     n, c, sp = x._data.shape[0], x._data.shape[1], x._data.shape[2:]
@@ -301,7 +303,7 @@ def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
              count_include_pad: bool = True, divisor_override: int | None = None, *, op: str = "avg_pool2d") -> Tensor:
     """Separable window sums (one matmul per pooled dim with a 0/1 band matrix made on the input's device),
     divided by the window sizes (counted on the host from the shapes alone)."""
-
+    input = autocast_inputs(op, input)[0]
     k, s, p, _, shape = _pool_args(input, nd, kernel_size, stride, padding, 1, ceil_mode, op)
     if not input.is_floating_point():
         fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint=" (floating point only)")
@@ -335,7 +337,7 @@ def _adaptive_matrix(size: int, out: int, dtype: Any) -> Any:
 
 def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_avg_pool2d") -> Tensor:
     """Average over the bins [floor(i L / O), ceil((i+1) L / O)); separable, so one matmul per dim."""
-
+    input = autocast_inputs(op, input)[0]
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op)
     out = input
@@ -351,6 +353,8 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
 
 def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_max_pool2d") -> Tensor:
     from .joining import stack
+
+    input = autocast_inputs(op, input)[0]
 
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op, nonempty=True)

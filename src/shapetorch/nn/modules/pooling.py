@@ -6,7 +6,6 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...ops import pooling as N
-from ...ops._common import autocast_inputs
 from .. import functional as F
 from .module import Module
 
@@ -22,7 +21,6 @@ class _MaxPoolNd(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor) -> Any:
-        input = autocast_inputs(f"max_pool{self._nd}d", input)[0]
         return N.max_pool(input, self._nd, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                           self.return_indices, op=f"max_pool{self._nd}d")
 
@@ -54,7 +52,6 @@ class _AvgPoolNd(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        input = autocast_inputs(f"avg_pool{self._nd}d", input)[0]
         return N.avg_pool(input, self._nd, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                           self.count_include_pad, self.divisor_override, op=f"avg_pool{self._nd}d")
 
@@ -85,7 +82,6 @@ class _AdaptiveNd(Module):
             self.return_indices = return_indices
 
     def forward(self, input: Tensor) -> Any:
-        input = autocast_inputs(f"adaptive_{'max' if self._max else 'avg'}_pool{self._nd}d", input)[0]
         if self._max:
             return getattr(F, f"adaptive_max_pool{self._nd}d")(input, self.output_size, self.return_indices)
         return N.adaptive_avg_pool(input, self._nd, self.output_size, op=f"adaptive_avg_pool{self._nd}d")
