@@ -204,6 +204,8 @@ BAD: list[tuple[str, Callable[..., Any], list[np.ndarray]]] = [
      [_arr(3), _signs(3)]),
     ("multi margin weight requires grad", lambda F, x, y, w: F.multi_margin_loss(x, y, weight=w.requires_grad_()),
      [_arr(3, 4), _labels(3, 4), _arr(4)]),
+    ("mse reduction", lambda F, x, y: F.mse_loss(x, y, reduction="avg"), [_arr(3), _arr(3)]),
+    ("cross entropy reduction", lambda F, x, y: F.cross_entropy(x, y, reduction="avg"), [_arr(2, 3), _labels(2, 3)]),
     ("poisson reduction", lambda F, x, y: F.poisson_nll_loss(x, y, reduction="avg"), [_arr(3), _arr(3)]),
 ]
 

@@ -791,14 +791,22 @@ def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
     return "mean" if size_average is None or size_average else "sum"
 
 
+def _value_error(op: str, problem: str) -> Any:
+    fail("argument_error_invalid_value", op=op, problem=problem)
+
+
+def _check_reduction(reduction: str, op: str) -> None:
+    if reduction not in ("none", "mean", "sum"):
+        _value_error(op, f"{reduction} is not a valid value for reduction")
+
+
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
     if reduction == "mean":
         return loss.mean()
     if reduction == "sum":
         return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_reduction(reduction, "loss")
+    return loss
 
 
 def _same_shape(input: Tensor, target: Tensor, op: str) -> None:
@@ -874,15 +882,15 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         return loss.sum()
     if reduction == "mean":
         return loss.sum() / w.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_reduction(reduction, "nll_loss")
+    return loss
 
 
 def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str,
                          label_smoothing: float) -> Tensor:
     """Class-index targets as one primitive (``ops.loss``): the same checks and errors as the composite."""
     shape = check(RN.class_target_shape, tuple(input._data.shape), tuple(target._data.shape), op="nll_loss")
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_reduction(reduction, "cross_entropy")
     c = input._data.shape[1]
     t = target.reshape(-1)
     be(t).check_range(t._data, 0, c, "at_error_index_out_of_bounds", "nll_loss", skip=ignore_index, index=None,
@@ -984,21 +992,12 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     return _reduce(loss, reduction)
 
 
-def _value_error(op: str, problem: str) -> Any:
-    fail("argument_error_invalid_value", op=op, problem=problem)
-
-
 def _no_derivative(t: Tensor | None, name: str, op: str) -> None:
     """torch's kernels for some losses define no derivative for an argument, and refuse one that requires grad."""
     if t is not None and t.requires_grad and is_grad_enabled():
         fail("autograd_error_not_differentiable", op=op, problem=(
             f"The function '{op}' is not differentiable with respect to argument '{name}'. This input cannot have "
             "requires_grad True."))
-
-
-def _check_reduction(reduction: str, op: str) -> None:
-    if reduction not in ("none", "mean", "sum"):
-        _value_error(op, f"{reduction} is not a valid value for reduction")
 
 
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: float = 1e-6,
