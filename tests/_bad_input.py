@@ -85,6 +85,13 @@ DELIBERATE = {
                          "RuntimeError torch gives for every other wrong rank",
     "pinverse:expanded_input": "the default rcond=1e-15 is below float32's resolution: for this rank-1 matrix both "
                                "libraries invert rounding noise, and the noise differs",
+    "addmv:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+    "baddbmm:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
+    "qr:expanded_input": "a rank-deficient matrix's Q is not unique past its rank",
+    "lu:expanded_input": "a pivot that is zero up to rounding: whether infos counts it depends on the rounding",
+    "qr:nan_input": "NaN spreads further through NumPy's factorization than through LAPACK's",
+    "lu:nan_input": "NaN spreads further through NumPy's factorization than through LAPACK's",
+    "triangular_solve:nan_input": "NaN spreads further through a solve than through LAPACK's triangular solve",
     "kron:non_contiguous_input": "torch refuses a valid input: its kernel calls view() on a non-contiguous tensor",
     # torch's Python-level functions leak an AttributeError (``'str' object has no attribute 'dim'``) or a ValueError
     # from int(); shapetorch raises the TypeError that torch's argument parser gives for its other ops

@@ -6,6 +6,7 @@ Functions come from the op registry, so each op is named in one place: its modul
 from __future__ import annotations
 
 import builtins as _builtins
+import math as _math
 from typing import TYPE_CHECKING, Any
 
 from . import (
@@ -49,12 +50,29 @@ from ._errors import (
     ShapeNotSupportedError,
     ShapetorchError,
 )
+from ._layout import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    jagged,
+    layout,
+    legacy_contiguous_format,
+    memory_format,
+    preserve_format,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
+)
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._rules.dims import Sym
 from ._rules.dtypes import promote_types as _promote_names
 from ._tensor import Size, Tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .ops._registry import FUNCTIONS
+from .ops.legacy import TYPED
 from .ops.random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .registry import *  # noqa: F403  (the extension API is public as it is)
 from .registry import __all__ as _registry_all
@@ -66,6 +84,9 @@ short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
 globals().update(FUNCTIONS)
+globals().update(TYPED)  # FloatTensor, LongTensor, ...
+
+inf, nan, pi, e, newaxis = _math.inf, _math.nan, _math.pi, _math.e, None
 
 if TYPE_CHECKING:  # the names that globals().update(FUNCTIONS) defines, spelled out for the type checker
     from .ops.activation import *  # noqa: F403
@@ -138,6 +159,9 @@ def reveal_shape(tensor: Tensor) -> Tensor:
 
 
 __all__ = [
+    "channels_last", "channels_last_3d", "contiguous_format", "e", "inf", "jagged", "layout",
+    "legacy_contiguous_format", "memory_format", "nan", "newaxis", "pi", "preserve_format", "sparse_bsc",
+    "sparse_bsr", "sparse_coo", "sparse_csc", "sparse_csr", "strided",
     "config",
     "memory",
     "reveal_shape",
@@ -151,5 +175,6 @@ __all__ = [
         "manual_seed", "no_grad", "numel", "ops", "promote_types", "register_device", "result_type", "seed",
         "set_default_dtype", "set_grad_enabled", "set_rng_state", "short", "uint8", "unregister_device",
 ]
+__all__ += sorted(TYPED)  # noqa: PLE0605
 __all__ += [n for n in _registry_all if n not in __all__]
 __all__ += sorted(set(FUNCTIONS) - set(__all__))  # noqa: PLE0605  (every registered op)

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _layout as L
 from .._device import backend, device, to_device
 from .._dtype import to_dtype
 from .._engine.backward import backward as _run_backward
@@ -108,13 +109,6 @@ method("cuda", _cuda)
 method("type_as", lambda self, other: _to(self, other.dtype))
 
 
-def _type(self: Tensor, dtype: Any = None) -> Any:
-    if dtype is None:
-        return f"shapetorch.{type(self).__name__}[{self.dtype.name}]"
-    return _to(self, dtype)
-
-
-method("type", _type)
 
 
 @public("misc")
@@ -139,15 +133,41 @@ def _detach_(self: Tensor) -> Tensor:
 method("detach_", _detach_)
 
 
+def _order(memory_format: Any, ndim: int, op: str) -> tuple[int, ...] | None:
+    """The dims outermost to innermost that ``memory_format`` asks for, None for row-major."""
+    if memory_format is None or not isinstance(memory_format, L.memory_format):
+        if memory_format is not None:
+            raise TypeError(f"{op}(): argument 'memory_format' must be torch.memory_format, not {type(memory_format).__name__}")
+        return None
+    order = memory_format.order
+    if order is not None and len(order) != ndim:
+        fail("argument_error_invalid", op=op, problem=(
+            f"required rank {len(order)} tensor to use {memory_format.name} format"))
+    return order
+
+
+def _in_order(a: Any, order: tuple[int, ...]) -> bool:
+    return bool(np.transpose(a, order).flags.c_contiguous)
+
+
 @public("misc")
-def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    if input._data.flags.c_contiguous:
+def contiguous(input: Tensor, memory_format: Any = L.contiguous_format) -> Tensor:
+    """``input`` itself when its strides already follow ``memory_format``, else a copy whose do: row-major, or
+    channels innermost for ``channels_last`` (the values and gradients are the same either way)."""
+    order = _order(memory_format, input._data.ndim, "contiguous")
+    if order is None:
+        return input if input._data.flags.c_contiguous else _CLONE(input)
+    if _in_order(input._data, order):
         return input
-    return _CLONE(input)
+    out = _CLONE(input)
+    inverse = tuple(int(i) for i in np.argsort(order))
+    out._data = np.ascontiguousarray(np.transpose(out._data, order)).transpose(inverse)
+    return out
 
 
-def _is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
-    return bool(self._data.flags.c_contiguous)
+def _is_contiguous(self: Tensor, memory_format: Any = L.contiguous_format) -> bool:
+    order = _order(memory_format, self._data.ndim, "is_contiguous")
+    return bool(self._data.flags.c_contiguous) if order is None else _in_order(self._data, order)
 
 
 method("is_contiguous", _is_contiguous)
@@ -160,6 +180,34 @@ def _stride(self: Tensor, dim: int | None = None) -> Any:
 
 
 method("stride", _stride)
+
+
+def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
+    """Give ``self`` a new shape in place: the first elements of its storage in row-major order, zeros past
+    the end where it grows (torch leaves those uninitialised). As torch, refused on a tensor that requires grad."""
+    from ._common import int_list
+
+    shape = int_list(sizes, "resize_")
+    if self.requires_grad:
+        fail("argument_error_invalid", op="resize_", problem="cannot resize variables that require grad")
+    if any(n < 0 for n in shape):
+        fail("argument_error_invalid", op="resize_", problem=f"Trying to create tensor with negative dimension "
+             f"{min(shape)}: {list(shape)}")
+    flat = backend(self._device.type).to_numpy(self._data).reshape(-1)
+    n = int(np.prod(shape, dtype=np.int64))
+    if n > flat.size:
+        flat = np.concatenate([flat, np.zeros(n - flat.size, flat.dtype)])
+    self._data = backend(self._device.type).from_numpy(np.ascontiguousarray(flat[:n]).reshape(shape))
+    self._bump_version()
+    return self
+
+
+method("resize_", _resize_)
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    return _resize_(input, tuple(the_template.shape))
+
+
+method("resize_as_", _guarded("resize_as_", resize_as_))
 
 _WHERE = Prim(
     "where", np.where,

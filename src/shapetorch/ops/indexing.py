@@ -404,3 +404,63 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     check(RJ.narrow_bounds, input._data.shape, dim, start, length, op="narrow_copy")
     out: Tensor = input.narrow(dim, start, length).clone()
     return out
+
+
+@public("indexing")
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """``input`` with the positions where ``mask`` (broadcast to it) is True filled from ``source``'s elements in
+    row-major order; differentiable in ``input`` and ``source``."""
+    from .._rules.broadcast import broadcast_shapes
+
+    if dtype_name(mask) != "bool":
+        fail("dtype_error_mismatch", op="masked_scatter", what="mask", a=mask.dtype.name, b="bool")
+    _same_dtype("masked_scatter", input, source, "self and source")
+    shape = check(broadcast_shapes, input._data.shape, mask._data.shape, op="masked_scatter")
+    input = input.expand(shape)
+    positions = mask.expand(shape).reshape(-1).nonzero().squeeze(1)
+    n = positions._data.shape[0]
+    if n > source.numel():
+        fail("argument_error_invalid", op="masked_scatter",
+             problem="Number of elements of source < number of ones in mask")
+    return index_put(input.reshape(-1), (positions,), source.reshape(-1)[:n]).reshape(shape)
+
+
+method("masked_scatter_", make_inplace(masked_scatter, "masked_scatter_"))
+
+
+@public("indexing")
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``input`` with ``source``'s elements written at the flat positions ``index`` (added with ``accumulate``)."""
+    if dtype_name(index) != "int64":
+        fail("dtype_error_mismatch", op="put", what="index", a=index.dtype.name, b="int64")
+    if index.numel() != source.numel():
+        fail("argument_error_invalid", op="put", problem=(
+            f"Expected source and index to have the same number of elements, but got source.numel() = "
+            f"{source.numel()}, index.numel() = {index.numel()}"))
+    flat = index_put(input.reshape(-1), (index.reshape(-1),), source.reshape(-1), accumulate)
+    return flat.reshape(input._data.shape)
+
+
+method("put_", make_inplace(put, "put_"))
+
+
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal (of a matrix, or of a tensor whose dims are all equal) in place; ``wrap`` restarts
+    it below a tall matrix's square part every ``width + 1`` rows, as torch's."""
+    from .creation import arange
+    from .scatter import index_fill
+
+    shape = tuple(self._data.shape)
+    if len(shape) < 2:
+        fail("argument_error_invalid", op="fill_diagonal_", problem="dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        fail("argument_error_invalid", op="fill_diagonal_", problem="all dimensions of input must be of equal length")
+    step = sum(int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape)))
+    n = min(shape)
+    if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:
+        n = (self.numel() + shape[1]) // step
+    positions = arange(n, device=self.device) * step
+    return write_inplace(self, index_fill(self.reshape(-1), 0, positions, fill_value).reshape(shape), "fill_diagonal_")
+
+
+method("fill_diagonal_", _fill_diagonal_)

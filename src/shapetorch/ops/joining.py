@@ -143,3 +143,9 @@ def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     sections = indices_or_sections if isinstance(indices_or_sections, int) else None
     check(dsplit_check, input._data.shape, sections, op="dsplit")
     return tensor_split(input, indices_or_sections, 2)
+
+
+@public("shape", aliases=("unsafe_split_with_sizes",))
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """``split`` into pieces of the listed sizes, which must add up to the dim's size."""
+    return split(input, list(split_sizes), dim)

@@ -14,7 +14,7 @@ Each vjp reads the sibling outputs (the tensors, recorded on its node), so doubl
 from __future__ import annotations
 
 import warnings
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -22,54 +22,44 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import matrix as RX
 from .._tensor import Tensor
+from . import return_types as RT
 from ._common import autocast_inputs, check, dtype_name
 from ._registry import public
 from .matrix import matrices, singular_error
+from .return_types import (
+    PLU,
+    QR,
+    SVD,
+    CholeskyEx,
+    Eigh,
+    InvEx,
+    LDLFactor,
+    LDLFactorEx,
+    Lstsq,
+    LUFactor,
+    LUFactorEx,
+    SlogDet,
+    SolveEx,
+    SVDLegacy,
+    TriangularSolve,
+)
 
 Arr = Any
 _FLOAT = ("float32", "float64", "complex64", "complex128")
 
 
-class SVD(NamedTuple):
-    """torch.return_types.linalg_svd."""
-
-    U: Tensor
-    S: Tensor
-    Vh: Tensor
 
 
-class QR(NamedTuple):
-    Q: Tensor
-    R: Tensor
 
 
-class Eigh(NamedTuple):
-    """torch.return_types.linalg_eigh / linalg_eig."""
-
-    eigenvalues: Tensor
-    eigenvectors: Tensor
 
 
-class SlogDet(NamedTuple):
-    sign: Tensor
-    logabsdet: Tensor
 
 
-class InvEx(NamedTuple):
-    inverse: Tensor
-    info: Tensor
 
 
-class CholeskyEx(NamedTuple):
-    L: Tensor
-    info: Tensor
 
 
-class Lstsq(NamedTuple):
-    solution: Tensor
-    residuals: Tensor
-    rank: Tensor
-    singular_values: Tensor
 
 
 def _floating(x: Tensor, op: str) -> None:
@@ -181,8 +171,8 @@ def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> InvEx:
     if check_errors and flat.any():
         singular_error("linalg.inv_ex", A._data)
     if flat.any():
-        return InvEx(A.new_full(A._data.shape, float("nan")), _new(info, A))
-    return InvEx(linalg_inv(A), _new(info, A))
+        return RT.linalg_inv_ex(A.new_full(A._data.shape, float("nan")), _new(info, A))
+    return RT.linalg_inv_ex(linalg_inv(A), _new(info, A))
 
 
 def _solve_kernel(a: Arr, b: Arr) -> Arr:
@@ -311,7 +301,7 @@ def slogdet(A: Tensor) -> SlogDet:
     check(RX.inverse_shape, A._data.shape, op="linalg.slogdet")
     _floating(A, "linalg.slogdet")
     sign, logabs = _slogdet_arrays(A._data)
-    return SlogDet(*_outputs(A, (_SIGN, _LOGABSDET), (sign, logabs)))
+    return RT.linalg_slogdet(*_outputs(A, (_SIGN, _LOGABSDET), (sign, logabs)))
 
 
 @public("linalg")
@@ -349,6 +339,9 @@ def _cholesky_arrays(a: Arr, upper: bool) -> tuple[Arr, int]:
         L = np.linalg.cholesky(a) if a.size else a.copy()
     except np.linalg.LinAlgError:
         return np.full_like(a, np.nan), _not_pd("linalg.cholesky", a)
+    bad = np.isnan(np.diagonal(L, 0, -2, -1).real).reshape(-1, a.shape[-1]) if a.size else np.zeros((0, 0), bool)
+    if bad.any():  # NumPy carries NaN through; LAPACK (so torch) stops at the first NaN pivot, as not positive-definite
+        return np.full_like(a, np.nan), int(np.argmax(bad[bad.any(axis=1)][0])) + 1
     return (np.conj(np.swapaxes(L, -1, -2)) if upper else L), 0
 
 
@@ -379,8 +372,8 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
     if flat.any():
         L = np.linalg.cholesky(np.where(flat.reshape(info.shape)[..., None, None] > 0,
                                         np.eye(A._data.shape[-1], dtype=A._data.dtype), A._data))
-        return CholeskyEx(_new(np.conj(np.swapaxes(L, -1, -2)) if upper else L, A), _new(info, A))
-    return CholeskyEx(linalg_cholesky(A, upper=upper), _new(info, A))
+        return RT.linalg_cholesky_ex(_new(np.conj(np.swapaxes(L, -1, -2)) if upper else L, A), _new(info, A))
+    return RT.linalg_cholesky_ex(linalg_cholesky(A, upper=upper), _new(info, A))
 
 
 # -- eigh -----------------------------------------------------------------------------------------------------------
@@ -425,7 +418,7 @@ def linalg_eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Eigh:
     _floating(A, "linalg.eigh")
     _uplo(UPLO, "linalg.eigh")
     w, V = _eigh_arrays(A._data, UPLO)
-    return Eigh(*_outputs(A, (_EIGH_W, _EIGH_V), (w, V), UPLO=UPLO))
+    return RT.linalg_eigh(*_outputs(A, (_EIGH_W, _EIGH_V), (w, V), UPLO=UPLO))
 
 
 @public("linalg", method=False)
@@ -481,7 +474,7 @@ def linalg_eig(A: Tensor, *, out: Any = None) -> Eigh:
         w, V = np.linalg.eig(A._data)
     else:
         w, V = np.zeros(A._data.shape[:-1]), A._data
-    return Eigh(*_outputs(A, (_EIG_W, _EIG_V), (np.asarray(w).astype(ct), np.asarray(V).astype(ct))))
+    return RT.linalg_eig(*_outputs(A, (_EIG_W, _EIG_V), (np.asarray(w).astype(ct), np.asarray(V).astype(ct))))
 
 
 @public("linalg", method=False)
@@ -569,7 +562,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = No
         fail("argument_error_invalid", op="linalg.svd",
              problem="keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.")
     arrays = _svd_arrays(A._data, full_matrices)
-    return SVD(*_outputs(A, (_SVD_U, _SVD_S, _SVD_VH), arrays, full_matrices=full_matrices))
+    return RT.linalg_svd(*_outputs(A, (_SVD_U, _SVD_S, _SVD_VH), arrays, full_matrices=full_matrices))
 
 
 @public("linalg", method=False)
@@ -650,7 +643,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> QR:
         if mode == "r":
             Q = np.zeros(0, dtype=a.dtype)
     outs = _outputs(A, (_QR_Q, _QR_R), (np.asarray(Q).astype(a.dtype), np.asarray(R).astype(a.dtype)), mode=mode)
-    return QR(*outs)
+    return RT.linalg_qr(*outs)
 
 
 # -- norms -------------------------------------------------------------------------------------------------------------
@@ -868,7 +861,7 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         res = (resid.abs() ** 2).sum(-2).detach()
         if vector:
             res = res.squeeze(-1)
-    return Lstsq(X, res, rank, sv)
+    return RT.linalg_lstsq(X, res, rank, sv)
 
 
 def _int64() -> Any:
@@ -1076,39 +1069,16 @@ def linalg_householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = N
 
 # -- LU: factor, unpack, solve ----------------------------------------------------------------------------------------
 
-class SolveEx(NamedTuple):
-    result: Tensor
-    info: Tensor
 
 
-class LUFactor(NamedTuple):
-    LU: Tensor
-    pivots: Tensor
 
 
-class LUFactorEx(NamedTuple):
-    LU: Tensor
-    pivots: Tensor
-    info: Tensor
 
 
-class PLU(NamedTuple):
-    """torch.return_types.linalg_lu: ``A = P L U``."""
-
-    P: Tensor
-    L: Tensor
-    U: Tensor
 
 
-class LDLFactor(NamedTuple):
-    LD: Tensor
-    pivots: Tensor
 
 
-class LDLFactorEx(NamedTuple):
-    LD: Tensor
-    pivots: Tensor
-    info: Tensor
 
 
 def _permutation(pivots: Arr, m: int) -> Arr:
@@ -1218,7 +1188,7 @@ def _plu(A: Tensor, op: str) -> tuple[PLU, Arr, Arr]:
     # P is a constant (no gradient, as torch's); it heads the outputs list the vjps of L and U read
     outs: list[Tensor] = [_new(P, A), Tensor._make(L, A._device), Tensor._make(U, A._device)]
     outs[1:] = [_LU_L(A, value=L, outs=outs), _LU_U(A, value=U, outs=outs)]
-    return PLU(*outs), piv, info
+    return RT.linalg_lu(*outs), piv, info
 
 
 @public("linalg", method=False)
@@ -1256,7 +1226,7 @@ def linalg_lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = F
     (_, L, U), piv, info = _plu(A, "linalg.lu_factor_ex")
     if check_errors and info.any():
         _lu_zero_pivot("torch.linalg.lu_factor_ex", info)
-    return LUFactorEx(_pack(L, U), _new(piv, A), _new(info, A))
+    return RT.linalg_lu_factor_ex(_pack(L, U), _new(piv, A), _new(info, A))
 
 
 @public("linalg", method=False)
@@ -1266,7 +1236,7 @@ def linalg_lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> LUFac
     (_, L, U), piv, info = _plu(A, "linalg.lu_factor")
     if info.any():
         _lu_zero_pivot("torch.linalg.lu_factor", info)
-    return LUFactor(_pack(L, U), _new(piv, A))
+    return RT.linalg_lu_factor(_pack(L, U), _new(piv, A))
 
 
 @public("linalg", method=False)
@@ -1312,7 +1282,7 @@ def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bo
     if check_errors and info.any():
         singular_error("linalg.solve_ex", A._data, "solve")
     if not info.any():
-        return SolveEx(linalg_solve(A, B, left=left), _new(info, A))
+        return RT.linalg_solve_ex(linalg_solve(A, B, left=left), _new(info, A))
     # LU's substitutions carried through the zero pivot (infinities, nan), as torch's: a constant, no gradient
     import scipy.linalg
 
@@ -1329,7 +1299,7 @@ def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bo
             x[i] = (scipy.linalg.lu_solve((lus[i], pivs[i]), bs[i], check_finite=False) if left else
                     scipy.linalg.lu_solve((lus[i], pivs[i]), bs[i].T, trans=1, check_finite=False).T)
     r = _new(x.reshape(b.shape), A)
-    return SolveEx(r.squeeze(-1) if vector else r, _new(info, A))
+    return RT.linalg_solve_ex(r.squeeze(-1) if vector else r, _new(info, A))
 
 
 # -- LDL^T (Bunch-Kaufman) ------------------------------------------------------------------------------------------
@@ -1370,7 +1340,7 @@ def linalg_ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bo
     if check_errors and info.any():
         fail("linalg_error_singular", op=op, cause="The factorization could not be completed")
     info = info.reshape(a.shape[:-2])
-    return LDLFactorEx(_LDL(A, value=ld.reshape(a.shape)), _new(piv.reshape(*a.shape[:-1]), A), _new(info, A))
+    return RT.linalg_ldl_factor_ex(_LDL(A, value=ld.reshape(a.shape)), _new(piv.reshape(*a.shape[:-1]), A), _new(info, A))
 
 
 @public("linalg", method=False)
@@ -1380,7 +1350,7 @@ def linalg_ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) ->
     LD, piv, info = linalg_ldl_factor_ex(A, hermitian=hermitian)
     if bool(info._data.any()):
         fail("linalg_error_singular", op="linalg.ldl_factor", cause="The factorization could not be completed")
-    return LDLFactor(LD, piv)
+    return RT.linalg_ldl_factor(LD, piv)
 
 
 @public("linalg", method=False)
@@ -1435,3 +1405,137 @@ def linalg_tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | 
     lead = tuple(A._data.shape[:B._data.ndim])
     r = linalg_solve(A.reshape(math.prod(lead), math.prod(rest)), B.reshape(-1)).reshape(rest)
     return r if out is None else out.copy_(r)
+
+
+# -- torch's older spellings (``torch.svd``, ``torch.qr``, ``torch.lu``, ...) ------------------------------------------
+# Each is the ``linalg`` function with torch's older argument order and result (``svd``'s V rather than Vh,
+# ``triangular_solve``'s (b, A) order); the functions torch removed raise its message, pointing at the new one.
+
+@public("linalg")
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> SVDLegacy:
+    """``(U, S, V)`` with ``input = U diag(S) V^H``; without ``compute_uv`` U and V are zero-filled, as torch's."""
+    U, S, Vh = linalg_svd(input, full_matrices=not some)
+    if not compute_uv:
+        return RT.svd(U.new_zeros(U._data.shape).detach(), S, Vh.new_zeros(Vh._data.shape).detach().mT)
+    return RT.svd(U, S, Vh.mH)
+
+
+@public("linalg")
+def qr(input: Tensor, some: bool = True) -> QR:
+    Q, R = linalg_qr(input, "reduced" if some else "complete")
+    return RT.qr(Q, R)
+
+
+@public("linalg")
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    if input._data.size == 0 and input._data.ndim >= 2:  # torch's older function checks no shape when empty
+        return input.clone()
+    return linalg_cholesky(input, upper=upper)
+
+
+@public("linalg")
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:
+    """``(LU, pivots)``, with ``infos`` when ``get_infos`` (then a singular matrix is not an error)."""
+    if get_infos:
+        return tuple(linalg_lu_factor_ex(A, pivot=pivot))
+    return tuple(linalg_lu_factor(A, pivot=pivot))
+
+
+@public("linalg", method=False)
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> PLU:
+    """``(P, L, U)`` from ``lu``'s packed factors and 1-based pivots."""
+    if LU_data._data.ndim < 2:
+        fail("argument_error_invalid", op="torch.lu_unpack",
+             problem=f"Expected tensor with 2 or more dimensions. Got size: {list(LU_data._data.shape)} instead")
+    m, n = LU_data._data.shape[-2:]
+    k = min(m, n)
+    L = LU_data[..., :, :k].tril(-1) + _eye_like(LU_data, m)[..., :, :k] if unpack_data else LU_data.new_zeros(0)
+    U = LU_data[..., :k, :].triu() if unpack_data else LU_data.new_zeros(0)
+    if not unpack_pivots:
+        return RT.lu_unpack(LU_data.new_zeros(0), L, U)
+    piv = np.asarray(LU_pivots._data).astype(np.int64)[..., :k]
+    P = _new(_permutation_matrix(_permutation(piv, m), LU_data._data.dtype), LU_data) if k else \
+        _eye_like(LU_data, m).expand(*LU_data._data.shape[:-2], m, m)
+    return RT.lu_unpack(P, L, U)
+
+
+@public("linalg")
+def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    return linalg_lu_solve(LU_data, LU_pivots, b)
+
+
+@public("linalg")
+def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> TriangularSolve:
+    """``(X, A.clone())`` with ``op(A) X = b``, op the transpose when ``transpose``."""
+    M = A.mT if transpose else A
+    X = linalg_solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    return RT.triangular_solve(X, A.clone())
+
+
+@public("linalg")
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """X of ``A X = B`` given A's Cholesky factor (lower ``L``, or upper when ``upper``)."""
+    low = L.mH if upper else L
+    return linalg_solve_triangular(low.mH, linalg_solve_triangular(low, B, upper=False), upper=True)
+
+
+@public("linalg")
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
+    """``A^-1`` given A's Cholesky factor."""
+    if L._data.ndim < 2:
+        fail("argument_error_invalid", op="cholesky_inverse", problem="The input tensor A must have at least 2 dimensions.")
+    n = L._data.shape[-1]
+    return cholesky_solve(_eye_like(L, n).expand(*L._data.shape), L, upper)
+
+
+@public("linalg")
+def nuclear_norm(input: Tensor, dim: Any = (-2, -1), keepdim: bool = False) -> Tensor:
+    return linalg_matrix_norm(input, "nuc", tuple(dim), keepdim)
+
+
+@public("linalg", method=False)
+def frobenius_norm(input: Tensor, dim: Any = (-2, -1), keepdim: bool = False) -> Tensor:
+    return linalg_matrix_norm(input, "fro", tuple(dim), keepdim)
+
+
+@public("linalg", method=False)
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    """The q leading singular triplets ``(U, S, V)`` of ``A - M``. torch estimates them by randomized subspace
+    iteration; here they are the exact ones (a full SVD, truncated), which that iteration approximates."""
+    X = A if M is None else A - M
+    k = min(q if q is not None else 6, *X._data.shape[-2:])
+    U, S, Vh = linalg_svd(X, full_matrices=False)
+    return U[..., :k], S[..., :k], Vh[..., :k, :].mH
+
+
+@public("linalg", method=False)
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2) -> tuple[Tensor, Tensor, Tensor]:
+    """``svd_lowrank`` of A with its column means removed (when ``center``); q defaults to min(6, m, n)."""
+    k = min(6, *A._data.shape[-2:]) if q is None else q
+    return svd_lowrank(A - A.mean(-2, keepdim=True) if center else A, k, niter)
+
+
+_REMOVED = {
+    "solve": "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments "
+             "reversed and does not return the LU factorization.",
+    "eig": "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors "
+           "mimicking complex tensors.",
+    "symeig": "The default behavior has changed from using the upper triangular portion of the matrix by default to "
+              "using the lower triangular portion. Use `torch.linalg.eigh` instead.",
+    "lstsq": "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`. `torch.linalg.lstsq` has reversed arguments "
+             "and does not return the QR decomposition in the returned tuple.",
+    "matrix_rank": "Please use the `torch.linalg.matrix_rank` function instead.",
+}
+
+
+def _removed(name: str) -> Any:
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"This function was deprecated since version 1.9 and is now removed. {_REMOVED[name]}")
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+for _name in _REMOVED:
+    public("linalg", method=_name != "matrix_rank")(_removed(_name))

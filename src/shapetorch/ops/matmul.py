@@ -253,8 +253,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     return _scaled_sum("addr", cast(input, common), cast(prod, common), beta, alpha)
 
 
-method("addbmm_", make_inplace(addbmm, "addbmm_"))
-method("addr_", make_inplace(addr, "addr_"))
+for _fn in (addmm, baddbmm, addmv, addbmm, addr):
+    method(_fn.__name__ + "_", make_inplace(_fn, _fn.__name__ + "_"))
 
 
 @public("linalg", method=False)

@@ -21,7 +21,7 @@ from .._errors import fail
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
 from ._common import allocating, be, broadcast2, check_fill_value, int_list, need_floating, new_sizes, write_inplace
-from ._registry import method, public
+from ._registry import _guarded, method, public
 from .creation import _on
 
 
@@ -343,6 +343,17 @@ _sampler("random_", lambda r, t, *args: r.integers(*_random_bounds(t, args), t._
          lambda t, g, *args: _draw("randint", t._data.shape, t.dtype, t.device, g, "random_", *_random_bounds(t, args)))
 _sampler("exponential_", lambda r, t, lambd=1.0: r.exponential(1.0 / lambd, t._data.shape), ("lambd",),
          lambda t, g, lambd=1.0: _draw("exponential", t._data.shape, t.dtype, t.device, g, "exponential_", lambd))
+# the rarer samplers draw on the CPU and upload on other devices
+_sampler("cauchy_", lambda r, t, median=0.0, sigma=1.0: median + sigma * r.standard_cauchy(t._data.shape),
+         ("median", "sigma"))
+_sampler("log_normal_", lambda r, t, mean=1.0, std=2.0: r.lognormal(mean, std, t._data.shape), ("mean", "std"))
+_sampler("geometric_", lambda r, t, p: r.geometric(_probability(p, "geometric_"), t._data.shape), ("p",))
+
+
+def _probability(p: float, op: str) -> float:
+    if not 0 < p < 1:
+        fail("argument_error_invalid", op=op, problem=f"{op} expects p to be in (0, 1), but got p={p}")
+    return p
 def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     """fill_/zero_: on a device the value is written by a kernel (a 0-d tensor on the same device is read there)."""
     if not isinstance(value, Tensor):
@@ -357,7 +368,12 @@ def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     return write_inplace(self, _on(np.full_like(self._data, v), self.device), name)
 
 
-method("zero_", lambda self: _fill(self, 0, "zero_"))
+def zero_(input: Tensor) -> Tensor:
+    """Fill with zeros, in place."""
+    return _fill(input, 0, "zero_")
+
+
+method("zero_", _guarded("zero_", zero_))
 method("fill_", lambda self, value: _fill(self, value, "fill_"))
 
 

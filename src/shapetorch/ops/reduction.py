@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -13,18 +13,25 @@ from .._dtype import to_dtype
 from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import dtypes as RD
+from .._rules.axes import wrap_dim
 from .._rules.reduction import check_nonempty, reduce_dims
 from .._tensor import Tensor
 from ..backends import thread_pool
-from ._common import as_node, as_operand, autocast_inputs, cast, check, default_float, dtype_name, need_floating
-from ._registry import CATEGORY, FUNCTIONS, public
-
-
-class ValuesIndices(NamedTuple):
-    """torch.return_types.max / min / sort ...: ``values`` and ``indices``."""
-
-    values: Tensor
-    indices: Tensor
+from . import return_types as RT
+from ._common import (
+    as_node,
+    as_operand,
+    autocast_inputs,
+    cast,
+    check,
+    default_float,
+    dtype_name,
+    int_list,
+    need_floating,
+    write_inplace,
+)
+from ._registry import CATEGORY, FUNCTIONS, method, public
+from .return_types import VALUES_INDICES, MinMax, ValuesIndices
 
 
 def _dims(input: Tensor, dim: Any, op: str) -> tuple[int, ...]:
@@ -202,7 +209,7 @@ def _with_indices(input: Tensor, dim: int, keepdim: bool, arg: Prim, op: str) ->
     values = input.gather(dim, indices) if input._data.ndim else input.clone()
     if not keepdim and input._data.ndim:
         values, indices = values.squeeze(dim), indices.squeeze(dim)
-    return ValuesIndices(values, indices)
+    return VALUES_INDICES[op](values, indices)
 
 
 @public("reduction")
@@ -329,13 +336,6 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return sum(input != 0, dim)
 
 
-class MinMax(NamedTuple):
-    """torch.return_types.aminmax: ``min`` and ``max``."""
-
-    min: Tensor
-    max: Tensor
-
-
 FUNCTIONS["var_"] = var  # `var` is a reserved word in the original (TypeScript) library
 CATEGORY["var_"] = "reduction"
 
@@ -356,9 +356,9 @@ def _aminmax(input: Tensor, dim: int | None, keepdim: bool) -> MinMax:
         fail("reduction_error_empty_input", op="aminmax", shape=tuple(input._data.shape))
     d: Any = () if dim is None else dim
     if dim is None and keepdim:
-        return MinMax(amin(input, d, True).reshape((1,) * input._data.ndim),
+        return RT.aminmax(amin(input, d, True).reshape((1,) * input._data.ndim),
                       amax(input, d, True).reshape((1,) * input._data.ndim))
-    return MinMax(amin(input, d, keepdim), amax(input, d, keepdim))
+    return RT.aminmax(amin(input, d, keepdim), amax(input, d, keepdim))
 
 
 # -- NaN-ignoring sums ------------------------------------------------------------------------------------
@@ -399,3 +399,45 @@ def dist(input: Tensor, other: Any, p: Any = 2) -> Tensor:
         fail("method_dtype_not_supported_error", op="dist", dtype=diff.dtype.name,
              hint=" (norm(): input dtype should be either floating point or complex)")
     return norm(diff, float(p) if not isinstance(p, str) else p)
+
+
+@public("reduction")
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm`` (torch's
+    ``maxnorm / (norm + 1e-7)``)."""
+    if input._data.ndim < 2:
+        fail("argument_error_invalid", op="renorm",
+             problem=f"renorm: input needs at least 2 dimensions, got {input._data.ndim} dimensions")
+    if not p > 0:
+        fail("argument_error_invalid", op="renorm", problem="renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        fail("argument_error_invalid", op="renorm", problem=f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = wrap_dim(dim, input._data.ndim, "renorm")
+    others = tuple(i for i in range(input._data.ndim) if i != d)
+    from .conversion import where
+
+    norms = norm(input, p, others, keepdim=True)
+    out: Tensor = input * where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)  # a NaN norm leaves its slice as is
+    return out
+
+
+def _renorm_(self: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    return write_inplace(self, renorm(self, p, dim, maxnorm), "renorm_")
+
+
+method("renorm_", _renorm_)
+
+
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """Sum ``self`` down to ``size``, which it must be expandable from (``x.expand(size)``'s adjoint)."""
+    shape = int_list(size, "sum_to_size")
+    have = tuple(self._data.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or builtins.any(s != 1 and s != h for s, h in zip(shape, have[lead:])):
+        fail("argument_error_invalid", op="sum_to_size", problem=f"size {list(shape)} is not expandable to size {list(have)}")
+    keep = tuple(lead + i for i, (s, h) in enumerate(zip(shape, have[lead:])) if s == 1 and h != 1)
+    out = sum(self, keep, keepdim=True) if keep else self
+    return sum(out, tuple(range(lead))) if lead else out
+
+
+method("sum_to_size", _sum_to_size)

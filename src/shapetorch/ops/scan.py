@@ -20,7 +20,7 @@ from .._rules.scan import cum_extreme_shape, cum_shape, diff_shape, trapezoid_sh
 from .._tensor import Tensor
 from ._common import check, dtype_name, make_inplace, new_tensor, promoted, refuse
 from ._registry import method, public
-from .reduction import ValuesIndices
+from .return_types import VALUES_INDICES, ValuesIndices
 from .sorting import write_out
 
 
@@ -219,14 +219,14 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
 def _cum_extreme(input: Tensor, dim: int, index_prim: Prim, op: str) -> ValuesIndices:
     check(cum_extreme_shape, tuple(input._data.shape), dim, op=op)
     if input._data.size == 0:  # torch checks neither the dim (the rule above) nor the dtype of an empty input
-        return ValuesIndices(input.clone(), new_tensor(np.zeros(input._data.shape, np.int64), input._device))
+        return VALUES_INDICES[op](input.clone(), new_tensor(np.zeros(input._data.shape, np.int64), input._device))
     if input._data.ndim == 0:  # nor the dtype of a 0-d one
-        return ValuesIndices(input.clone(), new_tensor(np.zeros((), np.int64), input._device))
+        return VALUES_INDICES[op](input.clone(), new_tensor(np.zeros((), np.int64), input._device))
     if input.is_complex():
         fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint="")
     axis = wrap_dim(dim, input._data.ndim, op)
     indices = index_prim(input.detach(), axis=axis)
-    return ValuesIndices(input.gather(axis, indices), indices)
+    return VALUES_INDICES[op](input.gather(axis, indices), indices)
 
 
 @public("scan")

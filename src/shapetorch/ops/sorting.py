@@ -22,7 +22,7 @@ from .._rules.sorting import bucketize_shape, kthvalue_shape, searchsorted_shape
 from .._tensor import Tensor
 from ._common import can_cast, check, device_of, dtype_name, new_tensor, refuse
 from ._registry import public
-from .reduction import ValuesIndices
+from .return_types import VALUES_INDICES, ValuesIndices
 
 
 def _orderable(a: Any) -> Any:
@@ -106,7 +106,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool
          out: Any = None) -> ValuesIndices:
     """(values, indices) sorted along ``dim``. The sort is always stable (ties keep their order)."""
     indices, axis = _order(input, dim, descending, "sort")
-    return write_out(ValuesIndices(_take(input, indices, axis), indices), out, "sort")
+    return write_out(VALUES_INDICES["sort"](_take(input, indices, axis), indices), out, "sort")
 
 
 @public("sorting")
@@ -134,7 +134,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     indices, axis = _order(input, dim, largest, "topk")
     if input._data.ndim:  # a 0-d input gives itself for k = 0 or 1, as in torch
         indices = indices.narrow(axis, 0, k)
-    return write_out(ValuesIndices(_take(input, indices, axis), indices), out, "topk")
+    return write_out(VALUES_INDICES["topk"](_take(input, indices, axis), indices), out, "topk")
 
 
 @public("sorting")
@@ -144,12 +144,12 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
     refuse(input, "kthvalue", bool_=True)
     indices, axis = _order(input, dim, False, "kthvalue")
     if input._data.ndim == 0:
-        return write_out(ValuesIndices(input.clone(), indices), out, "kthvalue")
+        return write_out(VALUES_INDICES["kthvalue"](input.clone(), indices), out, "kthvalue")
     indices = indices.narrow(axis, k - 1, 1)
     values = input.gather(axis, indices)
     if not keepdim:
         values, indices = values.squeeze(axis), indices.squeeze(axis)
-    return write_out(ValuesIndices(values, indices), out, "kthvalue")
+    return write_out(VALUES_INDICES["kthvalue"](values, indices), out, "kthvalue")
 
 
 def _searchsorted_kernel(seq: Any, values: Any, right: bool, sorter: Any) -> Any:

@@ -535,3 +535,7 @@ def special_gammaincc(input: Any, other: Any, *, out: Tensor | None = None) -> T
     a, x = _binary_operands(input, other, "gammaincc")
     r = _GAMMAINCC(a.detach(), x)
     return r if out is None else write_inplace(out, r, "gammaincc")
+
+
+method("polygamma_", lambda self, n: write_inplace(self, polygamma(n, self), "polygamma_"))
+method("mvlgamma_", lambda self, p: write_inplace(self, mvlgamma(self, p), "mvlgamma_"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -15,10 +15,11 @@ from .._rules.axes import wrap_dim
 from .._rules.sorting import select_reduce_shape
 from .._rules.statistics import bincount_shape, cov_shape, histogram_shapes, quantile_shape
 from .._tensor import Tensor
+from . import return_types as RT
 from ._common import autocast_inputs, check, dtype_name, need_floating, new_tensor, refuse
 from ._registry import public
 from .creation import linspace_values
-from .reduction import ValuesIndices
+from .return_types import VALUES_INDICES, HistogramResult, ValuesIndices
 from .sorting import _orderable, host_only, write_out
 
 # -- order statistics --------------------------------------------------------------------------------------
@@ -60,13 +61,13 @@ def _select(input: Tensor, dim: int, keepdim: bool, index_prim: Prim, op: str, *
     if input.is_complex():
         fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint="")
     if input._data.ndim == 0:
-        return ValuesIndices(input.clone(), new_tensor(np.zeros((), np.int64), input._device))
+        return VALUES_INDICES[op](input.clone(), new_tensor(np.zeros((), np.int64), input._device))
     axis = wrap_dim(dim, input._data.ndim, op)
     indices = index_prim(input.detach(), axis=axis, **params)
     values = input.gather(axis, indices)
     if not keepdim:
         values, indices = values.squeeze(axis), indices.squeeze(axis)
-    return ValuesIndices(values, indices)
+    return VALUES_INDICES[op](values, indices)
 
 
 def _median_all(input: Tensor, ignore_nan: bool, op: str) -> Tensor:
@@ -269,13 +270,6 @@ def corrcoef(input: Tensor) -> Tensor:
     return c if c.is_complex() else c.clip(-1, 1)
 
 
-class HistogramResult(NamedTuple):
-    """torch.return_types.histogram: ``hist`` and ``bin_edges``."""
-
-    hist: Tensor
-    bin_edges: Tensor
-
-
 # -- counting ---------------------------------------------------------------------------------------------
 
 @public("misc")
@@ -400,4 +394,4 @@ def _histogram(input: Tensor, bins: Any, range: tuple[float, float] | None, weig
         total = hist.sum()
         with np.errstate(all="ignore"):
             hist = (hist / (total * widths)).astype(input._data.dtype)
-    return HistogramResult(new_tensor(hist, input._device), new_tensor(np.array(edges, copy=True), input._device))
+    return RT.histogram(new_tensor(hist, input._device), new_tensor(np.array(edges, copy=True), input._device))

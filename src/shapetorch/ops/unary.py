@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -13,11 +13,13 @@ import numpy as np
 from .._engine.primitives import Prim
 from .._errors import fail
 from .._tensor import Tensor
+from . import return_types as RT
 from ._common import cast, dtype_name, make_inplace, write_inplace
 from ._elementwise import _conj, _quiet, _store, _unary
 from ._jvp import via_vjp
 from ._registry import method, public
 from .arithmetic import mul
+from .return_types import MantissaExponent
 
 neg = _unary("neg", np.negative, lambda g, n: (-g,), kind="same")
 exp = _unary("exp", _quiet(np.exp), lambda g, n: (g * _conj(n.out),), save_output=True)
@@ -141,11 +143,6 @@ def positive(input: Tensor) -> Tensor:
 
 # -- frexp ------------------------------------------------------------------------------------------------
 
-class frexp_result(NamedTuple):
-    mantissa: Tensor
-    exponent: Tensor
-
-
 def _frexp_parts(a: Any) -> tuple[Any, Any]:
     wide = a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype != np.float16 else a
     m, e = np.frexp(wide)
@@ -158,16 +155,16 @@ _FREXP_MANT = Prim("frexp", lambda a: _frexp_parts(a)[0],
 
 
 @public("pointwise")
-def frexp(input: Tensor, *, out: Any = None) -> frexp_result:
+def frexp(input: Tensor, *, out: Any = None) -> MantissaExponent:
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, mantissa in [0.5, 1)."""
     if not input.dtype.is_floating_point:
         fail("method_dtype_not_supported_error", op="frexp", dtype=input.dtype.name,
              hint=" (frexp only supports floating-point dtypes)")
-    result = frexp_result(_FREXP_MANT(input), _FREXP_EXP(input))
+    result = RT.frexp(_FREXP_MANT(input), _FREXP_EXP(input))
     if out is not None:
         write_inplace(out[0], result.mantissa, "frexp")
         write_inplace(out[1], result.exponent, "frexp")
-        return frexp_result(out[0], out[1])
+        return RT.frexp(out[0], out[1])
     return result
 
 

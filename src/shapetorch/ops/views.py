@@ -344,3 +344,28 @@ def _as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int], stora
 
 
 method("as_strided_", _as_strided_)
+
+
+def _metadata_inplace(name: str, view_op: Any) -> Any:
+    """``x.t_()``, ``x.unsqueeze_(0)``, ...: ``x`` itself takes the view's shape and strides (and, in a graph, the
+    view's node, made from a stand-in for ``x``'s old self so the node does not point back at ``x``)."""
+
+    def inplace(self: Tensor, *args: Any) -> Tensor:
+        check_leaf_inplace(self, name)
+        old = Tensor._make(self._data, self._device)
+        old._grad_fn, old._output_nr, old.requires_grad = self._grad_fn, self._output_nr, self.requires_grad
+        old._accumulator, old._base = self._accumulator, self._base
+        view = view_op(old, *args)
+        self._data = view._data
+        if view.requires_grad:
+            self._grad_fn, self._output_nr = view._grad_fn, view._output_nr
+        self._bump_version()
+        return self
+
+    inplace.__name__ = inplace.__qualname__ = name
+    return inplace
+
+
+for _name, _view_op in (("transpose_", transpose), ("swapaxes_", transpose), ("swapdims_", transpose), ("t_", t),
+                        ("squeeze_", squeeze), ("unsqueeze_", unsqueeze)):
+    method(_name, _metadata_inplace(_name, _view_op))
