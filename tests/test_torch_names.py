@@ -222,3 +222,95 @@ def test_split_with_sizes_and_polygamma_in_place() -> None:
     assert [p.shape for p in st.arange(6).split_with_sizes([2, 4])] == [(2,), (4,)]
     a = st.tensor([1.0, 2.0])
     _same(a.polygamma_(1), torch.tensor([1.0, 2.0]).polygamma_(1))
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_grid_sample_and_affine_grid_against_torch(dims: int) -> None:
+    modes = ["bilinear", "nearest", "bicubic"] if dims == 2 else ["bilinear", "nearest"]
+    shape, gshape = ((2, 3, 5, 6), (2, 4, 3, 2)) if dims == 2 else ((2, 2, 4, 5, 3), (2, 3, 4, 2, 3))
+    for mode in modes:
+        for padding in ("zeros", "border", "reflection"):
+            for align in (True, False):
+                (x, tx), g = _pair(shape, grad=True), RNG.uniform(-1.4, 1.4, gshape)
+                grid, tgrid = st.tensor(g, requires_grad=True), torch.tensor(g, requires_grad=True)
+                ours = st.nn.functional.grid_sample(x, grid, mode, padding, align)
+                theirs = torch.nn.functional.grid_sample(tx, tgrid, mode, padding, align)
+                _same(ours, theirs)
+                w = RNG.standard_normal(tuple(theirs.shape))
+                (ours * st.tensor(w)).sum().backward()
+                (theirs * torch.tensor(w)).sum().backward()
+                _same(x.grad, tx.grad)
+                if mode != "nearest":
+                    _same(grid.grad, tgrid.grad)
+    size, theta_shape = ((2, 3, 4, 5), (2, 2, 3)) if dims == 2 else ((2, 1, 3, 4, 5), (2, 3, 4))
+    for align in (True, False):
+        theta, ttheta = _pair(theta_shape)
+        _same(st.nn.functional.affine_grid(theta, size, align), torch.nn.functional.affine_grid(ttheta, size, align))
+    with pytest.raises(RuntimeError):
+        st.nn.functional.grid_sample(x, grid, mode="cubic")
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_values_and_gradients_against_torch(reduction: str, zero_infinity: bool) -> None:
+    T, N, C = 12, 3, 5
+    logits = RNG.standard_normal((T, N, C))
+    theirs_lp = torch.tensor(logits).log_softmax(-1).detach().requires_grad_()
+    ours_lp = st.tensor(theirs_lp.detach().numpy(), requires_grad=True)
+    targets, target_lengths, input_lengths = [[1, 2, 2, 3], [4, 1, 0, 0], [2, 3, 1, 0]], [4, 2, 3], [12, 10, 11]
+    ours = st.nn.CTCLoss(reduction=reduction, zero_infinity=zero_infinity)(
+        ours_lp, st.tensor(targets), st.tensor(input_lengths), st.tensor(target_lengths))
+    theirs = torch.nn.CTCLoss(reduction=reduction, zero_infinity=zero_infinity)(
+        theirs_lp, torch.tensor(targets), torch.tensor(input_lengths), torch.tensor(target_lengths))
+    _same(ours, theirs)
+    ours.sum().backward()
+    theirs.sum().backward()
+    _same(ours_lp.grad, theirs_lp.grad)
+    # an alignment that cannot exist (3 repeated labels in 2 frames) is inf, or 0 with zero_infinity
+    lp = torch.randn(2, 1, 3).log_softmax(-1)
+    ours = st.nn.functional.ctc_loss(st.tensor(lp.numpy()), st.tensor([[1, 1, 1]]), [2], [3], reduction="none",
+                                     zero_infinity=zero_infinity)
+    _same(ours, torch.nn.functional.ctc_loss(lp, torch.tensor([[1, 1, 1]]), [2], [3], reduction="none",
+                                              zero_infinity=zero_infinity))
+
+
+def test_ctc_loss_takes_concatenated_targets_and_unbatched_input() -> None:
+    lp = torch.randn(6, 2, 4).log_softmax(-1)
+    _same(st.nn.functional.ctc_loss(st.tensor(lp.numpy()), st.tensor([1, 2, 3]), [6, 5], [2, 1]),
+          torch.nn.functional.ctc_loss(lp, torch.tensor([1, 2, 3]), [6, 5], [2, 1]))
+    lp1 = lp[:, 0]
+    _same(st.nn.functional.ctc_loss(st.tensor(lp1.numpy()), st.tensor([1, 2]), st.tensor(6), st.tensor(2)),
+          torch.nn.functional.ctc_loss(lp1, torch.tensor([1, 2]), torch.tensor(6), torch.tensor(2)))
+
+
+def test_swa_utils_average_and_anneal_as_torch() -> None:
+    from torch.optim import swa_utils as tswa
+
+    from shapetorch.optim import swa_utils as sswa
+
+    tmodel = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 1))
+    smodel = st.nn.Sequential(st.nn.Linear(3, 4), st.nn.BatchNorm1d(4), st.nn.Linear(4, 1))
+    smodel.load_state_dict({k: st.tensor(v.numpy()) for k, v in tmodel.state_dict().items()})
+    tavg, savg = tswa.AveragedModel(tmodel), sswa.AveragedModel(smodel)
+    tema = tswa.AveragedModel(tmodel, multi_avg_fn=tswa.get_ema_multi_avg_fn(0.9))
+    sema = sswa.AveragedModel(smodel, multi_avg_fn=sswa.get_ema_multi_avg_fn(0.9))
+    topt, sopt = torch.optim.SGD(tmodel.parameters(), lr=0.1), st.optim.SGD(smodel.parameters(), lr=0.1)
+    tsched, ssched = tswa.SWALR(topt, swa_lr=0.01, anneal_epochs=3), sswa.SWALR(sopt, swa_lr=0.01, anneal_epochs=3)
+    x = RNG.standard_normal((8, 3))
+    for _ in range(4):
+        for model, opt, lib in ((tmodel, topt, torch), (smodel, sopt, st)):
+            opt.zero_grad()
+            model(lib.tensor(x, dtype=lib.float32)).pow(2).mean().backward()
+            opt.step()
+        tavg.update_parameters(tmodel), savg.update_parameters(smodel)
+        tema.update_parameters(tmodel), sema.update_parameters(smodel)
+        tsched.step(), ssched.step()
+        assert sopt.param_groups[0]["lr"] == pytest.approx(topt.param_groups[0]["lr"])
+    for ours, theirs in ((savg, tavg), (sema, tema)):
+        for (k, a), (k2, b) in zip(ours.state_dict().items(), theirs.state_dict().items()):
+            assert k == k2
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+    loader = [(torch.tensor(x, dtype=torch.float32),)]
+    tswa.update_bn(loader, tavg)
+    sswa.update_bn([(st.tensor(x, dtype=st.float32),)], savg)
+    np.testing.assert_allclose(savg.module[1].running_var.numpy(), tavg.module[1].running_var.numpy(), rtol=1e-5)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._autocast import autocast_suspended
 from .._dtype import bool_, int64
+from .._dtype import float64 as float64_
 from .._errors import fail
 from .._grad_mode import is_grad_enabled, no_grad
 from .._rules import nn as RN
@@ -47,22 +48,24 @@ from ..ops.conversion import where as _where
 from ..ops.convolution import pad
 from ..ops.creation import arange, triu_indices
 from ..ops.einsum import einsum
+from ..ops.joining import cat as cat_
 from ..ops.joining import stack
 from ..ops.loss import cross_entropy_fusable, cross_entropy_rows
 from ..ops.matmul import matmul_bias
 from ..ops.normalization import batch_norm_fusable, batch_norm_train
 from ..ops.pooling import interpolate
 from ..ops.random import dropout_mask
+from ..ops.sampling import affine_grid, grid_sample
 from ..ops.scatter import take_along
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
-    "adaptive_max_pool2d", "adaptive_max_pool3d", "alpha_dropout", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+    "adaptive_max_pool2d", "adaptive_max_pool3d", "affine_grid", "alpha_dropout", "avg_pool1d", "avg_pool2d", "avg_pool3d",
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "celu_",
     "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-    "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout", "dropout1d", "dropout2d", "dropout3d",
+    "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "ctc_loss", "dropout", "dropout1d", "dropout2d", "dropout3d",
     "elu", "elu_", "embedding", "embedding_bag", "feature_alpha_dropout", "fold", "gaussian_nll_loss", "gelu", "glu",
-    "group_norm", "gumbel_softmax", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
+    "grid_sample", "group_norm", "gumbel_softmax", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
     "hinge_embedding_loss", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
     "leaky_relu", "leaky_relu_", "linear", "local_response_norm", "log_softmax", "logsigmoid", "lp_pool1d",
     "lp_pool2d", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
@@ -857,6 +860,84 @@ def _class_dim_last(t: Tensor) -> Tensor:
     if t._data.ndim == 2:
         return t
     return t.movedim(1, -1).reshape(-1, t._data.shape[1])
+
+
+def _lengths(lengths: Any) -> list[int]:
+    values = lengths.tolist() if isinstance(lengths, Tensor) else lengths
+    return [int(v) for v in values] if isinstance(values, (list, tuple)) else [int(values)]
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification: -log of the total probability of every alignment of each target
+    to its input frames. ``log_probs`` (T, N, C) or (T, C) (log-softmaxed), ``targets`` (N, S) padded or the
+    targets concatenated (1-D); lengths as tensors or lists. The forward (alpha) recursion is written in
+    differentiable ops over the batch, so its gradient is the exact one torch's kernel computes."""
+    op = "ctc_loss"
+    _check_reduction(reduction, op)
+    unbatched = log_probs.dim() == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    if lp.dim() != 3:
+        _value_error(op, f"log_probs must be 2-D or 3-D, got {log_probs.dim()}-D")
+    T, N, C = lp._data.shape
+    in_len, tg_len = _lengths(input_lengths), _lengths(target_lengths)
+    if len(in_len) != N or len(tg_len) != N:
+        _value_error(op, f"input_lengths must be of size batch_size ({N}) and target_lengths too")
+    if not 0 <= blank < C:
+        _value_error(op, "blank must be in label range")
+    flat = targets.reshape(-1).tolist() if targets.dim() <= 1 or unbatched else None
+    rows, start = [], 0
+    for b in range(N):
+        if any(n > T for n in in_len) or in_len[b] < 0:
+            _value_error(op, f"Expected input_lengths to have value at most {T}, but got value {in_len[b]}")
+        if flat is not None:
+            rows.append([int(v) for v in flat[start:start + tg_len[b]]])
+            start += tg_len[b]
+        else:
+            if tg_len[b] > targets._data.shape[1]:
+                _value_error(op, f"Expected tensor to have size at least {tg_len[b]} at dimension 1, but got size "
+                                 f"{targets._data.shape[1]} for argument #2 'targets'")
+            rows.append([int(v) for v in targets[b, : tg_len[b]].tolist()])
+    S = 2 * max(tg_len, default=0) + 1
+    ext = np.full((N, S), blank, np.int64)  # each target with a blank before, between and after its labels
+    skip = np.zeros((N, S), bool)  # s may be reached from s - 2: a label that differs from the one before it
+    for b, row in enumerate(rows):
+        ext[b, 1 : 2 * len(row) : 2] = row
+        for i in range(1, len(row)):
+            skip[b, 2 * i + 1] = row[i] != row[i - 1]
+    neg = -1e30 if lp.dtype is not float64_ else -1e300  # a finite -inf: logsumexp of it stays NaN-free
+    ext_t = lp.new_tensor(ext, dtype=int64)
+    emit = lp.gather(2, ext_t.unsqueeze(0).expand(T, N, S))  # (T, N, S): log p of each extended label
+    pad = lp.new_full((N, 1), neg)
+    pad2 = lp.new_full((N, 2), neg)
+    skip_t = lp.new_tensor(skip, dtype=bool_)
+    first = np.full((N, S), neg)
+    first[:, 0] = 0.0
+    first[[b for b in range(N) if tg_len[b] > 0], 1] = 0.0
+    alpha = lp.new_tensor(first) + emit[0]
+    for t in range(1, T):
+        prev1 = stack([alpha, cat_([pad, alpha[:, :-1]], 1)], 0)
+        prev2 = _where(skip_t, cat_([pad2, alpha[:, :-2]], 1), neg)
+        new = stack([prev1[0], prev1[1], prev2], 0).logsumexp(0) + emit[t]
+        active = lp.new_tensor([[t < n] for n in in_len], dtype=bool_)
+        alpha = _where(active, new, alpha)
+    ends = lp.new_tensor([[2 * n, max(2 * n - 1, 0)] for n in tg_len], dtype=int64)
+    final = alpha.gather(1, ends)
+    both = lp.new_tensor([[True, n > 0] for n in tg_len], dtype=bool_)
+    loss = -_where(both, final, neg).logsumexp(1)
+    # torch's kernel returns its gradient with respect to the logits before log_softmax (so exp(log_probs) more than
+    # the derivative in log_probs, on each sample's frames); through log_softmax the extra term cancels. A term of
+    # value 0 with that gradient gives log_probs.grad as torch's.
+    frames = lp.new_tensor([[[t < n] for n in in_len] for t in range(T)], dtype=bool_)
+    extra = (lp.exp() * frames).sum((0, 2))
+    loss = loss + (extra - extra.detach())
+    loss = _where(loss >= -neg / 2, float("inf"), loss)  # no alignment: torch's inf
+    if zero_infinity:
+        loss = _where(loss == float("inf"), 0.0, loss)
+    if reduction == "mean":
+        return (loss / lp.new_tensor([float(max(n, 1)) for n in tg_len])).mean()
+    out = loss.sum() if reduction == "sum" else loss
+    return out.squeeze(0) if unbatched and reduction == "none" else out
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
