@@ -195,3 +195,48 @@ def test_stft_rule_shape_matches_torch(length, batch, n_fft, hop, center, onesid
             stft_shape(shape, n_fft, hop, n_fft, None, center, onesided)
         return
     assert stft_shape(shape, n_fft, hop, n_fft, None, center, onesided) == tuple(want)
+
+
+# -- N-D transforms, the Hermitian pair, frequencies and shifts, against torch --------------------------------------
+
+_ND_RNG = np.random.default_rng(7)
+_REAL = _ND_RNG.standard_normal((3, 4, 6))
+_CPLX = _REAL + 1j * _ND_RNG.standard_normal((3, 4, 6))
+_ND_KWARGS = [{}, {"s": (3, 5)}, {"dim": (0, 2)}, {"norm": "ortho"}, {"norm": "forward"}]
+
+
+def _same_nd(ours: st.Tensor, theirs: torch.Tensor) -> None:
+    t = theirs.detach().resolve_conj().numpy()
+    assert tuple(ours.shape) == t.shape and ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(ours.detach().numpy(), t, atol=1e-9)
+
+
+@pytest.mark.parametrize("kwargs", _ND_KWARGS)
+@pytest.mark.parametrize(("name", "data"), [(n, d) for n in ("fft2", "ifft2", "fftn", "ifftn") for d in ("real", "complex")]
+                         + [(n, "real") for n in ("rfft2", "rfftn", "ihfft2", "ihfftn")]
+                         + [(n, "complex") for n in ("irfft2", "irfftn", "hfft2", "hfftn")])
+def test_nd_transforms_against_torch(name: str, data: str, kwargs: dict[str, object]) -> None:
+    a = _REAL if data == "real" else _CPLX
+    kw = {**kwargs, "s": (3, 8)} if "s" in kwargs and name in ("irfft2", "irfftn", "hfft2", "hfftn") else kwargs
+    _same_nd(getattr(st.fft, name)(st.tensor(a), **kw), getattr(torch.fft, name)(torch.tensor(a), **kw))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"n": 9}, {"norm": "ortho"}, {"norm": "forward"}, {"dim": 0}])
+def test_hermitian_pair_against_torch(kwargs: dict[str, object]) -> None:
+    _same_nd(st.fft.hfft(st.tensor(_CPLX), **kwargs), torch.fft.hfft(torch.tensor(_CPLX), **kwargs))
+    _same_nd(st.fft.ihfft(st.tensor(_REAL), **kwargs), torch.fft.ihfft(torch.tensor(_REAL), **kwargs))
+
+
+def test_frequencies_shifts_and_nd_gradient_against_torch() -> None:
+    for n in (1, 4, 5):
+        _same_nd(st.fft.fftfreq(n, 0.5), torch.fft.fftfreq(n, 0.5))
+        _same_nd(st.fft.rfftfreq(n), torch.fft.rfftfreq(n))
+    for kw in ({}, {"dim": 1}, {"dim": (0, 2)}):
+        _same_nd(st.fft.fftshift(st.tensor(_REAL), **kw), torch.fft.fftshift(torch.tensor(_REAL), **kw))
+        _same_nd(st.fft.ifftshift(st.tensor(_REAL), **kw), torch.fft.ifftshift(torch.tensor(_REAL), **kw))
+    x, tx = st.tensor(_REAL, requires_grad=True), torch.tensor(_REAL, requires_grad=True)
+    st.fft.rfftn(x).abs().sum().backward()
+    torch.fft.rfftn(tx).abs().sum().backward()
+    _same_nd(x.grad, tx.grad)
+    with pytest.raises(RuntimeError):
+        st.fft.fftn(st.tensor(_REAL), s=(3, 4), dim=(0,))

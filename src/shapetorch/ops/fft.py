@@ -297,3 +297,169 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     out: Tensor = y
     return out
 
+
+
+# -- N-dimensional transforms, frequencies and shifts ---------------------------------------------------------------
+# An N-D DFT is the 1-D DFT along each of its dims in turn (the transform is separable, and each 1-D norm scales by
+# its own length, so the product is the N-D norm). The Hermitian pair is the real pair on the conjugate with the
+# norm's direction swapped, as torch defines them.
+
+_SWAPPED = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _dims_and_sizes(input: Tensor, s: Any, dim: Any, default_last: int | None, op: str) -> tuple[list[int], list[int | None]]:
+    from .._rules.axes import wrap_dim
+
+    nd = input._data.ndim
+    if dim is None:
+        if s is None:
+            dims = list(range(nd)) if default_last is None else list(range(nd - default_last, nd))
+        else:
+            dims = list(range(nd - len(s), nd))
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+    dims = [wrap_dim(d, nd, op) for d in dims]
+    if len(set(dims)) != len(dims):
+        fail("argument_error_invalid", op=op, problem=f"{op} dims must be unique")
+    sizes: list[int | None] = [None] * len(dims) if s is None else [None if n == -1 else int(n) for n in s]
+    if len(sizes) != len(dims):
+        fail("argument_error_invalid", op=op, problem="When given, dim and shape arguments must have the same length")
+    return dims, sizes
+
+
+def _c2c_n(input: Tensor, s: Any, dim: Any, norm: str | None, forward: bool, last: int | None, op: str) -> Tensor:
+    dims, sizes = _dims_and_sizes(input, s, dim, last, op)
+    x = input
+    for d, n in zip(dims, sizes):
+        x = _c2c_op(x, n, d, norm, forward, op)
+    return x if dims else _complex(_float_input(input, op)).clone()
+
+
+def _r2c_n(input: Tensor, s: Any, dim: Any, norm: str | None, last: int | None, op: str) -> Tensor:
+    dims, sizes = _dims_and_sizes(input, s, dim, last, op)
+    x = fft_rfft(input, sizes[-1], dims[-1], norm)
+    for d, n in zip(dims[:-1], sizes[:-1]):
+        x = _c2c_op(x, n, d, norm, True, op)
+    return x
+
+
+def _c2r_n(input: Tensor, s: Any, dim: Any, norm: str | None, last: int | None, op: str) -> Tensor:
+    dims, sizes = _dims_and_sizes(input, s, dim, last, op)
+    x = input
+    for d, n in zip(dims[:-1], sizes[:-1]):
+        x = _c2c_op(x, n, d, norm, False, op)
+    return fft_irfft(x, sizes[-1], dims[-1], norm)
+
+
+@public("fft", method=False)
+def fft_fft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return _c2c_n(input, s, dim, norm, True, 2, "fft2")
+
+
+@public("fft", method=False)
+def fft_ifft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return _c2c_n(input, s, dim, norm, False, 2, "ifft2")
+
+
+@public("fft", method=False)
+def fft_fftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The N-D DFT over ``dim`` (every dim, or the last ``len(s)``), each cut or zero-padded to ``s``."""
+    return _c2c_n(input, s, dim, norm, True, None, "fftn")
+
+
+@public("fft", method=False)
+def fft_ifftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    return _c2c_n(input, s, dim, norm, False, None, "ifftn")
+
+
+@public("fft", method=False)
+def fft_rfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return _r2c_n(input, s, dim, norm, 2, "rfft2")
+
+
+@public("fft", method=False)
+def fft_irfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return _c2r_n(input, s, dim, norm, 2, "irfft2")
+
+
+@public("fft", method=False)
+def fft_rfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The N-D DFT of a real signal: the last dim keeps its non-negative frequencies."""
+    return _r2c_n(input, s, dim, norm, None, "rfftn")
+
+
+@public("fft", method=False)
+def fft_irfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    return _c2r_n(input, s, dim, norm, None, "irfftn")
+
+
+@public("fft", method=False)
+def fft_hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The DFT of a Hermitian-symmetric signal given by its first half: a real result of length n."""
+    return fft_irfft(_complex(_float_input(input, "hfft")).conj(), n, dim, _SWAPPED[norm])
+
+
+@public("fft", method=False)
+def fft_ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The inverse of :func:`fft_hfft`: the first half of a real signal's inverse DFT."""
+    out: Tensor = fft_rfft(input, n, dim, _SWAPPED[norm]).conj()
+    return out
+
+
+@public("fft", method=False)
+def fft_hfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return _c2r_n(_complex(_float_input(input, "hfft2")).conj(), s, dim, _SWAPPED[norm], 2, "hfft2")
+
+
+@public("fft", method=False)
+def fft_ihfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    out: Tensor = _r2c_n(input, s, dim, _SWAPPED[norm], 2, "ihfft2").conj()
+    return out
+
+
+@public("fft", method=False)
+def fft_hfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    return _c2r_n(_complex(_float_input(input, "hfftn")).conj(), s, dim, _SWAPPED[norm], None, "hfftn")
+
+
+@public("fft", method=False)
+def fft_ihfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    out: Tensor = _r2c_n(input, s, dim, _SWAPPED[norm], None, "ihfftn").conj()
+    return out
+
+
+@public("fft", method=False)
+def fft_fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """The sample frequencies of an n-point DFT: ``[0, 1, ..., -2, -1] / (d * n)``."""
+    from .creation import tensor
+
+    values = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)]) / (d * n)
+    return tensor(values, dtype=dtype or default_float(), device=device, requires_grad=requires_grad)
+
+
+@public("fft", method=False)
+def fft_rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """The non-negative sample frequencies of an n-point real DFT: ``[0, 1, ..., n // 2] / (d * n)``."""
+    from .creation import tensor
+
+    values = np.arange(0, n // 2 + 1) / (d * n)
+    return tensor(values, dtype=dtype or default_float(), device=device, requires_grad=requires_grad)
+
+
+def _shift(input: Tensor, dim: Any, sign: int) -> Tensor:
+    dims = list(range(input._data.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    shifts = [sign * (input._data.shape[d] // 2) for d in dims]
+    out: Tensor = input.roll(shifts, dims) if dims else input.clone()
+    return out
+
+
+@public("fft", method=False)
+def fft_fftshift(input: Tensor, dim: Any = None) -> Tensor:
+    """The zero frequency moved to the centre (a roll by n // 2 along each dim)."""
+    return _shift(input, dim, 1)
+
+
+@public("fft", method=False)
+def fft_ifftshift(input: Tensor, dim: Any = None) -> Tensor:
+    """The inverse of :func:`fft_fftshift`."""
+    return _shift(input, dim, -1)
