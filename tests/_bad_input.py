@@ -132,6 +132,7 @@ def _opinfos() -> dict[str, Any]:
 
 def names() -> list[str]:
     """Public shapetorch functions that torch has under the same name and that an OpInfo samples."""
+    import shapetorch.nn.toplevel  # noqa: F401  (torch.conv2d, torch.layer_norm, ...: registered with nn)
     from shapetorch.ops._registry import FUNCTIONS
 
     ops = _opinfos()

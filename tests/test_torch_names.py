@@ -314,3 +314,39 @@ def test_swa_utils_average_and_anneal_as_torch() -> None:
     tswa.update_bn(loader, tavg)
     sswa.update_bn([(st.tensor(x, dtype=st.float32),)], savg)
     np.testing.assert_allclose(savg.module[1].running_var.numpy(), tavg.module[1].running_var.numpy(), rtol=1e-5)
+
+
+def test_nn_functions_in_torch_namespace_take_torch_signatures() -> None:
+    (x, tx), (w, tw) = _pair((2, 3, 8)), _pair((4, 3, 3))
+    _same(st.conv1d(x, w, padding=1), torch.conv1d(tx, tw, padding=1))
+    _same(st.convolution(x, w, None, [1], [1], [1], False, [0], 1),
+          torch.convolution(tx, tw, None, [1], [1], [1], False, [0], 1))
+    (E, tE), idx = _pair((10, 3)), [[1, 2], [0, 9]]
+    _same(st.embedding(E, st.tensor(idx)), torch.embedding(tE, torch.tensor(idx)))
+    _same(st.layer_norm(x, [8]), torch.layer_norm(tx, [8]))
+    _same(st.group_norm(x, 3), torch.group_norm(tx, 3))
+    _same(st.batch_norm(x, None, None, None, None, True, 0.1, 1e-5, False),
+          torch.batch_norm(tx, None, None, None, None, True, 0.1, 1e-5, False))
+    _same(st.max_pool1d(x, 2), torch.max_pool1d(tx, 2))
+    for o, t in zip(st.adaptive_max_pool1d(x, 3), torch.adaptive_max_pool1d(tx, 3)):
+        _same(o, t)
+    _same(st.constant_pad_nd(x, [1, 2], 0.5), torch.constant_pad_nd(tx, [1, 2], 0.5))
+    (a, ta), (b, tb) = _pair((4, 5)), _pair((4, 5))
+    for reduction in (0, 1, 2):
+        _same(st.kl_div(a, b.softmax(-1), reduction), torch.kl_div(ta, tb.softmax(-1), reduction))
+        _same(st.binary_cross_entropy_with_logits(a, b.sigmoid(), None, None, reduction),
+              torch.binary_cross_entropy_with_logits(ta, tb.sigmoid(), None, None, reduction))
+        _same(st.margin_ranking_loss(a[0], b[0], b[1].sign(), 0.1, reduction),
+              torch.margin_ranking_loss(ta[0], tb[0], tb[1].sign(), 0.1, reduction))
+
+
+@pytest.mark.parametrize("cell", ["rnn_tanh_cell", "rnn_relu_cell", "gru_cell", "lstm_cell"])
+def test_recurrent_cells_in_torch_namespace(cell: str) -> None:
+    gates = {"gru_cell": 3, "lstm_cell": 4}.get(cell, 1)
+    (x, tx), (h, th) = _pair((2, 8)), _pair((2, 5))
+    (wi, twi), (wh, twh) = _pair((5 * gates, 8)), _pair((5 * gates, 5))
+    (bi, tbi), (bh, tbh) = _pair((5 * gates,)), _pair((5 * gates,))
+    hx, thx = ((h, h), (th, th)) if cell == "lstm_cell" else (h, th)
+    ours, theirs = getattr(st, cell)(x, hx, wi, wh, bi, bh), getattr(torch, cell)(tx, thx, twi, twh, tbi, tbh)
+    for o, t in zip(ours, theirs) if cell == "lstm_cell" else [(ours, theirs)]:
+        _same(o, t)

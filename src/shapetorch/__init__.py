@@ -20,6 +20,9 @@ def __getattr__(name: str) -> Any:
         value = importlib.import_module(f"shapetorch.{name}")
     else:
         _api = importlib.import_module("shapetorch._api")
+        if name not in _api.FUNCTIONS and not hasattr(_api, name):
+            # torch's names for nn functions (torch.conv2d, torch.layer_norm, ...) register with nn, loaded on demand
+            importlib.import_module("shapetorch.nn.toplevel")
         try:  # registered ops come from the table, so those added later by register_function count too
             value = _api.FUNCTIONS[name] if name in _api.FUNCTIONS else getattr(_api, name)
         except AttributeError:

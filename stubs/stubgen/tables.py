@@ -72,6 +72,7 @@ NOT_STUBBED_METHODS = {"__rmatmul__"}
 def runtime_names() -> tuple[set[str], set[str]]:
     """(public module names, Tensor methods) of the runtime: ``_api.__all__`` and the op registry."""
     import shapetorch._api as api
+    import shapetorch.nn.toplevel  # noqa: F401  (torch.conv2d, ...: public names registered with nn)
     from shapetorch.ops import _registry
 
     return set(api.__all__) | set(_registry.FUNCTIONS), set(_registry.METHODS) - NOT_STUBBED_METHODS

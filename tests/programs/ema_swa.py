@@ -38,7 +38,9 @@ for epoch in range(8):
     print(f"epoch {epoch}: loss {total / 64:.4f} lr {opt.param_groups[0]['lr']:.4f}")
 update_bn(loader, swa)
 with torch.no_grad():
-    ema.eval(); swa.eval(); model.eval()
+    ema.eval()
+    swa.eval()
+    model.eval()
     print("model", nn.functional.mse_loss(model(X), Y).item())
     print("ema", nn.functional.mse_loss(ema(X), Y).item())
     print("swa", nn.functional.mse_loss(swa(X), Y).item(), swa.n_averaged.item())
