@@ -22,7 +22,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import matrix as RX
 from .._tensor import Tensor
-from ._common import autocast_inputs, check, dtype_name
+from ._common import autocast_inputs, be, check, dtype_name
 from ._registry import public
 from .matrix import matrices, singular_error
 
@@ -119,7 +119,13 @@ def _outputs(input: Tensor, prims: tuple[Prim, ...], values: tuple[Arr, ...], **
 def _eye_like(a: Tensor, n: int) -> Tensor:
     from .creation import eye
 
-    return eye(n, dtype=a.dtype)
+    return eye(n, dtype=a.dtype, device=a.device)
+
+
+def _on_host(a: Tensor) -> bool:
+    """Whether a factorization of ``a`` runs here in NumPy/LAPACK; elsewhere the device's ``factor`` computes
+    the outputs (``backends/webgpu/factorizations.py``)."""
+    return isinstance(a._data, (np.ndarray, np.generic))
 
 
 def _diag(v: Tensor) -> Tensor:
@@ -310,7 +316,7 @@ def slogdet(A: Tensor) -> SlogDet:
     overflows. The gradient flows through logabsdet (that of a complex sign is not computed)."""
     check(RX.inverse_shape, A._data.shape, op="linalg.slogdet")
     _floating(A, "linalg.slogdet")
-    sign, logabs = _slogdet_arrays(A._data)
+    sign, logabs = _slogdet_arrays(A._data) if _on_host(A) else be(A).factor("slogdet", A._data)
     return SlogDet(*_outputs(A, (_SIGN, _LOGABSDET), (sign, logabs)))
 
 
@@ -358,7 +364,8 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None
     A = autocast_inputs("linalg_cholesky", A)[0]
     check(RX.inverse_shape, A._data.shape, op="linalg.cholesky")
     _floating(A, "linalg.cholesky")
-    L, order = _cholesky_arrays(A._data, upper)
+    # a device records the positive-definiteness check and raises at the next sync
+    L, order = _cholesky_arrays(A._data, upper) if _on_host(A) else (be(A).factor("cholesky", A._data, upper=upper), 0)
     if order:
         fail("linalg_error_not_positive_definite", op="linalg.cholesky", order=order)
     r = _outputs(A, (_CHOLESKY,), (L.astype(A._data.dtype, copy=False),), upper=upper)[0]
@@ -424,7 +431,7 @@ def linalg_eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Eigh:
     check(RX.eigh_shapes, A._data.shape, op="linalg.eigh")
     _floating(A, "linalg.eigh")
     _uplo(UPLO, "linalg.eigh")
-    w, V = _eigh_arrays(A._data, UPLO)
+    w, V = _eigh_arrays(A._data, UPLO) if _on_host(A) else be(A).factor("eigh", A._data, UPLO=UPLO)
     return Eigh(*_outputs(A, (_EIGH_W, _EIGH_V), (w, V), UPLO=UPLO))
 
 
@@ -434,7 +441,7 @@ def linalg_eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) ->
     check(RX.eigh_shapes, A._data.shape, op="linalg.eigvalsh")
     _floating(A, "linalg.eigvalsh")
     _uplo(UPLO, "linalg.eigvalsh")
-    w, _ = _eigh_arrays(A._data, UPLO)
+    w, _ = _eigh_arrays(A._data, UPLO) if _on_host(A) else be(A).factor("eigh", A._data, UPLO=UPLO)
     r = _outputs(A, (_EIGH_W,), (w,), UPLO=UPLO)[0]
     return r if out is None else out.copy_(r)
 
@@ -568,7 +575,8 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = No
     if driver is not None:
         fail("argument_error_invalid", op="linalg.svd",
              problem="keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.")
-    arrays = _svd_arrays(A._data, full_matrices)
+    arrays = (_svd_arrays(A._data, full_matrices) if _on_host(A) else
+              be(A).factor("svd", A._data, full_matrices=full_matrices))
     return SVD(*_outputs(A, (_SVD_U, _SVD_S, _SVD_VH), arrays, full_matrices=full_matrices))
 
 
@@ -638,6 +646,8 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> QR:
     check(RX.qr_shapes, A._data.shape, mode, op="linalg.qr")
     _floating(A, "linalg.qr")
     a = A._data
+    if not _on_host(A):
+        return QR(*_outputs(A, (_QR_Q, _QR_R), be(A).factor("qr", a, mode=mode), mode=mode))
     if a.size == 0:
         from .creation import zeros
 
@@ -1209,6 +1219,11 @@ def _plu(A: Tensor, op: str) -> tuple[PLU, Arr, Arr]:
     check(RX.lu_shapes, A._data.shape, op=op)
     _floating(A, op)
     a = A._data
+    if not _on_host(A):
+        P_, L_, U_, piv, info, _, _ = be(A).factor("lu", a)
+        made = [Tensor._make(P_, A._device), Tensor._make(L_, A._device), Tensor._make(U_, A._device)]
+        made[1:] = [_LU_L(A, value=L_, outs=made), _LU_U(A, value=U_, outs=made)]
+        return PLU(*made), piv, info
     lu, piv, info = _lu_arrays(a)
     m, n = a.shape[-2:]
     k = min(m, n)
