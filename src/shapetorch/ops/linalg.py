@@ -271,7 +271,7 @@ def _cofactor(a: Tensor) -> Tensor:
         return a.new_zeros(a._data.shape)
     from .creation import ones
     # prod_{j != i} s_j, without dividing by s_i
-    mask = ones(n, n, dtype=S.dtype) - _eye_like(S, n)
+    mask = ones(n, n, dtype=S.dtype, device=S.device) - _eye_like(S, n)
     others = (S.unsqueeze(-2) * mask + (1 - mask)).prod(-1)
     phase = det(U.detach()) * det(Vh.detach())
     out: Tensor = (U * others.unsqueeze(-2).to(U.dtype)) @ Vh
@@ -351,6 +351,8 @@ _CHOLESKY = Prim("linalg_cholesky", _given, _cholesky_vjp)
 
 
 def _cholesky_arrays(a: Arr, upper: bool) -> tuple[Arr, int]:
+    if upper:  # LAPACK's potrf with uplo 'U', as torch: U^H U from the upper triangle, the lower one of A^H
+        a = np.conj(np.swapaxes(a, -1, -2))
     try:
         L = np.linalg.cholesky(a) if a.size else a.copy()
     except np.linalg.LinAlgError:
@@ -377,6 +379,9 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
     """``(L, info)``: info is the order of the first leading minor that is not positive-definite, else 0."""
     check(RX.inverse_shape, A._data.shape, op="linalg.cholesky_ex")
     _floating(A, "linalg.cholesky_ex")
+    if not _on_host(A):  # info from the device's factorization (L is NaN from a failing minor on)
+        L, dinfo = be(A).factor("cholesky_ex", A._data, upper=upper, check_errors=check_errors)
+        return CholeskyEx(_outputs(A, (_CHOLESKY,), (L,), upper=upper)[0], _new(dinfo, A))
     info = np.zeros(A._data.shape[:-2], dtype=np.int32)
     flat, mats = info.reshape(-1), matrices(A._data)
     for b, m in enumerate(mats):
@@ -1257,7 +1262,14 @@ def _pack(L: Tensor, U: Tensor) -> Tensor:
     return out
 
 
-def _lu_zero_pivot(op: str, info: Arr) -> None:
+def _lu_zero_pivot(A: Tensor, op: str, info: Arr) -> None:
+    """torch's error for the first zero pivot in ``info``, if any; a device checks ``info`` where it is and raises
+    at the next sync (without the batch element, which its check does not keep)."""
+    if not _on_host(A):
+        be(A).check_range(info, 0, 1, "linalg_error_lu_zero_pivot", op, batch="", i=None)
+        return
+    if not info.any():
+        return
     flat = info.reshape(-1)
     b = int(np.flatnonzero(flat)[0])
     fail("linalg_error_lu_zero_pivot", op=op, batch=f"(Batch element {b}): " if info.ndim else "", i=int(flat[b]))
@@ -1269,8 +1281,8 @@ def linalg_lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = F
     zero diagonal entry (0 where there is none; not an error unless ``check_errors``)."""
     _no_pivot(pivot, "linalg.lu_factor_ex")
     (_, L, U), piv, info = _plu(A, "linalg.lu_factor_ex")
-    if check_errors and info.any():
-        _lu_zero_pivot("torch.linalg.lu_factor_ex", info)
+    if check_errors:
+        _lu_zero_pivot(A, "torch.linalg.lu_factor_ex", info)
     return LUFactorEx(_pack(L, U), _new(piv, A), _new(info, A))
 
 
@@ -1279,8 +1291,7 @@ def linalg_lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> LUFac
     """``(LU, pivots)`` for :func:`linalg_lu_solve`; a singular matrix raises torch's error."""
     _no_pivot(pivot, "linalg.lu_factor")
     (_, L, U), piv, info = _plu(A, "linalg.lu_factor")
-    if info.any():
-        _lu_zero_pivot("torch.linalg.lu_factor", info)
+    _lu_zero_pivot(A, "torch.linalg.lu_factor", info)
     return LUFactor(_pack(L, U), _new(piv, A))
 
 
@@ -1294,8 +1305,11 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     _floating(LU, op)
     _same(op, LU, B)
     n = LU._data.shape[-1]
-    piv = np.asarray(pivots._data).astype(np.int64)
-    P = _new(_permutation_matrix(_permutation(piv, n), LU._data.dtype), LU)
+    if _on_host(LU):
+        piv = np.asarray(pivots._data).astype(np.int64)
+        P = _new(_permutation_matrix(_permutation(piv, n), LU._data.dtype), LU)
+    else:  # the row swaps applied on the device
+        P = Tensor._make(be(LU).factor("permutation", pivots._data, m=n), LU._device)
     L = LU.tril(-1) + _eye_like(LU, n)
     U = LU.triu()
     if left and not adjoint:  # X = U^-1 L^-1 P^T B

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ MAX_SWEEPS = 15  # Jacobi sweeps: 15 * 64 * 63 / 2 rotations stay under lavapipe
 _F32 = np.dtype(np.float32)
 _I32 = np.dtype(np.int32)
 
-_HEAD = f"""
+_HEAD = """
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
 """
 _MAIN = f"""@compute @workgroup_size({LANES})
@@ -122,22 +123,62 @@ def _cholesky_shader() -> str:
 }}"""
 
 
-def cholesky(a: WArray, upper: bool) -> WArray:
-    op = "linalg.cholesky"
+def cholesky_ex(a: WArray, upper: bool, check_errors: bool, op: str = "linalg.cholesky_ex") -> tuple[WArray, WArray]:
+    """(L, info): info is the order of the first leading minor that is not positive-definite, else 0 (a check
+    raised at the next sync with ``check_errors``)."""
     _float32(op, a)
     n = a.shape[-1]
     _limit(op, n, n)
     nb = _batch(a)
     if nb == 0 or n == 0:
-        return K.contiguous_copy(a)
-    L = _work(a)
+        return K.contiguous_copy(a), K.full(a.shape[:-2], 0, _I32)
+    L = _work(_transpose(a) if upper else a)  # upper: from the upper triangle (A^T's lower one), as torch
     info = RT.empty(a.shape[:-2], _I32)
     assert L.st is not None and info.st is not None
     RT.dispatch(_cholesky_shader(), [L.st.buf, info.st.buf], [nb, n], _groups(nb))
-    K.check_range(info, 0, 1, "linalg_error_not_positive_definite", op, order=None)
-    if upper:
-        return K.contiguous_copy(K._view(L, L.shape, (*L.stride[:-2], L.stride[-1], L.stride[-2])))
-    return L
+    if check_errors:
+        K.check_range(info, 0, 1, "linalg_error_not_positive_definite", op, order=None)
+    return (K.contiguous_copy(_transpose(L)) if upper else L), info
+
+
+def cholesky(a: WArray, upper: bool) -> WArray:
+    return cholesky_ex(a, upper, True, "linalg.cholesky")[0]
+
+
+@functools.cache
+def _permutation_shader() -> str:
+    return f"""{_HEAD}
+@group(0) @binding(1) var<storage, read> piv: array<i32>;     // (batch, k): 1-based row swaps, in order
+@group(0) @binding(2) var<storage, read_write> P: array<f32>; // (batch, m, m)
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let b = gid.x + gid.y * nwg.x * 64u;
+  if (b >= prm[0]) {{ return; }}
+  let m = prm[1];
+  let k = prm[2];
+  var perm: array<i32, {MAX_N}>;
+  for (var i = 0u; i < m; i = i + 1u) {{ perm[i] = i32(i); }}
+  for (var i = 0u; i < k; i = i + 1u) {{
+    let p = u32(clamp(piv[prm[3] + b * k + i] - 1, 0, i32(m) - 1));
+    let t = perm[i]; perm[i] = perm[p]; perm[p] = t;
+  }}
+  for (var r = 0u; r < m; r = r + 1u) {{
+    for (var i = 0u; i < m; i = i + 1u) {{ P[b * m * m + r * m + i] = select(0.0, 1.0, perm[i] == i32(r)); }}
+  }}
+}}"""
+
+
+def permutation(piv: WArray, m: int) -> WArray:
+    """P of ``A = P L U`` from LAPACK's 1-based row swaps (as ``lu_factor`` gives them)."""
+    _limit("linalg.lu_solve", m)
+    batch = piv.shape[:-1]
+    k = piv.shape[-1]
+    P = RT.empty((*batch, m, m), _F32)
+    nb = math.prod(batch)
+    src = piv if piv.contiguous and piv.dtype == _I32 else K.contiguous_copy(K.cast(piv, _I32))
+    if nb and m and P.st is not None and src.st is not None:
+        RT.dispatch(_permutation_shader(), [src.st.buf, P.st.buf], [nb, m, k, src.offset], K._grid(nb, 64))
+    return P
 
 
 # -- LU with partial pivoting ------------------------------------------------------------------------------
@@ -687,8 +728,10 @@ def matrix_exp(a: WArray) -> WArray:
 def factor(kind: str, a: WArray, **params: Any) -> Any:
     """The outputs of factorization ``kind`` of the float32 matrices ``a``, computed on the device (see the
     module's docstring); the op layer makes them its primitives' outputs."""
-    fn = {"cholesky": cholesky, "lu": lu, "slogdet": slogdet, "qr": qr, "eigh": eigh, "svd": svd}[kind]
-    return fn(a, **params)
+    fns: dict[str, Callable[..., Any]] = {"cholesky": cholesky, "cholesky_ex": cholesky_ex, "lu": lu,
+                                          "slogdet": slogdet, "qr": qr, "eigh": eigh, "svd": svd,
+                                          "permutation": permutation}
+    return fns[kind](a, **params)
 
 
 def _given(a: WArray, value: WArray, **_: Any) -> WArray:
