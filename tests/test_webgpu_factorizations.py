@@ -239,3 +239,40 @@ def test_cholesky_ex_and_lu_factor_report_on_the_device():
         torch.linalg.lu_factor(torch.zeros(2, 3, 3))
     _, _, info = st.linalg.lu_factor_ex(st.tensor([[1.0, 2.0], [2.0, 4.0]], device=DEV))
     assert info.cpu().item() == torch.linalg.lu_factor_ex(torch.tensor([[1.0, 2.0], [2.0, 4.0]])).info.item()
+
+
+@given(batch=shapes(0, 2, 0, 2), n=hs.sampled_from([0, 1, 2, 3, 6, 13]), kind=hs.sampled_from(["plain", "small", "zero"]),
+       seed=hs.integers(0, 2**16))
+@fast(20)
+def test_ldl_factor_matches_lapack(batch, n, kind, seed):
+    """Bunch-Kaufman as LAPACK's sytf2: the same 1x1 and 2x2 pivots (negative pivots name a 2x2 block), the
+    same packed L and D, info at an exactly zero column."""
+    a = np.random.default_rng(seed).normal(size=(*batch, n, n)).astype(np.float32)
+    a = a + _mh(a)
+    if kind == "small":  # small diagonal: 2x2 pivots
+        a[..., range(n), range(n)] *= 0.01
+    elif kind == "zero" and n > 2:
+        a[..., 1, :] = 0.0
+        a[..., :, 1] = 0.0
+    LD, piv, info = st.linalg.ldl_factor_ex(st.tensor(a, device=DEV))
+    tLD, tpiv, tinfo = torch.linalg.ldl_factor_ex(torch.tensor(a))
+    _close(LD, tLD, tol=1e-4)
+    np.testing.assert_array_equal(piv.cpu().numpy(), tpiv.numpy())
+    np.testing.assert_array_equal(info.cpu().numpy(), tinfo.numpy())
+
+
+def test_ldl_factor_of_a_singular_matrix_raises_at_the_next_sync():
+    LD, piv = st.linalg.ldl_factor(st.zeros(3, 3, device=DEV))
+    with pytest.raises(st.linalg.LinAlgError) as e:
+        LD.cpu()
+    assert e.value.code == "linalg_error_singular"
+
+
+def test_ldl_solve_reads_back_and_returns_a_device_tensor():
+    a = np.random.default_rng(6).normal(size=(2, 5, 5)).astype(np.float32)
+    a = a + _mh(a)
+    b = np.random.default_rng(7).normal(size=(2, 5, 3)).astype(np.float32)
+    LD, piv = st.linalg.ldl_factor(st.tensor(a, device=DEV))
+    got = st.linalg.ldl_solve(LD, piv, st.tensor(b, device=DEV))
+    _close(got, torch.linalg.solve(torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)).float(),
+           tol=1e-3)

@@ -1386,6 +1386,11 @@ def linalg_ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bo
     check(RX.inverse_shape, A._data.shape, op=op)
     _floating(A, op)
     a = A._data
+    if not _on_host(A):  # real matrices: hermitian changes nothing
+        LD, dpiv, dinfo = be(A).factor("ldl", a)
+        if check_errors:
+            be(A).check_range(dinfo, 0, 1, "linalg_error_singular", op, cause="The factorization could not be completed")
+        return LDLFactorEx(_LDL(A, value=LD), _new(dpiv, A), _new(dinfo, A))
     mats = matrices(a)
     ld = np.zeros_like(mats)
     piv = np.zeros((mats.shape[0], a.shape[-1]), dtype=np.int32)
@@ -1406,8 +1411,8 @@ def linalg_ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bo
 def linalg_ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> LDLFactor:
     """``(LD, pivots)`` of :func:`linalg_ldl_factor_ex`; an exactly singular D raises (torch's own check fails there
     with an internal assertion: a deliberate difference)."""
-    LD, piv, info = linalg_ldl_factor_ex(A, hermitian=hermitian)
-    if bool(info._data.any()):
+    LD, piv, info = linalg_ldl_factor_ex(A, hermitian=hermitian, check_errors=not _on_host(A))
+    if _on_host(A) and bool(info._data.any()):
         fail("linalg_error_singular", op="linalg.ldl_factor", cause="The factorization could not be completed")
     return LDLFactor(LD, piv)
 
@@ -1430,7 +1435,9 @@ def linalg_ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool =
     for i in range(b.shape[0]):
         if b[i].size:
             x[i] = sytrs(ld[i], piv[i], b[i], lower=1)[0]
-    r = _new(x.reshape(*batch, *B._data.shape[-2:]), B)
+    x = x.reshape(*batch, *B._data.shape[-2:])
+    # on a device: LD, the pivots and B were read back above (a sync); the solution goes back up
+    r = _new(x, B) if _on_host(B) else Tensor._make(be(B).from_numpy(np.ascontiguousarray(x)), B._device)
     return r if out is None else out.copy_(r)
 
 

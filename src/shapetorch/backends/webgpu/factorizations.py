@@ -724,13 +724,142 @@ def matrix_exp(a: WArray) -> WArray:
     return X
 
 
+# -- LDL^T with Bunch-Kaufman pivoting (LAPACK's sytf2, lower) -----------------------------------------------
+_BK_ALPHA = (1.0 + math.sqrt(17.0)) / 8.0  # the pivot threshold that bounds the growth of the entries
+
+
+@functools.cache
+def _ldl_shader() -> str:
+    return f"""{_HEAD}
+@group(0) @binding(1) var<storage, read_write> a: array<f32>;    // (batch, n, n): A in, packed L and D out
+@group(0) @binding(2) var<storage, read_write> ints: array<i32>; // (batch, n + 1): pivots, info
+var<workgroup> kp_: u32;
+var<workgroup> step_: u32;
+var<workgroup> skip_: u32;
+{_MAIN}
+  let n = prm[1];
+  let A0 = b * n * n;
+  let I0 = b * (n + 1u);
+  if (lid == 0u) {{ ints[I0 + n] = 0; }}
+  // the upper triangle is not read, and zero in the result (as torch's)
+  if (lid < n) {{ for (var c = lid + 1u; c < n; c = c + 1u) {{ a[A0 + lid * n + c] = 0.0; }} }}
+  {_sync()}
+  var k = 0u;
+  loop {{
+    if (k >= n) {{ break; }}
+    if (lid == 0u) {{
+      var kstep = 1u;
+      var kp = k;
+      var skip = 0u;
+      let absakk = abs(a[A0 + k * n + k]);
+      var imax = k;
+      var colmax = 0.0;
+      for (var i = k + 1u; i < n; i = i + 1u) {{
+        let v = abs(a[A0 + i * n + k]);
+        if (v > colmax) {{ colmax = v; imax = i; }}
+      }}
+      if (max(absakk, colmax) == 0.0 || absakk != absakk) {{
+        if (ints[I0 + n] == 0) {{ ints[I0 + n] = i32(k) + 1; }}
+        skip = 1u;
+      }} else if (absakk < {_BK_ALPHA!r} * colmax) {{
+        var rowmax = 0.0;
+        for (var j = k; j < imax; j = j + 1u) {{ rowmax = max(rowmax, abs(a[A0 + imax * n + j])); }}
+        for (var j = imax + 1u; j < n; j = j + 1u) {{ rowmax = max(rowmax, abs(a[A0 + j * n + imax])); }}
+        if (absakk >= {_BK_ALPHA!r} * colmax * (colmax / rowmax)) {{ kp = k; }}
+        else if (abs(a[A0 + imax * n + imax]) >= {_BK_ALPHA!r} * rowmax) {{ kp = imax; }}
+        else {{ kp = imax; kstep = 2u; }}
+      }}
+      kp_ = kp; step_ = kstep; skip_ = skip;
+      ints[I0 + k] = select(i32(kp) + 1, -(i32(kp) + 1), kstep == 2u);
+      if (kstep == 2u) {{ ints[I0 + k + 1u] = -(i32(kp) + 1); }}
+    }}
+    {_sync()}
+    let kp = kp_;
+    let kstep = workgroupUniformLoad(&step_);
+    let skip = workgroupUniformLoad(&skip_);  // the barriers below depend on it
+    let kk = k + kstep - 1u;
+    if (skip == 0u && kp != kk) {{
+      // rows and columns kk and kp of the trailing matrix interchanged (its lower triangle)
+      let r = lid;
+      if (r > kp && r < n) {{
+        let t = a[A0 + r * n + kk]; a[A0 + r * n + kk] = a[A0 + r * n + kp]; a[A0 + r * n + kp] = t;
+      }}
+      if (r > kk && r < kp) {{
+        let t = a[A0 + r * n + kk]; a[A0 + r * n + kk] = a[A0 + kp * n + r]; a[A0 + kp * n + r] = t;
+      }}
+      if (r == 0u) {{
+        let t = a[A0 + kk * n + kk]; a[A0 + kk * n + kk] = a[A0 + kp * n + kp]; a[A0 + kp * n + kp] = t;
+        if (kstep == 2u) {{
+          let u = a[A0 + (k + 1u) * n + k]; a[A0 + (k + 1u) * n + k] = a[A0 + kp * n + k]; a[A0 + kp * n + k] = u;
+        }}
+      }}
+    }}
+    {_sync()}
+    if (skip == 0u && kstep == 1u) {{
+      let d11 = 1.0 / a[A0 + k * n + k];
+      if (lid > k && lid < n) {{
+        let xi = a[A0 + lid * n + k];
+        for (var j = k + 1u; j <= lid; j = j + 1u) {{
+          a[A0 + lid * n + j] = a[A0 + lid * n + j] - xi * (d11 * a[A0 + j * n + k]);
+        }}
+      }}
+      {_sync()}
+      if (lid > k && lid < n) {{ a[A0 + lid * n + k] = a[A0 + lid * n + k] * d11; }}
+    }}
+    if (skip == 0u && kstep == 2u && k + 2u < n) {{
+      var d21 = a[A0 + (k + 1u) * n + k];
+      let d11 = a[A0 + (k + 1u) * n + k + 1u] / d21;
+      let d22 = a[A0 + k * n + k] / d21;
+      let t = 1.0 / (d11 * d22 - 1.0);
+      d21 = t / d21;
+      if (lid >= k + 2u && lid < n) {{
+        for (var j = k + 2u; j <= lid; j = j + 1u) {{
+          let wk = d21 * (d11 * a[A0 + j * n + k] - a[A0 + j * n + k + 1u]);
+          let wkp1 = d21 * (d22 * a[A0 + j * n + k + 1u] - a[A0 + j * n + k]);
+          a[A0 + lid * n + j] = a[A0 + lid * n + j] - a[A0 + lid * n + k] * wk - a[A0 + lid * n + k + 1u] * wkp1;
+        }}
+      }}
+      {_sync()}
+      if (lid >= k + 2u && lid < n) {{
+        let wk = d21 * (d11 * a[A0 + lid * n + k] - a[A0 + lid * n + k + 1u]);
+        let wkp1 = d21 * (d22 * a[A0 + lid * n + k + 1u] - a[A0 + lid * n + k]);
+        a[A0 + lid * n + k] = wk;
+        a[A0 + lid * n + k + 1u] = wkp1;
+      }}
+    }}
+    {_sync()}
+    k = k + kstep;
+  }}
+}}"""
+
+
+def ldl(a: WArray) -> tuple[WArray, WArray, WArray]:
+    """(LD, pivots, info) as LAPACK's sytrf (unblocked below its block size of 64, as here) leaves them: L and
+    D packed in the lower triangle, 1-based pivots, negative for the rows of a 2x2 block."""
+    op = "linalg.ldl_factor_ex"
+    _float32(op, a)
+    n = a.shape[-1]
+    _limit(op, n, n)
+    batch = a.shape[:-2]
+    nb = _batch(a)
+    if nb == 0 or n == 0:
+        return K.full(a.shape, 0.0, _F32), K.full((*batch, n), 0, _I32), K.full(batch, 0, _I32)
+    work = _work(a)
+    ints = RT.empty((*batch, n + 1), np.dtype(np.int64))
+    assert work.st is not None and ints.st is not None
+    RT.dispatch(_ldl_shader(), [work.st.buf, ints.st.buf], [nb, n], _groups(nb))
+    piv = K.cast(K._view(ints, (*batch, n), ints.stride), _I32)
+    info = K.cast(K._view(ints, batch, ints.stride[:-1], ints.offset + n), _I32)
+    return work, piv, info
+
+
 # -- the primitives' kernels --------------------------------------------------------------------------------
 def factor(kind: str, a: WArray, **params: Any) -> Any:
     """The outputs of factorization ``kind`` of the float32 matrices ``a``, computed on the device (see the
     module's docstring); the op layer makes them its primitives' outputs."""
     fns: dict[str, Callable[..., Any]] = {"cholesky": cholesky, "cholesky_ex": cholesky_ex, "lu": lu,
                                           "slogdet": slogdet, "qr": qr, "eigh": eigh, "svd": svd,
-                                          "permutation": permutation}
+                                          "permutation": permutation, "ldl": ldl}
     return fns[kind](a, **params)
 
 
@@ -743,5 +872,5 @@ def table() -> dict[str, Any]:
     """The kernels of this module by primitive name, for :func:`.kernels.register`."""
     given = ("linalg_cholesky", "linalg_lu_L", "linalg_lu_U", "linalg_slogdet_sign", "linalg_slogdet_logabsdet",
              "linalg_qr_Q", "linalg_qr_R", "linalg_eigh_eigenvalues", "linalg_eigh_eigenvectors", "linalg_svd_U",
-             "linalg_svd_S", "linalg_svd_Vh")
+             "linalg_svd_S", "linalg_svd_Vh", "linalg_ldl_factor")
     return {**dict.fromkeys(given, _given), "linalg_constant": lambda a, value: value, "matrix_exp": matrix_exp}
