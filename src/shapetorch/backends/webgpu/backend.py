@@ -77,6 +77,11 @@ def factor(kind: str, a: WArray, **params: Any) -> Any:
     return factorizations.factor(kind, a, **params)
 
 
+def unique(a: WArray, consecutive: bool) -> tuple[WArray, WArray, WArray]:
+    """(values, inverse, counts) of the flattened array, sorted on the device (see ``composed_kernels.unique``)."""
+    return composed_kernels.unique(a, consecutive)
+
+
 def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, offset: int, a: float = 0.0,
            b: float = 0.0, p: WArray | None = None, op: str = "bernoulli") -> WArray:
     """Counter-based random numbers made on the device (see ``kernels.random``)."""

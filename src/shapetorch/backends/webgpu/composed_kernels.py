@@ -19,7 +19,7 @@ import numpy as np
 from ..._errors import fail
 from . import codegen as G
 from . import kernels as K
-from .runtime import RT, WG, WArray, contiguous_strides
+from .runtime import RT, WG, WArray, contiguous_strides, to_host
 
 MAX_SCAN = 65535  # the longest row one thread scans (lavapipe bounds a shader's loops)
 _I64 = np.dtype(np.int64)
@@ -331,6 +331,33 @@ def scatter_reduce_kernel(a: WArray, index: WArray, src: WArray, axis: int, redu
     return out
 
 
+# -- unique: sorted, marked, counted on the device ----------------------------------------------------------
+def unique(a: WArray, consecutive: bool) -> tuple[WArray, WArray, WArray]:
+    """(values, inverse, counts) of the flattened ``a``: the stable ``argsort`` (NaN last; skipped for
+    ``unique_consecutive``), a mark where a value differs from the one before it (NaNs all differ, as torch's),
+    the marks' running sum as each element's group, then a scatter of the values, the groups and ones. The
+    number of groups sizes the results: it is read back, the one sync (torch's unique syncs there too)."""
+    n = a.size
+    flat = K.reshape_kernel(a if a.contiguous else K.contiguous_copy(a), (n,))
+    if n == 0:
+        return RT.empty((0,), a.dtype), RT.empty(a.shape, _I64), RT.empty((0,), _I64)
+    order = None if consecutive else K.argsort_kernel(flat, 0, False)
+    s = flat if order is None else K.gather_kernel(flat, order, 0)
+    new = K.full((n,), 1, _I64)
+    if n > 1:
+        ops = [("a", K._view(s, (n - 1,), (1,), s.offset + 1), a.dtype), ("b", K._view(s, (n - 1,), (1,), s.offset),
+                                                                          a.dtype)]
+        # NaN by its bits (a compiler may fold a comparison with NaN)
+        differ = "a != b || nan_f(a) || nan_f(b)" if K._kind(a.dtype) == "f" else "a != b"
+        K.elementwise(f"select(0, 1, {differ})", _I64, ops, (n - 1,), out=K._view(new, (n - 1,), (1,), new.offset + 1))
+    group = K.elementwise("a - 1", _I64, [("a", K.scan("cumsum")(new, 0), _I64)], (n,))
+    count = int(np.asarray(to_host(K._view(group, (1,), (1,), group.offset + n - 1)))[0]) + 1
+    values = K.scatter_kernel(RT.empty((count,), a.dtype), group, s, 0)
+    inverse = group if order is None else K.scatter_kernel(K.full((n,), 0, _I64), order, group, 0)
+    counts = K.scatter_add_kernel(K.full((count,), 0, _I64), group, K.full((n,), 1, _I64), 0)
+    return values, K.reshape_kernel(inverse, a.shape), counts
+
+
 def table() -> dict[str, Callable[..., Any]]:
     """The kernels of this module by primitive name, for :func:`.kernels.register`."""
     return {
@@ -344,4 +371,5 @@ def table() -> dict[str, Callable[..., Any]]:
         "cummin_index": _extreme_index(False),
         "scatter_reduce": scatter_reduce_kernel,
         "as_strided": as_strided_kernel,
+        "unique": lambda a, value, dim, consecutive: value,  # computed by unique() before the primitive runs
     }
