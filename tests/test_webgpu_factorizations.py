@@ -142,6 +142,17 @@ def test_svd(batch, m, n, full, rank_deficient, seed):
     _close(st.linalg.svdvals(st.tensor(a, device=DEV)), tS.float(), tol=1e-4 * max(1, m, n))
 
 
+def test_svd_of_nan_raises_at_the_next_sync():
+    a = np.ones((2, 3, 3), np.float32)
+    a[1, 0, 2] = np.nan
+    S = st.linalg.svdvals(st.tensor(a, device=DEV))
+    with pytest.raises(st.linalg.LinAlgError) as e:
+        S.cpu()
+    assert e.value.code == "linalg_error_not_converged"
+    with pytest.raises(torch.linalg.LinAlgError):
+        torch.linalg.svdvals(torch.tensor(a))
+
+
 def test_the_largest_matrices_and_the_limit():
     """64x64, the largest a workgroup takes: every lane's loops stay under lavapipe's bound (a Jacobi sweep
     is 2,016 rotations); 65 rows is a coded device_error_limit."""

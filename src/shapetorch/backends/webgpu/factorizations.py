@@ -16,7 +16,7 @@ sweeps. Every step is float32 (WGSL has no f64), where the CPU calls LAPACK in t
 
 Errors found on the device are raised at the next sync, as the other device-side checks: a matrix that is not
 positive-definite for ``cholesky`` (torch's ``linalg_error_not_positive_definite``, naming the order of the
-failing leading minor of one of the failing matrices).
+failing leading minor of one of the failing matrices), a NaN given to ``svd`` (``linalg_error_not_converged``).
 """
 
 from __future__ import annotations
@@ -647,6 +647,9 @@ def svd(a: WArray, full_matrices: bool) -> tuple[WArray, WArray, WArray]:
         U = K.contiguous_copy(K.expand_kernel(K.eye(m, ucols, _F32), (*batch, m, ucols)))
         Vh = K.contiguous_copy(K.expand_kernel(K.eye(vrows, n, _F32), (*batch, vrows, n)))
         return U, K.full((*batch, k), 0.0, _F32), Vh
+    # LAPACK does not converge on a NaN, and torch says so: checked here, raised at the next sync
+    nans = K.elementwise("select(0, 1, nan_f(a))", _I32, [("a", a, _F32)], a.shape)
+    K.check_range(K.reduce("amax")(nans, tuple(range(a.ndim))), 0, 1, "linalg_error_not_converged", op)
     work = K.contiguous_copy(a if tall else _transpose(a))
     V, Uc, S, Vs = (RT.empty((*batch, cols, cols), _F32), RT.empty((*batch, rows, cols), _F32),
                     RT.empty((*batch, cols), _F32), RT.empty((*batch, cols, cols), _F32))
