@@ -134,3 +134,15 @@ def test_as_strided_is_a_view_of_a_slice_with_gradients():
     assert x.grad is not None
     _close(x.grad, y.grad)
     assert x.grad.device == st.device(DEV)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bool"])
+def test_scatter_reduce_of_float16_and_bool_runs_the_cpu_kernel(dtype):
+    """No kernel for them (no 16-bit arithmetic in the shader, bool has no sum): the host's, on read-back arrays."""
+    x = np.array([[1, 0, 1], [0, 0, 1]]).astype(dtype)
+    src = np.array([[1, 1, 0], [0, 1, 1]]).astype(dtype)
+    index = np.array([[1, 0, 1], [0, 0, 0]])
+    for reduce in ("sum", "prod", "amax", "amin"):
+        got = st.tensor(x, device=DEV).scatter_reduce(0, st.tensor(index, device=DEV), st.tensor(src, device=DEV),
+                                                      reduce)
+        _close(got, torch.tensor(x).scatter_reduce(0, torch.tensor(index), torch.tensor(src), reduce))

@@ -1,6 +1,7 @@
-"""WebGPU kernels of the matrix factorizations: Cholesky, LU with partial pivoting (and slogdet from it),
-Householder QR, the symmetric eigendecomposition (cyclic Jacobi), the SVD (one-sided Jacobi), and
-``matrix_exp`` (scaling and squaring with a Pade approximant, in the matmul and solve kernels).
+"""WebGPU kernels of the matrix factorizations: Cholesky, LU with partial pivoting (and slogdet from it, and
+the permutation of ``lu_solve`` from its pivots), Householder QR, the symmetric eigendecomposition (cyclic
+Jacobi), the SVD (one-sided Jacobi), LDL^T with Bunch-Kaufman pivoting, and ``matrix_exp`` (scaling and
+squaring with a Pade approximant, in the matmul and solve kernels).
 
 The op layer (``ops/linalg.py``) computes a factorization's outputs first and then makes each output a
 primitive whose kernel hands the value back (so that each output's gradient is its own part of torch's
