@@ -38,7 +38,10 @@ def test_unique_matches_torch(shape, dtype, consecutive, nan, seed):
     np.testing.assert_array_equal(alone.cpu().numpy(), want[0].numpy())
 
 
-def test_unique_over_a_dim_is_refused_with_a_code():
+def test_unique_over_a_dim_or_past_the_loop_bound_is_refused_with_a_code():
     with pytest.raises(st.RegistryError) as e:
         st.unique(st.zeros(3, 2, device=DEV), dim=0)
     assert e.value.code == "kernel_not_registered_error"
+    with pytest.raises(st.DeviceError) as e:  # one thread sorts and sums a row: lavapipe's loop bound
+        st.unique(st.zeros(65536, device=DEV))
+    assert e.value.code == "device_error_limit"
