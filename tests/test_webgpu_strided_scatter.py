@@ -146,3 +146,12 @@ def test_scatter_reduce_of_float16_and_bool_runs_the_cpu_kernel(dtype):
         got = st.tensor(x, device=DEV).scatter_reduce(0, st.tensor(index, device=DEV), st.tensor(src, device=DEV),
                                                       reduce)
         _close(got, torch.tensor(x).scatter_reduce(0, torch.tensor(index), torch.tensor(src), reduce))
+
+
+def test_as_strided_of_a_strided_kernel_output_reads_its_elements_in_order():
+    """A kernel's result may be a permuted view with no base (argsort along dim 0); torch's is contiguous, so
+    its storage is its elements in order: ours is such a copy."""
+    x = np.random.default_rng(8).normal(size=(3, 4)).astype(np.float32)
+    got = st.argsort(st.tensor(x, device=DEV), dim=0).as_strided((2, 5), (5, 1), 1)
+    want = torch.argsort(torch.tensor(x), dim=0).as_strided((2, 5), (5, 1), 1)
+    _close(got, want)
