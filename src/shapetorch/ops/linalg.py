@@ -23,7 +23,7 @@ from .._errors import fail
 from .._rules import matrix as RX
 from .._tensor import Tensor
 from . import return_types as RT
-from ._common import autocast_inputs, check, dtype_name
+from ._common import autocast_inputs, be, check, dtype_name
 from ._registry import public
 from .matrix import matrices, singular_error
 from .return_types import (
@@ -109,7 +109,13 @@ def _outputs(input: Tensor, prims: tuple[Prim, ...], values: tuple[Arr, ...], **
 def _eye_like(a: Tensor, n: int) -> Tensor:
     from .creation import eye
 
-    return eye(n, dtype=a.dtype)
+    return eye(n, dtype=a.dtype, device=a.device)
+
+
+def _on_host(a: Tensor) -> bool:
+    """Whether a factorization of ``a`` runs here in NumPy/LAPACK; elsewhere the device's ``factor`` computes
+    the outputs (``backends/webgpu/factorizations.py``)."""
+    return isinstance(a._data, (np.ndarray, np.generic))
 
 
 def _diag(v: Tensor) -> Tensor:
@@ -255,7 +261,7 @@ def _cofactor(a: Tensor) -> Tensor:
         return a.new_zeros(a._data.shape)
     from .creation import ones
     # prod_{j != i} s_j, without dividing by s_i
-    mask = ones(n, n, dtype=S.dtype) - _eye_like(S, n)
+    mask = ones(n, n, dtype=S.dtype, device=S.device) - _eye_like(S, n)
     others = (S.unsqueeze(-2) * mask + (1 - mask)).prod(-1)
     phase = det(U.detach()) * det(Vh.detach())
     out: Tensor = (U * others.unsqueeze(-2).to(U.dtype)) @ Vh
@@ -300,7 +306,7 @@ def slogdet(A: Tensor) -> SlogDet:
     overflows. The gradient flows through logabsdet (that of a complex sign is not computed)."""
     check(RX.inverse_shape, A._data.shape, op="linalg.slogdet")
     _floating(A, "linalg.slogdet")
-    sign, logabs = _slogdet_arrays(A._data)
+    sign, logabs = _slogdet_arrays(A._data) if _on_host(A) else be(A).factor("slogdet", A._data)
     return RT.linalg_slogdet(*_outputs(A, (_SIGN, _LOGABSDET), (sign, logabs)))
 
 
@@ -335,6 +341,8 @@ _CHOLESKY = Prim("linalg_cholesky", _given, _cholesky_vjp)
 
 
 def _cholesky_arrays(a: Arr, upper: bool) -> tuple[Arr, int]:
+    if upper:  # LAPACK's potrf with uplo 'U', as torch: U^H U from the upper triangle, the lower one of A^H
+        a = np.conj(np.swapaxes(a, -1, -2))
     try:
         L = np.linalg.cholesky(a) if a.size else a.copy()
     except np.linalg.LinAlgError:
@@ -351,7 +359,8 @@ def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None
     A = autocast_inputs("linalg_cholesky", A)[0]
     check(RX.inverse_shape, A._data.shape, op="linalg.cholesky")
     _floating(A, "linalg.cholesky")
-    L, order = _cholesky_arrays(A._data, upper)
+    # a device records the positive-definiteness check and raises at the next sync
+    L, order = _cholesky_arrays(A._data, upper) if _on_host(A) else (be(A).factor("cholesky", A._data, upper=upper), 0)
     if order:
         fail("linalg_error_not_positive_definite", op="linalg.cholesky", order=order)
     r = _outputs(A, (_CHOLESKY,), (L.astype(A._data.dtype, copy=False),), upper=upper)[0]
@@ -363,6 +372,9 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
     """``(L, info)``: info is the order of the first leading minor that is not positive-definite, else 0."""
     check(RX.inverse_shape, A._data.shape, op="linalg.cholesky_ex")
     _floating(A, "linalg.cholesky_ex")
+    if not _on_host(A):  # info from the device's factorization (L is NaN from a failing minor on)
+        L, dinfo = be(A).factor("cholesky_ex", A._data, upper=upper, check_errors=check_errors)
+        return RT.linalg_cholesky_ex(_outputs(A, (_CHOLESKY,), (L,), upper=upper)[0], _new(dinfo, A))
     info = np.zeros(A._data.shape[:-2], dtype=np.int32)
     flat, mats = info.reshape(-1), matrices(A._data)
     for b, m in enumerate(mats):
@@ -417,7 +429,7 @@ def linalg_eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Eigh:
     check(RX.eigh_shapes, A._data.shape, op="linalg.eigh")
     _floating(A, "linalg.eigh")
     _uplo(UPLO, "linalg.eigh")
-    w, V = _eigh_arrays(A._data, UPLO)
+    w, V = _eigh_arrays(A._data, UPLO) if _on_host(A) else be(A).factor("eigh", A._data, UPLO=UPLO)
     return RT.linalg_eigh(*_outputs(A, (_EIGH_W, _EIGH_V), (w, V), UPLO=UPLO))
 
 
@@ -427,7 +439,7 @@ def linalg_eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) ->
     check(RX.eigh_shapes, A._data.shape, op="linalg.eigvalsh")
     _floating(A, "linalg.eigvalsh")
     _uplo(UPLO, "linalg.eigvalsh")
-    w, _ = _eigh_arrays(A._data, UPLO)
+    w, _ = _eigh_arrays(A._data, UPLO) if _on_host(A) else be(A).factor("eigh", A._data, UPLO=UPLO)
     r = _outputs(A, (_EIGH_W,), (w,), UPLO=UPLO)[0]
     return r if out is None else out.copy_(r)
 
@@ -561,7 +573,8 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = No
     if driver is not None:
         fail("argument_error_invalid", op="linalg.svd",
              problem="keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.")
-    arrays = _svd_arrays(A._data, full_matrices)
+    arrays = (_svd_arrays(A._data, full_matrices) if _on_host(A) else
+              be(A).factor("svd", A._data, full_matrices=full_matrices))
     return RT.linalg_svd(*_outputs(A, (_SVD_U, _SVD_S, _SVD_VH), arrays, full_matrices=full_matrices))
 
 
@@ -631,6 +644,8 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> QR:
     check(RX.qr_shapes, A._data.shape, mode, op="linalg.qr")
     _floating(A, "linalg.qr")
     a = A._data
+    if not _on_host(A):
+        return RT.linalg_qr(*_outputs(A, (_QR_Q, _QR_R), be(A).factor("qr", a, mode=mode), mode=mode))
     if a.size == 0:
         from .creation import zeros
 
@@ -1179,6 +1194,11 @@ def _plu(A: Tensor, op: str) -> tuple[PLU, Arr, Arr]:
     check(RX.lu_shapes, A._data.shape, op=op)
     _floating(A, op)
     a = A._data
+    if not _on_host(A):
+        P_, L_, U_, piv, info, _, _ = be(A).factor("lu", a)
+        made = [Tensor._make(P_, A._device), Tensor._make(L_, A._device), Tensor._make(U_, A._device)]
+        made[1:] = [_LU_L(A, value=L_, outs=made), _LU_U(A, value=U_, outs=made)]
+        return RT.linalg_lu(*made), piv, info
     lu, piv, info = _lu_arrays(a)
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -1212,7 +1232,14 @@ def _pack(L: Tensor, U: Tensor) -> Tensor:
     return out
 
 
-def _lu_zero_pivot(op: str, info: Arr) -> None:
+def _lu_zero_pivot(A: Tensor, op: str, info: Arr) -> None:
+    """torch's error for the first zero pivot in ``info``, if any; a device checks ``info`` where it is and raises
+    at the next sync (without the batch element, which its check does not keep)."""
+    if not _on_host(A):
+        be(A).check_range(info, 0, 1, "linalg_error_lu_zero_pivot", op, batch="", i=None)
+        return
+    if not info.any():
+        return
     flat = info.reshape(-1)
     b = int(np.flatnonzero(flat)[0])
     fail("linalg_error_lu_zero_pivot", op=op, batch=f"(Batch element {b}): " if info.ndim else "", i=int(flat[b]))
@@ -1224,8 +1251,8 @@ def linalg_lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = F
     zero diagonal entry (0 where there is none; not an error unless ``check_errors``)."""
     _no_pivot(pivot, "linalg.lu_factor_ex")
     (_, L, U), piv, info = _plu(A, "linalg.lu_factor_ex")
-    if check_errors and info.any():
-        _lu_zero_pivot("torch.linalg.lu_factor_ex", info)
+    if check_errors:
+        _lu_zero_pivot(A, "torch.linalg.lu_factor_ex", info)
     return RT.linalg_lu_factor_ex(_pack(L, U), _new(piv, A), _new(info, A))
 
 
@@ -1234,8 +1261,7 @@ def linalg_lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> LUFac
     """``(LU, pivots)`` for :func:`linalg_lu_solve`; a singular matrix raises torch's error."""
     _no_pivot(pivot, "linalg.lu_factor")
     (_, L, U), piv, info = _plu(A, "linalg.lu_factor")
-    if info.any():
-        _lu_zero_pivot("torch.linalg.lu_factor", info)
+    _lu_zero_pivot(A, "torch.linalg.lu_factor", info)
     return RT.linalg_lu_factor(_pack(L, U), _new(piv, A))
 
 
@@ -1249,8 +1275,11 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     _floating(LU, op)
     _same(op, LU, B)
     n = LU._data.shape[-1]
-    piv = np.asarray(pivots._data).astype(np.int64)
-    P = _new(_permutation_matrix(_permutation(piv, n), LU._data.dtype), LU)
+    if _on_host(LU):
+        piv = np.asarray(pivots._data).astype(np.int64)
+        P = _new(_permutation_matrix(_permutation(piv, n), LU._data.dtype), LU)
+    else:  # the row swaps applied on the device
+        P = Tensor._make(be(LU).factor("permutation", pivots._data, m=n), LU._device)
     L = LU.tril(-1) + _eye_like(LU, n)
     U = LU.triu()
     if left and not adjoint:  # X = U^-1 L^-1 P^T B
@@ -1327,6 +1356,11 @@ def linalg_ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bo
     check(RX.inverse_shape, A._data.shape, op=op)
     _floating(A, op)
     a = A._data
+    if not _on_host(A):  # real matrices: hermitian changes nothing
+        LD, dpiv, dinfo = be(A).factor("ldl", a)
+        if check_errors:
+            be(A).check_range(dinfo, 0, 1, "linalg_error_singular", op, cause="The factorization could not be completed")
+        return RT.linalg_ldl_factor_ex(_LDL(A, value=LD), _new(dpiv, A), _new(dinfo, A))
     mats = matrices(a)
     ld = np.zeros_like(mats)
     piv = np.zeros((mats.shape[0], a.shape[-1]), dtype=np.int32)
@@ -1347,8 +1381,8 @@ def linalg_ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bo
 def linalg_ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> LDLFactor:
     """``(LD, pivots)`` of :func:`linalg_ldl_factor_ex`; an exactly singular D raises (torch's own check fails there
     with an internal assertion: a deliberate difference)."""
-    LD, piv, info = linalg_ldl_factor_ex(A, hermitian=hermitian)
-    if bool(info._data.any()):
+    LD, piv, info = linalg_ldl_factor_ex(A, hermitian=hermitian, check_errors=not _on_host(A))
+    if _on_host(A) and bool(info._data.any()):
         fail("linalg_error_singular", op="linalg.ldl_factor", cause="The factorization could not be completed")
     return RT.linalg_ldl_factor(LD, piv)
 
@@ -1371,7 +1405,9 @@ def linalg_ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool =
     for i in range(b.shape[0]):
         if b[i].size:
             x[i] = sytrs(ld[i], piv[i], b[i], lower=1)[0]
-    r = _new(x.reshape(*batch, *B._data.shape[-2:]), B)
+    x = x.reshape(*batch, *B._data.shape[-2:])
+    # on a device: LD, the pivots and B were read back above (a sync); the solution goes back up
+    r = _new(x, B) if _on_host(B) else Tensor._make(be(B).from_numpy(np.ascontiguousarray(x)), B._device)
     return r if out is None else out.copy_(r)
 
 

@@ -302,8 +302,8 @@ def _identity(dt: Any, reduce: str) -> Any:
     return info.min if reduce == "amax" else info.max
 
 
-def _scatter_reduce_kernel(a: Arr, src: Arr, index: Arr, axis: int, reduce: str, include_self: bool) -> Arr:
-    full = _full_index(index, axis)
+def _scatter_reduce_kernel(a: Arr, index: Arr, src: Arr, axis: int, reduce: str, include_self: bool) -> Arr:
+    full = _full_index(index.astype(np.intp, copy=False), axis)
     out = a.copy()
     if not include_self:
         out[full] = _identity(a.dtype, reduce)
@@ -318,11 +318,10 @@ def _scatter_reduce_kernel(a: Arr, src: Arr, index: Arr, axis: int, reduce: str,
 
 
 def _scatter_reduce_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    x, src = n.inputs
+    x, ix, src = n.inputs
     out = n.out
     p = n.params
     d, red, inc = p["axis"], p["reduce"], p["include_self"]
-    ix = _tensor(p["index"].astype(np.int64), g)
     if red == "sum":
         gx, gs = g, g.gather(d, ix)
     elif red == "mean":
@@ -340,17 +339,17 @@ def _scatter_reduce_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         gs = src_is * share.gather(d, ix)
     else:  # prod, with the exclusive products where inputs are 0
         masked_self = x.masked_fill(x == 0, 1)
-        gx = g * _SCATTER_REDUCE(masked_self, src, **p) / masked_self
+        gx = g * _SCATTER_REDUCE(masked_self, ix, src, **p) / masked_self
         src_zero = src == 0
         zeros_in_group = x.new_zeros(x._data.shape).scatter_add(d, ix, src_zero.to(x.dtype)).gather(d, ix)
         single = src_zero & (zeros_in_group == 1)
-        without = _SCATTER_REDUCE(x, src.masked_fill(single, 1), **p)
+        without = _SCATTER_REDUCE(x, ix, src.masked_fill(single, 1), **p)
         from .conversion import where
 
         gs = where(single, (g * without).gather(d, ix), (g * out).gather(d, ix) / src.masked_fill(src_zero, 1))
     if not inc:
         gx = gx.scatter(d, ix, 0)
-    return gx, gs
+    return gx, None, gs
 
 
 _SCATTER_REDUCE = Prim("scatter_reduce", _scatter_reduce_kernel, _scatter_reduce_vjp, save_output=True)
@@ -370,16 +369,20 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         fail("dtype_error_mismatch", op="scatter_reduce", what="index", a=index.dtype.name, b="int64")
     zero_d = input._data.ndim == 0
     x = input.reshape(1) if zero_d else input
-    ia = np.asarray(index._data).reshape(x._data.shape[:0] + (-1,)) if zero_d else np.asarray(index._data)
+    ix = index.reshape(-1) if zero_d else index
     s = src.reshape(-1) if zero_d else src
-    if zero_d and ia.size:
-        ia, s = ia[:1], s[:1]
+    if zero_d and ix._data.size:
+        ix, s = ix[:1], s[:1]
     elif zero_d:
         s = s[:0]
     d = wrap_dim(dim, x._data.ndim, "scatter_reduce")
-    ia = _in_bounds(ia.astype(np.intp), x._data.shape[d], d, "scatter_reduce")
-    s = s[tuple(slice(0, k) for k in ia.shape)] if s._data.shape != ia.shape else s
-    out = _SCATTER_REDUCE(x, s, index=ia, axis=d, reduce=reduce, include_self=include_self)
+    size = x._data.shape[d]
+    # the index is read where it lives: a device checks its range there and raises at the next sync
+    be(ix).check_range(ix._data, 0, size, "at_error_index_out_of_bounds", "scatter_reduce", index=None, dim=d,
+                       size=size)
+    ishape = ix._data.shape
+    s = s[tuple(slice(0, k) for k in ishape)] if s._data.shape != ishape else s
+    out = _SCATTER_REDUCE(x, ix, s, axis=d, reduce=reduce, include_self=include_self)
     return out.reshape(()) if zero_d else out
 
 
@@ -396,8 +399,8 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         return input.clone()
     shape = [1] * s._data.ndim
     shape[d] = -1
-    full = np.broadcast_to(arr.reshape(shape), s._data.shape)
-    out = _SCATTER_REDUCE(x, s, index=full, axis=d, reduce=reduce, include_self=include_self)
+    full = _tensor(arr.astype(np.int64).reshape(shape), x).expand(s._data.shape)
+    out = _SCATTER_REDUCE(x, full, s, axis=d, reduce=reduce, include_self=include_self)
     return out.reshape(()) if zero_d else out
 
 

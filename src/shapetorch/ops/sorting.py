@@ -20,7 +20,7 @@ from .._rules.axes import wrap_dim
 from .._rules.scan import cum_shape
 from .._rules.sorting import bucketize_shape, kthvalue_shape, searchsorted_shape, topk_shape, unique_shapes
 from .._tensor import Tensor
-from ._common import can_cast, check, device_of, dtype_name, new_tensor, refuse
+from ._common import be, can_cast, check, device_of, dtype_name, new_tensor, refuse
 from ._registry import public
 from .return_types import VALUES_INDICES, ValuesIndices
 
@@ -293,8 +293,10 @@ def _consecutive_arrays(a: Any, dim: int | None) -> tuple[Any, Any, Any]:
     return np.moveaxis(moved[new], 0, dim), (np.cumsum(new) - 1).astype(np.int64), counts
 
 
-# The values of unique are recorded in the graph, but (as in torch) cannot be differentiated.
-_UNIQUE = Prim("unique", lambda a, dim, consecutive: (_consecutive_arrays if consecutive else _unique_arrays)(a, dim)[0])
+# The values of unique are recorded in the graph, but (as in torch) cannot be differentiated. They are computed
+# with the inverse and the counts before the primitive runs (its kernel hands them back), on the host or by the
+# device's ``unique``.
+_UNIQUE = Prim("unique", lambda a, value, dim, consecutive: value)
 
 
 def host_only(input: Tensor, op: str, why: str = "its result's size depends on the values") -> None:
@@ -307,7 +309,8 @@ def host_only(input: Tensor, op: str, why: str = "its result's size depends on t
 
 def _unique(input: Tensor, return_inverse: bool, return_counts: bool, dim: int | None, consecutive: bool,
             op: str) -> Any:
-    host_only(input, op)
+    if dim is not None or input.is_complex():  # a device sorts the flattened values only
+        host_only(input, op)
     if dim is not None:
         if input._data.ndim == 0:
             fail("dimension_error_out_of_range", op=op, lo=0, hi=-1, dim=dim)
@@ -322,15 +325,20 @@ def _unique(input: Tensor, return_inverse: bool, return_counts: bool, dim: int |
                                                            "so unique cannot be applied")
     if input.is_complex() and not consecutive:
         fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint="")
-    fn = _consecutive_arrays if consecutive else _unique_arrays
-    _, inverse, counts = fn(input._data, dim)
-    values = _UNIQUE(input, dim=dim, consecutive=consecutive)
     dev = device_of(input)
-    if dim is None and input._data.ndim == 0:
+    if input._device.type == "cpu":
+        fn = _consecutive_arrays if consecutive else _unique_arrays
+        found, inverse, counts = fn(input._data, dim)
+        wrap: Any = new_tensor
+    else:  # sorted and counted on the device; the number of unique values is read back (torch syncs there too)
+        found, inverse, counts = be(input).unique(input._data, consecutive)
+        wrap = Tensor._make
+    values = _UNIQUE(input, value=found, dim=dim, consecutive=consecutive)
+    if dim is None and input._data.ndim == 0 and input._device.type == "cpu":  # a device's has a's shape
         inverse = inverse.reshape(())
-    extra = [new_tensor(inverse, dev)] if return_inverse else []
+    extra = [wrap(inverse, dev)] if return_inverse else []
     if return_counts:
-        extra.append(new_tensor(counts, dev))
+        extra.append(wrap(counts, dev))
     return (values, *extra) if extra else values
 
 

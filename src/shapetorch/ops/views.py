@@ -283,8 +283,15 @@ method("unfold", _unfold)
 
 
 def _storage(t: Tensor) -> tuple[Arr, int, tuple[int, ...]]:
-    """The flat storage a tensor views (its root NumPy buffer), its offset in it and its strides, in elements."""
+    """The flat storage a tensor views (its root NumPy buffer), its offset in it and its strides, in elements.
+    On a device, the storage is the root tensor's array (an offset and strides into the buffer views share)."""
     arr = t._data
+    if not isinstance(arr, (np.ndarray, np.generic)):
+        root = t._base._data if t._base is not None else arr
+        if root.flags.c_contiguous and getattr(root, "st", None) is getattr(arr, "st", None):
+            return root, arr.offset - root.offset, tuple(arr.stride)
+        flat = arr.copy()  # not inside a contiguous root: a storage of the tensor's elements in order
+        return flat, 0, tuple(flat.stride)
     root = arr
     while isinstance(root.base, np.ndarray) and root.base.dtype == arr.dtype:
         root = root.base
@@ -310,14 +317,14 @@ def _positions(n: int, shape: tuple[int, ...], stride: tuple[int, ...], offset: 
 
 def _as_strided_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     from .creation import tensor
-    from .scatter import index_add
 
+    # the positions in the storage depend on the shapes alone: made on the host, used on g's device
     p = n.params
     total = p["storage"].size
-    out_pos = _positions(total, p["size"], p["stride"], p["offset"]).reshape(-1)
+    out_pos = tensor(_positions(total, p["size"], p["stride"], p["offset"]).reshape(-1), device=g.device)
     in_pos = _positions(total, tuple(n.inputs[0]._data.shape), p["in_stride"], p["in_offset"])
-    flat = index_add(g.new_zeros((total,)), 0, tensor(out_pos), g.reshape(-1))
-    return (flat[tensor(in_pos)],)
+    flat = g.new_zeros((total,)).scatter_add(0, out_pos, g.reshape(-1))
+    return (flat.index_select(0, tensor(in_pos.reshape(-1), device=g.device)).reshape(in_pos.shape),)
 
 
 _AS_STRIDED = Prim("as_strided", _as_strided_kernel, _as_strided_vjp)

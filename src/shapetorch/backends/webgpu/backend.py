@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._dtype import DType
 from ..numpy_backend import DTYPE_OF, NP_DTYPE
-from . import composed_kernels, int64_checks, kernels, linalg_kernels, special_kernels
+from . import composed_kernels, factorizations, int64_checks, kernels, linalg_kernels, special_kernels
 from .runtime import RT, WArray, to_host
 
 NAME = "webgpu"
@@ -20,7 +20,8 @@ CPU_FAST_PATHS = ("batch_norm", "batch_norm_stats", "convolution_bias", "einsum"
                   "lstm_cell_gates", "lstm_layer", "max_pool", "max_pool_backward", "max_pool_indices",
                   "max_pool_select")
 # primitives without a WebGPU kernel (they raise kernel_not_registered_error; to_device moves through the host)
-MISSING = [n for n in kernels.register({**special_kernels.table(), **composed_kernels.table(), **linalg_kernels.table()})
+MISSING = [n for n in kernels.register({**special_kernels.table(), **composed_kernels.table(), **linalg_kernels.table(),
+                                        **factorizations.table()})
            if n not in CPU_FAST_PATHS]
 int64_checks.install()  # int64 sums, products, scans and matmuls: exact or refused, never wrapped
 
@@ -69,6 +70,16 @@ def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
 def fused_step(kind: str, p: WArray, g: WArray, state: list[WArray], hyper: dict[str, float]) -> bool:
     """An optimizer's update of one parameter in one kernel (see ``kernels.fused_step``); False to decline."""
     return kernels.fused_step(kind, p, g, state, hyper)
+
+
+def factor(kind: str, a: WArray, **params: Any) -> Any:
+    """The outputs of a matrix factorization computed on the device (see ``factorizations.factor``)."""
+    return factorizations.factor(kind, a, **params)
+
+
+def unique(a: WArray, consecutive: bool) -> tuple[WArray, WArray, WArray]:
+    """(values, inverse, counts) of the flattened array, sorted on the device (see ``composed_kernels.unique``)."""
+    return composed_kernels.unique(a, consecutive)
 
 
 def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, offset: int, a: float = 0.0,

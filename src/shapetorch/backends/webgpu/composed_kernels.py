@@ -2,8 +2,9 @@
 elementwise dispatches, one per component), ``cdist`` (the pairwise differences broadcast, one reduction),
 ``diagonal_scatter`` (a copy, then an assignment through the diagonal view), ``median_index`` (the stable
 ``argsort``, the NaN count, a gather), ``mode_index`` (tables of equalities, counted); ``poisson`` (read back
-and drawn on the host); and the running-extreme index scan of ``cummax``/``cummin`` (its own
-shader, one thread per row, as the other scans).
+and drawn on the host); ``as_strided`` (a view over the root array's buffer); and, with shaders of their own,
+the running-extreme index scan of ``cummax``/``cummin`` (one thread per row, as the other scans) and
+``scatter_reduce`` (one thread per output element).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 from ..._errors import fail
 from . import codegen as G
 from . import kernels as K
-from .runtime import RT, WG, WArray, contiguous_strides
+from .runtime import RT, WG, WArray, contiguous_strides, to_host
 
 MAX_SCAN = 65535  # the longest row one thread scans (lavapipe bounds a shader's loops)
 _I64 = np.dtype(np.int64)
@@ -202,6 +203,165 @@ def _extreme_index(largest: bool) -> Callable[..., WArray]:
     return kernel
 
 
+def as_strided_kernel(a: WArray, storage: WArray, size: tuple[int, ...], stride: tuple[int, ...], offset: int,
+                      in_offset: int, in_stride: tuple[int, ...]) -> WArray:
+    """A view: the given sizes and strides over the buffer of ``storage`` (the root array the op found), from
+    ``offset`` elements into it; writes through it reach the input, as torch's."""
+    return K._view(storage, size, stride, storage.offset + offset)
+
+
+# -- scatter_reduce: one thread per output element reads the index along the dim ------------------------------
+SCATTER_CHUNK = 16384  # index entries one thread reads per dispatch (lavapipe bounds a shader's loops)
+_REDUCE_CODE = {"sum": 0, "prod": 1, "mean": 2, "amax": 3, "amin": 4}
+
+
+@functools.cache
+def _scatter_reduce_shader(st: str) -> str:
+    """Output element ``o`` combines, in index order, every ``src[j]`` whose ``index[j]`` names it (j running
+    along the dim at o's other coordinates): deterministic, and the same order as the CPU's ``ufunc.at``, with
+    no float atomics (WGSL has none). ``cnt`` holds the number combined so far; the last pass turns a sum into a
+    mean and puts the input back where nothing landed and the input was left out."""
+    f = st == "f32"
+    raw = {0: "0", 1: "1", 3: "-bitcast<f32>(0x7f800000u)" if f else "-2147483647 - 1",
+           4: "bitcast<f32>(0x7f800000u)" if f else "2147483647"}
+    ident = {r: f"{st}({v})" for r, v in raw.items()}
+    nan = "(nan_f(x) || nan_f(y))" if f else "false"  # bitwise: a compiler may fold x != x
+    mean = "acc / f32(c)" if f else "select(acc / c, acc / c - 1, (acc % c != 0) && ((acc < 0) != (c < 0)))"
+    return f"""
+@group(0) @binding(0) var<storage, read> prm: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
+@group(0) @binding(2) var<storage, read_write> cnt: array<i32>;
+@group(0) @binding(3) var<storage, read> a: array<{st}>;
+@group(0) @binding(4) var<storage, read> idx: array<i32>;
+@group(0) @binding(5) var<storage, read> src: array<{st}>;
+{G.HELPERS}
+fn combine(r: u32, x: {st}, y: {st}) -> {st} {{
+  if (r == 0u || r == 2u) {{ return x + y; }}
+  if (r == 1u) {{ return x * y; }}
+  if ({nan}) {{ return x + y; }}
+  if (r == 3u) {{ return max(x, y); }}
+  return min(x, y);
+}}
+
+fn identity(r: u32) -> {st} {{
+  switch r {{
+    case 1u: {{ return {ident[1]}; }}
+    case 3u: {{ return {ident[3]}; }}
+    case 4u: {{ return {ident[4]}; }}
+    default: {{ return {ident[0]}; }}
+  }}
+}}
+
+// prm: [n_out, nd, axis, k0, k1, flags (1 first, 2 last, 4 include_self), reduce, a offset, idx offset,
+//       src offset, out shape[nd], index shape[nd]]
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let o = gid.x + gid.y * nwg.x * {WG}u;
+  if (o >= prm[0]) {{ return; }}
+  let nd = prm[1];
+  let axis = prm[2];
+  let flags = prm[5];
+  let r = prm[6];
+  let inc = (flags & 4u) != 0u;
+  var acc: {st};
+  var c: i32;
+  if ((flags & 1u) != 0u) {{
+    if (inc) {{ acc = a[prm[7] + o]; c = 1; }} else {{ acc = identity(r); c = 0; }}
+  }} else {{
+    acc = out[o];
+    c = cnt[o];
+  }}
+  // o's coordinates; the index's offset of the same coordinates with position 0 along the dim
+  var rem = o;
+  var base = 0u;
+  var step = 1u;
+  var istride = 1u;
+  var inside = true;
+  var p = 0;
+  for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
+    let n = prm[10u + u32(d)];
+    let m = prm[10u + nd + u32(d)];
+    let cd = rem % n;
+    rem = rem / n;
+    if (u32(d) == axis) {{ p = i32(cd); step = istride; }}
+    else {{ if (cd >= m) {{ inside = false; }} base = base + cd * istride; }}
+    istride = istride * m;
+  }}
+  if (inside) {{
+    for (var k = prm[3]; k < prm[4]; k = k + 1u) {{
+      let j = base + k * step;
+      if (idx[prm[8] + j] == p) {{
+        acc = combine(r, acc, src[prm[9] + j]);
+        c = c + 1;
+      }}
+    }}
+  }}
+  if ((flags & 2u) != 0u) {{
+    if (c == 0) {{ acc = a[prm[7] + o]; }}
+    else if (r == 2u) {{ acc = {mean}; }}
+  }}
+  out[o] = acc;
+  cnt[o] = c;
+}}"""
+
+
+def scatter_reduce_kernel(a: WArray, index: WArray, src: WArray, axis: int, reduce: str,
+                          include_self: bool) -> WArray:
+    st = K._st(a.dtype) if a.dtype != np.dtype(bool) else "u32"
+    if st not in ("f32", "i32") or a.ndim == 0:  # float16 and bool: the CPU kernel on the host (rare)
+        return K._host(K.PRIM_CPU["scatter_reduce"], a, index, src, axis=axis, reduce=reduce,
+                       include_self=include_self)
+    out = RT.empty(a.shape, a.dtype)
+    if out.st is None:
+        return out
+    a, index, src = (x if x.contiguous else K.contiguous_copy(x) for x in (a, index, src))
+    cnt = RT.empty(a.shape, np.dtype(np.int32))
+    L = index.shape[axis] if index.ndim else 0
+    if index.size == 0 or src.st is None or index.st is None:
+        L = 0
+    assert a.st is not None and cnt.st is not None
+    shader = _scatter_reduce_shader(st)
+    starts = list(range(0, L, SCATTER_CHUNK)) or [0]
+    for i, k0 in enumerate(starts):
+        flags = int(i == 0) | 2 * int(i == len(starts) - 1) | 4 * int(include_self)
+        meta = [a.size, a.ndim, axis, k0, min(L, k0 + SCATTER_CHUNK), flags, _REDUCE_CODE[reduce], a.offset,
+                index.offset, src.offset, *a.shape, *(index.shape if L else a.shape)]
+        bufs = [out.st.buf, cnt.st.buf, a.st.buf, (index.st or a.st).buf, (src.st or a.st).buf]
+        RT.dispatch(shader, bufs, meta, K._grid(a.size))
+    return out
+
+
+# -- unique: sorted, marked, counted on the device ----------------------------------------------------------
+def unique(a: WArray, consecutive: bool) -> tuple[WArray, WArray, WArray]:
+    """(values, inverse, counts) of the flattened ``a``: the stable ``argsort`` (NaN last; skipped for
+    ``unique_consecutive``), a mark where a value differs from the one before it (NaNs all differ, as torch's),
+    the marks' running sum as each element's group, then a scatter of the values, the groups and ones. The
+    number of groups sizes the results: it is read back, the one sync (torch's unique syncs there too)."""
+    n = a.size
+    if n > MAX_SCAN:  # the sort and the running sum loop over the elements in one thread each
+        fail("device_error_limit", op="unique",
+             problem=f"a tensor of {n:,} elements (its sort and running sum loop over a row in one thread: at most "
+                     f"{MAX_SCAN:,} on WebGPU); move the tensor to the CPU")
+    flat = K.reshape_kernel(a if a.contiguous else K.contiguous_copy(a), (n,))
+    if n == 0:
+        return RT.empty((0,), a.dtype), RT.empty(a.shape, _I64), RT.empty((0,), _I64)
+    order = None if consecutive else K.argsort_kernel(flat, 0, False)
+    s = flat if order is None else K.gather_kernel(flat, order, 0)
+    new = K.full((n,), 1, _I64)
+    if n > 1:
+        ops = [("a", K._view(s, (n - 1,), (1,), s.offset + 1), a.dtype), ("b", K._view(s, (n - 1,), (1,), s.offset),
+                                                                          a.dtype)]
+        # NaN by its bits (a compiler may fold a comparison with NaN)
+        differ = "a != b || nan_f(a) || nan_f(b)" if K._kind(a.dtype) == "f" else "a != b"
+        K.elementwise(f"select(0, 1, {differ})", _I64, ops, (n - 1,), out=K._view(new, (n - 1,), (1,), new.offset + 1))
+    group = K.elementwise("a - 1", _I64, [("a", K.scan("cumsum")(new, 0), _I64)], (n,))
+    count = int(np.asarray(to_host(K._view(group, (1,), (1,), group.offset + n - 1)))[0]) + 1
+    values = K.scatter_kernel(RT.empty((count,), a.dtype), group, s, 0)
+    inverse = group if order is None else K.scatter_kernel(K.full((n,), 0, _I64), order, group, 0)
+    counts = K.scatter_add_kernel(K.full((count,), 0, _I64), group, K.full((n,), 1, _I64), 0)
+    return values, K.reshape_kernel(inverse, a.shape), counts
+
+
 def table() -> dict[str, Callable[..., Any]]:
     """The kernels of this module by primitive name, for :func:`.kernels.register`."""
     return {
@@ -213,4 +373,7 @@ def table() -> dict[str, Callable[..., Any]]:
         "poisson": poisson_kernel,
         "cummax_index": _extreme_index(True),
         "cummin_index": _extreme_index(False),
+        "scatter_reduce": scatter_reduce_kernel,
+        "as_strided": as_strided_kernel,
+        "unique": lambda a, value, dim, consecutive: value,  # computed by unique() before the primitive runs
     }
