@@ -1,9 +1,12 @@
-"""The intra-op thread pool of the NumPy backend: large elementwise, reduction and row-wise kernels split into
-contiguous chunks, one per thread, as torch's ``at::parallel_for`` does.
+"""The intra-op thread pool of the NumPy backend: large elementwise, reduction and row-wise kernels cut into
+contiguous chunks that run on every core, as torch's ``at::parallel_for`` does.
 
-NumPy's ufunc loops and reductions release the GIL, so chunks run on every core; NumPy itself runs each call on
-one. Only kernels above a size threshold are split (a chunk handed to a thread costs some tens of microseconds),
-and never from inside a chunk (a kernel called by a chunk runs on its own thread, so the pool cannot deadlock on
+NumPy's ufunc loops, reductions and BLAS calls release the GIL, so chunks run in parallel; NumPy itself runs each
+call on one core. A split kernel is one job of chunks that the calling thread and the pool's persistent workers
+claim one at a time: a worker the scheduler wakes late (a loaded machine) finds fewer chunks left or none, and the
+caller never waits for a worker that has not started. The chunks depend on the size alone, never on the thread
+count, so reductions give the same bits with one thread or many. Only kernels above a size threshold are split,
+and never from inside a chunk (a kernel called by a chunk runs whole on its thread, so the pool cannot deadlock on
 itself). The number of threads is ``st.set_num_threads``/``st.get_num_threads``; by default, as torch, the
 ``OMP_NUM_THREADS`` (or ``MKL_NUM_THREADS``) environment variable, else the number of physical cores this process
 may run on (torch counts the machine's; the difference shows only where the process is pinned to fewer). BLAS (matmul)
@@ -12,22 +15,21 @@ keeps its own threads: NumPy's OpenBLAS reads ``OPENBLAS_NUM_THREADS``.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from queue import SimpleQueue
+from typing import Any, TypeVar
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
-
 R = TypeVar("R")
 
-# Elements per chunk below which splitting does not pay: a memory-bound float32 ufunc streams 2^17 elements in
-# about 30 us on one core, about what handing a chunk to a worker and waiting for it costs (measured on the
-# development machine; see docs/performance.md).
+# Elements per chunk: a memory-bound float32 ufunc streams 2^17 elements in about 30 us on one core, ten times
+# what claiming a chunk costs, and a chunk's operands (512 KiB each) stay in a core's L2 cache for a kernel's next
+# pass (measured on the development machine; see docs/performance.md).
 GRAIN = 1 << 17
 
 
@@ -60,7 +62,8 @@ def default_num_threads() -> int:
 
 class _State:
     threads = 0  # 0 until first asked: reading the topology costs a few file reads, not worth it at import
-    pool: ThreadPoolExecutor | None = None
+    workers = 0  # worker threads started (they never stop; a lower thread count posts fewer copies of a job)
+    queue: SimpleQueue[_Job | None] = SimpleQueue()
 
 
 _STATE = _State()
@@ -76,66 +79,108 @@ def num_threads() -> int:
 
 def set_num_threads(n: int) -> None:
     """The number of threads a kernel is split over (the caller's included); the caller checks ``n > 0``."""
-    with _LOCK:
-        if n != _STATE.threads and _STATE.pool is not None:
-            _STATE.pool.shutdown(wait=False)
-            _STATE.pool = None
-        _STATE.threads = n
+    _STATE.threads = n
 
 
-def _pool() -> ThreadPoolExecutor:
-    pool = _STATE.pool
-    if pool is None:
-        from concurrent.futures import ThreadPoolExecutor  # on the first large kernel: the import costs 5-10 ms
+class _Job:
+    """One split kernel: ``k`` chunks that the caller and the woken workers claim one at a time (dynamic scheduling:
+    a worker the scheduler wakes late, on a loaded machine, finds fewer chunks or none left, and the caller never
+    waits for a worker that has not started). ``next`` on an ``itertools.count`` is one C call under the GIL, so
+    claiming and counting the finished chunks need no lock."""
 
+    __slots__ = ("bounds", "claim", "done", "errors", "finished", "fn", "k", "results")
+
+    def __init__(self, fn: Callable[[int, int], Any], bounds: list[int]) -> None:
+        self.fn = fn
+        self.bounds = bounds
+        self.k = len(bounds) - 1
+        self.claim = itertools.count()
+        self.finished = itertools.count(1)
+        self.results: list[Any] = [None] * self.k
+        self.errors: list[tuple[int, BaseException]] = []
+        self.done = threading.Lock()  # held until the last chunk finishes, whoever runs it
+        self.done.acquire()
+
+    def work(self) -> None:
+        fn, bounds, k = self.fn, self.bounds, self.k
+        while (i := next(self.claim)) < k:
+            try:
+                self.results[i] = fn(bounds[i], bounds[i + 1])
+            except BaseException as e:  # re-raised on the caller's thread, after every chunk has finished
+                self.errors.append((i, e))
+            if next(self.finished) == k:
+                self.done.release()
+
+
+def _worker(queue: SimpleQueue[_Job | None]) -> None:
+    _LOCAL.busy = True  # a kernel called from a chunk runs whole on this thread
+    while (job := queue.get()) is not None:
+        job.work()
+
+
+def _wake(n: int) -> SimpleQueue[_Job | None]:
+    """The job queue, with at least ``n`` workers waiting on it (started on the first large kernel)."""
+    if _STATE.workers < n:
         with _LOCK:
-            if _STATE.pool is None:
-                _STATE.pool = ThreadPoolExecutor(max(1, num_threads() - 1), thread_name_prefix="shapetorch-intraop")
-            pool = _STATE.pool
-    return pool
+            while _STATE.workers < n:
+                threading.Thread(target=_worker, args=(_STATE.queue,), daemon=True,
+                                 name=f"shapetorch-intraop-{_STATE.workers}").start()
+                _STATE.workers += 1
+    return _STATE.queue
 
 
 def _forget_pool() -> None:
-    """A forked child has the pool object but not its threads: it makes a new one on first use."""
-    _STATE.pool = None
+    """A forked child has the pool's state but not its threads: it starts its own on first use."""
+    _STATE.workers = 0
+    _STATE.queue = SimpleQueue()
 
 
 os.register_at_fork(after_in_child=_forget_pool)
 
 
 def parts(n: int, grain: int = GRAIN) -> int:
-    """Into how many chunks ``n`` units of work are split: 1 (run inline) below two grains, with one thread, or
-    inside a chunk."""
-    if n < 2 * grain:
+    """Into how many chunks ``n`` units of work are cut: about one per ``grain`` (at least two grains to cut at all),
+    whatever the thread count, so that the partial results a caller combines (sums) are the same with one thread
+    or many; 1 inside a chunk."""
+    if n < 2 * grain or getattr(_LOCAL, "busy", False):
         return 1
-    t = _STATE.threads or num_threads()
-    if t <= 1 or getattr(_LOCAL, "busy", False):
-        return 1
-    return min(t, n // grain)
+    return min(n // grain, _MAX_CHUNKS)
 
 
-def _chunk(fn: Callable[[int, int], R], lo: int, hi: int) -> R:
-    _LOCAL.busy = True
-    try:
-        return fn(lo, hi)
-    finally:
-        _LOCAL.busy = False
+# more chunks only add Python calls (a few microseconds each); 256 keep every thread busy to the end
+_MAX_CHUNKS = 256
+
+
+def threads_for(k: int) -> int:
+    """How many threads ``k`` chunks run on (the caller's included)."""
+    if k <= 1:
+        return 1
+    return min(_STATE.threads or num_threads(), k)
 
 
 def map_ranges(fn: Callable[[int, int], R], n: int, k: int) -> list[R]:
-    """``[fn(lo, hi) for each of k contiguous ranges covering range(n)]``, the ranges run in parallel (the first
-    on the calling thread); an exception of any chunk is raised after every chunk has finished."""
+    """``[fn(lo, hi) for each of k contiguous ranges covering range(n)]``, the ranges run in parallel over the
+    threads (the calling thread takes its share); an exception of any chunk (the first, in chunk order) is raised
+    after every chunk has finished. The ranges depend on ``n`` and ``k`` alone, not on the thread count."""
     if k <= 1:
         return [fn(0, n)]
     bounds = [n * i // k for i in range(k + 1)]
-    pool = _pool()
-    futures: list[Future[R]] = [pool.submit(_chunk, fn, bounds[i], bounds[i + 1]) for i in range(1, k)]
+    t = threads_for(k)
+    if t <= 1 or getattr(_LOCAL, "busy", False):
+        return [fn(bounds[i], bounds[i + 1]) for i in range(k)]
+    job = _Job(fn, bounds)
+    queue = _wake(t - 1)
+    for _ in range(t - 1):
+        queue.put(job)
+    _LOCAL.busy = True
     try:
-        first = _chunk(fn, bounds[0], bounds[1])
+        job.work()
     finally:
-        for f in futures:
-            f.exception()  # wait: the chunks write into buffers the caller owns
-    return [first, *(f.result() for f in futures)]
+        _LOCAL.busy = False
+    job.done.acquire()  # the chunks a worker still runs write into buffers the caller owns
+    if job.errors:
+        raise min(job.errors, key=lambda e: e[0])[1]
+    return job.results
 
 
 # -- kernels ------------------------------------------------------------------------------------------------------
@@ -170,6 +215,13 @@ def threaded(f: Any) -> Any:
 _SPLIT = 2 * GRAIN
 
 
+def _chunks(size: int) -> int:
+    """Chunks of an elementwise kernel: 1 with one thread, where cutting only adds calls (each element is the
+    same however it is cut)."""
+    k = parts(size)
+    return k if threads_for(k) > 1 else 1
+
+
 def ufunc(f: np.ufunc, *operands: Any) -> Any:
     """``f(*operands)``, split over the threads when the result is large; each element is NumPy's exactly.
     NumPy scalars (a tensor times a Python number) go whole to every chunk."""
@@ -180,8 +232,8 @@ def ufunc(f: np.ufunc, *operands: Any) -> Any:
     same = all(a.shape == a0.shape for a in arrays)
     shape = a0.shape if same else np.broadcast_shapes(*(a.shape for a in arrays))
     size = math.prod(shape)
-    k = parts(size)
-    if k <= 1 or (not same and shape[0] < k):
+    k = _chunks(size)
+    if k <= 1 or (not same and shape[0] < 2):
         return f(*operands)
     out = np.empty(shape, f.resolve_dtypes(tuple(a.dtype for a in operands) + (None,))[-1])
     scalar = [isinstance(a, np.generic) for a in operands]
@@ -193,40 +245,75 @@ def ufunc(f: np.ufunc, *operands: Any) -> Any:
     else:  # broadcasting: chunks along the result's first axis, each operand broadcast to it (views, no copies)
         full = [a if s else np.broadcast_to(a, shape) for a, s in zip(operands, scalar, strict=True)]
         map_ranges(lambda lo, hi: f(*(a if s else a[lo:hi] for a, s in zip(full, scalar, strict=True)),
-                                    out=out[lo:hi]), shape[0], k)
+                                    out=out[lo:hi]), shape[0], min(k, shape[0]))
     return out
 
 
 def reduce(f: Any, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
-    """``f.reduce(a, axis, keepdims=keepdims)`` over the threads when ``a`` is large: split along the first axis,
-    each chunk reduced on its own thread; where that axis is reduced too, the chunks' partial results are combined
-    with ``f`` (the order of the additions differs from NumPy's pairwise order, as torch's does). ``f`` is typed
-    ``Any``: NumPy's stubs have no overload for ``reduce``'s positional form, the cheapest call."""
-    if a.size < 2 * GRAIN or a.ndim == 0 or not axis or not _splittable((a,)):
+    """``f.reduce(a, axis, keepdims=keepdims)`` over the threads when ``a`` is large: cut along the first axis (a
+    full reduction: along the flattened run), each chunk reduced on its own; where that axis is reduced too, the
+    chunks' partial results are combined with ``f.reduce``. The chunks depend on the size alone, so one thread or
+    many give the same result; the order of the additions differs from NumPy's pairwise order, as torch's does.
+    ``f`` is typed ``Any``: NumPy's stubs have no overload for ``reduce``'s positional form, the cheapest call."""
+    if a.size < _SPLIT or a.ndim == 0 or not axis or not _splittable((a,)):
         return f.reduce(a, axis, None, None, keepdims)
-    if len(axis) == a.ndim and a.ndim > 1:  # everything: one flat run
-        flat = f.reduce(a.reshape(-1), 0, None, None, False) if parts(a.size) <= 1 else \
-            _reduce_split(f, a.reshape(-1), (0,), False)
-        return flat.reshape((1,) * a.ndim) if keepdims else flat
-    return _reduce_split(f, a, axis, keepdims)
-
-
-def _reduce_split(f: Any, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
+    if len(axis) == a.ndim:  # everything: one flat run
+        run = a.reshape(-1)
+        k = parts(run.size)
+        total = f.reduce(np.array(map_ranges(lambda lo, hi: _reduce_run(f, run[lo:hi]), run.size, k)), 0, None,
+                         None, False)
+        return total.reshape((1,) * a.ndim) if keepdims else total
+    if f is np.add and axis == (a.ndim - 1,) and a.dtype in _DOT_DTYPES:  # row sums, by rows
+        rows2 = a.reshape(-1, a.shape[-1])
+        out = np.empty(rows2.shape[0], a.dtype)
+        map_ranges(lambda lo, hi: sum_last(rows2[lo:hi], out[lo:hi]), rows2.shape[0],
+                   min(parts(a.size), rows2.shape[0]))
+        return out.reshape(a.shape[:-1] + ((1,) if keepdims else ()))
     n = a.shape[0]
     k = min(parts(a.size), n)
     if k <= 1:
         return f.reduce(a, axis, None, None, keepdims)
     if 0 in axis:  # partial results, combined in chunk order
-        partial = map_ranges(lambda lo, hi: f.reduce(a[lo:hi], axis, None, None, keepdims), n, k)
-        out = partial[0]
-        for p in partial[1:]:
-            out = f(out, p)
-        return out
+        partial = map_ranges(lambda lo, hi: f.reduce(a[lo:hi], axis, None, None, True), n, k)
+        return f.reduce(np.concatenate(partial, 0), axis, None, None, keepdims)
     first = f.reduce(a[:1], axis, None, None, keepdims)  # the result's dtype, and its first row
     out = np.empty((n, *first.shape[1:]), first.dtype)
     out[:1] = first
     map_ranges(lambda lo, hi: f.reduce(a[lo + 1:hi + 1], axis, None, out[lo + 1:hi + 1], keepdims), n - 1, k)
     return out
+
+
+def _reduce_run(f: Any, x: Any) -> Any:
+    """One chunk of a full reduction; a float32/float64 sum as the sums of its rows of ``_LANES`` elements
+    (:func:`sum_last`), then those summed pairwise."""
+    if f is np.add and x.dtype in _DOT_DTYPES and x.size >= 4 * _LANES:
+        whole = x.size - x.size % _LANES
+        total = np.add.reduce(sum_last(x[:whole].reshape(-1, _LANES)), None)
+        return total + np.add.reduce(x[whole:], 0) if whole < x.size else total
+    return f.reduce(x, 0, None, None, False)
+
+
+_LANES = 4096
+
+
+def sum_last(a: Any, out: Any = None) -> Any:
+    """``np.add.reduce(a, -1)`` (into ``out``, of the result's shape, when given). For float32/float64 rows of
+    contiguous elements, at most ``DOT_MAX`` long, each row's sum is its dot product with ones (``np.vecdot``,
+    BLAS's dot: about twice as fast as NumPy's pairwise loop, and as accurate for such rows, its many SIMD
+    accumulators each adding a few hundred elements at most; a product by one is exact). Longer rows would make
+    OpenBLAS start its own threads (over 10000 elements), so they take NumPy's loop."""
+    n = a.shape[-1]
+    if a.dtype in _DOT_DTYPES and 0 < n <= DOT_MAX and a.strides[-1] == a.itemsize and type(a) is np.ndarray:
+        ones = _ONES.get((a.dtype, n))
+        if ones is None:
+            ones = _ONES[(a.dtype, n)] = np.ones(n, a.dtype)
+        return np.vecdot(a, ones) if out is None else np.vecdot(a, ones, out=out)
+    return np.add.reduce(a, -1, None, out)
+
+
+_DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+DOT_MAX = 8192
+_ONES: dict[tuple[np.dtype[Any], int], Any] = {}  # the ones vectors, one per dtype and row length used
 
 
 def rows(fn: Callable[..., R], arrays: Sequence[Any], out: Any, axis: int, cost: float = 1.0) -> list[R]:
@@ -241,6 +328,8 @@ def rows(fn: Callable[..., R], arrays: Sequence[Any], out: Any, axis: int, cost:
     lead = 1 if axis % out.ndim == 0 else 0
     n = out.shape[lead]
     k = min(parts(int(size)), n)
+    if lead:  # blocks of columns: each a strided view, whose runs should stay long enough for SIMD loops
+        k = min(k, max(1, out.size // out.shape[0] // _MIN_RUN))
     if k <= 1:
         return [fn(*arrays, out=out)]
 
@@ -251,6 +340,9 @@ def rows(fn: Callable[..., R], arrays: Sequence[Any], out: Any, axis: int, cost:
     return map_ranges(chunk, n, k)
 
 
+_MIN_RUN = 256
+
+
 def flat(fn: Callable[..., Any], arrays: Sequence[Any], cost: float = 1.0) -> Any:
     """``fn(*arrays)`` for an elementwise kernel (a result of the first array's shape and dtype, each element
     from the same elements of the inputs: GELU, its gradient), split over the threads into contiguous runs of the
@@ -258,8 +350,7 @@ def flat(fn: Callable[..., Any], arrays: Sequence[Any], cost: float = 1.0) -> An
     a0 = arrays[0]
     if a0.size * cost < 2 * GRAIN or not _splittable(arrays) or any(a.shape != a0.shape for a in arrays):
         return fn(*arrays)
-    k = parts(int(a0.size * cost))
-    k = min(k, a0.size // 1024)  # a run of at least a few SIMD blocks
+    k = min(_chunks(int(a0.size * cost)), a0.size // 1024)  # a run of at least a few SIMD blocks
     if k <= 1:
         return fn(*arrays)
     out = np.empty(a0.shape, a0.dtype)
@@ -282,7 +373,7 @@ def matmul(a: Any, b: Any) -> Any:
     batch = math.prod(a.shape[:-2])
     m, kk, n = a.shape[-2], a.shape[-1], b.shape[-1]
     k = min(parts(batch * m * kk * n, _MATMUL_GRAIN), batch)
-    if k <= 1:
+    if threads_for(k) <= 1:  # one thread: one call (each product is the same however the stack is cut)
         return np.matmul(a, b)
     a3, b3 = a.reshape(batch, m, kk), b.reshape(batch, kk, n)  # views for the usual layouts, else one copy
     out = np.empty((batch, m, n), a.dtype)
