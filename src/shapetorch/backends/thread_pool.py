@@ -259,18 +259,25 @@ def reduce(f: Any, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
         return f.reduce(a, axis, None, None, keepdims)
     if len(axis) == a.ndim:  # everything: one flat run
         run = a.reshape(-1)
-        k = parts(run.size)
-        total = f.reduce(np.array(map_ranges(lambda lo, hi: _reduce_run(f, run[lo:hi]), run.size, k)), 0, None,
-                         None, False)
+        if f is np.add and run.dtype in _DOT_DTYPES:
+            total = _sum_run(run)
+        else:  # partial results of the chunks; a max, a min or an integer sum is exact, whatever the cut
+            k = _chunks(run.size) if f is not np.add or run.dtype.kind in "biu" else parts(run.size)
+            if k <= 1:
+                total = f.reduce(run, 0, None, None, False)
+            else:
+                partial = map_ranges(lambda lo, hi: f.reduce(run[lo:hi], 0, None, None, False), run.size, k)
+                total = f.reduce(np.array(partial), 0, None, None, False)
         return total.reshape((1,) * a.ndim) if keepdims else total
     if f is np.add and axis == (a.ndim - 1,) and a.dtype in _DOT_DTYPES:  # row sums, by rows
         rows2 = a.reshape(-1, a.shape[-1])
         out = np.empty(rows2.shape[0], a.dtype)
         map_ranges(lambda lo, hi: sum_last(rows2[lo:hi], out[lo:hi]), rows2.shape[0],
-                   min(parts(a.size), rows2.shape[0]))
+                   min(_chunks(a.size), rows2.shape[0]))  # each row's sum is the same however the rows are cut
         return out.reshape(a.shape[:-1] + ((1,) if keepdims else ()))
     n = a.shape[0]
-    k = min(parts(a.size), n)
+    inexact = 0 in axis and f is np.add and a.dtype.kind not in "biu"  # float partial sums: cut by size alone
+    k = min(parts(a.size) if inexact else _chunks(a.size), n)
     if k <= 1:
         return f.reduce(a, axis, None, None, keepdims)
     if 0 in axis:  # partial results, combined in chunk order
@@ -283,14 +290,17 @@ def reduce(f: Any, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
     return out
 
 
-def _reduce_run(f: Any, x: Any) -> Any:
-    """One chunk of a full reduction; a float32/float64 sum as the sums of its rows of ``_LANES`` elements
-    (:func:`sum_last`), then those summed pairwise."""
-    if f is np.add and x.dtype in _DOT_DTYPES and x.size >= 4 * _LANES:
-        whole = x.size - x.size % _LANES
-        total = np.add.reduce(sum_last(x[:whole].reshape(-1, _LANES)), None)
-        return total + np.add.reduce(x[whole:], 0) if whole < x.size else total
-    return f.reduce(x, 0, None, None, False)
+def _sum_run(x: Any) -> Any:
+    """The sum of a large float32/float64 run: the sums of its rows of ``_LANES`` elements (:func:`sum_last`, the
+    rows over the threads), then those added pairwise, then the leftover elements. The rows are the same however
+    the work is cut, so the result is too."""
+    whole = x.size - x.size % _LANES
+    rows = x[:whole].reshape(-1, _LANES)
+    sums = np.empty(rows.shape[0], x.dtype)
+    map_ranges(lambda lo, hi: sum_last(rows[lo:hi], sums[lo:hi]), rows.shape[0],
+               min(_chunks(x.size), rows.shape[0]))
+    total = np.add.reduce(sums, 0)
+    return total + np.add.reduce(x[whole:], 0) if whole < x.size else total
 
 
 _LANES = 4096
