@@ -330,16 +330,18 @@ def rows(fn: Callable[..., R], arrays: Sequence[Any], out: Any, axis: int, cost:
     """``fn(*arrays, out=out)`` for a kernel that works on each slice along ``axis`` alone (softmax, layer norm, ...)
     and writes a result of ``out``'s shape, split over the threads along another axis when the work is large;
     ``cost`` scales the work per element (a kernel of many passes splits sooner). Returns what ``fn`` returned for
-    each chunk, in the chunks' order (partial sums the caller adds up in a fixed order)."""
+    each chunk, in the chunks' order (partial sums the caller adds up in a fixed order: where ``axis`` is not the
+    first, the chunks depend on the size alone)."""
     size = out.size * cost
     if size < 2 * GRAIN or out.ndim < 2 or not _splittable((*arrays, out)) \
             or any(a.shape != out.shape for a in arrays):
         return [fn(*arrays, out=out)]
     lead = 1 if axis % out.ndim == 0 else 0
     n = out.shape[lead]
-    k = min(parts(int(size)), n)
-    if lead:  # blocks of columns: each a strided view, whose runs should stay long enough for SIMD loops
-        k = min(k, max(1, out.size // out.shape[0] // _MIN_RUN))
+    if lead:  # blocks of columns, strided views: NumPy pays per run, so as few and as wide as the threads allow
+        k = min(_chunks(int(size)), threads_for(n), max(1, out.size // out.shape[0] // _MIN_RUN))
+    else:  # blocks of at least GRAIN elements (they stay in L2 from one pass to the next), at least two
+        k = min(parts(int(size)), n, max(2, out.size // GRAIN))
     if k <= 1:
         return [fn(*arrays, out=out)]
 
@@ -350,7 +352,7 @@ def rows(fn: Callable[..., R], arrays: Sequence[Any], out: Any, axis: int, cost:
     return map_ranges(chunk, n, k)
 
 
-_MIN_RUN = 256
+_MIN_RUN = 512
 
 
 def flat(fn: Callable[..., Any], arrays: Sequence[Any], cost: float = 1.0) -> Any:
