@@ -311,3 +311,12 @@ def test_callers_on_several_threads_share_the_pool() -> None:
     for t in callers:
         t.join(120)
     assert got == [True] * 60
+
+
+def test_every_chunk_runs_once_whoever_claims_it() -> None:
+    st.set_num_threads(3)
+    for _ in range(20):
+        seen: list[int] = []
+        out = thread_pool.map_ranges(lambda lo, hi: seen.append(lo) or (lo, hi), 1000, 64)
+        assert out == [(1000 * i // 64, 1000 * (i + 1) // 64) for i in range(64)]
+        assert sorted(seen) == [lo for lo, _ in out]

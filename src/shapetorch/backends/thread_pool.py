@@ -85,25 +85,37 @@ def set_num_threads(n: int) -> None:
 class _Job:
     """One split kernel: ``k`` chunks that the caller and the woken workers claim one at a time (dynamic scheduling:
     a worker the scheduler wakes late, on a loaded machine, finds fewer chunks or none left, and the caller never
-    waits for a worker that has not started). ``next`` on an ``itertools.count`` is one C call under the GIL, so
-    claiming and counting the finished chunks need no lock."""
+    waits for a worker that has not started). The caller claims from the front and the workers from the back, so
+    with two threads each call gives each thread about the same range as the call before, as a static split would:
+    the data a chain of elementwise ops passes along can stay in that core's cache."""
 
-    __slots__ = ("bounds", "claim", "done", "errors", "finished", "fn", "k", "results")
+    __slots__ = ("bounds", "done", "errors", "finished", "fn", "hi", "k", "lo", "lock", "results")
 
     def __init__(self, fn: Callable[[int, int], Any], bounds: list[int]) -> None:
         self.fn = fn
         self.bounds = bounds
         self.k = len(bounds) - 1
-        self.claim = itertools.count()
-        self.finished = itertools.count(1)
+        self.lo, self.hi = 0, self.k  # the chunks not yet claimed
+        self.lock = threading.Lock()
+        self.finished = itertools.count(1)  # ``next`` on it is one C call under the GIL: no lock needed
         self.results: list[Any] = [None] * self.k
         self.errors: list[tuple[int, BaseException]] = []
         self.done = threading.Lock()  # held until the last chunk finishes, whoever runs it
         self.done.acquire()
 
-    def work(self) -> None:
+    def _claim(self, from_back: bool) -> int:
+        with self.lock:
+            if self.lo >= self.hi:
+                return -1
+            if from_back:
+                self.hi -= 1
+                return self.hi
+            self.lo += 1
+            return self.lo - 1
+
+    def work(self, from_back: bool) -> None:
         fn, bounds, k = self.fn, self.bounds, self.k
-        while (i := next(self.claim)) < k:
+        while (i := self._claim(from_back)) >= 0:
             try:
                 self.results[i] = fn(bounds[i], bounds[i + 1])
             except BaseException as e:  # re-raised on the caller's thread, after every chunk has finished
@@ -115,7 +127,7 @@ class _Job:
 def _worker(queue: SimpleQueue[_Job | None]) -> None:
     _LOCAL.busy = True  # a kernel called from a chunk runs whole on this thread
     while (job := queue.get()) is not None:
-        job.work()
+        job.work(True)
 
 
 def _wake(n: int) -> SimpleQueue[_Job | None]:
@@ -174,7 +186,7 @@ def map_ranges(fn: Callable[[int, int], R], n: int, k: int) -> list[R]:
         queue.put(job)
     _LOCAL.busy = True
     try:
-        job.work()
+        job.work(False)
     finally:
         _LOCAL.busy = False
     job.done.acquire()  # the chunks a worker still runs write into buffers the caller owns
