@@ -259,6 +259,13 @@ def test_large_sum_is_as_accurate_as_a_pairwise_sum(threads: int) -> None:
     rows = x.reshape(512, 8192)
     exact_rows = rows.astype(np.float64).sum(1)
     assert np.max(np.abs(st.tensor(rows).sum(1).numpy() - exact_rows) / exact_rows) < 2e-7
+    for n in (8192, 8193, 300):  # rows at the dot products' limit, past it, and short
+        part = x[: (x.size // n) * n].reshape(-1, n)
+        exact = part.astype(np.float64).sum(1)
+        assert np.max(np.abs(st.tensor(part).sum(-1).numpy() - exact) / exact) < 2e-7
+        strided = st.tensor(part).t()  # not contiguous: NumPy's own reduction
+        np.testing.assert_allclose(strided.sum(0).numpy(), exact, rtol=2e-7)
+        np.testing.assert_allclose(strided.sum().item(), exact.sum(), rtol=2e-7)
 
 
 def _results(a: np.ndarray) -> list[np.ndarray]:

@@ -326,16 +326,16 @@ def sum_last(a: Any, out: Any = None) -> Any:
     OpenBLAS start its own threads (over 10000 elements), so they take NumPy's loop."""
     n = a.shape[-1]
     if a.dtype in _DOT_DTYPES and 0 < n <= DOT_MAX and a.strides[-1] == a.itemsize and type(a) is np.ndarray:
-        ones = _ONES.get((a.dtype, n))
+        ones = _ONES.get(a.dtype)
         if ones is None:
-            ones = _ONES[(a.dtype, n)] = np.ones(n, a.dtype)
-        return np.vecdot(a, ones) if out is None else np.vecdot(a, ones, out=out)
+            ones = _ONES[a.dtype] = np.ones(DOT_MAX, a.dtype)
+        return np.vecdot(a, ones[:n]) if out is None else np.vecdot(a, ones[:n], out=out)
     return np.add.reduce(a, -1, None, out)
 
 
 _DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 DOT_MAX = 8192
-_ONES: dict[tuple[np.dtype[Any], int], Any] = {}  # the ones vectors, one per dtype and row length used
+_ONES: dict[np.dtype[Any], Any] = {}  # DOT_MAX ones per dtype, sliced to each row's length
 
 
 def rows(fn: Callable[..., R], arrays: Sequence[Any], out: Any, axis: int, cost: float = 1.0) -> list[R]:
