@@ -267,7 +267,7 @@ def reduce(f: Any, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
     chunks' partial results are combined with ``f.reduce``. The chunks depend on the size alone, so one thread or
     many give the same result; the order of the additions differs from NumPy's pairwise order, as torch's does.
     ``f`` is typed ``Any``: NumPy's stubs have no overload for ``reduce``'s positional form, the cheapest call."""
-    if a.size < _SPLIT or a.ndim == 0 or not axis or not _splittable((a,)):
+    if a.size < (DOT_MIN if f is np.add else _SPLIT) or a.ndim == 0 or not axis or not _splittable((a,)):
         return f.reduce(a, axis, None, None, keepdims)
     if len(axis) == a.ndim:  # everything: one flat run
         run = a.reshape(-1)
@@ -316,6 +316,7 @@ def _sum_run(x: Any) -> Any:
 
 
 _LANES = 4096
+DOT_MIN = 4 * _LANES  # a float sum this large takes the dot products, split or not
 
 
 def sum_last(a: Any, out: Any = None) -> Any:
