@@ -327,3 +327,36 @@ def test_every_chunk_runs_once_whoever_claims_it() -> None:
         out = thread_pool.map_ranges(lambda lo, hi: seen.append(lo) or (lo, hi), 1000, 64)
         assert out == [(1000 * i // 64, 1000 * (i + 1) // 64) for i in range(64)]
         assert sorted(seen) == [lo for lo, _ in out]
+
+
+def _within_ulps(ours: np.ndarray, theirs: np.ndarray, eps: float, ulps: int) -> None:
+    """Each element within ``ulps`` units in the last place of torch's (at the next power of two above it)."""
+    scale = np.exp2(np.ceil(np.log2(np.maximum(np.abs(theirs), 2.0**-14))))
+    bad = np.abs(ours - theirs) > ulps * eps * scale
+    assert not bad.any(), f"{bad.sum()} elements off, e.g. {ours[bad][:3]} vs {theirs[bad][:3]}"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_softmax_computes_in_float32_as_torch(dtype: str) -> None:
+    a = np.random.default_rng(10).standard_normal((600, 500)).astype(np.float32) * 3
+    g = np.random.default_rng(11).standard_normal((600, 500)).astype(np.float32)
+    eps = 2.0**-10 if dtype == "float16" else 2.0**-7  # one ulp at 1.0
+    for ours_fn, torch_fn in ((st.softmax, torch.softmax), (st.log_softmax, torch.log_softmax)):
+        x = st.tensor(a).to(getattr(st, dtype)).requires_grad_()
+        tx = torch.tensor(a).to(getattr(torch, dtype)).requires_grad_()
+        ours, theirs = ours_fn(x, -1), torch_fn(tx, -1)
+        assert ours.dtype.name == dtype
+        # rounded once from float32 (rounding each pass in half precision was off by many ulp): softmax within
+        # two ulp of torch's; log_softmax within one of the exact value (torch rounds its log-sum to the half
+        # dtype first, which x - log-sum magnifies where they nearly cancel)
+        got = ours.detach().float().numpy()
+        if ours_fn is st.softmax:
+            _within_ulps(got, theirs.detach().float().numpy(), eps, 2)
+        else:
+            exact = torch_fn(torch.tensor(x.detach().float().numpy(), dtype=torch.float64), -1).numpy()
+            _within_ulps(got, exact, eps, 1)
+        ours.backward(st.tensor(g).to(getattr(st, dtype)))
+        theirs.backward(torch.tensor(g).to(getattr(torch, dtype)))
+        assert x.grad.dtype.name == dtype
+        # g - exp(y) * sum(g) cancels: its error is an ulp of the terms, not of the (smaller) result
+        np.testing.assert_allclose(x.grad.float().numpy(), tx.grad.float().numpy(), rtol=4 * eps, atol=4 * eps)

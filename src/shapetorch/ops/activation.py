@@ -193,12 +193,11 @@ def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
     # in [1, 2^64]: then no exp overflowed, an exp that underflowed belongs to a result below float32's smallest
     # normal number, and the reciprocal is normal, so the values are torch's exp(x - max) / sum to a few ulp.
     # Otherwise (a large logit, a row of very negative ones, inf or NaN) the block is redone shifted, as torch.
-    if a.dtype.itemsize >= 4:
-        np.exp(a, out=out)
-        total = _sum(out, axis)
-        if _between(total, 1.0, 2.0**64):
-            out *= np.reciprocal(total, out=total)
-            return
+    np.exp(a, out=out)
+    total = _sum(out, axis)
+    if _between(total, 1.0, 2.0**64):
+        out *= np.reciprocal(total, out=total)
+        return
     _shifted_exp(a, axis, out)
     total = _sum(out, axis)
     out *= np.reciprocal(total, out=total)  # as torch's CPU kernel: one division per row, a product per element
@@ -207,12 +206,11 @@ def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
 def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
     # x - log(sum(exp(x))) without the max's two passes when every row's log-sum lies in [-16.6, 16.6]: the
     # subtraction then loses no more than torch's (x - max) - log(sum(exp(x - max))) does.
-    if a.dtype.itemsize >= 4:
-        np.exp(a, out=out)
-        total = _sum(out, axis)
-        if _between(total, 2.0**-24, 2.0**24):
-            np.subtract(a, np.log(total, out=total), out=out)
-            return
+    np.exp(a, out=out)
+    total = _sum(out, axis)
+    if _between(total, 2.0**-24, 2.0**24):
+        np.subtract(a, np.log(total, out=total), out=out)
+        return
     np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)  # (x - max) - log(sum(exp(x - max)))
     out -= np.log(_sum(np.exp(out), axis))
 
@@ -241,6 +239,8 @@ def _by_rows(rows: Callable[..., None], passes: float) -> Callable[..., Any]:
         a = arrays[0]
         if not a.size:
             return np.exp(a) if rows is _softmax_rows else a.copy()
+        if a.dtype.itemsize < 4:  # float16/bfloat16 computed in float32 and rounded once, as torch's CPU kernels
+            return kernel(*(x.astype(np.float32) for x in arrays), axis=axis).astype(a.dtype)
         out = np.empty_like(a)
         thread_pool.rows(functools.partial(rows, axis=axis), arrays, out, axis, passes)
         return out
