@@ -1,6 +1,6 @@
 """Per-op overhead on tiny tensors and throughput on large ones, against torch (CPU) and NumPy in one run.
 
-Run: ``python -m bench.bench_ops [--quick] [--json PATH]``. Ratios are shapetorch time / peer time
+Run: ``python -m bench.bench_ops [--quick] [--only large] [--threads N] [--clock cpu] [--json PATH]``. Ratios are shapetorch time / peer time
 (below 1 is faster than the peer). Tests never assert these numbers; this script reports them.
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ import torch
 
 import shapetorch as st
 
-from ._timing import fmt_time, per_call
+from ._timing import compare, fmt_time
 
 Case = tuple[str, Callable[[], Any], Callable[[], Any], Callable[[], Any] | None]
 
@@ -52,20 +53,45 @@ def tiny_backward_cases() -> list[Case]:
 
 
 def large_cases(quick: bool) -> list[Case]:
+    """Large elementwise ops, reductions and the softmax family (issue 17's 1.2x-of-torch target): at 1e6 elements
+    (where splitting over the threads pays least) and, in full runs, at 1e7; softmax over rows of 512 (quick) or
+    1024 elements, forward and forward+backward."""
     n = 512 if quick else 1024
-    m = 1_000_000 if quick else 10_000_000
-    a, b = st.rand(n, n), st.rand(n, n)
-    x, y = st.rand(m), st.rand(m)
+    sizes = (1_000_000,) if quick else (1_000_000, 10_000_000)
     s = st.rand(4 * n, n)
-    ta, tb, tx, ty, ts = (torch.from_numpy(t.numpy().copy()) for t in (a, b, x, y, s))
-    na, nb, nx, ny, ns = a.numpy(), b.numpy(), x.numpy(), y.numpy(), s.numpy()
-    return [
-        (f"matmul {n}x{n}", lambda: a @ b, lambda: ta @ tb, lambda: na @ nb),
-        (f"add {m:.0e}", lambda: x + y, lambda: tx + ty, lambda: nx + ny),
-        (f"exp {m:.0e}", lambda: x.exp(), lambda: tx.exp(), lambda: np.exp(nx)),
-        (f"sum {m:.0e}", lambda: x.sum(), lambda: tx.sum(), lambda: np.add.reduce(nx)),
+    g = st.rand(4 * n, n)
+    ts, tg = torch.from_numpy(s.numpy().copy()), torch.from_numpy(g.numpy().copy())
+    ns = s.numpy()
+    a, b = st.rand(n, n), st.rand(n, n)
+    ta, tb, na, nb = torch.from_numpy(a.numpy().copy()), torch.from_numpy(b.numpy().copy()), a.numpy(), b.numpy()
+    cases: list[Case] = [(f"matmul {n}x{n}", lambda: a @ b, lambda: ta @ tb, lambda: na @ nb)]
+    for m in sizes:
+        x, y = st.rand(m), st.rand(m)
+        tx, ty, nx, ny = torch.from_numpy(x.numpy().copy()), torch.from_numpy(y.numpy().copy()), x.numpy(), y.numpy()
+        cases += [
+            (f"add {m:.0e}", lambda x=x, y=y: x + y, lambda tx=tx, ty=ty: tx + ty, lambda nx=nx, ny=ny: nx + ny),
+            (f"exp {m:.0e}", lambda x=x: x.exp(), lambda tx=tx: tx.exp(), lambda nx=nx: np.exp(nx)),
+            (f"sum {m:.0e}", lambda x=x: x.sum(), lambda tx=tx: tx.sum(), lambda nx=nx: np.add.reduce(nx)),
+            (f"amax {m:.0e}", lambda x=x: x.amax(), lambda tx=tx: tx.amax(), lambda nx=nx: np.maximum.reduce(nx)),
+        ]
+    cases += [
+        (f"sum(-1) {4 * n}x{n}", lambda: s.sum(-1), lambda: ts.sum(-1), lambda: np.add.reduce(ns, -1)),
         (f"softmax {4 * n}x{n}", lambda: s.softmax(-1), lambda: ts.softmax(-1), lambda: _np_softmax(ns)),
+        (f"log_softmax {4 * n}x{n}", lambda: s.log_softmax(-1), lambda: ts.log_softmax(-1), None),
+        (f"softmax(0) {4 * n}x{n}", lambda: s.softmax(0), lambda: ts.softmax(0), None),
+        (f"softmax fwd+bwd {4 * n}x{n}", _softmax_step(st, s, g), _softmax_step(torch, ts, tg), None),
     ]
+    return cases
+
+
+def _softmax_step(lib: Any, x: Any, g: Any) -> Callable[[], Any]:
+    """Softmax over rows and its input gradient (``torch.autograd.grad``), in either library."""
+    leaf = x.detach().clone().requires_grad_()
+
+    def step() -> Any:
+        return lib.autograd.grad(leaf.softmax(-1), leaf, g)
+
+    return step
 
 
 def _np_softmax(a: np.ndarray) -> np.ndarray:
@@ -73,15 +99,19 @@ def _np_softmax(a: np.ndarray) -> np.ndarray:
     return e / e.sum(-1, keepdims=True)
 
 
-def run(quick: bool = False) -> list[dict[str, Any]]:
+def run(quick: bool = False, groups: tuple[str, ...] = ("tiny", "tiny+backward", "large"),
+        clock: Callable[[], float] | None = None) -> list[dict[str, Any]]:
+    """Each case timed against its peers in interleaved rounds (``_timing.compare``: each library's best round),
+    so that load from other processes hits every library alike."""
     torch.set_grad_enabled(True)
     min_time = 0.05 if quick else 0.2
+    makers = {"tiny": tiny_cases, "tiny+backward": tiny_backward_cases, "large": lambda: large_cases(quick)}
     rows = []
-    for group, cases in (("tiny", tiny_cases()), ("tiny+backward", tiny_backward_cases()), ("large", large_cases(quick))):
-        for name, ours, theirs, numpy_fn in cases:
-            t_ours = per_call(ours, min_time)
-            t_torch = per_call(theirs, min_time)
-            t_np = per_call(numpy_fn, min_time) if numpy_fn else None
+    for group in groups:
+        for name, ours, theirs, numpy_fn in makers[group]():
+            fns = {"shapetorch": ours, "torch": theirs, **({"numpy": numpy_fn} if numpy_fn else {})}
+            got = compare(fns, min_time, repeat=5 if quick else 7, **({} if clock is None else {"clock": clock}))
+            t_ours, t_torch, t_np = got["shapetorch"], got["torch"], got.get("numpy")
             rows.append({
                 "group": group, "case": name, "shapetorch_s": t_ours, "torch_s": t_torch, "numpy_s": t_np,
                 "vs_torch": t_ours / t_torch, "vs_numpy": (t_ours / t_np) if t_np else None,
@@ -102,9 +132,21 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", help="also write the rows as JSON here")
+    parser.add_argument("--only", nargs="+", choices=("tiny", "tiny+backward", "large"),
+                        default=["tiny", "tiny+backward", "large"], help="run only these groups")
+    parser.add_argument("--threads", type=int, default=st.get_num_threads(),
+                        help="torch's and shapetorch's intra-op threads (default: shapetorch's default, torch's "
+                             "physical cores); give NumPy's BLAS the same with OPENBLAS_NUM_THREADS")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: the process's CPU time, all threads (on a shared machine, time spent "
+                             "descheduled counts for nobody; torch's OpenMP threads spin while they wait, which "
+                             "counts)")
     args = parser.parse_args(argv)
-    torch.set_num_threads(torch.get_num_threads())
-    rows = run(args.quick)
+    torch.set_num_threads(max(1, args.threads))
+    st.set_num_threads(max(1, args.threads))
+    print(f"threads: shapetorch {st.get_num_threads()}, torch {torch.get_num_threads()}; clock {args.clock}; "
+          "best of interleaved rounds")
+    rows = run(args.quick, tuple(args.only), time.process_time if args.clock == "cpu" else None)
     print_table(rows)
     if args.json:
         with open(args.json, "w") as f:

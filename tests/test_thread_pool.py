@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 
 import numpy as np
@@ -193,7 +194,7 @@ def test_a_chunk_does_not_split_again() -> None:
     st.set_num_threads(2)
     inner = thread_pool.map_ranges(lambda lo, hi: thread_pool.parts(10 * BIG), 2, 2)
     assert inner == [1, 1]
-    assert thread_pool.parts(10 * BIG) == 2
+    assert thread_pool.parts(10 * BIG) == 10 * BIG // thread_pool.GRAIN  # outside a chunk: one per grain
 
 
 def _child_sum(q: multiprocessing.Queue[float]) -> None:
@@ -211,3 +212,151 @@ def test_a_forked_child_gets_its_own_pool() -> None:
     p.join(60)
     assert p.exitcode == 0, "the child hung or failed on a split kernel"
     assert q.get(timeout=5) == BIG
+
+
+# -- the fused softmax kernels, sums as dot products, and results that do not depend on the thread count ----------
+
+def _softmax_cases() -> list[np.ndarray]:
+    rng = np.random.default_rng(5)
+    cases = [rng.standard_normal((700, 400)) * 4, rng.standard_normal((7, 300)) * 4]  # above and below the split
+    edge = rng.standard_normal((700, 400)) * 4
+    edge[3] += 200.0  # exp overflows: the block is redone shifted by the row's max
+    edge[11] -= 300.0  # every exp underflows
+    edge[20, :390] = -np.inf  # a masked row, 10 entries left
+    edge[21, 5] = np.nan
+    edge[22, 7] = np.inf
+    edge[30] = -3.0  # every row sum below 1: the shifted path
+    cases.append(edge)
+    return cases
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", range(3))
+def test_softmax_kernels_as_torch_on_edges_dims_and_layouts(threads: int, dtype: type, case: int) -> None:
+    a = _softmax_cases()[case].astype(dtype)
+    g = np.random.default_rng(6).standard_normal(a.shape).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    views = {"rows": (a, -1), "cols": (a, 0), "transposed": (a.T, -1), "3-d middle": (a.reshape(7, -1, a.shape[-1]), 1)}
+    for name, (x, dim) in views.items():
+        for ours_fn, torch_fn in ((st.softmax, torch.softmax), (st.log_softmax, torch.log_softmax)):
+            xs, xt = st.tensor(x).requires_grad_(), torch.tensor(x).requires_grad_()
+            ours, theirs = ours_fn(xs, dim), torch_fn(xt, dim)
+            assert ours.dtype.name == str(theirs.dtype).split(".")[1], name
+            np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol,
+                                       err_msg=f"{ours_fn.__name__} {name}")
+            gx = g.T if name == "transposed" else g.reshape(x.shape)
+            ours.backward(st.tensor(gx))
+            theirs.backward(torch.tensor(gx))
+            np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=tol, atol=tol,
+                                       err_msg=f"{ours_fn.__name__} backward {name}")
+
+
+def test_large_sum_is_as_accurate_as_a_pairwise_sum(threads: int) -> None:
+    x = np.random.default_rng(7).random(1 << 22).astype(np.float32)
+    exact = x.astype(np.float64).sum()
+    ours = float(st.tensor(x).sum().item())
+    assert abs(ours - exact) / exact < 2e-7  # a sum that adds the elements in order is off by about 1e-4 here
+    rows = x.reshape(512, 8192)
+    exact_rows = rows.astype(np.float64).sum(1)
+    assert np.max(np.abs(st.tensor(rows).sum(1).numpy() - exact_rows) / exact_rows) < 2e-7
+    for n in (8192, 8193, 300):  # rows at the dot products' limit, past it, and short
+        part = x[: (x.size // n) * n].reshape(-1, n)
+        exact = part.astype(np.float64).sum(1)
+        assert np.max(np.abs(st.tensor(part).sum(-1).numpy() - exact) / exact) < 2e-7
+        strided = st.tensor(part).t()  # not contiguous: NumPy's own reduction
+        np.testing.assert_allclose(strided.sum(0).numpy(), exact, rtol=2e-7)
+        np.testing.assert_allclose(strided.sum().item(), exact.sum(), rtol=2e-7)
+
+
+def _results(a: np.ndarray) -> list[np.ndarray]:
+    x = st.tensor(a)
+    return [r.numpy() for r in (x.sum(), x.sum(0), x.sum(-1), x.sum((0, 2)), x.amax(1), x.mean(), x.softmax(-1),
+                                x.log_softmax(1), x.softmax(0), x.exp(), x * 3.0)]
+
+
+def test_one_thread_or_many_give_the_same_bits() -> None:
+    a = np.random.default_rng(8).standard_normal((30, 200, 300)).astype(np.float32)
+    st.set_num_threads(1)
+    one = _results(a)
+    for n in (2, 3):
+        st.set_num_threads(n)
+        for r1, rn in zip(one, _results(a), strict=True):
+            assert r1.dtype == rn.dtype and r1.shape == rn.shape
+            assert np.array_equal(r1, rn, equal_nan=True)
+
+
+def test_the_caller_runs_every_chunk_when_no_worker_is_free() -> None:
+    st.set_num_threads(3)
+    thread_pool.map_ranges(lambda lo, hi: None, 2, 2)  # the workers exist
+    release = threading.Event()
+    blockers = [thread_pool._Job(lambda lo, hi: release.wait(60), [0, 1]) for _ in range(thread_pool._STATE.workers)]
+    for job in blockers:
+        thread_pool._STATE.queue.put(job)
+    try:
+        ran: list[str] = []
+        out = thread_pool.map_ranges(lambda lo, hi: ran.append(threading.current_thread().name) or lo, 40, 8)
+        assert out == [40 * i // 8 for i in range(8)]
+        assert set(ran) == {threading.current_thread().name}
+    finally:
+        release.set()
+    for job in blockers:
+        assert job.done.acquire(timeout=60)
+
+
+def test_callers_on_several_threads_share_the_pool() -> None:
+    st.set_num_threads(2)
+    x = np.random.default_rng(9).standard_normal((600, 500)).astype(np.float32)
+    want = np.exp(x)
+    got: list[bool] = []
+
+    def run() -> None:
+        got.extend(np.array_equal(st.tensor(x).exp().numpy(), want) for _ in range(20))
+
+    callers = [threading.Thread(target=run) for _ in range(3)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join(120)
+    assert got == [True] * 60
+
+
+def test_every_chunk_runs_once_whoever_claims_it() -> None:
+    st.set_num_threads(3)
+    for _ in range(20):
+        seen: list[int] = []
+        out = thread_pool.map_ranges(lambda lo, hi: seen.append(lo) or (lo, hi), 1000, 64)
+        assert out == [(1000 * i // 64, 1000 * (i + 1) // 64) for i in range(64)]
+        assert sorted(seen) == [lo for lo, _ in out]
+
+
+def _within_ulps(ours: np.ndarray, theirs: np.ndarray, eps: float, ulps: int) -> None:
+    """Each element within ``ulps`` units in the last place of torch's (at the next power of two above it)."""
+    scale = np.exp2(np.ceil(np.log2(np.maximum(np.abs(theirs), 2.0**-14))))
+    bad = np.abs(ours - theirs) > ulps * eps * scale
+    assert not bad.any(), f"{bad.sum()} elements off, e.g. {ours[bad][:3]} vs {theirs[bad][:3]}"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_softmax_computes_in_float32_as_torch(dtype: str) -> None:
+    a = np.random.default_rng(10).standard_normal((600, 500)).astype(np.float32) * 3
+    g = np.random.default_rng(11).standard_normal((600, 500)).astype(np.float32)
+    eps = 2.0**-10 if dtype == "float16" else 2.0**-7  # one ulp at 1.0
+    for ours_fn, torch_fn in ((st.softmax, torch.softmax), (st.log_softmax, torch.log_softmax)):
+        x = st.tensor(a).to(getattr(st, dtype)).requires_grad_()
+        tx = torch.tensor(a).to(getattr(torch, dtype)).requires_grad_()
+        ours, theirs = ours_fn(x, -1), torch_fn(tx, -1)
+        assert ours.dtype.name == dtype
+        # rounded once from float32 (rounding each pass in half precision was off by many ulp): softmax within
+        # two ulp of torch's; log_softmax within one of the exact value (torch rounds its log-sum to the half
+        # dtype first, which x - log-sum magnifies where they nearly cancel)
+        got = ours.detach().float().numpy()
+        if ours_fn is st.softmax:
+            _within_ulps(got, theirs.detach().float().numpy(), eps, 2)
+        else:
+            exact = torch_fn(torch.tensor(x.detach().float().numpy(), dtype=torch.float64), -1).numpy()
+            _within_ulps(got, exact, eps, 1)
+        ours.backward(st.tensor(g).to(getattr(st, dtype)))
+        theirs.backward(torch.tensor(g).to(getattr(torch, dtype)))
+        assert x.grad.dtype.name == dtype
+        # g - exp(y) * sum(g) cancels: its error is an ulp of the terms, not of the (smaller) result
+        np.testing.assert_allclose(x.grad.float().numpy(), tx.grad.float().numpy(), rtol=4 * eps, atol=4 * eps)

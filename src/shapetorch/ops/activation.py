@@ -169,28 +169,68 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 # -- softmax family -------------------------------------------------------------------------------------
 
 # Each kernel writes into a buffer of the result's shape, one pass after another (out=), and works on each slice
-# along ``axis`` alone, so a large input splits over the intra-op threads by rows (``thread_pool.rows``).
-def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
+# along ``axis`` alone, so a large input splits into blocks of rows (``thread_pool.rows``): over the intra-op
+# threads, and small enough that a block's passes find it in the cache. Row sums along the last axis are dot
+# products with ones (``thread_pool.sum_last``).
+def _sum(a: Any, axis: int) -> Any:
+    if axis in (-1, a.ndim - 1):
+        return thread_pool.sum_last(a)[..., None]
+    return np.add.reduce(a, axis, keepdims=True)
+
+
+def _between(t: Any, lo: float, hi: float) -> bool:
+    """Every element of ``t`` in ``[lo, hi]`` (False for a NaN: NumPy's min and max keep it)."""
+    return bool(np.minimum.reduce(t, None) >= lo) and bool(np.maximum.reduce(t, None) <= hi)
+
+
+def _shifted_exp(a: Any, axis: int, out: Any) -> None:
     np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)
     np.exp(out, out=out)
-    total = np.add.reduce(out, axis, keepdims=True)
+
+
+def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
+    # exp(x) / sum(exp(x)) without subtracting the row's max first (two passes fewer) when every row's sum lies
+    # in [1, 2^64]: then no exp overflowed, an exp that underflowed belongs to a result below float32's smallest
+    # normal number, and the reciprocal is normal, so the values are torch's exp(x - max) / sum to a few ulp.
+    # Otherwise (a large logit, a row of very negative ones, inf or NaN) the block is redone shifted, as torch.
+    np.exp(a, out=out)
+    total = _sum(out, axis)
+    if _between(total, 1.0, 2.0**64):
+        out *= np.reciprocal(total, out=total)
+        return
+    _shifted_exp(a, axis, out)
+    total = _sum(out, axis)
     out *= np.reciprocal(total, out=total)  # as torch's CPU kernel: one division per row, a product per element
 
 
 def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
-    np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)
-    out -= np.log(np.add.reduce(np.exp(out), axis, keepdims=True))
+    # x - log(sum(exp(x))) without the max's two passes when every row's log-sum lies in [-16.6, 16.6]: the
+    # subtraction then loses no more than torch's (x - max) - log(sum(exp(x - max))) does.
+    np.exp(a, out=out)
+    total = _sum(out, axis)
+    if _between(total, 2.0**-24, 2.0**24):
+        np.subtract(a, np.log(total, out=total), out=out)
+        return
+    np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)  # (x - max) - log(sum(exp(x - max)))
+    out -= np.log(_sum(np.exp(out), axis))
 
 
 def _softmax_backward_rows(y: Any, g: Any, *, axis: int, out: Any) -> None:
-    np.multiply(g, y, out=out)  # y * (g - sum(g * y))
-    np.subtract(g, np.add.reduce(out, axis, keepdims=True), out=out)
+    # y * (g - sum(g * y)), the row sums as dot products (no product buffer) along the last axis
+    if axis in (-1, y.ndim - 1) and y.dtype in _DOT_DTYPES and y.shape[-1] <= thread_pool.DOT_MAX:
+        dot = np.vecdot(g, y)[..., None]
+    else:
+        dot = np.add.reduce(np.multiply(g, y, out=out), axis, keepdims=True)
+    np.subtract(g, dot, out=out)
     out *= y
+
+
+_DOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _log_softmax_backward_rows(y: Any, g: Any, *, axis: int, out: Any) -> None:
     np.exp(y, out=out)  # g - exp(y) * sum(g)
-    out *= np.add.reduce(g, axis, keepdims=True)
+    out *= _sum(g, axis)
     np.subtract(g, out, out=out)
 
 
@@ -199,6 +239,8 @@ def _by_rows(rows: Callable[..., None], passes: float) -> Callable[..., Any]:
         a = arrays[0]
         if not a.size:
             return np.exp(a) if rows is _softmax_rows else a.copy()
+        if a.dtype.itemsize < 4:  # float16/bfloat16 computed in float32 and rounded once, as torch's CPU kernels
+            return kernel(*(x.astype(np.float32) for x in arrays), axis=axis).astype(a.dtype)
         out = np.empty_like(a)
         thread_pool.rows(functools.partial(rows, axis=axis), arrays, out, axis, passes)
         return out

@@ -62,7 +62,7 @@ def _extreme_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
 
 
 def _sum_kernel(a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
-    if a.size >= _SPLIT:  # large: over the intra-op threads
+    if a.size >= thread_pool.DOT_MIN:  # large: row sums as dot products, over the intra-op threads
         return thread_pool.reduce(np.add, a, axis, keepdims)
     return np.add.reduce(a, axis, None, None, keepdims)  # type: ignore[call-overload]  # np.sum's wrapper costs more than the sum
 
@@ -70,9 +70,6 @@ def _sum_kernel(a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
 def _extreme_kernel(f: np.ufunc) -> Any:
     """amax/amin: ``np.maximum.reduce`` (what ``np.amax`` calls), over the threads when the input is large."""
     return lambda a, axis, keepdims: thread_pool.reduce(f, a, axis, keepdims)
-
-
-_SPLIT = 2 * thread_pool.GRAIN
 
 
 _SUM = Prim("sum", _sum_kernel, lambda g, n: (_grad_back(g, n),))
