@@ -223,12 +223,19 @@ def register_dtype(name: str, *, storage: str, components: int = 1) -> type[DTyp
 
 # -- introspection ------------------------------------------------------------------------------------------
 
+def _every_function() -> dict[str, Callable[..., Any]]:
+    """The whole table: torch's names for nn functions (``conv2d``, ...) register when nn loads, so load it."""
+    import shapetorch.nn.toplevel  # noqa: F401
+
+    return FUNCTIONS
+
+
 def list_ops() -> list[str]:
-    return sorted(FUNCTIONS)
+    return sorted(_every_function())
 
 
 def list_functions() -> list[str]:
-    return sorted(FUNCTIONS)
+    return sorted(_every_function())
 
 
 def list_methods() -> list[str]:
@@ -282,7 +289,7 @@ def has_method(name: str) -> bool:
 
 def get_op_info(name: str) -> dict[str, Any]:
     """What is known about a public op or primitive: category, devices with kernels, autograd, docs."""
-    if name not in FUNCTIONS and name not in PRIMS:
+    if name not in _every_function() and name not in PRIMS:
         fail("op_not_found_error", op="get_op_info", name=name, hint=did_you_mean(name, [*FUNCTIONS, *PRIMS]))
     prim = PRIMS.get(name)
     fn = FUNCTIONS.get(name)
@@ -364,6 +371,7 @@ def coverage_report(ops: Sequence[str] | None = None, devices: Sequence[str] | N
     """
     from ._grad_mode import enable_grad
 
+    _every_function()
     names = sorted(ops if ops is not None else (n for n, c in CATEGORY.items() if c not in _NOT_PROBED))
     devs = list(devices) if devices is not None else ["cpu"]
     rows = []
