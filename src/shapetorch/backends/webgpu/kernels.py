@@ -6,6 +6,7 @@ over the same buffer; everything else records dispatches of the shaders from :mo
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 from ..._engine.primitives import PRIMS
 from ..._errors import fail
 from . import attention as fused_attention
+from . import chunks
 from . import codegen as G
 from . import layer_norm as layer_norm_grads
 from . import loss as fused_loss
@@ -80,6 +82,9 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     n = math.prod(shape)
     if n == 0 or out.st is None:
         return out
+    if chunks.large(out) or any(isinstance(x, WArray) and chunks.large(x) for _, x, _ in operands):
+        _elementwise_chunks(expr, out, operands, shape, extra, check, helpers)
+        return out
     out_c = out.contiguous and out.shape == shape
     meta: list[int] = [n, len(shape), *shape, out.offset, *_bstrides(out, shape)]
     spec = []
@@ -108,6 +113,27 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra), check, helpers)
     RT.dispatch(wgsl, bufs, meta, _grid(n))
     return out
+
+
+def _elementwise_chunks(expr: str, out: WArray, operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
+                        shape: tuple[int, ...], extra: Sequence[float], check: str, helpers: str) -> None:
+    """:func:`elementwise` over a tensor larger than one binding: one dispatch per chunk (``chunks``)."""
+    if re.search(r"\bi\b", expr):  # the thread index would restart at 0 in every chunk (``arange`` chunks itself)
+        RT._too_large(out.size * out.itemsize)
+    # an operand sharing the output's buffer is read from a copy, as in one dispatch (a buffer may not be bound for
+    # writing and reading at once, whatever the ranges)
+    ops = [(nm, contiguous_copy(x) if isinstance(x, WArray) and x.st is out.st else x, dt) for nm, x, dt in operands]
+    arrays = [i for i, (_, x, _) in enumerate(ops) if isinstance(x, WArray)]
+    views = [_view(out, shape, _bstrides(out, shape))]
+    views += [_view(ops[i][1], shape, _bstrides(ops[i][1], shape)) for i in arrays]
+
+    def run(part: tuple[int, ...], vs: list[WArray]) -> None:
+        now = list(ops)
+        for i, v in zip(arrays, vs[1:]):
+            now[i] = (now[i][0], v, now[i][2])
+        elementwise(expr, out.dtype, now, part, out=vs[0], extra=extra, check=check, helpers=helpers)
+
+    chunks.chunked(shape, views, run)
 
 
 def contiguous_copy(a: WArray) -> WArray:
@@ -142,7 +168,16 @@ def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> WArray:
     """``start + i * step`` (integers; the last value is range-checked against int32 like an upload)."""
     if _kind(dtype) == "i" and n:
         _word(start + (n - 1) * step, dtype)
-    return elementwise("a + i32(i) * b", dtype, [("a", start, dtype), ("b", step, dtype)], (n,))
+    out = RT.empty((n,), dtype)
+    if not chunks.large(out):
+        return elementwise("a + i32(i) * b", dtype, [("a", start, dtype), ("b", step, dtype)], (n,), out=out)
+    # in chunks, each from its own first value (the shader's ``i`` counts from 0 in every chunk)
+    rows = chunks.rows(out, 0)
+    for s in range(0, n, rows):
+        e = min(s + rows, n)
+        elementwise("a + i32(i) * b", dtype, [("a", start + s * step, dtype), ("b", step, dtype)], (e - s,),
+                    out=chunks.windowed(chunks.narrow(out, 0, s, e)))
+    return out
 
 
 def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
@@ -605,6 +640,10 @@ def reduce(op: str) -> Callable[..., WArray]:
             return RT.empty(out_shape, out_dt)
         if inner == 0:
             return full(out_shape, _IDENTITY[op], out_dt)
+        if chunks.large(a):
+            if not chunks.fits(a) and not arg:
+                return _reduce_chunks(kernel, a, axes, out_shape)
+            a = chunks.windowed(a)  # over the limit, argmax/argmin are refused by the dispatch (their indices)
         v = permute_kernel(a, kept + list(axes))
         nchunks = 1 if arg or inner <= CHUNK else -(-inner // CHUNK)
         res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt)
@@ -613,6 +652,21 @@ def reduce(op: str) -> Callable[..., WArray]:
         return _view(res, out_shape, contiguous_strides(out_shape), 0)
 
     return kernel
+
+
+def _reduce_chunks(kernel: Callable[..., WArray], a: WArray, axes: tuple[int, ...], out_shape: tuple[int, ...]
+                   ) -> WArray:
+    """A reduction of a tensor larger than one binding: reduced in chunks along its outermost dim, the chunks'
+    results joined along that dim and, when it is reduced too, reduced again (sum, prod, amax, amin, all and any
+    combine their partial results with themselves)."""
+    dim = next(d for d, n in enumerate(a.shape) if n > 1)
+    step = chunks.rows(a, dim)
+    parts = [kernel(chunks.narrow(a, dim, s, min(s + step, a.shape[dim])), axes, True)
+             for s in range(0, a.shape[dim], step)]
+    res = cat_kernel(*parts, axis=dim)
+    if dim in axes:
+        res = kernel(res, (dim,), True)
+    return _view(res, out_shape, contiguous_strides(out_shape), 0)
 
 
 def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_dt: np.dtype[Any]) -> WArray:
@@ -761,11 +815,34 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "
         return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
     ab = _bstrides(_view(va, va.shape[:-2], va.stride[:-2]), batch)
     bb = _bstrides(_view(vb, vb.shape[:-2], vb.stride[:-2]), batch)
+    if not batch and (chunks.large(va) or chunks.large(out)):
+        _matmul_rows(out, va, vb, bias, act)
+        return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
     a_geo = [va.offset, va.stride[-2], va.stride[-1], *ab]
     b_geo = [vb.offset, vb.stride[-2], vb.stride[-1], *bb]
     modes = (_a_mode(M, K, a_geo), _b_mode(K, N, b_geo))
     _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
+
+
+def _matmul_rows(out: WArray, a: WArray, b: WArray, bias: WArray | None, act: str) -> None:
+    """``out = a @ b`` (2-D) with ``a`` or ``out`` larger than one binding: one GEMM per chunk of rows. The GEMM
+    writes its output from the binding's start, so a chunk starts at a row whose byte offset in ``out`` is a
+    multiple of the binding alignment (``b`` and the bias are bound whole: a larger ``b`` is refused)."""
+    (M, K), N = a.shape, b.shape[1]
+    item = chunks.item(out)
+    unit = RT.align // math.gcd(N * item, RT.align)  # rows per aligned step
+    step = min(chunks.rows(a, 0), chunks.rows(out, 0))
+    step = max(unit, step - step % unit)
+    vb = chunks.windowed(b)
+    b_geo = [vb.offset, vb.stride[0], vb.stride[1]]
+    for s in range(0, M, step):
+        e = min(s + step, M)
+        ca, co = chunks.windowed(chunks.narrow(a, 0, s, e)), chunks.windowed(chunks.narrow(out, 0, s, e), True)
+        assert co.offset == 0
+        a_geo = [ca.offset, ca.stride[0], ca.stride[1]]
+        _gemm(co, e - s, N, K, (), ca, a_geo, vb, b_geo, (_a_mode(e - s, K, a_geo), _b_mode(K, N, b_geo)), bias,
+              act)
 
 
 def flip_kernel(a: WArray, axes: Sequence[int]) -> WArray:
@@ -871,9 +948,29 @@ def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0
     order_in = [ins[[n for n in names if n in ("x", "y", "g")].index(n)] if n in ("x", "y", "g")
                 else ins[len(rows_in) + [n for n in names if n in ("w", "b")].index(n)] for n in names]
     present = tuple(a is not None for a in order_in)
+    wgsl = G.row_kernel(op, _st(first.dtype), present)
+    eps_word = int(np.array(eps, dtype=np.float32).view(np.uint32))
+    rowed = [n in ("x", "y", "g") for n in names]
+    if chunks.large(out) or any(a is not None and chunks.large(a) for a in order_in):
+        # one dispatch per chunk of rows; the kernel writes rows from its binding's start, so a chunk starts at an
+        # aligned row, and the per-column vectors (w, b) are bound whole
+        flat = [_view(a, (rows, L), (L, 1)) if a is not None and r else a for a, r in zip(order_in, rowed)]
+        o2 = _view(out, (rows, L), (L, 1))
+        unit = RT.align // math.gcd(L * chunks.item(out), RT.align)
+        step = min(chunks.rows(v, 0) for v in [o2, *(a for a, r in zip(flat, rowed) if a is not None and r)])
+        step = max(unit, step - step % unit)
+        for s in range(0, rows, step):
+            e = min(s + step, rows)
+            now = [chunks.windowed(chunks.narrow(a, 0, s, e)) if a is not None and r else
+                   (chunks.windowed(a) if a is not None else None) for a, r in zip(flat, rowed)]
+            co = chunks.windowed(chunks.narrow(o2, 0, s, e), True)
+            assert co.st is not None
+            bufs = [co.st.buf] + [a.st.buf for a in now if a is not None and a.st is not None]
+            RT.dispatch(wgsl, bufs, [e - s, L, eps_word] + [a.offset for a in now if a is not None], _grid(e - s, 1))
+        return permute_kernel(out, back)
     bufs = [out.st.buf] + [a.st.buf for a in order_in if a is not None and a.st is not None]
-    meta = [rows, L, int(np.array(eps, dtype=np.float32).view(np.uint32))] + [a.offset for a in order_in if a is not None]
-    RT.dispatch(G.row_kernel(op, _st(first.dtype), present), bufs, meta, _grid(rows, 1))
+    meta = [rows, L, eps_word] + [a.offset for a in order_in if a is not None]
+    RT.dispatch(wgsl, bufs, meta, _grid(rows, 1))
     return permute_kernel(out, back)
 
 
