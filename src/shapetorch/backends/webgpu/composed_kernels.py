@@ -1,8 +1,8 @@
 """WebGPU kernels of primitives built from the other kernels' dispatches and views: ``cross`` (three
 elementwise dispatches, one per component), ``cdist`` (the pairwise differences broadcast, one reduction),
 ``diagonal_scatter`` (a copy, then an assignment through the diagonal view), ``median_index`` (the stable
-``argsort``, the NaN count, a gather), ``mode_index`` (tables of equalities, counted); ``poisson`` (read back
-and drawn on the host); and the running-extreme index scan of ``cummax``/``cummin`` (its own
+``argsort``, the NaN count, a gather), ``mode_index`` (tables of equalities, counted); ``poisson`` (the sampler of
+:mod:`.poisson`); and the running-extreme index scan of ``cummax``/``cummin`` (its own
 shader, one thread per row, as the other scans).
 """
 
@@ -18,6 +18,7 @@ import numpy as np
 from ..._errors import fail
 from . import codegen as G
 from . import kernels as K
+from . import poisson
 from .runtime import RT, WG, WArray, contiguous_strides
 
 MAX_SCAN = 65535  # the longest row one thread scans (lavapipe bounds a shader's loops)
@@ -142,8 +143,12 @@ def mode_index_kernel(a: WArray, axis: int) -> WArray:
 
 
 def poisson_kernel(a: WArray, generator: Any = None) -> WArray:
-    """The rates read back and the counts drawn on the host (NumPy's PCG64, as the CPU's and multinomial's)."""
-    return K._host(K.PRIM_CPU["poisson"], a, generator=generator)
+    """Drawn on the device (:mod:`.poisson`) from the generator's seed and next offset; the op passes the
+    device's generator (without one, as from a caller that has none, the rates are read back and drawn on the
+    host by NumPy's PCG64, as on the CPU)."""
+    if generator is None:
+        return K._host(K.PRIM_CPU["poisson"], a, generator=generator)
+    return poisson.draw(a, generator._seed, generator._next_offset())
 
 
 @functools.cache
