@@ -15,7 +15,7 @@ import numpy as np
 from ..._engine.primitives import PRIMS
 from ..._errors import fail
 from . import attention as fused_attention
-from . import chunks
+from . import chunks, index_offsets
 from . import codegen as G
 from . import layer_norm as layer_norm_grads
 from . import loss as fused_loss
@@ -407,21 +407,30 @@ def adv_offsets(a: WArray, index: tuple[Any, ...]) -> np.ndarray[Any, Any]:
     return np.ascontiguousarray(total)
 
 
-def _offsets_buffer(offs: np.ndarray[Any, Any]) -> WArray:
-    return RT.upload(offs.astype(np.int32))
+def _offsets_buffer(offs: np.ndarray[Any, Any] | WArray) -> WArray:
+    return offs if isinstance(offs, WArray) else RT.upload(offs.astype(np.int32))
 
 
-def take(a: WArray, offs: np.ndarray[Any, Any]) -> WArray:
+def _adv(a: WArray, index: tuple[Any, ...]) -> np.ndarray[Any, Any] | WArray:
+    """The element offsets of ``a[index]``: computed on the device when the index holds device index tensors
+    (``index_offsets``), else on the host from NumPy arrays (then uploaded by the kernel that uses them)."""
+    if index_offsets.usable(a, index):
+        return index_offsets.offsets(a, index)
+    return adv_offsets(a, tuple(to_host(it) if isinstance(it, WArray) else it for it in index))
+
+
+def take(a: WArray, offs: np.ndarray[Any, Any] | WArray) -> WArray:
     out = RT.empty(offs.shape, a.dtype)
     if out.st is None or a.st is None:
         return out
     ob = _offsets_buffer(offs)
-    assert ob.st is not None
+    if ob.st is None:
+        return out
     RT.dispatch(G.take_kernel(_st(a.dtype)), [out.st.buf, a.st.buf, ob.st.buf], [offs.size], _grid(offs.size))
     return out
 
 
-def put(dst: WArray, offs: np.ndarray[Any, Any], value: Operand, accumulate: bool = False) -> None:
+def put(dst: WArray, offs: np.ndarray[Any, Any] | WArray, value: Operand, accumulate: bool = False) -> None:
     """dst's buffer at ``offs`` = value (or += value), value broadcast to offs.shape."""
     if offs.size == 0 or dst.st is None:
         return
@@ -432,7 +441,8 @@ def put(dst: WArray, offs: np.ndarray[Any, Any], value: Operand, accumulate: boo
     if accumulate and st == "f16":  # no 16-bit atomics in WGSL; callers fall back to the host
         raise NotImplementedError("webgpu: float16 index accumulation")
     ob = _offsets_buffer(offs)
-    assert ob.st is not None
+    if ob.st is None:
+        return
     meta: list[int] = [offs.size, len(shape), *shape]
     bufs = [dst.st.buf, ob.st.buf]
     if isinstance(value, WArray):
@@ -456,7 +466,7 @@ def getitem(a: WArray, index: Any) -> WArray:
     index = index if isinstance(index, tuple) else (index,)
     if _is_basic(index):
         return basic_index(a, index)
-    return take(a, adv_offsets(a, index))
+    return take(a, _adv(a, index))
 
 
 def setitem(a: WArray, index: Any, value: Any) -> None:
@@ -464,12 +474,12 @@ def setitem(a: WArray, index: Any, value: Any) -> None:
     if _is_basic(index):
         assign(basic_index(a, index), value)
     else:
-        put(a, adv_offsets(a, index), value)
+        put(a, _adv(a, index), value)
 
 
 def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -> WArray:
     out = basic_index(a, idx1)
-    return out if idx2 is None else take(out, adv_offsets(out, idx2))
+    return out if idx2 is None else take(out, _adv(out, idx2))
 
 
 def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any) -> WArray:
@@ -518,7 +528,8 @@ def _basic_windows(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                           idx2: tuple[Any, ...] | None) -> WArray:
     if idx2 is not None and _st(g.dtype) == "f16":
-        return _host(_cpu_kernel("index_backward"), g, shape=shape, idx1=idx1, idx2=idx2)
+        return _host(_cpu_kernel("index_backward"), g, shape=shape, idx1=idx1,
+                     idx2=tuple(to_host(it) if isinstance(it, WArray) else it for it in idx2))
     if idx2 is None:  # a basic index: the gradient placed into zeros in one pass
         windows = _basic_windows(tuple(shape), idx1)
         if windows is not None:  # g without the size-1 dims of None items (a view)
@@ -529,7 +540,7 @@ def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ..
     if idx2 is None:
         assign(target, g)
     else:
-        put(target, adv_offsets(target, idx2), g, accumulate=True)
+        put(target, _adv(target, idx2), g, accumulate=True)
     return out
 
 
@@ -539,7 +550,7 @@ def index_put_kernel(a: WArray, v: Operand, idx1: tuple[Any, ...], idx2: tuple[A
     if idx2 is None:
         assign(target, v)
     else:
-        put(target, adv_offsets(target, idx2), v)
+        put(target, _adv(target, idx2), v)
     return out
 
 
