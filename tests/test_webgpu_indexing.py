@@ -116,3 +116,29 @@ def test_masks_and_host_indices_still_work():
     np.testing.assert_array_equal(x[st.tensor(m, device=DEV), st.tensor(i, device=DEV)].cpu().numpy(),
                                   t[torch.tensor(m), torch.tensor(i)].numpy())
     np.testing.assert_array_equal(x[st.tensor(IDX_I)].cpu().numpy(), t[torch.tensor(IDX_I)].numpy())
+
+
+@pytest.mark.parametrize("name", ["index_add", "index_copy"])
+def test_index_add_and_copy_read_the_index_on_the_device(name):
+    src = np.random.default_rng(2).normal(size=(4, 4, 6)).astype(np.float32)
+    idx = np.array([3, 0, 0, 2]) if name == "index_add" else np.array([3, 0, 1, 2])  # copy: distinct targets
+    x = st.tensor(A, device=DEV, requires_grad=True)
+    s = st.tensor(src, device=DEV, requires_grad=True)
+    i = st.tensor(idx, device=DEV)
+    st.synchronize()
+    before = _counts()
+    got = getattr(x, name)(1, i, s)
+    st.synchronize()
+    assert _counts() == before
+    tx, ts = torch.tensor(A, requires_grad=True), torch.tensor(src, requires_grad=True)
+    want = getattr(tx, name)(1, torch.tensor(idx), ts)
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
+    g = np.random.default_rng(3).normal(size=A.shape).astype(np.float32)
+    got.backward(st.tensor(g, device=DEV))
+    want.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(s.grad.cpu().numpy(), ts.grad.numpy(), rtol=1e-6, atol=1e-6)
+    bad = getattr(x.detach(), name)(1, st.tensor([0, 5, 1, 1], device=DEV), s.detach())
+    with pytest.raises(IndexError) as e:
+        bad.cpu()
+    assert e.value.code == "at_error_index_out_of_bounds"

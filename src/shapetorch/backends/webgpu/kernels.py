@@ -917,13 +917,14 @@ def argsort_kernel(a: WArray, axis: int, descending: bool) -> WArray:
     return permute_kernel(out, back)
 
 
-def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any]:
-    return adv_offsets(out, (slice(None),) * axis + (np.asarray(index),))
+def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any] | WArray:
+    return _adv(out, (slice(None),) * axis + (index if isinstance(index, WArray) else np.asarray(index),))
 
 
 def index_add_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
     if _st(a.dtype) == "f16":  # no 16-bit atomics in WGSL
-        return _host(PRIM_CPU["index_add"], a, src, index=index, axis=axis)
+        return _host(PRIM_CPU["index_add"], a, src, index=to_host(index) if isinstance(index, WArray) else index,
+                     axis=axis)
     out = contiguous_copy(a)
     put(out, _index_along(out, index, axis), src, accumulate=True)
     return out
