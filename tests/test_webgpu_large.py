@@ -123,3 +123,20 @@ def test_arange_in_chunks(small_binding):
     """Integer arange is a kernel of the thread index: each chunk starts from its own first value."""
     got = st.arange(3, 60_003, 3, device=DEV, dtype=st.int32).cpu().numpy()
     np.testing.assert_array_equal(got, torch.arange(3, 60_003, 3, dtype=torch.int32).numpy())
+
+
+def test_device_index_offsets_randperm_and_poisson_fold_their_grids(monkeypatch):
+    """Under a limit of 4 workgroups per grid dimension (folded into up to 4 x 4), the kernels added for device-side indexing and draws
+    still cover every element (their threads are numbered across the folded grid)."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_groups", 4)
+    a = data((40, 50))
+    i = np.arange(39, -1, -1)
+    got = st.tensor(a, device=DEV)[st.tensor(i, device=DEV)]  # 2000 offsets: 8 workgroups of 256
+    np.testing.assert_array_equal(got.cpu().numpy(), a[i])
+    np.testing.assert_array_equal(np.sort(st.randperm(3000, device=DEV).cpu().numpy()), np.arange(3000))
+    counts = st.poisson(st.full((3000,), 4.0, device=DEV)).cpu().numpy()
+    assert counts.min() >= 0 and abs(counts.mean() - 4) < 5 * np.sqrt(4 / 3000)
+    assert np.all(counts[-256:] == np.round(counts[-256:])) and counts[-256:].sum() > 0  # the last workgroup ran
