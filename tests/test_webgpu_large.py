@@ -49,6 +49,8 @@ def test_elementwise_in_chunks(small_binding, fn):
     lambda lib, a: (a > 0).any(),
     lambda lib, a: a.mean(0),
     lambda lib, a: (a.to(lib.int64) * 3).sum(),  # int64 with its float32 shadow, both chunked
+    lambda lib, a: a.argmax(1),  # split along the kept dim
+    lambda lib, a: a.t().argmin(0),
 ])
 def test_reductions_in_chunks(small_binding, fn):
     run(fn, data((300, 50)), grad=False, tol=(1e-4, 1e-4))
@@ -78,11 +80,13 @@ def test_gradient_of_a_chunked_chain(small_binding):
     run(lambda lib, a: (a.exp() * a).sum(), data((300, 50)))
 
 
-def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding):
+@pytest.mark.parametrize("fn,op", [(lambda x: x.cumsum(1), "cumsum"), (lambda x: x.argmax(0), "argmax"),
+                                   (lambda x: x[st.tensor([1, 2], device=DEV)], "index")])
+def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op):
     x = st.tensor(data((300, 50)), device=DEV)
     with pytest.raises(st.DeviceError) as e:
-        x.cumsum(1)
-    assert e.value.code == "device_error_limit" and str(e.value).startswith("cumsum:")
+        fn(x)
+    assert e.value.code == "device_error_limit" and str(e.value).startswith(f"{op}:")
     assert "max-storage-buffer-binding-size" in str(e.value)
 
 
@@ -140,3 +144,13 @@ def test_device_index_offsets_randperm_and_poisson_fold_their_grids(monkeypatch)
     counts = st.poisson(st.full((3000,), 4.0, device=DEV)).cpu().numpy()
     assert counts.min() >= 0 and abs(counts.mean() - 4) < 5 * np.sqrt(4 / 3000)
     assert np.all(counts[-256:] == np.round(counts[-256:])) and counts[-256:].sum() > 0  # the last workgroup ran
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, b: a @ b[0],  # a right operand shared by the batch
+    lambda lib, a, b: a @ b,
+    lambda lib, a, b: a[None].expand(2, 6, 100, 3) @ b,  # two batch dims, the left one broadcast
+    lambda lib, a, b: a[:1] @ b[:1],  # one batch entry over the limit: its rows
+])
+def test_batched_matmul_in_chunks(small_binding, fn):
+    run(fn, data((6, 100, 3)), data((6, 3, 2), seed=1), grad=False)

@@ -652,9 +652,15 @@ def reduce(op: str) -> Callable[..., WArray]:
         if inner == 0:
             return full(out_shape, _IDENTITY[op], out_dt)
         if chunks.large(a):
-            if not chunks.fits(a) and not arg:
-                return _reduce_chunks(kernel, a, axes, out_shape)
-            a = chunks.windowed(a)  # over the limit, argmax/argmin are refused by the dispatch (their indices)
+            # split along a kept dim where there is one (its chunks' results are the result's chunks), else along a
+            # reduced one (the chunks' results reduced again); argmax/argmin only along a kept dim (a chunk's
+            # indices along a reduced one would need its start added): otherwise the dispatch refuses the buffer
+            split = next((d for d in kept if a.shape[d] > 1), -1)
+            if split < 0 and not arg:
+                split = next(d for d, n in enumerate(a.shape) if n > 1)
+            if not chunks.fits(a) and split >= 0:
+                return _reduce_chunks(kernel, a, axes, out_shape, split)
+            a = chunks.windowed(a)
         v = permute_kernel(a, kept + list(axes))
         nchunks = 1 if arg or inner <= CHUNK else -(-inner // CHUNK)
         res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt)
@@ -665,12 +671,11 @@ def reduce(op: str) -> Callable[..., WArray]:
     return kernel
 
 
-def _reduce_chunks(kernel: Callable[..., WArray], a: WArray, axes: tuple[int, ...], out_shape: tuple[int, ...]
-                   ) -> WArray:
-    """A reduction of a tensor larger than one binding: reduced in chunks along its outermost dim, the chunks'
-    results joined along that dim and, when it is reduced too, reduced again (sum, prod, amax, amin, all and any
-    combine their partial results with themselves)."""
-    dim = next(d for d, n in enumerate(a.shape) if n > 1)
+def _reduce_chunks(kernel: Callable[..., WArray], a: WArray, axes: tuple[int, ...], out_shape: tuple[int, ...],
+                   dim: int) -> WArray:
+    """A reduction of a tensor larger than one binding: reduced in chunks along ``dim``, the chunks' results
+    joined along that dim and, when it is reduced, reduced again (sum, prod, amax, amin, all and any combine their
+    partial results with themselves)."""
     step = chunks.rows(a, dim)
     parts = [kernel(chunks.narrow(a, dim, s, min(s + step, a.shape[dim])), axes, True)
              for s in range(0, a.shape[dim], step)]
@@ -826,14 +831,33 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "
         return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
     ab = _bstrides(_view(va, va.shape[:-2], va.stride[:-2]), batch)
     bb = _bstrides(_view(vb, vb.shape[:-2], vb.stride[:-2]), batch)
-    if not batch and (chunks.large(va) or chunks.large(out)):
-        _matmul_rows(out, va, vb, bias, act)
+    if chunks.large(va) or chunks.large(vb) or chunks.large(out):
+        if batch:
+            _matmul_batches(out, _view(va, (*batch, M, K), (*ab, *va.stride[-2:])),
+                            _view(vb, (*batch, K, N), (*bb, *vb.stride[-2:])), bias, act)
+        else:
+            _matmul_rows(out, va, vb, bias, act)
         return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
     a_geo = [va.offset, va.stride[-2], va.stride[-1], *ab]
     b_geo = [vb.offset, vb.stride[-2], vb.stride[-1], *bb]
     modes = (_a_mode(M, K, a_geo), _b_mode(K, N, b_geo))
     _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
+
+
+def _matmul_batches(out: WArray, a: WArray, b: WArray, bias: WArray | None, act: str) -> None:
+    """``out = a @ b`` (a and b broadcast to out's batch dims) with a tensor larger than one binding: in chunks of the
+    first batch dim, each product bound as windows; a single batch entry that is still too large is one product
+    of one fewer batch dim (and so, at last, :func:`_matmul_rows`)."""
+    step = min(chunks.rows(x, 0) for x in (a, b, out))
+    for s in range(0, out.shape[0], step):
+        e = min(s + step, out.shape[0])
+        pa, pb, po = (chunks.narrow(x, 0, s, e) for x in (a, b, out))
+        if e - s == 1:  # without the batch dim
+            pa, pb, po = (_view(x, x.shape[1:], x.stride[1:]) for x in (pa, pb, po))
+        else:
+            pa, pb = chunks.windowed(pa), chunks.windowed(pb)
+        assign(po, matmul_kernel(pa, pb, bias, act))
 
 
 def _matmul_rows(out: WArray, a: WArray, b: WArray, bias: WArray | None, act: str) -> None:
