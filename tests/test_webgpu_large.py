@@ -78,6 +78,8 @@ def test_row_kernels_in_chunks(small_binding, fn):
 
 def test_gradient_of_a_chunked_chain(small_binding):
     run(lambda lib, a: (a.exp() * a).sum(), data((300, 50)))
+    run(lambda lib, a, g: (a.softmax(1) * g).sum(), data((300, 50)), data((300, 50), seed=1))
+    run(lambda lib, a, g: (a.log_softmax(1) * g).sum(), data((300, 50)), data((300, 50), seed=1))
 
 
 @pytest.mark.parametrize("fn,op", [(lambda x: x.cumsum(1), "cumsum"), (lambda x: x.argmax(0), "argmax"),
