@@ -237,7 +237,8 @@ def _index_args(input: Tensor, dim: int, index: Tensor, source: Tensor, op: str,
             and dtype_name(index) in dtypes and input._data.ndim > 0:
         # a device index stays there: its kernels read it and its range is checked there, at the next sync
         size = input._data.shape[d]
-        if source._data.size and index._data.size:
+        if source._data.size and index._data.size and not (op == "index_add" and input._data.size == 0
+                                                            and input._data.ndim > 1):  # as the host path
             be(index).check_range(index._data, -size if negative else 0, size, "at_error_index_out_of_bounds", op,
                                   index=None, dim=d, size=size)
         return input, source, index._data, d, False

@@ -95,14 +95,14 @@ def usable(a: WArray, index: tuple[Any, ...]) -> bool:
     return dev and not host_bool and a.ndim <= MAX_DIMS
 
 
-def offsets(a: WArray, index: tuple[Any, ...]) -> WArray:
+def offsets(a: WArray, index: tuple[Any, ...]) -> WArray | None:
     """The offsets (int32, in the result's shape) of ``a[index]`` in ``a``'s buffer; ``index`` holds one item per
-    leading dim of ``a``: ``slice(None)``, or an integer array (a device WArray or a NumPy array, uploaded)."""
+    leading dim of ``a``: ``slice(None)``, or an integer array (a device WArray or a NumPy array, uploaded). None
+    for a result of more than :data:`MAX_DIMS` dims (the caller takes the host path)."""
     items = list(index) + [slice(None)] * (a.ndim - len(index))
-    arrays = [(d, it if isinstance(it, WArray) else RT.upload(np.asarray(it).astype(np.int32)))
-              for d, it in enumerate(items) if not isinstance(it, slice)]
-    bshape = np.broadcast_shapes(*(x.shape for _, x in arrays))
-    dims = [d for d, _ in arrays]
+    given = [(d, it) for d, it in enumerate(items) if not isinstance(it, slice)]
+    bshape = np.broadcast_shapes(*(tuple(x.shape) for _, x in given))
+    dims = [d for d, _ in given]
     adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
     b0 = dims[0] if adjacent else 0
     nb = len(bshape)
@@ -111,9 +111,12 @@ def offsets(a: WArray, index: tuple[Any, ...]) -> WArray:
     before = [d for d in slices if d < b0] if adjacent else []
     after = [d for d in slices if d not in before]
     shape = tuple([a.shape[d] for d in before] + list(bshape) + [a.shape[d] for d in after])
+    if len(shape) > MAX_DIMS:
+        return None
     out = RT.empty(shape, _I32)
-    if out.st is None or len(shape) > MAX_DIMS:
+    if out.st is None:
         return out
+    arrays = [(d, x if isinstance(x, WArray) else RT.upload(np.asarray(x).astype(np.int32))) for d, x in given]
     source = {d: i for i, d in enumerate(before)}
     source.update({d: len(before) + nb + i for i, d in enumerate(after)})
     meta: list[int] = [out.size, len(shape), *shape, a.ndim, a.offset]

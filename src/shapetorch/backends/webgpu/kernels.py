@@ -415,7 +415,9 @@ def _adv(a: WArray, index: tuple[Any, ...]) -> np.ndarray[Any, Any] | WArray:
     """The element offsets of ``a[index]``: computed on the device when the index holds device index tensors
     (``index_offsets``), else on the host from NumPy arrays (then uploaded by the kernel that uses them)."""
     if index_offsets.usable(a, index):
-        return index_offsets.offsets(a, index)
+        offs = index_offsets.offsets(a, index)
+        if offs is not None:
+            return offs
     return adv_offsets(a, tuple(to_host(it) if isinstance(it, WArray) else it for it in index))
 
 
