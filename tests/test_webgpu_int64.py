@@ -42,6 +42,8 @@ def _wraps(fn: Callable[[Any, list[Any]], Any], *arrays: np.ndarray) -> None:
 
 
 I64 = np.int64
+_ACC_OUT = [np.array([0, 3], I64), np.array([0, 0, 1], I64), np.array([2**30, 2**30, 5], I64)]
+_ACC_IN = [np.array([1, 3], I64), np.array([0, 0, 1, 0], I64), np.array([2**30, 2**30 - 9, -5, 7], I64)]
 CASES: dict[str, tuple[Callable[[Any, list[Any]], Any], list[np.ndarray], list[np.ndarray]]] = {
     # name: (fn, inputs that leave int32, inputs that stay in it)
     "sum": (lambda lib, t: t[0].sum(), [np.array([2**30, 2**30, 7], I64)], [np.array([2**30, -(2**30), 2**30 - 1], I64)]),
@@ -61,6 +63,11 @@ CASES: dict[str, tuple[Callable[[Any, list[Any]], Any], list[np.ndarray], list[n
     "cast": (lambda lib, t: (t[0] * 1e9).long(), [np.array([3.0, 1.5], np.float32)],
              [np.array([-2.147, 1.5], np.float32)]),
     "shift": (lambda lib, t: t[0] << 33, [np.array([1, 0], I64)], [np.array([0], I64)]),
+    # the accumulating index ops add with 32-bit atomics: a repeated index sums past int32 (the in-range case
+    # ends exactly at 2^31 - 1)
+    "scatter_add": (lambda lib, t: t[0].scatter_add(0, t[1], t[2]), _ACC_OUT, _ACC_IN),
+    "index_add": (lambda lib, t: t[0].index_add(0, t[1], t[2]), _ACC_OUT, _ACC_IN),
+    "index_put_accumulate": (lambda lib, t: t[0].index_put((t[1],), t[2], accumulate=True), _ACC_OUT, _ACC_IN),
 }
 
 

@@ -263,3 +263,121 @@ def test_exponential_on_the_device_and_int32_bounds():
     with pytest.raises(st.DTypeError) as info:  # WebGPU stores int64 as int32: a bound outside it is refused
         st.randint(0, 2**40, (3,), device=DEV)
     assert info.value.code == "method_dtype_not_supported_error"
+
+
+def _reads() -> int:
+    return st.memory_stats()["num_readbacks"]
+
+
+def test_randperm_on_the_device():
+    """Random keys sorted with their positions by a bitonic network on the device: a permutation of every size
+    (powers of two and not), uniform over positions, seeded, nothing uploaded or read back."""
+    st.synchronize()
+    up, reads = _uploaded(), _reads()
+    perms = {n: st.randperm(n, device=DEV) for n in (0, 1, 2, 5, 64, 1000, 70_001)}
+    assert _uploaded() == up and _reads() == reads
+    for n, p in perms.items():
+        assert p.dtype == st.int64 and p.device == st.device(DEV)
+        np.testing.assert_array_equal(np.sort(_host(p)), np.arange(n))
+    counts = np.zeros((6, 6))
+    for _ in range(600):
+        q = _host(st.randperm(6, device=DEV))
+        counts[np.arange(6), q] += 1
+    # each of the 36 (element, place) cells has p = 1/6: 100 expected of 600, sd ~9.1
+    assert np.abs(counts - 100).max() < 5 * 9.2
+    st.manual_seed(5)
+    a = _host(st.randperm(50, device=DEV))
+    b = _host(st.randperm(50, device=DEV))
+    st.manual_seed(5)
+    np.testing.assert_array_equal(_host(st.randperm(50, device=DEV)), a)
+    assert not np.array_equal(a, b)
+    assert st.randperm(4, dtype=st.float32, device=DEV).dtype == st.float32
+
+
+P_ROWS = np.array([[0.1, 0.0, 0.6, 0.3], [0.0, 0.0, 0.0, 2.0], [1.0, 1.0, 1.0, 1.0]], np.float32)
+
+
+def test_multinomial_with_replacement_on_the_device():
+    """Frequencies within 5 sd of the normalized weights; a weight of 0 is never drawn; nothing read back."""
+    st.synchronize()
+    reads = _reads()
+    r = st.multinomial(st.tensor(P_ROWS, device=DEV), N, replacement=True)
+    st.synchronize()
+    assert _reads() == reads and r.dtype == st.int64 and tuple(r.shape) == (3, N)
+    got = _host(r)
+    want = P_ROWS / P_ROWS.sum(1, keepdims=True)
+    for row, w in zip(got, want):
+        freq = np.bincount(row, minlength=4) / N
+        assert np.all(np.abs(freq - w) <= 5 * np.sqrt(w * (1 - w) / N) + 1e-12)
+        assert np.all(freq[w == 0] == 0)
+    assert tuple(st.multinomial(st.tensor(P_ROWS[0], device=DEV), 7, True).shape) == (7,)
+
+
+def test_multinomial_without_replacement_on_the_device():
+    """Distinct categories, weight-0 ones last; the first draw's frequencies follow the weights, the second's
+    the weights of the rest (P(second = j) = sum_i p_i p_j / (1 - p_i), i != j)."""
+    p = np.array([0.5, 0.3, 0.2, 0.0], np.float32)
+    x = st.tensor(p, device=DEV)
+    draws = np.stack([_host(st.multinomial(x, 4)) for _ in range(400)])
+    assert all(sorted(d) == [0, 1, 2, 3] for d in draws) and np.all(draws[:, 3] == 3)
+    rows = st.multinomial(st.tensor(np.tile(p, (N // 4, 1)), device=DEV), 2)
+    got = _host(rows)
+    assert np.all(got[:, 0] != got[:, 1])
+    first = np.bincount(got[:, 0], minlength=4) / got.shape[0]
+    second = np.bincount(got[:, 1], minlength=4) / got.shape[0]
+    want2 = np.array([sum(p[i] * p[j] / (1 - p[i]) for i in range(4) if i != j) for j in range(4)])
+    sd = np.sqrt(0.25 / got.shape[0])
+    assert np.all(np.abs(first - p) < 5 * sd) and np.all(np.abs(second - want2) < 5 * sd)
+
+
+@pytest.mark.parametrize("bad,replacement", [([1.0, -1.0], True), ([0.0, 0.0], True), ([1.0, math.nan], False),
+                                             ([0.0, 0.0], False), ([math.inf, 1.0], True)])
+def test_multinomial_values_checked_on_the_device(bad, replacement):
+    r = st.multinomial(st.tensor(bad, device=DEV), 1, replacement)  # recorded, not checked yet
+    with pytest.raises(RuntimeError) as e:
+        r.cpu()
+    assert e.value.code == "argument_error_invalid"
+    with pytest.raises(RuntimeError, match="probability|multinomial"):  # torch raises at the call on the CPU
+        torch.multinomial(torch.tensor(bad), 1, replacement)
+    assert st.multinomial(st.tensor([0.0, 1.0], device=DEV), 2, True).tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.3, 4.0, 9.99, 10.0, 37.5, 2500.0, 1e6])
+def test_poisson_on_the_device(rate):
+    """Mean and variance within 5 sd of the rate (the variance's sd is about rate * sqrt(2 / N)), the small-rate
+    sampler's probabilities against the pmf, and the draws' dtype; nothing read back."""
+    st.synchronize()
+    reads = _reads()
+    x = st.poisson(st.full((N,), rate, device=DEV))
+    st.synchronize()
+    assert _reads() == reads and x.dtype == st.float32
+    got = _host(x).astype(np.float64)
+    assert np.all(got == np.round(got)) and np.all(got >= 0)
+    if rate == 0:
+        assert np.all(got == 0)
+        return
+    assert abs(got.mean() - rate) < 5 * math.sqrt(rate / N)
+    assert abs(got.var() - rate) < 5 * rate * math.sqrt(2 / N + 1 / (rate * N))
+    if rate < 10:
+        k = np.arange(12)
+        pmf = np.exp(k * math.log(rate) - rate - np.array([math.lgamma(v + 1) for v in k]))
+        freq = np.bincount(got.astype(np.int64), minlength=12)[:12] / N
+        # 5 sd, and 3 counts for the rare cells (where a count of 1 is many sd of a normal approximation)
+        assert np.all(np.abs(freq - pmf) < 5 * np.sqrt(pmf * (1 - pmf) / N) + 3 / N)
+
+
+def test_poisson_rates_checked_on_the_device_and_seeded():
+    r = st.poisson(st.tensor([1.0, -1.0], device=DEV))
+    with pytest.raises(RuntimeError) as e:
+        r.cpu()
+    assert e.value.code == "argument_error_invalid" and "non-negative" in str(e.value)
+    g = st.Generator(device=DEV)
+    rates = st.tensor([[0.5, 3.0], [20.0, 400.0]], device=DEV, requires_grad=True)
+    a = st.poisson(rates, generator=g.manual_seed(3))
+    b = st.poisson(rates, generator=g.manual_seed(3))
+    np.testing.assert_array_equal(_host(a.detach()), _host(b.detach()))
+    a.sum().backward()  # torch's PoissonBackward: zeros
+    np.testing.assert_array_equal(_host(rates.grad), np.zeros((2, 2), np.float32))
+    with pytest.raises(RuntimeError) as e:
+        st.poisson(rates, generator=st.Generator())
+    assert e.value.code == "device_error_requires"

@@ -21,6 +21,7 @@ from .._rules import joining as RJ
 from .._rules.indexing import unravel_index_shape
 from .._tensor import Tensor
 from ._common import (
+    be,
     cast,
     check,
     dtype_name,
@@ -137,6 +138,11 @@ def parse_index(self: Tensor, index: Any) -> tuple[NpIndex, NpIndex | None, tupl
             else:
                 if dtype_name(it) not in ("bool", "uint8", "int8", "int16", "int32", "int64"):
                     fail("index_error_invalid_index", op="index", index=f"a tensor of dtype {it.dtype}")
+                if it._device.type != "cpu" and it._device == self._device and dtype_name(it) in ("int32", "int64"):
+                    # stays on the device: its kernels read it, its range is checked there (below)
+                    rule_items.append(RI.TensorIndex(tuple(it._data.shape), False, 0))
+                    arrays.append(it._data)
+                    continue
                 arr = np.asarray(it.detach().cpu().numpy())
                 if arr.dtype == np.uint8:  # a uint8 tensor is a mask (deprecated in torch, still honoured)
                     arr = arr.astype(bool)
@@ -181,6 +187,13 @@ def parse_index(self: Tensor, index: Any) -> tuple[NpIndex, NpIndex | None, tupl
                 idx1 += [slice(None)] * arr.ndim
                 idx2.append(arr)
                 pos += arr.ndim
+            elif not isinstance(arr, np.ndarray):  # a device index tensor: checked on the device, at the next sync
+                size = self._data.shape[pos]
+                be(self).check_range(arr, -size, size, "at_error_index_out_of_bounds", "index", index=None, dim=pos,
+                                     size=size)
+                idx1.append(slice(None))
+                idx2.append(arr)
+                pos += 1
             else:
                 size = self._data.shape[pos]
                 if arr.size and (arr.max() >= size or arr.min() < -size):

@@ -3,7 +3,8 @@ in-place samplers (``uniform_``, ``normal_``). On the CPU, streams come from Num
 exactly, but the numbers differ from torch's for the same seed (documented in docs/compatibility.md).
 
 On a device whose backend draws numbers itself (``backend.random``: WebGPU), rand, randn, normal, bernoulli,
-``uniform_``, ``normal_``, ``bernoulli_`` and so dropout are drawn there by a counter-based generator, as
+``uniform_``, ``normal_``, ``bernoulli_``, ``poisson``, ``randperm`` (``backend.randperm``), ``multinomial`` (a
+composite of those draws, nothing read back) and so dropout are drawn there by a counter-based generator, as
 torch's CUDA Philox: a generator of that device holds a seed and an offset, each call draws from
 (seed, offset, element index) and advances the offset by one, and ``manual_seed`` resets both. Nothing is
 uploaded, and the numbers differ from the CPU's for the same seed."""
@@ -16,6 +17,7 @@ import numpy as np
 
 from .._device import backend, to_device
 from .._dtype import get_default_dtype, to_dtype
+from .._dtype import int32 as _I32
 from .._engine.primitives import Prim
 from .._errors import fail
 from .._tensor import Tensor
@@ -215,6 +217,16 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Generato
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     d = to_dtype(dtype) if dtype is not None else to_dtype("int64")
+    be_ = _on_device(device)
+    if be_ is not None and hasattr(be_, "randperm"):  # random keys sorted on the device: nothing uploaded
+        dev = to_device(device)
+        if generator is None:
+            generator = _device_generator(dev)
+        elif to_device(generator.device).type != dev.type:
+            fail("device_error_requires", op="randperm", problem=f"expected a '{dev.type}' device type for generator "
+                 f"but found '{to_device(generator.device).type}'")
+        data = be_.randperm(int(n), np.dtype(NP_DTYPE[d]), generator._seed, generator._next_offset())
+        return Tensor._make(data, dev).requires_grad_(requires_grad)
     return _on(_rng(generator).permutation(n).astype(NP_DTYPE[d]), device, requires_grad)
 
 
@@ -391,6 +403,8 @@ def _check_multinomial(input: Tensor, num_samples: int, replacement: bool) -> No
     if not replacement and num_samples > n_cat:
         fail("argument_error_invalid", op="multinomial",
              problem=f"cannot sample n_sample > prob_dist.size(-1) samples without replacement ({num_samples} > {n_cat})")
+    if _on_device(input.device) is not None:  # the values are checked on the device (see _multinomial_on_device)
+        return
     p = np.asarray(input.detach().cpu().numpy(), dtype=np.float64)
     if p.size and (not np.all(np.isfinite(p)) or np.any(p < 0)):
         fail("argument_error_invalid", op="multinomial",
@@ -408,6 +422,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     Without replacement: the ``num_samples`` largest ``p / E`` with ``E ~ Exp(1)`` (as torch samples),
     so zero-weight categories come last."""
     _check_multinomial(input, num_samples, replacement)
+    if _on_device(input.device) is not None:
+        res = _multinomial_on_device(input, num_samples, replacement, generator)
+        return res if out is None else write_inplace(out, res, "multinomial")
     rng = _rng(generator)
     p = np.asarray(input.detach().cpu().numpy(), dtype=np.float64)
     rows = p.reshape(-1, p.shape[-1])
@@ -428,6 +445,42 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         idx = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
     res = _on(idx.astype(np.int64).reshape(p.shape[:-1] + (num_samples,)), input.device)
     return res if out is None else write_inplace(out, res, "multinomial")
+
+
+def _multinomial_on_device(input: Tensor, num_samples: int, replacement: bool, generator: Generator | None) -> Tensor:
+    """multinomial drawn on a device that draws itself, nothing read back. With replacement: each draw is a binary
+    search of ``u · total`` in the row's cumulative sums (``searchsorted(right=True)`` never lands on a category of
+    weight 0, whose step is flat; a draw that rounding puts past the end goes to the last category of positive
+    weight). Without: the ``num_samples`` largest ``p / E``, ``E ~ Exp(1)``, as on the CPU. The checks of the
+    values (no ``inf``, NaN or negative weight; no row summing to 0) run on the device and raise torch's errors at
+    the next sync, as ``bernoulli``'s."""
+    from .reduction import argmax
+    from .scan import cumsum
+    from .sorting import argsort, searchsorted
+
+    dev, n_cat = input.device, input._data.shape[-1]
+    rows = input.detach().reshape(-1, n_cat).float()
+    bad = ~rows.isfinite() | (rows < 0)
+    be_ = backend(to_device(dev).type)
+    be_.check_range(bad.any().to(_I32)._data, 0, 1, "argument_error_invalid", "multinomial",
+                    problem="probability tensor contains either `inf`, `nan` or element < 0")
+    n_rows = rows._data.shape[0]
+    if replacement:
+        cdf = cumsum(rows, -1)
+        be_.check_range((cdf[:, -1] <= 0).any().to(_I32)._data, 0, 1, "argument_error_invalid", "multinomial",
+                        problem="invalid multinomial distribution (sum of probabilities <= 0)")
+        u = _draw("uniform", (n_rows, num_samples), rows.dtype, dev, generator, "multinomial", 0.0, 1.0)
+        idx = searchsorted(cdf, u * cdf[:, -1:], right=True)
+        last = (n_cat - 1) - argmax((rows > 0).flip(-1).to(_I32), -1, keepdim=True)
+        idx = idx.minimum(last)
+    else:
+        be_.check_range((rows.sum(-1) <= 0).any().to(_I32)._data, 0, 1, "argument_error_invalid", "multinomial",
+                        problem="invalid multinomial distribution (sum of probabilities <= 0)")
+        e = _draw("exponential", (n_rows, n_cat), rows.dtype, dev, generator, "multinomial", 1.0)
+        keys = (rows / e).where(rows > 0, -1.0)  # weight 0 last (0 / 0 would be NaN, which sorts first descending)
+        idx = argsort(keys, -1, descending=True, stable=True)[:, :num_samples]
+    out: Tensor = idx.reshape(*input._data.shape[:-1], num_samples)
+    return out
 
 
 async def multinomial_async(input: Tensor, num_samples: int, replacement: bool = False, *,
@@ -452,6 +505,13 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson counts with rates ``input`` (a floating tensor of non-negative rates), in its dtype."""
     if not input.dtype.is_floating_point:
         fail("method_dtype_not_supported_error", op="poisson", dtype=input.dtype.name, hint="")
+    if _on_device(input.device) is not None:  # drawn by the device's generator, the rates checked there
+        if generator is None:
+            generator = _device_generator(to_device(input.device))
+        elif to_device(generator.device).type != input.device.type:
+            fail("device_error_requires", op="poisson", problem=f"expected a '{input.device.type}' device type for "
+                 f"generator but found '{to_device(generator.device).type}'")
+        return _POISSON(input, generator=generator)
     data = np.asarray(input.detach().cpu().numpy(), dtype=np.float64)
     if data.size and not np.all(data >= 0):
         fail("argument_error_invalid", op="poisson", problem="invalid Poisson rate, expected rate to be non-negative")

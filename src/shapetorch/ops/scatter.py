@@ -196,13 +196,20 @@ def _index_copy_kernel(a: Arr, src: Arr, index: Arr, axis: int) -> Arr:
     return out
 
 
+def _index_param(index: Any, like: Tensor) -> Tensor:
+    """The ``index`` param as an int64 tensor on ``like``'s device: a NumPy array, or a device index kept there."""
+    if isinstance(index, np.ndarray):
+        return _tensor(index.astype(np.int64), like)
+    return Tensor._make(index, like._device)
+
+
 def _index_add_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    ix = _tensor(n.params["index"].astype(np.int64), g)
+    ix = _index_param(n.params["index"], g)
     return g, g.index_select(n.params["axis"], ix)
 
 
 def _index_copy_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    ix = _tensor(n.params["index"].astype(np.int64), g)
+    ix = _index_param(n.params["index"], g)
     picked = g.index_select(n.params["axis"], ix)
     return _INDEX_COPY(g, picked.new_zeros(picked._data.shape), **n.params), picked
 
@@ -226,6 +233,15 @@ def _index_args(input: Tensor, dim: int, index: Tensor, source: Tensor, op: str,
                 dtypes: tuple[str, ...] = ("int64",), negative: bool = False) -> tuple[Tensor, Tensor, Arr, int, bool]:
     """(self, source, index, dim) with a 0-d self seen as 1-d, as torch does; the bool says to squeeze back."""
     d = check(index_add_check, input._data.shape, dim, index._data.shape, source._data.shape, op=op)
+    if index._device.type != "cpu" and index._device == input._device and index._data.ndim == 1 \
+            and dtype_name(index) in dtypes and input._data.ndim > 0:
+        # a device index stays there: its kernels read it and its range is checked there, at the next sync
+        size = input._data.shape[d]
+        if source._data.size and index._data.size and not (op == "index_add" and input._data.size == 0
+                                                            and input._data.ndim > 1):  # as the host path
+            be(index).check_range(index._data, -size if negative else 0, size, "at_error_index_out_of_bounds", op,
+                                  index=None, dim=d, size=size)
+        return input, source, index._data, d, False
     arr = _index_array(index, op, dtypes)
     zero_d = input._data.ndim == 0
     x, s = (input.reshape(1), source.reshape(-1)) if zero_d else (input, source)
@@ -395,6 +411,8 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
              problem=f"reduce argument must be either prod, mean, amax or amin, got {reduce!r}")
     _same_dtype("index_reduce", input, source)
     x, s, arr, d, zero_d = _index_args(input, dim, index, source, "index_reduce", ("int32", "int64"))
+    if not isinstance(arr, np.ndarray):  # a device index: scatter_reduce takes it as a tensor, read back once
+        arr = index.detach().cpu().numpy()
     if arr.size < s._data.shape[d]:
         return input.clone()
     shape = [1] * s._data.ndim

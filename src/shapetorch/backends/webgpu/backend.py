@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._dtype import DType
 from ..numpy_backend import DTYPE_OF, NP_DTYPE
-from . import composed_kernels, factorizations, int64_checks, kernels, linalg_kernels, special_kernels
+from . import composed_kernels, factorizations, int64_checks, kernels, linalg_kernels, permutation, special_kernels
 from .runtime import RT, WArray, to_host
 
 NAME = "webgpu"
@@ -86,3 +86,8 @@ def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, o
            b: float = 0.0, p: WArray | None = None, op: str = "bernoulli") -> WArray:
     """Counter-based random numbers made on the device (see ``kernels.random``)."""
     return kernels.random(dist, shape, dtype, seed, offset, a, b, p, op)
+
+
+def randperm(n: int, dtype: np.dtype[Any], seed: int, offset: int) -> WArray:
+    """A random permutation drawn and sorted on the device (see ``permutation``)."""
+    return permutation.randperm(n, dtype, seed, offset)

@@ -1,9 +1,9 @@
 """WebGPU kernels of primitives built from the other kernels' dispatches and views: ``cross`` (three
 elementwise dispatches, one per component), ``cdist`` (the pairwise differences broadcast, one reduction),
 ``diagonal_scatter`` (a copy, then an assignment through the diagonal view), ``median_index`` (the stable
-``argsort``, the NaN count, a gather), ``mode_index`` (tables of equalities, counted); ``poisson`` (read back
-and drawn on the host); ``as_strided`` (a view over the root array's buffer); and, with shaders of their own,
-the running-extreme index scan of ``cummax``/``cummin`` (one thread per row, as the other scans) and
+``argsort``, the NaN count, a gather), ``mode_index`` (tables of equalities, counted); ``poisson`` (the sampler of
+:mod:`.poisson`); ``as_strided`` (a view over the root array's buffer); and, with shaders of their own, the
+running-extreme index scan of ``cummax``/``cummin`` (one thread per row, as the other scans) and
 ``scatter_reduce`` (one thread per output element).
 """
 
@@ -19,6 +19,7 @@ import numpy as np
 from ..._errors import fail
 from . import codegen as G
 from . import kernels as K
+from . import poisson
 from .runtime import RT, WG, WArray, contiguous_strides, to_host
 
 MAX_SCAN = 65535  # the longest row one thread scans (lavapipe bounds a shader's loops)
@@ -143,8 +144,12 @@ def mode_index_kernel(a: WArray, axis: int) -> WArray:
 
 
 def poisson_kernel(a: WArray, generator: Any = None) -> WArray:
-    """The rates read back and the counts drawn on the host (NumPy's PCG64, as the CPU's and multinomial's)."""
-    return K._host(K.PRIM_CPU["poisson"], a, generator=generator)
+    """Drawn on the device (:mod:`.poisson`) from the generator's seed and next offset; the op passes the
+    device's generator (without one, as from a caller that has none, the rates are read back and drawn on the
+    host by NumPy's PCG64, as on the CPU)."""
+    if generator is None:
+        return K._host(K.PRIM_CPU["poisson"], a, generator=generator)
+    return poisson.draw(a, generator._seed, generator._next_offset())
 
 
 @functools.cache

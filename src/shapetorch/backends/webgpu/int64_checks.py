@@ -2,8 +2,9 @@
 
 Elementwise ops check their own results in the kernel (``codegen.I32_OVERFLOW``: add, sub, mul, neg, abs,
 pow, floor division, lcm; ``kernels.cast``: a float outside int32 cast to int64; the left shift in
-``special_kernels``). Sums, products, their scans and integer matmul accumulate in i32 inside their shaders, so
-they get a float32 *shadow*: the same op on the input cast to float32, compared with the int32 result. A wrap
+``special_kernels``). Sums, products, their scans and integer matmul accumulate in i32 inside their shaders, and
+``scatter_add``, ``index_add`` and ``index_put(accumulate=True)`` with 32-bit atomic adds, so they get a float32
+*shadow*: the same op on the input cast to float32, compared with the int32 result. A wrap
 moves the result by a multiple of 2^32, while the shadow's rounding error stays far below 2^31 (for a sum,
 n · max|x| · 2^-24, so up to 2^24 terms per output element with any int32 values), so ``|shadow - result| >=
 2^31`` holds exactly when the result wrapped. Such an element records the int64 DTypeError
@@ -11,7 +12,8 @@ n · max|x| · 2^-24, so up to 2^24 terms per output element with any int32 valu
 device-side checks; the op's values are lost, the runtime goes on.
 
 A shadow costs a cast, the float op and one comparison (3 dispatches, more for a chunked reduction) per int64
-sum, product, scan or matmul; float, int32 and bool ops are untouched.
+sum, product, scan, matmul or accumulating index op; float, int32 and bool ops are untouched. The float32 shadow
+of an atomic accumulation adds in whatever order the threads run, which moves its rounding, not its bound.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from ..._engine.primitives import PRIMS
 from . import kernels as K
 from .runtime import RT, WArray
 
-CHECKED = ("sum", "prod", "cumsum", "cumprod", "matmul", "matmul_bias")
+CHECKED = ("sum", "prod", "cumsum", "cumprod", "matmul", "matmul_bias", "scatter_add", "index_add", "index_backward")
+# The positional arguments that hold the values (cast to float32 for the shadow); the others are indices. The
+# accumulating index ops add with 32-bit atomics (``index_backward`` is ``index_put(accumulate=True)``'s scatter).
+VALUES = {"scatter_add": (0, 2), "index_add": (0, 1), "index_backward": (0,)}
 _F32 = np.dtype(np.float32)
 
 
@@ -35,7 +40,8 @@ def _shadowed(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
         if not isinstance(out, WArray) or out.dtype != np.int64 or out.size == 0:
             return out
         outer, RT.op = RT.op, name  # the check's error names the op
-        wide = [K.cast(a, _F32) if isinstance(a, WArray) else a for a in args]
+        values = VALUES.get(name, range(len(args)))
+        wide = [K.cast(a, _F32) if isinstance(a, WArray) and i in values else a for i, a in enumerate(args)]
         shadow = kernel(*wide, **params)
         # a throwaway bool output: the comparison's only effect is the check it records
         K.elementwise("0u", np.dtype(bool), [("a", shadow, _F32), ("b", out, out.dtype)], out.shape,

@@ -6,6 +6,7 @@ over the same buffer; everything else records dispatches of the shaders from :mo
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 from ..._engine.primitives import PRIMS
 from ..._errors import fail
 from . import attention as fused_attention
+from . import chunks, index_offsets
 from . import codegen as G
 from . import layer_norm as layer_norm_grads
 from . import loss as fused_loss
@@ -80,6 +82,9 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     n = math.prod(shape)
     if n == 0 or out.st is None:
         return out
+    if chunks.large(out) or any(isinstance(x, WArray) and chunks.large(x) for _, x, _ in operands):
+        _elementwise_chunks(expr, out, operands, shape, extra, check, helpers)
+        return out
     out_c = out.contiguous and out.shape == shape
     meta: list[int] = [n, len(shape), *shape, out.offset, *_bstrides(out, shape)]
     spec = []
@@ -108,6 +113,27 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra), check, helpers)
     RT.dispatch(wgsl, bufs, meta, _grid(n))
     return out
+
+
+def _elementwise_chunks(expr: str, out: WArray, operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
+                        shape: tuple[int, ...], extra: Sequence[float], check: str, helpers: str) -> None:
+    """:func:`elementwise` over a tensor larger than one binding: one dispatch per chunk (``chunks``)."""
+    if re.search(r"\bi\b", expr):  # the thread index would restart at 0 in every chunk (``arange`` chunks itself)
+        RT._too_large(out.size * out.itemsize)
+    # an operand sharing the output's buffer is read from a copy, as in one dispatch (a buffer may not be bound for
+    # writing and reading at once, whatever the ranges)
+    ops = [(nm, contiguous_copy(x) if isinstance(x, WArray) and x.st is out.st else x, dt) for nm, x, dt in operands]
+    arrays = [i for i, (_, x, _) in enumerate(ops) if isinstance(x, WArray)]
+    views = [_view(out, shape, _bstrides(out, shape))]
+    views += [_view(ops[i][1], shape, _bstrides(ops[i][1], shape)) for i in arrays]
+
+    def run(part: tuple[int, ...], vs: list[WArray]) -> None:
+        now = list(ops)
+        for i, v in zip(arrays, vs[1:]):
+            now[i] = (now[i][0], v, now[i][2])
+        elementwise(expr, out.dtype, now, part, out=vs[0], extra=extra, check=check, helpers=helpers)
+
+    chunks.chunked(shape, views, run)
 
 
 def contiguous_copy(a: WArray) -> WArray:
@@ -142,7 +168,16 @@ def arange(start: int, step: int, n: int, dtype: np.dtype[Any]) -> WArray:
     """``start + i * step`` (integers; the last value is range-checked against int32 like an upload)."""
     if _kind(dtype) == "i" and n:
         _word(start + (n - 1) * step, dtype)
-    return elementwise("a + i32(i) * b", dtype, [("a", start, dtype), ("b", step, dtype)], (n,))
+    out = RT.empty((n,), dtype)
+    if not chunks.large(out):
+        return elementwise("a + i32(i) * b", dtype, [("a", start, dtype), ("b", step, dtype)], (n,), out=out)
+    # in chunks, each from its own first value (the shader's ``i`` counts from 0 in every chunk)
+    rows = chunks.rows(out, 0)
+    for s in range(0, n, rows):
+        e = min(s + rows, n)
+        elementwise("a + i32(i) * b", dtype, [("a", start + s * step, dtype), ("b", step, dtype)], (e - s,),
+                    out=chunks.windowed(chunks.narrow(out, 0, s, e)))
+    return out
 
 
 def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
@@ -372,21 +407,32 @@ def adv_offsets(a: WArray, index: tuple[Any, ...]) -> np.ndarray[Any, Any]:
     return np.ascontiguousarray(total)
 
 
-def _offsets_buffer(offs: np.ndarray[Any, Any]) -> WArray:
-    return RT.upload(offs.astype(np.int32))
+def _offsets_buffer(offs: np.ndarray[Any, Any] | WArray) -> WArray:
+    return offs if isinstance(offs, WArray) else RT.upload(offs.astype(np.int32))
 
 
-def take(a: WArray, offs: np.ndarray[Any, Any]) -> WArray:
+def _adv(a: WArray, index: tuple[Any, ...]) -> np.ndarray[Any, Any] | WArray:
+    """The element offsets of ``a[index]``: computed on the device when the index holds device index tensors
+    (``index_offsets``), else on the host from NumPy arrays (then uploaded by the kernel that uses them)."""
+    if index_offsets.usable(a, index):
+        offs = index_offsets.offsets(a, index)
+        if offs is not None:
+            return offs
+    return adv_offsets(a, tuple(to_host(it) if isinstance(it, WArray) else it for it in index))
+
+
+def take(a: WArray, offs: np.ndarray[Any, Any] | WArray) -> WArray:
     out = RT.empty(offs.shape, a.dtype)
     if out.st is None or a.st is None:
         return out
     ob = _offsets_buffer(offs)
-    assert ob.st is not None
+    if ob.st is None:
+        return out
     RT.dispatch(G.take_kernel(_st(a.dtype)), [out.st.buf, a.st.buf, ob.st.buf], [offs.size], _grid(offs.size))
     return out
 
 
-def put(dst: WArray, offs: np.ndarray[Any, Any], value: Operand, accumulate: bool = False) -> None:
+def put(dst: WArray, offs: np.ndarray[Any, Any] | WArray, value: Operand, accumulate: bool = False) -> None:
     """dst's buffer at ``offs`` = value (or += value), value broadcast to offs.shape."""
     if offs.size == 0 or dst.st is None:
         return
@@ -397,7 +443,8 @@ def put(dst: WArray, offs: np.ndarray[Any, Any], value: Operand, accumulate: boo
     if accumulate and st == "f16":  # no 16-bit atomics in WGSL; callers fall back to the host
         raise NotImplementedError("webgpu: float16 index accumulation")
     ob = _offsets_buffer(offs)
-    assert ob.st is not None
+    if ob.st is None:
+        return
     meta: list[int] = [offs.size, len(shape), *shape]
     bufs = [dst.st.buf, ob.st.buf]
     if isinstance(value, WArray):
@@ -421,7 +468,7 @@ def getitem(a: WArray, index: Any) -> WArray:
     index = index if isinstance(index, tuple) else (index,)
     if _is_basic(index):
         return basic_index(a, index)
-    return take(a, adv_offsets(a, index))
+    return take(a, _adv(a, index))
 
 
 def setitem(a: WArray, index: Any, value: Any) -> None:
@@ -429,12 +476,12 @@ def setitem(a: WArray, index: Any, value: Any) -> None:
     if _is_basic(index):
         assign(basic_index(a, index), value)
     else:
-        put(a, adv_offsets(a, index), value)
+        put(a, _adv(a, index), value)
 
 
 def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -> WArray:
     out = basic_index(a, idx1)
-    return out if idx2 is None else take(out, adv_offsets(out, idx2))
+    return out if idx2 is None else take(out, _adv(out, idx2))
 
 
 def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any) -> WArray:
@@ -483,7 +530,8 @@ def _basic_windows(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                           idx2: tuple[Any, ...] | None) -> WArray:
     if idx2 is not None and _st(g.dtype) == "f16":
-        return _host(_cpu_kernel("index_backward"), g, shape=shape, idx1=idx1, idx2=idx2)
+        return _host(_cpu_kernel("index_backward"), g, shape=shape, idx1=idx1,
+                     idx2=tuple(to_host(it) if isinstance(it, WArray) else it for it in idx2))
     if idx2 is None:  # a basic index: the gradient placed into zeros in one pass
         windows = _basic_windows(tuple(shape), idx1)
         if windows is not None:  # g without the size-1 dims of None items (a view)
@@ -494,7 +542,7 @@ def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ..
     if idx2 is None:
         assign(target, g)
     else:
-        put(target, adv_offsets(target, idx2), g, accumulate=True)
+        put(target, _adv(target, idx2), g, accumulate=True)
     return out
 
 
@@ -504,7 +552,7 @@ def index_put_kernel(a: WArray, v: Operand, idx1: tuple[Any, ...], idx2: tuple[A
     if idx2 is None:
         assign(target, v)
     else:
-        put(target, adv_offsets(target, idx2), v)
+        put(target, _adv(target, idx2), v)
     return out
 
 
@@ -605,6 +653,16 @@ def reduce(op: str) -> Callable[..., WArray]:
             return RT.empty(out_shape, out_dt)
         if inner == 0:
             return full(out_shape, _IDENTITY[op], out_dt)
+        if chunks.large(a):
+            # split along a kept dim where there is one (its chunks' results are the result's chunks), else along a
+            # reduced one (the chunks' results reduced again); argmax/argmin only along a kept dim (a chunk's
+            # indices along a reduced one would need its start added): otherwise the dispatch refuses the buffer
+            split = next((d for d in kept if a.shape[d] > 1), -1)
+            if split < 0 and not arg:
+                split = next(d for d, n in enumerate(a.shape) if n > 1)
+            if not chunks.fits(a) and split >= 0:
+                return _reduce_chunks(kernel, a, axes, out_shape, split)
+            a = chunks.windowed(a)
         v = permute_kernel(a, kept + list(axes))
         nchunks = 1 if arg or inner <= CHUNK else -(-inner // CHUNK)
         res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt)
@@ -613,6 +671,20 @@ def reduce(op: str) -> Callable[..., WArray]:
         return _view(res, out_shape, contiguous_strides(out_shape), 0)
 
     return kernel
+
+
+def _reduce_chunks(kernel: Callable[..., WArray], a: WArray, axes: tuple[int, ...], out_shape: tuple[int, ...],
+                   dim: int) -> WArray:
+    """A reduction of a tensor larger than one binding: reduced in chunks along ``dim``, the chunks' results
+    joined along that dim and, when it is reduced, reduced again (sum, prod, amax, amin, all and any combine their
+    partial results with themselves)."""
+    step = chunks.rows(a, dim)
+    parts = [kernel(chunks.narrow(a, dim, s, min(s + step, a.shape[dim])), axes, True)
+             for s in range(0, a.shape[dim], step)]
+    res = cat_kernel(*parts, axis=dim)
+    if dim in axes:
+        res = kernel(res, (dim,), True)
+    return _view(res, out_shape, contiguous_strides(out_shape), 0)
 
 
 def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_dt: np.dtype[Any]) -> WArray:
@@ -761,11 +833,53 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "
         return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
     ab = _bstrides(_view(va, va.shape[:-2], va.stride[:-2]), batch)
     bb = _bstrides(_view(vb, vb.shape[:-2], vb.stride[:-2]), batch)
+    if chunks.large(va) or chunks.large(vb) or chunks.large(out):
+        if batch:
+            _matmul_batches(out, _view(va, (*batch, M, K), (*ab, *va.stride[-2:])),
+                            _view(vb, (*batch, K, N), (*bb, *vb.stride[-2:])), bias, act)
+        else:
+            _matmul_rows(out, va, vb, bias, act)
+        return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
     a_geo = [va.offset, va.stride[-2], va.stride[-1], *ab]
     b_geo = [vb.offset, vb.stride[-2], vb.stride[-1], *bb]
     modes = (_a_mode(M, K, a_geo), _b_mode(K, N, b_geo))
     _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
     return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
+
+
+def _matmul_batches(out: WArray, a: WArray, b: WArray, bias: WArray | None, act: str) -> None:
+    """``out = a @ b`` (a and b broadcast to out's batch dims) with a tensor larger than one binding: in chunks of the
+    first batch dim, each product bound as windows; a single batch entry that is still too large is one product
+    of one fewer batch dim (and so, at last, :func:`_matmul_rows`)."""
+    step = min(chunks.rows(x, 0) for x in (a, b, out))
+    for s in range(0, out.shape[0], step):
+        e = min(s + step, out.shape[0])
+        pa, pb, po = (chunks.narrow(x, 0, s, e) for x in (a, b, out))
+        if e - s == 1:  # without the batch dim
+            pa, pb, po = (_view(x, x.shape[1:], x.stride[1:]) for x in (pa, pb, po))
+        else:
+            pa, pb = chunks.windowed(pa), chunks.windowed(pb)
+        assign(po, matmul_kernel(pa, pb, bias, act))
+
+
+def _matmul_rows(out: WArray, a: WArray, b: WArray, bias: WArray | None, act: str) -> None:
+    """``out = a @ b`` (2-D) with ``a`` or ``out`` larger than one binding: one GEMM per chunk of rows. The GEMM
+    writes its output from the binding's start, so a chunk starts at a row whose byte offset in ``out`` is a
+    multiple of the binding alignment (``b`` and the bias are bound whole: a larger ``b`` is refused)."""
+    (M, K), N = a.shape, b.shape[1]
+    item = chunks.item(out)
+    unit = RT.align // math.gcd(N * item, RT.align)  # rows per aligned step
+    step = min(chunks.rows(a, 0), chunks.rows(out, 0))
+    step = max(unit, step - step % unit)
+    vb = chunks.windowed(b)
+    b_geo = [vb.offset, vb.stride[0], vb.stride[1]]
+    for s in range(0, M, step):
+        e = min(s + step, M)
+        ca, co = chunks.windowed(chunks.narrow(a, 0, s, e)), chunks.windowed(chunks.narrow(out, 0, s, e), True)
+        assert co.offset == 0
+        a_geo = [ca.offset, ca.stride[0], ca.stride[1]]
+        _gemm(co, e - s, N, K, (), ca, a_geo, vb, b_geo, (_a_mode(e - s, K, a_geo), _b_mode(K, N, b_geo)), bias,
+              act)
 
 
 def flip_kernel(a: WArray, axes: Sequence[int]) -> WArray:
@@ -829,13 +943,14 @@ def argsort_kernel(a: WArray, axis: int, descending: bool) -> WArray:
     return permute_kernel(out, back)
 
 
-def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any]:
-    return adv_offsets(out, (slice(None),) * axis + (np.asarray(index),))
+def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any] | WArray:
+    return _adv(out, (slice(None),) * axis + (index if isinstance(index, WArray) else np.asarray(index),))
 
 
 def index_add_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
     if _st(a.dtype) == "f16":  # no 16-bit atomics in WGSL
-        return _host(PRIM_CPU["index_add"], a, src, index=index, axis=axis)
+        return _host(PRIM_CPU["index_add"], a, src, index=to_host(index) if isinstance(index, WArray) else index,
+                     axis=axis)
     out = contiguous_copy(a)
     put(out, _index_along(out, index, axis), src, accumulate=True)
     return out
@@ -871,9 +986,29 @@ def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0
     order_in = [ins[[n for n in names if n in ("x", "y", "g")].index(n)] if n in ("x", "y", "g")
                 else ins[len(rows_in) + [n for n in names if n in ("w", "b")].index(n)] for n in names]
     present = tuple(a is not None for a in order_in)
+    wgsl = G.row_kernel(op, _st(first.dtype), present)
+    eps_word = int(np.array(eps, dtype=np.float32).view(np.uint32))
+    rowed = [n in ("x", "y", "g") for n in names]
+    if chunks.large(out) or any(a is not None and chunks.large(a) for a in order_in):
+        # one dispatch per chunk of rows; the kernel writes rows from its binding's start, so a chunk starts at an
+        # aligned row, and the per-column vectors (w, b) are bound whole
+        flat = [_view(a, (rows, L), (L, 1)) if a is not None and r else a for a, r in zip(order_in, rowed)]
+        o2 = _view(out, (rows, L), (L, 1))
+        unit = RT.align // math.gcd(L * chunks.item(out), RT.align)
+        step = min(chunks.rows(v, 0) for v in [o2, *(a for a, r in zip(flat, rowed) if a is not None and r)])
+        step = max(unit, step - step % unit)
+        for s in range(0, rows, step):
+            e = min(s + step, rows)
+            now = [chunks.windowed(chunks.narrow(a, 0, s, e)) if a is not None and r else
+                   (chunks.windowed(a) if a is not None else None) for a, r in zip(flat, rowed)]
+            co = chunks.windowed(chunks.narrow(o2, 0, s, e), True)
+            assert co.st is not None
+            bufs = [co.st.buf] + [a.st.buf for a in now if a is not None and a.st is not None]
+            RT.dispatch(wgsl, bufs, [e - s, L, eps_word] + [a.offset for a in now if a is not None], _grid(e - s, 1))
+        return permute_kernel(out, back)
     bufs = [out.st.buf] + [a.st.buf for a in order_in if a is not None and a.st is not None]
-    meta = [rows, L, int(np.array(eps, dtype=np.float32).view(np.uint32))] + [a.offset for a in order_in if a is not None]
-    RT.dispatch(G.row_kernel(op, _st(first.dtype), present), bufs, meta, _grid(rows, 1))
+    meta = [rows, L, eps_word] + [a.offset for a in order_in if a is not None]
+    RT.dispatch(wgsl, bufs, meta, _grid(rows, 1))
     return permute_kernel(out, back)
 
 

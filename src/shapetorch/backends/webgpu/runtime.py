@@ -18,7 +18,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -66,6 +66,33 @@ class Storage:
             RT.release(self.buf, self.nbytes)
         except Exception:  # interpreter shutdown
             pass
+
+
+class BufferRange:
+    """A window of a buffer, bound in place of the whole buffer (``RT.bind_group``): how a kernel reaches a
+    tensor larger than the adapter's ``max-storage-buffer-binding-size``, one chunk at a time."""
+
+    __slots__ = ("buffer", "offset", "size")
+
+    def __init__(self, buffer: Any, offset: int, size: int) -> None:
+        self.buffer = buffer
+        self.offset = offset  # bytes, a multiple of min-storage-buffer-offset-alignment
+        self.size = size
+
+
+class Window(Storage):
+    """The storage of a chunk's view: a :class:`BufferRange` of its parent's buffer. It owns nothing (the
+    parent returns the buffer to the pool), and it lives only while a kernel is recorded."""
+
+    __slots__ = ("parent",)
+
+    def __init__(self, parent: Storage, offset: int, size: int) -> None:
+        self.parent = parent
+        self.buf = BufferRange(parent.buf, offset, size)
+        self.nbytes = size
+
+    def __del__(self) -> None:
+        pass
 
 
 class _Flags:
@@ -314,11 +341,16 @@ class Runtime:
         upload (``write_buffer``) gets a buffer no pending command names. When the device cannot create a
         buffer, the free buffers are released and the creation is tried once more."""
         size = self.size_class(nbytes)
-        if size > self.max_binding:
-            self._too_large(nbytes)
-        found = None if upload else self._take_free(self.dirty, size)
+        if size > self.max_buffer:
+            fail("device_error_limit", op=self.op,
+                 problem=f"a tensor of {nbytes / 2**20:.1f} MiB is more than this WebGPU adapter's largest buffer "
+                         f"({self.max_buffer / 2**20:.0f} MiB, its max-buffer-size); split the tensor, or compute on "
+                         "'cpu'")
+        # a buffer over the binding limit only serves a request over it: most kernels bind whole buffers
+        cap = 2 * size if size > self.max_binding else min(2 * size, self.max_binding)
+        found = None if upload else self._take_free(self.dirty, size, cap)
         if found is None:
-            found = self._take_free(self.pool, size)
+            found = self._take_free(self.pool, size, cap)
         if found is not None:
             buf, size = found
             self.pooled_bytes -= size
@@ -330,13 +362,13 @@ class Runtime:
         return Storage(buf, size)
 
     @staticmethod
-    def _take_free(free: dict[int, list[Any]], size: int) -> tuple[Any, int] | None:
+    def _take_free(free: dict[int, list[Any]], size: int, cap: int) -> tuple[Any, int] | None:
         """The smallest free buffer of ``size`` to ``2 * size`` bytes (so a pool of odd sizes is still reused); of
         those, the first made (the lowest serial number): a loop that frees and requests buffers in the same order
         every step then gets the same buffer at the same place every step, so its bind groups are found again."""
         bufs = free.get(size)
         if not bufs:
-            size = min((k for k, v in free.items() if v and size < k <= 2 * size), default=0)
+            size = min((k for k, v in free.items() if v and size < k <= cap), default=0)
             bufs = free.get(size)
             if not bufs:
                 return None
@@ -344,11 +376,11 @@ class Runtime:
         bufs[first], bufs[-1] = bufs[-1], bufs[first]
         return bufs.pop(), size
 
-    def _too_large(self, nbytes: int) -> None:
+    def _too_large(self, nbytes: int) -> NoReturn:
         fail("device_error_limit", op=self.op,
              problem=f"a tensor of {nbytes / 2**20:.1f} MiB is more than this WebGPU adapter can bind to a kernel "
-                     f"({self.max_binding / 2**20:.0f} MiB, its max-storage-buffer-binding-size); split the tensor, "
-                     "or compute on 'cpu'")
+                     f"({self.max_binding / 2**20:.0f} MiB, its max-storage-buffer-binding-size), and this kernel "
+                     "does not run in chunks; compute on 'cpu'")
 
     def _create(self, size: int) -> Any:
         usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
@@ -439,17 +471,20 @@ class Runtime:
         """A bind group of the arena (a ``meta_size`` window, placed by the dispatch's dynamic offset) and
         ``buffers``, made once per (signature, window, buffers): a training step's dispatches name the same pooled
         buffers step after step. A destroyed buffer's groups are forgotten (its id may return)."""
-        key = (sig, meta_size, *(id(b) for b in buffers))
+        # a window is named by its buffer and range (the BufferRange object itself is made per chunk)
+        key = (sig, meta_size, *(id(b) if not isinstance(b, BufferRange) else (id(b.buffer), b.offset, b.size)
+                                 for b in buffers))
         bg = self.groups.get(key)
         if bg is None:
             if len(self.groups) >= MAX_GROUPS:
                 self.groups.clear()
                 self.groups_of.clear()
-            for b in buffers:
+            whole = [(b.buffer, b.offset, b.size) if isinstance(b, BufferRange) else (b, 0, b.size) for b in buffers]
+            for b, _, _ in whole:
                 self.groups_of.setdefault(id(b), []).append(key)
             entries = [{"binding": 0, "resource": {"buffer": self.arena, "offset": 0, "size": meta_size}}]
-            entries += [{"binding": i + 1, "resource": {"buffer": b, "offset": 0, "size": b.size}}
-                        for i, b in enumerate(buffers)]
+            entries += [{"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": n}}
+                        for i, (b, off, n) in enumerate(whole)]
             bg = self.groups[key] = self.device.create_bind_group(layout=self.group_layout(sig), entries=entries)
         return bg
 

@@ -1,0 +1,144 @@
+"""Advanced indexing with integer index tensors on the WebGPU device: the element offsets are computed by a kernel
+that reads the index tensors there (nothing read back, nothing uploaded), for reads, assignment, ``index_put``
+(with and without accumulation) and their gradients; an index out of range raises torch's IndexError
+(``at_error_index_out_of_bounds``) at the next sync. Results against torch on the CPU.
+
+Skipped without a WebGPU adapter, unless SHAPETORCH_REQUIRE_WEBGPU=1 (then it fails), as test_webgpu.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import shapetorch as st
+from test_webgpu import (
+    DEV,
+    webgpu,  # noqa: F401  (the module fixture: skip or fail without an adapter)
+)
+
+A = np.random.default_rng(0).normal(size=(4, 5, 6)).astype(np.float32)
+IDX_I = np.array([0, -1, 2, 0])  # negative and repeated
+IDX_J = np.array([-2, 4, 0, -2])
+
+
+def _counts() -> tuple[int, int]:
+    s = st.memory_stats()
+    return s["num_bytes_uploaded"], s["num_readbacks"]
+
+
+def _setitem(lib, x, i, j):
+    y = x.clone()
+    y[i, j] = 7.0
+    return y
+
+
+def _setitem_tensor(lib, x, i, j):
+    y = x.clone()
+    y[i[1:3], :, j[1:3]] = x[0, :, :2].t() * 3  # a value broadcast over the result's (2, 5)
+    return y
+
+
+CASES = {
+    "first": lambda lib, x, i, j: x[i],
+    "second": lambda lib, x, i, j: x[:, j],
+    "pair": lambda lib, x, i, j: x[i, j],
+    "split": lambda lib, x, i, j: x[i, :, j],  # not adjacent: the index dims go first
+    "broadcast": lambda lib, x, i, j: x[i[:, None], j],
+    "slices": lambda lib, x, i, j: x[1:, j, ::2],
+    "strided": lambda lib, x, i, j: x.transpose(0, 2)[j, :, i],
+    "flipped_index": lambda lib, x, i, j: x[i.flip(0)],
+    "ellipsis": lambda lib, x, i, j: x[..., j],
+    "new_axis": lambda lib, x, i, j: x[None, i],
+    "int32": lambda lib, x, i, j: x[i.to(lib.int32)],
+    "2d_index": lambda lib, x, i, j: x[i.reshape(2, 2), 1],
+    "setitem": _setitem,
+    "setitem_tensor": _setitem_tensor,
+    "index_put": lambda lib, x, i, j: x.index_put((i, j), x[0, :4] * 2),
+    "index_put_accumulate": lambda lib, x, i, j: x.index_put((i, j), x[0, :4] * 2, accumulate=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_index_tensors_stay_on_the_device(name):
+    fn = CASES[name]
+    x, i, j = (st.tensor(v, device=DEV) for v in (A, IDX_I, IDX_J))
+    st.synchronize()
+    before = _counts()
+    got = fn(st, x, i, j)
+    st.synchronize()
+    assert _counts() == before  # no offsets uploaded, no index read back
+    want = fn(torch, *(torch.tensor(v) for v in (A, IDX_I, IDX_J)))
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["pair", "split", "broadcast", "strided", "setitem", "index_put_accumulate"])
+def test_gradients_through_device_indices(name):
+    fn = CASES[name]
+    x = st.tensor(A, device=DEV, requires_grad=True)
+    t = torch.tensor(A, requires_grad=True)
+    got = fn(st, x, st.tensor(IDX_I, device=DEV), st.tensor(IDX_J, device=DEV))
+    want = fn(torch, t, torch.tensor(IDX_I), torch.tensor(IDX_J))
+    g = np.random.default_rng(1).normal(size=tuple(want.shape)).astype(np.float32)
+    got.backward(st.tensor(g, device=DEV))
+    want.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn,bad", [
+    (lambda x, i: x[i], [0, 4]),
+    (lambda x, i: x[:, i], [-6, 1]),
+    (lambda x, i: x[i, i], [3, -5]),
+    (lambda x, i: x.index_put((i,), x[:1] * 0), [9]),
+])
+def test_an_index_out_of_range_raises_at_the_next_sync(fn, bad):
+    x = st.tensor(A, device=DEV)
+    r = fn(x, st.tensor(bad, device=DEV))  # recorded, not checked yet
+    with pytest.raises(IndexError) as e:
+        r.cpu()
+    assert e.value.code == "at_error_index_out_of_bounds"
+    with pytest.raises(IndexError) as c:  # the CPU raises the same error at the call (as torch, the class)
+        fn(st.tensor(A), st.tensor(bad))
+    assert str(c.value) == str(e.value)
+    with pytest.raises(IndexError):
+        fn(torch.tensor(A), torch.tensor(bad))
+    np.testing.assert_array_equal(x[st.tensor([1], device=DEV)].cpu().numpy(), A[[1]])  # the runtime goes on
+
+
+def test_masks_and_host_indices_still_work():
+    """A boolean mask (its result's shape depends on its values: read back), a mask with an index tensor, and a
+    CPU index tensor (its offsets made on the host) give torch's results."""
+    x, t = st.tensor(A, device=DEV), torch.tensor(A)
+    np.testing.assert_array_equal(x[x > 0.5].cpu().numpy(), t[t > 0.5].numpy())
+    m, i = [True, False, True, False], [1, 2]
+    np.testing.assert_array_equal(x[st.tensor(m, device=DEV), st.tensor(i, device=DEV)].cpu().numpy(),
+                                  t[torch.tensor(m), torch.tensor(i)].numpy())
+    np.testing.assert_array_equal(x[st.tensor(IDX_I)].cpu().numpy(), t[torch.tensor(IDX_I)].numpy())
+
+
+@pytest.mark.parametrize("name", ["index_add", "index_copy"])
+def test_index_add_and_copy_read_the_index_on_the_device(name):
+    src = np.random.default_rng(2).normal(size=(4, 4, 6)).astype(np.float32)
+    idx = np.array([3, 0, 0, 2]) if name == "index_add" else np.array([3, 0, 1, 2])  # copy: distinct targets
+    x = st.tensor(A, device=DEV, requires_grad=True)
+    s = st.tensor(src, device=DEV, requires_grad=True)
+    i = st.tensor(idx, device=DEV)
+    st.synchronize()
+    before = _counts()
+    got = getattr(x, name)(1, i, s)
+    st.synchronize()
+    assert _counts() == before
+    tx, ts = torch.tensor(A, requires_grad=True), torch.tensor(src, requires_grad=True)
+    want = getattr(tx, name)(1, torch.tensor(idx), ts)
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
+    g = np.random.default_rng(3).normal(size=A.shape).astype(np.float32)
+    got.backward(st.tensor(g, device=DEV))
+    want.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(s.grad.cpu().numpy(), ts.grad.numpy(), rtol=1e-6, atol=1e-6)
+    bad = getattr(x.detach(), name)(1, st.tensor([0, 5, 1, 1], device=DEV), s.detach())
+    with pytest.raises(IndexError) as e:
+        bad.cpu()
+    assert e.value.code == "at_error_index_out_of_bounds"

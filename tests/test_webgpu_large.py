@@ -1,0 +1,158 @@
+"""Tensors larger than one binding (the adapter's max-storage-buffer-binding-size, 128 MiB on lavapipe) run in
+chunks: elementwise ops, casts and copies, reductions, matmul by rows, and the row kernels (softmax,
+log_softmax, layer_norm). Most cases lower the binding limit with monkeypatch so that the chunked paths run at
+small sizes against torch; one case makes a real 136 MB tensor. Kernels that do not run in chunks refuse with a
+coded error naming the op, and a tensor larger than the adapter's max-buffer-size is refused when made.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import shapetorch as st
+from test_webgpu import DEV, data, run, webgpu  # noqa: F401  (the module fixture skips or fails without WebGPU)
+
+
+@pytest.fixture
+def small_binding(monkeypatch):
+    """A 4 KiB binding limit: a (300, 50) float32 tensor (60 kB) is split into 15 or more chunks."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_binding", 4096)
+    return RT
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, b: a + b,  # b broadcast: bound whole in every chunk
+    lambda lib, a, b: (a * 2).exp() - b[:, None].sum(),
+    lambda lib, a, b: a.t() * b[:, None],  # a transposed: the chunks of the output read strided windows
+    lambda lib, a, b: a.flip(0)[1::2] / 3,
+    lambda lib, a, b: lib.where(a > 0, a, b),
+    lambda lib, a, b: (a * 100).to(lib.int32) % 7,
+    lambda lib, a, b: a.t().contiguous(),
+])
+def test_elementwise_in_chunks(small_binding, fn):
+    run(fn, data((300, 50)), data((50,), seed=1), grad=False)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a: a.sum(),
+    lambda lib, a: a.sum(0),
+    lambda lib, a: a.sum(1, keepdim=True),
+    lambda lib, a: a.t().sum(0),
+    lambda lib, a: a.amax(0),
+    lambda lib, a: a.amin(),
+    lambda lib, a: (a > 0).all(1),
+    lambda lib, a: (a > 0).any(),
+    lambda lib, a: a.mean(0),
+    lambda lib, a: (a.to(lib.int64) * 3).sum(),  # int64 with its float32 shadow, both chunked
+    lambda lib, a: a.argmax(1),  # split along the kept dim
+    lambda lib, a: a.t().argmin(0),
+])
+def test_reductions_in_chunks(small_binding, fn):
+    run(fn, data((300, 50)), grad=False, tol=(1e-4, 1e-4))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, w: a @ w,
+    lambda lib, a, w: a[:4999] @ w,  # rows not a multiple of the aligned chunk
+    lambda lib, a, w: a @ w[:, :1],
+    lambda lib, a, w: lib.nn.functional.linear(a, w.t(), w[0]),  # bias in the epilogue of every chunk
+])
+def test_matmul_by_rows(small_binding, fn):
+    run(fn, data((5000, 2)), data((2, 2), seed=1), grad=False)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, w: a.softmax(1),
+    lambda lib, a, w: a.log_softmax(0),
+    lambda lib, a, w: lib.nn.functional.layer_norm(a, (50,)),
+    lambda lib, a, w: lib.nn.functional.layer_norm(a, (50,), w, w * 2),  # w and b bound whole in every chunk
+])
+def test_row_kernels_in_chunks(small_binding, fn):
+    run(fn, data((300, 50)), data((50,), seed=1), grad=False)
+
+
+def test_gradient_of_a_chunked_chain(small_binding):
+    run(lambda lib, a: (a.exp() * a).sum(), data((300, 50)))
+    run(lambda lib, a, g: (a.softmax(1) * g).sum(), data((300, 50)), data((300, 50), seed=1))
+    run(lambda lib, a, g: (a.log_softmax(1) * g).sum(), data((300, 50)), data((300, 50), seed=1))
+
+
+@pytest.mark.parametrize("fn,op", [(lambda x: x.cumsum(1), "cumsum"), (lambda x: x.argmax(0), "argmax"),
+                                   (lambda x: x[st.tensor([1, 2], device=DEV)], "index")])
+def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op):
+    x = st.tensor(data((300, 50)), device=DEV)
+    with pytest.raises(st.DeviceError) as e:
+        fn(x)
+    assert e.value.code == "device_error_limit" and str(e.value).startswith(f"{op}:")
+    assert "max-storage-buffer-binding-size" in str(e.value)
+
+
+def test_a_tensor_over_the_largest_buffer_is_refused_when_made(monkeypatch):
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    x = st.ones(1000, device=DEV)
+    monkeypatch.setattr(RT, "max_buffer", 1 << 20)
+    with pytest.raises(st.DeviceError) as e:
+        x.expand(300, 1000).contiguous()  # 1.2 MB
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("clone:")
+    assert "max-buffer-size" in str(e.value) and "1.1 MiB" in str(e.value)
+    monkeypatch.undo()
+    assert st.zeros(3, device=DEV).sum().item() == 0
+
+
+def test_a_real_tensor_over_128_mib():
+    """34M float32 elements (136 MB, over lavapipe's 128 MiB binding): made, computed, reduced and read back in
+    chunks. Values depend on the position (i % 1024), so a chunk bound at the wrong offset shows."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    n = 34_000_000
+    i = st.arange(n, dtype=st.int32, device=DEV)
+    x = (i % 1024).float() * 0.5 + 1
+    assert x._data.st.buf.size > RT.max_binding  # the split path, not a tensor that happened to fit
+    want = (np.arange(n, dtype=np.int64) % 1024).astype(np.float32) * 0.5 + 1
+    got = x.cpu().numpy()
+    np.testing.assert_array_equal(got, want)
+    del got
+    np.testing.assert_allclose(x.sum().item(), want.astype(np.float64).sum(), rtol=1e-5)
+    np.testing.assert_allclose((x * x)[-3:].numpy(), want[-3:] ** 2)
+    tail = torch.tensor(want[-1000:])
+    np.testing.assert_allclose(x[-1000:].exp().numpy(), tail.exp().numpy(), rtol=1e-5)
+
+
+def test_arange_in_chunks(small_binding):
+    """Integer arange is a kernel of the thread index: each chunk starts from its own first value."""
+    got = st.arange(3, 60_003, 3, device=DEV, dtype=st.int32).cpu().numpy()
+    np.testing.assert_array_equal(got, torch.arange(3, 60_003, 3, dtype=torch.int32).numpy())
+
+
+def test_device_index_offsets_randperm_and_poisson_fold_their_grids(monkeypatch):
+    """Under a limit of 4 workgroups per grid dimension (folded into up to 4 x 4), the kernels added for device-side indexing and draws
+    still cover every element (their threads are numbered across the folded grid)."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_groups", 4)
+    a = data((40, 50))
+    i = np.arange(39, -1, -1)
+    got = st.tensor(a, device=DEV)[st.tensor(i, device=DEV)]  # 2000 offsets: 8 workgroups of 256
+    np.testing.assert_array_equal(got.cpu().numpy(), a[i])
+    np.testing.assert_array_equal(np.sort(st.randperm(3000, device=DEV).cpu().numpy()), np.arange(3000))
+    counts = st.poisson(st.full((3000,), 4.0, device=DEV)).cpu().numpy()
+    assert counts.min() >= 0 and abs(counts.mean() - 4) < 5 * np.sqrt(4 / 3000)
+    assert np.all(counts[-256:] == np.round(counts[-256:])) and counts[-256:].sum() > 0  # the last workgroup ran
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, b: a @ b[0],  # a right operand shared by the batch
+    lambda lib, a, b: a @ b,
+    lambda lib, a, b: a[None].expand(2, 6, 100, 3) @ b,  # two batch dims, the left one broadcast
+    lambda lib, a, b: a[:1] @ b[:1],  # one batch entry over the limit: its rows
+])
+def test_batched_matmul_in_chunks(small_binding, fn):
+    run(fn, data((6, 100, 3)), data((6, 3, 2), seed=1), grad=False)
