@@ -46,6 +46,10 @@ _K = TypeVar("_K")
 _E = TypeVar("_E")
 _Bs = TypeVarTuple("_Bs")
 _Ts = TypeVarTuple("_Ts")
+_P1 = TypeVar("_P1")
+_P2 = TypeVar("_P2")
+_P3 = TypeVar("_P3")
+_P4 = TypeVar("_P4")
 AnyShape = tuple[Any, ...]
 '''
 
@@ -77,6 +81,7 @@ _DM = _TypeVar("_DM", default=Any)  # a Transformer layer's d_model, MultiheadAt
 _BF = _TypeVar("_BF", default=Any)  # a Transformer layer's batch_first
 _MC = _TypeVar("_MC", default=Any)  # MultiheadAttention: tuple[kdim, vdim, batch_first, num_heads]
 _Kd = _TypeVar("_Kd", default=_L[False])  # PairwiseDistance's keepdim
+
 '''
 
 SHAPE_PRESERVING = (
@@ -306,6 +311,7 @@ def _linear(init_sig: str) -> list[str]:
 def _conv(nd: int) -> Callable[[str], list[str]]:
     def render(init_sig: str) -> list[str]:
         anys = ", ".join(["Any"] * nd)
+        spatial = ", ".join(f"_P{i}" for i in range(1, nd + 1))
         name = f"Conv{nd}d"
         rest = (", kernel_size: _int | tuple[_int, ...], stride: _int | tuple[_int, ...] = 1, "
                 "padding: _int | tuple[_int, ...] | str = 0, dilation: _int | tuple[_int, ...] = 1, groups: _int = 1, "
@@ -325,10 +331,12 @@ def _conv(nd: int) -> Callable[[str], list[str]]:
             "    weight: Parameter[Any, Any]",
             "    bias: Parameter[tuple[_Cout], Any]",
             *branched(
-                # pyright keeps literal channels (as Linear's sizes); the kernel's arithmetic needs the plugin
-                [ln.replace(f"{name}[_IL, _OL]", f"{name}[_IL, _OL, Any]").replace(f"{name}[Any, Any]",
-                                                                                   f"{name}[Any, Any, Any]")
-                 for ln in _sized_init(name, "in_channels, out_channels", rest)],
+                # pyright keeps literal channels (as Linear's sizes), and the spatial sizes of a convolution that
+                # keeps them; any other kernel's arithmetic needs the plugin
+                [*_keeps_size_new(name),
+                 *[ln.replace(f"{name}[_IL, _OL]", f"{name}[_IL, _OL, Any]").replace(f"{name}[Any, Any]",
+                                                                                     f"{name}[Any, Any, Any]")
+                   for ln in _sized_init(name, "in_channels, out_channels", rest)]],
                 [init], [init], 4),
             "    def reset_parameters(self) -> None: ...",
             *branched(
@@ -340,9 +348,50 @@ def _conv(nd: int) -> Callable[[str], list[str]]:
                 _call("(self, input: Tensor[Any, _D])", "Tensor[Any, _D]"),
                 4,
             ),
+            "",
+            f"class _SizeKeeping{name}({name}[_Cin, _Cout, Any]):",
+            f'    """pyright\'s {name} of stride 1 whose padding makes up for the kernel: the spatial sizes are kept."""',
+            *["    " + ln for ln in _overloaded_call([
+                (f"(self, input: Tensor[tuple[_N, _Cin, {spatial}], _D])", f"Tensor[tuple[_N, _Cout, {spatial}], _D]"),
+                (f"(self, input: Tensor[tuple[_Cin, {spatial}], _D])", f"Tensor[tuple[_Cout, {spatial}], _D]"),
+            ])],
         ]
 
     return render
+
+
+def _keeps_size_new(name: str) -> list[str]:
+    """pyright's ``__new__`` overloads of a convolution that keeps the spatial sizes, a ``_SizeKeepingConv*d``:
+    stride 1 and an odd kernel with the padding that makes up for it (the shape rule confirms it on two lengths),
+    or ``padding="same"``. A subclass rather than a geometry type argument: a layer annotated without one has an
+    ``Any`` geometry, which would match both kinds of call. Any other call takes the last ``__new__``, which leaves
+    the class to ``__init__``."""
+    from shapetorch._rules.nn import conv_shape
+
+    tail = ("groups: _int = 1, bias: _bool = True, padding_mode: str = 'zeros', device: Incomplete = None, "
+            "dtype: Incomplete = None")
+    nd = int(name[-2])
+    self_t = "cls, in_channels: _IL, out_channels: _OL"
+    ret = f"_SizeKeeping{name}[_IL, _OL]"
+    out: list[str] = []
+    for k in (1, 3, 5, 7):
+        p = (k - 1) // 2
+        for length in (37, 100):
+            shape = conv_shape((2, 4, *[length] * nd), (8, 4, *[k] * nd), (1,) * nd, (p,) * nd, (1,) * nd, 1)
+            assert shape[2:] == (length,) * nd, (name, k, shape)
+        if p == 0:
+            out += ["@overload", f"def __new__({self_t}, kernel_size: _L[{k}], stride: _L[1] = 1, padding: _L[0] = 0, "
+                    f"dilation: _int | tuple[_int, ...] = 1, {tail}) -> {ret}: ..."]
+            continue
+        # the padding has no default here (0 would shrink the input): positional after the stride, or by keyword
+        out += ["@overload", f"def __new__({self_t}, kernel_size: _L[{k}], stride: _L[1], padding: _L[{p}], "
+                f"dilation: _L[1] = 1, {tail}) -> {ret}: ...",
+                "@overload", f"def __new__({self_t}, kernel_size: _L[{k}], stride: _L[1] = 1, *, padding: _L[{p}], "
+                f"dilation: _L[1] = 1, {tail}) -> {ret}: ..."]
+    out += ["@overload", f"def __new__({self_t}, kernel_size: _int | tuple[_int, ...], stride: _L[1] = 1, *, "
+            f"padding: _L['same'], dilation: _int | tuple[_int, ...] = 1, {tail}) -> {ret}: ...",
+            "@overload", "def __new__(cls, *args: Any, **kwargs: Any) -> Self: ..."]
+    return out
 
 
 def _embedding(init_sig: str) -> list[str]:
@@ -668,6 +717,17 @@ def _f_precise(name: str, fn: Callable[..., Any]) -> list[str]:
     return [f"def {name}{signature(fn, False, first='Tensor[_S, _D]')} -> Tensor[_S, _D]: ..."]
 
 
+def _glu() -> tuple[list[str], list[str], list[str]]:
+    """``F.glu(x, dim)`` halves ``dim``: pyright keeps the other dims (the half is arithmetic, an unknown size)."""
+    from stubgen.render_dim_literals import along, pattern, shape_text
+
+    from shapetorch._rules.nn import glu_shape
+
+    fallback = "def glu(input: Tensor[Any, _D], dim: _int = -1) -> Tensor[AnyShape, _D]: ..."
+    precise = along(lambda d: (shape_text(pattern(d)), glu_shape(pattern(d), d)), "glu", "input", "_D", default=-1)
+    return [*precise, "@overload", fallback], [fallback], [fallback.replace("Tensor[AnyShape, _D]", "Tensor[Any, _D]")]
+
+
 def render_functional() -> str:
     import shapetorch.nn.functional as F
 
@@ -692,6 +752,7 @@ def render_functional() -> str:
     for nd in (1, 2, 3):
         text = f"def conv{nd}d(input: Tensor[Any, _D], weight: Tensor[Any, Any], {conv_kw}) -> Tensor[AnyShape, _D]: ..."
         special[f"conv{nd}d"] = ([text], [text], [text.replace("Tensor[AnyShape, _D]", "Tensor[Any, _D]")])
+    special["glu"] = _glu()
     for n in ("layer_norm", "rms_norm"):
         text = f"def {n}{signature(getattr(F, n), False, first='Tensor[_S, _D]')} -> Tensor[_S, _D]: ..."
         text = text.replace("normalized_shape: Any", "normalized_shape: _int | Sequence[_int]")
