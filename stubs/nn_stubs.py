@@ -18,6 +18,7 @@ with the plugin, which computes the result with the runtime's rules.
 from __future__ import annotations
 
 import inspect
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -81,6 +82,10 @@ _DM = _TypeVar("_DM", default=Any)  # a Transformer layer's d_model, MultiheadAt
 _BF = _TypeVar("_BF", default=Any)  # a Transformer layer's batch_first
 _MC = _TypeVar("_MC", default=Any)  # MultiheadAttention: tuple[kdim, vdim, batch_first, num_heads]
 _Kd = _TypeVar("_Kd", default=_L[False])  # PairwiseDistance's keepdim
+
+
+class _OnlyAny:
+    """No value has this type, so only ``Any`` matches it (a layer's configuration built from non-literals)."""
 
 '''
 
@@ -562,6 +567,53 @@ _RNN_ATTRS = ["input_size: _int", "hidden_size: _int", "num_layers: _int", "bias
               "def flatten_parameters(self) -> None: ...", "def reset_parameters(self) -> None: ..."]
 
 
+# pyright: the configurations of a recurrent layer whose overloads give the shapes of its results (num_layers,
+# bidirectional, batch_first); a layer built otherwise (num_layers=3, proj_size, batch_first given by position, an
+# int size) has an Any configuration and Any results
+_RNN_CONFIGS = list(itertools.product((1, 2), (False, True), (False, True)))
+
+
+def _config(layers: int, bidirectional: bool, batch_first: bool) -> str:
+    """The configuration type argument, in the plugin's layout: tuple[num_layers, bidirectional, batch_first,
+    proj_size]."""
+    return f"tuple[_L[{layers}], _L[{bidirectional}], _L[{batch_first}], _L[0]]"
+
+
+def _recurrent_literal_init(name: str) -> list[str]:
+    """pyright's ``__init__`` overloads: literal sizes and one of ``_RNN_CONFIGS`` (the flags by keyword)."""
+    out: list[str] = []
+    for layers, bi, bf in _RNN_CONFIGS:
+        num = f"num_layers: _L[{layers}]" + (" = 1" if layers == 1 else "")
+        flags = (f"batch_first: _L[{bf}]" + (" = False" if not bf else "") + ", dropout: _float = 0.0, "
+                 f"bidirectional: _L[{bi}]" + (" = False" if not bi else ""))
+        extra = "nonlinearity: str = 'tanh', " if name == "RNN" else ""
+        out += ["@overload", f"def __init__(self: {name}[_IL, _OL, {_config(layers, bi, bf)}], input_size: _IL, "
+                f"hidden_size: _OL, {num}, *, {extra}bias: _bool = True, {flags}, proj_size: _L[0] = 0, "
+                "device: Any = None, dtype: Any = None) -> None: ..."]
+    return out
+
+
+def _recurrent_literal_calls(name: str) -> list[tuple[str, str]]:
+    """pyright's call overloads of each configuration, batched and unbatched: the input size checked, the initial
+    states checked, the results' shapes: the shape rule evaluated on symbolic dims."""
+    from stubgen.render_dim_literals import shape_text
+
+    from shapetorch._rules.dims import Sym
+    from shapetorch._rules.nn import rnn_shape
+
+    lstm = name == "LSTM"
+    out: list[tuple[str, str]] = []
+    for layers, bi, bf in _RNN_CONFIGS:
+        for shape in ((Sym("_N"), Sym("_K"), Sym("_I")), (Sym("_K"), Sym("_I"))):
+            output, h_n, c_n = rnn_shape(shape, Sym("_I"), Sym("_H"), layers, bi, bf)
+            h, c = f"Tensor[{shape_text(h_n)}, _D]", f"Tensor[{shape_text(c_n)}, _D]"
+            hx = f"tuple[{h}, {c}] | None = None" if lstm else f"{h} | None = None"
+            state = f"tuple[{h}, {c}]" if lstm else h
+            out.append((f"(self: {name}[_I, _H, {_config(layers, bi, bf)}], input: Tensor[{shape_text(shape)}, _D], "
+                        f"hx: {hx})", f"tuple[Tensor[{shape_text(output)}, _D], {state}]"))
+    return out
+
+
 def _recurrent(name: str) -> Callable[[str], list[str]]:
     """RNN/GRU return ``(output, h_n)``, LSTM ``(output, (h_n, c_n))``; a PackedSequence in, one out."""
     lstm = name == "LSTM"
@@ -572,12 +624,16 @@ def _recurrent(name: str) -> Callable[[str], list[str]]:
              (f"(self, input: PackedSequence, hx: {hx.replace('_D', 'Any')})", f"tuple[PackedSequence, {packed_state}]")]
 
     def render(init_sig: str) -> list[str]:
+        init = f"def __init__{_self_typed(init_sig, f'{name}[Any, Any, Any]')} -> None: ..."
         return [
             f"class {name}(Module, Generic[_I, _H, _RC]):",
             *["    " + a for a in _RNN_ATTRS],
             *(["    nonlinearity: str"] if name == "RNN" else []),
-            f"    def __init__{_self_typed(init_sig, f'{name}[Any, Any, Any]')} -> None: ...",
-            *branched(_overloaded_call(typed), _overloaded_call(typed),
+            *branched([*_recurrent_literal_init(name), "@overload", init], [init], [init], 4),
+            # pyright: a layer of a literal configuration takes the overloads of its configuration only (the
+            # Tensor one after them is for a layer built from other arguments, whose configuration is Any)
+            *branched(_overloaded_call([*_recurrent_literal_calls(name), (typed[0][0].replace(
+                "(self,", f"(self: {name}[Any, Any, _OnlyAny],"), typed[0][1]), typed[1]]), _overloaded_call(typed),
                       _call("(self, input: Any, hx: Any = None)", "tuple[Any, Any]"), 4),
         ]
 
