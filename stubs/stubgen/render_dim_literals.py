@@ -15,7 +15,7 @@ every dim, are written per rank (1 to 4; above that the fallback's unknown shape
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from itertools import permutations, product
 
 from shapetorch._rules.dims import UNKNOWN, Dim, Shape, Sym
@@ -118,7 +118,7 @@ def reductions(name: str, first: str, self_dtype: str, result_dtype: str, skip: 
     return pyright_only(out)
 
 
-def values_indices(name: str, first: str, d_type: str, rest: Iterator[str] | list[str]) -> list[str]:
+def values_indices(name: str, first: str, d_type: str, rest: list[str]) -> list[str]:
     """``max(dim=d)`` / ``min(dim=d)``: (values, indices) with the dim dropped or kept as a 1; ``rest`` is the
     op's declaration for every branch, declared again after these."""
     out = [_chain_break(name, first)]
