@@ -18,6 +18,7 @@ with the plugin, which computes the result with the runtime's rules.
 from __future__ import annotations
 
 import inspect
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +47,10 @@ _K = TypeVar("_K")
 _E = TypeVar("_E")
 _Bs = TypeVarTuple("_Bs")
 _Ts = TypeVarTuple("_Ts")
+_P1 = TypeVar("_P1")
+_P2 = TypeVar("_P2")
+_P3 = TypeVar("_P3")
+_P4 = TypeVar("_P4")
 AnyShape = tuple[Any, ...]
 '''
 
@@ -77,6 +82,11 @@ _DM = _TypeVar("_DM", default=Any)  # a Transformer layer's d_model, MultiheadAt
 _BF = _TypeVar("_BF", default=Any)  # a Transformer layer's batch_first
 _MC = _TypeVar("_MC", default=Any)  # MultiheadAttention: tuple[kdim, vdim, batch_first, num_heads]
 _Kd = _TypeVar("_Kd", default=_L[False])  # PairwiseDistance's keepdim
+
+
+class _OnlyAny:
+    """No value has this type, so only ``Any`` matches it (a layer's configuration built from non-literals)."""
+
 '''
 
 SHAPE_PRESERVING = (
@@ -306,6 +316,7 @@ def _linear(init_sig: str) -> list[str]:
 def _conv(nd: int) -> Callable[[str], list[str]]:
     def render(init_sig: str) -> list[str]:
         anys = ", ".join(["Any"] * nd)
+        spatial = ", ".join(f"_P{i}" for i in range(1, nd + 1))
         name = f"Conv{nd}d"
         rest = (", kernel_size: _int | tuple[_int, ...], stride: _int | tuple[_int, ...] = 1, "
                 "padding: _int | tuple[_int, ...] | str = 0, dilation: _int | tuple[_int, ...] = 1, groups: _int = 1, "
@@ -325,10 +336,12 @@ def _conv(nd: int) -> Callable[[str], list[str]]:
             "    weight: Parameter[Any, Any]",
             "    bias: Parameter[tuple[_Cout], Any]",
             *branched(
-                # pyright keeps literal channels (as Linear's sizes); the kernel's arithmetic needs the plugin
-                [ln.replace(f"{name}[_IL, _OL]", f"{name}[_IL, _OL, Any]").replace(f"{name}[Any, Any]",
-                                                                                   f"{name}[Any, Any, Any]")
-                 for ln in _sized_init(name, "in_channels, out_channels", rest)],
+                # pyright keeps literal channels (as Linear's sizes), and the spatial sizes of a convolution that
+                # keeps them; any other kernel's arithmetic needs the plugin
+                [*_keeps_size_new(name),
+                 *[ln.replace(f"{name}[_IL, _OL]", f"{name}[_IL, _OL, Any]").replace(f"{name}[Any, Any]",
+                                                                                     f"{name}[Any, Any, Any]")
+                   for ln in _sized_init(name, "in_channels, out_channels", rest)]],
                 [init], [init], 4),
             "    def reset_parameters(self) -> None: ...",
             *branched(
@@ -340,9 +353,50 @@ def _conv(nd: int) -> Callable[[str], list[str]]:
                 _call("(self, input: Tensor[Any, _D])", "Tensor[Any, _D]"),
                 4,
             ),
+            "",
+            f"class _SizeKeeping{name}({name}[_Cin, _Cout, Any]):",
+            f'    """pyright\'s {name} of stride 1 whose padding makes up for the kernel: the spatial sizes are kept."""',
+            *["    " + ln for ln in _overloaded_call([
+                (f"(self, input: Tensor[tuple[_N, _Cin, {spatial}], _D])", f"Tensor[tuple[_N, _Cout, {spatial}], _D]"),
+                (f"(self, input: Tensor[tuple[_Cin, {spatial}], _D])", f"Tensor[tuple[_Cout, {spatial}], _D]"),
+            ])],
         ]
 
     return render
+
+
+def _keeps_size_new(name: str) -> list[str]:
+    """pyright's ``__new__`` overloads of a convolution that keeps the spatial sizes, a ``_SizeKeepingConv*d``:
+    stride 1 and an odd kernel with the padding that makes up for it (the shape rule confirms it on two lengths),
+    or ``padding="same"``. A subclass rather than a geometry type argument: a layer annotated without one has an
+    ``Any`` geometry, which would match both kinds of call. Any other call takes the last ``__new__``, which leaves
+    the class to ``__init__``."""
+    from shapetorch._rules.nn import conv_shape
+
+    tail = ("groups: _int = 1, bias: _bool = True, padding_mode: str = 'zeros', device: Incomplete = None, "
+            "dtype: Incomplete = None")
+    nd = int(name[-2])
+    self_t = "cls, in_channels: _IL, out_channels: _OL"
+    ret = f"_SizeKeeping{name}[_IL, _OL]"
+    out: list[str] = []
+    for k in (1, 3, 5, 7):
+        p = (k - 1) // 2
+        for length in (37, 100):
+            shape = conv_shape((2, 4, *[length] * nd), (8, 4, *[k] * nd), (1,) * nd, (p,) * nd, (1,) * nd, 1)
+            assert shape[2:] == (length,) * nd, (name, k, shape)
+        if p == 0:
+            out += ["@overload", f"def __new__({self_t}, kernel_size: _L[{k}], stride: _L[1] = 1, padding: _L[0] = 0, "
+                    f"dilation: _int | tuple[_int, ...] = 1, {tail}) -> {ret}: ..."]
+            continue
+        # the padding has no default here (0 would shrink the input): positional after the stride, or by keyword
+        out += ["@overload", f"def __new__({self_t}, kernel_size: _L[{k}], stride: _L[1], padding: _L[{p}], "
+                f"dilation: _L[1] = 1, {tail}) -> {ret}: ...",
+                "@overload", f"def __new__({self_t}, kernel_size: _L[{k}], stride: _L[1] = 1, *, padding: _L[{p}], "
+                f"dilation: _L[1] = 1, {tail}) -> {ret}: ..."]
+    out += ["@overload", f"def __new__({self_t}, kernel_size: _int | tuple[_int, ...], stride: _L[1] = 1, *, "
+            f"padding: _L['same'], dilation: _int | tuple[_int, ...] = 1, {tail}) -> {ret}: ...",
+            "@overload", "def __new__(cls, *args: Any, **kwargs: Any) -> Self: ..."]
+    return out
 
 
 def _embedding(init_sig: str) -> list[str]:
@@ -513,6 +567,53 @@ _RNN_ATTRS = ["input_size: _int", "hidden_size: _int", "num_layers: _int", "bias
               "def flatten_parameters(self) -> None: ...", "def reset_parameters(self) -> None: ..."]
 
 
+# pyright: the configurations of a recurrent layer whose overloads give the shapes of its results (num_layers,
+# bidirectional, batch_first); a layer built otherwise (num_layers=3, proj_size, batch_first given by position, an
+# int size) has an Any configuration and Any results
+_RNN_CONFIGS = list(itertools.product((1, 2), (False, True), (False, True)))
+
+
+def _config(layers: int, bidirectional: bool, batch_first: bool) -> str:
+    """The configuration type argument, in the plugin's layout: tuple[num_layers, bidirectional, batch_first,
+    proj_size]."""
+    return f"tuple[_L[{layers}], _L[{bidirectional}], _L[{batch_first}], _L[0]]"
+
+
+def _recurrent_literal_init(name: str) -> list[str]:
+    """pyright's ``__init__`` overloads: literal sizes and one of ``_RNN_CONFIGS`` (the flags by keyword)."""
+    out: list[str] = []
+    for layers, bi, bf in _RNN_CONFIGS:
+        num = f"num_layers: _L[{layers}]" + (" = 1" if layers == 1 else "")
+        flags = (f"batch_first: _L[{bf}]" + (" = False" if not bf else "") + ", dropout: _float = 0.0, "
+                 f"bidirectional: _L[{bi}]" + (" = False" if not bi else ""))
+        extra = "nonlinearity: str = 'tanh', " if name == "RNN" else ""
+        out += ["@overload", f"def __init__(self: {name}[_IL, _OL, {_config(layers, bi, bf)}], input_size: _IL, "
+                f"hidden_size: _OL, {num}, *, {extra}bias: _bool = True, {flags}, proj_size: _L[0] = 0, "
+                "device: Any = None, dtype: Any = None) -> None: ..."]
+    return out
+
+
+def _recurrent_literal_calls(name: str) -> list[tuple[str, str]]:
+    """pyright's call overloads of each configuration, batched and unbatched: the input size checked, the initial
+    states checked, the results' shapes: the shape rule evaluated on symbolic dims."""
+    from stubgen.render_dim_literals import shape_text
+
+    from shapetorch._rules.dims import Sym
+    from shapetorch._rules.nn import rnn_shape
+
+    lstm = name == "LSTM"
+    out: list[tuple[str, str]] = []
+    for layers, bi, bf in _RNN_CONFIGS:
+        for shape in ((Sym("_N"), Sym("_K"), Sym("_I")), (Sym("_K"), Sym("_I"))):
+            output, h_n, c_n = rnn_shape(shape, Sym("_I"), Sym("_H"), layers, bi, bf)
+            h, c = f"Tensor[{shape_text(h_n)}, _D]", f"Tensor[{shape_text(c_n)}, _D]"
+            hx = f"tuple[{h}, {c}] | None = None" if lstm else f"{h} | None = None"
+            state = f"tuple[{h}, {c}]" if lstm else h
+            out.append((f"(self: {name}[_I, _H, {_config(layers, bi, bf)}], input: Tensor[{shape_text(shape)}, _D], "
+                        f"hx: {hx})", f"tuple[Tensor[{shape_text(output)}, _D], {state}]"))
+    return out
+
+
 def _recurrent(name: str) -> Callable[[str], list[str]]:
     """RNN/GRU return ``(output, h_n)``, LSTM ``(output, (h_n, c_n))``; a PackedSequence in, one out."""
     lstm = name == "LSTM"
@@ -523,12 +624,16 @@ def _recurrent(name: str) -> Callable[[str], list[str]]:
              (f"(self, input: PackedSequence, hx: {hx.replace('_D', 'Any')})", f"tuple[PackedSequence, {packed_state}]")]
 
     def render(init_sig: str) -> list[str]:
+        init = f"def __init__{_self_typed(init_sig, f'{name}[Any, Any, Any]')} -> None: ..."
         return [
             f"class {name}(Module, Generic[_I, _H, _RC]):",
             *["    " + a for a in _RNN_ATTRS],
             *(["    nonlinearity: str"] if name == "RNN" else []),
-            f"    def __init__{_self_typed(init_sig, f'{name}[Any, Any, Any]')} -> None: ...",
-            *branched(_overloaded_call(typed), _overloaded_call(typed),
+            *branched([*_recurrent_literal_init(name), "@overload", init], [init], [init], 4),
+            # pyright: a layer of a literal configuration takes the overloads of its configuration only (the
+            # Tensor one after them is for a layer built from other arguments, whose configuration is Any)
+            *branched(_overloaded_call([*_recurrent_literal_calls(name), (typed[0][0].replace(
+                "(self,", f"(self: {name}[Any, Any, _OnlyAny],"), typed[0][1]), typed[1]]), _overloaded_call(typed),
                       _call("(self, input: Any, hx: Any = None)", "tuple[Any, Any]"), 4),
         ]
 
@@ -668,6 +773,17 @@ def _f_precise(name: str, fn: Callable[..., Any]) -> list[str]:
     return [f"def {name}{signature(fn, False, first='Tensor[_S, _D]')} -> Tensor[_S, _D]: ..."]
 
 
+def _glu() -> tuple[list[str], list[str], list[str]]:
+    """``F.glu(x, dim)`` halves ``dim``: pyright keeps the other dims (the half is arithmetic, an unknown size)."""
+    from stubgen.render_dim_literals import along, pattern, shape_text
+
+    from shapetorch._rules.nn import glu_shape
+
+    fallback = "def glu(input: Tensor[Any, _D], dim: _int = -1) -> Tensor[AnyShape, _D]: ..."
+    precise = along(lambda d: (shape_text(pattern(d)), glu_shape(pattern(d), d)), "glu", "input", "_D", default=-1)
+    return [*precise, "@overload", fallback], [fallback], [fallback.replace("Tensor[AnyShape, _D]", "Tensor[Any, _D]")]
+
+
 def render_functional() -> str:
     import shapetorch.nn.functional as F
 
@@ -692,6 +808,7 @@ def render_functional() -> str:
     for nd in (1, 2, 3):
         text = f"def conv{nd}d(input: Tensor[Any, _D], weight: Tensor[Any, Any], {conv_kw}) -> Tensor[AnyShape, _D]: ..."
         special[f"conv{nd}d"] = ([text], [text], [text.replace("Tensor[AnyShape, _D]", "Tensor[Any, _D]")])
+    special["glu"] = _glu()
     for n in ("layer_norm", "rms_norm"):
         text = f"def {n}{signature(getattr(F, n), False, first='Tensor[_S, _D]')} -> Tensor[_S, _D]: ..."
         text = text.replace("normalized_shape: Any", "normalized_shape: _int | Sequence[_int]")

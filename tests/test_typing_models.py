@@ -88,7 +88,7 @@ def test_program_under_torch_and_shapetorch(path: Path) -> None:
 
 
 # The least each checker must catch (of 32 planted bugs); raise these as the checkers improve.
-MIN_CAUGHT = {"mypy+plugin": 32, "mypy": 5, "pyright": 11}
+MIN_CAUGHT = {"mypy+plugin": 32, "mypy": 5, "pyright": 16}
 
 
 @pytest.mark.parametrize("checker", ["mypy+plugin", "mypy", "pyright"])

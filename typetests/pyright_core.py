@@ -62,7 +62,7 @@ def elementwise(a: Tensor[tuple[L[2], L[3], L[4]], float32], bias: Tensor[tuple[
     assert_type(a.sum(-1), Tensor[tuple[L[2], L[3]], float32])
     assert_type(a.sum(-1, keepdim=True), Tensor[tuple[L[2], L[3], L[1]], float32])
     assert_type(a.sum(), Tensor[tuple[()], float32])
-    assert_type(a.sum(1), Tensor[tuple[Any, ...], float32])
+    assert_type(a.sum(1), Tensor[tuple[L[2], L[4]], float32])
     assert_type(a.unsqueeze(0), Tensor[tuple[L[1], L[2], L[3], L[4]], float32])
     assert_type(a.mT, Tensor[tuple[L[2], L[4], L[3]], float32])
     assert_type(a[0], Tensor[tuple[L[3], L[4]], float32])
@@ -111,7 +111,7 @@ def nn_layers(name: str, x: Tensor[tuple[L[32], L[784]], float32], bad: Tensor[t
     lin(bad)  # pyright: ignore[reportArgumentType, reportCallIssue]
     conv: nn.Conv2d[L[3], L[16]] = nn.Conv2d(3, 16, 3)
     assert_type(conv(img), Tensor[tuple[L[8], L[16], Any, Any], float32])
-    assert_type(x.max(1).values, Tensor[tuple[Any, ...], float32])
+    assert_type(x.max(1).values, Tensor[tuple[L[32]], float32])
     assert_type(x.sort(1).indices, Tensor[tuple[L[32], L[784]], int64])
     assert_type(x.gather(1, st.zeros(32, 5, dtype=int64)), Tensor[tuple[L[32], L[5]], float32])
     assert_type(x.flip(0), Tensor[tuple[L[32], L[784]], float32])

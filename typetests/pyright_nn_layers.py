@@ -1,6 +1,7 @@
 # ruff: noqa  (typetests are expressions whose types are checked, not code to lint)
 # pyright (no plugin) on the recurrent, padding, pixel-shuffle, Upsample and distance layers: the stubs alone
-# give any-shaped tensors of the input's dtype (the plugin computes the shapes), and nothing real is an error.
+# give any-shaped tensors of the input's dtype (the plugin computes the shapes), except for a recurrent layer of a
+# literal configuration (see pyright_shapes.py), and nothing real is an error.
 from typing import Any, Literal as L, TypeVar, assert_type
 
 from shapetorch import Tensor, float32, float64, int64, nn
@@ -11,16 +12,17 @@ AnyT = Tensor[tuple[Any, ...], float32]
 
 
 def recurrent(seq: Tensor[tuple[L[7], B, L[10]], float32], h0: Tensor[tuple[L[1], B, L[20]], float32],
-              d: Tensor[tuple[L[7], L[10]], float64], v: Tensor[tuple[L[10]], float32]) -> None:
+              d: Tensor[tuple[L[7], L[10]], float64], v: Tensor[tuple[L[10]], float32], n: int) -> None:
     lstm = nn.LSTM(10, 20, batch_first=False)
-    assert_type(lstm, nn.LSTM[Any, Any, Any])
+    assert_type(lstm, nn.LSTM[L[10], L[20], tuple[L[1], L[False], L[False], L[0]]])
     out, (h, c) = lstm(seq)
-    assert_type(out, AnyT)
-    assert_type(h, AnyT)
-    assert_type(c, AnyT)
-    assert_type(lstm(seq, (h0, h0))[0], AnyT)
-    assert_type(nn.GRU(10, 20)(d), tuple[Tensor[tuple[Any, ...], float64], Tensor[tuple[Any, ...], float64]])
-    assert_type(nn.RNN(10, 20)(seq, h0)[1], AnyT)
+    assert_type(out, Tensor[tuple[L[7], B, Any], float32])  # D * hidden_size is arithmetic
+    assert_type(h, Tensor[tuple[L[1], B, L[20]], float32])
+    assert_type(c, Tensor[tuple[L[1], B, L[20]], float32])
+    assert_type(lstm(seq, (h0, h0))[0], Tensor[tuple[L[7], B, Any], float32])
+    assert_type(nn.GRU(10, 20)(d), tuple[Tensor[tuple[L[7], Any], float64], Tensor[tuple[L[1], L[20]], float64]])
+    assert_type(nn.RNN(10, 20)(seq, h0)[1], Tensor[tuple[L[1], B, L[20]], float32])
+    assert_type(nn.LSTM(10, n)(seq), Any)  # a size known only as an int: an Any configuration, Any results
     packed = pack_padded_sequence(seq, [7, 5])
     out_packed, (h_packed, _) = lstm(packed)
     assert_type(out_packed, PackedSequence)

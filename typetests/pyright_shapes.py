@@ -1,12 +1,15 @@
 # ruff: noqa  (typetests are expressions whose types are checked, not code to lint)
 # pyright from the stubs alone (stubs/stubgen/render_pyright.py): literal sizes kept by factories and reshape,
 # broadcasting checked per dim, x[:, i] and x[:, i] = v, cat keeping the dims it does not join, and layers
-# whose literal sizes are checked (Conv channels, BatchNorm, LayerNorm) and reported once.
+# whose literal sizes are checked (Conv channels, BatchNorm, LayerNorm) and reported once; and the overloads chosen
+# by a literal dim (stubs/stubgen/render_dim_literals.py): transpose, permute, T, reductions, max/min, squeeze,
+# unsqueeze, glu, gather, slices; size-keeping convolutions and recurrent layers of a literal configuration.
 # Every `# pyright: ignore[...]` marks an error that MUST happen (reportUnnecessaryTypeIgnoreComment = error);
 # every other line must check clean: the legal calls below are the ones the overloads must let through.
 from typing import Any, Literal as L, TypeVar, assert_type
 
 import shapetorch as st
+import shapetorch.nn.functional as F
 from shapetorch import Dim, Tensor, bool_, float32, float64, int64, nn
 
 B = TypeVar("B")
@@ -72,7 +75,52 @@ def views(x: Tensor[tuple[L[6], L[10], L[8]], float32], m: int) -> None:
     assert_type(x.reshape(m, -1), Tensor[tuple[Any, Any], float32])
     assert_type(x[:, 0], Tensor[tuple[L[6], L[8]], float32])
     assert_type(x[:, :, 0], Tensor[tuple[L[6], L[10]], float32])
-    assert_type(x[:, 1:3], Tensor[tuple[Any, ...], float32])  # a partial slice: its size needs the plugin
+    assert_type(x[:, 1:3], Tensor[tuple[L[6], Any, L[8]], float32])  # a partial slice: its size needs the plugin
+    assert_type(x[:4], Tensor[tuple[Any, L[10], L[8]], float32])
+    assert_type(x[:, :, ::2], Tensor[tuple[L[6], L[10], Any], float32])
+    assert_type(x.reshape(m, 5, 16), Tensor[tuple[Any, L[5], L[16]], float32])  # a leading size read from .shape
+    assert_type(x.view(m, m, -1, 8), Tensor[tuple[Any, Any, Any, L[8]], float32])
+    x.reshape(m, 6, 80) + x  # pyright: ignore[reportOperatorIssue]
+
+
+def literal_dims(x: Tensor[tuple[B, L[4], L[10], L[16]], float32], m: Tensor[tuple[L[6], L[8]], float32],
+                 one: Tensor[tuple[B, L[1], L[8]], float32], u: Tensor[tuple[Any, ...], float32],
+                 t: Tensor[tuple[Any, L[4], L[16]], float32], d: int) -> None:
+    # a dim counted from the front or the back, on any rank that has it
+    assert_type(x.transpose(1, 2), Tensor[tuple[B, L[10], L[4], L[16]], float32])
+    assert_type(x.transpose(-1, -2), Tensor[tuple[B, L[4], L[16], L[10]], float32])
+    assert_type(t.transpose(1, 2), Tensor[tuple[Any, L[16], L[4]], float32])
+    assert_type(x.permute(0, 2, 1, 3), Tensor[tuple[B, L[10], L[4], L[16]], float32])
+    assert_type(x.permute(0, -1, 1, 2), Tensor[tuple[B, L[16], L[4], L[10]], float32])
+    assert_type(m.T, Tensor[tuple[L[8], L[6]], float32])
+    assert_type(x.sum(dim=1), Tensor[tuple[B, L[10], L[16]], float32])
+    assert_type(x.mean(2, keepdim=True), Tensor[tuple[B, L[4], L[1], L[16]], float32])
+    assert_type(st.amax(x, dim=-3), Tensor[tuple[B, L[10], L[16]], float32])
+    assert_type(x.max(dim=1).values, Tensor[tuple[B, L[10], L[16]], float32])
+    assert_type(x.min(-1, keepdim=True).indices, Tensor[tuple[B, L[4], L[10], L[1]], int64])
+    assert_type(x.unsqueeze(2), Tensor[tuple[B, L[4], L[1], L[10], L[16]], float32])
+    assert_type(x.unsqueeze(-2), Tensor[tuple[B, L[4], L[10], L[1], L[16]], float32])
+    assert_type(one.squeeze(1), Tensor[tuple[B, L[8]], float32])
+    assert_type(x.squeeze(1), Tensor[tuple[B, L[4], L[10], L[16]], float32])  # not a 1: kept, as torch
+    assert_type(F.glu(x, dim=-1), Tensor[tuple[B, L[4], L[10], Any], float32])  # the half is arithmetic
+    assert_type(x.gather(1, x.long()), Tensor[tuple[B, L[4], L[10], L[16]], float32])
+    assert_type(st.gather(m, 0, m[:1].long()), Tensor[tuple[Any, L[8]], float32])
+    # what needs the rank, a dim known only as an int, or an unknown rank: an unknown shape, never a made-up rank
+    assert_type(x.transpose(1, -1), Tensor[tuple[Any, ...], float32])
+    assert_type(x.transpose(d, 1), Tensor[tuple[Any, ...], float32])
+    assert_type(x.sum(dim=d), Tensor[tuple[Any, ...], float32])
+    assert_type(u.transpose(1, 2), Any)
+    assert_type(u.permute(1, 0), Any)
+    assert_type(u.sum(dim=1), Any)
+    assert_type(u.T, Any)
+    # illegal: the shapes the literal dims give are checked downstream
+    m.T @ st.zeros(6, 3)
+    m.T @ st.zeros(8, 3)  # pyright: ignore[reportOperatorIssue]
+    x.transpose(1, 2) + x  # pyright: ignore[reportOperatorIssue]
+    x.sum(dim=1) + m  # pyright: ignore[reportOperatorIssue]
+    st.gather(x, 1, m.long())  # pyright: ignore[reportCallIssue, reportArgumentType]  -- the index's rank
+    # Known limit: a permute that names too few dims takes the fallback (a dim list may be built at run time)
+    assert_type(x.permute(0, 2, 1), Tensor[tuple[Any, ...], float32])
 
 
 def joining(a: Tensor[tuple[L[4], L[8]], float32], b: Tensor[tuple[L[4], L[16]], float32],
@@ -113,3 +161,25 @@ def layers(x: Tensor[tuple[B, L[32], L[16], L[16]], float32], tokens: Tensor[tup
     nn.LayerNorm([10, 64])(tokens)  # a normalized shape from a list: Any, not checked
     z = nn.Linear(32, 16)(tokens)  # pyright: ignore[reportCallIssue, reportArgumentType]
     z + tokens
+
+
+def size_keeping_layers(x: Tensor[tuple[B, L[32], L[16], L[16]], float32], seq: Tensor[tuple[B, L[8], L[100]], float32],
+                        emb: Tensor[tuple[B, L[12], L[32]], float32]) -> None:
+    # stride 1 with the padding that makes up for an odd kernel, or padding="same": the spatial sizes are kept
+    assert_type(nn.Conv2d(32, 64, 3, padding=1)(x), Tensor[tuple[B, L[64], L[16], L[16]], float32])
+    assert_type(nn.Conv1d(8, 16, 1)(seq), Tensor[tuple[B, L[16], L[100]], float32])
+    assert_type(nn.Conv1d(8, 16, 5, padding="same")(seq), Tensor[tuple[B, L[16], L[100]], float32])
+    assert_type(nn.Conv1d(8, 16, 3)(seq), Tensor[tuple[B, L[16], Any], float32])  # no padding: arithmetic
+    conv: nn.Conv2d[L[32], L[64]] = nn.Conv2d(32, 64, 3, padding=1)  # still a Conv2d
+    nn.Conv2d(16, 64, 3, padding=1)(x)  # pyright: ignore[reportCallIssue, reportArgumentType]
+    # recurrent layers of a literal configuration: the input size, the initial state and the results' shapes
+    enc = nn.GRU(32, 64, batch_first=True, bidirectional=True)
+    out, h = enc(emb)
+    assert_type(h, Tensor[tuple[L[2], B, L[64]], float32])
+    assert_type(out, Tensor[tuple[B, L[12], Any], float32])  # 2 * 64 is arithmetic
+    dec = nn.GRU(32, 64, batch_first=True)
+    dec(emb, h)  # pyright: ignore[reportCallIssue, reportArgumentType]  -- two directions' state, one expected
+    dec(emb, h[:1])
+    lstm = nn.LSTM(32, 64, num_layers=2)
+    assert_type(lstm(emb)[1][1], Tensor[tuple[L[2], L[12], L[64]], float32])  # not batch first: (T, N, H_in)
+    nn.LSTM(16, 64)(emb)  # pyright: ignore[reportCallIssue, reportArgumentType]

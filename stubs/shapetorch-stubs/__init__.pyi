@@ -102,6 +102,21 @@ class _HasShape(Protocol[_ShC]):
     @property
     def shape(self) -> _ShC: ...
 
+class _Reversed:
+    """``Tensor.T`` for pyright: the dims in reverse order."""
+    @overload
+    def __get__(self, obj: Tensor[tuple[()], _D2], owner: Any) -> Tensor[tuple[()], _D2]: ...
+    @overload
+    def __get__(self, obj: Tensor[tuple[_P1], _D2], owner: Any) -> Tensor[tuple[_P1], _D2]: ...
+    @overload
+    def __get__(self, obj: Tensor[tuple[_P1, _P2], _D2], owner: Any) -> Tensor[tuple[_P2, _P1], _D2]: ...
+    @overload
+    def __get__(self, obj: Tensor[tuple[_P1, _P2, _P3], _D2], owner: Any) -> Tensor[tuple[_P3, _P2, _P1], _D2]: ...
+    @overload
+    def __get__(self, obj: Tensor[tuple[_P1, _P2, _P3, _P4], _D2], owner: Any) -> Tensor[tuple[_P4, _P3, _P2, _P1], _D2]: ...
+    @overload
+    def __get__(self, obj: Tensor[Any, _D2], owner: Any) -> Tensor[AnyShape, _D2]: ...
+
 class _ValuesIndices(NamedTuple, Generic[_S2, _D2]):
     """(values, indices) of max/min/sort/topk/kthvalue/median/mode/cummax/cummin."""
     values: Tensor[_S2, _D2]
@@ -3094,6 +3109,34 @@ class Tensor(Generic[S, D]):
         def sum(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
         @overload
         def sum(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def sum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
         @overload
         def sum(self: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
         @overload
@@ -3104,6 +3147,34 @@ class Tensor(Generic[S, D]):
         def nansum(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
         @overload
         def nansum(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def nansum(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
         @overload
         def nansum(self: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
         @overload
@@ -3114,6 +3185,34 @@ class Tensor(Generic[S, D]):
         def prod(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
         @overload
         def prod(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def prod(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
         @overload
         def prod(self: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
         @overload
@@ -3124,6 +3223,34 @@ class Tensor(Generic[S, D]):
         def mean(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], D]: ...
         @overload
         def mean(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], D]: ...
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def mean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
         @overload
         def mean(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, D]: ...
         @overload
@@ -3132,6 +3259,34 @@ class Tensor(Generic[S, D]):
         def nanmean(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], D]: ...
         @overload
         def nanmean(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], D]: ...
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def nanmean(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
         @overload
         def nanmean(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, D]: ...
         @overload
@@ -3140,6 +3295,34 @@ class Tensor(Generic[S, D]):
         def amax(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], D]: ...
         @overload
         def amax(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], D]: ...
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def amax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
         @overload
         def amax(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, D]: ...
         @overload
@@ -3148,6 +3331,34 @@ class Tensor(Generic[S, D]):
         def amin(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], D]: ...
         @overload
         def amin(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], D]: ...
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def amin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
         @overload
         def amin(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, D]: ...
         @overload
@@ -3156,6 +3367,34 @@ class Tensor(Generic[S, D]):
         def argmax(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], int64]: ...
         @overload
         def argmax(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmax(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], int64]: ...  # pyright only
         @overload
         def argmax(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
         @overload
@@ -3164,6 +3403,34 @@ class Tensor(Generic[S, D]):
         def argmin(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], int64]: ...
         @overload
         def argmin(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], int64]: ...  # pyright only
+        @overload  # pyright only
+        def argmin(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], int64]: ...  # pyright only
         @overload
         def argmin(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
         @overload
@@ -3172,6 +3439,34 @@ class Tensor(Generic[S, D]):
         def all(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], bool_]: ...
         @overload
         def all(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], bool_]: ...
+        @overload  # pyright only
+        def all(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def all(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], bool_]: ...  # pyright only
         @overload
         def all(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, bool_]: ...
         @overload
@@ -3180,6 +3475,34 @@ class Tensor(Generic[S, D]):
         def any(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], bool_]: ...
         @overload
         def any(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], bool_]: ...
+        @overload  # pyright only
+        def any(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], bool_]: ...  # pyright only
+        @overload  # pyright only
+        def any(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], bool_]: ...  # pyright only
         @overload
         def any(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, bool_]: ...
         @overload
@@ -3188,6 +3511,34 @@ class Tensor(Generic[S, D]):
         def std(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
         @overload
         def std(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+        @overload  # pyright only
+        def std(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def std(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
         @overload
         def std(self: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
         @overload
@@ -3198,6 +3549,34 @@ class Tensor(Generic[S, D]):
         def var(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
         @overload
         def var(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+        @overload  # pyright only
+        def var(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def var(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
         @overload
         def var(self: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
         @overload
@@ -3208,6 +3587,34 @@ class Tensor(Generic[S, D]):
         def logsumexp(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
         @overload
         def logsumexp(self: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+        @overload  # pyright only
+        def logsumexp(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
         @overload
         def logsumexp(self: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
         @overload
@@ -3218,6 +3625,34 @@ class Tensor(Generic[S, D]):
         def count_nonzero(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], int64]: ...
         @overload
         def count_nonzero(self: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], int64]: ...  # pyright only
+        @overload  # pyright only
+        def count_nonzero(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], int64]: ...  # pyright only
         @overload
         def count_nonzero(self: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
         @overload  # pyright only
@@ -3248,6 +3683,38 @@ class Tensor(Generic[S, D]):
         def reshape(self, s0: _Z0, s1: _Z1, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, Any, _Z3], D]: ...  # pyright only
         @overload  # pyright only
         def reshape(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, _Z2, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Z1, /) -> Tensor[tuple[Any, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _L[-1], /) -> Tensor[tuple[Any, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Z1, s2: _Z2, /) -> Tensor[tuple[Any, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _L[-1], s2: _Z2, /) -> Tensor[tuple[Any, Any, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Z1, s2: _L[-1], /) -> Tensor[tuple[Any, _Z1, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _L[-1], s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, Any, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Z1, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[Any, _Z1, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Z1, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[Any, _Z1, _Z2, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Size, s2: _Z2, /) -> Tensor[tuple[Any, Any, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Size, s2: _L[-1], /) -> Tensor[tuple[Any, Any, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Size, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, Any, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Size, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[Any, Any, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Size, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[Any, Any, _Z2, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Size, s2: _Size, s3: _Z3, /) -> Tensor[tuple[Any, Any, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def reshape(self, s0: _Size, s1: _Size, s2: _Size, s3: _L[-1], /) -> Tensor[tuple[Any, Any, Any, Any], D]: ...  # pyright only
         @overload
         def reshape(self, s0: _Size, /) -> Tensor[tuple[Any], D]: ...
         @overload
@@ -3290,6 +3757,38 @@ class Tensor(Generic[S, D]):
         def view(self, s0: _Z0, s1: _Z1, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[_Z0, _Z1, Any, _Z3], D]: ...  # pyright only
         @overload  # pyright only
         def view(self, s0: _Z0, s1: _Z1, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[_Z0, _Z1, _Z2, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Z1, /) -> Tensor[tuple[Any, _Z1], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _L[-1], /) -> Tensor[tuple[Any, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Z1, s2: _Z2, /) -> Tensor[tuple[Any, _Z1, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _L[-1], s2: _Z2, /) -> Tensor[tuple[Any, Any, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Z1, s2: _L[-1], /) -> Tensor[tuple[Any, _Z1, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Z1, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, _Z1, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _L[-1], s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, Any, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Z1, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[Any, _Z1, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Z1, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[Any, _Z1, _Z2, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Size, s2: _Z2, /) -> Tensor[tuple[Any, Any, _Z2], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Size, s2: _L[-1], /) -> Tensor[tuple[Any, Any, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Size, s2: _Z2, s3: _Z3, /) -> Tensor[tuple[Any, Any, _Z2, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Size, s2: _L[-1], s3: _Z3, /) -> Tensor[tuple[Any, Any, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Size, s2: _Z2, s3: _L[-1], /) -> Tensor[tuple[Any, Any, _Z2, Any], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Size, s2: _Size, s3: _Z3, /) -> Tensor[tuple[Any, Any, Any, _Z3], D]: ...  # pyright only
+        @overload  # pyright only
+        def view(self, s0: _Size, s1: _Size, s2: _Size, s3: _L[-1], /) -> Tensor[tuple[Any, Any, Any, Any], D]: ...  # pyright only
         @overload
         def view(self, s0: _Size, /) -> Tensor[tuple[Any], D]: ...
         @overload
@@ -3318,12 +3817,127 @@ class Tensor(Generic[S, D]):
         def expand_as(self, other: Tensor[_S2, Any]) -> Tensor[_S2, D]: ...
         def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> Tensor[AnyShape, D]: ...
         def unflatten(self, dim: _int, sizes: Sequence[_int]) -> Tensor[AnyShape, D]: ...
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim0: _L[0], dim1: _L[1]) -> Tensor[tuple[_P2, _P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim0: _L[0], dim1: _L[2]) -> Tensor[tuple[_P3, _P2, _P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim0: _L[0], dim1: _L[3]) -> Tensor[tuple[_P4, _P2, _P3, _P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim0: _L[1], dim1: _L[0]) -> Tensor[tuple[_P2, _P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim0: _L[1], dim1: _L[2]) -> Tensor[tuple[_P1, _P3, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim0: _L[1], dim1: _L[3]) -> Tensor[tuple[_P1, _P4, _P3, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim0: _L[2], dim1: _L[0]) -> Tensor[tuple[_P3, _P2, _P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim0: _L[2], dim1: _L[1]) -> Tensor[tuple[_P1, _P3, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim0: _L[2], dim1: _L[3]) -> Tensor[tuple[_P1, _P2, _P4, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim0: _L[3], dim1: _L[0]) -> Tensor[tuple[_P4, _P2, _P3, _P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim0: _L[3], dim1: _L[1]) -> Tensor[tuple[_P1, _P4, _P3, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim0: _L[3], dim1: _L[2]) -> Tensor[tuple[_P1, _P2, _P4, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim0: _L[-1], dim1: _L[-2]) -> Tensor[tuple[Unpack[_Ts], _P2, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim0: _L[-1], dim1: _L[-3]) -> Tensor[tuple[Unpack[_Ts], _P3, _P2, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim0: _L[-1], dim1: _L[-4]) -> Tensor[tuple[Unpack[_Ts], _P4, _P2, _P3, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim0: _L[-2], dim1: _L[-1]) -> Tensor[tuple[Unpack[_Ts], _P2, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim0: _L[-2], dim1: _L[-3]) -> Tensor[tuple[Unpack[_Ts], _P2, _P1, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim0: _L[-2], dim1: _L[-4]) -> Tensor[tuple[Unpack[_Ts], _P3, _P2, _P1, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim0: _L[-3], dim1: _L[-1]) -> Tensor[tuple[Unpack[_Ts], _P3, _P2, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim0: _L[-3], dim1: _L[-2]) -> Tensor[tuple[Unpack[_Ts], _P2, _P1, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim0: _L[-3], dim1: _L[-4]) -> Tensor[tuple[Unpack[_Ts], _P2, _P1, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim0: _L[-4], dim1: _L[-1]) -> Tensor[tuple[Unpack[_Ts], _P4, _P2, _P3, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim0: _L[-4], dim1: _L[-2]) -> Tensor[tuple[Unpack[_Ts], _P3, _P2, _P1, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def transpose(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim0: _L[-4], dim1: _L[-3]) -> Tensor[tuple[Unpack[_Ts], _P2, _P1, _P3, _P4], D]: ...  # pyright only
         @overload
         def transpose(self: Tensor[tuple[_M, _N], D], dim0: _L[0, -2], dim1: _L[1, -1]) -> Tensor[tuple[_N, _M], D]: ...
         @overload
         def transpose(self, dim0: _int, dim1: _int) -> Tensor[AnyShape, D]: ...
         def swapdims(self, dim0: _int, dim1: _int) -> Tensor[AnyShape, D]: ...
         def swapaxes(self, axis0: _int, axis1: _int) -> Tensor[AnyShape, D]: ...
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1], D], d0: _L[0, -1], /) -> Tensor[tuple[_P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2], D], d0: _L[0, -2], d1: _L[1, -1], /) -> Tensor[tuple[_P1, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2], D], d0: _L[1, -1], d1: _L[0, -2], /) -> Tensor[tuple[_P2, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3], D], d0: _L[0, -3], d1: _L[1, -2], d2: _L[2, -1], /) -> Tensor[tuple[_P1, _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3], D], d0: _L[0, -3], d1: _L[2, -1], d2: _L[1, -2], /) -> Tensor[tuple[_P1, _P3, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3], D], d0: _L[1, -2], d1: _L[0, -3], d2: _L[2, -1], /) -> Tensor[tuple[_P2, _P1, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3], D], d0: _L[1, -2], d1: _L[2, -1], d2: _L[0, -3], /) -> Tensor[tuple[_P2, _P3, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3], D], d0: _L[2, -1], d1: _L[0, -3], d2: _L[1, -2], /) -> Tensor[tuple[_P3, _P1, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3], D], d0: _L[2, -1], d1: _L[1, -2], d2: _L[0, -3], /) -> Tensor[tuple[_P3, _P2, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[0, -4], d1: _L[1, -3], d2: _L[2, -2], d3: _L[3, -1], /) -> Tensor[tuple[_P1, _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[0, -4], d1: _L[1, -3], d2: _L[3, -1], d3: _L[2, -2], /) -> Tensor[tuple[_P1, _P2, _P4, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[0, -4], d1: _L[2, -2], d2: _L[1, -3], d3: _L[3, -1], /) -> Tensor[tuple[_P1, _P3, _P2, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[0, -4], d1: _L[2, -2], d2: _L[3, -1], d3: _L[1, -3], /) -> Tensor[tuple[_P1, _P3, _P4, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[0, -4], d1: _L[3, -1], d2: _L[1, -3], d3: _L[2, -2], /) -> Tensor[tuple[_P1, _P4, _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[0, -4], d1: _L[3, -1], d2: _L[2, -2], d3: _L[1, -3], /) -> Tensor[tuple[_P1, _P4, _P3, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[1, -3], d1: _L[0, -4], d2: _L[2, -2], d3: _L[3, -1], /) -> Tensor[tuple[_P2, _P1, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[1, -3], d1: _L[0, -4], d2: _L[3, -1], d3: _L[2, -2], /) -> Tensor[tuple[_P2, _P1, _P4, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[1, -3], d1: _L[2, -2], d2: _L[0, -4], d3: _L[3, -1], /) -> Tensor[tuple[_P2, _P3, _P1, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[1, -3], d1: _L[2, -2], d2: _L[3, -1], d3: _L[0, -4], /) -> Tensor[tuple[_P2, _P3, _P4, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[1, -3], d1: _L[3, -1], d2: _L[0, -4], d3: _L[2, -2], /) -> Tensor[tuple[_P2, _P4, _P1, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[1, -3], d1: _L[3, -1], d2: _L[2, -2], d3: _L[0, -4], /) -> Tensor[tuple[_P2, _P4, _P3, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[2, -2], d1: _L[0, -4], d2: _L[1, -3], d3: _L[3, -1], /) -> Tensor[tuple[_P3, _P1, _P2, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[2, -2], d1: _L[0, -4], d2: _L[3, -1], d3: _L[1, -3], /) -> Tensor[tuple[_P3, _P1, _P4, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[2, -2], d1: _L[1, -3], d2: _L[0, -4], d3: _L[3, -1], /) -> Tensor[tuple[_P3, _P2, _P1, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[2, -2], d1: _L[1, -3], d2: _L[3, -1], d3: _L[0, -4], /) -> Tensor[tuple[_P3, _P2, _P4, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[2, -2], d1: _L[3, -1], d2: _L[0, -4], d3: _L[1, -3], /) -> Tensor[tuple[_P3, _P4, _P1, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[2, -2], d1: _L[3, -1], d2: _L[1, -3], d3: _L[0, -4], /) -> Tensor[tuple[_P3, _P4, _P2, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[3, -1], d1: _L[0, -4], d2: _L[1, -3], d3: _L[2, -2], /) -> Tensor[tuple[_P4, _P1, _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[3, -1], d1: _L[0, -4], d2: _L[2, -2], d3: _L[1, -3], /) -> Tensor[tuple[_P4, _P1, _P3, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[3, -1], d1: _L[1, -3], d2: _L[0, -4], d3: _L[2, -2], /) -> Tensor[tuple[_P4, _P2, _P1, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[3, -1], d1: _L[1, -3], d2: _L[2, -2], d3: _L[0, -4], /) -> Tensor[tuple[_P4, _P2, _P3, _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[3, -1], d1: _L[2, -2], d2: _L[0, -4], d3: _L[1, -3], /) -> Tensor[tuple[_P4, _P3, _P1, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def permute(self: Tensor[tuple[_P1, _P2, _P3, _P4], D], d0: _L[3, -1], d1: _L[2, -2], d2: _L[1, -3], d3: _L[0, -4], /) -> Tensor[tuple[_P4, _P3, _P2, _P1], D]: ...  # pyright only
+        @overload
         def permute(self, *dims: _int | Sequence[_int]) -> Tensor[AnyShape, D]: ...
         def movedim(self, source: _int | Sequence[_int], destination: _int | Sequence[_int]) -> Tensor[AnyShape, D]: ...
         def moveaxis(self, source: _int | Sequence[_int], destination: _int | Sequence[_int]) -> Tensor[AnyShape, D]: ...
@@ -3335,9 +3949,57 @@ class Tensor(Generic[S, D]):
         def t(self: Tensor[tuple[()], D]) -> Tensor[tuple[()], D]: ...
         @property
         def mT(self: Tensor[tuple[Unpack[_Bs], _M, _N], D]) -> Tensor[tuple[Unpack[_Bs], _N, _M], D]: ...
-        @property
-        def T(self) -> Tensor[AnyShape, D]: ...
+        T: _Reversed  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[_L[1], Unpack[_Ts]], D], dim: _L[0]) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0]) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D], dim: _L[1]) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1]) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D], dim: _L[2]) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2]) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D], dim: _L[3]) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3]) -> Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[Unpack[_Ts], _L[1]], D], dim: _L[-1]) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[Unpack[_Ts], _P1], D], dim: _L[-1]) -> Tensor[tuple[Unpack[_Ts], _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[Unpack[_Ts], _L[1], _P2], D], dim: _L[-2]) -> Tensor[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2]) -> Tensor[tuple[Unpack[_Ts], _P1, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], D], dim: _L[-3]) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3]) -> Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D], dim: _L[-4]) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def squeeze(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4]) -> Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D]: ...  # pyright only
+        @overload
         def squeeze(self, dim: _int | Sequence[_int] | None = None) -> Tensor[AnyShape, D]: ...
+        @overload  # pyright only
+        def unsqueeze(self: Tensor[tuple[Unpack[_Ts]], D], dim: _L[0]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def unsqueeze(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[1]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def unsqueeze(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[2]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def unsqueeze(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[3]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def unsqueeze(self: Tensor[tuple[Unpack[_Ts]], D], dim: _L[-1]) -> Tensor[tuple[Unpack[_Ts], _L[1]], D]: ...  # pyright only
+        @overload  # pyright only
+        def unsqueeze(self: Tensor[tuple[Unpack[_Ts], _P1], D], dim: _L[-2]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def unsqueeze(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-3]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P1, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def unsqueeze(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-4]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P1, _P2, _P3], D]: ...  # pyright only
         @overload
         def unsqueeze(self: Tensor[tuple[Unpack[_Ts]], D], dim: _L[0]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...
         @overload
@@ -3355,8 +4017,133 @@ class Tensor(Generic[S, D]):
         def __getitem__(self: Tensor[tuple[_M, Any, Unpack[_Ts]], D], index: tuple[slice[None, None, None], _int], /) -> Tensor[tuple[_M, Unpack[_Ts]], D]: ...  # pyright only
         @overload  # pyright only
         def __getitem__(self: Tensor[tuple[_M, _N, Any, Unpack[_Ts]], D], index: tuple[slice[None, None, None], slice[None, None, None], _int], /) -> Tensor[tuple[_M, _N, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, Unpack[_Ts]], D], index: slice[None, None, None], /) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, Unpack[_Ts]], D], index: slice[Any, Any, Any], /) -> Tensor[tuple[Any, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], index: tuple[slice[None, None, None], slice[None, None, None]], /) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], index: tuple[slice[None, None, None], slice[Any, Any, Any]], /) -> Tensor[tuple[_P1, Any, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], index: tuple[slice[Any, Any, Any], slice[None, None, None]], /) -> Tensor[tuple[Any, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], index: tuple[slice[Any, Any, Any], slice[Any, Any, Any]], /) -> Tensor[tuple[Any, Any, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], index: tuple[slice[None, None, None], slice[None, None, None], slice[None, None, None]], /) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], index: tuple[slice[None, None, None], slice[None, None, None], slice[Any, Any, Any]], /) -> Tensor[tuple[_P1, _P2, Any, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], index: tuple[slice[None, None, None], slice[Any, Any, Any], slice[None, None, None]], /) -> Tensor[tuple[_P1, Any, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], index: tuple[slice[Any, Any, Any], slice[None, None, None], slice[None, None, None]], /) -> Tensor[tuple[Any, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], index: tuple[slice[None, None, None], slice[Any, Any, Any], slice[Any, Any, Any]], /) -> Tensor[tuple[_P1, Any, Any, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], index: tuple[slice[Any, Any, Any], slice[None, None, None], slice[Any, Any, Any]], /) -> Tensor[tuple[Any, _P2, Any, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], index: tuple[slice[Any, Any, Any], slice[Any, Any, Any], slice[None, None, None]], /) -> Tensor[tuple[Any, Any, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def __getitem__(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], index: tuple[slice[Any, Any, Any], slice[Any, Any, Any], slice[Any, Any, Any]], /) -> Tensor[tuple[Any, Any, Any, Unpack[_Ts]], D]: ...  # pyright only
         @overload
         def __getitem__(self, index: Any, /) -> Tensor[AnyShape, D]: ...
+        def max(self, *args: Any, **kwargs: Any) -> Any: ...  # ends the chain of overloads above  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> _ValuesIndices[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> _ValuesIndices[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> _ValuesIndices[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> _ValuesIndices[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> _ValuesIndices[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> _ValuesIndices[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> _ValuesIndices[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[Unpack[_Ts], _P1], D], dim: _L[-1], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[Unpack[_Ts], _P1], D], dim: _L[-1], keepdim: _L[True]) -> _ValuesIndices[tuple[Unpack[_Ts], _L[1]], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> _ValuesIndices[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> _ValuesIndices[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> _ValuesIndices[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self) -> Tensor[tuple[()], D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self, dim: _int, keepdim: _bool = False) -> _ValuesIndices[AnyShape, D]: ...  # pyright only
+        @overload  # pyright only
+        def max(self, other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        def min(self, *args: Any, **kwargs: Any) -> Any: ...  # ends the chain of overloads above  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> _ValuesIndices[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> _ValuesIndices[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> _ValuesIndices[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> _ValuesIndices[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> _ValuesIndices[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> _ValuesIndices[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> _ValuesIndices[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[Unpack[_Ts], _P1], D], dim: _L[-1], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[Unpack[_Ts], _P1], D], dim: _L[-1], keepdim: _L[True]) -> _ValuesIndices[tuple[Unpack[_Ts], _L[1]], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> _ValuesIndices[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> _ValuesIndices[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> _ValuesIndices[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> _ValuesIndices[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self) -> Tensor[tuple[()], D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self, dim: _int, keepdim: _bool = False) -> _ValuesIndices[AnyShape, D]: ...  # pyright only
+        @overload  # pyright only
+        def min(self, other: Tensor[Any, Any]) -> Tensor[AnyShape, Any]: ...  # pyright only
+        def gather(self, *args: Any, **kwargs: Any) -> Any: ...  # ends the chain of overloads above  # pyright only
+        @overload  # pyright only
+        def gather(self: Tensor[tuple[()], D], dim: _int, index: Tensor[tuple[()], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[()], D]: ...  # pyright only
+        @overload  # pyright only
+        def gather(self: Tensor[tuple[()], D], dim: _int, index: Tensor[tuple[_P1], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def gather(self: Tensor[tuple[Any], D], dim: _int, index: Tensor[tuple[()], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[()], D]: ...  # pyright only
+        @overload  # pyright only
+        def gather(self: Tensor[tuple[Any], D], dim: _int, index: Tensor[tuple[_P1], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1], D]: ...  # pyright only
+        @overload  # pyright only
+        def gather(self: Tensor[tuple[Any, Any], D], dim: _int, index: Tensor[tuple[_P1, _P2], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1, _P2], D]: ...  # pyright only
+        @overload  # pyright only
+        def gather(self: Tensor[tuple[Any, Any, Any], D], dim: _int, index: Tensor[tuple[_P1, _P2, _P3], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1, _P2, _P3], D]: ...  # pyright only
+        @overload  # pyright only
+        def gather(self: Tensor[tuple[Any, Any, Any, Any], D], dim: _int, index: Tensor[tuple[_P1, _P2, _P3, _P4], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1, _P2, _P3, _P4], D]: ...  # pyright only
+        @overload  # pyright only
+        def gather(self: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], D], dim: _int, index: Tensor[Any, Any], *, sparse_grad: _bool = False) -> Tensor[AnyShape, D]: ...  # pyright only
+        @overload  # pyright only
+        def gather(self: Tensor[Any, D], dim: _int, index: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], *, sparse_grad: _bool = False) -> Tensor[AnyShape, D]: ...  # pyright only
     # ---- the rest of the registered methods (shapetorch.ops._registry.METHODS): not typed precisely yet
     def __complex__(self) -> Incomplete: ...
     def __contains__(self, element: Any) -> Incomplete: ...
@@ -4950,6 +5737,34 @@ else:
     def sum(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
     @overload
     def sum(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def sum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
     @overload
     def sum(input: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
     @overload
@@ -4960,6 +5775,34 @@ else:
     def nansum(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
     @overload
     def nansum(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def nansum(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
     @overload
     def nansum(input: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
     @overload
@@ -4970,6 +5813,34 @@ else:
     def prod(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
     @overload
     def prod(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def prod(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
     @overload
     def prod(input: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
     @overload
@@ -4980,6 +5851,34 @@ else:
     def mean(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], D]: ...
     @overload
     def mean(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], D]: ...
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+    @overload  # pyright only
+    def mean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
     @overload
     def mean(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, D]: ...
     @overload
@@ -4988,6 +5887,34 @@ else:
     def nanmean(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], D]: ...
     @overload
     def nanmean(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], D]: ...
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+    @overload  # pyright only
+    def nanmean(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
     @overload
     def nanmean(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, D]: ...
     @overload
@@ -4996,6 +5923,34 @@ else:
     def amax(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], D]: ...
     @overload
     def amax(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], D]: ...
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+    @overload  # pyright only
+    def amax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
     @overload
     def amax(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, D]: ...
     @overload
@@ -5004,6 +5959,34 @@ else:
     def amin(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], D]: ...
     @overload
     def amin(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], D]: ...
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], D]: ...  # pyright only
+    @overload  # pyright only
+    def amin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], D]: ...  # pyright only
     @overload
     def amin(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, D]: ...
     @overload
@@ -5012,6 +5995,34 @@ else:
     def argmax(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], int64]: ...
     @overload
     def argmax(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmax(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], int64]: ...  # pyright only
     @overload
     def argmax(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
     @overload
@@ -5020,6 +6031,34 @@ else:
     def argmin(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], int64]: ...
     @overload
     def argmin(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], int64]: ...  # pyright only
+    @overload  # pyright only
+    def argmin(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], int64]: ...  # pyright only
     @overload
     def argmin(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
     @overload
@@ -5028,6 +6067,34 @@ else:
     def all(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], bool_]: ...
     @overload
     def all(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], bool_]: ...
+    @overload  # pyright only
+    def all(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def all(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], bool_]: ...  # pyright only
     @overload
     def all(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, bool_]: ...
     @overload
@@ -5036,6 +6103,34 @@ else:
     def any(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], bool_]: ...
     @overload
     def any(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], bool_]: ...
+    @overload  # pyright only
+    def any(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], bool_]: ...  # pyright only
+    @overload  # pyright only
+    def any(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], bool_]: ...  # pyright only
     @overload
     def any(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, bool_]: ...
     @overload
@@ -5044,6 +6139,34 @@ else:
     def std(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
     @overload
     def std(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+    @overload  # pyright only
+    def std(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def std(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
     @overload
     def std(input: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
     @overload
@@ -5054,6 +6177,34 @@ else:
     def var(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
     @overload
     def var(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+    @overload  # pyright only
+    def var(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def var(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
     @overload
     def var(input: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
     @overload
@@ -5064,6 +6215,34 @@ else:
     def logsumexp(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], _FT]: ...
     @overload
     def logsumexp(input: Tensor[tuple[Unpack[_Bs], _N], _FT], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], _FT]: ...
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[_P1, Unpack[_Ts]], _FT], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], _FT], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], _FT], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], _FT], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], _FT]: ...  # pyright only
+    @overload  # pyright only
+    def logsumexp(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], _FT], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], _FT]: ...  # pyright only
     @overload
     def logsumexp(input: Tensor[Any, _FT], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, _FT]: ...
     @overload
@@ -5074,6 +6253,34 @@ else:
     def count_nonzero(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Bs]], int64]: ...
     @overload
     def count_nonzero(input: Tensor[tuple[Unpack[_Bs], _N], D], dim: _L[-1], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Bs], _L[1]], int64]: ...
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[_P1, Unpack[_Ts]], D], dim: _L[0], keepdim: _L[True]) -> Tensor[tuple[_L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[False] = False) -> Tensor[tuple[_P1, Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[_P1, _P2, Unpack[_Ts]], D], dim: _L[1], keepdim: _L[True]) -> Tensor[tuple[_P1, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], D], dim: _L[2], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[False] = False) -> Tensor[tuple[_P1, _P2, _P3, Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[_P1, _P2, _P3, _P4, Unpack[_Ts]], D], dim: _L[3], keepdim: _L[True]) -> Tensor[tuple[_P1, _P2, _P3, _L[1], Unpack[_Ts]], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[Unpack[_Ts], _P1, _P2], D], dim: _L[-2], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3], D], dim: _L[-3], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[False] = False) -> Tensor[tuple[Unpack[_Ts], _P2, _P3, _P4], int64]: ...  # pyright only
+    @overload  # pyright only
+    def count_nonzero(input: Tensor[tuple[Unpack[_Ts], _P1, _P2, _P3, _P4], D], dim: _L[-4], keepdim: _L[True]) -> Tensor[tuple[Unpack[_Ts], _L[1], _P2, _P3, _P4], int64]: ...  # pyright only
     @overload
     def count_nonzero(input: Tensor[Any, D], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) -> Tensor[AnyShape, int64]: ...
     @overload  # pyright only
@@ -5410,6 +6617,25 @@ else:
     def arange(start: _complex | _Size, end: _complex | _Size | None = None, step: _complex = 1, *, dtype: Incomplete = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], Any]: ...
     def linspace(start: _complex, end: _complex, steps: _int, *, dtype: Incomplete = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], Any]: ...
     def logspace(start: _complex, end: _complex, steps: _int, base: _float = 10.0, *, dtype: Incomplete = None, device: Incomplete = None, requires_grad: _bool = False) -> Tensor[tuple[Any], Any]: ...
+    def gather(*args: Any, **kwargs: Any) -> Any: ...  # ends the chain of overloads above  # pyright only
+    @overload  # pyright only
+    def gather(input: Tensor[tuple[()], _D2], dim: _int, index: Tensor[tuple[()], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[()], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def gather(input: Tensor[tuple[()], _D2], dim: _int, index: Tensor[tuple[_P1], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def gather(input: Tensor[tuple[Any], _D2], dim: _int, index: Tensor[tuple[()], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[()], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def gather(input: Tensor[tuple[Any], _D2], dim: _int, index: Tensor[tuple[_P1], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def gather(input: Tensor[tuple[Any, Any], _D2], dim: _int, index: Tensor[tuple[_P1, _P2], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1, _P2], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def gather(input: Tensor[tuple[Any, Any, Any], _D2], dim: _int, index: Tensor[tuple[_P1, _P2, _P3], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1, _P2, _P3], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def gather(input: Tensor[tuple[Any, Any, Any, Any], _D2], dim: _int, index: Tensor[tuple[_P1, _P2, _P3, _P4], Any], *, sparse_grad: _bool = False) -> Tensor[tuple[_P1, _P2, _P3, _P4], _D2]: ...  # pyright only
+    @overload  # pyright only
+    def gather(input: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], _D2], dim: _int, index: Tensor[Any, Any], *, sparse_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...  # pyright only
+    @overload  # pyright only
+    def gather(input: Tensor[Any, _D2], dim: _int, index: Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], Any], *, sparse_grad: _bool = False) -> Tensor[AnyShape, _D2]: ...  # pyright only
 
 class Dim(_int):
     """Base class for named dims: ``class Batch(Dim): ...``. Nominal: Batch and Seq are different sizes."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .render_dim_literals import gather
 from .render_overloads import (
     binary_permissive,
     binary_precise,
@@ -114,6 +115,7 @@ def functions_precise() -> list[str]:
         out += literal_factory(n, "", "_D2", FACTORY_KW_D)
         out += sized(n, "", "_D2", FACTORY_KW_D)
     out += factories_rest(precise=True)
+    out += gather("input", "_D2")
     return out
 
 

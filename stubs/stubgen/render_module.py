@@ -4,6 +4,7 @@ module functions in their three branches, and the tail.
 
 from __future__ import annotations
 
+from .render_dim_literals import reversed_descriptor
 from .render_functions import functions_common, functions_permissive, functions_precise
 from .render_pyright import MYPY_ONLY, PYRIGHT_ONLY
 from .render_pyright import typevars as pyright_typevars
@@ -115,7 +116,7 @@ def _drop(lines: list[str], marker: str) -> list[str]:
         out.append(ln)
     counts: dict[str, int] = {}
     for i, ln in enumerate(out):
-        if ln.startswith("def ") and i and out[i - 1] == "@overload":
+        if ln.startswith("def ") and i and out[i - 1].startswith("@overload"):  # marked ones count too
             name = ln[4:].split("(")[0]
             counts[name] = counts.get(name, 0) + 1
     single = {n for n, c in counts.items() if c == 1}
@@ -220,6 +221,8 @@ def render() -> str:
         '_Bs2 = TypeVarTuple("_Bs2")',
         '_Ts = TypeVarTuple("_Ts")',
         *pyright_typevars(),
+        "",
+        *reversed_descriptor(),
         "",
         "class _ValuesIndices(NamedTuple, Generic[_S2, _D2]):",
         '    """(values, indices) of max/min/sort/topk/kthvalue/median/mode/cummax/cummin."""',

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from shapetorch._rules.dtypes import TENSOR_OPERANDS
 
+from .render_dim_literals import reductions
 from .render_pyright import broadcast_checked, mypy_only
 from .tables import FACTORY_KW, LIKE, MAX_RANK
 
@@ -91,6 +92,7 @@ def reduction_precise(name: str, rule: str, method: bool) -> list[str]:
         "@overload",
         f"def {name}({first}: Tensor[tuple[Unpack[_Bs], _N], {sd}], dim: _L[-1], keepdim: _L[True]) "
         f"-> Tensor[tuple[Unpack[_Bs], _L[1]], {rd}]: ...",
+        *reductions(name, first, sd, rd, skip=(-1,)),
         "@overload",
         f"def {name}({first}: Tensor[Any, {sd}], dim: _int | Sequence[_int] | None = None, keepdim: _bool = False) "
         f"-> Tensor[AnyShape, {rd}]: ...",

@@ -148,13 +148,18 @@ def setitem_columns() -> list[str]:
 # ---------------------------------------------------------------------------------- views and joining
 def literal_sized(name: str, first: str, ret_dtype: str) -> list[str]:
     """``x.reshape(2, -1, 16)`` -> ``Tensor[tuple[Literal[2], Any, Literal[16]], ...]``: literal sizes are kept, the
-    inferred ``-1`` is unknown (its size is a quotient); other sizes take the ``Any`` overloads that follow."""
+    inferred ``-1`` is unknown (its size is a quotient), and so are leading sizes that are not literals
+    (``x.reshape(b, -1, 16)``); other sizes take the ``Any`` overloads that follow."""
     out: list[str] = []
-    for n in range(1, MAX_ALIGNED + 1):
-        for infer in (None, *range(n)):
-            params = ", ".join(f"s{i}: {'_L[-1]' if i == infer else _Z[i]}" for i in range(n))
-            dims = ", ".join("Any" if i == infer else _Z[i] for i in range(n))
-            out += ["@overload", f"def {name}({first}{params}, /) -> Tensor[tuple[{dims}], {ret_dtype}]: ..."]
+    # leading sizes read from `.shape` (`x.reshape(b, 101, 160)`: a TypeVar, a named dim or an int) are unknown
+    # here, the literal ones after them kept; the overloads with more literal sizes come first
+    for unknown in range(MAX_ALIGNED):
+        for n in range(unknown + 1, MAX_ALIGNED + 1):  # every size unknown: the ``Any`` overloads that follow
+            for infer in (None, *range(unknown, n)):
+                params = ", ".join(f"s{i}: {'_Size' if i < unknown else '_L[-1]' if i == infer else _Z[i]}"
+                                   for i in range(n))
+                dims = ", ".join("Any" if i < unknown or i == infer else _Z[i] for i in range(n))
+                out += ["@overload", f"def {name}({first}{params}, /) -> Tensor[tuple[{dims}], {ret_dtype}]: ..."]
     return pyright_only(out)
 
 

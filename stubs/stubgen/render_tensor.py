@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .render_dim_literals import gather, getitem_slices, permute, squeeze, transpose, unsqueeze, values_indices
 from .render_dunders import dunders_common, dunders_permissive, dunders_precise
 from .render_overloads import (
     binary_permissive,
@@ -15,7 +16,7 @@ from .render_overloads import (
     triangle_and_norm,
     unary_float,
 )
-from .render_pyright import getitem_columns, literal_sized
+from .render_pyright import getitem_columns, literal_sized, mypy_only, pyright_only
 from .tables import ALONG_DIM, BINARY, CASTS, KEEP, REDUCTIONS, UNARY_BOOL, UNARY_FLOAT, UNARY_SAME
 
 
@@ -137,12 +138,15 @@ def tensor_precise() -> list[str]:
         "def expand_as(self, other: Tensor[_S2, Any]) -> Tensor[_S2, D]: ...",
         "def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> Tensor[AnyShape, D]: ...",
         "def unflatten(self, dim: _int, sizes: Sequence[_int]) -> Tensor[AnyShape, D]: ...",
+        *transpose(),
         "@overload",
         "def transpose(self: Tensor[tuple[_M, _N], D], dim0: _L[0, -2], dim1: _L[1, -1]) -> Tensor[tuple[_N, _M], D]: ...",
         "@overload",
         "def transpose(self, dim0: _int, dim1: _int) -> Tensor[AnyShape, D]: ...",
         "def swapdims(self, dim0: _int, dim1: _int) -> Tensor[AnyShape, D]: ...",
         "def swapaxes(self, axis0: _int, axis1: _int) -> Tensor[AnyShape, D]: ...",
+        *permute(),
+        "@overload",
         "def permute(self, *dims: _int | Sequence[_int]) -> Tensor[AnyShape, D]: ...",
         "def movedim(self, source: _int | Sequence[_int], destination: _int | Sequence[_int]) -> Tensor[AnyShape, D]: ...",
         "def moveaxis(self, source: _int | Sequence[_int], destination: _int | Sequence[_int]) -> Tensor[AnyShape, D]: ...",
@@ -154,9 +158,12 @@ def tensor_precise() -> list[str]:
         "def t(self: Tensor[tuple[()], D]) -> Tensor[tuple[()], D]: ...",
         "@property",
         "def mT(self: Tensor[tuple[Unpack[_Bs], _M, _N], D]) -> Tensor[tuple[Unpack[_Bs], _N, _M], D]: ...",
-        "@property",
-        "def T(self) -> Tensor[AnyShape, D]: ...",
+        *mypy_only(["@property", "def T(self) -> Tensor[AnyShape, D]: ..."]),
+        *pyright_only(["T: _Reversed"]),
+        *squeeze(),
+        "@overload",
         "def squeeze(self, dim: _int | Sequence[_int] | None = None) -> Tensor[AnyShape, D]: ...",
+        *unsqueeze(),
         "@overload",
         "def unsqueeze(self: Tensor[tuple[Unpack[_Ts]], D], dim: _L[0]) -> Tensor[tuple[_L[1], Unpack[_Ts]], D]: ...",
         "@overload",
@@ -171,9 +178,16 @@ def tensor_precise() -> list[str]:
         "@overload",
         "def __getitem__(self: Tensor[tuple[Any, Unpack[_Ts]], D], index: _int, /) -> Tensor[tuple[Unpack[_Ts]], D]: ...",
         *getitem_columns(),
+        *getitem_slices(),
         "@overload",
         "def __getitem__(self, index: Any, /) -> Tensor[AnyShape, D]: ...",
     ]
+    common = selection_ops(True)
+    for name in ("max", "min"):
+        own = [ln for i, ln in enumerate(common) if ln.startswith(f"def {name}(")
+               or (ln == "@overload" and common[i + 1].startswith(f"def {name}("))]
+        out += values_indices(name, "self", "D", own)
+    out += gather("self", "D")
     return out
 
 
