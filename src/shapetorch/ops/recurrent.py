@@ -203,41 +203,62 @@ def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, g
     return _layer_sums(d_all, d_all, h_prev, dh, dc, b_hh is not None)
 
 
+def _np_rows_product(x: Any, w_hh: Any, b_hh: Any) -> Any:
+    """``_rows_product`` on arrays with the bias added in place (no second (T, B, kH) array)."""
+    steps, batch, k = x.shape
+    out = x.reshape(steps * batch, k) @ w_hh.T
+    if b_hh is not None:
+        out += b_hh
+    return out.reshape(steps, batch, -1)
+
+
+def _times_before(dst: Any, seq: Any, first: Any, reverse: bool) -> None:
+    """``dst *= _before(seq, first)`` without making the shifted copy."""
+    if reverse:
+        dst[:-1] *= seq[1:]
+        dst[-1] *= first
+    else:
+        dst[1:] *= seq[:-1]
+        dst[0] *= first
+
+
 def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any,
                          reverse: bool) -> tuple[Any, ...]:
-    """``_lstm_layer_grads`` on NumPy arrays with few buffers: the gates of all steps in one (T, B, 4H) array, the
-    four coefficients of d pre in another that the walk through time overwrites, step by step, with d pre itself
-    (the gradient of the input projection and of the state product alike); per step, the state GEMM and six
-    in-place passes over (B, H) rows."""
+    """``_lstm_layer_grads`` on NumPy arrays in seven (T, B, H) buffers: the gates of all steps are recomputed into
+    one (T, B, 4H) array (the forward's operations in its order, so the same values), turned in place into the four
+    coefficients of d pre, which the walk through time overwrites step by step with d pre itself (the gradient of the
+    input projection and of the state product alike); per step, the state GEMM and seven in-place passes over (B, H)
+    rows. The forward saved only the states: the gates would double what a layer keeps until its backward."""
     steps, k = gi.shape[0], h0.shape[-1]
-    h_prev, c_prev = _before(y[..., :k], h0, reverse, _NP), _before(y[..., k:], c0, reverse, _NP)
-    a = _rows_product(h_prev, w_hh, b_hh)
+    h_prev = _before(y[..., :k], h0, reverse, _NP)
+    a = _np_rows_product(h_prev, w_hh, b_hh)
     a += gi
     g = np.tanh(a[..., 2 * k:3 * k])
     _sigmoid_(a)
-    i, f, o = a[..., :k], a[..., k:2 * k], a[..., 3 * k:]
+    i, f, cg, o = (a[..., j * k:(j + 1) * k] for j in range(4))
     tc = np.tanh(y[..., k:])
-    coef = np.empty_like(a)  # [g i(1-i), c f(1-f), i(1-g^2), tc o(1-o)], then d pre
-    ci, cf, cg, co = (coef[..., j * k:(j + 1) * k] for j in range(4))
-    np.subtract(1, i, out=ci)
-    ci *= i
-    ci *= g
-    np.subtract(1, f, out=cf)
-    cf *= f
-    cf *= c_prev
+    # d pre = [dc * g i(1-i), dc * c f(1-f), dc * i(1-g^2), dh * tc o(1-o)], dc = dc_new + dh * o(1-tc^2) + dc_next;
+    # each coefficient is written over its gate once the gate's other uses are done
     np.multiply(g, g, out=cg)
     np.subtract(1, cg, out=cg)
     cg *= i
-    np.subtract(1, o, out=co)
-    co *= o
-    co *= tc
-    via_h = g  # o (1 - tc^2), in g's buffer
+    g *= i
+    np.subtract(1, i, out=i)
+    i *= g  # ci
+    via_h = g
     np.multiply(tc, tc, out=via_h)
     np.subtract(1, via_h, out=via_h)
     via_h *= o
-    del tc, c_prev
+    tc *= o
+    np.subtract(1, o, out=o)
+    o *= tc  # co
+    f_gate = tc
+    np.copyto(f_gate, f)
+    np.subtract(1, f, out=f)
+    f *= f_gate
+    _times_before(f, y[..., k:], c0, reverse)  # cf
     dh, dc, dh_t, dc_t = (np.zeros_like(h0) for _ in range(4))
-    blocks = coef.reshape(*coef.shape[:-1], 4, k)
+    blocks = a.reshape(*a.shape[:-1], 4, k)
     for t in reversed(_order(steps, reverse)):
         np.add(gy[t, ..., :k], dh, out=dh_t)
         np.multiply(dh_t, via_h[t], out=dc_t)
@@ -245,10 +266,10 @@ def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any
         dc_t += dc
         b3 = blocks[t, ..., :3, :]
         np.multiply(b3, dc_t[..., None, :], out=b3)
-        co[t] *= dh_t
-        np.multiply(dc_t, f[t], out=dc)
-        np.matmul(coef[t], w_hh, out=dh)
-    return _layer_sums(coef, coef, h_prev, dh, dc, b_hh is not None)
+        o[t] *= dh_t
+        np.multiply(dc_t, f_gate[t], out=dc)
+        np.matmul(a[t], w_hh, out=dh)
+    return _layer_sums(a, a, h_prev, dh, dc, b_hh is not None)
 
 
 def _layer_sums(d_gi: Any, d_gh: Any, h_prev: Any, dh0: Any, dc0: Any, bias: bool) -> tuple[Any, ...]:
@@ -330,7 +351,7 @@ def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any,
     gradient is taken."""
     steps, k = gi.shape[0], h0.shape[-1]
     h_prev = _before(y, h0, reverse, _NP)
-    gh = _rows_product(h_prev, w_hh, b_hh)
+    gh = _np_rows_product(h_prev, w_hh, b_hh)
     rz = np.add(gi[..., :2 * k], gh[..., :2 * k])
     _sigmoid_(rz)
     r, z = rz[..., :k], rz[..., k:]
