@@ -224,6 +224,23 @@ def test_gelu_float32_rational_erf_accuracy():
     np.testing.assert_allclose(F.gelu(st.tensor(x64s)).numpy(), TF.gelu(torch.tensor(x64s)).numpy(), rtol=1e-14, atol=0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_gelu_in_cache_runs_as_torch(dtype, transposed):
+    """An input large enough to be evaluated in cache-sized runs (a partial last run; a transposed view, which is
+    read in its own order) gives torch's values and gradients for a random cotangent."""
+    x = data(520, 300, dtype=dtype) * 3
+    g = data(300, 520, seed=1, dtype=dtype) if transposed else data(520, 300, seed=1, dtype=dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        y = mod.gelu(xt.t() if transposed else xt)
+        y.backward(lib.tensor(g))
+        got.append((y.detach().numpy(), xt.grad.numpy()))
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, **_tol(dtype))
+
+
 # -- scaled_dot_product_attention -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -136,11 +136,34 @@ def _gelu_backward_kernel(x: Any, g: Any) -> Any:
     return pdf.astype(x.dtype, copy=False)
 
 
+# A kernel of many passes runs over runs of this many elements (128 KiB of float32), so that each pass after the
+# first reads the cache rather than memory: GELU over (8, 64, 512) float32 went from 4.3 to 1.9 ms with one thread
+# (its gradient 5.8 to 2.7 ms; a loaded machine, whose other jobs share the memory bus), same values. Below a few
+# runs, or for other layouts, the kernel takes the arrays whole.
+_CACHE_RUN = 1 << 15
+
+
+def _in_cache_runs(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel`` (elementwise, its result of the first array's shape and dtype) over cache-sized runs."""
+    def run(*arrays: Any) -> Any:
+        a0 = arrays[0]
+        if a0.size < 4 * _CACHE_RUN or any(type(a) is not np.ndarray or a.shape != a0.shape for a in arrays):
+            return kernel(*arrays)
+        runs = [a.reshape(-1) for a in arrays]
+        out = np.empty(a0.size, a0.dtype)
+        for lo in range(0, a0.size, _CACHE_RUN):
+            hi = lo + _CACHE_RUN
+            out[lo:hi] = kernel(*(r[lo:hi] for r in runs))
+        return out.reshape(a0.shape)
+    return run
+
+
 # GELU's float32 erf is about 30 NumPy passes over the input: large inputs split over the intra-op threads sooner
-# than a one-pass ufunc does
+# than a one-pass ufunc does, and each thread's part runs in cache-sized runs
 _GELU_PASSES = 30
+_gelu_runs, _gelu_backward_runs = _in_cache_runs(_gelu_kernel), _in_cache_runs(_gelu_backward_kernel)
 _GELU_BACKWARD = Prim("gelu_backward",  # NOTE [fused backward]
-                      lambda x, g: thread_pool.flat(_gelu_backward_kernel, (x, g), _GELU_PASSES))
+                      lambda x, g: thread_pool.flat(_gelu_backward_runs, (x, g), _GELU_PASSES))
 
 
 def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
@@ -152,7 +175,7 @@ def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     return (g * (cdf + x * pdf),)
 
 
-_GELU = Prim("gelu", lambda a: thread_pool.flat(_gelu_kernel, (a,), _GELU_PASSES), _gelu_vjp)
+_GELU = Prim("gelu", lambda a: thread_pool.flat(_gelu_runs, (a,), _GELU_PASSES), _gelu_vjp)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
