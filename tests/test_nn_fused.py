@@ -5,6 +5,8 @@ primitive is the one that ran (so that a test cannot pass on the composite by ac
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -267,6 +269,36 @@ def test_scaled_dot_product_attention(kw, dtype):
     check_all(fn, [q, k, v], (0, 1, 2), "ScaledDotProductAttentionBackward0", dtype, second_order=dtype == "float64")
     if dtype == "float64":
         check_jvp(fn, [q, k, v])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("mask", [None, "causal", "bool", "float"])
+def test_attention_on_split_heads(mask, dtype):
+    """q, k and v as a transformer makes them (one projection split, heads split off and transposed: strided views
+    whose gradients are written in their layout), a causal mask or a mask with a fully masked row (weights 0, not
+    NaN): output and the three gradients against torch for a random cotangent."""
+    B, T, H, D = 2, 5, 3, 4
+    x = data(B, T, 3 * H * D, dtype=dtype)
+    m: Any = None
+    if mask == "bool":
+        m = np.random.default_rng(5).random((T, T)) > 0.4
+        m[2] = False
+    elif mask == "float":
+        m = data(T, T, seed=6, dtype=dtype)
+    cot = data(B, H, T, D, seed=7, dtype=dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        q, k, v = (t.reshape(B, T, H, D).transpose(1, 2) for t in xt.split(H * D, dim=2))
+        y = mod.scaled_dot_product_attention(q, k, v, None if m is None else lib.tensor(m),
+                                             is_causal=mask == "causal")
+        y.backward(lib.tensor(cot))
+        got.append((y.detach().numpy(), xt.grad.numpy()))
+        if lib is st:
+            assert "ScaledDotProductAttentionBackward0" in _grad_fns(y)
+    for a, b in zip(*got):
+        assert not np.isnan(a).any()
+        np.testing.assert_allclose(a, b, **_tol(dtype))
 
 
 def test_attention_composite_for_broadcast_batches_and_dropout():
