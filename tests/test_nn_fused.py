@@ -243,6 +243,29 @@ def test_gelu_in_cache_runs_as_torch(dtype, transposed):
         np.testing.assert_allclose(a, b, **_tol(dtype))
 
 
+# -- layer norm's row kernels ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("affine", [(True, True), (True, False), (False, False)])
+@pytest.mark.parametrize("shape,nd", [((4, 6, 32), 1), ((3, 5, 7), 2)])
+def test_layer_norm_rows(shape, nd, affine, dtype):
+    """The row kernels (sums as products with ones, sums of squares as row dot products) on rows far from 0 and of
+    very different scales: output and the gradients of input, weight and bias against torch for a random
+    cotangent."""
+    x = (data(*shape) * np.logspace(0, 2, shape[0]).reshape(-1, 1, 1) + 10.0).astype(dtype)
+    norm = shape[len(shape) - nd:]
+    w, b = data(*norm, seed=1, dtype=dtype), data(*norm, seed=2, dtype=dtype)
+    cot = data(*shape, seed=3, dtype=dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = mod.layer_norm(ts[0], norm, ts[1] if affine[0] else None, ts[2] if affine[1] else None)
+        y.backward(lib.tensor(cot))
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t, on in zip(ts, (True, *affine)) if on])
+    for a, b_ in zip(*got):
+        np.testing.assert_allclose(a, b_, **_tol(dtype))
+
+
 # -- scaled_dot_product_attention -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -281,9 +281,18 @@ _LN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _ln_rows_hat(x2: Any, eps: float, hat: Any) -> Any:
-    """``hat = (x - mean) * rstd`` of (rows, D) into ``hat``; returns rstd, (rows, 1)."""
-    np.subtract(x2, np.mean(x2, axis=-1, keepdims=True), out=hat)
-    rstd = 1 / np.sqrt(np.mean(np.square(hat), axis=-1, keepdims=True) + eps)
+    """``hat = (x - mean) * rstd`` of (rows, D) into ``hat``; returns rstd, (rows, 1). The row sums are products
+    with a vector of ones and the sums of squares row dot products (BLAS and einsum: 3-5x faster than NumPy's
+    reductions along a short last axis, and no squared copy)."""
+    d = x2.shape[-1]
+    t = x2.dtype.type
+    mean = x2 @ np.ones(d, x2.dtype)
+    mean *= t(1 / d)
+    np.subtract(x2, mean[:, None], out=hat)
+    var = np.einsum("ij,ij->i", hat, hat)
+    var *= t(1 / d)
+    var += t(eps)
+    rstd = np.reciprocal(np.sqrt(var, out=var), out=var)[:, None]
     hat *= rstd
     return rstd
 
@@ -328,17 +337,26 @@ def _layer_norm_backward_kernel(x: Any, g: Any, *w: Any, nd: int, eps: float) ->
 def _layer_norm_backward_rows(x2: Any, g2: Any, *, eps: float, w: Any, need: tuple[bool, bool, bool],
                               out: Any) -> tuple[Any, Any]:
     """The gradients of one block of rows: dx into ``out`` (when asked for), and this block's share of the weight's
-    and the bias's gradients (sums over its rows)."""
+    and the bias's gradients (sums over its rows, as products with a vector of ones)."""
+    d = x2.shape[-1]
+    t = x2.dtype.type
     hat = np.empty_like(x2)
     rstd = _ln_rows_hat(x2, eps, hat)
-    gw_part = np.add.reduce(g2 * hat, 0) if need[1] else None
-    gb_part = np.add.reduce(g2, 0) if need[2] else None
+    ones = np.ones(x2.shape[0], x2.dtype)
+    gb_part = ones @ g2 if need[2] else None
+    gw_part = None
+    if need[1]:
+        np.multiply(g2, hat, out=out)
+        gw_part = ones @ out
     if need[0]:
         # dx = rstd * (gw - mean(gw) - hat * mean(gw * hat)), gw = g * w
         gw = g2 * w if w is not None else g2
-        np.multiply(gw, hat, out=out)
-        hat *= np.mean(out, axis=-1, keepdims=True)
-        np.subtract(gw, np.mean(gw, axis=-1, keepdims=True), out=out)
+        m_gh = np.einsum("ij,ij->i", gw, hat)
+        m_gh *= t(1 / d)
+        m_g = gw @ np.ones(d, x2.dtype)
+        m_g *= t(1 / d)
+        hat *= m_gh[:, None]
+        np.subtract(gw, m_g[:, None], out=out)
         out -= hat
         out *= rstd
     return gw_part, gb_part
