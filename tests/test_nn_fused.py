@@ -243,6 +243,28 @@ def test_gelu_in_cache_runs_as_torch(dtype, transposed):
         np.testing.assert_allclose(a, b, **_tol(dtype))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_relu_gradient_selects_as_torch(dtype):
+    """ReLU's first-order gradient (a bitwise select on the CPU): zeros (+0.0) where the output is <= 0 even for an
+    infinite or NaN gradient, the gradient itself (a -0.0 kept) where it is > 0 or NaN; a broadcast gradient too;
+    double backward through the composite."""
+    x = np.concatenate([data(300, dtype=dtype), [0.0, -0.0, np.nan, 2.0, -1.0, 3.0]]).astype(dtype)
+    g = np.concatenate([data(300, seed=1, dtype=dtype), [np.inf, np.nan, 5.0, -0.0, -np.inf, np.nan]]).astype(dtype)
+    got = []
+    for lib in (st, torch):
+        xt = lib.tensor(x, requires_grad=True)
+        xt.relu().backward(lib.tensor(g))
+        a = lib.tensor(x, requires_grad=True)
+        a.relu().sum().backward()  # the gradient of a sum: a broadcast array
+        xx = lib.tensor(x[:300], requires_grad=True)
+        (gx,) = lib.autograd.grad((xx.relu() ** 2).sum(), xx, create_graph=True)
+        (gg,) = lib.autograd.grad(gx.sum(), xx)
+        got.append([xt.grad.numpy(), a.grad.numpy(), gx.detach().numpy(), gg.numpy()])
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+
+
 # -- layer norm's row kernels ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
