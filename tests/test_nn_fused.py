@@ -389,12 +389,14 @@ OPTIMIZERS = [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9, "weight
 
 def _train(lib, name, kw, dtype, fused_calls=None):
     rng = np.random.default_rng(0)
+    # the third is large enough to be updated in cache-sized runs (the last one partial)
     ps = [lib.tensor(rng.normal(size=(5, 4)).astype(dtype), requires_grad=True),
-          lib.tensor(rng.normal(size=(3,)).astype(dtype), requires_grad=True)]
+          lib.tensor(rng.normal(size=(3,)).astype(dtype), requires_grad=True),
+          lib.tensor(rng.normal(size=(257, 300)).astype(dtype), requires_grad=True)]
     opt = getattr(lib.optim, name)(ps, **kw)
     for i in range(4):
         opt.zero_grad()
-        ((ps[0] ** 2).sum() * (i + 1) + (ps[1] * ps[1].sin()).sum()).backward()
+        ((ps[0] ** 2).sum() * (i + 1) + (ps[1] * ps[1].sin()).sum() + (ps[2] * ps[2].cos()).sum()).backward()
         opt.step()
     return [p.detach().numpy() for p in ps]
 
