@@ -540,6 +540,32 @@ def test_recurrent_layers_parameter_gradients(mode):
         np.testing.assert_allclose(sp.grad.numpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
 
 
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_layer_backward_on_arrays_float64(mode, bidirectional, bias):
+    """The first-order backward through time on the arrays (in-place buffers, both directions, with and without
+    biases): every parameter's gradient, the input's and the initial states' against torch in float64, for a loss
+    that reads the outputs and the final states."""
+    torch.manual_seed(1)
+    kw = {"num_layers": 2, "bidirectional": bidirectional, "bias": bias}
+    tnet = getattr(torch.nn, mode)(3, 5, **kw).double()
+    snet = getattr(st.nn, mode)(3, 5, dtype=st.float64, **kw)
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    d = 2 if bidirectional else 1
+    arrays = [data(6, 3, 3), data(2 * d, 3, 5, seed=1)] + ([data(2 * d, 3, 5, seed=2)] if mode == "LSTM" else [])
+    grads = []
+    for lib, net in ((st, snet), (torch, tnet)):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out, hn = net(ts[0], tuple(ts[1:]) if mode == "LSTM" else ts[1])
+        finals = hn if mode == "LSTM" else (hn,)
+        loss = (out * lib.tensor(data(*out.shape, seed=3))).sum() + sum((f * f).sum() for f in finals)
+        loss.backward()
+        grads.append([t.grad.numpy() for t in ts] + [p.grad.numpy() for p in net.parameters()])
+    for a, b in zip(*grads, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+
+
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 def test_recurrent_layer_primitive(mode, bidirectional):

@@ -9,6 +9,9 @@ model's step spends its time, and each node costs the backward walk the same wha
 The gate values are recomputed from the pre-activations by the gradient rather than saved. The formulas are
 written once, for NumPy arrays and for tensors alike (``_Ops``): a first-order backward runs them on the arrays; a
 backward that builds a graph (``create_graph``, and forward mode through the vjp) runs them in differentiable ops.
+The whole-layer primitives' forward kernels and first-order backward (``_lstm_layer_backward``,
+``_gru_layer_backward``) are the same formulas as in-place NumPy passes over a few preallocated buffers: there the
+per-step call count and the whole-sequence temporaries decide a sequence model's time and peak memory.
 """
 
 from __future__ import annotations
