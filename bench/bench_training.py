@@ -272,16 +272,18 @@ PROFILE_GROUPS = (
 )
 
 
-def profile(name: str, step: Callable[[], Any], steps: int = 5, top: int = 25) -> None:
+def profile(name: str, step: Callable[[], Any], steps: int = 5, top: int = 25,
+            clock: Callable[[], float] | None = None) -> None:
     """cProfile of ``steps`` steps after three warm-up steps: the time of each function's own code, grouped
     (``PROFILE_GROUPS``; the rest is the Python of the public ops, the modules and the rules), then the
-    functions with the most."""
+    functions with the most. ``clock`` replaces cProfile's wall clock (``time.process_time``: the time other
+    jobs of a loaded machine take is not counted)."""
     import cProfile
     import pstats
 
     for _ in range(3):
         step()
-    prof = cProfile.Profile()
+    prof = cProfile.Profile() if clock is None else cProfile.Profile(clock)
     prof.enable()
     for _ in range(steps):
         step()
@@ -348,14 +350,14 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     torch.set_num_threads(max(1, a.threads))
     st.set_num_threads(max(1, a.threads))
+    clock = time.process_time if a.clock == "cpu" else None
     if a.profile:
         for name, make, x, y in workloads():
             if a.only is None or a.only.lower() in name.lower():
-                profile(name, steppers(name, make, x, y)[0])
+                profile(name, steppers(name, make, x, y)[0], clock=clock)
         return
     print(f"torch threads {torch.get_num_threads()}; ratio = shapetorch / torch (best of interleaved rounds)")
     print(f"{'case':46} {'shapetorch':>12} {'torch':>12} {'ratio':>7} {'goal':>6} {'st peak MiB':>12}")
-    clock = time.process_time if a.clock == "cpu" else None
     for r in run(a.quick, tuple(a.sections.split(",")), a.only, clock):
         ts, tt = r["shapetorch_s"], r["torch_s"]
         mem = f"{r['shapetorch_peak_bytes'] / 2**20:12.1f}" if "shapetorch_peak_bytes" in r else ""

@@ -5,6 +5,8 @@ primitive is the one that ran (so that a test cannot pass on the composite by ac
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -224,6 +226,68 @@ def test_gelu_float32_rational_erf_accuracy():
     np.testing.assert_allclose(F.gelu(st.tensor(x64s)).numpy(), TF.gelu(torch.tensor(x64s)).numpy(), rtol=1e-14, atol=0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_gelu_in_cache_runs_as_torch(dtype, transposed):
+    """An input large enough to be evaluated in cache-sized runs (a partial last run; a transposed view, which is
+    read in its own order) gives torch's values and gradients for a random cotangent."""
+    x = data(520, 300, dtype=dtype) * 3
+    g = data(300, 520, seed=1, dtype=dtype) if transposed else data(520, 300, seed=1, dtype=dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        y = mod.gelu(xt.t() if transposed else xt)
+        y.backward(lib.tensor(g))
+        got.append((y.detach().numpy(), xt.grad.numpy()))
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, **_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_relu_gradient_selects_as_torch(dtype):
+    """ReLU's first-order gradient (a bitwise select on the CPU): zeros (+0.0) where the output is <= 0 even for an
+    infinite or NaN gradient, the gradient itself (a -0.0 kept) where it is > 0 or NaN; a broadcast gradient too;
+    double backward through the composite."""
+    x = np.concatenate([data(300, dtype=dtype), [0.0, -0.0, np.nan, 2.0, -1.0, 3.0]]).astype(dtype)
+    g = np.concatenate([data(300, seed=1, dtype=dtype), [np.inf, np.nan, 5.0, -0.0, -np.inf, np.nan]]).astype(dtype)
+    got = []
+    for lib in (st, torch):
+        xt = lib.tensor(x, requires_grad=True)
+        xt.relu().backward(lib.tensor(g))
+        a = lib.tensor(x, requires_grad=True)
+        a.relu().sum().backward()  # the gradient of a sum: a broadcast array
+        xx = lib.tensor(x[:300], requires_grad=True)
+        (gx,) = lib.autograd.grad((xx.relu() ** 2).sum(), xx, create_graph=True)
+        (gg,) = lib.autograd.grad(gx.sum(), xx)
+        got.append([xt.grad.numpy(), a.grad.numpy(), gx.detach().numpy(), gg.numpy()])
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+
+
+# -- layer norm's row kernels ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("affine", [(True, True), (True, False), (False, False)])
+@pytest.mark.parametrize("shape,nd", [((4, 6, 32), 1), ((3, 5, 7), 2)])
+def test_layer_norm_rows(shape, nd, affine, dtype):
+    """The row kernels (sums as products with ones, sums of squares as row dot products) on rows far from 0 and of
+    very different scales: output and the gradients of input, weight and bias against torch for a random
+    cotangent."""
+    x = (data(*shape) * np.logspace(0, 2, shape[0]).reshape(-1, 1, 1) + 10.0).astype(dtype)
+    norm = shape[len(shape) - nd:]
+    w, b = data(*norm, seed=1, dtype=dtype), data(*norm, seed=2, dtype=dtype)
+    cot = data(*shape, seed=3, dtype=dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = mod.layer_norm(ts[0], norm, ts[1] if affine[0] else None, ts[2] if affine[1] else None)
+        y.backward(lib.tensor(cot))
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t, on in zip(ts, (True, *affine)) if on])
+    for a, b_ in zip(*got):
+        np.testing.assert_allclose(a, b_, **_tol(dtype))
+
+
 # -- scaled_dot_product_attention -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -250,6 +314,36 @@ def test_scaled_dot_product_attention(kw, dtype):
     check_all(fn, [q, k, v], (0, 1, 2), "ScaledDotProductAttentionBackward0", dtype, second_order=dtype == "float64")
     if dtype == "float64":
         check_jvp(fn, [q, k, v])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("mask", [None, "causal", "bool", "float"])
+def test_attention_on_split_heads(mask, dtype):
+    """q, k and v as a transformer makes them (one projection split, heads split off and transposed: strided views
+    whose gradients are written in their layout), a causal mask or a mask with a fully masked row (weights 0, not
+    NaN): output and the three gradients against torch for a random cotangent."""
+    B, T, H, D = 2, 5, 3, 4
+    x = data(B, T, 3 * H * D, dtype=dtype)
+    m: Any = None
+    if mask == "bool":
+        m = np.random.default_rng(5).random((T, T)) > 0.4
+        m[2] = False
+    elif mask == "float":
+        m = data(T, T, seed=6, dtype=dtype)
+    cot = data(B, H, T, D, seed=7, dtype=dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        q, k, v = (t.reshape(B, T, H, D).transpose(1, 2) for t in xt.split(H * D, dim=2))
+        y = mod.scaled_dot_product_attention(q, k, v, None if m is None else lib.tensor(m),
+                                             is_causal=mask == "causal")
+        y.backward(lib.tensor(cot))
+        got.append((y.detach().numpy(), xt.grad.numpy()))
+        if lib is st:
+            assert "ScaledDotProductAttentionBackward0" in _grad_fns(y)
+    for a, b in zip(*got):
+        assert not np.isnan(a).any()
+        np.testing.assert_allclose(a, b, **_tol(dtype))
 
 
 def test_attention_composite_for_broadcast_batches_and_dropout():
@@ -295,12 +389,14 @@ OPTIMIZERS = [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9, "weight
 
 def _train(lib, name, kw, dtype, fused_calls=None):
     rng = np.random.default_rng(0)
+    # the third is large enough to be updated in cache-sized runs (the last one partial)
     ps = [lib.tensor(rng.normal(size=(5, 4)).astype(dtype), requires_grad=True),
-          lib.tensor(rng.normal(size=(3,)).astype(dtype), requires_grad=True)]
+          lib.tensor(rng.normal(size=(3,)).astype(dtype), requires_grad=True),
+          lib.tensor(rng.normal(size=(257, 300)).astype(dtype), requires_grad=True)]
     opt = getattr(lib.optim, name)(ps, **kw)
     for i in range(4):
         opt.zero_grad()
-        ((ps[0] ** 2).sum() * (i + 1) + (ps[1] * ps[1].sin()).sum()).backward()
+        ((ps[0] ** 2).sum() * (i + 1) + (ps[1] * ps[1].sin()).sum() + (ps[2] * ps[2].cos()).sum()).backward()
         opt.step()
     return [p.detach().numpy() for p in ps]
 
@@ -442,6 +538,32 @@ def test_recurrent_layers_parameter_gradients(mode):
     (to.square().sum() + th.sum()).backward()
     for (name, sp), (_, tp) in zip(snet.named_parameters(), tnet.named_parameters(), strict=True):
         np.testing.assert_allclose(sp.grad.numpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_layer_backward_on_arrays_float64(mode, bidirectional, bias):
+    """The first-order backward through time on the arrays (in-place buffers, both directions, with and without
+    biases): every parameter's gradient, the input's and the initial states' against torch in float64, for a loss
+    that reads the outputs and the final states."""
+    torch.manual_seed(1)
+    kw = {"num_layers": 2, "bidirectional": bidirectional, "bias": bias}
+    tnet = getattr(torch.nn, mode)(3, 5, **kw).double()
+    snet = getattr(st.nn, mode)(3, 5, dtype=st.float64, **kw)
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    d = 2 if bidirectional else 1
+    arrays = [data(6, 3, 3), data(2 * d, 3, 5, seed=1)] + ([data(2 * d, 3, 5, seed=2)] if mode == "LSTM" else [])
+    grads = []
+    for lib, net in ((st, snet), (torch, tnet)):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out, hn = net(ts[0], tuple(ts[1:]) if mode == "LSTM" else ts[1])
+        finals = hn if mode == "LSTM" else (hn,)
+        loss = (out * lib.tensor(data(*out.shape, seed=3))).sum() + sum((f * f).sum() for f in finals)
+        loss.backward()
+        grads.append([t.grad.numpy() for t in ts] + [p.grad.numpy() for p in net.parameters()])
+    for a, b in zip(*grads, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
 
 
 @pytest.mark.parametrize("bidirectional", [False, True])

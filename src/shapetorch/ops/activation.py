@@ -60,8 +60,32 @@ def _relu_kernel(a: Any) -> Any:
     return np.maximum(a, a.dtype.type(0))
 
 
-# masked where out <= 0, not kept where out > 0: a NaN passes its gradient, as in torch
-_RELU = Prim("relu", _relu_kernel, lambda g, n: (g.masked_fill(n.out <= 0, 0),), save_output=True)
+_BITS = {np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}
+
+
+def _relu_backward_kernel(y: Any, g: Any) -> Any:
+    """``where(y <= 0, 0, g)`` as a bitwise and of g with a mask of all ones or all zeros: the same bits (+0.0,
+    an infinite or NaN g dropped where masked) at 9x the speed of ``np.where``, whose select on a random mask
+    costs 0.7 ms on (256, 512) float32 against 0.08 ms for this."""
+    ints = _BITS.get(g.dtype)
+    if ints is None or y.shape != g.shape or y.dtype != g.dtype:
+        return np.where(y <= 0, g.dtype.type(0), g)
+    out = np.empty_like(g)
+    bits = out.view(ints)
+    np.subtract(np.less_equal(y, 0).view(np.int8), 1, out=bits, dtype=ints)  # masked: 0, kept: -1 (all ones)
+    np.bitwise_and(bits, g.view(ints), out=bits)
+    return out
+
+
+def _relu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    # masked where out <= 0, not kept where out > 0: a NaN passes its gradient, as in torch; a first-order
+    # backward on NumPy arrays runs the kernel on the arrays (as the recurrent layers' vjps), a graph the ops
+    if not STATE.enabled and type(g._data) is np.ndarray and type(n.out._data) is np.ndarray:
+        return (Tensor._make(_relu_backward_kernel(n.out._data, g._data), g._device),)
+    return (g.masked_fill(n.out <= 0, 0),)
+
+
+_RELU = Prim("relu", _relu_kernel, _relu_vjp, save_output=True)
 
 
 @public("activation")
@@ -136,11 +160,34 @@ def _gelu_backward_kernel(x: Any, g: Any) -> Any:
     return pdf.astype(x.dtype, copy=False)
 
 
+# A kernel of many passes runs over runs of this many elements (128 KiB of float32), so that each pass after the
+# first reads the cache rather than memory: GELU over (8, 64, 512) float32 went from 4.3 to 1.9 ms with one thread
+# (its gradient 5.8 to 2.7 ms; a loaded machine, whose other jobs share the memory bus), same values. Below a few
+# runs, or for other layouts, the kernel takes the arrays whole.
+_CACHE_RUN = 1 << 15
+
+
+def _in_cache_runs(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel`` (elementwise, its result of the first array's shape and dtype) over cache-sized runs."""
+    def run(*arrays: Any) -> Any:
+        a0 = arrays[0]
+        if a0.size < 4 * _CACHE_RUN or any(type(a) is not np.ndarray or a.shape != a0.shape for a in arrays):
+            return kernel(*arrays)
+        runs = [a.reshape(-1) for a in arrays]
+        out = np.empty(a0.size, a0.dtype)
+        for lo in range(0, a0.size, _CACHE_RUN):
+            hi = lo + _CACHE_RUN
+            out[lo:hi] = kernel(*(r[lo:hi] for r in runs))
+        return out.reshape(a0.shape)
+    return run
+
+
 # GELU's float32 erf is about 30 NumPy passes over the input: large inputs split over the intra-op threads sooner
-# than a one-pass ufunc does
+# than a one-pass ufunc does, and each thread's part runs in cache-sized runs
 _GELU_PASSES = 30
+_gelu_runs, _gelu_backward_runs = _in_cache_runs(_gelu_kernel), _in_cache_runs(_gelu_backward_kernel)
 _GELU_BACKWARD = Prim("gelu_backward",  # NOTE [fused backward]
-                      lambda x, g: thread_pool.flat(_gelu_backward_kernel, (x, g), _GELU_PASSES))
+                      lambda x, g: thread_pool.flat(_gelu_backward_runs, (x, g), _GELU_PASSES))
 
 
 def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
@@ -152,7 +199,7 @@ def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     return (g * (cdf + x * pdf),)
 
 
-_GELU = Prim("gelu", lambda a: thread_pool.flat(_gelu_kernel, (a,), _GELU_PASSES), _gelu_vjp)
+_GELU = Prim("gelu", lambda a: thread_pool.flat(_gelu_runs, (a,), _GELU_PASSES), _gelu_vjp)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -300,9 +347,18 @@ _LN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _ln_rows_hat(x2: Any, eps: float, hat: Any) -> Any:
-    """``hat = (x - mean) * rstd`` of (rows, D) into ``hat``; returns rstd, (rows, 1)."""
-    np.subtract(x2, np.mean(x2, axis=-1, keepdims=True), out=hat)
-    rstd = 1 / np.sqrt(np.mean(np.square(hat), axis=-1, keepdims=True) + eps)
+    """``hat = (x - mean) * rstd`` of (rows, D) into ``hat``; returns rstd, (rows, 1). The row sums are products
+    with a vector of ones and the sums of squares row dot products (BLAS and einsum: 3-5x faster than NumPy's
+    reductions along a short last axis, and no squared copy)."""
+    d = x2.shape[-1]
+    t = x2.dtype.type
+    mean = x2 @ np.ones(d, x2.dtype)
+    mean *= t(1 / d)
+    np.subtract(x2, mean[:, None], out=hat)
+    var = np.einsum("ij,ij->i", hat, hat)
+    var *= t(1 / d)
+    var += t(eps)
+    rstd = np.reciprocal(np.sqrt(var, out=var), out=var)[:, None]
     hat *= rstd
     return rstd
 
@@ -347,17 +403,26 @@ def _layer_norm_backward_kernel(x: Any, g: Any, *w: Any, nd: int, eps: float) ->
 def _layer_norm_backward_rows(x2: Any, g2: Any, *, eps: float, w: Any, need: tuple[bool, bool, bool],
                               out: Any) -> tuple[Any, Any]:
     """The gradients of one block of rows: dx into ``out`` (when asked for), and this block's share of the weight's
-    and the bias's gradients (sums over its rows)."""
+    and the bias's gradients (sums over its rows, as products with a vector of ones)."""
+    d = x2.shape[-1]
+    t = x2.dtype.type
     hat = np.empty_like(x2)
     rstd = _ln_rows_hat(x2, eps, hat)
-    gw_part = np.add.reduce(g2 * hat, 0) if need[1] else None
-    gb_part = np.add.reduce(g2, 0) if need[2] else None
+    ones = np.ones(x2.shape[0], x2.dtype)
+    gb_part = ones @ g2 if need[2] else None
+    gw_part = None
+    if need[1]:
+        np.multiply(g2, hat, out=out)
+        gw_part = ones @ out
     if need[0]:
         # dx = rstd * (gw - mean(gw) - hat * mean(gw * hat)), gw = g * w
         gw = g2 * w if w is not None else g2
-        np.multiply(gw, hat, out=out)
-        hat *= np.mean(out, axis=-1, keepdims=True)
-        np.subtract(gw, np.mean(gw, axis=-1, keepdims=True), out=out)
+        m_gh = np.einsum("ij,ij->i", gw, hat)
+        m_gh *= t(1 / d)
+        m_g = gw @ np.ones(d, x2.dtype)
+        m_g *= t(1 / d)
+        hat *= m_gh[:, None]
+        np.subtract(gw, m_g[:, None], out=out)
         out -= hat
         out *= rstd
     return gw_part, gb_part

@@ -16,7 +16,7 @@ import numpy as np
 from .._engine.primitives import Prim
 from .._grad_mode import STATE
 from .._tensor import Tensor
-from .activation import _softmax_kernel, softmax
+from .activation import softmax
 from .creation import arange
 
 
@@ -26,20 +26,30 @@ def _causal(length: int, s: int) -> Any:
 
 
 def _probs(q: Any, k: Any, mask: Any | None, scale: float, causal: bool) -> Any:
+    """The attention weights, computed in the buffer of the scores: masked in place, then softmax's passes (the row
+    maximum, exp, one reciprocal of the row sum per row); a row whose scores are all -inf gets weights 0, as torch's
+    safe softmax (not NaN), found from the row maxima rather than from a pass over the scores."""
     s = np.matmul(q, np.swapaxes(k, -1, -2))
-    s *= q.dtype.type(scale)
+    t = q.dtype.type
+    s *= t(scale)
     if causal:
         mask = _causal(q.shape[-2], k.shape[-2])
     if mask is not None:
-        if mask.dtype == np.bool_:
-            s = np.where(mask, s, q.dtype.type(-np.inf))
+        if np.broadcast_shapes(mask.shape, s.shape) != s.shape:  # a mask with more batch dims widens the result
+            s = np.where(mask, s, t(-np.inf)) if mask.dtype == np.bool_ else s + mask
+        elif mask.dtype == np.bool_:
+            np.copyto(s, t(-np.inf), where=~mask)
         else:
             s += mask
-    p = _softmax_kernel(s, axis=-1)
-    dead = np.isneginf(s).all(axis=-1, keepdims=True)
-    if dead.any():  # a row with every score masked: weights 0, as torch's safe softmax (not NaN)
-        p = np.where(dead, p.dtype.type(0), p)
-    return p
+    top = np.maximum.reduce(s, -1, keepdims=True)
+    dead = np.isneginf(top)
+    np.subtract(s, top, out=s)
+    np.exp(s, out=s)
+    total = np.add.reduce(s, -1, keepdims=True)
+    s *= np.reciprocal(total, out=total)
+    if dead.any():
+        np.copyto(s, t(0), where=dead)
+    return s
 
 
 def _attention_kernel(q: Any, k: Any, v: Any, *mask: Any, scale: float, causal: bool) -> Any:
@@ -53,16 +63,28 @@ def _attention_backward_kernel(q: Any, k: Any, v: Any, *rest: Any, scale: float,
     :func:`_memory_order`): a primitive has one result, and a device kernel writes all three (on WebGPU: a pass
     over the query rows, then one over the key rows)."""
     *mask, gd = rest
+    packed = np.empty(q.size + k.size + v.size, q.dtype)
+    dq, dk, dv = _packed_views(packed, (q, k, v), orders)
     p = _probs(q, k, mask[0] if mask else None, scale, causal)
-    dv = np.matmul(np.swapaxes(p, -1, -2), gd)
+    np.matmul(np.swapaxes(p, -1, -2), gd, out=dv)
     ds = np.matmul(gd, np.swapaxes(v, -1, -2))  # dP, then dS = P * (dP - rowsum(dP * P)) in place
     ds -= np.einsum("...ij,...ij->...i", ds, p)[..., None]
     ds *= p
     ds *= q.dtype.type(scale)
-    dq = np.matmul(ds, k)
-    dk = np.matmul(np.swapaxes(ds, -1, -2), q)
-    return np.concatenate([np.transpose(a, o).reshape(-1) for a, o in zip((dq, dk, dv), orders)]).astype(
-        q.dtype, copy=False)
+    np.matmul(ds, k, out=dq)
+    np.matmul(np.swapaxes(ds, -1, -2), q, out=dk)
+    return packed
+
+
+def _packed_views(packed: Any, arrays: tuple[Any, ...], orders: tuple[tuple[int, ...], ...]) -> list[Any]:
+    """Views of consecutive segments of ``packed``, one per array, of its shape with its dims laid out in memory
+    in the order ``orders`` gives: each product writes its gradient there directly (no copy into the pack)."""
+    views, at = [], 0
+    for a, order in zip(arrays, orders):
+        seg = packed[at:at + a.size].reshape(tuple(a.shape[d] for d in order))
+        views.append(seg.transpose(tuple(order.index(d) for d in range(a.ndim))))
+        at += a.size
+    return views
 
 
 def _memory_order(t: Tensor) -> tuple[int, ...]:

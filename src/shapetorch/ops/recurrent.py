@@ -9,6 +9,9 @@ model's step spends its time, and each node costs the backward walk the same wha
 The gate values are recomputed from the pre-activations by the gradient rather than saved. The formulas are
 written once, for NumPy arrays and for tensors alike (``_Ops``): a first-order backward runs them on the arrays; a
 backward that builds a graph (``create_graph``, and forward mode through the vjp) runs them in differentiable ops.
+The whole-layer primitives' forward kernels and first-order backward (``_lstm_layer_backward``,
+``_gru_layer_backward``) are the same formulas as in-place NumPy passes over a few preallocated buffers: there the
+per-step call count and the whole-sequence temporaries decide a sequence model's time and peak memory.
 """
 
 from __future__ import annotations
@@ -124,13 +127,44 @@ def _state_product(h: Any, w_hh: Any, b_hh: Any) -> Any:
     return gh if b_hh is None else gh + b_hh
 
 
+def _sigmoid_(a: Any) -> Any:
+    """``_np_sigmoid`` in place: the same passes, no new buffer (a step's gates)."""
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    a += 1
+    return np.reciprocal(a, out=a)
+
+
+def _state_weight(w_hh: Any) -> Any:
+    """``w_hh.T`` in rows: a (B, H) @ (H, kH) product per step against the transposed view is 2x slower (OpenBLAS,
+    B = 16); the copy is made once per layer call."""
+    return np.ascontiguousarray(w_hh.T)
+
+
 def _lstm_layer_kernel(gi: Any, h: Any, c: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
-    """[h_t, c_t] of every step, (T, B, 2H): the states are the output the gradient reads back."""
+    """[h_t, c_t] of every step, (T, B, 2H): the states are the output the gradient reads back. Each step is the
+    state GEMM and in-place passes over one gate buffer, writing h_t and c_t straight into the output (the formulas
+    of ``_lstm_forward``, in the same order of operations)."""
     k = h.shape[-1]
     out = np.empty((*gi.shape[:-1], 2 * k), gi.dtype)
+    wt = _state_weight(w_hh)
+    pre = np.empty((*h.shape[:-1], 4 * k), gi.dtype)
+    g, tmp = np.empty_like(h), np.empty_like(h)
+    i, f, o = pre[..., :k], pre[..., k:2 * k], pre[..., 3 * k:]
     for t in _order(gi.shape[0], reverse):
-        *_, h, c = _lstm_forward(gi[t] + _state_product(h, w_hh, b[0] if b else None), c, _NP)
-        out[t, ..., :k], out[t, ..., k:] = h, c
+        np.matmul(h, wt, out=pre)
+        if b:
+            pre += b[0]
+        pre += gi[t]
+        np.tanh(pre[..., 2 * k:3 * k], out=g)
+        _sigmoid_(pre)  # all four blocks in one call (g's is unused): fewer calls on a small buffer
+        h, c_new = out[t, ..., :k], out[t, ..., k:]
+        np.multiply(f, c, out=c_new)
+        np.multiply(i, g, out=tmp)
+        c_new += tmp
+        np.tanh(c_new, out=tmp)
+        np.multiply(o, tmp, out=h)
+        c = c_new
     return out
 
 
@@ -172,6 +206,75 @@ def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, g
     return _layer_sums(d_all, d_all, h_prev, dh, dc, b_hh is not None)
 
 
+def _np_rows_product(x: Any, w_hh: Any, b_hh: Any) -> Any:
+    """``_rows_product`` on arrays with the bias added in place (no second (T, B, kH) array)."""
+    steps, batch, k = x.shape
+    out = x.reshape(steps * batch, k) @ w_hh.T
+    if b_hh is not None:
+        out += b_hh
+    return out.reshape(steps, batch, -1)
+
+
+def _times_before(dst: Any, seq: Any, first: Any, reverse: bool) -> None:
+    """``dst *= _before(seq, first)`` without making the shifted copy."""
+    if reverse:
+        dst[:-1] *= seq[1:]
+        dst[-1] *= first
+    else:
+        dst[1:] *= seq[:-1]
+        dst[0] *= first
+
+
+def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any,
+                         reverse: bool) -> tuple[Any, ...]:
+    """``_lstm_layer_grads`` on NumPy arrays in seven (T, B, H) buffers: the gates of all steps are recomputed into
+    one (T, B, 4H) array (the forward's operations in its order, so the same values), turned in place into the four
+    coefficients of d pre, which the walk through time overwrites step by step with d pre itself (the gradient of the
+    input projection and of the state product alike); per step, the state GEMM and seven in-place passes over (B, H)
+    rows. The forward saved only the states: the gates would double what a layer keeps until its backward."""
+    steps, k = gi.shape[0], h0.shape[-1]
+    h_prev = _before(y[..., :k], h0, reverse, _NP)
+    a = _np_rows_product(h_prev, w_hh, b_hh)
+    a += gi
+    g = np.tanh(a[..., 2 * k:3 * k])
+    _sigmoid_(a)
+    i, f, cg, o = (a[..., j * k:(j + 1) * k] for j in range(4))
+    tc = np.tanh(y[..., k:])
+    # d pre = [dc * g i(1-i), dc * c f(1-f), dc * i(1-g^2), dh * tc o(1-o)], dc = dc_new + dh * o(1-tc^2) + dc_next;
+    # each coefficient is written over its gate once the gate's other uses are done
+    np.multiply(g, g, out=cg)
+    np.subtract(1, cg, out=cg)
+    cg *= i
+    g *= i
+    np.subtract(1, i, out=i)
+    i *= g  # ci
+    via_h = g
+    np.multiply(tc, tc, out=via_h)
+    np.subtract(1, via_h, out=via_h)
+    via_h *= o
+    tc *= o
+    np.subtract(1, o, out=o)
+    o *= tc  # co
+    f_gate = tc
+    np.copyto(f_gate, f)
+    np.subtract(1, f, out=f)
+    f *= f_gate
+    _times_before(f, y[..., k:], c0, reverse)  # cf
+    dh, dc, dh_t, dc_t = (np.zeros_like(h0) for _ in range(4))
+    blocks = a.reshape(*a.shape[:-1], 4, k)
+    for t in reversed(_order(steps, reverse)):
+        np.add(gy[t, ..., :k], dh, out=dh_t)
+        np.multiply(dh_t, via_h[t], out=dc_t)
+        dc_t += gy[t, ..., k:]
+        dc_t += dc
+        b3 = blocks[t, ..., :3, :]
+        np.multiply(b3, dc_t[..., None, :], out=b3)
+        o[t] *= dh_t
+        np.multiply(dc_t, f_gate[t], out=dc)
+        np.matmul(a[t], w_hh, out=dh)
+    return _layer_sums(a, a, h_prev, dh, dc, b_hh is not None)
+
+
 def _layer_sums(d_gi: Any, d_gh: Any, h_prev: Any, dh0: Any, dc0: Any, bias: bool) -> tuple[Any, ...]:
     """The weight's gradient as one product over all steps and rows, the bias's as one sum."""
     g = d_gh.shape[-1]
@@ -181,26 +284,46 @@ def _layer_sums(d_gi: Any, d_gh: Any, h_prev: Any, dh0: Any, dc0: Any, bias: boo
     return (*grads, rows.sum(0)) if bias else grads
 
 
-def _layer_vjp(grads: Any, before_bias: int) -> Any:
-    """A layer's vjp: ``grads`` on the arrays (first order) or on the tensors (a graph of the gradient); the
-    primitive's inputs are ``before_bias`` tensors, then the state's bias when there is one."""
+def _layer_vjp(grads: Any, fused: Any, before_bias: int) -> Any:
+    """A layer's vjp: ``fused`` on the arrays (first order) or ``grads`` on the tensors (a graph of the gradient);
+    the primitive's inputs are ``before_bias`` tensors, then the state's bias when there is one."""
     def vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
         xs = n.inputs
         b = xs[before_bias] if len(xs) > before_bias else None
         args = xs[:before_bias]
         if not STATE.enabled:
-            out = grads(*(t._data for t in args), None if b is None else b._data, n.out._data, gy._data,
-                        n.params["reverse"], _NP)
+            out = fused(*(t._data for t in args), None if b is None else b._data, n.out._data, gy._data,
+                        n.params["reverse"])
             return tuple(Tensor._make(a, xs[0]._device) for a in out)
         return grads(*args, b, n.out, gy, n.params["reverse"], _st_ops())
     return vjp
 
 
 def _gru_layer_kernel(gi: Any, h: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
-    """h_t of every step, (T, B, H)."""
-    out = np.empty((*gi.shape[:-1], h.shape[-1]), gi.dtype)
+    """h_t of every step, (T, B, H): the state GEMM and in-place passes per step (``_gru_forward``'s formulas in its
+    order of operations), each state written straight into the output."""
+    k = h.shape[-1]
+    out = np.empty((*gi.shape[:-1], k), gi.dtype)
+    wt = _state_weight(w_hh)
+    gh = np.empty((*h.shape[:-1], 3 * k), gi.dtype)
+    rz = np.empty((*h.shape[:-1], 2 * k), gi.dtype)
+    n, tmp = np.empty_like(h), np.empty_like(h)
+    r, z = rz[..., :k], rz[..., k:]
     for t in _order(gi.shape[0], reverse):
-        h = out[t] = _gru_forward(gi[t], _state_product(h, w_hh, b[0] if b else None), h, _NP)[-1]
+        np.matmul(h, wt, out=gh)
+        if b:
+            gh += b[0]
+        np.add(gi[t, ..., :2 * k], gh[..., :2 * k], out=rz)
+        _sigmoid_(rz)
+        np.multiply(r, gh[..., 2 * k:], out=n)
+        np.add(gi[t, ..., 2 * k:], n, out=n)
+        np.tanh(n, out=n)
+        np.subtract(1, z, out=tmp)
+        tmp *= n
+        h_new = out[t]
+        np.multiply(z, h, out=h_new)
+        h_new += tmp
+        h = h_new
     return out
 
 
@@ -225,8 +348,53 @@ def _gru_layer_grads(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, re
     return _layer_sums(ops.stack(d_gi), ops.stack(d_gh), h_prev, dh, None, b_hh is not None)
 
 
-_LSTM_LAYER = Prim("lstm_layer", _lstm_layer_kernel, _layer_vjp(_lstm_layer_grads, 4), save_output=True)
-_GRU_LAYER = Prim("gru_layer", _gru_layer_kernel, _layer_vjp(_gru_layer_grads, 3), save_output=True)
+def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool) -> tuple[Any, ...]:
+    """``_gru_layer_grads`` on NumPy arrays with few buffers: one (T, B, 3H) array of d gh filled step by step (the
+    state GEMM and seven in-place passes over (B, H) rows), whose n block becomes d gi's after the weight's
+    gradient is taken."""
+    steps, k = gi.shape[0], h0.shape[-1]
+    h_prev = _before(y, h0, reverse, _NP)
+    gh = _np_rows_product(h_prev, w_hh, b_hh)
+    rz = np.add(gi[..., :2 * k], gh[..., :2 * k])
+    _sigmoid_(rz)
+    r, z = rz[..., :k], rz[..., k:]
+    hn = gh[..., 2 * k:]
+    n = np.multiply(r, hn)
+    np.add(gi[..., 2 * k:], n, out=n)
+    np.tanh(n, out=n)
+    # via_n = (1-z)(1-n^2), via_r = hn r(1-r), via_z = (h - n) z(1-z), each in a buffer that is free
+    via_z = np.subtract(h_prev, n)
+    via_z *= z
+    tmp = np.subtract(1, z)
+    via_z *= tmp
+    np.multiply(n, n, out=n)
+    np.subtract(1, n, out=n)
+    n *= tmp
+    via_n = n
+    np.subtract(1, r, out=tmp)
+    tmp *= r
+    hn *= tmp
+    via_r = hn
+    del tmp
+    d_gh = np.empty_like(gh)
+    dh, dy, dh_w = (np.zeros_like(h0) for _ in range(3))
+    for t in reversed(_order(steps, reverse)):
+        np.add(gy[t], dh, out=dy)
+        dn = via_n[t]
+        dn *= dy  # d n_pre, kept in via_n's buffer for d gi
+        np.multiply(dn, via_r[t], out=d_gh[t, ..., :k])
+        np.multiply(dy, via_z[t], out=d_gh[t, ..., k:2 * k])
+        np.multiply(dn, r[t], out=d_gh[t, ..., 2 * k:])
+        np.matmul(d_gh[t], w_hh, out=dh_w)
+        np.multiply(dy, z[t], out=dh)
+        dh += dh_w
+    grads = _layer_sums(d_gh, d_gh, h_prev, dh, None, b_hh is not None)
+    d_gh[..., 2 * k:] = via_n  # the rows of d gi: d gh's but for the n block (no r)
+    return grads
+
+
+_LSTM_LAYER = Prim("lstm_layer", _lstm_layer_kernel, _layer_vjp(_lstm_layer_grads, _lstm_layer_backward, 4), save_output=True)
+_GRU_LAYER = Prim("gru_layer", _gru_layer_kernel, _layer_vjp(_gru_layer_grads, _gru_layer_backward, 3), save_output=True)
 
 
 def lstm_layer(gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Tensor | None,

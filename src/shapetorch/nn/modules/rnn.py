@@ -24,6 +24,7 @@ from ...ops.activation import relu
 from ...ops.conversion import where
 from ...ops.creation import empty, tensor, zeros
 from ...ops.joining import cat, stack
+from ...ops.matmul import matmul_bias
 from ...ops.recurrent import cell_fusable, gru_gates, gru_layer, lstm_gates, lstm_layer
 from ...ops.unary import sigmoid, tanh
 from .. import functional as F
@@ -169,9 +170,14 @@ class RNNBase(Module):
             outputs = []
             for direction in range(directions):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
-                gi_all = layer_input.matmul(w_ih.t())
-                if b_ih is not None:
-                    gi_all = gi_all + b_ih
+                # the input projection of every step: one GEMM with the bias added in place (ops/matmul.py)
+                fused = None if b_ih is None else matmul_bias(layer_input, w_ih.t(), b_ih)
+                if fused is not None:
+                    gi_all = fused
+                else:
+                    gi_all = layer_input.matmul(w_ih.t())
+                    if b_ih is not None:
+                        gi_all = gi_all + b_ih
                 k = layer * directions + direction
                 h, c = h0[k], (c0[k] if c0 is not None else None)
                 if mask is None and w_hr is None and steps and self.mode in ("LSTM", "GRU") \
