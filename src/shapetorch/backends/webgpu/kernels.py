@@ -1219,6 +1219,7 @@ class _StepGroup:
         self.key: tuple[str, tuple[str, ...]] | None = None
         self.items: list[tuple[tuple[WArray, ...], list[int]]] = []
         self.bufs: set[int] = set()
+        self.recorded_at = -1  # RT.n_dispatch after the last group was recorded
 
     def room(self, nb: int) -> int:
         """Parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block."""
@@ -1226,6 +1227,11 @@ class _StepGroup:
 
     def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int]) -> None:
         ids = {id(a.st) for a in arrays}
+        if not self.items and RT.n_dispatch != self.recorded_at and RT.submit_at_step:
+            # the first update of an optimizer step, after other work: the end of a backward pass. The forward and
+            # backward are submitted now, so the device runs them while the host records the updates and the next
+            # step's forward (the earlier submit that a sync would otherwise wait for)
+            RT.flush()
         if self.items and (key != self.key or ids & self.bufs or len(self.items) >= self.room(len(arrays))):
             RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group
         if not self.items:
@@ -1248,6 +1254,7 @@ class _StepGroup:
             bufs += [a.st.buf for a in arrays if a.st is not None]
         meta[0] = total
         RT.dispatch(G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total))
+        self.recorded_at = RT.n_dispatch
 
 
 _STEPS = _StepGroup()

@@ -31,7 +31,7 @@ WG = 256  # elementwise workgroup size
 ARENA_BYTES = 1 << 16  # parameter arena per batch
 # Dispatches per submit: a longer step is submitted in parts, so the device starts on the first part while the
 # host records the rest (SHAPETORCH_WEBGPU_SUBMIT_EVERY overrides it; see docs/performance.md for the measurement).
-SUBMIT_EVERY = int(os.environ.get("SHAPETORCH_WEBGPU_SUBMIT_EVERY", "512"))
+SUBMIT_EVERY = int(os.environ.get("SHAPETORCH_WEBGPU_SUBMIT_EVERY", "128"))
 _ZERO_WORD = (0,)
 _PAD = (0,) * 1024
 MAX_GROUPS = 8192  # cached bind groups (the cache is emptied when full)
@@ -224,6 +224,7 @@ class Runtime:
         self.held: tuple[Any, ...] | None = None  # the last dispatch, not yet in the pass (see dispatch)
         self.last_pipe: Any = None  # the pipeline the open pass has set
         self.submit_every = SUBMIT_EVERY
+        self.submit_at_step = True  # submit at the start of an optimizer step too (see kernels._StepGroup.add)
         self.arena: Any = None
         self.arena_words: list[int] = []  # the batch's parameter blocks, as u32 words (or negative int32s)
         self.align = 256
