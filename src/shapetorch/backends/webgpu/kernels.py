@@ -1227,10 +1227,11 @@ class _StepGroup:
 
     def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int]) -> None:
         ids = {id(a.st) for a in arrays}
-        if not self.items and RT.n_dispatch != self.recorded_at and RT.submit_at_step:
+        if not self.items and RT.n_dispatch != self.recorded_at and RT.batch_count >= 8 and RT.submit_at_step:
             # the first update of an optimizer step, after other work: the end of a backward pass. The forward and
             # backward are submitted now, so the device runs them while the host records the updates and the next
-            # step's forward (the earlier submit that a sync would otherwise wait for)
+            # step's forward (the earlier submit that a sync would otherwise wait for). Not for a few dispatches
+            # (the state a first step makes between its updates): a submit costs the host as much as 3-4 of them
             RT.flush()
         if self.items and (key != self.key or ids & self.bufs or len(self.items) >= self.room(len(arrays))):
             RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group

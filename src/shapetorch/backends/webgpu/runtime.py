@@ -344,9 +344,7 @@ class Runtime:
         size = self.size_class(nbytes)
         if size > self.max_binding:
             self._too_large(nbytes)
-        found = None if upload else self._take_free(self.dirty, size)
-        if found is None:
-            found = self._take_free(self.pool, size)
+        found = self._take_free(self.pool, size) if upload else self._take_either(size)
         if found is not None:
             buf, size = found
             self.pooled_bytes -= size
@@ -356,6 +354,22 @@ class Runtime:
         self.live_bytes += size
         self.peak_bytes = max(self.peak_bytes, self.live_bytes)
         return Storage(buf, size)
+
+    def _take_either(self, size: int) -> tuple[Any, int] | None:
+        """A dispatch output's buffer: :meth:`_take_free` over the pool and the buffers freed since the last submit
+        together, so that which buffer a request gets does not depend on where the submits fell."""
+        pool, dirty = self.pool, self.dirty
+        if not dirty:
+            return self._take_free(pool, size)
+        if not pool.get(size) and not dirty.get(size):
+            size = min((k for k, v in (*pool.items(), *dirty.items()) if v and size < k <= 2 * size), default=0)
+            if not size:
+                return None
+        a, b = pool.get(size), dirty.get(size)
+        if not a or (b and _free_order(b[-1]) > _free_order(a[-1])):
+            a = b
+        assert a
+        return a.pop(), size
 
     @staticmethod
     def _take_free(free: dict[int, list[Any]], size: int) -> tuple[Any, int] | None:
