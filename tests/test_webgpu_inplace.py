@@ -168,7 +168,9 @@ def test_a_training_step_submits_when_its_optimizer_step_starts(monkeypatch, at_
     monkeypatch.setattr(RT, "submit_every", 1 << 20)
     monkeypatch.setattr(RT, "submit_at_step", at_step)
     st.manual_seed(0)
-    model = st.nn.Sequential(st.nn.Linear(12, 9), st.nn.ReLU(), st.nn.Linear(9, 5)).to(DEV)
+    # deep enough that its forward and backward pass STEP_SUBMIT_MIN dispatches
+    model = st.nn.Sequential(*[m for _ in range(6) for m in (st.nn.Linear(12, 12), st.nn.GELU(), st.nn.LayerNorm(12))],
+                             st.nn.Linear(12, 5)).to(DEV)
     opt = st.optim.Adam(model.parameters(), lr=1e-2)
     xs, ys = st.tensor(data((16, 12)), device=DEV), st.tensor(np.arange(16) % 5, device=DEV)
     per_step = []
@@ -182,3 +184,25 @@ def test_a_training_step_submits_when_its_optimizer_step_starts(monkeypatch, at_
     # (the first step makes the optimizer's state between its updates, so it may submit again there)
     assert per_step[1:] == ([1, 1] if at_step else [0, 0])
     assert per_step[0] >= 1 if at_step else per_step[0] == 0
+
+
+def test_a_short_step_is_not_submitted_early(monkeypatch):
+    """Under STEP_SUBMIT_MIN dispatches the early submit would cost the host more than it gives the device."""
+    import shapetorch.nn.functional as F
+    from shapetorch.backends.webgpu import kernels
+    from shapetorch.backends.webgpu.runtime import RT
+
+    monkeypatch.setattr(RT, "submit_every", 1 << 20)
+    model = st.nn.Sequential(st.nn.Linear(12, 9), st.nn.ReLU(), st.nn.Linear(9, 5)).to(DEV)
+    opt = st.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    xs, ys = st.tensor(data((16, 12)), device=DEV), st.tensor(np.arange(16) % 5, device=DEV)
+    counts = []
+    for _ in range(3):
+        st.synchronize()
+        before, d0 = submits(), dispatches()
+        opt.zero_grad()
+        F.cross_entropy(model(xs), ys).backward()
+        opt.step()
+        counts.append((submits() - before, dispatches() - d0))
+    assert all(n < kernels.STEP_SUBMIT_MIN for _, n in counts)
+    assert [s for s, _ in counts[1:]] == [0, 0]

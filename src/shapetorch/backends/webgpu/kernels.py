@@ -1210,6 +1210,9 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
 
 
 # -- fused optimizer steps -------------------------------------------------------------------------------
+STEP_SUBMIT_MIN = 32  # the fewest recorded dispatches submitted early when an optimizer step starts
+
+
 class _StepGroup:
     """Parameter updates of one kind held back by :func:`fused_step` and recorded as one dispatch (an optimizer's
     step over a parameter group is one kernel rather than one per parameter). The runtime records the group before
@@ -1227,11 +1230,13 @@ class _StepGroup:
 
     def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int]) -> None:
         ids = {id(a.st) for a in arrays}
-        if not self.items and RT.n_dispatch != self.recorded_at and RT.batch_count >= 8 and RT.submit_at_step:
+        if not self.items and RT.n_dispatch != self.recorded_at and RT.batch_count >= STEP_SUBMIT_MIN \
+                and RT.submit_at_step:
             # the first update of an optimizer step, after other work: the end of a backward pass. The forward and
             # backward are submitted now, so the device runs them while the host records the updates and the next
-            # step's forward (the earlier submit that a sync would otherwise wait for). Not for a few dispatches
-            # (the state a first step makes between its updates): a submit costs the host as much as 3-4 of them
+            # step's forward (the earlier submit that a sync would otherwise wait for). Not for a short batch
+            # (a small model's step, the state a first step makes between its updates): a submit costs the host
+            # 0.4-0.6 ms on lavapipe, 3-4 dispatches' worth, which a short batch does not win back
             RT.flush()
         if self.items and (key != self.key or ids & self.bufs or len(self.items) >= self.room(len(arrays))):
             RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group
