@@ -6,10 +6,12 @@
 - ``RT.alloc(nbytes)`` hands out a pooled storage buffer; a :class:`Storage` returns its buffer to
   the pool when it is garbage-collected, but only at the next submit, so that a buffer still named by
   recorded (unsubmitted) dispatches is never rewritten by an upload.
-- ``RT.dispatch(wgsl, buffers, meta, grid)`` records one compute dispatch into the open command
-  encoder. Its small parameter block (shapes, strides, offsets, scalars) is appended to an arena
-  that is written with one ``write_buffer`` just before the batch is submitted.
-- ``RT.flush()`` submits the batch. Reads (``.numpy()``, ``.item()``, printing) flush first.
+- ``RT.dispatch(wgsl, buffers, meta, grid)`` records one compute dispatch into the open compute pass (held
+  until the next dispatch, so that an in-place op can still redirect its output: ``take_held``). Its small
+  parameter block (shapes, strides, offsets, scalars) is appended to an arena that is written with one
+  ``write_buffer`` just before the batch is submitted.
+- ``RT.flush()`` submits the batch: at reads (``.numpy()``, ``.item()``, printing), every ``submit_every``
+  dispatches, and when an optimizer step starts (``kernels._StepGroup``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ wgpu: Any = None  # imported by Runtime.init (not when WebGPU is disabled by the
 WG = 256  # elementwise workgroup size
 ARENA_BYTES = 1 << 16  # parameter arena per batch
 # Dispatches per submit: a longer step is submitted in parts, so the device starts on the first part while the
-# host records the rest (SHAPETORCH_WEBGPU_SUBMIT_EVERY overrides it; see docs/performance.md for the measurement).
+# host records the rest (SHAPETORCH_WEBGPU_SUBMIT_EVERY overrides it; docs/runtimes.md has the measured cost).
 SUBMIT_EVERY = int(os.environ.get("SHAPETORCH_WEBGPU_SUBMIT_EVERY", "128"))
 _ZERO_WORD = (0,)
 _PAD = (0,) * 1024
