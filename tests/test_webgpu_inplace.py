@@ -122,6 +122,20 @@ def test_gradients_through_inplace_ops_match_torch():
     np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
+def test_an_expanded_tensor_is_refused_as_on_the_cpu():
+    """torch refuses an in-place op on a tensor whose elements share memory (the result would depend on the
+    order of the writes); fill_ and zero_ write one value, so they are allowed."""
+    for dev in (DEV, "cpu"):
+        x = st.zeros(4, device=dev)
+        with pytest.raises(st.ShapeError) as e:
+            x.expand(3, 4).add_(1)
+        assert e.value.code == "inplace_error_internal_overlap"
+        x.expand(3, 4).fill_(2.0)
+        np.testing.assert_allclose(x.numpy(), [2, 2, 2, 2])
+    with pytest.raises(RuntimeError, match="single memory location"):
+        torch.zeros(4).expand(3, 4).add_(1)
+
+
 def test_setitem_without_grad_writes_in_place():
     a = data((4, 5))
     x, tx = st.tensor(a, device=DEV), torch.tensor(a)

@@ -179,6 +179,8 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
     if isinstance(self._data, (np.ndarray, np.generic)):
         np.copyto(writable(self, op), result._data, casting="unsafe")
     else:  # a device array (webgpu): its backend writes into the tensor's storage
+        if op not in ("fill_", "zero_") and any(s == 0 and n > 1 for s, n in zip(self._data.strides, self._data.shape)):
+            fail("inplace_error_internal_overlap", op=op)  # as ``writable`` refuses on the CPU
         node = result._grad_fn
         be(self).copyto(self._data, result._data,
                         temporary and (node is None or not getattr(getattr(node, "prim", None), "save_output", True)))

@@ -141,8 +141,8 @@ def redirect(dst: WArray, src: WArray) -> bool:
     recipe = held[4] if held is not None else None
     if recipe is None or recipe[0] is not src or src.shape != dst.shape or src.dtype != dst.dtype:
         return False
-    if dst.st is None:
-        return False
+    if dst.st is None or any(s == 0 and n > 1 for s, n in zip(dst.stride, dst.shape)):
+        return False  # an expanded dst: its threads would read elements others have written (the copy does not)
     RT.take_held(src)
     _, expr, operands, shape, extra, check, helpers = recipe
     elementwise(expr, dst.dtype, operands, shape, out=dst, extra=extra, check=check, helpers=helpers)
