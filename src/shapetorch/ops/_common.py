@@ -161,8 +161,11 @@ def check_leaf_inplace(self: Tensor, op: str) -> None:
             fail("autograd_error_leaf_view_inplace", op=op)
 
 
-def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
-    """Finish an in-place op: ``result`` (computed out of place) is written into ``self``'s storage."""
+def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = False) -> Tensor:
+    """Finish an in-place op: ``result`` (computed out of place) is written into ``self``'s storage.
+    ``temporary``: no one else holds ``result`` (the caller made it for this write), so a device backend may have
+    the kernel that made it write ``self`` directly, with no copy; not when its node saved it for backward, where it
+    must keep its own values."""
     src, dst = dtype_name(result), dtype_name(self)
     if not can_cast(src, dst):
         fail("dtype_error_cannot_cast", op=op, result=src, out=dst)
@@ -176,7 +179,11 @@ def write_inplace(self: Tensor, result: Tensor, op: str) -> Tensor:
     if isinstance(self._data, (np.ndarray, np.generic)):
         np.copyto(writable(self, op), result._data, casting="unsafe")
     else:  # a device array (webgpu): its backend writes into the tensor's storage
-        be(self).copyto(self._data, result._data)
+        if op not in ("fill_", "zero_") and any(s == 0 and n > 1 for s, n in zip(self._data.strides, self._data.shape)):
+            fail("inplace_error_internal_overlap", op=op)  # as ``writable`` refuses on the CPU
+        node = result._grad_fn
+        be(self).copyto(self._data, result._data,
+                        temporary and (node is None or not getattr(getattr(node, "prim", None), "save_output", True)))
     self._bump_version()
     if result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True
@@ -262,7 +269,9 @@ def make_inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if args or kwargs:
             check_no_partial_overlap(self, (*args, *kwargs.values()), name)
-        return write_inplace(self, fn(snapshot_for_inplace(self), *args, **kwargs), name)
+        r = fn(snapshot_for_inplace(self), *args, **kwargs)
+        return write_inplace(self, r, name, temporary=r is not self and all(r is not a for a in (*args,
+                                                                                            *kwargs.values())))
 
     inplace.__name__ = inplace.__qualname__ = name
     inplace.__doc__ = f"In-place version of :func:`{fn.__name__}`."

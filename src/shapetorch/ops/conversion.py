@@ -361,7 +361,8 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     if value.dtype is not self.dtype:
         value = Tensor._make(_cast_kernel(value._data, self._data.dtype), self._device) if not value.requires_grad \
             else value.to(self.dtype)
-    return write_inplace(self, value if value._base is None else clone(value), "copy_")
+    fresh = value is not src or value._base is not None  # a cast or a clone made here, which no one else holds
+    return write_inplace(self, value if value._base is None else clone(value), "copy_", temporary=fresh)
 
 
 for _name, _fn in (

@@ -317,7 +317,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     return where(mask, v.to(input.dtype), input)  # out of place, input and mask broadcast (masked_fill_ cannot grow)
 
 
-method("masked_fill_", lambda self, mask, value: write_inplace(self, masked_fill(self, mask, value), "masked_fill_"))
+method("masked_fill_", lambda self, mask, value: write_inplace(self, masked_fill(self, mask, value), "masked_fill_",
+                                                              temporary=True))
 
 
 @public("indexing")

@@ -375,7 +375,7 @@ def _fill(self: Tensor, value: Any, name: str) -> Tensor:
             return write_inplace(self, value.detach().to(self.dtype).expand(*self._data.shape), name)
         v = value.item() if isinstance(value, Tensor) else value
         return write_inplace(self, Tensor._make(be(self).full(tuple(self._data.shape), v, self._data.dtype),
-                                                self._device), name)
+                                                self._device), name, temporary=True)
     v = value.item() if isinstance(value, Tensor) else value
     return write_inplace(self, _on(np.full_like(self._data, v), self.device), name)
 

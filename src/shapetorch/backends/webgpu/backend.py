@@ -42,9 +42,12 @@ def from_numpy(a: np.ndarray[Any, Any]) -> WArray:
     return RT.upload(a)
 
 
-def copyto(dst: WArray, src: WArray) -> None:
-    """``dst[...] = src`` in place (an in-place op's result written into the tensor's storage)."""
-    kernels.assign(dst, src)
+def copyto(dst: WArray, src: WArray, temporary: bool = False) -> None:
+    """``dst[...] = src`` in place (an in-place op's result written into the tensor's storage). ``temporary``: the
+    caller drops ``src`` after this (it is no tensor the program holds), so the elementwise kernel that has just
+    made it may write ``dst`` itself instead (``kernels.redirect``), and no copy is recorded."""
+    if not (temporary and kernels.redirect(dst, src)):
+        kernels.assign(dst, src)
 
 
 def check_range(a: WArray, lo: int, hi: int, code: str, op: str, skip: int | None = None, **kwargs: Any) -> None:

@@ -300,7 +300,9 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
     beyond :data:`HELPERS`, e.g. the special functions of :mod:`.special_kernels`).
 
     operands: per input (name, storage type, mode) with mode 'c' (contiguous: offset + i), 's'
-    (strided: offset + sum(idx*stride)) or 'k' (a scalar in meta). out_mode 'c' or 's'.
+    (strided: offset + sum(idx*stride)), 'k' (a scalar in meta) or 'o' (the output's own element, read before it
+    is written: an in-place op's ``self``, which WebGPU cannot bind a second time for reading). out_mode 'c' or
+    's'. An 'o' operand has no binding and no meta.
     meta: [n, nd, shape[nd], out: off, strides[nd], then per buffer operand: off, strides[nd],
     then the scalar operands' words, then ``nscalars`` extra f32 scalars s0, s1, ...]. With ``check`` (a
     WGSL condition on the operands and the result ``r``), an element where it holds records the check id (the
@@ -311,7 +313,7 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
              f"@group(0) @binding(1) var<storage, read_write> out: array<{out_st}>;"]
     binding = 2
     for name, st, mode in operands:
-        if mode != "k":
+        if mode not in "ko":
             lines.append(f"@group(0) @binding({binding}) var<storage, read> in_{name}: array<{st}>;")
             binding += 1
     if check:
@@ -319,10 +321,17 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
     lines += [HELPERS, helpers, OFFSET_FN]
     body = ["  let nd = prm[1];", "  let ob = 2u + nd;"]
     slot = 1
-    nbuf = sum(1 for _, _, m in operands if m != "k")
+    nbuf = sum(1 for _, _, m in operands if m not in "ko")
     kidx = 0
+    oidx = "prm[ob] + i" if out_mode == "c" else "off(i, ob)"
+    if any(m == "o" for _, _, m in operands):
+        body.append(f"  let oi = {oidx};")
+        oidx = "oi"
     for name, st, mode in operands:
         ct = "f32" if st == "f16" else st
+        if mode == "o":
+            body.append(f"  let {name} = {load_expr(st, 'out[oi]')};")
+            continue
         if mode == "k":
             body.append(f"  let {name} = {scalar_expr(ct[0], f'prm[ob + {nbuf + 1}u * (nd + 1u) + {kidx}u]')};")
             kidx += 1
@@ -333,7 +342,6 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
         slot += 1
     for j in range(nscalars):
         body.append(f"  let s{j} = bitcast<f32>(prm[ob + {nbuf + 1}u * (nd + 1u) + {kidx + j}u]);")
-    oidx = "prm[ob] + i" if out_mode == "c" else "off(i, ob)"
     body.append(f"  let r = {expr};")
     body.append(f"  out[{oidx}] = {store_expr(out_st, 'r')};")
     if check:

@@ -64,6 +64,8 @@ def _word(x: Any, dt: np.dtype[Any]) -> int:
 
 def _bstrides(a: WArray, shape: tuple[int, ...]) -> list[int]:
     """a's strides broadcast to ``shape`` (0 where a is broadcast)."""
+    if a.shape == shape:
+        return list(a.stride)
     lead = len(shape) - a.ndim
     out = [0] * lead
     for s, st, n in zip(a.shape, a.stride, shape[lead:]):
@@ -76,42 +78,62 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
                 check: str = "", helpers: str = "") -> WArray:
     """``out = expr`` over ``shape``; operands (name, WArray or scalar, compute dtype of a scalar). ``check``:
     a condition on the operands and the result ``r`` that makes an int64 result inexact (raised at the next
-    sync as the DTypeError an int64 value outside int32 gets on upload)."""
+    sync as the DTypeError an int64 value outside int32 gets on upload).
+
+    A fresh output's dispatch carries its recipe, so that an in-place op can redirect it into the tensor it
+    writes (:func:`redirect`). An operand that is ``out`` itself (the same elements, same dtype) reads the
+    element it is about to overwrite ('o' mode); an operand elsewhere in ``out``'s buffer is read from a copy."""
+    fresh = out is None
     if out is None:
         out = RT.empty(shape, out_dtype)
+    st = out.st
     n = math.prod(shape)
-    if n == 0 or out.st is None:
+    if n == 0 or st is None:
         return out
     if chunks.large(out) or any(isinstance(x, WArray) and chunks.large(x) for _, x, _ in operands):
         _elementwise_chunks(expr, out, operands, shape, extra, check, helpers)
         return out
-    out_c = out.contiguous and out.shape == shape
-    meta: list[int] = [n, len(shape), *shape, out.offset, *_bstrides(out, shape)]
+    same = out.shape == shape
+    out_c = same and out.contiguous
+    ostride = list(out.stride) if same else _bstrides(out, shape)
+    meta: list[int] = [n, len(shape), *shape, out.offset, *ostride]
     spec = []
-    bufs = [out.st.buf]
+    bufs = [st.buf]
     words = []
     for name, x, sdt in operands:
-        if isinstance(x, WArray):
-            if x.st is out.st:
-                # WebGPU refuses one buffer bound for writing and reading in a dispatch (``c[i] = c[i]`` after
-                # ``c[i] += 1`` on a view): read a copy
+        if type(x) is WArray:
+            if x.st is st:
+                if x.offset == out.offset and x.dtype == out.dtype and _bstrides(x, shape) == ostride:
+                    spec.append((name, _st(x.dtype), "o"))
+                    continue
+                # WebGPU refuses one buffer bound for writing and reading in a dispatch (``c[i] = c[i - 1]`` on
+                # views of one tensor): read a copy
                 x = contiguous_copy(x)
-            assert x.st is not None
-            mode = "c" if x.contiguous and x.shape == shape else "s"
+            xst = x.st
+            assert xst is not None
+            if x.shape == shape:
+                mode = "c" if x.contiguous else "s"
+                meta.append(x.offset)
+                meta += x.stride
+            else:
+                mode = "s"
+                meta.append(x.offset)
+                meta += _bstrides(x, shape)
             spec.append((name, _st(x.dtype), mode))
-            meta += [x.offset, *_bstrides(x, shape)]
-            bufs.append(x.st.buf)
+            bufs.append(xst.buf)
         else:
             spec.append((name, _st(sdt), "k"))
             words.append(_word(x, sdt))
     meta += words
-    meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in extra]
+    if extra:
+        meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in extra]
     if check:
         meta.append(RT.add_check("method_dtype_not_supported_error", RT.op, dtype="shapetorch.int64",
                                  hint=" with a result outside int32 (WebGPU stores int64 as int32; compute on the CPU)"))
         bufs.append(RT.flag)
     wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra), check, helpers)
-    RT.dispatch(wgsl, bufs, meta, _grid(n))
+    recipe = (out, expr, operands, shape, extra, check, helpers) if fresh else None
+    RT.dispatch(wgsl, bufs, meta, _grid(n), recipe)
     return out
 
 
@@ -134,6 +156,24 @@ def _elementwise_chunks(expr: str, out: WArray, operands: Sequence[tuple[str, Op
         elementwise(expr, out.dtype, now, part, out=vs[0], extra=extra, check=check, helpers=helpers)
 
     chunks.chunked(shape, views, run)
+
+
+def redirect(dst: WArray, src: WArray) -> bool:
+    """Write the result ``src`` of the dispatch just recorded into ``dst`` instead, when that dispatch is an
+    elementwise kernel with ``src`` as its fresh output and ``dst`` has its shape and dtype: the in-place op then
+    costs its own kernel, not that kernel and a copy. ``src`` becomes a view of ``dst``'s elements (what a copy
+    would have given it). False, with nothing changed, otherwise; the caller copies."""
+    held = RT.held
+    recipe = held[4] if held is not None else None
+    if recipe is None or recipe[0] is not src or src.shape != dst.shape or src.dtype != dst.dtype:
+        return False
+    if dst.st is None or any(s == 0 and n > 1 for s, n in zip(dst.stride, dst.shape)):
+        return False  # an expanded dst: its threads would read elements others have written (the copy does not)
+    RT.take_held(src)
+    _, expr, operands, shape, extra, check, helpers = recipe
+    elementwise(expr, dst.dtype, operands, shape, out=dst, extra=extra, check=check, helpers=helpers)
+    src.st, src.stride, src.offset = dst.st, dst.stride, dst.offset
+    return True
 
 
 def contiguous_copy(a: WArray) -> WArray:
@@ -231,6 +271,9 @@ def round_kernel(a: WArray, decimals: int = 0) -> WArray:
 
 
 def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    first = shapes[0]
+    if all(s == first for s in shapes):  # the common case, without NumPy's general (and slower) routine
+        return first
     return tuple(np.broadcast_shapes(*shapes))
 
 
@@ -1302,6 +1345,9 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
 
 
 # -- fused optimizer steps -------------------------------------------------------------------------------
+STEP_SUBMIT_MIN = 32  # the fewest recorded dispatches submitted early when an optimizer step starts
+
+
 class _StepGroup:
     """Parameter updates of one kind held back by :func:`fused_step` and recorded as one dispatch (an optimizer's
     step over a parameter group is one kernel rather than one per parameter). The runtime records the group before
@@ -1311,6 +1357,7 @@ class _StepGroup:
         self.key: tuple[str, tuple[str, ...]] | None = None
         self.items: list[tuple[tuple[WArray, ...], list[int]]] = []
         self.bufs: set[int] = set()
+        self.recorded_at = -1  # RT.n_dispatch after the last group was recorded
 
     def room(self, nb: int) -> int:
         """Parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block."""
@@ -1318,6 +1365,14 @@ class _StepGroup:
 
     def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int]) -> None:
         ids = {id(a.st) for a in arrays}
+        if not self.items and RT.n_dispatch != self.recorded_at and RT.batch_count >= STEP_SUBMIT_MIN \
+                and RT.submit_at_step:
+            # the first update of an optimizer step, after other work: the end of a backward pass. The forward and
+            # backward are submitted now, so the device runs them while the host records the updates and the next
+            # step's forward (the earlier submit that a sync would otherwise wait for). Not for a short batch
+            # (a small model's step, the state a first step makes between its updates): a submit costs the host
+            # 0.4-0.6 ms on lavapipe, 3-4 dispatches' worth, which a short batch does not win back
+            RT.flush()
         if self.items and (key != self.key or ids & self.bufs or len(self.items) >= self.room(len(arrays))):
             RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group
         if not self.items:
@@ -1340,6 +1395,7 @@ class _StepGroup:
             bufs += [a.st.buf for a in arrays if a.st is not None]
         meta[0] = total
         RT.dispatch(G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total))
+        self.recorded_at = RT.n_dispatch
 
 
 _STEPS = _StepGroup()

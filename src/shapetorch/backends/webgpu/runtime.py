@@ -6,14 +6,17 @@
 - ``RT.alloc(nbytes)`` hands out a pooled storage buffer; a :class:`Storage` returns its buffer to
   the pool when it is garbage-collected, but only at the next submit, so that a buffer still named by
   recorded (unsubmitted) dispatches is never rewritten by an upload.
-- ``RT.dispatch(wgsl, buffers, meta, grid)`` records one compute dispatch into the open command
-  encoder. Its small parameter block (shapes, strides, offsets, scalars) is appended to an arena
-  that is written with one ``write_buffer`` just before the batch is submitted.
-- ``RT.flush()`` submits the batch. Reads (``.numpy()``, ``.item()``, printing) flush first.
+- ``RT.dispatch(wgsl, buffers, meta, grid)`` records one compute dispatch into the open compute pass (held
+  until the next dispatch, so that an in-place op can still redirect its output: ``take_held``). Its small
+  parameter block (shapes, strides, offsets, scalars) is appended to an arena that is written with one
+  ``write_buffer`` just before the batch is submitted.
+- ``RT.flush()`` submits the batch: at reads (``.numpy()``, ``.item()``, printing), every ``submit_every``
+  dispatches, and when an optimizer step starts (``kernels._StepGroup``).
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import re
@@ -28,7 +31,11 @@ wgpu: Any = None  # imported by Runtime.init (not when WebGPU is disabled by the
 
 WG = 256  # elementwise workgroup size
 ARENA_BYTES = 1 << 16  # parameter arena per batch
-MAX_BATCH = 512  # dispatches per submit
+# Dispatches per submit: a longer step is submitted in parts, so the device starts on the first part while the
+# host records the rest (SHAPETORCH_WEBGPU_SUBMIT_EVERY overrides it; docs/runtimes.md has the measured cost).
+SUBMIT_EVERY = int(os.environ.get("SHAPETORCH_WEBGPU_SUBMIT_EVERY", "128"))
+_ZERO_WORD = (0,)
+_PAD = (0,) * 1024
 MAX_GROUPS = 8192  # cached bind groups (the cache is emptied when full)
 _BINDING = re.compile(r"@binding\((\d+)\) var<storage, (read|read_write)>")
 # Free buffers kept for reuse beyond this many bytes are destroyed (SHAPETORCH_WEBGPU_POOL_MB overrides it).
@@ -44,6 +51,13 @@ STORAGE: dict[str, tuple[str, str, np.dtype[Any]]] = {
 }
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 _SERIAL: dict[int, int] = {}  # buffer id -> the order it was made in (see Runtime._take_free)
+
+
+def _free_order(buf: Any) -> int:
+    """The sort key of the free lists: the last item is the first-made buffer, which ``pop`` hands out."""
+    return -_SERIAL.get(id(buf), 0)
+
+
 _STORAGE_OF: dict[np.dtype[Any], tuple[str, str, np.dtype[Any]]] = {np.dtype(k): v for k, v in STORAGE.items()}
 _F16 = np.dtype(np.float16)
 
@@ -102,13 +116,23 @@ class _Flags:
         self.c_contiguous = c
 
 
+_CONTIGUOUS: dict[tuple[int, ...], tuple[int, ...]] = {}  # shape -> its row-major strides (a step meets few shapes)
+
+
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    key = shape if type(shape) is tuple else tuple(shape)
+    got = _CONTIGUOUS.get(key)
+    if got is not None:
+        return got
     out = []
     s = 1
-    for d in reversed(shape):
+    for d in reversed(key):
         out.append(s)
         s *= max(d, 1)
-    return tuple(reversed(out))
+    got = tuple(reversed(out))
+    if len(_CONTIGUOUS) < 4096:
+        _CONTIGUOUS[key] = got
+    return got
 
 
 class WArray:
@@ -125,9 +149,9 @@ class WArray:
     def __init__(self, st: Storage | None, shape: tuple[int, ...], dtype: np.dtype[Any],
                  stride: tuple[int, ...] | None = None, offset: int = 0) -> None:
         self.st = st
-        self.shape = tuple(int(s) for s in shape)
+        self.shape = shape = tuple(map(int, shape))
         self.dtype = dtype
-        self.stride = contiguous_strides(self.shape) if stride is None else tuple(stride)
+        self.stride = contiguous_strides(shape) if stride is None else tuple(stride)
         self.offset = offset
 
     # -- the ndarray-like interface ----------------------------------------------------------------
@@ -150,7 +174,7 @@ class WArray:
     @property
     def contiguous(self) -> bool:
         want = contiguous_strides(self.shape)
-        return all(s == w for s, w, n in zip(self.stride, want, self.shape) if n != 1)
+        return self.stride == want or all(s == w for s, w, n in zip(self.stride, want, self.shape) if n != 1)
 
     @property
     def flags(self) -> _Flags:
@@ -226,9 +250,14 @@ class Runtime:
         self.cpass: Any = None
         self.batch_refs: list[Any] = []
         self.batch_count = 0
+        self.held: tuple[Any, ...] | None = None  # the last dispatch, not yet in the pass (see dispatch)
+        self.last_pipe: Any = None  # the pipeline the open pass has set
+        self.submit_every = SUBMIT_EVERY
+        self.submit_at_step = True  # submit at the start of an optimizer step too (see kernels._StepGroup.add)
         self.arena: Any = None
-        self.arena_data = bytearray()
+        self.arena_words: list[int] = []  # the batch's parameter blocks, as u32 words (or negative int32s)
         self.align = 256
+        self.align_words = 64
         # The adapter's limits, checked when a dispatch is recorded (an over-limit dispatch would fail the whole
         # batch at submit time, far from the op that caused it).
         self.max_groups = 65535
@@ -292,6 +321,7 @@ class Runtime:
         self.has_f16 = "shader-f16" in feats
         dl = self.device.limits
         self.align = int(dl.get("min-storage-buffer-offset-alignment", 256))
+        self.align_words = self.align // 4
         self.max_groups = int(dl.get("max-compute-workgroups-per-dimension", 65535))
         self.max_storage_buffers = int(dl.get("max-storage-buffers-per-shader-stage", 8))
         self.max_binding = int(dl.get("max-storage-buffer-binding-size", 128 << 20))
@@ -348,9 +378,7 @@ class Runtime:
                          "'cpu'")
         # a buffer over the binding limit only serves a request over it: most kernels bind whole buffers
         cap = 2 * size if size > self.max_binding else min(2 * size, self.max_binding)
-        found = None if upload else self._take_free(self.dirty, size, cap)
-        if found is None:
-            found = self._take_free(self.pool, size, cap)
+        found = self._take_free(self.pool, size, cap) if upload else self._take_either(size, cap)
         if found is not None:
             buf, size = found
             self.pooled_bytes -= size
@@ -360,6 +388,22 @@ class Runtime:
         self.live_bytes += size
         self.peak_bytes = max(self.peak_bytes, self.live_bytes)
         return Storage(buf, size)
+
+    def _take_either(self, size: int, cap: int) -> tuple[Any, int] | None:
+        """A dispatch output's buffer: :meth:`_take_free` over the pool and the buffers freed since the last submit
+        together, so that which buffer a request gets does not depend on where the submits fell."""
+        pool, dirty = self.pool, self.dirty
+        if not dirty:
+            return self._take_free(pool, size, cap)
+        if not pool.get(size) and not dirty.get(size):
+            size = min((k for k, v in (*pool.items(), *dirty.items()) if v and size < k <= cap), default=0)
+            if not size:
+                return None
+        a, b = pool.get(size), dirty.get(size)
+        if not a or (b and _free_order(b[-1]) > _free_order(a[-1])):
+            a = b
+        assert a
+        return a.pop(), size
 
     @staticmethod
     def _take_free(free: dict[int, list[Any]], size: int, cap: int) -> tuple[Any, int] | None:
@@ -372,9 +416,7 @@ class Runtime:
             bufs = free.get(size)
             if not bufs:
                 return None
-        first = min(range(len(bufs)), key=lambda i: _SERIAL.get(id(bufs[i]), 0))
-        bufs[first], bufs[-1] = bufs[-1], bufs[first]
-        return bufs.pop(), size
+        return bufs.pop(), size  # the lists are kept sorted so (see _free_order)
 
     def _too_large(self, nbytes: int) -> NoReturn:
         fail("device_error_limit", op=self.op,
@@ -408,11 +450,11 @@ class Runtime:
             self._to_pool(buf, size)
             self.trim(self.pool_limit)
         else:
-            self.dirty.setdefault(size, []).append(buf)
+            bisect.insort(self.dirty.setdefault(size, []), buf, key=_free_order)
             self.pooled_bytes += size
 
     def _to_pool(self, buf: Any, size: int) -> None:
-        self.pool.setdefault(size, []).append(buf)
+        bisect.insort(self.pool.setdefault(size, []), buf, key=_free_order)
         self.pooled_bytes += size
 
     def trim(self, limit: int) -> None:
@@ -422,7 +464,7 @@ class Runtime:
         for size in sorted(self.pool, reverse=True):
             bufs = self.pool[size]
             while bufs and self.pooled_bytes - self._dirty_bytes() > limit:
-                b = bufs.pop()
+                b = bufs.pop(0)  # the last made first: the first made are those a loop reuses
                 for key in self.groups_of.pop(id(b), ()):  # the bind groups naming it (its id may come back)
                     self.groups.pop(key, None)
                 b.destroy()
@@ -488,44 +530,77 @@ class Runtime:
             bg = self.groups[key] = self.device.create_bind_group(layout=self.group_layout(sig), entries=entries)
         return bg
 
-    def dispatch(self, wgsl: str, buffers: Sequence[Any], meta: Sequence[int], grid: tuple[int, int, int]) -> None:
-        """Record a dispatch. Binding 0 is the parameter block ``meta`` (u32 words); then ``buffers``."""
+    def dispatch(self, wgsl: str, buffers: Sequence[Any], meta: Sequence[int], grid: tuple[int, int, int],
+                 recipe: Any = None) -> None:
+        """Record a dispatch. Binding 0 is the parameter block ``meta`` (u32 words); then ``buffers``.
+
+        The dispatch is held until the next one (or the submit) before it reaches the compute pass, so that an
+        in-place op can still redirect it (:meth:`take_held`): ``recipe`` is what its kernel needs to record it
+        again with another output, whose first item is the output array."""
         if self.deferred is not None:
             self.record_deferred()
-        if grid[0] == 0 or grid[1] == 0 or grid[2] == 0:
+        gx, gy, gz = grid
+        if gx == 0 or gy == 0 or gz == 0:
             return
-        if max(grid) > self.max_groups:
+        if gx > self.max_groups or gy > self.max_groups or gz > self.max_groups:
             fail("device_error_limit", op=self.op,
                  problem=f"a kernel grid of {grid} workgroups is more than this WebGPU adapter's "
                          f"max-compute-workgroups-per-dimension ({self.max_groups})")
         for b in buffers:
             if b.size > self.max_binding:
                 self._too_large(b.size)
-        pipe, sig = self.pipeline(wgsl, len(buffers))
-        words = np.asarray(meta, dtype=np.int64).astype(np.uint32).tobytes() or b"\0\0\0\0"
-        # the window bound for the parameter block: the words rounded up (few distinct sizes, so bind groups are
-        # shared), never past the arena's end
-        size = -(-len(words) // 64) * 64
-        if len(self.arena_data) + size + self.align > ARENA_BYTES or self.batch_count >= MAX_BATCH:
+        pipe, sig = self.pipelines.get(wgsl) or self.pipeline(wgsl, len(buffers))
+        n = len(meta) or 1
+        # the window bound for the parameter block: the words rounded up to 16 (few distinct sizes, so bind groups
+        # are shared), never past the arena's end
+        size = -(-n // 16) * 64
+        words = self.arena_words
+        off = len(words)
+        if (off << 2) + size > ARENA_BYTES or self.batch_count >= self.submit_every:
             self.flush()
-        off = len(self.arena_data)
-        self.arena_data += words
-        pad = (-len(self.arena_data)) % self.align
-        self.arena_data += b"\0" * pad
+            words = self.arena_words
+            off = 0
         try:
             bg = self.bind_group(sig, size, buffers)
         except Exception as e:  # nothing is recorded yet: the batch stays intact
             fail("device_error_failed", op=self.op, problem=f"WebGPU rejected a kernel: {_last_line(e)}")
+        # the words are kept as Python ints and converted once per submit (a NumPy conversion per dispatch cost
+        # more than the rest of this method); the next block starts at the adapter's offset alignment
+        words += meta if meta else _ZERO_WORD
+        words += _PAD[:(-len(words)) % self.align_words]
         if self.encoder is None:
             self.encoder = self.device.create_command_encoder()
             self.cpass = self.encoder.begin_compute_pass()
-        self.cpass.set_pipeline(pipe)
-        self.cpass.set_bind_group(0, bg, [off])
-        self.cpass.dispatch_workgroups(*grid)
+            self.last_pipe = None
+        if self.held is not None:
+            self._emit(self.held)
+        self.held = (pipe, bg, off << 2, grid, recipe)
         self.batch_refs.append(bg)
         self.batch_refs.extend(buffers)
         self.batch_count += 1
         self.n_dispatch += 1
+
+    def _emit(self, held: tuple[Any, ...]) -> None:
+        """Put a held dispatch into the compute pass (the pipeline is set only when it changes)."""
+        pipe, bg, off, grid, _ = held
+        self.held = None
+        cpass = self.cpass
+        if pipe is not self.last_pipe:
+            cpass.set_pipeline(pipe)
+            self.last_pipe = pipe
+        cpass.set_bind_group(0, bg, [off])
+        cpass.dispatch_workgroups(*grid)
+
+    def take_held(self, out: Any) -> Any:
+        """The recipe of the last dispatch, withdrawn, when it wrote ``out`` (the very array) and no dispatch has
+        been recorded since; else None. Its parameter block stays in the arena, unused."""
+        held = self.held
+        if held is None or held[4] is None or held[4][0] is not out:
+            return None
+        self.held = None
+        self.batch_count -= 1
+        self.n_dispatch -= 1
+        return held[4]
 
     def record_deferred(self) -> None:
         """Record the held-back work now (it calls :meth:`dispatch`)."""
@@ -540,23 +615,30 @@ class Runtime:
             self.record_deferred()
         if self.encoder is None:
             return
-        encoder, cpass, arena = self.encoder, self.cpass, bytes(self.arena_data)
-        self.encoder = self.cpass = None
-        self.arena_data = bytearray()
+        encoder, cpass, held, words = self.encoder, self.cpass, self.held, self.arena_words
+        self.encoder = self.cpass = self.held = self.last_pipe = None
+        self.arena_words = []
         self.batch_refs = []
         self.batch_count = 0
         for size, bufs in self.dirty.items():
-            self.pool.setdefault(size, []).extend(bufs)
+            free = self.pool.setdefault(size, [])
+            free.extend(bufs)
+            free.sort(key=_free_order)
         self.dirty = {}
         try:
+            if held is not None:
+                self.cpass = cpass
+                self._emit(held)
+                self.cpass = None
             cpass.end()
-            if arena:
-                self.device.queue.write_buffer(self.arena, 0, arena)
+            if words:
+                self.device.queue.write_buffer(self.arena, 0, np.array(words, dtype=np.int64).astype(np.uint32))
             self.device.queue.submit([encoder.finish()])
         except Exception as e:
             fail("device_error_failed", op=self.op,
                  problem=f"WebGPU rejected the recorded kernels, whose results are lost: {_last_line(e)}")
         finally:
+            self.cpass = None
             self.trim(self.pool_limit)
         self.n_submit += 1
 
@@ -612,7 +694,8 @@ class Runtime:
         return WArray(st, host.shape, logical)
 
     def empty(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> WArray:
-        _, _, sdt = self.check_dtype(dtype)
+        info = _STORAGE_OF.get(dtype)
+        sdt = (info if info is not None and (self.has_f16 or dtype != _F16) else self.check_dtype(dtype))[2]
         n = math.prod(shape)
         if n == 0:
             return WArray(None, shape, dtype)
