@@ -60,8 +60,41 @@ def _relu_kernel(a: Any) -> Any:
     return np.maximum(a, a.dtype.type(0))
 
 
-# masked where out <= 0, not kept where out > 0: a NaN passes its gradient, as in torch
-_RELU = Prim("relu", _relu_kernel, lambda g, n: (g.masked_fill(n.out <= 0, 0),), save_output=True)
+_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
+def _relu_backward_kernel(g: Any, out: Any) -> Any:
+    """``g`` where ``out > 0`` or NaN, else 0 (torch's threshold_backward: a select, so an inf or NaN gradient
+    of a zeroed element is 0, not NaN). For float32/float64 the select is an AND of the gradient's bits with an
+    all-ones or all-zeros mask: np.where over a mask that changes at random is branchy, 6.7 ms on the CNN's
+    64x16x28x28 against 1.1 ms (one thread, CPU time)."""
+    masked = out <= 0  # a NaN output passes its gradient, as in torch
+    bits = _BITS.get(g.dtype)
+    if bits is None or g.dtype != out.dtype or g.shape != out.shape:
+        return np.where(masked, g.dtype.type(0), g)
+    r = np.empty(g.shape, g.dtype)
+    keep = r.view(bits)  # the mask is made in the result's memory: no temporary of the gradient's size
+    np.copyto(keep, masked)
+    keep -= 1  # 0 where masked, every bit set where kept
+    np.bitwise_and(g.view(bits), keep, out=keep)
+    return r
+
+
+def _relu_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    return _RELU_BACKWARD(gg, n.inputs[1]), None  # linear in the gradient; the mask is constant
+
+
+_RELU_BACKWARD = Prim("relu_backward", _relu_backward_kernel, _relu_backward_vjp)
+
+
+def _relu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    if g._device.type in _RELU_BACKWARD.kernels and g._device is n.out._device:
+        return (_RELU_BACKWARD(g, n.out),)
+    # devices without the kernel: masked where out <= 0, not kept where out > 0: a NaN passes its gradient
+    return (g.masked_fill(n.out <= 0, 0),)
+
+
+_RELU = Prim("relu", _relu_kernel, _relu_vjp, save_output=True)
 
 
 @public("activation")
