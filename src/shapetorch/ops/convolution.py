@@ -134,15 +134,15 @@ def _few_channels(c: int, kernel: Ints) -> bool:
 
 # Each batch is cut into chunks of samples whose columns and GEMM outputs stay under _CHUNK elements: a step's
 # peak then grows by about one chunk rather than by the columns of the whole batch (the CNN's first layer made
-# 8.6 MiB of temporaries for a 3.1 MiB output), and a chunk's columns stay in the cache for their GEMMs. 2^19
-# rather than 2^18: each chunk makes one NumPy call per kernel tap (a few us each), and LeNet's 5x5 input gradient
-# in chunks of 7 samples took 2.4 ms of adds against 0.75 ms in chunks of 14; the steps' peak RSS growth stayed
-# within 1.15x torch's (CNN 16.0 MiB, as at 2^18).
-_CHUNK = 1 << 19
+# 8.6 MiB of temporaries for a 3.1 MiB output), and a chunk's columns stay in the cache for their GEMMs. The input
+# gradient on the grid takes twice the budget: it makes one NumPy call per kernel tap and chunk (a few us each),
+# and LeNet's 5x5 input gradient in chunks of 7 samples took 2.4 ms of adds against 0.75 ms in chunks of 14.
+# (2^19 for every kernel raised ResNet's peak RSS growth from 1.03x torch's to 1.22x.)
+_CHUNK = 1 << 18
 
 
-def _chunks(n: int, per_sample: int) -> list[slice]:
-    step = max(1, min(n, _CHUNK // max(per_sample, 1)))
+def _chunks(n: int, per_sample: int, budget: int = 0) -> list[slice]:
+    step = max(1, min(n, (budget or _CHUNK) // max(per_sample, 1)))
     return [slice(i, min(i + step, n)) for i in range(0, n, step)]
 
 
@@ -272,7 +272,7 @@ def _grid_input_grad(g: Any, w: Any, input_size: Ints, padding: Ints, dilation: 
     result = np.empty((n, c) + tuple(input_size), dtype=dtype)
     crop = (slice(None), slice(None)) + tuple(slice(q, q + m) for q, m in zip(padding, input_size))
     kk = len(offsets)
-    for part in _chunks(n, math.prod(psp) * (o + c * kk + c)):  # (see _CHUNK)
+    for part in _chunks(n, math.prod(psp) * (o + c * kk + c), 2 * _CHUNK):  # (see _CHUNK)
         m = part.stop - part.start
         length = m * math.prod(psp)
         gg = np.zeros((o, m) + psp, dtype=g.dtype)
