@@ -214,7 +214,7 @@ def test_gradcheck(name):
 DOUBLE = ["exp", "log", "sin", "tanh", "sigmoid", "sqrt", "atan", "mul", "div", "pow", "maximum", "where",
           "prod", "amax_amin", "var_std", "logsumexp", "norm", "matmul_batched", "einsum", "getitem_int_advanced",
           "gather", "scatter_add", "cat_stack", "softmax", "log_softmax", "gelu", "conv2d", "setitem", "diagonal",
-          "abs", "atan2", "rsqrt", "reciprocal", "cross_entropy"]
+          "abs", "atan2", "rsqrt", "reciprocal", "cross_entropy", "relu"]
 
 
 @pytest.mark.parametrize("name", DOUBLE)

@@ -202,6 +202,29 @@ def test_conv_on_the_padded_grid(x_shape, w_shape, padding, dilation, dtype):
     close(gs[1], gt[1], tol)
 
 
+# few input channels take the per-sample columns (any stride, dilation, padding, 1-d to 3-d); a widening layer
+# of stride 1 takes the input gradient on the grid (col2im by shifted slices), with dilation and odd kernels
+@pytest.mark.parametrize("x_shape,w_shape,stride,padding,dilation", [
+    ((3, 1, 9, 8), (4, 1, 3, 3), 1, 1, 1), ((2, 1, 11, 10), (3, 1, 5, 5), 2, 2, 1), ((2, 2, 9, 9), (5, 2, 3, 2), (2, 1), 1, 2),
+    ((3, 1, 13), (4, 1, 5), 3, 0, 2), ((2, 1, 5, 6, 5), (2, 1, 3, 3, 3), 1, 1, 1), ((2, 1, 7, 7, 6), (3, 1, 2, 3, 2), 2, 0, 1),
+    ((2, 3, 7, 8), (9, 3, 3, 2), 1, (2, 0), (1, 2)), ((2, 4, 6, 6), (12, 4, 5, 5), 1, 0, 1),
+    ((2, 5, 12), (11, 5, 3), 1, 2, 3), ((1, 3, 4, 5, 4), (7, 3, 3, 2, 2), 1, 1, 1),
+])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_conv_per_sample_columns_and_grid_input_gradient(x_shape, w_shape, stride, padding, dilation, dtype):
+    nd = len(w_shape) - 2
+    x, w, b = data(*x_shape).astype(dtype), data(*w_shape, seed=1).astype(dtype), data(w_shape[0], seed=3).astype(dtype)
+    tol = 1e-10 if dtype == "float64" else 1e-4
+    kw = {"stride": stride, "padding": padding, "dilation": dilation}
+    xs, ws, bs = (st.tensor(a, requires_grad=True) for a in (x, w, b))
+    xt, wt, bt = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    ys, yt = getattr(F, f"conv{nd}d")(xs, ws, bs, **kw), getattr(TF, f"conv{nd}d")(xt, wt, bt, **kw)
+    close(ys, yt, tol)
+    cot = data(*tuple(yt.shape), seed=2).astype(dtype)
+    for a, e in zip(st.autograd.grad(ys, [xs, ws, bs], st.tensor(cot)), torch.autograd.grad(yt, [xt, wt, bt], torch.tensor(cot))):
+        close(a, e, tol)
+
+
 @pytest.mark.parametrize("chunk", [1, 700, 1 << 30])  # one sample per chunk, a few, the whole batch
 @pytest.mark.parametrize("cin,cout,stride,groups", [(1, 4, 1, 1), (3, 5, 1, 1), (16, 4, 1, 1), (5, 3, 1, 1), (4, 6, 2, 1),
                                                    (4, 6, 1, 2), (6, 4, 2, 2)])
@@ -394,3 +417,21 @@ def test_conv_and_attention_refusals_name_torch_sizes():
             call(st)
         w, g = re.search(theirs, str(want.value)), re.search(ours, str(got.value))
         assert w is not None and g is not None and w.groups() == g.groups(), (str(want.value), str(got.value))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_gradient_is_torchs_select(dtype):
+    """relu's gradient (a bitwise select on the CPU) is torch's threshold_backward bit for bit: a NaN output
+    passes its gradient, an inf or NaN gradient of a zeroed element becomes +0, and it is linear in the
+    gradient for a second order."""
+    x = np.array([-2.0, -0.0, 0.0, 1.5, np.nan, np.inf, -np.inf, 3.0, -1.0, 2.0], dtype=dtype)
+    cot = np.array([1.0, -3.0, np.inf, -2.0, 5.0, np.nan, np.nan, -np.inf, -4.0, -0.0], dtype=dtype)
+    xs, xt = st.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    cs, ct = st.tensor(cot, requires_grad=True), torch.tensor(cot, requires_grad=True)
+    (gs,) = st.autograd.grad(F.relu(xs), [xs], cs, create_graph=True)
+    (gt,) = torch.autograd.grad(TF.relu(xt), [xt], ct, create_graph=True)
+    assert gs.detach().numpy().tobytes() == gt.detach().numpy().tobytes()
+    w = data(10, seed=4).astype(dtype)
+    (hs,) = st.autograd.grad((gs * st.tensor(w)).sum(), [cs])
+    (ht,) = torch.autograd.grad((gt * torch.tensor(w)).sum(), [ct])
+    assert hs.numpy().tobytes() == ht.numpy().tobytes()

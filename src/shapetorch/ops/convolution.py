@@ -82,12 +82,13 @@ def _groups(n: int, groups: int) -> list[slice]:
 # output comes out on the same grid: positions past the last valid window (the right and bottom margins, about
 # 27% more columns for 3x3 on 16x16) are computed and cropped. The trailing kernel dim is folded into one copy
 # (``k_last`` row slices: (k_last * C, L) rows), and the other kernel offsets are one GEMM each on shifted slices
-# of it, accumulated; with few channels (C * k_last < 8, a first layer) every offset is folded and it is one
-# GEMM. Measured per layer (one thread, CPU time, best of interleaved rounds), ResNet's 3x3 16->16 on 32x16x16x16:
+# of it, accumulated; layers with few channels (C * k_last < 8, a first layer) take NOTE [per-sample columns]
+# instead. Measured per layer (one thread, CPU time, best of interleaved rounds), ResNet's 3x3 16->16 on 32x16x16x16:
 # forward 1.57 ms, weight gradient 1.33 ms, against 2.42 and 1.87 ms for im2col (its strided window gather
 # alone took 1.1 ms) and torch's 0.64 and 0.47 ms; one shifted GEMM per offset (no copy) measured 1.67 ms and
 # 17.9 ms on the one-channel first layer. The GEMMs themselves bound what is left: (16, 144) @ (144, 8192) alone
-# takes 0.82 ms in OpenBLAS, more than torch's whole forward. Strided and grouped convolutions keep im2col.
+# takes 0.82 ms in OpenBLAS, more than torch's whole forward. Strided and grouped convolutions keep im2col
+# (strided few-channel layers take the per-sample columns).
 
 def _grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Any, Ints, int, Ints]:
     """``x`` (N, C, *S) padded once into the flat grid buffer (C, L + tail); the padded sizes, L = N *
@@ -107,12 +108,12 @@ def _grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Any, Int
     return buf, psp, length, steps
 
 
-def _grid_columns(x: Any, kernel: Ints, padding: Ints, dilation: Ints, fold_all: bool) -> tuple[Any, Ints, int, list[int]]:
-    """The folded columns (F * C, L + rest): F = prod of the folded (trailing) kernel dims, rows ordered
-    (folded offset, channel); with the padded sizes, L, and the grid offset of each unfolded kernel offset."""
+def _grid_columns(x: Any, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Any, Ints, int, list[int]]:
+    """The folded columns (F * C, L + rest): F = the trailing kernel dim's taps, rows ordered (folded offset,
+    channel); with the padded sizes, L, and the grid offset of each unfolded kernel offset."""
     buf, psp, length, steps = _grid(x, kernel, padding, dilation)
     nd = len(kernel)
-    first = 0 if fold_all else nd - 1  # the kernel dims from here on are folded
+    first = nd - 1  # the kernel dims from here on are folded
     rest = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(first))
     folded = list(itertools.product(*(range(kernel[i]) for i in range(first, nd))))
     c = x.shape[1]
@@ -125,18 +126,23 @@ def _grid_columns(x: Any, kernel: Ints, padding: Ints, dilation: Ints, fold_all:
     return cols.reshape(len(folded) * c, length + rest), psp, length, offsets
 
 
-def _fold_all(c: int, kernel: Ints) -> bool:
+def _few_channels(c: int, kernel: Ints) -> bool:
+    """Layers whose folded grid columns would have under 8 rows (a first layer on an image): the grid's GEMMs
+    then have an inner size of a few channels, and the per-sample columns (NOTE [per-sample columns]) win."""
     return c * kernel[-1] < 8
 
 
 # Each batch is cut into chunks of samples whose columns and GEMM outputs stay under _CHUNK elements: a step's
 # peak then grows by about one chunk rather than by the columns of the whole batch (the CNN's first layer made
-# 8.6 MiB of temporaries for a 3.1 MiB output), and a chunk's columns stay in the cache for their GEMMs.
+# 8.6 MiB of temporaries for a 3.1 MiB output), and a chunk's columns stay in the cache for their GEMMs. The input
+# gradient on the grid takes twice the budget: it makes one NumPy call per kernel tap and chunk (a few us each),
+# and LeNet's 5x5 input gradient in chunks of 7 samples took 2.4 ms of adds against 0.75 ms in chunks of 14.
+# (2^19 for every kernel raised ResNet's peak RSS growth from 1.03x torch's to 1.22x.)
 _CHUNK = 1 << 18
 
 
-def _chunks(n: int, per_sample: int) -> list[slice]:
-    step = max(1, min(n, _CHUNK // max(per_sample, 1)))
+def _chunks(n: int, per_sample: int, budget: int = 0) -> list[slice]:
+    step = max(1, min(n, (budget or _CHUNK) // max(per_sample, 1)))
     return [slice(i, min(i + step, n)) for i in range(0, n, step)]
 
 
@@ -144,7 +150,6 @@ def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) 
     """The forward on the grid, chunk by chunk; ``bias`` (O,) is added as the output is cropped off the grid."""
     nd = w.ndim - 2
     o, kernel = w.shape[0], w.shape[2:]
-    fold_all = _fold_all(x.shape[1], kernel)
     out = _out_size(x.shape[2:], kernel, (1,) * nd, padding, dilation)
     dtype = np.result_type(x.dtype, w.dtype)
     result = np.empty((x.shape[0], o) + out, dtype=dtype)
@@ -153,7 +158,7 @@ def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) 
     crop = (slice(None), slice(None)) + tuple(slice(0, m) for m in out)
     per_sample = math.prod(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) * (x.shape[1] * kernel[-1] + 2 * o)
     for part in _chunks(x.shape[0], per_sample):
-        cols, psp, length, offsets = _grid_columns(x[part], kernel, padding, dilation, fold_all)
+        cols, psp, length, offsets = _grid_columns(x[part], kernel, padding, dilation)
         if wk is None:
             wk = np.moveaxis(w, 1, -1).reshape(o, len(offsets), -1).swapaxes(0, 1)
         y = np.matmul(wk[0], cols[:, offsets[0]:offsets[0] + length])
@@ -175,13 +180,12 @@ def _grid_weight_grad(x: Any, g: Any, weight_size: Ints, padding: Ints, dilation
     over the batch's chunks."""
     nd = len(weight_size) - 2
     o, c, kernel = weight_size[0], weight_size[1], weight_size[2:]
-    fold_all = _fold_all(c, kernel)
     dtype = np.result_type(x.dtype, g.dtype)
     total = None
     part_dw = None
     per_sample = math.prod(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) * (c * kernel[-1] + 2 * o)
     for part in _chunks(x.shape[0], per_sample):
-        cols, psp, length, offsets = _grid_columns(x[part], kernel, padding, dilation, fold_all)
+        cols, psp, length, offsets = _grid_columns(x[part], kernel, padding, dilation)
         gg = np.zeros((o, part.stop - part.start) + psp, dtype=g.dtype)
         gg[(slice(None), slice(None)) + tuple(slice(0, m) for m in g.shape[2:])] = g[part].swapaxes(0, 1)
         gt = gg.reshape(o, length).T
@@ -199,6 +203,88 @@ def _grid_weight_grad(x: Any, g: Any, weight_size: Ints, padding: Ints, dilation
     return np.ascontiguousarray(dw).astype(x.dtype, copy=False)
 
 
+# NOTE [per-sample columns]: a layer with few input channels (a first layer: C * trailing taps < 8) takes the
+# columns per sample, (N, C * K, P), so that the forward is one stacked product W @ cols[n] whose result is
+# already (N, O, P), the output's layout: no transposing copy of the output, and no GEMM with an inner size of
+# a few channels. Its weight gradient is the stacked g[n] @ cols[n]^T summed over the batch. Measured (one
+# thread, CPU time, medians of interleaved rounds) on the CNN's 1->16 3x3 layer at 64x28x28: forward 1.0 ms and
+# weight gradient 0.6 ms against 2.3 and 2.5 ms on the grid and im2col; LeNet's 1->6 5x5: 0.9 and 1.0 ms
+# against 1.9 and 1.9. With 16 channels its window gather costs more than the grid's row copies (1.7 ms of the
+# CNN's 16->32 forward), so wider layers stay on the grid.
+
+def _sample_columns(x: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints, out: Ints) -> Any:
+    """The windows of the padded ``x`` (N, C, *S) as (N, C * prod(K), prod(out)); rows ordered (channel, *K)."""
+    nd = len(kernel)
+    win = _windows(_pad_zero(x, padding), kernel, stride, dilation, out)  # (N, C, *out, *K)
+    order = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))  # (N, C, *K, *out)
+    cols = np.ascontiguousarray(win.transpose(order))
+    return cols.reshape(x.shape[0], x.shape[1] * math.prod(kernel), math.prod(out))
+
+
+def _sample_conv(x: Any, w: Any, stride: Ints, padding: Ints, dilation: Ints, bias: Any = None) -> Any:
+    """The forward of NOTE [per-sample columns], chunk by chunk, written into the output; one group."""
+    n, o = x.shape[0], w.shape[0]
+    out = _out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)
+    p = math.prod(out)
+    w2 = w.reshape(o, -1)
+    result = np.empty((n, o) + out, dtype=np.result_type(x.dtype, w.dtype))
+    rows = result.reshape(n, o, p)
+    for part in _chunks(n, (w2.shape[1] + o) * p):  # (see _CHUNK)
+        cols = _sample_columns(x[part], w.shape[2:], stride, padding, dilation, out)
+        np.matmul(w2, cols, out=rows[part])
+    if bias is not None:
+        rows += bias.reshape(o, 1)
+    return result
+
+
+def _sample_weight_grad(x: Any, g: Any, weight_size: Ints, stride: Ints, padding: Ints, dilation: Ints) -> Any:
+    """The weight gradient of NOTE [per-sample columns]: sum over the samples of g[n] (O, P) @ cols[n]^T."""
+    n, o = g.shape[:2]
+    out = tuple(g.shape[2:])
+    p = math.prod(out)
+    g3 = g.reshape(n, o, p)
+    total = np.zeros((o, math.prod(weight_size[1:])), dtype=np.result_type(x.dtype, g.dtype))
+    for part in _chunks(n, (math.prod(weight_size[1:]) + o) * p):  # (see _CHUNK)
+        cols = _sample_columns(x[part], weight_size[2:], stride, padding, dilation, out)
+        total += np.matmul(g3[part], cols.swapaxes(1, 2)).sum(axis=0)
+    return total.reshape(weight_size).astype(x.dtype, copy=False)
+
+
+# NOTE [input gradient on the grid]: with stride 1 and one group the input's gradient is col2im on the flat
+# padded grid of NOTE [convolution on the padded grid]: the output's gradient laid on the grid (zero in the
+# margins), one GEMM W^T (C * K, O) @ g (O, L), and each kernel offset's rows added into the input's grid at
+# its constant shift, a contiguous slice each, where the general col2im adds through strided 2-d views.
+# Measured on the CNN's 16->32 3x3 layer (64x14x14): 3.3 ms against 4.6 ms for the strided col2im (torch 1.6
+# ms); LeNet's 6->16 5x5: 2.0 ms against 3.0 ms. A layer that does not widen keeps the transposed convolution
+# (ResNet's 16->16: 1.7 ms, and 1.75-2.3 ms here: its GEMM has an inner size of 16 and writes 9 times the input).
+
+def _grid_input_grad(g: Any, w: Any, input_size: Ints, padding: Ints, dilation: Ints) -> Any:
+    nd = w.ndim - 2
+    n, o = g.shape[:2]
+    c, kernel = w.shape[1], w.shape[2:]
+    psp = tuple(input_size[i] + 2 * padding[i] for i in range(nd))
+    steps = tuple(math.prod(psp[i + 1:]) for i in range(nd))
+    offsets = [sum(k[i] * dilation[i] * steps[i] for i in range(nd))
+               for k in itertools.product(*(range(kk) for kk in kernel))]
+    tail = max(offsets)
+    wt = w.reshape(o, -1).T  # (C * K, O), rows ordered (channel, *K)
+    dtype = np.result_type(g.dtype, w.dtype)
+    result = np.empty((n, c) + tuple(input_size), dtype=dtype)
+    crop = (slice(None), slice(None)) + tuple(slice(q, q + m) for q, m in zip(padding, input_size))
+    kk = len(offsets)
+    for part in _chunks(n, math.prod(psp) * (o + c * kk + c), 2 * _CHUNK):  # (see _CHUNK)
+        m = part.stop - part.start
+        length = m * math.prod(psp)
+        gg = np.zeros((o, m) + psp, dtype=g.dtype)
+        gg[(slice(None), slice(None)) + tuple(slice(0, q) for q in g.shape[2:])] = g[part].swapaxes(0, 1)
+        z = np.matmul(wt, gg.reshape(o, length)).reshape(c, kk, length)
+        buf = np.zeros((c, length + tail), dtype=dtype)
+        for a, off in enumerate(offsets):
+            buf[:, off:off + length] += z[:, a]
+        result[part] = buf[:, :length].reshape((c, m) + psp)[crop].swapaxes(0, 1)
+    return result
+
+
 def _on_grid(stride: Ints, groups: int) -> bool:
     return groups == 1 and all(s == 1 for s in stride)
 
@@ -206,6 +292,8 @@ def _on_grid(stride: Ints, groups: int) -> bool:
 def _conv_kernel(x: Any, w: Any, stride: Ints, padding: Ints, dilation: Ints, groups: int) -> Any:
     """On the padded grid where it applies (NOTE [convolution on the padded grid]); otherwise one GEMM per
     group: (O/g, C/g * K) @ (C/g * K, N * P), the columns made once."""
+    if groups == 1 and x.size and w.size and _few_channels(x.shape[1], w.shape[2:]):
+        return _sample_conv(x, w, stride, padding, dilation)
     if _on_grid(stride, groups) and x.size and w.size:
         return _grid_conv(x, w, padding, dilation)
     n, o = x.shape[0], w.shape[0]
@@ -252,6 +340,8 @@ def _conv_input_grad_kernel(g: Any, w: Any, input_size: Ints, stride: Ints, padd
                                                                                          + w.shape[2:])
         flip = (slice(None), slice(None)) + (slice(None, None, -1),) * nd
         return _conv_kernel(g, wt[flip], stride, pads, dilation, groups)
+    if _on_grid(stride, groups) and g.size and w.size:
+        return _grid_input_grad(g, w, input_size, padding, dilation)
     n, o = g.shape[0], w.shape[0]
     out = g.shape[2:]
     w2 = w.reshape(o, -1)
@@ -282,6 +372,8 @@ def _conv_weight_grad_kernel(x: Any, g: Any, weight_size: Ints, stride: Ints, pa
                              groups: int) -> Any:
     """(C/g * K, N * P) @ (N * P, O/g) per group, transposed. OpenBLAS is up to 100x slower on the same product
     written (O, N * P) @ (N * P, C * K) (small outer sizes, long inner one, the right operand transposed)."""
+    if groups == 1 and x.size and g.size and _few_channels(weight_size[1], weight_size[2:]):
+        return _sample_weight_grad(x, g, weight_size, stride, padding, dilation)
     if _on_grid(stride, groups) and x.size and g.size and weight_size[1] * weight_size[-1] >= 48:
         # the grid's GEMMs have a long inner dim and short outer ones: slower than im2col's single GEMM below
         # about 48 folded rows (measured: 6 channels x 5 taps, 2.7 ms against 2.0 ms)
@@ -329,6 +421,8 @@ def _conv_w_vjp(gw: Tensor, n: Any) -> tuple[Any, ...]:
 
 def _conv_bias_kernel(x: Any, w: Any, b: Any, stride: Ints, padding: Ints, dilation: Ints, groups: int) -> Any:
     """conv + bias in one output: on the grid the bias is added as the output is cropped; elsewhere in place."""
+    if groups == 1 and x.size and w.size and _few_channels(x.shape[1], w.shape[2:]):
+        return _sample_conv(x, w, stride, padding, dilation, bias=b)
     if _on_grid(stride, groups) and x.size and w.size:
         return _grid_conv(x, w, padding, dilation, bias=b)
     y = _conv_kernel(x, w, stride, padding, dilation, groups)
