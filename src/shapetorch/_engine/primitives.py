@@ -13,7 +13,7 @@ from .._device import device
 from .._errors import fail
 from .._grad_mode import STATE
 from .._tensor import Tensor
-from .backward import Node
+from .backward import Node, record
 
 Kernel = Callable[..., Any]
 VJP = Callable[[Tensor, Node], tuple[Any, ...]]
@@ -53,10 +53,10 @@ class Prim:
         a = args[0]
         arrays: tuple[Any, ...]
         if len(args) == 1 and type(a) is Tensor:
-            dev, grad, arrays = a._device, a.requires_grad, (a._data,)
+            dev, grad, arrays = a._device, a._requires_grad, (a._data,)
         elif len(args) == 2 and type(a) is Tensor and type(args[1]) is Tensor and args[1]._device is a._device:
             b = args[1]
-            dev, grad, arrays = a._device, a.requires_grad or b.requires_grad, (a._data, b._data)
+            dev, grad, arrays = a._device, a._requires_grad or b._requires_grad, (a._data, b._data)
         else:
             dev, grad, arrays = self._unpack(args)
         kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
@@ -64,7 +64,7 @@ class Prim:
         out._data = kernel(*arrays, **params)
         out._device = dev
         if grad and STATE.enabled:
-            out._grad_fn = Node(self, args, params, out if self.save_output else None)
+            out._grad_fn = record(self, args, params, out if self.save_output else None)
             if out._data.dtype.kind in "fc":
                 out._requires_grad = True
             else:  # the setter's rules: an integral or bool result (argmax, a comparison) leaves the graph

@@ -42,7 +42,8 @@ def _quiet(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _conj(t: Any) -> Any:
     if isinstance(t, Tensor):
-        return t.conj() if t.dtype.is_complex else t  # (in every vjp of a product: no method call on the way)
+        # (in every vjp of a product: no method call on the way, nor the dtype property)
+        return t.conj() if t._data.dtype.kind == "c" else t
     return np.conj(t) if isinstance(t, complex | np.complexfloating) else t  # scalars arrive as NumPy scalars
 
 
