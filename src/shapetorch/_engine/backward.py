@@ -628,34 +628,33 @@ def run_backward(
     """
     root_edges = [gradient_edge(r) for r in roots]
     # discover the graph and count each node's incoming edges in one pass
-    deps: dict[Any, int] = {}
+    deps: dict[Any, int] = {}  # every node reached (its keys are the nodes seen)
     inner: list[Any] = []  # every node but the leaves' AccumulateGrad, run in descending sequence number
-    stack: list[Any] = []
-    seen: set[Any] = set()
+    stack: list[Any] = []  # (a leaf has no edges to follow)
     for n, _ in root_edges:
-        if n is not None and n not in seen:
-            seen.add(n)
-            stack.append(n)
+        if n is not None and n not in deps:
             deps[n] = 0
             if type(n) is not AccumulateGrad:
+                stack.append(n)
                 inner.append(n)
+    seen = deps.get
     while stack:
         for nxt, _ in stack.pop()._next:
             if nxt is not None:
-                if nxt in seen:
-                    deps[nxt] += 1
-                else:
+                d = seen(nxt)
+                if d is None:
                     deps[nxt] = 1
-                    seen.add(nxt)
-                    stack.append(nxt)
                     if type(nxt) is not AccumulateGrad:
+                        stack.append(nxt)
                         inner.append(nxt)
+                else:
+                    deps[nxt] = d + 1
     inner.sort(key=_by_seq, reverse=True)
     captures: dict[tuple[Any, int], list[Tensor]] | None = None
     needed: set[Any] | None = None
     input_nodes: set[Any] = set()
     if inputs is not None:
-        captures, needed, input_nodes, deps = _narrow(inputs, inner, seen)
+        captures, needed, input_nodes, deps = _narrow(inputs, inner, deps)
     buffers: dict[Any, list[Any]] = {}
     for (node, nr), g in zip(root_edges, grads):
         if node is not None and (needed is None or node in needed):
@@ -690,7 +689,7 @@ def _order_broken(node: Any) -> NoReturn:
                        "(its sequence number is out of order); please report this")
 
 
-def _narrow(inputs: Sequence[Tensor], inner: list[Any], seen: set[Any],
+def _narrow(inputs: Sequence[Tensor], inner: list[Any], seen: dict[Any, int],
             ) -> tuple[dict[tuple[Any, int], list[Tensor]], set[Any], set[Any], dict[Any, int]]:
     """With ``inputs``: where each input's gradient arrives, the nodes that lead to an input (only those
     run), the inputs' own nodes, and the dependency counts over the nodes that run."""

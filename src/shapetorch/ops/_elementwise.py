@@ -102,10 +102,12 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             if refuses_numbers and not (isinstance(input, Tensor) and isinstance(other, Tensor)):
                 check(RD.check_tensor_operands, name, None if isinstance(input, Tensor) else type(input).__name__,
                       None if isinstance(other, Tensor) else type(other).__name__)
-            if type(input) is Tensor and type(other) in _PY_REAL and input._data.dtype.kind == "f" \
-                    and kind != "integral":
-                # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``): torch's scalar rule
-                # keeps the tensor's dtype, so the number is cast to it as ``cast`` would, with no promotion table
+            if type(input) is Tensor and input._data.dtype.kind == "f" and kind != "integral" and (
+                    type(other) in _PY_REAL or type(other) is input._data.dtype.type):
+                # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``), or a NumPy scalar of
+                # its own dtype (the number a vjp reads back from the node: ``x ** 2``'s 2.0 as float32): torch's
+                # scalar rule keeps the tensor's dtype, so the number is cast to it as ``cast`` would, with no
+                # promotion table
                 return _store(prim(input, input._data.dtype.type(other)), out, name)
             if not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
                 input = as_operand(input, other, name)

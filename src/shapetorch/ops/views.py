@@ -30,7 +30,7 @@ def _view_of(out: Tensor, base: Tensor) -> Tensor:
     A copy never overlaps its source, so NumPy's cheap bounds test is exact here."""
     if isinstance(base._data, np.generic):  # a 0-d base held as a NumPy scalar: share a 0-d array instead
         one = base._shareable_data()
-        out._data = one.reshape(out._data.shape) if out._data.size == 1 else np.broadcast_to(one, out._data.shape)
+        out._data = one.reshape(out._data.shape) if out._data.size == 1 else _expand_kernel(one, out._data.shape)
     data = out._data
     if type(data) is not np.ndarray or _shares(data, base._data):
         out._base = base._base if base._base is not None else base
@@ -62,6 +62,8 @@ def _expand_kernel(a: Any, shape: tuple[int, ...]) -> Any:
     """``np.broadcast_to(a, shape)`` (the rule has checked ``shape``). For a C-contiguous array the view is made
     directly, an ndarray over ``a``'s buffer with stride 0 along the new and the broadcast dims: broadcast_to's
     own checks cost ten times that, and every reduction's gradient expands."""
+    if isinstance(a, np.generic):  # a 0-d result held as a NumPy scalar (a full reduction's gradient)
+        a = np.array(a)
     if type(a) is not np.ndarray or not a.flags.c_contiguous or not a.size:
         return np.broadcast_to(a, shape)
     lead = len(shape) - a.ndim
@@ -172,9 +174,15 @@ def movedim(input: Tensor, source: int | tuple[int, ...] | list[int], destinatio
     return _view_of(_PERMUTE(input, axes=order), input)
 
 
+@functools.lru_cache(maxsize=1024)
+def _mT_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
+    check(RV.matrix_transpose_shape, shape, op="mT")
+    return _transpose_axes(shape, -2, -1) if shape else _transpose_axes(shape, 0, 0)
+
+
 def _mT(self: Tensor) -> Tensor:
-    check(RV.matrix_transpose_shape, self._data.shape, op="mT")
-    return transpose(self, -2, -1) if self._data.ndim else transpose(self, 0, 0)
+    # (every matmul's vjp transposes: the rule's verdict is cached and the guard of ``transpose`` skipped)
+    return _view_of(_PERMUTE(self, axes=_mT_axes(self._data.shape)), self)
 
 
 def _T(self: Tensor) -> Tensor:
