@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import re
 import sys
+import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -207,13 +208,13 @@ def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:
     return tuple((i, names[i] if i < 2 else f"input{i}", -1) for i, a in enumerate(inputs) if isinstance(a, Tensor))
 
 
-class _View:
-    """What a vjp sees: the unpacked inputs, the params and the output."""
+class _View(types.SimpleNamespace):
+    """What a vjp sees: the unpacked inputs, the params and the output (made by keywords: a C-level
+    constructor, as one is made for every node a backward runs)."""
 
-    __slots__ = ("inputs", "out", "params")
-
-    def __init__(self, inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> None:
-        self.inputs, self.params, self.out = inputs, params, out
+    inputs: tuple[Any, ...]
+    params: dict[str, Any]
+    out: Any
 
 
 _CLASSES: dict[str, type[Node]] = {}
@@ -345,7 +346,7 @@ class Node(GraphNode):
                 else:
                     lst[slot] = s.unpack(self)
             inputs = tuple(lst)
-        return _View(inputs, self.params, out)
+        return _View(inputs=inputs, params=self.params, out=out)
 
     def apply(self, grads: list[Any]) -> list[Any]:
 
@@ -547,8 +548,11 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
             leaf._grad = _fresh_grad(leaf, g)
     elif create_graph:
         leaf._grad = old + g
-    elif isinstance(old._data, np.ndarray) and isinstance(g._data, np.ndarray) and old._data.flags.writeable:
-        np.add(old._data, g._data, out=old._data, casting="unsafe")  # in place, as torch (rule 3)
+    elif isinstance(od := old._data, np.ndarray) and isinstance(gd := g._data, np.ndarray) and od.flags.writeable:
+        if od.dtype == gd.dtype:
+            np.add(od, gd, od)  # in place, as torch (rule 3); (positional out: keywords cost a third more)
+        else:  # (a .grad the user set in another dtype)
+            np.add(od, gd, out=od, casting="unsafe")
         old._bump_version()
     else:
         with no_grad():

@@ -57,8 +57,11 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
            save_output: bool = False, doc: str = "") -> Callable[..., Tensor]:
     """kind: 'float' computes ints in the default float dtype; 'same' keeps the dtype; 'bool' gives bool."""
     prim = Prim(name, threaded(kernel), vjp, save_output=save_output)
+    fast = kind == "float"  # a floating input passes every check below as it is
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+        if out is None and fast and input._data.dtype.kind == "f":  # tiny-op path: nothing below applies
+            return prim(input)
         if kind == "float":
             if input._data.dtype.kind in "bui":
                 input = cast(input, default_float())
@@ -109,6 +112,9 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
                 # scalar rule keeps the tensor's dtype, so the number is cast to it as ``cast`` would, with no
                 # promotion table
                 return _store(prim(input, input._data.dtype.type(other)), out, name)
+            if type(other) is Tensor and other._data.dtype.kind == "f" and kind != "integral" and (
+                    type(input) in _PY_REAL or type(input) is other._data.dtype.type):
+                return _store(prim(other._data.dtype.type(input), other), out, name)  # the same, number first (1 - x)
             if not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
                 input = as_operand(input, other, name)
             else:

@@ -125,7 +125,8 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
     _matmul_shape(input._data.shape, other._data.shape)
     if AUTOCAST.enabled:
         input, other = autocast_inputs("matmul", input, other)
-    _same_dtype("matmul", input, other)
+    if input._data.dtype is not other._data.dtype or input._data.dtype.kind == "b":  # (the common case: no call)
+        _same_dtype("matmul", input, other)
     result = _MATMUL(input, other)
     return result if out is None else out.copy_(result)
 
