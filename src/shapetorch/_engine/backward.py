@@ -707,8 +707,11 @@ def _narrow(inputs: Sequence[Tensor], inner: list[Any], seen: dict[Any, int],
                 needed.add(node)
     input_nodes = set(needed)
     for n in reversed(inner):  # ascending numbers: a node's inputs' nodes are decided before it
-        if n not in needed and any(x is not None and x in needed for x, _ in n._next):
-            needed.add(n)
+        if n not in needed:
+            for x, _ in n._next:  # (a loop, not any() over a generator: this runs for every node of the graph)
+                if x is not None and x in needed:
+                    needed.add(n)
+                    break
     deps: dict[Any, int] = dict.fromkeys(needed, 0)
     for n in inner:
         if n in needed:
