@@ -412,8 +412,9 @@ class AccumulateGrad(GraphNode):
 def _leaf_edge(t: Tensor) -> tuple[Any, int]:
     ref = t._accumulator
     acc = ref() if ref is not None else None
-    if acc is None:
-        acc = AccumulateGrad(t)
+    if acc is None:  # (made on every forward whose graph died, as torch's: the tensor holds it weakly)
+        acc = _new(AccumulateGrad)
+        acc.variable = t
         t._accumulator = weakref.ref(acc)
     return (acc, 0)
 

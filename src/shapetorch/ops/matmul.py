@@ -66,7 +66,8 @@ def _matmul_kernel(a: Any, b: Any) -> Any:
         out = thread_pool.matmul(a, b)  # a stack of products over the intra-op threads when large
     else:
         out = np.matmul(a, b)
-    return out if out.dtype == a.dtype else out.astype(a.dtype)  # ml_dtypes' bfloat16 matmul gives float32
+    # ml_dtypes' bfloat16 matmul gives float32; (NumPy's own dtypes are singletons: ``is`` answers the rest)
+    return out if out.dtype is a.dtype or out.dtype == a.dtype else out.astype(a.dtype)
 
 
 _MATMUL = Prim("matmul", _matmul_kernel, _matmul_vjp)
