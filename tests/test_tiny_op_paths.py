@@ -110,7 +110,7 @@ def test_the_plain_walk_and_the_hooked_walk_agree() -> None:
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_square_gradient_bit_for_bit_as_torch(dtype: str) -> None:
-    """``x ** 2``'s gradient multiplies by ``x`` itself (``x ** 1`` is ``x``): the same bits as torch's."""
+    """``x ** 2``'s gradient (through a NumPy-scalar exponent on the scalar fast path): torch's bits."""
     data = np.random.default_rng(0).standard_normal((3, 5))
     grads = []
     for lib in (st, torch):

@@ -92,8 +92,7 @@ def _pow_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
         if isinstance(b, Tensor):
             ga = (g * b * _one(n, 0) ** (b - 1)).masked_fill(b == 0, 0)
         else:
-            # (x ** 1 is x exactly: a square's gradient skips that pow, as torch's does)
-            ga = g * b * (_one(n, 0) if b == 2 else _one(n, 0) ** (b - 1)) if b != 0 else g * 0
+            ga = g * b * _one(n, 0) ** (b - 1) if b != 0 else g * 0
     if not isinstance(b, Tensor):
         return ga, None
     log_a = a.log() if isinstance(a, Tensor) else -math.inf if a == 0 else np.log(a)
