@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import re
 import sys
+import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -207,13 +208,13 @@ def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:
     return tuple((i, names[i] if i < 2 else f"input{i}", -1) for i, a in enumerate(inputs) if isinstance(a, Tensor))
 
 
-class _View:
-    """What a vjp sees: the unpacked inputs, the params and the output."""
+class _View(types.SimpleNamespace):
+    """What a vjp sees: the unpacked inputs, the params and the output (made by keywords: a C-level
+    constructor, as one is made for every node a backward runs)."""
 
-    __slots__ = ("inputs", "out", "params")
-
-    def __init__(self, inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> None:
-        self.inputs, self.params, self.out = inputs, params, out
+    inputs: tuple[Any, ...]
+    params: dict[str, Any]
+    out: Any
 
 
 _CLASSES: dict[str, type[Node]] = {}
@@ -231,33 +232,46 @@ def _plan(prim: Prim) -> tuple[type[Node], tuple[tuple[int, str, int], ...] | No
     return plan
 
 
-class Node(GraphNode):
-    """A recorded call of a primitive: ``name()`` is torch's (``MulBackward0``), and so is the class name."""
+_new = object.__new__
+_NO_EDGE = (None, 0)
+_NO_SAVES: list[Any] = []  # (shared, never written: a node's ``_saved`` list is only read after record)
 
-    def __new__(cls, prim: Prim, *args: Any) -> Node:
-        plan = prim.node_plan or _plan(prim)
-        return object.__new__(plan[0])
 
-    def __init__(self, prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> None:
-        # NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only
-        # (the class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan
-        _, spec, holds_indices, holds_number = prim.node_plan or _plan(prim)
-        self.prim = prim
-        self.params = params
-        self._seq = _next_seq()
-        nxt = []
-        for a in inputs:
-            if type(a) is Tensor or isinstance(a, Tensor):
-                fn = a._grad_fn
-                nxt.append((fn, a._output_nr) if fn is not None else _leaf_edge(a) if a._requires_grad else (None, 0))
-        self._next = tuple(nxt)
-        if spec is None:
-            spec = _default_saves(inputs)
+def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> Node:
+    """The node of a primitive call whose inputs require grad: its edges, params and saved tensors.
+
+    NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only (the
+    class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan, and the node is
+    filled here in one frame (``Node(...)`` would run ``__new__`` and ``__init__``)."""
+    cls, spec, holds_indices, holds_number = prim.node_plan or _plan(prim)
+    self: Node = _new(cls)
+    self.prim = prim
+    self.params = params
+    self._seq = _next_seq()
+    nxt = []
+    numbers = False
+    for a in inputs:
+        if type(a) is Tensor or isinstance(a, Tensor):
+            fn = a._grad_fn
+            if fn is not None:
+                nxt.append((fn, a._output_nr))
+            elif a._requires_grad:
+                nxt.append(_leaf_edge(a))
+            else:
+                nxt.append(_NO_EDGE)
+        else:
+            numbers = True
+    self._next = tuple(nxt)
+    if spec is None:
+        spec = _default_saves(inputs)
+    if spec or out is not None:
         saved: list[tuple[int, str, SavedTensor]] = []
         raw = list(inputs) if HOOKS.stack else None
+        n = len(inputs)
         for slot, attr, cond in spec:
-            a = inputs[slot] if slot < len(inputs) else None
-            if isinstance(a, Tensor) and (cond < 0 or getattr(inputs[cond], "_requires_grad", False)):
+            a = inputs[slot] if slot < n else None
+            if isinstance(a, Tensor) and (cond < 0 or (type(c := inputs[cond]) is Tensor and c._requires_grad)
+                                          or getattr(c, "_requires_grad", False)):
                 saved.append((slot, attr, SavedTensor(a)))
                 if raw is not None:
                     raw[slot] = None
@@ -266,12 +280,26 @@ class Node(GraphNode):
             saved.append((-1, "result", SavedTensor(out, True)))
         self._inputs = tuple(raw) if raw is not None else inputs
         self._saved = saved
-        if (holds_indices and params.get("idx2") is not None) or (
-                holds_number and not all(isinstance(a, Tensor) for a in inputs)):
-            self._holds = True
-        if ANOMALY.enabled:
-            self.metadata["traceback_"] = forward_traceback()
+    else:
+        self._inputs = inputs
+        self._saved = _NO_SAVES
+    if (holds_number and numbers) or (holds_indices and params.get("idx2") is not None):
+        self._holds = True
+    if ANOMALY.enabled:
+        self.metadata["traceback_"] = forward_traceback()
+    return self
 
+
+class Node(GraphNode):
+    """A recorded call of a primitive: ``name()`` is torch's (``MulBackward0``), and so is the class name."""
+
+    def __new__(cls, prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> Node:
+        return record(prim, inputs, params, out)  # (no __init__: the node is whole when record returns it)
+
+    prim: Prim
+    params: dict[str, Any]
+    _inputs: tuple[Any, ...]  # what the vjp reads, None where a saved tensor stands in (or was freed)
+    _saved: list[tuple[int, str, SavedTensor]]  # (input slot or -1 for the output, torch's name, saved)
     label: str | None = None  # torch's name for a public op made of several primitives (mean: MeanBackward0)
     _holds = False  # torch's node saved something besides ``_saved`` (HOLDS_INDICES, HOLDS_NUMBER)
     _freed = False  # a backward without retain_graph ran through it, and it holds something
@@ -318,7 +346,7 @@ class Node(GraphNode):
                 else:
                     lst[slot] = s.unpack(self)
             inputs = tuple(lst)
-        return _View(inputs, self.params, out)
+        return _View(inputs=inputs, params=self.params, out=out)
 
     def apply(self, grads: list[Any]) -> list[Any]:
 
@@ -331,11 +359,12 @@ class Node(GraphNode):
         res = vjp(grads[0], view)  # type: ignore[arg-type]  # a vjp reads inputs/params/out only
         out: list[Any] = []
         for a, g in zip(view.inputs, res):
-            if isinstance(a, Tensor):
+            if type(a) is Tensor or isinstance(a, Tensor):
                 if g is not None:
-                    if g._data.shape != a._data.shape:
-                        g = sum_to(g, a._data.shape)
-                    if g._data.dtype != a._data.dtype:
+                    ga, aa = g._data, a._data
+                    if ga.shape != aa.shape:
+                        g = sum_to(g, aa.shape)
+                    if ga.dtype != aa.dtype:
                         g = _cast_grad(g, a)
                 out.append(g)
         return out
@@ -344,11 +373,12 @@ class Node(GraphNode):
         if self._holds and self.label is None:  # a composite's node (as_node) is torch's, which saves no number
             self._freed = True
         if self._saved:
-            slots = set()
+            inputs = list(self._inputs)
             for slot, _, s in self._saved:
                 s.release()
-                slots.add(slot)
-            self._inputs = tuple(None if i in slots else a for i, a in enumerate(self._inputs))
+                if slot >= 0:
+                    inputs[slot] = None
+            self._inputs = tuple(inputs)
 
 
 def _cast_grad(g: Tensor, a: Tensor) -> Tensor:
@@ -364,9 +394,10 @@ def _is_tensor(a: object) -> bool:
 class AccumulateGrad(GraphNode):
     """The node of a leaf that requires grad: gradients arriving here go into ``leaf.grad``."""
 
+    _seq = 1 << 62  # leaves run as soon as they are ready, as in torch
+
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
-        self._seq = 1 << 62  # leaves run as soon as they are ready, as in torch
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -381,8 +412,9 @@ class AccumulateGrad(GraphNode):
 def _leaf_edge(t: Tensor) -> tuple[Any, int]:
     ref = t._accumulator
     acc = ref() if ref is not None else None
-    if acc is None:
-        acc = AccumulateGrad(t)
+    if acc is None:  # (made on every forward whose graph died, as torch's: the tensor holds it weakly)
+        acc = _new(AccumulateGrad)
+        acc.variable = t
         t._accumulator = weakref.ref(acc)
     return (acc, 0)
 
@@ -517,8 +549,11 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
             leaf._grad = _fresh_grad(leaf, g)
     elif create_graph:
         leaf._grad = old + g
-    elif isinstance(old._data, np.ndarray) and isinstance(g._data, np.ndarray) and old._data.flags.writeable:
-        np.add(old._data, g._data, out=old._data, casting="unsafe")  # in place, as torch (rule 3)
+    elif isinstance(od := old._data, np.ndarray) and isinstance(gd := g._data, np.ndarray) and od.flags.writeable:
+        if od.dtype == gd.dtype:
+            np.add(od, gd, od)  # in place, as torch (rule 3); (positional out: keywords cost a third more)
+        else:  # (a .grad the user set in another dtype)
+            np.add(od, gd, out=od, casting="unsafe")
         old._bump_version()
     else:
         with no_grad():
@@ -598,34 +633,33 @@ def run_backward(
     """
     root_edges = [gradient_edge(r) for r in roots]
     # discover the graph and count each node's incoming edges in one pass
-    deps: dict[Any, int] = {}
+    deps: dict[Any, int] = {}  # every node reached (its keys are the nodes seen)
     inner: list[Any] = []  # every node but the leaves' AccumulateGrad, run in descending sequence number
-    stack: list[Any] = []
-    seen: set[Any] = set()
+    stack: list[Any] = []  # (a leaf has no edges to follow)
     for n, _ in root_edges:
-        if n is not None and n not in seen:
-            seen.add(n)
-            stack.append(n)
+        if n is not None and n not in deps:
             deps[n] = 0
             if type(n) is not AccumulateGrad:
+                stack.append(n)
                 inner.append(n)
+    seen = deps.get
     while stack:
         for nxt, _ in stack.pop()._next:
             if nxt is not None:
-                if nxt in seen:
-                    deps[nxt] += 1
-                else:
+                d = seen(nxt)
+                if d is None:
                     deps[nxt] = 1
-                    seen.add(nxt)
-                    stack.append(nxt)
                     if type(nxt) is not AccumulateGrad:
+                        stack.append(nxt)
                         inner.append(nxt)
+                else:
+                    deps[nxt] = d + 1
     inner.sort(key=_by_seq, reverse=True)
     captures: dict[tuple[Any, int], list[Tensor]] | None = None
     needed: set[Any] | None = None
     input_nodes: set[Any] = set()
     if inputs is not None:
-        captures, needed, input_nodes, deps = _narrow(inputs, inner, seen)
+        captures, needed, input_nodes, deps = _narrow(inputs, inner, deps)
     buffers: dict[Any, list[Any]] = {}
     for (node, nr), g in zip(root_edges, grads):
         if node is not None and (needed is None or node in needed):
@@ -660,7 +694,7 @@ def _order_broken(node: Any) -> NoReturn:
                        "(its sequence number is out of order); please report this")
 
 
-def _narrow(inputs: Sequence[Tensor], inner: list[Any], seen: set[Any],
+def _narrow(inputs: Sequence[Tensor], inner: list[Any], seen: dict[Any, int],
             ) -> tuple[dict[tuple[Any, int], list[Tensor]], set[Any], set[Any], dict[Any, int]]:
     """With ``inputs``: where each input's gradient arrives, the nodes that lead to an input (only those
     run), the inputs' own nodes, and the dependency counts over the nodes that run."""
@@ -674,8 +708,11 @@ def _narrow(inputs: Sequence[Tensor], inner: list[Any], seen: set[Any],
                 needed.add(node)
     input_nodes = set(needed)
     for n in reversed(inner):  # ascending numbers: a node's inputs' nodes are decided before it
-        if n not in needed and any(x is not None and x in needed for x, _ in n._next):
-            needed.add(n)
+        if n not in needed:
+            for x, _ in n._next:  # (a loop, not any() over a generator: this runs for every node of the graph)
+                if x is not None and x in needed:
+                    needed.add(n)
+                    break
     deps: dict[Any, int] = dict.fromkeys(needed, 0)
     for n in inner:
         if n in needed:
@@ -689,7 +726,7 @@ class _Walk:
     """The state of one backward walk, and the step that runs one node and hands its gradients on."""
 
     __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph", "deps", "input_nodes", "needed",
-                 "prof", "retain_graph")
+                 "plain", "prof", "retain_graph")
 
     def __init__(self, deps: dict[Any, int], buffers: dict[Any, list[Any]], needed: set[Any] | None,
                  captures: dict[tuple[Any, int], list[Tensor]] | None, input_nodes: set[Any], retain_graph: bool,
@@ -698,51 +735,70 @@ class _Walk:
         self.input_nodes = input_nodes
         self.retain_graph, self.create_graph, self.accumulate = retain_graph, create_graph, accumulate
         self.prof = PROFILER.active
+        # NOTE [plain walk]: no profiler, no anomaly mode and no captured inputs (a plain ``backward()``): then a
+        # node without hooks of its own runs its vjp straight away and a leaf's gradient goes straight into
+        # ``.grad``, with none of the tests the general step makes per node
+        self.plain = captures is None and self.prof is None and not ANOMALY.enabled
         self.captured: dict[int, Tensor] = {}
 
     def step(self, node: Any) -> None:
         buf = self.buffers.pop(node, None)
+        if type(node) is AccumulateGrad:  # a leaf: nothing to hand on
+            if buf is not None and buf[0] is not None:
+                if self.plain and not (node.variable._hooks or node._pre_hooks or node._post_hooks):
+                    g = buf[0]  # (a local, as in AccumulateGrad.apply: NOTE [gradient stealing] counts it)
+                    accumulate(node.variable, g, self.create_graph)
+                else:
+                    self._run(node, buf, True)
+            return
         outs: Sequence[Any] = ()
         if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
-            leaf = type(node) is AccumulateGrad
-            if leaf:
-                if node.variable._hooks:
-                    _tensor_pre_hooks(node, buf)
-            else:
-                if node._tensor_pre_hooks:
-                    _tensor_pre_hooks(node, buf)
-                if node._retain_refs:
-                    _retain_hooks(node, buf, self.create_graph)
-            run = True
-            if self.captures is not None:
-                run = self._capture(node, buf, leaf)
-            if run:
-                if node._pre_hooks or node._post_hooks or self.prof is not None or ANOMALY.enabled:
-                    outs = _evaluate(node, buf, self.prof, self.create_graph)
-                else:  # nothing to run around the node (the common case): its gradients straight away
-                    outs = node.apply(buf)
+            if node._tensor_pre_hooks:
+                _tensor_pre_hooks(node, buf)
+            if node._retain_refs:
+                _retain_hooks(node, buf, self.create_graph)
+            if self.plain and not (node._pre_hooks or node._post_hooks):
+                outs = node.apply(buf)
                 if not self.retain_graph:
                     node.release()
+            else:
+                outs = self._run(node, buf, False)
         deps, buffers, needed = self.deps, self.buffers, self.needed
         ready: list[Any] | None = None
-        for i, (nxt, nr) in enumerate(node._next):
-            if nxt is None or (needed is not None and nxt not in needed):
-                continue
-            if i < len(outs) and outs[i] is not None:
-                b = buffers.get(nxt)
-                if b is None:
-                    b = buffers[nxt] = [None] * nxt._num_outputs
-                b[nr] = outs[i] if b[nr] is None else b[nr] + outs[i]
-            d = deps[nxt] - 1
-            deps[nxt] = d
-            if d == 0 and type(nxt) is AccumulateGrad:  # a leaf runs as soon as it is ready
-                if ready is None:
-                    ready = []
-                ready.append(nxt)
+        i = 0
+        n_outs = len(outs)
+        for nxt, nr in node._next:
+            if nxt is not None and (needed is None or nxt in needed):
+                if i < n_outs and outs[i] is not None:
+                    b = buffers.get(nxt)
+                    if b is None:
+                        b = buffers[nxt] = [None] * nxt._num_outputs
+                    b[nr] = outs[i] if b[nr] is None else b[nr] + outs[i]
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0 and type(nxt) is AccumulateGrad:  # a leaf runs as soon as it is ready
+                    if ready is None:
+                        ready = []
+                    ready.append(nxt)
+            i += 1
         if ready is not None:
             del outs, buf  # the gradients now live in the buffers only (NOTE [gradient stealing])
             for leaf in ready:
                 self.step(leaf)
+
+    def _run(self, node: Any, buf: list[Any], leaf: bool) -> Sequence[Any]:
+        """A node on the general path: tensor hooks of a leaf, captured inputs, node hooks, profiler, anomaly."""
+        if leaf and node.variable._hooks:
+            _tensor_pre_hooks(node, buf)
+        if self.captures is not None and not self._capture(node, buf, leaf):
+            return ()
+        if node._pre_hooks or node._post_hooks or self.prof is not None or ANOMALY.enabled:
+            outs = _evaluate(node, buf, self.prof, self.create_graph)
+        else:
+            outs = node.apply(buf)
+        if not self.retain_graph:
+            node.release()
+        return outs
 
     def _capture(self, node: Any, buf: list[Any], leaf: bool) -> bool:
         """autograd.grad's inputs: keep the gradients arriving at ``node``; whether ``node`` still runs."""
@@ -819,10 +875,7 @@ def _make_grads(outputs: list[Tensor], grads: Any, is_grads_batched: bool = Fals
                     fail("autograd_error_implicit_grad", op="backward", what="scalar outputs")
                 if not r.dtype.is_floating_point:
                     fail("autograd_error_implicit_grad", op="backward", what=f"real scalar outputs but got {r.dtype}")
-                d = r._data
-                # the seed of a scalar loss: made directly (no creation op) on the CPU
-                g = Tensor._make(np.ones(d.shape, d.dtype), r._device) if isinstance(d, (np.ndarray, np.generic)) \
-                    else r.new_ones(d.shape)
+                g = _seed(r)
         else:
             if not _is_tensor(g):
                 raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
@@ -839,6 +892,21 @@ def _make_grads(outputs: list[Tensor], grads: Any, is_grads_batched: bool = Fals
                 )
         out.append(g)
     return out
+
+
+_ONES: dict[Any, Any] = {}  # NumPy dtype -> a 0-d one, copied for each seed
+
+
+def _seed(r: Tensor) -> Tensor:
+    """The gradient of a scalar loss w.r.t. itself: made directly (no creation op) on the CPU, a copy of a kept
+    0-d one (``np.ones`` costs five times a copy), since the seed may become a leaf's ``.grad``."""
+    d = r._data
+    if not isinstance(d, (np.ndarray, np.generic)):
+        return r.new_ones(d.shape)
+    one = _ONES.get(d.dtype)
+    if one is None:
+        one = _ONES[d.dtype] = np.ones((), d.dtype)
+    return Tensor._make(one.copy() if not d.shape else np.ones(d.shape, d.dtype), r._device)
 
 
 def _check_roots(outputs: list[Tensor]) -> None:
@@ -859,9 +927,19 @@ def backward(
     """
     if grad_variables is not None:
         grad_tensors = grad_variables
-    roots = _as_list(tensors)
-    grads = _make_grads(roots, grad_tensors)
-    _check_roots(roots)
+    if grad_tensors is None and inputs is None and type(tensors) is Tensor and tensors._requires_grad \
+            and tensors._data.dtype.kind == "f" and tensors._data.size == 1:
+        # a scalar loss's ``loss.backward()``: what the general path below checks holds, so the seed goes
+        # straight to the walk
+        roots: list[Tensor] = [tensors]
+        grads: list[Tensor | None] = [_seed(tensors)]
+        if CHECKPOINT_VALID[0]:
+            run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph)
+            return
+    else:
+        roots = _as_list(tensors)
+        grads = _make_grads(roots, grad_tensors)
+        _check_roots(roots)
     ins = None
     if inputs is not None:
         ins = _as_list(inputs)

@@ -13,7 +13,7 @@ from .._device import device
 from .._errors import fail
 from .._grad_mode import STATE
 from .._tensor import Tensor
-from .backward import Node
+from .backward import Node, record
 
 Kernel = Callable[..., Any]
 VJP = Callable[[Tensor, Node], tuple[Any, ...]]
@@ -50,13 +50,21 @@ class Prim:
     def __call__(self, *args: Any, **params: Any) -> Tensor:
         # NOTE [tiny-op fast path]: most calls have one or two tensors on one device; they skip the
         # general loop. Every branch does the same three things: find the kernel, wrap, record.
+        # A tensor and a number (``x * 2``, ``1 - x``, what a vjp computes with a saved number) are as common.
         a = args[0]
+        n = len(args)
         arrays: tuple[Any, ...]
-        if len(args) == 1 and type(a) is Tensor:
-            dev, grad, arrays = a._device, a.requires_grad, (a._data,)
-        elif len(args) == 2 and type(a) is Tensor and type(args[1]) is Tensor and args[1]._device is a._device:
-            b = args[1]
-            dev, grad, arrays = a._device, a.requires_grad or b.requires_grad, (a._data, b._data)
+        if type(a) is Tensor and n <= 2:
+            if n == 1:
+                dev, grad, arrays = a._device, a._requires_grad, (a._data,)
+            elif type(b := args[1]) is Tensor and b._device is a._device:
+                dev, grad, arrays = a._device, a._requires_grad or b._requires_grad, (a._data, b._data)
+            elif not isinstance(b, Tensor):
+                dev, grad, arrays = a._device, a._requires_grad, (a._data, b)
+            else:
+                dev, grad, arrays = self._unpack(args)
+        elif n == 2 and type(b := args[1]) is Tensor and not isinstance(a, Tensor):
+            dev, grad, arrays = b._device, b._requires_grad, (a, b._data)
         else:
             dev, grad, arrays = self._unpack(args)
         kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
@@ -64,7 +72,7 @@ class Prim:
         out._data = kernel(*arrays, **params)
         out._device = dev
         if grad and STATE.enabled:
-            out._grad_fn = Node(self, args, params, out if self.save_output else None)
+            out._grad_fn = record(self, args, params, out if self.save_output else None)
             if out._data.dtype.kind in "fc":
                 out._requires_grad = True
             else:  # the setter's rules: an integral or bool result (argmax, a comparison) leaves the graph

@@ -291,6 +291,11 @@ def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
     """``reshape(2, 3)``, ``reshape((2, 3))`` and ``reshape([2, 3])`` all mean (2, 3)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = sizes[0]
+    for s in sizes:  # the common case, plain ints (a bool is no int here: its type is bool)
+        if type(s) is not int:
+            break
+    else:
+        return tuple(sizes)
     out = []
     for s in sizes:
         if isinstance(s, Tensor):

@@ -42,7 +42,8 @@ def _quiet(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _conj(t: Any) -> Any:
     if isinstance(t, Tensor):
-        return t.conj() if t.dtype.is_complex else t  # (in every vjp of a product: no method call on the way)
+        # (in every vjp of a product: no method call on the way, nor the dtype property)
+        return t.conj() if t._data.dtype.kind == "c" else t
     return np.conj(t) if isinstance(t, complex | np.complexfloating) else t  # scalars arrive as NumPy scalars
 
 
@@ -56,8 +57,11 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
            save_output: bool = False, doc: str = "") -> Callable[..., Tensor]:
     """kind: 'float' computes ints in the default float dtype; 'same' keeps the dtype; 'bool' gives bool."""
     prim = Prim(name, threaded(kernel), vjp, save_output=save_output)
+    fast = kind == "float"  # a floating input passes every check below as it is
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+        if out is None and fast and input._data.dtype.kind == "f":  # tiny-op path: nothing below applies
+            return prim(input)
         if kind == "float":
             if input._data.dtype.kind in "bui":
                 input = cast(input, default_float())
@@ -101,11 +105,16 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             if refuses_numbers and not (isinstance(input, Tensor) and isinstance(other, Tensor)):
                 check(RD.check_tensor_operands, name, None if isinstance(input, Tensor) else type(input).__name__,
                       None if isinstance(other, Tensor) else type(other).__name__)
-            if type(input) is Tensor and type(other) in _PY_REAL and input._data.dtype.kind == "f" \
-                    and kind != "integral":
-                # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``): torch's scalar rule
-                # keeps the tensor's dtype, so the number is cast to it as ``cast`` would, with no promotion table
+            if type(input) is Tensor and input._data.dtype.kind == "f" and kind != "integral" and (
+                    type(other) in _PY_REAL or type(other) is input._data.dtype.type):
+                # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``), or a NumPy scalar of
+                # its own dtype (the number a vjp reads back from the node: ``x ** 2``'s 2.0 as float32): torch's
+                # scalar rule keeps the tensor's dtype, so the number is cast to it as ``cast`` would, with no
+                # promotion table
                 return _store(prim(input, input._data.dtype.type(other)), out, name)
+            if type(other) is Tensor and other._data.dtype.kind == "f" and kind != "integral" and (
+                    type(input) in _PY_REAL or type(input) is other._data.dtype.type):
+                return _store(prim(other._data.dtype.type(input), other), out, name)  # the same, number first (1 - x)
             if not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
                 input = as_operand(input, other, name)
             else:

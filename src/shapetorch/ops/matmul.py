@@ -21,17 +21,18 @@ from .._rules.matrix import (
 from .._tensor import Tensor
 from ..backends import thread_pool
 from ._common import as_node, autocast_inputs, cast, check, dtype_name, make_inplace, promoted
+from ._elementwise import _conj
 from ._registry import method, public
 
 
 def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     a, b = n.inputs
     if a._data.ndim == 1 and b._data.ndim == 1:
-        return g * b.conj(), g * a.conj()
+        return g * _conj(b), g * _conj(a)
     if b._data.ndim == 1:
-        return g.unsqueeze(-1) @ b.conj().unsqueeze(0), (a.conj().mT @ g.unsqueeze(-1)).squeeze(-1)
+        return g.unsqueeze(-1) @ _conj(b).unsqueeze(0), (_conj(a).mT @ g.unsqueeze(-1)).squeeze(-1)
     if a._data.ndim == 1:
-        return (g.unsqueeze(-2) @ b.conj().mT).squeeze(-2), a.conj().unsqueeze(-1) @ g.unsqueeze(-2)
+        return (g.unsqueeze(-2) @ _conj(b).mT).squeeze(-2), _conj(a).unsqueeze(-1) @ g.unsqueeze(-2)
     if b._data.ndim == 2 and a._data.ndim > 2:
         # a stack against one matrix (a linear layer): the matrix's gradient is one GEMM over the flattened
         # rows, not a stack of products summed afterwards; for a transposed weight (``x @ W.T``) it is computed
@@ -39,19 +40,19 @@ def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         k, m = a._data.shape[-1], g._data.shape[-1]
         gb = None
         if STATE.enabled or b.requires_grad:
-            rows, grows = a.conj().reshape(-1, k), g.reshape(-1, m)
+            rows, grows = _conj(a).reshape(-1, k), g.reshape(-1, m)
             st = b._data.strides
             gb = (grows.mT @ rows).mT if st[0] < st[1] else rows.mT @ grows
         # a first-order backward skips the gradient of an input that does not require grad (a network's input:
         # a quarter of an MLP's GEMM work); with grad mode on (create_graph, forward mode) every one is made
-        ga = g @ b.conj().mT if STATE.enabled or a.requires_grad else None
+        ga = g @ _conj(b).mT if STATE.enabled or a.requires_grad else None
         return ga, gb
-    ga = g @ b.conj().mT if STATE.enabled or a.requires_grad else None
+    ga = g @ _conj(b).mT if STATE.enabled or a.requires_grad else None
     gb = None
     if STATE.enabled or b.requires_grad:
         st = b._data.strides
         # a transposed weight (``x @ W.T``, 2-d): (g^T a)^T comes out in W's layout and becomes W.grad uncopied
-        gb = (g.mT @ a.conj()).mT if a._data.ndim == 2 and b._data.ndim == 2 and st[0] < st[1] else a.conj().mT @ g
+        gb = (g.mT @ _conj(a)).mT if a._data.ndim == 2 and b._data.ndim == 2 and st[0] < st[1] else _conj(a).mT @ g
     return ga, gb  # batch dims are summed back by the engine
 
 
@@ -70,7 +71,8 @@ def _matmul_kernel(a: Any, b: Any) -> Any:
         out = thread_pool.matmul(a, b)  # a stack of products over the intra-op threads when large
     else:
         out = np.matmul(a, b)
-    return out if out.dtype == a.dtype else out.astype(a.dtype)  # ml_dtypes' bfloat16 matmul gives float32
+    # ml_dtypes' bfloat16 matmul gives float32; (NumPy's own dtypes are singletons: ``is`` answers the rest)
+    return out if out.dtype is a.dtype or out.dtype == a.dtype else out.astype(a.dtype)
 
 
 _MATMUL = Prim("matmul", _matmul_kernel, _matmul_vjp)
@@ -129,7 +131,8 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
     _matmul_shape(input._data.shape, other._data.shape)
     if AUTOCAST.enabled:
         input, other = autocast_inputs("matmul", input, other)
-    _same_dtype("matmul", input, other)
+    if input._data.dtype is not other._data.dtype or input._data.dtype.kind == "b":  # (the common case: no call)
+        _same_dtype("matmul", input, other)
     result = _MATMUL(input, other)
     return result if out is None else out.copy_(result)
 

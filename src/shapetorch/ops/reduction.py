@@ -114,6 +114,8 @@ def _int_to_long(input: Tensor, dtype: Any) -> Any:
 
 @public("reduction")
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dim is None and dtype is None and input._data.dtype.kind in "fc" and input._data.ndim < 8:  # (tiny-op path)
+        return _SUM(input, axis=_ALL_DIMS[input._data.ndim], keepdims=keepdim)
     axis = _dims(input, dim, "sum")
     d = _int_to_long(input, dtype)
     if d is not None:

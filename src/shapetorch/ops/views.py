@@ -30,11 +30,21 @@ def _view_of(out: Tensor, base: Tensor) -> Tensor:
     A copy never overlaps its source, so NumPy's cheap bounds test is exact here."""
     if isinstance(base._data, np.generic):  # a 0-d base held as a NumPy scalar: share a 0-d array instead
         one = base._shareable_data()
-        out._data = one.reshape(out._data.shape) if out._data.size == 1 else np.broadcast_to(one, out._data.shape)
-    if type(out._data) is not np.ndarray or np.may_share_memory(out._data, base._data):
+        out._data = one.reshape(out._data.shape) if out._data.size == 1 else _expand_kernel(one, out._data.shape)
+    data = out._data
+    if type(data) is not np.ndarray or _shares(data, base._data):
         out._base = base._base if base._base is not None else base
-        inherit_custom_view(out, base)
+        if base._created_in is not None:
+            inherit_custom_view(out, base)
     return out
+
+
+def _shares(out: np.ndarray[Any, Any], a: Any) -> bool:
+    """Whether the kernel's ``out`` is a view of ``a``. NumPy gives a view the array that owns the memory (or
+    ``a`` itself) as its ``base``, while a copy's base is its own new buffer: one identity test answers the
+    common case, NumPy's memory-bounds test the rest (it costs a hundred times more)."""
+    b = out.base
+    return (b is not None and (b is a or b is getattr(a, "base", None))) or np.may_share_memory(out, a)
 
 
 def _reshape_kernel(a: Any, shape: tuple[int, ...]) -> Any:
@@ -47,11 +57,13 @@ def _view_kernel(a: Any, shape: tuple[int, ...]) -> Any:
 
 _RESHAPE = Prim("reshape", _reshape_kernel, lambda g, n: (g.reshape(n.inputs[0]._data.shape),))
 _VIEW = Prim("view", _view_kernel, lambda g, n: (g.reshape(n.inputs[0]._data.shape),))
-_PERMUTE = Prim("permute", np.transpose, lambda g, n: (g.permute(tuple(np.argsort(n.params["axes"]).tolist())),))
+_PERMUTE = Prim("permute", lambda a, axes: a.transpose(axes), lambda g, n: (g.permute(tuple(np.argsort(n.params["axes"]).tolist())),))
 def _expand_kernel(a: Any, shape: tuple[int, ...]) -> Any:
     """``np.broadcast_to(a, shape)`` (the rule has checked ``shape``). For a C-contiguous array the view is made
     directly, an ndarray over ``a``'s buffer with stride 0 along the new and the broadcast dims: broadcast_to's
     own checks cost ten times that, and every reduction's gradient expands."""
+    if isinstance(a, np.generic):  # a 0-d result held as a NumPy scalar (a full reduction's gradient)
+        a = np.array(a)
     if type(a) is not np.ndarray or not a.flags.c_contiguous or not a.size:
         return np.broadcast_to(a, shape)
     lead = len(shape) - a.ndim
@@ -141,11 +153,17 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return _view_of(_PERMUTE(input, axes=_transpose_axes(input._data.shape, dim0, dim1)), input)
 
 
+@functools.lru_cache(maxsize=1024)
+def _t_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
+    check(RV.t_shape, shape, op="t")
+    return _transpose_axes(shape, 0, 1) if len(shape) == 2 else _transpose_axes(shape, 0, 0)
+
+
 @public("shape")
 def t(input: Tensor) -> Tensor:
     """Transpose a matrix; 0-D and 1-D tensors are returned as they are."""
-    check(RV.t_shape, input._data.shape, op="t")
-    return as_node(transpose(input, 0, 1) if input._data.ndim == 2 else transpose(input, 0, 0), "TBackward0", input)
+    out = _view_of(_PERMUTE(input, axes=_t_axes(input._data.shape)), input)
+    return out if out._grad_fn is None else as_node(out, "TBackward0", input)
 
 
 @public("shape", aliases=("moveaxis",))
@@ -156,9 +174,15 @@ def movedim(input: Tensor, source: int | tuple[int, ...] | list[int], destinatio
     return _view_of(_PERMUTE(input, axes=order), input)
 
 
+@functools.lru_cache(maxsize=1024)
+def _mT_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
+    check(RV.matrix_transpose_shape, shape, op="mT")
+    return _transpose_axes(shape, -2, -1) if shape else _transpose_axes(shape, 0, 0)
+
+
 def _mT(self: Tensor) -> Tensor:
-    check(RV.matrix_transpose_shape, self._data.shape, op="mT")
-    return transpose(self, -2, -1) if self._data.ndim else transpose(self, 0, 0)
+    # (every matmul's vjp transposes: the rule's verdict is cached and the guard of ``transpose`` skipped)
+    return _view_of(_PERMUTE(self, axes=_mT_axes(self._data.shape)), self)
 
 
 def _T(self: Tensor) -> Tensor:
@@ -206,8 +230,13 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
     return _view_of(_RESHAPE(input, shape=new), input)
 
 
+@functools.lru_cache(maxsize=4096)
+def _expand_rule(shape: tuple[int, ...], sizes: tuple[int, ...], op: str) -> tuple[int, ...]:
+    return check(expand_shape, shape, sizes, op=op)  # (cached as _reshape_rule: every reduction's vjp expands)
+
+
 def _expand(self: Tensor, *sizes: Any) -> Tensor:
-    new = check(expand_shape, self._data.shape, int_list(sizes, "expand"), op="expand")
+    new = _expand_rule(self._data.shape, int_list(sizes, "expand"), "expand")
     if new == self._data.shape:
         return _view_of(_RESHAPE(self, shape=new), self)
     return _view_of(_EXPAND(self, shape=new), self)
