@@ -28,15 +28,11 @@ def _norm_state(m: Module, n: int, bias: bool, affine: bool, track: bool, device
     m.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device) if track else None)
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    """What batch and instance norm share: resetting the running statistics and the affine parameters."""
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
-        super().__init__()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats, self._bias = affine, track_running_stats, bias
-        _norm_state(self, num_features, affine and bias, affine, track_running_stats, device, dtype)
-        self.reset_parameters()  # as torch: what a buffer registration hook returned is reset in place
+    affine: bool
+    track_running_stats: bool
 
     def reset_running_stats(self) -> None:
         if self.track_running_stats:
@@ -48,7 +44,24 @@ class _BatchNorm(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def extra_repr(self) -> str:
+        # torch 2.13 shows whether there is a bias parameter, affine or not
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats, self._bias = affine, track_running_stats, bias
+        _norm_state(self, num_features, affine and bias, affine, track_running_stats, device, dtype)
+        self.reset_parameters()  # as torch: what a buffer registration hook returned is reset in place
 
     def forward(self, input: Tensor) -> Tensor:
         check(RN.batch_norm_rank_check, tuple(input.shape), op=type(self).__name__)
@@ -63,10 +76,6 @@ class _BatchNorm(Module):
                             self.running_var if not self.training or self.track_running_stats else None,
                             self.weight, self.bias, use_batch, momentum, self.eps)
 
-    def extra_repr(self) -> str:
-        bias = f", bias={self._bias}" if self.affine else ""
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}{bias}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
@@ -81,7 +90,7 @@ class BatchNorm3d(_BatchNorm):
     pass
 
 
-class _InstanceNorm(Module):
+class _InstanceNorm(_NormBase):
     _nd = 1
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
@@ -110,9 +119,6 @@ class _InstanceNorm(Module):
                               self.momentum if self.momentum is not None else 0.0, self.eps)
         return out.squeeze(0) if unbatched else out
 
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
 
 
 class InstanceNorm1d(_InstanceNorm):
