@@ -31,7 +31,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .lazy import *  # noqa: F403
@@ -66,6 +66,7 @@ from .normalization import (
     BatchNorm1d,
     BatchNorm2d,
     BatchNorm3d,
+    CrossMapLRN2d,
     GroupNorm,
     InstanceNorm1d,
     InstanceNorm2d,
@@ -73,6 +74,7 @@ from .normalization import (
     LayerNorm,
     LocalResponseNorm,
     RMSNorm,
+    SyncBatchNorm,
 )
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -86,6 +88,7 @@ from .pooling import (
     AvgPool3d,
     LPPool1d,
     LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
     MaxPool3d,
@@ -120,6 +123,7 @@ __all__ = [  # noqa: PLE0604  (the reshaping layers are listed in their module)
     "MultiMarginLoss", "PoissonNLLLoss", "RReLU", "SoftMarginLoss", "Softmax2d", "TripletMarginLoss",
     "TripletMarginWithDistanceLoss", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d",
     "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-    "CTCLoss", "NLLLoss2d", *_lazy_all, "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase", *_reshaping_all,
+    "CTCLoss", "NLLLoss2d", *_lazy_all, "Container", "CrossMapLRN2d", "LPPool3d",
+    "SyncBatchNorm", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase", *_reshaping_all,
     "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
 ]

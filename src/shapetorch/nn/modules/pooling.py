@@ -159,3 +159,8 @@ class LPPool1d(_LPPoolNd):
 class LPPool2d(_LPPoolNd):
     def forward(self, input: Tensor) -> Tensor:
         return F.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
