@@ -57,6 +57,12 @@ from ..ops.pooling import interpolate
 from ..ops.random import dropout_mask
 from ..ops.sampling import affine_grid, grid_sample
 from ..ops.scatter import take_along
+from .fractional_pool import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -77,7 +83,8 @@ __all__ = [
     "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
     "threshold", "threshold_", "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold", "upsample",
     "upsample_bilinear", "upsample_nearest", "lp_pool3d", "adaptive_max_pool1d_with_indices",
-    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices",
+    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices", "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 
 

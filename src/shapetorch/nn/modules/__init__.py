@@ -86,6 +86,8 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
@@ -123,7 +125,7 @@ __all__ = [  # noqa: PLE0604  (the reshaping layers are listed in their module)
     "MultiMarginLoss", "PoissonNLLLoss", "RReLU", "SoftMarginLoss", "Softmax2d", "TripletMarginLoss",
     "TripletMarginWithDistanceLoss", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d",
     "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-    "CTCLoss", "NLLLoss2d", *_lazy_all, "Container", "CrossMapLRN2d", "LPPool3d",
+    "CTCLoss", "NLLLoss2d", *_lazy_all, "Container", "CrossMapLRN2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
     "SyncBatchNorm", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase", *_reshaping_all,
     "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
 ]
