@@ -31,6 +31,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
@@ -126,6 +127,7 @@ __all__ = [  # noqa: PLE0604  (the reshaping layers are listed in their module)
     "TripletMarginWithDistanceLoss", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d",
     "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
     "CTCLoss", "NLLLoss2d", *_lazy_all, "Container", "CrossMapLRN2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
+    "AdaptiveLogSoftmaxWithLoss",
     "SyncBatchNorm", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase", *_reshaping_all,
     "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
 ]
