@@ -51,7 +51,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def reset_parameters(self) -> None:
         self.head.reset_parameters()
         for projection in self.tail:
-            for layer in projection:
+            for layer in projection.children():
                 layer.reset_parameters()
 
     def forward(self, input_: Tensor, target_: Tensor) -> Any:
@@ -77,7 +77,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         used = 0
         bounds = [0, *self.cutoffs]
         for i in range(len(bounds) - 1):
-            mask = (target >= bounds[i]) & (target < bounds[i + 1])
+            mask = (target >= bounds[i]).logical_and(target < bounds[i + 1])
             rows = mask.nonzero().reshape(-1)
             if rows.numel() == 0:
                 continue
