@@ -148,3 +148,12 @@ def test_lazy_module_keeps_dtype_given_before_forward():
     m = st.nn.LazyLinear(3).double()
     m(st.randn(2, 4, dtype=st.float64))
     assert m.weight.dtype == st.float64 and m.bias.dtype == st.float64
+
+
+def test_operators_on_uninitialized_parameters_are_refused_as_torch():
+    for lib in (st, torch):
+        p = lib.nn.UninitializedParameter()
+        for use in (lambda: p + 1, lambda: 2 * p, lambda: -p, lambda: p[0], lambda: bool(p), lambda: len(p)):
+            with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter"):
+                use()
+        assert p in [p]  # membership compares identities first, as the optimizers' checks need

@@ -84,6 +84,13 @@ _UNINITIALIZED_ALLOWED = frozenset({
 })
 
 
+def _use_error(name: str) -> ValueError:
+    return ValueError(
+        f"Attempted to use an uninitialized parameter in {name}. This error happens when you are using a "
+        "`LazyModule` or explicitly manipulating `nn.parameter.UninitializedParameter` objects. When using "
+        "LazyModules Call `forward` with a dummy batch to initialize the parameters before calling functions")
+
+
 class UninitializedTensorMixin:
     """A parameter or buffer whose shape is not known yet (what a lazy module holds until its first forward).
 
@@ -102,10 +109,7 @@ class UninitializedTensorMixin:
                 "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
                 "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
                 "`forward` to initialize the parameters before accessing their attributes.")
-        raise ValueError(
-            f"Attempted to use an uninitialized parameter in {name}. This error happens when you are using a "
-            "`LazyModule` or explicitly manipulating `nn.parameter.UninitializedParameter` objects. When using "
-            "LazyModules Call `forward` with a dummy batch to initialize the parameters before calling functions")
+        raise _use_error(name)
 
     def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
         """Give the tensor uninitialized storage of ``shape`` (this one's device and dtype unless given) and
@@ -135,6 +139,25 @@ class UninitializedTensorMixin:
         out = cls(self._requires_grad if isinstance(self, Parameter) else False, self._device, dtype)
         memo[id(self)] = out
         return out
+
+
+def _refuse(name: str) -> Any:
+    def refused(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise _use_error(name)
+
+    refused.__name__ = name
+    return refused
+
+
+# Operators are looked up on the type, not through __getattribute__: refused here too (== and != stay, as a
+# container's membership test compares parameters).
+for _name in ("__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__",
+              "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__",
+              "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__pos__",
+              "__abs__", "__invert__", "__and__", "__or__", "__xor__", "__lt__", "__le__", "__gt__", "__ge__",
+              "__getitem__", "__setitem__", "__len__", "__iter__", "__bool__", "__float__", "__int__", "__index__",
+              "__array__"):
+    setattr(UninitializedTensorMixin, _name, _refuse(_name))
 
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
