@@ -83,3 +83,14 @@ def test_fractional_max_pool_refusals_as_torch():
             lib.nn.FractionalMaxPool3d(2, output_size=2, output_ratio=0.5)
         with pytest.raises(ValueError, match="requires specifying either an output size, or a pooling ratio"):
             lib.nn.FractionalMaxPool2d(2)
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+def test_fractional_max_pool_too_few_dims_as_torch(nd):
+    name = f"fractional_max_pool{nd}d"
+    for lib, F in ((st, SF), (torch, TF)):
+        x = lib.zeros(*(7,) * nd)
+        with pytest.raises(RuntimeError, match=rf"Expected {nd + 1}D or {nd + 2}D tensor, but got: \[7"):
+            getattr(F, name)(x, 2, output_size=2, _random_samples=lib.rand(1, 1, nd))
+        with pytest.raises(IndexError):
+            getattr(F, name)(x, 2, output_size=2)

@@ -44,9 +44,12 @@ def _with_indices(input: Tensor, nd: int, kernel_size: Any, output_size: Any, ou
     name = f"fractional_max_pool{nd}d"
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if random_samples is None:
+        input.size(-nd - 1)  # the channel count the samples need: torch's IndexError for too few dims
     if input.dim() not in (nd + 1, nd + 2):
+        where = name if nd == 2 else f"{name}_out"  # torch's 3-D kernel names itself so
         fail("argument_error_invalid", op=name,
-             problem=f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
+             problem=f"{where}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
     spatial = tuple(input.shape)[-nd:]
     if output_size is None:
         ratio = _tuple(output_ratio, nd)
