@@ -5,12 +5,78 @@ pass-through (``scale`` returns its input, ``step`` just steps)."""
 
 from __future__ import annotations
 
+import functools
 import warnings
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .config import autocast
+from ._dtype import float64
+from ._tensor import Tensor
+from .config import autocast, get_autocast_dtype, is_autocast_enabled
 
-__all__ = ["GradScaler", "autocast", "is_autocast_available"]
+__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]
+
+
+def _cast(value: Any, device_type: str, dtype: Any) -> Any:
+    """``value`` with its floating tensors on ``device_type`` cast to ``dtype``, inside mappings and iterables
+    too; float64 tensors are left alone, as torch does."""
+    if isinstance(value, Tensor):
+        eligible = value.is_floating_point() and value.device.type == device_type and value.dtype != float64
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, Mapping):
+        return {_cast(k, device_type, dtype): _cast(v, device_type, dtype) for k, v in value.items()}
+    if isinstance(value, Iterable) and not hasattr(value, "__array__"):
+        return type(value)(_cast(v, device_type, dtype) for v in value)  # type: ignore[call-arg]
+    return value
+
+
+def _check_device_type(device_type: Any) -> None:
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd: Callable[..., Any] | None = None, *, device_type: str, cast_inputs: Any = None) -> Any:
+    """Decorator for the ``forward`` of a custom ``autograd.Function`` under autocast on ``device_type``.
+
+    It records on ``ctx`` whether autocast was on (``custom_bwd`` runs backward the same way). With
+    ``cast_inputs``, when autocast is on the floating inputs are cast to that dtype and forward runs with autocast
+    off; without it forward runs in the surrounding autocast state."""
+    _check_device_type(device_type)
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args: Any, **kwargs: Any) -> Any:
+        ctx = args[0]
+        ctx._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        ctx._fwd_used_autocast = False
+        if is_autocast_enabled(device_type):
+            with autocast(device_type=device_type, enabled=False):
+                return fwd(*_cast(args, device_type, cast_inputs), **_cast(kwargs, device_type, cast_inputs))
+        return fwd(*args, **kwargs)
+
+    return decorate_fwd
+
+
+def custom_bwd(bwd: Callable[..., Any] | None = None, *, device_type: str) -> Any:
+    """Decorator for the ``backward`` of a custom ``autograd.Function`` whose forward has ``custom_fwd``: backward
+    runs in the autocast state (and dtype) forward ran in."""
+    _check_device_type(device_type)
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args: Any, **kwargs: Any) -> Any:
+        ctx = args[0]
+        with autocast(device_type=device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+
+    return decorate_bwd
 
 
 def is_autocast_available(device_type: str) -> bool:

@@ -57,6 +57,12 @@ from ..ops.pooling import interpolate
 from ..ops.random import dropout_mask
 from ..ops.sampling import affine_grid, grid_sample
 from ..ops.scatter import take_along
+from .fractional_pool import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -76,7 +82,9 @@ __all__ = [
     "rrelu_", "scaled_dot_product_attention", "selu", "selu_", "sigmoid", "silu", "smooth_l1_loss",
     "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
     "threshold", "threshold_", "triplet_margin_loss", "triplet_margin_with_distance_loss", "unfold", "upsample",
-    "upsample_bilinear", "upsample_nearest",
+    "upsample_bilinear", "upsample_nearest", "lp_pool3d", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices", "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 
 
@@ -1411,6 +1419,28 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
     kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """The 3-D ``lp_pool1d``."""
+    kd, kh, kw = (kernel_size,) * 3 if isinstance(kernel_size, int) else kernel_size
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kd * kh * kw).pow(1.0 / norm_type)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """``adaptive_max_pool1d`` that always returns ``(output, indices)`` (``return_indices`` is ignored, as torch)."""
+    return _adaptive_max(input, 1, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """``adaptive_max_pool2d`` that always returns ``(output, indices)``."""
+    return _adaptive_max(input, 2, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """``adaptive_max_pool3d`` that always returns ``(output, indices)``."""
+    return _adaptive_max(input, 3, output_size, True)
 
 
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:

@@ -7,6 +7,7 @@ the distributions (bounds, standard deviations) are torch's.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .._dtype import float64
@@ -14,7 +15,7 @@ from .._tensor import Tensor
 from ..autograd import no_grad
 from ..ops.conversion import where as _where
 from ..ops.creation import empty, eye, from_numpy
-from ..ops.random import randn
+from ..ops.random import randn, randperm
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -155,10 +156,41 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
         return tensor.copy_(from_numpy(np.ascontiguousarray(q * gain)).reshape(tuple(tensor.shape)))
 
 
-uniform = uniform_
-normal = normal_
-constant = constant_
-xavier_uniform = xavier_uniform_
-xavier_normal = xavier_normal_
-kaiming_uniform = kaiming_uniform_
-kaiming_normal = kaiming_normal_
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """A 2-D tensor drawn from N(0, std^2) with ``ceil(sparsity * rows)`` randomly chosen rows of each column
+    set to zero."""
+    if tensor.ndimension() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
+    return tensor
+
+
+def _deprecated(new: Any) -> Any:
+    """torch's old spelling of ``new`` (without the trailing underscore): the same, with a FutureWarning."""
+    old_name, new_name = new.__name__[:-1], new.__name__
+
+    def deprecated_init(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
+                      stacklevel=2)
+        return new(*args, **kwargs)
+
+    deprecated_init.__name__ = old_name
+    deprecated_init.__doc__ = f"Deprecated: use ``{new_name}``."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+dirac = _deprecated(dirac_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

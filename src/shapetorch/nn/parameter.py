@@ -74,5 +74,133 @@ class Buffer(Tensor):
         pass
 
 
+# What an uninitialized tensor still answers, as torch's ``UninitializedTensorMixin``: its metadata, the
+# conversions a Module applies to it (``.to``, ``.float``...) and ``materialize``; anything that reads values
+# raises ValueError. Names starting with "_" (the runtime's own fields) pass too.
+_UNINITIALIZED_ALLOWED = frozenset({
+    "materialize", "cls_to_become", "dtype", "device", "requires_grad", "requires_grad_", "grad", "is_leaf",
+    "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "bfloat16", "char", "short",
+    "int", "long", "cuda", "cpu", "to", "detach", "share_memory_", "data", "persistent",
+})
+
+
+def _use_error(name: str) -> ValueError:
+    return ValueError(
+        f"Attempted to use an uninitialized parameter in {name}. This error happens when you are using a "
+        "`LazyModule` or explicitly manipulating `nn.parameter.UninitializedParameter` objects. When using "
+        "LazyModules Call `forward` with a dummy batch to initialize the parameters before calling functions")
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape is not known yet (what a lazy module holds until its first forward).
+
+    ``materialize(shape)`` gives it storage and turns it, in place, into ``cls_to_become``: the object stays the
+    same, so a module's dicts and an optimizer that already holds it see the materialized tensor."""
+
+    cls_to_become: type[Tensor] = Tensor
+    _data: Any
+    _device: Any
+
+    def __getattribute__(self, name: str) -> Any:
+        if name.startswith("_") or name in _UNINITIALIZED_ALLOWED:
+            return object.__getattribute__(self, name)
+        if name == "shape":
+            raise RuntimeError(
+                "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+                "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+                "`forward` to initialize the parameters before accessing their attributes.")
+        raise _use_error(name)
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give the tensor uninitialized storage of ``shape`` (this one's device and dtype unless given) and
+        make it a ``cls_to_become``."""
+        from ..ops.creation import empty
+
+        if device is None:
+            device = self._device
+        if dtype is None:
+            dtype = Tensor.dtype.fget(self)  # type: ignore[attr-defined]
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        new = empty(shape, device=device, dtype=dtype)
+        self._data, self._device = new._data, new._device
+        self.__class__ = self.cls_to_become  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return type(self), ((self._requires_grad,) if isinstance(self, Parameter) else ())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        cls: Any = type(self)
+        dtype = Tensor.dtype.fget(self)  # type: ignore[attr-defined]
+        out = cls(self._requires_grad if isinstance(self, Parameter) else False, self._device, dtype)
+        memo[id(self)] = out
+        return out
+
+
+def _refuse(name: str) -> Any:
+    def refused(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise _use_error(name)
+
+    refused.__name__ = name
+    return refused
+
+
+# Operators are looked up on the type, not through __getattribute__: refused here too (== and != stay, as a
+# container's membership test compares parameters).
+for _name in ("__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__",
+              "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__",
+              "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__pos__",
+              "__abs__", "__invert__", "__and__", "__or__", "__xor__", "__lt__", "__le__", "__gt__", "__ge__",
+              "__getitem__", "__setitem__", "__len__", "__iter__", "__bool__", "__float__", "__int__", "__index__",
+              "__array__"):
+    setattr(UninitializedTensorMixin, _name, _refuse(_name))
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter of unknown shape: a lazy module's weight before its first forward."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> UninitializedParameter:
+        p = object.__new__(cls)
+        p._data, p._device = _empty_data(device, dtype)
+        p.requires_grad = requires_grad
+        return p
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of unknown shape: a lazy norm layer's running statistics before its first forward."""
+
+    cls_to_become = Tensor
+    persistent: bool = True
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None, *,
+                persistent: bool = True) -> UninitializedBuffer:
+        b = object.__new__(cls)
+        b._data, b._device = _empty_data(device, dtype)
+        if requires_grad:
+            b.requires_grad = True
+        b.persistent = persistent
+        return b
+
+    def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None, *,
+                 persistent: bool = True) -> None:
+        pass
+
+
+def _empty_data(device: Any, dtype: Any) -> tuple[Any, Any]:
+    t = empty(0, device=device, dtype=dtype)
+    return t._data, t._device
+
+
 def is_lazy(param: Any) -> bool:
-    return False
+    """Whether ``param`` is an uninitialized parameter or buffer (its shape comes with a lazy module's first
+    forward)."""
+    return isinstance(param, UninitializedTensorMixin)

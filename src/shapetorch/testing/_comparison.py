@@ -31,6 +31,32 @@ def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, r
     _compare(actual, expected, rtol, atol, equal_nan, check_device, check_dtype, msg, ())
 
 
+# the tolerances of the deprecated assert_allclose (not assert_close's), by dtype; other dtypes compare exactly
+_ALLCLOSE_PRECISIONS = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+
+
+def assert_allclose(actual: Any, expected: Any, rtol: float | None = None, atol: float | None = None,
+                    equal_nan: bool = True, msg: str = "") -> None:
+    """Deprecated (warns, as torch): ``assert_close`` with the older default tolerances, NaNs equal by default,
+    the dtypes not compared, and ``expected`` made a tensor of ``actual``'s dtype when it is not one."""
+    import warnings
+
+    from ..ops.creation import tensor
+
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pairs = [_ALLCLOSE_PRECISIONS.get(str(t.dtype).split(".")[-1], (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(r for r, _ in pairs), max(a for _, a in pairs)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True, check_dtype=False,
+                 check_stride=False, msg=msg or None)
+
+
 def _fail(message: str, msg: str | Callable[[str], str] | None, path: tuple[Any, ...]) -> None:
     if path:
         message += "\n\nThe failure occurred for item " + "".join(f"[{p!r}]" for p in path)

@@ -31,9 +31,12 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .lazy import *  # noqa: F403
+from .lazy import __all__ as _lazy_all
 from .linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from .loss import (
     BCELoss,
@@ -64,6 +67,7 @@ from .normalization import (
     BatchNorm1d,
     BatchNorm2d,
     BatchNorm3d,
+    CrossMapLRN2d,
     GroupNorm,
     InstanceNorm1d,
     InstanceNorm2d,
@@ -71,6 +75,7 @@ from .normalization import (
     LayerNorm,
     LocalResponseNorm,
     RMSNorm,
+    SyncBatchNorm,
 )
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -82,8 +87,11 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
+    LPPool3d,
     MaxPool1d,
     MaxPool2d,
     MaxPool3d,
@@ -118,6 +126,8 @@ __all__ = [  # noqa: PLE0604  (the reshaping layers are listed in their module)
     "MultiMarginLoss", "PoissonNLLLoss", "RReLU", "SoftMarginLoss", "Softmax2d", "TripletMarginLoss",
     "TripletMarginWithDistanceLoss", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "BatchNorm3d",
     "ConvTranspose3d", "Dropout3d", "InstanceNorm3d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-    "CTCLoss", "NLLLoss2d", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase", *_reshaping_all,
+    "CTCLoss", "NLLLoss2d", *_lazy_all, "Container", "CrossMapLRN2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
+    "AdaptiveLogSoftmaxWithLoss",
+    "SyncBatchNorm", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase", *_reshaping_all,
     "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
 ]

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, overload
 
 from ..parameter import Parameter
 from .module import Module
+
+
+class Container(Module):
+    """Deprecated (as in torch): a Module whose keyword arguments become its children."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__()
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

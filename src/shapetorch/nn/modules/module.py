@@ -14,7 +14,7 @@ from ..._dtype import float16, float32, float64
 from ..._errors import fail
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 from .backward_hooks import BackwardHook
 
 
@@ -468,6 +468,10 @@ class Module:
             for k, b in m._buffers.items():
                 if b is None or (floating_only and not b.is_floating_point()):
                     continue
+                if is_lazy(b):  # an uninitialized buffer keeps its class (its dtype and device change)
+                    new = fn(b.detach())
+                    b._data, b._device = new._data, new._device
+                    continue
                 m._buffers[k] = fn(b)
         return self
 
@@ -552,6 +556,8 @@ class Module:
             if not isinstance(v, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                                   f"object from checkpoint but received {type(v)}")
+                continue
+            if is_lazy(t):  # uninitialized (the entry is too, or the lazy load hook had materialized it)
                 continue
             if tuple(v.shape) != tuple(t.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {v.shape} from "

@@ -1,7 +1,17 @@
 """``shapetorch.utils.data``: Dataset, TensorDataset, Subset, random_split, samplers and DataLoader."""
 
-from .dataloader import DataLoader, default_collate
-from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -14,5 +24,6 @@ from .sampler import (
 __all__ = [
     "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler", "Sampler",
     "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
-    "default_collate", "random_split",
+    "default_collate", "random_split", "ChainDataset", "StackDataset", "DistributedSampler", "default_convert",
+    "get_worker_info",
 ]

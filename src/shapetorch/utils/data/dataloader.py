@@ -84,6 +84,18 @@ def _convert(data: Any) -> Any:
     return data
 
 
+def default_convert(data: Any) -> Any:
+    """NumPy arrays and scalars as tensors, inside mappings, namedtuples and sequences too (torch's
+    ``default_convert``, what ``DataLoader(batch_size=None)`` applies to each item)."""
+    return _convert(data)
+
+
+def get_worker_info() -> None:
+    """The worker's id, count, seed and dataset inside a DataLoader worker process, None elsewhere. shapetorch's
+    DataLoader makes every batch in the calling process (whatever ``num_workers``), so this is always None."""
+    return None
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches. ``shuffle=True`` draws a new permutation each epoch from
     ``generator`` (shapetorch's stream, so the order differs from torch's for the same seed)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from ..._errors import fail
@@ -100,3 +100,65 @@ def random_split(dataset: Dataset[Any], lengths: Sequence[int | float], generato
         out.append(Subset(dataset, perm[offset:offset + size]))
         offset += size
     return out
+
+
+class ChainDataset(IterableDataset[T_co]):
+    """Iterable datasets one after another (each must be an ``IterableDataset``, checked as it is reached)."""
+
+    def __init__(self, datasets: Iterable[Dataset[Any]]) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[T_co]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)  # type: ignore[arg-type]
+        return total
+
+
+class StackDataset(Dataset[Any]):
+    """Datasets of one length side by side: item ``i`` is the tuple (positional datasets) or the dict (keyword
+    datasets) of their items ``i``."""
+
+    datasets: tuple[Any, ...] | dict[str, Any]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list[Any]) -> list[Any]:
+        """The items at ``indices``, each dataset read with its own ``__getitems__`` where it has one."""
+        columns = {}
+        named = self.datasets.items() if isinstance(self.datasets, dict) else enumerate(self.datasets)
+        for k, d in named:
+            getitems = getattr(d, "__getitems__", None)
+            items = getitems(indices) if callable(getitems) else [d[i] for i in indices]
+            if len(items) != len(indices):
+                raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(items)}")
+            columns[k] = items
+        if isinstance(self.datasets, dict):
+            return [{k: columns[k][j] for k in columns} for j in range(len(indices))]
+        return [tuple(columns[k][j] for k in columns) for j in range(len(indices))]
+
+    def __len__(self) -> int:
+        return self._length
