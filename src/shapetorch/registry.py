@@ -398,7 +398,10 @@ def coverage_report(ops: Sequence[str] | None = None, devices: Sequence[str] | N
 
 
 # Ops that do not take tensors of one shape as their leading arguments are not probed.
-_NOT_PROBED = {"creation", "random", "config", "memory", "device", "serialization", "einsum", "einops", "joining"}
+# not probed with one or two same-shaped tensors: factories, configuration, joins; the top-level spellings of
+# in-place methods and of nn functions (their dtypes are those of the method and of nn.functional's function)
+_NOT_PROBED = {"creation", "random", "config", "memory", "device", "serialization", "einsum", "einops", "joining",
+               "inplace", "nn"}
 
 __all__ = [
     "CoverageEntry", "Handle", "coverage_report", "get_dtype_info", "get_op_info", "get_real_dtype", "has_autograd",

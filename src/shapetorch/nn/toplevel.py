@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._tensor import Tensor
+from ..ops._common import autocast_inputs
 from ..ops._registry import public
 from . import functional as F
 
@@ -159,7 +160,11 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, red
 @public("nn", method=False)
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         reduction: Any = 1) -> Tensor:
-    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+    """ATen's margin ranking loss: the operands broadcast (nn.functional's checks that they have one shape)."""
+    input1, input2, target = autocast_inputs("margin_ranking_loss", input1, input2, target)
+    loss = (-target * (input1 - input2) + margin).clamp_min(0)
+    red = _reduction(reduction)
+    return loss.mean() if red == "mean" else loss.sum() if red == "sum" else loss
 
 
 @public("nn", method=False)

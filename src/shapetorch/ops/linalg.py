@@ -1512,17 +1512,25 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 @public("linalg")
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
     """X of ``A X = B`` given A's Cholesky factor (lower ``L``, or upper when ``upper``)."""
+    low = _factor(L, upper)
+    return linalg_solve(low @ low.mH, B)
+
+
+def _factor(L: Tensor, upper: bool) -> Tensor:
+    """The lower factor read from L's triangle, as LAPACK reads it, with the gradient of the whole of L: torch's
+    formulas for cholesky_solve and cholesky_inverse differentiate ``A = L L^H`` in every entry of L."""
+    if L._data.ndim < 2:
+        fail("argument_error_invalid", op="cholesky_inverse", problem="The input tensor A must have at least 2 dimensions.")
     low = L.mH if upper else L
-    return linalg_solve_triangular(low.mH, linalg_solve_triangular(low, B, upper=False), upper=True)
+    out: Tensor = low + (low.tril() - low).detach()  # the triangle's values exactly: x + (0 - x) is 0
+    return out
 
 
 @public("linalg")
 def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
     """``A^-1`` given A's Cholesky factor."""
-    if L._data.ndim < 2:
-        fail("argument_error_invalid", op="cholesky_inverse", problem="The input tensor A must have at least 2 dimensions.")
-    n = L._data.shape[-1]
-    return cholesky_solve(_eye_like(L, n).expand(*L._data.shape), L, upper)
+    low = _factor(L, upper)
+    return linalg_inv(low @ low.mH)
 
 
 @public("linalg")
@@ -1531,7 +1539,7 @@ def nuclear_norm(input: Tensor, dim: Any = (-2, -1), keepdim: bool = False) -> T
 
 
 @public("linalg", method=False)
-def frobenius_norm(input: Tensor, dim: Any = (-2, -1), keepdim: bool = False) -> Tensor:
+def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     return linalg_matrix_norm(input, "fro", tuple(dim), keepdim)
 
 

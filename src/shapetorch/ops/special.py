@@ -521,9 +521,17 @@ _GAMMAINC = Prim("special_gammainc", _gammainc_kernel("gammainc"), _gammainc_vjp
 _GAMMAINCC = Prim("special_gammaincc", _gammainc_kernel("gammaincc"), _gammainc_vjp(-1.0))
 
 
+def _no_bool(a: Any, x: Any, op: str) -> None:
+    """torch's igamma kernels are floating only: two integer or bool tensors are refused (torch does not promote
+    them to float)."""
+    if all(isinstance(t, Tensor) and not t.is_floating_point() for t in (a, x)):
+        fail("method_dtype_not_supported_error", op=op, dtype=a.dtype.name, hint="")
+
+
 @public("pointwise", method=False)
 def special_gammainc(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """The regularized lower incomplete gamma function P(input, other)."""
+    _no_bool(input, other, "gammainc")
     a, x = _binary_operands(input, other, "gammainc")
     r = _GAMMAINC(a.detach(), x)
     return r if out is None else write_inplace(out, r, "gammainc")
@@ -532,6 +540,7 @@ def special_gammainc(input: Any, other: Any, *, out: Tensor | None = None) -> Te
 @public("pointwise", method=False)
 def special_gammaincc(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """The regularized upper incomplete gamma function Q(input, other) = 1 - P(input, other)."""
+    _no_bool(input, other, "gammaincc")
     a, x = _binary_operands(input, other, "gammaincc")
     r = _GAMMAINCC(a.detach(), x)
     return r if out is None else write_inplace(out, r, "gammaincc")
