@@ -58,8 +58,11 @@ _sub = _binary("sub", np.subtract, lambda g, n: (g, -g), kind="no_bool", registe
 mul = _binary("mul", np.multiply, lambda g, n: (g * _one(n, 1), g * _one(n, 0)), dunder="__mul__", rdunder="__rmul__")
 true_divide = _binary(
     "true_divide", _quiet(np.true_divide), lambda g, n: (g / _one(n, 1), -g * (_one(n, 0) / _one(n, 1)) / _one(n, 1)),  # not a / b**2: b**2 overflows
-    kind="float", dunder="__truediv__", rdunder="__rtruediv__",
+    kind="float", dunder="__truediv__",
 )
+# ``2 / x`` is torch's ``x.reciprocal() * 2`` (Tensor.__rdiv__): the reciprocal rounds in x's dtype first, which a
+# bfloat16 tensor divided into a complex number shows
+method("__rtruediv__", lambda self, other: self.reciprocal() * other)
 def _int_div(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
     """Integer division by zero is an error in torch; NumPy would quietly give 0."""
 
