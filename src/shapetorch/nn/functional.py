@@ -8,6 +8,7 @@ normalisation, losses).
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -85,6 +86,8 @@ __all__ = [
 # refusals for a leaf that requires grad or a tensor a backward still needs, as in torch.
 
 def _activation(fn: Any, input: Tensor, inplace: bool, *args: Any) -> Tensor:
+    if not isinstance(input, Tensor):  # dropout's eval mode returns its input untouched: torch checks it first
+        raise TypeError("input must be a Tensor")  # coded by the argument guard, which names the types
     if inplace:
         out: Tensor = make_inplace(fn, fn.__name__ + "_")(input, *args)
         return out
@@ -644,9 +647,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
-    if inplace and training:
-        return _activation(A.dropout, input, True, p, training)
-    return apply_dropout(input, p, training)
+    return _activation(A.dropout, input, True, p, training) if inplace and training else _activation(
+        apply_dropout, input, False, p, training)
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, keep_dims: int) -> Tensor:
@@ -1427,3 +1429,21 @@ def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: st
              align_corners: bool | None = None) -> Tensor:
     """Deprecated alias of ``interpolate``."""
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def _guard_arguments() -> None:
+    """Every public function here behind the registry's argument guard, as the registered ops are: a call torch
+    would refuse (an unknown keyword, an argument given twice, one too many, a non-tensor input, a non-bool
+    flag) is a coded ``TypeError``, not the Python error it would hit inside the function. Those taken from the
+    op table already have their guard (``__wrapped__``)."""
+    from ..ops._registry import _guarded
+
+    space = globals()
+    for name in [*__all__, *(n for n, v in space.items() if inspect.isfunction(v) and v.__module__ == __name__
+                             and not n.startswith("_") and n not in __all__)]:
+        fn = space[name]
+        if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
+            space[name] = _guarded(name, fn, "nn.functional")
+
+
+_guard_arguments()
