@@ -207,9 +207,10 @@ def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict
            x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Case:
     layout = LAYOUTS.get(kind)
     call = _laid_out(kind, call)
+    mine = to_st(x), to_st(args), to_st(kwargs)  # before torch's call, which may write into x (inplace=True)
     theirs, te = (None, CRASHES[f"{name}:{kind}"]) if f"{name}:{kind}" in CRASHES else outcome(
         lambda: call(torch, x, args, kwargs))
-    ours, oe = outcome(lambda: call(st, to_st(x), to_st(args), to_st(kwargs)))
+    ours, oe = outcome(lambda: call(st, *mine))
     if te is not None and oe is not None:
         if not isinstance(oe, st.ShapetorchError):
             return Case(name, kind, "raw", f"{type(oe).__name__}: {str(oe)[:120]}")

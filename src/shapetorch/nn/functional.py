@@ -26,7 +26,7 @@ from .._tensor import Tensor
 from ..ops import activation as A
 from ..ops import convolution as C
 from ..ops import pooling as P
-from ..ops._common import autocast_inputs, be, check, make_inplace
+from ..ops._common import autocast_inputs, be, check, make_inplace, refuse
 from ..ops.activation import (
     apply_dropout,
     check_dropout_p,
@@ -209,16 +209,19 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    refuse(input, "max_pool1d", bool_=True, complex_=True)  # torch has no bool or complex kernel
     return P.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool1d")
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    refuse(input, "max_pool2d", bool_=True, complex_=True)  # torch has no bool or complex kernel
     return P.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool2d")
 
 
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    refuse(input, "max_pool3d", bool_=True, complex_=True)  # torch has no bool or complex kernel
     return P.max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool3d")
 
 
@@ -364,7 +367,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if training:
         count = input.numel() // max(input._data.shape[1], 1)
         if count <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+            fail("argument_error_invalid_value", op="batch_norm",
+                 problem=f"Expected more than 1 value per channel when training, got input size {input.shape}")
         if batch_norm_fusable(input, weight, bias):
             out, bmean, bvar = batch_norm_train(input, weight, bias, eps)
             if running_mean is not None and running_var is not None:
