@@ -19,6 +19,7 @@ arguments, ...). For each variant the verdicts must agree:
 
 from __future__ import annotations
 
+import copy
 import functools
 import warnings
 from collections.abc import Callable, Iterator
@@ -47,7 +48,8 @@ UNSEEDED = {"empty_like", "rand_like", "randn_like", "randint_like", "bernoulli"
             "dropout", "alpha_dropout", "feature_alpha_dropout", "rrelu", "randperm", "empty", "empty_strided",
             "nn.functional.dropout", "nn.functional.dropout1d", "nn.functional.dropout2d", "nn.functional.dropout3d",
             "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout", "nn.functional.rrelu",
-            "nn.functional.gumbel_softmax"}
+            "nn.functional.gumbel_softmax",
+            "resize_as_"}  # the elements it adds are uninitialised in torch
 
 
 # ops whose indices among equal values torch leaves unspecified (its sort is not stable by default):
@@ -207,7 +209,9 @@ def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict
            x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Case:
     layout = LAYOUTS.get(kind)
     call = _laid_out(kind, call)
-    mine = to_st(x), to_st(args), to_st(kwargs)  # before torch's call, which may write into x (inplace=True)
+    # converted before torch's call, which may write into x (inplace=True), and from a copy: x.numpy() would make
+    # the storage of torch's x one it refuses to resize
+    mine = to_st(copy.deepcopy(x)), to_st(copy.deepcopy(args)), to_st(copy.deepcopy(kwargs))
     theirs, te = (None, CRASHES[f"{name}:{kind}"]) if f"{name}:{kind}" in CRASHES else outcome(
         lambda: call(torch, x, args, kwargs))
     ours, oe = outcome(lambda: call(st, *mine))
