@@ -1,5 +1,8 @@
 """A differential bad-input fuzzer, driven by the op registry: every public function that torch also has
 gets bad and borderline variants of a valid call, runs them through torch and shapetorch, and compares.
+That is the top-level functions and those of torch.linalg, torch.fft, torch.special and torch.nn.functional,
+each under its OpInfo name (``linalg.cholesky`` is ``shapetorch.linalg.cholesky``, ``nn.functional.conv2d``
+is ``shapetorch.nn.functional.conv2d``).
 
 A valid call comes from torch's OpInfo samples (the first float32 sample both libraries accept). Each
 *kind* of variant mutates it in one way (a non-tensor input, a dim out of range or of the wrong type,
@@ -16,6 +19,7 @@ arguments, ...). For each variant the verdicts must agree:
 
 from __future__ import annotations
 
+import copy
 import functools
 import warnings
 from collections.abc import Callable, Iterator
@@ -41,7 +45,11 @@ KINDS = (
 
 # results that are random or uninitialised in torch: only their shape and dtype are compared
 UNSEEDED = {"empty_like", "rand_like", "randn_like", "randint_like", "bernoulli", "multinomial", "normal", "poisson",
-            "dropout", "alpha_dropout", "feature_alpha_dropout", "rrelu", "randperm", "empty", "empty_strided"}
+            "dropout", "alpha_dropout", "feature_alpha_dropout", "rrelu", "randperm", "empty", "empty_strided",
+            "nn.functional.dropout", "nn.functional.dropout1d", "nn.functional.dropout2d", "nn.functional.dropout3d",
+            "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout", "nn.functional.rrelu",
+            "nn.functional.gumbel_softmax",
+            "resize_as_"}  # the elements it adds are uninitialised in torch
 
 
 # ops whose indices among equal values torch leaves unspecified (its sort is not stable by default):
@@ -107,6 +115,24 @@ DELIBERATE = {
 }
 
 
+# Variants that crash torch's process: not run through torch, whose verdict is taken to be the error here (the one
+# torch raises for the same input elsewhere)
+CRASHES = {
+    # MKL's SGEBAL refuses the NaN and torch segfaults; torch.linalg.eig checks first and raises this
+    "linalg.eigvals:nan_input": RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs."),
+    # torch reads outside the log-probs for a target out of bounds (an answer from memory it should not read, or a
+    # segfault); the IndexError is gather's, which torch raises for the same index elsewhere
+    "nn.functional.ctc_loss:index_out_of_bounds": IndexError("index 1000000 is out of bounds"),
+    "nn.functional.ctc_loss:index_negative_out_of_bounds": IndexError("index -1000000 is out of bounds"),
+}
+
+
+# torch's functions written in Python (most of torch.nn.functional) leak an AttributeError for an argument of the wrong
+# type (``'str' object has no attribute 'dim'``); shapetorch's is the TypeError torch's argument parser gives for its
+# other ops. Counted as deliberate wherever it happens (docs/compatibility.md), the entries above apart.
+LEAK = "torch leaks an AttributeError from its Python code; ours is a TypeError"
+
+
 @dataclass(frozen=True)
 class Case:
     name: str  # the public function
@@ -136,7 +162,34 @@ def names() -> list[str]:
     from shapetorch.ops._registry import FUNCTIONS
 
     ops = _opinfos()
-    return sorted(n for n in FUNCTIONS if hasattr(torch, n) and n in ops)
+    top = [n for n in FUNCTIONS if hasattr(torch, n) and n in ops]
+    spaced = [n for n in ops if n.startswith(NAMESPACES) and _public(torch, n) is not None
+              and _public(st, n) is not None]
+    return sorted([*top, *spaced])
+
+
+# the namespaces whose functions are fuzzed besides the top level, as OpInfo prefixes their names
+NAMESPACES = ("linalg.", "fft.", "special.", "nn.functional.")
+
+
+def _public(lib: Any, name: str) -> Any | None:
+    """``lib``'s public function of that (dotted) name, or None."""
+    import shapetorch.nn.functional  # noqa: F401  (st.nn.functional, loaded on demand)
+
+    try:
+        return functools.reduce(getattr, name.split("."), lib)
+    except AttributeError:
+        return None
+
+
+def family(name: str) -> str:
+    """The registry's category of a top-level function, the namespace of another (``linalg``, ``nn.functional``)."""
+    from shapetorch.ops._registry import CATEGORY
+
+    name = name.removeprefix("Tensor.")
+    if "." in name:
+        return name.rsplit(".", 1)[0]
+    return CATEGORY.get(name, "other")
 
 
 def builtin_class(e: BaseException) -> type[BaseException]:
@@ -156,11 +209,18 @@ def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict
            x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Case:
     layout = LAYOUTS.get(kind)
     call = _laid_out(kind, call)
-    theirs, te = outcome(lambda: call(torch, x, args, kwargs))
-    ours, oe = outcome(lambda: call(st, to_st(x), to_st(args), to_st(kwargs)))
+    # converted before torch's call, which may write into x (inplace=True), and from a copy: x.numpy() would make
+    # the storage of torch's x one it refuses to resize
+    mine = to_st(copy.deepcopy(x)), to_st(copy.deepcopy(args)), to_st(copy.deepcopy(kwargs))
+    theirs, te = (None, CRASHES[f"{name}:{kind}"]) if f"{name}:{kind}" in CRASHES else outcome(
+        lambda: call(torch, x, args, kwargs))
+    ours, oe = outcome(lambda: call(st, *mine))
     if te is not None and oe is not None:
         if not isinstance(oe, st.ShapetorchError):
             return Case(name, kind, "raw", f"{type(oe).__name__}: {str(oe)[:120]}")
+        if (isinstance(te, AttributeError) and isinstance(oe, TypeError)
+                and f"{name.removeprefix('Tensor.')}:{kind}" not in DELIBERATE):
+            return Case(name, kind, "deliberate", LEAK)
         if not isinstance(oe, builtin_class(te)):
             return _kept(Case(name, kind, "class", f"torch {builtin_class(te).__name__}, ours {type(oe).__mro__[1].__name__}"
                         f" [{oe.code}]"))
@@ -193,6 +253,8 @@ def _kept(case: Case) -> Case:
 
 
 def _call(fn_name: str) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]:
+    if "." in fn_name:
+        return lambda lib, x, args, kwargs: _public(lib, fn_name)(x, *args, **kwargs)
     return lambda lib, x, args, kwargs: getattr(lib, fn_name)(x, *args, **kwargs)
 
 
@@ -273,7 +335,8 @@ def _signature(name: str) -> dict[str, Any]:
     from shapetorch.ops._registry import FUNCTIONS
 
     try:
-        return dict(inspect.signature(inspect.unwrap(FUNCTIONS[name])).parameters)
+        return dict(inspect.signature(inspect.unwrap(FUNCTIONS[name] if "." not in name else _public(st, name)))
+                    .parameters)
     except (TypeError, ValueError):
         return {}
 
@@ -316,7 +379,7 @@ def _extra_variants(name: str, x: torch.Tensor, args: tuple[Any, ...],
     sizes, in-place ops that alias their target or write into a leaf (and a view of one)."""
     fn = _call(name)
     sig = _signature(name)
-    yield "duplicate_argument", lambda lib, x, a, k: getattr(lib, name)(x, *a, input=x, **k), x, args, kwargs
+    yield "duplicate_argument", lambda lib, x, a, k: _public(lib, name)(x, *a, input=x, **k), x, args, kwargs
     flag = next((p for p, q in sig.items() if q.annotation == "bool" and q.kind is not q.VAR_KEYWORD), None)
     if flag is not None:
         yield "bool_flag_int", fn, x, args, {**kwargs, flag: 1}
@@ -350,7 +413,7 @@ def _extra_variants(name: str, x: torch.Tensor, args: tuple[Any, ...],
             and theirs.shape == x.shape and theirs.dtype == x.dtype):  # an out= torch need not resize nor cast
         def out_overlapping(lib: Any, x: Any, a: tuple[Any, ...], k: dict[str, Any]) -> Any:
             src, dst = _shifted_views(lib, x)
-            return getattr(lib, name)(src, *a, out=dst, **k)
+            return _public(lib, name)(src, *a, out=dst, **k)
 
         yield "out_partial_overlap", out_overlapping, x, args, kwargs
 
@@ -412,7 +475,7 @@ def _huge_cases(only: list[str] | None) -> list[Case]:
         x0, args0, kwargs0 = sample.input, tuple(sample.args), dict(sample.kwargs)
         for kind, x, args, kwargs in _huge_variants(x0, args0, kwargs0):
             cases.append(_judge(name, kind, _call(name), x, args, kwargs))
-            if name in METHODS and hasattr(torch.Tensor, name):
+            if name in METHODS and hasattr(torch.Tensor, name):  # a dotted name is no method
                 cases.append(_judge(f"Tensor.{name}", kind, _method(name), x, args, kwargs))
     return cases
 
@@ -457,10 +520,8 @@ def run(only: list[str] | None = None, huge: bool = True) -> list[Case]:
 def table(cases: list[Case], by: str = "kind") -> str:
     """Agreement by kind of bad input (``by="kind"``) or by family of op (``by="family"``, the registry's
     category): cases, agree, and each kind of disagreement."""
-    from shapetorch.ops._registry import CATEGORY
-
     def group(c: Case) -> str:
-        return c.kind if by == "kind" else CATEGORY.get(c.name.removeprefix("Tensor."), "other")
+        return c.kind if by == "kind" else family(c.name)
 
     verdicts = ("agree", "deliberate", "silent", "refused", "raw", "class", "values")
     rows = [f"| {by} | cases | {' | '.join(verdicts)} |", "|---|---" + "|---" * len(verdicts) + "|"]
@@ -473,4 +534,4 @@ def table(cases: list[Case], by: str = "kind") -> str:
     return "\n".join(rows)
 
 
-__all__ = ["DELIBERATE", "KINDS", "Case", "builtin_class", "names", "outcome", "run", "table"]
+__all__ = ["CRASHES", "DELIBERATE", "KINDS", "LEAK", "Case", "builtin_class", "names", "outcome", "run", "table"]

@@ -8,6 +8,7 @@ normalisation, losses).
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -25,7 +26,7 @@ from .._tensor import Tensor
 from ..ops import activation as A
 from ..ops import convolution as C
 from ..ops import pooling as P
-from ..ops._common import autocast_inputs, be, check, make_inplace
+from ..ops._common import autocast_inputs, be, check, make_inplace, refuse
 from ..ops.activation import (
     apply_dropout,
     check_dropout_p,
@@ -93,6 +94,8 @@ __all__ = [
 # refusals for a leaf that requires grad or a tensor a backward still needs, as in torch.
 
 def _activation(fn: Any, input: Tensor, inplace: bool, *args: Any) -> Tensor:
+    if not isinstance(input, Tensor):  # dropout's eval mode returns its input untouched: torch checks it first
+        raise TypeError("input must be a Tensor")  # coded by the argument guard, which names the types
     if inplace:
         out: Tensor = make_inplace(fn, fn.__name__ + "_")(input, *args)
         return out
@@ -214,16 +217,19 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    refuse(input, "max_pool1d", bool_=True, complex_=True)  # torch has no bool or complex kernel
     return P.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool1d")
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    refuse(input, "max_pool2d", bool_=True, complex_=True)  # torch has no bool or complex kernel
     return P.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool2d")
 
 
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    refuse(input, "max_pool3d", bool_=True, complex_=True)  # torch has no bool or complex kernel
     return P.max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices, op="max_pool3d")
 
 
@@ -369,7 +375,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     if training:
         count = input.numel() // max(input._data.shape[1], 1)
         if count <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+            fail("argument_error_invalid_value", op="batch_norm",
+                 problem=f"Expected more than 1 value per channel when training, got input size {input.shape}")
         if batch_norm_fusable(input, weight, bias):
             out, bmean, bvar = batch_norm_train(input, weight, bias, eps)
             if running_mean is not None and running_var is not None:
@@ -652,9 +659,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
-    if inplace and training:
-        return _activation(A.dropout, input, True, p, training)
-    return apply_dropout(input, p, training)
+    return _activation(A.dropout, input, True, p, training) if inplace and training else _activation(
+        apply_dropout, input, False, p, training)
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, keep_dims: int) -> Tensor:
@@ -1457,3 +1463,21 @@ def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: st
              align_corners: bool | None = None) -> Tensor:
     """Deprecated alias of ``interpolate``."""
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def _guard_arguments() -> None:
+    """Every public function here behind the registry's argument guard, as the registered ops are: a call torch
+    would refuse (an unknown keyword, an argument given twice, one too many, a non-tensor input, a non-bool
+    flag) is a coded ``TypeError``, not the Python error it would hit inside the function. Those taken from the
+    op table already have their guard (``__wrapped__``)."""
+    from ..ops._registry import _guarded
+
+    space = globals()
+    for name in [*__all__, *(n for n, v in space.items() if inspect.isfunction(v) and v.__module__ == __name__
+                             and not n.startswith("_") and n not in __all__)]:
+        fn = space[name]
+        if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
+            space[name] = _guarded(name, fn, "nn.functional")
+
+
+_guard_arguments()

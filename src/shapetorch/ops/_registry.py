@@ -66,14 +66,16 @@ def _int_param(q: inspect.Parameter) -> bool:
 # for an optional one (``bool | None``) None as well
 _BOOL: frozenset[type] = frozenset({bool})
 _OPTIONAL_BOOL: frozenset[type] = frozenset({bool, type(None)})
-# flags torch does not parse: stft's and istft's ``center`` is read by Python code (``if center:``)
-_PYTHON_FLAGS = frozenset({("stft", "center"), ("istft", "center")})
+# flags torch does not parse: stft's and istft's ``center`` is read by Python code (``if center:``), as are
+# torch.nn.functional's ``inplace`` flags (``_PYTHON_PARAMS``, in every function there) and gaussian_nll_loss's ``full``
+_PYTHON_FLAGS = frozenset({("stft", "center"), ("istft", "center"), ("gaussian_nll_loss", "full")})
+_PYTHON_PARAMS = frozenset({"inplace"})
 
 
 def _bool_classes(name: str, q: inspect.Parameter) -> frozenset[type] | None:
     """The classes a bool parameter takes, or None when it is no bool parameter or torch takes anything there.
     A factory's ``requires_grad`` is an optional bool in torch's schemas (None is the default), but for ``tensor``."""
-    if q.kind in (q.VAR_POSITIONAL, q.VAR_KEYWORD) or (name, q.name) in _PYTHON_FLAGS:
+    if q.kind in (q.VAR_POSITIONAL, q.VAR_KEYWORD) or (name, q.name) in _PYTHON_FLAGS or q.name in _PYTHON_PARAMS:
         return None
     if q.annotation == "bool":
         return _OPTIONAL_BOOL if q.name == "requires_grad" and name != "tensor" else _BOOL

@@ -25,9 +25,7 @@ from .._tensor import Tensor
 from ..backends import thread_pool
 from ._common import (
     autocast_inputs,
-    cast,
     check,
-    default_float,
     dtype_name,
     make_inplace,
     need_floating,
@@ -48,10 +46,6 @@ def _require(x: Tensor, op: str, integers: bool = False) -> None:
     d = x.dtype
     if not (d.is_floating_point or (integers and not d.is_complex and d.name != "bool")):
         fail("method_dtype_not_supported_error", op=op, dtype=x.dtype.name, hint="")
-
-
-def _floating(x: Tensor) -> Tensor:
-    return cast(x, default_float()) if x._data.dtype.kind in "biu" else x
 
 
 # -- relu -----------------------------------------------------------------------------------------------
@@ -213,7 +207,7 @@ _GELU = Prim("gelu", lambda a: thread_pool.flat(_gelu_runs, (a,), _GELU_PASSES),
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit: exact (``'none'``) or the ``'tanh'`` approximation."""
-    input = _floating(input)
+    need_floating(input, "GeluKernelImpl")  # torch has no integer, bool or complex kernel: never a silent cast
     if approximate == "tanh":
         inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
         return input * 0.5 * (1 + inner.tanh())
@@ -605,14 +599,17 @@ def relu6(input: Tensor) -> Tensor:
 
 
 def hardsigmoid(input: Tensor) -> Tensor:
+    need_floating(input, "hardsigmoid_cpu")  # torch's kernels are floating point only
     return (input / 6 + 0.5).clamp(0.0, 1.0)
 
 
 def hardswish(input: Tensor) -> Tensor:
+    need_floating(input, "hardswish_cpu")  # torch's kernels are floating point only
     return input * hardsigmoid(input)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
+    need_floating(input, "log_sigmoid_cpu", complex_=True)  # torch's kernels: floating point and complex
     return -softplus(-input)
 
 
@@ -651,6 +648,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     # chunk(2) of an odd size would split it unevenly and broadcast a silent wrong answer: the rule refuses it
     check(glu_shape, tuple(input._data.shape), dim, "glu")
+    need_floating(input, "glu_cpu")  # torch's kernels are floating point only
     a, b = input.chunk(2, dim)
     return a * b.sigmoid()
 

@@ -123,6 +123,14 @@ def _float_input(x: Tensor, op: str, allow_complex: bool = True) -> Tensor:
     return x
 
 
+def _nonempty(x: Tensor, op: str) -> Tensor:
+    """torch's CPU FFTs (MKL, pocketfft) refuse a transform with no data points: an empty signal, or an empty batch
+    of them. ``x`` is the input cut or padded to the transform's length (``n`` may pad an empty signal)."""
+    if x._data.size == 0:
+        fail("argument_error_invalid", op=op, problem="Invalid number of data points (0) specified")
+    return x
+
+
 def _prepare(input: Tensor, n: int | None, dim: Any, norm: str | None, kind: str, op: str) -> tuple[int, int, str]:
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
@@ -133,7 +141,7 @@ def _prepare(input: Tensor, n: int | None, dim: Any, norm: str | None, kind: str
 def _c2c_op(input: Tensor, n: int | None, dim: int, norm: str | None, forward: bool, op: str) -> Tensor:
     d, length, mode = _prepare(input, n, dim, norm, "c2c", op)
     x = _complex(_float_input(input, op))
-    return _C2C(_resize(x, d, length), axis=d, forward=forward, norm=mode)
+    return _C2C(_nonempty(_resize(x, d, length), op), axis=d, forward=forward, norm=mode)
 
 
 @public("fft", method=False)
@@ -153,7 +161,7 @@ def fft_rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | Non
     """The FFT of a real signal: the n//2 + 1 non-negative frequencies."""
     d, length, mode = _prepare(input, n, dim, norm, "r2c", "rfft")
     x = _float_input(input, "rfft", allow_complex=False)
-    return _R2C(_resize(x, d, length), axis=d, norm=mode)
+    return _R2C(_nonempty(_resize(x, d, length), "rfft"), axis=d, norm=mode)
 
 
 @public("fft", method=False)
@@ -161,7 +169,7 @@ def fft_irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | No
     """The inverse of :func:`fft_rfft`: a real signal of length ``n`` (default 2 * (size - 1))."""
     d, length, mode = _prepare(input, n, dim, norm, "c2r", "irfft")
     x = _complex(_float_input(input, "irfft"))
-    return _C2R(_resize(x, d, length // 2 + 1), axis=d, n=length, norm=mode)
+    return _C2R(_nonempty(_resize(x, d, length // 2 + 1), "irfft"), axis=d, n=length, norm=mode)
 
 
 # -- short-time transforms ----------------------------------------------------------------------------------
@@ -318,7 +326,7 @@ def _dims_and_sizes(input: Tensor, s: Any, dim: Any, default_last: int | None, o
             dims = list(range(nd - len(s), nd))
     else:
         dims = [dim] if isinstance(dim, int) else list(dim)
-    dims = [wrap_dim(d, nd, op) for d in dims]
+    dims = [check(wrap_dim, d, nd, op) for d in dims]
     if len(set(dims)) != len(dims):
         fail("argument_error_invalid", op=op, problem=f"{op} dims must be unique")
     sizes: list[int | None] = [None] * len(dims) if s is None else [None if n == -1 else int(n) for n in s]

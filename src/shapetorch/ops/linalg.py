@@ -414,6 +414,8 @@ _EIGH_V = Prim("linalg_eigh_eigenvectors", _given, _eigh_vectors_vjp)
 def _eigh_arrays(a: Arr, UPLO: str) -> tuple[Arr, Arr]:
     if a.size == 0:
         return np.zeros(a.shape[:-1], dtype=np.abs(a).dtype), a.copy()
+    if np.isnan(np.tril(a) if UPLO == "L" else np.triu(a)).any():  # LAPACK does not converge: torch raises
+        fail("linalg_error_not_converged", op="linalg.eigh")
     w, V = np.linalg.eigh(a, UPLO=UPLO)  # type: ignore[call-overload]
     return w, V
 
@@ -482,6 +484,8 @@ def linalg_eig(A: Tensor, *, out: Any = None) -> Eigh:
     check(RX.eigh_shapes, A._data.shape, op="linalg.eig")
     _floating(A, "linalg.eig")
     ct = _complex_of(A._data)
+    if not np.isfinite(A._data).all():  # torch checks before LAPACK, which would not converge
+        fail("linalg_error_not_converged", op="linalg.eig")
     if A._data.size:
         w, V = np.linalg.eig(A._data)
     else:
