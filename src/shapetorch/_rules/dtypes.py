@@ -164,6 +164,7 @@ DTYPE_KINDS: Final[dict[str, str]] = {
                      "round", "trunc", "relu", "hardtanh"), "no_bool"),
     **dict.fromkeys(("mean", "nanmean", "std", "var", "softmax", "log_softmax", "softmin", "logcumsumexp",
                      "leaky_relu", "elu"), "floating"),
+    "gelu": "real_floating",  # torch's GELU kernel: floating dtypes only, complex refused too
 }
 
 
@@ -199,6 +200,8 @@ def check_kind(op: str, dtype: str, bool_operand: bool = False, scalar_exponent:
         raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (integral and bool only)")
     if kind == "no_bool" and (dtype == "bool" or (op == "sub" and bool_operand)):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype="bool", hint="")
+    if kind == "real_floating" and not is_floating(dtype):
+        raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (floating point dtypes only)")
     if kind == "floating" and not (is_floating(dtype) or is_complex(dtype)):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype,
                         hint=" (input dtype must be either a floating point or complex dtype)")
