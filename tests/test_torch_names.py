@@ -106,6 +106,10 @@ def test_typed_tensor_classes() -> None:
     assert x.new(3).shape == (3,) and x.new([1, 2]).dtype is st.float32 and x.new().shape == (0,)
     p = st.nn.Parameter(st.Tensor(3, 4))
     assert p.shape == (3, 4) and p.requires_grad
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        st.Tensor(-1, 2)
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        torch.Tensor(-1, 2)
 
 
 def test_channels_last_strides_match_torch() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import DTYPES, DType, get_default_dtype, to_dtype
+from .._errors import fail
 from .._tensor import Size, Tensor
 from ._registry import method
 from .creation import tensor, zeros
@@ -42,7 +43,8 @@ def construct(dtype: type[DType], device: Any, *args: Any) -> Tensor:
     sizes = _sizes(args)
     if sizes is not None:
         if any(s < 0 for s in sizes):
-            raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
+            fail("argument_error_invalid", op="Tensor",
+                 problem=f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
         return zeros(sizes, dtype=dtype, device=device)
     if len(args) != 1:
         raise TypeError(f"new(): data must be a sequence (got {', '.join(type(a).__name__ for a in args)})")

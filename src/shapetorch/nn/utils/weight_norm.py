@@ -70,9 +70,15 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Undo ``weight_norm``: ``<name>`` is a parameter again, holding the current ``g * v / ||v||``."""
+    return remove_reparametrization(module, WeightNorm, name, "weight_norm")
+
+
+def remove_reparametrization(module: Module, hook_class: type, name: str, what: str) -> Module:
+    """Undo a hook-based reparametrization (``weight_norm``, ``spectral_norm``) of ``module.<name>``: its hook
+    writes the current weight back as a parameter and is taken off the module."""
     for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
+        if isinstance(hook, hook_class) and getattr(hook, "name", None) == name:
+            hook.remove(module)  # type: ignore[attr-defined]  # hook_class's instances have remove
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
