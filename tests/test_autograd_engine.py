@@ -801,3 +801,48 @@ def test_a_device_gradient_nothing_else_holds_becomes_grad_without_a_copy():
 
     backward(False)  # the kernels compiled once
     assert backward(False) == backward(True) - 1
+
+
+# -- in-place ops on a tensor that does not require grad, with an operand that does -------------------------
+
+_INPLACE_WITH_GRAD_OPERAND = {
+    # x (no grad) written in place with w (requires grad), then written again: what torch saved must hold
+    "mul_ twice": lambda lib, x, w: (x.mul_(w), x.mul_(2), x)[-1],
+    "itruediv then add_": lambda lib, x, w: (x.__itruediv__(w), x.add_(1), x)[-1],
+    "addcmul_": lambda lib, x, w: (x.addcmul_(w, w), x.mul_(3), x)[-1],
+    "lerp_": lambda lib, x, w: (x.lerp_(w, 0.3), x.mul_(3), x)[-1],
+    "clamp_ with a tensor min": lambda lib, x, w: (x.clamp_(min=w), x.mul_(3), x)[-1],
+    "atan2_": lambda lib, x, w: (x.atan2_(w), x.mul_(3), x)[-1],
+    "fmod_": lambda lib, x, w: (x.fmod_(w), x.mul_(3), x)[-1],
+    "index_add_ twice": lambda lib, x, w: (x.index_add_(0, lib.tensor([0, 1]), w[:2] * 2),
+                                           x.index_add_(0, lib.tensor([1, 2]), w[1:] * 3), x)[-1],
+    "copy_ of a leaf": lambda lib, x, w: (x.copy_(w), x * 3)[-1],
+    "copy_ then written": lambda lib, x, w: (x.copy_(w), x.mul_(x), x)[-1],
+    "exp_ then written": lambda lib, x, w: (x.mul_(w), x.exp_(), x.mul_(2), x)[-1],
+    "setitem then written": lambda lib, x, w: (x.__setitem__(slice(0, 2), w[:2] * 2), x.mul_(x), x)[-1],
+    "scatter_add_ then written": lambda lib, x, w: (x.scatter_add_(0, lib.tensor([0, 1]), w[:2]), x.mul_(x), x)[-1],
+}
+
+
+@pytest.mark.parametrize("case", sorted(_INPLACE_WITH_GRAD_OPERAND))
+def test_inplace_on_plain_tensor_with_grad_operand_matches_torch(case):
+    """Found by a mixture-of-experts program: ``out = zeros(); out.index_add_(..., expert(x))`` twice raised
+    a modified-saved-tensor error (the first node saved ``out`` itself), and ``x.copy_(w)`` made ``x`` a leaf,
+    cutting ``w`` off from its gradient."""
+
+    def run(lib):
+        w = lib.tensor([1.5, -2.0, 0.5], requires_grad=True)
+        x = lib.tensor([1.0, 2.0, 3.0])
+        try:
+            _INPLACE_WITH_GRAD_OPERAND[case](lib, x, w).sum().backward()
+        except RuntimeError as e:
+            return "raised", "modified by an inplace operation" in str(e)
+        return np.asarray(w.grad.detach().numpy()), x.grad_fn is not None
+
+    ours, theirs = both(run)
+    if isinstance(theirs[0], str):
+        assert ours == theirs
+    else:
+        assert not isinstance(ours[0], str), ours
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+        assert ours[1] == theirs[1]

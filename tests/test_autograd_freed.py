@@ -142,7 +142,6 @@ KNOWN = {
     "combinations": "ours: index_select of a 0-d input is a clone; torch's IndexSelectBackward saves the index",
     "bernoulli": "ours: the sample does not require grad; torch's does (with a zero gradient), so it backpropagates",
     "index_select": "ours: index_select of a 0-d input is a clone; torch's IndexSelectBackward saves the index",
-    "constant_pad_nd": "ours: F.pad's composite saves its slice; torch's ConstantPadNdBackward saves only sizes",
     "put": "ours: index_put of the flattened input, whose backward needs no saved tensor; torch's PutBackward "
            "saves the index",
 }

@@ -187,6 +187,11 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
     self._bump_version()
     if result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True
+        for slot, _, saved in getattr(result._grad_fn, "_saved", ()):
+            if slot < 0:  # the op saved its output, which is ``self`` now: a later write to ``self`` must be
+                # caught at backward, as torch's ``x.exp_(); x.mul_(2)`` is (the saved copy would hide it)
+                owner = self._base if self._base is not None else self
+                saved._cell, saved._version = owner._version_cell, owner._version_cell[0]  # type: ignore[index]
     return self
 
 
@@ -219,13 +224,19 @@ def _inplace_tangent(self: Tensor, result: Tensor, op: str) -> None:
     self._fw_grads = result._fw_grads
 
 
-def snapshot_for_inplace(self: Tensor) -> Tensor:
-    """The value ``self`` had before an in-place op, kept for the op's gradient when one is recorded."""
-    if STATE.enabled and self.requires_grad:
-        old = Tensor._make(self._data.copy(), self._device)
-        old._grad_fn, old.requires_grad = self._grad_fn, True
-        old._accumulator = self._accumulator
-        return old
+def snapshot_for_inplace(self: Tensor, others: Iterable[Any] = ()) -> Tensor:
+    """The value ``self`` had before an in-place op, kept for the op's gradient when one is recorded: when
+    ``self`` requires grad, or when one of the ``others`` operands does (``x.mul_(w)`` saves the old ``x`` for
+    ``w``'s gradient; writing ``x`` afterwards must not change what was saved, as torch's clone of the
+    original self ensures)."""
+    if STATE.enabled:
+        if self.requires_grad:
+            old = Tensor._make(self._data.copy(), self._device)
+            old._grad_fn, old.requires_grad = self._grad_fn, True
+            old._accumulator = self._accumulator
+            return old
+        if any(isinstance(o, Tensor) and o.requires_grad for o in others):
+            return Tensor._make(self._data.copy(), self._device)
     return self
 
 
@@ -269,7 +280,7 @@ def make_inplace(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if args or kwargs:
             check_no_partial_overlap(self, (*args, *kwargs.values()), name)
-        r = fn(snapshot_for_inplace(self), *args, **kwargs)
+        r = fn(snapshot_for_inplace(self, (*args, *kwargs.values())), *args, **kwargs)
         return write_inplace(self, r, name, temporary=r is not self and all(r is not a for a in (*args,
                                                                                             *kwargs.values())))
 

@@ -15,11 +15,12 @@ from .._dtype import to_dtype
 from .._engine.backward import backward as _run_backward
 from .._engine.primitives import Prim
 from .._errors import fail
+from .._grad_mode import STATE
 from .._rules import dtypes as RD
 from .._rules.broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
-from ._common import cast, check, dtype_name, promoted
+from ._common import as_node, cast, check, dtype_name, promoted
 from ._registry import _guarded, method, public
 
 
@@ -362,7 +363,12 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         value = Tensor._make(_cast_kernel(value._data, self._data.dtype), self._device) if not value.requires_grad \
             else value.to(self.dtype)
     fresh = value is not src or value._base is not None  # a cast or a clone made here, which no one else holds
-    return write_inplace(self, value if value._base is None else clone(value), "copy_", temporary=fresh)
+    if value._base is not None or (value is src and value.requires_grad and STATE.enabled):
+        # ``self`` gets a node of its own (torch's CopyBackwards): taking ``src``'s node, or none for a leaf
+        # ``src``, would make ``self`` a leaf or another output of that node, and cut ``src`` off from its gradient
+        value = as_node(clone(value), "CopyBackwards", value)
+        fresh = True
+    return write_inplace(self, value, "copy_", temporary=fresh)
 
 
 for _name, _fn in (
