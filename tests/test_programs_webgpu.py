@@ -21,7 +21,7 @@ PROGRAMS = sorted(p for p in (Path(__file__).parent / "programs").glob("*.py") i
 NOT_FLOAT32 = {
     "amp_compile": "bfloat16 autocast with device_type='cpu' (WebGPU has no bfloat16)",
     "module_habits": "model.double() and a float64 forward",
-    "tensor_toolbox": "a.to(torch.float64); and histc, refused on WebGPU (its size depends on the values)",
+    "tensor_toolbox": "a.to(torch.float64)",
     "custom_autograd_function": "gradcheck in float64 (torch.double)",
     "custom_dataset_collate": "collates float64 NumPy arrays and Python floats into float64 tensors",
     "kaggle_tabular": "torch.tensor of float64 NumPy values (pos_weight, labels) makes float64 tensors",

@@ -1,4 +1,4 @@
-"""searchsorted/bucketize kernels on WebGPU against torch; the host-only ops (histc, histogram, unique over a dim) refused
+"""searchsorted/bucketize and histc on WebGPU against torch; the host-only ops (histogram, unique over a dim) refused
 with a coded error on WebGPU instead of crashing; int64 add/sub/mul/neg whose result leaves int32 (the storage
 of int64 on WebGPU) refused at the next sync instead of wrapping."""
 
@@ -48,11 +48,23 @@ def test_searchsorted_sorter_and_empty():
 def test_host_only_ops_refused_with_a_code():
     x = st.tensor([3.0, 1.0, 3.0], device=DEV)
     for fn in (lambda: st.unique(x[None], dim=1), lambda: st.unique_consecutive(x[None], dim=0),
-               lambda: st.histc(x, bins=3), lambda: st.histogram(x, bins=3)):
+               lambda: st.histogram(x, bins=3)):
         with pytest.raises(RuntimeError) as e:
             fn()
         assert e.value.code == "kernel_not_registered_error"
         assert "move the tensor to the CPU" in str(e.value)
+
+
+@pytest.mark.parametrize("bins, lo, hi", [(5, 0.0, 1.0), (10, 0.0, 0.0), (7, -1.0, 2.0), (3, 0.25, 0.75), (4, 2.0, 2.0)])
+def test_histc_on_the_device(bins, lo, hi):
+    """histc's size is ``bins``, whatever the values: it runs on the device (the range is read back only when
+    min == max, as torch's CUDA histc does); values on the edges, outside the range and NaN as torch counts them."""
+    x = np.random.default_rng(bins).uniform(-1, 2, 500).astype(np.float32)
+    x[:4] = [0.25, 0.75, 2.0, -1.0]
+    if lo != hi:
+        x[4] = np.nan
+    _both(lambda lib, t: lib.histc(t, bins=bins, min=lo, max=hi), x)
+    _both(lambda lib, t: lib.histc(t, bins=bins, min=lo, max=hi), np.zeros(0, np.float32))
 
 
 def test_int64_overflow_refused_not_wrapped():

@@ -263,7 +263,12 @@ def refuse_arguments(name: str, fn: Callable[..., Any], given: dict[str, Any], e
         fail("argument_error_refused", op=name, problem=str(error).removeprefix(f"{name}(): "))
     if error is not None:
         types = ", ".join(type(v).__name__ for v in bound.arguments.values())
-        fail("argument_error_refused", op=name, problem=f"arguments of types ({types}) are not supported")
+        try:
+            fail("argument_error_refused", op=name, problem=f"arguments of types ({types}) are not supported")
+        except ShapetorchError as refused:
+            # the op's own error stays attached (``__cause__``): arguments that look valid and are refused here
+            # point at a path of the op that does not take them (a device array where NumPy was expected)
+            raise refused from error
 
 
 def method(name: str, fn: Callable[..., Any]) -> None:

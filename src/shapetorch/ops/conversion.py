@@ -246,11 +246,15 @@ method("where", _guarded("where", _where_method))  # the argument guard of a pub
 def _numpy(self: Tensor, *, force: bool = False) -> np.ndarray[Any, Any]:
     if self.requires_grad and not force:
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    if isinstance(self._data, np.generic):  # a 0-d result held as a NumPy scalar becomes a 0-d array that the
+        self._data = np.array(self._data)  # tensor and the caller share, as torch's numpy() shares memory
     return backend(self._device.type).to_numpy(self._data)
 
 
 def _array(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray[Any, Any]:
     a = backend(self._device.type).to_numpy(self._data)
+    if type(a) is not np.ndarray:  # a 0-d result held as a NumPy scalar: NumPy's protocol wants an array
+        a = np.asarray(a)
     return a if dtype is None else a.astype(dtype)
 
 

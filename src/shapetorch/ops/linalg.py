@@ -1493,7 +1493,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     U = LU_data[..., :k, :].triu() if unpack_data else LU_data.new_zeros(0)
     if not unpack_pivots:
         return RT.lu_unpack(LU_data.new_zeros(0), L, U)
-    piv = np.asarray(LU_pivots._data).astype(np.int64)[..., :k]
+    piv = np.asarray(LU_pivots.detach().cpu()._data).astype(np.int64)[..., :k]  # (read back from a device)
     P = _new(_permutation_matrix(_permutation(piv, m), LU_data._data.dtype), LU_data) if k else \
         _eye_like(LU_data, m).expand(*LU_data._data.shape[:-2], m, m)
     return RT.lu_unpack(P, L, U)

@@ -28,8 +28,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if dtype_name(index) not in ("int32", "int64"):
         fail("index_error_invalid_index", op="index_select", index=f"an index of dtype {index.dtype}")
     if input._data.ndim == 0:
-        if index._data.size and (index._data != 0).any():
-            fail("at_error_index_out_of_bounds", op="index_select", index=int(index._data.reshape(-1)[0]), dim=0, size=1)
+        if index._data.size:  # a 0-d input has one element: index 0 only
+            be(index).check_range(index._data, 0, 1, "at_error_index_out_of_bounds", "index_select", index=None,
+                                  dim=0, size=1)
         return input.reshape(()).clone() if index._data.size == 1 else input.reshape(-1)[index.reshape(-1)]
     d = wrap_dim(dim, input._data.ndim, "index_select")
     size = input._data.shape[d]
@@ -494,8 +495,13 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         d = wrap_dim(dim, input._data.ndim, "take_along_dim")
         x = input.expand(shape[:d] + (input._data.shape[d],) + shape[d + 1 :])
         ix = indices.expand(shape)
-    arr = _in_bounds(np.asarray(ix._data).reshape(-1), x._data.shape[d], d, "take_along_dim", negative=dim is not None)
-    fixed = Tensor._make(np.asarray(arr).reshape(ix._data.shape).astype(np.int64), ix._device)
+    size = x._data.shape[d]
+    if ix._data.size:  # (on a device: checked there, raised at the next sync)
+        be(ix).check_range(ix._data, -size if dim is not None else 0, size, "at_error_index_out_of_bounds",
+                           "take_along_dim", index=None, dim=d, size=size)
+    fixed = ix.long()
+    if dim is not None:  # negative indices count from the end
+        fixed = fixed.where(fixed >= 0, fixed + size)
     return take_along(x, fixed, d).reshape(shape)
 
 

@@ -121,7 +121,7 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
     if isinstance(q, Tensor):
         if dtype_name(q) != dtype_name(input):
             fail("dtype_error_mismatch", op=op, what="the q tensor and the input", a=q.dtype.name, b=input.dtype.name)
-        qs = q._data
+        qs = q.detach().cpu()._data  # read for the range check, as torch's check of a q tensor syncs
     elif isinstance(q, (int, float)) and not isinstance(q, bool):
         qs = np.asarray(q, dtype=input._data.dtype)
     else:
@@ -136,39 +136,38 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
                                                       f"midpoint or nearest, but got {interpolation}")
     x = input.reshape(-1) if dim is None else input.movedim(wrap_dim(dim, input._data.ndim, op), -1) \
         if input._data.ndim else input.reshape(1)
+    # In tensor ops from here, so the ranks and the picks stay on the input's device; the ranks are computed in
+    # the input dtype, as torch computes them.
     s = sort(x, -1).values  # NaNs last
     n = s._data.shape[-1]
-    nans = np.isnan(s._data).sum(axis=-1, keepdims=True)  # (..., 1)
+    nans = s.isnan().sum(-1, keepdim=True)  # (..., 1)
     dt = s._data.dtype
-    qv = qs.reshape(-1).astype(dt)  # (Q,)
-    qv = qv.reshape((-1,) + (1,) * s._data.ndim)  # (Q, ..., 1)
+    qv = new_tensor(qs.reshape((-1,) + (1,) * s._data.ndim).astype(dt), input._device)  # (Q, ..., 1)
     if ignore_nan:
         count = n - nans
-        ranks = qv * (count - 1).astype(dt)
-        ranks = np.where(count > 0, ranks, 0).astype(dt)
+        ranks = (qv * (count - 1).to(s.dtype)).where(count > 0, 0.0)
     else:
-        ranks = np.where(nans > 0, np.asarray(n - 1, dt), qv * np.asarray(n - 1, dt)).astype(dt)
+        ranks = (qv * float(n - 1)).where(nans == 0, float(n - 1))
     if interpolation == "lower":
-        ranks = np.floor(ranks)
+        ranks = ranks.floor()
     elif interpolation == "higher":
-        ranks = np.ceil(ranks)
+        ranks = ranks.ceil()
     elif interpolation == "nearest":
-        ranks = np.round(ranks)  # half to even, as torch's round
-    below = np.floor(ranks).astype(np.int64)
-    above = np.minimum(np.ceil(ranks).astype(np.int64), n - 1)
-    sq = s.unsqueeze(0).expand((qv.shape[0], *s._data.shape))
-    shape = (qv.shape[0], *s._data.shape[:-1], 1)
-    lo = sq.gather(-1, new_tensor(np.broadcast_to(below, shape).copy(), input._device))
-    hi = sq.gather(-1, new_tensor(np.broadcast_to(above, shape).copy(), input._device))
+        ranks = ranks.round()  # half to even, as torch's round
+    below = ranks.floor()
+    above = ranks.ceil().clamp(max=n - 1)
+    shape = (qv._data.shape[0], *s._data.shape[:-1], 1)
+    sq = s.unsqueeze(0).expand((qv._data.shape[0], *s._data.shape))
+    lo = sq.gather(-1, below.long().expand(shape))
+    hi = sq.gather(-1, above.long().expand(shape))
     if interpolation == "midpoint":
-        weight: Any = np.where(below == above, 0, 0.5).astype(dt)
+        out = lo + (hi - lo) * (below != above).to(s.dtype).mul(0.5)
     elif interpolation == "linear":
-        weight = (ranks - below).astype(dt)
+        out = lo + (hi - lo) * (ranks - below)
     else:
-        weight = None
-    out = lo if weight is None else lo + (hi - lo) * new_tensor(np.broadcast_to(weight, shape).copy(), input._device)
+        out = lo
     if ignore_nan:  # rows of NaNs only give NaN
-        out = out.where(new_tensor(np.broadcast_to(n - nans > 0, shape).copy(), input._device), float("nan"))
+        out = out.where(nans < n, float("nan"))
     return out.reshape(out_shape)
 
 
@@ -217,7 +216,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, a
         avg = xf.sum(1) / n_obs if n_obs else xf.sum(1) * float("nan")
     else:
         w_sum = w.sum()
-        if not w_sum._data.any():
+        if not bool(w_sum != 0):  # (read back on a device, as torch's check is)
             fail("argument_error_invalid", op="cov", problem="cov(): weights sum to zero, can't be normalized")
         avg = (xf * w).sum(1) / w_sum
     if w is None:
@@ -252,7 +251,7 @@ def _check_weights(w: Tensor, n: int, name: str, integral: bool) -> None:
     if not integral and not w.is_floating_point():
         fail("argument_error_invalid", op="cov", problem=f"cov(): expected aweights to have floating point dtype but "
                                                          f"got aweights with {w.dtype.name} dtype")
-    if w._data.size and (w._data < 0).any():
+    if w._data.size and bool((w < 0).any()):  # (a device reads the verdict back, as torch's check syncs)
         fail("argument_error_invalid", op="cov", problem=f"cov(): {name} cannot be negative")
 
 
@@ -319,10 +318,11 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
 
 def _histc(input: Tensor, bins: int, min: float, max: float) -> Tensor:
     need_floating(input, "histc")
-    host_only(input, "histc", "no histogram kernel yet")
     check(histogram_shapes, bins, op="histc")
     if min > max:
         fail("argument_error_invalid", op="histc", problem="torch.histc: max must be larger than min")
+    if input._device.type != "cpu":
+        return _histc_on_device(input, bins, float(min), float(max))
     x = input._data.reshape(-1)
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
@@ -335,6 +335,22 @@ def _histc(input: Tensor, bins: int, min: float, max: float) -> Tensor:
     idx = _bin_index(x, edges, False)  # torch's histc interpolates without the local search histogram does
     counts = np.bincount(idx[idx >= 0], minlength=bins).astype(input._data.dtype)
     return new_tensor(counts, input._device)
+
+
+def _histc_on_device(input: Tensor, bins: int, lo: float, hi: float) -> Tensor:
+    """``histc`` in device ops, counted with ``index_add`` (the counts are whole numbers, so the order of the adds
+    cannot change them). As torch's CUDA histc, the data's range is read back when ``min == max``."""
+    x = input.reshape(-1).detach()
+    if lo == hi and x.numel():
+        lo, hi = x.amin().item(), x.amax().item()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        fail("argument_error_invalid", op="histc", problem=f"torch.histc: range of [{lo}, {hi}] is not finite")
+    lo32, hi32 = (float(v) for v in np.array([lo, hi], dtype=input._data.dtype))  # the edges in the input dtype
+    inside = (x >= lo32) & (x <= hi32)  # (False for NaN)
+    pos = ((x - lo32) * float(bins) / (hi32 - lo32)).floor().nan_to_num(0.0).clamp(0, bins - 1).long()
+    return x.new_zeros(bins).index_add(0, pos, inside.to(x.dtype))
 
 
 @public("misc")

@@ -610,8 +610,9 @@ _POLY_KIND = {"chebyshev_polynomial_t": 0, "chebyshev_polynomial_u": 1, "chebysh
               "laguerre_polynomial_l": 6, "legendre_polynomial_p": 7}
 _SHIFTED = {f"shifted_chebyshev_polynomial_{k}": i for i, k in enumerate("tuvw")}
 BINARY: dict[str, str] = {
-    **{f"special_{name}": f"orthopoly_s(a, b, {kind})" for name, kind in _POLY_KIND.items()},
-    **{f"special_{name}": f"orthopoly_s(2.0 * a - 1.0, b, {kind})" for name, kind in _SHIFTED.items()},
+    # the degree is an integer, as torch casts it (toward zero: a degree of -0.5 is 0, whose polynomial is 1)
+    **{f"special_{name}": f"orthopoly_s(a, trunc(b), {kind})" for name, kind in _POLY_KIND.items()},
+    **{f"special_{name}": f"orthopoly_s(2.0 * a - 1.0, trunc(b), {kind})" for name, kind in _SHIFTED.items()},
     "special_zeta": "zeta_s(a, b)",
     "special_gammainc": "gammainc_s(a, b, false)",
     "special_gammaincc": "gammainc_s(a, b, true)",
