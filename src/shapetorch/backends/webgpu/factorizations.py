@@ -863,7 +863,8 @@ def factor(kind: str, a: WArray, **params: Any) -> Any:
     module's docstring); the op layer makes them its primitives' outputs."""
     fns: dict[str, Callable[..., Any]] = {"cholesky": cholesky, "cholesky_ex": cholesky_ex, "lu": lu,
                                           "slogdet": slogdet, "qr": qr, "eigh": eigh, "svd": svd,
-                                          "permutation": permutation, "ldl": ldl}
+                                          "permutation": permutation, "ldl": ldl,
+                                          "solve_ex": linalg_kernels.solve_ex}
     return fns[kind](a, **params)
 
 
