@@ -1,0 +1,254 @@
+"""WebGPU kernels of complex64 tensors and the discrete Fourier transforms.
+
+A complex64 tensor is stored as NumPy stores it, interleaved (real, imaginary) float32 pairs; kernels read and
+write one ``vec2<f32>`` per element (``runtime.STORAGE``), so views, copies, casts, indexing and the elementwise
+ops of ``codegen.UNARY_COMPLEX``/``BINARY_COMPLEX`` (add, sub, mul, div, neg, conj, exp, log, sqrt, abs, angle,
+equality), ``sum``/``prod``/``mean`` work through the generic kernels; any other op finds no complex entry and
+is refused with a coded error naming it and the dtype. complex128 is not stored on the device, as float64 is not
+(WGSL has no f64): it is refused the same way.
+
+Here: the real and imaginary parts as float32 views of the same buffer (strides and offset doubled, the
+imaginary part one float further; so ``real``/``imag`` write through, as torch's), ``view_as_real`` and
+``view_as_complex`` (views), ``complex``, the copies of the parts, complex ``matmul`` (four real matmuls on the
+parts' views) and the FFT primitives.
+
+The FFTs (``fft_c2c``, ``fft_r2c``, ``fft_c2r``; every ``torch.fft`` function composes from them) are a direct
+DFT: one invocation per output element sums the n input terms of its line with twiddles exp(-+2 pi i t / n),
+t = j k mod n kept exact in integers so the angle stays in [0, 2 pi). That is O(n^2) work per line, any n, no
+precomputed tables; a line longer than :data:`MAX_N` is a ``device_error_limit`` (lavapipe bounds the
+iterations of one invocation's loops at 65,535; the O(n^2) cost makes a long line slow anyway). Accuracy: each
+term's twiddle is float32 (about 1e-7 relative), so results agree with pocketfft's float32 ones to about 1e-6 of
+the line's magnitude times sqrt(n).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from ..._errors import fail
+from . import chunks
+from . import codegen as G
+from . import kernels as K
+from .runtime import RT, WG, WArray
+
+MAX_N = 16384  # points in one transformed line
+_F32 = np.dtype(np.float32)
+_C64 = np.dtype(np.complex64)
+
+
+def _complex64(op: str, a: WArray) -> None:
+    if a.dtype != _C64:
+        K._no_kernel(op, a.dtype)
+
+
+# -- parts and views ------------------------------------------------------------------------------------------
+def _part(a: WArray, imag: bool) -> WArray:
+    """The real (or imaginary) parts of complex ``a`` as a float32 view of its buffer."""
+    return WArray(a.st, a.shape, _F32, tuple(2 * s for s in a.stride), 2 * a.offset + int(imag))
+
+
+def real_kernel(a: WArray) -> WArray:
+    _complex64("real", a)
+    return _part(a, False)
+
+
+def imag_kernel(a: WArray) -> WArray:
+    _complex64("imag", a)
+    return _part(a, True)
+
+
+def real_part_kernel(z: WArray) -> WArray:
+    _complex64("real", z)
+    return K.contiguous_copy(_part(z, False))
+
+
+def imag_part_kernel(z: WArray) -> WArray:
+    _complex64("imag", z)
+    return K.contiguous_copy(_part(z, True))
+
+
+def view_as_real_kernel(a: WArray) -> WArray:
+    _complex64("view_as_real", a)
+    return WArray(a.st, (*a.shape, 2), _F32, (*(2 * s for s in a.stride), 1), 2 * a.offset)
+
+
+def view_as_complex_kernel(a: WArray) -> WArray:
+    """The op layer has checked the layout (last dim of size 2 and stride 1, the other strides and the offset
+    even), so the pairs are complex64 elements of the same buffer."""
+    if a.dtype != _F32:
+        K._no_kernel("view_as_complex", a.dtype)
+    return WArray(a.st, a.shape[:-1], _C64, tuple(s // 2 for s in a.stride[:-1]), a.offset // 2)
+
+
+def complex_kernel(re: K.Operand, im: K.Operand) -> WArray:
+    for x in (re, im):
+        if isinstance(x, WArray) and x.dtype != _F32:
+            K._no_kernel("complex", x.dtype)
+    shape = K._broadcast(*(x.shape for x in (re, im) if isinstance(x, WArray)))
+    return K.elementwise("vec2<f32>(a, b)", _C64, [("a", re, _F32), ("b", im, _F32)], shape)
+
+
+def to_complex_kernel(a: WArray, dtype: Any) -> WArray:
+    """A real tensor as complex (fft's input cast); complex128 is refused as on every WebGPU path."""
+    RT.check_dtype(np.dtype(dtype), "fft")
+    return K.cast(a, np.dtype(dtype))
+
+
+def matmul_complex(a: WArray, b: WArray) -> WArray:
+    """(Ar + i Ai)(Br + i Bi) in four real matmuls on the parts' views, joined into one complex result."""
+    if a.dtype != b.dtype:
+        b = K.cast(b, _C64) if b.dtype != _C64 else b
+        a = K.cast(a, _C64) if a.dtype != _C64 else a
+    ar, ai, br, bi = _part(a, False), _part(a, True), _part(b, False), _part(b, True)
+    mm = K.matmul_kernel
+    re = K.elementwise("a - b", _F32, [("a", mm(ar, br), _F32), ("b", mm(ai, bi), _F32)], _out_shape(a, b))
+    im = K.elementwise("a + b", _F32, [("a", mm(ar, bi), _F32), ("b", mm(ai, br), _F32)], _out_shape(a, b))
+    return complex_kernel(re, im)
+
+
+def _out_shape(a: WArray, b: WArray) -> tuple[int, ...]:
+    if a.ndim == 1 and b.ndim == 1:
+        return ()
+    if a.ndim == 1:
+        return (*b.shape[:-2], b.shape[-1])
+    if b.ndim == 1:
+        return a.shape[:-1]
+    return (*K._broadcast(a.shape[:-2], b.shape[:-2]), a.shape[-2], b.shape[-1])
+
+
+# -- the Fourier transforms -----------------------------------------------------------------------------------
+@functools.cache
+def _dft_shader(kind: str) -> str:
+    """One output element per invocation. kind: 'c2c' (complex in and out), 'r2c' (real in: the first n // 2 + 1
+    bins), 'c2r' (the n // 2 + 1 bins of a Hermitian spectrum in, real out; the imaginary parts of bin 0 and of
+    bin n / 2 are ignored, as pocketfft's)."""
+    tin = "f32" if kind == "r2c" else "vec2<f32>"
+    tout = "f32" if kind == "c2r" else "vec2<f32>"
+    if kind == "c2r":
+        body = """
+    let x = src[base + j * inner];
+    var term = x.x * c - x.y * s;
+    if (j == 0u || 2u * j == period) { term = x.x * c; } else { term = 2.0 * term; }
+    acc = acc + vec2<f32>(term, 0.0);"""
+        store = "acc.x * scale"
+    else:
+        load = "vec2<f32>(src[base + j * inner], 0.0)" if kind == "r2c" else "src[base + j * inner]"
+        body = f"""
+    let x = {load};
+    acc = acc + vec2<f32>(x.x * c - x.y * s, x.x * s + x.y * c);"""
+        store = "acc * scale"
+    return f"""
+@group(0) @binding(0) var<storage, read> prm: array<u32>;  // [total, n (terms), m (outputs per line), inner,
+                                                           //  sign (1: exp(+i)), scale bits, src offset, len]
+@group(0) @binding(1) var<storage, read> src: array<{tin}>;
+@group(0) @binding(2) var<storage, read_write> dst: array<{tout}>;
+
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let n = prm[1];
+  let m = prm[2];
+  let inner = prm[3];
+  let period = prm[7];  // the transform's length (the twiddles' period)
+  let scale = bitcast<f32>(prm[5]);
+  let o = i / (m * inner);
+  let k = (i / inner) % m;
+  let r = i % inner;
+  let base = prm[6] + o * n * inner + r;
+  let w = select(-6.283185307179586, 6.283185307179586, prm[4] == 1u) / f32(period);
+  var acc = vec2<f32>(0.0);
+  var t = 0u;  // j * k mod period, exact
+  for (var j = 0u; j < n; j = j + 1u) {{
+    let ang = w * f32(t);
+    let c = cos(ang);
+    let s = sin(ang);{body}
+    t = t + k;
+    if (t >= period) {{ t = t - period; }}
+  }}
+  dst[i] = {store};
+}}"""
+
+
+def _scale(norm: str, length: int, forward: bool) -> float:
+    if norm == "ortho":
+        return 1.0 / math.sqrt(length)
+    return 1.0 / length if (norm == "forward") == forward else 1.0
+
+
+def _dft(kind: str, op: str, a: WArray, axis: int, terms: int, outputs: int, length: int, forward: bool,
+         norm: str) -> WArray:
+    """Transform ``a`` along ``axis``: ``terms`` inputs per line, ``outputs`` outputs, period ``length``."""
+    if length > MAX_N:
+        fail("device_error_limit", op=op,
+             problem=f"a transform of {length} points (one invocation sums a line: at most {MAX_N} on WebGPU); "
+                     "move the tensor to the CPU")
+    axis %= a.ndim
+    shape = list(a.shape)
+    shape[axis] = outputs
+    out = RT.empty(tuple(shape), _F32 if kind == "c2r" else _C64)
+    if out.st is None or a.size == 0:
+        return out
+    src = a if a.contiguous else K.contiguous_copy(a)
+    if chunks.large(src) or chunks.large(out):
+        RT._too_large(max(src.size * src.itemsize, out.size * out.itemsize))
+    assert src.st is not None
+    inner = math.prod(a.shape[axis + 1:])
+    scale = int(np.array(_scale(norm, length, forward), dtype=np.float32).view(np.uint32))
+    meta = [out.size, terms, outputs, inner, int(not forward), scale, src.offset, length]
+    RT.dispatch(_dft_shader(kind), [src.st.buf, out.st.buf], meta, K._grid(out.size))
+    return out
+
+
+def c2c_kernel(a: WArray, axis: int, forward: bool, norm: Any) -> WArray:
+    _complex64("fft", a)
+    n = a.shape[axis]
+    return _dft("c2c", "fft", a, axis, n, n, n, forward, norm)
+
+
+def r2c_kernel(a: WArray, axis: int, norm: Any) -> WArray:
+    if a.dtype != _F32:
+        K._no_kernel("rfft", a.dtype)
+    n = a.shape[axis]
+    return _dft("r2c", "rfft", a, axis, n, n // 2 + 1, n, True, norm)
+
+
+def c2r_kernel(a: WArray, axis: int, n: int, norm: Any) -> WArray:
+    _complex64("irfft", a)
+    return _dft("c2r", "irfft", a, axis, a.shape[axis], n, n, False, norm)
+
+
+def table() -> dict[str, Any]:
+    """The kernels of this module by primitive name, for :func:`.kernels.register`."""
+    return {"real": real_kernel, "imag": imag_kernel, "real_part": real_part_kernel, "imag_part": imag_part_kernel,
+            "fft_real_part": real_part_kernel, "fft_to_complex": to_complex_kernel, "complex": complex_kernel,
+            "view_as_real": view_as_real_kernel, "view_as_complex": view_as_complex_kernel,
+            "fft_c2c": c2c_kernel, "fft_r2c": r2c_kernel, "fft_c2r": c2r_kernel}
+
+
+def install() -> None:
+    """Complex inputs of primitives whose kernels are the real ones (registered by ``kernels.register``)."""
+    from ..._engine.primitives import PRIMS
+
+    real_mm = PRIMS["matmul"].kernels["webgpu"]
+
+    def matmul(a: WArray, b: WArray, *args: Any, **params: Any) -> WArray:
+        if a.dtype == _C64 or b.dtype == _C64:
+            if args or params:
+                K._no_kernel("matmul with a bias", _C64)
+            return matmul_complex(a, b)
+        return real_mm(a, b, *args, **params)
+
+    PRIMS["matmul"].kernels["webgpu"] = matmul
+    real_angle = PRIMS["angle"].kernels["webgpu"]
+
+    def angle(a: WArray) -> WArray:
+        if a.dtype == _C64:
+            return K.elementwise(G.UNARY_COMPLEX_REAL["angle"], _F32, [("a", a, _C64)], a.shape)
+        return real_angle(a)
+
+    PRIMS["angle"].kernels["webgpu"] = angle
