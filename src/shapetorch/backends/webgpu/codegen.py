@@ -109,7 +109,8 @@ BOOL_RESULT = set(_CMP)
 # complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
 # other op finds no "v" entry and is refused with a coded error naming it and the dtype
 UNARY_COMPLEX = {"neg": "-a", "conj": "vec2<f32>(a.x, -a.y)", "copy": "a", "exp": "c_exp(a)", "log": "c_log(a)",
-                 "reciprocal": "c_div(vec2<f32>(1.0, 0.0), a)", "sqrt": "c_sqrt(a)", "conj_physical": "vec2<f32>(a.x, -a.y)"}
+                 "reciprocal": "c_div(vec2<f32>(1.0, 0.0), a)", "sqrt": "c_sqrt(a)", "conj_physical": "vec2<f32>(a.x, -a.y)",
+                 "sgn": "select(a / c_abs(a), vec2<f32>(0.0), all(a == vec2<f32>(0.0)))"}
 # complex -> float32
 UNARY_COMPLEX_REAL = {"abs": "c_abs(a)", "angle": "atan2(a.y, a.x)"}
 BINARY_COMPLEX = {"add": "a + b", "sub": "a - b", "mul": "c_mul(a, b)", "true_divide": "c_div(a, b)",
@@ -424,7 +425,7 @@ REDUCE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "sum": ({"f": "0.0", "i": "0", "u": "0u", "v": "vec2<f32>(0.0)"},
             {"f": "x + y", "i": "x + y", "u": "x + y", "v": "x + y"}),
     "prod": ({"f": "1.0", "i": "1", "u": "1u", "v": "vec2<f32>(1.0, 0.0)"},
-             {"f": "x * y", "i": "x * y", "u": "x * y", "v": "c_mul(x, y)"}),
+             {"f": "x * y", "i": "x * y", "u": "x * y", "v": "vec2<f32>(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x)"}),
     "amax": ({"f": "bitcast<f32>(0xff800000u)", "i": "-2147483647 - 1", "u": "0u"},
              {"f": "select(max(x, y), x + y, x != x || y != y)", "i": "max(x, y)", "u": "max(x, y)"}),
     "amin": ({"f": "bitcast<f32>(0x7f800000u)", "i": "2147483647", "u": "1u"},

@@ -230,9 +230,37 @@ def table() -> dict[str, Any]:
             "fft_c2c": c2c_kernel, "fft_r2c": r2c_kernel, "fft_c2r": c2r_kernel}
 
 
+# primitives whose WebGPU kernels take complex64 (tested in tests/test_webgpu_complex.py): the complex entries of the
+# op tables, the copies, views and gathers that move elements whatever they hold, and this module's
+COMPLEX_OK = frozenset({
+    *G.UNARY_COMPLEX, *G.UNARY_COMPLEX_REAL, *G.BINARY_COMPLEX, *G.PREDICATE_COMPLEX, *table(),
+    "sum", "prod", "where", "to_copy", "clone", "reshape", "view", "permute", "expand", "unfold", "diagonal",
+    "index", "select", "slice", "index_select", "gather", "cat", "flip", "roll", "matmul", "linalg_constant",
+    "index_backward",
+})
+
+
+def _refusing(name: str, kernel: Any) -> Any:
+    """``kernel``, refusing complex64 input with a coded error naming the primitive (its shader, written for
+    real numbers, would not compile or would treat (re, im) as two unrelated numbers)."""
+    def run(*args: Any, **params: Any) -> Any:
+        for a in args:
+            if type(a) is WArray and a.dtype == _C64:
+                K._no_kernel(name, _C64)
+        return kernel(*args, **params)
+
+    run.__name__ = run.__qualname__ = getattr(kernel, "__name__", name)
+    return run
+
+
 def install() -> None:
-    """Complex inputs of primitives whose kernels are the real ones (registered by ``kernels.register``)."""
+    """Complex inputs of primitives whose kernels are the real ones (registered by ``kernels.register``): matmul
+    and angle get complex paths; every primitive not in :data:`COMPLEX_OK` refuses complex64 with a coded error."""
     from ..._engine.primitives import PRIMS
+
+    for name, p in PRIMS.items():
+        if "webgpu" in p.kernels and name not in COMPLEX_OK:
+            p.kernels["webgpu"] = _refusing(name, p.kernels["webgpu"])
 
     real_mm = PRIMS["matmul"].kernels["webgpu"]
 
@@ -252,3 +280,18 @@ def install() -> None:
         return real_angle(a)
 
     PRIMS["angle"].kernels["webgpu"] = angle
+    real_index_backward = PRIMS["index_backward"].kernels["webgpu"]
+
+    def index_backward(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
+                       idx2: tuple[Any, ...] | None) -> WArray:
+        """The gradient of a basic index of a complex tensor: the real kernel on the (re, im) pairs as a trailing
+        float32 dim of 2 (an advanced index's accumulation is refused)."""
+        if g.dtype != _C64:
+            return real_index_backward(g, shape, idx1, idx2)
+        if idx2 is not None:
+            K._no_kernel("index_backward", _C64)
+        pairs = (*idx1, slice(None)) if any(it is Ellipsis for it in idx1) else (*idx1, Ellipsis, slice(None))
+        out = real_index_backward(view_as_real_kernel(g), (*shape, 2), pairs, None)
+        return view_as_complex_kernel(out)
+
+    PRIMS["index_backward"].kernels["webgpu"] = index_backward
