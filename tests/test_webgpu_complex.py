@@ -170,3 +170,45 @@ def test_complex_gradients_on_the_device():
         ((a @ a.mT).exp().abs().sum() + (a / (a.conj() + 2)).log().real.mean()).backward()
     assert sa.grad is not None and ta.grad is not None
     _same(sa.grad, ta.grad, 1e-4)
+
+
+def test_complex_solve_and_inverse_on_the_device():
+    """A complex system is solved as the real one of twice the order ([[Ar, -Ai], [Ai, Ar]]) in the solve kernel."""
+    a, b = _z((2, 5, 5), 13), _z((2, 5, 3), 14)
+    _same(st.linalg.solve(st.tensor(a, device=DEV), st.tensor(b, device=DEV)),
+          torch.linalg.solve(torch.tensor(a), torch.tensor(b)), 1e-4)
+    _same(st.linalg.inv(st.tensor(a, device=DEV)), torch.linalg.inv(torch.tensor(a)), 1e-4)
+    _same(st.linalg.solve(st.tensor(a[0], device=DEV), st.tensor(b[0, :, 0], device=DEV)),
+          torch.linalg.solve(torch.tensor(a[0]), torch.tensor(b[0, :, 0])), 1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_eig_on_the_device_is_the_cpus_and_torchs(dtype):
+    """eig reads the matrices back and runs LAPACK's geev on the host (torch's CUDA eig syncs too), so the device
+    gives the CPU's values bit for bit; against torch, eigenvalues as a multiset and A V = V diag(w) with unit
+    columns (eigenvectors are unique up to a phase, and torch's LAPACK may pick another)."""
+    a = (_r((3, 4, 4), 15) if dtype == np.float32 else _z((3, 4, 4), 15)).astype(dtype)
+    w, V = st.linalg.eig(st.tensor(a, device=DEV))
+    cw, cV = st.linalg.eig(st.tensor(a))
+    assert w.device == st.device(DEV) and w.dtype == st.complex64 and V.dtype == st.complex64
+    np.testing.assert_array_equal(w.cpu().numpy(), cw.numpy())
+    np.testing.assert_array_equal(V.cpu().numpy(), cV.numpy())
+    tw = torch.linalg.eig(torch.tensor(a)).eigenvalues.numpy()
+    gw, gV = w.cpu().numpy(), V.cpu().numpy()
+    np.testing.assert_allclose(np.sort_complex(gw.reshape(-1)), np.sort_complex(tw.reshape(-1)), atol=1e-5)
+    np.testing.assert_allclose(a @ gV, gV * gw[..., None, :], atol=1e-4)
+    np.testing.assert_allclose(np.linalg.norm(gV, axis=-2), 1, atol=1e-5)
+    np.testing.assert_array_equal(st.linalg.eigvals(st.tensor(a, device=DEV)).cpu().numpy(), gw)
+    with pytest.raises(st.linalg.LinAlgError):  # torch's check before LAPACK
+        st.linalg.eig(st.tensor(np.full((2, 2), np.nan, np.float32), device=DEV))
+
+
+def test_eig_gradients_on_the_device_are_torchs():
+    a = _r((2, 4, 4), 16)
+    sx = st.tensor(a, device=DEV, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    for L, x in ((st, sx), (torch, tx)):  # phase-invariant losses
+        w, V = L.linalg.eig(x)
+        (w.abs().sum() + V.abs().pow(2).mul(w.real.unsqueeze(-2)).sum()).backward()
+    assert sx.grad is not None and tx.grad is not None
+    _same(sx.grad, tx.grad, 1e-4)

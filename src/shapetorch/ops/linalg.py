@@ -483,13 +483,19 @@ def linalg_eig(A: Tensor, *, out: Any = None) -> Eigh:
     check(RX.eigh_shapes, A._data.shape, op="linalg.eig")
     _floating(A, "linalg.eig")
     ct = _complex_of(A._data)
-    if not np.isfinite(A._data).all():  # torch checks before LAPACK, which would not converge
+    # a device's matrices are read back, LAPACK's geev runs on the host and the results are uploaded: torch's CUDA
+    # eig syncs the same way (its geev runs on the host too)
+    a = A._data if _on_host(A) else be(A).to_numpy(A._data)
+    if not np.isfinite(a).all():  # torch checks before LAPACK, which would not converge
         fail("linalg_error_not_converged", op="linalg.eig")
-    if A._data.size:
-        w, V = np.linalg.eig(A._data)
+    if a.size:
+        w, V = np.linalg.eig(a)
     else:
-        w, V = np.zeros(A._data.shape[:-1]), A._data
-    return RT.linalg_eig(*_outputs(A, (_EIG_W, _EIG_V), (np.asarray(w).astype(ct), np.asarray(V).astype(ct))))
+        w, V = np.zeros(a.shape[:-1]), a
+    w, V = np.asarray(w).astype(ct), np.asarray(V).astype(ct)
+    if not _on_host(A):
+        w, V = be(A).from_numpy(w), be(A).from_numpy(V)
+    return RT.linalg_eig(*_outputs(A, (_EIG_W, _EIG_V), (w, V)))
 
 
 @public("linalg", method=False)

@@ -1406,8 +1406,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 @functools.cache
 def eye_kernel(st: str) -> str:
     """``out`` (rows, cols), contiguous: 1 where row == column, else 0. meta: [n, cols]."""
-    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
-    one, zero = {"f": ("1.0", "0.0"), "i": ("1", "0"), "u": ("1u", "0u")}[kind]
+    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "v" if st == "vec2<f32>" else "u")
+    one, zero = {"f": ("1.0", "0.0"), "i": ("1", "0"), "u": ("1u", "0u"),
+                 "v": ("vec2<f32>(1.0, 0.0)", "vec2<f32>(0.0)")}[kind]
     return f"""{_enable((st,))}@group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{st}>;
 @compute @workgroup_size({WG})

@@ -110,6 +110,52 @@ def matmul_complex(a: WArray, b: WArray) -> WArray:
     return complex_kernel(re, im)
 
 
+def _embed_real(a: WArray) -> WArray:
+    """Complex matrices (..., n, k) as the real (..., 2n, 2k) blocks [[Ar, -Ai], [Ai, Ar]]: a complex product,
+    solve or inverse is the real one of these (the inverse's blocks are the complex inverse's)."""
+    n, k = a.shape[-2:]
+    out = RT.empty((*a.shape[:-2], 2 * n, 2 * k), _F32)
+    if out.st is None:
+        return out
+    st = out.stride
+    block = (*out.shape[:-2], n, k)
+    for r, c, part, sign in ((0, 0, False, 1), (0, 1, True, -1), (1, 0, True, 1), (1, 1, False, 1)):
+        view = K._view(out, block, st, out.offset + r * n * st[-2] + c * k * st[-1])
+        src = _part(a, part)
+        K.assign(view, src if sign > 0 else K.unary("neg")(src))
+    return out
+
+
+def _unembed(x: WArray, cols: bool) -> WArray:
+    """The complex (..., n, m) of a real solution (..., 2n, m) stacked [Xr; Xi] (``cols``: the (..., 2n, 2m) block
+    form of an inverse, whose first block column is [Xr; Xi])."""
+    n = x.shape[-2] // 2
+    m = x.shape[-1] // 2 if cols else x.shape[-1]
+    st = x.stride
+    top = K._view(x, (*x.shape[:-2], n, m), st, x.offset)
+    bottom = K._view(x, (*x.shape[:-2], n, m), st, x.offset + n * st[-2])
+    return complex_kernel(top, bottom)
+
+
+def solve_complex(a: WArray, b: WArray) -> WArray:
+    """A X = B for complex A and B: the real system of twice the order (``_embed_real``), in the real solve kernel
+    (so its size limit counts 2n)."""
+    from . import linalg_kernels
+
+    rhs = RT.empty((*b.shape[:-2], 2 * b.shape[-2], b.shape[-1]), _F32)
+    if rhs.st is not None:
+        n, st = b.shape[-2], rhs.stride
+        K.assign(K._view(rhs, b.shape, st, rhs.offset), _part(b, False))
+        K.assign(K._view(rhs, b.shape, st, rhs.offset + n * st[-2]), _part(b, True))
+    return _unembed(linalg_kernels.solve_kernel(_embed_real(a), rhs), False)
+
+
+def inverse_complex(a: WArray) -> WArray:
+    from . import linalg_kernels
+
+    return _unembed(linalg_kernels.inverse_kernel(_embed_real(a)), True)
+
+
 def _out_shape(a: WArray, b: WArray) -> tuple[int, ...]:
     if a.ndim == 1 and b.ndim == 1:
         return ()
@@ -236,7 +282,8 @@ COMPLEX_OK = frozenset({
     *G.UNARY_COMPLEX, *G.UNARY_COMPLEX_REAL, *G.BINARY_COMPLEX, *G.PREDICATE_COMPLEX, *table(),
     "sum", "prod", "where", "to_copy", "clone", "reshape", "view", "permute", "expand", "unfold", "diagonal",
     "index", "select", "slice", "index_select", "gather", "cat", "flip", "roll", "matmul", "linalg_constant",
-    "index_backward",
+    "index_backward", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors", "linalg_solve", "inverse",
+    "diagonal_scatter", "diagonal_backward",
 })
 
 
@@ -295,3 +342,15 @@ def install() -> None:
         return view_as_complex_kernel(out)
 
     PRIMS["index_backward"].kernels["webgpu"] = index_backward
+    for name, real_k, complex_k in (("linalg_solve", PRIMS["linalg_solve"].kernels["webgpu"], solve_complex),
+                                    ("inverse", PRIMS["inverse"].kernels["webgpu"], inverse_complex)):
+        PRIMS[name].kernels["webgpu"] = _by_dtype(real_k, complex_k)
+
+
+def _by_dtype(real_k: Any, complex_k: Any) -> Any:
+    def run(*args: Any, **params: Any) -> Any:
+        if any(type(a) is WArray and a.dtype == _C64 for a in args):
+            return complex_k(*args, **params)
+        return real_k(*args, **params)
+
+    return run
