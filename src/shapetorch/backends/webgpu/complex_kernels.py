@@ -250,21 +250,130 @@ def _dft(kind: str, op: str, a: WArray, axis: int, terms: int, outputs: int, len
     return out
 
 
+@functools.cache
+def _stockham_shader() -> str:
+    """One radix-2 pass of a Stockham FFT over lines laid out (outer, n, inner): each invocation takes the pair
+    (j, j + n/2) of its line, twiddles the second by exp(-+i pi k / span) (k = j mod span) and writes the sum and
+    difference to positions 2 span (j / span) + k and that + span of the output (the autosorting order: after
+    log2 n passes with span 1, 2, ..., n/2 the line is the DFT in natural order). The last pass also scales."""
+    return f"""
+@group(0) @binding(0) var<storage, read> prm: array<u32>;  // [threads, n, inner, span, sign (1: +i), scale bits, off]
+@group(0) @binding(1) var<storage, read> src: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read_write> dst: array<vec2<f32>>;
+
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let n = prm[1];
+  let inner = prm[2];
+  let span = prm[3];
+  let half = n / 2u;
+  let j = (i / inner) % half;
+  let o = i / (half * inner);
+  let r = i % inner;
+  let line = o * n * inner + r;
+  let k = j % span;
+  let ang = select(-3.141592653589793, 3.141592653589793, prm[4] == 1u) * f32(k) / f32(span);
+  let w = vec2<f32>(cos(ang), sin(ang));
+  let v0 = src[prm[6] + line + j * inner];
+  let x1 = src[prm[6] + line + (j + half) * inner];
+  let v1 = vec2<f32>(x1.x * w.x - x1.y * w.y, x1.x * w.y + x1.y * w.x);
+  let at = (j / span) * 2u * span + k;
+  let scale = bitcast<f32>(prm[5]);
+  dst[line + at * inner] = (v0 + v1) * scale;
+  dst[line + (at + span) * inner] = (v0 - v1) * scale;
+}}"""
+
+
+def _pow2(n: int) -> bool:
+    return n >= 2 and n & (n - 1) == 0
+
+
+def _stockham(a: WArray, axis: int, forward: bool, norm: str) -> WArray:
+    """The c2c transform of complex ``a`` along ``axis`` (a power-of-two length) in log2 n radix-2 passes,
+    ping-ponging between two buffers: O(n log n) work and error growth, where the direct DFT is O(n^2)."""
+    n = a.shape[axis]
+    src = a if a.contiguous else K.contiguous_copy(a)
+    if chunks.large(src):
+        RT._too_large(src.size * src.itemsize)
+    inner = math.prod(a.shape[axis + 1:])
+    threads = src.size // 2
+    passes = n.bit_length() - 1
+    scale = int(np.array(_scale(norm, n, forward), dtype=np.float32).view(np.uint32))
+    one = int(np.array(1.0, dtype=np.float32).view(np.uint32))
+    bufs = [RT.empty(a.shape, _C64), RT.empty(a.shape, _C64) if passes > 1 else None]
+    cur, off = src, src.offset
+    for p in range(passes):
+        out = bufs[p % 2]
+        assert out is not None and out.st is not None and cur.st is not None
+        meta = [threads, n, inner, 1 << p, int(not forward), scale if p == passes - 1 else one, off]
+        RT.dispatch(_stockham_shader(), [cur.st.buf, out.st.buf], meta, K._grid(threads))
+        cur, off = out, 0
+    return cur
+
+
+@functools.cache
+def _hermitian_shader() -> str:
+    """The full spectrum (outer, n, inner) of a real signal from its first m = n/2 + 1 bins (outer, m, inner): bin
+    j > n/2 is conj(bin n - j); the imaginary parts of bin 0 and bin n/2 are dropped, as pocketfft's c2r does."""
+    return f"""
+@group(0) @binding(0) var<storage, read> prm: array<u32>;  // [total, n, m, inner, src offset]
+@group(0) @binding(1) var<storage, read> src: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read_write> dst: array<vec2<f32>>;
+
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let n = prm[1];
+  let m = prm[2];
+  let inner = prm[3];
+  let j = (i / inner) % n;
+  let o = i / (n * inner);
+  let r = i % inner;
+  let jj = select(n - j, j, 2u * j <= n);
+  var v = src[prm[4] + (o * m + jj) * inner + r];
+  if (jj == 0u || 2u * jj == n) {{ v.y = 0.0; }}
+  dst[i] = select(vec2<f32>(v.x, -v.y), v, 2u * j <= n);
+}}"""
+
+
 def c2c_kernel(a: WArray, axis: int, forward: bool, norm: Any) -> WArray:
     _complex64("fft", a)
+    axis %= max(a.ndim, 1)
     n = a.shape[axis]
+    if _pow2(n) and a.size:
+        return _stockham(a, axis, forward, norm)
     return _dft("c2c", "fft", a, axis, n, n, n, forward, norm)
 
 
 def r2c_kernel(a: WArray, axis: int, norm: Any) -> WArray:
     if a.dtype != _F32:
         K._no_kernel("rfft", a.dtype)
+    axis %= max(a.ndim, 1)
     n = a.shape[axis]
+    if _pow2(n) and a.size:  # the complex transform of the real signal, cut to the n/2 + 1 bins
+        full = _stockham(K.cast(a, _C64), axis, True, norm)
+        shape = list(a.shape)
+        shape[axis] = n // 2 + 1
+        return K.contiguous_copy(K._view(full, tuple(shape), full.stride, full.offset))
     return _dft("r2c", "rfft", a, axis, n, n // 2 + 1, n, True, norm)
 
 
 def c2r_kernel(a: WArray, axis: int, n: int, norm: Any) -> WArray:
     _complex64("irfft", a)
+    axis %= max(a.ndim, 1)
+    if _pow2(n) and a.size:  # the Hermitian spectrum completed, its inverse transform, the real part
+        shape = list(a.shape)
+        shape[axis] = n
+        full = RT.empty(tuple(shape), _C64)
+        src = a if a.contiguous else K.contiguous_copy(a)
+        assert full.st is not None and src.st is not None
+        inner = math.prod(a.shape[axis + 1:])
+        RT.dispatch(_hermitian_shader(), [src.st.buf, full.st.buf], [full.size, n, a.shape[axis], inner, src.offset],
+                    K._grid(full.size))
+        return K.contiguous_copy(_part(_stockham(full, axis, False, norm), False))
     return _dft("c2r", "irfft", a, axis, a.shape[axis], n, n, False, norm)
 
 
