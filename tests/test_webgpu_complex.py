@@ -129,9 +129,11 @@ def test_fft_functions_match_torch_and_the_cpu(name, norm, shape):
     np.testing.assert_allclose(got.cpu().numpy(), cpu.numpy(), rtol=2e-5, atol=2e-5 * max(1, np.abs(cpu.numpy()).max()))
 
 
-@pytest.mark.parametrize("n,dim", [(1, -1), (2, 0), (5, 1), (8, -1), (13, 0), (16, 1), (64, -1), (97, 1)])
+@pytest.mark.parametrize("n,dim", [(1, -1), (2, 0), (5, 1), (8, -1), (13, 0), (16, 1), (64, -1), (97, 1), (100, 0),
+                                   (129, -1)])
 def test_fft_lengths_padding_and_dims(n, dim):
-    """Odd, even, prime and power-of-two lengths, cut or zero-padded by ``n``, along each dim of a batch."""
+    """Odd, even, prime and power-of-two lengths, cut or zero-padded by ``n``, along each dim of a batch: the direct
+    DFT up to 64 points, radix-2 Stockham passes for powers of two, Bluestein's chirp convolution otherwise."""
     x, r = _z((9, 12, 3), 8), _r((9, 12, 3), 9)
     for name, data in (("fft", x), ("ifft", x), ("rfft", r), ("irfft", x), ("hfft", x), ("ihfft", r)):
         want = getattr(torch.fft, name)(torch.tensor(data), n=n, dim=dim)
@@ -145,8 +147,10 @@ def test_fft_of_a_long_line_agrees_within_float32():
     _same(st.fft.ifft(st.tensor(y, device=DEV)), torch.fft.ifft(torch.tensor(y)), 2e-5)
     r = _r((2, 4096), 12)
     _same(st.fft.irfft(st.fft.rfft(st.tensor(r, device=DEV))), torch.fft.irfft(torch.fft.rfft(torch.tensor(r))), 2e-5)
-    with pytest.raises(st.DeviceError) as e:  # the direct DFT's line limit (not a power of two)
-        st.fft.fft(st.zeros(20000, dtype=st.complex64, device=DEV))
+    q = _z((3, 20000), 13)  # Bluestein: three 65536-point Stockham transforms
+    _same(st.fft.fft(st.tensor(q, device=DEV)), torch.fft.fft(torch.tensor(q)), 2e-5)
+    with pytest.raises(st.DeviceError) as e:  # Bluestein's chirp angle is exact up to 32767 points
+        st.fft.fft(st.zeros(40000, dtype=st.complex64, device=DEV))
     assert e.value.code == "device_error_limit" and "fft" in str(e.value)
 
 

@@ -339,13 +339,113 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }}"""
 
 
+@functools.cache
+def _chirp_shader(kind: str) -> str:
+    """Bluestein's chirp c_j = exp(-+i pi j^2 / n) (the angle from j^2 mod 2n, exact in integers). kind 'pre':
+    a (outer, M, inner) = x c_j for j < n, else 0; 'post': X (outer, n, inner) = scale c_k conv_k of conv (outer, M,
+    inner); 'kernel': b (M,) = conj(c_j) at j and at M - j (j < n), else 0."""
+    src_t = "vec2<f32>"
+    if kind == "pre":
+        idx = """  let M = prm[2];
+  let j = (i / inner) % M;
+  let o = i / (M * inner);
+  let r = i % inner;
+  if (j >= n) { dst[i] = vec2<f32>(0.0); return; }
+  let x = src[prm[5] + (o * n + j) * inner + r];"""
+        store = "dst[i] = vec2<f32>(x.x * c.x - x.y * c.y, x.x * c.y + x.y * c.x);"
+    elif kind == "post":
+        idx = """  let M = prm[2];
+  let j = (i / inner) % n;
+  let o = i / (n * inner);
+  let r = i % inner;
+  let x = src[(o * M + j) * inner + r] * bitcast<f32>(prm[4]);"""
+        store = "dst[i] = vec2<f32>(x.x * c.x - x.y * c.y, x.x * c.y + x.y * c.x);"
+    else:
+        idx = """  let M = prm[2];
+  var j = i;
+  if (i >= n) { j = M - i; }
+  if (i >= n && M - i >= n) { dst[i] = vec2<f32>(0.0); return; }"""
+        store = "dst[i] = vec2<f32>(c.x, -c.y);"
+    src = f"@group(0) @binding(1) var<storage, read> src: array<{src_t}>;" if kind != "kernel" else ""
+    return f"""
+@group(0) @binding(0) var<storage, read> prm: array<u32>;  // [total, n, M, inner, scale bits, src offset, sign]
+{src}
+@group(0) @binding({1 if kind == "kernel" else 2}) var<storage, read_write> dst: array<vec2<f32>>;
+
+@compute @workgroup_size({WG})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let i = gid.x + gid.y * nwg.x * {WG}u;
+  if (i >= prm[0]) {{ return; }}
+  let n = prm[1];
+  let inner = prm[3];
+{idx}
+  let t = (j * j) % (2u * n);
+  let ang = select(-3.141592653589793, 3.141592653589793, prm[6] == 1u) * f32(t) / f32(n);
+  let c = vec2<f32>(cos(ang), sin(ang));
+  {store}
+}}"""
+
+
+BLUESTEIN_MAX = 32767  # j^2 < 2^32 for the chirp's exact angle
+
+
+def _bluestein(a: WArray, axis: int, forward: bool, norm: str) -> WArray:
+    """The c2c transform of complex ``a`` along ``axis`` for any length n: X_k = c_k sum_j (x_j c_j) conj(c_{k-j}),
+    a convolution done with radix-2 Stockham transforms of length M >= 2n - 1 (a power of two): O(M log M)."""
+    n = a.shape[axis]
+    if n > BLUESTEIN_MAX:
+        fail("device_error_limit", op="fft",
+             problem=f"a transform of {n} points (not a power of two: at most {BLUESTEIN_MAX} on WebGPU); "
+                     "move the tensor to the CPU")
+    M = 1 << (2 * n - 2).bit_length()
+    inner = math.prod(a.shape[axis + 1:])
+    outer = a.size // (n * inner)
+    src = a if a.contiguous else K.contiguous_copy(a)
+    sign = int(not forward)
+    padded = RT.empty((outer, M, inner), _C64)
+    if chunks.large(src) or chunks.large(padded):
+        RT._too_large(padded.size * padded.itemsize)
+    kern = RT.empty((M,), _C64)
+    assert padded.st is not None and kern.st is not None and src.st is not None
+    RT.dispatch(_chirp_shader("pre"), [src.st.buf, padded.st.buf], [padded.size, n, M, inner, 0, src.offset, sign],
+                K._grid(padded.size))
+    RT.dispatch(_chirp_shader("kernel"), [kern.st.buf], [M, n, M, inner, 0, 0, sign], K._grid(M))
+    spec = _stockham(padded, 1, True, "backward")
+    kspec = _stockham(kern, 0, True, "backward")
+    column = K._view(kspec, (M, 1), (1, 0), kspec.offset)
+    prod = K.elementwise("c_mul(a, b)", _C64, [("a", spec, _C64), ("b", column, _C64)], (outer, M, inner))
+    conv = _stockham(prod, 1, False, "backward")  # the inverse with its 1/M
+    out = RT.empty(a.shape, _C64)
+    assert out.st is not None and conv.st is not None
+    scale = int(np.array(_scale(norm, n, forward), dtype=np.float32).view(np.uint32))
+    RT.dispatch(_chirp_shader("post"), [conv.st.buf, out.st.buf], [out.size, n, M, inner, scale, 0, sign],
+                K._grid(out.size))
+    return out
+
+
+DIRECT_MAX = 64  # up to this length the one-dispatch direct DFT; above, Bluestein's three Stockham transforms
+
+
+def _c2c_any(a: WArray, axis: int, forward: bool, norm: str) -> WArray:
+    n = a.shape[axis]
+    if _pow2(n):
+        return _stockham(a, axis, forward, norm)
+    if n <= DIRECT_MAX:
+        return _dft("c2c", "fft", a, axis, n, n, n, forward, norm)
+    return _bluestein(a, axis, forward, norm)
+
+
 def c2c_kernel(a: WArray, axis: int, forward: bool, norm: Any) -> WArray:
     _complex64("fft", a)
     axis %= max(a.ndim, 1)
     n = a.shape[axis]
-    if _pow2(n) and a.size:
-        return _stockham(a, axis, forward, norm)
-    return _dft("c2c", "fft", a, axis, n, n, n, forward, norm)
+    if a.size == 0:
+        return _dft("c2c", "fft", a, axis, n, n, n, forward, norm)
+    return _c2c_any(a, axis, forward, norm)
+
+
+def _direct(n: int, size: int) -> bool:
+    return size == 0 or (n <= DIRECT_MAX and not _pow2(n))
 
 
 def r2c_kernel(a: WArray, axis: int, norm: Any) -> WArray:
@@ -353,28 +453,28 @@ def r2c_kernel(a: WArray, axis: int, norm: Any) -> WArray:
         K._no_kernel("rfft", a.dtype)
     axis %= max(a.ndim, 1)
     n = a.shape[axis]
-    if _pow2(n) and a.size:  # the complex transform of the real signal, cut to the n/2 + 1 bins
-        full = _stockham(K.cast(a, _C64), axis, True, norm)
-        shape = list(a.shape)
-        shape[axis] = n // 2 + 1
-        return K.contiguous_copy(K._view(full, tuple(shape), full.stride, full.offset))
-    return _dft("r2c", "rfft", a, axis, n, n // 2 + 1, n, True, norm)
+    if _direct(n, a.size):
+        return _dft("r2c", "rfft", a, axis, n, n // 2 + 1, n, True, norm)
+    full = _c2c_any(K.cast(a, _C64), axis, True, norm)  # the complex transform, cut to the n/2 + 1 bins
+    shape = list(a.shape)
+    shape[axis] = n // 2 + 1
+    return K.contiguous_copy(K._view(full, tuple(shape), full.stride, full.offset))
 
 
 def c2r_kernel(a: WArray, axis: int, n: int, norm: Any) -> WArray:
     _complex64("irfft", a)
     axis %= max(a.ndim, 1)
-    if _pow2(n) and a.size:  # the Hermitian spectrum completed, its inverse transform, the real part
-        shape = list(a.shape)
-        shape[axis] = n
-        full = RT.empty(tuple(shape), _C64)
-        src = a if a.contiguous else K.contiguous_copy(a)
-        assert full.st is not None and src.st is not None
-        inner = math.prod(a.shape[axis + 1:])
-        RT.dispatch(_hermitian_shader(), [src.st.buf, full.st.buf], [full.size, n, a.shape[axis], inner, src.offset],
-                    K._grid(full.size))
-        return K.contiguous_copy(_part(_stockham(full, axis, False, norm), False))
-    return _dft("c2r", "irfft", a, axis, a.shape[axis], n, n, False, norm)
+    if _direct(n, a.size):
+        return _dft("c2r", "irfft", a, axis, a.shape[axis], n, n, False, norm)
+    shape = list(a.shape)  # the Hermitian spectrum completed, its inverse transform, the real part
+    shape[axis] = n
+    full = RT.empty(tuple(shape), _C64)
+    src = a if a.contiguous else K.contiguous_copy(a)
+    assert full.st is not None and src.st is not None
+    inner = math.prod(a.shape[axis + 1:])
+    RT.dispatch(_hermitian_shader(), [src.st.buf, full.st.buf], [full.size, n, a.shape[axis], inner, src.offset],
+                K._grid(full.size))
+    return K.contiguous_copy(_part(_c2c_any(full, axis, False, norm), False))
 
 
 def table() -> dict[str, Any]:
