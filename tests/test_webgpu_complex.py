@@ -74,7 +74,7 @@ def torch_or_st(x: object) -> object:
 
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "neg", "exp", "log", "sqrt", "reciprocal", "scalar",
-                                "real_mix", "sum", "mean", "prod", "eq", "isnan", "where"])
+                                "real_mix", "real_first", "conj_physical", "sum", "mean", "prod", "eq", "isnan", "where"])
 def test_elementwise_and_reductions(op):
     x, y, r = _z((3, 4), 2), _z((4,), 3), _r((3, 1), 4)
     calls = {
@@ -84,6 +84,8 @@ def test_elementwise_and_reductions(op):
         "reciprocal": lambda L, a, b, c: a.reciprocal(),
         "scalar": lambda L, a, b, c: (a * (2 - 1j) + 3) / 2j - 0.5,
         "real_mix": lambda L, a, b, c: a * c + c,  # float32 promoted to complex64
+        "real_first": lambda L, a, b, c: c / a - c * b,
+        "conj_physical": lambda L, a, b, c: L.conj_physical(a),
         "sum": lambda L, a, b, c: a.sum(0), "mean": lambda L, a, b, c: a.mean(), "prod": lambda L, a, b, c: a.prod(1),
         "eq": lambda L, a, b, c: a == a[0], "isnan": lambda L, a, b, c: (a / 0).isnan(),
         "where": lambda L, a, b, c: L.where(c > 0, a, b),

@@ -119,7 +119,8 @@ PREDICATE_COMPLEX = {"isnan": "select(0u, 1u, nan_f(a.x) || nan_f(a.y))",
                      "isinf": f"select(0u, 1u, abs(a.x) == {_INF} || abs(a.y) == {_INF})",
                      "isfinite": f"select(0u, 1u, !(nan_f(a.x) || nan_f(a.y) || abs(a.x) == {_INF} || abs(a.y) == {_INF}))"}
 for _n, _e in UNARY_COMPLEX.items():
-    UNARY.setdefault(_n, {})["v"] = _e
+    if _n in UNARY:  # (conj_physical's real kernel is elsewhere: complex_kernels installs its complex one)
+        UNARY[_n]["v"] = _e
 for _n, _e in BINARY_COMPLEX.items():
     BINARY[_n]["v"] = _e
 for _n, _e in PREDICATE_COMPLEX.items():

@@ -561,8 +561,13 @@ def install() -> None:
 
     PRIMS["index_backward"].kernels["webgpu"] = index_backward
     for name, real_k, complex_k in (("linalg_solve", PRIMS["linalg_solve"].kernels["webgpu"], solve_complex),
-                                    ("inverse", PRIMS["inverse"].kernels["webgpu"], inverse_complex)):
+                                    ("inverse", PRIMS["inverse"].kernels["webgpu"], inverse_complex),
+                                    ("conj_physical", PRIMS["conj_physical"].kernels["webgpu"], _conj_physical)):
         PRIMS[name].kernels["webgpu"] = _by_dtype(real_k, complex_k)
+
+
+def _conj_physical(a: WArray) -> WArray:
+    return K.elementwise(G.UNARY_COMPLEX["conj_physical"], _C64, [("a", a, _C64)], a.shape)
 
 
 def _by_dtype(real_k: Any, complex_k: Any) -> Any:
