@@ -1121,7 +1121,7 @@ def put_along_add_kernel(g: WArray, index: WArray, shape: tuple[int, ...], axis:
 
 
 def norm_kernel(a: WArray, axis: tuple[int, ...], keepdims: bool) -> WArray:
-    """The 2-norm: ``sqrt(sum(a * a))`` (real dtypes; WebGPU has no complex)."""
+    """The 2-norm: ``sqrt(sum(a * a))`` (real dtypes; complex64 is refused, ``complex_kernels.COMPLEX_OK``)."""
     return unary("sqrt")(reduce("sum")(binary("mul")(a, a), axis, keepdims))
 
 
