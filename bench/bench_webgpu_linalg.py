@@ -78,6 +78,28 @@ def cases(quick: bool) -> list[tuple[str, Callable[[], Any], Callable[[], Any], 
                                                                                       include_self=False))
                                      - torch.zeros(128, 64).scatter_reduce(0, ti, tx, "amax", include_self=False)
                                      .numpy()).max())))
+    # complex64 and the FFTs: radix-2 Stockham passes (powers of two), the direct DFT (other lengths), eig on the host
+    for b, n in ((64, 1024), (64, 1000), (8, 4096)) if not quick else ((16, 1024), (16, 1000)):
+        z = (rng.normal(size=(b, n)) + 1j * rng.normal(size=(b, n))).astype(np.complex64)
+        gz, tz = st.tensor(z, device=DEV), torch.from_numpy(z)
+        ref = np.fft.fft(z.astype(np.complex128))
+        out.append((f"fft {b}x{n} complex64", lambda gz=gz: st.fft.fft(gz), lambda tz=tz: torch.fft.fft(tz),
+                    lambda gz=gz, ref=ref: float(np.abs(st.fft.fft(gz).cpu().numpy() - ref).max()
+                                                 / np.abs(ref).max())))
+    r = rng.normal(size=(64, 4096)).astype(np.float32)
+    gr, tr = st.tensor(r, device=DEV), torch.from_numpy(r)
+    out.append(("rfft 64x4096", lambda: st.fft.rfft(gr), lambda: torch.fft.rfft(tr),
+                lambda: float(np.abs(st.fft.rfft(gr).cpu().numpy() - np.fft.rfft(r.astype(np.float64))).max()
+                              / np.abs(np.fft.rfft(r.astype(np.float64))).max())))
+    c = (rng.normal(size=(256, 256)) + 1j * rng.normal(size=(256, 256))).astype(np.complex64)
+    gc, tc = st.tensor(c, device=DEV), torch.from_numpy(c)
+    out.append(("complex matmul 256x256", lambda: gc @ gc, lambda: tc @ tc,
+                lambda: float(np.abs((gc @ gc).cpu().numpy() - c.astype(np.complex128) @ c).max())))
+    e = rng.normal(size=(8, 16, 16)).astype(np.float32)
+    ge, te = st.tensor(e, device=DEV), torch.from_numpy(e)
+    out.append(("eig 8x16x16 (host geev)", lambda: st.linalg.eig(ge), lambda: torch.linalg.eig(te),
+                lambda: float(np.abs(np.sort_complex(st.linalg.eigvals(ge).cpu().numpy().ravel())
+                                     - np.sort_complex(np.linalg.eigvals(e.astype(np.float64)).ravel())).max())))
     v = rng.integers(0, 1000, size=2000 if quick else 20000)
     gv, tv = st.tensor(v, device=DEV), torch.from_numpy(v)
     out.append((f"unique (counts) of {v.size}", lambda: st.unique(gv, return_counts=True),

@@ -136,6 +136,15 @@ def test_singular_and_indefinite_errors():
     assert info.item() == torch.linalg.inv_ex(torch.tensor(sing)).info.item()
 
 
+def test_inv_ex_of_a_batch_with_a_singular_matrix_is_torchs():
+    """inv_ex is a solve with the identity, as torch's: the invertible matrices are inverted, a singular one gets
+    LU's infinities/NaNs (it once turned the whole batch into NaN)."""
+    a = np.array([np.eye(2) * 2, np.zeros((2, 2)), [[1.0, 2.0], [2.0, 4.0]]])
+    got, want = st.linalg.inv_ex(st.tensor(a)), torch.linalg.inv_ex(torch.tensor(a))
+    np.testing.assert_array_equal(got.inverse.numpy(), want.inverse.numpy())
+    assert got.info.tolist() == want.info.tolist()
+
+
 def test_integer_input_is_refused():
     with pytest.raises(RuntimeError):
         torch.linalg.inv(torch.ones(2, 2, dtype=torch.int64))

@@ -94,3 +94,64 @@ def test_large_matrices_and_other_dtypes_are_refused_with_a_code():
     with pytest.raises(st.ShapetorchError) as e:
         st.linalg.inv(st.eye(3, device=DEV).half())
     assert e.value.code in ("method_dtype_not_supported_error", "kernel_not_registered_error")
+
+
+# the last is singular with info 1 but its transpose's LU has info 2: left=False must factor A, as torch
+_SING = [[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0], [2.0, 4.0]], [[0.0, 1.0], [0.0, 1.0]]]
+
+
+def _reads() -> int:
+    return int(st.memory_stats()["num_readbacks"])
+
+
+@pytest.mark.parametrize("which", ["inv_ex", "solve_ex", "solve_ex_vector", "solve_ex_right", "solve_ex_broadcast"])
+def test_ex_variants_give_info_on_the_device_as_torch(which):
+    """inv_ex and solve_ex run on the device: info is a device int32 tensor, nothing is read back until asked,
+    and singular matrices give torch's info and LU's infinities/NaNs (the other matrices are solved)."""
+    a = np.array(_SING, dtype=np.float32)
+    b = np.random.default_rng(0).normal(size=(4, 2, 4)).astype(np.float32)
+    calls = {
+        "inv_ex": lambda L, A, B: L.linalg.inv_ex(A),
+        "solve_ex": lambda L, A, B: L.linalg.solve_ex(A, B),
+        "solve_ex_vector": lambda L, A, B: L.linalg.solve_ex(A, B[..., 0]),
+        "solve_ex_right": lambda L, A, B: L.linalg.solve_ex(A, B.mT, left=False),
+        "solve_ex_broadcast": lambda L, A, B: L.linalg.solve_ex(A[1:2], B),  # info keeps A's batch shape (1,)
+    }
+    before = _reads()
+    got = calls[which](st, st.tensor(a, device=DEV), st.tensor(b, device=DEV))
+    assert _reads() == before
+    want = calls[which](torch, torch.tensor(a), torch.tensor(b))
+    assert got[1].device == st.device(DEV) and got[1].dtype == st.int32
+    assert got[1].tolist() == want[1].tolist()
+    assert got[0].shape == tuple(want[0].shape) and got[0].device == st.device(DEV)
+    np.testing.assert_allclose(got[0].cpu().numpy(), want[0].numpy(), rtol=1e-5, atol=1e-5)
+    cpu = calls[which](st, st.tensor(a), st.tensor(b))  # the CPU's answer is the device's
+    np.testing.assert_allclose(got[0].cpu().numpy(), cpu[0].numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_ex_variants_check_errors_raise_torchs_error_at_the_call():
+    a = st.tensor(_SING, device=DEV)
+    for call, ta in ((lambda L, A: L.linalg.inv_ex(A, check_errors=True), torch.tensor(_SING)),
+                     (lambda L, A: L.linalg.solve_ex(A, L.ones(4, 2, 1, device=A.device), check_errors=True),
+                      torch.tensor(_SING)),
+                     (lambda L, A: L.linalg.inv_ex(A[2], check_errors=True), torch.tensor(_SING))):
+        with pytest.raises(st.linalg.LinAlgError) as e:
+            call(st, a)
+        with pytest.raises(torch.linalg.LinAlgError) as t:
+            call(torch, ta)
+        assert e.value.code == "linalg_error_singular" and str(e.value).split(" [")[0] in str(t.value)
+    ok = st.linalg.inv_ex(st.eye(2, device=DEV) * 2, check_errors=True)  # no error: the inverse, info 0
+    assert ok.inverse.tolist() == [[0.5, 0.0], [0.0, 0.5]] and ok.info.tolist() == 0
+
+
+def test_ex_variants_differentiate_on_the_device():
+    a = _matrices((2,), 4, 7)
+    b = np.random.default_rng(8).normal(size=(2, 4, 3)).astype(np.float32)
+    sa, sb = st.tensor(a, device=DEV, requires_grad=True), st.tensor(b, device=DEV, requires_grad=True)
+    ta = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+    tb = torch.tensor(b, dtype=torch.float64, requires_grad=True)
+    (st.linalg.inv_ex(sa)[0].sum() + st.linalg.solve_ex(sa, sb, left=True)[0].pow(2).sum()).backward()
+    (torch.linalg.inv_ex(ta)[0].sum() + torch.linalg.solve_ex(ta, tb)[0].pow(2).sum()).backward()
+    assert sa.grad is not None and sb.grad is not None
+    _close(sa.grad, ta.grad)
+    _close(sb.grad, tb.grad)

@@ -201,7 +201,9 @@ def view_as_complex(input: Tensor) -> Tensor:
         return _view_of(_VIEW_AS_COMPLEX(input), input)
     if a.strides[-1] != item:
         fail("argument_error_invalid", op="view_as_complex", problem="tensor must have a last dimension with stride 1")
-    off = a.__array_interface__["data"][0] - _storage(input)[0].__array_interface__["data"][0]
+    # the offset in the storage, in bytes (a device array keeps it in elements)
+    off = (a.__array_interface__["data"][0] - _storage(input)[0].__array_interface__["data"][0]
+           if isinstance(a, np.ndarray) else a.offset * item)
     if any(s % (2 * item) for s in a.strides[:-1]) or off % (2 * item):
         fail("argument_error_invalid", op="view_as_complex",
              problem="tensor must have a stride divisible by 2 for all but last dimension")

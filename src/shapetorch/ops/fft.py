@@ -21,7 +21,6 @@ from ._registry import public
 Arr = Any
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-_REAL = {"complex64": "float32", "complex128": "float64"}
 
 
 def _c2c(a: Arr, axis: int, forward: bool, norm: Any) -> Arr:
@@ -52,16 +51,17 @@ def _r2c_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
 
 
 def _c2r_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    from .creation import tensor
+    from .creation import ones
 
     p = n.params
     gi = _R2C(g, axis=p["axis"], norm=_SWAP[p["norm"]])
     m = gi._data.shape[p["axis"]]
-    weight = np.ones(m)
-    weight[1 : 1 + p["n"] - m] = 2  # the bins that stand for two (conjugate) bins of the full spectrum
     shape = [1] * gi._data.ndim
     shape[p["axis"]] = m
-    return (gi * tensor(weight.reshape(shape).astype(_REAL[dtype_name(gi)])),)
+    # made where gi is (a fill on a device, nothing uploaded)
+    weight = ones(m, dtype=g.dtype, device=g.device)
+    weight[1 : 1 + p["n"] - m] = 2  # the bins that stand for two (conjugate) bins of the full spectrum
+    return (gi * weight.reshape(shape),)
 
 
 def _real_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:

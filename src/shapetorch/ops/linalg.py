@@ -160,25 +160,24 @@ def linalg_inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 @public("linalg", method=False)
 def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> InvEx:
-    """``(inverse, info)``: info is 0 where the inverse exists, else the pivot at which LU met zero (no error)."""
+    """``(inverse, info)``: info is 0 where the inverse exists, else the pivot at which LU met zero (no error).
+    As torch's, a solve with the identity: a singular matrix's inverse is what LU's substitutions make of the
+    zero pivot (infinities, NaN), the other matrices of the batch are inverted."""
     check(RX.inverse_shape, A._data.shape, op="linalg.inv_ex")
     _floating(A, "linalg.inv_ex")
-    info = np.zeros(A._data.shape[:-2], dtype=np.int32)
-    mats = matrices(A._data)
-    import scipy.linalg
+    eye = _eye_like(A, A._data.shape[-1]).expand(*A._data.shape)
+    return RT.linalg_inv_ex(*_solve_ex(A, eye, True, check_errors, "linalg.inv_ex", "inversion"))
 
-    flat = info.reshape(-1)
-    for b, m in enumerate(mats):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            lu, _ = scipy.linalg.lu_factor(m, check_finite=False) if m.size else (m, None)
-        zero = np.flatnonzero(np.diagonal(lu) == 0) if m.size else np.array([], dtype=int)
-        flat[b] = int(zero[0]) + 1 if zero.size else 0
-    if check_errors and flat.any():
-        singular_error("linalg.inv_ex", A._data)
-    if flat.any():
-        return RT.linalg_inv_ex(A.new_full(A._data.shape, float("nan")), _new(info, A))
-    return RT.linalg_inv_ex(linalg_inv(A), _new(info, A))
+
+def _info_error(op: str, info: Arr, what: str) -> None:
+    """torch's error (``check_errors=True``) for the first matrix whose LU ``info`` (a host array) is not 0."""
+    flat = np.asarray(info).reshape(-1)
+    if not flat.any():
+        return
+    b = int(np.flatnonzero(flat)[0])
+    cause = "The solver failed" if what == "solve" else \
+        f"The diagonal element {int(flat[b])} is zero, the {what} could not be completed"
+    fail("linalg_error_singular", op=f"{op}: (Batch element {b})" if np.ndim(info) else op, cause=cause)
 
 
 def _solve_kernel(a: Arr, b: Arr) -> Arr:
@@ -484,13 +483,19 @@ def linalg_eig(A: Tensor, *, out: Any = None) -> Eigh:
     check(RX.eigh_shapes, A._data.shape, op="linalg.eig")
     _floating(A, "linalg.eig")
     ct = _complex_of(A._data)
-    if not np.isfinite(A._data).all():  # torch checks before LAPACK, which would not converge
+    # a device's matrices are read back, LAPACK's geev runs on the host and the results are uploaded: torch's CUDA
+    # eig syncs the same way (its geev runs on the host too)
+    a = A._data if _on_host(A) else be(A).to_numpy(A._data)
+    if not np.isfinite(a).all():  # torch checks before LAPACK, which would not converge
         fail("linalg_error_not_converged", op="linalg.eig")
-    if A._data.size:
-        w, V = np.linalg.eig(A._data)
+    if a.size:
+        w, V = np.linalg.eig(a)
     else:
-        w, V = np.zeros(A._data.shape[:-1]), A._data
-    return RT.linalg_eig(*_outputs(A, (_EIG_W, _EIG_V), (np.asarray(w).astype(ct), np.asarray(V).astype(ct))))
+        w, V = np.zeros(a.shape[:-1]), a
+    w, V = np.asarray(w).astype(ct), np.asarray(V).astype(ct)
+    if not _on_host(A):
+        w, V = be(A).from_numpy(w), be(A).from_numpy(V)
+    return RT.linalg_eig(*_outputs(A, (_EIG_W, _EIG_V), (w, V)))
 
 
 @public("linalg", method=False)
@@ -1305,17 +1310,32 @@ def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bo
                     out: Any = None) -> SolveEx:
     """``(result, info)``: :func:`linalg_solve`, with info the 1-based index of the first zero pivot of A's LU (0
     where A is invertible) instead of an error; a singular system's result is LU's (infinities or nan), as torch."""
-    shape = check(RX.solve_shape, A._data.shape, B._data.shape, left, op="linalg.solve_ex")
+    check(RX.solve_shape, A._data.shape, B._data.shape, left, op="linalg.solve_ex")
     _floating(A, "linalg.solve_ex")
     _same("linalg.solve_ex", A, B)
+    return RT.linalg_solve_ex(*_solve_ex(A, B, left, check_errors, "torch.linalg.solve_ex", "solve"))
+
+
+# solve_ex's result computed on a device with its info in one elimination: a primitive that hands the value back
+# and differentiates as solve (its inputs are solve's, A or A^T and B as a matrix)
+_SOLVED = Prim("linalg_solve_ex_result", lambda a, b, value, **_: value, _solve_vjp, save_output=True)
+_SOLVED.jvp = _solve_jvp
+
+
+def _solve_ex(A: Tensor, B: Tensor, left: bool, check_errors: bool, op: str, what: str) -> tuple[Tensor, Tensor]:
+    """``(X, info)`` of solve_ex (and inv_ex, B the identity); with ``check_errors`` a zero pivot raises torch's
+    error naming ``op`` (a device's info is read back for it: torch syncs there too)."""
+    shape = check(RX.solve_shape, A._data.shape, B._data.shape, left, op=op.removeprefix("torch."))
     vector = len(shape) == A._data.ndim - 1 or B._data.ndim == 1
     batch = tuple(shape[:-1] if vector else shape[:-2])
     n = A._data.shape[-1]
+    if not _on_host(A):
+        return _solve_ex_device(A, B, left, vector, batch, check_errors, op, what)
     lu, piv, info = _lu_arrays(A._data)  # info has A's batch shape, as torch's (not the broadcast one)
-    if check_errors and info.any():
-        singular_error("linalg.solve_ex", A._data, "solve")
+    if check_errors:
+        _info_error(op, info, what)
     if not info.any():
-        return RT.linalg_solve_ex(linalg_solve(A, B, left=left), _new(info, A))
+        return linalg_solve(A, B, left=left), _new(info, A)
     # LU's substitutions carried through the zero pivot (infinities, nan), as torch's: a constant, no gradient
     import scipy.linalg
 
@@ -1332,7 +1352,31 @@ def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bo
             x[i] = (scipy.linalg.lu_solve((lus[i], pivs[i]), bs[i], check_finite=False) if left else
                     scipy.linalg.lu_solve((lus[i], pivs[i]), bs[i].T, trans=1, check_finite=False).T)
     r = _new(x.reshape(b.shape), A)
-    return RT.linalg_solve_ex(r.squeeze(-1) if vector else r, _new(info, A))
+    return r.squeeze(-1) if vector else r, _new(info, A)
+
+
+def _solve_ex_device(A: Tensor, B: Tensor, left: bool, vector: bool, batch: tuple[int, ...], check_errors: bool,
+                     op: str, what: str) -> tuple[Tensor, Tensor]:
+    """solve_ex on a device: one elimination per matrix of the broadcast batch gives X and info (nothing read back
+    unless ``check_errors``); info is then cut to A's own batch shape, as torch's."""
+    n = A._data.shape[-1]
+    Ab = A.expand(*batch, n, n)
+    if vector:
+        a, b = (Ab if left else Ab.mT), B.unsqueeze(-1).expand(*batch, n, 1)
+    else:
+        Bb = B.expand(*batch, *B._data.shape[-2:])
+        a, b = (Ab, Bb) if left else (Ab.mT, Bb.mT)
+    # left=False factors A (not A^T) and solves with its transpose, as torch's getrs(trans): the same info
+    x, dinfo = be(A).factor("solve_ex", a._data, b=b._data, trans=not left)
+    X = _SOLVED(a, b, value=x)
+    X = X.squeeze(-1) if vector else X if left else X.mT
+    own = A._data.shape[:-2]
+    extra = len(batch) - len(own)
+    info = Tensor._make(dinfo, A._device)[(*(0,) * extra, *(slice(0, 1) if s == 1 and t != 1 else slice(None)
+                                                            for s, t in zip(own, batch[extra:])))]
+    if check_errors:
+        _info_error(op, be(A).to_numpy(info._data), what)
+    return X, info.contiguous()
 
 
 # -- LDL^T (Bunch-Kaufman) ------------------------------------------------------------------------------------------

@@ -8,7 +8,16 @@ import numpy as np
 
 from ..._dtype import DType
 from ..numpy_backend import DTYPE_OF, NP_DTYPE
-from . import composed_kernels, factorizations, int64_checks, kernels, linalg_kernels, permutation, special_kernels
+from . import (
+    complex_kernels,
+    composed_kernels,
+    factorizations,
+    int64_checks,
+    kernels,
+    linalg_kernels,
+    permutation,
+    special_kernels,
+)
 from .runtime import RT, WArray, to_host
 
 NAME = "webgpu"
@@ -21,8 +30,9 @@ CPU_FAST_PATHS = ("batch_norm", "batch_norm_stats", "convolution_bias", "einsum"
                   "max_pool_select", "relu_backward")
 # primitives without a WebGPU kernel (they raise kernel_not_registered_error; to_device moves through the host)
 MISSING = [n for n in kernels.register({**special_kernels.table(), **composed_kernels.table(), **linalg_kernels.table(),
-                                        **factorizations.table()})
+                                        **factorizations.table(), **complex_kernels.table()})
            if n not in CPU_FAST_PATHS]
+complex_kernels.install()  # complex matmul and angle, beside the real kernels
 int64_checks.install()  # int64 sums, products, scans and matmuls: exact or refused, never wrapped
 
 

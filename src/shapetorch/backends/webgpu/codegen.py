@@ -106,6 +106,26 @@ BINARY: dict[str, dict[str, str]] = {
     "gelu_backward": {"f": "b * (0.5 * (1.0 + erf_f(a * 0.7071067811865476)) + a * exp(-0.5 * a * a) * 0.3989422804014327)"},
 }
 BOOL_RESULT = set(_CMP)
+# complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
+# other op finds no "v" entry and is refused with a coded error naming it and the dtype
+UNARY_COMPLEX = {"neg": "-a", "conj": "vec2<f32>(a.x, -a.y)", "copy": "a", "exp": "c_exp(a)", "log": "c_log(a)",
+                 "reciprocal": "c_div(vec2<f32>(1.0, 0.0), a)", "sqrt": "c_sqrt(a)", "conj_physical": "vec2<f32>(a.x, -a.y)",
+                 "sgn": "select(a / c_abs(a), vec2<f32>(0.0), all(a == vec2<f32>(0.0)))"}
+# complex -> float32
+UNARY_COMPLEX_REAL = {"abs": "c_abs(a)", "angle": "atan2(a.y, a.x)"}
+BINARY_COMPLEX = {"add": "a + b", "sub": "a - b", "mul": "c_mul(a, b)", "true_divide": "c_div(a, b)",
+                  "eq": "select(0u, 1u, all(a == b))", "ne": "select(0u, 1u, any(a != b))"}
+PREDICATE_COMPLEX = {"isnan": "select(0u, 1u, nan_f(a.x) || nan_f(a.y))",
+                     "isinf": f"select(0u, 1u, abs(a.x) == {_INF} || abs(a.y) == {_INF})",
+                     "isfinite": f"select(0u, 1u, !(nan_f(a.x) || nan_f(a.y) || abs(a.x) == {_INF} || abs(a.y) == {_INF}))"}
+for _n, _e in UNARY_COMPLEX.items():
+    if _n in UNARY:  # (conj_physical's real kernel is elsewhere: complex_kernels installs its complex one)
+        UNARY[_n]["v"] = _e
+for _n, _e in BINARY_COMPLEX.items():
+    BINARY[_n]["v"] = _e
+for _n, _e in PREDICATE_COMPLEX.items():
+    if _n in PREDICATE:
+        PREDICATE[_n]["v"] = _e
 # int64 is stored as i32 (wrapping): where the i32 result of these is not the exact one
 I32_OVERFLOW = {
     "add": "((a ^ r) & (b ^ r)) < 0",
@@ -123,6 +143,39 @@ I32_OVERFLOW = {
 # WGSL helpers shared by the elementwise shaders (unused ones cost nothing).
 HELPERS = """
 fn nan_f(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }  // a != a may be folded
+fn c_mul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> { return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+fn c_abs(a: vec2<f32>) -> f32 {
+  // scaled, so that squares of large parts do not overflow (torch's abs is hypot)
+  let m = max(abs(a.x), abs(a.y));
+  if (m == 0.0 || m == bitcast<f32>(0x7f800000u) || m != m) { return select(m, a.x + a.y, nan_f(a.x) || nan_f(a.y)); }
+  let s = a / m;
+  return m * sqrt(dot(s, s));
+}
+fn c_div(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+  // Smith's algorithm (as NumPy/torch): divide by the larger part of b first, no overflow of |b|^2
+  if (abs(b.x) >= abs(b.y)) {
+    if (b.x == 0.0 && b.y == 0.0) { return vec2<f32>(a.x / abs(b.x), a.y / abs(b.y)); }
+    let r = b.y / b.x;
+    let d = b.x + b.y * r;
+    return vec2<f32>((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+  }
+  let r = b.x / b.y;
+  let d = b.x * r + b.y;
+  return vec2<f32>((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}
+fn c_exp(a: vec2<f32>) -> vec2<f32> {
+  if (a.y == 0.0) { return vec2<f32>(exp(a.x), a.y); }
+  let e = exp(a.x);
+  return vec2<f32>(e * cos(a.y), e * sin(a.y));
+}
+fn c_log(a: vec2<f32>) -> vec2<f32> { return vec2<f32>(log(c_abs(a)), atan2(a.y, a.x)); }
+fn c_sqrt(a: vec2<f32>) -> vec2<f32> {
+  // the principal root, as csqrt: t = sqrt((|a| + |x|) / 2), the other part y / (2t)
+  if (a.x == 0.0 && a.y == 0.0) { return vec2<f32>(0.0, a.y); }
+  let t = sqrt(0.5 * (c_abs(a) + abs(a.x)));
+  if (a.x >= 0.0) { return vec2<f32>(t, a.y / (2.0 * t)); }
+  return vec2<f32>(abs(a.y) / (2.0 * t), select(t, -t, a.y < 0.0 || (a.y == 0.0 && (bitcast<u32>(a.y) >> 31u) == 1u)));
+}
 fn sign_f(a: f32) -> f32 { return select(sign(a), a, a != a); }
 fn expm1_f(a: f32) -> f32 {
   if (abs(a) < 1e-2) { return a * (1.0 + a * (0.5 + a * (0.16666667 + a * 0.041666668))); }
@@ -227,7 +280,7 @@ fn pow_i(a: i32, b: i32) -> i32 {
 }
 """
 
-WGSL_CT = {"f": "f32", "i": "i32", "u": "u32"}
+WGSL_CT = {"f": "f32", "i": "i32", "u": "u32", "v": "vec2<f32>"}
 
 
 def kind_of(ct: str) -> str:
@@ -247,6 +300,10 @@ def cast_expr(src: str, dst: str, v: str) -> str:
     """Compute kind ``src`` -> ``dst`` (torch's casts: float -> int truncates; nonzero -> True)."""
     if src == dst:
         return v
+    if src == "v":  # complex -> real: the real part (torch warns that the imaginary part is discarded)
+        return f"select(0u, 1u, any({v} != vec2<f32>(0.0)))" if dst == "u" else cast_expr("f", dst, f"{v}.x")
+    if dst == "v":
+        return f"vec2<f32>({cast_expr(src, 'f', v)}, 0.0)"
     if dst == "u":
         zero = {"f": "0.0", "i": "0"}[src]
         return f"select(0u, 1u, {v} != {zero})"
@@ -332,6 +389,11 @@ def elementwise(expr: str, out_st: str, out_mode: str, operands: tuple[tuple[str
         if mode == "o":
             body.append(f"  let {name} = {load_expr(st, 'out[oi]')};")
             continue
+        if mode == "k" and st == "vec2<f32>":  # a complex scalar: two words
+            at = f"ob + {nbuf + 1}u * (nd + 1u) + {kidx}u"
+            body.append(f"  let {name} = vec2<f32>(bitcast<f32>(prm[{at}]), bitcast<f32>(prm[{at} + 1u]));")
+            kidx += 2
+            continue
         if mode == "k":
             body.append(f"  let {name} = {scalar_expr(ct[0], f'prm[ob + {nbuf + 1}u * (nd + 1u) + {kidx}u]')};")
             kidx += 1
@@ -361,8 +423,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 RWG = 64
 # op -> (identity per kind, combine per kind)
 REDUCE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
-    "sum": ({"f": "0.0", "i": "0", "u": "0u"}, {"f": "x + y", "i": "x + y", "u": "x + y"}),
-    "prod": ({"f": "1.0", "i": "1", "u": "1u"}, {"f": "x * y", "i": "x * y", "u": "x * y"}),
+    "sum": ({"f": "0.0", "i": "0", "u": "0u", "v": "vec2<f32>(0.0)"},
+            {"f": "x + y", "i": "x + y", "u": "x + y", "v": "x + y"}),
+    "prod": ({"f": "1.0", "i": "1", "u": "1u", "v": "vec2<f32>(1.0, 0.0)"},
+             {"f": "x * y", "i": "x * y", "u": "x * y", "v": "vec2<f32>(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x)"}),
     "amax": ({"f": "bitcast<f32>(0xff800000u)", "i": "-2147483647 - 1", "u": "0u"},
              {"f": "select(max(x, y), x + y, x != x || y != y)", "i": "max(x, y)", "u": "max(x, y)"}),
     "amin": ({"f": "bitcast<f32>(0x7f800000u)", "i": "2147483647", "u": "1u"},
@@ -1343,8 +1407,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 @functools.cache
 def eye_kernel(st: str) -> str:
     """``out`` (rows, cols), contiguous: 1 where row == column, else 0. meta: [n, cols]."""
-    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
-    one, zero = {"f": ("1.0", "0.0"), "i": ("1", "0"), "u": ("1u", "0u")}[kind]
+    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "v" if st == "vec2<f32>" else "u")
+    one, zero = {"f": ("1.0", "0.0"), "i": ("1", "0"), "u": ("1u", "0u"),
+                 "v": ("vec2<f32>(1.0, 0.0)", "vec2<f32>(0.0)")}[kind]
     return f"""{_enable((st,))}@group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{st}>;
 @compute @workgroup_size({WG})

@@ -863,7 +863,8 @@ def factor(kind: str, a: WArray, **params: Any) -> Any:
     module's docstring); the op layer makes them its primitives' outputs."""
     fns: dict[str, Callable[..., Any]] = {"cholesky": cholesky, "cholesky_ex": cholesky_ex, "lu": lu,
                                           "slogdet": slogdet, "qr": qr, "eigh": eigh, "svd": svd,
-                                          "permutation": permutation, "ldl": ldl}
+                                          "permutation": permutation, "ldl": ldl,
+                                          "solve_ex": linalg_kernels.solve_ex}
     return fns[kind](a, **params)
 
 
@@ -876,5 +877,5 @@ def table() -> dict[str, Any]:
     """The kernels of this module by primitive name, for :func:`.kernels.register`."""
     given = ("linalg_cholesky", "linalg_lu_L", "linalg_lu_U", "linalg_slogdet_sign", "linalg_slogdet_logabsdet",
              "linalg_qr_Q", "linalg_qr_R", "linalg_eigh_eigenvalues", "linalg_eigh_eigenvectors", "linalg_svd_U",
-             "linalg_svd_S", "linalg_svd_Vh", "linalg_ldl_factor")
+             "linalg_svd_S", "linalg_svd_Vh", "linalg_ldl_factor", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors")
     return {**dict.fromkeys(given, _given), "linalg_constant": lambda a, value: value, "matrix_exp": matrix_exp}

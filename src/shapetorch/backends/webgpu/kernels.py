@@ -121,6 +121,11 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
                 meta += _bstrides(x, shape)
             spec.append((name, _st(x.dtype), mode))
             bufs.append(xst.buf)
+        elif _kind(sdt) == "v":  # a complex scalar: its real and imaginary parts' float32 bits
+            spec.append((name, _st(sdt), "k"))
+            c = complex(np.asarray(x).item())
+            z = np.array([c.real, c.imag], dtype=np.float32).view(np.uint32)
+            words += [int(z[0]), int(z[1])]
         else:
             spec.append((name, _st(sdt), "k"))
             words.append(_word(x, sdt))
@@ -248,7 +253,10 @@ def unary(name: str) -> Callable[..., WArray]:
     table = G.UNARY[name]
 
     def kernel(a: WArray) -> WArray:
-        expr = table.get(_kind(a.dtype)) or _no_kernel(name, a.dtype)
+        kind = _kind(a.dtype)
+        if kind == "v" and name in G.UNARY_COMPLEX_REAL:  # |z| and arg z are float32
+            return elementwise(G.UNARY_COMPLEX_REAL[name], np.dtype(np.float32), [("a", a, a.dtype)], a.shape)
+        expr = table.get(kind) or _no_kernel(name, a.dtype)
         check = G.I32_OVERFLOW.get(name, "") if a.dtype == np.int64 else ""
         return elementwise(expr, a.dtype, [("a", a, a.dtype)], a.shape, check=check)
 
@@ -259,7 +267,8 @@ def predicate(name: str) -> Callable[..., WArray]:
     table = G.PREDICATE[name]
 
     def kernel(a: WArray) -> WArray:
-        return elementwise(table[_kind(a.dtype)], np.dtype(bool), [("a", a, a.dtype)], a.shape)
+        expr = table.get(_kind(a.dtype)) or _no_kernel(name, a.dtype)
+        return elementwise(expr, np.dtype(bool), [("a", a, a.dtype)], a.shape)
 
     return kernel
 
@@ -1112,7 +1121,7 @@ def put_along_add_kernel(g: WArray, index: WArray, shape: tuple[int, ...], axis:
 
 
 def norm_kernel(a: WArray, axis: tuple[int, ...], keepdims: bool) -> WArray:
-    """The 2-norm: ``sqrt(sum(a * a))`` (real dtypes; WebGPU has no complex)."""
+    """The 2-norm: ``sqrt(sum(a * a))`` (real dtypes; complex64 is refused, ``complex_kernels.COMPLEX_OK``)."""
     return unary("sqrt")(reduce("sum")(binary("mul")(a, a), axis, keepdims))
 
 

@@ -12,7 +12,9 @@ under :data:`MAX_WORK`.
 
 A zero pivot (a singular matrix) makes ``inverse`` and ``solve`` record torch's ``linalg_error_singular``,
 raised at the next sync as the other device-side checks (torch raises at the call; the device does not name
-the diagonal element); ``det`` is 0 there, as torch's.
+the diagonal element); ``det`` is 0 there, as torch's. ``solve_ex`` (and ``inv_ex``, a solve with the identity,
+as torch's) records no check: the same elimination writes LAPACK getrf's ``info`` per matrix into a device
+tensor, and a singular system's result is what the substitutions make of the zero pivot (infinities, NaN).
 """
 
 from __future__ import annotations
@@ -30,16 +32,18 @@ from .runtime import RT, WG, WArray
 MAX_N = 32
 MAX_WORK = 32 * 32 * 32  # n * n * (right-hand sides) per thread
 _F32 = np.dtype(np.float32)
+_I32 = np.dtype(np.int32)
 
 
 @functools.cache
 def _shader() -> str:
     return f"""
-@group(0) @binding(0) var<storage, read> prm: array<u32>;        // [batch, n, m, check id]
+@group(0) @binding(0) var<storage, read> prm: array<u32>;        // [batch, n, m, check id, trans]
 @group(0) @binding(1) var<storage, read_write> a: array<f32>;    // (batch, n, n): the matrices, overwritten by U
 @group(0) @binding(2) var<storage, read_write> x: array<f32>;    // (batch, n, m): B in, X out
 @group(0) @binding(3) var<storage, read_write> det: array<f32>;  // (batch,)
 @group(0) @binding(4) var<storage, read_write> flag: array<atomic<u32>, 4>;
+@group(0) @binding(5) var<storage, read_write> info: array<i32>; // (batch,): LAPACK getrf's info
 
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
@@ -52,6 +56,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   var sign = 1.0;
   var d = 1.0;
   var singular = false;
+  var first = 0u;
+  // trans: the RHS is left alone while A is factored (P A = L U, packed as getrf's, the pivots in pv), then
+  // A^T X = B is solved as getrs(trans) does: U^T, L^T, the row swaps in reverse
+  let trans = prm[4] != 0u;
+  var pv: array<u32, {MAX_N}>;
   for (var k = 0u; k < n; k = k + 1u) {{
     var p = k;
     var best = abs(a[A0 + k * n + k]);
@@ -63,23 +72,52 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
       for (var j = 0u; j < n; j = j + 1u) {{
         let t = a[A0 + k * n + j]; a[A0 + k * n + j] = a[A0 + p * n + j]; a[A0 + p * n + j] = t;
       }}
-      for (var j = 0u; j < m; j = j + 1u) {{
+      for (var j = 0u; j < select(m, 0u, trans); j = j + 1u) {{
         let t = x[X0 + k * m + j]; x[X0 + k * m + j] = x[X0 + p * m + j]; x[X0 + p * m + j] = t;
       }}
       sign = -sign;
     }}
+    pv[k] = p;
     let piv = a[A0 + k * n + k];
     d = d * piv;
-    if (piv == 0.0) {{ singular = true; continue; }}
+    if (piv == 0.0) {{ if (!singular) {{ first = k + 1u; }} singular = true; continue; }}
     for (var i = k + 1u; i < n; i = i + 1u) {{
       let f = a[A0 + i * n + k] / piv;
+      a[A0 + i * n + k] = f;  // L's multiplier (the substitutions below read only U unless trans)
       if (f == 0.0) {{ continue; }}
       for (var j = k + 1u; j < n; j = j + 1u) {{ a[A0 + i * n + j] = a[A0 + i * n + j] - f * a[A0 + k * n + j]; }}
-      for (var j = 0u; j < m; j = j + 1u) {{ x[X0 + i * m + j] = x[X0 + i * m + j] - f * x[X0 + k * m + j]; }}
+      for (var j = 0u; j < select(m, 0u, trans); j = j + 1u) {{ x[X0 + i * m + j] = x[X0 + i * m + j] - f * x[X0 + k * m + j]; }}
     }}
   }}
   det[b] = sign * d;
+  info[b] = i32(first);
   if (singular && prm[3] != 0u) {{ atomicCompareExchangeWeak(&flag[0], 0u, prm[3]); }}
+  if (trans) {{
+    for (var k = 0u; k < n; k = k + 1u) {{
+      for (var j = 0u; j < m; j = j + 1u) {{
+        var s = x[X0 + k * m + j];
+        for (var i = 0u; i < k; i = i + 1u) {{ s = s - a[A0 + i * n + k] * x[X0 + i * m + j]; }}
+        x[X0 + k * m + j] = s / a[A0 + k * n + k];
+      }}
+    }}
+    for (var kk = 0u; kk < n; kk = kk + 1u) {{
+      let k = n - 1u - kk;
+      for (var j = 0u; j < m; j = j + 1u) {{
+        var s = x[X0 + k * m + j];
+        for (var i = k + 1u; i < n; i = i + 1u) {{ s = s - a[A0 + i * n + k] * x[X0 + i * m + j]; }}
+        x[X0 + k * m + j] = s;
+      }}
+    }}
+    for (var kk = 0u; kk < n; kk = kk + 1u) {{
+      let k = n - 1u - kk;
+      let p = pv[k];
+      if (p == k) {{ continue; }}
+      for (var j = 0u; j < m; j = j + 1u) {{
+        let t = x[X0 + k * m + j]; x[X0 + k * m + j] = x[X0 + p * m + j]; x[X0 + p * m + j] = t;
+      }}
+    }}
+    return;
+  }}
   for (var kk = 0u; kk < n; kk = kk + 1u) {{
     let k = n - 1u - kk;
     let piv = a[A0 + k * n + k];
@@ -92,8 +130,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }}"""
 
 
-def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str) -> tuple[WArray | None, WArray]:
-    """Run the elimination on copies of ``a`` (..., n, n) and ``rhs`` (..., n, m); returns (X, det)."""
+def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str,
+               trans: bool = False) -> tuple[WArray | None, WArray, WArray]:
+    """Run the elimination on copies of ``a`` (..., n, n) and ``rhs`` (..., n, m); returns (X, det, info), info
+    LAPACK getrf's (int32, the 1-based index of the first zero pivot, else 0). ``singular``: the cause of the
+    ``linalg_error_singular`` a zero pivot records (raised at the next sync), or "" for none. ``trans``: factor
+    ``a``'s transpose and solve with it as LAPACK's getrs(trans) does (torch's ``left=False``: the info and the
+    infinities of a singular matrix are those of the LU of A, not of A^T)."""
     if K._kind(a.dtype) != "f" or a.dtype != _F32:
         K._no_kernel(op, a.dtype)
     n = a.shape[-1]
@@ -107,35 +150,39 @@ def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str) -> tuple[W
     m = rhs.shape[-1] if rhs is not None else 0
     out = RT.empty(rhs.shape, _F32) if rhs is not None else None
     if nb == 0 or det.st is None or n == 0:
-        return out, det
+        return out, det, K.full(batch, 0, _I32)
+    info = RT.empty(batch, _I32)
+    assert info.st is not None
     cid = RT.add_check("linalg_error_singular", op, cause=singular) if singular else 0
     step = max(1, MAX_WORK // (n * n))
     for lo in range(0, max(m, 1), step):  # one pass for the determinant alone (m = 0)
-        work = K.contiguous_copy(a)
+        work = K.contiguous_copy(K._view(a, a.shape, (*a.stride[:-2], a.stride[-1], a.stride[-2]), a.offset)
+                                 if trans else a)
         if rhs is not None and out is not None:
             cols = min(step, m - lo)
             x = K.contiguous_copy(K._view(rhs, (*rhs.shape[:-1], cols), rhs.stride, rhs.offset + lo * rhs.stride[-1]))
         else:
             cols, x = 0, RT.empty((1,), _F32)
         assert work.st is not None and x.st is not None
-        RT.dispatch(_shader(), [work.st.buf, x.st.buf, det.st.buf, RT.flag], [nb, n, cols, cid], K._grid(nb))
+        RT.dispatch(_shader(), [work.st.buf, x.st.buf, det.st.buf, RT.flag, info.st.buf], [nb, n, cols, cid, int(trans)],
+                    K._grid(nb))
         if out is not None:
             K.assign(K._view(out, x.shape, out.stride, out.offset + lo * out.stride[-1]), x)
-    return out, det
+    return out, det, info
 
 
 def inverse_kernel(a: WArray) -> WArray:
     n = a.shape[-1]
     eye = K.full(a.shape, 0, a.dtype)
     K.assign(K.diagonal_kernel(eye, 0, a.ndim - 2, a.ndim - 1), 1.0)
-    x, _ = _eliminate("linalg.inv", a, eye,
+    x, _, _ = _eliminate("linalg.inv", a, eye,
                       "The diagonal element is zero, the inversion could not be completed" if n else "")
     assert x is not None
     return x
 
 
 def solve_kernel(a: WArray, b: WArray) -> WArray:
-    x, _ = _eliminate("linalg.solve", a, b, "The solver failed")
+    x, _, _ = _eliminate("linalg.solve", a, b, "The solver failed")
     assert x is not None
     return x
 
@@ -146,6 +193,15 @@ def det_kernel(a: WArray) -> WArray:
     return _eliminate("linalg.det", a, None, "")[1]
 
 
+def solve_ex(a: WArray, b: WArray, trans: bool = False) -> tuple[WArray, WArray]:
+    """``linalg.solve_ex``'s (X, info) for ``a`` (..., n, n) and ``b`` (..., n, m) of one batch shape: nothing is
+    checked or read back (a singular matrix gives LU's infinities and NaNs, as torch's, and its pivot in info)."""
+    x, _, info = _eliminate("linalg.solve_ex", a, b, "", trans)
+    assert x is not None
+    return x, info
+
+
 def table() -> dict[str, Any]:
     """The kernels of this module by primitive name, for :func:`.kernels.register`."""
-    return {"inverse": inverse_kernel, "linalg_solve": solve_kernel, "det": det_kernel}
+    return {"inverse": inverse_kernel, "linalg_solve": solve_kernel, "det": det_kernel,
+            "linalg_solve_ex_result": lambda a, b, value, **_: value}

@@ -48,6 +48,8 @@ STORAGE: dict[str, tuple[str, str, np.dtype[Any]]] = {
     "int32": ("i32", "i32", np.dtype(np.int32)),
     "int64": ("i32", "i32", np.dtype(np.int32)),  # stored as int32, range-checked on upload
     "bool": ("u32", "u32", np.dtype(np.uint32)),
+    # interleaved (real, imag) float32 pairs, NumPy's complex64 layout: kernels see one vec2 per element
+    "complex64": ("vec2<f32>", "vec2<f32>", np.dtype(np.complex64)),
 }
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 _SERIAL: dict[int, int] = {}  # buffer id -> the order it was made in (see Runtime._take_free)
@@ -63,7 +65,7 @@ _F16 = np.dtype(np.float16)
 
 
 def supported_dtypes(has_f16: bool) -> list[str]:
-    return [d for d in ("float32", "float16", "int32", "int64", "bool") if d != "float16" or has_f16]
+    return [d for d in ("float32", "float16", "int32", "int64", "bool", "complex64") if d != "float16" or has_f16]
 
 
 class Storage:
