@@ -360,3 +360,36 @@ def test_half_precision_softmax_computes_in_float32_as_torch(dtype: str) -> None
         assert x.grad.dtype.name == dtype
         # g - exp(y) * sum(g) cancels: its error is an ulp of the terms, not of the (smaller) result
         np.testing.assert_allclose(x.grad.float().numpy(), tx.grad.float().numpy(), rtol=4 * eps, atol=4 * eps)
+
+
+def _large_kernels() -> list[tuple[str, object]]:
+    """The large group of ``bench_ops`` (issue 17's every-core goal), forward and backward: each must cut its
+    work into chunks that more than one thread can claim."""
+    (x, _), (y, _) = _pair(1_000_000), _pair(1_000_000, seed=1)
+    (s, _), (g, _) = _pair(512, 1024), _pair(512, 1024, seed=2)  # softmax(0) splits columns 512 wide or more
+    leaf = s.detach().clone().requires_grad_()
+    return [
+        ("add", lambda: x + y), ("mul by a number", lambda: x * 2.0), ("exp", x.exp),
+        ("sum", x.sum), ("amax", x.amax), ("sum(-1)", lambda: s.sum(-1)),
+        ("sum(0)", lambda: s.sum(0)), ("amax(-1)", lambda: s.amax(-1)),
+        ("softmax", lambda: s.softmax(-1)), ("log_softmax", lambda: s.log_softmax(-1)),
+        ("softmax(0)", lambda: s.softmax(0)),
+        ("softmax backward", lambda: st.autograd.grad(leaf.softmax(-1), leaf, g)),
+        ("log_softmax backward", lambda: st.autograd.grad(leaf.log_softmax(-1), leaf, g)),
+    ]
+
+
+def test_every_large_kernel_splits_over_two_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    st.set_num_threads(2)
+    split: list[int] = []
+    real = thread_pool.map_ranges
+
+    def spy(fn: object, n: int, k: int) -> object:
+        split.append(k)
+        return real(fn, n, k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(thread_pool, "map_ranges", spy)
+    for name, run in _large_kernels():
+        split.clear()
+        run()  # type: ignore[operator]
+        assert any(k >= 2 for k in split), f"{name} ran on one thread: chunks {split}"
