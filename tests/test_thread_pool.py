@@ -393,3 +393,30 @@ def test_every_large_kernel_splits_over_two_threads(monkeypatch: pytest.MonkeyPa
         split.clear()
         run()  # type: ignore[operator]
         assert any(k >= 2 for k in split), f"{name} ran on one thread: chunks {split}"
+
+
+@pytest.mark.parametrize("shape,dim", [((256, 512), 0), ((4096, 64), 0), ((8, 64, 512), (0, 1)), ((300, 2000), 0),
+                                       ((2, 3, 40000), 0), ((9000, 8), 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_sums_as_torch(threads: int, shape: tuple[int, ...], dim: object, dtype: type) -> None:
+    """Sums over the leading dims (a bias's gradient) are BLAS's products with ones: torch's values, keepdim too,
+    and inf, NaN and -0.0 as torch sums them."""
+    a = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+    a.reshape(-1)[:3] = (np.inf, np.nan, -0.0)
+    a[(slice(None),) * (a.ndim - 1) + (-1,)] = -0.0  # a column of negative zeros sums to +0.0 in torch
+    x, tx = st.tensor(a), torch.from_numpy(a.copy())
+    for keep in (False, True):
+        ours, theirs = x.sum(dim, keepdim=keep), tx.sum(dim, keepdim=keep)  # type: ignore[arg-type]
+        assert ours.dtype.name == str(theirs.dtype).split(".")[1] and tuple(ours.shape) == tuple(theirs.shape)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-4)
+        real = ~np.isnan(theirs.numpy())  # (a NaN's sign is not compared)
+        assert np.array_equal(np.signbit(ours.numpy())[real], np.signbit(theirs.numpy())[real])
+
+
+def test_column_sums_give_the_same_bits_for_any_thread_count() -> None:
+    a = np.random.default_rng(4).standard_normal((300, 2000)).astype(np.float32)
+    st.set_num_threads(1)
+    one = st.tensor(a).sum(0).numpy()
+    for n in (2, 3):
+        st.set_num_threads(n)
+        assert np.array_equal(st.tensor(a).sum(0).numpy(), one)
