@@ -64,3 +64,37 @@ def compare(fns: dict[str, Callable[[], Any]], min_time: float = 0.2, repeat: in
                 fn()
             best[name] = min(best[name], (clock() - t0) / n)
     return best
+
+
+def compare_rounds(fns: dict[str, Callable[[], Any]], min_time: float = 0.2,
+                   rounds: int = 21) -> dict[str, dict[str, list[float]]]:
+    """Seconds per call of each function in each of ``rounds`` interleaved rounds, by two clocks at once:
+    ``wall`` (``time.perf_counter``) and ``cpu`` (``time.process_time``, the process's CPU time over all its
+    threads). With several threads neither alone is fair on a shared machine: the wall clock charges a library
+    for the time the scheduler gave other jobs, and CPU time charges torch for its OpenMP threads spinning at
+    a barrier (and charges nothing for a thread left waiting). Rounds are short and adjacent, so a ratio
+    taken round by round (:func:`round_ratios`) compares the libraries under the same load."""
+    loops = {name: loop_count(fn, min_time) for name, fn in fns.items()}
+    got: dict[str, dict[str, list[float]]] = {name: {"wall": [], "cpu": []} for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            n = loops[name]
+            w0, c0 = time.perf_counter(), time.process_time()
+            for _ in range(n):
+                fn()
+            c1, w1 = time.process_time(), time.perf_counter()
+            got[name]["wall"].append((w1 - w0) / n)
+            got[name]["cpu"].append((c1 - c0) / n)
+    return got
+
+
+def round_ratios(ours: list[float], theirs: list[float]) -> list[float]:
+    """``ours[i] / theirs[i]`` for each round, sorted: their median is the ratio a table reports, and the
+    quartiles how much it moved."""
+    return sorted(a / b for a, b in zip(ours, theirs, strict=True))
+
+
+def quartiles(xs: list[float]) -> tuple[float, float, float]:
+    """The lower quartile, the median and the upper quartile of ``xs``."""
+    q = statistics.quantiles(xs, n=4, method="inclusive")
+    return q[0], q[1], q[2]

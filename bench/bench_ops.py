@@ -1,13 +1,18 @@
 """Per-op overhead on tiny tensors and throughput on large ones, against torch (CPU) and NumPy in one run.
 
-Run: ``python -m bench.bench_ops [--quick] [--only large] [--threads N] [--clock cpu] [--json PATH]``. Ratios are shapetorch time / peer time
-(below 1 is faster than the peer). Tests never assert these numbers; this script reports them.
+Run: ``python -m bench.bench_ops [--quick] [--only large] [--threads N] [--clock cpu|both] [--json PATH]``. Ratios are
+shapetorch time / peer time (below 1 is faster than the peer). Tests never assert these numbers; this script reports
+them. ``--clock both`` (for several threads on a shared machine) times many short interleaved rounds by the wall
+clock and by CPU time at once and reports each clock's ratio round by round: its median and quartiles, with the
+load average before and after.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +22,7 @@ import torch
 
 import shapetorch as st
 
-from ._timing import compare, fmt_time
+from ._timing import compare, compare_rounds, fmt_time, quartiles, round_ratios
 
 Case = tuple[str, Callable[[], Any], Callable[[], Any], Callable[[], Any] | None]
 
@@ -119,6 +124,37 @@ def run(quick: bool = False, groups: tuple[str, ...] = ("tiny", "tiny+backward",
     return rows
 
 
+def run_both(groups: tuple[str, ...], rounds: int, quick: bool = False) -> list[dict[str, Any]]:
+    """Each case against torch in ``rounds`` interleaved rounds, by the wall clock and CPU time at once
+    (``_timing.compare_rounds``); a row holds the medians and each clock's per-round ratios."""
+    torch.set_grad_enabled(True)
+    makers = {"tiny": tiny_cases, "tiny+backward": tiny_backward_cases, "large": lambda: large_cases(quick)}
+    rows = []
+    for group in groups:
+        for name, ours, theirs, _ in makers[group]():
+            got = compare_rounds({"shapetorch": ours, "torch": theirs}, 0.02 if quick else 0.05, rounds)
+            s, t = got["shapetorch"], got["torch"]
+            rows.append({
+                "group": group, "case": name,
+                "shapetorch_wall_s": statistics.median(s["wall"]), "torch_wall_s": statistics.median(t["wall"]),
+                "shapetorch_cpu_s": statistics.median(s["cpu"]), "torch_cpu_s": statistics.median(t["cpu"]),
+                "wall_ratios": round_ratios(s["wall"], t["wall"]), "cpu_ratios": round_ratios(s["cpu"], t["cpu"]),
+            })
+    return rows
+
+
+def print_both(rows: list[dict[str, Any]]) -> None:
+    print(f"{'case':<27}{'st wall':>12}{'torch wall':>12}{'wall ratio [q1-q3]':>22}{'st cpu':>12}{'torch cpu':>12}"
+          f"{'cpu ratio [q1-q3]':>22}")
+    for r in rows:
+        cells = []
+        for clock in ("wall", "cpu"):
+            q1, med, q3 = quartiles(r[f"{clock}_ratios"])
+            cells.append(f"{fmt_time(r[f'shapetorch_{clock}_s']):>12}{fmt_time(r[f'torch_{clock}_s']):>12}"
+                         f"{f'{med:.2f} [{q1:.2f}-{q3:.2f}]':>22}")
+        print(f"{r['case']:<27}{cells[0]}{cells[1]}")
+
+
 def print_table(rows: list[dict[str, Any]]) -> None:
     print(f"{'case':<24}{'shapetorch':>12}{'torch':>12}{'numpy':>12}{'vs torch':>10}{'vs numpy':>10}")
     for r in rows:
@@ -137,17 +173,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=st.get_num_threads(),
                         help="torch's and shapetorch's intra-op threads (default: shapetorch's default, torch's "
                              "physical cores); give NumPy's BLAS the same with OPENBLAS_NUM_THREADS")
-    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+    parser.add_argument("--clock", choices=("wall", "cpu", "both"), default="wall",
                         help="cpu: the process's CPU time, all threads (on a shared machine, time spent "
                              "descheduled counts for nobody; torch's OpenMP threads spin while they wait, which "
-                             "counts)")
+                             "counts); both: wall and CPU time of many interleaved rounds, ratios round by round")
+    parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds of --clock both")
     args = parser.parse_args(argv)
     torch.set_num_threads(max(1, args.threads))
     st.set_num_threads(max(1, args.threads))
-    print(f"threads: shapetorch {st.get_num_threads()}, torch {torch.get_num_threads()}; clock {args.clock}; "
-          "best of interleaved rounds")
-    rows = run(args.quick, tuple(args.only), time.process_time if args.clock == "cpu" else None)
-    print_table(rows)
+    if args.clock == "both":
+        load = os.getloadavg()
+        print(f"threads: shapetorch {st.get_num_threads()}, torch {torch.get_num_threads()}; wall and CPU time of "
+              f"{args.rounds} interleaved rounds: medians, and the ratio round by round (median [quartiles]); "
+              f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        rows = run_both(tuple(args.only), args.rounds, args.quick)
+        print_both(rows)
+        load = os.getloadavg()
+        print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    else:
+        print(f"threads: shapetorch {st.get_num_threads()}, torch {torch.get_num_threads()}; clock {args.clock}; "
+              "best of interleaved rounds")
+        rows = run(args.quick, tuple(args.only), time.process_time if args.clock == "cpu" else None)
+        print_table(rows)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

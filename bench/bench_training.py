@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import statistics
 import sys
 import time
 import tracemalloc
@@ -302,6 +303,45 @@ def profile(name: str, step: Callable[[], Any], steps: int = 5, top: int = 25,
     stats.sort_stats("tottime").print_stats(top)
 
 
+def mlp_gemm_floor(x: np.ndarray, repeat: int = 15) -> None:
+    """The MLP step against its GEMM floor: the step's eight products alone (three forward; two weight gradients
+    and one input gradient per layer but the first, whose input needs none), in NumPy and in torch on the same
+    shapes and layouts, timed with both steps in interleaved rounds (CPU time, best round and median)."""
+    name, make, _, y = next(w for w in workloads() if w[0].startswith("MLP"))
+    s, t = steppers(name, make, x, y)
+    rng = np.random.default_rng(1)
+
+    def r(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32)
+
+    arrays = (x, r(512, 784), r(512, 512), r(10, 512), r(256, 512), r(256, 512), r(256, 10))
+
+    def gemms(lib: Any, a: tuple[Any, ...]) -> Callable[[], None]:
+        xx, w1, w2, w3, h1, h2, g3 = a
+
+        def run() -> None:
+            xx @ w1.T, h1 @ w2.T, h2 @ w3.T  # forward
+            g2 = g3 @ w3
+            g3.T @ h2, g2.T @ h1, (g2 @ w2).T @ xx  # weight gradients (and the second layer's input gradient)
+        return run
+
+    fns = {"shapetorch step": s, "torch step": t, "NumPy GEMMs": gemms(np, arrays),
+           "torch GEMMs": gemms(torch, tuple(torch.from_numpy(a) for a in arrays))}
+    got: dict[str, list[float]] = {k: [] for k in fns}
+    for f in fns.values():
+        f()
+    for _ in range(repeat):
+        for k, f in fns.items():
+            t0 = time.process_time()
+            for _ in range(5):
+                f()
+            got[k].append((time.process_time() - t0) / 5)
+    floor = min(got["NumPy GEMMs"])
+    print(f"{'':18} {'best':>10} {'median':>10} {'best / NumPy GEMMs':>20}")
+    for k, v in got.items():
+        print(f"{k:18} {fmt_time(min(v)):>10} {fmt_time(statistics.median(v)):>10} {min(v) / floor:20.2f}")
+
+
 GOALS = {"training": 1.0, "tiny": 1.0, "tiny+backward": 1.0, "large": 1.2}
 
 
@@ -347,10 +387,15 @@ def main(argv: list[str] | None = None) -> None:
                    help="instead of timing, profile the shapetorch steps of the training workloads (cProfile)")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="cpu: time by the process's CPU time (with one thread, steadier on a shared machine)")
+    p.add_argument("--gemm-floor", action="store_true",
+                   help="instead of the table, the MLP step against its eight GEMMs alone (CPU time)")
     a = p.parse_args(argv)
     torch.set_num_threads(max(1, a.threads))
     st.set_num_threads(max(1, a.threads))
     clock = time.process_time if a.clock == "cpu" else None
+    if a.gemm_floor:
+        mlp_gemm_floor(next(w for w in workloads() if w[0].startswith("MLP"))[2])
+        return
     if a.profile:
         for name, make, x, y in workloads():
             if a.only is None or a.only.lower() in name.lower():

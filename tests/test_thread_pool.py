@@ -227,11 +227,17 @@ def _softmax_cases() -> list[np.ndarray]:
     edge[22, 7] = np.inf
     edge[30] = -3.0  # every row sum below 1: the shifted path
     cases.append(edge)
+    # an overflowing and an underflowing row with no NaN in their block (a NaN sends a whole block to the shifted
+    # path, which would hide a wrong test of the fast path's row sums)
+    finite = rng.standard_normal((700, 400)) * 4
+    finite[3] += 200.0
+    finite[500] -= 300.0
+    cases.append(finite)
     return cases
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("case", range(3))
+@pytest.mark.parametrize("case", range(4))
 def test_softmax_kernels_as_torch_on_edges_dims_and_layouts(threads: int, dtype: type, case: int) -> None:
     a = _softmax_cases()[case].astype(dtype)
     g = np.random.default_rng(6).standard_normal(a.shape).astype(dtype)
@@ -360,3 +366,64 @@ def test_half_precision_softmax_computes_in_float32_as_torch(dtype: str) -> None
         assert x.grad.dtype.name == dtype
         # g - exp(y) * sum(g) cancels: its error is an ulp of the terms, not of the (smaller) result
         np.testing.assert_allclose(x.grad.float().numpy(), tx.grad.float().numpy(), rtol=4 * eps, atol=4 * eps)
+
+
+def _large_kernels() -> list[tuple[str, object]]:
+    """The large group of ``bench_ops`` (issue 17's every-core goal), forward and backward: each must cut its
+    work into chunks that more than one thread can claim."""
+    (x, _), (y, _) = _pair(1_000_000), _pair(1_000_000, seed=1)
+    (s, _), (g, _) = _pair(512, 1024), _pair(512, 1024, seed=2)
+    w, _ = _pair(64, 8192)
+    leaf = s.detach().clone().requires_grad_()
+    return [
+        ("add", lambda: x + y), ("mul by a number", lambda: x * 2.0), ("exp", x.exp),
+        ("sum", x.sum), ("amax", x.amax), ("sum(-1)", lambda: s.sum(-1)),
+        ("sum(0)", lambda: s.sum(0)), ("amax(-1)", lambda: s.amax(-1)),
+        ("softmax", lambda: s.softmax(-1)), ("log_softmax", lambda: s.log_softmax(-1)),
+        ("softmax(0) over rows of 8192", lambda: w.softmax(0)),  # (narrower blocks of columns cost more than a thread gives)
+        ("softmax backward", lambda: st.autograd.grad(leaf.softmax(-1), leaf, g)),
+        ("log_softmax backward", lambda: st.autograd.grad(leaf.log_softmax(-1), leaf, g)),
+    ]
+
+
+def test_every_large_kernel_splits_over_two_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    st.set_num_threads(2)
+    split: list[int] = []
+    real = thread_pool.map_ranges
+
+    def spy(fn: object, n: int, k: int) -> object:
+        split.append(k)
+        return real(fn, n, k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(thread_pool, "map_ranges", spy)
+    for name, run in _large_kernels():
+        split.clear()
+        run()  # type: ignore[operator]
+        assert any(k >= 2 for k in split), f"{name} ran on one thread: chunks {split}"
+
+
+@pytest.mark.parametrize("shape,dim", [((256, 512), 0), ((4096, 64), 0), ((8, 64, 512), (0, 1)), ((300, 2000), 0),
+                                       ((2, 3, 40000), 0), ((9000, 8), 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_sums_as_torch(threads: int, shape: tuple[int, ...], dim: object, dtype: type) -> None:
+    """Sums over the leading dims (a bias's gradient) are BLAS's products with ones: torch's values, keepdim too,
+    and inf, NaN and -0.0 as torch sums them."""
+    a = np.random.default_rng(3).standard_normal(shape).astype(dtype)
+    a.reshape(-1)[:3] = (np.inf, np.nan, -0.0)
+    a[(slice(None),) * (a.ndim - 1) + (-1,)] = -0.0  # a column of negative zeros sums to +0.0 in torch
+    x, tx = st.tensor(a), torch.from_numpy(a.copy())
+    for keep in (False, True):
+        ours, theirs = x.sum(dim, keepdim=keep), tx.sum(dim, keepdim=keep)  # type: ignore[arg-type]
+        assert ours.dtype.name == str(theirs.dtype).split(".")[1] and tuple(ours.shape) == tuple(theirs.shape)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-4)
+        real = ~np.isnan(theirs.numpy())  # (a NaN's sign is not compared)
+        assert np.array_equal(np.signbit(ours.numpy())[real], np.signbit(theirs.numpy())[real])
+
+
+def test_column_sums_give_the_same_bits_for_any_thread_count() -> None:
+    a = np.random.default_rng(4).standard_normal((300, 2000)).astype(np.float32)
+    st.set_num_threads(1)
+    one = st.tensor(a).sum(0).numpy()
+    for n in (2, 3):
+        st.set_num_threads(n)
+        assert np.array_equal(st.tensor(a).sum(0).numpy(), one)

@@ -281,6 +281,10 @@ def reduce(f: Any, a: Any, axis: tuple[int, ...], keepdims: bool) -> Any:
                 partial = map_ranges(lambda lo, hi: f.reduce(run[lo:hi], 0, None, None, False), run.size, k)
                 total = f.reduce(np.array(partial), 0, None, None, False)
         return total.reshape((1,) * a.ndim) if keepdims else total
+    if f is np.add and a.dtype in _DOT_DTYPES and axis == tuple(range(len(axis))) \
+            and 1 < (n_lead := math.prod(a.shape[:len(axis)])) <= DOT_MAX:  # column sums (a bias's gradient)
+        total = _sum_leading(a.reshape(n_lead, -1))
+        return total.reshape((1,) * len(axis) + a.shape[len(axis):] if keepdims else a.shape[len(axis):])
     if f is np.add and axis == (a.ndim - 1,) and a.dtype in _DOT_DTYPES:  # row sums, by rows
         rows2 = a.reshape(-1, a.shape[-1])
         out = np.empty(rows2.shape[0], a.dtype)
@@ -315,6 +319,29 @@ def _sum_run(x: Any) -> Any:
     return total + np.add.reduce(x[whole:], 0) if whole < x.size else total
 
 
+def _sum_leading(rows: Any) -> Any:
+    """The column sums of a C-contiguous float32/float64 matrix of at most ``DOT_MAX`` rows: ones times it, BLAS's
+    matrix-vector product (a product by one is exact, so each result is a sum of its column's elements, as accurate
+    as NumPy's), 2-6x faster than NumPy's reduction along the first axis, which calls its loop once per row (7.6
+    against 18.7 us on (256, 512) float32,
+    17.5 against 113 us on (4096, 64), one thread; torch's 8.8 and 21). Large ones are cut into blocks of
+    columns by the size alone (strided views BLAS reads in place), so any thread count gives the same bits."""
+    n, m = rows.shape
+    ones = _ONES.get(rows.dtype)
+    if ones is None:
+        ones = _ONES[rows.dtype] = np.ones(DOT_MAX, rows.dtype)
+    # the cut by the size alone, inside a chunk too (where the blocks then run on its thread): BLAS's kernels may
+    # add a column's elements in another order in a block's body and in its tail, so a column is always in the
+    # same place of the same block
+    k = min(rows.size // GRAIN if rows.size >= 2 * GRAIN else 1, _MAX_CHUNKS, m // _MIN_COLUMNS)
+    if k <= 1:
+        return np.matmul(ones[:n], rows)
+    out = np.empty(m, rows.dtype)
+    map_ranges(lambda lo, hi: np.matmul(ones[:n], rows[:, lo:hi], out=out[lo:hi]), m, k)
+    return out
+
+
+_MIN_COLUMNS = 512  # BLAS reads a block of columns in place, at the speed of whole rows
 _LANES = 4096
 DOT_MIN = 4 * _LANES  # a float sum this large takes the dot products, split or not
 
@@ -365,7 +392,11 @@ def rows(fn: Callable[..., R], arrays: Sequence[Any], out: Any, axis: int, cost:
     return map_ranges(chunk, n, k)
 
 
-_MIN_RUN = 512
+# Columns a block must have: NumPy runs an elementwise pass over a block of columns as one inner loop per row, and
+# each call costs: softmax over dim 0 of 4M float32 elements cut into two blocks took 2.0x the CPU time of the
+# whole with blocks of 512 columns (no faster on two threads than on one), 1.75x with 1024, 1.3x with 2048, 1.14x
+# with 4096 (one thread, CPU time).
+_MIN_RUN = 4096
 
 
 def flat(fn: Callable[..., Any], arrays: Sequence[Any], cost: float = 1.0) -> Any:
