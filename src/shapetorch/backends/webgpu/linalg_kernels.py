@@ -158,7 +158,7 @@ def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str,
     for lo in range(0, max(m, 1), step):  # one pass for the determinant alone (m = 0)
         work = K.contiguous_copy(K._view(a, a.shape, (*a.stride[:-2], a.stride[-1], a.stride[-2]), a.offset)
                                  if trans else a)
-        if rhs is not None and out is not None:
+        if rhs is not None and out is not None and m:  # (no columns: the factorization alone, for det and info)
             cols = min(step, m - lo)
             x = K.contiguous_copy(K._view(rhs, (*rhs.shape[:-1], cols), rhs.stride, rhs.offset + lo * rhs.stride[-1]))
         else:
@@ -166,7 +166,7 @@ def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str,
         assert work.st is not None and x.st is not None
         RT.dispatch(_shader(), [work.st.buf, x.st.buf, det.st.buf, RT.flag, info.st.buf], [nb, n, cols, cid, int(trans)],
                     K._grid(nb))
-        if out is not None:
+        if out is not None and cols:
             K.assign(K._view(out, x.shape, out.stride, out.offset + lo * out.stride[-1]), x)
     return out, det, info
 
