@@ -203,7 +203,8 @@ def test_conv_on_the_padded_grid(x_shape, w_shape, padding, dilation, dtype):
 
 
 # few input channels take the per-sample columns (any stride, dilation, padding, 1-d to 3-d); a widening layer
-# of stride 1 takes the input gradient on the grid (col2im by shifted slices), with dilation and odd kernels
+# of stride 1 takes the transposed convolution on per-sample grids for its input gradient, with dilation and odd
+# kernels (the grid col2im, for a padding beyond the kernel, is in test_conv_on_the_padded_grid)
 @pytest.mark.parametrize("x_shape,w_shape,stride,padding,dilation", [
     ((3, 1, 9, 8), (4, 1, 3, 3), 1, 1, 1), ((2, 1, 11, 10), (3, 1, 5, 5), 2, 2, 1), ((2, 2, 9, 9), (5, 2, 3, 2), (2, 1), 1, 2),
     ((3, 1, 13), (4, 1, 5), 3, 0, 2), ((2, 1, 5, 6, 5), (2, 1, 3, 3, 3), 1, 1, 1), ((2, 1, 7, 7, 6), (3, 1, 2, 3, 2), 2, 0, 1),

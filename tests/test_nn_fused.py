@@ -265,6 +265,33 @@ def test_relu_gradient_selects_as_torch(dtype):
         np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
 
 
+@pytest.mark.parametrize("inplace", [False, True])
+def test_relu_node_does_not_keep_its_input(inplace):
+    """relu's node holds a storage-free stand-in for its input (its gradient reads the result, as torch's
+    ReluBackward0): a conv -> relu step frees the convolution's output before the backward; the gradient, an
+    in-place relu and a second backward through it are still torch's."""
+    import gc
+    import weakref
+
+    x, w = data(2, 3, 6, 6), data(4, 3, 3, 3, seed=1)
+    got = []
+    for lib in (st, torch):
+        xs, ws = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        h = lib.nn.functional.conv2d(xs, ws, padding=1)
+        if lib is st:
+            ref = weakref.ref(h._data)
+        y = lib.nn.functional.relu(h, inplace=inplace)
+        if lib is st and not inplace:
+            del h
+            gc.collect()
+            assert ref() is None
+        (gx,) = lib.autograd.grad((y ** 2).sum(), xs, create_graph=True)
+        (gw,) = lib.autograd.grad(gx.pow(2).sum(), ws)
+        got.append((y.detach().numpy(), gx.detach().numpy(), gw.numpy()))
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
 # -- layer norm's row kernels ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -600,7 +627,9 @@ def test_recurrent_layer_primitive(mode, bidirectional):
 POOL_CASES = [((2, 3, 6, 6), 2, 2, None, 0, 1, False), ((2, 3, 9, 7), 2, 3, 2, 1, 1, True),
               ((1, 2, 7, 7), 2, 2, 3, 0, 1, False), ((2, 2, 8, 7), 2, 3, 1, 1, 1, False),
               ((2, 3, 7, 8), 2, (2, 3), (1, 2), (1, 0), (2, 1), True), ((2, 3, 9), 1, 3, 2, 1, 1, True),
-              ((2, 2, 5, 6, 5), 3, 2, 2, 1, 1, True), ((3, 8, 8), 2, 2, None, 0, 1, False)]
+              ((2, 2, 5, 6, 5), 3, 2, 2, 1, 1, True), ((3, 8, 8), 2, 2, None, 0, 1, False),
+              # a window of one element along a dim (the maximum skips that dim), and along every dim (a copy)
+              ((2, 3, 7, 8), 2, (1, 3), (1, 2), 0, 1, False), ((2, 3, 6, 6), 2, 1, 2, 0, 1, False)]
 
 
 def _pool(lib, x, nd, k, s, p, d, c, **kw):

@@ -95,7 +95,16 @@ _RELU = Prim("relu", _relu_kernel, _relu_vjp, save_output=True)
 def relu(input: Tensor) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0, as in torch."""
     _require(input, "relu", integers=True)
-    return _RELU(input)
+    out = _RELU(input)
+    node = out._grad_fn
+    if node is not None and input._device.type == "cpu" and len(node._inputs) == 1 and node._inputs[0] is input:
+        # The gradient reads the result only (torch's ReluBackward0 saves nothing else), and the engine reads no
+        # more of the input than its shape and dtype: a stand-in with those and no storage lets the input be freed
+        # when nothing else holds it. A conv -> relu step otherwise kept both activations alive until the
+        # backward reached relu: 3.1 MiB of the CNN step's peak (64x16x28x28).
+        stub = Tensor._make(np.broadcast_to(np.zeros((), input._data.dtype), input._data.shape), input._device)
+        node._inputs = (stub,)
+    return out
 
 
 method("relu_", make_inplace(relu, "relu_"))

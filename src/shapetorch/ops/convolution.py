@@ -75,20 +75,25 @@ def _groups(n: int, groups: int) -> list[slice]:
     return [slice(i * step, (i + 1) * step) for i in range(groups)]
 
 
-# NOTE [convolution on the padded grid]: a stride-1, ungrouped convolution runs on the "flat padded grid": the
-# input is padded once into a (C, N * prod(padded) + tail) buffer (channels first, every sample's padded image
-# flattened after the previous one), where moving the window by a kernel offset is moving by a fixed number of
-# elements. So the columns of one kernel offset are a slice of the buffer (rows contiguous, no gather), and the
-# output comes out on the same grid: positions past the last valid window (the right and bottom margins, about
-# 27% more columns for 3x3 on 16x16) are computed and cropped. The trailing kernel dim is folded into one copy
-# (``k_last`` row slices: (k_last * C, L) rows), and the other kernel offsets are one GEMM each on shifted slices
-# of it, accumulated; layers with few channels (C * k_last < 8, a first layer) take NOTE [per-sample columns]
-# instead. Measured per layer (one thread, CPU time, best of interleaved rounds), ResNet's 3x3 16->16 on 32x16x16x16:
-# forward 1.57 ms, weight gradient 1.33 ms, against 2.42 and 1.87 ms for im2col (its strided window gather
-# alone took 1.1 ms) and torch's 0.64 and 0.47 ms; one shifted GEMM per offset (no copy) measured 1.67 ms and
-# 17.9 ms on the one-channel first layer. The GEMMs themselves bound what is left: (16, 144) @ (144, 8192) alone
-# takes 0.82 ms in OpenBLAS, more than torch's whole forward. Strided and grouped convolutions keep im2col
-# (strided few-channel layers take the per-sample columns).
+# NOTE [convolution on the padded grid]: a stride-1, ungrouped convolution runs on a "flat padded grid": each
+# sample's image padded once and flattened, so that moving the window by a kernel offset is moving by a fixed
+# number of elements, and the columns of one kernel offset are a slice of the buffer (rows contiguous, no
+# gather). The output comes out on the same grid: positions past the last valid window (the right and bottom
+# margins, about 27% more columns for 3x3 on 16x16) are computed and cropped. The trailing kernel dim is folded
+# into one copy (``k_last`` row slices: (k_last * C, grid) rows per sample), and the other kernel offsets are one
+# product each on shifted slices of it, accumulated; layers with few channels (C * k_last < 8, a first layer)
+# take NOTE [per-sample columns] instead.
+# The forward keeps one grid per sample, (N, C, grid), so each offset's product is one stacked matmul whose
+# result is already (N, O, grid), the output's layout: the crop is a plain copy, with no transposing of the
+# output (issue 17's second round: ResNet's 3x3 16->16 on 32x16x16x16 from 1.8-2.3 to 1.4-1.5 ms, the CNN's
+# 16->32 from 3.6-4.3 to 2.5-2.6 ms, LeNet's 6->16 5x5 from 1.5 to 1.1 ms; torch 0.4, 3.0 and 0.5 ms). The weight
+# gradient keeps one channels-first grid, (C, N * grid), where a single product runs over the whole batch.
+# Measured before (one thread, CPU time, best of interleaved rounds), ResNet's layer: forward 1.57 ms and
+# weight gradient 1.33 ms on the channels-first grid, against 2.42 and 1.87 ms for im2col (its strided window
+# gather alone took 1.1 ms) and torch's 0.64 and 0.47 ms; one shifted GEMM per offset (no copy) measured 1.67 ms
+# and 17.9 ms on the one-channel first layer. The GEMMs themselves bound what is left: (16, 144) @ (144, 8192)
+# alone takes 0.82 ms in OpenBLAS, more than torch's whole forward. Strided and grouped convolutions keep
+# im2col (strided few-channel layers take the per-sample columns).
 
 def _grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Any, Ints, int, Ints]:
     """``x`` (N, C, *S) padded once into the flat grid buffer (C, L + tail); the padded sizes, L = N *
@@ -147,27 +152,43 @@ def _chunks(n: int, per_sample: int, budget: int = 0) -> list[slice]:
 
 
 def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) -> Any:
-    """The forward on the grid, chunk by chunk; ``bias`` (O,) is added as the output is cropped off the grid."""
+    """The forward on per-sample grids (NOTE [convolution on the padded grid]), chunk by chunk; ``bias`` (O,) is
+    added as the output is cropped off the grid."""
     nd = w.ndim - 2
+    n, c = x.shape[:2]
     o, kernel = w.shape[0], w.shape[2:]
     out = _out_size(x.shape[2:], kernel, (1,) * nd, padding, dilation)
+    psp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd))
+    steps = tuple(math.prod(psp[i + 1:]) for i in range(nd))
+    size = math.prod(psp)
+    rest = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(nd - 1))  # the unfolded offsets' reach
+    fold = kernel[-1]
+    tail = rest + (fold - 1) * dilation[-1]
+    offsets = [sum(k[i] * dilation[i] * steps[i] for i in range(nd - 1))
+               for k in itertools.product(*(range(kernel[i]) for i in range(nd - 1)))]
     dtype = np.result_type(x.dtype, w.dtype)
-    result = np.empty((x.shape[0], o) + out, dtype=dtype)
+    result = np.empty((n, o) + out, dtype=dtype)
     # the weight as (unfolded offsets, O, folded offsets * C), matching the columns' rows
-    wk = None
+    wk = np.moveaxis(w, 1, -1).reshape(o, len(offsets), fold * c).swapaxes(0, 1)
+    interior = (slice(None), slice(None)) + tuple(slice(q, q + m) for q, m in zip(padding, x.shape[2:]))
     crop = (slice(None), slice(None)) + tuple(slice(0, m) for m in out)
-    per_sample = math.prod(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) * (x.shape[1] * kernel[-1] + 2 * o)
-    for part in _chunks(x.shape[0], per_sample):
-        cols, psp, length, offsets = _grid_columns(x[part], kernel, padding, dilation)
-        if wk is None:
-            wk = np.moveaxis(w, 1, -1).reshape(o, len(offsets), -1).swapaxes(0, 1)
-        y = np.matmul(wk[0], cols[:, offsets[0]:offsets[0] + length])
+    per_sample = c * (size + tail) + fold * c * (size + rest) + 2 * o * size
+    for part in _chunks(n, per_sample):
+        m = part.stop - part.start
+        buf = np.zeros((m, c, size + tail), dtype=x.dtype)
+        buf[:, :, :size].reshape((m, c) + psp)[interior] = x[part]
+        cols = np.empty((m, fold, c, size + rest), dtype=x.dtype)
+        for f in range(fold):
+            cols[:, f] = buf[:, :, f * dilation[-1]:f * dilation[-1] + size + rest]
+        cols = cols.reshape(m, fold * c, size + rest)
+        # one stacked product per unfolded offset, its result already (chunk, O, grid): no transposing copy
+        y = np.matmul(wk[0], cols[:, :, offsets[0]:offsets[0] + size])
         if len(offsets) > 1:
             tmp = np.empty_like(y)
             for a in range(1, len(offsets)):
-                np.matmul(wk[a], cols[:, offsets[a]:offsets[a] + length], out=tmp)
+                np.matmul(wk[a], cols[:, :, offsets[a]:offsets[a] + size], out=tmp)
                 y += tmp
-        valid = y.reshape((o, part.stop - part.start) + psp)[crop].swapaxes(0, 1)
+        valid = y.reshape((m, o) + psp)[crop]
         if bias is None:
             result[part] = valid
         else:
@@ -255,8 +276,9 @@ def _sample_weight_grad(x: Any, g: Any, weight_size: Ints, stride: Ints, padding
 # margins), one GEMM W^T (C * K, O) @ g (O, L), and each kernel offset's rows added into the input's grid at
 # its constant shift, a contiguous slice each, where the general col2im adds through strided 2-d views.
 # Measured on the CNN's 16->32 3x3 layer (64x14x14): 3.3 ms against 4.6 ms for the strided col2im (torch 1.6
-# ms); LeNet's 6->16 5x5: 2.0 ms against 3.0 ms. A layer that does not widen keeps the transposed convolution
-# (ResNet's 16->16: 1.7 ms, and 1.75-2.3 ms here: its GEMM has an inner size of 16 and writes 9 times the input).
+# ms); LeNet's 6->16 5x5: 2.0 ms against 3.0 ms. Since the forward moved to per-sample grids, the transposed
+# convolution on them is faster still for every ungrouped layer (``_conv_input_grad_kernel``), so this serves
+# only where that would need a negative padding (a padding larger than dilation * (K - 1)).
 
 def _grid_input_grad(g: Any, w: Any, input_size: Ints, padding: Ints, dilation: Ints) -> Any:
     nd = w.ndim - 2
@@ -327,14 +349,15 @@ def _conv_input_grad_kernel(g: Any, w: Any, input_size: Ints, stride: Ints, padd
 
     With stride 1 it is itself a convolution (of ``g`` padded by ``dilation * (K - 1) - padding`` with the
     flipped kernel, in and out channels swapped per group), which runs twice as fast as the scatter-add.
-    Its columns hold O * K rows per input position where the scatter-add's hold C * K per output position,
-    so it is taken only where it needs no more memory (O <= C, a layer that does not widen); that is also
-    where it is faster (measured on the padded grid: ResNet's 16->16, 1.5 ms against 2.6 ms; LeNet's 6->16
-    5x5 input gradient, 5.6 ms against 2.1 ms for the scatter-add).
+    Ungrouped, it runs on the per-sample grids of the forward (NOTE [convolution on the padded grid]), in
+    chunks of the batch, so its larger columns (O * K rows per input position where the scatter-add's hold
+    C * K per output position) cost no more memory than a chunk; there it is faster than the scatter-add on
+    the grid for widening layers too (the CNN's 16->32 input gradient: 2.7-4.0 ms against 4.9-6.3 ms; LeNet's
+    6->16 5x5: 3.4 against 5.1-5.4 ms). A grouped layer takes it where it does not widen (O <= C).
     """
     nd = w.ndim - 2
     pads = tuple(dilation[i] * (w.shape[2 + i] - 1) - padding[i] for i in range(nd))
-    if all(s == 1 for s in stride) and all(q >= 0 for q in pads) and w.shape[0] <= w.shape[1] * groups:
+    if all(s == 1 for s in stride) and all(q >= 0 for q in pads) and (groups == 1 or w.shape[0] <= w.shape[1] * groups):
         o, cg = w.shape[0], w.shape[1]
         wt = w.reshape((groups, o // groups, cg) + w.shape[2:]).swapaxes(1, 2).reshape((cg * groups, o // groups)
                                                                                          + w.shape[2:])
