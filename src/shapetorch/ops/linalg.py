@@ -23,7 +23,7 @@ from .._errors import fail
 from .._rules import matrix as RX
 from .._tensor import Tensor
 from . import return_types as RT
-from ._common import autocast_inputs, be, check, dtype_name
+from ._common import autocast_inputs, be, check, dtype_name, new_tensor
 from ._registry import public
 from .matrix import matrices, singular_error
 from .return_types import (
@@ -1538,7 +1538,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     if not unpack_pivots:
         return RT.lu_unpack(LU_data.new_zeros(0), L, U)
     piv = np.asarray(LU_pivots.detach().cpu()._data).astype(np.int64)[..., :k]  # (read back from a device)
-    P = _new(_permutation_matrix(_permutation(piv, m), LU_data._data.dtype), LU_data) if k else \
+    P = new_tensor(_permutation_matrix(_permutation(piv, m), LU_data._data.dtype), LU_data._device) if k else \
         _eye_like(LU_data, m).expand(*LU_data._data.shape[:-2], m, m)
     return RT.lu_unpack(P, L, U)
 
