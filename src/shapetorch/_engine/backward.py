@@ -25,7 +25,7 @@ from .._errors import fail
 from .._grad_mode import STATE, no_grad
 from .._tensor import Size, Tensor
 from .anomaly import ANOMALY, forward_traceback, report
-from .graph import _SEQ, HOOKS
+from .graph import _SEQ, HOOKS, saved_attrs
 from .graph import Node as GraphNode
 from .intercept import PROFILER
 
@@ -205,6 +205,9 @@ _NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_p
 def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:
 
     names = ["self", "other"]
+    if len(inputs) > _INPUT_ATTRS[0]:  # (NOTE [no __getattr__]: the attributes of more inputs than seen so far)
+        saved_attrs(Node, (f"input{i}" for i in range(_INPUT_ATTRS[0], len(inputs))))
+        _INPUT_ATTRS[0] = len(inputs)
     return tuple((i, names[i] if i < 2 else f"input{i}", -1) for i, a in enumerate(inputs) if isinstance(a, Tensor))
 
 
@@ -379,6 +382,12 @@ class Node(GraphNode):
                 if slot >= 0:
                     inputs[slot] = None
             self._inputs = tuple(inputs)
+
+
+# every name a primitive's node saves a tensor under (SAVES, _default_saves, the output): NOTE [no __getattr__]
+_INPUT_ATTRS = [16]
+saved_attrs(Node, ("self", "other", "result", *(f"input{i}" for i in range(2, _INPUT_ATTRS[0])),
+                   *(attr for spec in SAVES.values() for _, attr, _ in spec)))
 
 
 def _cast_grad(g: Tensor, a: Tensor) -> Tensor:

@@ -115,22 +115,46 @@ class Node:
         out = self.apply(list(grads))
         return out[0] if len(out) == 1 else tuple(out)
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_raw_saved_") and name[len("_raw_saved_"):] in self._saved_names():
-            return self._get_saved(name[len("_raw_saved_"):], True)
-        if name.startswith("_saved_") and name[len("_saved_"):] in self._saved_names():
-            return self._get_saved(name[len("_saved_"):], False)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    # NOTE [no __getattr__]: ``_saved_<name>`` and ``_raw_saved_<name>`` are descriptors on the class (``saved_attrs``),
+    # not a ``__getattr__``: a class with ``__getattr__`` makes CPython 3.11 take its slow generic path for every
+    # attribute read on its instances (several times the cost), and the backward reads a node's fields many times.
 
     def __dir__(self) -> list[str]:
-        names = set(super().__dir__())
-        for s in self._saved_names():
+        saved = self._saved_names()
+        names = {n for n in super().__dir__() if not n.startswith(("_saved_", "_raw_saved_"))}
+        for s in saved:
             names |= {f"_saved_{s}", f"_raw_saved_{s}"}
         return sorted(names)
 
     def __repr__(self) -> str:
         # torch's repr shows the class name without its C++ namespace (``name()`` keeps it).
         return f"<{self.name().rsplit('::', 1)[-1]} object at {id(self):#x}>"
+
+
+class _SavedAttr:
+    """``node._saved_<name>`` (the unpacked tensor) or ``node._raw_saved_<name>`` (the ``SavedTensor``); an
+    ``AttributeError`` on a node that saved no tensor of that name."""
+
+    __slots__ = ("name", "raw")
+
+    def __init__(self, name: str, raw: bool) -> None:
+        self.name, self.raw = name, raw
+
+    def __get__(self, node: Any, owner: Any = None) -> Any:
+        if node is None:
+            return self
+        if self.name not in node._saved_names():
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute "
+                                 f"'{'_raw_saved_' if self.raw else '_saved_'}{self.name}'")
+        return node._get_saved(self.name, self.raw)
+
+
+def saved_attrs(cls: type, names: Any) -> None:
+    """Give ``cls`` the ``_saved_<name>`` and ``_raw_saved_<name>`` attributes of each of ``names``."""
+    for n in names:
+        if f"_saved_{n}" not in cls.__dict__:
+            setattr(cls, f"_saved_{n}", _SavedAttr(n, False))
+            setattr(cls, f"_raw_saved_{n}", _SavedAttr(n, True))
 
 
 # -- saved-tensor hooks -----------------------------------------------------------------------------------
