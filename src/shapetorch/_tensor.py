@@ -223,6 +223,7 @@ class Tensor:
 
         if fn._retain_refs is None:
             fn._retain_refs = {}
+        fn._hooked = True  # (the engine's test for any hook on a node)
         fn._retain_refs[self._output_nr] = weakref.ref(self)
 
     def _shareable_data(self) -> Any:

@@ -251,6 +251,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     self.prim = prim
     self.params = params
     self._seq = _next_seq()
+    self._hooked = False  # (read by the walk on every node, so an instance value: NOTE [instance fields])
     nxt = []
     numbers = False
     for a in inputs:
@@ -259,7 +260,9 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
             if fn is not None:
                 nxt.append((fn, a._output_nr))
             elif a._requires_grad:
-                nxt.append(_leaf_edge(a))
+                ref = a._accumulator  # (_leaf_edge, inlined for a leaf whose AccumulateGrad is alive)
+                acc = ref() if ref is not None else None
+                nxt.append((acc, 0) if acc is not None else _leaf_edge(a))
             else:
                 nxt.append(_NO_EDGE)
         else:
@@ -269,13 +272,23 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
         spec = _default_saves(inputs)
     if spec or out is not None:
         saved: list[tuple[int, str, SavedTensor]] = []
-        raw = list(inputs) if HOOKS.stack else None
+        hooked = bool(HOOKS.stack)
+        raw = list(inputs) if hooked else None
         n = len(inputs)
         for slot, attr, cond in spec:
             a = inputs[slot] if slot < n else None
             if isinstance(a, Tensor) and (cond < 0 or (type(c := inputs[cond]) is Tensor and c._requires_grad)
                                           or getattr(c, "_requires_grad", False)):
-                saved.append((slot, attr, SavedTensor(a)))
+                if hooked or a._inference:
+                    st = SavedTensor(a)
+                else:  # SavedTensor(a) for an input without saved-tensor hooks, inlined
+                    owner = a._base if a._base is not None else a
+                    cell = owner._version_cell
+                    if cell is None:
+                        cell = owner._version_cell = [0]
+                    st = _new(SavedTensor)
+                    st._cell, st._version, st._output_nr, st._unpack, st._tensor = cell, cell[0], -1, None, a
+                saved.append((slot, attr, st))
                 if raw is not None:
                     raw[slot] = None
         if out is not None:
@@ -286,8 +299,8 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     else:
         self._inputs = inputs
         self._saved = _NO_SAVES
-    if (holds_number and numbers) or (holds_indices and params.get("idx2") is not None):
-        self._holds = True
+    self._holds = (holds_number and numbers) or (holds_indices and params.get("idx2") is not None)
+    self._freed = False
     if ANOMALY.enabled:
         self.metadata["traceback_"] = forward_traceback()
     return self
@@ -303,6 +316,10 @@ class Node(GraphNode):
     params: dict[str, Any]
     _inputs: tuple[Any, ...]  # what the vjp reads, None where a saved tensor stands in (or was freed)
     _saved: list[tuple[int, str, SavedTensor]]  # (input slot or -1 for the output, torch's name, saved)
+    # NOTE [instance fields]: CPython 3.11 reads an instance's own attributes by a specialized, cached path but a
+    # class-level default by the generic lookup (several times dearer), so ``record`` sets the fields the walk reads
+    # on every node (the hook lists, ``_holds``, ``_freed``) on the node itself; the defaults below serve the nodes
+    # made elsewhere.
     label: str | None = None  # torch's name for a public op made of several primitives (mean: MeanBackward0)
     _holds = False  # torch's node saved something besides ``_saved`` (HOLDS_INDICES, HOLDS_NUMBER)
     _freed = False  # a backward without retain_graph ran through it, and it holds something
@@ -358,10 +375,21 @@ class Node(GraphNode):
         vjp = self.prim.vjp
         if vjp is None:
             fail("autograd_not_registered_error", op=self.prim.name, i=0)
-        view = self._view()
-        res = vjp(grads[0], view)  # type: ignore[arg-type]  # a vjp reads inputs/params/out only
+        inputs = self._inputs
+        result = None
+        if self._saved:  # (``_view``, inlined: an input saved without hooks and unchanged is read directly)
+            lst = list(inputs)
+            for slot, _, s in self._saved:
+                if slot >= 0 and s._unpack is None and (t := s._tensor) is not None and s._cell[0] == s._version:
+                    lst[slot] = t
+                elif slot < 0:
+                    result = s.unpack(self)
+                else:
+                    lst[slot] = s.unpack(self)
+            inputs = tuple(lst)
+        res = vjp(grads[0], _View(inputs=inputs, params=self.params, out=result))  # type: ignore[arg-type]
         out: list[Any] = []
-        for a, g in zip(view.inputs, res):
+        for a, g in zip(inputs, res):
             if type(a) is Tensor or isinstance(a, Tensor):
                 if g is not None:
                     ga, aa = g._data, a._data
@@ -378,9 +406,13 @@ class Node(GraphNode):
         if self._saved:
             inputs = list(self._inputs)
             for slot, _, s in self._saved:
-                s.release()
-                if slot >= 0:
+                if slot >= 0 and s._unpack is None:  # (SavedTensor.release of a plain input, inlined)
+                    s._cell = s._tensor = None
                     inputs[slot] = None
+                else:
+                    s.release()
+                    if slot >= 0:
+                        inputs[slot] = None
             self._inputs = tuple(inputs)
 
 
@@ -424,6 +456,7 @@ def _leaf_edge(t: Tensor) -> tuple[Any, int]:
     if acc is None:  # (made on every forward whose graph died, as torch's: the tensor holds it weakly)
         acc = _new(AccumulateGrad)
         acc.variable = t
+        acc._hooked = False  # (NOTE [instance fields]: read by every walk that reaches it)
         t._accumulator = weakref.ref(acc)
     return (acc, 0)
 
@@ -754,7 +787,7 @@ class _Walk:
         buf = self.buffers.pop(node, None)
         if type(node) is AccumulateGrad:  # a leaf: nothing to hand on
             if buf is not None and buf[0] is not None:
-                if self.plain and not (node.variable._hooks or node._pre_hooks or node._post_hooks):
+                if self.plain and not (node._hooked or node.variable._hooks):
                     g = buf[0]  # (a local, as in AccumulateGrad.apply: NOTE [gradient stealing] counts it)
                     accumulate(node.variable, g, self.create_graph)
                 else:
@@ -762,16 +795,24 @@ class _Walk:
             return
         outs: Sequence[Any] = ()
         if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
-            if node._tensor_pre_hooks:
-                _tensor_pre_hooks(node, buf)
-            if node._retain_refs:
-                _retain_hooks(node, buf, self.create_graph)
-            if self.plain and not (node._pre_hooks or node._post_hooks):
-                outs = node.apply(buf)
-                if not self.retain_graph:
-                    node.release()
+            if not node._hooked:  # (no hook was ever registered on it: one test instead of four)
+                if self.plain:
+                    outs = node.apply(buf)
+                    if not self.retain_graph:
+                        node.release()
+                else:
+                    outs = self._run(node, buf, False)
             else:
-                outs = self._run(node, buf, False)
+                if node._tensor_pre_hooks:
+                    _tensor_pre_hooks(node, buf)
+                if node._retain_refs:
+                    _retain_hooks(node, buf, self.create_graph)
+                if self.plain and not (node._pre_hooks or node._post_hooks):
+                    outs = node.apply(buf)
+                    if not self.retain_graph:
+                        node.release()
+                else:
+                    outs = self._run(node, buf, False)
         deps, buffers, needed = self.deps, self.buffers, self.needed
         ready: list[Any] | None = None
         i = 0

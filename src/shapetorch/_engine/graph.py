@@ -58,6 +58,10 @@ class Node:
     _tensor_pre_hooks: dict[int, list[Any]] | None = None  # hooks of the tensors this node produced
     _retain_refs: dict[int, Any] | None = None  # output_nr -> weakref of a tensor that retains grad
     _metadata: dict[str, Any] | None = None
+    # True once any of the four hook fields above was made: the walk tests this one field per node (the engine's
+    # nodes hold it as an instance value, NOTE [instance fields] in backward); never reset (a removed hook leaves
+    # an empty list, which the general path handles)
+    _hooked = True
     _next: tuple[tuple[Any, int], ...] = ()
     _seq: int = 0
     _num_outputs: int = 1
@@ -86,12 +90,14 @@ class Node:
         """``fn(grad_inputs, grad_outputs) -> tuple | None`` runs after the node; a tuple replaces ``grad_inputs``."""
         if self._post_hooks is None:
             self._post_hooks = []
+        self._hooked = True
         return RemovableHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn: Callable[[tuple[Any, ...]], Any]) -> RemovableHandle:
         """``fn(grad_outputs) -> tuple | None`` runs before the node; a tuple replaces ``grad_outputs``."""
         if self._pre_hooks is None:
             self._pre_hooks = []
+        self._hooked = True
         return RemovableHandle(self._pre_hooks, fn)
 
     def _register_hook_dict(self, tensor: Tensor) -> None:  # torch's name; kept for dir() parity
@@ -236,6 +242,7 @@ def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> Rem
         fn = self._grad_fn
         if fn._tensor_pre_hooks is None:
             fn._tensor_pre_hooks = {}
+        fn._hooked = True
         return RemovableHandle(fn._tensor_pre_hooks.setdefault(self._output_nr, []), hook)
     if self._hooks is None:
         self._hooks = []

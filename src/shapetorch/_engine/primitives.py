@@ -72,11 +72,15 @@ class Prim:
         out._data = kernel(*arrays, **params)
         out._device = dev
         if grad and STATE.enabled:
+            # (the fields the next op and the engine read, as instance values: NOTE [instance fields] in backward)
+            out._output_nr, out._base, out._inference = 0, None, False
             out._grad_fn = record(self, args, params, out if self.save_output else None)
             if out._data.dtype.kind in "fc":
                 out._requires_grad = True
             else:  # the setter's rules: an integral or bool result (argmax, a comparison) leaves the graph
                 out.requires_grad = True
+        else:
+            out._requires_grad = False  # (read by the next op it enters: NOTE [instance fields] in backward)
         return out
 
     def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:
