@@ -380,7 +380,7 @@ class Node(GraphNode):
         if self._saved:  # (``_view``, inlined: an input saved without hooks and unchanged is read directly)
             lst = list(inputs)
             for slot, _, s in self._saved:
-                if slot >= 0 and s._unpack is None and (t := s._tensor) is not None and s._cell[0] == s._version:
+                if slot >= 0 and s._unpack is None and (t := s._tensor) is not None and s._cell[0] == s._version:  # type: ignore[index]  # (None only once freed, when _tensor is None too)
                     lst[slot] = t
                 elif slot < 0:
                     result = s.unpack(self)
