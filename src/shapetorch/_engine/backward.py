@@ -25,7 +25,7 @@ from .._errors import fail
 from .._grad_mode import STATE, no_grad
 from .._tensor import Size, Tensor
 from .anomaly import ANOMALY, forward_traceback, report
-from .graph import _SEQ, HOOKS, saved_attrs
+from .graph import _SEQ, HOOKS, HOOKS_OPEN, saved_attrs
 from .graph import Node as GraphNode
 from .intercept import PROFILER
 
@@ -94,7 +94,7 @@ class SavedTensor:
         self._cell = cell
         self._version = cell[0]
         self._output_nr = output_nr if is_output else -1
-        stack = HOOKS.stack
+        stack = HOOKS.stack if HOOKS_OPEN[0] else None
         if stack:
             if HOOKS.disabled is not None:
                 raise RuntimeError(HOOKS.disabled)
@@ -272,12 +272,12 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
         spec = _default_saves(inputs)
     if spec or out is not None:
         saved: list[tuple[int, str, SavedTensor]] = []
-        hooked = bool(HOOKS.stack)
+        hooked = HOOKS_OPEN[0] > 0 and bool(HOOKS.stack)
         raw = list(inputs) if hooked else None
         n = len(inputs)
         for slot, attr, cond in spec:
             a = inputs[slot] if slot < n else None
-            if isinstance(a, Tensor) and (cond < 0 or (type(c := inputs[cond]) is Tensor and c._requires_grad)
+            if (type(a) is Tensor or isinstance(a, Tensor)) and (cond < 0 or (type(c := inputs[cond]) is Tensor and c._requires_grad)
                                           or getattr(c, "_requires_grad", False)):
                 if hooked or a._inference:
                     st = SavedTensor(a)
@@ -596,7 +596,11 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
             np.add(od, gd, od)  # in place, as torch (rule 3); (positional out: keywords cost a third more)
         else:  # (a .grad the user set in another dtype)
             np.add(od, gd, out=od, casting="unsafe")
-        old._bump_version()
+        cell = old._version_cell  # (old._bump_version(), inlined: a .grad made here is no view, its cell is its own)
+        if cell is None or old._base is not None:
+            old._bump_version()
+        else:
+            cell[0] += 1
     else:
         with no_grad():
             leaf._grad = old + g.detach()

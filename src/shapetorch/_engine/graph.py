@@ -172,6 +172,11 @@ class _HookState(threading.local):
 
 
 HOOKS = _HookState()
+# How many saved_tensors_hooks contexts are open, in all threads: while none is, an op saving a tensor skips the
+# thread-local read of its own thread's stack (a threading.local attribute costs ten plain ones). Counted under
+# a lock: an undercount would skip a thread's hooks.
+HOOKS_OPEN = [0]
+_OPEN_LOCK = threading.Lock()
 
 
 def current_hooks() -> tuple[Callable[[Any], Any], Callable[[Any], Any]] | None:
@@ -191,11 +196,15 @@ class saved_tensors_hooks:
     def __enter__(self) -> saved_tensors_hooks:
         if HOOKS.disabled is not None:
             raise RuntimeError(HOOKS.disabled)
+        with _OPEN_LOCK:
+            HOOKS_OPEN[0] += 1
         HOOKS.stack.append((self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
         HOOKS.stack.pop()
+        with _OPEN_LOCK:
+            HOOKS_OPEN[0] -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):

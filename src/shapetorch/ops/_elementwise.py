@@ -57,7 +57,8 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
            save_output: bool = False, doc: str = "") -> Callable[..., Tensor]:
     """kind: 'float' computes ints in the default float dtype; 'same' keeps the dtype; 'bool' gives bool."""
     prim = Prim(name, threaded(kernel), vjp, save_output=save_output)
-    fast = kind == "float"  # a floating input passes every check below as it is
+    # a floating input passes every check below as it is: for 'float', and for 'same' unless the op takes integers only
+    fast = kind == "float" or (kind == "same" and RD.DTYPE_KINDS.get(name) != "integral")
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if out is None and fast and input._data.dtype.kind == "f":  # tiny-op path: nothing below applies

@@ -242,6 +242,15 @@ def _expand(self: Tensor, *sizes: Any) -> Tensor:
     return _view_of(_EXPAND(self, shape=new), self)
 
 
+def expand_known(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``self.expand(shape)`` where ``shape`` is known to hold (a reduction's gradient expanded back to its input's
+    shape, on every backward of a sum or mean): the primitive straight away, without the argument guard and the
+    rule's check (their answers here are known), as the same view with the same node."""
+    if shape == self._data.shape:
+        return _view_of(_RESHAPE(self, shape=shape), self)
+    return _view_of(_EXPAND(self, shape=shape), self)
+
+
 method("expand", _guarded("expand", _expand))
 method("expand_as", lambda self, other: _expand(self, other._data.shape))
 
