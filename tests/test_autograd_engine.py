@@ -240,6 +240,36 @@ def test_node_hooks_can_replace_gradients():
     np.testing.assert_allclose(s, t)
 
 
+@pytest.mark.parametrize("kind", ["post", "pre", "tensor", "retain", "leaf_node_post"])
+def test_each_hook_alone_runs(kind):
+    """Each kind of hook registered alone on a node (the engine's plain walk skips a node's hooks unless one was
+    registered: every registration must mark the node), on the first backward and on a second one."""
+    def prog(lib):
+        log = []
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x.exp()
+        if kind == "post":
+            y.grad_fn.register_hook(lambda gis, gos: (gis[0] * 2,))
+        elif kind == "pre":
+            y.grad_fn.register_prehook(lambda gos: (gos[0] * 3,))
+        elif kind == "tensor":
+            y.register_hook(lambda g: g * 4)
+        elif kind == "retain":
+            y.retain_grad()
+        else:
+            (y * 1).grad_fn.next_functions[0][0].next_functions[0][0].register_hook(
+                lambda gis, gos: log.append([g.tolist() for g in gos]))
+        for _ in range(2):
+            x.grad = None
+            (y * 5).sum().backward(retain_graph=True)
+        return x.grad.tolist(), (y.grad.tolist() if kind == "retain" else None), log
+
+    s, t = both(prog)
+    np.testing.assert_allclose(s[0], t[0], rtol=1e-6)
+    assert s[1] == t[1] if s[1] is None else np.allclose(s[1], t[1])
+    assert len(s[2]) == len(t[2])
+
+
 def test_post_accumulate_grad_hook():
     seen = []
     p = st.ones(2, requires_grad=True)

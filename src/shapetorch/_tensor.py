@@ -162,6 +162,13 @@ class Tensor:
                 "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
         self._requires_grad = bool(value)
+        if value and self._grad_fn is None:
+            # a leaf entering graphs: each op and backward node reads these, and CPython 3.11 reads an instance's own
+            # attribute by a cached path but a class-level default by the generic lookup (NOTE [instance fields] in
+            # the engine), so the defaults are copied onto the tensor (same values)
+            self._grad_fn, self._base, self._inference, self._accumulator = None, self._base, self._inference, \
+                self._accumulator
+            self._hooks, self._post_accumulate_hooks = self._hooks, self._post_accumulate_hooks
 
     @property
     def grad(self) -> Tensor | None:
@@ -223,6 +230,7 @@ class Tensor:
 
         if fn._retain_refs is None:
             fn._retain_refs = {}
+        fn._hooked = True  # (the engine's test for any hook on a node)
         fn._retain_refs[self._output_nr] = weakref.ref(self)
 
     def _shareable_data(self) -> Any:

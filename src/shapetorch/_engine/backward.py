@@ -13,7 +13,6 @@ from __future__ import annotations
 import operator
 import re
 import sys
-import types
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -25,7 +24,7 @@ from .._errors import fail
 from .._grad_mode import STATE, no_grad
 from .._tensor import Size, Tensor
 from .anomaly import ANOMALY, forward_traceback, report
-from .graph import _SEQ, HOOKS
+from .graph import _SEQ, HOOKS, HOOKS_OPEN, saved_attrs
 from .graph import Node as GraphNode
 from .intercept import PROFILER
 
@@ -94,7 +93,7 @@ class SavedTensor:
         self._cell = cell
         self._version = cell[0]
         self._output_nr = output_nr if is_output else -1
-        stack = HOOKS.stack
+        stack = HOOKS.stack if HOOKS_OPEN[0] else None
         if stack:
             if HOOKS.disabled is not None:
                 raise RuntimeError(HOOKS.disabled)
@@ -206,16 +205,30 @@ _NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_p
 def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:
 
     names = ["self", "other"]
+    if len(inputs) > _INPUT_ATTRS[0]:  # (NOTE [no __getattr__]: the attributes of more inputs than seen so far)
+        saved_attrs(Node, (f"input{i}" for i in range(_INPUT_ATTRS[0], len(inputs))))
+        _INPUT_ATTRS[0] = len(inputs)
     return tuple((i, names[i] if i < 2 else f"input{i}", -1) for i, a in enumerate(inputs) if isinstance(a, Tensor))
 
 
-class _View(types.SimpleNamespace):
-    """What a vjp sees: the unpacked inputs, the params and the output (made by keywords: a C-level
-    constructor, as one is made for every node a backward runs)."""
+class _View:
+    """What a vjp sees: the unpacked inputs, the params and the output. One is made for every node a backward
+    runs, so it has slots and is filled by ``_view_of_node`` without an ``__init__`` frame (a keyword-built
+    ``SimpleNamespace`` cost two to three times as much)."""
 
+    __slots__ = ("inputs", "out", "params")
     inputs: tuple[Any, ...]
     params: dict[str, Any]
     out: Any
+
+    def __repr__(self) -> str:
+        return f"_View(inputs={self.inputs!r}, params={self.params!r}, out={self.out!r})"
+
+
+def _view_of_node(inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> _View:
+    v = _new(_View)
+    v.inputs, v.params, v.out = inputs, params, out
+    return v
 
 
 _CLASSES: dict[str, type[Node]] = {}
@@ -249,6 +262,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     self.prim = prim
     self.params = params
     self._seq = _next_seq()
+    self._hooked = False  # (read by the walk on every node, so an instance value: NOTE [instance fields])
     nxt = []
     numbers = False
     for a in inputs:
@@ -257,7 +271,9 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
             if fn is not None:
                 nxt.append((fn, a._output_nr))
             elif a._requires_grad:
-                nxt.append(_leaf_edge(a))
+                ref = a._accumulator  # (_leaf_edge, inlined for a leaf whose AccumulateGrad is alive)
+                acc = ref() if ref is not None else None
+                nxt.append((acc, 0) if acc is not None else _leaf_edge(a))
             else:
                 nxt.append(_NO_EDGE)
         else:
@@ -267,13 +283,23 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
         spec = _default_saves(inputs)
     if spec or out is not None:
         saved: list[tuple[int, str, SavedTensor]] = []
-        raw = list(inputs) if HOOKS.stack else None
+        hooked = HOOKS_OPEN[0] > 0 and bool(HOOKS.stack)
+        raw = list(inputs) if hooked else None
         n = len(inputs)
         for slot, attr, cond in spec:
             a = inputs[slot] if slot < n else None
-            if isinstance(a, Tensor) and (cond < 0 or (type(c := inputs[cond]) is Tensor and c._requires_grad)
+            if (type(a) is Tensor or isinstance(a, Tensor)) and (cond < 0 or (type(c := inputs[cond]) is Tensor and c._requires_grad)
                                           or getattr(c, "_requires_grad", False)):
-                saved.append((slot, attr, SavedTensor(a)))
+                if hooked or a._inference:
+                    st = SavedTensor(a)
+                else:  # SavedTensor(a) for an input without saved-tensor hooks, inlined
+                    owner = a._base if a._base is not None else a
+                    cell = owner._version_cell
+                    if cell is None:
+                        cell = owner._version_cell = [0]
+                    st = _new(SavedTensor)
+                    st._cell, st._version, st._output_nr, st._unpack, st._tensor = cell, cell[0], -1, None, a
+                saved.append((slot, attr, st))
                 if raw is not None:
                     raw[slot] = None
         if out is not None:
@@ -284,8 +310,8 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     else:
         self._inputs = inputs
         self._saved = _NO_SAVES
-    if (holds_number and numbers) or (holds_indices and params.get("idx2") is not None):
-        self._holds = True
+    self._holds = (holds_number and numbers) or (holds_indices and params.get("idx2") is not None)
+    self._freed = False
     if ANOMALY.enabled:
         self.metadata["traceback_"] = forward_traceback()
     return self
@@ -301,6 +327,10 @@ class Node(GraphNode):
     params: dict[str, Any]
     _inputs: tuple[Any, ...]  # what the vjp reads, None where a saved tensor stands in (or was freed)
     _saved: list[tuple[int, str, SavedTensor]]  # (input slot or -1 for the output, torch's name, saved)
+    # NOTE [instance fields]: CPython 3.11 reads an instance's own attributes by a specialized, cached path but a
+    # class-level default by the generic lookup (several times dearer), so ``record`` sets the fields the walk reads
+    # on every node (the hook lists, ``_holds``, ``_freed``) on the node itself; the defaults below serve the nodes
+    # made elsewhere.
     label: str | None = None  # torch's name for a public op made of several primitives (mean: MeanBackward0)
     _holds = False  # torch's node saved something besides ``_saved`` (HOLDS_INDICES, HOLDS_NUMBER)
     _freed = False  # a backward without retain_graph ran through it, and it holds something
@@ -347,7 +377,7 @@ class Node(GraphNode):
                 else:
                     lst[slot] = s.unpack(self)
             inputs = tuple(lst)
-        return _View(inputs=inputs, params=self.params, out=out)
+        return _view_of_node(inputs, self.params, out)
 
     def apply(self, grads: list[Any]) -> list[Any]:
 
@@ -356,10 +386,23 @@ class Node(GraphNode):
         vjp = self.prim.vjp
         if vjp is None:
             fail("autograd_not_registered_error", op=self.prim.name, i=0)
-        view = self._view()
+        inputs = self._inputs
+        result = None
+        if self._saved:  # (``_view``, inlined: an input saved without hooks and unchanged is read directly)
+            lst = list(inputs)
+            for slot, _, s in self._saved:
+                if slot >= 0 and s._unpack is None and (t := s._tensor) is not None and s._cell[0] == s._version:  # type: ignore[index]  # (None only once freed, when _tensor is None too)
+                    lst[slot] = t
+                elif slot < 0:
+                    result = s.unpack(self)
+                else:
+                    lst[slot] = s.unpack(self)
+            inputs = tuple(lst)
+        view = _new(_View)  # (_view_of_node, inlined)
+        view.inputs, view.params, view.out = inputs, self.params, result
         res = vjp(grads[0], view)  # type: ignore[arg-type]  # a vjp reads inputs/params/out only
         out: list[Any] = []
-        for a, g in zip(view.inputs, res):
+        for a, g in zip(inputs, res):
             if type(a) is Tensor or isinstance(a, Tensor):
                 if g is not None:
                     ga, aa = g._data, a._data
@@ -376,10 +419,20 @@ class Node(GraphNode):
         if self._saved:
             inputs = list(self._inputs)
             for slot, _, s in self._saved:
-                s.release()
-                if slot >= 0:
+                if slot >= 0 and s._unpack is None:  # (SavedTensor.release of a plain input, inlined)
+                    s._cell = s._tensor = None
                     inputs[slot] = None
+                else:
+                    s.release()
+                    if slot >= 0:
+                        inputs[slot] = None
             self._inputs = tuple(inputs)
+
+
+# every name a primitive's node saves a tensor under (SAVES, _default_saves, the output): NOTE [no __getattr__]
+_INPUT_ATTRS = [16]
+saved_attrs(Node, ("self", "other", "result", *(f"input{i}" for i in range(2, _INPUT_ATTRS[0])),
+                   *(attr for spec in SAVES.values() for _, attr, _ in spec)))
 
 
 def _cast_grad(g: Tensor, a: Tensor) -> Tensor:
@@ -416,6 +469,7 @@ def _leaf_edge(t: Tensor) -> tuple[Any, int]:
     if acc is None:  # (made on every forward whose graph died, as torch's: the tensor holds it weakly)
         acc = _new(AccumulateGrad)
         acc.variable = t
+        acc._hooked = False  # (NOTE [instance fields]: read by every walk that reaches it)
         t._accumulator = weakref.ref(acc)
     return (acc, 0)
 
@@ -555,7 +609,11 @@ def accumulate(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
             np.add(od, gd, od)  # in place, as torch (rule 3); (positional out: keywords cost a third more)
         else:  # (a .grad the user set in another dtype)
             np.add(od, gd, out=od, casting="unsafe")
-        old._bump_version()
+        cell = old._version_cell  # (old._bump_version(), inlined: a .grad made here is no view, its cell is its own)
+        if cell is None or old._base is not None:
+            old._bump_version()
+        else:
+            cell[0] += 1
     else:
         with no_grad():
             leaf._grad = old + g.detach()
@@ -746,7 +804,7 @@ class _Walk:
         buf = self.buffers.pop(node, None)
         if type(node) is AccumulateGrad:  # a leaf: nothing to hand on
             if buf is not None and buf[0] is not None:
-                if self.plain and not (node.variable._hooks or node._pre_hooks or node._post_hooks):
+                if self.plain and not (node._hooked or node.variable._hooks):
                     g = buf[0]  # (a local, as in AccumulateGrad.apply: NOTE [gradient stealing] counts it)
                     accumulate(node.variable, g, self.create_graph)
                 else:
@@ -754,16 +812,24 @@ class _Walk:
             return
         outs: Sequence[Any] = ()
         if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
-            if node._tensor_pre_hooks:
-                _tensor_pre_hooks(node, buf)
-            if node._retain_refs:
-                _retain_hooks(node, buf, self.create_graph)
-            if self.plain and not (node._pre_hooks or node._post_hooks):
-                outs = node.apply(buf)
-                if not self.retain_graph:
-                    node.release()
+            if not node._hooked:  # (no hook was ever registered on it: one test instead of four)
+                if self.plain:
+                    outs = node.apply(buf)
+                    if not self.retain_graph:
+                        node.release()
+                else:
+                    outs = self._run(node, buf, False)
             else:
-                outs = self._run(node, buf, False)
+                if node._tensor_pre_hooks:
+                    _tensor_pre_hooks(node, buf)
+                if node._retain_refs:
+                    _retain_hooks(node, buf, self.create_graph)
+                if self.plain and not (node._pre_hooks or node._post_hooks):
+                    outs = node.apply(buf)
+                    if not self.retain_graph:
+                        node.release()
+                else:
+                    outs = self._run(node, buf, False)
         deps, buffers, needed = self.deps, self.buffers, self.needed
         ready: list[Any] | None = None
         i = 0

@@ -58,6 +58,10 @@ class Node:
     _tensor_pre_hooks: dict[int, list[Any]] | None = None  # hooks of the tensors this node produced
     _retain_refs: dict[int, Any] | None = None  # output_nr -> weakref of a tensor that retains grad
     _metadata: dict[str, Any] | None = None
+    # True once any of the four hook fields above was made: the walk tests this one field per node (the engine's
+    # nodes hold it as an instance value, NOTE [instance fields] in backward); never reset (a removed hook leaves
+    # an empty list, which the general path handles)
+    _hooked = True
     _next: tuple[tuple[Any, int], ...] = ()
     _seq: int = 0
     _num_outputs: int = 1
@@ -86,12 +90,14 @@ class Node:
         """``fn(grad_inputs, grad_outputs) -> tuple | None`` runs after the node; a tuple replaces ``grad_inputs``."""
         if self._post_hooks is None:
             self._post_hooks = []
+        self._hooked = True
         return RemovableHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn: Callable[[tuple[Any, ...]], Any]) -> RemovableHandle:
         """``fn(grad_outputs) -> tuple | None`` runs before the node; a tuple replaces ``grad_outputs``."""
         if self._pre_hooks is None:
             self._pre_hooks = []
+        self._hooked = True
         return RemovableHandle(self._pre_hooks, fn)
 
     def _register_hook_dict(self, tensor: Tensor) -> None:  # torch's name; kept for dir() parity
@@ -115,22 +121,46 @@ class Node:
         out = self.apply(list(grads))
         return out[0] if len(out) == 1 else tuple(out)
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_raw_saved_") and name[len("_raw_saved_"):] in self._saved_names():
-            return self._get_saved(name[len("_raw_saved_"):], True)
-        if name.startswith("_saved_") and name[len("_saved_"):] in self._saved_names():
-            return self._get_saved(name[len("_saved_"):], False)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    # NOTE [no __getattr__]: ``_saved_<name>`` and ``_raw_saved_<name>`` are descriptors on the class (``saved_attrs``),
+    # not a ``__getattr__``: a class with ``__getattr__`` makes CPython 3.11 take its slow generic path for every
+    # attribute read on its instances (several times the cost), and the backward reads a node's fields many times.
 
     def __dir__(self) -> list[str]:
-        names = set(super().__dir__())
-        for s in self._saved_names():
+        saved = self._saved_names()
+        names = {n for n in super().__dir__() if not n.startswith(("_saved_", "_raw_saved_"))}
+        for s in saved:
             names |= {f"_saved_{s}", f"_raw_saved_{s}"}
         return sorted(names)
 
     def __repr__(self) -> str:
         # torch's repr shows the class name without its C++ namespace (``name()`` keeps it).
         return f"<{self.name().rsplit('::', 1)[-1]} object at {id(self):#x}>"
+
+
+class _SavedAttr:
+    """``node._saved_<name>`` (the unpacked tensor) or ``node._raw_saved_<name>`` (the ``SavedTensor``); an
+    ``AttributeError`` on a node that saved no tensor of that name."""
+
+    __slots__ = ("name", "raw")
+
+    def __init__(self, name: str, raw: bool) -> None:
+        self.name, self.raw = name, raw
+
+    def __get__(self, node: Any, owner: Any = None) -> Any:
+        if node is None:
+            return self
+        if self.name not in node._saved_names():
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute "
+                                 f"'{'_raw_saved_' if self.raw else '_saved_'}{self.name}'")
+        return node._get_saved(self.name, self.raw)
+
+
+def saved_attrs(cls: type, names: Any) -> None:
+    """Give ``cls`` the ``_saved_<name>`` and ``_raw_saved_<name>`` attributes of each of ``names``."""
+    for n in names:
+        if f"_saved_{n}" not in cls.__dict__:
+            setattr(cls, f"_saved_{n}", _SavedAttr(n, False))
+            setattr(cls, f"_raw_saved_{n}", _SavedAttr(n, True))
 
 
 # -- saved-tensor hooks -----------------------------------------------------------------------------------
@@ -142,6 +172,11 @@ class _HookState(threading.local):
 
 
 HOOKS = _HookState()
+# How many saved_tensors_hooks contexts are open, in all threads: while none is, an op saving a tensor skips the
+# thread-local read of its own thread's stack (a threading.local attribute costs ten plain ones). Counted under
+# a lock: an undercount would skip a thread's hooks.
+HOOKS_OPEN = [0]
+_OPEN_LOCK = threading.Lock()
 
 
 def current_hooks() -> tuple[Callable[[Any], Any], Callable[[Any], Any]] | None:
@@ -161,11 +196,15 @@ class saved_tensors_hooks:
     def __enter__(self) -> saved_tensors_hooks:
         if HOOKS.disabled is not None:
             raise RuntimeError(HOOKS.disabled)
+        with _OPEN_LOCK:
+            HOOKS_OPEN[0] += 1
         HOOKS.stack.append((self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
         HOOKS.stack.pop()
+        with _OPEN_LOCK:
+            HOOKS_OPEN[0] -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -212,6 +251,7 @@ def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> Rem
         fn = self._grad_fn
         if fn._tensor_pre_hooks is None:
             fn._tensor_pre_hooks = {}
+        fn._hooked = True
         return RemovableHandle(fn._tensor_pre_hooks.setdefault(self._output_nr, []), hook)
     if self._hooks is None:
         self._hooks = []

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+import numpy as np
+
 from .._device import device
 from .._errors import fail
 from .._grad_mode import STATE
@@ -30,7 +32,7 @@ class Prim:
     engine, never by a vjp.
     """
 
-    __slots__ = ("jvp", "kernels", "name", "node_plan", "save_output", "vjp")
+    __slots__ = ("jvp", "kernels", "name", "node_plan", "save_output", "small", "vjp")
 
     def __init__(
         self, name: str, cpu: Kernel | None = None, vjp: VJP | None = None, jvp: Callable[..., Any] | None = None,
@@ -42,6 +44,11 @@ class Prim:
         self.jvp = jvp
         self.save_output = save_output
         self.node_plan: Any = None  # the engine's per-primitive data for its nodes, made on the first one
+        # NOTE [small ufunc]: (the CPU kernel, the ufunc it wraps, the size from which it splits over the threads)
+        # for an elementwise kernel that is a thread-pool wrapper of a NumPy ufunc (``_elementwise``): a call whose
+        # arrays are all below that size runs the ufunc itself, one Python frame fewer on every tiny op. Only while
+        # the CPU kernel is still that wrapper (``registry.register_forward`` may replace it).
+        self.small: tuple[Kernel, Kernel, int] | None = None
         PRIMS[name] = self
 
     def __repr__(self) -> str:
@@ -69,14 +76,24 @@ class Prim:
             dev, grad, arrays = self._unpack(args)
         kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
         out = _new(Tensor)
-        out._data = kernel(*arrays, **params)
+        small = self.small
+        if small is not None and kernel is small[0] and not params and (
+                type(x := arrays[0]) is not _NDARRAY or x.size < small[2]) and (
+                n == 1 or type(y := arrays[1]) is not _NDARRAY or y.size < small[2]):
+            out._data = small[1](*arrays)  # (NOTE [small ufunc]: what the wrapper would call)
+        else:
+            out._data = kernel(*arrays, **params)
         out._device = dev
         if grad and STATE.enabled:
+            # (the fields the next op and the engine read, as instance values: NOTE [instance fields] in backward)
+            out._output_nr, out._base, out._inference = 0, None, False
             out._grad_fn = record(self, args, params, out if self.save_output else None)
             if out._data.dtype.kind in "fc":
                 out._requires_grad = True
             else:  # the setter's rules: an integral or bool result (argmax, a comparison) leaves the graph
                 out.requires_grad = True
+        else:
+            out._requires_grad = False  # (read by the next op it enters: NOTE [instance fields] in backward)
         return out
 
     def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:
@@ -98,6 +115,7 @@ class Prim:
 
 
 _new = object.__new__
+_NDARRAY = np.ndarray
 
 
 def _mixed(op: str, a: device, b: device) -> NoReturn:

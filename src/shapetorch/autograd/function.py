@@ -101,6 +101,8 @@ class BackwardCFunction(Node, FunctionCtx):
     """The graph node (and ctx) of one ``Function.apply`` call; ``name()`` is ``<Class>Backward``."""
 
     _forward_cls: type[Function]
+    _in_meta: tuple[Any, ...]  # per input: (shape, dtype, requires_grad), None for a non-tensor (set by apply)
+    _out_meta: tuple[Any, ...]  # per output: (shape, dtype, device), None for a non-tensor
 
     def name(self) -> str:
         return f"{self._forward_cls.__name__}Backward"

@@ -18,7 +18,7 @@ from .._engine.primitives import VJP, Prim
 from .._errors import fail
 from .._rules import dtypes as RD
 from .._tensor import Tensor
-from ..backends.thread_pool import threaded
+from ..backends.thread_pool import _SPLIT, threaded
 from ._common import (
     as_operand,
     broadcast2,
@@ -47,6 +47,14 @@ def _conj(t: Any) -> Any:
     return np.conj(t) if isinstance(t, complex | np.complexfloating) else t  # scalars arrive as NumPy scalars
 
 
+def _small(prim: Prim, kernel: Callable[..., Any]) -> Prim:
+    """NOTE [small ufunc] in ``_engine.primitives``: a ufunc kernel's tiny calls skip the thread-pool wrapper
+    (which splits only from ``_SPLIT`` elements: the same test, made in the primitive call)."""
+    if isinstance(kernel, np.ufunc) and kernel.nout == 1 and prim.kernels["cpu"] is not kernel:
+        prim.small = (prim.kernels["cpu"], kernel, _SPLIT)
+    return prim
+
+
 def _store(result: Tensor, out: Tensor | None, name: str) -> Tensor:
     return result if out is None else write_inplace(out, result, name)
 
@@ -56,8 +64,9 @@ def _store(result: Tensor, out: Tensor | None, name: str) -> Tensor:
 def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str = "float",
            save_output: bool = False, doc: str = "") -> Callable[..., Tensor]:
     """kind: 'float' computes ints in the default float dtype; 'same' keeps the dtype; 'bool' gives bool."""
-    prim = Prim(name, threaded(kernel), vjp, save_output=save_output)
-    fast = kind == "float"  # a floating input passes every check below as it is
+    prim = _small(Prim(name, threaded(kernel), vjp, save_output=save_output), kernel)
+    # a floating input passes every check below as it is: for 'float', and for 'same' unless the op takes integers only
+    fast = kind == "float" or (kind == "same" and RD.DTYPE_KINDS.get(name) != "integral")
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if out is None and fast and input._data.dtype.kind == "f":  # tiny-op path: nothing below applies
@@ -90,7 +99,7 @@ _2_SQRT_PI = 2.0 / math.sqrt(math.pi)
 def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str = "promote",
             register: bool = True, dunder: str | None = None, rdunder: str | None = None) -> Callable[..., Tensor]:
     """kind: 'promote' (mul), 'float' (true division), 'no_bool' (sub), 'integral' (bitwise ops)."""
-    prim = Prim(name, threaded(kernel), vjp)
+    prim = _small(Prim(name, threaded(kernel), vjp), kernel)
     refuses_numbers = name in RD.TENSOR_OPERANDS or name in RD.TENSOR_FIRST
 
     def fn(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:

@@ -39,17 +39,17 @@ def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         # as (g^T a)^T, so it comes out in W's layout and becomes W.grad without a copy
         k, m = a._data.shape[-1], g._data.shape[-1]
         gb = None
-        if STATE.enabled or b.requires_grad:
+        if STATE.enabled or b._requires_grad:
             rows, grows = _conj(a).reshape(-1, k), g.reshape(-1, m)
             st = b._data.strides
             gb = (grows.mT @ rows).mT if st[0] < st[1] else rows.mT @ grows
         # a first-order backward skips the gradient of an input that does not require grad (a network's input:
         # a quarter of an MLP's GEMM work); with grad mode on (create_graph, forward mode) every one is made
-        ga = g @ _conj(b).mT if STATE.enabled or a.requires_grad else None
+        ga = g @ _conj(b).mT if STATE.enabled or a._requires_grad else None
         return ga, gb
-    ga = g @ _conj(b).mT if STATE.enabled or a.requires_grad else None
+    ga = g @ _conj(b).mT if STATE.enabled or a._requires_grad else None
     gb = None
-    if STATE.enabled or b.requires_grad:
+    if STATE.enabled or b._requires_grad:
         st = b._data.strides
         # a transposed weight (``x @ W.T``, 2-d): (g^T a)^T comes out in W's layout and becomes W.grad uncopied
         gb = (g.mT @ _conj(a)).mT if a._data.ndim == 2 and b._data.ndim == 2 and st[0] < st[1] else _conj(a).mT @ g

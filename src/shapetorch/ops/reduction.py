@@ -32,6 +32,7 @@ from ._common import (
 )
 from ._registry import CATEGORY, FUNCTIONS, method, public
 from .return_types import VALUES_INDICES, MinMax, ValuesIndices
+from .views import expand_known
 
 
 def _dims(input: Tensor, dim: Any, op: str) -> tuple[int, ...]:
@@ -48,7 +49,7 @@ def _grad_back(g: Tensor, n: Any) -> Tensor:
     shape, axis, keep = n.inputs[0]._data.shape, n.params["axis"], n.params["keepdims"]
     if not keep and len(axis) < len(shape):  # (a full reduction's 0-d gradient expands as it is)
         g = g.reshape(tuple(1 if i in axis else s for i, s in enumerate(shape)))
-    return g.expand(shape)
+    return expand_known(g, shape)
 
 
 def _extreme_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
@@ -149,9 +150,13 @@ def _count(input: Tensor, axis: tuple[int, ...]) -> int:
 
 @public("reduction")
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    input = _need_float(input, "mean", dtype)
-    axis = _dims(input, dim, "mean")
-    out = _SUM(input, axis=axis, keepdims=keepdim) / _count(input, axis) if _count(input, axis) else \
+    if dim is None and dtype is None and input._data.dtype.kind in "fc" and input._data.ndim < 8:  # (tiny-op path)
+        axis, count = _ALL_DIMS[input._data.ndim], input._data.size  # (what the general path finds here)
+    else:
+        input = _need_float(input, "mean", dtype)
+        axis = _dims(input, dim, "mean")
+        count = _count(input, axis)
+    out = _SUM(input, axis=axis, keepdims=keepdim) / count if count else \
         _SUM(input, axis=axis, keepdims=keepdim) * float("nan")
     return as_node(out, "MeanBackward0" if dim is None else "MeanBackward1", input)
 

@@ -107,7 +107,7 @@ method("square_", make_inplace(square, "square_"))
 
 
 def _neg_dunder(self: Tensor) -> Tensor:
-    if dtype_name(self) == "bool":
+    if self._data.dtype.kind == "b":  # (read off the array: ``-g`` is in vjps)
         fail("method_dtype_not_supported_error", op="neg", dtype="bool",
              hint=" (use ~ or logical_not() to invert a bool tensor)")
     return neg(self)

@@ -28,11 +28,14 @@ Arr = Any
 def _view_of(out: Tensor, base: Tensor) -> Tensor:
     """Mark ``out`` as a view of ``base`` unless the kernel had to copy (a reshape of a transposed array).
     A copy never overlaps its source, so NumPy's cheap bounds test is exact here."""
-    if isinstance(base._data, np.generic):  # a 0-d base held as a NumPy scalar: share a 0-d array instead
-        one = base._shareable_data()
+    src = base._data
+    if type(src) is not np.ndarray and isinstance(src, np.generic):  # a 0-d base held as a NumPy scalar: share
+        one = src = base._shareable_data()                            # a 0-d array instead
         out._data = one.reshape(out._data.shape) if out._data.size == 1 else _expand_kernel(one, out._data.shape)
     data = out._data
-    if type(data) is not np.ndarray or _shares(data, base._data):
+    # (_shares's identity test inlined: every view op on a tiny tensor passes here)
+    if type(data) is not np.ndarray or ((b := data.base) is not None and (b is src or b is getattr(src, "base", None))) \
+            or _shares(data, src):
         out._base = base._base if base._base is not None else base
         if base._created_in is not None:
             inherit_custom_view(out, base)
@@ -240,6 +243,15 @@ def _expand(self: Tensor, *sizes: Any) -> Tensor:
     if new == self._data.shape:
         return _view_of(_RESHAPE(self, shape=new), self)
     return _view_of(_EXPAND(self, shape=new), self)
+
+
+def expand_known(self: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``self.expand(shape)`` where ``shape`` is known to hold (a reduction's gradient expanded back to its input's
+    shape, on every backward of a sum or mean): the primitive straight away, without the argument guard and the
+    rule's check (their answers here are known), as the same view with the same node."""
+    if shape == self._data.shape:
+        return _view_of(_RESHAPE(self, shape=shape), self)
+    return _view_of(_EXPAND(self, shape=shape), self)
 
 
 method("expand", _guarded("expand", _expand))
