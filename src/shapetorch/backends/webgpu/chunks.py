@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .runtime import RT, WArray, Window
+from .runtime import RT, BufferRange, WArray, Window
 
 
 def large(x: WArray) -> bool:
@@ -102,3 +102,22 @@ def chunked(shape: Sequence[int], views: Sequence[WArray], run: Callable[[tuple[
         stop = min(start + step, shape[dim])
         part = (*shape[:dim], stop - start, *shape[dim + 1:])
         chunked(part, [narrow(v, dim, start, stop) for v in views], run)
+
+
+def flat_budget(itemsize: int) -> int:
+    """Elements of ``itemsize`` bytes a window of a flat buffer may hold (the alignment slack below its start
+    taken off)."""
+    return (RT.max_binding - RT.align) // itemsize
+
+
+def flat_window(st: Any, itemsize: int, lo: int, hi: int) -> tuple[Any, int]:
+    """A binding that reaches elements ``[lo, hi)`` of a flat buffer of ``itemsize``-byte elements: the whole buffer
+    when it fits one binding, else a window of it; and the element index the binding starts at (a kernel reads
+    element ``e`` at ``e - start``). For kernels whose views are contiguous runs of rows or blocks."""
+    if st.buf.size <= RT.max_binding:
+        return st.buf, 0
+    begin = lo * itemsize // RT.align * RT.align
+    end = min(-(-hi * itemsize // 4) * 4, st.buf.size)
+    if end - begin > RT.max_binding:
+        RT._too_large(end - begin)
+    return BufferRange(st.buf, begin, end - begin), begin // itemsize

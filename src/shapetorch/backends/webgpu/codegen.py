@@ -933,42 +933,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 # -- sorting -------------------------------------------------------------------------------------------
 @functools.cache
-def argsort_kernel(st: str, descending: bool) -> str:
-    """A stable argsort by ranks: one thread per element counts the elements of its row that come before
-    it (NaN is the largest value, as in torch) and writes its index at that rank. O(L) work per element, no
-    synchronisation. meta: [n, L, nd, shape[nd], off, strides[nd]] of a view whose last dim is sorted."""
-    ct = "f32" if st in ("f16", "f32") else WGSL_CT[st[0]]
-    if ct == "f32":
-        lt = "(!nan_f(x) && nan_f(y)) || x < y"
-        eq = "(nan_f(x) && nan_f(y)) || x == y"
-    else:
-        lt, eq = "x < y", "x == y"
-    first = "lt(vi, vj)" if descending else "lt(vj, vi)"
-    return f"""{_enable((st,))}
-@group(0) @binding(0) var<storage, read> prm: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<i32>;
-@group(0) @binding(2) var<storage, read> inp: array<{st}>;
-fn nan_f(a: f32) -> bool {{ return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }}
-fn lt(x: {ct}, y: {ct}) -> bool {{ return {lt}; }}
-fn eq(x: {ct}, y: {ct}) -> bool {{ return {eq}; }}
-{_strided_off(2)}
-@compute @workgroup_size({WG})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let e = gid.x + gid.y * nwg.x * {WG}u;
-  if (e >= prm[0]) {{ return; }}
-  let L = prm[1];
-  let r = e / L; let i = e % L;
-  let vi: {ct} = {load_expr(st, "inp[off(e)]")};
-  var rank = 0u;
-  for (var j = 0u; j < L; j = j + 1u) {{
-    let vj: {ct} = {load_expr(st, "inp[off(r * L + j)]")};
-    if ({first} || (j < i && eq(vj, vi))) {{ rank = rank + 1u; }}
-  }}
-  out[r * L + rank] = i32(i);
-}}"""
-
-
-@functools.cache
 def searchsorted_kernel(st: str, right: bool) -> str:
     """One thread per value: a binary search in its row of the contiguous sorted sequence, with torch's
     comparisons (left: go right unless ``s >= v``; right: unless ``s > v``; so a NaN sequence element counts as

@@ -972,18 +972,9 @@ def scan(op: str) -> Callable[..., WArray]:
 
 
 def argsort_kernel(a: WArray, axis: int, descending: bool) -> WArray:
-    if a.ndim == 0:
-        return full((), 0, np.dtype(np.int64))
-    axis %= a.ndim
-    order = [d for d in range(a.ndim) if d != axis] + [axis]
-    v = permute_kernel(a, order)
-    out = RT.empty(v.shape, np.dtype(np.int64))
-    back = [order.index(d) for d in range(a.ndim)]
-    if out.st is None or v.st is None:
-        return permute_kernel(out, back)
-    RT.dispatch(G.argsort_kernel(_st(a.dtype), descending), [out.st.buf, v.st.buf],
-                [a.size, a.shape[axis], v.ndim, *v.shape, v.offset, *v.stride], _grid(a.size))
-    return permute_kernel(out, back)
+    from . import merge_sort  # it builds on this module
+
+    return merge_sort.argsort(a, axis, descending)
 
 
 def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any] | WArray:
