@@ -905,32 +905,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 SCAN = {"cumsum": "acc + v", "cumprod": "acc * v", "logcumsumexp": "logaddexp_f(acc, v)"}
 
 
-@functools.cache
-def scan_kernel(op: str, st: str) -> str:
-    """One thread per row of a strided view whose last dim is scanned; the output is contiguous in the
-    view's order. meta: [rows, L, nd, shape[nd], off, strides[nd]]."""
-    ct = "f32" if st in ("f16", "f32") else "i32"
-    return f"""{_enable((st,))}
-@group(0) @binding(0) var<storage, read> prm: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
-@group(0) @binding(2) var<storage, read> inp: array<{st}>;
-{HELPERS}
-{_strided_off(2)}
-@compute @workgroup_size({WG})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let r = gid.x + gid.y * nwg.x * {WG}u;
-  if (r >= prm[0]) {{ return; }}
-  let L = prm[1];
-  var acc: {ct} = {load_expr(st, "inp[off(r * L)]")};
-  out[r * L] = {store_expr(st, "acc")};
-  for (var j = 1u; j < L; j = j + 1u) {{
-    let v: {ct} = {load_expr(st, "inp[off(r * L + j)]")};
-    acc = {SCAN[op]};
-    out[r * L + j] = {store_expr(st, "acc")};
-  }}
-}}"""
-
-
 # -- sorting -------------------------------------------------------------------------------------------
 @functools.cache
 def searchsorted_kernel(st: str, right: bool) -> str:

@@ -954,19 +954,9 @@ def roll_kernel(a: WArray, shifts: tuple[int, ...], axes: tuple[int, ...] | None
 
 def scan(op: str) -> Callable[..., WArray]:
     def kernel(a: WArray, axis: int) -> WArray:
-        if a.ndim == 0:
-            return contiguous_copy(a)
-        axis %= a.ndim
-        order = [d for d in range(a.ndim) if d != axis] + [axis]
-        v = permute_kernel(a, order)
-        out = RT.empty(v.shape, a.dtype)
-        if out.st is None or v.st is None:
-            return permute_kernel(out, [order.index(d) for d in range(a.ndim)])
-        L = a.shape[axis]
-        rows = a.size // L
-        RT.dispatch(G.scan_kernel(op, _st(a.dtype)), [out.st.buf, v.st.buf],
-                    [rows, L, v.ndim, *v.shape, v.offset, *v.stride], _grid(rows))
-        return permute_kernel(out, [order.index(d) for d in range(a.ndim)])
+        from . import scans  # it builds on this module
+
+        return scans.scan(op, a, axis)
 
     return kernel
 
