@@ -1,6 +1,7 @@
 """Tensors larger than one binding (the adapter's max-storage-buffer-binding-size, 128 MiB on lavapipe) run in
 chunks: elementwise ops, casts and copies, reductions, matmul by rows, and the row kernels (softmax,
-log_softmax, layer_norm). Most cases lower the binding limit with monkeypatch so that the chunked paths run at
+log_softmax, layer_norm), gather and scatter (the gathered axis bound whole in every chunk), and the range checks
+of their indices; scans and sorts are in ``test_webgpu_long_rows.py``. Most cases lower the binding limit with monkeypatch so that the chunked paths run at
 small sizes against torch; one case makes a real 136 MB tensor. Kernels that do not run in chunks refuse with a
 coded error naming the op, and a tensor larger than the adapter's max-buffer-size is refused when made.
 """
@@ -82,8 +83,32 @@ def test_gradient_of_a_chunked_chain(small_binding):
     run(lambda lib, a, g: (a.log_softmax(1) * g).sum(), data((300, 50)), data((300, 50), seed=1))
 
 
-@pytest.mark.parametrize("fn,op", [(lambda x: x.cumsum(1), "cumsum"), (lambda x: x.argmax(0), "argmax"),
-                                   (lambda x: x[st.tensor([1, 2], device=DEV)], "index")])
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, i: a.gather(1, i),
+    lambda lib, a, i: a.gather(0, i[:40].remainder(300)),  # chunks split the gathered axis' dim: kept whole
+    lambda lib, a, i: a.t().gather(1, i.t()[:, :7].remainder(300)),  # a transposed source
+    lambda lib, a, i: lib.take_along_dim(a, i, dim=1),
+    lambda lib, a, i: a.scatter(1, i[:, :5], a[:, :5] * 2),
+    lambda lib, a, i: a.scatter(0, i[:40].remainder(300), -1.0),
+    lambda lib, a, i: a.scatter_add(1, i, a),
+    lambda lib, a, i: a.topk(3, 1)[0],
+])
+def test_gather_and_scatter_in_chunks(small_binding, fn):
+    a = data((300, 50))
+    i = np.random.default_rng(2).integers(0, 50, size=(300, 50))
+    run(fn, a, i, grad=False)
+
+
+def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
+    i = np.zeros((300, 50), dtype=np.int64)
+    i[-1, -1] = 50
+    with pytest.raises(IndexError):
+        st.tensor(data((300, 50)), device=DEV).gather(1, st.tensor(i, device=DEV)).cpu()
+
+
+@pytest.mark.parametrize("fn,op", [
+    (lambda x: st.nn.functional.conv1d(x[:, None], x[:4, None, :3]), "convolution"),
+    (lambda x: x.argmax(0), "argmax"), (lambda x: x[st.tensor([1, 2], device=DEV)], "index")])
 def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op):
     x = st.tensor(data((300, 50)), device=DEV)
     with pytest.raises(st.DeviceError) as e:

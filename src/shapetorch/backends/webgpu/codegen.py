@@ -854,6 +854,9 @@ def gather_kernel(st: str, mode: str, op: str) -> str:
     Loops over the index's elements i (shape ishape): coordinates c; c[axis] is replaced by index[i].
     gather: out[i] = a[...]; scatter: dst[...] = src[i] (or a scalar); scatter_add: dst[...] += src[i].
     meta: [n, nd, ishape[nd], idx_off, idx_str[nd], t_off, t_str[nd], s_off, s_str[nd], axis, axis_size, scalar]
+    (gather: the output's offset in place of the scalar; the output is contiguous from there), t's window length:
+    a thread whose element of t lies outside the bound window skips it (``t_off`` is rebased to the window, so
+    an element below it wraps past the length), and the op takes one dispatch per window of a large ``t``.
     """
     ct = "f32" if st == "f16" else st
     atomic = op == "scatter_add"
@@ -868,7 +871,7 @@ def gather_kernel(st: str, mode: str, op: str) -> str:
         if mode != "k":
             binds += f"\n@group(0) @binding(3) var<storage, read> src: array<{st}>;"
     if op == "gather":
-        act = "out[i] = t[toff];"
+        act = "out[prm[ax + 2u] + i] = t[toff];"
     else:
         val = scalar_expr(ct[0], "prm[ax + 2u]") if mode == "k" else load_expr(st, "src[soff]")
         act = _atomic_add(st, "t[toff]", val) if atomic else f"t[toff] = {store_expr(st, val)};"
@@ -897,6 +900,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   var j = idx[ioff];
   if (j < 0) {{ j = j + size; }}
   toff = toff + u32(j) * prm[tb + 1u + axis];
+  if (toff >= prm[ax + 3u]) {{ return; }}  // outside this dispatch's window of t (another dispatch's)
   {act}
 }}"""
 

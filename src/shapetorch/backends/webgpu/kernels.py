@@ -609,9 +609,15 @@ def check_range(a: WArray, lo: int, hi: int, code: str, op: str, skip: int | Non
     from .runtime import BAD
 
     cid = RT.add_check(code, op, **{k: (BAD if v is None else v) for k, v in kwargs.items()})
-    meta = [a.size, a.ndim, *a.shape, a.offset, *a.stride, lo & 0xFFFFFFFF, hi & 0xFFFFFFFF, cid,
-            int(skip is not None), (skip or 0) & 0xFFFFFFFF]
-    RT.dispatch(G.range_check_kernel(), [RT.flag, a.st.buf], meta, _grid(a.size))
+
+    def check(shape: tuple[int, ...], views: list[WArray]) -> None:
+        x = views[0]
+        assert x.st is not None
+        meta = [x.size, x.ndim, *x.shape, x.offset, *x.stride, lo & 0xFFFFFFFF, hi & 0xFFFFFFFF, cid,
+                int(skip is not None), (skip or 0) & 0xFFFFFFFF]
+        RT.dispatch(G.range_check_kernel(), [RT.flag, x.st.buf], meta, _grid(x.size))
+
+    chunks.chunked(a.shape, [a], check)
 
 
 def _gather_meta(index: WArray, t: WArray, src: WArray | None, axis: int) -> list[int]:
@@ -622,14 +628,30 @@ def _gather_meta(index: WArray, t: WArray, src: WArray | None, axis: int) -> lis
     return meta
 
 
+def _along(t: WArray, index: WArray, axis: int) -> WArray:
+    """``t`` with every dim but ``axis`` cut to the index's extent (gather and scatter reach no further there), so
+    that the chunks of the index space (:func:`chunks.chunked`) bind only the part of ``t`` they reach."""
+    shape = tuple(t.shape[d] if d == axis else n for d, n in enumerate(index.shape))
+    return _view(t, shape, t.stride, t.offset)
+
+
 def gather_kernel(a: WArray, index: WArray, axis: int) -> WArray:
     if a.ndim == 0:
         return contiguous_copy(expand_kernel(a, index.shape))
     out = RT.empty(index.shape, a.dtype)
     if out.st is None or a.st is None or index.st is None:
         return out
-    RT.dispatch(G.gather_kernel(_st(a.dtype), "s", "gather"), [out.st.buf, index.st.buf, a.st.buf],
-                _gather_meta(index, a, None, axis), _grid(index.size))
+    wgsl = G.gather_kernel(_st(a.dtype), "s", "gather")
+
+    def gather(shape: tuple[int, ...], views: list[WArray]) -> None:
+        o, ix, whole = views
+        assert o.st is not None and ix.st is not None
+        for t, n in chunks.windows(whole):
+            assert t.st is not None
+            RT.dispatch(wgsl, [o.st.buf, ix.st.buf, t.st.buf], [*_gather_meta(ix, t, None, axis), o.offset, n],
+                        _grid(ix.size))
+
+    chunks.chunked(index.shape, [out, index, _along(a, index, axis)], gather, keep=[None, None, axis])
     return out
 
 
@@ -639,18 +661,29 @@ def _scatter(op: str, a: WArray, index: WArray, src: Operand, axis: int) -> WArr
     out = contiguous_copy(a)
     if index.size == 0 or out.st is None or index.st is None:
         return out
+    views = [index, _along(out, index, axis)]
+    scalar: list[int] = []
     if isinstance(src, WArray):
         if src.dtype != a.dtype:
             src = cast(src, a.dtype)
         assert src.st is not None
-        meta = _gather_meta(index, out, src, axis)
-        bufs = [out.st.buf, index.st.buf, src.st.buf]
+        views.append(_view(src, index.shape, src.stride, src.offset))
         mode = "s"
     else:
-        meta = [*_gather_meta(index, out, None, axis), _word(src, a.dtype)]
-        bufs = [out.st.buf, index.st.buf]
+        scalar = [_word(src, a.dtype)]
         mode = "k"
-    RT.dispatch(G.gather_kernel(_st(a.dtype), mode, op), bufs, meta, _grid(index.size))
+    wgsl = G.gather_kernel(_st(a.dtype), mode, op)
+
+    def scatter(shape: tuple[int, ...], vs: list[WArray]) -> None:
+        ix, whole = vs[0], vs[1]
+        s = vs[2] if len(vs) > 2 else None
+        assert ix.st is not None
+        for t, n in chunks.windows(whole):
+            assert t.st is not None
+            bufs = [t.st.buf, ix.st.buf] + ([s.st.buf] if s is not None and s.st is not None else [])
+            RT.dispatch(wgsl, bufs, [*_gather_meta(ix, t, s, axis), *(scalar or [0]), n], _grid(ix.size))
+
+    chunks.chunked(index.shape, views, scatter, keep=[None, axis, None])
     return out
 
 
