@@ -118,6 +118,26 @@ def test_masks_and_host_indices_still_work():
     np.testing.assert_array_equal(x[st.tensor(IDX_I)].cpu().numpy(), t[torch.tensor(IDX_I)].numpy())
 
 
+@pytest.mark.parametrize("fn", [
+    lambda x, i: x[i],
+    lambda x, i: x[:, i],
+    lambda x, i: x[i, :, i[::-1]],
+    lambda x, i: x.__setitem__((slice(None), i), 5.0) or x,  # written through the list
+])
+def test_a_host_index_list_is_uploaded_once(fn):
+    """``x[[0, 2, -1]]``: the list (int32, 4 bytes an entry) is uploaded and gathered from on the device, not an
+    offset per result element made on the host."""
+    idx = [0, 2, -1]
+    x = st.tensor(A, device=DEV)
+    st.synchronize()
+    before = _counts()
+    got = fn(x, idx)
+    st.synchronize()
+    up, reads = (b - a for a, b in zip(before, _counts()))
+    assert reads == 0 and up <= 4 * len(idx) * 2  # the list (twice at most: two index positions)
+    np.testing.assert_array_equal(got.cpu().numpy(), fn(torch.tensor(A), idx).numpy())
+
+
 @pytest.mark.parametrize("name", ["index_add", "index_copy"])
 def test_index_add_and_copy_read_the_index_on_the_device(name):
     src = np.random.default_rng(2).normal(size=(4, 4, 6)).astype(np.float32)

@@ -1,7 +1,7 @@
 """The element offsets of advanced indexing, computed on the device from index tensors that stay there.
 
 ``a[idx]`` with integer index tensors on the device (``x[i]``, ``x[i, j]``, ``x[:, i]``, index assignment,
-``index_put``, their gradients) needs, for each element of the result, the offset of the element of ``a`` it
+``index_put``, their gradients; and host index lists, uploaded as one small index tensor) needs, for each element of the result, the offset of the element of ``a`` it
 reads or writes. One thread per result element computes it: its coordinates in the result, then per dim of ``a``
 either the coordinate of the slice dim it comes from or the value of that dim's index tensor at the broadcast
 index-space coordinates (negative values wrap, as torch), times the dim's stride. The result's layout is NumPy's
@@ -88,11 +88,18 @@ def _bstrides(x: WArray, shape: tuple[int, ...]) -> list[int]:
 
 
 def usable(a: WArray, index: tuple[Any, ...]) -> bool:
-    """Whether ``index`` (NumPy's advanced index on ``a``: slices and integer arrays) holds a device index tensor
-    and nothing that needs the host (a boolean mask)."""
-    dev = any(isinstance(it, WArray) for it in index)
-    host_bool = any(isinstance(it, np.ndarray) and it.dtype.kind == "b" for it in index)
-    return dev and not host_bool and a.ndim <= MAX_DIMS
+    """Whether ``index`` (NumPy's advanced index on ``a``) is full slices and integer arrays, device index tensors
+    or host ones (``x[[0, 2, 5]]``: the list is uploaded once, in place of an offset per result element), with
+    nothing that needs the host (a boolean mask)."""
+    if a.ndim > MAX_DIMS or len(index) > a.ndim:
+        return False
+    arrays = 0
+    for it in index:
+        if isinstance(it, WArray) or (isinstance(it, np.ndarray) and it.dtype.kind in "iu"):
+            arrays += 1
+        elif not (isinstance(it, slice) and it == slice(None)):
+            return False
+    return arrays > 0
 
 
 def offsets(a: WArray, index: tuple[Any, ...]) -> WArray | None:
