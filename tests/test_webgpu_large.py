@@ -181,3 +181,20 @@ def test_device_index_offsets_randperm_and_poisson_fold_their_grids(monkeypatch)
 ])
 def test_batched_matmul_in_chunks(small_binding, fn):
     run(fn, data((6, 100, 3)), data((6, 3, 2), seed=1), grad=False)
+
+
+def test_a_real_scan_and_gather_over_128_mib():
+    """A cumsum of 34M float32 elements (136 MB: blocks in chunks, the block totals scanned, carried in over
+    windows) and a gather from its far end (the source bound over two windows, one dispatch each). The values
+    alternate +1, -1, so the sums are exact (0 and 1) and a block carried from the wrong place shows."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    n = 34_000_000
+    x = (st.arange(n, dtype=st.int32, device=DEV) % 2).float() * -2 + 1
+    c = x.cumsum(0)
+    assert c._data.st.buf.size > RT.max_binding
+    got = c.cpu().numpy()
+    assert got[0::2].min() == 1 and got[0::2].max() == 1 and not got[1::2].any()
+    del got
+    idx = st.tensor([0, 1, n - 1, n - 2, n // 2 + 1, 5], device=DEV)
+    np.testing.assert_array_equal(c.gather(0, idx).cpu().numpy(), [1, 0, 0, 1, 0, 0])
