@@ -162,3 +162,23 @@ def test_index_add_and_copy_read_the_index_on_the_device(name):
     with pytest.raises(IndexError) as e:
         bad.cpu()
     assert e.value.code == "at_error_index_out_of_bounds"
+
+
+def test_take_along_dim_keeps_a_device_index_on_the_device():
+    """Negative indices wrapped on the device, the range checked there (it used to read the index back and then
+    fail to make a WebGPU tensor from it)."""
+    i = np.array([[0, -1, 2, -4, 1, 3]] * 5)
+    x = st.tensor(A, device=DEV)
+    ix = st.tensor(np.broadcast_to(i, (4, 5, 6)).copy(), device=DEV)
+    st.synchronize()
+    before = _counts()
+    got = st.take_along_dim(x, ix, dim=2)
+    flat = st.take_along_dim(x, ix.abs())
+    st.synchronize()
+    assert _counts() == before
+    t = torch.tensor(A)
+    ti = torch.tensor(np.broadcast_to(i, (4, 5, 6)).copy())
+    np.testing.assert_array_equal(got.cpu().numpy(), torch.take_along_dim(t, ti, dim=2).numpy())
+    np.testing.assert_array_equal(flat.cpu().numpy(), torch.take_along_dim(t, ti.abs()).numpy())
+    with pytest.raises(IndexError):
+        st.take_along_dim(x, ix * 2, dim=2).cpu()

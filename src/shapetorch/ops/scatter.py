@@ -494,7 +494,14 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         d = wrap_dim(dim, input._data.ndim, "take_along_dim")
         x = input.expand(shape[:d] + (input._data.shape[d],) + shape[d + 1 :])
         ix = indices.expand(shape)
-    arr = _in_bounds(np.asarray(ix._data).reshape(-1), x._data.shape[d], d, "take_along_dim", negative=dim is not None)
+    size = x._data.shape[d]
+    if ix._device.type != "cpu":  # checked on the device (raised at the next sync), wrapped there: no read back
+        lo = -size if dim is not None else 0
+        be(ix).check_range(ix._data, lo, size, "at_error_index_out_of_bounds", "take_along_dim", index=None, dim=d,
+                           size=size)
+        fixed = cast(ix.remainder(size) if lo < 0 else ix, "int64")
+        return take_along(x, fixed, d).reshape(shape)
+    arr = _in_bounds(np.asarray(ix._data).reshape(-1), size, d, "take_along_dim", negative=dim is not None)
     fixed = Tensor._make(np.asarray(arr).reshape(ix._data.shape).astype(np.int64), ix._device)
     return take_along(x, fixed, d).reshape(shape)
 
