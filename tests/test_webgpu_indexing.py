@@ -182,3 +182,57 @@ def test_take_along_dim_keeps_a_device_index_on_the_device():
     np.testing.assert_array_equal(flat.cpu().numpy(), torch.take_along_dim(t, ti.abs()).numpy())
     with pytest.raises(IndexError):
         st.take_along_dim(x, ix * 2, dim=2).cpu()
+
+
+MASKS = {
+    "x[mask]": lambda lib, x, m: x[m],
+    "x[mask of leading dims]": lambda lib, x, m: x[m[:, :, 0]],
+    "x[:, mask]": lambda lib, x, m: x[:, m[0]],
+    "x[mask, list]": lambda lib, x, m: x[m[:, 0, 0], 1:3][:, :, [0, 2]],
+    "x[mask, int]": lambda lib, x, m: x[m[:, 0, 0], 2],
+    "x[mask, mask]": lambda lib, x, m: x[m[:, 0, 0], :, m[0, 0]],
+    "masked_select": lambda lib, x, m: x.masked_select(m[0]),  # mask broadcast
+    "index_put": lambda lib, x, m: x.index_put((m,), x.new_tensor(2.0)),
+    "index_put accumulate": lambda lib, x, m: x.index_put((m[:, :, 0],), x[0, 0], accumulate=True),
+    "setitem": lambda lib, x, m: x.__setitem__(m, -x[m]) or x,
+    "nonzero": lambda lib, x, m: m.nonzero(),
+    "nonzero as_tuple": lambda lib, x, m: (x > 0).nonzero(as_tuple=True)[1],
+    "argwhere": lambda lib, x, m: lib.argwhere(x[0] > 0.5),
+    "empty mask": lambda lib, x, m: x[x > 100],
+}
+
+
+@pytest.mark.parametrize("name", sorted(MASKS))
+def test_a_device_mask_is_compacted_on_the_device(name):
+    """A boolean mask's True positions are found on the device: one read back (the count, which sizes the result,
+    as torch's sync), nothing uploaded."""
+    fn = MASKS[name]
+    m = np.random.default_rng(4).random(A.shape) < 0.4
+    x, dm = st.tensor(A, device=DEV), st.tensor(m, device=DEV)
+    st.synchronize()
+    before = _counts()
+    got = fn(st, x, dm)
+    st.synchronize()
+    up, reads = (b - a for a, b in zip(before, _counts()))
+    want = fn(torch, torch.tensor(A), torch.tensor(m))
+    assert up <= 8 and reads <= 2  # a count per mask (and a Python scalar made a tensor)
+    assert tuple(got.shape) == tuple(want.shape) and str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+def test_a_device_mask_of_the_wrong_shape_is_refused_as_on_the_cpu():
+    x, m = st.tensor(A, device=DEV), st.ones(4, 6, dtype=st.bool, device=DEV)
+    with pytest.raises(IndexError) as e:
+        x[m]
+    with pytest.raises(IndexError) as c:
+        st.tensor(A)[m.cpu()]
+    assert str(e.value) == str(c.value)
+
+
+def test_a_device_mask_with_gradients():
+    m = np.random.default_rng(5).random(A.shape) < 0.5
+    x = st.tensor(A, device=DEV, requires_grad=True)
+    t = torch.tensor(A, requires_grad=True)
+    (x[st.tensor(m, device=DEV)] ** 2).sum().backward()
+    (t[torch.tensor(m)] ** 2).sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-6)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._dtype import DType
 from ..numpy_backend import DTYPE_OF, NP_DTYPE
-from . import composed_kernels, factorizations, int64_checks, kernels, linalg_kernels, permutation, special_kernels
+from . import compaction, composed_kernels, factorizations, int64_checks, kernels, linalg_kernels, permutation, special_kernels
 from .runtime import RT, WArray, to_host
 
 NAME = "webgpu"
@@ -53,6 +53,16 @@ def copyto(dst: WArray, src: WArray, temporary: bool = False) -> None:
 def check_range(a: WArray, lo: int, hi: int, code: str, op: str, skip: int | None = None, **kwargs: Any) -> None:
     """Recorded as a device-side check: a failure raises ``code`` at the next sync (a read, ``synchronize``)."""
     kernels.check_range(a, lo, hi, code, op, skip, **kwargs)
+
+
+def nonzero(a: WArray) -> WArray:
+    """The ``(count, ndim)`` coordinates of the nonzero elements, made on the device (the count is read back)."""
+    return compaction.nonzero(a)
+
+
+def mask_columns(a: WArray) -> list[WArray]:
+    """A boolean mask index as its coordinate columns (device index tensors; the count is read back)."""
+    return compaction.mask_columns(a)
 
 
 def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
