@@ -236,3 +236,36 @@ def test_a_device_mask_with_gradients():
     (x[st.tensor(m, device=DEV)] ** 2).sum().backward()
     (t[torch.tensor(m)] ** 2).sum().backward()
     np.testing.assert_allclose(x.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dim,idx", [(0, [0, -1, 0]), (1, [4, 1, 4]), (2, [5]), (-1, [])])
+def test_index_fill_keeps_a_device_index_on_the_device(dim, idx):
+    """Repeats and negative entries; a 0-d value tensor's gradient counts each filled entry once (torch's; its
+    backward refuses a negative entry, so gradients are compared without them)."""
+    x = st.tensor(A, device=DEV, requires_grad=True)
+    v = st.tensor(2.5, device=DEV, requires_grad=True)
+    i = st.tensor(np.array(idx, dtype=np.int64), device=DEV)
+    st.synchronize()
+    before = _counts()
+    got = x.index_fill(dim, i, v)
+    st.synchronize()
+    assert _counts() == before
+    t, tv = torch.tensor(A, requires_grad=True), torch.tensor(2.5, requires_grad=True)
+    want = t.index_fill(dim, torch.tensor(np.array(idx, dtype=np.int64)), tv)
+    np.testing.assert_array_equal(got.detach().cpu().numpy(), want.detach().numpy())
+    if min(idx, default=0) < 0:
+        return
+    g = np.random.default_rng(6).normal(size=A.shape).astype(np.float32)
+    (got * st.tensor(g, device=DEV)).sum().backward()
+    (want * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), t.grad.numpy())
+    np.testing.assert_allclose(v.grad.cpu().numpy(), tv.grad.numpy(), rtol=1e-5)
+
+
+def test_index_fill_out_of_range_raises_at_the_next_sync():
+    r = st.tensor(A, device=DEV).index_fill(1, st.tensor([5], device=DEV), 0.0)
+    with pytest.raises(IndexError) as e:
+        r.cpu()
+    assert str(e.value).startswith("index_fill:")
+    with pytest.raises(IndexError):
+        torch.tensor(A).index_fill(1, torch.tensor([5]), 0.0)
