@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import bool_
 from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._rules import indexing as RI
@@ -15,7 +16,6 @@ from .._rules import scatter as RS
 from .._rules.axes import wrap_dim
 from .._rules.scatter import index_add_check, src_matches, take_along_dim_shape
 from .._rules.views import diagonal_shape
-from .._dtype import bool_
 from .._tensor import Tensor
 from ._common import be, cast, check, dtype_name, make_inplace, new_tensor, write_inplace
 from ._registry import method, public

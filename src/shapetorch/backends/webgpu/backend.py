@@ -8,7 +8,16 @@ import numpy as np
 
 from ..._dtype import DType
 from ..numpy_backend import DTYPE_OF, NP_DTYPE
-from . import compaction, composed_kernels, factorizations, int64_checks, kernels, linalg_kernels, permutation, special_kernels
+from . import (
+    compaction,
+    composed_kernels,
+    factorizations,
+    int64_checks,
+    kernels,
+    linalg_kernels,
+    permutation,
+    special_kernels,
+)
 from .runtime import RT, WArray, to_host
 
 NAME = "webgpu"
