@@ -269,3 +269,45 @@ def test_index_fill_out_of_range_raises_at_the_next_sync():
     assert str(e.value).startswith("index_fill:")
     with pytest.raises(IndexError):
         torch.tensor(A).index_fill(1, torch.tensor([5]), 0.0)
+
+
+F16 = {
+    "scatter_add": lambda lib, x, i, s: x.scatter_add(0, i, s * 3),
+    "index_add": lambda lib, x, i, s: x.index_add(0, i[:, 0], s),
+    "index_put accumulate": lambda lib, x, i, s: x.index_put((i[:, 0],), s, accumulate=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(F16))
+def test_float16_accumulation_on_the_device(name):
+    """float16 atomic adds (a compare-exchange of the 32-bit word holding the half): repeated targets, and
+    neighbouring halves of one word written by different threads; nothing read back or uploaded."""
+    fn = F16[name]
+    rng = np.random.default_rng(8)
+    a = rng.normal(size=(6, 64)).astype(np.float16)
+    i = rng.integers(0, 6, size=(40, 64))
+    s = rng.normal(size=(40, 64)).astype(np.float16)
+    x, di, ds = st.tensor(a, device=DEV), st.tensor(i, device=DEV), st.tensor(s, device=DEV)
+    st.synchronize()
+    before = _counts()
+    got = fn(st, x, di, ds)
+    st.synchronize()
+    assert _counts() == before
+    want = fn(torch, torch.tensor(a).float(), torch.tensor(i), torch.tensor(s).float())  # in float32
+    assert got.dtype == st.float16
+    np.testing.assert_allclose(got.cpu().numpy().astype(np.float32), want.numpy(), rtol=2e-2, atol=5e-2)
+
+
+def test_float16_gradients_of_gather_and_indexing_on_the_device():
+    a = np.random.default_rng(9).normal(size=(5, 8)).astype(np.float16)
+    i = np.array([0, 3, 0, 4, 0])
+    x = st.tensor(a, device=DEV, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    (x[st.tensor(i, device=DEV)] * 2).sum().backward()
+    (t[torch.tensor(i)] * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), t.grad.numpy())
+    x.grad = None
+    j = np.random.default_rng(10).integers(0, 8, size=(5, 20))
+    x.gather(1, st.tensor(j, device=DEV)).sum().backward()
+    want = torch.zeros(5, 8).scatter_add(1, torch.tensor(j), torch.ones(5, 20))
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), want.numpy())

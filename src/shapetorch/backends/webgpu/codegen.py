@@ -807,8 +807,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 
 def _atomic_add(st: str, target: str, v: str) -> str:
+    """``target += v`` atomically (``target`` is ``array[index]``). WGSL has atomics of 32-bit integers only: a
+    float32 element is swapped in by compare-exchange of its bits, and a float16 one by compare-exchange of the
+    32-bit word holding it and its neighbour (the buffer bound as ``array<atomic<u32>>``): the pair unpacked, the
+    half added to in float32 and rounded back (as torch's float16 ``+=``), the pair packed."""
     if st == "i32" or st == "u32":
         return f"atomicAdd(&{target}, {v});"
+    if st == "f16":
+        name, index = target[:target.index("[")], target[target.index("[") + 1:-1]
+        return f"""let at = {index};
+    loop {{
+      let old = atomicLoad(&{name}[at >> 1u]);
+      var pair = unpack2x16float(old);
+      if ((at & 1u) == 1u) {{ pair.y = pair.y + {v}; }} else {{ pair.x = pair.x + {v}; }}
+      let r = atomicCompareExchangeWeak(&{name}[at >> 1u], old, pack2x16float(pair));
+      if (r.exchanged) {{ break; }}
+    }}"""
     return f"""loop {{
       let old = atomicLoad(&{target});
       let r = atomicCompareExchangeWeak(&{target}, old, bitcast<u32>(bitcast<f32>(old) + {v}));
@@ -824,7 +838,7 @@ def put_kernel(st: str, mode: str, accumulate: bool) -> str:
     """
     ct = "f32" if st == "f16" else st
     atomic = accumulate
-    dst_t = (f"atomic<{'u32' if st == 'f32' else st}>") if atomic else st
+    dst_t = (f"atomic<{'u32' if st in ('f32', 'f16') else st}>") if atomic else st
     vbind = "" if mode == "k" else f"@group(0) @binding(3) var<storage, read> v: array<{st}>;"
     if mode == "k":
         val = scalar_expr(ct[0], "prm[2u + nd + 1u + nd]")
@@ -860,7 +874,7 @@ def gather_kernel(st: str, mode: str, op: str) -> str:
     """
     ct = "f32" if st == "f16" else st
     atomic = op == "scatter_add"
-    dst_t = (f"atomic<{'u32' if st == 'f32' else st}>") if atomic else st
+    dst_t = (f"atomic<{'u32' if st in ('f32', 'f16') else st}>") if atomic else st
     if op == "gather":
         binds = f"""@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
 @group(0) @binding(2) var<storage, read> idx: array<i32>;

@@ -483,8 +483,6 @@ def put(dst: WArray, offs: np.ndarray[Any, Any] | WArray, value: Operand, accumu
         value = RT.upload(value)
     st = _st(dst.dtype)
     shape = tuple(offs.shape)
-    if accumulate and st == "f16":  # no 16-bit atomics in WGSL; callers fall back to the host
-        raise NotImplementedError("webgpu: float16 index accumulation")
     ob = _offsets_buffer(offs)
     if ob.st is None:
         return
@@ -572,9 +570,6 @@ def _basic_windows(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple
 
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                           idx2: tuple[Any, ...] | None) -> WArray:
-    if idx2 is not None and _st(g.dtype) == "f16":
-        return _host(_cpu_kernel("index_backward"), g, shape=shape, idx1=idx1,
-                     idx2=tuple(to_host(it) if isinstance(it, WArray) else it for it in idx2))
     if idx2 is None:  # a basic index: the gradient placed into zeros in one pass
         windows = _basic_windows(tuple(shape), idx1)
         if windows is not None:  # g without the size-1 dims of None items (a view)
@@ -656,7 +651,7 @@ def gather_kernel(a: WArray, index: WArray, axis: int) -> WArray:
 
 
 def _scatter(op: str, a: WArray, index: WArray, src: Operand, axis: int) -> WArray:
-    if a.ndim == 0 or (op == "scatter_add" and _st(a.dtype) == "f16"):
+    if a.ndim == 0:
         return _host(_cpu_kernel(op), a, index, src, axis=axis)
     out = contiguous_copy(a)
     if index.size == 0 or out.st is None or index.st is None:
@@ -1005,9 +1000,6 @@ def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any] | W
 
 
 def index_add_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
-    if _st(a.dtype) == "f16":  # no 16-bit atomics in WGSL
-        return _host(PRIM_CPU["index_add"], a, src, index=to_host(index) if isinstance(index, WArray) else index,
-                     axis=axis)
     out = contiguous_copy(a)
     put(out, _index_along(out, index, axis), src, accumulate=True)
     return out
