@@ -99,6 +99,32 @@ def test_gather_and_scatter_in_chunks(small_binding, fn):
     run(fn, a, i, grad=False)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, i: a[i[:, 0]],
+    lambda lib, a, i: a[:, i[:7, 1]],
+    lambda lib, a, i: a[i[:, 0], i[:, 1]],
+    lambda lib, a, i: a.index_select(1, i[:, 2]),
+    lambda lib, a, i: lib.nn.functional.embedding(i[:, :3], a),
+    lambda lib, a, i: a.index_put((i[:, 0],), a[:, 0:1] * 0 + 7),
+    lambda lib, a, i: a.index_put((i[:, 0],), a, accumulate=True),
+    lambda lib, a, i: a.index_add(1, i[:50, 2], a),
+    lambda lib, a, i: a.index_copy(0, i[:, 0].unique(), a[: i[:, 0].unique().shape[0]]),
+    lambda lib, a, i: a[a > 2],  # the coordinates (index tensors, bound whole) fit; the flags and sums do not
+    lambda lib, a, i: a.masked_select(a < -2),
+])
+def test_indexing_in_chunks(small_binding, fn):
+    """The offsets (and the result) by runs of elements, the source or target over windows of its span."""
+    a = data((300, 50))
+    i = np.random.default_rng(3).integers(0, 50, size=(300, 3))
+    run(fn, a, i, grad=False)
+
+
+def test_gradients_of_indexing_in_chunks(small_binding):
+    i = np.random.default_rng(3).integers(0, 50, size=(300, 3))
+    run(lambda lib, a, i: lib.nn.functional.embedding(i[:, :3], a).sum(), data((300, 50)), i)
+    run(lambda lib, a, i: a[i[:, 0], i[:, 1]].sum(), data((300, 50)), i)
+
+
 def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
     i = np.zeros((300, 50), dtype=np.int64)
     i[-1, -1] = 50
@@ -108,7 +134,7 @@ def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
 
 @pytest.mark.parametrize("fn,op", [
     (lambda x: st.nn.functional.conv1d(x[:, None], x[:4, None, :3]), "convolution"),
-    (lambda x: x.argmax(0), "argmax"), (lambda x: x[st.tensor([1, 2], device=DEV)], "index")])
+    (lambda x: x.argmax(0), "argmax"), (lambda x: x.cummax(1)[1], "cummax_index")])
 def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op):
     x = st.tensor(data((300, 50)), device=DEV)
     with pytest.raises(st.DeviceError) as e:

@@ -792,7 +792,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 # -- indexing ------------------------------------------------------------------------------------------
 @functools.cache
 def take_kernel(st: str) -> str:
-    """out[i] = src[offs[i]]: advanced indexing, with element offsets made on the host. meta: [n]."""
+    """out[i] = src[offs[i]]: advanced indexing by element offsets. meta: [n, out start, offsets start, source
+    window's first element, its length]: thread i reads ``offs[offsets start + i]``, writes ``out[out start + i]``
+    when the offset lies in the bound window of the source (a large source takes one dispatch per window)."""
     return f"""{_enable((st,))}
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{st}>;
@@ -802,7 +804,9 @@ def take_kernel(st: str) -> str:
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
   let i = gid.x + gid.y * nwg.x * {WG}u;
   if (i >= prm[0]) {{ return; }}
-  out[i] = src[offs[i]];
+  let o = offs[prm[2] + i] - prm[3];
+  if (o >= prm[4]) {{ return; }}
+  out[prm[1] + i] = src[o];
 }}"""
 
 
@@ -834,7 +838,9 @@ def _atomic_add(st: str, target: str, v: str) -> str:
 def put_kernel(st: str, mode: str, accumulate: bool) -> str:
     """dst[offs[i]] = v[i] (or += with ``accumulate``, atomically); v strided ('s') or a scalar ('k').
 
-    meta: [n, nd, shape[nd], v_off, v_strides[nd], scalar]
+    meta: [n, nd, shape[nd], v_off, v_strides[nd], scalar, first element, offsets start, dst window's first
+    element, its length]: a dispatch writes elements ``first .. first + n`` (reading ``offs[offsets start + j]``),
+    those whose offset lies in the bound window of dst (a large dst takes one dispatch per window)
     """
     ct = "f32" if st == "f16" else st
     atomic = accumulate
@@ -844,7 +850,7 @@ def put_kernel(st: str, mode: str, accumulate: bool) -> str:
         val = scalar_expr(ct[0], "prm[2u + nd + 1u + nd]")
     else:
         val = load_expr(st, "v[off(i, 2u + nd)]")
-    write = _atomic_add(st, "dst[offs[i]]", "val") if atomic else f"dst[offs[i]] = {store_expr(st, 'val')};"
+    write = _atomic_add(st, "dst[o]", "val") if atomic else f"dst[o] = {store_expr(st, 'val')};"
     return f"""{_enable((st,))}
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<{dst_t}>;
@@ -853,9 +859,13 @@ def put_kernel(st: str, mode: str, accumulate: bool) -> str:
 {OFFSET_FN}
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let i = gid.x + gid.y * nwg.x * {WG}u;
-  if (i >= prm[0]) {{ return; }}
+  let j = gid.x + gid.y * nwg.x * {WG}u;
+  if (j >= prm[0]) {{ return; }}
   let nd = prm[1];
+  let K = 4u + 2u * nd;  // after the scalar
+  let i = prm[K] + j;
+  let o = offs[prm[K + 1u] + j] - prm[K + 2u];
+  if (o >= prm[K + 3u]) {{ return; }}
   let val = {val};
   {write}
 }}"""

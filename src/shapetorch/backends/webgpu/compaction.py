@@ -14,6 +14,7 @@ import functools
 
 import numpy as np
 
+from . import chunks
 from .runtime import RT, WG, WArray, to_host
 
 _I32 = np.dtype(np.int32)
@@ -22,22 +23,26 @@ _I64 = np.dtype(np.int64)
 
 @functools.cache
 def scatter_shader() -> str:
-    """meta: [n, nd, shape[nd]]: element e (row-major) with a nonzero flag writes its coordinates at row
-    ``cum[e] - 1`` of the contiguous ``(count, nd)`` output."""
+    """meta: [n, nd, shape[nd], first element, flags start, sums start, output window's first element, its
+    length]: element e (row-major; a dispatch takes ``first .. first + n``) with a nonzero flag writes its
+    coordinates at row ``cum[e] - 1`` of the contiguous ``(count, nd)`` output, those in the bound window."""
     return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<i32>;
 @group(0) @binding(2) var<storage, read> flag: array<i32>;
 @group(0) @binding(3) var<storage, read> cum: array<i32>;
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let e = gid.x + gid.y * nwg.x * {WG}u;
-  if (e >= prm[0] || flag[e] == 0) {{ return; }}
+  let j = gid.x + gid.y * nwg.x * {WG}u;
+  if (j >= prm[0]) {{ return; }}
   let nd = prm[1];
-  let row = u32(cum[e] - 1) * nd;
-  var rem = e;
+  let K = 2u + nd;
+  if (flag[prm[K + 1u] + j] == 0) {{ return; }}
+  let row = u32(cum[prm[K + 2u] + j] - 1) * nd - prm[K + 3u];
+  var rem = prm[K] + j;
   for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
     let s = prm[2u + u32(d)];
-    out[row + u32(d)] = i32(rem % s);
+    let w = row + u32(d);
+    if (w < prm[K + 4u]) {{ out[w] = i32(rem % s); }}
     rem = rem / s;
   }}
 }}"""
@@ -60,7 +65,15 @@ def nonzero(a: WArray) -> WArray:
     if count == 0 or out.st is None:
         return out
     assert flat.st is not None and cum.st is not None
-    RT.dispatch(scatter_shader(), [out.st.buf, flat.st.buf, cum.st.buf], [n, a.ndim, *a.shape], K._grid(n))
+    targets = chunks.windows(out)
+    for e0 in range(0, n, chunks.flat_budget(4)):  # the flags and sums by runs, the output over its windows
+        e1 = min(n, e0 + chunks.flat_budget(4))
+        fb, f0 = chunks.flat_window(flat.st, 4, flat.offset + e0, flat.offset + e1)
+        cb, c0 = chunks.flat_window(cum.st, 4, cum.offset + e0, cum.offset + e1)
+        for t, length in targets:
+            assert t.st is not None
+            meta = [e1 - e0, a.ndim, *a.shape, e0, flat.offset + e0 - f0, cum.offset + e0 - c0, -t.offset, length]
+            RT.dispatch(scatter_shader(), [t.st.buf, fb, cb], meta, K._grid(e1 - e0))
     return out
 
 

@@ -28,8 +28,10 @@ _I32 = np.dtype(np.int32)
 @functools.cache
 def offsets_shader(k: int) -> str:
     """meta: [n, nd, shape[nd] (the result's), nda, base offset, per dim of a: (source word, stride, size), b0, nb,
-    per index tensor: (offset, strides[nb])]. A source word is the result dim of a slice dim, or 0x80000000 | t for
-    the index tensor t; strides and offsets are i32 bits (views may have negative strides)."""
+    per index tensor: (offset, strides[nb]), first element, output start]. A source word is the result dim of a
+    slice dim, or 0x80000000 | t for the index tensor t; strides and offsets are i32 bits (views may have negative
+    strides). A dispatch makes elements ``first .. first + n`` (into ``offs[output start + j]``): a result larger
+    than a binding takes one dispatch per run of elements."""
     binds = "\n".join(f"@group(0) @binding({2 + t}) var<storage, read> ix{t}: array<i32>;" for t in range(k))
     cases = "\n".join(f"    case {t}u: {{ return ix{t}[o]; }}" for t in range(k))
     return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
@@ -43,9 +45,11 @@ fn ix(t: u32, o: u32) -> i32 {{
 }}
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let i = gid.x + gid.y * nwg.x * {WG}u;
-  if (i >= prm[0]) {{ return; }}
+  let j = gid.x + gid.y * nwg.x * {WG}u;
+  if (j >= prm[0]) {{ return; }}
   let nd = prm[1];
+  let E = 6u + nd + 3u * prm[2u + nd] + {k}u * (prm[5u + nd + 3u * prm[2u + nd]] + 1u);  // past the index tensors
+  let i = prm[E] + j;
   var c: array<u32, {MAX_DIMS}>;
   var rem = i;
   for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
@@ -78,7 +82,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }}
     o = o + coord * bitcast<i32>(prm[T + 3u + 3u * d]);
   }}
-  offs[i] = o;
+  offs[prm[E + 1u] + j] = o;
 }}"""
 
 
@@ -136,7 +140,13 @@ def offsets(a: WArray, index: tuple[Any, ...]) -> WArray | None:
         assert x.st is not None
         meta += [x.offset, *_bstrides(x, tuple(bshape))]
         bufs.append(x.st.buf)
+    from . import chunks
     from .kernels import _grid
 
-    RT.dispatch(offsets_shader(len(arrays)), bufs, meta, _grid(out.size))
+    n = out.size
+    step = chunks.flat_budget(4)  # the offsets by runs of elements (the index tensors are bound whole)
+    for e0 in range(0, n, step):
+        e1 = min(n, e0 + step)
+        ob, o0 = chunks.flat_window(out.st, 4, e0, e1)
+        RT.dispatch(offsets_shader(len(arrays)), [ob, *bufs[1:]], [e1 - e0, *meta[1:], e0, e0 - o0], _grid(e1 - e0))
     return out

@@ -471,7 +471,22 @@ def take(a: WArray, offs: np.ndarray[Any, Any] | WArray) -> WArray:
     ob = _offsets_buffer(offs)
     if ob.st is None:
         return out
-    RT.dispatch(G.take_kernel(_st(a.dtype)), [out.st.buf, a.st.buf, ob.st.buf], [offs.size], _grid(offs.size))
+    assert ob.contiguous
+    wgsl = G.take_kernel(_st(a.dtype))
+    n, osz = offs.size, chunks.item(out)
+    # the result and the offsets by runs of elements; the source over windows of its span (the offsets reach it
+    # anywhere), one dispatch per window and run
+    step = min(chunks.flat_budget(osz), chunks.flat_budget(4))
+    sources = chunks.windows(a)
+    for e0 in range(0, n, step):
+        e1 = min(n, e0 + step)
+        outb, o0 = chunks.flat_window(out.st, osz, e0, e1)
+        offb, f0 = chunks.flat_window(ob.st, 4, ob.offset + e0, ob.offset + e1)
+        for src, length in sources:
+            assert src.st is not None
+            base = (a.offset - src.offset) & 0xFFFFFFFF  # the window's first element (offsets are absolute)
+            RT.dispatch(wgsl, [outb, src.st.buf, offb], [e1 - e0, e0 - o0, ob.offset + e0 - f0, base, length],
+                        _grid(e1 - e0))
     return out
 
 
@@ -487,7 +502,6 @@ def put(dst: WArray, offs: np.ndarray[Any, Any] | WArray, value: Operand, accumu
     if ob.st is None:
         return
     meta: list[int] = [offs.size, len(shape), *shape]
-    bufs = [dst.st.buf, ob.st.buf]
     if isinstance(value, WArray):
         if value.dtype != dst.dtype:
             value = cast(value, dst.dtype)
@@ -495,14 +509,35 @@ def put(dst: WArray, offs: np.ndarray[Any, Any] | WArray, value: Operand, accumu
             return
         if value.st is dst.st:  # the buffer written is not also bound for reading (see ``elementwise``)
             value = contiguous_copy(value)
+        if chunks.large(value):  # read by runs of elements below: made contiguous in the index space's order
+            value = contiguous_copy(expand_kernel(value, shape))
         assert value.st is not None
-        meta += [value.offset, *_bstrides(value, shape)]
-        bufs.append(value.st.buf)
+        meta += [value.offset, *_bstrides(value, shape), 0]
+        vbuf = [value.st.buf]  # bound whole (read at the index space's coordinates) unless large
         mode = "s"
     else:
         meta += [0, *([0] * len(shape)), _word(value, dst.dtype)]
+        vbuf = []
         mode = "k"
-    RT.dispatch(G.put_kernel(st, mode, accumulate), bufs, meta, _grid(offs.size))
+    assert ob.contiguous and ob.st is not None
+    wgsl = G.put_kernel(st, mode, accumulate)
+    n = offs.size
+    # the offsets by runs of elements; dst over windows of its span (the offsets reach it anywhere)
+    targets = chunks.windows(dst)
+    for e0 in range(0, n, chunks.flat_budget(4)):
+        e1 = min(n, e0 + chunks.flat_budget(4))
+        offb, f0 = chunks.flat_window(ob.st, 4, ob.offset + e0, ob.offset + e1)
+        run_meta = [e1 - e0, *meta[1:], e0, ob.offset + e0 - f0]
+        run_v = vbuf
+        if isinstance(value, WArray) and chunks.large(value):
+            assert value.st is not None
+            vb, v0 = chunks.flat_window(value.st, chunks.item(value), value.offset + e0, value.offset + e1)
+            run_v = [vb]
+            run_meta[2 + len(shape)] = (value.offset - v0) & 0xFFFFFFFF
+        for t, length in targets:
+            assert t.st is not None
+            base = (dst.offset - t.offset) & 0xFFFFFFFF
+            RT.dispatch(wgsl, [t.st.buf, offb, *run_v], [*run_meta, base, length], _grid(e1 - e0))
 
 
 def getitem(a: WArray, index: Any) -> WArray:
