@@ -211,7 +211,8 @@ def test_batched_matmul_in_chunks(small_binding, fn):
 
 def test_a_real_scan_and_gather_over_128_mib():
     """A cumsum of 34M float32 elements (136 MB: blocks in chunks, the block totals scanned, carried in over
-    windows) and a gather from its far end (the source bound over two windows, one dispatch each). The values
+    windows), a gather and an index from its far end and an assignment there (the source or target bound over
+    two windows, one dispatch each). The values
     alternate +1, -1, so the sums are exact (0 and 1) and a block carried from the wrong place shows."""
     from shapetorch.backends.webgpu.runtime import RT
 
@@ -224,3 +225,6 @@ def test_a_real_scan_and_gather_over_128_mib():
     del got
     idx = st.tensor([0, 1, n - 1, n - 2, n // 2 + 1, 5], device=DEV)
     np.testing.assert_array_equal(c.gather(0, idx).cpu().numpy(), [1, 0, 0, 1, 0, 0])
+    np.testing.assert_array_equal(c[idx].cpu().numpy(), [1, 0, 0, 1, 0, 0])  # offsets into either window
+    c[idx[2:4]] = st.tensor([5.0, 6.0], device=DEV)  # written through the window that holds the far end
+    np.testing.assert_array_equal(c[-3:].cpu().numpy(), [0, 6, 5])
