@@ -1,6 +1,7 @@
 """Tensors larger than one binding (the adapter's max-storage-buffer-binding-size, 128 MiB on lavapipe) run in
 chunks: elementwise ops, casts and copies, reductions, matmul by rows, and the row kernels (softmax,
-log_softmax, layer_norm). Most cases lower the binding limit with monkeypatch so that the chunked paths run at
+log_softmax, layer_norm), gather and scatter (the gathered axis bound whole in every chunk), and the range checks
+of their indices; scans and sorts are in ``test_webgpu_long_rows.py``. Most cases lower the binding limit with monkeypatch so that the chunked paths run at
 small sizes against torch; one case makes a real 136 MB tensor. Kernels that do not run in chunks refuse with a
 coded error naming the op, and a tensor larger than the adapter's max-buffer-size is refused when made.
 """
@@ -82,8 +83,58 @@ def test_gradient_of_a_chunked_chain(small_binding):
     run(lambda lib, a, g: (a.log_softmax(1) * g).sum(), data((300, 50)), data((300, 50), seed=1))
 
 
-@pytest.mark.parametrize("fn,op", [(lambda x: x.cumsum(1), "cumsum"), (lambda x: x.argmax(0), "argmax"),
-                                   (lambda x: x[st.tensor([1, 2], device=DEV)], "index")])
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, i: a.gather(1, i),
+    lambda lib, a, i: a.gather(0, i[:40].remainder(300)),  # chunks split the gathered axis' dim: kept whole
+    lambda lib, a, i: a.t().gather(1, i.t()[:, :7].remainder(300)),  # a transposed source
+    lambda lib, a, i: lib.take_along_dim(a, i, dim=1),
+    lambda lib, a, i: a.scatter(1, i[:, :5], a[:, :5] * 2),
+    lambda lib, a, i: a.scatter(0, i[:40].remainder(300), -1.0),
+    lambda lib, a, i: a.scatter_add(1, i, a),
+    lambda lib, a, i: a.topk(3, 1)[0],
+])
+def test_gather_and_scatter_in_chunks(small_binding, fn):
+    a = data((300, 50))
+    i = np.random.default_rng(2).integers(0, 50, size=(300, 50))
+    run(fn, a, i, grad=False)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, i: a[i[:, 0]],
+    lambda lib, a, i: a[:, i[:7, 1]],
+    lambda lib, a, i: a[i[:, 0], i[:, 1]],
+    lambda lib, a, i: a.index_select(1, i[:, 2]),
+    lambda lib, a, i: lib.nn.functional.embedding(i[:, :3], a),
+    lambda lib, a, i: a.index_put((i[:, 0],), a[:, 0:1] * 0 + 7),
+    lambda lib, a, i: a.index_put((i[:, 0],), a, accumulate=True),
+    lambda lib, a, i: a.index_add(1, i[:50, 2], a),
+    lambda lib, a, i: a.index_copy(0, i[:, 0].unique(), a[: i[:, 0].unique().shape[0]]),
+    lambda lib, a, i: a[a > 2],  # the coordinates (index tensors, bound whole) fit; the flags and sums do not
+    lambda lib, a, i: a.masked_select(a < -2),
+])
+def test_indexing_in_chunks(small_binding, fn):
+    """The offsets (and the result) by runs of elements, the source or target over windows of its span."""
+    a = data((300, 50))
+    i = np.random.default_rng(3).integers(0, 50, size=(300, 3))
+    run(fn, a, i, grad=False)
+
+
+def test_gradients_of_indexing_in_chunks(small_binding):
+    i = np.random.default_rng(3).integers(0, 50, size=(300, 3))
+    run(lambda lib, a, i: lib.nn.functional.embedding(i[:, :3], a).sum(), data((300, 50)), i)
+    run(lambda lib, a, i: a[i[:, 0], i[:, 1]].sum(), data((300, 50)), i)
+
+
+def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
+    i = np.zeros((300, 50), dtype=np.int64)
+    i[-1, -1] = 50
+    with pytest.raises(IndexError):
+        st.tensor(data((300, 50)), device=DEV).gather(1, st.tensor(i, device=DEV)).cpu()
+
+
+@pytest.mark.parametrize("fn,op", [
+    (lambda x: st.nn.functional.conv1d(x[:, None], x[:4, None, :3]), "convolution"),
+    (lambda x: x.argmax(0), "argmax"), (lambda x: x.cummax(1)[1], "cummax_index")])
 def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op):
     x = st.tensor(data((300, 50)), device=DEV)
     with pytest.raises(st.DeviceError) as e:
@@ -156,3 +207,24 @@ def test_device_index_offsets_randperm_and_poisson_fold_their_grids(monkeypatch)
 ])
 def test_batched_matmul_in_chunks(small_binding, fn):
     run(fn, data((6, 100, 3)), data((6, 3, 2), seed=1), grad=False)
+
+
+def test_a_real_scan_and_gather_over_128_mib():
+    """A cumsum of 34M float32 elements (136 MB: blocks in chunks, the block totals scanned, carried in over
+    windows), a gather and an index from its far end and an assignment there (the source or target bound over
+    two windows, one dispatch each). The values
+    alternate +1, -1, so the sums are exact (0 and 1) and a block carried from the wrong place shows."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    n = 34_000_000
+    x = (st.arange(n, dtype=st.int32, device=DEV) % 2).float() * -2 + 1
+    c = x.cumsum(0)
+    assert c._data.st.buf.size > RT.max_binding
+    got = c.cpu().numpy()
+    assert got[0::2].min() == 1 and got[0::2].max() == 1 and not got[1::2].any()
+    del got
+    idx = st.tensor([0, 1, n - 1, n - 2, n // 2 + 1, 5], device=DEV)
+    np.testing.assert_array_equal(c.gather(0, idx).cpu().numpy(), [1, 0, 0, 1, 0, 0])
+    np.testing.assert_array_equal(c[idx].cpu().numpy(), [1, 0, 0, 1, 0, 0])  # offsets into either window
+    c[idx[2:4]] = st.tensor([5.0, 6.0], device=DEV)  # written through the window that holds the far end
+    np.testing.assert_array_equal(c[-3:].cpu().numpy(), [0, 6, 5])

@@ -52,10 +52,11 @@ def test_a_tensor_over_the_binding_limit_runs_in_chunks_or_is_a_coded_error(rt, 
     x = st.ones(100, device=DEV)
     y = x.expand(3000, 100).contiguous()  # 1.2 MB: copied in chunks
     assert y.sum().item() == 300_000
+    assert y.cumsum(0)[-1].sum().item() == 300_000  # a scan runs in chunks too
     with pytest.raises(st.DeviceError) as e:
-        y.cumsum(0)  # a scan does not run in chunks
+        y.cummax(0)  # its index scan does not
     assert e.value.code == "device_error_limit" and "max-storage-buffer-binding-size" in str(e.value)
-    assert str(e.value).startswith("cumsum:")
+    assert str(e.value).startswith("cummax_index:")
     monkeypatch.undo()
     still_works()
 

@@ -116,6 +116,15 @@ def _sequence_as_tuple(index: Any) -> bool:
         isinstance(e, list | tuple | Tensor | slice | np.ndarray) or e is None or e is Ellipsis for e in index)
 
 
+class _DeviceMask:
+    """A boolean mask index on a device: the coordinate columns of its True elements (device index arrays)."""
+
+    __slots__ = ("cols",)
+
+    def __init__(self, cols: list[Any]) -> None:
+        self.cols = cols
+
+
 def parse_index(self: Tensor, index: Any) -> tuple[NpIndex, NpIndex | None, tuple[int, ...]]:
     """torch index -> (NumPy step-1 index, step-2 index or None, result shape), checked by the rule."""
     items = index if isinstance(index, tuple) or _sequence_as_tuple(index) else (index,)
@@ -142,6 +151,15 @@ def parse_index(self: Tensor, index: Any) -> tuple[NpIndex, NpIndex | None, tupl
                     # stays on the device: its kernels read it, its range is checked there (below)
                     rule_items.append(RI.TensorIndex(tuple(it._data.shape), False, 0))
                     arrays.append(it._data)
+                    continue
+                if it._device.type != "cpu" and it._device == self._device and dtype_name(it) == "bool" \
+                        and it._data.ndim and hasattr(be(it), "mask_columns"):
+                    # a mask as the coordinates of its True elements, made on the device: the count is the one
+                    # read back (the result's shape needs it, as torch's)
+                    cols = be(it).mask_columns(it._data)
+                    n = cols[0].shape[0]
+                    rule_items.append(RI.TensorIndex(tuple(it._data.shape), True, n))
+                    arrays.append(_DeviceMask(cols))
                     continue
                 arr = np.asarray(it.detach().cpu().numpy())
                 if arr.dtype == np.uint8:  # a uint8 tensor is a mask (deprecated in torch, still honoured)
@@ -180,7 +198,11 @@ def parse_index(self: Tensor, index: Any) -> tuple[NpIndex, NpIndex | None, tupl
         else:
             advanced = True
             assert arr is not None
-            if arr.ndim == 0 and arr.dtype.kind == "b":  # x[True] adds a dim of 1 (or 0 for False)
+            if isinstance(arr, _DeviceMask):  # its columns index the dims it covers, as NumPy's nonzero()
+                idx1 += [slice(None)] * len(arr.cols)
+                idx2 += arr.cols
+                pos += len(arr.cols)
+            elif arr.ndim == 0 and arr.dtype.kind == "b":  # x[True] adds a dim of 1 (or 0 for False)
                 idx1.append(None)
                 idx2.append(np.zeros(int(arr), dtype=np.intp))
             elif arr.dtype.kind == "b":
@@ -323,6 +345,9 @@ method("masked_fill_", lambda self, mask, value: write_inplace(self, masked_fill
 
 @public("indexing")
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    if input._data.ndim and hasattr(be(input), "nonzero"):  # made on the device; the count is read back
+        out = Tensor._make(be(input).nonzero(input._data), input._device)
+        return tuple(out[:, d].contiguous() for d in range(input._data.ndim)) if as_tuple else out
     idx = np.nonzero(input.detach().cpu().numpy()) if input._data.ndim else (np.zeros(int(bool(input.item())), np.int64),)
     from .creation import tensor
 

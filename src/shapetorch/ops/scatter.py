@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import bool_
 from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._rules import indexing as RI
@@ -290,14 +291,34 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
              shape=tuple(input._data.shape))
     d = check(wrap_dim, dim, input._data.ndim, "index_fill")
     v = cast(value if isinstance(value, Tensor) else input.new_full((), value), dtype_name(input))
-    arr = _index_array(index, "index_fill")
     x = input.reshape(1) if input._data.ndim == 0 else input
+    if index._device.type != "cpu" and index._device == input._device:
+        return _index_fill_on_device(input, x, d, index, v)
+    arr = _index_array(index, "index_fill")
     arr = np.unique(_in_bounds(arr, x._data.shape[d], d, "index_fill", negative=True))  # each entry is set once
     if x._data.size == 0:  # (after the bounds: an index into a dim of size 0 is out of them)
         return input.clone()
     shape = list(x._data.shape)
     shape[d] = arr.size
     out = _INDEX_COPY(x, v.expand(tuple(shape)), index=arr, axis=d)
+    return out.reshape(()) if input._data.ndim == 0 else out
+
+
+def _index_fill_on_device(input: Tensor, x: Tensor, d: int, index: Tensor, v: Tensor) -> Tensor:
+    """index_fill with the index left on its device: a mask along ``d`` marked at the index (repeats mark it once,
+    so the value's gradient counts each filled entry once, as torch's), then ``where``; the range is checked on
+    the device and raised at the next sync."""
+    from .conversion import where  # (conversion builds on this module's neighbours; imported when used)
+
+    if dtype_name(index) != "int64":
+        fail("dtype_error_mismatch", op="index_fill", what="index", a=index.dtype.name, b="int64")
+    size = x._data.shape[d]
+    be(index).check_range(index._data, -size, size, "at_error_index_out_of_bounds", "index_fill", index=None, dim=d,
+                          size=size)
+    if x._data.size == 0:
+        return input.clone()
+    mask = x.new_zeros(size, dtype=bool_).index_put((index.reshape(-1),), x.new_ones((), dtype=bool_))
+    out = where(mask.reshape(tuple(size if k == d else 1 for k in range(x._data.ndim))), v, x)
     return out.reshape(()) if input._data.ndim == 0 else out
 
 

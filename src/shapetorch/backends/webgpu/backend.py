@@ -65,6 +65,20 @@ def check_range(a: WArray, lo: int, hi: int, code: str, op: str, skip: int | Non
     kernels.check_range(a, lo, hi, code, op, skip, **kwargs)
 
 
+def nonzero(a: WArray) -> WArray:
+    """The ``(count, ndim)`` coordinates of the nonzero elements, made on the device (the count is read back)."""
+    from . import compaction  # (a function import keeps this module's import line as it was: less to merge)
+
+    return compaction.nonzero(a)
+
+
+def mask_columns(a: WArray) -> list[WArray]:
+    """A boolean mask index as its coordinate columns (device index tensors; the count is read back)."""
+    from . import compaction
+
+    return compaction.mask_columns(a)
+
+
 def full(shape: tuple[int, ...], value: Any, dtype: np.dtype[Any]) -> WArray:
     """A tensor filled by a kernel (nothing uploaded)."""
     return kernels.full(shape, value, dtype)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .runtime import RT, WArray, Window
+from .runtime import RT, BufferRange, WArray, Window
 
 
 def large(x: WArray) -> bool:
@@ -88,17 +88,60 @@ def rows(x: WArray, dim: int) -> int:
     return max(1, 1 + room // step) if room >= 0 else 1
 
 
-def chunked(shape: Sequence[int], views: Sequence[WArray], run: Callable[[tuple[int, ...], list[WArray]], Any]
-            ) -> None:
+def chunked(shape: Sequence[int], views: Sequence[WArray], run: Callable[[tuple[int, ...], list[WArray]], Any],
+            keep: Sequence[int | None] = ()) -> None:
     """Call ``run(chunk_shape, windowed_views)`` over chunks of the index space ``shape`` (every view has that
-    shape), splitting the outermost dims first, each chunk as large as every view's binding allows."""
+    shape), splitting the outermost dims first, each chunk as large as every view's binding allows.
+
+    ``keep``: per view, a dim that is not split (or None). Such a view spans all of its own extent there in every
+    chunk (the target of ``gather``/``scatter`` along their axis, reached at any index); its other dims follow
+    the chunk, and it is passed unwindowed: ``run`` binds it over :func:`windows`."""
     shape = tuple(shape)
-    if all(fits(v) for v in views):
-        run(shape, [windowed(v) for v in views])
+    keeps = list(keep) + [None] * (len(views) - len(keep))
+    split = [v for v, k in zip(views, keeps) if k is None]
+    if all(fits(v) for v in split):
+        run(shape, [windowed(v) if k is None else v for v, k in zip(views, keeps)])
         return
     dim = next(d for d, n in enumerate(shape) if n > 1)  # a view of one element always fits
-    step = min(rows(v, dim) for v in views)
+    step = min(rows(v, dim) for v in split)
     for start in range(0, shape[dim], step):
         stop = min(start + step, shape[dim])
         part = (*shape[:dim], stop - start, *shape[dim + 1:])
-        chunked(part, [narrow(v, dim, start, stop) for v in views], run)
+        chunked(part, [v if k == dim else narrow(v, dim, start, stop) for v, k in zip(views, keeps)], run, keeps)
+
+
+def windows(x: WArray) -> list[tuple[WArray, int]]:
+    """``x`` rebased onto each of the windows that together cover its span, with each window's length in elements
+    (an element of ``x`` lies in exactly one): one, the whole buffer, when it fits a binding. A kernel reaching
+    ``x`` at data-dependent places runs once per window and skips, in each, what lies outside it."""
+    if not large(x) or x.st is None:
+        return [(x, 2**32 - 1)]
+    size = item(x)
+    lo, hi = span(x)
+    step = _budget(x) // (RT.align // size) * (RT.align // size)  # whole alignment units
+    out = []
+    for first in range(lo // (RT.align // size) * (RT.align // size), hi, step):
+        end = min(first + step, hi)
+        nbytes = min(-(-end * size // 4) * 4, x.st.buf.size) - first * size
+        win = WArray(Window(x.st, first * size, nbytes), x.shape, x.dtype, x.stride, x.offset - first)
+        out.append((win, end - first))
+    return out
+
+
+def flat_budget(itemsize: int) -> int:
+    """Elements of ``itemsize`` bytes a window of a flat buffer may hold (the alignment slack below its start
+    taken off)."""
+    return (RT.max_binding - RT.align) // itemsize
+
+
+def flat_window(st: Any, itemsize: int, lo: int, hi: int) -> tuple[Any, int]:
+    """A binding that reaches elements ``[lo, hi)`` of a flat buffer of ``itemsize``-byte elements: the whole buffer
+    when it fits one binding, else a window of it; and the element index the binding starts at (a kernel reads
+    element ``e`` at ``e - start``). For kernels whose views are contiguous runs of rows or blocks."""
+    if st.buf.size <= RT.max_binding:
+        return st.buf, 0
+    begin = lo * itemsize // RT.align * RT.align
+    end = min(-(-hi * itemsize // 4) * 4, st.buf.size)
+    if end - begin > RT.max_binding:
+        RT._too_large(end - begin)
+    return BufferRange(st.buf, begin, end - begin), begin // itemsize

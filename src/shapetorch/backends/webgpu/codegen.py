@@ -856,7 +856,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 # -- indexing ------------------------------------------------------------------------------------------
 @functools.cache
 def take_kernel(st: str) -> str:
-    """out[i] = src[offs[i]]: advanced indexing, with element offsets made on the host. meta: [n]."""
+    """out[i] = src[offs[i]]: advanced indexing by element offsets. meta: [n, out start, offsets start, source
+    window's first element, its length]: thread i reads ``offs[offsets start + i]``, writes ``out[out start + i]``
+    when the offset lies in the bound window of the source (a large source takes one dispatch per window)."""
     return f"""{_enable((st,))}
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{st}>;
@@ -866,13 +868,29 @@ def take_kernel(st: str) -> str:
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
   let i = gid.x + gid.y * nwg.x * {WG}u;
   if (i >= prm[0]) {{ return; }}
-  out[i] = src[offs[i]];
+  let o = offs[prm[2] + i] - prm[3];
+  if (o >= prm[4]) {{ return; }}
+  out[prm[1] + i] = src[o];
 }}"""
 
 
 def _atomic_add(st: str, target: str, v: str) -> str:
+    """``target += v`` atomically (``target`` is ``array[index]``). WGSL has atomics of 32-bit integers only: a
+    float32 element is swapped in by compare-exchange of its bits, and a float16 one by compare-exchange of the
+    32-bit word holding it and its neighbour (the buffer bound as ``array<atomic<u32>>``): the pair unpacked, the
+    half added to in float32 and rounded back (as torch's float16 ``+=``), the pair packed."""
     if st == "i32" or st == "u32":
         return f"atomicAdd(&{target}, {v});"
+    if st == "f16":
+        name, index = target[:target.index("[")], target[target.index("[") + 1:-1]
+        return f"""let at = {index};
+    loop {{
+      let old = atomicLoad(&{name}[at >> 1u]);
+      var pair = unpack2x16float(old);
+      if ((at & 1u) == 1u) {{ pair.y = pair.y + {v}; }} else {{ pair.x = pair.x + {v}; }}
+      let r = atomicCompareExchangeWeak(&{name}[at >> 1u], old, pack2x16float(pair));
+      if (r.exchanged) {{ break; }}
+    }}"""
     return f"""loop {{
       let old = atomicLoad(&{target});
       let r = atomicCompareExchangeWeak(&{target}, old, bitcast<u32>(bitcast<f32>(old) + {v}));
@@ -884,17 +902,19 @@ def _atomic_add(st: str, target: str, v: str) -> str:
 def put_kernel(st: str, mode: str, accumulate: bool) -> str:
     """dst[offs[i]] = v[i] (or += with ``accumulate``, atomically); v strided ('s') or a scalar ('k').
 
-    meta: [n, nd, shape[nd], v_off, v_strides[nd], scalar]
+    meta: [n, nd, shape[nd], v_off, v_strides[nd], scalar, first element, offsets start, dst window's first
+    element, its length]: a dispatch writes elements ``first .. first + n`` (reading ``offs[offsets start + j]``),
+    those whose offset lies in the bound window of dst (a large dst takes one dispatch per window)
     """
     ct = "f32" if st == "f16" else st
     atomic = accumulate
-    dst_t = (f"atomic<{'u32' if st == 'f32' else st}>") if atomic else st
+    dst_t = (f"atomic<{'u32' if st in ('f32', 'f16') else st}>") if atomic else st
     vbind = "" if mode == "k" else f"@group(0) @binding(3) var<storage, read> v: array<{st}>;"
     if mode == "k":
         val = scalar_expr(ct[0], "prm[2u + nd + 1u + nd]")
     else:
         val = load_expr(st, "v[off(i, 2u + nd)]")
-    write = _atomic_add(st, "dst[offs[i]]", "val") if atomic else f"dst[offs[i]] = {store_expr(st, 'val')};"
+    write = _atomic_add(st, "dst[o]", "val") if atomic else f"dst[o] = {store_expr(st, 'val')};"
     return f"""{_enable((st,))}
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<{dst_t}>;
@@ -903,9 +923,13 @@ def put_kernel(st: str, mode: str, accumulate: bool) -> str:
 {OFFSET_FN}
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let i = gid.x + gid.y * nwg.x * {WG}u;
-  if (i >= prm[0]) {{ return; }}
+  let j = gid.x + gid.y * nwg.x * {WG}u;
+  if (j >= prm[0]) {{ return; }}
   let nd = prm[1];
+  let K = 4u + 2u * nd;  // after the scalar
+  let i = prm[K] + j;
+  let o = offs[prm[K + 1u] + j] - prm[K + 2u];
+  if (o >= prm[K + 3u]) {{ return; }}
   let val = {val};
   {write}
 }}"""
@@ -918,10 +942,13 @@ def gather_kernel(st: str, mode: str, op: str) -> str:
     Loops over the index's elements i (shape ishape): coordinates c; c[axis] is replaced by index[i].
     gather: out[i] = a[...]; scatter: dst[...] = src[i] (or a scalar); scatter_add: dst[...] += src[i].
     meta: [n, nd, ishape[nd], idx_off, idx_str[nd], t_off, t_str[nd], s_off, s_str[nd], axis, axis_size, scalar]
+    (gather: the output's offset in place of the scalar; the output is contiguous from there), t's window length:
+    a thread whose element of t lies outside the bound window skips it (``t_off`` is rebased to the window, so
+    an element below it wraps past the length), and the op takes one dispatch per window of a large ``t``.
     """
     ct = "f32" if st == "f16" else st
     atomic = op == "scatter_add"
-    dst_t = (f"atomic<{'u32' if st == 'f32' else st}>") if atomic else st
+    dst_t = (f"atomic<{'u32' if st in ('f32', 'f16') else st}>") if atomic else st
     if op == "gather":
         binds = f"""@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
 @group(0) @binding(2) var<storage, read> idx: array<i32>;
@@ -932,7 +959,7 @@ def gather_kernel(st: str, mode: str, op: str) -> str:
         if mode != "k":
             binds += f"\n@group(0) @binding(3) var<storage, read> src: array<{st}>;"
     if op == "gather":
-        act = "out[i] = t[toff];"
+        act = "out[prm[ax + 2u] + i] = t[toff];"
     else:
         val = scalar_expr(ct[0], "prm[ax + 2u]") if mode == "k" else load_expr(st, "src[soff]")
         act = _atomic_add(st, "t[toff]", val) if atomic else f"t[toff] = {store_expr(st, val)};"
@@ -961,6 +988,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   var j = idx[ioff];
   if (j < 0) {{ j = j + size; }}
   toff = toff + u32(j) * prm[tb + 1u + axis];
+  if (toff >= prm[ax + 3u]) {{ return; }}  // outside this dispatch's window of t (another dispatch's)
   {act}
 }}"""
 
@@ -969,69 +997,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 SCAN = {"cumsum": "acc + v", "cumprod": "acc * v", "logcumsumexp": "logaddexp_f(acc, v)"}
 
 
-@functools.cache
-def scan_kernel(op: str, st: str) -> str:
-    """One thread per row of a strided view whose last dim is scanned; the output is contiguous in the
-    view's order. meta: [rows, L, nd, shape[nd], off, strides[nd]]."""
-    ct = "f32" if st in ("f16", "f32") else "i32"
-    return f"""{_enable((st,))}
-@group(0) @binding(0) var<storage, read> prm: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<{st}>;
-@group(0) @binding(2) var<storage, read> inp: array<{st}>;
-{HELPERS}
-{_strided_off(2)}
-@compute @workgroup_size({WG})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let r = gid.x + gid.y * nwg.x * {WG}u;
-  if (r >= prm[0]) {{ return; }}
-  let L = prm[1];
-  var acc: {ct} = {load_expr(st, "inp[off(r * L)]")};
-  out[r * L] = {store_expr(st, "acc")};
-  for (var j = 1u; j < L; j = j + 1u) {{
-    let v: {ct} = {load_expr(st, "inp[off(r * L + j)]")};
-    acc = {SCAN[op]};
-    out[r * L + j] = {store_expr(st, "acc")};
-  }}
-}}"""
-
-
 # -- sorting -------------------------------------------------------------------------------------------
-@functools.cache
-def argsort_kernel(st: str, descending: bool) -> str:
-    """A stable argsort by ranks: one thread per element counts the elements of its row that come before
-    it (NaN is the largest value, as in torch) and writes its index at that rank. O(L) work per element, no
-    synchronisation. meta: [n, L, nd, shape[nd], off, strides[nd]] of a view whose last dim is sorted."""
-    ct = "f32" if st in ("f16", "f32") else WGSL_CT[st[0]]
-    if ct == "f32":
-        lt = "(!nan_f(x) && nan_f(y)) || x < y"
-        eq = "(nan_f(x) && nan_f(y)) || x == y"
-    else:
-        lt, eq = "x < y", "x == y"
-    first = "lt(vi, vj)" if descending else "lt(vj, vi)"
-    return f"""{_enable((st,))}
-@group(0) @binding(0) var<storage, read> prm: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<i32>;
-@group(0) @binding(2) var<storage, read> inp: array<{st}>;
-fn nan_f(a: f32) -> bool {{ return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }}
-fn lt(x: {ct}, y: {ct}) -> bool {{ return {lt}; }}
-fn eq(x: {ct}, y: {ct}) -> bool {{ return {eq}; }}
-{_strided_off(2)}
-@compute @workgroup_size({WG})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let e = gid.x + gid.y * nwg.x * {WG}u;
-  if (e >= prm[0]) {{ return; }}
-  let L = prm[1];
-  let r = e / L; let i = e % L;
-  let vi: {ct} = {load_expr(st, "inp[off(e)]")};
-  var rank = 0u;
-  for (var j = 0u; j < L; j = j + 1u) {{
-    let vj: {ct} = {load_expr(st, "inp[off(r * L + j)]")};
-    if ({first} || (j < i && eq(vj, vi))) {{ rank = rank + 1u; }}
-  }}
-  out[r * L + rank] = i32(i);
-}}"""
-
-
 @functools.cache
 def searchsorted_kernel(st: str, right: bool) -> str:
     """One thread per value: a binary search in its row of the contiguous sorted sequence, with torch's

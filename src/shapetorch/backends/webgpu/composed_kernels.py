@@ -342,11 +342,7 @@ def unique(a: WArray, consecutive: bool) -> tuple[WArray, WArray, WArray]:
     ``unique_consecutive``), a mark where a value differs from the one before it (NaNs all differ, as torch's),
     the marks' running sum as each element's group, then a scatter of the values, the groups and ones. The
     number of groups sizes the results: it is read back, the one sync (torch's unique syncs there too)."""
-    n = a.size
-    if n > MAX_SCAN:  # the sort and the running sum loop over the elements in one thread each
-        fail("device_error_limit", op="unique",
-             problem=f"a tensor of {n:,} elements (its sort and running sum loop over a row in one thread: at most "
-                     f"{MAX_SCAN:,} on WebGPU); move the tensor to the CPU")
+    n = a.size  # any length: the merge sort and the blocked scan keep their shader loops short
     flat = K.reshape_kernel(a if a.contiguous else K.contiguous_copy(a), (n,))
     if n == 0:
         return RT.empty((0,), a.dtype), RT.empty(a.shape, _I64), RT.empty((0,), _I64)

@@ -1,7 +1,7 @@
 """The element offsets of advanced indexing, computed on the device from index tensors that stay there.
 
 ``a[idx]`` with integer index tensors on the device (``x[i]``, ``x[i, j]``, ``x[:, i]``, index assignment,
-``index_put``, their gradients) needs, for each element of the result, the offset of the element of ``a`` it
+``index_put``, their gradients; and host index lists, uploaded as one small index tensor) needs, for each element of the result, the offset of the element of ``a`` it
 reads or writes. One thread per result element computes it: its coordinates in the result, then per dim of ``a``
 either the coordinate of the slice dim it comes from or the value of that dim's index tensor at the broadcast
 index-space coordinates (negative values wrap, as torch), times the dim's stride. The result's layout is NumPy's
@@ -28,8 +28,10 @@ _I32 = np.dtype(np.int32)
 @functools.cache
 def offsets_shader(k: int) -> str:
     """meta: [n, nd, shape[nd] (the result's), nda, base offset, per dim of a: (source word, stride, size), b0, nb,
-    per index tensor: (offset, strides[nb])]. A source word is the result dim of a slice dim, or 0x80000000 | t for
-    the index tensor t; strides and offsets are i32 bits (views may have negative strides)."""
+    per index tensor: (offset, strides[nb]), first element, output start]. A source word is the result dim of a
+    slice dim, or 0x80000000 | t for the index tensor t; strides and offsets are i32 bits (views may have negative
+    strides). A dispatch makes elements ``first .. first + n`` (into ``offs[output start + j]``): a result larger
+    than a binding takes one dispatch per run of elements."""
     binds = "\n".join(f"@group(0) @binding({2 + t}) var<storage, read> ix{t}: array<i32>;" for t in range(k))
     cases = "\n".join(f"    case {t}u: {{ return ix{t}[o]; }}" for t in range(k))
     return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
@@ -43,9 +45,11 @@ fn ix(t: u32, o: u32) -> i32 {{
 }}
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let i = gid.x + gid.y * nwg.x * {WG}u;
-  if (i >= prm[0]) {{ return; }}
+  let j = gid.x + gid.y * nwg.x * {WG}u;
+  if (j >= prm[0]) {{ return; }}
   let nd = prm[1];
+  let E = 6u + nd + 3u * prm[2u + nd] + {k}u * (prm[5u + nd + 3u * prm[2u + nd]] + 1u);  // past the index tensors
+  let i = prm[E] + j;
   var c: array<u32, {MAX_DIMS}>;
   var rem = i;
   for (var d = i32(nd) - 1; d >= 0; d = d - 1) {{
@@ -78,7 +82,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }}
     o = o + coord * bitcast<i32>(prm[T + 3u + 3u * d]);
   }}
-  offs[i] = o;
+  offs[prm[E + 1u] + j] = o;
 }}"""
 
 
@@ -88,11 +92,18 @@ def _bstrides(x: WArray, shape: tuple[int, ...]) -> list[int]:
 
 
 def usable(a: WArray, index: tuple[Any, ...]) -> bool:
-    """Whether ``index`` (NumPy's advanced index on ``a``: slices and integer arrays) holds a device index tensor
-    and nothing that needs the host (a boolean mask)."""
-    dev = any(isinstance(it, WArray) for it in index)
-    host_bool = any(isinstance(it, np.ndarray) and it.dtype.kind == "b" for it in index)
-    return dev and not host_bool and a.ndim <= MAX_DIMS
+    """Whether ``index`` (NumPy's advanced index on ``a``) is full slices and integer arrays, device index tensors
+    or host ones (``x[[0, 2, 5]]``: the list is uploaded once, in place of an offset per result element), with
+    nothing that needs the host (a boolean mask)."""
+    if a.ndim > MAX_DIMS or len(index) > a.ndim:
+        return False
+    arrays = 0
+    for it in index:
+        if isinstance(it, WArray) or (isinstance(it, np.ndarray) and it.dtype.kind in "iu"):
+            arrays += 1
+        elif not (isinstance(it, slice) and it == slice(None)):
+            return False
+    return arrays > 0
 
 
 def offsets(a: WArray, index: tuple[Any, ...]) -> WArray | None:
@@ -129,7 +140,13 @@ def offsets(a: WArray, index: tuple[Any, ...]) -> WArray | None:
         assert x.st is not None
         meta += [x.offset, *_bstrides(x, tuple(bshape))]
         bufs.append(x.st.buf)
+    from . import chunks
     from .kernels import _grid
 
-    RT.dispatch(offsets_shader(len(arrays)), bufs, meta, _grid(out.size))
+    n = out.size
+    step = chunks.flat_budget(4)  # the offsets by runs of elements (the index tensors are bound whole)
+    for e0 in range(0, n, step):
+        e1 = min(n, e0 + step)
+        ob, o0 = chunks.flat_window(out.st, 4, e0, e1)
+        RT.dispatch(offsets_shader(len(arrays)), [ob, *bufs[1:]], [e1 - e0, *meta[1:], e0, e0 - o0], _grid(e1 - e0))
     return out

@@ -480,7 +480,22 @@ def take(a: WArray, offs: np.ndarray[Any, Any] | WArray) -> WArray:
     ob = _offsets_buffer(offs)
     if ob.st is None:
         return out
-    RT.dispatch(G.take_kernel(_st(a.dtype)), [out.st.buf, a.st.buf, ob.st.buf], [offs.size], _grid(offs.size))
+    assert ob.contiguous
+    wgsl = G.take_kernel(_st(a.dtype))
+    n, osz = offs.size, chunks.item(out)
+    # the result and the offsets by runs of elements; the source over windows of its span (the offsets reach it
+    # anywhere), one dispatch per window and run
+    step = min(chunks.flat_budget(osz), chunks.flat_budget(4))
+    sources = chunks.windows(a)
+    for e0 in range(0, n, step):
+        e1 = min(n, e0 + step)
+        outb, o0 = chunks.flat_window(out.st, osz, e0, e1)
+        offb, f0 = chunks.flat_window(ob.st, 4, ob.offset + e0, ob.offset + e1)
+        for src, length in sources:
+            assert src.st is not None
+            base = (a.offset - src.offset) & 0xFFFFFFFF  # the window's first element (offsets are absolute)
+            RT.dispatch(wgsl, [outb, src.st.buf, offb], [e1 - e0, e0 - o0, ob.offset + e0 - f0, base, length],
+                        _grid(e1 - e0))
     return out
 
 
@@ -492,13 +507,10 @@ def put(dst: WArray, offs: np.ndarray[Any, Any] | WArray, value: Operand, accumu
         value = RT.upload(value)
     st = _st(dst.dtype)
     shape = tuple(offs.shape)
-    if accumulate and st == "f16":  # no 16-bit atomics in WGSL; callers fall back to the host
-        raise NotImplementedError("webgpu: float16 index accumulation")
     ob = _offsets_buffer(offs)
     if ob.st is None:
         return
     meta: list[int] = [offs.size, len(shape), *shape]
-    bufs = [dst.st.buf, ob.st.buf]
     if isinstance(value, WArray):
         if value.dtype != dst.dtype:
             value = cast(value, dst.dtype)
@@ -506,14 +518,35 @@ def put(dst: WArray, offs: np.ndarray[Any, Any] | WArray, value: Operand, accumu
             return
         if value.st is dst.st:  # the buffer written is not also bound for reading (see ``elementwise``)
             value = contiguous_copy(value)
+        if chunks.large(value):  # read by runs of elements below: made contiguous in the index space's order
+            value = contiguous_copy(expand_kernel(value, shape))
         assert value.st is not None
-        meta += [value.offset, *_bstrides(value, shape)]
-        bufs.append(value.st.buf)
+        meta += [value.offset, *_bstrides(value, shape), 0]
+        vbuf = [value.st.buf]  # bound whole (read at the index space's coordinates) unless large
         mode = "s"
     else:
         meta += [0, *([0] * len(shape)), _word(value, dst.dtype)]
+        vbuf = []
         mode = "k"
-    RT.dispatch(G.put_kernel(st, mode, accumulate), bufs, meta, _grid(offs.size))
+    assert ob.contiguous and ob.st is not None
+    wgsl = G.put_kernel(st, mode, accumulate)
+    n = offs.size
+    # the offsets by runs of elements; dst over windows of its span (the offsets reach it anywhere)
+    targets = chunks.windows(dst)
+    for e0 in range(0, n, chunks.flat_budget(4)):
+        e1 = min(n, e0 + chunks.flat_budget(4))
+        offb, f0 = chunks.flat_window(ob.st, 4, ob.offset + e0, ob.offset + e1)
+        run_meta = [e1 - e0, *meta[1:], e0, ob.offset + e0 - f0]
+        run_v = vbuf
+        if isinstance(value, WArray) and chunks.large(value):
+            assert value.st is not None
+            vb, v0 = chunks.flat_window(value.st, chunks.item(value), value.offset + e0, value.offset + e1)
+            run_v = [vb]
+            run_meta[2 + len(shape)] = (value.offset - v0) & 0xFFFFFFFF
+        for t, length in targets:
+            assert t.st is not None
+            base = (dst.offset - t.offset) & 0xFFFFFFFF
+            RT.dispatch(wgsl, [t.st.buf, offb, *run_v], [*run_meta, base, length], _grid(e1 - e0))
 
 
 def getitem(a: WArray, index: Any) -> WArray:
@@ -581,9 +614,6 @@ def _basic_windows(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple
 
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                           idx2: tuple[Any, ...] | None) -> WArray:
-    if idx2 is not None and _st(g.dtype) == "f16":
-        return _host(_cpu_kernel("index_backward"), g, shape=shape, idx1=idx1,
-                     idx2=tuple(to_host(it) if isinstance(it, WArray) else it for it in idx2))
     if idx2 is None:  # a basic index: the gradient placed into zeros in one pass
         windows = _basic_windows(tuple(shape), idx1)
         if windows is not None:  # g without the size-1 dims of None items (a view)
@@ -618,9 +648,15 @@ def check_range(a: WArray, lo: int, hi: int, code: str, op: str, skip: int | Non
     from .runtime import BAD
 
     cid = RT.add_check(code, op, **{k: (BAD if v is None else v) for k, v in kwargs.items()})
-    meta = [a.size, a.ndim, *a.shape, a.offset, *a.stride, lo & 0xFFFFFFFF, hi & 0xFFFFFFFF, cid,
-            int(skip is not None), (skip or 0) & 0xFFFFFFFF]
-    RT.dispatch(G.range_check_kernel(), [RT.flag, a.st.buf], meta, _grid(a.size))
+
+    def check(shape: tuple[int, ...], views: list[WArray]) -> None:
+        x = views[0]
+        assert x.st is not None
+        meta = [x.size, x.ndim, *x.shape, x.offset, *x.stride, lo & 0xFFFFFFFF, hi & 0xFFFFFFFF, cid,
+                int(skip is not None), (skip or 0) & 0xFFFFFFFF]
+        RT.dispatch(G.range_check_kernel(), [RT.flag, x.st.buf], meta, _grid(x.size))
+
+    chunks.chunked(a.shape, [a], check)
 
 
 def _gather_meta(index: WArray, t: WArray, src: WArray | None, axis: int) -> list[int]:
@@ -631,35 +667,62 @@ def _gather_meta(index: WArray, t: WArray, src: WArray | None, axis: int) -> lis
     return meta
 
 
+def _along(t: WArray, index: WArray, axis: int) -> WArray:
+    """``t`` with every dim but ``axis`` cut to the index's extent (gather and scatter reach no further there), so
+    that the chunks of the index space (:func:`chunks.chunked`) bind only the part of ``t`` they reach."""
+    shape = tuple(t.shape[d] if d == axis else n for d, n in enumerate(index.shape))
+    return _view(t, shape, t.stride, t.offset)
+
+
 def gather_kernel(a: WArray, index: WArray, axis: int) -> WArray:
     if a.ndim == 0:
         return contiguous_copy(expand_kernel(a, index.shape))
     out = RT.empty(index.shape, a.dtype)
     if out.st is None or a.st is None or index.st is None:
         return out
-    RT.dispatch(G.gather_kernel(_st(a.dtype), "s", "gather"), [out.st.buf, index.st.buf, a.st.buf],
-                _gather_meta(index, a, None, axis), _grid(index.size))
+    wgsl = G.gather_kernel(_st(a.dtype), "s", "gather")
+
+    def gather(shape: tuple[int, ...], views: list[WArray]) -> None:
+        o, ix, whole = views
+        assert o.st is not None and ix.st is not None
+        for t, n in chunks.windows(whole):
+            assert t.st is not None
+            RT.dispatch(wgsl, [o.st.buf, ix.st.buf, t.st.buf], [*_gather_meta(ix, t, None, axis), o.offset, n],
+                        _grid(ix.size))
+
+    chunks.chunked(index.shape, [out, index, _along(a, index, axis)], gather, keep=[None, None, axis])
     return out
 
 
 def _scatter(op: str, a: WArray, index: WArray, src: Operand, axis: int) -> WArray:
-    if a.ndim == 0 or (op == "scatter_add" and _st(a.dtype) == "f16"):
+    if a.ndim == 0:
         return _host(_cpu_kernel(op), a, index, src, axis=axis)
     out = contiguous_copy(a)
     if index.size == 0 or out.st is None or index.st is None:
         return out
+    views = [index, _along(out, index, axis)]
+    scalar: list[int] = []
     if isinstance(src, WArray):
         if src.dtype != a.dtype:
             src = cast(src, a.dtype)
         assert src.st is not None
-        meta = _gather_meta(index, out, src, axis)
-        bufs = [out.st.buf, index.st.buf, src.st.buf]
+        views.append(_view(src, index.shape, src.stride, src.offset))
         mode = "s"
     else:
-        meta = [*_gather_meta(index, out, None, axis), _word(src, a.dtype)]
-        bufs = [out.st.buf, index.st.buf]
+        scalar = [_word(src, a.dtype)]
         mode = "k"
-    RT.dispatch(G.gather_kernel(_st(a.dtype), mode, op), bufs, meta, _grid(index.size))
+    wgsl = G.gather_kernel(_st(a.dtype), mode, op)
+
+    def scatter(shape: tuple[int, ...], vs: list[WArray]) -> None:
+        ix, whole = vs[0], vs[1]
+        s = vs[2] if len(vs) > 2 else None
+        assert ix.st is not None
+        for t, n in chunks.windows(whole):
+            assert t.st is not None
+            bufs = [t.st.buf, ix.st.buf] + ([s.st.buf] if s is not None and s.st is not None else [])
+            RT.dispatch(wgsl, bufs, [*_gather_meta(ix, t, s, axis), *(scalar or [0]), n], _grid(ix.size))
+
+    chunks.chunked(index.shape, views, scatter, keep=[None, axis, None])
     return out
 
 
@@ -963,36 +1026,17 @@ def roll_kernel(a: WArray, shifts: tuple[int, ...], axes: tuple[int, ...] | None
 
 def scan(op: str) -> Callable[..., WArray]:
     def kernel(a: WArray, axis: int) -> WArray:
-        if a.ndim == 0:
-            return contiguous_copy(a)
-        axis %= a.ndim
-        order = [d for d in range(a.ndim) if d != axis] + [axis]
-        v = permute_kernel(a, order)
-        out = RT.empty(v.shape, a.dtype)
-        if out.st is None or v.st is None:
-            return permute_kernel(out, [order.index(d) for d in range(a.ndim)])
-        L = a.shape[axis]
-        rows = a.size // L
-        RT.dispatch(G.scan_kernel(op, _st(a.dtype)), [out.st.buf, v.st.buf],
-                    [rows, L, v.ndim, *v.shape, v.offset, *v.stride], _grid(rows))
-        return permute_kernel(out, [order.index(d) for d in range(a.ndim)])
+        from . import scans  # it builds on this module
+
+        return scans.scan(op, a, axis)
 
     return kernel
 
 
 def argsort_kernel(a: WArray, axis: int, descending: bool) -> WArray:
-    if a.ndim == 0:
-        return full((), 0, np.dtype(np.int64))
-    axis %= a.ndim
-    order = [d for d in range(a.ndim) if d != axis] + [axis]
-    v = permute_kernel(a, order)
-    out = RT.empty(v.shape, np.dtype(np.int64))
-    back = [order.index(d) for d in range(a.ndim)]
-    if out.st is None or v.st is None:
-        return permute_kernel(out, back)
-    RT.dispatch(G.argsort_kernel(_st(a.dtype), descending), [out.st.buf, v.st.buf],
-                [a.size, a.shape[axis], v.ndim, *v.shape, v.offset, *v.stride], _grid(a.size))
-    return permute_kernel(out, back)
+    from . import merge_sort  # it builds on this module
+
+    return merge_sort.argsort(a, axis, descending)
 
 
 def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any] | WArray:
@@ -1000,9 +1044,6 @@ def _index_along(out: WArray, index: Any, axis: int) -> np.ndarray[Any, Any] | W
 
 
 def index_add_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
-    if _st(a.dtype) == "f16":  # no 16-bit atomics in WGSL
-        return _host(PRIM_CPU["index_add"], a, src, index=to_host(index) if isinstance(index, WArray) else index,
-                     axis=axis)
     out = contiguous_copy(a)
     put(out, _index_along(out, index, axis), src, accumulate=True)
     return out

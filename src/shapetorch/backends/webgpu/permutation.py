@@ -3,8 +3,7 @@
 Element ``i`` gets the key ``w.x`` of Philox4x32-10 at the counter ``(i, 0, offset)`` under the key ``seed`` (the
 generator of the other draws), and the positions are sorted by (key, position) with a bitonic network over the
 next power of two ``P`` (the padding's keys are the largest, after every element): log2(P)·(log2(P) + 1) / 2
-dispatches of ``P / 2`` compare-exchanges each (136 for ``P = 65,536``), O(P log² P) work in all, where the
-stable rank sort of ``argsort`` is O(n²). Equal keys (about n² / 2^33 pairs) keep their positions' order, so the
+dispatches of ``P / 2`` compare-exchanges each (136 for ``P = 65,536``), O(P log² P) work in all. Equal keys (about n² / 2^33 pairs) keep their positions' order, so the
 permutation is uniform but for that tie bias.
 """
 

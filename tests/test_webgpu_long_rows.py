@@ -1,0 +1,99 @@
+"""Scans and sorts of rows past lavapipe's loop bound (it miscomputes a shader loop past 65,535 iterations): the
+blocked scan (``backends/webgpu/scans.py``) and the merge sort (``merge_sort.py``) keep every loop short, so
+rows of 70,000 elements match torch on the CPU. Smaller blocks and tiles (monkeypatched) run the multi-pass paths
+at small sizes too, and with a lowered binding limit, in chunks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import shapetorch as st
+from test_webgpu import DEV, data, run, webgpu  # noqa: F401  (the module fixture skips or fails without WebGPU)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Scan blocks of 8 and sort tiles of 4: a row of 50 takes 7 blocks (scanned totals carried in) or 4 merges."""
+    from shapetorch.backends.webgpu import merge_sort, scans
+
+    monkeypatch.setattr(scans, "BLOCK", 8)
+    monkeypatch.setattr(merge_sort, "TILE", 4)
+
+
+@pytest.fixture
+def small_binding(monkeypatch):
+    """A 4 KiB binding limit: a (300, 50) float32 tensor (60 kB) is split into 15 or more chunks."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_binding", 4096)
+
+
+SCANS = [
+    lambda lib, a: a.cumsum(1),
+    lambda lib, a: a.cumsum(0),
+    lambda lib, a: (a * 0.01 + 1).cumprod(1),
+    lambda lib, a: a.logcumsumexp(1),
+    lambda lib, a: a.t()[::2].cumsum(0),  # a strided view scanned
+    lambda lib, a: (a * 10).to(lib.int32).cumsum(1),
+    lambda lib, a: a.half().cumsum(1),  # float16 in float32 across blocks, rounded once
+]
+SORTS = [
+    lambda lib, a: a.argsort(1),
+    lambda lib, a: a.argsort(0, descending=True),
+    lambda lib, a: a.sort(1)[0],
+    lambda lib, a: a.round().argsort(dim=1, stable=True),  # ties keep their order
+    lambda lib, a: a.round().argsort(dim=1, descending=True, stable=True),
+    lambda lib, a: lib.where(a > 1, a.new_tensor(float("nan")), a).argsort(dim=1, stable=True),  # NaN the largest
+    lambda lib, a: (a * 3).to(lib.int32).argsort(dim=1, stable=True),
+    lambda lib, a: a.half().argsort(dim=1, stable=True),
+    lambda lib, a: a.topk(5, 1)[0],
+    lambda lib, a: a.median(1)[0],
+]
+
+
+@pytest.mark.parametrize("fn", SCANS + SORTS)
+def test_multi_pass_paths(small_blocks, fn):
+    run(fn, data((30, 50)), grad=False, tol=(1e-4, 1e-3))
+
+
+@pytest.mark.parametrize("fn", SCANS + SORTS)
+def test_multi_pass_paths_in_chunks(small_blocks, small_binding, fn):
+    run(fn, data((300, 50)), grad=False, tol=(1e-4, 1e-3))
+
+
+def test_one_row_larger_than_a_binding_is_scanned_in_chunks(small_binding):
+    run(lambda lib, a: a.cumsum(0), data((15_000,)), grad=False, tol=(1e-4, 1e-3))
+
+
+def test_a_sorted_row_larger_than_a_binding_is_refused_naming_the_op(small_binding):
+    x = st.tensor(data((15_000,)), device=DEV)
+    with pytest.raises(st.DeviceError) as e:
+        x.argsort()
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("argsort:")
+    assert "max-storage-buffer-binding-size" in str(e.value)
+
+
+def test_scans_past_the_loop_bound():
+    """Rows of 70,000 (one thread used to loop over the whole row): against torch in float64."""
+    a = data((2, 70_000)) * 0.01
+    for op in ("cumsum", "logcumsumexp"):
+        got = getattr(st.tensor(a, device=DEV), op)(1).cpu().numpy()
+        want = getattr(torch.tensor(a, dtype=torch.float64), op)(1).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    i = np.random.default_rng(0).integers(-3, 4, size=(70_000,))
+    np.testing.assert_array_equal(st.tensor(i, device=DEV).cumsum(0).cpu().numpy(), i.cumsum())
+
+
+def test_sorts_past_the_loop_bound():
+    """A row of 70,000 with many ties and NaNs: the stable order, both directions, as torch's."""
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 1000, size=(2, 70_000)).astype(np.float32)
+    a[0, ::97] = np.nan
+    for desc in (False, True):
+        got = st.tensor(a, device=DEV).argsort(1, descending=desc, stable=True).cpu().numpy()
+        want = torch.tensor(a).argsort(dim=1, descending=desc, stable=True).numpy()
+        np.testing.assert_array_equal(got, want)
