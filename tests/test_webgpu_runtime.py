@@ -157,3 +157,17 @@ def test_training_steps_reuse_bind_groups():
         if dev == "webgpu":
             assert made[-2:] == [0, 0], made
     assert abs(losses["webgpu"] - losses["cpu"]) < 1e-4
+
+
+def test_dispatches_go_through_wgpu_natives_entry_points_or_the_public_calls(rt, monkeypatch):
+    """With wgpu's native backend the runtime records set_pipeline, set_bind_group and dispatch_workgroups through
+    its C functions (wgpu-py's wrappers cost three times as much host time); without them, through wgpu-py's
+    methods. Both record the same work: each batch's values and gradients equal torch's. The parameter blocks of
+    many dispatches share one arena, each at its own dynamic offset: a wrong offset would give wrong values."""
+    assert rt.raw is not None  # wgpu_native: the fast path is the one in use
+    for raw in (rt.raw, None):
+        st.synchronize()
+        monkeypatch.setattr(rt, "raw", raw)
+        run(lambda lib, a, b: ((a * 2).exp() @ b.T).sum(1) - a.mean(), data((5, 7)), data((3, 7), seed=1))
+        run(lambda lib, a: [a + i for i in range(40)][-1] * a, data((4, 9)))  # 40 blocks in one batch
+    st.synchronize()

@@ -19,7 +19,7 @@ from . import chunks, index_offsets
 from . import codegen as G
 from . import layer_norm as layer_norm_grads
 from . import loss as fused_loss
-from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, to_host
+from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, f32_bits, to_host
 
 Operand = WArray | Any  # a WArray or a scalar
 PRIM_CPU: dict[str, Callable[..., Any]] = {}  # the CPU kernels, for the float16 fallbacks
@@ -52,7 +52,7 @@ def _word(x: Any, dt: np.dtype[Any]) -> int:
     """A scalar's bits in compute type of ``dt``."""
     k = _kind(dt)
     if k == "f":
-        return int(np.array(float(x), dtype=np.float32).view(np.uint32))
+        return f32_bits(float(x))
     if k == "i":
         v = int(x)
         if v < I32_MIN or v > I32_MAX:
@@ -126,7 +126,7 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
             words.append(_word(x, sdt))
     meta += words
     if extra:
-        meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in extra]
+        meta += [f32_bits(v) for v in extra]
     if check:
         meta.append(RT.add_check("method_dtype_not_supported_error", RT.op, dtype="shapetorch.int64",
                                  hint=" with a result outside int32 (WebGPU stores int64 as int32; compute on the CPU)"))
@@ -1401,29 +1401,48 @@ class _StepGroup:
 _STEPS = _StepGroup()
 
 
+_F32 = np.dtype(np.float32)
+# (kind, hyperparameters) -> (flags, scalar words): the parameters of a group share them within a step
+_STEP_WORDS: dict[tuple[Any, ...], tuple[tuple[str, ...], list[int]]] = {}
+
+
 def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: dict[str, float]) -> bool:
     """The update of a float32 parameter and its state in place (``kind`` 'adam' or 'sgd'), recorded with the
     updates of the parameters after it as one dispatch (:class:`_StepGroup`); False (and nothing recorded) when
     the arrays are not contiguous float32 arrays of one shape, for the caller's path."""
     arrays = (p, g, *state)
-    if any(a.dtype != np.float32 or a.shape != p.shape or not a.contiguous or a.st is None for a in arrays):
-        return False
+    shape = p.shape
+    for a in arrays:
+        if a.dtype != _F32 or a.shape != shape or a.st is None or not a.contiguous:
+            return False
     if len({id(a.st) for a in arrays}) != len(arrays):  # one buffer bound twice, written: not allowed
         return False
-    h = hyper
+    if kind not in ("adam", "sgd"):
+        return False
+    key = (kind, len(state), *hyper.items())
+    got = _STEP_WORDS.get(key)
+    if got is None:
+        got = _step_words(kind, len(state), hyper)
+        if all(type(v) in (float, int, bool) for v in hyper.values()):  # (a tensor's value may change in place)
+            if len(_STEP_WORDS) >= 64:  # a new step count each step: keep only the recent ones
+                _STEP_WORDS.clear()
+            _STEP_WORDS[key] = got
+    if p.size == 0:
+        return True
+    _STEPS.add((kind, got[0]), arrays, got[1])
+    return True
+
+
+def _step_words(kind: str, nstate: int, h: dict[str, float]) -> tuple[tuple[str, ...], list[int]]:
+    """The kernel's flags and its scalars' float32 words for one step's hyperparameters."""
     if kind == "adam":
         flags = tuple(f for f, on in (("decoupled", h["decoupled"] and h["weight_decay"] != 0),
-                                      ("wd", h["weight_decay"] != 0), ("amsgrad", len(state) == 3)) if on)
+                                      ("wd", h["weight_decay"] != 0), ("amsgrad", nstate == 3)) if on)
         bc1 = 1 - h["beta1"] ** h["step"]
         scalars = [1 - h["lr"] * h["weight_decay"], h["weight_decay"], 1 - h["beta1"], h["beta2"], 1 - h["beta2"],
                    math.sqrt(1 - h["beta2"] ** h["step"]), h["eps"], -(h["lr"] / bc1)]
-    elif kind == "sgd":
-        flags = tuple(f for f, on in (("wd", h["weight_decay"] != 0), ("momentum", bool(state)),
-                                      ("nesterov", bool(state) and bool(h["nesterov"]))) if on)
-        scalars = [h["weight_decay"], h["momentum"], 1 - h["dampening"], -h["lr"], 0.0, 0.0, 0.0, 0.0]
     else:
-        return False
-    if p.size == 0:
-        return True
-    _STEPS.add((kind, flags), arrays, [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in scalars])
-    return True
+        flags = tuple(f for f, on in (("wd", h["weight_decay"] != 0), ("momentum", bool(nstate)),
+                                      ("nesterov", bool(nstate) and bool(h["nesterov"]))) if on)
+        scalars = [h["weight_decay"], h["momentum"], 1 - h["dampening"], -h["lr"], 0.0, 0.0, 0.0, 0.0]
+    return flags, [f32_bits(v) for v in scalars]
