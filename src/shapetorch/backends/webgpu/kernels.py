@@ -274,6 +274,21 @@ def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     first = shapes[0]
     if all(s == first for s in shapes):  # the common case, without NumPy's general (and slower) routine
         return first
+    if len(shapes) == 2:  # (a matmul's batch dims, a bias): NumPy's routine costs ten times this
+        x, y = shapes
+        if len(x) < len(y):
+            x, y = y, x
+        lead = len(x) - len(y)
+        out = list(x)
+        for i, n in enumerate(y):
+            m = x[lead + i]
+            if m != n:
+                if m == 1:
+                    out[lead + i] = n
+                elif n != 1:
+                    break
+        else:
+            return tuple(out)
     return tuple(np.broadcast_shapes(*shapes))
 
 
@@ -812,8 +827,9 @@ def _fold_grid(n: int) -> tuple[int, int, int]:
 def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, a_geo: Sequence[int],
           b: WArray, b_geo: Sequence[int], modes: tuple[str, str], bias: WArray | None = None, act: str = "",
           conv: str = "", conv_meta: Sequence[int] = (), ksize: tuple[int, ...] = (),
-          cstride: tuple[int, ...] = ()) -> None:
-    """Record ``out`` (batch..., M, N), contiguous, = epilogue(A @ B) with one dispatch, or two with split K.
+          cstride: tuple[int, ...] = ()) -> tuple[str, list[int], tuple[int, int, int]] | None:
+    """Record ``out`` (batch..., M, N), contiguous, = epilogue(A @ B) with one dispatch, or two with split K;
+    returns the one dispatch's (shader, parameter block, grid), None for two.
 
     ``a_geo``: (offset, row stride, column stride, *batch strides) of A, ``b_geo`` likewise; ``modes``: the
     load modes of A and B (``_a_mode``/``_b_mode``; scalar ones for the convolution's gathers); ``conv``: which
@@ -832,9 +848,10 @@ def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, 
         bufs = [out.st.buf, a.st.buf, b.st.buf]
         if bias is not None and bias.st is not None:
             bufs.append(bias.st.buf)
-        RT.dispatch(G.matmul_kernel(st, tiles, *modes, bias is not None, act, conv, False, ksize, cstride), bufs,
-                    meta + bias_meta + list(conv_meta), _fold_grid(nwg))
-        return
+        launch = (G.matmul_kernel(st, tiles, *modes, bias is not None, act, conv, False, ksize, cstride),
+                  meta + bias_meta + list(conv_meta), _fold_grid(nwg))
+        RT.dispatch(launch[0], bufs, launch[1], launch[2])
+        return launch
     part = RT.empty((split * nb * M * N,), np.dtype(np.float32 if st in ("f16", "f32") else np.int32))
     assert part.st is not None
     RT.dispatch(G.matmul_kernel(st, tiles, *modes, False, "", conv, True, ksize, cstride), [part.st.buf, a.st.buf, b.st.buf],
@@ -844,6 +861,7 @@ def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, 
         bufs.append(bias.st.buf)
     RT.dispatch(G.matmul_split_reduce(st, bias is not None, act), bufs, [nb * M * N, split, N, *bias_meta],
                 _grid(nb * M * N))
+    return None
 
 
 def matmul_bias_kernel(a: WArray, b: WArray, bias: WArray, act: str = "") -> WArray:
@@ -855,7 +873,31 @@ def matmul_bias_kernel(a: WArray, b: WArray, bias: WArray, act: str = "") -> WAr
     return matmul_kernel(a, b, bias, act)
 
 
+# A product's launch, by the operands' shapes, strides and dtypes (and the limits the grid and the chunking follow):
+# (output shape, result shape and strides, shader, parameter block, grid, bias offset's word or -1). A training
+# step multiplies the same shapes step after step; a plan found again skips the tiling, the load modes and the
+# views, and only the operands' offsets change in its parameter block (words 4 and 5, and the bias's).
+_MM_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "") -> WArray:
+    key = (a.shape, a.stride, a.dtype, b.shape, b.stride, b.dtype, act, RT.max_groups, RT.max_binding,
+           RT.max_wg_storage, RT.max_invocations,
+           None if bias is None else (bias.shape, bias.stride, bias.dtype, bias.st is None))
+    plan = _MM_PLANS.get(key)
+    if plan is not None and not (chunks.large(a) or chunks.large(b)):
+        full_shape, out_shape, out_stride, wgsl, meta, grid, bias_word = plan
+        out = RT.empty(full_shape, a.dtype)
+        meta = meta.copy()
+        meta[4], meta[5] = a.offset, b.offset
+        assert out.st is not None and a.st is not None and b.st is not None
+        bufs = [out.st.buf, a.st.buf, b.st.buf]
+        if bias_word >= 0:
+            assert bias is not None and bias.st is not None
+            meta[bias_word] = bias.offset
+            bufs.append(bias.st.buf)
+        RT.dispatch(wgsl, bufs, meta, grid)
+        return out if out_stride is None else _view(out, out_shape, out_stride, 0)
     if a.dtype != b.dtype:
         b = cast(b, a.dtype)
     va = a if a.ndim > 1 else _view(a, (1, a.shape[0]), (0, a.stride[0]))
@@ -886,8 +928,15 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "
     a_geo = [va.offset, va.stride[-2], va.stride[-1], *ab]
     b_geo = [vb.offset, vb.stride[-2], vb.stride[-1], *bb]
     modes = (_a_mode(M, K, a_geo), _b_mode(K, N, b_geo))
-    _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
-    return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
+    launch = _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
+    res = tuple(out_shape)
+    if launch is not None and key[2] == key[5]:  # (else b was cast: another buffer than the plan would bind)
+        if len(_MM_PLANS) >= 1024:
+            _MM_PLANS.clear()
+        bias_word = -1 if bias is None or bias.st is None else len(launch[1]) - 2  # [.., bias offset, bias stride]
+        _MM_PLANS[key] = (full_shape, res, None if res == full_shape else contiguous_strides(res), launch[0],
+                          launch[1], launch[2], bias_word)
+    return _view(out, res, contiguous_strides(res), 0)
 
 
 def _matmul_batches(out: WArray, a: WArray, b: WArray, bias: WArray | None, act: str) -> None:
