@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 import shapetorch as st
 from test_webgpu import DEV, data, run, webgpu  # noqa: F401  (the module fixture skips or fails without WebGPU)
@@ -171,3 +172,23 @@ def test_dispatches_go_through_wgpu_natives_entry_points_or_the_public_calls(rt,
         run(lambda lib, a, b: ((a * 2).exp() @ b.T).sum(1) - a.mean(), data((5, 7)), data((3, 7), seed=1))
         run(lambda lib, a: [a + i for i in range(40)][-1] * a, data((4, 9)))  # 40 blocks in one batch
     st.synchronize()
+
+
+def test_a_repeated_reduction_reuses_its_launch_with_the_inputs_new_offset(rt):
+    """A reduction of an earlier one's op, shape, strides, dtype and axes is recorded from that one's launch plan
+    (none is made again), reading this call's input at its own offset; values and gradients as torch's."""
+    from shapetorch.backends.webgpu import kernels as K
+
+    x = data((5, 4, 6))
+    X = st.tensor(x, device=DEV)
+    plans = 0
+    for i in range(3):
+        for op in ("sum", "amax", "argmin"):
+            got = getattr(X[i:i + 2], op)(1) if op != "sum" else X[i:i + 2].sum((0, 2))
+            t = torch.from_numpy(x[i:i + 2])
+            want = getattr(t, op)(1) if op != "sum" else t.sum((0, 2))
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+        if i == 0:
+            plans = len(K._REDUCE_PLANS)
+        assert len(K._REDUCE_PLANS) == plans
+    run(lambda lib, a: a[1:3].sum(1) * a[2:4].sum(1), x)  # the same plan, other offsets, and the gradients

@@ -696,8 +696,25 @@ CHUNK = 4096
 _IDENTITY = {"sum": 0, "prod": 1, "all": True, "any": False}
 
 
+# A one-pass reduction's launch, by the op, the input's shape, strides and dtype, the axes and keepdims (and the limits
+# the grid and the chunking follow): (result shape, result dtype, outputs, shader, parameter block, grid); only the
+# input's offset (word 5 + ndim) changes when a step reduces the same shapes again.
+_REDUCE_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def reduce(op: str) -> Callable[..., WArray]:
     def kernel(a: WArray, axis: tuple[int, ...] | int, keepdims: bool = False) -> WArray:
+        key = (op, a.shape, a.stride, a.dtype, axis if type(axis) is int else tuple(axis), keepdims, RT.max_groups,
+               RT.max_binding)
+        plan = _REDUCE_PLANS.get(key)
+        if plan is not None and not chunks.large(a):
+            out_shape, out_dt, n_work, wgsl, meta, grid = plan
+            out = RT.empty((n_work,), out_dt)
+            assert out.st is not None and a.st is not None
+            meta = meta.copy()
+            meta[5 + a.ndim] = a.offset
+            RT.dispatch(wgsl, [out.st.buf, a.st.buf], meta, grid)
+            return _view(out, out_shape, contiguous_strides(out_shape), 0)
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
         axes = tuple(d % a.ndim for d in axes) if a.ndim else ()
         kept = [d for d in range(a.ndim) if d not in axes]
@@ -723,7 +740,12 @@ def reduce(op: str) -> Callable[..., WArray]:
             a = chunks.windowed(a)
         v = permute_kernel(a, kept + list(axes))
         nchunks = 1 if arg or inner <= CHUNK else -(-inner // CHUNK)
-        res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt)
+        launch: list[Any] = []
+        res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt, launch)
+        if nchunks == 1 and v.st is a.st and v.offset == a.offset:  # (not a window of a large input)
+            if len(_REDUCE_PLANS) >= 1024:
+                _REDUCE_PLANS.clear()
+            _REDUCE_PLANS[key] = (out_shape, out_dt, n_out, *launch)
         if nchunks > 1:
             res = _reduce_pass(op, _view(res, (n_out, nchunks), (nchunks, 1)), n_out, nchunks, 1, out_dt)
         return _view(res, out_shape, contiguous_strides(out_shape), 0)
@@ -745,14 +767,19 @@ def _reduce_chunks(kernel: Callable[..., WArray], a: WArray, axes: tuple[int, ..
     return _view(res, out_shape, contiguous_strides(out_shape), 0)
 
 
-def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_dt: np.dtype[Any]) -> WArray:
+def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_dt: np.dtype[Any],
+                 launch: list[Any] | None = None) -> WArray:
+    """One reduction dispatch; ``launch`` receives its (shader, parameter block, grid)."""
     n_work = n_out * nchunks
     out = RT.empty((n_work,), out_dt)
     assert out.st is not None and v.st is not None
     chunk = -(-inner // nchunks)
     meta = [n_work, nchunks, inner, chunk, v.ndim, *v.shape, v.offset, *v.stride]
     wgsl = G.reduce_kernel(op, _st(v.dtype), _st(out_dt))
-    RT.dispatch(wgsl, [out.st.buf, v.st.buf], meta, _grid(n_work, 1))
+    grid = _grid(n_work, 1)
+    RT.dispatch(wgsl, [out.st.buf, v.st.buf], meta, grid)
+    if launch is not None:
+        launch += (wgsl, meta.copy(), grid)
     return out
 
 
