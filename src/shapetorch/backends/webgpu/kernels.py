@@ -704,7 +704,7 @@ _REDUCE_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 def reduce(op: str) -> Callable[..., WArray]:
     def kernel(a: WArray, axis: tuple[int, ...] | int, keepdims: bool = False) -> WArray:
-        key = (op, a.shape, a.stride, a.dtype, axis if type(axis) is int else tuple(axis), keepdims, RT.max_groups,
+        key = (op, a.shape, a.stride, a.dtype, axis if isinstance(axis, int) else tuple(axis), keepdims, RT.max_groups,
                RT.max_binding)
         plan = _REDUCE_PLANS.get(key)
         if plan is not None and not chunks.large(a):
