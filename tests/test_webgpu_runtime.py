@@ -192,3 +192,26 @@ def test_a_repeated_reduction_reuses_its_launch_with_the_inputs_new_offset(rt):
             plans = len(K._REDUCE_PLANS)
         assert len(K._REDUCE_PLANS) == plans
     run(lambda lib, a: a[1:3].sum(1) * a[2:4].sum(1), x)  # the same plan, other offsets, and the gradients
+
+
+def test_repeated_row_kernels_reuse_their_launch_with_the_inputs_new_offsets(rt):
+    """Softmax and layer norm (and their gradients) of an earlier call's shapes are recorded from its launch plan,
+    each input (rows, weight, bias, incoming gradient) read at this call's offset; values and gradients as torch's."""
+    import shapetorch.nn.functional as F
+    from shapetorch.backends.webgpu import kernels as K
+
+    x, w, b = data((6, 5)), data((3, 5), seed=1), data((3, 5), seed=2)
+    X, W, B = (st.tensor(v, device=DEV) for v in (x, w, b))
+    plans = 0
+    for i in range(3):
+        got = F.layer_norm(X[i:i + 3], (5,), W[i], B[2 - i]).numpy()
+        want = torch.nn.functional.layer_norm(torch.from_numpy(x[i:i + 3]), (5,), torch.from_numpy(w[i]),
+                                              torch.from_numpy(b[2 - i]))
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(X[i + 1:i + 3].softmax(-1).numpy(),
+                                   torch.from_numpy(x[i + 1:i + 3]).softmax(-1).numpy(), rtol=1e-5, atol=1e-6)
+        if i == 0:
+            plans = len(K._ROW_PLANS)
+        assert len(K._ROW_PLANS) == plans
+    run(lambda lib, a, v, c: lib.nn.functional.layer_norm(a[1:4], (5,), v[1], c[0]).softmax(-1)
+        * lib.nn.functional.layer_norm(a[2:5], (5,), v[2], c[1]).softmax(-1), x, w, b)

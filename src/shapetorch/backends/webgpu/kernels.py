@@ -1082,10 +1082,30 @@ def index_copy_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
 
 
 # -- nn primitives written in the kernels above ---------------------------------------------------------
+# A row kernel's launch (softmax, layer norm and their gradients), by the op, the axis, eps and the inputs' shapes,
+# strides and dtypes (and the limits): (output shape, shader, parameter block less the offsets, grid, the
+# permutation back, which inputs bind in which order). Made only where no input was copied first, so that on a
+# hit the inputs bind as they are, each at its own offset.
+_ROW_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0.0,
             vecs: Sequence[WArray | None] = ()) -> WArray:
     """One dispatch of ``G.row_kernel``: ``rows_in`` (one shape) reduced and mapped along ``axis``; ``vecs``
     (w, b: one value per element of a row, None where absent) follow ``rows_in`` in ``G.ROW_INPUTS`` order."""
+    key = (op, axis, eps, RT.max_groups, RT.max_binding,
+           *(None if a is None else (a.shape, a.stride, a.dtype) for a in (*rows_in, *vecs)))
+    plan = _ROW_PLANS.get(key)
+    if plan is not None:
+        shape, wgsl, meta, grid, back, pick = plan
+        srcs = (*rows_in, *vecs)
+        bound = [x for i in pick if (x := srcs[i]) is not None and x.st is not None]
+        if len(bound) == len(pick) and not any(chunks.large(x) for x in bound):
+            out = RT.empty(shape, next(a for a in rows_in if a is not None).dtype)
+            assert out.st is not None
+            RT.dispatch(wgsl, [out.st.buf, *(x.st.buf for x in bound if x.st is not None)],
+                        [*meta, *(x.offset for x in bound)], grid)
+            return permute_kernel(out, back)
     first = next(a for a in rows_in if a is not None)
     nd = first.ndim
     axis %= max(nd, 1)
@@ -1101,12 +1121,14 @@ def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0
         v = permute_kernel(a, order) if a is not None else None
         ins.append(contiguous_copy(v) if v is not None and not v.contiguous else v)
     ins += [None if v is None else contiguous_copy(v) if not v.contiguous else v for v in vecs]
+    copied = any(v is not None and a is not None and v.st is not a.st for v, a in zip(ins, (*rows_in, *vecs)))
     names = G.ROW_INPUTS[op]
-    order_in = [ins[[n for n in names if n in ("x", "y", "g")].index(n)] if n in ("x", "y", "g")
-                else ins[len(rows_in) + [n for n in names if n in ("w", "b")].index(n)] for n in names]
+    idx_in = [[n for n in names if n in ("x", "y", "g")].index(n) if n in ("x", "y", "g")
+              else len(rows_in) + [n for n in names if n in ("w", "b")].index(n) for n in names]
+    order_in = [ins[i] for i in idx_in]
     present = tuple(a is not None for a in order_in)
     wgsl = G.row_kernel(op, _st(first.dtype), present)
-    eps_word = int(np.array(eps, dtype=np.float32).view(np.uint32))
+    eps_word = f32_bits(eps)
     rowed = [n in ("x", "y", "g") for n in names]
     if chunks.large(out) or any(a is not None and chunks.large(a) for a in order_in):
         # one dispatch per chunk of rows; the kernel writes rows from its binding's start, so a chunk starts at an
@@ -1127,7 +1149,12 @@ def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0
         return permute_kernel(out, back)
     bufs = [out.st.buf] + [a.st.buf for a in order_in if a is not None and a.st is not None]
     meta = [rows, L, eps_word] + [a.offset for a in order_in if a is not None]
-    RT.dispatch(wgsl, bufs, meta, _grid(rows, 1))
+    grid = _grid(rows, 1)
+    RT.dispatch(wgsl, bufs, meta, grid)
+    if not copied and all(a is None or a.st is not None for a in order_in):
+        if len(_ROW_PLANS) >= 1024:
+            _ROW_PLANS.clear()
+        _ROW_PLANS[key] = (out.shape, wgsl, [rows, L, eps_word], grid, back, [i for i in idx_in if ins[i] is not None])
     return permute_kernel(out, back)
 
 
