@@ -215,3 +215,23 @@ def test_repeated_row_kernels_reuse_their_launch_with_the_inputs_new_offsets(rt)
         assert len(K._ROW_PLANS) == plans
     run(lambda lib, a, v, c: lib.nn.functional.layer_norm(a[1:4], (5,), v[1], c[0]).softmax(-1)
         * lib.nn.functional.layer_norm(a[2:5], (5,), v[2], c[1]).softmax(-1), x, w, b)
+
+
+def test_repeated_elementwise_ops_reuse_their_launch_with_new_offsets_and_scalars(rt):
+    """An elementwise op of an earlier one's expression, dtypes, shapes and strides is recorded from that one's
+    launch plan, with this call's operands' offsets and its scalars (a broadcast operand, a strided view, a number),
+    and an in-place op still writes its tensor directly; values as torch's."""
+    from shapetorch.backends.webgpu import kernels as K
+
+    x, v = data((6, 8)), data((4, 8), seed=1)
+    X, V = st.tensor(x, device=DEV), st.tensor(v, device=DEV)
+    plans = 0
+    for i in range(3):
+        got = (X[i:i + 3, ::2] * (i + 0.5) + V[i, ::2]).numpy()  # strided view, a scalar, a broadcast row
+        np.testing.assert_allclose(got, x[i:i + 3, ::2] * np.float32(i + 0.5) + v[i, ::2], rtol=1e-6)
+        y = st.zeros(3, 4, device=DEV)
+        y.add_(X[i + 1:i + 4, 1::2], alpha=i + 2)
+        np.testing.assert_allclose(y.numpy(), x[i + 1:i + 4, 1::2] * np.float32(i + 2), rtol=1e-6)
+        if i == 0:
+            plans = len(K._EW_PLANS)
+        assert len(K._EW_PLANS) == plans

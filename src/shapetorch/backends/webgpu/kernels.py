@@ -73,6 +73,13 @@ def _bstrides(a: WArray, shape: tuple[int, ...]) -> list[int]:
     return out
 
 
+# A fresh output's elementwise launch without a check, by the expression, the dtypes, the shape and each operand's
+# shape and strides (or a scalar's dtype), and the limits: (shader, parameter block up to the scalars' words, grid,
+# each operand's offset word or -1 for a scalar). A step computes the same shapes step after step; a plan found
+# again only places the operands' offsets and scalars.
+_EW_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
                 shape: tuple[int, ...], out: WArray | None = None, extra: Sequence[float] = (),
                 check: str = "", helpers: str = "") -> WArray:
@@ -83,6 +90,26 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     A fresh output's dispatch carries its recipe, so that an in-place op can redirect it into the tensor it
     writes (:func:`redirect`). An operand that is ``out`` itself (the same elements, same dtype) reads the
     element it is about to overwrite ('o' mode); an operand elsewhere in ``out``'s buffer is read from a copy."""
+    key: tuple[Any, ...] | None = None
+    if out is None and not check:
+        key = (expr, out_dtype, shape, helpers, len(extra), RT.max_groups, RT.max_binding,
+               *[(nm, x.shape, x.stride, x.dtype) if type(x) is WArray else (nm, sdt) for nm, x, sdt in operands])
+        plan = _EW_PLANS.get(key)
+        if plan is not None and not any(type(x) is WArray and chunks.large(x) for _, x, _ in operands):
+            out = RT.empty(shape, out_dtype)
+            assert out.st is not None
+            pbufs = [out.st.buf]
+            pmeta = plan[1].copy()
+            for (_, x, sdt), pos in zip(operands, plan[3]):
+                if pos >= 0:
+                    pmeta[pos] = x.offset
+                    pbufs.append(x.st.buf)  # type: ignore[union-attr]  # (has elements, as the output has)
+                else:
+                    pmeta.append(_word(x, sdt))
+            if extra:
+                pmeta += [f32_bits(v) for v in extra]
+            RT.dispatch(plan[0], pbufs, pmeta, plan[2], (out, expr, operands, shape, extra, check, helpers))
+            return out
     fresh = out is None
     if out is None:
         out = RT.empty(shape, out_dtype)
@@ -100,6 +127,7 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     spec = []
     bufs = [st.buf]
     words = []
+    slots = []  # each operand's offset word (-1: a scalar), for the plan
     for name, x, sdt in operands:
         if type(x) is WArray:
             if x.st is st:
@@ -111,6 +139,7 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
                 x = contiguous_copy(x)
             xst = x.st
             assert xst is not None
+            slots.append(len(meta))
             if x.shape == shape:
                 mode = "c" if x.contiguous else "s"
                 meta.append(x.offset)
@@ -122,8 +151,10 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
             spec.append((name, _st(x.dtype), mode))
             bufs.append(xst.buf)
         else:
+            slots.append(-1)
             spec.append((name, _st(sdt), "k"))
             words.append(_word(x, sdt))
+    head = len(meta)
     meta += words
     if extra:
         meta += [f32_bits(v) for v in extra]
@@ -133,7 +164,12 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
         bufs.append(RT.flag)
     wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra), check, helpers)
     recipe = (out, expr, operands, shape, extra, check, helpers) if fresh else None
-    RT.dispatch(wgsl, bufs, meta, _grid(n), recipe)
+    grid = _grid(n)
+    RT.dispatch(wgsl, bufs, meta, grid, recipe)
+    if key is not None:
+        if len(_EW_PLANS) >= 4096:
+            _EW_PLANS.clear()
+        _EW_PLANS[key] = (wgsl, meta[:head], grid, slots)
     return out
 
 
