@@ -219,3 +219,22 @@ def test_convolution_input_gradient_is_one_dispatch_and_no_columns(rt):
     want = torch.nn.functional.conv_transpose2d(torch.tensor(data((2, 8, 30, 30))), torch.tensor(data((8, 4, 5, 5), seed=1)),
                                                 padding=2)
     np.testing.assert_allclose(y.cpu().numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_a_repeated_product_reuses_its_launch_with_the_operands_new_offsets(rt):
+    """A product of the shapes, strides and dtypes of an earlier one is recorded from that one's launch plan
+    (no new plan is made), with this call's buffers and offsets: views at other offsets give their own products."""
+    from shapetorch.backends.webgpu import kernels as K
+
+    x, w, bias = data((6, 5, 7)), data((2, 4, 7), seed=1), data((3, 4), seed=2)
+    X, W, B = (st.tensor(v, device=DEV) for v in (x, w, bias))
+    plans = len(K._MM_PLANS)
+    for i in range(4):
+        j = i % 2
+        got = F.linear(X[i:i + 3], W[j], B[i % 3])  # (3, 5, 7) @ (7, 4) + (4,): every operand at another offset
+        want = torch.nn.functional.linear(*(torch.from_numpy(v) for v in (x[i:i + 3], w[j], bias[i % 3])))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose((X[i + 1] @ W[j].T).numpy(), x[i + 1] @ w[j].T, rtol=1e-5, atol=1e-5)
+        if i == 0:
+            plans = len(K._MM_PLANS)
+        assert len(K._MM_PLANS) == plans  # found again, not made again

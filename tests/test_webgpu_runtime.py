@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 import shapetorch as st
 from test_webgpu import DEV, data, run, webgpu  # noqa: F401  (the module fixture skips or fails without WebGPU)
@@ -158,3 +159,80 @@ def test_training_steps_reuse_bind_groups():
         if dev == "webgpu":
             assert made[-2:] == [0, 0], made
     assert abs(losses["webgpu"] - losses["cpu"]) < 1e-4
+
+
+def test_dispatches_go_through_wgpu_natives_entry_points_or_the_public_calls(rt, monkeypatch):
+    """With wgpu's native backend the runtime records set_pipeline, set_bind_group and dispatch_workgroups through
+    its C functions (wgpu-py's wrappers cost three times as much host time); without them, through wgpu-py's
+    methods. Both record the same work: each batch's values and gradients equal torch's. The parameter blocks of
+    many dispatches share one arena, each at its own dynamic offset: a wrong offset would give wrong values."""
+    assert rt.raw is not None  # wgpu_native: the fast path is the one in use
+    for raw in (rt.raw, None):
+        st.synchronize()
+        monkeypatch.setattr(rt, "raw", raw)
+        run(lambda lib, a, b: ((a * 2).exp() @ b.T).sum(1) - a.mean(), data((5, 7)), data((3, 7), seed=1))
+        run(lambda lib, a: [a + i for i in range(40)][-1] * a, data((4, 9)))  # 40 blocks in one batch
+    st.synchronize()
+
+
+def test_a_repeated_reduction_reuses_its_launch_with_the_inputs_new_offset(rt):
+    """A reduction of an earlier one's op, shape, strides, dtype and axes is recorded from that one's launch plan
+    (none is made again), reading this call's input at its own offset; values and gradients as torch's."""
+    from shapetorch.backends.webgpu import kernels as K
+
+    x = data((5, 4, 6))
+    X = st.tensor(x, device=DEV)
+    plans = 0
+    for i in range(3):
+        for op in ("sum", "amax", "argmin"):
+            got = getattr(X[i:i + 2], op)(1) if op != "sum" else X[i:i + 2].sum((0, 2))
+            t = torch.from_numpy(x[i:i + 2])
+            want = getattr(t, op)(1) if op != "sum" else t.sum((0, 2))
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+        if i == 0:
+            plans = len(K._REDUCE_PLANS)
+        assert len(K._REDUCE_PLANS) == plans
+    run(lambda lib, a: a[1:3].sum(1) * a[2:4].sum(1), x)  # the same plan, other offsets, and the gradients
+
+
+def test_repeated_row_kernels_reuse_their_launch_with_the_inputs_new_offsets(rt):
+    """Softmax and layer norm (and their gradients) of an earlier call's shapes are recorded from its launch plan,
+    each input (rows, weight, bias, incoming gradient) read at this call's offset; values and gradients as torch's."""
+    import shapetorch.nn.functional as F
+    from shapetorch.backends.webgpu import kernels as K
+
+    x, w, b = data((6, 5)), data((3, 5), seed=1), data((3, 5), seed=2)
+    X, W, B = (st.tensor(v, device=DEV) for v in (x, w, b))
+    plans = 0
+    for i in range(3):
+        got = F.layer_norm(X[i:i + 3], (5,), W[i], B[2 - i]).numpy()
+        want = torch.nn.functional.layer_norm(torch.from_numpy(x[i:i + 3]), (5,), torch.from_numpy(w[i]),
+                                              torch.from_numpy(b[2 - i]))
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(X[i + 1:i + 3].softmax(-1).numpy(),
+                                   torch.from_numpy(x[i + 1:i + 3]).softmax(-1).numpy(), rtol=1e-5, atol=1e-6)
+        if i == 0:
+            plans = len(K._ROW_PLANS)
+        assert len(K._ROW_PLANS) == plans
+    run(lambda lib, a, v, c: lib.nn.functional.layer_norm(a[1:4], (5,), v[1], c[0]).softmax(-1)
+        * lib.nn.functional.layer_norm(a[2:5], (5,), v[2], c[1]).softmax(-1), x, w, b)
+
+
+def test_repeated_elementwise_ops_reuse_their_launch_with_new_offsets_and_scalars(rt):
+    """An elementwise op of an earlier one's expression, dtypes, shapes and strides is recorded from that one's
+    launch plan, with this call's operands' offsets and its scalars (a broadcast operand, a strided view, a number),
+    and an in-place op still writes its tensor directly; values as torch's."""
+    from shapetorch.backends.webgpu import kernels as K
+
+    x, v = data((6, 8)), data((4, 8), seed=1)
+    X, V = st.tensor(x, device=DEV), st.tensor(v, device=DEV)
+    plans = 0
+    for i in range(3):
+        got = (X[i:i + 3, ::2] * (i + 0.5) + V[i, ::2]).numpy()  # strided view, a scalar, a broadcast row
+        np.testing.assert_allclose(got, x[i:i + 3, ::2] * np.float32(i + 0.5) + v[i, ::2], rtol=1e-6)
+        y = st.zeros(3, 4, device=DEV)
+        y.add_(X[i + 1:i + 4, 1::2], alpha=i + 2)
+        np.testing.assert_allclose(y.numpy(), x[i + 1:i + 4, 1::2] * np.float32(i + 2), rtol=1e-6)
+        if i == 0:
+            plans = len(K._EW_PLANS)
+        assert len(K._EW_PLANS) == plans

@@ -19,7 +19,7 @@ from . import chunks, index_offsets
 from . import codegen as G
 from . import layer_norm as layer_norm_grads
 from . import loss as fused_loss
-from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, to_host
+from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, f32_bits, to_host
 
 Operand = WArray | Any  # a WArray or a scalar
 PRIM_CPU: dict[str, Callable[..., Any]] = {}  # the CPU kernels, for the float16 fallbacks
@@ -52,7 +52,7 @@ def _word(x: Any, dt: np.dtype[Any]) -> int:
     """A scalar's bits in compute type of ``dt``."""
     k = _kind(dt)
     if k == "f":
-        return int(np.array(float(x), dtype=np.float32).view(np.uint32))
+        return f32_bits(float(x))
     if k == "i":
         v = int(x)
         if v < I32_MIN or v > I32_MAX:
@@ -73,6 +73,13 @@ def _bstrides(a: WArray, shape: tuple[int, ...]) -> list[int]:
     return out
 
 
+# A fresh output's elementwise launch without a check, by the expression, the dtypes, the shape and each operand's
+# shape and strides (or a scalar's dtype), and the limits: (shader, parameter block up to the scalars' words, grid,
+# each operand's offset word or -1 for a scalar). A step computes the same shapes step after step; a plan found
+# again only places the operands' offsets and scalars.
+_EW_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
                 shape: tuple[int, ...], out: WArray | None = None, extra: Sequence[float] = (),
                 check: str = "", helpers: str = "") -> WArray:
@@ -83,6 +90,26 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     A fresh output's dispatch carries its recipe, so that an in-place op can redirect it into the tensor it
     writes (:func:`redirect`). An operand that is ``out`` itself (the same elements, same dtype) reads the
     element it is about to overwrite ('o' mode); an operand elsewhere in ``out``'s buffer is read from a copy."""
+    key: tuple[Any, ...] | None = None
+    if out is None and not check:
+        key = (expr, out_dtype, shape, helpers, len(extra), RT.max_groups, RT.max_binding,
+               *[(nm, x.shape, x.stride, x.dtype) if type(x) is WArray else (nm, sdt) for nm, x, sdt in operands])
+        plan = _EW_PLANS.get(key)
+        if plan is not None and not any(type(x) is WArray and chunks.large(x) for _, x, _ in operands):
+            out = RT.empty(shape, out_dtype)
+            assert out.st is not None
+            pbufs = [out.st.buf]
+            pmeta = plan[1].copy()
+            for (_, x, sdt), pos in zip(operands, plan[3]):
+                if pos >= 0:
+                    pmeta[pos] = x.offset
+                    pbufs.append(x.st.buf)  # type: ignore[union-attr]  # (has elements, as the output has)
+                else:
+                    pmeta.append(_word(x, sdt))
+            if extra:
+                pmeta += [f32_bits(v) for v in extra]
+            RT.dispatch(plan[0], pbufs, pmeta, plan[2], (out, expr, operands, shape, extra, check, helpers))
+            return out
     fresh = out is None
     if out is None:
         out = RT.empty(shape, out_dtype)
@@ -100,6 +127,7 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     spec = []
     bufs = [st.buf]
     words = []
+    slots = []  # each operand's offset word (-1: a scalar), for the plan
     for name, x, sdt in operands:
         if type(x) is WArray:
             if x.st is st:
@@ -111,6 +139,7 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
                 x = contiguous_copy(x)
             xst = x.st
             assert xst is not None
+            slots.append(len(meta))
             if x.shape == shape:
                 mode = "c" if x.contiguous else "s"
                 meta.append(x.offset)
@@ -127,18 +156,25 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
             z = np.array([c.real, c.imag], dtype=np.float32).view(np.uint32)
             words += [int(z[0]), int(z[1])]
         else:
+            slots.append(-1)
             spec.append((name, _st(sdt), "k"))
             words.append(_word(x, sdt))
+    head = len(meta)
     meta += words
     if extra:
-        meta += [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in extra]
+        meta += [f32_bits(v) for v in extra]
     if check:
         meta.append(RT.add_check("method_dtype_not_supported_error", RT.op, dtype="shapetorch.int64",
                                  hint=" with a result outside int32 (WebGPU stores int64 as int32; compute on the CPU)"))
         bufs.append(RT.flag)
     wgsl = G.elementwise(expr, _st(out.dtype), "c" if out_c else "s", tuple(spec), len(extra), check, helpers)
     recipe = (out, expr, operands, shape, extra, check, helpers) if fresh else None
-    RT.dispatch(wgsl, bufs, meta, _grid(n), recipe)
+    grid = _grid(n)
+    RT.dispatch(wgsl, bufs, meta, grid, recipe)
+    if key is not None:
+        if len(_EW_PLANS) >= 4096:
+            _EW_PLANS.clear()
+        _EW_PLANS[key] = (wgsl, meta[:head], grid, slots)
     return out
 
 
@@ -283,6 +319,21 @@ def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     first = shapes[0]
     if all(s == first for s in shapes):  # the common case, without NumPy's general (and slower) routine
         return first
+    if len(shapes) == 2:  # (a matmul's batch dims, a bias): NumPy's routine costs ten times this
+        x, y = shapes
+        if len(x) < len(y):
+            x, y = y, x
+        lead = len(x) - len(y)
+        out = list(x)
+        for i, n in enumerate(y):
+            m = x[lead + i]
+            if m != n:
+                if m == 1:
+                    out[lead + i] = n
+                elif n != 1:
+                    break
+        else:
+            return tuple(out)
     return tuple(np.broadcast_shapes(*shapes))
 
 
@@ -753,8 +804,25 @@ CHUNK = 4096
 _IDENTITY = {"sum": 0, "prod": 1, "all": True, "any": False}
 
 
+# A one-pass reduction's launch, by the op, the input's shape, strides and dtype, the axes and keepdims (and the limits
+# the grid and the chunking follow): (result shape, result dtype, outputs, shader, parameter block, grid); only the
+# input's offset (word 5 + ndim) changes when a step reduces the same shapes again.
+_REDUCE_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def reduce(op: str) -> Callable[..., WArray]:
     def kernel(a: WArray, axis: tuple[int, ...] | int, keepdims: bool = False) -> WArray:
+        key = (op, a.shape, a.stride, a.dtype, axis if isinstance(axis, int) else tuple(axis), keepdims, RT.max_groups,
+               RT.max_binding)
+        plan = _REDUCE_PLANS.get(key)
+        if plan is not None and not chunks.large(a):
+            out_shape, out_dt, n_work, wgsl, meta, grid = plan
+            out = RT.empty((n_work,), out_dt)
+            assert out.st is not None and a.st is not None
+            meta = meta.copy()
+            meta[5 + a.ndim] = a.offset
+            RT.dispatch(wgsl, [out.st.buf, a.st.buf], meta, grid)
+            return _view(out, out_shape, contiguous_strides(out_shape), 0)
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
         axes = tuple(d % a.ndim for d in axes) if a.ndim else ()
         kept = [d for d in range(a.ndim) if d not in axes]
@@ -780,7 +848,12 @@ def reduce(op: str) -> Callable[..., WArray]:
             a = chunks.windowed(a)
         v = permute_kernel(a, kept + list(axes))
         nchunks = 1 if arg or inner <= CHUNK else -(-inner // CHUNK)
-        res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt)
+        launch: list[Any] = []
+        res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt, launch)
+        if nchunks == 1 and v.st is a.st and v.offset == a.offset:  # (not a window of a large input)
+            if len(_REDUCE_PLANS) >= 1024:
+                _REDUCE_PLANS.clear()
+            _REDUCE_PLANS[key] = (out_shape, out_dt, n_out, *launch)
         if nchunks > 1:
             res = _reduce_pass(op, _view(res, (n_out, nchunks), (nchunks, 1)), n_out, nchunks, 1, out_dt)
         return _view(res, out_shape, contiguous_strides(out_shape), 0)
@@ -802,14 +875,19 @@ def _reduce_chunks(kernel: Callable[..., WArray], a: WArray, axes: tuple[int, ..
     return _view(res, out_shape, contiguous_strides(out_shape), 0)
 
 
-def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_dt: np.dtype[Any]) -> WArray:
+def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_dt: np.dtype[Any],
+                 launch: list[Any] | None = None) -> WArray:
+    """One reduction dispatch; ``launch`` receives its (shader, parameter block, grid)."""
     n_work = n_out * nchunks
     out = RT.empty((n_work,), out_dt)
     assert out.st is not None and v.st is not None
     chunk = -(-inner // nchunks)
     meta = [n_work, nchunks, inner, chunk, v.ndim, *v.shape, v.offset, *v.stride]
     wgsl = G.reduce_kernel(op, _st(v.dtype), _st(out_dt))
-    RT.dispatch(wgsl, [out.st.buf, v.st.buf], meta, _grid(n_work, 1))
+    grid = _grid(n_work, 1)
+    RT.dispatch(wgsl, [out.st.buf, v.st.buf], meta, grid)
+    if launch is not None:
+        launch += (wgsl, meta.copy(), grid)
     return out
 
 
@@ -884,8 +962,9 @@ def _fold_grid(n: int) -> tuple[int, int, int]:
 def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, a_geo: Sequence[int],
           b: WArray, b_geo: Sequence[int], modes: tuple[str, str], bias: WArray | None = None, act: str = "",
           conv: str = "", conv_meta: Sequence[int] = (), ksize: tuple[int, ...] = (),
-          cstride: tuple[int, ...] = ()) -> None:
-    """Record ``out`` (batch..., M, N), contiguous, = epilogue(A @ B) with one dispatch, or two with split K.
+          cstride: tuple[int, ...] = ()) -> tuple[str, list[int], tuple[int, int, int]] | None:
+    """Record ``out`` (batch..., M, N), contiguous, = epilogue(A @ B) with one dispatch, or two with split K;
+    returns the one dispatch's (shader, parameter block, grid), None for two.
 
     ``a_geo``: (offset, row stride, column stride, *batch strides) of A, ``b_geo`` likewise; ``modes``: the
     load modes of A and B (``_a_mode``/``_b_mode``; scalar ones for the convolution's gathers); ``conv``: which
@@ -904,9 +983,10 @@ def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, 
         bufs = [out.st.buf, a.st.buf, b.st.buf]
         if bias is not None and bias.st is not None:
             bufs.append(bias.st.buf)
-        RT.dispatch(G.matmul_kernel(st, tiles, *modes, bias is not None, act, conv, False, ksize, cstride), bufs,
-                    meta + bias_meta + list(conv_meta), _fold_grid(nwg))
-        return
+        launch = (G.matmul_kernel(st, tiles, *modes, bias is not None, act, conv, False, ksize, cstride),
+                  meta + bias_meta + list(conv_meta), _fold_grid(nwg))
+        RT.dispatch(launch[0], bufs, launch[1], launch[2])
+        return launch
     part = RT.empty((split * nb * M * N,), np.dtype(np.float32 if st in ("f16", "f32") else np.int32))
     assert part.st is not None
     RT.dispatch(G.matmul_kernel(st, tiles, *modes, False, "", conv, True, ksize, cstride), [part.st.buf, a.st.buf, b.st.buf],
@@ -916,6 +996,7 @@ def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, 
         bufs.append(bias.st.buf)
     RT.dispatch(G.matmul_split_reduce(st, bias is not None, act), bufs, [nb * M * N, split, N, *bias_meta],
                 _grid(nb * M * N))
+    return None
 
 
 def matmul_bias_kernel(a: WArray, b: WArray, bias: WArray, act: str = "") -> WArray:
@@ -927,7 +1008,31 @@ def matmul_bias_kernel(a: WArray, b: WArray, bias: WArray, act: str = "") -> WAr
     return matmul_kernel(a, b, bias, act)
 
 
+# A product's launch, by the operands' shapes, strides and dtypes (and the limits the grid and the chunking follow):
+# (output shape, result shape and strides, shader, parameter block, grid, bias offset's word or -1). A training
+# step multiplies the same shapes step after step; a plan found again skips the tiling, the load modes and the
+# views, and only the operands' offsets change in its parameter block (words 4 and 5, and the bias's).
+_MM_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "") -> WArray:
+    key = (a.shape, a.stride, a.dtype, b.shape, b.stride, b.dtype, act, RT.max_groups, RT.max_binding,
+           RT.max_wg_storage, RT.max_invocations,
+           None if bias is None else (bias.shape, bias.stride, bias.dtype, bias.st is None))
+    plan = _MM_PLANS.get(key)
+    if plan is not None and not (chunks.large(a) or chunks.large(b)):
+        full_shape, out_shape, out_stride, wgsl, meta, grid, bias_word = plan
+        out = RT.empty(full_shape, a.dtype)
+        meta = meta.copy()
+        meta[4], meta[5] = a.offset, b.offset
+        assert out.st is not None and a.st is not None and b.st is not None
+        bufs = [out.st.buf, a.st.buf, b.st.buf]
+        if bias_word >= 0:
+            assert bias is not None and bias.st is not None
+            meta[bias_word] = bias.offset
+            bufs.append(bias.st.buf)
+        RT.dispatch(wgsl, bufs, meta, grid)
+        return out if out_stride is None else _view(out, out_shape, out_stride, 0)
     if a.dtype != b.dtype:
         b = cast(b, a.dtype)
     va = a if a.ndim > 1 else _view(a, (1, a.shape[0]), (0, a.stride[0]))
@@ -958,8 +1063,15 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "
     a_geo = [va.offset, va.stride[-2], va.stride[-1], *ab]
     b_geo = [vb.offset, vb.stride[-2], vb.stride[-1], *bb]
     modes = (_a_mode(M, K, a_geo), _b_mode(K, N, b_geo))
-    _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
-    return _view(out, tuple(out_shape), contiguous_strides(out_shape), 0)
+    launch = _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
+    res = tuple(out_shape)
+    if launch is not None and key[2] == key[5]:  # (else b was cast: another buffer than the plan would bind)
+        if len(_MM_PLANS) >= 1024:
+            _MM_PLANS.clear()
+        bias_word = -1 if bias is None or bias.st is None else len(launch[1]) - 2  # [.., bias offset, bias stride]
+        _MM_PLANS[key] = (full_shape, res, None if res == full_shape else contiguous_strides(res), launch[0],
+                          launch[1], launch[2], bias_word)
+    return _view(out, res, contiguous_strides(res), 0)
 
 
 def _matmul_batches(out: WArray, a: WArray, b: WArray, bias: WArray | None, act: str) -> None:
@@ -1056,10 +1168,30 @@ def index_copy_kernel(a: WArray, src: WArray, index: Any, axis: int) -> WArray:
 
 
 # -- nn primitives written in the kernels above ---------------------------------------------------------
+# A row kernel's launch (softmax, layer norm and their gradients), by the op, the axis, eps and the inputs' shapes,
+# strides and dtypes (and the limits): (output shape, shader, parameter block less the offsets, grid, the
+# permutation back, which inputs bind in which order). Made only where no input was copied first, so that on a
+# hit the inputs bind as they are, each at its own offset.
+_ROW_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
 def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0.0,
             vecs: Sequence[WArray | None] = ()) -> WArray:
     """One dispatch of ``G.row_kernel``: ``rows_in`` (one shape) reduced and mapped along ``axis``; ``vecs``
     (w, b: one value per element of a row, None where absent) follow ``rows_in`` in ``G.ROW_INPUTS`` order."""
+    key = (op, axis, eps, RT.max_groups, RT.max_binding,
+           *(None if a is None else (a.shape, a.stride, a.dtype) for a in (*rows_in, *vecs)))
+    plan = _ROW_PLANS.get(key)
+    if plan is not None:
+        shape, wgsl, meta, grid, back, pick = plan
+        srcs = (*rows_in, *vecs)
+        bound = [x for i in pick if (x := srcs[i]) is not None and x.st is not None]
+        if len(bound) == len(pick) and not any(chunks.large(x) for x in bound):
+            out = RT.empty(shape, next(a for a in rows_in if a is not None).dtype)
+            assert out.st is not None
+            RT.dispatch(wgsl, [out.st.buf, *(x.st.buf for x in bound if x.st is not None)],
+                        [*meta, *(x.offset for x in bound)], grid)
+            return permute_kernel(out, back)
     first = next(a for a in rows_in if a is not None)
     nd = first.ndim
     axis %= max(nd, 1)
@@ -1075,12 +1207,14 @@ def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0
         v = permute_kernel(a, order) if a is not None else None
         ins.append(contiguous_copy(v) if v is not None and not v.contiguous else v)
     ins += [None if v is None else contiguous_copy(v) if not v.contiguous else v for v in vecs]
+    copied = any(v is not None and a is not None and v.st is not a.st for v, a in zip(ins, (*rows_in, *vecs)))
     names = G.ROW_INPUTS[op]
-    order_in = [ins[[n for n in names if n in ("x", "y", "g")].index(n)] if n in ("x", "y", "g")
-                else ins[len(rows_in) + [n for n in names if n in ("w", "b")].index(n)] for n in names]
+    idx_in = [[n for n in names if n in ("x", "y", "g")].index(n) if n in ("x", "y", "g")
+              else len(rows_in) + [n for n in names if n in ("w", "b")].index(n) for n in names]
+    order_in = [ins[i] for i in idx_in]
     present = tuple(a is not None for a in order_in)
     wgsl = G.row_kernel(op, _st(first.dtype), present)
-    eps_word = int(np.array(eps, dtype=np.float32).view(np.uint32))
+    eps_word = f32_bits(eps)
     rowed = [n in ("x", "y", "g") for n in names]
     if chunks.large(out) or any(a is not None and chunks.large(a) for a in order_in):
         # one dispatch per chunk of rows; the kernel writes rows from its binding's start, so a chunk starts at an
@@ -1101,7 +1235,12 @@ def _row_op(op: str, rows_in: Sequence[WArray | None], axis: int, eps: float = 0
         return permute_kernel(out, back)
     bufs = [out.st.buf] + [a.st.buf for a in order_in if a is not None and a.st is not None]
     meta = [rows, L, eps_word] + [a.offset for a in order_in if a is not None]
-    RT.dispatch(wgsl, bufs, meta, _grid(rows, 1))
+    grid = _grid(rows, 1)
+    RT.dispatch(wgsl, bufs, meta, grid)
+    if not copied and all(a is None or a.st is not None for a in order_in):
+        if len(_ROW_PLANS) >= 1024:
+            _ROW_PLANS.clear()
+        _ROW_PLANS[key] = (out.shape, wgsl, [rows, L, eps_word], grid, back, [i for i in idx_in if ins[i] is not None])
     return permute_kernel(out, back)
 
 
@@ -1451,29 +1590,48 @@ class _StepGroup:
 _STEPS = _StepGroup()
 
 
+_F32 = np.dtype(np.float32)
+# (kind, hyperparameters) -> (flags, scalar words): the parameters of a group share them within a step
+_STEP_WORDS: dict[tuple[Any, ...], tuple[tuple[str, ...], list[int]]] = {}
+
+
 def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: dict[str, float]) -> bool:
     """The update of a float32 parameter and its state in place (``kind`` 'adam' or 'sgd'), recorded with the
     updates of the parameters after it as one dispatch (:class:`_StepGroup`); False (and nothing recorded) when
     the arrays are not contiguous float32 arrays of one shape, for the caller's path."""
     arrays = (p, g, *state)
-    if any(a.dtype != np.float32 or a.shape != p.shape or not a.contiguous or a.st is None for a in arrays):
-        return False
+    shape = p.shape
+    for a in arrays:
+        if a.dtype != _F32 or a.shape != shape or a.st is None or not a.contiguous:
+            return False
     if len({id(a.st) for a in arrays}) != len(arrays):  # one buffer bound twice, written: not allowed
         return False
-    h = hyper
+    if kind not in ("adam", "sgd"):
+        return False
+    key = (kind, len(state), *hyper.items())
+    got = _STEP_WORDS.get(key)
+    if got is None:
+        got = _step_words(kind, len(state), hyper)
+        if all(type(v) in (float, int, bool) for v in hyper.values()):  # (a tensor's value may change in place)
+            if len(_STEP_WORDS) >= 64:  # a new step count each step: keep only the recent ones
+                _STEP_WORDS.clear()
+            _STEP_WORDS[key] = got
+    if p.size == 0:
+        return True
+    _STEPS.add((kind, got[0]), arrays, got[1])
+    return True
+
+
+def _step_words(kind: str, nstate: int, h: dict[str, float]) -> tuple[tuple[str, ...], list[int]]:
+    """The kernel's flags and its scalars' float32 words for one step's hyperparameters."""
     if kind == "adam":
         flags = tuple(f for f, on in (("decoupled", h["decoupled"] and h["weight_decay"] != 0),
-                                      ("wd", h["weight_decay"] != 0), ("amsgrad", len(state) == 3)) if on)
+                                      ("wd", h["weight_decay"] != 0), ("amsgrad", nstate == 3)) if on)
         bc1 = 1 - h["beta1"] ** h["step"]
         scalars = [1 - h["lr"] * h["weight_decay"], h["weight_decay"], 1 - h["beta1"], h["beta2"], 1 - h["beta2"],
                    math.sqrt(1 - h["beta2"] ** h["step"]), h["eps"], -(h["lr"] / bc1)]
-    elif kind == "sgd":
-        flags = tuple(f for f, on in (("wd", h["weight_decay"] != 0), ("momentum", bool(state)),
-                                      ("nesterov", bool(state) and bool(h["nesterov"]))) if on)
-        scalars = [h["weight_decay"], h["momentum"], 1 - h["dampening"], -h["lr"], 0.0, 0.0, 0.0, 0.0]
     else:
-        return False
-    if p.size == 0:
-        return True
-    _STEPS.add((kind, flags), arrays, [int(np.array(v, dtype=np.float32).view(np.uint32)) for v in scalars])
-    return True
+        flags = tuple(f for f, on in (("wd", h["weight_decay"] != 0), ("momentum", bool(nstate)),
+                                      ("nesterov", bool(nstate) and bool(h["nesterov"]))) if on)
+        scalars = [h["weight_decay"], h["momentum"], 1 - h["dampening"], -h["lr"], 0.0, 0.0, 0.0, 0.0]
+    return flags, [f32_bits(v) for v in scalars]

@@ -20,6 +20,7 @@ import bisect
 import math
 import os
 import re
+import struct
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -34,8 +35,6 @@ ARENA_BYTES = 1 << 16  # parameter arena per batch
 # Dispatches per submit: a longer step is submitted in parts, so the device starts on the first part while the
 # host records the rest (SHAPETORCH_WEBGPU_SUBMIT_EVERY overrides it; docs/runtimes.md has the measured cost).
 SUBMIT_EVERY = int(os.environ.get("SHAPETORCH_WEBGPU_SUBMIT_EVERY", "128"))
-_ZERO_WORD = (0,)
-_PAD = (0,) * 1024
 MAX_GROUPS = 8192  # cached bind groups (the cache is emptied when full)
 _BINDING = re.compile(r"@binding\((\d+)\) var<storage, (read|read_write)>")
 # Free buffers kept for reuse beyond this many bytes are destroyed (SHAPETORCH_WEBGPU_POOL_MB overrides it).
@@ -94,6 +93,14 @@ class BufferRange:
         self.buffer = buffer
         self.offset = offset  # bytes, a multiple of min-storage-buffer-offset-alignment
         self.size = size
+
+    # equal (in a bind group's key) when the window is: a chunk's BufferRange is made anew for each kernel
+    def __eq__(self, other: object) -> bool:
+        return type(other) is BufferRange and (self.buffer is other.buffer and self.offset == other.offset
+                                               and self.size == other.size)
+
+    def __hash__(self) -> int:
+        return hash((id(self.buffer), self.offset, self.size))
 
 
 class Window(Storage):
@@ -254,10 +261,16 @@ class Runtime:
         self.batch_count = 0
         self.held: tuple[Any, ...] | None = None  # the last dispatch, not yet in the pass (see dispatch)
         self.last_pipe: Any = None  # the pipeline the open pass has set
+        # wgpu-native's own entry points for the three commands of a dispatch (see :func:`_pass_calls`), or None
+        self.raw: tuple[Any, Any, Any, Any] | None = None
+        self.pass_id: Any = None  # the open pass's handle for them
         self.submit_every = SUBMIT_EVERY
         self.submit_at_step = True  # submit at the start of an optimizer step too (see kernels._StepGroup.add)
         self.arena: Any = None
-        self.arena_words: list[int] = []  # the batch's parameter blocks, as u32 words (or negative int32s)
+        # The batch's parameter blocks, staged as int64 words (u32 words or negative int32s, each packed by one
+        # ``struct`` call) and narrowed to u32 by NumPy once per submit; ``arena_used`` words are taken.
+        self.staging = bytearray(2 * ARENA_BYTES)
+        self.arena_used = 0
         self.align = 256
         self.align_words = 64
         # The adapter's limits, checked when a dispatch is recorded (an over-limit dispatch would fail the whole
@@ -330,6 +343,7 @@ class Runtime:
         self.max_buffer = int(dl.get("max-buffer-size", 256 << 20))
         self.max_wg_storage = int(dl.get("max-compute-workgroup-storage-size", 16384))
         self.max_invocations = int(dl.get("max-compute-invocations-per-workgroup", 256))
+        self.raw = _pass_calls()
         self.arena = self.device.create_buffer(
             size=ARENA_BYTES, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
         self.flag = self.device.create_buffer(
@@ -514,22 +528,33 @@ class Runtime:
     def bind_group(self, sig: tuple[bool, ...], meta_size: int, buffers: Sequence[Any]) -> Any:
         """A bind group of the arena (a ``meta_size`` window, placed by the dispatch's dynamic offset) and
         ``buffers``, made once per (signature, window, buffers): a training step's dispatches name the same pooled
-        buffers step after step. A destroyed buffer's groups are forgotten (its id may return)."""
-        # a window is named by its buffer and range (the BufferRange object itself is made per chunk)
-        key = (sig, meta_size, *(id(b) if not isinstance(b, BufferRange) else (id(b.buffer), b.offset, b.size)
-                                 for b in buffers))
+        buffers step after step. The key holds the buffers themselves (hashed by identity; a window by its buffer
+        and range, see :class:`BufferRange`), so no key can name a buffer made later at a freed one's address; a
+        destroyed buffer's groups are forgotten."""
+        key = (sig, meta_size, *buffers)
         bg = self.groups.get(key)
-        if bg is None:
-            if len(self.groups) >= MAX_GROUPS:
-                self.groups.clear()
-                self.groups_of.clear()
-            whole = [(b.buffer, b.offset, b.size) if isinstance(b, BufferRange) else (b, 0, b.size) for b in buffers]
-            for b, _, _ in whole:
-                self.groups_of.setdefault(id(b), []).append(key)
-            entries = [{"binding": 0, "resource": {"buffer": self.arena, "offset": 0, "size": meta_size}}]
-            entries += [{"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": n}}
-                        for i, (b, off, n) in enumerate(whole)]
-            bg = self.groups[key] = self.device.create_bind_group(layout=self.group_layout(sig), entries=entries)
+        return bg if bg is not None else self._new_group(key, sig, meta_size, buffers)
+
+    def _new_group(self, key: tuple[Any, ...], sig: tuple[bool, ...], meta_size: int, buffers: Sequence[Any]) -> Any:
+        """Make (and keep) the bind group of ``key``. Each binding's size is checked here, once per group: a group
+        found again names the same buffers, and a buffer's size never changes."""
+        whole = [(b.buffer, b.offset, b.size) if type(b) is BufferRange else (b, 0, b.size) for b in buffers]
+        for _, _, n in whole:
+            if n > self.max_binding:
+                self._too_large(n)
+        if len(self.groups) >= MAX_GROUPS:
+            self.groups.clear()
+            self.groups_of.clear()
+        entries = [{"binding": 0, "resource": {"buffer": self.arena, "offset": 0, "size": meta_size}}]
+        entries += [{"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": n}}
+                    for i, (b, off, n) in enumerate(whole)]
+        try:
+            bg = self.device.create_bind_group(layout=self.group_layout(sig), entries=entries)
+        except Exception as e:  # nothing is recorded yet: the batch stays intact
+            fail("device_error_failed", op=self.op, problem=f"WebGPU rejected a kernel: {_last_line(e)}")
+        for b, _, _ in whole:
+            self.groups_of.setdefault(id(b), []).append(key)
+        self.groups[key] = bg
         return bg
 
     def dispatch(self, wgsl: str, buffers: Sequence[Any], meta: Sequence[int], grid: tuple[int, int, int],
@@ -548,31 +573,31 @@ class Runtime:
             fail("device_error_limit", op=self.op,
                  problem=f"a kernel grid of {grid} workgroups is more than this WebGPU adapter's "
                          f"max-compute-workgroups-per-dimension ({self.max_groups})")
-        for b in buffers:
-            if b.size > self.max_binding:
-                self._too_large(b.size)
         pipe, sig = self.pipelines.get(wgsl) or self.pipeline(wgsl, len(buffers))
         n = len(meta) or 1
         # the window bound for the parameter block: the words rounded up to 16 (few distinct sizes, so bind groups
         # are shared), never past the arena's end
         size = -(-n // 16) * 64
-        words = self.arena_words
-        off = len(words)
+        off = self.arena_used
         if (off << 2) + size > ARENA_BYTES or self.batch_count >= self.submit_every:
             self.flush()
-            words = self.arena_words
             off = 0
-        try:
-            bg = self.bind_group(sig, size, buffers)
-        except Exception as e:  # nothing is recorded yet: the batch stays intact
-            fail("device_error_failed", op=self.op, problem=f"WebGPU rejected a kernel: {_last_line(e)}")
-        # the words are kept as Python ints and converted once per submit (a NumPy conversion per dispatch cost
-        # more than the rest of this method); the next block starts at the adapter's offset alignment
-        words += meta if meta else _ZERO_WORD
-        words += _PAD[:(-len(words)) % self.align_words]
+        key = (sig, size, *buffers)
+        bg = self.groups.get(key)
+        if bg is None:
+            bg = self._new_group(key, sig, size, buffers)
+        # the words are packed as int64 and narrowed once per submit (a NumPy conversion per dispatch, or of a
+        # list of Python ints per submit, cost more than the rest of this method); the next block starts at the
+        # adapter's offset alignment (the padding words are left as they are: no kernel reads them)
+        if meta:
+            _packer(len(meta))(self.staging, off << 3, *meta)
+        else:
+            _packer(1)(self.staging, off << 3, 0)
+        self.arena_used = off + -(-n // self.align_words) * self.align_words
         if self.encoder is None:
             self.encoder = self.device.create_command_encoder()
             self.cpass = self.encoder.begin_compute_pass()
+            self.pass_id = self.cpass._internal if self.raw is not None else None
             self.last_pipe = None
         if self.held is not None:
             self._emit(self.held)
@@ -586,6 +611,17 @@ class Runtime:
         """Put a held dispatch into the compute pass (the pipeline is set only when it changes)."""
         pipe, bg, off, grid, _ = held
         self.held = None
+        raw = self.raw
+        if raw is not None:
+            set_pipeline, set_bind_group, dispatch, offsets = raw
+            pid = self.pass_id
+            if pipe is not self.last_pipe:
+                set_pipeline(pid, pipe._internal)
+                self.last_pipe = pipe
+            offsets[0] = off  # copied by the call (wgpu records the offsets with the command)
+            set_bind_group(pid, 0, bg._internal, 1, offsets)
+            dispatch(pid, grid[0], grid[1], grid[2])
+            return
         cpass = self.cpass
         if pipe is not self.last_pipe:
             cpass.set_pipeline(pipe)
@@ -617,9 +653,10 @@ class Runtime:
             self.record_deferred()
         if self.encoder is None:
             return
-        encoder, cpass, held, words = self.encoder, self.cpass, self.held, self.arena_words
+        encoder, cpass, held, used = self.encoder, self.cpass, self.held, self.arena_used
         self.encoder = self.cpass = self.held = self.last_pipe = None
-        self.arena_words = []
+        pass_id, self.pass_id = self.pass_id, None
+        self.arena_used = 0
         self.batch_refs = []
         self.batch_count = 0
         for size, bufs in self.dirty.items():
@@ -629,12 +666,13 @@ class Runtime:
         self.dirty = {}
         try:
             if held is not None:
-                self.cpass = cpass
+                self.cpass, self.pass_id = cpass, pass_id
                 self._emit(held)
-                self.cpass = None
+                self.cpass = self.pass_id = None
             cpass.end()
-            if words:
-                self.device.queue.write_buffer(self.arena, 0, np.array(words, dtype=np.int64).astype(np.uint32))
+            if used:
+                words = np.frombuffer(self.staging, dtype=np.int64, count=used).astype(np.uint32)
+                self.device.queue.write_buffer(self.arena, 0, words)
             self.device.queue.submit([encoder.finish()])
         except Exception as e:
             fail("device_error_failed", op=self.op,
@@ -718,6 +756,52 @@ class Runtime:
 
 RT = Runtime()
 BAD = _BAD = object()  # in a check's kwargs: replaced by the value the kernel found out of range
+
+
+_PACK_F32, _UNPACK_U32 = struct.Struct("<f").pack, struct.Struct("<I").unpack
+
+
+def f32_bits(x: Any) -> int:
+    """The bits of ``x`` rounded to float32, as a u32 word (``struct``: a NumPy round trip costs ten times more)."""
+    try:
+        return int(_UNPACK_U32(_PACK_F32(x))[0])
+    except OverflowError:  # past float32's range: NumPy rounds it to an infinity, as a cast would
+        return int(np.array(x, dtype=np.float32).view(np.uint32))
+
+
+_PACKERS: dict[int, Callable[..., None]] = {}
+
+
+def _packer(n: int) -> Callable[..., None]:
+    """``pack_into(buffer, byte_offset, *words)`` for ``n`` int64 words (made once per length)."""
+    got = _PACKERS.get(n)
+    if got is None:
+        got = _PACKERS[n] = struct.Struct(f"<{n}q").pack_into
+    return got
+
+
+def _pass_calls() -> tuple[Any, Any, Any, Any] | None:
+    """wgpu-native's C functions for set_pipeline, set_bind_group and dispatch_workgroups, and a reusable C array
+    for the dynamic offset; None where this wgpu has no such backend (the public methods are used then).
+
+    wgpu-py's methods wrap each C call in an error capture and build the offsets array per call: 10-20 us of
+    host time per dispatch on lavapipe, three times the C calls themselves. Commands recorded into a pass are
+    validated when the pass ends (WebGPU: an invalid command invalidates the encoder), so skipping the capture
+    loses no error: ``cpass.end()`` and ``encoder.finish()`` go through wgpu-py, and :meth:`Runtime.flush`
+    turns what they raise into a coded error."""
+    if os.environ.get("SHAPETORCH_WEBGPU_PUBLIC_CALLS") == "1":
+        return None
+    try:
+        from wgpu.backends.wgpu_native._ffi import ffi, lib
+    except Exception:  # another backend, or a wgpu whose internals moved
+        return None
+    names = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSetBindGroup",
+             "wgpuComputePassEncoderDispatchWorkgroups")
+    try:
+        calls = [getattr(lib, n) for n in names]
+        return calls[0], calls[1], calls[2], ffi.new("uint32_t[1]")
+    except Exception:
+        return None
 
 
 def _last_line(e: BaseException) -> str:
