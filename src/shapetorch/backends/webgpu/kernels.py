@@ -73,6 +73,13 @@ def _bstrides(a: WArray, shape: tuple[int, ...]) -> list[int]:
     return out
 
 
+def _complex_words(x: Any) -> list[int]:
+    """A complex scalar's two words: its real and imaginary parts' float32 bits."""
+    c = complex(np.asarray(x).item())
+    z = np.array([c.real, c.imag], dtype=np.float32).view(np.uint32)
+    return [int(z[0]), int(z[1])]
+
+
 # A fresh output's elementwise launch without a check, by the expression, the dtypes, the shape and each operand's
 # shape and strides (or a scalar's dtype), and the limits: (shader, parameter block up to the scalars' words, grid,
 # each operand's offset word or -1 for a scalar). A step computes the same shapes step after step; a plan found
@@ -104,6 +111,8 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
                 if pos >= 0:
                     pmeta[pos] = x.offset
                     pbufs.append(x.st.buf)  # type: ignore[union-attr]  # (has elements, as the output has)
+                elif pos == -2:
+                    pmeta += _complex_words(x)
                 else:
                     pmeta.append(_word(x, sdt))
             if extra:
@@ -127,7 +136,7 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     spec = []
     bufs = [st.buf]
     words = []
-    slots = []  # each operand's offset word (-1: a scalar), for the plan
+    slots = []  # each operand's offset word (-1: a scalar, -2: a complex scalar's two words), for the plan
     for name, x, sdt in operands:
         if type(x) is WArray:
             if x.st is st:
@@ -151,10 +160,9 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
             spec.append((name, _st(x.dtype), mode))
             bufs.append(xst.buf)
         elif _kind(sdt) == "v":  # a complex scalar: its real and imaginary parts' float32 bits
+            slots.append(-2)
             spec.append((name, _st(sdt), "k"))
-            c = complex(np.asarray(x).item())
-            z = np.array([c.real, c.imag], dtype=np.float32).view(np.uint32)
-            words += [int(z[0]), int(z[1])]
+            words += _complex_words(x)
         else:
             slots.append(-1)
             spec.append((name, _st(sdt), "k"))
