@@ -610,9 +610,7 @@ def test_grad_from_two_outputs_of_one_node():
 def test_grad_fn_names_of_sum_and_pow_as_torch():
     """torch names a node by the overload that made it: sum over every dim (SumBackward0) or over given
     dims/keepdim (SumBackward1, also when the given dims are all of them); pow with a scalar exponent
-    (PowBackward0) or a tensor one (PowBackward1). One case differs from torch and is left out here:
-    `pow(2.0, t)` (torch PowBackward2, shapetorch PowBackward1: the node cannot tell a Python base from a
-    tensor one that needs no grad)."""
+    (PowBackward0), a tensor one (PowBackward1), or a Python base (PowBackward2)."""
 
     def names(lib):
         p = lib.ones(3, requires_grad=True)
@@ -621,7 +619,24 @@ def test_grad_fn_names_of_sum_and_pow_as_torch():
                 m.sum((0, 1), keepdim=True).grad_fn.name(), p.sum(0, keepdim=True).grad_fn.name(),
                 p.sum(0).grad_fn.name(), m.sum((0, 1)).grad_fn.name(), m.sum((-1, 0)).grad_fn.name(),
                 lib.pow(p, 2.0).grad_fn.name(), (p ** 1).grad_fn.name(), lib.pow(p, p).grad_fn.name(),
-                lib.pow(p.detach(), p).grad_fn.name()]
+                lib.pow(p.detach(), p).grad_fn.name(), lib.pow(2.0, p).grad_fn.name(), (3 ** p).grad_fn.name()]
+
+    ours, theirs = both(names)
+    assert ours == theirs
+
+
+def test_grad_fn_names_of_view_ops_as_torch():
+    """The view ops name their nodes as torch's do (a graph printer or a hook that dispatches on the name sees the
+    same graph): transpose/swapaxes/mT are TransposeBackward0, not the permute they are made of."""
+
+    def names(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        return [f.name() for f in (
+            x.transpose(0, 1).grad_fn, x.t().grad_fn, x.T.grad_fn, x.mT.grad_fn, x.permute(1, 0).grad_fn,
+            x.swapaxes(0, 1).grad_fn, x.movedim(0, 1).grad_fn, x.unsqueeze(0).grad_fn, x.squeeze().grad_fn,
+            x.squeeze(0).grad_fn, x.squeeze((0, 1)).grad_fn, x.split(1)[0].grad_fn, x.split([1, 1])[1].grad_fn,
+            x.chunk(2, 1)[0].grad_fn, x.unbind(0)[1].grad_fn, x.view(6).grad_fn, x.expand(2, 2, 3).grad_fn,
+            x.narrow(1, 0, 2).grad_fn, x.diagonal().grad_fn)]
 
     ours, theirs = both(names)
     assert ours == theirs

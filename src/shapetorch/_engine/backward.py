@@ -345,8 +345,10 @@ class Node(GraphNode):
         if p == "max_pool":  # torch's node of max_pool{1,2,3}d (1-D runs as 2-D there)
             return f"MaxPool{max(len(self.params['kernel']), 2)}DWithIndicesBackward0"
         if p == "pow":
-            return "PowBackward1" if _is_tensor(self._inputs[1]) or any(s[0] == 1 for s in self._saved) \
-                else "PowBackward0"
+            # torch's three: tensor ** number (0), tensor ** tensor (1), number ** tensor (2)
+            base = _is_tensor(self._inputs[0]) or any(s[0] == 0 for s in self._saved)
+            exponent = _is_tensor(self._inputs[1]) or any(s[0] == 1 for s in self._saved)
+            return "PowBackward0" if not exponent else "PowBackward1" if base else "PowBackward2"
         return f"{_NAMES.get(p) or _camel(p)}Backward0"
 
     def _saved_names(self) -> list[str]:

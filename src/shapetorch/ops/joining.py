@@ -12,7 +12,7 @@ from .._rules import joining as RJ
 from .._rules.axes import wrap_dim
 from .._rules.joining import dsplit_check
 from .._tensor import Tensor
-from ._common import cast, check, promoted
+from ._common import as_node, cast, check, promoted
 from ._registry import public
 from .indexing import narrow, select
 
@@ -96,14 +96,24 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int 
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
     d = _dim(tensor, dim, "split", "split_error_dim_out_of_range")
     sizes = check(RJ.split_sizes, tensor._data.shape[d], split_size_or_sections, d, tensor._data.shape, op="split")
-    return _pieces(tensor, d, sizes)
+    return _labeled(_pieces(tensor, d, sizes), tensor,
+                    "SplitBackward0" if isinstance(split_size_or_sections, int) else "SplitWithSizesBackward0")
+
+
+def _labeled(pieces: tuple[Tensor, ...], input: Tensor, label: str) -> tuple[Tensor, ...]:
+    """The pieces' nodes under torch's name for the op that cut them (each piece has its own node here)."""
+    for p in pieces:
+        if p._grad_fn is not None:
+            as_node(p, label, input)
+    return pieces
 
 
 @public("joining")
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """At most ``chunks`` pieces of equal size (the last may be smaller), as torch.chunk."""
     d = _dim(input, dim, "chunk", "chunk_error_dim_out_of_range")
-    return _pieces(input, d, check(RJ.chunk_sizes, input._data.shape[d], chunks, op="chunk"))
+    return _labeled(_pieces(input, d, check(RJ.chunk_sizes, input._data.shape[d], chunks, op="chunk")), input,
+                    "SplitBackward0")
 
 
 @public("joining")
@@ -119,7 +129,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     count, _ = check(RJ.unbind_shapes, input._data.shape, dim, op="unbind")
     d = wrap_dim(dim, input._data.ndim, "unbind")
-    return tuple(select(input, d, i) for i in range(count))
+    return _labeled(tuple(select(input, d, i) for i in range(count)), input, "UnbindBackward0")
 
 
 @public("joining")

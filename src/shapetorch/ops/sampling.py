@@ -107,7 +107,7 @@ def _read(flat: Tensor, sizes: Sequence[int], taps: Sequence[Tensor]) -> Tensor:
     for tap, n in zip(taps, sizes):  # taps in (x, y[, z]) order: x is the innermost dim
         ok: Tensor = (tap >= 0).logical_and(tap <= n - 1)
         inside = ok if inside is None else inside.logical_and(ok)
-        term = tap.clamp(0, n - 1).long() * stride
+        term = tap.nan_to_num(0.0).clamp(0, n - 1).long() * stride  # (a NaN tap is outside: read 0, as torch)
         index = term if index is None else index + term
         stride *= n
     assert index is not None and inside is not None
@@ -171,6 +171,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         coords = [_pad_coord(x, s, padding_mode, align) for x, s in zip(coords, sizes)]
         if mode == "nearest":
             out = _read(flat, sizes, [x.round().detach() for x in coords])
+            if g.requires_grad:  # the grid's gradient is zero, as torch gives it (not None): an exact zero term
+                out = out + (g.sum(-1) * 0).nan_to_num(0.0, 0.0, 0.0).unsqueeze(1)
         else:
             out = _linear(flat, sizes, coords)
     return out.reshape(n, c, *out_spatial)

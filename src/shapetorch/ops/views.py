@@ -153,7 +153,8 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 
 @public("shape", aliases=("swapaxes", "swapdims"))
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    return _view_of(_PERMUTE(input, axes=_transpose_axes(input._data.shape, dim0, dim1)), input)
+    out = _view_of(_PERMUTE(input, axes=_transpose_axes(input._data.shape, dim0, dim1)), input)
+    return out if out._grad_fn is None else as_node(out, "TransposeBackward0", input)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -185,7 +186,8 @@ def _mT_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _mT(self: Tensor) -> Tensor:
     # (every matmul's vjp transposes: the rule's verdict is cached and the guard of ``transpose`` skipped)
-    return _view_of(_PERMUTE(self, axes=_mT_axes(self._data.shape)), self)
+    out = _view_of(_PERMUTE(self, axes=_mT_axes(self._data.shape)), self)
+    return out if out._grad_fn is None else as_node(out, "TransposeBackward0", self)
 
 
 def _T(self: Tensor) -> Tensor:
@@ -207,13 +209,17 @@ def adjoint(input: Tensor) -> Tensor:
 def squeeze(input: Tensor, dim: int | tuple[int, ...] | list[int] | None = None) -> Tensor:
     """Remove size-1 dims: all of them, or those of ``dim`` that have size 1."""
     new = check(RV.squeeze_shape, input._data.shape, dim, op="squeeze")
-    return _view_of(_RESHAPE(input, shape=new), input)
+    out = _view_of(_RESHAPE(input, shape=new), input)
+    # torch's node: SqueezeBackward0 for all dims, 1 for one dim, 2 for a list of them
+    return out if out._grad_fn is None else as_node(
+        out, f"SqueezeBackward{0 if dim is None else 1 if isinstance(dim, int) else 2}", input)
 
 
 @public("shape")
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     new = check(RV.unsqueeze_shape, input._data.shape, dim, op="unsqueeze")
-    return _view_of(_RESHAPE(input, shape=new), input)
+    out = _view_of(_RESHAPE(input, shape=new), input)
+    return out if out._grad_fn is None else as_node(out, "UnsqueezeBackward0", input)
 
 
 @public("shape")
