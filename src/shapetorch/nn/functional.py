@@ -8,6 +8,7 @@ normalisation, losses).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from collections.abc import Sequence
@@ -20,13 +21,14 @@ from .._dtype import bool_, int64
 from .._dtype import float64 as float64_
 from .._errors import fail
 from .._grad_mode import is_grad_enabled, no_grad
+from .._rules import dtypes as RD
 from .._rules import nn as RN
 from .._rules.broadcast import broadcast_pair
 from .._tensor import Tensor
 from ..ops import activation as A
 from ..ops import convolution as C
 from ..ops import pooling as P
-from ..ops._common import autocast_inputs, be, check, make_inplace, refuse
+from ..ops._common import autocast_inputs, be, cast, check, check_fill_value, make_inplace, promoted, refuse
 from ..ops.activation import (
     apply_dropout,
     check_dropout_p,
@@ -832,11 +834,21 @@ def _same_shape(input: Tensor, target: Tensor, op: str) -> None:
     check(broadcast_pair, tuple(input._data.shape), tuple(target._data.shape), op)
 
 
+def _in_common_dtype(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """Both in their promoted dtype, where the kernel runs (a bool input with a float target is a float
+    difference, not a bool subtraction)."""
+    if input._data.dtype is target._data.dtype:
+        return input, target
+    common = promoted(input, target)
+    return cast(input, common), cast(target, common)
+
+
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target, weight = autocast_inputs("mse_loss", input, target, weight)
     _same_shape(input, target, "mse_loss")
+    input, target = _in_common_dtype(input, target)
     d = input - target
     return _reduce(d * d, reduction)
 
@@ -854,6 +866,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_inputs("smooth_l1_loss", input, target)
     _same_shape(input, target, "smooth_l1_loss")
+    input, target = _in_common_dtype(input, target)
     d = (input - target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
@@ -1155,6 +1168,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     other target values)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_inputs("hinge_embedding_loss", input, target)
+    if input._data.dtype.kind in "iu":  # torch converts the margin to the integer dtype (checked, truncated)
+        margin = int(check_fill_value(margin, input.dtype.name, "hinge_embedding_loss"))
     zeros = input.new_zeros(())
     loss = _where(target != 1, (margin - input).clamp(min=0), zeros) + _where(target != -1, input, zeros)
     return _reduce(loss, reduction)
@@ -1465,18 +1480,45 @@ def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: st
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+def _dtype_kind_checked(name: str, fn: Any) -> Any:
+    """``fn`` behind its dtype kind (``_rules.dtypes.DTYPE_KINDS``, the table the plugin reads too): an input
+    of a dtype torch has no kernel for is refused with a code before any work, never computed in another
+    dtype. The kind is the input's, or for a ``promoted_...`` kind the promoted dtype of the first two
+    tensor arguments (``mse_loss`` of an int input and a float target runs in float, as in torch)."""
+    kind = RD.DTYPE_KINDS[name]
+    first, second = (list(inspect.signature(fn).parameters) + [""])[:2]
+    promoted = kind in RD.PROMOTED_KINDS
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        x = args[0] if args else kwargs.get(first)
+        if isinstance(x, Tensor):
+            dtype = x.dtype.name
+            y = args[1] if len(args) > 1 else kwargs.get(second)
+            if promoted and isinstance(y, Tensor):
+                dtype = RD.promote_types(dtype, y.dtype.name)
+            check(RD.check_kind, name, dtype, empty=not x._data.size)
+        return fn(*args, **kwargs)
+
+    return functools.update_wrapper(checked, fn)
+
+
 def _guard_arguments() -> None:
     """Every public function here behind the registry's argument guard, as the registered ops are: a call torch
     would refuse (an unknown keyword, an argument given twice, one too many, a non-tensor input, a non-bool
     flag) is a coded ``TypeError``, not the Python error it would hit inside the function. Those taken from the
-    op table already have their guard (``__wrapped__``)."""
+    op table already have their guard (``__wrapped__``). An op with a dtype kind checks it inside the guard
+    (torch's argument parser refuses a bad call before any kernel looks at the dtype)."""
     from ..ops._registry import _guarded
 
     space = globals()
     for name in [*__all__, *(n for n, v in space.items() if inspect.isfunction(v) and v.__module__ == __name__
                              and not n.startswith("_") and n not in __all__)]:
         fn = space[name]
-        if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
+        if not inspect.isfunction(fn):
+            continue
+        if name in RD.DTYPE_KINDS:
+            space[name] = _guarded(name, _dtype_kind_checked(name, inspect.unwrap(fn)), "nn.functional")
+        elif not hasattr(fn, "__wrapped__"):
             space[name] = _guarded(name, fn, "nn.functional")
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._grad_mode import no_grad as _no_grad
+from .._rules import dtypes as RD
 from .._rules import nn as RN
 from .._tensor import Tensor
 from ._common import autocast_inputs, check, device_table
@@ -305,8 +306,12 @@ def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     divided by the window sizes (counted on the host from the shapes alone)."""
     input = autocast_inputs(op, input)[0]
     k, s, p, _, shape = _pool_args(input, nd, kernel_size, stride, padding, 1, ceil_mode, op)
+    check(RD.check_kind, op, input.dtype.name)  # floating point, and int64 (below)
     if not input.is_floating_point():
-        fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint=" (floating point only)")
+        # torch's int64 kernel divides the window's integer sum by the count in integers (toward zero): the
+        # float64 mean truncates to the same integer while the sums stay below 2**53
+        return avg_pool(input.double(), nd, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override, op=op).trunc().long()
     x, unbatched = _batched(input, nd)
     sp = x._data.shape[2:]
     out = shape[-nd:]
@@ -338,8 +343,12 @@ def _adaptive_matrix(size: int, out: int, dtype: Any) -> Any:
 def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_avg_pool2d") -> Tensor:
     """Average over the bins [floor(i L / O), ceil((i+1) L / O)); separable, so one matmul per dim."""
     input = autocast_inputs(op, input)[0]
+    # the layers come here without nn.functional's check
+    check(RD.check_kind, op, input.dtype.name, empty=not input._data.size)
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op)
+    if not input._data.size and not input.is_floating_point():  # (torch: any dtype when there is nothing to do)
+        return input.reshape(shape)
     out = input
     nd_in = input._data.ndim
     for i in range(nd):
@@ -355,7 +364,7 @@ def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     from .joining import stack
 
     input = autocast_inputs(op, input)[0]
-
+    check(RD.check_kind, op, input.dtype.name)
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op, nonempty=True)
     nd_in = input._data.ndim
@@ -402,6 +411,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     # the one rule of F.interpolate and nn.Upsample: size or scale_factor, their spatial counts, the mode's ranks
     out = check(RN.interpolate_shape, tuple(input._data.shape), as_tuple(size), as_tuple(scale_factor), mode,
                 op="interpolate")[2:]
+    check(RD.check_kind, "interpolate", input.dtype.name, kind=RD.INTERPOLATE_KINDS.get(mode))
+    if input._data.dtype.kind == "u" and mode in ("bilinear", "bicubic"):
+        # torch's uint8 kernels weigh in fixed point and round; the float32 result rounded comes within 1
+        return interpolate(input.float(), size, scale_factor, mode, align_corners, recompute_scale_factor
+                           ).round().clamp(0, 255).to(input.dtype)
     nd = input._data.ndim - 2
     sp = input._data.shape[2:]
     scales: list[float | None] = [None] * nd
