@@ -57,6 +57,10 @@ def _with_indices(input: Tensor, nd: int, kernel_size: Any, output_size: Any, ou
             raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
         output_size = [int(s * r) for s, r in zip(spatial, ratio)]
     kernel, outs = _tuple(kernel_size, nd), _tuple(output_size, nd)
+    for v in kernel:  # torch's parser takes ints only (a float, NaN or inf is a TypeError, True too)
+        if isinstance(v, bool) or not isinstance(v, int):
+            fail("argument_error_refused", op=name, problem=f"argument 'kernel_size' (position 2) must be tuple of "
+                                                            f"ints, not {type(v).__name__}")
     unbatched = input.dim() == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     n, c = x.shape[0], x.shape[1]

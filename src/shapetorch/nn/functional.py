@@ -313,11 +313,20 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                       op="avg_pool3d")
 
 
+def _output_size_fits(input: Tensor, output_size: Any, op: str) -> None:
+    """torch's 2-D and 3-D adaptive pools fill a sequence ``output_size``'s Nones from the input's trailing
+    dims before anything else: an input of too few dims for it is a ``ValueError`` there."""
+    if isinstance(output_size, (tuple, list)) and isinstance(input, Tensor) and input.dim() <= len(output_size):
+        _value_error(op, f"Input dimension should be at least {len(output_size) + 1}")
+
+
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    _output_size_fits(input, output_size, "adaptive_avg_pool3d")
     return P.adaptive_avg_pool(input, 3, output_size, op="adaptive_avg_pool3d")
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    _output_size_fits(input, output_size, "adaptive_max_pool3d")
     return _adaptive_max(input, 3, output_size, return_indices)
 
 
@@ -347,6 +356,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    _output_size_fits(input, output_size, "adaptive_avg_pool2d")
     return P.adaptive_avg_pool(input, 2, output_size, op="adaptive_avg_pool2d")
 
 
@@ -355,6 +365,7 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    _output_size_fits(input, output_size, "adaptive_max_pool2d")
     return _adaptive_max(input, 2, output_size, return_indices)
 
 
@@ -411,6 +422,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     statistics normalise instead; given running statistics and the input's, they are updated with the
     instances' statistics averaged over the batch (unbiased variance), as torch's."""
     nd = input._data.ndim
+    if use_input_stats and math.prod(input._data.shape[2:]) == 1:
+        _value_error("instance_norm", f"Expected more than 1 spatial element when training, got input size "
+                                      f"{tuple(input._data.shape)}")
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     dims = list(range(2, nd))
@@ -452,6 +466,9 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Ten
 def rms_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if input._data.ndim < len(shape):  # torch's rms_norm: a ValueError (layer_norm's is a RuntimeError)
+        _value_error("rms_norm", f"Input tensor must have at least {len(shape)} dimensions, but got "
+                                 f"{input._data.ndim}")
     check(RN.normalized_shape_check, tuple(input._data.shape), shape, op="rms_norm")
     dims = list(range(input._data.ndim - len(shape), input._data.ndim))
     e = eps if eps is not None else float(__import__("numpy").finfo(input._data.dtype).eps)
@@ -485,6 +502,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     check(RN.distance_shape, tuple(x1.shape), tuple(x2.shape), dim, op="cosine_similarity")
     # As torch, the inputs broadcast first (so ``dim`` counts the broadcast shape's dims).
     both = check(broadcast_pair, tuple(x1.shape), tuple(x2.shape), "cosine_similarity")
+    x1, x2 = _in_common_dtype(x1, x2)  # (an integer x1 with a float x2 is a float similarity, as torch)
     x1, x2 = x1.expand(both), x2.expand(both)
     num = (x1 * x2).sum(dim)
     return num / (x1.norm(2, dim) * x2.norm(2, dim)).clamp(min=eps)
@@ -902,6 +920,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     differentiable ops over the batch, so its gradient is the exact one torch's kernel computes."""
     op = "ctc_loss"
     _check_reduction(reduction, op)
+    if isinstance(log_probs, Tensor) and log_probs.dim() and not log_probs._data.size:
+        fail("argument_error_invalid", op=op, problem="log_probs tensor must not be empty")
     unbatched = log_probs.dim() == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     if lp.dim() != 3:
@@ -1016,6 +1036,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     input, target, weight = autocast_inputs("cross_entropy", input, target, weight)
     if not target.is_floating_point() and cross_entropy_fusable(input, target, weight):
         return _cross_entropy_fused(input, target, weight, ignore_index, reduction, label_smoothing)
+    if input._data.ndim == 0:  # no class dim (torch reads dim 1 of the 0-d input: an IndexError)
+        fail("dimension_error_out_of_range", op="cross_entropy", lo=-1, hi=0, dim=1)
     cdim = 1 if input._data.ndim >= 2 else 0
     logp = log_softmax(input, cdim)
     c = input._data.shape[cdim]
@@ -1060,6 +1082,12 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(input._data.shape) != tuple(target._data.shape):
         fail("loss_error_target_shape_mismatch", op="binary_cross_entropy", input=tuple(input._data.shape),
              target=tuple(target._data.shape), expected=tuple(input._data.shape))
+    if input._data.dtype is not target._data.dtype:  # torch's kernel does not promote
+        fail("dtype_error_mismatch", op="binary_cross_entropy", what="input and target", a=input.dtype.name,
+             b=target.dtype.name)
+    if input._data.size and not bool(((input >= 0) & (input <= 1)).all()):  # (NaN is outside too)
+        fail("argument_error_invalid", op="binary_cross_entropy",
+             problem="all elements of input should be between 0 and 1")
     loss = -(target * input.log().clamp(min=-100.0) + (1 - target) * (1 - input).log().clamp(min=-100.0))
     if weight is not None:
         loss = loss * weight
@@ -1189,6 +1217,8 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
                                 reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Binary cross-entropy with logits per class, averaged over the classes (the last dim)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    if input._data.ndim == 0:  # no class dim (torch: an IndexError, as here)
+        fail("dimension_error_out_of_range", op="multilabel_soft_margin_loss", lo=-1, hi=0, dim=-1)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -1273,7 +1303,13 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     x = input.unsqueeze(0) if input.dim() == 1 else input
     y = target.reshape(-1, 1)
     c = x._data.shape[-1]
-    margins = (margin - take_along(x, y, 1) + x).clamp(min=0)
+    if c == 0:
+        fail("argument_error_invalid", op=op, problem=f"Expected non-empty vector or matrix with optional 0-dim "
+                                                      f"batch size, but got: {list(input._data.shape)}")
+    if y._data.size and not bool(((y >= 0) & (y < c)).all()):
+        fail("argument_error_invalid", op=op, problem="target out of range")
+    z = margin - take_along(x, y, 1) + x
+    margins = _where(z > 0, z, z.new_zeros(()))  # torch's kernel adds a term only where it is > 0 (a NaN one too)
     if p == 2:
         margins = margins * margins
     if weight is not None:
@@ -1296,12 +1332,15 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     x = input.unsqueeze(0) if input.dim() == 1 else input
     t = target.unsqueeze(0) if target.dim() == 1 else target
     c = x._data.shape[-1]
+    if t._data.size and not bool(((t >= -1) & (t < c)).all()):
+        fail("argument_error_invalid", op=op, problem="argument #2 'target' is out of range")
     valid = (t >= 0).to(int64).cumprod(1).to(bool_)  # entries before the first -1
     idx = t.clamp(min=0)
     onehot = (idx.unsqueeze(-1) == arange(c, device=x.device)) & valid.unsqueeze(-1)  # (N, K, C)
     is_target = onehot.any(1)  # (N, C)
     xt = take_along(x, idx, 1)  # (N, K): the target classes' scores
-    hinge = (1 - (xt.unsqueeze(-1) - x.unsqueeze(1))).clamp(min=0)  # (N, K, C)
+    z = 1 - (xt.unsqueeze(-1) - x.unsqueeze(1))  # (N, K, C)
+    hinge = _where(z > 0, z, z.new_zeros(()))  # as torch's kernel, a term only where it is > 0 (a NaN one: none)
     keep = valid.unsqueeze(-1) & ~is_target.unsqueeze(1)
     loss = hinge.masked_fill(~keep, 0).sum((1, 2)) / c
     return _reduce(loss if input.dim() == 2 else loss.squeeze(0), reduction)
@@ -1420,6 +1459,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Split the channels into ``groups`` and interleave them: (N, g * c, *) -> view (N, g, c, *) -> (N, c, g, *)."""
+    if input._data.ndim <= 2:
+        fail("argument_error_invalid", op="channel_shuffle", problem=f"channel_shuffle expects input with > 2 dims, "
+             f"but got input with sizes {list(input._data.shape)}")
     n, ch = input._data.shape[:2]
     if groups <= 0 or ch % groups:
         fail("argument_error_invalid", op="channel_shuffle", problem=(

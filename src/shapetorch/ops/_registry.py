@@ -67,8 +67,10 @@ def _int_param(q: inspect.Parameter) -> bool:
 _BOOL: frozenset[type] = frozenset({bool})
 _OPTIONAL_BOOL: frozenset[type] = frozenset({bool, type(None)})
 # flags torch does not parse: stft's and istft's ``center`` is read by Python code (``if center:``), as are
-# torch.nn.functional's ``inplace`` flags (``_PYTHON_PARAMS``, in every function there) and gaussian_nll_loss's ``full``
-_PYTHON_FLAGS = frozenset({("stft", "center"), ("istft", "center"), ("gaussian_nll_loss", "full")})
+# torch.nn.functional's ``inplace`` flags (``_PYTHON_PARAMS``, in every function there), gaussian_nll_loss's ``full``
+# and the fractional max pools' ``return_indices`` (torch's boolean_dispatch picks the function by ``if flag:``)
+_PYTHON_FLAGS = frozenset({("stft", "center"), ("istft", "center"), ("gaussian_nll_loss", "full"),
+                           ("fractional_max_pool2d", "return_indices"), ("fractional_max_pool3d", "return_indices")})
 _PYTHON_PARAMS = frozenset({"inplace"})
 
 

@@ -21,8 +21,17 @@ from .scatter import take_along
 
 # -- pooling --------------------------------------------------------------------------------------------
 
+def _check_ints(value: Any, name: str, op: str, none_ok: bool = False) -> None:
+    """torch's ``int[n]`` parser: an int or a sequence of ints (a bool, float or NaN is a ``TypeError``, not 1)."""
+    for v in value if isinstance(value, (tuple, list)) else (value,):
+        if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) and not (none_ok and v is None):
+            fail("argument_error_refused", op=op, problem=f"argument '{name}' (position 2) must be tuple of ints, "
+                                                          f"not {type(v).__name__}")
+
+
 def _pool_args(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
                op: str) -> tuple[Ints, Ints, Ints, Ints, tuple[int, ...]]:
+    _check_ints(kernel_size, "kernel_size", op)
     k = ntuple(kernel_size, nd, "kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else ntuple(stride, nd, "stride")
     p, d = ntuple(padding, nd, "padding"), ntuple(dilation, nd, "dilation")
@@ -345,6 +354,7 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     input = autocast_inputs(op, input)[0]
     # the layers come here without nn.functional's check
     check(RD.check_kind, op, input.dtype.name, empty=not input._data.size)
+    _check_ints(output_size, "output_size", op, none_ok=True)
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op)
     if not input._data.size and not input.is_floating_point():  # (torch: any dtype when there is nothing to do)
@@ -365,6 +375,7 @@ def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
 
     input = autocast_inputs(op, input)[0]
     check(RD.check_kind, op, input.dtype.name)
+    _check_ints(output_size, "output_size", op, none_ok=True)
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op, nonempty=True)
     nd_in = input._data.ndim
