@@ -183,6 +183,10 @@ DTYPE_KINDS: Final[dict[str, str]] = {
     # avg_pool's kernels exist for int64 too (an integer mean, truncated toward zero), as local_response_norm's
     # (an avg_pool over the squares)
     **dict.fromkeys(("avg_pool1d", "avg_pool2d", "avg_pool3d", "local_response_norm"), "real_floating_or_int64"),
+    # torch's transposed convolutions have floating and int64 kernels, conv3d's im2col all but bool: the input's
+    # dtype is refused (NotImplementedError) before it is compared with the weight's
+    **dict.fromkeys(("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"), "real_floating_or_int64"),
+    "conv3d": "no_bool",
     # the kernel runs on the promoted dtype of input and target (an integer input with a float target is fine)
     **dict.fromkeys(("mse_loss", "smooth_l1_loss", "cosine_similarity"), "promoted_real_floating"),
 }

@@ -40,7 +40,6 @@ from ..ops.activation import (
     logsigmoid,
     prelu,
     softmax,
-    softmin,
     softplus,
     softshrink,
     softsign,
@@ -103,6 +102,19 @@ def _activation(fn: Any, input: Tensor, inplace: bool, *args: Any) -> Tensor:
         return out
     result: Tensor = fn(input, *args)
     return result
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: Any = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-input)`` along ``dim``, with torch.nn.functional's signature: ``_stacklevel`` is taken and
+    ignored (torch reads it for a warning only), and a missing ``dim`` is torch's legacy choice, with its
+    warning."""
+    if dim is None:
+        import warnings
+
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include dim=X "
+                      "as an argument.", UserWarning, stacklevel=2)
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    return A.softmin(input, dim, dtype)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -387,9 +399,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     dims = [0, *range(2, nd)]
     if training:
         count = input.numel() // max(input._data.shape[1], 1)
-        if count <= 1:
+        if count == 1:  # (torch's check: exactly one; an empty batch passes)
             fail("argument_error_invalid_value", op="batch_norm",
                  problem=f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if not input._data.size:  # as torch: nothing to normalise, the running statistics untouched
+        empty = input.clone()
+        empty = empty if weight is None else empty * weight.reshape(-1)[:1].sum()
+        return empty if bias is None else empty + bias.reshape(-1)[:1].sum()
         if batch_norm_fusable(input, weight, bias):
             out, bmean, bvar = batch_norm_train(input, weight, bias, eps)
             if running_mean is not None and running_var is not None:
@@ -482,7 +498,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         fail("norm_error_channels_mismatch", op="group_norm", shape=tuple(input._data.shape),
              expected=f"a multiple of num_groups={num_groups}", dim=1)
     n = input._data.shape[0]
-    x = input.reshape(n, num_groups, -1)
+    x = input.reshape(n, num_groups, math.prod(input._data.shape[1:]) // num_groups)  # (-1 is ambiguous for N = 0)
     mean = x.mean(-1, keepdim=True)
     var = x.var(-1, keepdim=True, correction=0)
     out = ((x - mean) * (var + eps).rsqrt()).reshape(input.shape)
@@ -605,6 +621,9 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` picked by ``input``; no gradient flows to row ``padding_idx``."""
+    if padding_idx is not None and not isinstance(padding_idx, int):  # torch compares it with 0 first: a TypeError
+        fail("argument_error_type", op="embedding", name="padding_idx", position=" (position 3)", expected="int",
+             got=type(padding_idx).__name__)
     if max_norm is not None:
         raise NotImplementedError("embedding: max_norm is not supported")
     out = weight.index_select(0, input.reshape(-1)).reshape(tuple(input._data.shape) + (weight._data.shape[1],))
