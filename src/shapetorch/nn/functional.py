@@ -356,7 +356,7 @@ def _adaptive_max(input: Tensor, nd: int, output_size: Any, return_indices: bool
     idx = np.zeros((*lead, *sizes), np.int64)
     for pos in np.ndindex(*sizes):
         box = tuple(slice((p * n) // o, -(-((p + 1) * n) // o)) for p, n, o in zip(pos, spatial, sizes, strict=True))
-        win = a[(..., *box)].reshape(*lead, -1)
+        win = a[(..., *box)].reshape(*lead, math.prod(a[(..., *box)].shape[len(lead):]))  # (-1: ambiguous if empty)
         nan = np.isnan(win) if win.dtype.kind == "f" else np.zeros(win.shape, bool)
         k = np.where(nan.any(-1), nan.shape[-1] - 1 - nan[..., ::-1].argmax(-1), win.argmax(-1))
         idx[(..., *pos)] = plane[box].reshape(-1)[k]
@@ -1228,6 +1228,9 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_inputs("soft_margin_loss", input, target)
     _same_shape(input, target, "soft_margin_loss")
+    both = broadcast_pair(tuple(input._data.shape), tuple(target._data.shape), "soft_margin_loss")
+    if both != tuple(input._data.shape):  # torch's kernel writes the loss into a tensor of the input's shape
+        fail("inplace_error_shape_change", op="soft_margin_loss", shape=tuple(input._data.shape), result=both)
     _no_derivative(target, "target", "soft_margin_loss")
     return _reduce((1 + (-input * target).exp()).log(), reduction)
 
@@ -1309,9 +1312,10 @@ def _class_targets(input: Tensor, target: Tensor, op: str) -> None:
              target=tuple(target._data.shape), expected=tuple(input._data.shape[:1]) if input.dim() == 2 else ())
 
 
-def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+def multi_margin_loss(input: Tensor, target: Tensor, p: float = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
-    """Per row: ``sum over classes j != y of max(0, margin - x[y] + x[j])^p``, times ``weight[y]``, over C."""
+    """Per row: ``sum over classes j != y of max(0, margin - x[y] + x[j])^p``, times ``weight[y]``, over C.
+    ``p`` is 1 or 2, compared as torch's Python does (so 2.0 is taken, and NaN is the ValueError)."""
     op = "multi_margin_loss"
     input, target, weight = autocast_inputs("multi_margin_loss", input, target, weight)
     reduction = legacy_reduction(size_average, reduce, reduction)
