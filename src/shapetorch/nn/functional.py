@@ -266,21 +266,32 @@ def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, strid
                 output_size: Any, op: str) -> Tensor:
     """Scatter each value to its index in a zero plane of the pooled-from size, per (batch, channel)."""
     input = autocast_inputs(op, input)[0]  # max_unpool2d/3d are on autocast's float32 list
-    def tup(v: Any, name: str) -> tuple[int, ...]:
-        return _int_pair(v, name, op) if nd == 2 else ((v,) * nd if isinstance(v, int) else tuple(v))
+    def tup(v: Any) -> tuple[Any, ...]:  # torch's _pair / _triple: no type check (output_size's comes first)
+        return tuple(v) if isinstance(v, (tuple, list)) else (v,) * nd
 
-    k = tup(kernel_size, "kernel_size")
-    st_ = tup(stride if stride is not None else kernel_size, "stride")
-    pd = tup(padding, "padding")
+    k = tup(kernel_size)
+    st_ = tup(stride if stride is not None else kernel_size)
+    pd = tup(padding)
     if tuple(indices._data.shape) != tuple(input._data.shape):
         fail("argument_error_invalid", op=op, problem=(
             f"Expected shape of indices to be same as that of the input tensor ({tuple(input._data.shape)}) but got "
             f"indices tensor with shape: {tuple(indices._data.shape)}"))
     spatial_in = tuple(input._data.shape[-nd:])
-    if output_size is None:
-        out_sp = tuple((spatial_in[i] - 1) * st_[i] - 2 * pd[i] + k[i] for i in range(nd))
-    else:
-        out_sp = tuple(int(v) for v in tuple(output_size)[-nd:])
+    default = tuple((spatial_in[i] - 1) * st_[i] - 2 * pd[i] + k[i] for i in range(nd))
+    out_sp = default
+    if output_size is not None:  # torch's Python checks it against the default size, within a stride either way
+        given = tuple(output_size)
+        given = given[2:] if len(given) == nd + 2 else given
+        if len(given) != nd:
+            _value_error(op, f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a "
+                             f"length of '{len(given)}'")
+        for i in range(nd):
+            if not default[i] - st_[i] < given[i] < default[i] + st_[i]:
+                _value_error(op, f'invalid output_size "{tuple(output_size)}" (dim {i} must be between '
+                                 f"{default[i] - st_[i]} and {default[i] + st_[i]})")
+        out_sp = tuple(int(v) for v in given)
+    for name, v in (("kernel_size", k), ("stride", st_), ("padding", pd)):  # then torch's parser: ints only
+        _int_pair(v, name, op)
     lead = tuple(input._data.shape[:-nd])
     flat = input.reshape(*lead, -1)
     idx = indices.reshape(*lead, -1)

@@ -16,6 +16,7 @@ from .._rules import dtypes as RD
 from .._rules import nn as RN
 from .._tensor import Tensor
 from ._common import autocast_inputs, check, device_table
+from .conversion import where as _where
 from .convolution import _PAD, Ints, _batched, ntuple
 from .scatter import take_along
 
@@ -27,6 +28,29 @@ def _check_ints(value: Any, name: str, op: str, none_ok: bool = False) -> None:
         if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) and not (none_ok and v is None):
             fail("argument_error_refused", op=op, problem=f"argument '{name}' (position 2) must be tuple of ints, "
                                                           f"not {type(v).__name__}")
+
+
+def _nonfinite(input: Tensor) -> bool:
+    """Whether a host float input holds a NaN or an infinity (its sum is then not finite; a finite input whose sum
+    overflows only takes the slower exact path). The matmul pools below would spread one by 0 * NaN into every
+    window of its rows; the device keeps that limitation (docs/compatibility.md)."""
+    a = input._data
+    return isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.size > 0 and not np.isfinite(np.add.reduce(a, None))
+
+
+def _nonfinite_pooled(pool: Any, input: Tensor) -> Tensor:
+    """A linear pool (non-negative weights) of an input holding NaN or inf as torch's window loops give it: the
+    finite values pooled, then NaN in each window that holds a NaN or both infinities, else the infinity it holds."""
+    zero = input.new_zeros(())
+    out: Tensor = pool(_where(input.isfinite(), input, zero))
+    with _no_grad():
+        def hit(mask: Tensor) -> Tensor:
+            return pool(mask.to(input.dtype)) != 0
+
+        nan, pos, neg = hit(input.isnan()), hit(input.isposinf()), hit(input.isneginf())
+    out = _where(pos, zero + float("inf"), out)
+    out = _where(neg, zero - float("inf"), out)
+    return _where(nan.logical_or(pos.logical_and(neg)), zero + float("nan"), out)
 
 
 def _pool_args(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
@@ -321,6 +345,9 @@ def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
         # float64 mean truncates to the same integer while the sums stay below 2**53
         return avg_pool(input.double(), nd, kernel_size, stride, padding, ceil_mode, count_include_pad,
                         divisor_override, op=op).trunc().long()
+    if _nonfinite(input):
+        return _nonfinite_pooled(lambda t: avg_pool(t, nd, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                                    divisor_override, op=op), input)
     x, unbatched = _batched(input, nd)
     sp = x._data.shape[2:]
     out = shape[-nd:]
@@ -359,6 +386,8 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op)
     if not input._data.size and not input.is_floating_point():  # (torch: any dtype when there is nothing to do)
         return input.reshape(shape)
+    if _nonfinite(input):
+        return _nonfinite_pooled(lambda t: adaptive_avg_pool(t, nd, output_size, op=op), input)
     out = input
     nd_in = input._data.ndim
     for i in range(nd):
