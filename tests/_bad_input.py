@@ -112,6 +112,8 @@ DELIBERATE = {
     "tensordot:none_input": "torch leaks an AttributeError from its Python code; ours is a TypeError",
     "stft:nan_size": "torch leaks a ValueError from int() in its Python code; ours is a TypeError",
     "stft:inf_size": "torch leaks an OverflowError-turned-ValueError from int() in its Python code; ours is a TypeError",
+    "nn.functional.unfold:huge_size": "torch returns a tensor of a negative size for a kernel larger than the input; "
+                                      "ours refuses it with the error torch gives for other kernels too large",
     # linalg of a matrix holding NaN: where the NaN spreads depends on the factorization's order of operations
     **dict.fromkeys(("linalg.inv:nan_input", "linalg.inv_ex:nan_input", "linalg.ldl_factor_ex:nan_input", "linalg.lu:nan_input", "linalg.lu_factor:nan_input",
                      "linalg.lu_factor_ex:nan_input", "linalg.qr:nan_input", "linalg.solve:nan_input", "linalg.solve_ex:nan_input",

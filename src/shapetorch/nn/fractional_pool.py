@@ -9,7 +9,6 @@ kernel); the output is the input gathered at those indices, so its gradient flow
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 import numpy as np

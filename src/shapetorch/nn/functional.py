@@ -608,6 +608,9 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
     r = int(upscale_factor)
+    if r * r > 2**63 - 1:  # torch's product of the factors overflows int64 first
+        _value_error("pixel_shuffle", f"upscale factor is too large, (upscale_factor)^2 overflowed: "
+                                      f"upscale_factor={r}")
     check(RN.pixel_shuffle_shape, tuple(input.shape), r, op="pixel_shuffle")
     *batch, c, h, w = input.shape
     n = len(batch)
