@@ -136,6 +136,11 @@ def _cases(lib: Any) -> dict[str, Callable[[], Any]]:
         "vander_bool": lambda: lib.linalg.vander(rows[0] > 0),
         "solve_triangular_complex_a": lambda: lib.linalg.solve_triangular(
             (lib.eye(3) * 2 + rows[:, :3].triu()).to(lib.complex64), rows[:, :1], upper=True),
+        "solve_triangular_float64_b": lambda: lib.linalg.solve_triangular(
+            lib.eye(3) * 2 + rows[:, :3].triu(), rows[:, :1].double(), upper=True),
+        "solve_triangular_complex_b": lambda: lib.linalg.solve_triangular(
+            lib.eye(3) * 2 + rows[:, :3].triu(), rows[:, :1].to(lib.complex64) * (1 + 1j), upper=True),
+        "triangular_solve_int_b": lambda: lib.triangular_solve(rows[:, :1].long(), lib.eye(3) * 2),
         "cholesky_ex_nan": lambda: lib.linalg.cholesky_ex(_with(lib.eye(3) * 2, (1, 1), float("nan"))).info,
         "tensorinv_ind_past_rank": lambda: lib.linalg.tensorinv(rows[0, 0], ind=3),
         # composite in torch: its out= may share memory with the input

@@ -23,7 +23,7 @@ from .._errors import fail
 from .._rules import matrix as RX
 from .._tensor import Tensor
 from . import return_types as RT
-from ._common import autocast_inputs, be, cast, check, dtype_name, promoted
+from ._common import autocast_inputs, be, cast, check, dtype_name
 from ._registry import public
 from .matrix import matrices, singular_error
 from .return_types import (
@@ -241,10 +241,8 @@ def linalg_solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = T
     if B._data.ndim < 2:
         fail("linalg_error_requires_at_least_2d", op="linalg.solve_triangular", shape=tuple(B._data.shape))
     _floating(A, "linalg.solve_triangular")
-    if A._data.dtype.kind != B._data.dtype.kind:  # torch promotes a real B with a complex A (or the other way)
-        common = promoted(A, B)
-        A, B = cast(A, common), cast(B, common)
-    _same("linalg.solve_triangular", A, B)
+    if A._data.dtype != B._data.dtype:  # torch casts B to A's dtype (a complex B to a real A loses its imaginary part)
+        B = cast(B.real if B.is_complex() and not A.is_complex() else B, dtype_name(A))
     T = A.triu() if upper else A.tril()
     if unitriangular:
         T = T.triu(1) + _eye_like(A, A._data.shape[-1]) if upper else T.tril(-1) + _eye_like(A, A._data.shape[-1])
@@ -1528,6 +1526,7 @@ def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False) -> TriangularSolve:
     """``(X, A.clone())`` with ``op(A) X = b``, op the transpose when ``transpose``."""
+    _same("triangular_solve", A, b)  # (linalg.solve_triangular casts b; the older function refuses another dtype)
     M = A.mT if transpose else A
     X = linalg_solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     return RT.triangular_solve(X, A.clone())
