@@ -1567,15 +1567,20 @@ def _dtype_kind_checked(name: str, fn: Any) -> Any:
     kind = RD.DTYPE_KINDS[name]
     first, second = (list(inspect.signature(fn).parameters) + [""])[:2]
     promoted = kind in RD.PROMOTED_KINDS
+    passed: set[Any] = set()  # the array dtypes (pairs, for a promoted kind) seen to pass: each checked once
 
     def checked(*args: Any, **kwargs: Any) -> Any:
         x = args[0] if args else kwargs.get(first)
         if isinstance(x, Tensor):
-            dtype = x.dtype.name
-            y = args[1] if len(args) > 1 else kwargs.get(second)
-            if promoted and isinstance(y, Tensor):
-                dtype = RD.promote_types(dtype, y.dtype.name)
-            check(RD.check_kind, name, dtype, empty=not x._data.size)
+            y = (args[1] if len(args) > 1 else kwargs.get(second)) if promoted else None
+            key = (x._data.dtype, y._data.dtype) if isinstance(y, Tensor) else x._data.dtype
+            if key not in passed:
+                dtype = x.dtype.name
+                if isinstance(y, Tensor):
+                    dtype = RD.promote_types(dtype, y.dtype.name)
+                check(RD.check_kind, name, dtype, empty=not x._data.size)
+                if x._data.size:  # (an empty input passes some kinds whatever its dtype: not remembered)
+                    passed.add(key)
         return fn(*args, **kwargs)
 
     return functools.update_wrapper(checked, fn)
