@@ -58,8 +58,8 @@ def _with_indices(input: Tensor, nd: int, kernel_size: Any, output_size: Any, ou
             raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
         output_size = [int(s * r) for s, r in zip(spatial, ratio)]
     kernel, outs = _tuple(kernel_size, nd), _tuple(output_size, nd)
-    for arg, pos, values in (("kernel_size", 2, kernel), ("output_size", 3, outs)):
-        for v in values:  # torch's parser takes ints only (a float, NaN or inf is a TypeError, True too)
+    for arg, pos, sizes in (("kernel_size", 2, kernel), ("output_size", 3, outs)):
+        for v in sizes:  # torch's parser takes ints only (a float, NaN or inf is a TypeError, True too)
             if isinstance(v, bool) or not isinstance(v, int):
                 fail("argument_error_refused", op=name, problem=f"argument '{arg}' (position {pos}) must be tuple "
                                                                 f"of ints, not {type(v).__name__}")

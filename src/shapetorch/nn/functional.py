@@ -408,15 +408,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         check(RN.channels_check, tuple(input._data.shape), c, op="batch_norm")
     nd = input._data.ndim
     dims = [0, *range(2, nd)]
-    if training:
-        count = input.numel() // max(input._data.shape[1], 1)
-        if count == 1:  # (torch's check: exactly one; an empty batch passes)
-            fail("argument_error_invalid_value", op="batch_norm",
-                 problem=f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if training and input.numel() == max(input._data.shape[1], 1):  # (torch's check: exactly one; empty passes)
+        fail("argument_error_invalid_value", op="batch_norm",
+             problem=f"Expected more than 1 value per channel when training, got input size {input.shape}")
     if not input._data.size:  # as torch: nothing to normalise, the running statistics untouched
         empty = input.clone()
         empty = empty if weight is None else empty * weight.reshape(-1)[:1].sum()
         return empty if bias is None else empty + bias.reshape(-1)[:1].sum()
+    if training:
+        count = input.numel() // max(input._data.shape[1], 1)
         if batch_norm_fusable(input, weight, bias):
             out, bmean, bvar = batch_norm_train(input, weight, bias, eps)
             if running_mean is not None and running_var is not None:
@@ -1118,7 +1118,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if input._data.dtype is not target._data.dtype:  # torch's kernel does not promote
         fail("dtype_error_mismatch", op="binary_cross_entropy", what="input and target", a=input.dtype.name,
              b=target.dtype.name)
-    if input._data.size and not bool(((input >= 0) & (input <= 1)).all()):  # (NaN is outside too)
+    if input._data.size and not bool((input >= 0).logical_and(input <= 1).all()):  # (NaN is outside too)
         fail("argument_error_invalid", op="binary_cross_entropy",
              problem="all elements of input should be between 0 and 1")
     loss = -(target * input.log().clamp(min=-100.0) + (1 - target) * (1 - input).log().clamp(min=-100.0))
@@ -1343,7 +1343,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: float = 1, margin: float
     if c == 0:
         fail("argument_error_invalid", op=op, problem=f"Expected non-empty vector or matrix with optional 0-dim "
                                                       f"batch size, but got: {list(input._data.shape)}")
-    if y._data.size and not bool(((y >= 0) & (y < c)).all()):
+    if y._data.size and not bool((y >= 0).logical_and(y < c).all()):
         fail("argument_error_invalid", op=op, problem="target out of range")
     z = margin - take_along(x, y, 1) + x
     margins = _where(z > 0, z, z.new_zeros(()))  # torch's kernel adds a term only where it is > 0 (a NaN one too)
@@ -1369,7 +1369,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     x = input.unsqueeze(0) if input.dim() == 1 else input
     t = target.unsqueeze(0) if target.dim() == 1 else target
     c = x._data.shape[-1]
-    if t._data.size and not bool(((t >= -1) & (t < c)).all()):
+    if t._data.size and not bool((t >= -1).logical_and(t < c).all()):
         fail("argument_error_invalid", op=op, problem="argument #2 'target' is out of range")
     valid = (t >= 0).to(int64).cumprod(1).to(bool_)  # entries before the first -1
     idx = t.clamp(min=0)
