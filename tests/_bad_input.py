@@ -132,7 +132,8 @@ DELIBERATE = {
     # gives for every other wrong rank
     **dict.fromkeys(("nn.functional.avg_pool2d:zero_dim_input", "nn.functional.grid_sample:zero_dim_input",
                      "nn.functional.max_unpool1d:zero_dim_input", "nn.functional.max_unpool2d:zero_dim_input",
-                     "nn.functional.max_unpool3d:zero_dim_input", "nn.functional.ctc_loss:zero_dim_input"),
+                     "nn.functional.max_unpool3d:zero_dim_input", "nn.functional.ctc_loss:zero_dim_input",
+                     "nn.functional.batch_norm:zero_dim_input"),
                     "torch's rank check reads a dim of the 0-d input first (an IndexError); ours is the error torch "
                     "gives for every other wrong rank"),
     "nn.functional.instance_norm:empty_input": "torch's kernel fails on an empty batch (an IndexError from select); "
