@@ -112,6 +112,37 @@ DELIBERATE = {
     "tensordot:none_input": "torch leaks an AttributeError from its Python code; ours is a TypeError",
     "stft:nan_size": "torch leaks a ValueError from int() in its Python code; ours is a TypeError",
     "stft:inf_size": "torch leaks an OverflowError-turned-ValueError from int() in its Python code; ours is a TypeError",
+    "nn.functional.unfold:huge_size": "torch returns a tensor of a negative size for a kernel larger than the input; "
+                                      "ours refuses it with the error torch gives for other kernels too large",
+    # linalg of a matrix holding NaN: where the NaN spreads depends on the factorization's order of operations
+    **dict.fromkeys(("linalg.inv:nan_input", "linalg.inv_ex:nan_input", "linalg.ldl_factor_ex:nan_input", "linalg.lu:nan_input", "linalg.lu_factor:nan_input",
+                     "linalg.lu_factor_ex:nan_input", "linalg.qr:nan_input", "linalg.solve:nan_input", "linalg.solve_ex:nan_input",
+                     "linalg.tensorinv:nan_input", "linalg.tensorsolve:nan_input"),
+                    "NaN spreads further through NumPy's factorization than through LAPACK's"),
+    "linalg.cholesky_ex:nan_input": "a NaN pivot stops the factorization (info as torch's); the L past it is unspecified",
+    "linalg.cholesky_ex:expanded_input": "a matrix that is not positive-definite: the L past the failing minor is "
+                                         "unspecified (LAPACK leaves a partial factorization)",
+    "linalg.eigh:expanded_input": "the eigenvectors of a repeated eigenvalue are not unique",
+    "linalg.inv_ex:expanded_input": "a singular matrix (info as torch's): its inverse is meaningless, NaN here, inf or "
+                                    "rounding noise in torch",
+    "linalg.qr:expanded_input": "a rank-deficient matrix's Q is not unique past its rank",
+    "linalg.lu_factor:expanded_input": "a pivot that is zero up to rounding: whether it is exactly zero (torch's "
+                                       "error) depends on the rounding",
+    # a 0-d input where torch's check reads a dim of it first and raises IndexError: ours is the rank error torch
+    # gives for every other wrong rank
+    **dict.fromkeys(("nn.functional.avg_pool2d:zero_dim_input", "nn.functional.grid_sample:zero_dim_input",
+                     "nn.functional.max_unpool1d:zero_dim_input", "nn.functional.max_unpool2d:zero_dim_input",
+                     "nn.functional.max_unpool3d:zero_dim_input", "nn.functional.ctc_loss:zero_dim_input",
+                     "nn.functional.batch_norm:zero_dim_input"),
+                    "torch's rank check reads a dim of the 0-d input first (an IndexError); ours is the error torch "
+                    "gives for every other wrong rank"),
+    "nn.functional.instance_norm:empty_input": "torch's kernel fails on an empty batch (an IndexError from select); "
+                                               "ours returns the empty result, as batch_norm does in torch",
+    # the special polynomials of a NaN input: torch returns an uninitialised value (a different one each call)
+    **dict.fromkeys((f"special.{n}:nan_input" for n in (
+        "chebyshev_polynomial_u", "chebyshev_polynomial_w", "laguerre_polynomial_l", "legendre_polynomial_p",
+        "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_w")),
+                    "torch returns an uninitialised value for a NaN input (another each call); ours is NaN"),
 }
 
 

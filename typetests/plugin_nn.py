@@ -143,6 +143,19 @@ def pooling(img: Tensor[tuple[B, L[8], L[32], L[32]], float32]) -> None:
     st.cat([F.max_pool2d(img, 2), img], dim=1)  # E: expected size 16 but got size 32  [cat_error_size_mismatch]
 
 
+def dtype_kinds(i: Tensor[tuple[B, L[8], L[32], L[32]], int64],
+                c: Tensor[tuple[B, L[8], L[32], L[32]], st.complex64]) -> None:
+    # nn.functional's dtype kinds (shapetorch._rules.dtypes.DTYPE_KINDS): the runtime's refusals, in the editor
+    F.adaptive_avg_pool2d(i, 1)  # E: adaptive_avg_pool2d: not implemented for dtype int64  [method_dtype_not_supported_error]
+    nn.AdaptiveAvgPool2d(1)(c)  # E: adaptive_avg_pool2d: not implemented for dtype complex64  [method_dtype_not_supported_error]
+    reveal_type(F.avg_pool2d(i, 2))  # N: Tensor[tuple[B, Literal[8], Literal[16], Literal[16]], shapetorch.int64]
+    F.avg_pool2d(c, 2)  # E: avg_pool2d: not implemented for dtype complex64  [method_dtype_not_supported_error]
+    F.mish(c)  # E: mish: not implemented for dtype complex64  [method_dtype_not_supported_error]
+    F.layer_norm(i, (32,))  # E: layer_norm: not implemented for dtype int64  [method_dtype_not_supported_error]
+    reveal_type(F.threshold(i, 0.5, 2.0))  # N: Tensor[tuple[B, Literal[8], Literal[32], Literal[32]], shapetorch.int64]
+    F.threshold(c, 0.5, 2.0)  # E: threshold: not implemented for dtype complex64  [method_dtype_not_supported_error]
+
+
 def redefinition(x: Tensor[tuple[B, L[10], L[32]], float32]) -> Tensor[tuple[B, L[4], L[10], L[8]], float32]:
     b = x.shape[0]
     x = x.reshape(b, 10, 4, 8)  # a name takes a new shape: no assignment error

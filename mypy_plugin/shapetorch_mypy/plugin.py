@@ -25,7 +25,7 @@ from .codes import register_all
 from .convert import MODULE, TENSOR, Converter
 from .hooks import conversion, layers, pooling
 from .hooks import nn as NN
-from .hooks._common import run
+from .hooks._common import kind_checked, run
 from .relax import relax
 from .table import ATTRIBUTES, FUNCTIONAL_COMMON, FUNCTIONS, METHODS
 
@@ -179,10 +179,10 @@ class ShapetorchPlugin(Plugin):
             found = run(layers.CONSTRUCTORS[rest], rest, method=False)
         elif rest.startswith("functional.") and rest[len("functional.") :] in NN.FUNCTIONAL:
             name = rest[len("functional.") :]
-            found = run(NN.FUNCTIONAL[name], name, method=False)
+            found = run(kind_checked(NN.FUNCTIONAL[name]), name, method=False)
         elif rest.startswith("functional.") and rest[len("functional.") :] in NN_FUNCTIONAL:
             name = rest[len("functional.") :]
-            found = run(NN_FUNCTIONAL[name], name, method=False)
+            found = run(kind_checked(NN_FUNCTIONAL[name]), name, method=False)
         elif rest.startswith("functional.") and rest[len("functional.") :] in FUNCTIONAL_COMMON:
             handler, op = FUNCTIONAL_COMMON[rest[len("functional.") :]]
             found = run(handler, op, method=False)

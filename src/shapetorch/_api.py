@@ -49,6 +49,7 @@ from ._errors import (
     ShapeError,
     ShapeNotSupportedError,
     ShapetorchError,
+    ShapeValueError,
 )
 from ._layout import (
     channels_last,
@@ -167,7 +168,7 @@ __all__ = [
     "reveal_shape",
     "get_printoptions", "printoptions", "set_printoptions",
         "AllocationError", "ArgumentError", "ArgumentValueError", "AutogradError", "DType", "DTypeError", "DTypeNotSupportedError", "DeviceError", "Dim", "DimensionError", "Generator", "RegistryError",
-        "ShapeError", "ShapeNotSupportedError", "ShapetorchError", "Size", "Sym", "Tensor", "autograd", "bfloat16", "bool", "broadcast_shapes",
+        "ShapeError", "ShapeNotSupportedError", "ShapeValueError", "ShapetorchError", "Size", "Sym", "Tensor", "autograd", "bfloat16", "bool", "broadcast_shapes",
         "broadcast_tensors", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "default_generator", "device",
         "double", "enable_grad", "finfo", "float", "float16", "iinfo", "float32", "float64", "get_default_dtype",
         "get_rng_state", "half", "inference_mode", "initial_seed", "int", "int8", "int16", "int32", "int64",

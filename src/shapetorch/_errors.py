@@ -25,6 +25,12 @@ class ShapeError(ShapetorchError, RuntimeError):
     """Shapes, equations and patterns that do not fit."""
 
 
+class ShapeValueError(ShapeError, ValueError):
+    """A shape torch's Python checks refuse with ``ValueError`` (a loss target of another size than its input:
+    "Using a target size ... that is different to the input size"); a ``ShapeError`` (a ``RuntimeError``) as
+    the other shape errors, so code written for either class catches it."""
+
+
 class LinAlgError(ShapeError):
     """A matrix a factorization or solver cannot handle (singular, not positive-definite): torch's
     ``torch.linalg.LinAlgError``, a ``RuntimeError``; a ``ShapeError`` too, as these were before it existed."""
@@ -74,13 +80,14 @@ class AllocationError(ShapetorchError, RuntimeError, MemoryError):
     """A tensor the machine cannot hold: a ``RuntimeError``, as torch's allocator failure, and a ``MemoryError``."""
 
 
-for _cls in (ShapetorchError, ShapeError, ShapeNotSupportedError, LinAlgError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
+for _cls in (ShapetorchError, ShapeError, ShapeNotSupportedError, ShapeValueError, LinAlgError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
              AutogradError, RegistryError, ArgumentError, ArgumentValueError, AllocationError):
     _cls.__module__ = "shapetorch"
 
 _BY_KIND: dict[str, type[ShapetorchError]] = {
     "shape": ShapeError,
     "shape_unsupported": ShapeNotSupportedError,
+    "shape_value": ShapeValueError,
     "linalg": LinAlgError,
     "index": DimensionError,
     "dtype": DTypeError,

@@ -176,6 +176,19 @@ def run(handler: Handler, name: str, method: bool) -> Callable[[FunctionContext 
     return hook
 
 
+def kind_checked(handler: Handler) -> Handler:
+    """``handler`` after the op's dtype kind (``DT.DTYPE_KINDS``, the table the runtime checks too): an input
+    of a dtype torch has no kernel for is the runtime's error whatever its shape."""
+    def h(op: Op) -> Type:
+        a = op.call.get("input")
+        info = op.conv.tensor(a.typ) if a else None
+        if info is not None and info.dtype and DT.DTYPE_KINDS.get(op.name) not in DT.PROMOTED_KINDS:
+            DT.check_kind(op.name, info.dtype)
+        return handler(op)
+
+    return h
+
+
 def exact(op: Op, name: str = "input") -> TensorInfo:
     """The input tensor when its shape is fully known (no unknown rank, no unknown leading dims)."""
     x = op.input(name)

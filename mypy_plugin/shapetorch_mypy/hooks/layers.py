@@ -16,6 +16,7 @@ from collections.abc import Callable
 from mypy.nodes import Expression, FloatExpr, IntExpr, ListExpr, TupleExpr, UnaryExpr
 from mypy.types import Instance, LiteralType, NoneType, TupleType, Type, get_proper_type
 
+from shapetorch._rules import dtypes as DT
 from shapetorch._rules import nn as RN
 from shapetorch._rules.dims import Shape
 from shapetorch._rules.views import unflatten_shape
@@ -375,6 +376,8 @@ def call_pool(name: str) -> LayerCall:
         if kernel is None or stride is None or padding is None or dilation is None or ceil_mode is None \
                 or indices is not False:
             raise Unknown  # (values, indices) stays the stub's
+        if x.dtype:
+            DT.check_kind(rule_op, x.dtype)
         return op.like(x, RN.pool_shape(x.shape or (), kernel, stride, padding, dilation, ceil_mode, rule_op))
 
     return h
@@ -401,6 +404,8 @@ def call_adaptive(name: str) -> LayerCall:
 
     def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
         x = _x(op, x)
+        if x.dtype:  # the layer runs nn.functional's op, and its dtype kind
+            DT.check_kind(rule_op, x.dtype)
         size = _lit_ints(args[0])
         if size is None:
             raise Unknown

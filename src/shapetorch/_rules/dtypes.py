@@ -154,7 +154,10 @@ def to_complex(name: str) -> str:
 
 
 # Ops whose kernels exist for some dtypes only, by kind: ``integral`` (integers and bool: the bitwise ops),
-# ``no_bool`` (anything but bool), ``floating`` (floating or complex: means, variances, softmax, ...). The
+# ``no_bool`` (anything but bool), ``floating`` (floating or complex: means, variances, softmax, ...),
+# ``real`` (integers and floating), ``real_floating`` (floating only), ``real_floating_or_int64`` and
+# ``real_floating_or_uint8`` (floating and that one integer dtype), ``promoted_real_floating`` (the promoted
+# dtype of the first two tensor arguments floating). The
 # runtime checks these before a kernel runs (``ops._elementwise``, ``ops.reduction``, ``ops.activation``);
 # the plugin reports them in the editor (its elementwise, reduction and along-a-dim hooks).
 DTYPE_KINDS: Final[dict[str, str]] = {
@@ -165,7 +168,41 @@ DTYPE_KINDS: Final[dict[str, str]] = {
     **dict.fromkeys(("mean", "nanmean", "std", "var", "softmax", "log_softmax", "softmin", "logcumsumexp",
                      "leaky_relu", "elu"), "floating"),
     "gelu": "real_floating",  # torch's GELU kernel: floating dtypes only, complex refused too
+    # torch.nn.functional: the kernels of these exist for the dtypes of their kind only, checked on the input
+    # (``nn.functional``'s argument guard at run time, the plugin's nn.functional hooks in the editor)
+    "silu": "floating",
+    "threshold": "real",
+    "soft_margin_loss": "floating",
+    **dict.fromkeys(("mish", "softplus", "softshrink", "hardshrink", "rrelu", "hardswish", "hardsigmoid", "celu",
+                     "selu", "logsigmoid", "prelu", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+                     "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+                     "fractional_max_pool2d", "fractional_max_pool3d", "max_unpool1d", "max_unpool2d",
+                     "max_unpool3d", "grid_sample", "batch_norm", "instance_norm", "layer_norm", "group_norm",
+                     "pdist", "nll_loss", "multi_margin_loss", "multilabel_margin_loss", "ctc_loss",
+                     "kl_div", "huber_loss", "binary_cross_entropy_with_logits"), "real_floating"),
+    # avg_pool's kernels exist for int64 too (an integer mean, truncated toward zero), as local_response_norm's
+    # (an avg_pool over the squares)
+    **dict.fromkeys(("avg_pool1d", "avg_pool2d", "avg_pool3d", "local_response_norm"), "real_floating_or_int64"),
+    # torch's transposed convolutions have floating and int64 kernels, conv3d's im2col all but bool: the input's
+    # dtype is refused (NotImplementedError) before it is compared with the weight's
+    **dict.fromkeys(("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"), "real_floating_or_int64"),
+    "conv3d": "no_bool",
+    # the kernel runs on the promoted dtype of input and target (an integer input with a float target is fine)
+    **dict.fromkeys(("mse_loss", "smooth_l1_loss", "cosine_similarity"), "promoted_real_floating"),
 }
+
+# ops whose torch kernel returns an empty input's empty result before it looks at the dtype
+EMPTY_ANY_DTYPE: Final = frozenset({"adaptive_avg_pool1d", "adaptive_avg_pool2d"})
+
+# F.interpolate's kernels by mode (and so upsample, upsample_nearest, upsample_bilinear, nn.Upsample): the
+# nearest, bilinear and bicubic ones take uint8 too (images); the others, and area's adaptive_avg_pool, do not
+INTERPOLATE_KINDS: Final[dict[str, str]] = {
+    **dict.fromkeys(("nearest", "nearest-exact", "bilinear", "bicubic"), "real_floating_or_uint8"),
+    **dict.fromkeys(("linear", "trilinear", "area"), "real_floating"),
+}
+
+# the kinds whose dtype is the promoted dtype of the first two tensor arguments, not the input's alone
+PROMOTED_KINDS: Final = frozenset({"promoted_real_floating"})
 
 
 # torch's schemas take a Tensor for both operands of these binary ops (a Python number there is a TypeError) ...
@@ -187,21 +224,32 @@ def check_tensor_operands(op: str, input_number: str | None, other_number: str |
                     got=bad[2])
 
 
-def check_kind(op: str, dtype: str, bool_operand: bool = False, scalar_exponent: bool = False) -> None:
+def check_kind(op: str, dtype: str, bool_operand: bool = False, scalar_exponent: bool = False,
+               kind: str | None = None, empty: bool = False) -> None:
     """Refuse ``dtype`` (the promoted dtype of the operands, or the input's) where ``op``'s kind has no kernel.
 
     ``bool_operand``: an operand is a bool (tensor or Python bool); torch's ``sub`` refuses one whatever the
     promoted dtype. ``scalar_exponent``: ``pow``'s exponent is a Python number; torch's Scalar overload
-    takes a bool one on a bool tensor (``x ** True`` is ``x``) where a bool tensor exponent is refused."""
-    kind = DTYPE_KINDS.get(op)
+    takes a bool one on a bool tensor (``x ** True`` is ``x``) where a bool tensor exponent is refused.
+    ``kind``: the kind, where it depends on an argument (``INTERPOLATE_KINDS``) rather than on ``op``.
+    ``empty``: the input has no elements (``EMPTY_ANY_DTYPE``)."""
+    kind = kind or DTYPE_KINDS.get(op)
+    if empty and op in EMPTY_ANY_DTYPE:
+        return
     if op == "pow" and scalar_exponent:
         return
     if kind == "integral" and not is_integral(dtype, include_bool=True):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (integral and bool only)")
     if kind == "no_bool" and (dtype == "bool" or (op == "sub" and bool_operand)):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype="bool", hint="")
-    if kind == "real_floating" and not is_floating(dtype):
+    if kind == "real" and dtype in ("bool", "complex64", "complex128"):
+        raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (real numbers only)")
+    if kind in ("real_floating", "promoted_real_floating") and not is_floating(dtype):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (floating point dtypes only)")
+    if kind == "real_floating_or_int64" and not (is_floating(dtype) or dtype == "int64"):
+        raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (floating point and int64 only)")
+    if kind == "real_floating_or_uint8" and not (is_floating(dtype) or dtype == "uint8"):
+        raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (floating point and uint8 only)")
     if kind == "floating" and not (is_floating(dtype) or is_complex(dtype)):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype,
                         hint=" (input dtype must be either a floating point or complex dtype)")

@@ -16,7 +16,7 @@ from .dims import Sym, _Unknown, fmt_shape
 
 
 class Entry(NamedTuple):
-    kind: str  # shape | shape_unsupported | linalg | index | dtype | dtype_unsupported | device | value | autograd | registry | argument | memory
+    kind: str  # shape | shape_unsupported | shape_value | linalg | index | dtype | dtype_unsupported | device | value | autograd | registry | argument | memory
     family: str  # the mypy parent code: shape-matmul, shape-broadcast, ...
     meaning: str
     template: str
@@ -355,7 +355,7 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: expected input {shape} to have {expected} channels at dimension {dim}",
     ),
     "loss_error_target_shape_mismatch": Entry(
-        "shape", "shape-nn", "A loss target has the wrong shape for its input.",
+        "shape_value", "shape-nn", "A loss target has the wrong shape for its input (torch: ValueError).",
         "{op}: expected target of shape {expected} for input of shape {input}, but got target of shape {target}",
     ),
     "rnn_error_input_rank": Entry(

@@ -8,6 +8,7 @@ kernel); the output is the input gathered at those indices, so its gradient flow
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,11 @@ def _with_indices(input: Tensor, nd: int, kernel_size: Any, output_size: Any, ou
             raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
         output_size = [int(s * r) for s, r in zip(spatial, ratio)]
     kernel, outs = _tuple(kernel_size, nd), _tuple(output_size, nd)
+    for arg, pos, sizes in (("kernel_size", 2, kernel), ("output_size", 3, outs)):
+        for v in sizes:  # torch's parser takes ints only (a float, NaN or inf is a TypeError, True too)
+            if isinstance(v, bool) or not isinstance(v, int):
+                fail("argument_error_refused", op=name, problem=f"argument '{arg}' (position {pos}) must be tuple "
+                                                                f"of ints, not {type(v).__name__}")
     unbatched = input.dim() == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     n, c = x.shape[0], x.shape[1]
@@ -87,8 +93,9 @@ def _with_indices(input: Tensor, nd: int, kernel_size: Any, output_size: Any, ou
     for d in range(1, nd):
         flat = flat * spatial[d] + coords[d]
     full = (n, c, *outs, *kernel)
-    flat = np.broadcast_to(flat, full).reshape(n, c, *outs, -1)
-    plane = a.reshape(n, c, *([1] * nd), -1)
+    # (the last dim's length written out: -1 is ambiguous when a batch of 0 leaves no elements)
+    flat = np.broadcast_to(flat, full).reshape(n, c, *outs, math.prod(kernel))
+    plane = a.reshape(n, c, *([1] * nd), math.prod(spatial))
     values = np.take_along_axis(plane, flat, axis=-1) if flat.size else np.empty(flat.shape, a.dtype)
     nan = np.isnan(values)
     last_nan = values.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1) if values.shape[-1] else 0

@@ -8,6 +8,7 @@ normalisation, losses).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from collections.abc import Sequence
@@ -20,13 +21,14 @@ from .._dtype import bool_, int64
 from .._dtype import float64 as float64_
 from .._errors import fail
 from .._grad_mode import is_grad_enabled, no_grad
+from .._rules import dtypes as RD
 from .._rules import nn as RN
 from .._rules.broadcast import broadcast_pair
 from .._tensor import Tensor
 from ..ops import activation as A
 from ..ops import convolution as C
 from ..ops import pooling as P
-from ..ops._common import autocast_inputs, be, check, make_inplace, refuse
+from ..ops._common import autocast_inputs, be, cast, check, check_fill_value, make_inplace, promoted, refuse
 from ..ops.activation import (
     apply_dropout,
     check_dropout_p,
@@ -38,7 +40,6 @@ from ..ops.activation import (
     logsigmoid,
     prelu,
     softmax,
-    softmin,
     softplus,
     softshrink,
     softsign,
@@ -101,6 +102,19 @@ def _activation(fn: Any, input: Tensor, inplace: bool, *args: Any) -> Tensor:
         return out
     result: Tensor = fn(input, *args)
     return result
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: Any = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-input)`` along ``dim``, with torch.nn.functional's signature: ``_stacklevel`` is taken and
+    ignored (torch reads it for a warning only), and a missing ``dim`` is torch's legacy choice, with its
+    warning."""
+    if dim is None:
+        import warnings
+
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include dim=X "
+                      "as an argument.", UserWarning, stacklevel=2)
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    return A.softmin(input, dim, dtype)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -252,21 +266,32 @@ def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, strid
                 output_size: Any, op: str) -> Tensor:
     """Scatter each value to its index in a zero plane of the pooled-from size, per (batch, channel)."""
     input = autocast_inputs(op, input)[0]  # max_unpool2d/3d are on autocast's float32 list
-    def tup(v: Any, name: str) -> tuple[int, ...]:
-        return _int_pair(v, name, op) if nd == 2 else ((v,) * nd if isinstance(v, int) else tuple(v))
+    def tup(v: Any) -> tuple[Any, ...]:  # torch's _pair / _triple: no type check (output_size's comes first)
+        return tuple(v) if isinstance(v, (tuple, list)) else (v,) * nd
 
-    k = tup(kernel_size, "kernel_size")
-    st_ = tup(stride if stride is not None else kernel_size, "stride")
-    pd = tup(padding, "padding")
+    k = tup(kernel_size)
+    st_ = tup(stride if stride is not None else kernel_size)
+    pd = tup(padding)
     if tuple(indices._data.shape) != tuple(input._data.shape):
         fail("argument_error_invalid", op=op, problem=(
             f"Expected shape of indices to be same as that of the input tensor ({tuple(input._data.shape)}) but got "
             f"indices tensor with shape: {tuple(indices._data.shape)}"))
     spatial_in = tuple(input._data.shape[-nd:])
-    if output_size is None:
-        out_sp = tuple((spatial_in[i] - 1) * st_[i] - 2 * pd[i] + k[i] for i in range(nd))
-    else:
-        out_sp = tuple(int(v) for v in tuple(output_size)[-nd:])
+    default = tuple((spatial_in[i] - 1) * st_[i] - 2 * pd[i] + k[i] for i in range(nd))
+    out_sp = default
+    if output_size is not None:  # torch's Python checks it against the default size, within a stride either way
+        given = tuple(output_size)
+        given = given[2:] if len(given) == nd + 2 else given
+        if len(given) != nd:
+            _value_error(op, f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a "
+                             f"length of '{len(given)}'")
+        for i in range(nd):
+            if not default[i] - st_[i] < given[i] < default[i] + st_[i]:
+                _value_error(op, f'invalid output_size "{tuple(output_size)}" (dim {i} must be between '
+                                 f"{default[i] - st_[i]} and {default[i] + st_[i]})")
+        out_sp = tuple(int(v) for v in given)
+    for name, v in (("kernel_size", k), ("stride", st_), ("padding", pd)):  # then torch's parser: ints only
+        _int_pair(v, name, op)
     lead = tuple(input._data.shape[:-nd])
     flat = input.reshape(*lead, -1)
     idx = indices.reshape(*lead, -1)
@@ -311,11 +336,20 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                       op="avg_pool3d")
 
 
+def _output_size_fits(input: Tensor, output_size: Any, op: str) -> None:
+    """torch's 2-D and 3-D adaptive pools fill a sequence ``output_size``'s Nones from the input's trailing
+    dims before anything else: an input of too few dims for it is a ``ValueError`` there."""
+    if isinstance(output_size, (tuple, list)) and isinstance(input, Tensor) and input.dim() <= len(output_size):
+        _value_error(op, f"Input dimension should be at least {len(output_size) + 1}")
+
+
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    _output_size_fits(input, output_size, "adaptive_avg_pool3d")
     return P.adaptive_avg_pool(input, 3, output_size, op="adaptive_avg_pool3d")
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    _output_size_fits(input, output_size, "adaptive_max_pool3d")
     return _adaptive_max(input, 3, output_size, return_indices)
 
 
@@ -333,7 +367,7 @@ def _adaptive_max(input: Tensor, nd: int, output_size: Any, return_indices: bool
     idx = np.zeros((*lead, *sizes), np.int64)
     for pos in np.ndindex(*sizes):
         box = tuple(slice((p * n) // o, -(-((p + 1) * n) // o)) for p, n, o in zip(pos, spatial, sizes, strict=True))
-        win = a[(..., *box)].reshape(*lead, -1)
+        win = a[(..., *box)].reshape(*lead, math.prod(a[(..., *box)].shape[len(lead):]))  # (-1: ambiguous if empty)
         nan = np.isnan(win) if win.dtype.kind == "f" else np.zeros(win.shape, bool)
         k = np.where(nan.any(-1), nan.shape[-1] - 1 - nan[..., ::-1].argmax(-1), win.argmax(-1))
         idx[(..., *pos)] = plane[box].reshape(-1)[k]
@@ -345,6 +379,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    _output_size_fits(input, output_size, "adaptive_avg_pool2d")
     return P.adaptive_avg_pool(input, 2, output_size, op="adaptive_avg_pool2d")
 
 
@@ -353,6 +388,7 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    _output_size_fits(input, output_size, "adaptive_max_pool2d")
     return _adaptive_max(input, 2, output_size, return_indices)
 
 
@@ -372,11 +408,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         check(RN.channels_check, tuple(input._data.shape), c, op="batch_norm")
     nd = input._data.ndim
     dims = [0, *range(2, nd)]
+    if training and input.numel() == max(input._data.shape[1], 1):  # (torch's check: exactly one; empty passes)
+        fail("argument_error_invalid_value", op="batch_norm",
+             problem=f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if not input._data.size:  # as torch: nothing to normalise, the running statistics untouched
+        empty = input.clone()
+        empty = empty if weight is None else empty * weight.reshape(-1)[:1].sum()
+        return empty if bias is None else empty + bias.reshape(-1)[:1].sum()
     if training:
         count = input.numel() // max(input._data.shape[1], 1)
-        if count <= 1:
-            fail("argument_error_invalid_value", op="batch_norm",
-                 problem=f"Expected more than 1 value per channel when training, got input size {input.shape}")
         if batch_norm_fusable(input, weight, bias):
             out, bmean, bvar = batch_norm_train(input, weight, bias, eps)
             if running_mean is not None and running_var is not None:
@@ -409,6 +449,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     statistics normalise instead; given running statistics and the input's, they are updated with the
     instances' statistics averaged over the batch (unbiased variance), as torch's."""
     nd = input._data.ndim
+    if use_input_stats and math.prod(input._data.shape[2:]) == 1:
+        _value_error("instance_norm", f"Expected more than 1 spatial element when training, got input size "
+                                      f"{tuple(input._data.shape)}")
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     dims = list(range(2, nd))
@@ -450,6 +493,9 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Ten
 def rms_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if input._data.ndim < len(shape):  # torch's rms_norm: a ValueError (layer_norm's is a RuntimeError)
+        _value_error("rms_norm", f"Input tensor must have at least {len(shape)} dimensions, but got "
+                                 f"{input._data.ndim}")
     check(RN.normalized_shape_check, tuple(input._data.shape), shape, op="rms_norm")
     dims = list(range(input._data.ndim - len(shape), input._data.ndim))
     e = eps if eps is not None else float(__import__("numpy").finfo(input._data.dtype).eps)
@@ -463,7 +509,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         fail("norm_error_channels_mismatch", op="group_norm", shape=tuple(input._data.shape),
              expected=f"a multiple of num_groups={num_groups}", dim=1)
     n = input._data.shape[0]
-    x = input.reshape(n, num_groups, -1)
+    x = input.reshape(n, num_groups, math.prod(input._data.shape[1:]) // num_groups)  # (-1 is ambiguous for N = 0)
     mean = x.mean(-1, keepdim=True)
     var = x.var(-1, keepdim=True, correction=0)
     out = ((x - mean) * (var + eps).rsqrt()).reshape(input.shape)
@@ -483,6 +529,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     check(RN.distance_shape, tuple(x1.shape), tuple(x2.shape), dim, op="cosine_similarity")
     # As torch, the inputs broadcast first (so ``dim`` counts the broadcast shape's dims).
     both = check(broadcast_pair, tuple(x1.shape), tuple(x2.shape), "cosine_similarity")
+    x1, x2 = _in_common_dtype(x1, x2)  # (an integer x1 with a float x2 is a float similarity, as torch)
     x1, x2 = x1.expand(both), x2.expand(both)
     num = (x1 * x2).sum(dim)
     return num / (x1.norm(2, dim) * x2.norm(2, dim)).clamp(min=eps)
@@ -561,6 +608,9 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C r^2, H, W) -> (*, C, H r, W r)``."""
     r = int(upscale_factor)
+    if r * r > 2**63 - 1:  # torch's product of the factors overflows int64 first
+        _value_error("pixel_shuffle", f"upscale factor is too large, (upscale_factor)^2 overflowed: "
+                                      f"upscale_factor={r}")
     check(RN.pixel_shuffle_shape, tuple(input.shape), r, op="pixel_shuffle")
     *batch, c, h, w = input.shape
     n = len(batch)
@@ -585,6 +635,9 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` picked by ``input``; no gradient flows to row ``padding_idx``."""
+    if padding_idx is not None and not isinstance(padding_idx, int):  # torch compares it with 0 first: a TypeError
+        fail("argument_error_type", op="embedding", name="padding_idx", position=" (position 3)", expected="int",
+             got=type(padding_idx).__name__)
     if max_norm is not None:
         raise NotImplementedError("embedding: max_norm is not supported")
     out = weight.index_select(0, input.reshape(-1)).reshape(tuple(input._data.shape) + (weight._data.shape[1],))
@@ -832,11 +885,21 @@ def _same_shape(input: Tensor, target: Tensor, op: str) -> None:
     check(broadcast_pair, tuple(input._data.shape), tuple(target._data.shape), op)
 
 
+def _in_common_dtype(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """Both in their promoted dtype, where the kernel runs (a bool input with a float target is a float
+    difference, not a bool subtraction)."""
+    if input._data.dtype is target._data.dtype:
+        return input, target
+    common = promoted(input, target)
+    return cast(input, common), cast(target, common)
+
+
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target, weight = autocast_inputs("mse_loss", input, target, weight)
     _same_shape(input, target, "mse_loss")
+    input, target = _in_common_dtype(input, target)
     d = input - target
     return _reduce(d * d, reduction)
 
@@ -854,6 +917,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_inputs("smooth_l1_loss", input, target)
     _same_shape(input, target, "smooth_l1_loss")
+    input, target = _in_common_dtype(input, target)
     d = (input - target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
@@ -889,6 +953,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     differentiable ops over the batch, so its gradient is the exact one torch's kernel computes."""
     op = "ctc_loss"
     _check_reduction(reduction, op)
+    if isinstance(log_probs, Tensor) and log_probs.dim() and not log_probs._data.size:
+        fail("argument_error_invalid", op=op, problem="log_probs tensor must not be empty")
     unbatched = log_probs.dim() == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     if lp.dim() != 3:
@@ -1003,6 +1069,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     input, target, weight = autocast_inputs("cross_entropy", input, target, weight)
     if not target.is_floating_point() and cross_entropy_fusable(input, target, weight):
         return _cross_entropy_fused(input, target, weight, ignore_index, reduction, label_smoothing)
+    if input._data.ndim == 0:  # no class dim (torch reads dim 1 of the 0-d input: an IndexError)
+        fail("dimension_error_out_of_range", op="cross_entropy", lo=-1, hi=0, dim=1)
     cdim = 1 if input._data.ndim >= 2 else 0
     logp = log_softmax(input, cdim)
     c = input._data.shape[cdim]
@@ -1047,6 +1115,12 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(input._data.shape) != tuple(target._data.shape):
         fail("loss_error_target_shape_mismatch", op="binary_cross_entropy", input=tuple(input._data.shape),
              target=tuple(target._data.shape), expected=tuple(input._data.shape))
+    if input._data.dtype is not target._data.dtype:  # torch's kernel does not promote
+        fail("dtype_error_mismatch", op="binary_cross_entropy", what="input and target", a=input.dtype.name,
+             b=target.dtype.name)
+    if input._data.size and not bool((input >= 0).logical_and(input <= 1).all()):  # (NaN is outside too)
+        fail("argument_error_invalid", op="binary_cross_entropy",
+             problem="all elements of input should be between 0 and 1")
     loss = -(target * input.log().clamp(min=-100.0) + (1 - target) * (1 - input).log().clamp(min=-100.0))
     if weight is not None:
         loss = loss * weight
@@ -1155,6 +1229,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     other target values)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_inputs("hinge_embedding_loss", input, target)
+    if input._data.dtype.kind in "iu":  # torch converts the margin to the integer dtype (checked, truncated)
+        margin = int(check_fill_value(margin, input.dtype.name, "hinge_embedding_loss"))
     zeros = input.new_zeros(())
     loss = _where(target != 1, (margin - input).clamp(min=0), zeros) + _where(target != -1, input, zeros)
     return _reduce(loss, reduction)
@@ -1166,6 +1242,9 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_inputs("soft_margin_loss", input, target)
     _same_shape(input, target, "soft_margin_loss")
+    both = broadcast_pair(tuple(input._data.shape), tuple(target._data.shape), "soft_margin_loss")
+    if both != tuple(input._data.shape):  # torch's kernel writes the loss into a tensor of the input's shape
+        fail("inplace_error_shape_change", op="soft_margin_loss", shape=tuple(input._data.shape), result=both)
     _no_derivative(target, "target", "soft_margin_loss")
     return _reduce((1 + (-input * target).exp()).log(), reduction)
 
@@ -1174,6 +1253,8 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
                                 reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Binary cross-entropy with logits per class, averaged over the classes (the last dim)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    if input._data.ndim == 0:  # no class dim (torch: an IndexError, as here)
+        fail("dimension_error_out_of_range", op="multilabel_soft_margin_loss", lo=-1, hi=0, dim=-1)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -1245,9 +1326,10 @@ def _class_targets(input: Tensor, target: Tensor, op: str) -> None:
              target=tuple(target._data.shape), expected=tuple(input._data.shape[:1]) if input.dim() == 2 else ())
 
 
-def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+def multi_margin_loss(input: Tensor, target: Tensor, p: float = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
-    """Per row: ``sum over classes j != y of max(0, margin - x[y] + x[j])^p``, times ``weight[y]``, over C."""
+    """Per row: ``sum over classes j != y of max(0, margin - x[y] + x[j])^p``, times ``weight[y]``, over C.
+    ``p`` is 1 or 2, compared as torch's Python does (so 2.0 is taken, and NaN is the ValueError)."""
     op = "multi_margin_loss"
     input, target, weight = autocast_inputs("multi_margin_loss", input, target, weight)
     reduction = legacy_reduction(size_average, reduce, reduction)
@@ -1258,7 +1340,13 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     x = input.unsqueeze(0) if input.dim() == 1 else input
     y = target.reshape(-1, 1)
     c = x._data.shape[-1]
-    margins = (margin - take_along(x, y, 1) + x).clamp(min=0)
+    if c == 0:
+        fail("argument_error_invalid", op=op, problem=f"Expected non-empty vector or matrix with optional 0-dim "
+                                                      f"batch size, but got: {list(input._data.shape)}")
+    if y._data.size and not bool((y >= 0).logical_and(y < c).all()):
+        fail("argument_error_invalid", op=op, problem="target out of range")
+    z = margin - take_along(x, y, 1) + x
+    margins = _where(z > 0, z, z.new_zeros(()))  # torch's kernel adds a term only where it is > 0 (a NaN one too)
     if p == 2:
         margins = margins * margins
     if weight is not None:
@@ -1281,12 +1369,15 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     x = input.unsqueeze(0) if input.dim() == 1 else input
     t = target.unsqueeze(0) if target.dim() == 1 else target
     c = x._data.shape[-1]
+    if t._data.size and not bool((t >= -1).logical_and(t < c).all()):
+        fail("argument_error_invalid", op=op, problem="argument #2 'target' is out of range")
     valid = (t >= 0).to(int64).cumprod(1).to(bool_)  # entries before the first -1
     idx = t.clamp(min=0)
     onehot = (idx.unsqueeze(-1) == arange(c, device=x.device)) & valid.unsqueeze(-1)  # (N, K, C)
     is_target = onehot.any(1)  # (N, C)
     xt = take_along(x, idx, 1)  # (N, K): the target classes' scores
-    hinge = (1 - (xt.unsqueeze(-1) - x.unsqueeze(1))).clamp(min=0)  # (N, K, C)
+    z = 1 - (xt.unsqueeze(-1) - x.unsqueeze(1))  # (N, K, C)
+    hinge = _where(z > 0, z, z.new_zeros(()))  # as torch's kernel, a term only where it is > 0 (a NaN one: none)
     keep = valid.unsqueeze(-1) & ~is_target.unsqueeze(1)
     loss = hinge.masked_fill(~keep, 0).sum((1, 2)) / c
     return _reduce(loss if input.dim() == 2 else loss.squeeze(0), reduction)
@@ -1405,6 +1496,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """Split the channels into ``groups`` and interleave them: (N, g * c, *) -> view (N, g, c, *) -> (N, c, g, *)."""
+    if input._data.ndim <= 2:
+        fail("argument_error_invalid", op="channel_shuffle", problem=f"channel_shuffle expects input with > 2 dims, "
+             f"but got input with sizes {list(input._data.shape)}")
     n, ch = input._data.shape[:2]
     if groups <= 0 or ch % groups:
         fail("argument_error_invalid", op="channel_shuffle", problem=(
@@ -1465,18 +1559,50 @@ def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: st
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+def _dtype_kind_checked(name: str, fn: Any) -> Any:
+    """``fn`` behind its dtype kind (``_rules.dtypes.DTYPE_KINDS``, the table the plugin reads too): an input
+    of a dtype torch has no kernel for is refused with a code before any work, never computed in another
+    dtype. The kind is the input's, or for a ``promoted_...`` kind the promoted dtype of the first two
+    tensor arguments (``mse_loss`` of an int input and a float target runs in float, as in torch)."""
+    kind = RD.DTYPE_KINDS[name]
+    first, second = (list(inspect.signature(fn).parameters) + [""])[:2]
+    promoted = kind in RD.PROMOTED_KINDS
+    passed: set[Any] = set()  # the array dtypes (pairs, for a promoted kind) seen to pass: each checked once
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        x = args[0] if args else kwargs.get(first)
+        if isinstance(x, Tensor):
+            y = (args[1] if len(args) > 1 else kwargs.get(second)) if promoted else None
+            key = (x._data.dtype, y._data.dtype) if isinstance(y, Tensor) else x._data.dtype
+            if key not in passed:
+                dtype = x.dtype.name
+                if isinstance(y, Tensor):
+                    dtype = RD.promote_types(dtype, y.dtype.name)
+                check(RD.check_kind, name, dtype, empty=not x._data.size)
+                if x._data.size:  # (an empty input passes some kinds whatever its dtype: not remembered)
+                    passed.add(key)
+        return fn(*args, **kwargs)
+
+    return functools.update_wrapper(checked, fn)
+
+
 def _guard_arguments() -> None:
     """Every public function here behind the registry's argument guard, as the registered ops are: a call torch
     would refuse (an unknown keyword, an argument given twice, one too many, a non-tensor input, a non-bool
     flag) is a coded ``TypeError``, not the Python error it would hit inside the function. Those taken from the
-    op table already have their guard (``__wrapped__``)."""
+    op table already have their guard (``__wrapped__``). An op with a dtype kind checks it inside the guard
+    (torch's argument parser refuses a bad call before any kernel looks at the dtype)."""
     from ..ops._registry import _guarded
 
     space = globals()
     for name in [*__all__, *(n for n, v in space.items() if inspect.isfunction(v) and v.__module__ == __name__
                              and not n.startswith("_") and n not in __all__)]:
         fn = space[name]
-        if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
+        if not inspect.isfunction(fn):
+            continue
+        if name in RD.DTYPE_KINDS:
+            space[name] = _guarded(name, _dtype_kind_checked(name, inspect.unwrap(fn)), "nn.functional")
+        elif not hasattr(fn, "__wrapped__"):
             space[name] = _guarded(name, fn, "nn.functional")
 
 

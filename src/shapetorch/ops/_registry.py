@@ -56,6 +56,8 @@ _OVERLAP: frozenset[type] = frozenset()  # the check of out= (see check_no_parti
 # the categories (and ops) whose out= torch refuses when it shares part of an input's memory: its elementwise,
 # scan and sorting kernels check; matrix products, reductions, joining and histograms write through a temporary
 _OUT_CHECKED = frozenset({"pointwise", "logical", "scan", "sorting", "cross", "linalg_cross"})
+# pointwise ops that torch writes as composites (the result computed, then copied into out=): no overlap check
+_OUT_COMPOSITE = frozenset({"special_ndtr"})
 
 
 def _int_param(q: inspect.Parameter) -> bool:
@@ -67,8 +69,10 @@ def _int_param(q: inspect.Parameter) -> bool:
 _BOOL: frozenset[type] = frozenset({bool})
 _OPTIONAL_BOOL: frozenset[type] = frozenset({bool, type(None)})
 # flags torch does not parse: stft's and istft's ``center`` is read by Python code (``if center:``), as are
-# torch.nn.functional's ``inplace`` flags (``_PYTHON_PARAMS``, in every function there) and gaussian_nll_loss's ``full``
-_PYTHON_FLAGS = frozenset({("stft", "center"), ("istft", "center"), ("gaussian_nll_loss", "full")})
+# torch.nn.functional's ``inplace`` flags (``_PYTHON_PARAMS``, in every function there), gaussian_nll_loss's ``full``
+# and the fractional max pools' ``return_indices`` (torch's boolean_dispatch picks the function by ``if flag:``)
+_PYTHON_FLAGS = frozenset({("stft", "center"), ("istft", "center"), ("gaussian_nll_loss", "full"),
+                           ("fractional_max_pool2d", "return_indices"), ("fractional_max_pool3d", "return_indices")})
 _PYTHON_PARAMS = frozenset({"inplace"})
 
 
@@ -148,7 +152,8 @@ def _guarded(name: str, fn: Callable[..., Any], category: str = "") -> Callable[
             if q.name in positional:
                 env[f"_b{i}"] = classes
                 bad.append(f"({q.name} is not _M and {q.name}.__class__ not in _b{i})")
-    if "out" in {q.name for q in params} and (category in _OUT_CHECKED or name in _OUT_CHECKED):
+    if "out" in {q.name for q in params} and (category in _OUT_CHECKED or name in _OUT_CHECKED) \
+            and name not in _OUT_COMPOSITE:
         checks["out"] = (True, _OVERLAP)
     env["_checks"] = checks
     args = f"({', '.join(names)}{',' if len(names) == 1 else ''})"

@@ -26,6 +26,7 @@ from ..backends import thread_pool
 from ._common import (
     autocast_inputs,
     check,
+    check_fill_value,
     dtype_name,
     make_inplace,
     need_floating,
@@ -642,6 +643,9 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 @public("activation", method=False)
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    check(RD.check_kind, "threshold", dtype_name(input))
+    if input._data.dtype.kind in "iu":  # torch's kernel converts both numbers to the integer dtype first
+        threshold, value = (int(check_fill_value(v, dtype_name(input), "threshold")) for v in (threshold, value))
     return _where((input > threshold), input, input * 0 + value)
 
 

@@ -456,8 +456,10 @@ def fft_rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = Non
 
 def _shift(input: Tensor, dim: Any, sign: int) -> Tensor:
     dims = list(range(input._data.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    if not dims:  # torch rolls by no shifts along no dims, which roll refuses (a 0-d input, or dim=())
+        fail("argument_error_invalid", op="fftshift" if sign > 0 else "ifftshift", problem="`shifts` required")
     shifts = [sign * (input._data.shape[d] // 2) for d in dims]
-    out: Tensor = input.roll(shifts, dims) if dims else input.clone()
+    out: Tensor = input.roll(shifts, dims)
     return out
 
 

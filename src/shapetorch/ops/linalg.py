@@ -23,7 +23,7 @@ from .._errors import fail
 from .._rules import matrix as RX
 from .._tensor import Tensor
 from . import return_types as RT
-from ._common import autocast_inputs, be, check, dtype_name, new_tensor
+from ._common import autocast_inputs, be, cast, check, dtype_name, new_tensor
 from ._registry import public
 from .matrix import matrices, singular_error
 from .return_types import (
@@ -130,8 +130,10 @@ def _not_pd(op: str, a: Arr) -> int:
     """The order of the first leading minor of the first matrix that is not positive-definite, or 0."""
     for m in matrices(a):
         try:
-            np.linalg.cholesky(m)
-            continue
+            d = np.diagonal(np.linalg.cholesky(m))
+            if not np.isnan(d).any():
+                continue
+            return int(np.isnan(d).argmax()) + 1  # LAPACK's potrf stops at a NaN pivot, NumPy goes on
         except np.linalg.LinAlgError:
             pass
         lo, hi = 1, m.shape[-1]  # failing is monotonic in the order: bisect for the first that fails
@@ -238,7 +240,8 @@ def linalg_solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = T
     if B._data.ndim < 2:
         fail("linalg_error_requires_at_least_2d", op="linalg.solve_triangular", shape=tuple(B._data.shape))
     _floating(A, "linalg.solve_triangular")
-    _same("linalg.solve_triangular", A, B)
+    if A._data.dtype != B._data.dtype:  # torch casts B to A's dtype (a complex B to a real A loses its imaginary part)
+        B = cast(B.real if B.is_complex() and not A.is_complex() else B, dtype_name(A))
     T = A.triu() if upper else A.tril()
     if unitriangular:
         T = T.triu(1) + _eye_like(A, A._data.shape[-1]) if upper else T.tril(-1) + _eye_like(A, A._data.shape[-1])
@@ -650,6 +653,9 @@ _QR_R = Prim("linalg_qr_R", _given, _qr_vjp(1))
 @public("linalg", method=False)
 def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> QR:
     """``A = Q R``, Q with orthonormal columns and R upper triangular (LAPACK's signs, as torch's)."""
+    if not isinstance(mode, str):
+        fail("argument_error_type", op="linalg.qr", name="mode", position=" (position 2)", expected="str",
+             got=type(mode).__name__)
     check(RX.qr_shapes, A._data.shape, mode, op="linalg.qr")
     _floating(A, "linalg.qr")
     a = A._data
@@ -785,8 +791,14 @@ def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = Fal
 @public("linalg", method=False)
 def linalg_cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
     """The condition number: sigma_max / sigma_min for p None, 2, -2; ``norm(A, p) norm(inv(A), p)`` otherwise."""
+    if not (p is None or isinstance(p, (int, float, str))):  # torch's parser: a Number or a str
+        fail("argument_error_type", op="linalg.cond", name="p", position=" (position 2)", expected="Number or str",
+             got=type(p).__name__)
     check(RX.inverse_shape if p not in (None, 2, -2) else RX.svd_shapes, A._data.shape, op="linalg.cond")
     _floating(A, "linalg.cond")
+    if not A._data.size:  # torch: the condition number of an empty matrix is 0
+        r0 = A.new_zeros(tuple(A._data.shape[:-2]), dtype=_real_dtype(A))
+        return r0 if out is None else out.copy_(r0)
     if p in (None, 2, -2):
         s = linalg_svdvals(A)
         r = s.amax(-1) / s.amin(-1) if p != -2 else s.amin(-1) / s.amax(-1)
@@ -1046,6 +1058,9 @@ def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -
 @public("linalg", method=False)
 def linalg_vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix with increasing powers: ``out[..., i, j] = x[..., i] ** j``, N columns."""
+    if x._data.dtype.kind == "b":
+        fail("method_dtype_not_supported_error", op="linalg.vander", dtype="bool",
+             hint=" (floating point, complex and integer tensors only)")
     if x._data.ndim < 1:
         x = x.reshape(1)
     n = x._data.shape[-1] if N is None else N
@@ -1467,6 +1482,9 @@ def linalg_tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> T
     A.shape[:ind]``, so that ``tensordot(tensorinv(A, ind), A, ind)`` is the identity."""
     import math
 
+    if isinstance(ind, int) and ind > A._data.ndim:  # torch slices the shape at ind first
+        fail("argument_error_invalid", op="linalg.tensorinv",
+             problem=f"ArrayRef: invalid slice, N = {ind}; size = {A._data.ndim}")
     check(RX.tensorinv_shape, A._data.shape, ind, op="linalg.tensorinv")
     lead, rest = tuple(A._data.shape[:ind]), tuple(A._data.shape[ind:])
     r = linalg_inv(A.reshape(math.prod(lead), math.prod(rest))).reshape(*rest, *lead)
@@ -1552,6 +1570,7 @@ def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False) -> TriangularSolve:
     """``(X, A.clone())`` with ``op(A) X = b``, op the transpose when ``transpose``."""
+    _same("triangular_solve", A, b)  # (linalg.solve_triangular casts b; the older function refuses another dtype)
     M = A.mT if transpose else A
     X = linalg_solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     return RT.triangular_solve(X, A.clone())

@@ -12,16 +12,50 @@ import numpy as np
 from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._grad_mode import no_grad as _no_grad
+from .._rules import dtypes as RD
 from .._rules import nn as RN
 from .._tensor import Tensor
 from ._common import autocast_inputs, check, device_table
+from .conversion import where as _where
 from .convolution import _PAD, Ints, _batched, ntuple
 from .scatter import take_along
 
 # -- pooling --------------------------------------------------------------------------------------------
 
+def _check_ints(value: Any, name: str, op: str, none_ok: bool = False) -> None:
+    """torch's ``int[n]`` parser: an int or a sequence of ints (a bool, float or NaN is a ``TypeError``, not 1)."""
+    for v in value if isinstance(value, (tuple, list)) else (value,):
+        if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) and not (none_ok and v is None):
+            fail("argument_error_refused", op=op, problem=f"argument '{name}' (position 2) must be tuple of ints, "
+                                                          f"not {type(v).__name__}")
+
+
+def _nonfinite(input: Tensor) -> bool:
+    """Whether a host float input holds a NaN or an infinity (its sum is then not finite; a finite input whose sum
+    overflows only takes the slower exact path). The matmul pools below would spread one by 0 * NaN into every
+    window of its rows; the device keeps that limitation (docs/compatibility.md)."""
+    a = input._data
+    return isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.size > 0 and not np.isfinite(np.add.reduce(a, None))
+
+
+def _nonfinite_pooled(pool: Any, input: Tensor) -> Tensor:
+    """A linear pool (non-negative weights) of an input holding NaN or inf as torch's window loops give it: the
+    finite values pooled, then NaN in each window that holds a NaN or both infinities, else the infinity it holds."""
+    zero = input.new_zeros(())
+    out: Tensor = pool(_where(input.isfinite(), input, zero))
+    with _no_grad():
+        def hit(mask: Tensor) -> Tensor:
+            return pool(mask.to(input.dtype)) != 0
+
+        nan, pos, neg = hit(input.isnan()), hit(input.isposinf()), hit(input.isneginf())
+    out = _where(pos, zero + float("inf"), out)
+    out = _where(neg, zero - float("inf"), out)
+    return _where(nan.logical_or(pos.logical_and(neg)), zero + float("nan"), out)
+
+
 def _pool_args(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
                op: str) -> tuple[Ints, Ints, Ints, Ints, tuple[int, ...]]:
+    _check_ints(kernel_size, "kernel_size", op)
     k = ntuple(kernel_size, nd, "kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else ntuple(stride, nd, "stride")
     p, d = ntuple(padding, nd, "padding"), ntuple(dilation, nd, "dilation")
@@ -317,8 +351,15 @@ def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     divided by the window sizes (counted on the host from the shapes alone)."""
     input = autocast_inputs(op, input)[0]
     k, s, p, _, shape = _pool_args(input, nd, kernel_size, stride, padding, 1, ceil_mode, op)
+    check(RD.check_kind, op, input.dtype.name)  # floating point, and int64 (below)
     if not input.is_floating_point():
-        fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint=" (floating point only)")
+        # torch's int64 kernel divides the window's integer sum by the count in integers (toward zero): the
+        # float64 mean truncates to the same integer while the sums stay below 2**53
+        return avg_pool(input.double(), nd, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override, op=op).trunc().long()
+    if _nonfinite(input):
+        return _nonfinite_pooled(lambda t: avg_pool(t, nd, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                                    divisor_override, op=op), input)
     x, unbatched = _batched(input, nd)
     sp = x._data.shape[2:]
     out = shape[-nd:]
@@ -350,8 +391,15 @@ def _adaptive_matrix(size: int, out: int, dtype: Any) -> Any:
 def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_avg_pool2d") -> Tensor:
     """Average over the bins [floor(i L / O), ceil((i+1) L / O)); separable, so one matmul per dim."""
     input = autocast_inputs(op, input)[0]
+    # the layers come here without nn.functional's check
+    check(RD.check_kind, op, input.dtype.name, empty=not input._data.size)
+    _check_ints(output_size, "output_size", op, none_ok=True)
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op)
+    if not input._data.size and not input.is_floating_point():  # (torch: any dtype when there is nothing to do)
+        return input.reshape(shape)
+    if _nonfinite(input):
+        return _nonfinite_pooled(lambda t: adaptive_avg_pool(t, nd, output_size, op=op), input)
     out = input
     nd_in = input._data.ndim
     for i in range(nd):
@@ -367,7 +415,8 @@ def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     from .joining import stack
 
     input = autocast_inputs(op, input)[0]
-
+    check(RD.check_kind, op, input.dtype.name)
+    _check_ints(output_size, "output_size", op, none_ok=True)
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op, nonempty=True)
     nd_in = input._data.ndim
@@ -414,6 +463,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     # the one rule of F.interpolate and nn.Upsample: size or scale_factor, their spatial counts, the mode's ranks
     out = check(RN.interpolate_shape, tuple(input._data.shape), as_tuple(size), as_tuple(scale_factor), mode,
                 op="interpolate")[2:]
+    check(RD.check_kind, "interpolate", input.dtype.name, kind=RD.INTERPOLATE_KINDS.get(mode))
+    if input._data.dtype.kind == "u" and mode in ("bilinear", "bicubic"):
+        # torch's uint8 kernels weigh in fixed point and round; the float32 result rounded comes within 1
+        return interpolate(input.float(), size, scale_factor, mode, align_corners, recompute_scale_factor
+                           ).round().clamp(0, 255).to(input.dtype)
     nd = input._data.ndim - 2
     sp = input._data.shape[2:]
     scales: list[float | None] = [None] * nd
