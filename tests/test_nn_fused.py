@@ -346,6 +346,67 @@ def test_attention_on_split_heads(mask, dtype):
         np.testing.assert_allclose(a, b, **_tol(dtype))
 
 
+@pytest.mark.parametrize("keep", [True, False])
+@pytest.mark.parametrize("mask", [None, "causal", "bool", "float"])
+def test_attention_weights_kept_or_remade(keep, mask, monkeypatch):
+    """The CPU forward keeps the attention weights for the gradient while they are small beside q, k and v, and the
+    gradient remakes them otherwise: both give torch's values and first-order gradients (float32, the GPT's dtype;
+    a fully masked row gets weights 0), and the weights were kept exactly when asked."""
+    from shapetorch.ops import attention as att
+
+    monkeypatch.setattr(att, "_KEEP_PROBS", 10 if keep else 0)
+    made: list[bool] = []
+    real = att._ATTENTION_PROBS.kernels["cpu"]
+    monkeypatch.setitem(att._ATTENTION_PROBS.kernels, "cpu", lambda *a, **k: made.append(True) or real(*a, **k))
+    B, H, L, S, E = 2, 3, 7, 9, 4
+    q, k, v = data(B, H, L, E, dtype="float32"), data(B, H, S, E, seed=1, dtype="float32"), \
+        data(B, H, S, 5, seed=2, dtype="float32")
+    m: Any = None
+    if mask == "bool":
+        m = np.random.default_rng(5).random((L, S)) > 0.5
+        m[3] = False
+    elif mask == "float":
+        m = data(H, L, S, seed=6, dtype="float32")
+    cot = data(B, H, L, 5, seed=7, dtype="float32")
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (q, k, v)]
+        y = mod.scaled_dot_product_attention(*ts, None if m is None else lib.tensor(m), is_causal=mask == "causal")
+        y.backward(lib.tensor(cot))
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t in ts])
+    assert made == ([True] if keep else [])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, **_tol("float32"))
+
+
+@pytest.mark.parametrize("shapes", [((3, 4, 8), (3, 6, 8), (2, 1, 4, 6)), ((3, 4, 8), (3, 6, 8), (1, 1, 4, 6)),
+                                    ((1, 4, 8), (1, 6, 8), (3, 4, 6)), ((4, 8), (6, 8), (3, 4, 6))])
+def test_attention_mask_may_not_widen_the_scores(shapes):
+    """torch adds the mask into the scores (q k^T) in place, so a mask with more batch dims than they have is refused
+    (RuntimeError), even of size 1 (shapetorch answered with a wider result, whose fused gradient then failed)."""
+    from shapetorch._errors import ShapetorchError
+
+    qs, ks, ms = shapes
+    for lib in (st, torch):
+        for mdt in ("bool", "float32"):
+            m = lib.ones(ms, dtype=getattr(lib, mdt))
+            with pytest.raises(RuntimeError, match="doesn't match the broadcast shape") as e:
+                lib.nn.functional.scaled_dot_product_attention(lib.ones(qs), lib.ones(ks), lib.ones(*ks[:-1], 5), m)
+            if lib is st:
+                assert isinstance(e.value, ShapetorchError) and e.value.code == "inplace_error_shape_change"
+    # the scores' batch may come from the key: a mask of that batch is taken
+    q, k, v, m = data(1, 4, 8), data(3, 6, 8, seed=1), data(3, 6, 5, seed=2), np.random.default_rng(3).random((3, 4, 6)) > 0.3
+    m[..., 0] = True
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (q, k, v)]
+        y = mod.scaled_dot_product_attention(*ts, lib.tensor(m))
+        y.backward(lib.tensor(data(3, 4, 5, seed=4)))
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t in ts])
+    for a_, b_ in zip(*got):
+        np.testing.assert_allclose(a_, b_, **_tol("float64"))
+
+
 def test_attention_composite_for_broadcast_batches_and_dropout():
     q, k, v = data(2, 3, 4, 8), data(1, 3, 6, 8, seed=1), data(2, 3, 6, 5, seed=2)
     y = F.scaled_dot_product_attention(st.tensor(q, requires_grad=True), st.tensor(k), st.tensor(v))
