@@ -627,6 +627,40 @@ def test_recurrent_layer_backward_on_arrays_float64(mode, bidirectional, bias):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
 
 
+def test_lstm_layer_keeps_its_gates_for_the_gradient(monkeypatch):
+    """An LSTM layer whose gradient will be needed keeps its gates from the forward (``lstm_layer_steps``), one
+    without does not; the gradient only reads them, so a second backward through a retained graph gives the same
+    gradients (torch's), twice accumulated."""
+    from shapetorch.ops import recurrent
+
+    calls: list[bool] = []
+    real = recurrent._LSTM_STEPS.kernels["cpu"]
+    monkeypatch.setitem(recurrent._LSTM_STEPS.kernels, "cpu", lambda *a, **k: calls.append(True) or real(*a, **k))
+    torch.manual_seed(2)
+    tnet = torch.nn.LSTM(3, 5, num_layers=2, bidirectional=True)
+    snet = st.nn.LSTM(3, 5, num_layers=2, bidirectional=True)
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    x = data(6, 2, 3, dtype="float32")
+    with st.no_grad():
+        snet(st.tensor(x))
+    assert calls == []
+    cot = data(6, 2, 10, seed=5, dtype="float32")
+    grads = []
+    for lib, net in ((st, snet), (torch, tnet)):
+        xt = lib.tensor(x, requires_grad=True)
+        out, _ = net(xt)
+        out.backward(lib.tensor(cot), retain_graph=True)
+        first = [xt.grad.numpy().copy()] + [p.grad.numpy().copy() for p in net.parameters()]
+        out.backward(lib.tensor(cot))
+        grads.append(first + [xt.grad.numpy()] + [p.grad.numpy() for p in net.parameters()])
+    assert len(calls) == 4  # two layers, two directions
+    n = len(grads[0]) // 2
+    for a, b in zip(grads[0][:n], grads[0][n:]):
+        np.testing.assert_allclose(2 * a, b, rtol=1e-6)
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 def test_recurrent_layer_primitive(mode, bidirectional):
