@@ -308,6 +308,12 @@ def test_where_selects_the_bits_torch_selects(dtype):
     x, tx = rand((3, 4, 5), "float32", 1)
     m = np.tril(np.ones((4, 5), bool))
     compare(lambda lib, a: a.masked_fill(lib.tensor(m), float("-inf")), (x, tx))
+    # every operand 0-d: a 0-d tensor (an array, not a NumPy scalar)
+    for c in (True, False):
+        got = st.where(st.tensor(c), st.tensor(1.5), st.tensor(2.5))
+        assert type(got._data) is np.ndarray and got.shape == () and got.item() == (1.5 if c else 2.5)
+        got = st.tensor(3.0).masked_fill(st.tensor(c), 1.0)
+        assert type(got._data) is np.ndarray and got.item() == (1.0 if c else 3.0)
 
 
 @pytest.mark.parametrize("fill", [False, True])

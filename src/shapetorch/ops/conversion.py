@@ -220,7 +220,8 @@ def _where_kernel(cond: Any, a: Any, b: Any) -> Any:
     0.88 against 0.14 ms on a random (8, 4, 64, 64) float32 mask, 0.14 against 0.09 on a causal one (one thread).
     The same bits as np.where (a -0.0, a NaN's payload), and an inf or NaN of the side not taken stays out."""
     if not (type(a) is np.ndarray and type(b) is np.ndarray and type(cond) is np.ndarray and a.dtype == b.dtype
-            and a.dtype.itemsize in _UINT and cond.dtype == np.bool_ and a.dtype.kind in "fciub"):
+            and a.dtype.itemsize in _UINT and cond.dtype == np.bool_ and a.dtype.kind in "fciub"
+            and (cond.ndim or a.ndim or b.ndim)):  # (0-d operands give NumPy scalars, not arrays)
         return np.where(cond, a, b)
     u = _UINT[a.dtype.itemsize]
     m = cond.astype(u)
