@@ -407,6 +407,23 @@ def test_attention_mask_may_not_widen_the_scores(shapes):
         np.testing.assert_allclose(a_, b_, **_tol("float64"))
 
 
+@pytest.mark.parametrize("lengths", [(0, 3), (3, 0), (0, 0)])
+def test_attention_without_queries_or_keys(lengths):
+    """No queries or no keys: torch's empty or zero output and gradients (no keys raised NumPy's error for a
+    maximum over an empty axis)."""
+    L, S = lengths
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(data(2, n, 4, seed=i), requires_grad=True) for i, n in enumerate((L, S))]
+        v = lib.tensor(data(2, S, 5, seed=3), requires_grad=True)
+        y = mod.scaled_dot_product_attention(ts[0], ts[1], v)
+        y.sum().backward()
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t in (*ts, v)])
+    for a_, b_ in zip(*got):
+        assert a_.shape == b_.shape
+        np.testing.assert_allclose(a_, b_)
+
+
 def test_attention_composite_for_broadcast_batches_and_dropout():
     q, k, v = data(2, 3, 4, 8), data(1, 3, 6, 8, seed=1), data(2, 3, 6, 5, seed=2)
     y = F.scaled_dot_product_attention(st.tensor(q, requires_grad=True), st.tensor(k), st.tensor(v))

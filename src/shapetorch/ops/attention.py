@@ -175,6 +175,8 @@ def attention_fusable(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> b
         return False
     if not q._data.shape[:-2] == k._data.shape[:-2] == v._data.shape[:-2]:
         return False
+    if k._data.shape[-2] == 0:
+        return False  # no keys: the composite's empty softmax (the kernels' maximum over no keys has no identity)
     return mask is None or (mask._device == q._device and not mask.requires_grad
                             and (mask._data.dtype == np.bool_ or mask._data.dtype == dt))
 
