@@ -373,6 +373,84 @@ def test_attention_on_split_heads(mask, dtype):
         np.testing.assert_allclose(a, b, **_tol(dtype))
 
 
+@pytest.mark.parametrize("keep", [True, False])
+@pytest.mark.parametrize("mask", [None, "causal", "bool", "float"])
+def test_attention_weights_kept_or_remade(keep, mask, monkeypatch):
+    """The CPU forward keeps the attention weights for the gradient while they are small beside q, k and v, and the
+    gradient remakes them otherwise: both give torch's values and first-order gradients (float32, the GPT's dtype;
+    a fully masked row gets weights 0), and the weights were kept exactly when asked."""
+    from shapetorch.ops import attention as att
+
+    monkeypatch.setattr(att, "_KEEP_PROBS", 10 if keep else 0)
+    made: list[bool] = []
+    real = att._ATTENTION_PROBS.kernels["cpu"]
+    monkeypatch.setitem(att._ATTENTION_PROBS.kernels, "cpu", lambda *a, **k: made.append(True) or real(*a, **k))
+    B, H, L, S, E = 2, 3, 7, 9, 4
+    q, k, v = data(B, H, L, E, dtype="float32"), data(B, H, S, E, seed=1, dtype="float32"), \
+        data(B, H, S, 5, seed=2, dtype="float32")
+    m: Any = None
+    if mask == "bool":
+        m = np.random.default_rng(5).random((L, S)) > 0.5
+        m[3] = False
+    elif mask == "float":
+        m = data(H, L, S, seed=6, dtype="float32")
+    cot = data(B, H, L, 5, seed=7, dtype="float32")
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (q, k, v)]
+        y = mod.scaled_dot_product_attention(*ts, None if m is None else lib.tensor(m), is_causal=mask == "causal")
+        y.backward(lib.tensor(cot))
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t in ts])
+    assert made == ([True] if keep else [])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, **_tol("float32"))
+
+
+@pytest.mark.parametrize("shapes", [((3, 4, 8), (3, 6, 8), (2, 1, 4, 6)), ((3, 4, 8), (3, 6, 8), (1, 1, 4, 6)),
+                                    ((1, 4, 8), (1, 6, 8), (3, 4, 6)), ((4, 8), (6, 8), (3, 4, 6))])
+def test_attention_mask_may_not_widen_the_scores(shapes):
+    """torch adds the mask into the scores (q k^T) in place, so a mask with more batch dims than they have is refused
+    (RuntimeError), even of size 1 (shapetorch answered with a wider result, whose fused gradient then failed)."""
+    from shapetorch._errors import ShapetorchError
+
+    qs, ks, ms = shapes
+    for lib in (st, torch):
+        for mdt in ("bool", "float32"):
+            m = lib.ones(ms, dtype=getattr(lib, mdt))
+            with pytest.raises(RuntimeError, match="doesn't match the broadcast shape") as e:
+                lib.nn.functional.scaled_dot_product_attention(lib.ones(qs), lib.ones(ks), lib.ones(*ks[:-1], 5), m)
+            if lib is st:
+                assert isinstance(e.value, ShapetorchError) and e.value.code == "inplace_error_shape_change"
+    # the scores' batch may come from the key: a mask of that batch is taken
+    q, k, v, m = data(1, 4, 8), data(3, 6, 8, seed=1), data(3, 6, 5, seed=2), np.random.default_rng(3).random((3, 4, 6)) > 0.3
+    m[..., 0] = True
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (q, k, v)]
+        y = mod.scaled_dot_product_attention(*ts, lib.tensor(m))
+        y.backward(lib.tensor(data(3, 4, 5, seed=4)))
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t in ts])
+    for a_, b_ in zip(*got):
+        np.testing.assert_allclose(a_, b_, **_tol("float64"))
+
+
+@pytest.mark.parametrize("lengths", [(0, 3), (3, 0), (0, 0)])
+def test_attention_without_queries_or_keys(lengths):
+    """No queries or no keys: torch's empty or zero output and gradients (no keys raised NumPy's error for a
+    maximum over an empty axis)."""
+    L, S = lengths
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(data(2, n, 4, seed=i), requires_grad=True) for i, n in enumerate((L, S))]
+        v = lib.tensor(data(2, S, 5, seed=3), requires_grad=True)
+        y = mod.scaled_dot_product_attention(ts[0], ts[1], v)
+        y.sum().backward()
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t in (*ts, v)])
+    for a_, b_ in zip(*got):
+        assert a_.shape == b_.shape
+        np.testing.assert_allclose(a_, b_)
+
+
 def test_attention_composite_for_broadcast_batches_and_dropout():
     q, k, v = data(2, 3, 4, 8), data(1, 3, 6, 8, seed=1), data(2, 3, 6, 5, seed=2)
     y = F.scaled_dot_product_attention(st.tensor(q, requires_grad=True), st.tensor(k), st.tensor(v))
@@ -591,6 +669,40 @@ def test_recurrent_layer_backward_on_arrays_float64(mode, bidirectional, bias):
         grads.append([t.grad.numpy() for t in ts] + [p.grad.numpy() for p in net.parameters()])
     for a, b in zip(*grads, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
+
+
+def test_lstm_layer_keeps_its_gates_for_the_gradient(monkeypatch):
+    """An LSTM layer whose gradient will be needed keeps its gates from the forward (``lstm_layer_steps``), one
+    without does not; the gradient only reads them, so a second backward through a retained graph gives the same
+    gradients (torch's), twice accumulated."""
+    from shapetorch.ops import recurrent
+
+    calls: list[bool] = []
+    real = recurrent._LSTM_STEPS.kernels["cpu"]
+    monkeypatch.setitem(recurrent._LSTM_STEPS.kernels, "cpu", lambda *a, **k: calls.append(True) or real(*a, **k))
+    torch.manual_seed(2)
+    tnet = torch.nn.LSTM(3, 5, num_layers=2, bidirectional=True)
+    snet = st.nn.LSTM(3, 5, num_layers=2, bidirectional=True)
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    x = data(6, 2, 3, dtype="float32")
+    with st.no_grad():
+        snet(st.tensor(x))
+    assert calls == []
+    cot = data(6, 2, 10, seed=5, dtype="float32")
+    grads = []
+    for lib, net in ((st, snet), (torch, tnet)):
+        xt = lib.tensor(x, requires_grad=True)
+        out, _ = net(xt)
+        out.backward(lib.tensor(cot), retain_graph=True)
+        first = [xt.grad.numpy().copy()] + [p.grad.numpy().copy() for p in net.parameters()]
+        out.backward(lib.tensor(cot))
+        grads.append(first + [xt.grad.numpy()] + [p.grad.numpy() for p in net.parameters()])
+    assert len(calls) == 4  # two layers, two directions
+    n = len(grads[0]) // 2
+    for a, b in zip(grads[0][:n], grads[0][n:]):
+        np.testing.assert_allclose(2 * a, b, rtol=1e-6)
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("bidirectional", [False, True])

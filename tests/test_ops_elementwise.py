@@ -280,6 +280,70 @@ def test_where_scalars_and_condition_dtype():
     compare(lambda lib, cond: lib.where(cond), (c, tc))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8",
+                                   "uint8", "int16", "int32", "int64", "bool"])
+def test_where_selects_the_bits_torch_selects(dtype):
+    """where (and masked_fill) pick elements as bit operations on the CPU: the same bits as torch for every dtype
+    (a -0.0 and a NaN kept, an inf of the side not taken left out), with a condition that broadcasts (a causal
+    mask), one side of one element (masked_fill's value) and both sides full."""
+    rng = np.random.default_rng(3)
+    full = rng.normal(size=(3, 4, 5)) * 4
+    other = rng.normal(size=(3, 4, 5)) * 4
+    if dtype.startswith(("float", "bfloat", "complex")):
+        full[0, 0, :3], other[1, 1, :3] = (np.nan, -0.0, np.inf), (np.nan, -0.0, -np.inf)
+    tdt = getattr(torch, dtype)
+    ta, tb = torch.tensor(full).to(tdt), torch.tensor(other).to(tdt)
+    for cond in (rng.random((3, 4, 5)) > 0.5, np.tril(np.ones((4, 5), bool)), rng.random((5,)) > 0.5):
+        tc = torch.tensor(cond)
+        for ta_, tb_ in ((ta, tb), (ta, tb[0, 0, 0]), (ta[0, 0, 1], tb), (tb[1, 1, 1], ta)):
+            want = torch.where(tc, ta_, tb_)
+            sa, sb = (st.tensor(t.float().numpy() if dtype == "bfloat16" else t.numpy()).to(getattr(st, dtype))
+                      for t in (ta_, tb_))
+            got = st.where(st.tensor(cond), sa, sb)
+            assert tuple(got.shape) == tuple(want.shape) and got.dtype == sa.dtype
+            same = np.where(cond, sa.numpy(), sb.numpy())  # bit for bit: np.where's choice
+            np.testing.assert_array_equal(got.numpy().view(np.uint8), same.view(np.uint8))
+            w = want.float().numpy() if dtype == "bfloat16" else want.numpy()
+            np.testing.assert_array_equal(got.float().numpy() if dtype == "bfloat16" else got.numpy(), w)
+    x, tx = rand((3, 4, 5), "float32", 1)
+    m = np.tril(np.ones((4, 5), bool))
+    compare(lambda lib, a: a.masked_fill(lib.tensor(m), float("-inf")), (x, tx))
+    # every operand 0-d: a 0-d tensor (an array, not a NumPy scalar)
+    for c in (True, False):
+        got = st.where(st.tensor(c), st.tensor(1.5), st.tensor(2.5))
+        assert type(got._data) is np.ndarray and got.shape == () and got.item() == (1.5 if c else 2.5)
+        got = st.tensor(3.0).masked_fill(st.tensor(c), 1.0)
+        assert type(got._data) is np.ndarray and got.item() == (1.0 if c else 3.0)
+
+
+@pytest.mark.parametrize("fill", [False, True])
+def test_where_gradient_is_a_select(fill):
+    """where's gradient is the cotangent where each side was taken and 0 elsewhere, even for an inf or NaN cotangent
+    (a product with the mask gave NaN there); masked_fill's value gets none; double backward through it."""
+    rng = np.random.default_rng(4)
+    cond = rng.random((3, 4)) > 0.5
+    a, b = rng.normal(size=(3, 4)), rng.normal(size=(4,))
+    cot = rng.normal(size=(3, 4))
+    cot[0, :2], cot[1, :2] = np.inf, np.nan
+    got = []
+    for lib in (st, torch):
+        x, y = lib.tensor(a, requires_grad=True), lib.tensor(b, requires_grad=True)
+        if fill:
+            z = (x * x).masked_fill(lib.tensor(cond), 2.5)
+            (gx,) = lib.autograd.grad(z, [x], lib.tensor(cot))
+            gy = gx
+        else:
+            z = lib.where(lib.tensor(cond), x * x, y * y)
+            gx, gy = lib.autograd.grad(z, [x, y], lib.tensor(cot))
+        # double backward with a finite cotangent
+        z2 = lib.where(lib.tensor(cond), x * x, y * y)
+        g1 = lib.autograd.grad(z2, [x, y], lib.tensor(np.nan_to_num(cot, nan=1.0, posinf=2.0)), create_graph=True)
+        g2 = lib.autograd.grad(sum((g * g).sum() for g in g1), [x, y])
+        got.append([t.detach().numpy() for t in (z, gx, gy, *g2)])
+    for s_, t_ in zip(*got):
+        np.testing.assert_allclose(s_, t_, rtol=1e-12, atol=0)
+
+
 def test_clone_contiguous_detach():
     x, tx = rand((3, 4), "float32", 1)
     compare(lambda lib, a: a.t().contiguous(), (x, tx))

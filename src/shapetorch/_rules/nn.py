@@ -9,6 +9,7 @@ from .axes import wrap_dim
 from .broadcast import broadcast_pair
 from .dims import UNKNOWN, Dim, Shape, differ, fmt_shape
 from .errors import RuleError
+from .inplace import inplace_shape
 
 _KNOWN = int
 
@@ -133,7 +134,8 @@ def adaptive_pool_shape(input: Shape, output_size: tuple[int | None, ...], op: s
 
 def attention_shape(query: Shape, key: Shape, value: Shape, mask: Shape | None = None,
                     op: str = "scaled_dot_product_attention") -> Shape:
-    """query (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev); mask broadcasts to (..., L, S)."""
+    """query (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev); the mask broadcasts to the shape of
+    the scores, (..., L, S) with the batch dims of query and key, without widening it."""
     for name, s in (("query", query), ("key", key), ("value", value)):
         if len(s) < 2:
             raise RuleError("attention_error_shape_mismatch", op=op, q=query, k=key, v=value,
@@ -144,10 +146,11 @@ def attention_shape(query: Shape, key: Shape, value: Shape, mask: Shape | None =
     if differ(key[-2], value[-2]):
         raise RuleError("attention_error_shape_mismatch", op=op, q=query, k=key, v=value,
                         problem=f"key and value sequence lengths differ ({key[-2]} != {value[-2]})")
-    batch = broadcast_pair(query[:-2], broadcast_pair(key[:-2], value[:-2], op), op)
+    scores = broadcast_pair(query[:-2], key[:-2], op) + (query[-2], key[-2])
     if mask is not None:
-        broadcast_pair(mask, batch + (query[-2], key[-2]), op)
-    return batch + (query[-2], value[-1])
+        # torch adds the mask into the scores in place: it may broadcast to their shape, never widen it
+        inplace_shape(scores, broadcast_pair(mask, scores, op), op)
+    return broadcast_pair(scores[:-2], value[:-2], op) + (query[-2], value[-1])
 
 
 def normalized_shape_check(input: Shape, normalized: Shape, op: str = "layer_norm") -> None:

@@ -210,10 +210,50 @@ def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None
 
 method("resize_as_", _guarded("resize_as_", resize_as_))
 
-_WHERE = Prim(
-    "where", np.where,
-    lambda g, n: (None, g * n.inputs[0], g * ~n.inputs[0] if isinstance(n.inputs[0], Tensor) else None),
-)
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _where_kernel(cond: Any, a: Any, b: Any) -> Any:
+    """``np.where(cond, a, b)``, for two arrays of one dtype of 1 to 8 bytes as bit operations: ``b ^ ((a ^ b) & m)``
+    with ``m`` all ones where ``cond``, or ``(b & ~m) | (a & m)`` when ``a`` is one element (masked_fill), the mask's
+    products made at the mask's own (often broadcast, smaller) shape. np.where picks each element with a branch:
+    0.88 against 0.14 ms on a random (8, 4, 64, 64) float32 mask, 0.14 against 0.09 on a causal one (one thread).
+    The same bits as np.where (a -0.0, a NaN's payload), and an inf or NaN of the side not taken stays out."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and type(cond) is np.ndarray and a.dtype == b.dtype
+            and a.dtype.itemsize in _UINT and cond.dtype == np.bool_ and a.dtype.kind in "fciub"
+            and (cond.ndim or a.ndim or b.ndim)):  # (0-d operands give NumPy scalars, not arrays)
+        return np.where(cond, a, b)
+    u = _UINT[a.dtype.itemsize]
+    m = cond.astype(u)
+    np.negative(m, out=m)  # 0 -> 0, 1 -> every bit set
+    ab, bb = a.view(u), b.view(u)
+    if a.ndim == 0:
+        am = np.bitwise_and(m, ab)
+        np.invert(m, out=m)
+        out = np.bitwise_and(bb, m)
+        out |= am
+    elif b.ndim == 0:
+        bm = np.bitwise_and(np.invert(m), bb)
+        out = np.bitwise_and(ab, m)
+        out |= bm
+    else:
+        x = np.bitwise_xor(ab, bb)
+        out = np.bitwise_and(x, m, out=x if x.shape == np.broadcast_shapes(x.shape, m.shape) else None)
+        out ^= bb
+    return out.view(a.dtype)
+
+
+def _where_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    """The gradient where each side was taken and 0 elsewhere, as a select (``g * cond`` would give NaN for an
+    infinite gradient where the side was not taken); a side that needs none (masked_fill's value) gets none."""
+    cond, a, b = n.inputs
+    zero = g.new_zeros(())
+    ga = _WHERE(cond, g, zero) if isinstance(a, Tensor) and (STATE.enabled or a._requires_grad) else None
+    gb = _WHERE(cond, zero, g) if isinstance(b, Tensor) and (STATE.enabled or b._requires_grad) else None
+    return None, ga, gb
+
+
+_WHERE = Prim("where", _where_kernel, _where_vjp)
 
 
 @public("pointwise")

@@ -6,12 +6,14 @@ kernels, float32/float64 operands of one dtype); elsewhere they take the composi
 runs on every backend. A step is then 3-6 graph nodes instead of 15-18: the loop over time is where a sequence
 model's step spends its time, and each node costs the backward walk the same whatever its size.
 
-The gate values are recomputed from the pre-activations by the gradient rather than saved. The formulas are
+A cell's gate values are recomputed from the pre-activations by the gradient rather than saved. The formulas are
 written once, for NumPy arrays and for tensors alike (``_Ops``): a first-order backward runs them on the arrays; a
 backward that builds a graph (``create_graph``, and forward mode through the vjp) runs them in differentiable ops.
 The whole-layer primitives' forward kernels and first-order backward (``_lstm_layer_backward``,
 ``_gru_layer_backward``) are the same formulas as in-place NumPy passes over a few preallocated buffers: there the
-per-step call count and the whole-sequence temporaries decide a sequence model's time and peak memory.
+per-step call count and the whole-sequence temporaries decide a sequence model's time and peak memory. An LSTM
+layer whose gradient will be needed keeps its activated gates from the forward (``_LSTM_STEPS``, an input of the
+layer's node), as torch's workspace; the GRU's gradient remakes its gates (one GEMM over all steps).
 """
 
 from __future__ import annotations
@@ -141,23 +143,30 @@ def _state_weight(w_hh: Any) -> Any:
     return np.ascontiguousarray(w_hh.T)
 
 
-def _lstm_layer_kernel(gi: Any, h: Any, c: Any, w_hh: Any, *b: Any, reverse: bool) -> Any:
-    """[h_t, c_t] of every step, (T, B, 2H): the states are the output the gradient reads back. Each step is the
-    state GEMM and in-place passes over one gate buffer, writing h_t and c_t straight into the output (the formulas
-    of ``_lstm_forward``, in the same order of operations)."""
+def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse: bool, keep_gates: bool) -> Any:
+    """[h_t, c_t] of every step, (T, B, 2H); with ``keep_gates``, one flat array of it followed by every step's
+    activated gates [i, f, g, o], (T, B, 4H) (see ``_split_steps``). Each step is the state GEMM and in-place passes
+    over its gate rows, writing h_t and c_t straight into the result (the formulas of ``_lstm_forward``, in the same
+    order of operations)."""
     k = h.shape[-1]
-    out = np.empty((*gi.shape[:-1], 2 * k), gi.dtype)
+    n = gi.size // 2  # T * B * 2H
+    flat = np.empty(3 * n if keep_gates else n, gi.dtype)
+    out = flat[:n].reshape(*gi.shape[:-1], 2 * k)
+    gates = flat[n:].reshape(gi.shape) if keep_gates else None
     wt = _state_weight(w_hh)
-    pre = np.empty((*h.shape[:-1], 4 * k), gi.dtype)
+    buf = np.empty((*h.shape[:-1], 4 * k), gi.dtype) if gates is None else None
     g, tmp = np.empty_like(h), np.empty_like(h)
-    i, f, o = pre[..., :k], pre[..., k:2 * k], pre[..., 3 * k:]
     for t in _order(gi.shape[0], reverse):
+        pre = buf if gates is None else gates[t]
         np.matmul(h, wt, out=pre)
         if b:
             pre += b[0]
         pre += gi[t]
         np.tanh(pre[..., 2 * k:3 * k], out=g)
-        _sigmoid_(pre)  # all four blocks in one call (g's is unused): fewer calls on a small buffer
+        _sigmoid_(pre)  # all four blocks in one call (g's is overwritten below): fewer calls on small rows
+        if gates is not None:
+            pre[..., 2 * k:3 * k] = g
+        i, f, o = pre[..., :k], pre[..., k:2 * k], pre[..., 3 * k:]
         h, c_new = out[t, ..., :k], out[t, ..., k:]
         np.multiply(f, c, out=c_new)
         np.multiply(i, g, out=tmp)
@@ -165,7 +174,21 @@ def _lstm_layer_kernel(gi: Any, h: Any, c: Any, w_hh: Any, *b: Any, reverse: boo
         np.tanh(c_new, out=tmp)
         np.multiply(o, tmp, out=h)
         c = c_new
-    return out
+    return flat if keep_gates else out
+
+
+def _split_steps(flat: Any, gi_shape: tuple[int, ...]) -> tuple[Any, Any]:
+    """``_lstm_steps``' kept result as (states (T, B, 2H), gates (T, B, 4H)), both contiguous."""
+    n = flat.size // 3
+    return flat[:n].reshape(*gi_shape[:-1], gi_shape[-1] // 2), flat[n:].reshape(gi_shape)
+
+
+def _lstm_layer_kernel(gi: Any, h: Any, c: Any, w_hh: Any, *rest: Any, reverse: bool, kept: bool = False) -> Any:
+    """[h_t, c_t] of every step, (T, B, 2H): the states are the output the gradient reads back. With ``kept`` the
+    last of ``rest`` is ``_lstm_steps``' result with the gates (``_LSTM_STEPS``), and the output is a view of it."""
+    if kept:
+        return _split_steps(rest[-1], gi.shape)[0]
+    return _lstm_steps(gi, h, c, w_hh, rest, reverse, False)
 
 
 def _before(seq: Any, first: Any, reverse: bool, ops: _Ops) -> Any:
@@ -225,41 +248,39 @@ def _times_before(dst: Any, seq: Any, first: Any, reverse: bool) -> None:
         dst[0] *= first
 
 
-def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any,
-                         reverse: bool) -> tuple[Any, ...]:
-    """``_lstm_layer_grads`` on NumPy arrays in seven (T, B, H) buffers: the gates of all steps are recomputed into
-    one (T, B, 4H) array (the forward's operations in its order, so the same values), turned in place into the four
-    coefficients of d pre, which the walk through time overwrites step by step with d pre itself (the gradient of the
-    input projection and of the state product alike); per step, the state GEMM and seven in-place passes over (B, H)
-    rows. The forward saved only the states: the gates would double what a layer keeps until its backward."""
+def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
+                         steps_out: Any) -> tuple[Any, ...]:
+    """``_lstm_layer_grads`` on NumPy arrays, from the gates the forward kept (``steps_out``, ``_lstm_steps``' result
+    with the activated gates after the states): the
+    four coefficients of d pre are made in one (T, B, 4H) array, which the walk through time overwrites step by step
+    with d pre itself (the gradient of the input projection and of the state product alike); per step, the state GEMM
+    and seven in-place passes over (B, H) rows. Keeping the gates spares the gradient a GEMM over all steps and the
+    activations' passes (a third of its time); they cost the layer (T, B, 4H) until its backward, as torch's
+    workspace does. The gates are read, never written: a graph kept for another backward still has them."""
     steps, k = gi.shape[0], h0.shape[-1]
     h_prev = _before(y[..., :k], h0, reverse, _NP)
-    a = _np_rows_product(h_prev, w_hh, b_hh)
-    a += gi
-    g = np.tanh(a[..., 2 * k:3 * k])
-    _sigmoid_(a)
-    i, f, cg, o = (a[..., j * k:(j + 1) * k] for j in range(4))
+    gates = _split_steps(steps_out, gi.shape)[1]
+    i, f, g, o = (gates[..., j * k:(j + 1) * k] for j in range(4))
+    a = np.empty(gates.shape, gates.dtype)
+    ci, cf, cg, co = (a[..., j * k:(j + 1) * k] for j in range(4))
+    # d pre = [dc * g i(1-i), dc * c f(1-f), dc * i(1-g^2), dh * tc o(1-o)], dc = dc_new + dh * o(1-tc^2) + dc_next
     tc = np.tanh(y[..., k:])
-    # d pre = [dc * g i(1-i), dc * c f(1-f), dc * i(1-g^2), dh * tc o(1-o)], dc = dc_new + dh * o(1-tc^2) + dc_next;
-    # each coefficient is written over its gate once the gate's other uses are done
+    via_h = np.multiply(tc, tc)
+    np.subtract(1, via_h, out=via_h)
+    via_h *= o
+    np.subtract(1, o, out=co)
+    co *= o
+    co *= tc
+    del tc
     np.multiply(g, g, out=cg)
     np.subtract(1, cg, out=cg)
     cg *= i
-    g *= i
-    np.subtract(1, i, out=i)
-    i *= g  # ci
-    via_h = g
-    np.multiply(tc, tc, out=via_h)
-    np.subtract(1, via_h, out=via_h)
-    via_h *= o
-    tc *= o
-    np.subtract(1, o, out=o)
-    o *= tc  # co
-    f_gate = tc
-    np.copyto(f_gate, f)
-    np.subtract(1, f, out=f)
-    f *= f_gate
-    _times_before(f, y[..., k:], c0, reverse)  # cf
+    np.subtract(1, i, out=ci)
+    ci *= i
+    ci *= g
+    np.subtract(1, f, out=cf)
+    cf *= f
+    _times_before(cf, y[..., k:], c0, reverse)
     dh, dc, dh_t, dc_t = (np.zeros_like(h0) for _ in range(4))
     blocks = a.reshape(*a.shape[:-1], 4, k)
     for t in reversed(_order(steps, reverse)):
@@ -269,8 +290,8 @@ def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any
         dc_t += dc
         b3 = blocks[t, ..., :3, :]
         np.multiply(b3, dc_t[..., None, :], out=b3)
-        o[t] *= dh_t
-        np.multiply(dc_t, f_gate[t], out=dc)
+        co[t] *= dh_t
+        np.multiply(dc_t, f[t], out=dc)
         np.matmul(a[t], w_hh, out=dh)
     return _layer_sums(a, a, h_prev, dh, dc, b_hh is not None)
 
@@ -286,16 +307,20 @@ def _layer_sums(d_gi: Any, d_gh: Any, h_prev: Any, dh0: Any, dc0: Any, bias: boo
 
 def _layer_vjp(grads: Any, fused: Any, before_bias: int) -> Any:
     """A layer's vjp: ``fused`` on the arrays (first order) or ``grads`` on the tensors (a graph of the gradient);
-    the primitive's inputs are ``before_bias`` tensors, then the state's bias when there is one."""
+    the primitive's inputs are ``before_bias`` tensors, then the state's bias when there is one, then (``kept``)
+    what the forward kept for the gradient, which ``fused`` takes last and which gets no gradient."""
     def vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
         xs = n.inputs
+        kept: tuple[Any, ...] = ()
+        if n.params.get("kept"):
+            xs, kept = xs[:-1], (xs[-1],)
         b = xs[before_bias] if len(xs) > before_bias else None
         args = xs[:before_bias]
         if not STATE.enabled:
             out = fused(*(t._data for t in args), None if b is None else b._data, n.out._data, gy._data,
-                        n.params["reverse"])
-            return tuple(Tensor._make(a, xs[0]._device) for a in out)
-        return grads(*args, b, n.out, gy, n.params["reverse"], _st_ops())
+                        n.params["reverse"], *(t._data for t in kept))
+            return (*(Tensor._make(a, xs[0]._device) for a in out), *(None for _ in kept))
+        return (*grads(*args, b, n.out, gy, n.params["reverse"], _st_ops()), *(None for _ in kept))
     return vjp
 
 
@@ -394,13 +419,21 @@ def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any,
 
 
 _LSTM_LAYER = Prim("lstm_layer", _lstm_layer_kernel, _layer_vjp(_lstm_layer_grads, _lstm_layer_backward, 4), save_output=True)
+# the forward of a layer whose gradient will be needed: the states and the gates, which the layer's node keeps
+_LSTM_STEPS = Prim("lstm_layer_steps", lambda gi, h, c, w_hh, *b, reverse: _lstm_steps(gi, h, c, w_hh, b, reverse, True))
 _GRU_LAYER = Prim("gru_layer", _gru_layer_kernel, _layer_vjp(_gru_layer_grads, _gru_layer_backward, 3), save_output=True)
 
 
 def lstm_layer(gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Tensor | None,
                reverse: bool) -> tuple[Tensor, Tensor, Tensor]:
     """One LSTM layer and direction over a (T, B, 4H) input projection: (the (T, B, H) outputs, h_T, c_T)."""
-    y = _LSTM_LAYER(gi, h0, c0, w_hh, *(() if b_hh is None else (b_hh,)), reverse=reverse)
+    bs = () if b_hh is None else (b_hh,)
+    if STATE.enabled and any(t._requires_grad for t in (gi, h0, c0, w_hh, *bs)):
+        steps = _LSTM_STEPS(gi.detach(), h0.detach(), c0.detach(), w_hh.detach(), *(t.detach() for t in bs),
+                            reverse=reverse)
+        y = _LSTM_LAYER(gi, h0, c0, w_hh, *bs, steps, reverse=reverse, kept=True)
+    else:
+        y = _LSTM_LAYER(gi, h0, c0, w_hh, *bs, reverse=reverse)
     k = h0._data.shape[-1]
     last = 0 if reverse else gi._data.shape[0] - 1
     seq = y.narrow(-1, 0, k)
