@@ -236,6 +236,25 @@ def outcome(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
         return None, e
 
 
+def assert_torch_verdict(ours_call: Callable[[], Any], theirs_call: Callable[[], Any]) -> None:
+    """One hand-written case judged as the fuzzer judges: torch's verdict, its builtin class and a code on a
+    refusal; torch's answer (shape, dtype, values) on acceptance."""
+    from _oracle import assert_same
+
+    theirs, te = outcome(theirs_call)
+    ours, oe = outcome(ours_call)
+    if te is not None:
+        assert oe is not None, f"torch raises {type(te).__name__}: {te}; shapetorch accepts"
+        assert isinstance(oe, st.ShapetorchError) and oe.code, f"uncoded {type(oe).__name__}: {oe}"
+        assert isinstance(oe, builtin_class(te)), f"torch {builtin_class(te).__name__}, ours {type(oe).__mro__}"
+        return
+    assert oe is None, f"torch accepts, shapetorch raises {type(oe).__name__}: {oe}"
+    if isinstance(theirs, (bool, int, float, complex, str, type(None))):
+        assert ours == theirs
+    else:
+        assert_same(ours, theirs)
+
+
 def _judge(name: str, kind: str, call: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any],
            x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Case:
     layout = LAYOUTS.get(kind)
