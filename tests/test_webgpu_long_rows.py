@@ -1,6 +1,7 @@
 """Scans and sorts of rows past lavapipe's loop bound (it miscomputes a shader loop past 65,535 iterations): the
-blocked scan (``backends/webgpu/scans.py``) and the merge sort (``merge_sort.py``) keep every loop short, so
-rows of 70,000 elements match torch on the CPU. Smaller blocks and tiles (monkeypatched) run the multi-pass paths
+blocked scans (``backends/webgpu/scans.py``: cumsum and the like, and cummax/cummin's indices with a (value,
+index) carry) and the merge sort (``merge_sort.py``) keep every loop short, so rows of 70,000 elements match torch
+on the CPU. Smaller blocks and tiles (monkeypatched) run the multi-pass paths
 at small sizes too, and with a lowered binding limit, in chunks.
 """
 
@@ -41,6 +42,18 @@ SCANS = [
     lambda lib, a: (a * 10).to(lib.int32).cumsum(1),
     lambda lib, a: a.half().cumsum(1),  # float16 in float32 across blocks, rounded once
 ]
+NAN = float("nan")
+EXTREMES = [  # ties and NaNs on purpose: which index wins (the last equal one; a NaN, then the last NaN) is torch's
+    lambda lib, a: a.round().cummax(1)[1],
+    lambda lib, a: a.round().cummin(0)[1],
+    lambda lib, a: lib.where(a > 1.5, NAN, a.round()).cummax(1)[1],
+    lambda lib, a: lib.where(a < -1.5, NAN, a.round()).cummin(1),
+    lambda lib, a: lib.where(a.abs() > 1.5, NAN, a.round()).t()[::2].cummax(0)[1],  # a strided view scanned
+    lambda lib, a: (a * 3).to(lib.int32).cummin(1)[1],
+    lambda lib, a: (a * 2).to(lib.int64).cummax(1),
+    lambda lib, a: (a > 0).cummax(1)[1],
+    lambda lib, a: lib.where(a > 1.5, NAN, a.round()).half().cummin(1)[1],
+]
 SORTS = [
     lambda lib, a: a.argsort(1),
     lambda lib, a: a.argsort(0, descending=True),
@@ -55,18 +68,46 @@ SORTS = [
 ]
 
 
-@pytest.mark.parametrize("fn", SCANS + SORTS)
+@pytest.mark.parametrize("fn", SCANS + EXTREMES + SORTS)
 def test_multi_pass_paths(small_blocks, fn):
     run(fn, data((30, 50)), grad=False, tol=(1e-4, 1e-3))
 
 
-@pytest.mark.parametrize("fn", SCANS + SORTS)
+@pytest.mark.parametrize("fn", SCANS + EXTREMES + SORTS)
 def test_multi_pass_paths_in_chunks(small_blocks, small_binding, fn):
     run(fn, data((300, 50)), grad=False, tol=(1e-4, 1e-3))
 
 
+def _ties(shape: tuple[int, ...]) -> np.ndarray:
+    """Values in {-2, ..., 2} (many ties), a few NaNs in the first half of the last dim only (so that the
+    running extremes change after them in later blocks, and stop changing once a NaN is reached)."""
+    a = np.round(data(shape))
+    a[..., : shape[-1] // 2][data(a[..., : shape[-1] // 2].shape, seed=3) > 2.5] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_gradients_of_cumulative_extremes_in_blocks_and_chunks(small_blocks, small_binding, op):
+    """The gradient goes to the index that won, so a tie broken the other way would show."""
+    run(lambda lib, a: getattr(a, op)(1)[0], _ties((300, 50)))
+    run(lambda lib, a: getattr(a, op)(0)[0], _ties((50, 60)))
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cumulative_extremes_with_block_totals_blocked_again(small_blocks, op):
+    """Rows of 700 in blocks of 8: 88 block totals, blocked again into 11, and again into 2."""
+    run(lambda lib, a: getattr(a, op)(1)[0], _ties((3, 700)))
+    run(lambda lib, a: getattr(a, op)(1)[1], _ties((3, 700)), grad=False)
+
+
 def test_one_row_larger_than_a_binding_is_scanned_in_chunks(small_binding):
     run(lambda lib, a: a.cumsum(0), data((15_000,)), grad=False, tol=(1e-4, 1e-3))
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_one_row_larger_than_a_binding_cumulative_extremes(small_binding, op):
+    """15,000 elements in blocks of a few hundred: the blocks in chunks, their totals scanned and gathered."""
+    run(lambda lib, a: getattr(a, op)(0), _ties((15_000,)), grad=False)
 
 
 def test_a_sorted_row_larger_than_a_binding_is_refused_naming_the_op(small_binding):
@@ -86,6 +127,16 @@ def test_scans_past_the_loop_bound():
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
     i = np.random.default_rng(0).integers(-3, 4, size=(70_000,))
     np.testing.assert_array_equal(st.tensor(i, device=DEV).cumsum(0).cpu().numpy(), i.cumsum())
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cumulative_extremes_past_the_loop_bound(op):
+    """Rows of 70,000 with ties and NaNs (one thread used to scan a row, refused past 65,535): values, indices and
+    the gradient as torch's."""
+    run(lambda lib, a: getattr(a, op)(1), _ties((2, 70_000)), grad=False)
+    run(lambda lib, a: getattr(a, op)(1)[0], _ties((2, 70_000)))
+    i = np.random.default_rng(2).integers(-3, 4, size=(70_000,))
+    run(lambda lib, a: getattr(a, op)(0), i, grad=False)
 
 
 def test_sorts_past_the_loop_bound():

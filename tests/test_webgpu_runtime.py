@@ -54,10 +54,11 @@ def test_a_tensor_over_the_binding_limit_runs_in_chunks_or_is_a_coded_error(rt, 
     y = x.expand(3000, 100).contiguous()  # 1.2 MB: copied in chunks
     assert y.sum().item() == 300_000
     assert y.cumsum(0)[-1].sum().item() == 300_000  # a scan runs in chunks too
+    assert y.cummax(0)[1][-1].sum().item() == 2999 * 100  # and cummax's index scan (the last of equal values)
     with pytest.raises(st.DeviceError) as e:
-        y.cummax(0)  # its index scan does not
+        y.argmax(0)  # an argmax over a dim that must be split does not
     assert e.value.code == "device_error_limit" and "max-storage-buffer-binding-size" in str(e.value)
-    assert str(e.value).startswith("cummax_index:")
+    assert str(e.value).startswith("argmax:")
     monkeypatch.undo()
     still_works()
 

@@ -1,9 +1,9 @@
 """WebGPU kernels of primitives built from the other kernels' dispatches and views: ``cross`` (three
 elementwise dispatches, one per component), ``cdist`` (the pairwise differences broadcast, one reduction),
-``diagonal_scatter`` (a copy, then an assignment through the diagonal view), ``median_index`` (the stable
+``diagonal_scatter`` (a copy, then an assignment through the diagonal view), the indices of
+``cummax``/``cummin`` (the blocked scan of :mod:`.scans`), ``median_index`` (the stable
 ``argsort``, the NaN count, a gather), ``mode_index`` (tables of equalities, counted); ``poisson`` (the sampler of
-:mod:`.poisson`); ``as_strided`` (a view over the root array's buffer); and, with shaders of their own, the
-running-extreme index scan of ``cummax``/``cummin`` (one thread per row, as the other scans) and
+:mod:`.poisson`); ``as_strided`` (a view over the root array's buffer); and, with a shader of its own,
 ``scatter_reduce`` (one thread per output element).
 """
 
@@ -16,13 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ..._errors import fail
 from . import codegen as G
 from . import kernels as K
-from . import poisson
+from . import poisson, scans
 from .runtime import RT, WG, WArray, contiguous_strides, to_host
 
-MAX_SCAN = 65535  # the longest row one thread scans (lavapipe bounds a shader's loops)
 _I64 = np.dtype(np.int64)
 
 
@@ -152,58 +150,9 @@ def poisson_kernel(a: WArray, generator: Any = None) -> WArray:
     return poisson.draw(a, generator._seed, generator._next_offset())
 
 
-@functools.cache
-def _extreme_index_shader(st: str, largest: bool) -> str:
-    ct = "f32" if st in ("f16", "f32") else st
-    load = G.load_expr(st, "src[off(base + i)]")
-    cmp = ">=" if largest else "<="
-    nan = " || nan_f(v)" if ct == "f32" else ""
-    return f"""{G._enable((st,))}
-@group(0) @binding(0) var<storage, read> prm: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<i32>;
-@group(0) @binding(2) var<storage, read> src: array<{st}>;
-{G.HELPERS}
-{G._strided_off(2)}
-@compute @workgroup_size({WG})
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
-  let row = gid.x + gid.y * nwg.x * {WG}u;
-  if (row >= prm[0]) {{ return; }}
-  let L = prm[1];
-  let base = row * L;
-  var i = 0u;
-  var best = {load};
-  var at = 0;
-  loop {{
-    if (i >= L) {{ break; }}
-    let v = {load};
-    // a later equal value, or a NaN, takes over (torch's rule)
-    if (v {cmp} best{nan}) {{ best = v; at = i32(i); }}
-    out[base + i] = at;
-    i = i + 1u;
-  }}
-}}"""
-
-
 def _extreme_index(largest: bool) -> Callable[..., WArray]:
-    name = "cummax_index" if largest else "cummin_index"
-
     def kernel(a: WArray, axis: int) -> WArray:
-        if a.ndim == 0:
-            return K.full((), 0, _I64)
-        axis %= a.ndim
-        L = a.shape[axis]
-        if L > MAX_SCAN:
-            fail("device_error_limit", op=name,
-                 problem=f"a scanned dim of {L:,} elements (one thread scans a row: at most {MAX_SCAN:,} on "
-                         "WebGPU); move the tensor to the CPU")
-        order = [d for d in range(a.ndim) if d != axis] + [axis]
-        v = K.permute_kernel(a, order)
-        out = RT.empty(v.shape, _I64)
-        if out.st is not None and v.st is not None:
-            rows = a.size // L
-            RT.dispatch(_extreme_index_shader(K._st(a.dtype), largest), [out.st.buf, v.st.buf],
-                        [rows, L, v.ndim, *v.shape, v.offset, *v.stride], K._grid(rows))
-        return K.permute_kernel(out, [order.index(d) for d in range(a.ndim)])
+        return scans.extreme_index(a, axis, largest)
 
     return kernel
 
