@@ -243,6 +243,14 @@ def test_gelu_float32_tails_as_torch():
     np.testing.assert_allclose(dy[far], dyt[far], rtol=0, atol=1e-7)
     np.testing.assert_allclose(y, yt, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(dy, dyt, rtol=0, atol=1e-6)
+    for shape in ((0,), (0, 3), ()):  # empty and 0-d inputs take the float32 kernels too
+        e = np.full(shape, 1.5, np.float32)
+        es, et = st.tensor(e, requires_grad=True), torch.tensor(e, requires_grad=True)
+        F.gelu(es).sum().backward()
+        TF.gelu(et).sum().backward()
+        assert F.gelu(es).shape == tuple(TF.gelu(et).shape) and es.grad.shape == tuple(et.grad.shape)
+        np.testing.assert_allclose(F.gelu(es).detach().numpy(), TF.gelu(et).detach().numpy(), rtol=1e-6)
+        np.testing.assert_allclose(es.grad.numpy(), et.grad.numpy(), rtol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -233,7 +233,7 @@ def _float32_runs(into: Callable[..., None], generic: Callable[..., Any]) -> Cal
             return generic(*arrays)
         flat = [a.reshape(-1) for a in arrays]
         out = np.empty(a0.size, np.float32)
-        n = min(a0.size, _CACHE_RUN)
+        n = max(1, min(a0.size, _CACHE_RUN))  # an empty input: no run
         scratch = tuple(np.empty(n, np.float32) for _ in range(3))
         for lo in range(0, a0.size, n):
             hi = min(lo + n, a0.size)
