@@ -117,7 +117,7 @@ method("relu_", make_inplace(relu, "relu_"))
 # float32 kernels (weighted least squares on the relative error: 5e-9 in float64; within 7 ulp evaluated in float32,
 # GELU's error then within 1e-6 of the exact value, as torch's own float32 GELU). The float32 kernels evaluate it
 # as 0.5 * erf(x / sqrt(2)) = x * R(x^2), the scale 1 / sqrt(2), the factor 0.5 and Q's leading coefficient folded
-# into the coefficients (below), which saves four passes; NumPy's SIMD ufuncs run 3-4x faster than scipy's erf,
+# into the coefficients (below), which saves three passes; NumPy's SIMD ufuncs run 3-4x faster than scipy's erf,
 # which evaluates each float32 element in float64.
 _ERF_P = (1.1283791682261612, 0.18525760488795087, 0.054293823793030355, 0.0038479984462177503,
           0.0003783350996418892, 4.648870566401043e-06, -1.3017603489520532e-08)
