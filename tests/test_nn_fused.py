@@ -226,6 +226,33 @@ def test_gelu_float32_rational_erf_accuracy():
     np.testing.assert_allclose(F.gelu(st.tensor(x64s)).numpy(), TF.gelu(torch.tensor(x64s)).numpy(), rtol=1e-14, atol=0)
 
 
+def test_gelu_float32_tails_as_torch():
+    """Far out in the tails (beyond the rational erf's clip bound) float32 GELU is torch's: exactly 0 (not |x| times
+    a rounding error) for large negative x, x itself for large positive x; the gradient within 1e-7 of torch's there
+    (its x phi(x) tail, below float32's resolution of 1, is kept where torch's rounds to 0)."""
+    x = np.array([-1e30, -1e4, -1000.0, -9.0, -6.0, -5.66, -5.6, 5.6, 5.66, 6.0, 9.0, 1000.0, 1e4, 1e30], np.float32)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        y = mod.gelu(xt)
+        y.sum().backward()
+        got.append((y.detach().numpy(), xt.grad.numpy()))
+    (y, dy), (yt, dyt) = got
+    far = np.abs(x) >= 6
+    np.testing.assert_array_equal(y[far], yt[far])
+    np.testing.assert_allclose(dy[far], dyt[far], rtol=0, atol=1e-7)
+    np.testing.assert_allclose(y, yt, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(dy, dyt, rtol=0, atol=1e-6)
+    for shape in ((0,), (0, 3), ()):  # empty and 0-d inputs take the float32 kernels too
+        e = np.full(shape, 1.5, np.float32)
+        es, et = st.tensor(e, requires_grad=True), torch.tensor(e, requires_grad=True)
+        F.gelu(es).sum().backward()
+        TF.gelu(et).sum().backward()
+        assert F.gelu(es).shape == tuple(TF.gelu(et).shape) and es.grad.shape == tuple(et.grad.shape)
+        np.testing.assert_allclose(F.gelu(es).detach().numpy(), TF.gelu(et).detach().numpy(), rtol=1e-6)
+        np.testing.assert_allclose(es.grad.numpy(), et.grad.numpy(), rtol=1e-6)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("transposed", [False, True])
 def test_gelu_in_cache_runs_as_torch(dtype, transposed):

@@ -115,41 +115,84 @@ method("relu_", make_inplace(relu, "relu_"))
 
 # erf(x) / x = P(x^2) / Q(x^2) on |x| <= 4 (beyond, erf rounds to +-1 in float32): a rational fit made for GELU's
 # float32 kernels (weighted least squares on the relative error: 5e-9 in float64; within 7 ulp evaluated in float32,
-# GELU's error then within 1e-6 of the exact value, as torch's own float32 GELU). 26 passes of NumPy's SIMD ufuncs
-# run 3-4x faster than scipy's erf, which evaluates each float32 element in float64.
+# GELU's error then within 1e-6 of the exact value, as torch's own float32 GELU). The float32 kernels evaluate it
+# as 0.5 * erf(x / sqrt(2)) = x * R(x^2), the scale 1 / sqrt(2), the factor 0.5 and Q's leading coefficient folded
+# into the coefficients (below), which saves three passes; NumPy's SIMD ufuncs run 3-4x faster than scipy's erf,
+# which evaluates each float32 element in float64.
 _ERF_P = (1.1283791682261612, 0.18525760488795087, 0.054293823793030355, 0.0038479984462177503,
           0.0003783350996418892, 4.648870566401043e-06, -1.3017603489520532e-08)
 _ERF_Q = (1.0, 0.4975136737634378, 0.1139540880549856, 0.01545426602856049, 0.001305548879944956,
           6.277308837339332e-05)
-_F32_P = tuple(np.float32(c) for c in _ERF_P)
-_F32_Q = tuple(np.float32(c) for c in _ERF_Q)
 
 
-def _horner(z: Any, coefs: tuple[Any, ...]) -> Any:
-    out = np.multiply(z, coefs[-1])
+def _folded_erf_fit() -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """R(w) = 0.5 * erf(x / sqrt(2)) / x with w = x^2, as P'(w) / Q'(w), Q' monic (its leading 1 left out)."""
+    lead = _ERF_Q[-1] / 2.0 ** (len(_ERF_Q) - 1)
+    p = tuple(np.float32(c / 2.0 ** k * _SQRT_HALF * 0.5 / lead) for k, c in enumerate(_ERF_P))
+    q = tuple(np.float32(c / 2.0 ** k / lead) for k, c in enumerate(_ERF_Q[:-1]))
+    return p, q
+
+
+_F32_P, _F32_Q = _folded_erf_fit()
+# |x / sqrt(2)| <= 4 and a little more: at this bound the float32 evaluation of x * R(x^2) is exactly +-0.5, so
+# GELU is exactly 0 (and Phi exactly 1) in the clipped tails rather than |x| times a rounding error (a test checks)
+_F32_CLIP = np.float32(5.657)
+_F32_ZERO, _F32_HALF, _F32_ONE = np.float32(0), np.float32(0.5), np.float32(1)
+_F32_MINUS_HALF, _F32_INV_SQRT_2PI = np.float32(-0.5), np.float32(_INV_SQRT_2PI)
+
+
+def _horner_into(w: Any, coefs: tuple[Any, ...], out: Any) -> None:
+    """``out = sum(coefs[k] * w**k)``, one ufunc pass per operation."""
+    np.multiply(w, coefs[-1], out=out)
     for c in coefs[-2:0:-1]:
         out += c
-        out *= z
+        out *= w
     out += coefs[0]
-    return out
 
 
-def _gelu_erf(a: Any) -> Any:
-    """erf for GELU's kernels: the rational fit above for float32, scipy's erf for other dtypes."""
-    if a.dtype != np.float32:
-        return erf64(a).astype(a.dtype, copy=False)
-    x = np.clip(a, np.float32(-4), np.float32(4))
-    z = x * x
-    num = _horner(z, _F32_P)
-    num /= _horner(z, _F32_Q)
-    num *= x
-    return num
+def _monic_into(w: Any, coefs: tuple[Any, ...], out: Any) -> None:
+    """``out = w**n + sum(coefs[k] * w**k)`` with ``n = len(coefs)``."""
+    np.add(w, coefs[-1], out=out)
+    for c in coefs[-2::-1]:
+        out *= w
+        out += c
+
+
+def _cdf32_into(x: Any, out: Any, xc: Any, w: Any, den: Any) -> None:
+    """``out = Phi(x)`` for float32 ``x``; ``xc``, ``w``, ``den`` are scratch buffers of its size."""
+    np.clip(x, -_F32_CLIP, _F32_CLIP, out=xc)
+    np.multiply(xc, xc, out=w)
+    _horner_into(w, _F32_P, out)
+    _monic_into(w, _F32_Q, den)
+    out /= den
+    out *= xc
+    out += _F32_HALF
+    # near the clip bound the rounding of x * R(x^2) can pass +-0.5 by a few ulp: Phi would leave [0, 1]
+    np.clip(out, _F32_ZERO, _F32_ONE, out=out)
+
+
+def _gelu32_into(x: Any, out: Any, s: tuple[Any, ...]) -> None:
+    _cdf32_into(x, out, *s)
+    out *= x
+
+
+def _gelu_backward32_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
+    """``out = g * (Phi(x) + x * phi(x))``; phi from the unclipped x (its tail, times x, is not yet negligible)."""
+    _cdf32_into(x, out, *s)
+    pdf = s[2]
+    np.multiply(x, x, out=pdf)
+    pdf *= _F32_MINUS_HALF
+    np.exp(pdf, out=pdf)
+    pdf *= _F32_INV_SQRT_2PI
+    pdf *= x
+    out += pdf
+    out *= g
 
 
 def _gelu_cdf(x: Any) -> Any:
-    """``0.5 * (1 + erf(x / sqrt(2)))`` in ``x``'s dtype, in one buffer."""
+    """``0.5 * (1 + erf(x / sqrt(2)))`` in ``x``'s dtype (not float32), in one buffer."""
     t = x.dtype.type
-    cdf = np.asarray(_gelu_erf(x * t(_SQRT_HALF)))
+    cdf = np.asarray(erf64(x * t(_SQRT_HALF))).astype(x.dtype, copy=False)
     cdf += t(1)
     cdf *= t(0.5)
     return cdf
@@ -173,24 +216,28 @@ def _gelu_backward_kernel(x: Any, g: Any) -> Any:
     return pdf.astype(x.dtype, copy=False)
 
 
-# A kernel of many passes runs over runs of this many elements (128 KiB of float32), so that each pass after the
-# first reads the cache rather than memory: GELU over (8, 64, 512) float32 went from 4.3 to 1.9 ms with one thread
-# (its gradient 5.8 to 2.7 ms; a loaded machine, whose other jobs share the memory bus), same values. Below a few
-# runs, or for other layouts, the kernel takes the arrays whole.
-_CACHE_RUN = 1 << 15
+# The float32 kernels run over runs of this many elements (256 KiB of float32; the five arrays a run touches fit a
+# 2 MiB L2), so that each pass after the first reads the cache rather than memory: GELU over (8, 64, 512) float32
+# went from 4.3 to 1.9 ms with one thread (its gradient 5.8 to 2.7 ms; a loaded machine, whose other jobs share the
+# memory bus), same values. 64K measured 5-8% faster than 32K and 128K (each run's ~28 calls cost Python time too).
+# Each run writes into the result directly and reuses three scratch buffers.
+_CACHE_RUN = 1 << 16
 
 
-def _in_cache_runs(kernel: Callable[..., Any]) -> Callable[..., Any]:
-    """``kernel`` (elementwise, its result of the first array's shape and dtype) over cache-sized runs."""
+def _float32_runs(into: Callable[..., None], generic: Callable[..., Any]) -> Callable[..., Any]:
+    """The elementwise kernel ``into(*arrays, out, scratch)`` for float32 arrays of one shape, over cache-sized
+    runs of the flattened arrays (each read in its own memory order); ``generic(*arrays)`` for other dtypes."""
     def run(*arrays: Any) -> Any:
         a0 = arrays[0]
-        if a0.size < 4 * _CACHE_RUN or any(type(a) is not np.ndarray or a.shape != a0.shape for a in arrays):
-            return kernel(*arrays)
-        runs = [a.reshape(-1) for a in arrays]
-        out = np.empty(a0.size, a0.dtype)
-        for lo in range(0, a0.size, _CACHE_RUN):
-            hi = lo + _CACHE_RUN
-            out[lo:hi] = kernel(*(r[lo:hi] for r in runs))
+        if any(type(a) is not np.ndarray or a.dtype != np.float32 or a.shape != a0.shape for a in arrays):
+            return generic(*arrays)
+        flat = [a.reshape(-1) for a in arrays]
+        out = np.empty(a0.size, np.float32)
+        n = max(1, min(a0.size, _CACHE_RUN))  # an empty input: no run
+        scratch = tuple(np.empty(n, np.float32) for _ in range(3))
+        for lo in range(0, a0.size, n):
+            hi = min(lo + n, a0.size)
+            into(*(f[lo:hi] for f in flat), out[lo:hi], tuple(b[:hi - lo] for b in scratch))
         return out.reshape(a0.shape)
     return run
 
@@ -198,7 +245,8 @@ def _in_cache_runs(kernel: Callable[..., Any]) -> Callable[..., Any]:
 # GELU's float32 erf is about 30 NumPy passes over the input: large inputs split over the intra-op threads sooner
 # than a one-pass ufunc does, and each thread's part runs in cache-sized runs
 _GELU_PASSES = 30
-_gelu_runs, _gelu_backward_runs = _in_cache_runs(_gelu_kernel), _in_cache_runs(_gelu_backward_kernel)
+_gelu_runs = _float32_runs(_gelu32_into, _gelu_kernel)
+_gelu_backward_runs = _float32_runs(_gelu_backward32_into, _gelu_backward_kernel)
 _GELU_BACKWARD = Prim("gelu_backward",  # NOTE [fused backward]
                       lambda x, g: thread_pool.flat(_gelu_backward_runs, (x, g), _GELU_PASSES))
 
@@ -361,14 +409,14 @@ _LN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 def _ln_rows_hat(x2: Any, eps: float, hat: Any) -> Any:
     """``hat = (x - mean) * rstd`` of (rows, D) into ``hat``; returns rstd, (rows, 1). The row sums are products
-    with a vector of ones and the sums of squares row dot products (BLAS and einsum: 3-5x faster than NumPy's
+    with a vector of ones and the sums of squares row dot products (BLAS and np.vecdot: 3-5x faster than NumPy's
     reductions along a short last axis, and no squared copy)."""
     d = x2.shape[-1]
     t = x2.dtype.type
     mean = x2 @ np.ones(d, x2.dtype)
     mean *= t(1 / d)
     np.subtract(x2, mean[:, None], out=hat)
-    var = np.einsum("ij,ij->i", hat, hat)
+    var = np.vecdot(hat, hat)
     var *= t(1 / d)
     var += t(eps)
     rstd = np.reciprocal(np.sqrt(var, out=var), out=var)[:, None]
@@ -430,7 +478,7 @@ def _layer_norm_backward_rows(x2: Any, g2: Any, *, eps: float, w: Any, need: tup
     if need[0]:
         # dx = rstd * (gw - mean(gw) - hat * mean(gw * hat)), gw = g * w
         gw = g2 * w if w is not None else g2
-        m_gh = np.einsum("ij,ij->i", gw, hat)
+        m_gh = np.vecdot(gw, hat)
         m_gh *= t(1 / d)
         m_g = gw @ np.ones(d, x2.dtype)
         m_g *= t(1 / d)
