@@ -548,6 +548,11 @@ def test_fused_optimizer_step_declines_views_that_overlap():
     assert (base == 1).all() and (p == 1).all()
     assert fused_step("sgd", base[0:4], base[4:8], [], h)
     np.testing.assert_array_equal(base, [0.5] * 4 + [1.0] * 4)
+    # two arrays over one buffer that neither owns: distinct roots, the same memory
+    buf = bytearray(np.ones(6, np.float32).tobytes())
+    a, b = np.frombuffer(buf, np.float32)[0:4], np.frombuffer(buf, np.float32)[2:6]
+    assert not fused_step("sgd", a, b, [], h)
+    assert (np.frombuffer(buf, np.float32) == 1).all()
 
 
 @pytest.mark.parametrize("kind,h,nstate", [

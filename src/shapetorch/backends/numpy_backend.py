@@ -80,17 +80,22 @@ def fused_step(kind: str, p: Any, g: Any, state: list[Any], hyper: dict[str, flo
     dtype, shape = p.dtype, p.shape
     arrays = (p, g, *state)
     owned = contiguous = True
+    roots = set()
     for a in arrays:
         if type(a) is not np.ndarray or a.shape != shape or a.dtype != dtype:
             return False
         flags = a.flags
         if not flags.writeable and a is not g:
             return False
-        owned = owned and flags.owndata
         contiguous = contiguous and flags.c_contiguous
-    # distinct arrays that each own their memory cannot share it: then no pairwise test (a microsecond each, ten
-    # for Adam's five arrays, on every parameter of every step)
-    if not owned or len({id(a) for a in arrays}) < len(arrays):
+        root = a  # the array that owns a view's memory (a Linear weight's gradient is often a view)
+        while type(root.base) is np.ndarray:
+            root = root.base
+        owned = owned and root.base is None and root.flags.owndata
+        roots.add(id(root))
+    # arrays whose memory lies in distinct arrays each owning its own cannot overlap: then no pairwise test (a
+    # microsecond each, ten for Adam's five arrays, on every parameter of every step)
+    if not owned or len(roots) < len(arrays):
         for i, a in enumerate(arrays):
             if any(np.may_share_memory(a, b) for b in arrays[i + 1:]):
                 return False
