@@ -562,6 +562,50 @@ def test_fused_optimizer_step_declines_shared_memory():
     assert not fused_step("sgd", p, np.ones(4, np.float64), [], {})
 
 
+def test_fused_optimizer_step_declines_views_that_overlap():
+    """Views skip the quick test (each owning its memory) and get the pairwise one: overlapping views are
+    declined, views of disjoint parts of one array are taken."""
+    from shapetorch.backends.numpy_backend import fused_step
+
+    h = {"lr": 0.5, "weight_decay": 0.0, "momentum": 0.0, "dampening": 0.0, "nesterov": 0.0}
+    base = np.ones(8, np.float32)
+    assert not fused_step("sgd", base[0:4], base[2:6], [], h)
+    p = np.ones(4, np.float32)
+    assert not fused_step("sgd", p, p[::-1], [], h)
+    assert (base == 1).all() and (p == 1).all()
+    assert fused_step("sgd", base[0:4], base[4:8], [], h)
+    np.testing.assert_array_equal(base, [0.5] * 4 + [1.0] * 4)
+    # two arrays over one buffer that neither owns: distinct roots, the same memory
+    buf = bytearray(np.ones(6, np.float32).tobytes())
+    a, b = np.frombuffer(buf, np.float32)[0:4], np.frombuffer(buf, np.float32)[2:6]
+    assert not fused_step("sgd", a, b, [], h)
+    assert (np.frombuffer(buf, np.float32) == 1).all()
+
+
+@pytest.mark.parametrize("kind,h,nstate", [
+    ("adam", {"lr": 0.01, "weight_decay": 0.1, "decoupled": 0.0, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
+              "step": 2.0}, 3),
+    ("sgd", {"lr": 0.1, "weight_decay": 0.1, "momentum": 0.9, "dampening": 0.5, "nesterov": 1.0}, 1)])
+@pytest.mark.parametrize("n", [5000, 70_000])
+def test_fused_optimizer_step_allocates_nothing_once_warm(kind, h, nstate, n):
+    """The temporaries go to work arrays kept from one step to the next: a later step allocates no array."""
+    import tracemalloc
+
+    from shapetorch.backends.numpy_backend import fused_step
+
+    rng = np.random.default_rng(0)
+    p, g = rng.normal(size=n).astype(np.float32), rng.normal(size=n).astype(np.float32)
+    state = [np.abs(rng.normal(size=n)).astype(np.float32) for _ in range(nstate)]
+    assert fused_step(kind, p, g, state, h)  # the first step makes the work arrays
+    tracemalloc.start()
+    try:
+        assert fused_step(kind, p, g, state, h)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * n  # less than half of one temporary array (4 * n bytes)
+
+
 # -- gradients that become .grad without a copy ---------------------------------------------------------
 
 def test_cpu_gradient_stolen_only_when_unshared(monkeypatch):

@@ -40,6 +40,12 @@ CONFIGS = [
     ("Adam", {"lr": 0.05, "betas": (0.8, 0.9), "weight_decay": 0.1, "amsgrad": True}),
     ("AdamW", {"lr": 0.05}),
     ("AdamW", {"lr": 0.05, "weight_decay": 0.3, "amsgrad": True}),
+    # torch's implementation flags (CPU accepts foreach and fused): the same trajectory
+    ("Adam", {"lr": 0.05, "weight_decay": 0.1, "foreach": True}),
+    ("AdamW", {"lr": 0.05, "weight_decay": 0.1, "fused": True, "maximize": True}),
+    ("AdamW", {"lr": 0.05, "foreach": False, "amsgrad": True}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01, "foreach": True}),
+    ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "fused": True}),
     ("RMSprop", {"lr": 0.01}),
     ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True, "weight_decay": 0.1}),
     ("Adagrad", {"lr": 0.1}),

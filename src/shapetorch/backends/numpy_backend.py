@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -72,44 +73,84 @@ def fused_step(kind: str, p: Any, g: Any, state: list[Any], hyper: dict[str, flo
     """An optimizer's update of one parameter, in place on the arrays, in the order of operations of the
     optimizer's ops (so the values are the same); False, with nothing changed, for arrays it does not take
     (not float32/float64 ndarrays of one dtype and shape, read-only, or sharing memory)."""
-    arrays = (p, g, *state)
-    if any(type(a) is not np.ndarray or a.dtype != p.dtype or a.shape != p.shape for a in arrays):
-        return False
-    if p.dtype not in (np.float32, np.float64) or not all(a.flags.writeable for a in (p, *state)):
+    if type(p) is not np.ndarray or p.dtype not in (np.float32, np.float64):
         return False
     if p.ndim == 0:  # NumPy's arithmetic on 0-d arrays returns scalars, which the in-place steps cannot write into
         return False
-    for i, a in enumerate(arrays):
-        if any(np.may_share_memory(a, b) for b in arrays[i + 1:]):
+    dtype, shape = p.dtype, p.shape
+    arrays = (p, g, *state)
+    owned = contiguous = True
+    roots = set()
+    for a in arrays:
+        if type(a) is not np.ndarray or a.shape != shape or a.dtype != dtype:
             return False
+        flags = a.flags
+        if not flags.writeable and a is not g:
+            return False
+        contiguous = contiguous and flags.c_contiguous
+        root = a  # the array that owns a view's memory (a Linear weight's gradient is often a view)
+        while type(root.base) is np.ndarray:
+            root = root.base
+        owned = owned and root.base is None and root.flags.owndata
+        roots.add(id(root))
+    # arrays whose memory lies in distinct arrays each owning its own cannot overlap: then no pairwise test (a
+    # microsecond each, ten for Adam's five arrays, on every parameter of every step)
+    if not owned or len(roots) < len(arrays):
+        for i, a in enumerate(arrays):
+            if any(np.may_share_memory(a, b) for b in arrays[i + 1:]):
+                return False
     update = _UPDATES.get(kind)
     if update is None:
         return False
-    if p.size < 2 * _RUN or not all(a.flags.c_contiguous for a in arrays):
-        update(p, g, state, hyper)
+    n = p.size
+    if n < 2 * _RUN or not contiguous:
+        work = _work(p.dtype, n)
+        update(p, g, state, hyper, (work[0].reshape(p.shape), work[1].reshape(p.shape)))
         return True
-    # a large parameter in runs that stay in the cache: the 4 (SGD) to 12 (Adam) passes over a run then read
+    # a large parameter in runs that stay in the cache: the 3 (SGD) to 14 (AdamW) passes over a run then read
     # the cache instead of memory (the same operations on each element, so the same values)
+    work = _work(p.dtype, _RUN)
     flat = [a.reshape(-1) for a in arrays]
-    for lo in range(0, p.size, _RUN):
+    for lo in range(0, n, _RUN):
         p_run, g_run, *s_run = (a[lo:lo + _RUN] for a in flat)
-        update(p_run, g_run, s_run, hyper)
+        m = p_run.size
+        update(p_run, g_run, s_run, hyper, (work[0][:m], work[1][:m]))
     return True
 
 
 _RUN = 1 << 15  # elements: 128 KiB of float32 per array
+_WORK = threading.local()
 
 
-def _adam(p: Any, g: Any, state: list[Any], h: dict[str, float]) -> None:
+def _work(dtype: np.dtype[Any], n: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Two work arrays of ``n`` elements of ``dtype``, kept (per thread) for the next steps: the updates write
+    their temporaries there, so a step allocates nothing (a fresh array the size of a large parameter costs its
+    page faults again on every step)."""
+    cache: dict[Any, np.ndarray[Any, Any]] | None = getattr(_WORK, "arrays", None)
+    if cache is None:
+        cache = _WORK.arrays = {}
+    buf = cache.get(dtype)
+    if buf is None or buf.shape[1] < n:
+        buf = cache[dtype] = np.empty((2, max(n, _RUN)), dtype)
+    return buf[0, :n], buf[1, :n]
+
+
+_Work = tuple[Any, Any]
+
+
+def _adam(p: Any, g: Any, state: list[Any], h: dict[str, float], work: _Work) -> None:
+    """Adam's update of ``p`` and ``state``, its temporaries in ``work``: each pass one operation of the ops'
+    version, in its order (so the values are the same); 14 passes for AdamW."""
     t = p.dtype.type
     lr, wd, beta1, beta2, step = h["lr"], h["weight_decay"], h["beta1"], h["beta2"], h["step"]
+    d = work[0]
     if wd != 0:
         if h["decoupled"]:
             p *= t(1 - lr * wd)
-        else:
-            g = g + p * t(wd)
+        else:  # grad.add(p, alpha=wd), a new gradient in the second work array
+            g = np.add(np.multiply(p, t(wd), out=work[1]), g, out=work[1])
     exp_avg, exp_avg_sq = state[0], state[1]
-    d = g - exp_avg  # exp_avg.lerp_(g, 1 - beta1), as add_(g - exp_avg, alpha=1 - beta1)
+    np.subtract(g, exp_avg, out=d)  # exp_avg.lerp_(g, 1 - beta1), as add_(g - exp_avg, alpha=1 - beta1)
     d *= t(1 - beta1)
     exp_avg += d
     exp_avg_sq *= t(beta2)
@@ -128,16 +169,23 @@ def _adam(p: Any, g: Any, state: list[Any], h: dict[str, float]) -> None:
     p += d
 
 
-def _sgd(p: Any, g: Any, state: list[Any], h: dict[str, float]) -> None:
+def _sgd(p: Any, g: Any, state: list[Any], h: dict[str, float], work: _Work) -> None:
+    """SGD's update (momentum, dampening, Nesterov, weight decay), its temporaries in ``work``, in the ops' order."""
     t = p.dtype.type
-    if h["weight_decay"] != 0:
-        g = g + p * t(h["weight_decay"])
+    if h["weight_decay"] != 0:  # d_p.add(p, alpha=wd)
+        g = np.add(np.multiply(p, t(h["weight_decay"]), out=work[1]), g, out=work[1])
     if state:
         buf = state[0]
         buf *= t(h["momentum"])
-        buf += g * t(1 - h["dampening"]) if h["dampening"] != 0 else g
-        g = g + buf * t(h["momentum"]) if h["nesterov"] else buf
-    p += g * t(-h["lr"])
+        if h["dampening"] != 0:
+            buf += np.multiply(g, t(1 - h["dampening"]), out=work[0])
+        else:
+            buf += g
+        if h["nesterov"]:  # d_p.add(buf, alpha=momentum)
+            g = np.add(g, np.multiply(buf, t(h["momentum"]), out=work[0]), out=work[1])
+        else:
+            g = buf
+    p += np.multiply(g, t(-h["lr"]), out=work[0])
 
 
-_UPDATES: dict[str, Callable[[Any, Any, list[Any], dict[str, float]], None]] = {"adam": _adam, "sgd": _sgd}
+_UPDATES: dict[str, Callable[[Any, Any, list[Any], dict[str, float], _Work], None]] = {"adam": _adam, "sgd": _sgd}

@@ -128,13 +128,15 @@ class Optimizer:
     def _fused(self, kind: str, p: Tensor, grad: Tensor, state: list[Tensor], **hyper: float) -> bool:
         """Update ``p`` and ``state`` in place with one kernel where ``p``'s device has one (its backend's
         ``fused_step``); False, with nothing changed, where it does not (then the caller's ops run)."""
-        if grad._device != p._device:
+        device = p._device
+        if grad._device is not device and grad._device != device:
             return False
-        fused = getattr(backend(p._device.type), "fused_step", None)
+        fused = getattr(backend(device.type), "fused_step", None)
         if fused is None or not fused(kind, p._shareable_data(), grad._data, [t._shareable_data() for t in state],
                                       hyper):
             return False
-        for t in (p, *state):
+        p._bump_version()
+        for t in state:
             t._bump_version()
         return True
 
