@@ -123,8 +123,6 @@ DELIBERATE = {
     "linalg.cholesky_ex:expanded_input": "a matrix that is not positive-definite: the L past the failing minor is "
                                          "unspecified (LAPACK leaves a partial factorization)",
     "linalg.eigh:expanded_input": "the eigenvectors of a repeated eigenvalue are not unique",
-    "linalg.inv_ex:expanded_input": "a singular matrix (info as torch's): its inverse is meaningless, NaN here, inf or "
-                                    "rounding noise in torch",
     "linalg.qr:expanded_input": "a rank-deficient matrix's Q is not unique past its rank",
     "linalg.lu_factor:expanded_input": "a pivot that is zero up to rounding: whether it is exactly zero (torch's "
                                        "error) depends on the rounding",

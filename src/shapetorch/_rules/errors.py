@@ -307,6 +307,11 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-conv", "A conv/pool input is neither batched (N, C, *S) nor unbatched (C, *S).",
         "{op}: expected {unbatched}-D (unbatched) or {batched}-D (batched) input, but got input of shape {shape}",
     ),
+    "pool_error_input_rank_too_low": Entry(
+        "shape_value", "shape-conv", "An adaptive pool's input has no more dims than its output size (torch: "
+        "ValueError for a sequence output size, RuntimeError for an int; the error is both).",
+        "{op}: Input dimension should be at least {need}, but got input of shape {shape}",
+    ),
     "conv_error_channels_mismatch": Entry(
         "shape", "shape-conv", "Input channels differ from weight.shape[1] * groups, or out_channels % groups.",
         "{op}: given groups={groups} and weight of shape {weight}, expected input {shape} to have {expected}, "

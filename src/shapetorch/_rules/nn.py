@@ -124,6 +124,8 @@ def adaptive_pool_shape(input: Shape, output_size: tuple[int | None, ...], op: s
                         nonempty: bool = False) -> Shape:
     """``nonempty`` (the max pools): no pooled dim may be empty, there being no maximum of nothing."""
     nd = len(output_size)
+    if len(input) <= nd:  # (torch's Python fills a sequence's Nones from the input's dims first: a ValueError)
+        raise RuleError("pool_error_input_rank_too_low", op=op, need=nd + 1, shape=input)
     if len(input) not in (nd + 1, nd + 2):
         raise RuleError("conv_error_input_rank", op=op, unbatched=nd + 1, batched=nd + 2, shape=input)
     lead = len(input) - nd

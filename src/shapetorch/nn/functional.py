@@ -340,7 +340,7 @@ def _output_size_fits(input: Tensor, output_size: Any, op: str) -> None:
     """torch's 2-D and 3-D adaptive pools fill a sequence ``output_size``'s Nones from the input's trailing
     dims before anything else: an input of too few dims for it is a ``ValueError`` there."""
     if isinstance(output_size, (tuple, list)) and isinstance(input, Tensor) and input.dim() <= len(output_size):
-        _value_error(op, f"Input dimension should be at least {len(output_size) + 1}")
+        fail("pool_error_input_rank_too_low", op=op, need=len(output_size) + 1, shape=tuple(input.shape))
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
