@@ -25,7 +25,6 @@ NOT_FLOAT32 = {
     "custom_autograd_function": "gradcheck in float64 (torch.double)",
     "custom_dataset_collate": "collates float64 NumPy arrays and Python floats into float64 tensors",
     "kaggle_tabular": "torch.tensor of float64 NumPy values (pos_weight, labels) makes float64 tensors",
-    "tensor_ops_misc": "histc and unique, refused on WebGPU (their sizes depend on the values)",
 }
 
 FLOAT32 = [p for p in PROGRAMS if p.stem not in NOT_FLOAT32]
