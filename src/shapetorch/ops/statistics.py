@@ -321,16 +321,16 @@ def _histc(input: Tensor, bins: int, min: float, max: float) -> Tensor:
     check(histogram_shapes, bins, op="histc")
     if min > max:
         fail("argument_error_invalid", op="histc", problem="torch.histc: max must be larger than min")
-    if input._device.type != "cpu":
-        return _histc_on_device(input, bins, float(min), float(max))
-    x = input._data.reshape(-1)
     lo, hi = float(min), float(max)
-    if lo == hi and x.size:
-        lo, hi = float(x.min()), float(x.max())
+    if lo == hi and input._data.size:  # the data's range (read back from a device, as torch's CUDA histc does)
+        lo, hi = input.amin().item(), input.amax().item()
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
         fail("argument_error_invalid", op="histc", problem=f"torch.histc: range of [{lo}, {hi}] is not finite")
+    if input._device.type != "cpu":
+        return _histc_on_device(input, bins, lo, hi)
+    x = input._data.reshape(-1)
     edges = linspace_values(lo, hi, bins + 1, input._data.dtype)
     idx = _bin_index(x, edges, False)  # torch's histc interpolates without the local search histogram does
     counts = np.bincount(idx[idx >= 0], minlength=bins).astype(input._data.dtype)
@@ -338,15 +338,9 @@ def _histc(input: Tensor, bins: int, min: float, max: float) -> Tensor:
 
 
 def _histc_on_device(input: Tensor, bins: int, lo: float, hi: float) -> Tensor:
-    """``histc`` in device ops, counted with ``index_add`` (the counts are whole numbers, so the order of the adds
-    cannot change them). As torch's CUDA histc, the data's range is read back when ``min == max``."""
+    """``histc`` over [lo, hi] in device ops, counted with ``index_add`` (the counts are whole numbers, so the order
+    of the adds cannot change them); the bins as ``_bin_index`` computes them."""
     x = input.reshape(-1).detach()
-    if lo == hi and x.numel():
-        lo, hi = x.amin().item(), x.amax().item()
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        fail("argument_error_invalid", op="histc", problem=f"torch.histc: range of [{lo}, {hi}] is not finite")
     lo32, hi32 = (float(v) for v in np.array([lo, hi], dtype=input._data.dtype))  # the edges in the input dtype
     inside = (x >= lo32) & (x <= hi32)  # (False for NaN)
     pos = ((x - lo32) * float(bins) / (hi32 - lo32)).floor().nan_to_num(0.0).clamp(0, bins - 1).long()
