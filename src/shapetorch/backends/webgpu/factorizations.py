@@ -39,6 +39,7 @@ MAX_N = 64  # rows and columns, one lane each
 MAX_SWEEPS = 15  # Jacobi sweeps: 15 * 64 * 63 / 2 rotations stay under lavapipe's loop bound
 _F32 = np.dtype(np.float32)
 _I32 = np.dtype(np.int32)
+_C64 = np.dtype(np.complex64)
 
 _HEAD = """
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
@@ -510,6 +511,407 @@ def eigh(a: WArray, UPLO: str) -> tuple[WArray, WArray]:
     return w, vo
 
 
+# -- general (nonsymmetric) eigendecomposition: Hessenberg, Francis double-shift QR, back substitution -------
+EIG_STEP_BUDGET = 24000  # bulge-chase steps per matrix: with the reduction and the vectors, under lavapipe's bound
+EIG_MAX_ITS = 40  # double-shift sweeps without a deflation (exceptional shifts at the 10th, 20th and 30th)
+
+
+@functools.cache
+def _eig_shader() -> str:
+    sync = _sync()
+    return f"""{_HEAD}
+@group(0) @binding(1) var<storage, read_write> H: array<f32>;        // (batch, n, n): A in, its real Schur form T
+@group(0) @binding(2) var<storage, read_write> Z: array<f32>;        // (batch, n, n): the Schur vectors
+@group(0) @binding(3) var<storage, read_write> X: array<vec2<f32>>;  // (batch, n, n): T's eigenvectors (columns)
+@group(0) @binding(4) var<storage, read_write> w: array<vec2<f32>>;  // (batch, n): eigenvalues
+@group(0) @binding(5) var<storage, read_write> V: array<vec2<f32>>;  // (batch, n, n): unit eigenvectors (columns)
+@group(0) @binding(6) var<storage, read_write> info: array<i32>;     // (batch): 1 when not converged / not finite
+var<workgroup> red: array<f32, {LANES}>;
+var<workgroup> vv: array<f32, {LANES}>;
+var<workgroup> wr: array<f32, {LANES}>;
+var<workgroup> wi: array<f32, {LANES}>;
+var<workgroup> refl: array<f32, 4>;  // the bulge's reflector I - tau v v^T, v = (1, v1, v2): v1, v2, tau; or a rotation
+var<workgroup> first: array<f32, 3>; // the first column of the double shift's polynomial in H
+var<workgroup> lsmall: atomic<u32>;
+var<workgroup> whi: i32;   // the last row of the unreduced window, -1 when done
+var<workgroup> wl: u32;    // its first row
+var<workgroup> act: u32;   // 0: deflated, 1: a double-shift sweep, 2: a 2x2 block's rotation, 3: stop
+var<workgroup> wsc: f32;   // the power of two A was divided by
+var<workgroup> its: u32;
+var<workgroup> steps: u32;
+
+fn cdiv(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{
+  // Smith's algorithm: no squares of large parts
+  if (abs(b.x) >= abs(b.y)) {{
+    let r = b.y / b.x;
+    let d = b.x + b.y * r;
+    return vec2<f32>((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+  }}
+  let r = b.x / b.y;
+  let d = b.x * r + b.y;
+  return vec2<f32>((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}}
+fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}
+
+{_MAIN}
+  let n = prm[1];
+  let A0 = b * n * n;
+  let EPS = 1.1920929e-7;
+  // not finite: torch refuses before LAPACK runs; the largest magnitude sets a power-of-two scale (exact), so
+  // that the shifts' products neither overflow nor underflow
+  var amax = 0.0;
+  var bad = 0.0;
+  if (lid < n) {{
+    for (var c = 0u; c < n; c = c + 1u) {{
+      let v = H[A0 + lid * n + c];
+      if ((bitcast<u32>(v) & 0x7f800000u) == 0x7f800000u) {{ bad = 1.0; }}
+      amax = max(amax, abs(v));
+      Z[A0 + lid * n + c] = select(0.0, 1.0, lid == c);
+    }}
+  }}
+  red[lid] = amax;
+  vv[lid] = bad;
+  workgroupBarrier();
+  if (lid == 0u) {{
+    var m = 0.0;
+    var nb = 0.0;
+    for (var i = 0u; i < {LANES}u; i = i + 1u) {{ m = max(m, red[i]); nb = max(nb, vv[i]); }}
+    wsc = select(1.0, exp2(floor(log2(m))), m > 0.0 && nb == 0.0);
+    info[b] = i32(nb);
+    whi = select(i32(n) - 1, -1, nb != 0.0);
+    its = 0u;
+    steps = 0u;
+  }}
+  let sc = workgroupUniformLoad(&wsc);
+  if (lid < n) {{
+    for (var c = 0u; c < n; c = c + 1u) {{ H[A0 + lid * n + c] = H[A0 + lid * n + c] / sc; }}
+  }}
+  {sync}
+  // Householder reduction to upper Hessenberg form, H = Q^T A Q, Q accumulated in Z
+  for (var k = 0u; k + 2u < n; k = k + 1u) {{
+    if (lid == 0u) {{
+      let alpha = H[A0 + (k + 1u) * n + k];
+      var xn = 0.0;
+      for (var i = k + 2u; i < n; i = i + 1u) {{ xn = xn + H[A0 + i * n + k] * H[A0 + i * n + k]; }}
+      var t = 0.0;
+      var s = 0.0;
+      var beta = alpha;
+      if (xn != 0.0) {{
+        let r = sqrt(alpha * alpha + xn);
+        beta = select(r, -r, alpha >= 0.0);
+        t = (beta - alpha) / beta;
+        s = 1.0 / (alpha - beta);
+      }}
+      refl[2] = t;
+      vv[k + 1u] = 1.0;
+      H[A0 + (k + 1u) * n + k] = beta;
+      for (var i = k + 2u; i < n; i = i + 1u) {{ vv[i] = H[A0 + i * n + k] * s; H[A0 + i * n + k] = 0.0; }}
+    }}
+    {sync}
+    let t = refl[2];
+    if (lid > k && lid < n) {{  // the rows k+1.. of column lid
+      var s = 0.0;
+      for (var i = k + 1u; i < n; i = i + 1u) {{ s = s + vv[i] * H[A0 + i * n + lid]; }}
+      s = s * t;
+      for (var i = k + 1u; i < n; i = i + 1u) {{ H[A0 + i * n + lid] = H[A0 + i * n + lid] - s * vv[i]; }}
+    }}
+    {sync}
+    if (lid < n) {{  // the columns k+1.. of row lid, and of Z's
+      var s = 0.0;
+      var sz = 0.0;
+      for (var j = k + 1u; j < n; j = j + 1u) {{
+        s = s + H[A0 + lid * n + j] * vv[j];
+        sz = sz + Z[A0 + lid * n + j] * vv[j];
+      }}
+      s = s * t;
+      sz = sz * t;
+      for (var j = k + 1u; j < n; j = j + 1u) {{
+        H[A0 + lid * n + j] = H[A0 + lid * n + j] - s * vv[j];
+        Z[A0 + lid * n + j] = Z[A0 + lid * n + j] - sz * vv[j];
+      }}
+    }}
+    {sync}
+  }}
+  // Francis double-shift QR on the window [l, hi] to the real Schur form (all of T and Z kept up to date, for
+  // the eigenvectors); a window of 1 or 2 rows deflates
+  loop {{
+    if (lid == 0u) {{ atomicStore(&lsmall, 0u); }}
+    {sync}
+    let hi = workgroupUniformLoad(&whi);
+    if (hi < 0) {{ break; }}
+    let uh = u32(hi);
+    if (lid >= 1u && lid <= uh) {{
+      // a negligible subdiagonal element (relative to its diagonal neighbours; A is scaled to magnitude ~1)
+      let s = abs(H[A0 + lid * n + lid - 1u]);
+      var t = abs(H[A0 + (lid - 1u) * n + lid - 1u]) + abs(H[A0 + lid * n + lid]);
+      if (t == 0.0) {{ t = 1.0; }}
+      if (s <= EPS * t || s < 1e-30) {{ atomicMax(&lsmall, lid); }}
+    }}
+    {sync}
+    if (lid == 0u) {{
+      let l = atomicLoad(&lsmall);
+      if (l > 0u) {{ H[A0 + l * n + l - 1u] = 0.0; }}
+      act = 0u;
+      if (l == uh) {{
+        wr[uh] = H[A0 + uh * n + uh]; wi[uh] = 0.0;
+        whi = hi - 1; its = 0u;
+      }} else if (l + 1u == uh) {{
+        let p = uh - 1u;
+        let a = H[A0 + p * n + p];
+        let bb = H[A0 + p * n + uh];
+        let c = H[A0 + uh * n + p];
+        let d = H[A0 + uh * n + uh];
+        let hp = 0.5 * (a - d);
+        let disc = hp * hp + bb * c;
+        if (disc >= 0.0) {{
+          // real: rotate so the block is upper triangular, its first column an eigenvector (mu - d, c)
+          let mu = d + hp + select(-1.0, 1.0, hp >= 0.0) * sqrt(disc);
+          let u0 = mu - d;
+          let r = sqrt(u0 * u0 + c * c);
+          refl[0] = select(1.0, u0 / r, r > 0.0);
+          refl[1] = select(0.0, c / r, r > 0.0);
+          wi[p] = 0.0; wi[uh] = 0.0;
+          act = 2u;
+        }} else {{
+          let q = sqrt(-disc);
+          wr[p] = d + hp; wr[uh] = d + hp;
+          wi[p] = q; wi[uh] = -q;  // the positive imaginary part first, as LAPACK
+        }}
+        whi = hi - 2; its = 0u;
+      }} else {{
+        its = its + 1u;
+        steps = steps + (uh - l);
+        if (its > {EIG_MAX_ITS}u || steps > {EIG_STEP_BUDGET}u) {{
+          info[b] = 1;  // not converged: LAPACK's info > 0, torch's error
+          act = 3u;
+        }} else {{
+          var tr: f32;
+          var dt: f32;
+          if (its % 10u == 0u) {{  // exceptional shift (EISPACK's), out of a cycle
+            let ss = abs(H[A0 + uh * n + uh - 1u]) + abs(H[A0 + (uh - 1u) * n + uh - 2u]);
+            tr = 1.5 * ss;
+            dt = ss * ss;
+          }} else {{
+            let m = uh - 1u;
+            tr = H[A0 + m * n + m] + H[A0 + uh * n + uh];
+            dt = H[A0 + m * n + m] * H[A0 + uh * n + uh] - H[A0 + m * n + uh] * H[A0 + uh * n + m];
+          }}
+          let h00 = H[A0 + l * n + l];
+          let h10 = H[A0 + (l + 1u) * n + l];
+          first[0] = h00 * h00 + H[A0 + l * n + l + 1u] * h10 - tr * h00 + dt;
+          first[1] = h10 * (h00 + H[A0 + (l + 1u) * n + l + 1u] - tr);
+          first[2] = h10 * H[A0 + (l + 2u) * n + l + 1u];
+          wl = l;
+          act = 1u;
+        }}
+      }}
+    }}
+    {sync}
+    let what = workgroupUniformLoad(&act);
+    if (what == 3u) {{ break; }}
+    if (what == 2u) {{
+      let p = uh - 1u;
+      let cs = refl[0];
+      let sn = refl[1];
+      if (lid >= p && lid < n) {{
+        let hp = H[A0 + p * n + lid];
+        let hq = H[A0 + uh * n + lid];
+        H[A0 + p * n + lid] = cs * hp + sn * hq;
+        H[A0 + uh * n + lid] = cs * hq - sn * hp;
+      }}
+      {sync}
+      if (lid <= uh) {{
+        let hp = H[A0 + lid * n + p];
+        let hq = H[A0 + lid * n + uh];
+        H[A0 + lid * n + p] = cs * hp + sn * hq;
+        H[A0 + lid * n + uh] = cs * hq - sn * hp;
+      }}
+      if (lid < n) {{
+        let zp = Z[A0 + lid * n + p];
+        let zq = Z[A0 + lid * n + uh];
+        Z[A0 + lid * n + p] = cs * zp + sn * zq;
+        Z[A0 + lid * n + uh] = cs * zq - sn * zp;
+      }}
+      {sync}
+      if (lid == 0u) {{ H[A0 + uh * n + p] = 0.0; }}
+    }}
+    if (what == 1u) {{
+      let l = workgroupUniformLoad(&wl);
+      for (var k = l; k < uh; k = k + 1u) {{
+        let three = k + 2u <= uh;
+        if (lid == 0u) {{
+          var x = first[0];
+          var y = first[1];
+          var z = first[2];
+          if (k > l) {{
+            x = H[A0 + k * n + k - 1u];
+            y = H[A0 + (k + 1u) * n + k - 1u];
+            z = select(0.0, H[A0 + (k + 2u) * n + k - 1u], three);
+          }}
+          // larfg on (x, y, z), scaled by its 1-norm: (I - tau v v^T) (x, y, z) = (beta, 0, 0)
+          let s = abs(x) + abs(y) + abs(z);
+          var t = 0.0;
+          var v1 = 0.0;
+          var v2 = 0.0;
+          var beta = x;
+          if (s != 0.0 && abs(y) + abs(z) != 0.0) {{
+            let xs = x / s;
+            let ys = y / s;
+            let zs = z / s;
+            let r = sqrt(xs * xs + ys * ys + zs * zs);
+            let bs = select(r, -r, xs >= 0.0);
+            t = (bs - xs) / bs;
+            v1 = ys / (xs - bs);
+            v2 = zs / (xs - bs);
+            beta = bs * s;
+          }}
+          refl[0] = v1; refl[1] = v2; refl[2] = t;
+          if (k > l) {{
+            H[A0 + k * n + k - 1u] = beta;
+            H[A0 + (k + 1u) * n + k - 1u] = 0.0;
+            if (three) {{ H[A0 + (k + 2u) * n + k - 1u] = 0.0; }}
+          }}
+        }}
+        {sync}
+        let v1 = refl[0];
+        let v2 = refl[1];
+        let t = refl[2];
+        if (lid >= k && lid < n) {{  // rows k, k+1, k+2 of column lid
+          let h0 = H[A0 + k * n + lid];
+          let h1 = H[A0 + (k + 1u) * n + lid];
+          var h2 = 0.0;
+          if (three) {{ h2 = H[A0 + (k + 2u) * n + lid]; }}
+          let s = t * (h0 + v1 * h1 + v2 * h2);
+          H[A0 + k * n + lid] = h0 - s;
+          H[A0 + (k + 1u) * n + lid] = h1 - s * v1;
+          if (three) {{ H[A0 + (k + 2u) * n + lid] = h2 - s * v2; }}
+        }}
+        {sync}
+        if (lid <= min(k + 3u, uh)) {{  // columns k, k+1, k+2 of row lid
+          let h0 = H[A0 + lid * n + k];
+          let h1 = H[A0 + lid * n + k + 1u];
+          var h2 = 0.0;
+          if (three) {{ h2 = H[A0 + lid * n + k + 2u]; }}
+          let s = t * (h0 + v1 * h1 + v2 * h2);
+          H[A0 + lid * n + k] = h0 - s;
+          H[A0 + lid * n + k + 1u] = h1 - s * v1;
+          if (three) {{ H[A0 + lid * n + k + 2u] = h2 - s * v2; }}
+        }}
+        if (lid < n) {{
+          let z0 = Z[A0 + lid * n + k];
+          let z1 = Z[A0 + lid * n + k + 1u];
+          var z2 = 0.0;
+          if (three) {{ z2 = Z[A0 + lid * n + k + 2u]; }}
+          let s = t * (z0 + v1 * z1 + v2 * z2);
+          Z[A0 + lid * n + k] = z0 - s;
+          Z[A0 + lid * n + k + 1u] = z1 - s * v1;
+          if (three) {{ Z[A0 + lid * n + k + 2u] = z2 - s * v2; }}
+        }}
+        {sync}
+      }}
+    }}
+  }}
+  {sync}
+  // eigenvector i of T by back substitution (complex for a complex pair: T's 2x2 blocks solved by Cramer's
+  // rule), then Z times it, normalized as LAPACK's geev: unit norm, a complex one's largest component real
+  if (lid < n) {{
+    let i = lid;
+    var lr = wr[i];
+    let li = wi[i];
+    if (li == 0.0) {{ lr = H[A0 + i * n + i]; }}
+    let lam = vec2<f32>(lr, li);
+    let smin = max(EPS * (abs(lr) + abs(li)), 1e-30);
+    let X0 = A0;
+    for (var k = 0u; k < n; k = k + 1u) {{ X[X0 + k * n + i] = vec2<f32>(0.0, 0.0); }}
+    var top = i;
+    var k = i;  // rows k-1, k-2, ... 0 remain
+    if (li == 0.0) {{
+      X[X0 + i * n + i] = vec2<f32>(1.0, 0.0);
+    }} else {{
+      let p = select(i - 1u, i, li > 0.0);
+      top = p + 1u;
+      X[X0 + p * n + i] = vec2<f32>(H[A0 + p * n + p + 1u], 0.0);
+      X[X0 + (p + 1u) * n + i] = lam - vec2<f32>(H[A0 + p * n + p], 0.0);
+      k = p;
+    }}
+    loop {{
+      if (k == 0u) {{ break; }}
+      let r = k - 1u;
+      if (r >= 1u && H[A0 + r * n + r - 1u] != 0.0) {{  // a 2x2 block in rows r-1, r
+        let q = r - 1u;
+        var s0 = vec2<f32>(0.0, 0.0);
+        var s1 = vec2<f32>(0.0, 0.0);
+        for (var j = r + 1u; j <= top; j = j + 1u) {{
+          let xj = X[X0 + j * n + i];
+          s0 = s0 + H[A0 + q * n + j] * xj;
+          s1 = s1 + H[A0 + r * n + j] * xj;
+        }}
+        let a = vec2<f32>(H[A0 + q * n + q], 0.0) - lam;
+        let bb = H[A0 + q * n + r];
+        let c = H[A0 + r * n + q];
+        let d = vec2<f32>(H[A0 + r * n + r], 0.0) - lam;
+        var det = cmul(a, d) - vec2<f32>(bb * c, 0.0);
+        if (abs(det.x) + abs(det.y) < smin) {{ det = vec2<f32>(smin, 0.0); }}
+        X[X0 + q * n + i] = cdiv(-cmul(d, s0) + bb * s1, det);
+        X[X0 + r * n + i] = cdiv(-cmul(a, s1) + c * s0, det);
+        k = q;
+      }} else {{
+        var s = vec2<f32>(0.0, 0.0);
+        for (var j = r + 1u; j <= top; j = j + 1u) {{ s = s + H[A0 + r * n + j] * X[X0 + j * n + i]; }}
+        var den = vec2<f32>(H[A0 + r * n + r], 0.0) - lam;
+        if (abs(den.x) + abs(den.y) < smin) {{ den = vec2<f32>(smin, 0.0); }}
+        X[X0 + r * n + i] = cdiv(-s, den);
+        k = r;
+      }}
+      // a nearly defective matrix grows the solution by 1/smin a row: rescale it before it overflows
+      let g = abs(X[X0 + k * n + i].x) + abs(X[X0 + k * n + i].y)
+            + abs(X[X0 + (k + 1u) * n + i].x) + abs(X[X0 + (k + 1u) * n + i].y);
+      if (g > 1e15) {{
+        for (var j = k; j <= top; j = j + 1u) {{ X[X0 + j * n + i] = X[X0 + j * n + i] / g; }}
+      }}
+    }}
+    var nrm = 0.0;
+    var big = 0.0;
+    var at = 0u;
+    for (var r = 0u; r < n; r = r + 1u) {{
+      var s = vec2<f32>(0.0, 0.0);
+      for (var j = 0u; j <= top; j = j + 1u) {{ s = s + Z[A0 + r * n + j] * X[X0 + j * n + i]; }}
+      V[A0 + r * n + i] = s;
+      let m2 = dot(s, s);
+      nrm = nrm + m2;
+      if (m2 > big) {{ big = m2; at = r; }}
+    }}
+    // the largest component's conjugate phase (1 for a real eigenvector), over the norm
+    var f = vec2<f32>(1.0, 0.0);
+    if (li != 0.0 && big > 0.0) {{ f = vec2<f32>(V[A0 + at * n + i].x, -V[A0 + at * n + i].y) / sqrt(big); }}
+    f = f / sqrt(nrm);
+    for (var r = 0u; r < n; r = r + 1u) {{ V[A0 + r * n + i] = cmul(V[A0 + r * n + i], f); }}
+    if (li != 0.0) {{ V[A0 + at * n + i].y = 0.0; }}
+    w[b * n + i] = lam * sc;
+  }}
+}}"""
+
+
+def eig(a: WArray) -> tuple[WArray, WArray]:
+    """(eigenvalues, eigenvectors) of real square float32 matrices, both complex64; an input that is not finite
+    or a matrix the QR iteration does not reduce raises torch's ``linalg_error_not_converged`` at the next sync."""
+    op = "linalg.eig"
+    _float32(op, a)
+    n = a.shape[-1]
+    _limit(op, n, n)
+    batch = a.shape[:-2]
+    nb = _batch(a)
+    w, V = RT.empty((*batch, n), _C64), RT.empty(a.shape, _C64)
+    if nb == 0 or n == 0:
+        return w, V
+    H = _work(a)
+    Z, X, info = RT.empty(a.shape, _F32), RT.empty(a.shape, _C64), RT.empty((nb,), _I32)
+    bufs = [x.st.buf for x in (H, Z, X, w, V, info) if x.st is not None]
+    RT.dispatch(_eig_shader(), bufs, [nb, n], _groups(nb))
+    K.check_range(info, 0, 1, "linalg_error_not_converged", op)
+    return w, V
+
+
 # -- SVD: one-sided Jacobi on the columns of a tall matrix ---------------------------------------------------
 @functools.cache
 def _svd_shader() -> str:
@@ -863,7 +1265,7 @@ def factor(kind: str, a: WArray, **params: Any) -> Any:
     module's docstring); the op layer makes them its primitives' outputs."""
     fns: dict[str, Callable[..., Any]] = {"cholesky": cholesky, "cholesky_ex": cholesky_ex, "lu": lu,
                                           "slogdet": slogdet, "qr": qr, "eigh": eigh, "svd": svd,
-                                          "permutation": permutation, "ldl": ldl,
+                                          "permutation": permutation, "ldl": ldl, "eig": eig,
                                           "solve_ex": linalg_kernels.solve_ex}
     return fns[kind](a, **params)
 
