@@ -557,6 +557,7 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x -
   let n = prm[1];
   let A0 = b * n * n;
   let EPS = 1.1920929e-7;
+  let SMALL = 1e-30;  // LAPACK's smlnum: safe minimum over the precision, times a window's order (A is ~1)
   // not finite: torch refuses before LAPACK runs; the largest magnitude sets a power-of-two scale (exact), so
   // that the shifts' products neither overflow nor underflow
   var amax = 0.0;
@@ -641,11 +642,28 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x -
     if (hi < 0) {{ break; }}
     let uh = u32(hi);
     if (lid >= 1u && lid <= uh) {{
-      // a negligible subdiagonal element (relative to its diagonal neighbours; A is scaled to magnitude ~1)
-      let s = abs(H[A0 + lid * n + lid - 1u]);
-      var t = abs(H[A0 + (lid - 1u) * n + lid - 1u]) + abs(H[A0 + lid * n + lid]);
-      if (t == 0.0) {{ t = 1.0; }}
-      if (s <= EPS * t || s < 1e-30) {{ atomicMax(&lsmall, lid); }}
+      // a negligible subdiagonal element: LAPACK dlahqr's test (Ahues and Tisseur's beside the classic one), so
+      // that blocks deflate where LAPACK's do and the eigenvalues mostly come in its order
+      let k = lid;
+      let s = abs(H[A0 + k * n + k - 1u]);
+      let hkk = H[A0 + k * n + k];
+      let hpp = H[A0 + (k - 1u) * n + k - 1u];
+      var t = abs(hpp) + abs(hkk);
+      if (t == 0.0) {{
+        if (k >= 2u) {{ t = t + abs(H[A0 + (k - 1u) * n + k - 2u]); }}
+        if (k + 1u <= uh) {{ t = t + abs(H[A0 + (k + 1u) * n + k]); }}
+      }}
+      var small = s <= SMALL;
+      if (!small && s <= EPS * t) {{
+        let up = abs(H[A0 + (k - 1u) * n + k]);
+        let ab = max(s, up);
+        let ba = min(s, up);
+        let aa = max(abs(hkk), abs(hpp - hkk));
+        let bb = min(abs(hkk), abs(hpp - hkk));
+        let ss = aa + ab;
+        small = ba * (ab / ss) <= max(SMALL, EPS * (bb * (aa / ss)));
+      }}
+      if (small) {{ atomicMax(&lsmall, lid); }}
     }}
     {sync}
     if (lid == 0u) {{
@@ -685,21 +703,49 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x -
           info[b] = 1;  // not converged: LAPACK's info > 0, torch's error
           act = 3u;
         }} else {{
-          var tr: f32;
-          var dt: f32;
-          if (its % 10u == 0u) {{  // exceptional shift (EISPACK's), out of a cycle
-            let ss = abs(H[A0 + uh * n + uh - 1u]) + abs(H[A0 + (uh - 1u) * n + uh - 2u]);
-            tr = 1.5 * ss;
-            dt = ss * ss;
-          }} else {{
-            let m = uh - 1u;
-            tr = H[A0 + m * n + m] + H[A0 + uh * n + uh];
-            dt = H[A0 + m * n + m] * H[A0 + uh * n + uh] - H[A0 + m * n + uh] * H[A0 + uh * n + m];
+          // the shifts as LAPACK's dlahqr: the trailing 2x2 block's eigenvalues, a complex pair or twice the
+          // real one nearer its last diagonal element; exceptional ones (from the window's top at the 10th, 30th
+          // sweep without a deflation, its bottom at the 20th, 40th) break cycles
+          var h11 = H[A0 + (uh - 1u) * n + uh - 1u];
+          var h21 = H[A0 + uh * n + uh - 1u];
+          var h12 = H[A0 + (uh - 1u) * n + uh];
+          var h22 = H[A0 + uh * n + uh];
+          if (its % 10u == 0u) {{
+            var ex = abs(H[A0 + uh * n + uh - 1u]) + abs(H[A0 + (uh - 1u) * n + uh - 2u]);
+            var at = H[A0 + uh * n + uh];
+            if (its % 20u != 0u) {{
+              ex = abs(H[A0 + (l + 1u) * n + l]) + abs(H[A0 + (l + 2u) * n + l + 1u]);
+              at = H[A0 + l * n + l];
+            }}
+            h11 = 0.75 * ex + at; h12 = -0.4375 * ex; h21 = ex; h22 = h11;
           }}
+          let s4 = abs(h11) + abs(h12) + abs(h21) + abs(h22);
+          var r1 = vec2<f32>(0.0, 0.0);
+          var r2 = vec2<f32>(0.0, 0.0);
+          if (s4 != 0.0) {{
+            let g11 = h11 / s4;
+            let g22 = h22 / s4;
+            let tr = 0.5 * (g11 + g22);
+            let det = (g11 - tr) * (g22 - tr) - (h12 / s4) * (h21 / s4);
+            let rd = sqrt(abs(det));
+            if (det >= 0.0) {{
+              r1 = vec2<f32>(tr * s4, rd * s4);
+              r2 = vec2<f32>(r1.x, -r1.y);
+            }} else {{
+              let e1 = tr + rd;
+              let e2 = tr - rd;
+              let e = select(e2, e1, abs(e1 - g22) <= abs(e2 - g22)) * s4;
+              r1 = vec2<f32>(e, 0.0);
+              r2 = r1;
+            }}
+          }}
+          // the first column of (H - r1)(H - r2), scaled
           let h00 = H[A0 + l * n + l];
-          let h10 = H[A0 + (l + 1u) * n + l];
-          first[0] = h00 * h00 + H[A0 + l * n + l + 1u] * h10 - tr * h00 + dt;
-          first[1] = h10 * (h00 + H[A0 + (l + 1u) * n + l + 1u] - tr);
+          var h10 = H[A0 + (l + 1u) * n + l];
+          let sf = abs(h00 - r2.x) + abs(r2.y) + abs(h10);
+          h10 = h10 / sf;
+          first[0] = h10 * H[A0 + l * n + l + 1u] + (h00 - r1.x) * ((h00 - r2.x) / sf) - r1.y * (r2.y / sf);
+          first[1] = h10 * (h00 + H[A0 + (l + 1u) * n + l + 1u] - r1.x - r2.x);
           first[2] = h10 * H[A0 + (l + 2u) * n + l + 1u];
           wl = l;
           act = 1u;
