@@ -170,14 +170,31 @@ def test_eig(batch, n, kind, seed):
     conventions: a conjugate pair with the positive imaginary part first and conjugate vectors, a complex
     vector's largest component real; eigvals is eig's eigenvalues."""
     a = _eig_matrices(kind, batch, n, np.random.default_rng(seed))
+    # a defective eigenvalue is found to about the square root (a k-fold one, the k-th root) of the rounding
+    _check_eig(a, 2e-3 if kind == "jordan" and n < 5 else 2e-2 if kind == "jordan" else 1e-4 * max(1, n))
+
+
+@pytest.mark.parametrize("a", [[[5.0]], [[1.0, 2.0], [3.0, 4.0]], [[0.0, -1.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 2.0]],
+                               [[1.0, 1.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]], [[4.0, 1.0, 0.0], [2.0, 3.0, 1.0],
+                                                                                   [0.0, 5.0, -2.0]]])
+def test_eig_of_small_matrices(a):
+    """1x1, 2x2 blocks with real (rotated to triangular) and complex eigenvalues, a repeated and a defective
+    eigenvalue, a 3x3 deflating to a 2x2 block."""
+    a = np.asarray(a, np.float32)
+    tol = 2e-3 if a.tolist() == [[1.0, 1.0], [0.0, 1.0]] else 1e-5  # defective: the square root of the rounding
+    _check_eig(a, tol)
+    _check_eig(np.stack([a, -a, a.T]), tol)
+
+
+def _check_eig(a: np.ndarray, tol: float) -> None:
+    n = a.shape[-1]
+    batch = a.shape[:-2]
     w, V = st.linalg.eig(st.tensor(a, device=DEV))
     assert w.dtype == st.complex64 and V.dtype == st.complex64
     assert w.shape == (*batch, n) and V.shape == (*batch, n, n)
     gw, gV = _host(w), _host(V)
     tw = torch.linalg.eigvals(torch.tensor(a, dtype=torch.float64)).numpy()
     top = max(1.0, float(np.abs(a).max(initial=0)))
-    # a defective eigenvalue is found to about the square root (a k-fold one, the k-th root) of the rounding
-    tol = 2e-3 if kind == "jordan" and n < 5 else 2e-2 if kind == "jordan" else 1e-4 * max(1, n)
     np.testing.assert_allclose(_match(gw, tw), tw, atol=tol * top)
     np.testing.assert_allclose(a @ gV, gV * gw[..., None, :], atol=1e-4 * max(1, n) * top)
     np.testing.assert_allclose(np.linalg.norm(gV, axis=-2), 1, atol=1e-5 * max(1, n))
