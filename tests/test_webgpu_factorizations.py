@@ -189,7 +189,12 @@ def test_eig_of_small_matrices(a):
 def _check_eig(a: np.ndarray, tol: float) -> None:
     n = a.shape[-1]
     batch = a.shape[:-2]
-    w, V = st.linalg.eig(st.tensor(a, device=DEV))
+    x = st.tensor(a, device=DEV)
+    before = st.memory_stats()
+    w, V = st.linalg.eig(x)
+    after = st.memory_stats()  # computed on the device: nothing read back, nothing uploaded
+    assert (after["num_readbacks"], after["num_bytes_uploaded"]) == (before["num_readbacks"],
+                                                                      before["num_bytes_uploaded"])
     assert w.dtype == st.complex64 and V.dtype == st.complex64
     assert w.shape == (*batch, n) and V.shape == (*batch, n, n)
     gw, gV = _host(w), _host(V)
