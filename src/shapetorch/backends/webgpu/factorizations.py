@@ -1,7 +1,8 @@
 """WebGPU kernels of the matrix factorizations: Cholesky, LU with partial pivoting (and slogdet from it, and
 the permutation of ``lu_solve`` from its pivots), Householder QR, the symmetric eigendecomposition (cyclic
-Jacobi), the SVD (one-sided Jacobi), LDL^T with Bunch-Kaufman pivoting, and ``matrix_exp`` (scaling and
-squaring with a Pade approximant, in the matmul and solve kernels).
+Jacobi), the general eigendecomposition of real matrices (Hessenberg reduction, Francis double-shift QR to the
+real Schur form, back substitution), the SVD (one-sided Jacobi), LDL^T with Bunch-Kaufman pivoting, and
+``matrix_exp`` (scaling and squaring with a Pade approximant, in the matmul and solve kernels).
 
 The op layer (``ops/linalg.py``) computes a factorization's outputs first and then makes each output a
 primitive whose kernel hands the value back (so that each output's gradient is its own part of torch's
@@ -17,7 +18,8 @@ sweeps. Every step is float32 (WGSL has no f64), where the CPU calls LAPACK in t
 
 Errors found on the device are raised at the next sync, as the other device-side checks: a matrix that is not
 positive-definite for ``cholesky`` (torch's ``linalg_error_not_positive_definite``, naming the order of the
-failing leading minor of one of the failing matrices), a NaN given to ``svd`` (``linalg_error_not_converged``).
+failing leading minor of one of the failing matrices), a NaN given to ``svd`` (``linalg_error_not_converged``),
+a non-finite matrix given to ``eig`` or one its QR iteration does not reduce (the same code).
 """
 
 from __future__ import annotations
