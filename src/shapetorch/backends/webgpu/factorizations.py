@@ -532,7 +532,7 @@ var<workgroup> red: array<f32, {LANES}>;
 var<workgroup> vv: array<f32, {LANES}>;
 var<workgroup> wr: array<f32, {LANES}>;
 var<workgroup> wi: array<f32, {LANES}>;
-var<workgroup> refl: array<f32, 4>;  // the bulge's reflector I - tau v v^T, v = (1, v1, v2): v1, v2, tau; or a rotation
+var<workgroup> refl: array<f32, 3>;  // a 2x2 block's rotation (cos, sin); [2]: a Hessenberg reflector's tau
 var<workgroup> first: array<f32, 3>; // the first column of the double shift's polynomial in H
 var<workgroup> lsmall: atomic<u32>;
 var<workgroup> whi: i32;   // the last row of the unreduced window, -1 when done
@@ -787,43 +787,32 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x -
       let l = workgroupUniformLoad(&wl);
       for (var k = l; k < uh; k = k + 1u) {{
         let three = k + 2u <= uh;
-        if (lid == 0u) {{
-          var x = first[0];
-          var y = first[1];
-          var z = first[2];
-          if (k > l) {{
-            x = H[A0 + k * n + k - 1u];
-            y = H[A0 + (k + 1u) * n + k - 1u];
-            z = select(0.0, H[A0 + (k + 2u) * n + k - 1u], three);
-          }}
-          // larfg on (x, y, z), scaled by its 1-norm: (I - tau v v^T) (x, y, z) = (beta, 0, 0)
-          let s = abs(x) + abs(y) + abs(z);
-          var t = 0.0;
-          var v1 = 0.0;
-          var v2 = 0.0;
-          var beta = x;
-          if (s != 0.0 && abs(y) + abs(z) != 0.0) {{
-            let xs = x / s;
-            let ys = y / s;
-            let zs = z / s;
-            let r = sqrt(xs * xs + ys * ys + zs * zs);
-            let bs = select(r, -r, xs >= 0.0);
-            t = (bs - xs) / bs;
-            v1 = ys / (xs - bs);
-            v2 = zs / (xs - bs);
-            beta = bs * s;
-          }}
-          refl[0] = v1; refl[1] = v2; refl[2] = t;
-          if (k > l) {{
-            H[A0 + k * n + k - 1u] = beta;
-            H[A0 + (k + 1u) * n + k - 1u] = 0.0;
-            if (three) {{ H[A0 + (k + 2u) * n + k - 1u] = 0.0; }}
-          }}
+        // every lane computes the step's reflector from the same values (no lane-0 phase, one barrier less)
+        var x = first[0];
+        var y = first[1];
+        var z = first[2];
+        if (k > l) {{
+          x = H[A0 + k * n + k - 1u];
+          y = H[A0 + (k + 1u) * n + k - 1u];
+          z = select(0.0, H[A0 + (k + 2u) * n + k - 1u], three);
         }}
-        {sync}
-        let v1 = refl[0];
-        let v2 = refl[1];
-        let t = refl[2];
+        // larfg on (x, y, z), scaled by its 1-norm: (I - tau v v^T) (x, y, z) = (beta, 0, 0)
+        let sn = abs(x) + abs(y) + abs(z);
+        var t = 0.0;
+        var v1 = 0.0;
+        var v2 = 0.0;
+        var beta = x;
+        if (sn != 0.0 && abs(y) + abs(z) != 0.0) {{
+          let xs = x / sn;
+          let ys = y / sn;
+          let zs = z / sn;
+          let r = sqrt(xs * xs + ys * ys + zs * zs);
+          let bs = select(r, -r, xs >= 0.0);
+          t = (bs - xs) / bs;
+          v1 = ys / (xs - bs);
+          v2 = zs / (xs - bs);
+          beta = bs * sn;
+        }}
         if (lid >= k && lid < n) {{  // rows k, k+1, k+2 of column lid
           let h0 = H[A0 + k * n + lid];
           let h1 = H[A0 + (k + 1u) * n + lid];
@@ -835,6 +824,11 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x -
           if (three) {{ H[A0 + (k + 2u) * n + lid] = h2 - s * v2; }}
         }}
         {sync}
+        if (lid == 0u && k > l) {{  // column k-1 (read above, untouched by the row and column updates)
+          H[A0 + k * n + k - 1u] = beta;
+          H[A0 + (k + 1u) * n + k - 1u] = 0.0;
+          if (three) {{ H[A0 + (k + 2u) * n + k - 1u] = 0.0; }}
+        }}
         if (lid <= min(k + 3u, uh)) {{  // columns k, k+1, k+2 of row lid
           let h0 = H[A0 + lid * n + k];
           let h1 = H[A0 + lid * n + k + 1u];
