@@ -217,6 +217,26 @@ def _check_eig(a: np.ndarray, tol: float) -> None:
     np.testing.assert_array_equal(_host(st.linalg.eigvals(st.tensor(a, device=DEV))), gw)
 
 
+def test_eig_over_a_folded_grid_and_past_the_binding_limit(monkeypatch):
+    """Under a limit of 4 workgroups per grid dimension, 15 matrices take a 4 x 4 grid (a workgroup each,
+    numbered across it, the last one idle); over the binding limit eig is refused naming itself (it does not run
+    in chunks)."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_groups", 4)
+    a = np.random.default_rng(4).normal(size=(15, 3, 3)).astype(np.float32)
+    w, V = st.linalg.eig(st.tensor(a, device=DEV))
+    gw, gV = _host(w), _host(V)
+    np.testing.assert_allclose(a @ gV, gV * gw[..., None, :], atol=1e-5)
+    np.testing.assert_allclose(_match(gw, np.linalg.eigvals(a)), np.linalg.eigvals(a), atol=1e-5)
+    monkeypatch.setattr(RT, "max_groups", 65535)
+    monkeypatch.setattr(RT, "max_binding", 4096)
+    with pytest.raises(st.DeviceError) as e:
+        st.linalg.eig(st.tensor(np.ones((60, 5, 5), np.float32), device=DEV))
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("linalg.eig:")
+
+
 def test_eig_of_non_finite_input_raises_at_the_next_sync():
     """torch's eig checks before LAPACK runs; the device checks in the kernel and raises at the next sync."""
     for bad in (np.nan, np.inf):

@@ -949,7 +949,11 @@ def eig(a: WArray) -> tuple[WArray, WArray]:
     H = _work(a)
     Z, X, info = RT.empty(a.shape, _F32), RT.empty(a.shape, _C64), RT.empty((nb,), _I32)
     bufs = [x.st.buf for x in (H, Z, X, w, V, info) if x.st is not None]
-    RT.dispatch(_eig_shader(), bufs, [nb, n], _groups(nb))
+    outer, RT.op = RT.op, op  # a grid or binding over the adapter's limits is refused naming the op
+    try:
+        RT.dispatch(_eig_shader(), bufs, [nb, n], _groups(nb))
+    finally:
+        RT.op = outer
     K.check_range(info, 0, 1, "linalg_error_not_converged", op)
     return w, V
 
