@@ -219,8 +219,8 @@ def _check_eig(a: np.ndarray, tol: float) -> None:
 
 def test_eig_over_a_folded_grid_and_past_the_binding_limit(monkeypatch):
     """Under a limit of 4 workgroups per grid dimension, 15 matrices take a 4 x 4 grid (a workgroup each,
-    numbered across it, the last one idle); over the binding limit eig is refused naming itself (it does not run
-    in chunks)."""
+    numbered across it, the last one idle); under a 4 KiB binding limit the batch runs in chunks, and a single
+    matrix too large for a binding is refused naming eig."""
     from shapetorch.backends.webgpu.runtime import RT
 
     st.synchronize()
@@ -232,8 +232,17 @@ def test_eig_over_a_folded_grid_and_past_the_binding_limit(monkeypatch):
     np.testing.assert_allclose(_match(gw, np.linalg.eigvals(a)), np.linalg.eigvals(a), atol=1e-5)
     monkeypatch.setattr(RT, "max_groups", 65535)
     monkeypatch.setattr(RT, "max_binding", 4096)
-    with pytest.raises(st.DeviceError) as e:
-        st.linalg.eig(st.tensor(np.ones((60, 5, 5), np.float32), device=DEV))
+    # 60 5x5 matrices (12 kB of eigenvectors) run in chunks of 19, the outputs bound as windows; a transposed
+    # view is copied first
+    b = np.random.default_rng(5).normal(size=(60, 5, 5)).astype(np.float32)
+    for x, m in ((st.tensor(b, device=DEV), b), (st.tensor(b, device=DEV).mT, np.swapaxes(b, -1, -2))):
+        w, V = st.linalg.eig(x)
+        gw, gV = _host(w), _host(V)
+        np.testing.assert_allclose(m @ gV, gV * gw[..., None, :], atol=1e-5)
+        np.testing.assert_allclose(np.linalg.norm(gV, axis=-2), 1, atol=1e-5)
+        np.testing.assert_allclose(_match(gw, np.linalg.eigvals(m)), np.linalg.eigvals(m), atol=1e-4)
+    with pytest.raises(st.DeviceError) as e:  # one 32x32 matrix's eigenvectors (8 kB) do not fit a binding
+        st.linalg.eig(st.ones(1, 32, 32, device=DEV))
     assert e.value.code == "device_error_limit" and str(e.value).startswith("linalg.eig:")
 
 

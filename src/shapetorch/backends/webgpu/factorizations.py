@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from ..._errors import fail
+from . import chunks, linalg_kernels
 from . import kernels as K
-from . import linalg_kernels
 from .runtime import RT, WArray, to_host
 
 LANES = 64  # invocations per matrix
@@ -525,8 +525,8 @@ def _eig_shader() -> str:
 @group(0) @binding(1) var<storage, read_write> H: array<f32>;        // (batch, n, n): A in, its real Schur form T
 @group(0) @binding(2) var<storage, read_write> Z: array<f32>;        // (batch, n, n): the Schur vectors
 @group(0) @binding(3) var<storage, read_write> X: array<vec2<f32>>;  // (batch, n, n): T's eigenvectors (columns)
-@group(0) @binding(4) var<storage, read_write> w: array<vec2<f32>>;  // (batch, n): eigenvalues
-@group(0) @binding(5) var<storage, read_write> V: array<vec2<f32>>;  // (batch, n, n): unit eigenvectors (columns)
+@group(0) @binding(4) var<storage, read_write> w: array<vec2<f32>>;  // (batch, n): eigenvalues, from prm[3]
+@group(0) @binding(5) var<storage, read_write> V: array<vec2<f32>>;  // (batch, n, n): unit eigenvectors, from prm[2]
 @group(0) @binding(6) var<storage, read_write> info: array<i32>;     // (batch): 1 when not converged / not finite
 var<workgroup> red: array<f32, {LANES}>;
 var<workgroup> vv: array<f32, {LANES}>;
@@ -864,6 +864,7 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x -
     let lam = vec2<f32>(lr, li);
     let smin = max(EPS * (abs(lr) + abs(li)), 1e-30);
     let X0 = A0;
+    let V0 = A0 + prm[2];  // the outputs are bound as windows of the whole batch's (a chunk of it)
     for (var k = 0u; k < n; k = k + 1u) {{ X[X0 + k * n + i] = vec2<f32>(0.0, 0.0); }}
     var top = i;
     var k = i;  // rows k-1, k-2, ... 0 remain
@@ -918,18 +919,18 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x -
     for (var r = 0u; r < n; r = r + 1u) {{
       var s = vec2<f32>(0.0, 0.0);
       for (var j = 0u; j <= top; j = j + 1u) {{ s = s + Z[A0 + r * n + j] * X[X0 + j * n + i]; }}
-      V[A0 + r * n + i] = s;
+      V[V0 + r * n + i] = s;
       let m2 = dot(s, s);
       nrm = nrm + m2;
       if (m2 > big) {{ big = m2; at = r; }}
     }}
     // the largest component's conjugate phase (1 for a real eigenvector), over the norm
     var f = vec2<f32>(1.0, 0.0);
-    if (li != 0.0 && big > 0.0) {{ f = vec2<f32>(V[A0 + at * n + i].x, -V[A0 + at * n + i].y) / sqrt(big); }}
+    if (li != 0.0 && big > 0.0) {{ f = vec2<f32>(V[V0 + at * n + i].x, -V[V0 + at * n + i].y) / sqrt(big); }}
     f = f / sqrt(nrm);
-    for (var r = 0u; r < n; r = r + 1u) {{ V[A0 + r * n + i] = cmul(V[A0 + r * n + i], f); }}
-    if (li != 0.0) {{ V[A0 + at * n + i].y = 0.0; }}
-    w[b * n + i] = lam * sc;
+    for (var r = 0u; r < n; r = r + 1u) {{ V[V0 + r * n + i] = cmul(V[V0 + r * n + i], f); }}
+    if (li != 0.0) {{ V[V0 + at * n + i].y = 0.0; }}
+    w[prm[3] + b * n + i] = lam * sc;
   }}
 }}"""
 
@@ -946,15 +947,24 @@ def eig(a: WArray) -> tuple[WArray, WArray]:
     w, V = RT.empty((*batch, n), _C64), RT.empty(a.shape, _C64)
     if nb == 0 or n == 0:
         return w, V
-    H = _work(a)
-    Z, X, info = RT.empty(a.shape, _F32), RT.empty(a.shape, _C64), RT.empty((nb,), _I32)
-    bufs = [x.st.buf for x in (H, Z, X, w, V, info) if x.st is not None]
+    # the batch in chunks whose work buffers each fit one binding; the outputs bound as windows of the whole
+    src = a if a.contiguous else K.contiguous_copy(a)
+    flat = K._view(src, (nb, n, n), (n * n, n, 1), src.offset)
+    per = max(1, chunks.flat_budget(_C64.itemsize) // (n * n))
+    assert w.st is not None and V.st is not None
     outer, RT.op = RT.op, op  # a grid or binding over the adapter's limits is refused naming the op
     try:
-        RT.dispatch(_eig_shader(), bufs, [nb, n], _groups(nb))
+        for b0 in range(0, nb, per):
+            b1 = min(nb, b0 + per)
+            H = K.contiguous_copy(chunks.narrow(flat, 0, b0, b1))
+            Z, X, info = RT.empty(H.shape, _F32), RT.empty(H.shape, _C64), RT.empty((b1 - b0,), _I32)
+            vb, v0 = chunks.flat_window(V.st, _C64.itemsize, b0 * n * n, b1 * n * n)
+            wb, w0 = chunks.flat_window(w.st, _C64.itemsize, b0 * n, b1 * n)
+            bufs = [H.st.buf, Z.st.buf, X.st.buf, wb, vb, info.st.buf]  # type: ignore[union-attr]
+            RT.dispatch(_eig_shader(), bufs, [b1 - b0, n, b0 * n * n - v0, b0 * n - w0], _groups(b1 - b0))
+            K.check_range(info, 0, 1, "linalg_error_not_converged", op)
     finally:
         RT.op = outer
-    K.check_range(info, 0, 1, "linalg_error_not_converged", op)
     return w, V
 
 
