@@ -67,6 +67,10 @@ def cases(quick: bool) -> list[tuple[str, Callable[[], Any], Callable[[], Any], 
                                                  - np.linalg.eigvalsh(sym.astype(np.float64))).max())),
             (f"svd {shape}", lambda g=g: st.linalg.svd(g), lambda t=t: torch.linalg.svd(t),
              lambda g=g, a64=a64: float(np.abs(_host(st.linalg.svdvals(g)) - np.linalg.svd(a64)[1]).max())),
+            # eig's eigenvalues in any order: the error of the sorted ones
+            (f"eig {shape}", lambda g=g: st.linalg.eig(g), lambda t=t: torch.linalg.eig(t),
+             lambda g=g, a64=a64: float(np.abs(np.sort_complex(st.linalg.eigvals(g).cpu().numpy())
+                                               - np.sort_complex(np.linalg.eigvals(a64))).max())),
         ]
     x = rng.normal(size=(1024 if quick else 4096, 64)).astype(np.float32)
     idx = rng.integers(0, 128, size=x.shape)
@@ -78,7 +82,8 @@ def cases(quick: bool) -> list[tuple[str, Callable[[], Any], Callable[[], Any], 
                                                                                       include_self=False))
                                      - torch.zeros(128, 64).scatter_reduce(0, ti, tx, "amax", include_self=False)
                                      .numpy()).max())))
-    # complex64 and the FFTs: radix-2 Stockham passes (powers of two), the direct DFT (other lengths), eig on the host
+    # complex64 and the FFTs: radix-2 Stockham passes (powers of two), the direct DFT (other lengths); complex eig
+    # runs on the host
     for b, n in ((64, 1024), (64, 1000), (8, 4096)) if not quick else ((16, 1024), (16, 1000)):
         z = (rng.normal(size=(b, n)) + 1j * rng.normal(size=(b, n))).astype(np.complex64)
         gz, tz = st.tensor(z, device=DEV), torch.from_numpy(z)
@@ -95,11 +100,11 @@ def cases(quick: bool) -> list[tuple[str, Callable[[], Any], Callable[[], Any], 
     gc, tc = st.tensor(c, device=DEV), torch.from_numpy(c)
     out.append(("complex matmul 256x256", lambda: gc @ gc, lambda: tc @ tc,
                 lambda: float(np.abs((gc @ gc).cpu().numpy() - c.astype(np.complex128) @ c).max())))
-    e = rng.normal(size=(8, 16, 16)).astype(np.float32)
+    e = (rng.normal(size=(8, 16, 16)) + 1j * rng.normal(size=(8, 16, 16))).astype(np.complex64)
     ge, te = st.tensor(e, device=DEV), torch.from_numpy(e)
-    out.append(("eig 8x16x16 (host geev)", lambda: st.linalg.eig(ge), lambda: torch.linalg.eig(te),
+    out.append(("eig 8x16x16 complex64 (host geev)", lambda: st.linalg.eig(ge), lambda: torch.linalg.eig(te),
                 lambda: float(np.abs(np.sort_complex(st.linalg.eigvals(ge).cpu().numpy().ravel())
-                                     - np.sort_complex(np.linalg.eigvals(e.astype(np.float64)).ravel())).max())))
+                                     - np.sort_complex(np.linalg.eigvals(e.astype(np.complex128)).ravel())).max())))
     v = rng.integers(0, 1000, size=2000 if quick else 20000)
     gv, tv = st.tensor(v, device=DEV), torch.from_numpy(v)
     out.append((f"unique (counts) of {v.size}", lambda: st.unique(gv, return_counts=True),

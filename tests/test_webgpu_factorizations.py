@@ -1,5 +1,5 @@
 """The matrix factorizations on WebGPU (``backends/webgpu/factorizations``: cholesky, lu, slogdet, qr, eigh, svd,
-matrix_exp) against torch: LU's and QR's factors as torch's (LAPACK's pivots and signs), eigenvalues and singular
+eig, matrix_exp) against torch: LU's and QR's factors as torch's (LAPACK's pivots and signs), eigenvalues and singular
 values against float64, eigen- and singular vectors (not unique in sign) through reconstructions, orthogonality
 and magnitudes; gradients through the existing vjps on the device; a matrix that is not positive-definite raises
 at the next sync. Matrices up to 64x64 (the limit: each lane's loops stay under lavapipe's 65,535 iterations).
@@ -122,6 +122,144 @@ def test_eigh(batch, n, uplo, seed):
     _close(st.linalg.eigvalsh(st.tensor(a, device=DEV), UPLO=uplo), tw.float(), tol=2e-5 * max(1, n))
 
 
+def _eig_matrices(kind: str, batch: tuple[int, ...], n: int, rng: np.random.Generator) -> np.ndarray:
+    """Real matrices whose eigenvalues are of ``kind``: random (real and complex pairs), only complex pairs (2x2
+    rotation-scalings conjugated by a random matrix), repeated (a diagonal of two values, conjugated), triangular
+    (the diagonal, in place), diagonal, or a Jordan block (defective: one eigenvector)."""
+    a = rng.normal(size=(*batch, n, n))
+    if kind == "pairs" and n > 1:
+        d = np.zeros((*batch, n, n))
+        for i in range(0, n - 1, 2):
+            r, t = rng.normal(size=2)
+            d[..., i:i + 2, i:i + 2] = [[r, -2 - abs(t)], [2 + abs(t), r]]
+        if n % 2:
+            d[..., -1, -1] = 0.5
+        a = a + 3 * np.eye(n)  # well conditioned
+        return (a @ d @ np.linalg.inv(a)).astype(np.float32)
+    if kind == "repeated":
+        d = np.diag(np.where(np.arange(n) % 2 == 0, 2.0, -1.0))
+        a = a + 3 * np.eye(n)
+        return (a @ d @ np.linalg.inv(a)).astype(np.float32)
+    if kind == "triangular":
+        return np.triu(a).astype(np.float32)
+    if kind == "diagonal":
+        return (np.eye(n) * a).astype(np.float32)
+    if kind == "jordan":
+        return np.broadcast_to(np.eye(n) * 1.5 + np.eye(n, k=1), a.shape).astype(np.float32).copy()
+    return a.astype(np.float32)
+
+
+def _match(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """The eigenvalues ``got`` reordered to pair with ``want`` (the closest assignment: equal values, or
+    eigenvalues only nearly equal, may come in either order)."""
+    from scipy.optimize import linear_sum_assignment
+
+    out = np.empty_like(got)
+    for i in np.ndindex(got.shape[:-1]):
+        rows, cols = linear_sum_assignment(np.abs(want[i][:, None] - got[i][None, :]))
+        out[i][rows] = got[i][cols]
+    return out
+
+
+@given(batch=shapes(0, 2, 0, 3), n=hs.sampled_from([0, 1, 2, 3, 5, 12]),
+       kind=hs.sampled_from(["random", "pairs", "repeated", "triangular", "diagonal", "jordan"]),
+       seed=hs.integers(0, 2**16))
+@fast(25)
+def test_eig(batch, n, kind, seed):
+    """Eigenvalues as torch's (float64) as a multiset; A V = V diag(w) with unit columns; LAPACK geev's
+    conventions: a conjugate pair with the positive imaginary part first and conjugate vectors, a complex
+    vector's largest component real; eigvals is eig's eigenvalues."""
+    a = _eig_matrices(kind, batch, n, np.random.default_rng(seed))
+    # a defective eigenvalue is found to about the square root (a k-fold one, the k-th root) of the rounding
+    _check_eig(a, 2e-3 if kind == "jordan" and n < 5 else 2e-2 if kind == "jordan" else 1e-4 * max(1, n))
+
+
+@pytest.mark.parametrize("a", [[[5.0]], [[1.0, 2.0], [3.0, 4.0]], [[0.0, -1.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 2.0]],
+                               [[1.0, 1.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]], [[4.0, 1.0, 0.0], [2.0, 3.0, 1.0],
+                                                                                   [0.0, 5.0, -2.0]]])
+def test_eig_of_small_matrices(a):
+    """1x1, 2x2 blocks with real (rotated to triangular) and complex eigenvalues, a repeated and a defective
+    eigenvalue, a 3x3 deflating to a 2x2 block."""
+    a = np.asarray(a, np.float32)
+    tol = 2e-3 if a.tolist() == [[1.0, 1.0], [0.0, 1.0]] else 1e-5  # defective: the square root of the rounding
+    _check_eig(a, tol)
+    _check_eig(np.stack([a, -a, a.T]), tol)
+
+
+def _check_eig(a: np.ndarray, tol: float) -> None:
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    x = st.tensor(a, device=DEV)
+    before = st.memory_stats()
+    w, V = st.linalg.eig(x)
+    after = st.memory_stats()  # computed on the device: nothing read back, nothing uploaded
+    assert (after["num_readbacks"], after["num_bytes_uploaded"]) == (before["num_readbacks"],
+                                                                      before["num_bytes_uploaded"])
+    assert w.dtype == st.complex64 and V.dtype == st.complex64
+    assert w.shape == (*batch, n) and V.shape == (*batch, n, n)
+    gw, gV = _host(w), _host(V)
+    tw = torch.linalg.eigvals(torch.tensor(a, dtype=torch.float64)).numpy()
+    top = max(1.0, float(np.abs(a).max(initial=0)))
+    np.testing.assert_allclose(_match(gw, tw), tw, atol=tol * top)
+    np.testing.assert_allclose(a @ gV, gV * gw[..., None, :], atol=1e-4 * max(1, n) * top)
+    np.testing.assert_allclose(np.linalg.norm(gV, axis=-2), 1, atol=1e-5 * max(1, n))
+    for i in np.ndindex(gw.shape[:-1]):
+        j = 0
+        while j < n:
+            if gw[i][j].imag != 0:
+                assert gw[i][j].imag > 0 and gw[i][j + 1] == np.conj(gw[i][j])
+                np.testing.assert_array_equal(gV[i][:, j + 1], np.conj(gV[i][:, j]))
+                assert gV[i][np.argmax(np.abs(gV[i][:, j])), j].imag == 0
+                j += 1
+            else:
+                assert not gV[i][:, j].imag.any()
+            j += 1
+    np.testing.assert_array_equal(_host(st.linalg.eigvals(st.tensor(a, device=DEV))), gw)
+
+
+def test_eig_over_a_folded_grid_and_past_the_binding_limit(monkeypatch):
+    """Under a limit of 4 workgroups per grid dimension, 15 matrices take a 4 x 4 grid (a workgroup each,
+    numbered across it, the last one idle); under a 4 KiB binding limit the batch runs in chunks, and a single
+    matrix too large for a binding is refused naming eig."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_groups", 4)
+    a = np.random.default_rng(4).normal(size=(15, 3, 3)).astype(np.float32)
+    w, V = st.linalg.eig(st.tensor(a, device=DEV))
+    gw, gV = _host(w), _host(V)
+    np.testing.assert_allclose(a @ gV, gV * gw[..., None, :], atol=1e-5)
+    np.testing.assert_allclose(_match(gw, np.linalg.eigvals(a)), np.linalg.eigvals(a), atol=1e-5)
+    monkeypatch.setattr(RT, "max_groups", 65535)
+    monkeypatch.setattr(RT, "max_binding", 4096)
+    # 60 5x5 matrices (12 kB of eigenvectors) run in chunks of 19, the outputs bound as windows; a transposed
+    # view is copied first
+    b = np.random.default_rng(5).normal(size=(60, 5, 5)).astype(np.float32)
+    for x, m in ((st.tensor(b, device=DEV), b), (st.tensor(b, device=DEV).mT, np.swapaxes(b, -1, -2))):
+        w, V = st.linalg.eig(x)
+        gw, gV = _host(w), _host(V)
+        np.testing.assert_allclose(m @ gV, gV * gw[..., None, :], atol=1e-5)
+        np.testing.assert_allclose(np.linalg.norm(gV, axis=-2), 1, atol=1e-5)
+        np.testing.assert_allclose(_match(gw, np.linalg.eigvals(m)), np.linalg.eigvals(m), atol=1e-4)
+    with pytest.raises(st.DeviceError) as e:  # one 32x32 matrix's eigenvectors (8 kB) do not fit a binding
+        st.linalg.eig(st.ones(1, 32, 32, device=DEV))
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("linalg.eig:")
+
+
+def test_eig_of_non_finite_input_raises_at_the_next_sync():
+    """torch's eig checks before LAPACK runs; the device checks in the kernel and raises at the next sync."""
+    for bad in (np.nan, np.inf):
+        a = np.ones((2, 3, 3), np.float32)
+        a[1, 2, 0] = bad
+        for fn in (st.linalg.eigvals, lambda x: st.linalg.eig(x).eigenvectors):
+            got = fn(st.tensor(a, device=DEV))
+            with pytest.raises(st.linalg.LinAlgError) as e:
+                got.cpu()
+            assert e.value.code == "linalg_error_not_converged"
+        with pytest.raises(RuntimeError):  # torch's class (LinAlgError is one, as the CPU's)
+            torch.linalg.eig(torch.tensor(a))
+
+
 @given(batch=shapes(0, 2, 0, 2), m=hs.sampled_from([0, 1, 3, 7, 16]), n=hs.sampled_from([1, 3, 7, 16]),
        full=hs.booleans(), rank_deficient=hs.booleans(), seed=hs.integers(0, 2**16))
 @fast(20)
@@ -167,8 +305,19 @@ def test_the_largest_matrices_and_the_limit():
     np.testing.assert_allclose((_host(U) * _host(S)) @ _host(Vh), a, atol=1e-4)
     P, L, Uf = st.linalg.lu(st.tensor(a, device=DEV))
     np.testing.assert_allclose(_host(P) @ _host(L) @ _host(Uf), a, atol=1e-5)
+    # eig: a random matrix, and the cyclic shift (all eigenvalues on the unit circle, which needs the QR
+    # iteration's exceptional shifts) and a companion matrix, whose Schur forms take the most sweeps
+    cyc = np.roll(np.eye(64, dtype=np.float32), 1, axis=0)
+    comp = np.eye(64, k=-1, dtype=np.float32)
+    comp[:, -1] = rng.normal(size=64)
+    for m in (a, cyc, comp):
+        w, V = st.linalg.eig(st.tensor(m, device=DEV))
+        gw, gV = _host(w), _host(V)
+        np.testing.assert_allclose(m @ gV, gV * gw[None, :], atol=1e-4)
+        tw = np.linalg.eigvals(m.astype(np.float64))
+        np.testing.assert_allclose(_match(gw[None], tw[None])[0], tw, atol=1e-3)
     for make in (lambda: st.linalg.qr(st.zeros(65, 3, device=DEV)), lambda: st.linalg.eigh(st.zeros(65, 65, device=DEV)),
-                 lambda: st.linalg.svd(st.zeros(2, 70, device=DEV))):
+                 lambda: st.linalg.svd(st.zeros(2, 70, device=DEV)), lambda: st.linalg.eig(st.zeros(65, 65, device=DEV))):
         with pytest.raises(st.DeviceError) as e:
             make()
         assert e.value.code == "device_error_limit"
@@ -191,6 +340,7 @@ def test_gradients_on_the_device():
     a = rng.normal(size=(2, 4, 4)).astype(np.float32)
     spd = a @ _mh(a) + 4 * np.eye(4, dtype=np.float32)
     tall = rng.normal(size=(2, 5, 3)).astype(np.float32)
+    pairs = _eig_matrices("pairs", (2,), 4, rng)  # complex eigenvalues: the gradient goes through complex solves
     cases = [
         (spd, lambda lib, x: lib.linalg.cholesky(x).sum()),
         (tall, lambda lib, x: (lib.linalg.qr(x).Q * 1.5).sum() + lib.linalg.qr(x).R.pow(2).sum()),
@@ -199,6 +349,8 @@ def test_gradients_on_the_device():
         (spd, lambda lib, x: lib.linalg.eigh(x).eigenvalues.pow(2).sum()
          + (lib.linalg.eigh(x).eigenvectors.pow(2) * lib.arange(4.0, device=x.device)).sum()),
         (tall, lambda lib, x: lib.linalg.svdvals(x).sum()),
+        (pairs, lambda lib, x: lib.linalg.eigvals(x).abs().sum()  # phase-invariant
+         + (lib.linalg.eig(x).eigenvectors.abs().pow(2) * lib.arange(4.0, device=x.device)[:, None]).sum()),
         (a * 0.3, lambda lib, x: lib.matrix_exp(x).sum()),
     ]
     for value, fn in cases:

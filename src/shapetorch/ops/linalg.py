@@ -486,8 +486,10 @@ def linalg_eig(A: Tensor, *, out: Any = None) -> Eigh:
     check(RX.eigh_shapes, A._data.shape, op="linalg.eig")
     _floating(A, "linalg.eig")
     ct = _complex_of(A._data)
-    # a device's matrices are read back, LAPACK's geev runs on the host and the results are uploaded: torch's CUDA
-    # eig syncs the same way (its geev runs on the host too)
+    if not _on_host(A) and not A.is_complex():  # the device's kernel; its finiteness check raises at the next sync
+        return RT.linalg_eig(*_outputs(A, (_EIG_W, _EIG_V), be(A).factor("eig", A._data)))
+    # a device's complex matrices are read back, LAPACK's geev runs on the host and the results are uploaded
+    # (torch's CUDA eig syncs the same way: its geev runs on the host too)
     a = A._data if _on_host(A) else be(A).to_numpy(A._data)
     if not np.isfinite(a).all():  # torch checks before LAPACK, which would not converge
         fail("linalg_error_not_converged", op="linalg.eig")

@@ -1,7 +1,8 @@
 """WebGPU kernels of the matrix factorizations: Cholesky, LU with partial pivoting (and slogdet from it, and
 the permutation of ``lu_solve`` from its pivots), Householder QR, the symmetric eigendecomposition (cyclic
-Jacobi), the SVD (one-sided Jacobi), LDL^T with Bunch-Kaufman pivoting, and ``matrix_exp`` (scaling and
-squaring with a Pade approximant, in the matmul and solve kernels).
+Jacobi), the general eigendecomposition of real matrices (Hessenberg reduction, Francis double-shift QR to the
+real Schur form, back substitution), the SVD (one-sided Jacobi), LDL^T with Bunch-Kaufman pivoting, and
+``matrix_exp`` (scaling and squaring with a Pade approximant, in the matmul and solve kernels).
 
 The op layer (``ops/linalg.py``) computes a factorization's outputs first and then makes each output a
 primitive whose kernel hands the value back (so that each output's gradient is its own part of torch's
@@ -17,7 +18,8 @@ sweeps. Every step is float32 (WGSL has no f64), where the CPU calls LAPACK in t
 
 Errors found on the device are raised at the next sync, as the other device-side checks: a matrix that is not
 positive-definite for ``cholesky`` (torch's ``linalg_error_not_positive_definite``, naming the order of the
-failing leading minor of one of the failing matrices), a NaN given to ``svd`` (``linalg_error_not_converged``).
+failing leading minor of one of the failing matrices), a NaN given to ``svd`` (``linalg_error_not_converged``),
+a non-finite matrix given to ``eig`` or one its QR iteration does not reduce (the same code).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from ..._errors import fail
+from . import chunks, linalg_kernels
 from . import kernels as K
-from . import linalg_kernels
 from .runtime import RT, WArray, to_host
 
 LANES = 64  # invocations per matrix
@@ -39,6 +41,7 @@ MAX_N = 64  # rows and columns, one lane each
 MAX_SWEEPS = 15  # Jacobi sweeps: 15 * 64 * 63 / 2 rotations stay under lavapipe's loop bound
 _F32 = np.dtype(np.float32)
 _I32 = np.dtype(np.int32)
+_C64 = np.dtype(np.complex64)
 
 _HEAD = """
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
@@ -510,6 +513,461 @@ def eigh(a: WArray, UPLO: str) -> tuple[WArray, WArray]:
     return w, vo
 
 
+# -- general (nonsymmetric) eigendecomposition: Hessenberg, Francis double-shift QR, back substitution -------
+EIG_STEP_BUDGET = 24000  # bulge-chase steps per matrix: with the reduction and the vectors, under lavapipe's bound
+EIG_MAX_ITS = 40  # double-shift sweeps without a deflation (exceptional shifts at the 10th, 20th and 30th)
+
+
+@functools.cache
+def _eig_shader() -> str:
+    sync = _sync()
+    return f"""{_HEAD}
+@group(0) @binding(1) var<storage, read_write> H: array<f32>;        // (batch, n, n): A in, its real Schur form T
+@group(0) @binding(2) var<storage, read_write> Z: array<f32>;        // (batch, n, n): the Schur vectors
+@group(0) @binding(3) var<storage, read_write> X: array<vec2<f32>>;  // (batch, n, n): T's eigenvectors (columns)
+@group(0) @binding(4) var<storage, read_write> w: array<vec2<f32>>;  // (batch, n): eigenvalues, from prm[3]
+@group(0) @binding(5) var<storage, read_write> V: array<vec2<f32>>;  // (batch, n, n): unit eigenvectors, from prm[2]
+@group(0) @binding(6) var<storage, read_write> info: array<i32>;     // (batch): 1 when not converged / not finite
+var<workgroup> red: array<f32, {LANES}>;
+var<workgroup> vv: array<f32, {LANES}>;
+var<workgroup> wr: array<f32, {LANES}>;
+var<workgroup> wi: array<f32, {LANES}>;
+var<workgroup> refl: array<f32, 3>;  // a 2x2 block's rotation (cos, sin); [2]: a Hessenberg reflector's tau
+var<workgroup> first: array<f32, 3>; // the first column of the double shift's polynomial in H
+var<workgroup> lsmall: atomic<u32>;
+var<workgroup> whi: i32;   // the last row of the unreduced window, -1 when done
+var<workgroup> wl: u32;    // its first row
+var<workgroup> act: u32;   // 0: deflated, 1: a double-shift sweep, 2: a 2x2 block's rotation, 3: stop
+var<workgroup> wsc: f32;   // the power of two A was divided by
+var<workgroup> its: u32;
+var<workgroup> steps: u32;
+
+fn cdiv(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{
+  // Smith's algorithm: no squares of large parts
+  if (abs(b.x) >= abs(b.y)) {{
+    let r = b.y / b.x;
+    let d = b.x + b.y * r;
+    return vec2<f32>((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+  }}
+  let r = b.x / b.y;
+  let d = b.x * r + b.y;
+  return vec2<f32>((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}}
+fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}
+
+{_MAIN}
+  let n = prm[1];
+  let A0 = b * n * n;
+  let EPS = 1.1920929e-7;
+  let SMALL = 1e-30;  // LAPACK's smlnum: safe minimum over the precision, times a window's order (A is ~1)
+  // not finite: torch refuses before LAPACK runs; the largest magnitude sets a power-of-two scale (exact), so
+  // that the shifts' products neither overflow nor underflow
+  var amax = 0.0;
+  var bad = 0.0;
+  if (lid < n) {{
+    for (var c = 0u; c < n; c = c + 1u) {{
+      let v = H[A0 + lid * n + c];
+      if ((bitcast<u32>(v) & 0x7f800000u) == 0x7f800000u) {{ bad = 1.0; }}
+      amax = max(amax, abs(v));
+      Z[A0 + lid * n + c] = select(0.0, 1.0, lid == c);
+    }}
+  }}
+  red[lid] = amax;
+  vv[lid] = bad;
+  workgroupBarrier();
+  if (lid == 0u) {{
+    var m = 0.0;
+    var nb = 0.0;
+    for (var i = 0u; i < {LANES}u; i = i + 1u) {{ m = max(m, red[i]); nb = max(nb, vv[i]); }}
+    wsc = select(1.0, exp2(floor(log2(m))), m > 0.0 && nb == 0.0);
+    info[b] = i32(nb);
+    whi = select(i32(n) - 1, -1, nb != 0.0);
+    its = 0u;
+    steps = 0u;
+  }}
+  let sc = workgroupUniformLoad(&wsc);
+  if (lid < n) {{
+    for (var c = 0u; c < n; c = c + 1u) {{ H[A0 + lid * n + c] = H[A0 + lid * n + c] / sc; }}
+  }}
+  {sync}
+  // Householder reduction to upper Hessenberg form, H = Q^T A Q, Q accumulated in Z
+  for (var k = 0u; k + 2u < n; k = k + 1u) {{
+    if (lid == 0u) {{
+      let alpha = H[A0 + (k + 1u) * n + k];
+      var xn = 0.0;
+      for (var i = k + 2u; i < n; i = i + 1u) {{ xn = xn + H[A0 + i * n + k] * H[A0 + i * n + k]; }}
+      var t = 0.0;
+      var s = 0.0;
+      var beta = alpha;
+      if (xn != 0.0) {{
+        let r = sqrt(alpha * alpha + xn);
+        beta = select(r, -r, alpha >= 0.0);
+        t = (beta - alpha) / beta;
+        s = 1.0 / (alpha - beta);
+      }}
+      refl[2] = t;
+      vv[k + 1u] = 1.0;
+      H[A0 + (k + 1u) * n + k] = beta;
+      for (var i = k + 2u; i < n; i = i + 1u) {{ vv[i] = H[A0 + i * n + k] * s; H[A0 + i * n + k] = 0.0; }}
+    }}
+    {sync}
+    let t = refl[2];
+    if (lid > k && lid < n) {{  // the rows k+1.. of column lid
+      var s = 0.0;
+      for (var i = k + 1u; i < n; i = i + 1u) {{ s = s + vv[i] * H[A0 + i * n + lid]; }}
+      s = s * t;
+      for (var i = k + 1u; i < n; i = i + 1u) {{ H[A0 + i * n + lid] = H[A0 + i * n + lid] - s * vv[i]; }}
+    }}
+    {sync}
+    if (lid < n) {{  // the columns k+1.. of row lid, and of Z's
+      var s = 0.0;
+      var sz = 0.0;
+      for (var j = k + 1u; j < n; j = j + 1u) {{
+        s = s + H[A0 + lid * n + j] * vv[j];
+        sz = sz + Z[A0 + lid * n + j] * vv[j];
+      }}
+      s = s * t;
+      sz = sz * t;
+      for (var j = k + 1u; j < n; j = j + 1u) {{
+        H[A0 + lid * n + j] = H[A0 + lid * n + j] - s * vv[j];
+        Z[A0 + lid * n + j] = Z[A0 + lid * n + j] - sz * vv[j];
+      }}
+    }}
+    {sync}
+  }}
+  // Francis double-shift QR on the window [l, hi] to the real Schur form (all of T and Z kept up to date, for
+  // the eigenvectors); a window of 1 or 2 rows deflates
+  loop {{
+    if (lid == 0u) {{ atomicStore(&lsmall, 0u); }}
+    {sync}
+    let hi = workgroupUniformLoad(&whi);
+    if (hi < 0) {{ break; }}
+    let uh = u32(hi);
+    if (lid >= 1u && lid <= uh) {{
+      // a negligible subdiagonal element: LAPACK dlahqr's test (Ahues and Tisseur's beside the classic one), so
+      // that blocks deflate where LAPACK's do and the eigenvalues mostly come in its order
+      let k = lid;
+      let s = abs(H[A0 + k * n + k - 1u]);
+      let hkk = H[A0 + k * n + k];
+      let hpp = H[A0 + (k - 1u) * n + k - 1u];
+      var t = abs(hpp) + abs(hkk);
+      if (t == 0.0) {{
+        if (k >= 2u) {{ t = t + abs(H[A0 + (k - 1u) * n + k - 2u]); }}
+        if (k + 1u <= uh) {{ t = t + abs(H[A0 + (k + 1u) * n + k]); }}
+      }}
+      var small = s <= SMALL;
+      if (!small && s <= EPS * t) {{
+        let up = abs(H[A0 + (k - 1u) * n + k]);
+        let ab = max(s, up);
+        let ba = min(s, up);
+        let aa = max(abs(hkk), abs(hpp - hkk));
+        let bb = min(abs(hkk), abs(hpp - hkk));
+        let ss = aa + ab;
+        small = ba * (ab / ss) <= max(SMALL, EPS * (bb * (aa / ss)));
+      }}
+      if (small) {{ atomicMax(&lsmall, lid); }}
+    }}
+    {sync}
+    if (lid == 0u) {{
+      let l = atomicLoad(&lsmall);
+      if (l > 0u) {{ H[A0 + l * n + l - 1u] = 0.0; }}
+      act = 0u;
+      if (l == uh) {{
+        wr[uh] = H[A0 + uh * n + uh]; wi[uh] = 0.0;
+        whi = hi - 1; its = 0u;
+      }} else if (l + 1u == uh) {{
+        let p = uh - 1u;
+        let a = H[A0 + p * n + p];
+        let bb = H[A0 + p * n + uh];
+        let c = H[A0 + uh * n + p];
+        let d = H[A0 + uh * n + uh];
+        let hp = 0.5 * (a - d);
+        let disc = hp * hp + bb * c;
+        if (disc >= 0.0) {{
+          // real: rotate so the block is upper triangular, its first column an eigenvector (mu - d, c)
+          let mu = d + hp + select(-1.0, 1.0, hp >= 0.0) * sqrt(disc);
+          let u0 = mu - d;
+          let r = sqrt(u0 * u0 + c * c);
+          refl[0] = select(1.0, u0 / r, r > 0.0);
+          refl[1] = select(0.0, c / r, r > 0.0);
+          wi[p] = 0.0; wi[uh] = 0.0;
+          act = 2u;
+        }} else {{
+          let q = sqrt(-disc);
+          wr[p] = d + hp; wr[uh] = d + hp;
+          wi[p] = q; wi[uh] = -q;  // the positive imaginary part first, as LAPACK
+        }}
+        whi = hi - 2; its = 0u;
+      }} else {{
+        its = its + 1u;
+        steps = steps + (uh - l);
+        if (its > {EIG_MAX_ITS}u || steps > {EIG_STEP_BUDGET}u) {{
+          info[b] = 1;  // not converged: LAPACK's info > 0, torch's error
+          act = 3u;
+        }} else {{
+          // the shifts as LAPACK's dlahqr: the trailing 2x2 block's eigenvalues, a complex pair or twice the
+          // real one nearer its last diagonal element; exceptional ones (from the window's top at the 10th, 30th
+          // sweep without a deflation, its bottom at the 20th, 40th) break cycles
+          var h11 = H[A0 + (uh - 1u) * n + uh - 1u];
+          var h21 = H[A0 + uh * n + uh - 1u];
+          var h12 = H[A0 + (uh - 1u) * n + uh];
+          var h22 = H[A0 + uh * n + uh];
+          if (its % 10u == 0u) {{
+            var ex = abs(H[A0 + uh * n + uh - 1u]) + abs(H[A0 + (uh - 1u) * n + uh - 2u]);
+            var at = H[A0 + uh * n + uh];
+            if (its % 20u != 0u) {{
+              ex = abs(H[A0 + (l + 1u) * n + l]) + abs(H[A0 + (l + 2u) * n + l + 1u]);
+              at = H[A0 + l * n + l];
+            }}
+            h11 = 0.75 * ex + at; h12 = -0.4375 * ex; h21 = ex; h22 = h11;
+          }}
+          let s4 = abs(h11) + abs(h12) + abs(h21) + abs(h22);
+          var r1 = vec2<f32>(0.0, 0.0);
+          var r2 = vec2<f32>(0.0, 0.0);
+          if (s4 != 0.0) {{
+            let g11 = h11 / s4;
+            let g22 = h22 / s4;
+            let tr = 0.5 * (g11 + g22);
+            let det = (g11 - tr) * (g22 - tr) - (h12 / s4) * (h21 / s4);
+            let rd = sqrt(abs(det));
+            if (det >= 0.0) {{
+              r1 = vec2<f32>(tr * s4, rd * s4);
+              r2 = vec2<f32>(r1.x, -r1.y);
+            }} else {{
+              let e1 = tr + rd;
+              let e2 = tr - rd;
+              let e = select(e2, e1, abs(e1 - g22) <= abs(e2 - g22)) * s4;
+              r1 = vec2<f32>(e, 0.0);
+              r2 = r1;
+            }}
+          }}
+          // the first column of (H - r1)(H - r2), scaled
+          let h00 = H[A0 + l * n + l];
+          var h10 = H[A0 + (l + 1u) * n + l];
+          let sf = abs(h00 - r2.x) + abs(r2.y) + abs(h10);
+          h10 = h10 / sf;
+          first[0] = h10 * H[A0 + l * n + l + 1u] + (h00 - r1.x) * ((h00 - r2.x) / sf) - r1.y * (r2.y / sf);
+          first[1] = h10 * (h00 + H[A0 + (l + 1u) * n + l + 1u] - r1.x - r2.x);
+          first[2] = h10 * H[A0 + (l + 2u) * n + l + 1u];
+          wl = l;
+          act = 1u;
+        }}
+      }}
+    }}
+    {sync}
+    let what = workgroupUniformLoad(&act);
+    if (what == 3u) {{ break; }}
+    if (what == 2u) {{
+      let p = uh - 1u;
+      let cs = refl[0];
+      let sn = refl[1];
+      if (lid >= p && lid < n) {{
+        let hp = H[A0 + p * n + lid];
+        let hq = H[A0 + uh * n + lid];
+        H[A0 + p * n + lid] = cs * hp + sn * hq;
+        H[A0 + uh * n + lid] = cs * hq - sn * hp;
+      }}
+      {sync}
+      if (lid <= uh) {{
+        let hp = H[A0 + lid * n + p];
+        let hq = H[A0 + lid * n + uh];
+        H[A0 + lid * n + p] = cs * hp + sn * hq;
+        H[A0 + lid * n + uh] = cs * hq - sn * hp;
+      }}
+      if (lid < n) {{
+        let zp = Z[A0 + lid * n + p];
+        let zq = Z[A0 + lid * n + uh];
+        Z[A0 + lid * n + p] = cs * zp + sn * zq;
+        Z[A0 + lid * n + uh] = cs * zq - sn * zp;
+      }}
+      {sync}
+      if (lid == 0u) {{ H[A0 + uh * n + p] = 0.0; }}
+    }}
+    if (what == 1u) {{
+      let l = workgroupUniformLoad(&wl);
+      for (var k = l; k < uh; k = k + 1u) {{
+        let three = k + 2u <= uh;
+        // every lane computes the step's reflector from the same values (no lane-0 phase, one barrier less)
+        var x = first[0];
+        var y = first[1];
+        var z = first[2];
+        if (k > l) {{
+          x = H[A0 + k * n + k - 1u];
+          y = H[A0 + (k + 1u) * n + k - 1u];
+          z = select(0.0, H[A0 + (k + 2u) * n + k - 1u], three);
+        }}
+        // larfg on (x, y, z), scaled by its 1-norm: (I - tau v v^T) (x, y, z) = (beta, 0, 0)
+        let sn = abs(x) + abs(y) + abs(z);
+        var t = 0.0;
+        var v1 = 0.0;
+        var v2 = 0.0;
+        var beta = x;
+        if (sn != 0.0 && abs(y) + abs(z) != 0.0) {{
+          let xs = x / sn;
+          let ys = y / sn;
+          let zs = z / sn;
+          let r = sqrt(xs * xs + ys * ys + zs * zs);
+          let bs = select(r, -r, xs >= 0.0);
+          t = (bs - xs) / bs;
+          v1 = ys / (xs - bs);
+          v2 = zs / (xs - bs);
+          beta = bs * sn;
+        }}
+        if (lid >= k && lid < n) {{  // rows k, k+1, k+2 of column lid
+          let h0 = H[A0 + k * n + lid];
+          let h1 = H[A0 + (k + 1u) * n + lid];
+          var h2 = 0.0;
+          if (three) {{ h2 = H[A0 + (k + 2u) * n + lid]; }}
+          let s = t * (h0 + v1 * h1 + v2 * h2);
+          H[A0 + k * n + lid] = h0 - s;
+          H[A0 + (k + 1u) * n + lid] = h1 - s * v1;
+          if (three) {{ H[A0 + (k + 2u) * n + lid] = h2 - s * v2; }}
+        }}
+        {sync}
+        if (lid == 0u && k > l) {{  // column k-1 (read above, untouched by the row and column updates)
+          H[A0 + k * n + k - 1u] = beta;
+          H[A0 + (k + 1u) * n + k - 1u] = 0.0;
+          if (three) {{ H[A0 + (k + 2u) * n + k - 1u] = 0.0; }}
+        }}
+        if (lid <= min(k + 3u, uh)) {{  // columns k, k+1, k+2 of row lid
+          let h0 = H[A0 + lid * n + k];
+          let h1 = H[A0 + lid * n + k + 1u];
+          var h2 = 0.0;
+          if (three) {{ h2 = H[A0 + lid * n + k + 2u]; }}
+          let s = t * (h0 + v1 * h1 + v2 * h2);
+          H[A0 + lid * n + k] = h0 - s;
+          H[A0 + lid * n + k + 1u] = h1 - s * v1;
+          if (three) {{ H[A0 + lid * n + k + 2u] = h2 - s * v2; }}
+        }}
+        if (lid < n) {{
+          let z0 = Z[A0 + lid * n + k];
+          let z1 = Z[A0 + lid * n + k + 1u];
+          var z2 = 0.0;
+          if (three) {{ z2 = Z[A0 + lid * n + k + 2u]; }}
+          let s = t * (z0 + v1 * z1 + v2 * z2);
+          Z[A0 + lid * n + k] = z0 - s;
+          Z[A0 + lid * n + k + 1u] = z1 - s * v1;
+          if (three) {{ Z[A0 + lid * n + k + 2u] = z2 - s * v2; }}
+        }}
+        {sync}
+      }}
+    }}
+  }}
+  {sync}
+  // eigenvector i of T by back substitution (complex for a complex pair: T's 2x2 blocks solved by Cramer's
+  // rule), then Z times it, normalized as LAPACK's geev: unit norm, a complex one's largest component real
+  if (lid < n) {{
+    let i = lid;
+    var lr = wr[i];
+    let li = wi[i];
+    if (li == 0.0) {{ lr = H[A0 + i * n + i]; }}
+    let lam = vec2<f32>(lr, li);
+    let smin = max(EPS * (abs(lr) + abs(li)), 1e-30);
+    let X0 = A0;
+    let V0 = A0 + prm[2];  // the outputs are bound as windows of the whole batch's (a chunk of it)
+    for (var k = 0u; k < n; k = k + 1u) {{ X[X0 + k * n + i] = vec2<f32>(0.0, 0.0); }}
+    var top = i;
+    var k = i;  // rows k-1, k-2, ... 0 remain
+    if (li == 0.0) {{
+      X[X0 + i * n + i] = vec2<f32>(1.0, 0.0);
+    }} else {{
+      let p = select(i - 1u, i, li > 0.0);
+      top = p + 1u;
+      X[X0 + p * n + i] = vec2<f32>(H[A0 + p * n + p + 1u], 0.0);
+      X[X0 + (p + 1u) * n + i] = lam - vec2<f32>(H[A0 + p * n + p], 0.0);
+      k = p;
+    }}
+    loop {{
+      if (k == 0u) {{ break; }}
+      let r = k - 1u;
+      if (r >= 1u && H[A0 + r * n + r - 1u] != 0.0) {{  // a 2x2 block in rows r-1, r
+        let q = r - 1u;
+        var s0 = vec2<f32>(0.0, 0.0);
+        var s1 = vec2<f32>(0.0, 0.0);
+        for (var j = r + 1u; j <= top; j = j + 1u) {{
+          let xj = X[X0 + j * n + i];
+          s0 = s0 + H[A0 + q * n + j] * xj;
+          s1 = s1 + H[A0 + r * n + j] * xj;
+        }}
+        let a = vec2<f32>(H[A0 + q * n + q], 0.0) - lam;
+        let bb = H[A0 + q * n + r];
+        let c = H[A0 + r * n + q];
+        let d = vec2<f32>(H[A0 + r * n + r], 0.0) - lam;
+        var det = cmul(a, d) - vec2<f32>(bb * c, 0.0);
+        if (abs(det.x) + abs(det.y) < smin) {{ det = vec2<f32>(smin, 0.0); }}
+        X[X0 + q * n + i] = cdiv(-cmul(d, s0) + bb * s1, det);
+        X[X0 + r * n + i] = cdiv(-cmul(a, s1) + c * s0, det);
+        k = q;
+      }} else {{
+        var s = vec2<f32>(0.0, 0.0);
+        for (var j = r + 1u; j <= top; j = j + 1u) {{ s = s + H[A0 + r * n + j] * X[X0 + j * n + i]; }}
+        var den = vec2<f32>(H[A0 + r * n + r], 0.0) - lam;
+        if (abs(den.x) + abs(den.y) < smin) {{ den = vec2<f32>(smin, 0.0); }}
+        X[X0 + r * n + i] = cdiv(-s, den);
+        k = r;
+      }}
+      // a nearly defective matrix grows the solution by 1/smin a row: rescale it before it overflows
+      let g = abs(X[X0 + k * n + i].x) + abs(X[X0 + k * n + i].y)
+            + abs(X[X0 + (k + 1u) * n + i].x) + abs(X[X0 + (k + 1u) * n + i].y);
+      if (g > 1e15) {{
+        for (var j = k; j <= top; j = j + 1u) {{ X[X0 + j * n + i] = X[X0 + j * n + i] / g; }}
+      }}
+    }}
+    var nrm = 0.0;
+    var big = 0.0;
+    var at = 0u;
+    for (var r = 0u; r < n; r = r + 1u) {{
+      var s = vec2<f32>(0.0, 0.0);
+      for (var j = 0u; j <= top; j = j + 1u) {{ s = s + Z[A0 + r * n + j] * X[X0 + j * n + i]; }}
+      V[V0 + r * n + i] = s;
+      let m2 = dot(s, s);
+      nrm = nrm + m2;
+      if (m2 > big) {{ big = m2; at = r; }}
+    }}
+    // the largest component's conjugate phase (1 for a real eigenvector), over the norm
+    var f = vec2<f32>(1.0, 0.0);
+    if (li != 0.0 && big > 0.0) {{ f = vec2<f32>(V[V0 + at * n + i].x, -V[V0 + at * n + i].y) / sqrt(big); }}
+    f = f / sqrt(nrm);
+    for (var r = 0u; r < n; r = r + 1u) {{ V[V0 + r * n + i] = cmul(V[V0 + r * n + i], f); }}
+    if (li != 0.0) {{ V[V0 + at * n + i].y = 0.0; }}
+    w[prm[3] + b * n + i] = lam * sc;
+  }}
+}}"""
+
+
+def eig(a: WArray) -> tuple[WArray, WArray]:
+    """(eigenvalues, eigenvectors) of real square float32 matrices, both complex64; an input that is not finite
+    or a matrix the QR iteration does not reduce raises torch's ``linalg_error_not_converged`` at the next sync."""
+    op = "linalg.eig"
+    _float32(op, a)
+    n = a.shape[-1]
+    _limit(op, n, n)
+    batch = a.shape[:-2]
+    nb = _batch(a)
+    w, V = RT.empty((*batch, n), _C64), RT.empty(a.shape, _C64)
+    if nb == 0 or n == 0:
+        return w, V
+    # the batch in chunks whose work buffers each fit one binding; the outputs bound as windows of the whole
+    src = a if a.contiguous else K.contiguous_copy(a)
+    flat = K._view(src, (nb, n, n), (n * n, n, 1), src.offset)
+    per = max(1, chunks.flat_budget(_C64.itemsize) // (n * n))
+    assert w.st is not None and V.st is not None
+    outer, RT.op = RT.op, op  # a grid or binding over the adapter's limits is refused naming the op
+    try:
+        for b0 in range(0, nb, per):
+            b1 = min(nb, b0 + per)
+            H = K.contiguous_copy(chunks.narrow(flat, 0, b0, b1))
+            Z, X, info = RT.empty(H.shape, _F32), RT.empty(H.shape, _C64), RT.empty((b1 - b0,), _I32)
+            vb, v0 = chunks.flat_window(V.st, _C64.itemsize, b0 * n * n, b1 * n * n)
+            wb, w0 = chunks.flat_window(w.st, _C64.itemsize, b0 * n, b1 * n)
+            bufs = [H.st.buf, Z.st.buf, X.st.buf, wb, vb, info.st.buf]  # type: ignore[union-attr]
+            RT.dispatch(_eig_shader(), bufs, [b1 - b0, n, b0 * n * n - v0, b0 * n - w0], _groups(b1 - b0))
+            K.check_range(info, 0, 1, "linalg_error_not_converged", op)
+    finally:
+        RT.op = outer
+    return w, V
+
+
 # -- SVD: one-sided Jacobi on the columns of a tall matrix ---------------------------------------------------
 @functools.cache
 def _svd_shader() -> str:
@@ -863,7 +1321,7 @@ def factor(kind: str, a: WArray, **params: Any) -> Any:
     module's docstring); the op layer makes them its primitives' outputs."""
     fns: dict[str, Callable[..., Any]] = {"cholesky": cholesky, "cholesky_ex": cholesky_ex, "lu": lu,
                                           "slogdet": slogdet, "qr": qr, "eigh": eigh, "svd": svd,
-                                          "permutation": permutation, "ldl": ldl,
+                                          "permutation": permutation, "ldl": ldl, "eig": eig,
                                           "solve_ex": linalg_kernels.solve_ex}
     return fns[kind](a, **params)
 
