@@ -846,16 +846,26 @@ def reduce(op: str) -> Callable[..., WArray]:
             return full(out_shape, _IDENTITY[op], out_dt)
         if chunks.large(a):
             # split along a kept dim where there is one (its chunks' results are the result's chunks), else along a
-            # reduced one (the chunks' results reduced again); argmax/argmin only along a kept dim (a chunk's
-            # indices along a reduced one would need its start added): otherwise the dispatch refuses the buffer
+            # reduced one (the chunks' results reduced again; argmax/argmin's as (value, index) pairs, the index
+            # counted from the chunk's start in the row)
             split = next((d for d in kept if a.shape[d] > 1), -1)
-            if split < 0 and not arg:
+            if not chunks.fits(a):
+                if split >= 0:
+                    return _reduce_chunks(kernel, a, axes, out_shape, split)
+                if arg:
+                    pairs: list[WArray] = []
+                    _arg_pairs(op, permute_kernel(a, kept + list(axes)), 0, pairs)
+                    res = _arg_pick(op, cat_kernel(*pairs, axis=0) if len(pairs) > 1 else pairs[0], a.dtype, 1)
+                    return _view(res, out_shape, contiguous_strides(out_shape), 0)
                 split = next(d for d, n in enumerate(a.shape) if n > 1)
-            if not chunks.fits(a) and split >= 0:
                 return _reduce_chunks(kernel, a, axes, out_shape, split)
             a = chunks.windowed(a)
         v = permute_kernel(a, kept + list(axes))
-        nchunks = 1 if arg or inner <= CHUNK else -(-inner // CHUNK)
+        nchunks = 1 if inner <= CHUNK else -(-inner // CHUNK)
+        if arg and nchunks > 1:  # a long row: the best of each chunk, then the best of those
+            res = _arg_pick(op, _reduce_pass(op, v, n_out, inner, nchunks, np.dtype(np.int32), pairs="out"), a.dtype,
+                            n_out)
+            return _view(res, out_shape, contiguous_strides(out_shape), 0)
         launch: list[Any] = []
         res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt, launch)
         if nchunks == 1 and v.st is a.st and v.offset == a.offset:  # (not a window of a large input)
@@ -883,15 +893,41 @@ def _reduce_chunks(kernel: Callable[..., WArray], a: WArray, axes: tuple[int, ..
     return _view(res, out_shape, contiguous_strides(out_shape), 0)
 
 
+def _arg_pairs(op: str, v: WArray, base: int, pairs: list[WArray]) -> None:
+    """argmax/argmin over all of ``v`` (its kept dims, first, all of size 1), a view larger than one binding: the
+    (value, index) pairs of its chunks, appended to ``pairs`` in the order of their indices. ``v`` is split along
+    its first dim longer than 1 into pieces that each fit a binding (a piece of one index that is still too large
+    is split again along the next dim); ``base`` is the index of ``v``'s first element in the row."""
+    if chunks.fits(v):
+        inner = v.size
+        pairs.append(_reduce_pass(op, chunks.windowed(v), 1, inner, -(-inner // CHUNK), np.dtype(np.int32),
+                                  pairs="out", base=base))
+        return
+    dim = next(d for d, n in enumerate(v.shape) if n > 1)
+    step, after = chunks.rows(v, dim), math.prod(v.shape[dim + 1:])
+    for s in range(0, v.shape[dim], step):
+        _arg_pairs(op, chunks.narrow(v, dim, s, min(s + step, v.shape[dim])), base + s * after, pairs)
+
+
+def _arg_pick(op: str, pairs: WArray, dtype: np.dtype[Any], n_out: int) -> WArray:
+    """The index of the best of each output's chunk pairs (``pairs``: n_out x chunks x 2 int32 words, the values'
+    bits and their indices): the first best, as one pass over the whole row would pick."""
+    nchunks = pairs.size // (2 * n_out)
+    v = WArray(pairs.st, (n_out, nchunks), dtype, (2 * nchunks, 2), pairs.offset)
+    return _reduce_pass(op, v, n_out, nchunks, 1, np.dtype(np.int64), pairs="in")
+
+
 def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_dt: np.dtype[Any],
-                 launch: list[Any] | None = None) -> WArray:
-    """One reduction dispatch; ``launch`` receives its (shader, parameter block, grid)."""
+                 launch: list[Any] | None = None, pairs: str = "", base: int = 0) -> WArray:
+    """One reduction dispatch; ``launch`` receives its (shader, parameter block, grid). ``pairs``, ``base``:
+    argmax/argmin in chunks (``codegen.reduce_kernel``): the output is two words per work item."""
     n_work = n_out * nchunks
-    out = RT.empty((n_work,), out_dt)
+    out = RT.empty((2 * n_work if pairs == "out" else n_work,), out_dt)
     assert out.st is not None and v.st is not None
     chunk = -(-inner // nchunks)
-    meta = [n_work, nchunks, inner, chunk, v.ndim, *v.shape, v.offset, *v.stride]
-    wgsl = G.reduce_kernel(op, _st(v.dtype), _st(out_dt))
+    assert (nchunks - 1) * chunk < inner  # no empty chunk: each one has a best element
+    meta = [n_work, nchunks, inner, chunk, v.ndim, *v.shape, v.offset, *v.stride, base]
+    wgsl = G.reduce_kernel(op, _st(v.dtype), _st(out_dt), pairs)
     grid = _grid(n_work, 1)
     RT.dispatch(wgsl, [out.st.buf, v.st.buf], meta, grid)
     if launch is not None:
