@@ -133,7 +133,8 @@ def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
 
 
 @pytest.mark.parametrize("fn,op", [
-    (lambda x: st.nn.functional.conv1d(x[:, None], x[:4, None, :3]), "convolution")])
+    # one sample larger than a binding (convolution runs by runs of samples)
+    (lambda x: st.nn.functional.conv1d(x.reshape(1, 1, -1), x[:4, None, :3]), "convolution")])
 def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op):
     x = st.tensor(data((300, 50)), device=DEV)
     with pytest.raises(st.DeviceError) as e:
@@ -227,3 +228,22 @@ def test_a_real_scan_and_gather_over_128_mib():
     np.testing.assert_array_equal(c[idx].cpu().numpy(), [1, 0, 0, 1, 0, 0])  # offsets into either window
     c[idx[2:4]] = st.tensor([5.0, 6.0], device=DEV)  # written through the window that holds the far end
     np.testing.assert_array_equal(c[-3:].cpu().numpy(), [0, 6, 5])
+
+
+CONVS = [  # (function, input shape, weight shape): each under a 4 KiB binding
+    # output samples of 1 KiB: runs of samples written in place
+    (lambda F, x, w: F.conv2d(x, w, padding=1), (20, 3, 8, 8), (4, 3, 3, 3)),
+    # output samples of 300 bytes (8 of them to an aligned start on lavapipe, 64 where the alignment is 256; two
+    # input samples fill a binding): runs through temporaries
+    (lambda F, x, w: F.conv2d(x, w, stride=(2, 1), padding=(1, 0), dilation=(1, 2)), (20, 4, 9, 9), (3, 4, 3, 3)),
+    (lambda F, x, w: F.conv2d(x, w, stride=2, groups=2), (20, 4, 9, 9), (4, 2, 3, 3)),
+    (lambda F, x, w: F.conv1d(x.transpose(1, 2), w, padding=2, groups=2), (30, 40, 6), (6, 3, 3)),  # strided input
+    (lambda F, x, w: F.conv_transpose2d(x, w, stride=2, padding=1), (20, 4, 5, 5), (4, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,xs,ws", CONVS)
+def test_convolution_by_runs_of_samples(small_binding, fn, xs, ws):
+    """Forward, input gradient and weight gradient (the samples' runs summed) against torch, with inputs and
+    outputs of 15 to 40 kB: each run of samples bound as windows."""
+    run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
