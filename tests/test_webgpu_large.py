@@ -247,3 +247,32 @@ def test_convolution_by_runs_of_samples(small_binding, fn, xs, ws):
     """Forward, input gradient and weight gradient (the samples' runs summed) against torch, with inputs and
     outputs of 15 to 40 kB: each run of samples bound as windows."""
     run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
+
+
+ATTENTION = [  # (function, q/k/v shape): q, k, v of 1,920 floats or more under a 4 KiB binding (1,024)
+    (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v), (6, 4, 10, 8)),
+    (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), (6, 4, 10, 8)),
+    # the usual (batch, length, heads, dim) projections seen as (batch, heads, length, dim): strided pieces
+    (lambda F, q, k, v: F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                                                       attn_mask=q[0, :, :1, :1].reshape(1, 10) > 0), (6, 10, 4, 8)),
+    (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=q.detach()[0, 0] @ k.detach()[0, 0].T), (3, 3, 12, 16)),
+]
+
+
+@pytest.mark.parametrize("fn,shape", ATTENTION)
+def test_attention_by_pieces_of_the_batch(small_binding, fn, shape):
+    """The fused attention and its gradient (the three gradients packed per piece, then copied out) against torch."""
+    run(lambda lib, q, k, v: fn(lib.nn.functional, q, k, v), data(shape), data(shape, seed=1), data(shape, seed=2),
+        tol=(1e-4, 1e-4))
+
+
+def test_attention_by_pieces_of_the_query_rows(small_binding):
+    """One (batch, head) of 300 query rows over a binding: the forward by pieces of query rows (the keys and values,
+    under a binding, bound whole); its gradient needs every query row per key row and is refused, naming it."""
+    q, kv = data((1, 1, 300, 8)), data((1, 1, 20, 8), seed=1)
+    run(lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v), q, kv, kv * 2, grad=False)
+    t = st.tensor(q, device=DEV, requires_grad=True)
+    y = st.nn.functional.scaled_dot_product_attention(t, st.tensor(kv, device=DEV), st.tensor(kv, device=DEV))
+    with pytest.raises(st.DeviceError) as e:
+        y.sum().backward()
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("attention_backward:")
