@@ -276,3 +276,42 @@ def test_attention_by_pieces_of_the_query_rows(small_binding):
     with pytest.raises(st.DeviceError) as e:
         y.sum().backward()
     assert e.value.code == "device_error_limit" and str(e.value).startswith("attention_backward:")
+
+
+def _index(shape: tuple[int, ...], hi: int, seed: int = 4) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, hi, size=shape).astype(np.int64)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_in_pieces_of_dim_0(small_binding, reduce, include_self):
+    """Along dim 1 of (300, 50) (60 kB): pieces of rows, each reduced into a temporary and copied into place; an
+    index of fewer rows and columns leaves the rest of the input as it was."""
+    i = st.tensor(_index((300, 50), 50), device=DEV)
+    run(lambda lib, a, s: a.scatter_reduce(1, i if lib is st else torch.tensor(i.cpu().numpy()), s, reduce,
+                                           include_self=include_self), data((300, 50)), data((300, 50), seed=1) * 0.5)
+    j = _index((100, 10), 50)
+    run(lambda lib, a, s: a.scatter_reduce(1, lib.tensor(j, device=a.device), s, reduce, include_self=include_self),
+        data((300, 50)), data((100, 10), seed=1), grad=False)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax"])
+def test_scatter_reduce_along_dim_0_in_runs_of_the_index(small_binding, monkeypatch, reduce):
+    """3,000 index rows (60 kB) into 20 rows: the index and src in runs of rows bound as windows, each run in runs of
+    7 entries (the per-dispatch bound, lowered), the running results carried from one to the next."""
+    from shapetorch.backends.webgpu import composed_kernels
+
+    monkeypatch.setattr(composed_kernels, "SCATTER_CHUNK", 7)
+    i = _index((3000, 5), 20)
+    run(lambda lib, a, s: a.scatter_reduce(0, lib.tensor(i, device=a.device), s, reduce), data((20, 5)),
+        data((3000, 5), seed=1), grad=False)
+    j = _index((2000,), 10)
+    run(lambda lib, a, s: a.index_reduce(0, lib.tensor(j, device=a.device), s, "prod"), data((10, 4)),
+        data((2000, 4), seed=2) * 0.1 + 1, grad=False)
+
+
+def test_scatter_reduce_into_a_dim_0_larger_than_a_binding_is_refused(small_binding):
+    a = st.tensor(data((2000,)), device=DEV)
+    with pytest.raises(st.DeviceError) as e:
+        a.scatter_reduce(0, st.tensor(_index((10,), 2000), device=DEV), a[:10], "sum")
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("scatter_reduce:")
