@@ -315,3 +315,22 @@ def test_scatter_reduce_into_a_dim_0_larger_than_a_binding_is_refused(small_bind
     with pytest.raises(st.DeviceError) as e:
         a.scatter_reduce(0, st.tensor(_index((10,), 2000), device=DEV), a[:10], "sum")
     assert e.value.code == "device_error_limit" and str(e.value).startswith("scatter_reduce:")
+
+
+def test_convolution_attention_scatter_reduce_and_argmax_fold_their_grids(monkeypatch):
+    """Under a limit of 4 workgroups per grid dimension (folded into 4 x 4, or 4 x 4 x 4 for the convolution's
+    GEMM), these kernels still cover every output (their workgroups are numbered across the folded grid)."""
+    from shapetorch.backends.webgpu import kernels
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_groups", 4)
+    run(lambda lib, x, w: lib.nn.functional.conv2d(x, w, padding=1), data((6, 3, 5, 5)), data((20, 3, 3, 3), seed=1),
+        tol=(1e-4, 1e-4))  # 6 tiles
+    run(lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v), data((2, 2, 4, 4)),
+        data((2, 2, 3, 4), seed=1), data((2, 2, 3, 4), seed=2), tol=(1e-4, 1e-4))  # 16 query rows, 12 key rows
+    i = _index((40, 30), 30)
+    run(lambda lib, a, s: a.scatter_reduce(1, lib.tensor(i, device=a.device), s, "amax"), data((40, 30)),
+        data((40, 30), seed=1), grad=False)
+    monkeypatch.setattr(kernels, "CHUNK", 16)
+    run(lambda lib, a: a.argmax(1), data((3, 40)), grad=False)  # 9 chunks
