@@ -184,13 +184,56 @@ def test_complex_gradients_on_the_device():
 
 
 def test_complex_solve_and_inverse_on_the_device():
-    """A complex system is solved as the real one of twice the order ([[Ar, -Ai], [Ai, Ar]]) in the solve kernel."""
+    """A complex system is eliminated in complex arithmetic in the solve kernel."""
     a, b = _z((2, 5, 5), 13), _z((2, 5, 3), 14)
     _same(st.linalg.solve(st.tensor(a, device=DEV), st.tensor(b, device=DEV)),
           torch.linalg.solve(torch.tensor(a), torch.tensor(b)), 1e-4)
     _same(st.linalg.inv(st.tensor(a, device=DEV)), torch.linalg.inv(torch.tensor(a)), 1e-4)
     _same(st.linalg.solve(st.tensor(a[0], device=DEV), st.tensor(b[0, :, 0], device=DEV)),
           torch.linalg.solve(torch.tensor(a[0]), torch.tensor(b[0, :, 0])), 1e-4)
+
+
+@pytest.mark.parametrize("n", [20, 32])
+def test_complex_solve_and_inverse_past_16(n):
+    """Past 16x16 (the real system of twice the order, the former path, was refused there): solve, inverse, both
+    sides, and the gradient, as torch's."""
+    a, b = _z((2, n, n), 15), _z((2, n, 3), 16)
+    A, B = st.tensor(a, device=DEV), st.tensor(b, device=DEV)
+    ta, tb = torch.tensor(a), torch.tensor(b)
+    _same(st.linalg.solve(A, B), torch.linalg.solve(ta, tb), 1e-4)
+    _same(st.linalg.inv(A), torch.linalg.inv(ta), 1e-4)
+    _same(st.linalg.solve(A, B.mT, left=False), torch.linalg.solve(ta, tb.mT, left=False).resolve_conj(), 1e-4)
+    A.requires_grad_()
+    ta.requires_grad_()
+    st.linalg.solve(A, B).abs().sum().backward()
+    torch.linalg.solve(ta, tb).abs().sum().backward()
+    _same(A.grad, ta.grad, 1e-4)
+
+
+def test_complex_solve_past_32_is_refused_naming_it():
+    with pytest.raises(st.DeviceError) as e:
+        st.linalg.solve(st.tensor(_z((33, 33)), device=DEV), st.tensor(_z((33, 1)), device=DEV))
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("linalg.solve:")
+
+
+def test_complex_inv_ex_and_solve_ex_on_the_device():
+    """Their (X, info) as torch's, info on the device; an exactly singular complex matrix (its rows multiples by
+    2 + 0i, so the elimination is exact in both) gives getrf's info 2, and raises with check_errors."""
+    a, b = _z((3, 6, 6), 17), _z((3, 6, 2), 18)
+    A, ta = st.tensor(a, device=DEV), torch.tensor(a)
+    x, info = st.linalg.inv_ex(A)
+    tx, tinfo = torch.linalg.inv_ex(ta)
+    _same(x, tx, 1e-4)
+    assert info.device == st.device(DEV) and info.cpu().tolist() == tinfo.tolist()
+    x, info = st.linalg.solve_ex(A, st.tensor(b, device=DEV), left=True)
+    _same(x, torch.linalg.solve_ex(ta, torch.tensor(b))[0], 1e-4)
+    s = np.array([[1 + 1j, 2 - 1j], [2 + 2j, 4 - 2j]], dtype=np.complex64)
+    info = st.linalg.inv_ex(st.tensor(s, device=DEV)).info
+    assert info.item() == torch.linalg.inv_ex(torch.tensor(s)).info.item() == 2
+    with pytest.raises(torch.linalg.LinAlgError):
+        torch.linalg.inv_ex(torch.tensor(s), check_errors=True)
+    with pytest.raises(st.linalg.LinAlgError):
+        st.linalg.inv_ex(st.tensor(s, device=DEV), check_errors=True)
 
 
 def test_eig_of_complex_matrices_is_the_cpus_and_torchs():

@@ -133,8 +133,8 @@ def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
 
 
 @pytest.mark.parametrize("fn,op", [
-    (lambda x: st.nn.functional.conv1d(x[:, None], x[:4, None, :3]), "convolution"),
-    (lambda x: x.argmax(0), "argmax")])
+    # one sample larger than a binding (convolution runs by runs of samples)
+    (lambda x: st.nn.functional.conv1d(x.reshape(1, 1, -1), x[:4, None, :3]), "convolution")])
 def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op):
     x = st.tensor(data((300, 50)), device=DEV)
     with pytest.raises(st.DeviceError) as e:
@@ -228,3 +228,109 @@ def test_a_real_scan_and_gather_over_128_mib():
     np.testing.assert_array_equal(c[idx].cpu().numpy(), [1, 0, 0, 1, 0, 0])  # offsets into either window
     c[idx[2:4]] = st.tensor([5.0, 6.0], device=DEV)  # written through the window that holds the far end
     np.testing.assert_array_equal(c[-3:].cpu().numpy(), [0, 6, 5])
+
+
+CONVS = [  # (function, input shape, weight shape): each under a 4 KiB binding
+    # output samples of 1 KiB: runs of samples written in place
+    (lambda F, x, w: F.conv2d(x, w, padding=1), (20, 3, 8, 8), (4, 3, 3, 3)),
+    # output samples of 300 bytes (8 of them to an aligned start on lavapipe, 64 where the alignment is 256; two
+    # input samples fill a binding): runs through temporaries
+    (lambda F, x, w: F.conv2d(x, w, stride=(2, 1), padding=(1, 0), dilation=(1, 2)), (20, 4, 9, 9), (3, 4, 3, 3)),
+    (lambda F, x, w: F.conv2d(x, w, stride=2, groups=2), (20, 4, 9, 9), (4, 2, 3, 3)),
+    (lambda F, x, w: F.conv1d(x.transpose(1, 2), w, padding=2, groups=2), (30, 40, 6), (6, 3, 3)),  # strided input
+    (lambda F, x, w: F.conv_transpose2d(x, w, stride=2, padding=1), (20, 4, 5, 5), (4, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,xs,ws", CONVS)
+def test_convolution_by_runs_of_samples(small_binding, fn, xs, ws):
+    """Forward, input gradient and weight gradient (the samples' runs summed) against torch, with inputs and
+    outputs of 15 to 40 kB: each run of samples bound as windows."""
+    run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
+
+
+ATTENTION = [  # (function, q/k/v shape): q, k, v of 1,920 floats or more under a 4 KiB binding (1,024)
+    (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v), (6, 4, 10, 8)),
+    (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), (6, 4, 10, 8)),
+    # the usual (batch, length, heads, dim) projections seen as (batch, heads, length, dim): strided pieces
+    (lambda F, q, k, v: F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                                                       attn_mask=q[0, :, :1, :1].reshape(1, 10) > 0), (6, 10, 4, 8)),
+    (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=q.detach()[0, 0] @ k.detach()[0, 0].T), (3, 3, 12, 16)),
+]
+
+
+@pytest.mark.parametrize("fn,shape", ATTENTION)
+def test_attention_by_pieces_of_the_batch(small_binding, fn, shape):
+    """The fused attention and its gradient (the three gradients packed per piece, then copied out) against torch."""
+    run(lambda lib, q, k, v: fn(lib.nn.functional, q, k, v), data(shape), data(shape, seed=1), data(shape, seed=2),
+        tol=(1e-4, 1e-4))
+
+
+def test_attention_by_pieces_of_the_query_rows(small_binding):
+    """One (batch, head) of 300 query rows over a binding: the forward by pieces of query rows (the keys and values,
+    under a binding, bound whole); its gradient needs every query row per key row and is refused, naming it."""
+    q, kv = data((1, 1, 300, 8)), data((1, 1, 20, 8), seed=1)
+    run(lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v), q, kv, kv * 2, grad=False)
+    t = st.tensor(q, device=DEV, requires_grad=True)
+    y = st.nn.functional.scaled_dot_product_attention(t, st.tensor(kv, device=DEV), st.tensor(kv, device=DEV))
+    with pytest.raises(st.DeviceError) as e:
+        y.sum().backward()
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("attention_backward:")
+
+
+def _index(shape: tuple[int, ...], hi: int, seed: int = 4) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, hi, size=shape).astype(np.int64)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_in_pieces_of_dim_0(small_binding, reduce, include_self):
+    """Along dim 1 of (300, 50) (60 kB): pieces of rows, each reduced into a temporary and copied into place; an
+    index of fewer rows and columns leaves the rest of the input as it was."""
+    i = st.tensor(_index((300, 50), 50), device=DEV)
+    run(lambda lib, a, s: a.scatter_reduce(1, i if lib is st else torch.tensor(i.cpu().numpy()), s, reduce,
+                                           include_self=include_self), data((300, 50)), data((300, 50), seed=1) * 0.5)
+    j = _index((100, 10), 50)
+    run(lambda lib, a, s: a.scatter_reduce(1, lib.tensor(j, device=a.device), s, reduce, include_self=include_self),
+        data((300, 50)), data((100, 10), seed=1), grad=False)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax"])
+def test_scatter_reduce_along_dim_0_in_runs_of_the_index(small_binding, monkeypatch, reduce):
+    """3,000 index rows (60 kB) into 20 rows: the index and src in runs of rows bound as windows, each run in runs of
+    7 entries (the per-dispatch bound, lowered), the running results carried from one to the next."""
+    from shapetorch.backends.webgpu import composed_kernels
+
+    monkeypatch.setattr(composed_kernels, "SCATTER_CHUNK", 7)
+    i = _index((3000, 5), 20)
+    run(lambda lib, a, s: a.scatter_reduce(0, lib.tensor(i, device=a.device), s, reduce), data((20, 5)),
+        data((3000, 5), seed=1), grad=False)
+    j = _index((2000,), 10)
+    run(lambda lib, a, s: a.index_reduce(0, lib.tensor(j, device=a.device), s, "prod"), data((10, 4)),
+        data((2000, 4), seed=2) * 0.1 + 1, grad=False)
+
+
+def test_scatter_reduce_into_a_dim_0_larger_than_a_binding_is_refused(small_binding):
+    a = st.tensor(data((2000,)), device=DEV)
+    with pytest.raises(st.DeviceError) as e:
+        a.scatter_reduce(0, st.tensor(_index((10,), 2000), device=DEV), a[:10], "sum")
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("scatter_reduce:")
+
+
+def test_convolution_attention_scatter_reduce_and_argmax_fold_their_grids(monkeypatch):
+    """Under a limit of 4 workgroups per grid dimension (folded into 4 x 4, or 4 x 4 x 4 for the convolution's
+    GEMM), these kernels still cover every output (their workgroups are numbered across the folded grid)."""
+    from shapetorch.backends.webgpu import kernels
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_groups", 4)
+    run(lambda lib, x, w: lib.nn.functional.conv2d(x, w, padding=1), data((6, 3, 5, 5)), data((20, 3, 3, 3), seed=1),
+        tol=(1e-4, 1e-4))  # 6 tiles
+    run(lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v), data((2, 2, 4, 4)),
+        data((2, 2, 3, 4), seed=1), data((2, 2, 3, 4), seed=2), tol=(1e-4, 1e-4))  # 16 query rows, 12 key rows
+    i = _index((40, 30), 30)
+    run(lambda lib, a, s: a.scatter_reduce(1, lib.tensor(i, device=a.device), s, "amax"), data((40, 30)),
+        data((40, 30), seed=1), grad=False)
+    monkeypatch.setattr(kernels, "CHUNK", 16)
+    run(lambda lib, a: a.argmax(1), data((3, 40)), grad=False)  # 9 chunks

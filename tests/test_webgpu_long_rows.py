@@ -148,3 +148,65 @@ def test_sorts_past_the_loop_bound():
         got = st.tensor(a, device=DEV).argsort(1, descending=desc, stable=True).cpu().numpy()
         want = torch.tensor(a).argsort(dim=1, descending=desc, stable=True).numpy()
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Reductions in chunks of 16: a row of 200 takes 13 chunks, argmax/argmin's best of each picked again."""
+    from shapetorch.backends.webgpu import kernels
+
+    monkeypatch.setattr(kernels, "CHUNK", 16)
+
+
+ARGS = [  # ties and NaNs on purpose: the first best index (a NaN the best, then the first NaN) is torch's
+    lambda lib, a: a.round().argmax(1),
+    lambda lib, a: a.round().argmin(0),
+    lambda lib, a: a.round().argmax(),
+    lambda lib, a: lib.where(a > 1.5, NAN, a.round()).argmax(1),
+    lambda lib, a: lib.where(a < -1.5, NAN, a.round()).argmin(),
+    lambda lib, a: lib.where(a > 1.5, NAN, a.round()).max(1),  # values and indices (a composite of argmax)
+    lambda lib, a: a.round().t()[::2].min(0),  # a strided view
+    lambda lib, a: (a * 3).to(lib.int32).argmin(1),
+    lambda lib, a: (a * 2).to(lib.int64).argmax(0),
+    lambda lib, a: lib.where(a > 1.5, NAN, a.round()).half().argmax(1),
+]
+
+
+@pytest.mark.parametrize("fn", ARGS)
+def test_argmax_in_chunks_of_a_row(small_chunks, fn):
+    run(fn, data((30, 200)), grad=False)
+
+
+@pytest.mark.parametrize("fn", ARGS)
+def test_argmax_in_chunks_of_a_row_larger_than_a_binding(small_binding, fn):
+    """(300, 50) under a 4 KiB binding: reduced along dim 1 or over all, a row (or a column) spans more than a
+    binding, so it is split along the reduced dims too, each piece's indices counted from its start."""
+    run(fn, data((300, 50)), grad=False)
+
+
+def test_gradient_of_max_over_a_chunked_row(small_chunks):
+    run(lambda lib, a: a.round().max(1)[0], data((30, 200)))
+
+
+def test_argmax_past_the_loop_bound():
+    """A row of 5,000,000 (64 lanes of one workgroup looped 78,125 times each, past lavapipe's bound, and argmax
+    said 0): the chunks' bests, then the best of those; the maximum twice, the first one wins."""
+    n = 5_000_000
+    a = np.zeros(n, dtype=np.float32)
+    a[[n - 10, n - 5]] = 5
+    a[[n - 7, n - 3]] = -5
+    x = st.tensor(a, device=DEV)
+    assert (x.argmax().item(), x.argmin().item()) == (n - 10, n - 7)
+    a[n - 8] = NAN
+    assert st.tensor(a, device=DEV).max(0).indices.item() == n - 8
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a: lib.where(a > 1.5, NAN, a).amax(1),
+    lambda lib, a: lib.where(a < -1.5, NAN, a).amin(0),
+    lambda lib, a: lib.where(a > 2.5, NAN, a).max(),
+])
+def test_amax_and_amin_propagate_nan(small_chunks, fn):
+    """NaN is tested by its bits in the reduction's combine (lavapipe folded ``x != x`` to false, and the maximum
+    of a row with a NaN was its largest number)."""
+    run(fn, data((30, 200)), grad=False)

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from . import chunks
 from .codegen import _INF, workgroup_reductions
 from .runtime import RT, WArray
 
@@ -320,6 +322,42 @@ def _bindable(a: WArray) -> WArray:
     return a if a.st is not None else full((1,), 0.0, a.dtype)
 
 
+def _full_rank(a: WArray, batch: tuple[int, ...], rows: int, cols: int) -> WArray:
+    """``a`` as a view of shape ``(*batch, rows, cols)`` (stride 0 along the dims it is broadcast over)."""
+    meta = _operand(a, batch, rows, cols)
+    return WArray(a.st, (*batch, rows, cols), a.dtype, tuple(meta[1:]), meta[0])
+
+
+def _in_chunks(views: list[WArray | None], on_rows: list[bool], nsplit: int,
+               run: Callable[[list[WArray | None]], None]) -> None:
+    """``run(views)`` with every view bound whole, or, when one is larger than a binding, over pieces of the batch
+    dims (outermost first; every view is full rank, ``(*batch, rows, cols)``) and, when ``nsplit`` is one more than
+    the batch dims, of the query rows (followed by the views marked in ``on_rows``), each piece's views bound as
+    windows of their buffers (the kernels read every operand through the offsets and strides of the parameter
+    block, so a window needs only its offset rebased). A piece that cannot be split further and still does not fit
+    is refused (``device_error_limit`` naming the primitive)."""
+    live = [v for v in views if v is not None]
+    if all(chunks.fits(v) for v in live):
+        run([None if v is None else chunks.windowed(v) for v in views])
+        return
+    nbd = live[0].ndim - 2
+    dim = next((d for d in range(nsplit) if live[0].shape[d] > 1), -1)
+    if dim < 0:
+        for v in live:
+            chunks.windowed(v)  # the one that does not fit raises
+    follow = [v is not None and (dim < nbd or r) for v, r in zip(views, on_rows)]
+    step = min(chunks.rows(v, dim) for v, f in zip(views, follow) if f and v is not None)
+    n = live[0].shape[dim]
+    for s in range(0, n, step):
+        e = min(s + step, n)
+        _in_chunks([chunks.narrow(v, dim, s, e) if f and v is not None else v for v, f in zip(views, follow)],
+                   on_rows, nsplit, run)
+
+
+def _large(*views: WArray | None) -> bool:
+    return any(v is not None and chunks.large(v) for v in views)
+
+
 def attention_kernel(q: WArray, k: WArray, v: WArray, *mask: WArray, scale: float, causal: bool) -> WArray:
     from .kernels import full
 
@@ -328,9 +366,25 @@ def attention_kernel(q: WArray, k: WArray, v: WArray, *mask: WArray, scale: floa
     if math.prod(shape) == 0 or S == 0:  # nothing to compute, or no keys: the weighted sum of nothing is 0
         return full(shape, 0.0, q.dtype)
     out = laid_out(RT.alloc(math.prod(shape) * 4), shape, memory_order(q.shape, q.stride))
-    dims = (batch, L, S, q.shape[-1], Dv)
-    _dispatch(forward_kernel(_mask_kind(mask)), dims, (out,), _bindable(q), _bindable(k), v, mask[0] if mask else None,
-              None, None, scale, causal, math.prod(batch) * L)
+    wgsl = forward_kernel(_mask_kind(mask))
+    m = mask[0] if mask else None
+    if not _large(q, k, v, m, out):
+        _dispatch(wgsl, (batch, L, S, q.shape[-1], Dv), (out,), _bindable(q), _bindable(k), v, m, None, None, scale,
+                  causal, math.prod(batch) * L)
+        return out
+    # larger than a binding: by pieces of the batch, and (without the causal mask, whose j <= i counts the rows
+    # from the piece's first) of the query rows
+    D = q.shape[-1]
+    views = [_full_rank(q, batch, L, D), _full_rank(k, batch, S, D), _full_rank(v, batch, S, Dv),
+             None if m is None else _full_rank(m, batch, L, S), out]
+
+    def run(vs: list[WArray | None]) -> None:
+        pq, pk, pv, pm, po = vs
+        assert pq is not None and pk is not None and pv is not None and po is not None
+        b, rows = pq.shape[:-2], pq.shape[-2]
+        _dispatch(wgsl, (b, rows, S, D, Dv), (po,), pq, pk, pv, pm, None, None, scale, causal, math.prod(b) * rows)
+
+    _in_chunks(views, [True, False, False, True, True], len(batch) + (0 if causal else 1), run)
     return out
 
 
@@ -348,18 +402,52 @@ def attention_backward_kernel(q: WArray, k: WArray, v: WArray, *rest: WArray, sc
     if n == 0 or nb * L * S == 0 or D + Dv == 0:
         return full((n,), 0.0, q.dtype)
     out = RT.empty((n,), q.dtype)
-    stat = RT.empty((nb * L * 2,), q.dtype)
     m = mask[0] if mask else None
     kind = _mask_kind(mask)
-    grads, at = [], 0
-    for a, order in zip((q, k, v), orders):
-        grads.append(laid_out(out.st, a.shape, order, at))
-        at += a.size
+    grads = _packed(out, (q, k, v), orders)
+    if _large(q, k, v, m, g, out) and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]:
+        # larger than a binding: by pieces of the batch (the key and value gradients need every query row), each
+        # piece's gradients packed into a temporary (the kernels bind one buffer for the three) and copied out
+        from .kernels import assign
+
+        # (the last view stands for a piece's packed temporary, so that a piece's three gradients fit one binding)
+        views = [_full_rank(q, batch, L, D), _full_rank(k, batch, S, D), _full_rank(v, batch, S, Dv),
+                 None if m is None else _full_rank(m, batch, L, S), _full_rank(g, batch, L, Dv), *grads,
+                 laid_out(out.st, (*batch, 1, n // nb), tuple(range(len(batch) + 2)))]
+
+        def run(vs: list[WArray | None]) -> None:
+            pq, pk, pv, pm, pg, *dst, _ = vs
+            assert pq is not None and pk is not None and pv is not None and pg is not None
+            b = pq.shape[:-2]
+            parts = (pq, pk, pv)
+            tmp = _packed(RT.empty((sum(a.size for a in parts),), q.dtype), parts, orders)
+            stat = RT.empty((math.prod(b) * L * 2,), q.dtype)
+            dims = (b, L, S, D, Dv)
+            _dispatch(query_grad_kernel(kind), dims, tmp, pq, pk, pv, pm, pg, stat, scale, causal, math.prod(b) * L)
+            _dispatch(key_value_grad_kernel(kind), dims, tmp, pq, pk, pv, pm, pg, stat, scale, causal,
+                      math.prod(b) * S)
+            for d, t in zip(dst, tmp):
+                assert d is not None
+                assign(d, t)
+
+        _in_chunks(views, [False] * len(views), len(batch), run)
+        return out
+    stat = RT.empty((nb * L * 2,), q.dtype)
     q, k, v, g = (_bindable(a) for a in (q, k, v, g))
     dims = (batch, L, S, D, Dv)
-    _dispatch(query_grad_kernel(kind), dims, tuple(grads), q, k, v, m, g, stat, scale, causal, nb * L)
-    _dispatch(key_value_grad_kernel(kind), dims, tuple(grads), q, k, v, m, g, stat, scale, causal, nb * S)
+    _dispatch(query_grad_kernel(kind), dims, grads, q, k, v, m, g, stat, scale, causal, nb * L)
+    _dispatch(key_value_grad_kernel(kind), dims, grads, q, k, v, m, g, stat, scale, causal, nb * S)
     return out
+
+
+def _packed(out: WArray, like: tuple[WArray, ...], orders: tuple[tuple[int, ...], ...]) -> tuple[WArray, ...]:
+    """Views of the flat ``out`` holding arrays of the shapes of ``like`` one after another, each dense with its
+    dims in memory in the order given."""
+    views, at = [], 0
+    for a, order in zip(like, orders):
+        views.append(laid_out(out.st, a.shape, order, out.offset + at))
+        at += a.size
+    return tuple(views)
 
 
 KERNELS: dict[str, Any] = {"scaled_dot_product_attention": attention_kernel,

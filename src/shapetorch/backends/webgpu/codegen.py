@@ -421,6 +421,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 # -- reductions ----------------------------------------------------------------------------------------
 RWG = 64
+# NaN tested by its bits: a compiler may fold ``x != x`` to false (lavapipe did: ``amax`` skipped NaNs)
+_NAN_XY = "(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u || (bitcast<u32>(y) & 0x7fffffffu) > 0x7f800000u"
 # op -> (identity per kind, combine per kind)
 REDUCE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "sum": ({"f": "0.0", "i": "0", "u": "0u", "v": "vec2<f32>(0.0)"},
@@ -428,9 +430,9 @@ REDUCE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "prod": ({"f": "1.0", "i": "1", "u": "1u", "v": "vec2<f32>(1.0, 0.0)"},
              {"f": "x * y", "i": "x * y", "u": "x * y", "v": "vec2<f32>(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x)"}),
     "amax": ({"f": "bitcast<f32>(0xff800000u)", "i": "-2147483647 - 1", "u": "0u"},
-             {"f": "select(max(x, y), x + y, x != x || y != y)", "i": "max(x, y)", "u": "max(x, y)"}),
+             {"f": f"select(max(x, y), x + y, {_NAN_XY})", "i": "max(x, y)", "u": "max(x, y)"}),
     "amin": ({"f": "bitcast<f32>(0x7f800000u)", "i": "2147483647", "u": "1u"},
-             {"f": "select(min(x, y), x + y, x != x || y != y)", "i": "min(x, y)", "u": "min(x, y)"}),
+             {"f": f"select(min(x, y), x + y, {_NAN_XY})", "i": "min(x, y)", "u": "min(x, y)"}),
     "all": ({"u": "1u"}, {"u": "x & y"}),
     "any": ({"u": "0u"}, {"u": "x | y"}),
 }
@@ -447,39 +449,59 @@ def workgroup_reductions(size: int) -> str:
 
 
 @functools.cache
-def reduce_kernel(op: str, in_st: str, out_st: str) -> str:
+def reduce_kernel(op: str, in_st: str, out_st: str, pairs: str = "") -> str:
     """One workgroup per (output, chunk): threads stride over the chunk, then a tree in shared memory.
 
     meta: [n_work, nchunks, inner, chunk_len, nd, shape[nd], off, strides[nd]]: the input is a strided
     view whose last dims are the reduced ones; output element w = o * nchunks + chunk.
     For all/any the input is mapped to bool first. argmax/argmin keep (value, index) pairs.
+
+    ``pairs`` splits argmax/argmin over chunks of a long reduced dim (one workgroup's loop over a whole row of
+    millions would pass lavapipe's loop bound, and leave the rest of a GPU idle): with ``"out"`` each chunk writes
+    its best (value's bits, index + ``base``) as two i32 words (``base``, the word after the strides, numbers the
+    chunk's elements in a larger row); with ``"in"`` the input is such pairs (its view steps over the value words,
+    ``in_st`` still the values' type), the best chunk is picked (a tie to the earlier chunk, which holds the
+    earlier index) and its index word written.
     """
     in_ct = "f" if in_st in ("f16", "f32") else in_st[0]
     arg = op in ("argmax", "argmin")
     k = "u" if op in ("all", "any") else in_ct
     ct = WGSL_CT[k]
     load = load_expr(in_st, "inp[off(o * inner + j)]")
+    if pairs == "in":
+        load = f"bitcast<{ct}>(inp[off(o * inner + j)])"
     if op in ("all", "any"):
         load = cast_expr(in_ct, "u", load)
+    bound = "i32" if pairs == "in" else in_st
     head = f"""{_enable((in_st, out_st))}
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{out_st}>;
-@group(0) @binding(2) var<storage, read> inp: array<{in_st}>;
+@group(0) @binding(2) var<storage, read> inp: array<{bound}>;
 var<workgroup> sh: array<{ct}, {RWG}>;
 var<workgroup> shi: array<u32, {RWG}>;
 {_strided_off(4)}"""
     if arg:
         better = ">" if op == "argmax" else "<"
+        # NaN by its bits (a compiler may fold ``v != v`` to false: lavapipe did, and argmax skipped NaNs)
+        vn, wn = ("(bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u", "(bitcast<u32>(w) & 0x7fffffffu) > 0x7f800000u") \
+            if k == "f" else ("false", "false")
         comb = f"""fn better(v: {ct}, i: u32, w: {ct}, k: u32) -> bool {{
-  let vn = v != v; let wn = w != w;
+  let vn = {vn}; let wn = {wn};
   if (vn || wn) {{ return (vn && !wn) || (vn && wn && i < k); }}
   return v {better} w || (v == w && i < k);
 }}"""
+        result = "out[w] = i32(shi[0]);"
+        if pairs == "out":
+            result = "out[2u * w] = bitcast<i32>(sh[0]); out[2u * w + 1u] = i32(shi[0] + prm[6u + 2u * prm[4]]);"
+        elif pairs == "in":
+            result = "out[w] = inp[off(o * inner + shi[0]) + 1u];"
         body = f"""
+  let start = (w % nchunks) * chunk;
+  let stop = min(inner, start + chunk);
   var best: {ct} = {REDUCE["sum"][0][k]};
   var bi: u32 = 0u;
   var has = false;
-  for (var j = lid.x; j < inner; j = j + {RWG}u) {{
+  for (var j = start + lid.x; j < stop; j = j + {RWG}u) {{
     let v = {load};
     if (!has || better(v, j, best, bi)) {{ best = v; bi = j; has = true; }}
   }}
@@ -494,7 +516,7 @@ var<workgroup> shi: array<u32, {RWG}>;
     }}
     workgroupBarrier();
   }}
-  if (lid.x == 0u) {{ out[w] = i32(shi[0]); }}"""
+  if (lid.x == 0u) {{ {result} }}"""
     else:
         ident, combine = REDUCE[op]
         comb = f"fn comb(x: {ct}, y: {ct}) -> {ct} {{ return {combine[k]}; }}"

@@ -119,50 +119,19 @@ def matmul_complex(a: WArray, b: WArray) -> WArray:
     return complex_kernel(re, im)
 
 
-def _embed_real(a: WArray) -> WArray:
-    """Complex matrices (..., n, k) as the real (..., 2n, 2k) blocks [[Ar, -Ai], [Ai, Ar]]: a complex product,
-    solve or inverse is the real one of these (the inverse's blocks are the complex inverse's)."""
-    n, k = a.shape[-2:]
-    out = RT.empty((*a.shape[:-2], 2 * n, 2 * k), _F32)
-    if out.st is None:
-        return out
-    st = out.stride
-    block = (*out.shape[:-2], n, k)
-    for r, c, part, sign in ((0, 0, False, 1), (0, 1, True, -1), (1, 0, True, 1), (1, 1, False, 1)):
-        view = K._view(out, block, st, out.offset + r * n * st[-2] + c * k * st[-1])
-        src = _part(a, part)
-        K.assign(view, src if sign > 0 else K.unary("neg")(src))
-    return out
-
-
-def _unembed(x: WArray, cols: bool) -> WArray:
-    """The complex (..., n, m) of a real solution (..., 2n, m) stacked [Xr; Xi] (``cols``: the (..., 2n, 2m) block
-    form of an inverse, whose first block column is [Xr; Xi])."""
-    n = x.shape[-2] // 2
-    m = x.shape[-1] // 2 if cols else x.shape[-1]
-    st = x.stride
-    top = K._view(x, (*x.shape[:-2], n, m), st, x.offset)
-    bottom = K._view(x, (*x.shape[:-2], n, m), st, x.offset + n * st[-2])
-    return complex_kernel(top, bottom)
-
-
 def solve_complex(a: WArray, b: WArray) -> WArray:
-    """A X = B for complex A and B: the real system of twice the order (``_embed_real``), in the real solve kernel
-    (so its size limit counts 2n)."""
+    """A X = B for complex A (or B): the solve kernel's elimination in complex arithmetic (``linalg_kernels``),
+    so complex matrices go as far as real ones (32x32)."""
     from . import linalg_kernels
 
-    rhs = RT.empty((*b.shape[:-2], 2 * b.shape[-2], b.shape[-1]), _F32)
-    if rhs.st is not None:
-        n, st = b.shape[-2], rhs.stride
-        K.assign(K._view(rhs, b.shape, st, rhs.offset), _part(b, False))
-        K.assign(K._view(rhs, b.shape, st, rhs.offset + n * st[-2]), _part(b, True))
-    return _unembed(linalg_kernels.solve_kernel(_embed_real(a), rhs), False)
+    a, b = (x if x.dtype == _C64 else to_complex_kernel(x, _C64) for x in (a, b))
+    return linalg_kernels.solve_kernel(a, b)
 
 
 def inverse_complex(a: WArray) -> WArray:
     from . import linalg_kernels
 
-    return _unembed(linalg_kernels.inverse_kernel(_embed_real(a)), True)
+    return linalg_kernels.inverse_kernel(a)
 
 
 def _out_shape(a: WArray, b: WArray) -> tuple[int, ...]:
@@ -501,7 +470,7 @@ COMPLEX_OK = frozenset({
     "sum", "prod", "where", "to_copy", "clone", "reshape", "view", "permute", "expand", "unfold", "diagonal",
     "index", "select", "slice", "index_select", "gather", "cat", "flip", "roll", "matmul", "linalg_constant",
     "index_backward", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors", "linalg_solve", "inverse",
-    "diagonal_scatter", "diagonal_backward",
+    "diagonal_scatter", "diagonal_backward", "linalg_solve_ex_result",
 })
 
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from . import chunks, poisson, scans
 from . import codegen as G
 from . import kernels as K
-from . import poisson, scans
 from .runtime import RT, WG, WArray, contiguous_strides, to_host
 
 _I64 = np.dtype(np.int64)
@@ -269,19 +269,62 @@ def scatter_reduce_kernel(a: WArray, index: WArray, src: WArray, axis: int, redu
     if out.st is None:
         return out
     a, index, src = (x if x.contiguous else K.contiguous_copy(x) for x in (a, index, src))
-    cnt = RT.empty(a.shape, np.dtype(np.int32))
     L = index.shape[axis] if index.ndim else 0
     if index.size == 0 or src.st is None or index.st is None:
         L = 0
-    assert a.st is not None and cnt.st is not None
+    if L and any(chunks.large(x) for x in (a, out, index, src)):
+        return _scatter_reduce_pieces(out, a, index, src, axis, reduce, include_self)
+    # index entries in runs (lavapipe bounds a shader's loops), the running results carried in ``out`` and ``cnt``
+    runs = [(index, src, k0, min(L, k0 + SCATTER_CHUNK)) for k0 in range(0, L, SCATTER_CHUNK)]
+    _scatter_reduce_runs(st, out, a, runs, axis, reduce, include_self)
+    return out
+
+
+def _scatter_reduce_runs(st: str, out: WArray, a: WArray, runs: list[tuple[WArray, WArray, int, int]], axis: int,
+                         reduce: str, include_self: bool) -> None:
+    """One dispatch per run ``(index, src, k0, k1)``: the entries ``k0 <= k < k1`` along the dim of a contiguous
+    ``index`` and ``src`` of one shape (no run: ``out`` is ``a``, whatever ``include_self``)."""
+    cnt = RT.empty(a.shape, np.dtype(np.int32))
+    assert a.st is not None and cnt.st is not None and out.st is not None
     shader = _scatter_reduce_shader(st)
-    starts = list(range(0, L, SCATTER_CHUNK)) or [0]
-    for i, k0 in enumerate(starts):
-        flags = int(i == 0) | 2 * int(i == len(starts) - 1) | 4 * int(include_self)
-        meta = [a.size, a.ndim, axis, k0, min(L, k0 + SCATTER_CHUNK), flags, _REDUCE_CODE[reduce], a.offset,
-                index.offset, src.offset, *a.shape, *(index.shape if L else a.shape)]
+    for i, (index, src, k0, k1) in enumerate(runs or [(a, a, 0, 0)]):
+        flags = int(i == 0) | 2 * int(i == max(len(runs), 1) - 1) | 4 * int(include_self)
+        meta = [a.size, a.ndim, axis, k0, k1, flags, _REDUCE_CODE[reduce], a.offset, index.offset, src.offset,
+                *a.shape, *index.shape]
         bufs = [out.st.buf, cnt.st.buf, a.st.buf, (index.st or a.st).buf, (src.st or a.st).buf]
         RT.dispatch(shader, bufs, meta, K._grid(a.size))
+
+
+def _scatter_reduce_pieces(out: WArray, a: WArray, index: WArray, src: WArray, axis: int, reduce: str,
+                           include_self: bool) -> WArray:
+    """scatter_reduce with a tensor larger than one binding (every operand contiguous; ``src`` of the index's
+    shape). Along the dim, any input element may land in any output element: with ``axis`` 0 the input and the
+    output (of the input's size) are bound whole (refused when larger than a binding) and the index and src go in runs of rows bound as
+    windows (contiguous pieces), their results carried from run to run; otherwise the tensors go in pieces of
+    dim 0, each reduced on its own (the index and src clipped to their own extent) into a temporary and copied
+    into place."""
+    st = K._st(a.dtype)
+    if axis == 0:
+        aw = chunks.windowed(a)  # raises when the input (and so the output) is larger than a binding
+        step = min(chunks.rows(index, 0), chunks.rows(src, 0))
+        runs = []
+        for s in range(0, index.shape[0], step):
+            e = min(s + step, index.shape[0])
+            ip, sp = (chunks.windowed(chunks.narrow(x, 0, s, e)) for x in (index, src))
+            runs += [(ip, sp, k0, min(e - s, k0 + SCATTER_CHUNK)) for k0 in range(0, e - s, SCATTER_CHUNK)]
+        _scatter_reduce_runs(st, out, aw, runs, axis, reduce, include_self)  # (out is a's size: it fits too)
+        return out
+    step = min(chunks.rows(x, 0) for x in (a, out, index, src))
+    for s in range(0, a.shape[0], step):
+        e = min(s + step, a.shape[0])
+        ap = chunks.windowed(chunks.narrow(a, 0, s, e))
+        ie = min(e, index.shape[0])
+        if ie > s:
+            ip, sp = (chunks.windowed(chunks.narrow(x, 0, s, ie)) for x in (index, src))
+            part = scatter_reduce_kernel(ap, ip, sp, axis, reduce, include_self)
+        else:  # no index reaches these rows: the input
+            part = ap
+        K.assign(chunks.narrow(out, 0, s, e), part)
     return out
 
 

@@ -846,16 +846,26 @@ def reduce(op: str) -> Callable[..., WArray]:
             return full(out_shape, _IDENTITY[op], out_dt)
         if chunks.large(a):
             # split along a kept dim where there is one (its chunks' results are the result's chunks), else along a
-            # reduced one (the chunks' results reduced again); argmax/argmin only along a kept dim (a chunk's
-            # indices along a reduced one would need its start added): otherwise the dispatch refuses the buffer
+            # reduced one (the chunks' results reduced again; argmax/argmin's as (value, index) pairs, the index
+            # counted from the chunk's start in the row)
             split = next((d for d in kept if a.shape[d] > 1), -1)
-            if split < 0 and not arg:
+            if not chunks.fits(a):
+                if split >= 0:
+                    return _reduce_chunks(kernel, a, axes, out_shape, split)
+                if arg:
+                    pairs: list[WArray] = []
+                    _arg_pairs(op, permute_kernel(a, kept + list(axes)), 0, pairs)
+                    res = _arg_pick(op, cat_kernel(*pairs, axis=0) if len(pairs) > 1 else pairs[0], a.dtype, 1)
+                    return _view(res, out_shape, contiguous_strides(out_shape), 0)
                 split = next(d for d, n in enumerate(a.shape) if n > 1)
-            if not chunks.fits(a) and split >= 0:
                 return _reduce_chunks(kernel, a, axes, out_shape, split)
             a = chunks.windowed(a)
         v = permute_kernel(a, kept + list(axes))
-        nchunks = 1 if arg or inner <= CHUNK else -(-inner // CHUNK)
+        nchunks = 1 if inner <= CHUNK else -(-inner // CHUNK)
+        if arg and nchunks > 1:  # a long row: the best of each chunk, then the best of those
+            res = _arg_pick(op, _reduce_pass(op, v, n_out, inner, nchunks, np.dtype(np.int32), pairs="out"), a.dtype,
+                            n_out)
+            return _view(res, out_shape, contiguous_strides(out_shape), 0)
         launch: list[Any] = []
         res = _reduce_pass(op, v, n_out, inner, nchunks, out_dt, launch)
         if nchunks == 1 and v.st is a.st and v.offset == a.offset:  # (not a window of a large input)
@@ -883,15 +893,41 @@ def _reduce_chunks(kernel: Callable[..., WArray], a: WArray, axes: tuple[int, ..
     return _view(res, out_shape, contiguous_strides(out_shape), 0)
 
 
+def _arg_pairs(op: str, v: WArray, base: int, pairs: list[WArray]) -> None:
+    """argmax/argmin over all of ``v`` (its kept dims, first, all of size 1), a view larger than one binding: the
+    (value, index) pairs of its chunks, appended to ``pairs`` in the order of their indices. ``v`` is split along
+    its first dim longer than 1 into pieces that each fit a binding (a piece of one index that is still too large
+    is split again along the next dim); ``base`` is the index of ``v``'s first element in the row."""
+    if chunks.fits(v):
+        inner = v.size
+        pairs.append(_reduce_pass(op, chunks.windowed(v), 1, inner, -(-inner // CHUNK), np.dtype(np.int32),
+                                  pairs="out", base=base))
+        return
+    dim = next(d for d, n in enumerate(v.shape) if n > 1)
+    step, after = chunks.rows(v, dim), math.prod(v.shape[dim + 1:])
+    for s in range(0, v.shape[dim], step):
+        _arg_pairs(op, chunks.narrow(v, dim, s, min(s + step, v.shape[dim])), base + s * after, pairs)
+
+
+def _arg_pick(op: str, pairs: WArray, dtype: np.dtype[Any], n_out: int) -> WArray:
+    """The index of the best of each output's chunk pairs (``pairs``: n_out x chunks x 2 int32 words, the values'
+    bits and their indices): the first best, as one pass over the whole row would pick."""
+    nchunks = pairs.size // (2 * n_out)
+    v = WArray(pairs.st, (n_out, nchunks), dtype, (2 * nchunks, 2), pairs.offset)
+    return _reduce_pass(op, v, n_out, nchunks, 1, np.dtype(np.int64), pairs="in")
+
+
 def _reduce_pass(op: str, v: WArray, n_out: int, inner: int, nchunks: int, out_dt: np.dtype[Any],
-                 launch: list[Any] | None = None) -> WArray:
-    """One reduction dispatch; ``launch`` receives its (shader, parameter block, grid)."""
+                 launch: list[Any] | None = None, pairs: str = "", base: int = 0) -> WArray:
+    """One reduction dispatch; ``launch`` receives its (shader, parameter block, grid). ``pairs``, ``base``:
+    argmax/argmin in chunks (``codegen.reduce_kernel``): the output is two words per work item."""
     n_work = n_out * nchunks
-    out = RT.empty((n_work,), out_dt)
+    out = RT.empty((2 * n_work if pairs == "out" else n_work,), out_dt)
     assert out.st is not None and v.st is not None
     chunk = -(-inner // nchunks)
-    meta = [n_work, nchunks, inner, chunk, v.ndim, *v.shape, v.offset, *v.stride]
-    wgsl = G.reduce_kernel(op, _st(v.dtype), _st(out_dt))
+    assert (nchunks - 1) * chunk < inner  # no empty chunk: each one has a best element
+    meta = [n_work, nchunks, inner, chunk, v.ndim, *v.shape, v.offset, *v.stride, base]
+    wgsl = G.reduce_kernel(op, _st(v.dtype), _st(out_dt), pairs)
     grid = _grid(n_work, 1)
     RT.dispatch(wgsl, [out.st.buf, v.st.buf], meta, grid)
     if launch is not None:
@@ -1350,9 +1386,43 @@ def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[i
     m = math.prod(out)
     a_geo = [wg.offset, wg.stride[1], wg.stride[2], 0, wg.stride[0]]
     geo = [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:]]
-    _gemm(res, og, m, cg * kk, (n, groups), wg, a_geo, x, [x.offset, 0, 0, x.stride[0], cg * x.stride[1]],
-          (_a_mode(og, cg * kk, a_geo), "sn"), conv="fwd", conv_meta=geo, ksize=ksize)
+
+    def run(res: WArray, x: WArray) -> None:
+        _gemm(res, og, m, cg * kk, (res.shape[0], groups), wg, a_geo, x,
+              [x.offset, 0, 0, x.stride[0], cg * x.stride[1]], (_a_mode(og, cg * kk, a_geo), "sn"), conv="fwd",
+              conv_meta=geo, ksize=ksize)
+
+    _by_samples(res, x, run)
     return res
+
+
+def _by_samples(out: WArray, x: WArray, run: Callable[[WArray, WArray], None]) -> None:
+    """``run(out, x)``: a convolution whose ``out`` and ``x`` (the input, or the output gradient) have the samples
+    as dim 0 and are bound whole, or, when either is larger than one binding, by runs of samples bound as windows
+    (one GEMM each; the weight is bound whole). The GEMM writes its output from its binding's start, so a run
+    starts at a sample whose byte offset in ``out`` is a multiple of the binding alignment; where a run of that
+    many samples would not fit, each run is computed into a temporary and copied. A single sample larger than a
+    binding is refused (``device_error_limit`` naming the primitive)."""
+    if not (chunks.large(out) or chunks.large(x)):
+        run(out, x)
+        return
+    n = out.shape[0]
+    step = min(chunks.rows(out, 0), chunks.rows(x, 0))
+    unit = RT.align // math.gcd(math.prod(out.shape[1:]) * chunks.item(out), RT.align)  # samples per aligned step
+    direct = step >= unit
+    if direct:
+        step -= step % unit
+    for s in range(0, n, step):
+        e = min(s + step, n)
+        xs, os = chunks.windowed(chunks.narrow(x, 0, s, e)), chunks.narrow(out, 0, s, e)
+        if direct:
+            os = chunks.windowed(os, True)
+            assert os.offset == 0
+            run(os, xs)
+        else:
+            tmp = RT.empty(os.shape, os.dtype)
+            run(tmp, xs)
+            assign(os, tmp)
 
 
 def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stride: Sequence[int],
@@ -1378,9 +1448,13 @@ def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stri
     nd = len(ksize)
     geo = [nd, kk, *input_size, *ksize, *out, *stride, *padding, *dilation, 0, *([0] * nd),
            g.stride[1], *g.stride[2:], w.stride[0]]
-    _gemm(dx, cg, math.prod(input_size), og * kk, (n, groups), w, [w.offset, 0, 0, 0, og * w.stride[0]],
-          g, [g.offset, 0, 0, g.stride[0], og * g.stride[1]], ("sk", "sn"), conv="igrad", conv_meta=geo, ksize=ksize,
-          cstride=tuple(stride))
+
+    def run(dx: WArray, g: WArray) -> None:
+        _gemm(dx, cg, math.prod(input_size), og * kk, (dx.shape[0], groups), w, [w.offset, 0, 0, 0, og * w.stride[0]],
+              g, [g.offset, 0, 0, g.stride[0], og * g.stride[1]], ("sk", "sn"), conv="igrad", conv_meta=geo,
+              ksize=ksize, cstride=tuple(stride))
+
+    _by_samples(dx, g, run)
     return dx
 
 
@@ -1388,17 +1462,38 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
                             padding: Sequence[int], dilation: Sequence[int], groups: int) -> WArray:
     """An implicit GEMM per group, summing over samples and output positions in its reduction:
     dW_g (Og, Cg K) = g_g (Og, N M) @ cols (N M, Cg K), both read in place (no column matrix, no sum pass)."""
-    ksize = tuple(weight_size[2:])
-    out = tuple(g.shape[2:])
-    n, o = g.shape[0], g.shape[1]
-    cg, og, kk, m = x.shape[1] // groups, o // groups, math.prod(ksize), math.prod(out)
+    n, m = g.shape[0], math.prod(g.shape[2:])
     if x.st is None or g.st is None or n * m == 0:  # an empty sum
         return full(tuple(weight_size), 0, g.dtype)
     if x.dtype != g.dtype:
         x = cast(x, g.dtype)
     gc = g if g.contiguous else contiguous_copy(g)
-    res = RT.empty(tuple(weight_size), g.dtype)
-    if res.st is None or gc.st is None or x.st is None:
+    if gc.st is None:
+        return full(tuple(weight_size), 0, g.dtype)
+    if not (chunks.large(x) or chunks.large(gc)):
+        return _conv_wgrad(x, gc, weight_size, stride, padding, dilation, groups)
+    # larger than one binding: the sum over the samples by runs of samples bound as windows, their sums added
+    # (float16's partial sums are rounded once per run)
+    step = min(chunks.rows(x, 0), chunks.rows(gc, 0))
+    total: WArray | None = None
+    for s in range(0, n, step):
+        e = min(s + step, n)
+        part = _conv_wgrad(chunks.windowed(chunks.narrow(x, 0, s, e)), chunks.windowed(chunks.narrow(gc, 0, s, e)),
+                           weight_size, stride, padding, dilation, groups)
+        total = part if total is None else binary("add")(total, part)
+    assert total is not None
+    return total
+
+
+def _conv_wgrad(x: WArray, gc: WArray, weight_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+                dilation: Sequence[int], groups: int) -> WArray:
+    """The weight gradient's GEMM over the samples of ``x`` and of the contiguous output gradient ``gc``."""
+    ksize = tuple(weight_size[2:])
+    out = tuple(gc.shape[2:])
+    n, o = gc.shape[0], gc.shape[1]
+    cg, og, kk, m = x.shape[1] // groups, o // groups, math.prod(ksize), math.prod(out)
+    res = RT.empty(tuple(weight_size), gc.dtype)
+    if res.st is None:
         return res
     geo = [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:],
            m, o * m, x.stride[0]]

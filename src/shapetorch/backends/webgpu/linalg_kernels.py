@@ -1,4 +1,5 @@
-"""WebGPU kernels of the small dense solvers: ``inverse``, ``linalg_solve`` and ``det``.
+"""WebGPU kernels of the small dense solvers: ``inverse``, ``linalg_solve`` and ``det`` (float32), and the first two
+and ``solve_ex`` of complex64 too (the same elimination in complex arithmetic).
 
 One thread per matrix runs Gaussian elimination with partial pivoting (the row of the largest magnitude in
 the column, as LAPACK's getrf) on a float32 copy of its matrix, then back substitution over the right-hand
@@ -32,18 +33,45 @@ from .runtime import RT, WG, WArray
 MAX_N = 32
 MAX_WORK = 32 * 32 * 32  # n * n * (right-hand sides) per thread
 _F32 = np.dtype(np.float32)
+_C64 = np.dtype(np.complex64)
 _I32 = np.dtype(np.int32)
 
 
+# The scalar arithmetic of the elimination, real or complex (vec2<f32>: (re, im)). A complex pivot is the element
+# of the largest |re| + |im|, as LAPACK's cgetrf (icamax) chooses it, so P, L and U are torch's.
+_ARITH = {
+    "f32": """fn mul(x: f32, y: f32) -> f32 { return x * y; }
+fn dv(x: f32, y: f32) -> f32 { return x / y; }
+fn mag(x: f32) -> f32 { return abs(x); }
+fn zero(x: f32) -> bool { return x == 0.0; }
+const ONE = 1.0;""",
+    "vec2<f32>": """fn mul(x: vec2<f32>, y: vec2<f32>) -> vec2<f32> { return vec2<f32>(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x); }
+fn dv(x: vec2<f32>, y: vec2<f32>) -> vec2<f32> {
+  // Smith's division: no overflow of |y|^2 for large y
+  if (abs(y.x) >= abs(y.y)) {
+    let r = y.y / y.x; let t = y.x + y.y * r;
+    return vec2<f32>((x.x + x.y * r) / t, (x.y - x.x * r) / t);
+  }
+  let r = y.x / y.y; let t = y.x * r + y.y;
+  return vec2<f32>((x.x * r + x.y) / t, (x.y * r - x.x) / t);
+}
+fn mag(x: vec2<f32>) -> f32 { return abs(x.x) + abs(x.y); }
+fn zero(x: vec2<f32>) -> bool { return x.x == 0.0 && x.y == 0.0; }
+const ONE = vec2<f32>(1.0, 0.0);""",
+}
+
+
 @functools.cache
-def _shader() -> str:
+def _shader(t: str = "f32") -> str:
+    """The elimination of ``t`` elements (``f32``, or ``vec2<f32>`` for complex64)."""
     return f"""
 @group(0) @binding(0) var<storage, read> prm: array<u32>;        // [batch, n, m, check id, trans]
-@group(0) @binding(1) var<storage, read_write> a: array<f32>;    // (batch, n, n): the matrices, overwritten by U
-@group(0) @binding(2) var<storage, read_write> x: array<f32>;    // (batch, n, m): B in, X out
-@group(0) @binding(3) var<storage, read_write> det: array<f32>;  // (batch,)
+@group(0) @binding(1) var<storage, read_write> a: array<{t}>;    // (batch, n, n): the matrices, overwritten by U
+@group(0) @binding(2) var<storage, read_write> x: array<{t}>;    // (batch, n, m): B in, X out
+@group(0) @binding(3) var<storage, read_write> det: array<{t}>;  // (batch,)
 @group(0) @binding(4) var<storage, read_write> flag: array<atomic<u32>, 4>;
 @group(0) @binding(5) var<storage, read_write> info: array<i32>; // (batch,): LAPACK getrf's info
+{_ARITH[t]}
 
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
@@ -54,7 +82,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let A0 = b * n * n;
   let X0 = b * n * m;
   var sign = 1.0;
-  var d = 1.0;
+  var d = ONE;
   var singular = false;
   var first = 0u;
   // trans: the RHS is left alone while A is factored (P A = L U, packed as getrf's, the pivots in pv), then
@@ -63,9 +91,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   var pv: array<u32, {MAX_N}>;
   for (var k = 0u; k < n; k = k + 1u) {{
     var p = k;
-    var best = abs(a[A0 + k * n + k]);
+    var best = mag(a[A0 + k * n + k]);
     for (var i = k + 1u; i < n; i = i + 1u) {{
-      let v = abs(a[A0 + i * n + k]);
+      let v = mag(a[A0 + i * n + k]);
       if (v > best) {{ best = v; p = i; }}
     }}
     if (p != k) {{
@@ -79,14 +107,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }}
     pv[k] = p;
     let piv = a[A0 + k * n + k];
-    d = d * piv;
-    if (piv == 0.0) {{ if (!singular) {{ first = k + 1u; }} singular = true; continue; }}
+    d = mul(d, piv);
+    if (zero(piv)) {{ if (!singular) {{ first = k + 1u; }} singular = true; continue; }}
     for (var i = k + 1u; i < n; i = i + 1u) {{
-      let f = a[A0 + i * n + k] / piv;
+      let f = dv(a[A0 + i * n + k], piv);
       a[A0 + i * n + k] = f;  // L's multiplier (the substitutions below read only U unless trans)
-      if (f == 0.0) {{ continue; }}
-      for (var j = k + 1u; j < n; j = j + 1u) {{ a[A0 + i * n + j] = a[A0 + i * n + j] - f * a[A0 + k * n + j]; }}
-      for (var j = 0u; j < select(m, 0u, trans); j = j + 1u) {{ x[X0 + i * m + j] = x[X0 + i * m + j] - f * x[X0 + k * m + j]; }}
+      if (zero(f)) {{ continue; }}
+      for (var j = k + 1u; j < n; j = j + 1u) {{ a[A0 + i * n + j] = a[A0 + i * n + j] - mul(f, a[A0 + k * n + j]); }}
+      for (var j = 0u; j < select(m, 0u, trans); j = j + 1u) {{ x[X0 + i * m + j] = x[X0 + i * m + j] - mul(f, x[X0 + k * m + j]); }}
     }}
   }}
   det[b] = sign * d;
@@ -96,15 +124,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var k = 0u; k < n; k = k + 1u) {{
       for (var j = 0u; j < m; j = j + 1u) {{
         var s = x[X0 + k * m + j];
-        for (var i = 0u; i < k; i = i + 1u) {{ s = s - a[A0 + i * n + k] * x[X0 + i * m + j]; }}
-        x[X0 + k * m + j] = s / a[A0 + k * n + k];
+        for (var i = 0u; i < k; i = i + 1u) {{ s = s - mul(a[A0 + i * n + k], x[X0 + i * m + j]); }}
+        x[X0 + k * m + j] = dv(s, a[A0 + k * n + k]);
       }}
     }}
     for (var kk = 0u; kk < n; kk = kk + 1u) {{
       let k = n - 1u - kk;
       for (var j = 0u; j < m; j = j + 1u) {{
         var s = x[X0 + k * m + j];
-        for (var i = k + 1u; i < n; i = i + 1u) {{ s = s - a[A0 + i * n + k] * x[X0 + i * m + j]; }}
+        for (var i = k + 1u; i < n; i = i + 1u) {{ s = s - mul(a[A0 + i * n + k], x[X0 + i * m + j]); }}
         x[X0 + k * m + j] = s;
       }}
     }}
@@ -123,8 +151,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let piv = a[A0 + k * n + k];
     for (var j = 0u; j < m; j = j + 1u) {{
       var s = x[X0 + k * m + j];
-      for (var i = k + 1u; i < n; i = i + 1u) {{ s = s - a[A0 + k * n + i] * x[X0 + i * m + j]; }}
-      x[X0 + k * m + j] = s / piv;
+      for (var i = k + 1u; i < n; i = i + 1u) {{ s = s - mul(a[A0 + k * n + i], x[X0 + i * m + j]); }}
+      x[X0 + k * m + j] = dv(s, piv);
     }}
   }}
 }}"""
@@ -137,7 +165,7 @@ def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str,
     ``linalg_error_singular`` a zero pivot records (raised at the next sync), or "" for none. ``trans``: factor
     ``a``'s transpose and solve with it as LAPACK's getrs(trans) does (torch's ``left=False``: the info and the
     infinities of a singular matrix are those of the LU of A, not of A^T)."""
-    if K._kind(a.dtype) != "f" or a.dtype != _F32:
+    if a.dtype not in (_F32, _C64):
         K._no_kernel(op, a.dtype)
     n = a.shape[-1]
     if n > MAX_N:
@@ -146,9 +174,9 @@ def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str,
                      "move the tensor to the CPU")
     batch = a.shape[:-2]
     nb = math.prod(batch)
-    det = RT.empty(batch, _F32)
+    det = RT.empty(batch, a.dtype)
     m = rhs.shape[-1] if rhs is not None else 0
-    out = RT.empty(rhs.shape, _F32) if rhs is not None else None
+    out = RT.empty(rhs.shape, a.dtype) if rhs is not None else None
     if nb == 0 or det.st is None or n == 0:
         return out, det, K.full(batch, 0, _I32)
     info = RT.empty(batch, _I32)
@@ -162,9 +190,9 @@ def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str,
             cols = min(step, m - lo)
             x = K.contiguous_copy(K._view(rhs, (*rhs.shape[:-1], cols), rhs.stride, rhs.offset + lo * rhs.stride[-1]))
         else:
-            cols, x = 0, RT.empty((1,), _F32)
+            cols, x = 0, RT.empty((1,), a.dtype)
         assert work.st is not None and x.st is not None
-        RT.dispatch(_shader(), [work.st.buf, x.st.buf, det.st.buf, RT.flag, info.st.buf], [nb, n, cols, cid, int(trans)],
+        RT.dispatch(_shader("vec2<f32>" if a.dtype == _C64 else "f32"), [work.st.buf, x.st.buf, det.st.buf, RT.flag, info.st.buf], [nb, n, cols, cid, int(trans)],
                     K._grid(nb))
         if out is not None and cols:
             K.assign(K._view(out, x.shape, out.stride, out.offset + lo * out.stride[-1]), x)
