@@ -253,6 +253,22 @@ def test_gelu_float32_tails_as_torch():
         np.testing.assert_allclose(es.grad.numpy(), et.grad.numpy(), rtol=1e-6)
 
 
+def test_gelu_float32_non_finite():
+    """NaN and -inf give NaN (value and gradient), as torch; +inf gives inf with the gradient NaN, as torch's float64
+    kernel and its float32 kernel on one element (its vectorised float32 loop answers NaN: see compatibility.md)."""
+    x = np.array([np.nan, -np.inf, np.inf, 1.0], np.float32)
+    xs = st.tensor(x, requires_grad=True)
+    y = F.gelu(xs)
+    y.sum().backward()
+    got, grad = y.detach().numpy(), xs.grad.numpy()
+    np.testing.assert_array_equal(np.isnan(got), [True, True, False, False])
+    assert got[2] == np.inf
+    np.testing.assert_array_equal(np.isnan(grad), [True, True, True, False])
+    t64 = torch.tensor(x.astype(np.float64), requires_grad=True)
+    TF.gelu(t64).sum().backward()
+    np.testing.assert_array_equal(np.isnan(grad), np.isnan(t64.grad.numpy()))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("transposed", [False, True])
 def test_gelu_in_cache_runs_as_torch(dtype, transposed):

@@ -113,76 +113,56 @@ method("relu_", make_inplace(relu, "relu_"))
 
 # -- gelu (erf is in .special) ---------------------------------------------------------------------------------------
 
-# erf(x) / x = P(x^2) / Q(x^2) on |x| <= 4 (beyond, erf rounds to +-1 in float32): a rational fit made for GELU's
-# float32 kernels (weighted least squares on the relative error: 5e-9 in float64; within 7 ulp evaluated in float32,
-# GELU's error then within 1e-6 of the exact value, as torch's own float32 GELU). The float32 kernels evaluate it
-# as 0.5 * erf(x / sqrt(2)) = x * R(x^2), the scale 1 / sqrt(2), the factor 0.5 and Q's leading coefficient folded
-# into the coefficients (below), which saves three passes; NumPy's SIMD ufuncs run 3-4x faster than scipy's erf,
-# which evaluates each float32 element in float64.
-_ERF_P = (1.1283791682261612, 0.18525760488795087, 0.054293823793030355, 0.0038479984462177503,
-          0.0003783350996418892, 4.648870566401043e-06, -1.3017603489520532e-08)
-_ERF_Q = (1.0, 0.4975136737634378, 0.1139540880549856, 0.01545426602856049, 0.001305548879944956,
-          6.277308837339332e-05)
-
-
-def _folded_erf_fit() -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """R(w) = 0.5 * erf(x / sqrt(2)) / x with w = x^2, as P'(w) / Q'(w), Q' monic (its leading 1 left out)."""
-    lead = _ERF_Q[-1] / 2.0 ** (len(_ERF_Q) - 1)
-    p = tuple(np.float32(c / 2.0 ** k * _SQRT_HALF * 0.5 / lead) for k, c in enumerate(_ERF_P))
-    q = tuple(np.float32(c / 2.0 ** k / lead) for k, c in enumerate(_ERF_Q[:-1]))
-    return p, q
-
-
-_F32_P, _F32_Q = _folded_erf_fit()
-# |x / sqrt(2)| <= 4 and a little more: at this bound the float32 evaluation of x * R(x^2) is exactly +-0.5, so
-# GELU is exactly 0 (and Phi exactly 1) in the clipped tails rather than |x| times a rounding error (a test checks)
-_F32_CLIP = np.float32(5.657)
-_F32_ZERO, _F32_HALF, _F32_ONE = np.float32(0), np.float32(0.5), np.float32(1)
+# float32 GELU uses Abramowitz and Stegun's erfc approximation 7.1.26 (absolute error below 1.5e-7 in erf, so
+# below 7.5e-8 in Phi): erfc(z) = t * (a1 + a2 t + ... + a5 t^4) * exp(-z^2), t = 1 / (1 + p z), z = |x| / sqrt(2),
+# and Phi(x) = 0.5 + copysign(0.5 - erfc(z) / 2, x). It is 21 NumPy passes where the rational erf fit this
+# replaced (a 6/5 rational in x^2, 5e-9 accurate) was 30: the exp and the reciprocal carry the tail, so the
+# polynomial is short. Its error is that of torch's own float32 GELU (within about 1e-6 of the exact value, as
+# the float32 rounding of x * Phi near |x| = 8 is); 0.5 - r rounds to 0.5 where r < 2^-26, so GELU is exactly
+# 0 for large negative x, as torch's float32 kernel. scipy's erf and ndtr evaluate each float32 element in
+# float64 and were 4-5x slower than the whole of this (one thread, 8x64x512).
+_AS_P = 0.3275911 * _SQRT_HALF  # the scale 1 / sqrt(2) folded into p
+# a1..a5, halved (the kernels need erfc / 2), in Horner's order from the highest power
+_AS_A = tuple(np.float32(a * 0.5) for a in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
+_F32_P = np.float32(_AS_P)
+_F32_ONE, _F32_HALF = np.float32(1), np.float32(0.5)
 _F32_MINUS_HALF, _F32_INV_SQRT_2PI = np.float32(-0.5), np.float32(_INV_SQRT_2PI)
+_SIGN_BIT = np.uint32(0x80000000)
 
 
-def _horner_into(w: Any, coefs: tuple[Any, ...], out: Any) -> None:
-    """``out = sum(coefs[k] * w**k)``, one ufunc pass per operation."""
-    np.multiply(w, coefs[-1], out=out)
-    for c in coefs[-2:0:-1]:
-        out += c
-        out *= w
-    out += coefs[0]
-
-
-def _monic_into(w: Any, coefs: tuple[Any, ...], out: Any) -> None:
-    """``out = w**n + sum(coefs[k] * w**k)`` with ``n = len(coefs)``."""
-    np.add(w, coefs[-1], out=out)
-    for c in coefs[-2::-1]:
-        out *= w
-        out += c
-
-
-def _cdf32_into(x: Any, out: Any, xc: Any, w: Any, den: Any) -> None:
-    """``out = Phi(x)`` for float32 ``x``; ``xc``, ``w``, ``den`` are scratch buffers of its size."""
-    np.clip(x, -_F32_CLIP, _F32_CLIP, out=xc)
-    np.multiply(xc, xc, out=w)
-    _horner_into(w, _F32_P, out)
-    _monic_into(w, _F32_Q, den)
-    out /= den
-    out *= xc
+def _cdf32_into(x: Any, out: Any, t: Any, e: Any) -> None:
+    """``out = Phi(x)`` for float32 ``x``; ``t``, ``e`` are scratch buffers of its size, and ``e`` is left
+    holding ``exp(-x^2 / 2)`` (the gradient's pdf needs it)."""
+    np.abs(x, out=t)
+    t *= _F32_P
+    t += _F32_ONE
+    np.reciprocal(t, out=t)
+    np.multiply(t, _AS_A[0], out=out)
+    for a in _AS_A[1:]:
+        out += a
+        out *= t
+    np.multiply(x, x, out=e)
+    e *= _F32_MINUS_HALF
+    np.exp(e, out=e)
+    out *= e  # erfc(|x| / sqrt(2)) / 2: 0 at +-inf (t and e are), NaN for NaN
+    np.subtract(_F32_HALF, out, out=out)  # >= 0 (or NaN): x's sign bit or-ed in is copysign(out, x)
+    # (np.copysign is not vectorised: 7x the time of the two integer passes on a run in cache)
+    sign = t.view(np.uint32)
+    np.bitwise_and(x.view(np.uint32), _SIGN_BIT, out=sign)
+    bits = out.view(np.uint32)
+    np.bitwise_or(bits, sign, out=bits)
     out += _F32_HALF
-    # near the clip bound the rounding of x * R(x^2) can pass +-0.5 by a few ulp: Phi would leave [0, 1]
-    np.clip(out, _F32_ZERO, _F32_ONE, out=out)
 
 
 def _gelu32_into(x: Any, out: Any, s: tuple[Any, ...]) -> None:
-    _cdf32_into(x, out, *s)
+    _cdf32_into(x, out, s[0], s[1])
     out *= x
 
 
 def _gelu_backward32_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
-    """``out = g * (Phi(x) + x * phi(x))``; phi from the unclipped x (its tail, times x, is not yet negligible)."""
-    _cdf32_into(x, out, *s)
-    pdf = s[2]
-    np.multiply(x, x, out=pdf)
-    pdf *= _F32_MINUS_HALF
-    np.exp(pdf, out=pdf)
+    """``out = g * (Phi(x) + x * phi(x))``, phi from the ``exp(-x^2 / 2)`` that Phi computed."""
+    pdf = s[1]
+    _cdf32_into(x, out, s[0], pdf)
     pdf *= _F32_INV_SQRT_2PI
     pdf *= x
     out += pdf
@@ -219,8 +199,8 @@ def _gelu_backward_kernel(x: Any, g: Any) -> Any:
 # The float32 kernels run over runs of this many elements (256 KiB of float32; the five arrays a run touches fit a
 # 2 MiB L2), so that each pass after the first reads the cache rather than memory: GELU over (8, 64, 512) float32
 # went from 4.3 to 1.9 ms with one thread (its gradient 5.8 to 2.7 ms; a loaded machine, whose other jobs share the
-# memory bus), same values. 64K measured 5-8% faster than 32K and 128K (each run's ~28 calls cost Python time too).
-# Each run writes into the result directly and reuses three scratch buffers.
+# memory bus), same values. 64K measured 5-8% faster than 32K and 128K (each run's 20-odd calls cost Python time too).
+# Each run writes into the result directly and reuses two scratch buffers.
 _CACHE_RUN = 1 << 16
 
 
@@ -234,7 +214,7 @@ def _float32_runs(into: Callable[..., None], generic: Callable[..., Any]) -> Cal
         flat = [a.reshape(-1) for a in arrays]
         out = np.empty(a0.size, np.float32)
         n = max(1, min(a0.size, _CACHE_RUN))  # an empty input: no run
-        scratch = tuple(np.empty(n, np.float32) for _ in range(3))
+        scratch = tuple(np.empty(n, np.float32) for _ in range(2))
         for lo in range(0, a0.size, n):
             hi = min(lo + n, a0.size)
             into(*(f[lo:hi] for f in flat), out[lo:hi], tuple(b[:hi - lo] for b in scratch))
@@ -242,9 +222,9 @@ def _float32_runs(into: Callable[..., None], generic: Callable[..., Any]) -> Cal
     return run
 
 
-# GELU's float32 erf is about 30 NumPy passes over the input: large inputs split over the intra-op threads sooner
-# than a one-pass ufunc does, and each thread's part runs in cache-sized runs
-_GELU_PASSES = 30
+# GELU's float32 kernels are 21 (gradient 25) NumPy passes over the input: large inputs split over the intra-op
+# threads sooner than a one-pass ufunc does, and each thread's part runs in cache-sized runs
+_GELU_PASSES = 22
 _gelu_runs = _float32_runs(_gelu32_into, _gelu_kernel)
 _gelu_backward_runs = _float32_runs(_gelu_backward32_into, _gelu_backward_kernel)
 _GELU_BACKWARD = Prim("gelu_backward",  # NOTE [fused backward]
