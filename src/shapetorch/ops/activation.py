@@ -243,11 +243,84 @@ def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
 _GELU = Prim("gelu", lambda a: thread_pool.flat(_gelu_runs, (a,), _GELU_PASSES), _gelu_vjp)
 
 
+# -- gelu(approximate='tanh'): 0.5 x (1 + tanh(beta (x + kappa x^3))), torch's formula, as one primitive -----------
+# The composite was eight primitives (nodes, dispatch and a buffer each); the kernels are 8 passes forward and 15
+# for the gradient, in place, over cache-sized runs for float32. float16 and bfloat16 are computed in float32 and
+# rounded once, as torch's CPU kernel. The composite derivative below serves double backward and forward mode.
+_BETA, _KAPPA = math.sqrt(2.0 / math.pi), 0.044715
+
+
+def _gelu_tanh_into(x: Any, out: Any, s: tuple[Any, ...]) -> None:
+    np.multiply(x, x, out=out)
+    out *= _BETA * _KAPPA
+    out += _BETA
+    out *= x  # beta (x + kappa x^3): inf (tanh 1) or -inf (tanh -1) when x^2 overflows, as torch's x^3
+    np.tanh(out, out=out)
+    out += 1.0
+    out *= x
+    out *= 0.5
+
+
+def _gelu_tanh_backward_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
+    """``out = g * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2))``, ``t = tanh(beta (x + kappa x^3))``:
+    torch's terms (NaN where x^2 overflows, as its)."""
+    right, sq = s
+    np.multiply(x, x, out=sq)
+    np.multiply(sq, _BETA * _KAPPA, out=out)
+    out += _BETA
+    out *= x
+    np.tanh(out, out=out)  # t
+    sq *= 1.5 * _BETA * _KAPPA
+    sq += 0.5 * _BETA
+    sq *= x  # 0.5 x beta (1 + 3 kappa x^2)
+    np.multiply(out, out, out=right)
+    np.subtract(1.0, right, out=right)
+    sq *= right
+    out += 1.0
+    out *= 0.5
+    out += sq
+    out *= g
+
+
+def _in_opmath(into: Callable[..., None]) -> Callable[..., Any]:
+    """``into`` over whole arrays of any floating dtype; float16 and bfloat16 computed in float32."""
+    def run(*arrays: Any) -> Any:
+        dt = arrays[0].dtype
+        work = np.dtype(np.float32) if dt.itemsize < 4 else dt
+        xs = [np.asarray(a, dtype=work) for a in arrays]
+        out = np.empty(xs[0].shape, work)
+        into(*xs, out, (np.empty_like(out), np.empty_like(out)))
+        return out.astype(dt, copy=False)
+    return run
+
+
+def _gelu_tanh_derivative(x: Tensor) -> Tensor:
+    t = ((x + x * x * x * _KAPPA) * _BETA).tanh()
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_BETA * (1 + 3 * _KAPPA * x * x))
+
+
+def _gelu_tanh_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x = n.inputs[0]
+    if not STATE.enabled:
+        return (_GELU_TANH_BACKWARD(x, g),)
+    return (g * _gelu_tanh_derivative(x),)
+
+
+_gelu_tanh_runs = _float32_runs(_gelu_tanh_into, _in_opmath(_gelu_tanh_into))
+_gelu_tanh_backward_runs = _float32_runs(_gelu_tanh_backward_into, _in_opmath(_gelu_tanh_backward_into))
+_GELU_TANH_BACKWARD = Prim("gelu_tanh_backward",  # NOTE [fused backward]
+                           lambda x, g: thread_pool.flat(_gelu_tanh_backward_runs, (x, g), 15))
+_GELU_TANH = Prim("gelu_tanh", lambda a: thread_pool.flat(_gelu_tanh_runs, (a,), 8), _gelu_tanh_vjp,
+                  jvp=lambda ts, n: None if ts[0] is None else ts[0] * _gelu_tanh_derivative(n.inputs[0]))
+
+
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit: exact (``'none'``) or the ``'tanh'`` approximation."""
     need_floating(input, "GeluKernelImpl")  # torch has no integer, bool or complex kernel: never a silent cast
     if approximate == "tanh":
-        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
+        if input._device.type in _GELU_TANH.kernels:
+            return _GELU_TANH(input)
+        inner = (input + input * input * input * _KAPPA) * _BETA  # devices without the fused kernel
         return input * 0.5 * (1 + inner.tanh())
     if approximate != "none":
         raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
