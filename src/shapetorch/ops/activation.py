@@ -354,14 +354,38 @@ def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
     # in [1, 2^64]: then no exp overflowed, an exp that underflowed belongs to a result below float32's smallest
     # normal number, and the reciprocal is normal, so the values are torch's exp(x - max) / sum to a few ulp.
     # Otherwise (a large logit, a row of very negative ones, inf or NaN) the block is redone shifted, as torch.
+    # Only the rows outside the range are redone when they are few and the rows lie along the last axis: a causal
+    # mask leaves the first query one key, whose exp is below 1 half the time, and redid every block.
     np.exp(a, out=out)
     total = _sum(out, axis)
     if _between(total, 1.0, 2.0**64):
         out *= np.reciprocal(total, out=total)
         return
+    bad = _few_bad_rows(total, 1.0, 2.0**64, axis)
+    if bad is not None:
+        total[bad] = 1
+        out *= np.reciprocal(total, out=total)
+        sub = a[bad]
+        _softmax_shifted(sub, -1, sub)
+        out[bad] = sub
+        return
+    _softmax_shifted(a, axis, out)
+
+
+def _softmax_shifted(a: Any, axis: int, out: Any) -> None:
     _shifted_exp(a, axis, out)
     total = _sum(out, axis)
     out *= np.reciprocal(total, out=total)  # as torch's CPU kernel: one division per row, a product per element
+
+
+def _few_bad_rows(total: Any, lo: float, hi: float, axis: int) -> Any:
+    """Where the row sums ``total`` (the rows along the last axis, ``(..., 1)``) leave ``[lo, hi]`` (NaN too): a
+    boolean mask over the leading dims, or None when the rows are not along the last axis or a quarter or more
+    are out (the whole block is then redone: indexing would cost more than it saves)."""
+    if axis not in (-1, total.ndim - 1) or total.ndim < 2:
+        return None
+    bad = ~((total >= lo) & (total <= hi))[..., 0]
+    return bad if 4 * int(np.count_nonzero(bad)) < bad.size else None
 
 
 def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
@@ -372,6 +396,18 @@ def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
     if _between(total, 2.0**-24, 2.0**24):
         np.subtract(a, np.log(total, out=total), out=out)
         return
+    bad = _few_bad_rows(total, 2.0**-24, 2.0**24, axis)  # (only those rows redone, as in softmax)
+    if bad is not None:
+        total[bad] = 1
+        np.subtract(a, np.log(total, out=total), out=out)
+        sub = a[bad]
+        _log_softmax_shifted(sub, -1, sub)
+        out[bad] = sub
+        return
+    _log_softmax_shifted(a, axis, out)
+
+
+def _log_softmax_shifted(a: Any, axis: int, out: Any) -> None:
     np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)  # (x - max) - log(sum(exp(x - max)))
     out -= np.log(_sum(np.exp(out), axis))
 
