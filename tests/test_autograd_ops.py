@@ -130,6 +130,7 @@ CASES: dict[str, tuple[Any, list[tuple[tuple[int, ...], str]]]] = {
     # nn primitives
     "relu": (lambda lib, a: F(lib).relu(a), [((2, 3), "nonzero")]),
     "gelu": (lambda lib, a: F(lib).gelu(a), [((2, 3), A)]),
+    "gelu_tanh": (lambda lib, a: F(lib).gelu(a, approximate="tanh"), [((2, 3), A)]),
     "layer_norm": (lambda lib, a, w, b: F(lib).layer_norm(a, (3,), w, b), [((2, 3), A), ((3,), A), ((3,), A)]),
     "linear": (lambda lib, a, w, b: F(lib).linear(a, w, b), [((2, 3), A), ((4, 3), A), ((4,), A)]),
     "softmax": (lambda lib, a: F(lib).softmax(a, dim=1), [((2, 3), A)]),

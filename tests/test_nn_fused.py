@@ -253,6 +253,62 @@ def test_gelu_float32_tails_as_torch():
         np.testing.assert_allclose(es.grad.numpy(), et.grad.numpy(), rtol=1e-6)
 
 
+def test_gelu_float32_non_finite():
+    """NaN and -inf give NaN (value and gradient), as torch; +inf gives inf with the gradient NaN, as torch's float64
+    kernel and its float32 kernel on one element (its vectorised float32 loop answers NaN: see compatibility.md)."""
+    x = np.array([np.nan, -np.inf, np.inf, 1.0], np.float32)
+    xs = st.tensor(x, requires_grad=True)
+    y = F.gelu(xs)
+    y.sum().backward()
+    got, grad = y.detach().numpy(), xs.grad.numpy()
+    np.testing.assert_array_equal(np.isnan(got), [True, True, False, False])
+    assert got[2] == np.inf
+    np.testing.assert_array_equal(np.isnan(grad), [True, True, True, False])
+    t64 = torch.tensor(x.astype(np.float64), requires_grad=True)
+    TF.gelu(t64).sum().backward()
+    np.testing.assert_array_equal(np.isnan(grad), np.isnan(t64.grad.numpy()))
+
+
+_TANH_EDGES = [np.inf, -np.inf, np.nan, -10.0, -14.0, 1e30, -1e30, 0.0, -0.0, -5.0, -4.0, 5.5, 1e13, -1e13, 0.3]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_gelu_tanh_fused_as_torch(dtype):
+    """gelu(approximate='tanh'), one primitive with a fused gradient: torch's values and gradients for random
+    inputs (a large one in cache-sized runs, a transposed view) and at the edges (inf, NaN, x^3 overflowing, where
+    torch's gradient is NaN), with a random cotangent; half dtypes computed in float32 and rounded once."""
+    rtol, atol = {"float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-10)}.get(dtype, (1e-2, 1e-3))  # torch's float32
+    # tolerance: where 1 + tanh cancels (x < -3), both libraries keep only a few bits of the result
+    rng = np.random.default_rng(0)
+    for x, transposed in ((np.asarray(_TANH_EDGES), False), (rng.normal(size=(520, 300)) * 3, True),
+                          (rng.normal(size=(7, 5)) * 3, False)):
+        g = rng.normal(size=x.shape[::-1] if transposed else x.shape)
+        got = []
+        for lib, mod in ((st, F), (torch, TF)):
+            xt = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+            y = mod.gelu(xt.t() if transposed else xt, approximate="tanh")
+            y.backward(lib.tensor(g, dtype=getattr(lib, dtype)))
+            assert y.dtype == getattr(lib, dtype)
+            got.append((y.detach().float().numpy(), xt.grad.float().numpy()))
+        for a, b in zip(*got):
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def test_gelu_tanh_double_backward_and_forward_mode():
+    """The fused primitive's second derivative (through the composite derivative) and its jvp, as torch's."""
+    x = data(4, 6) * 2
+    res = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        (gx,) = lib.autograd.grad(mod.gelu(xt, approximate="tanh").sum(), xt, create_graph=True)
+        (ggx,) = lib.autograd.grad((gx * gx).sum(), xt)
+        _, jvp = lib.func.jvp(lambda t, m=mod: m.gelu(t, approximate="tanh"), (lib.tensor(x),),
+                              (lib.tensor(data(4, 6, seed=1)),))
+        res.append((gx.detach().numpy(), ggx.numpy(), jvp.detach().numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("transposed", [False, True])
 def test_gelu_in_cache_runs_as_torch(dtype, transposed):

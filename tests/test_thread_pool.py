@@ -257,6 +257,38 @@ def test_softmax_kernels_as_torch_on_edges_dims_and_layouts(threads: int, dtype:
                                        err_msg=f"{ours_fn.__name__} backward {name}")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_redoes_only_the_rows_out_of_range(threads: int, dtype: type) -> None:
+    """Causal attention scores: the first queries see one or two keys, so their row sums fall below 1 (softmax) now
+    and then; those rows alone are redone shifted by their maxima, beside a NaN row, an all-masked row, an
+    overflowing and a very negative one, in a block of rows that are all in range. Values and gradients as torch's,
+    and the rows in range computed without the shift (the same bits as the unshifted formula)."""
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((8, 4, 64, 64)) * 2).astype(dtype)
+    a[..., np.triu(np.ones((64, 64), bool), 1)] = -np.inf
+    a[0, 0, 5] = np.nan
+    a[1, 1, 9] = -np.inf
+    a[2, 2, 11, :12] = 120.0
+    a[3, 3, 40] -= 300.0
+    g = rng.standard_normal(a.shape).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for ours_fn, torch_fn, plain in ((st.softmax, torch.softmax, lambda e: e / e.sum(-1, keepdims=True)),
+                                     (st.log_softmax, torch.log_softmax, lambda e: a - np.log(e.sum(-1, keepdims=True)))):
+        xs, xt = st.tensor(a).requires_grad_(), torch.tensor(a).requires_grad_()
+        ours, theirs = ours_fn(xs, -1), torch_fn(xt, -1)
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol, equal_nan=True)
+        ours.backward(st.tensor(g))
+        theirs.backward(torch.tensor(g))
+        np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=tol, atol=tol, equal_nan=True)
+        with np.errstate(all="ignore"):
+            e = np.exp(a)
+            want = plain(e)
+        total = e.sum(-1)
+        fine = (total >= (1.0 if ours_fn is st.softmax else 2.0**-24)) & (total <= 2.0**24)
+        assert fine.mean() > 0.9 and not fine.all()
+        np.testing.assert_allclose(ours.detach().numpy()[fine], want[fine], rtol=tol, atol=tol)
+
+
 def test_large_sum_is_as_accurate_as_a_pairwise_sum(threads: int) -> None:
     x = np.random.default_rng(7).random(1 << 22).astype(np.float32)
     exact = x.astype(np.float64).sum()

@@ -113,76 +113,58 @@ method("relu_", make_inplace(relu, "relu_"))
 
 # -- gelu (erf is in .special) ---------------------------------------------------------------------------------------
 
-# erf(x) / x = P(x^2) / Q(x^2) on |x| <= 4 (beyond, erf rounds to +-1 in float32): a rational fit made for GELU's
-# float32 kernels (weighted least squares on the relative error: 5e-9 in float64; within 7 ulp evaluated in float32,
-# GELU's error then within 1e-6 of the exact value, as torch's own float32 GELU). The float32 kernels evaluate it
-# as 0.5 * erf(x / sqrt(2)) = x * R(x^2), the scale 1 / sqrt(2), the factor 0.5 and Q's leading coefficient folded
-# into the coefficients (below), which saves three passes; NumPy's SIMD ufuncs run 3-4x faster than scipy's erf,
-# which evaluates each float32 element in float64.
-_ERF_P = (1.1283791682261612, 0.18525760488795087, 0.054293823793030355, 0.0038479984462177503,
-          0.0003783350996418892, 4.648870566401043e-06, -1.3017603489520532e-08)
-_ERF_Q = (1.0, 0.4975136737634378, 0.1139540880549856, 0.01545426602856049, 0.001305548879944956,
-          6.277308837339332e-05)
-
-
-def _folded_erf_fit() -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """R(w) = 0.5 * erf(x / sqrt(2)) / x with w = x^2, as P'(w) / Q'(w), Q' monic (its leading 1 left out)."""
-    lead = _ERF_Q[-1] / 2.0 ** (len(_ERF_Q) - 1)
-    p = tuple(np.float32(c / 2.0 ** k * _SQRT_HALF * 0.5 / lead) for k, c in enumerate(_ERF_P))
-    q = tuple(np.float32(c / 2.0 ** k / lead) for k, c in enumerate(_ERF_Q[:-1]))
-    return p, q
-
-
-_F32_P, _F32_Q = _folded_erf_fit()
-# |x / sqrt(2)| <= 4 and a little more: at this bound the float32 evaluation of x * R(x^2) is exactly +-0.5, so
-# GELU is exactly 0 (and Phi exactly 1) in the clipped tails rather than |x| times a rounding error (a test checks)
-_F32_CLIP = np.float32(5.657)
-_F32_ZERO, _F32_HALF, _F32_ONE = np.float32(0), np.float32(0.5), np.float32(1)
+# float32 GELU uses Abramowitz and Stegun's erfc approximation 7.1.26 (absolute error below 1.5e-7 in erf, so
+# below 7.5e-8 in Phi): erfc(z) = t * (a1 + a2 t + ... + a5 t^4) * exp(-z^2), t = 1 / (1 + p z), z = |x| / sqrt(2),
+# and Phi(x) = 0.5 + copysign(0.5 - erfc(z) / 2, x). It is 20 NumPy passes where the rational erf fit this
+# replaced (a 6/5 rational in x^2, 5e-9 accurate) was 30: the exp and the reciprocal carry the tail, so the
+# polynomial is short. Its error is that of torch's own float32 GELU (within about 1e-6 of the exact value, as
+# the float32 rounding of x * Phi near |x| = 8 is); 0.5 - r rounds to 0.5 where r < 2^-26, so GELU is exactly
+# 0 for large negative x, as torch's float32 kernel. scipy's erf and ndtr evaluate each float32 element in
+# float64 and were 4-5x slower than the whole of this (one thread, 8x64x512).
+# t = 1 / (1 + p |x| / sqrt(2)) = c * u with u = 1 / (c + |x|), c = sqrt(2) / p: the factor c^k goes into the
+# k-th coefficient (one pass fewer than scaling |x| by p); a1..a5 are halved too (the kernels need erfc / 2), and
+# listed in Horner's order from the highest power
+_AS_C = 1.0 / (0.3275911 * _SQRT_HALF)
+_AS_A = tuple(np.float32(a * 0.5 * _AS_C ** k) for k, a in zip(range(5, 0, -1), (
+    1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592), strict=True))
+_F32_C = np.float32(_AS_C)
+_F32_HALF = np.float32(0.5)
 _F32_MINUS_HALF, _F32_INV_SQRT_2PI = np.float32(-0.5), np.float32(_INV_SQRT_2PI)
+_SIGN_BIT = np.uint32(0x80000000)
 
 
-def _horner_into(w: Any, coefs: tuple[Any, ...], out: Any) -> None:
-    """``out = sum(coefs[k] * w**k)``, one ufunc pass per operation."""
-    np.multiply(w, coefs[-1], out=out)
-    for c in coefs[-2:0:-1]:
-        out += c
-        out *= w
-    out += coefs[0]
-
-
-def _monic_into(w: Any, coefs: tuple[Any, ...], out: Any) -> None:
-    """``out = w**n + sum(coefs[k] * w**k)`` with ``n = len(coefs)``."""
-    np.add(w, coefs[-1], out=out)
-    for c in coefs[-2::-1]:
-        out *= w
-        out += c
-
-
-def _cdf32_into(x: Any, out: Any, xc: Any, w: Any, den: Any) -> None:
-    """``out = Phi(x)`` for float32 ``x``; ``xc``, ``w``, ``den`` are scratch buffers of its size."""
-    np.clip(x, -_F32_CLIP, _F32_CLIP, out=xc)
-    np.multiply(xc, xc, out=w)
-    _horner_into(w, _F32_P, out)
-    _monic_into(w, _F32_Q, den)
-    out /= den
-    out *= xc
+def _cdf32_into(x: Any, out: Any, t: Any, e: Any) -> None:
+    """``out = Phi(x)`` for float32 ``x``; ``t``, ``e`` are scratch buffers of its size, and ``e`` is left
+    holding ``exp(-x^2 / 2)`` (the gradient's pdf needs it)."""
+    np.abs(x, out=t)
+    t += _F32_C
+    np.reciprocal(t, out=t)  # u
+    np.multiply(t, _AS_A[0], out=out)
+    for a in _AS_A[1:]:
+        out += a
+        out *= t
+    np.square(x, out=e)  # (twice as fast as np.multiply(x, x): one input stream)
+    e *= _F32_MINUS_HALF
+    np.exp(e, out=e)
+    out *= e  # erfc(|x| / sqrt(2)) / 2: 0 at +-inf (t and e are), NaN for NaN
+    np.subtract(_F32_HALF, out, out=out)  # >= 0 (or NaN): x's sign bit or-ed in is copysign(out, x)
+    # (np.copysign is not vectorised: 7x the time of the two integer passes on a run in cache)
+    sign = t.view(np.uint32)
+    np.bitwise_and(x.view(np.uint32), _SIGN_BIT, out=sign)
+    bits = out.view(np.uint32)
+    np.bitwise_or(bits, sign, out=bits)
     out += _F32_HALF
-    # near the clip bound the rounding of x * R(x^2) can pass +-0.5 by a few ulp: Phi would leave [0, 1]
-    np.clip(out, _F32_ZERO, _F32_ONE, out=out)
 
 
 def _gelu32_into(x: Any, out: Any, s: tuple[Any, ...]) -> None:
-    _cdf32_into(x, out, *s)
+    _cdf32_into(x, out, s[0], s[1])
     out *= x
 
 
 def _gelu_backward32_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
-    """``out = g * (Phi(x) + x * phi(x))``; phi from the unclipped x (its tail, times x, is not yet negligible)."""
-    _cdf32_into(x, out, *s)
-    pdf = s[2]
-    np.multiply(x, x, out=pdf)
-    pdf *= _F32_MINUS_HALF
-    np.exp(pdf, out=pdf)
+    """``out = g * (Phi(x) + x * phi(x))``, phi from the ``exp(-x^2 / 2)`` that Phi computed."""
+    pdf = s[1]
+    _cdf32_into(x, out, s[0], pdf)
     pdf *= _F32_INV_SQRT_2PI
     pdf *= x
     out += pdf
@@ -219,8 +201,8 @@ def _gelu_backward_kernel(x: Any, g: Any) -> Any:
 # The float32 kernels run over runs of this many elements (256 KiB of float32; the five arrays a run touches fit a
 # 2 MiB L2), so that each pass after the first reads the cache rather than memory: GELU over (8, 64, 512) float32
 # went from 4.3 to 1.9 ms with one thread (its gradient 5.8 to 2.7 ms; a loaded machine, whose other jobs share the
-# memory bus), same values. 64K measured 5-8% faster than 32K and 128K (each run's ~28 calls cost Python time too).
-# Each run writes into the result directly and reuses three scratch buffers.
+# memory bus), same values. 64K measured 5-8% faster than 32K and 128K (each run's 20-odd calls cost Python time too).
+# Each run writes into the result directly and reuses two scratch buffers.
 _CACHE_RUN = 1 << 16
 
 
@@ -234,7 +216,7 @@ def _float32_runs(into: Callable[..., None], generic: Callable[..., Any]) -> Cal
         flat = [a.reshape(-1) for a in arrays]
         out = np.empty(a0.size, np.float32)
         n = max(1, min(a0.size, _CACHE_RUN))  # an empty input: no run
-        scratch = tuple(np.empty(n, np.float32) for _ in range(3))
+        scratch = tuple(np.empty(n, np.float32) for _ in range(2))
         for lo in range(0, a0.size, n):
             hi = min(lo + n, a0.size)
             into(*(f[lo:hi] for f in flat), out[lo:hi], tuple(b[:hi - lo] for b in scratch))
@@ -242,9 +224,9 @@ def _float32_runs(into: Callable[..., None], generic: Callable[..., Any]) -> Cal
     return run
 
 
-# GELU's float32 erf is about 30 NumPy passes over the input: large inputs split over the intra-op threads sooner
-# than a one-pass ufunc does, and each thread's part runs in cache-sized runs
-_GELU_PASSES = 30
+# GELU's float32 kernels are 21 (gradient 25) NumPy passes over the input: large inputs split over the intra-op
+# threads sooner than a one-pass ufunc does, and each thread's part runs in cache-sized runs
+_GELU_PASSES = 22
 _gelu_runs = _float32_runs(_gelu32_into, _gelu_kernel)
 _gelu_backward_runs = _float32_runs(_gelu_backward32_into, _gelu_backward_kernel)
 _GELU_BACKWARD = Prim("gelu_backward",  # NOTE [fused backward]
@@ -263,11 +245,84 @@ def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
 _GELU = Prim("gelu", lambda a: thread_pool.flat(_gelu_runs, (a,), _GELU_PASSES), _gelu_vjp)
 
 
+# -- gelu(approximate='tanh'): 0.5 x (1 + tanh(beta (x + kappa x^3))), torch's formula, as one primitive -----------
+# The composite was eight primitives (nodes, dispatch and a buffer each); the kernels are 8 passes forward and 15
+# for the gradient, in place, over cache-sized runs for float32. float16 and bfloat16 are computed in float32 and
+# rounded once, as torch's CPU kernel. The composite derivative below serves double backward and forward mode.
+_BETA, _KAPPA = math.sqrt(2.0 / math.pi), 0.044715
+
+
+def _gelu_tanh_into(x: Any, out: Any, s: tuple[Any, ...]) -> None:
+    np.square(x, out=out)
+    out *= _BETA * _KAPPA
+    out += _BETA
+    out *= x  # beta (x + kappa x^3): inf (tanh 1) or -inf (tanh -1) when x^2 overflows, as torch's x^3
+    np.tanh(out, out=out)
+    out += 1.0
+    out *= x
+    out *= 0.5
+
+
+def _gelu_tanh_backward_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
+    """``out = g * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2))``, ``t = tanh(beta (x + kappa x^3))``:
+    torch's terms (NaN where x^2 overflows, as its)."""
+    right, sq = s
+    np.square(x, out=sq)
+    np.multiply(sq, _BETA * _KAPPA, out=out)
+    out += _BETA
+    out *= x
+    np.tanh(out, out=out)  # t
+    sq *= 1.5 * _BETA * _KAPPA
+    sq += 0.5 * _BETA
+    sq *= x  # 0.5 x beta (1 + 3 kappa x^2)
+    np.square(out, out=right)
+    np.subtract(1.0, right, out=right)
+    sq *= right
+    out += 1.0
+    out *= 0.5
+    out += sq
+    out *= g
+
+
+def _in_opmath(into: Callable[..., None]) -> Callable[..., Any]:
+    """``into`` over whole arrays of any floating dtype; float16 and bfloat16 computed in float32."""
+    def run(*arrays: Any) -> Any:
+        dt = arrays[0].dtype
+        work = np.dtype(np.float32) if dt.itemsize < 4 else dt
+        xs = [np.asarray(a, dtype=work) for a in arrays]
+        out = np.empty(xs[0].shape, work)
+        into(*xs, out, (np.empty_like(out), np.empty_like(out)))
+        return out.astype(dt, copy=False)
+    return run
+
+
+def _gelu_tanh_derivative(x: Tensor) -> Tensor:
+    t = ((x + x * x * x * _KAPPA) * _BETA).tanh()
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_BETA * (1 + 3 * _KAPPA * x * x))
+
+
+def _gelu_tanh_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x = n.inputs[0]
+    if not STATE.enabled:
+        return (_GELU_TANH_BACKWARD(x, g),)
+    return (g * _gelu_tanh_derivative(x),)
+
+
+_gelu_tanh_runs = _float32_runs(_gelu_tanh_into, _in_opmath(_gelu_tanh_into))
+_gelu_tanh_backward_runs = _float32_runs(_gelu_tanh_backward_into, _in_opmath(_gelu_tanh_backward_into))
+_GELU_TANH_BACKWARD = Prim("gelu_tanh_backward",  # NOTE [fused backward]
+                           lambda x, g: thread_pool.flat(_gelu_tanh_backward_runs, (x, g), 15))
+_GELU_TANH = Prim("gelu_tanh", lambda a: thread_pool.flat(_gelu_tanh_runs, (a,), 8), _gelu_tanh_vjp,
+                  jvp=lambda ts, n: None if ts[0] is None else ts[0] * _gelu_tanh_derivative(n.inputs[0]))
+
+
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit: exact (``'none'``) or the ``'tanh'`` approximation."""
     need_floating(input, "GeluKernelImpl")  # torch has no integer, bool or complex kernel: never a silent cast
     if approximate == "tanh":
-        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
+        if input._device.type in _GELU_TANH.kernels:
+            return _GELU_TANH(input)
+        inner = (input + input * input * input * _KAPPA) * _BETA  # devices without the fused kernel
         return input * 0.5 * (1 + inner.tanh())
     if approximate != "none":
         raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
@@ -301,14 +356,38 @@ def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
     # in [1, 2^64]: then no exp overflowed, an exp that underflowed belongs to a result below float32's smallest
     # normal number, and the reciprocal is normal, so the values are torch's exp(x - max) / sum to a few ulp.
     # Otherwise (a large logit, a row of very negative ones, inf or NaN) the block is redone shifted, as torch.
+    # Only the rows outside the range are redone when they are few and the rows lie along the last axis: a causal
+    # mask leaves the first query one key, whose exp is below 1 half the time, and redid every block.
     np.exp(a, out=out)
     total = _sum(out, axis)
     if _between(total, 1.0, 2.0**64):
         out *= np.reciprocal(total, out=total)
         return
+    bad = _few_bad_rows(total, 1.0, 2.0**64, axis)
+    if bad is not None:
+        total[bad] = 1
+        out *= np.reciprocal(total, out=total)
+        sub = a[bad]
+        _softmax_shifted(sub, -1, sub)
+        out[bad] = sub
+        return
+    _softmax_shifted(a, axis, out)
+
+
+def _softmax_shifted(a: Any, axis: int, out: Any) -> None:
     _shifted_exp(a, axis, out)
     total = _sum(out, axis)
     out *= np.reciprocal(total, out=total)  # as torch's CPU kernel: one division per row, a product per element
+
+
+def _few_bad_rows(total: Any, lo: float, hi: float, axis: int) -> Any:
+    """Where the row sums ``total`` (the rows along the last axis, ``(..., 1)``) leave ``[lo, hi]`` (NaN too): a
+    boolean mask over the leading dims, or None when the rows are not along the last axis or a quarter or more
+    are out (the whole block is then redone: indexing would cost more than it saves)."""
+    if axis not in (-1, total.ndim - 1) or total.ndim < 2:
+        return None
+    bad = ~((total >= lo) & (total <= hi))[..., 0]
+    return bad if 4 * int(np.count_nonzero(bad)) < bad.size else None
 
 
 def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
@@ -319,6 +398,18 @@ def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
     if _between(total, 2.0**-24, 2.0**24):
         np.subtract(a, np.log(total, out=total), out=out)
         return
+    bad = _few_bad_rows(total, 2.0**-24, 2.0**24, axis)  # (only those rows redone, as in softmax)
+    if bad is not None:
+        total[bad] = 1
+        np.subtract(a, np.log(total, out=total), out=out)
+        sub = a[bad]
+        _log_softmax_shifted(sub, -1, sub)
+        out[bad] = sub
+        return
+    _log_softmax_shifted(a, axis, out)
+
+
+def _log_softmax_shifted(a: Any, axis: int, out: Any) -> None:
     np.subtract(a, np.maximum.reduce(a, axis, keepdims=True), out=out)  # (x - max) - log(sum(exp(x - max)))
     out -= np.log(_sum(np.exp(out), axis))
 

@@ -25,7 +25,8 @@ NAME = "webgpu"
 RT.require()
 # The CPU's fused fast paths: their ops call them only where the primitive has a kernel, and elsewhere (on
 # WebGPU) take the composite path of primitives that have kernels, so they need none and never raise
-CPU_FAST_PATHS = ("attention_probs", "batch_norm", "batch_norm_stats", "convolution_bias", "einsum", "gru_cell_gates",
+CPU_FAST_PATHS = ("attention_probs", "batch_norm", "batch_norm_stats", "convolution_bias", "einsum", "gelu_tanh",
+                  "gelu_tanh_backward", "gru_cell_gates",
                   "gru_layer", "lstm_cell_gates", "lstm_layer", "lstm_layer_steps", "max_pool", "max_pool_backward",
                   "max_pool_indices", "max_pool_select", "relu_backward")
 # primitives without a WebGPU kernel (they raise kernel_not_registered_error; to_device moves through the host)
