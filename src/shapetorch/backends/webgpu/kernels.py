@@ -1464,17 +1464,36 @@ def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, o
 
 
 # -- registration --------------------------------------------------------------------------------------
-def _named(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
-    """The kernel, with the runtime told which primitive runs (its limit and device errors name it)."""
-    def run(*args: Any, **params: Any) -> Any:
-        outer = RT.op
-        RT.op = name
-        try:
-            return kernel(*args, **params)
-        finally:
-            RT.op = outer
+_C64 = np.dtype(np.complex64)
+
+
+def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) -> Callable[..., Any]:
+    """The kernel, with the runtime told which primitive runs (its limit and device errors name it); with
+    ``refuse_complex``, complex64 arguments are refused with a coded error naming the primitive (a shader written
+    for real numbers would not compile, or would treat (re, im) as two unrelated numbers). Both in one frame: every
+    WebGPU kernel call passes through it."""
+    if refuse_complex:
+        def run(*args: Any, **params: Any) -> Any:
+            for a in args:
+                if type(a) is WArray and a.dtype == _C64:
+                    _no_kernel(name, _C64)
+            outer = RT.op
+            RT.op = name
+            try:
+                return kernel(*args, **params)
+            finally:
+                RT.op = outer
+    else:
+        def run(*args: Any, **params: Any) -> Any:
+            outer = RT.op
+            RT.op = name
+            try:
+                return kernel(*args, **params)
+            finally:
+                RT.op = outer
 
     run.__name__ = run.__qualname__ = getattr(kernel, "__name__", name)
+    run.__wrapped__ = kernel  # type: ignore[attr-defined]  # (complex_kernels.install re-wraps it refusing complex)
     return run
 
 
