@@ -176,6 +176,65 @@ def test_dispatches_go_through_wgpu_natives_entry_points_or_the_public_calls(rt,
     st.synchronize()
 
 
+def test_the_native_calls_are_taken_only_with_the_declarations_they_were_written_for(rt, monkeypatch):
+    """``SHAPETORCH_WEBGPU_PUBLIC_CALLS=1`` takes wgpu-py's methods; so does a wgpu whose cffi declares any of the three
+    C functions otherwise (another wgpu version: calling it with this ABI could crash the process)."""
+    from shapetorch.backends.webgpu import runtime as R
+
+    assert R._pass_calls() is not None
+    monkeypatch.setenv("SHAPETORCH_WEBGPU_PUBLIC_CALLS", "1")
+    assert R._pass_calls() is None
+    monkeypatch.delenv("SHAPETORCH_WEBGPU_PUBLIC_CALLS")
+    for name, decl in R.NATIVE_SIGNATURES.items():
+        changed = dict(R.NATIVE_SIGNATURES, **{name: decl.replace("uint32_t", "uint64_t", 1).replace("Impl *)", "*)")})
+        monkeypatch.setattr(R, "NATIVE_SIGNATURES", changed)
+        assert R._pass_calls() is None, name
+    monkeypatch.setattr(R, "NATIVE_SIGNATURES", {**R.NATIVE_SIGNATURES, "wgpuNoSuchFunction": "void(*)(void)"})
+    assert R._pass_calls() is None
+
+
+def test_handles_of_another_type_switch_to_the_public_calls_without_losing_a_dispatch(rt, monkeypatch):
+    """Should wgpu's objects hold handles the C calls do not take (cffi checks each argument's type), the dispatch
+    being recorded goes through the public methods, as does every later one; values and gradients stay torch's."""
+    st.synchronize()
+    set_pipeline, set_bind_group, dispatch, offsets = rt.raw
+    calls = []
+
+    def wrong_handle(pid, index, group, n, offs):  # noqa: ANN001, ANN202
+        calls.append(index)
+        return set_bind_group(pid, index, rt.device, n, offs)  # a device is no bind group: cffi raises TypeError
+
+    monkeypatch.setattr(rt, "raw", (set_pipeline, wrong_handle, dispatch, offsets))
+    run(lambda lib, a, b: ((a * 2).exp() @ b.T).sum(1) - a.mean(), data((5, 7)), data((3, 7), seed=1))
+    assert calls == [0] and rt.raw is None  # the first dispatch fell back, and the rest took the public calls
+
+
+def test_a_process_with_public_calls_trains_as_torch(tmp_path):
+    """The fallback as a process sees it: ``SHAPETORCH_WEBGPU_PUBLIC_CALLS=1`` set before the device is made."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, torch, shapetorch as st\n"
+        "from shapetorch.backends.webgpu.runtime import RT\n"
+        "x = np.random.default_rng(0).normal(size=(6, 5)).astype(np.float32)\n"
+        "w = np.random.default_rng(1).normal(size=(3, 5)).astype(np.float32)\n"
+        "got = []\n"
+        "for lib, dev in ((st, 'webgpu'), (torch, 'cpu')):\n"
+        "    W = lib.tensor(w, device=dev, requires_grad=True)\n"
+        "    y = (lib.tensor(x, device=dev) @ W.T).relu().sum()\n"
+        "    y.backward()\n"
+        "    got.append((float(y.item()), np.asarray(W.grad.cpu().numpy())))\n"
+        "assert RT.raw is None, 'the native calls were used'\n"
+        "assert abs(got[0][0] - got[1][0]) < 1e-4 and np.allclose(got[0][1], got[1][1], atol=1e-5)\n"
+        "print('ok')\n")
+    env = dict(os.environ, SHAPETORCH_WEBGPU_PUBLIC_CALLS="1")
+    out = subprocess.run([sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+
+
 def test_a_repeated_reduction_reuses_its_launch_with_the_inputs_new_offset(rt):
     """A reduction of an earlier one's op, shape, strides, dtype and axes is recorded from that one's launch plan
     (none is made again), reading this call's input at its own offset; values and gradients as torch's."""

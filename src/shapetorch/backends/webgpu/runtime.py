@@ -605,7 +605,9 @@ class Runtime:
         if self.encoder is None:
             self.encoder = self.device.create_command_encoder()
             self.cpass = self.encoder.begin_compute_pass()
-            self.pass_id = self.cpass._internal if self.raw is not None else None
+            self.pass_id = getattr(self.cpass, "_internal", None) if self.raw is not None else None
+            if self.pass_id is None:  # (a wgpu whose pass keeps no handle there: cffi would pass None as NULL)
+                self.raw = None
             self.last_pipe = None
         if self.held is not None:
             self._emit(self.held)
@@ -623,13 +625,20 @@ class Runtime:
         if raw is not None:
             set_pipeline, set_bind_group, dispatch, offsets = raw
             pid = self.pass_id
-            if pipe is not self.last_pipe:
-                set_pipeline(pid, pipe._internal)
-                self.last_pipe = pipe
-            offsets[0] = off  # copied by the call (wgpu records the offsets with the command)
-            set_bind_group(pid, 0, bg._internal, 1, offsets)
-            dispatch(pid, grid[0], grid[1], grid[2])
-            return
+            try:
+                if pipe is not self.last_pipe:
+                    set_pipeline(pid, pipe._internal)
+                    self.last_pipe = pipe
+                offsets[0] = off  # copied by the call (wgpu records the offsets with the command)
+                set_bind_group(pid, 0, bg._internal, 1, offsets)
+                dispatch(pid, grid[0], grid[1], grid[2])
+                return
+            except (AttributeError, TypeError):
+                # wgpu's objects no longer hold the handles these calls take (another wgpu version: cffi checks
+                # each argument's C type, so nothing was recorded): the public methods from now on. The pipeline
+                # is set again, in case only the bind group's call failed.
+                self.raw = None
+                self.last_pipe = None
         cpass = self.cpass
         if pipe is not self.last_pipe:
             cpass.set_pipeline(pipe)
@@ -806,13 +815,27 @@ def _pass_calls() -> tuple[Any, Any, Any, Any] | None:
         from wgpu.backends.wgpu_native._ffi import ffi, lib
     except Exception:  # another backend, or a wgpu whose internals moved
         return None
-    names = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSetBindGroup",
-             "wgpuComputePassEncoderDispatchWorkgroups")
     try:
-        calls = [getattr(lib, n) for n in names]
+        calls = [getattr(lib, n) for n in NATIVE_SIGNATURES]
+        # The C declarations must be the ones these calls were written for (wgpu is pinned, but another version
+        # may be installed): a changed signature takes the public methods rather than calling with the wrong ABI.
+        # The handles passed (``_internal``) are type-checked by cffi at each call; Runtime._emit falls back on that.
+        if [ffi.typeof(c).cname for c in calls] != list(NATIVE_SIGNATURES.values()):
+            return None
         return calls[0], calls[1], calls[2], ffi.new("uint32_t[1]")
     except Exception:
         return None
+
+
+# The C functions of the three commands of a dispatch, with the declarations wgpu 0.31's cffi has for them.
+NATIVE_SIGNATURES = {
+    "wgpuComputePassEncoderSetPipeline":
+        "void(*)(struct WGPUComputePassEncoderImpl *, struct WGPUComputePipelineImpl *)",
+    "wgpuComputePassEncoderSetBindGroup":
+        "void(*)(struct WGPUComputePassEncoderImpl *, uint32_t, struct WGPUBindGroupImpl *, size_t, uint32_t *)",
+    "wgpuComputePassEncoderDispatchWorkgroups":
+        "void(*)(struct WGPUComputePassEncoderImpl *, uint32_t, uint32_t, uint32_t)",
+}
 
 
 def _last_line(e: BaseException) -> str:
