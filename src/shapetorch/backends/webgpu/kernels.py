@@ -379,8 +379,24 @@ def cast_kernel(a: WArray, dtype: Any) -> WArray:
 
 
 # -- views ---------------------------------------------------------------------------------------------
+_VIEW_STRIDES: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, ...] | None] = {}
+
+
 def view_strides(old: tuple[int, ...], stride: tuple[int, ...], new: tuple[int, ...]) -> tuple[int, ...] | None:
-    """Strides that show ``old`` (with ``stride``) as ``new`` without a copy, or None (torch's computeStride)."""
+    """Strides that show ``old`` (with ``stride``) as ``new`` without a copy, or None (torch's computeStride). Kept
+    per (old, stride, new): a training step reshapes the same few layouts every step (two per dispatch or so)."""
+    key = (old, stride, new)
+    got = _VIEW_STRIDES.get(key, False)
+    if got is not False:
+        return got  # type: ignore[return-value]
+    got = _view_strides(old, stride, new)
+    if len(_VIEW_STRIDES) >= 4096:
+        _VIEW_STRIDES.clear()
+    _VIEW_STRIDES[key] = got
+    return got
+
+
+def _view_strides(old: tuple[int, ...], stride: tuple[int, ...], new: tuple[int, ...]) -> tuple[int, ...] | None:
     if math.prod(old) == 0 or not old:
         return contiguous_strides(new)
     out = [0] * len(new)

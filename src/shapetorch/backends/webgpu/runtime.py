@@ -394,10 +394,14 @@ class Runtime:
                  problem=f"a tensor of {nbytes / 2**20:.1f} MiB is more than this WebGPU adapter's largest buffer "
                          f"({self.max_buffer / 2**20:.0f} MiB, its max-buffer-size); split the tensor, or compute on "
                          "'cpu'")
-        # the common case first: a free buffer of the size class itself, from the pool (no buffer freed since the
-        # last submit) -- a training step's every output once it is warm
+        # the common case first: a free buffer of the size class itself -- a warm training step's every output. A
+        # dispatch output takes the first made of the pool's and of those freed since the last submit (_take_either)
         bufs = self.pool.get(size)
-        if bufs and (upload or not self.dirty.get(size)):
+        if not upload:
+            freed = self.dirty.get(size)
+            if freed and (not bufs or freed[0][0] < bufs[0][0]):
+                bufs = freed
+        if bufs:
             serial, buf = heapq.heappop(bufs)
         else:
             # a buffer over the binding limit only serves a request over it: most kernels bind whole buffers
