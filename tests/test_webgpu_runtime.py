@@ -131,6 +131,33 @@ def test_the_pool_reuses_larger_buffers_and_stays_under_its_limit(rt, monkeypatc
     st.empty_cache()
 
 
+def test_the_pool_hands_out_the_first_made_free_buffer_and_uploads_only_submitted_ones(rt):
+    """Of the free buffers of a size, a request gets the first made, whether it was freed before or after the last
+    submit (so a loop gets the same buffers every step); an upload, written from the host, gets only one that no
+    unsubmitted command names."""
+    st.empty_cache()
+    nbytes = 3 << 20
+    first, second, third, fourth = (rt.alloc(nbytes) for _ in range(4))
+    made = [s.buf for s in (first, second, third, fourth)]
+    del third, first  # freed with no batch open: into the pool
+    got = rt.alloc(nbytes)
+    assert got.buf is made[0]
+    pending = st.ones(4, device=DEV) + 1  # a batch is open now
+    del second, got  # freed while it is open: reused only as kernel outputs until the submit
+    out = rt.alloc(nbytes)  # the pool holds the third, the batch's freed the first and second
+    assert out.buf is made[0], "the first made of the pool's and the batch's freed buffers"
+    up = rt.alloc(nbytes, upload=True)
+    assert up.buf is made[2], "an upload takes no buffer an unsubmitted command names"
+    again = rt.alloc(nbytes)
+    assert again.buf is made[1]
+    del out, up, again, fourth
+    np.testing.assert_allclose(pending.numpy(), [2, 2, 2, 2])  # the submit: all of them are in the pool now
+    held = [rt.alloc(nbytes) for _ in range(4)]
+    assert [h.buf for h in held] == made
+    del held
+    st.empty_cache()
+
+
 def test_training_steps_reuse_bind_groups():
     """In a loop of identical training steps the pool hands out the same buffers at the same places (the first-made
     free buffer of a size), so every dispatch finds its bind group made by an earlier step: no bind group is made
