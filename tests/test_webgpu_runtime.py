@@ -131,6 +131,33 @@ def test_the_pool_reuses_larger_buffers_and_stays_under_its_limit(rt, monkeypatc
     st.empty_cache()
 
 
+def test_the_pool_hands_out_the_first_made_free_buffer_and_uploads_only_submitted_ones(rt):
+    """Of the free buffers of a size, a request gets the first made, whether it was freed before or after the last
+    submit (so a loop gets the same buffers every step); an upload, written from the host, gets only one that no
+    unsubmitted command names."""
+    st.empty_cache()
+    nbytes = 3 << 20
+    first, second, third, fourth = (rt.alloc(nbytes) for _ in range(4))
+    made = [s.buf for s in (first, second, third, fourth)]
+    del third, first  # freed with no batch open: into the pool
+    got = rt.alloc(nbytes)
+    assert got.buf is made[0]
+    pending = st.ones(4, device=DEV) + 1  # a batch is open now
+    del second, got  # freed while it is open: reused only as kernel outputs until the submit
+    out = rt.alloc(nbytes)  # the pool holds the third, the batch's freed the first and second
+    assert out.buf is made[0], "the first made of the pool's and the batch's freed buffers"
+    up = rt.alloc(nbytes, upload=True)
+    assert up.buf is made[2], "an upload takes no buffer an unsubmitted command names"
+    again = rt.alloc(nbytes)
+    assert again.buf is made[1]
+    del out, up, again, fourth
+    np.testing.assert_allclose(pending.numpy(), [2, 2, 2, 2])  # the submit: all of them are in the pool now
+    held = [rt.alloc(nbytes) for _ in range(4)]
+    assert [h.buf for h in held] == made
+    del held
+    st.empty_cache()
+
+
 def test_training_steps_reuse_bind_groups():
     """In a loop of identical training steps the pool hands out the same buffers at the same places (the first-made
     free buffer of a size), so every dispatch finds its bind group made by an earlier step: no bind group is made
@@ -174,6 +201,65 @@ def test_dispatches_go_through_wgpu_natives_entry_points_or_the_public_calls(rt,
         run(lambda lib, a, b: ((a * 2).exp() @ b.T).sum(1) - a.mean(), data((5, 7)), data((3, 7), seed=1))
         run(lambda lib, a: [a + i for i in range(40)][-1] * a, data((4, 9)))  # 40 blocks in one batch
     st.synchronize()
+
+
+def test_the_native_calls_are_taken_only_with_the_declarations_they_were_written_for(rt, monkeypatch):
+    """``SHAPETORCH_WEBGPU_PUBLIC_CALLS=1`` takes wgpu-py's methods; so does a wgpu whose cffi declares any of the three
+    C functions otherwise (another wgpu version: calling it with this ABI could crash the process)."""
+    from shapetorch.backends.webgpu import runtime as R
+
+    assert R._pass_calls() is not None
+    monkeypatch.setenv("SHAPETORCH_WEBGPU_PUBLIC_CALLS", "1")
+    assert R._pass_calls() is None
+    monkeypatch.delenv("SHAPETORCH_WEBGPU_PUBLIC_CALLS")
+    for name, decl in R.NATIVE_SIGNATURES.items():
+        changed = dict(R.NATIVE_SIGNATURES, **{name: decl.replace("uint32_t", "uint64_t", 1).replace("Impl *)", "*)")})
+        monkeypatch.setattr(R, "NATIVE_SIGNATURES", changed)
+        assert R._pass_calls() is None, name
+    monkeypatch.setattr(R, "NATIVE_SIGNATURES", {**R.NATIVE_SIGNATURES, "wgpuNoSuchFunction": "void(*)(void)"})
+    assert R._pass_calls() is None
+
+
+def test_handles_of_another_type_switch_to_the_public_calls_without_losing_a_dispatch(rt, monkeypatch):
+    """Should wgpu's objects hold handles the C calls do not take (cffi checks each argument's type), the dispatch
+    being recorded goes through the public methods, as does every later one; values and gradients stay torch's."""
+    st.synchronize()
+    set_pipeline, set_bind_group, dispatch, offsets = rt.raw
+    calls = []
+
+    def wrong_handle(pid, index, group, n, offs):  # noqa: ANN001, ANN202
+        calls.append(index)
+        return set_bind_group(pid, index, rt.device, n, offs)  # a device is no bind group: cffi raises TypeError
+
+    monkeypatch.setattr(rt, "raw", (set_pipeline, wrong_handle, dispatch, offsets))
+    run(lambda lib, a, b: ((a * 2).exp() @ b.T).sum(1) - a.mean(), data((5, 7)), data((3, 7), seed=1))
+    assert calls == [0] and rt.raw is None  # the first dispatch fell back, and the rest took the public calls
+
+
+def test_a_process_with_public_calls_trains_as_torch(tmp_path):
+    """The fallback as a process sees it: ``SHAPETORCH_WEBGPU_PUBLIC_CALLS=1`` set before the device is made."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, torch, shapetorch as st\n"
+        "from shapetorch.backends.webgpu.runtime import RT\n"
+        "x = np.random.default_rng(0).normal(size=(6, 5)).astype(np.float32)\n"
+        "w = np.random.default_rng(1).normal(size=(3, 5)).astype(np.float32)\n"
+        "got = []\n"
+        "for lib, dev in ((st, 'webgpu'), (torch, 'cpu')):\n"
+        "    W = lib.tensor(w, device=dev, requires_grad=True)\n"
+        "    y = (lib.tensor(x, device=dev) @ W.T).relu().sum()\n"
+        "    y.backward()\n"
+        "    got.append((float(y.item()), np.asarray(W.grad.cpu().numpy())))\n"
+        "assert RT.raw is None, 'the native calls were used'\n"
+        "assert abs(got[0][0] - got[1][0]) < 1e-4 and np.allclose(got[0][1], got[1][1], atol=1e-5)\n"
+        "print('ok')\n")
+    env = dict(os.environ, SHAPETORCH_WEBGPU_PUBLIC_CALLS="1")
+    out = subprocess.run([sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
 
 
 def test_a_repeated_reduction_reuses_its_launch_with_the_inputs_new_offset(rt):

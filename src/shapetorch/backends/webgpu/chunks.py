@@ -21,8 +21,11 @@ from .runtime import RT, BufferRange, WArray, Window
 
 
 def large(x: WArray) -> bool:
-    """Whether ``x``'s buffer is over the binding limit (so a kernel must bind a window of it)."""
-    return x.st is not None and x.st.buf.size > RT.max_binding
+    """Whether ``x``'s buffer is over the binding limit (so a kernel must bind a window of it). ``nbytes`` is the
+    buffer's size (the pooled size class; a window's own size), read without wgpu's ``size`` property: this runs
+    for every operand of every kernel."""
+    st = x.st
+    return st is not None and st.nbytes > RT.max_binding
 
 
 def item(x: WArray) -> int:

@@ -379,8 +379,24 @@ def cast_kernel(a: WArray, dtype: Any) -> WArray:
 
 
 # -- views ---------------------------------------------------------------------------------------------
+_VIEW_STRIDES: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, ...] | None] = {}
+
+
 def view_strides(old: tuple[int, ...], stride: tuple[int, ...], new: tuple[int, ...]) -> tuple[int, ...] | None:
-    """Strides that show ``old`` (with ``stride``) as ``new`` without a copy, or None (torch's computeStride)."""
+    """Strides that show ``old`` (with ``stride``) as ``new`` without a copy, or None (torch's computeStride). Kept
+    per (old, stride, new): a training step reshapes the same few layouts every step (two per dispatch or so)."""
+    key = (old, stride, new)
+    got = _VIEW_STRIDES.get(key, False)
+    if got is not False:
+        return got  # type: ignore[return-value]
+    got = _view_strides(old, stride, new)
+    if len(_VIEW_STRIDES) >= 4096:
+        _VIEW_STRIDES.clear()
+    _VIEW_STRIDES[key] = got
+    return got
+
+
+def _view_strides(old: tuple[int, ...], stride: tuple[int, ...], new: tuple[int, ...]) -> tuple[int, ...] | None:
     if math.prod(old) == 0 or not old:
         return contiguous_strides(new)
     out = [0] * len(new)
@@ -1559,17 +1575,36 @@ def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, o
 
 
 # -- registration --------------------------------------------------------------------------------------
-def _named(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
-    """The kernel, with the runtime told which primitive runs (its limit and device errors name it)."""
-    def run(*args: Any, **params: Any) -> Any:
-        outer = RT.op
-        RT.op = name
-        try:
-            return kernel(*args, **params)
-        finally:
-            RT.op = outer
+_C64 = np.dtype(np.complex64)
+
+
+def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) -> Callable[..., Any]:
+    """The kernel, with the runtime told which primitive runs (its limit and device errors name it); with
+    ``refuse_complex``, complex64 arguments are refused with a coded error naming the primitive (a shader written
+    for real numbers would not compile, or would treat (re, im) as two unrelated numbers). Both in one frame: every
+    WebGPU kernel call passes through it."""
+    if refuse_complex:
+        def run(*args: Any, **params: Any) -> Any:
+            for a in args:
+                if type(a) is WArray and a.dtype == _C64:
+                    _no_kernel(name, _C64)
+            outer = RT.op
+            RT.op = name
+            try:
+                return kernel(*args, **params)
+            finally:
+                RT.op = outer
+    else:
+        def run(*args: Any, **params: Any) -> Any:
+            outer = RT.op
+            RT.op = name
+            try:
+                return kernel(*args, **params)
+            finally:
+                RT.op = outer
 
     run.__name__ = run.__qualname__ = getattr(kernel, "__name__", name)
+    run.__wrapped__ = kernel  # type: ignore[attr-defined]  # (complex_kernels.install re-wraps it refusing complex)
     return run
 
 

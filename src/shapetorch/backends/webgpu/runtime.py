@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-import bisect
+import heapq
 import math
 import os
 import re
@@ -51,14 +51,9 @@ STORAGE: dict[str, tuple[str, str, np.dtype[Any]]] = {
     "complex64": ("vec2<f32>", "vec2<f32>", np.dtype(np.complex64)),
 }
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
-_SERIAL: dict[int, int] = {}  # buffer id -> the order it was made in (see Runtime._take_free)
 
 
-def _free_order(buf: Any) -> int:
-    """The sort key of the free lists: the last item is the first-made buffer, which ``pop`` hands out."""
-    return -_SERIAL.get(id(buf), 0)
-
-
+_SIZE_CLASS: dict[int, int] = {}  # request bytes -> its size class (Runtime.size_class; a step meets few sizes)
 _STORAGE_OF: dict[np.dtype[Any], tuple[str, str, np.dtype[Any]]] = {np.dtype(k): v for k, v in STORAGE.items()}
 _F16 = np.dtype(np.float16)
 
@@ -70,15 +65,16 @@ def supported_dtypes(has_f16: bool) -> list[str]:
 class Storage:
     """A GPU buffer owned by one or more arrays (views share it)."""
 
-    __slots__ = ("__weakref__", "buf", "nbytes")
+    __slots__ = ("__weakref__", "buf", "nbytes", "serial")
 
-    def __init__(self, buf: Any, nbytes: int) -> None:
+    def __init__(self, buf: Any, nbytes: int, serial: int = 0) -> None:
         self.buf = buf
         self.nbytes = nbytes  # the pooled size (>= what the array needs)
+        self.serial = serial  # the order the buffer was made in (its place in the free lists, see Runtime.alloc)
 
     def __del__(self) -> None:
         try:
-            RT.release(self.buf, self.nbytes)
+            RT.release(self.buf, self.nbytes, self.serial)
         except Exception:  # interpreter shutdown
             pass
 
@@ -240,8 +236,10 @@ class Runtime:
         self.layouts: dict[tuple[bool, ...], Any] = {}  # bind group layouts by signature
         self.groups: dict[tuple[Any, ...], Any] = {}  # bind groups by (signature, meta window, buffer ids)
         self.groups_of: dict[int, list[tuple[Any, ...]]] = {}  # buffer id -> the keys of the groups naming it
-        self.pool: dict[int, list[Any]] = {}
-        self.dirty: dict[int, list[Any]] = {}  # freed while named by unsubmitted commands
+        # Free buffers by size class, each list a heap of (serial, buffer): its top is the first-made buffer, the
+        # one a request gets (see _take_free); heapq keeps it in C, with no Python sort key per comparison.
+        self.pool: dict[int, list[tuple[int, Any]]] = {}
+        self.dirty: dict[int, list[tuple[int, Any]]] = {}  # freed while named by unsubmitted commands
         # Every buffer created, by id: the runtime owns them, Storage only leases one. Without this a Storage
         # in a garbage cycle could be finalised together with its buffer (wgpu releases the buffer in its
         # __del__), and Storage.__del__ would put the dead buffer back into the pool.
@@ -386,26 +384,42 @@ class Runtime:
         Buffers freed since the last submit are reused only as dispatch outputs (commands run in order); an
         upload (``write_buffer``) gets a buffer no pending command names. When the device cannot create a
         buffer, the free buffers are released and the creation is tried once more."""
-        size = self.size_class(nbytes)
+        size = _SIZE_CLASS.get(nbytes)
+        if size is None:
+            size = self.size_class(nbytes)
+            if len(_SIZE_CLASS) < 4096:
+                _SIZE_CLASS[nbytes] = size
         if size > self.max_buffer:
             fail("device_error_limit", op=self.op,
                  problem=f"a tensor of {nbytes / 2**20:.1f} MiB is more than this WebGPU adapter's largest buffer "
                          f"({self.max_buffer / 2**20:.0f} MiB, its max-buffer-size); split the tensor, or compute on "
                          "'cpu'")
-        # a buffer over the binding limit only serves a request over it: most kernels bind whole buffers
-        cap = 2 * size if size > self.max_binding else min(2 * size, self.max_binding)
-        found = self._take_free(self.pool, size, cap) if upload else self._take_either(size, cap)
-        if found is not None:
-            buf, size = found
-            self.pooled_bytes -= size
-            self.n_reuse += 1
+        # the common case first: a free buffer of the size class itself -- a warm training step's every output. A
+        # dispatch output takes the first made of the pool's and of those freed since the last submit (_take_either)
+        bufs = self.pool.get(size)
+        if not upload:
+            freed = self.dirty.get(size)
+            if freed and (not bufs or freed[0][0] < bufs[0][0]):
+                bufs = freed
+        if bufs:
+            serial, buf = heapq.heappop(bufs)
         else:
-            buf = self._create(size)
+            # a buffer over the binding limit only serves a request over it: most kernels bind whole buffers
+            cap = 2 * size if size > self.max_binding else min(2 * size, self.max_binding)
+            found = self._take_free(self.pool, size, cap) if upload else self._take_either(size, cap)
+            if found is None:
+                buf, serial = self._create(size)
+                self.live_bytes += size
+                self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+                return Storage(buf, size, serial)
+            (serial, buf), size = found
+        self.pooled_bytes -= size
+        self.n_reuse += 1
         self.live_bytes += size
         self.peak_bytes = max(self.peak_bytes, self.live_bytes)
-        return Storage(buf, size)
+        return Storage(buf, size, serial)
 
-    def _take_either(self, size: int, cap: int) -> tuple[Any, int] | None:
+    def _take_either(self, size: int, cap: int) -> tuple[tuple[int, Any], int] | None:
         """A dispatch output's buffer: :meth:`_take_free` over the pool and the buffers freed since the last submit
         together, so that which buffer a request gets does not depend on where the submits fell."""
         pool, dirty = self.pool, self.dirty
@@ -416,13 +430,13 @@ class Runtime:
             if not size:
                 return None
         a, b = pool.get(size), dirty.get(size)
-        if not a or (b and _free_order(b[-1]) > _free_order(a[-1])):
+        if not a or (b and b[0][0] < a[0][0]):
             a = b
         assert a
-        return a.pop(), size
+        return heapq.heappop(a), size
 
     @staticmethod
-    def _take_free(free: dict[int, list[Any]], size: int, cap: int) -> tuple[Any, int] | None:
+    def _take_free(free: dict[int, list[tuple[int, Any]]], size: int, cap: int) -> tuple[tuple[int, Any], int] | None:
         """The smallest free buffer of ``size`` to ``2 * size`` bytes (so a pool of odd sizes is still reused); of
         those, the first made (the lowest serial number): a loop that frees and requests buffers in the same order
         every step then gets the same buffer at the same place every step, so its bind groups are found again."""
@@ -432,7 +446,7 @@ class Runtime:
             bufs = free.get(size)
             if not bufs:
                 return None
-        return bufs.pop(), size  # the lists are kept sorted so (see _free_order)
+        return heapq.heappop(bufs), size  # the lists are heaps by serial number
 
     def _too_large(self, nbytes: int) -> NoReturn:
         fail("device_error_limit", op=self.op,
@@ -440,7 +454,8 @@ class Runtime:
                      f"({self.max_binding / 2**20:.0f} MiB, its max-storage-buffer-binding-size), and this kernel "
                      "does not run in chunks; compute on 'cpu'")
 
-    def _create(self, size: int) -> Any:
+    def _create(self, size: int) -> tuple[Any, int]:
+        """A new buffer and its serial number."""
         usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
         try:
             buf = self._create_buffer(size, usage)
@@ -453,25 +468,22 @@ class Runtime:
                      problem=f"could not allocate {size / 2**20:.1f} MiB with {self.live_bytes / 2**20:.1f} MiB "
                              f"allocated ({_last_line(e)})")
         self.owned[id(buf)] = buf
-        _SERIAL[id(buf)] = self.n_alloc
+        serial = self.n_alloc
         self.n_alloc += 1
-        return buf
+        return buf, serial
 
     def _create_buffer(self, size: int, usage: Any) -> Any:
         return self.device.create_buffer(size=size, usage=usage)
 
-    def release(self, buf: Any, size: int) -> None:
+    def release(self, buf: Any, size: int, serial: int) -> None:
         self.live_bytes -= size
-        if self.encoder is None:
-            self._to_pool(buf, size)
-            self.trim(self.pool_limit)
-        else:
-            bisect.insort(self.dirty.setdefault(size, []), buf, key=_free_order)
-            self.pooled_bytes += size
-
-    def _to_pool(self, buf: Any, size: int) -> None:
-        bisect.insort(self.pool.setdefault(size, []), buf, key=_free_order)
         self.pooled_bytes += size
+        if self.encoder is None:
+            heapq.heappush(self.pool.setdefault(size, []), (serial, buf))
+            if self.pooled_bytes > self.pool_limit:
+                self.trim(self.pool_limit)
+        else:
+            heapq.heappush(self.dirty.setdefault(size, []), (serial, buf))
 
     def trim(self, limit: int) -> None:
         """Destroy free buffers, largest first, until at most ``limit`` bytes are pooled (pending ones stay)."""
@@ -479,13 +491,13 @@ class Runtime:
             return
         for size in sorted(self.pool, reverse=True):
             bufs = self.pool[size]
+            bufs.sort()  # (a sorted list is a heap too)
             while bufs and self.pooled_bytes - self._dirty_bytes() > limit:
-                b = bufs.pop(0)  # the last made first: the first made are those a loop reuses
+                _, b = bufs.pop()  # the last made first: the first made are those a loop reuses
                 for key in self.groups_of.pop(id(b), ()):  # the bind groups naming it (its id may come back)
                     self.groups.pop(key, None)
                 b.destroy()
                 self.owned.pop(id(b), None)
-                _SERIAL.pop(id(b), None)
                 self.pooled_bytes -= size
         self.pool = {k: v for k, v in self.pool.items() if v}
 
@@ -597,7 +609,9 @@ class Runtime:
         if self.encoder is None:
             self.encoder = self.device.create_command_encoder()
             self.cpass = self.encoder.begin_compute_pass()
-            self.pass_id = self.cpass._internal if self.raw is not None else None
+            self.pass_id = getattr(self.cpass, "_internal", None) if self.raw is not None else None
+            if self.pass_id is None:  # (a wgpu whose pass keeps no handle there: cffi would pass None as NULL)
+                self.raw = None
             self.last_pipe = None
         if self.held is not None:
             self._emit(self.held)
@@ -615,13 +629,20 @@ class Runtime:
         if raw is not None:
             set_pipeline, set_bind_group, dispatch, offsets = raw
             pid = self.pass_id
-            if pipe is not self.last_pipe:
-                set_pipeline(pid, pipe._internal)
-                self.last_pipe = pipe
-            offsets[0] = off  # copied by the call (wgpu records the offsets with the command)
-            set_bind_group(pid, 0, bg._internal, 1, offsets)
-            dispatch(pid, grid[0], grid[1], grid[2])
-            return
+            try:
+                if pipe is not self.last_pipe:
+                    set_pipeline(pid, pipe._internal)
+                    self.last_pipe = pipe
+                offsets[0] = off  # copied by the call (wgpu records the offsets with the command)
+                set_bind_group(pid, 0, bg._internal, 1, offsets)
+                dispatch(pid, grid[0], grid[1], grid[2])
+                return
+            except (AttributeError, TypeError):
+                # wgpu's objects no longer hold the handles these calls take (another wgpu version: cffi checks
+                # each argument's C type, so nothing was recorded): the public methods from now on. The pipeline
+                # is set again, in case only the bind group's call failed.
+                self.raw = None
+                self.last_pipe = None
         cpass = self.cpass
         if pipe is not self.last_pipe:
             cpass.set_pipeline(pipe)
@@ -660,9 +681,12 @@ class Runtime:
         self.batch_refs = []
         self.batch_count = 0
         for size, bufs in self.dirty.items():
-            free = self.pool.setdefault(size, [])
-            free.extend(bufs)
-            free.sort(key=_free_order)
+            free = self.pool.get(size)
+            if free:
+                free.extend(bufs)
+                heapq.heapify(free)
+            else:
+                self.pool[size] = bufs
         self.dirty = {}
         try:
             if held is not None:
@@ -795,13 +819,27 @@ def _pass_calls() -> tuple[Any, Any, Any, Any] | None:
         from wgpu.backends.wgpu_native._ffi import ffi, lib
     except Exception:  # another backend, or a wgpu whose internals moved
         return None
-    names = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSetBindGroup",
-             "wgpuComputePassEncoderDispatchWorkgroups")
     try:
-        calls = [getattr(lib, n) for n in names]
+        calls = [getattr(lib, n) for n in NATIVE_SIGNATURES]
+        # The C declarations must be the ones these calls were written for (wgpu is pinned, but another version
+        # may be installed): a changed signature takes the public methods rather than calling with the wrong ABI.
+        # The handles passed (``_internal``) are type-checked by cffi at each call; Runtime._emit falls back on that.
+        if [ffi.typeof(c).cname for c in calls] != list(NATIVE_SIGNATURES.values()):
+            return None
         return calls[0], calls[1], calls[2], ffi.new("uint32_t[1]")
     except Exception:
         return None
+
+
+# The C functions of the three commands of a dispatch, with the declarations wgpu 0.31's cffi has for them.
+NATIVE_SIGNATURES = {
+    "wgpuComputePassEncoderSetPipeline":
+        "void(*)(struct WGPUComputePassEncoderImpl *, struct WGPUComputePipelineImpl *)",
+    "wgpuComputePassEncoderSetBindGroup":
+        "void(*)(struct WGPUComputePassEncoderImpl *, uint32_t, struct WGPUBindGroupImpl *, size_t, uint32_t *)",
+    "wgpuComputePassEncoderDispatchWorkgroups":
+        "void(*)(struct WGPUComputePassEncoderImpl *, uint32_t, uint32_t, uint32_t)",
+}
 
 
 def _last_line(e: BaseException) -> str:
