@@ -169,15 +169,18 @@ def _gate_weights(w_hh: Any, transposed: bool) -> Any:
 
 def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse: bool, keep_gates: bool) -> Any:
     """[h_t, c_t] of every step, (2, T, B, H); with ``keep_gates``, one flat array of it followed by every step's
-    activated gates, (T, 4, B, H) in the kernels' order o, i, f, g (see ``_split_steps``). Each step is the state
-    GEMM and in-place passes over contiguous blocks (``_lstm_forward``'s formulas), h_t and c_t written straight
-    into the result."""
+    activated gates, (T, 4, B, H) in the kernels' order o, i, f, g, and tanh(c_t), (T, B, H) (see ``_split_steps``).
+    Each step is the state GEMM and in-place passes over contiguous blocks (``_lstm_forward``'s formulas), h_t and
+    c_t written straight into the result."""
     steps, batch, g4 = gi.shape
     k = g4 // 4
-    n = steps * batch * 2 * k
-    flat = np.empty(3 * n if keep_gates else n, gi.dtype)
-    out = flat[:n].reshape(2, steps, batch, k)
-    x = flat[n:].reshape(steps, 4, batch, k) if keep_gates else np.empty((steps, 4, batch, k), gi.dtype)
+    n = steps * batch * k
+    flat = np.empty(7 * n if keep_gates else 2 * n, gi.dtype)
+    out = flat[:2 * n].reshape(2, steps, batch, k)
+    if keep_gates:
+        x, tcs = flat[2 * n:6 * n].reshape(steps, 4, batch, k), flat[6 * n:].reshape(steps, batch, k)
+    else:
+        x, tcs = np.empty((steps, 4, batch, k), gi.dtype), None
     for j, s in enumerate(_torch_blocks(k)):  # x = gi + b_hh by gates: each step's gates start from it
         if b:
             np.add(gi[..., s], b[0][s], out=x[:, j])
@@ -196,17 +199,21 @@ def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse:
         np.multiply(pre[2], c, out=c_new)
         np.multiply(pre[1], g, out=tmp)
         c_new += tmp
-        np.tanh(c_new, out=tmp)
-        np.multiply(pre[0], tmp, out=h)
+        tc = tmp if tcs is None else tcs[t]
+        np.tanh(c_new, out=tc)
+        np.multiply(pre[0], tc, out=h)
         c = c_new
     return flat if keep_gates else out
 
 
-def _split_steps(flat: Any, gi_shape: tuple[int, ...]) -> tuple[Any, Any]:
-    """``_lstm_steps``' kept result as (states (2, T, B, H), gates (T, 4, B, H)), both contiguous."""
+def _split_steps(flat: Any, gi_shape: tuple[int, ...]) -> tuple[Any, Any, Any]:
+    """``_lstm_steps``' kept result as (states (2, T, B, H), gates (T, 4, B, H), tanh(c_t) (T, B, H)), all
+    contiguous."""
     steps, batch, g4 = gi_shape
-    n = flat.size // 3
-    return flat[:n].reshape(2, steps, batch, g4 // 4), flat[n:].reshape(steps, 4, batch, g4 // 4)
+    k = g4 // 4
+    n = steps * batch * k
+    return (flat[:2 * n].reshape(2, steps, batch, k), flat[2 * n:6 * n].reshape(steps, 4, batch, k),
+            flat[6 * n:].reshape(steps, batch, k))
 
 
 def _lstm_layer_kernel(gi: Any, h: Any, c: Any, w_hh: Any, *rest: Any, reverse: bool, kept: bool = False) -> Any:
@@ -275,8 +282,8 @@ def _times_before(dst: Any, seq: Any, first: Any, reverse: bool) -> None:
 
 def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
                          steps_out: Any) -> tuple[Any, ...]:
-    """``_lstm_layer_grads`` on NumPy arrays, from the gates the forward kept (``steps_out``, ``_lstm_steps``' result
-    with the activated gates after the states), in the forward's layout: the four coefficients of d pre are made in
+    """``_lstm_layer_grads`` on NumPy arrays, from what the forward kept (``steps_out``, ``_lstm_steps``' result with
+    the activated gates and tanh(c_t) after the states), in the forward's layout: the four coefficients of d pre are made in
     one (T, 4, B, H) array, which the walk through time overwrites step by step with d pre itself; per step, the state
     GEMMs and seven in-place passes over contiguous (B, H) blocks. d pre then goes back to torch's (T, B, 4H) layout
     and order in four block copies: it is the gradient of the input projection, and of the state product alike.
@@ -284,19 +291,17 @@ def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any
     (T, B, 4H) until its backward, as torch's workspace does. The gates are read, never written: a graph kept for
     another backward still has them."""
     steps, k = gi.shape[0], gi.shape[-1] // 4
-    gates = _split_steps(steps_out, gi.shape)[1]
+    _, gates, tc = _split_steps(steps_out, gi.shape)
     o, i, f, g = (gates[:, j] for j in range(4))
     a = np.empty(gates.shape, gates.dtype)
     co, ci, cf, cg = (a[:, j] for j in range(4))
     # d pre = [dh * tc o(1-o), dc * g i(1-i), dc * c f(1-f), dc * i(1-g^2)], dc = dc_new + dh * o(1-tc^2) + dc_next
-    tc = np.tanh(y[1])
     via_h = np.multiply(tc, tc)
     np.subtract(1, via_h, out=via_h)
     via_h *= o
     np.subtract(1, o, out=co)
     co *= o
     co *= tc
-    del tc
     np.multiply(g, g, out=cg)
     np.subtract(1, cg, out=cg)
     cg *= i
