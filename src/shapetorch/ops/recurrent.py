@@ -283,53 +283,49 @@ def _times_before(dst: Any, seq: Any, first: Any, reverse: bool) -> None:
 def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
                          steps_out: Any) -> tuple[Any, ...]:
     """``_lstm_layer_grads`` on NumPy arrays, from what the forward kept (``steps_out``, ``_lstm_steps``' result with
-    the activated gates and tanh(c_t) after the states), in the forward's layout: the four coefficients of d pre are made in
-    one (T, 4, B, H) array, which the walk through time overwrites step by step with d pre itself; per step, the state
-    GEMMs and seven in-place passes over contiguous (B, H) blocks. d pre then goes back to torch's (T, B, 4H) layout
-    and order in four block copies: it is the gradient of the input projection, and of the state product alike.
-    Keeping the gates spares the gradient a GEMM over all steps and the activations' passes; they cost the layer
-    (T, B, 4H) until its backward, as torch's workspace does. The gates are read, never written: a graph kept for
-    another backward still has them."""
-    steps, k = gi.shape[0], gi.shape[-1] // 4
-    _, gates, tc = _split_steps(steps_out, gi.shape)
-    o, i, f, g = (gates[:, j] for j in range(4))
-    a = np.empty(gates.shape, gates.dtype)
-    co, ci, cf, cg = (a[:, j] for j in range(4))
-    # d pre = [dh * tc o(1-o), dc * g i(1-i), dc * c f(1-f), dc * i(1-g^2)], dc = dc_new + dh * o(1-tc^2) + dc_next
-    via_h = np.multiply(tc, tc)
-    np.subtract(1, via_h, out=via_h)
-    via_h *= o
-    np.subtract(1, o, out=co)
-    co *= o
-    co *= tc
-    np.multiply(g, g, out=cg)
-    np.subtract(1, cg, out=cg)
-    cg *= i
-    np.subtract(1, i, out=ci)
-    ci *= i
-    ci *= g
-    np.subtract(1, f, out=cf)
-    cf *= f
-    _times_before(cf, y[1], c0, reverse)
-    w = _gate_weights(w_hh, False)  # d h = sum_j d pre_j @ w_j
-    dh, dc, dh_t, dc_t = (np.zeros_like(h0) for _ in range(4))
-    dh4 = np.empty((4, *h0.shape), h0.dtype)
-    for t in reversed(_order(steps, reverse)):
-        np.add(gy[0, t], dh, out=dh_t)
-        np.multiply(dh_t, via_h[t], out=dc_t)
-        dc_t += gy[1, t]
-        dc_t += dc
-        d = a[t]
-        ifg = d[1:]
-        ifg *= dc_t
-        d[0] *= dh_t
-        np.multiply(dc_t, f[t], out=dc)
-        np.matmul(d, w, out=dh4)
-        np.add.reduce(dh4, axis=0, out=dh)
+    the activated gates and tanh(c_t) after the states). Each step makes its d pre from the kept values in a few
+    (B, H) buffers that stay in the cache (about twenty in-place passes and the state GEMMs) and writes it into
+    torch's (T, B, 4H) layout and order: it is the gradient of the input projection, and of the state product alike.
+    Whole-sequence arrays of the coefficients would cost the backward a (T, B, 4H) array more at its peak and passes
+    over memory. The kept values are read, never written: a graph kept for another backward still has them."""
+    steps, batch, g4 = gi.shape
+    k = g4 // 4
+    _, gates, tcs = _split_steps(steps_out, gi.shape)
+    c_all = y[1]
     d_pre = np.empty(gi.shape, gi.dtype)
-    for j, s in enumerate(_torch_blocks(k)):
-        np.copyto(d_pre[..., s], a[:, j])
-    del a
+    by_gate = d_pre.reshape(steps, batch, 4, k).transpose(0, 2, 1, 3)  # (T, 4, B, H) views, torch's order
+    w = w_hh.reshape(4, k, k)  # d h = sum_j d pre_j @ w_j
+    dh, dc = np.zeros_like(h0), np.zeros_like(c0)
+    dh_t, dc_t, u = (np.empty_like(h0) for _ in range(3))
+    der, d4, dh4 = np.empty((3, batch, k), gi.dtype), np.empty((4, batch, k), gi.dtype), np.empty((4, batch, k), gi.dtype)
+    first = steps - 1 if reverse else 0
+    for t in reversed(_order(steps, reverse)):
+        gt, tc = gates[t], tcs[t]
+        o, i, f, g = gt[0], gt[1], gt[2], gt[3]
+        c_prev = c0 if t == first else c_all[t + 1 if reverse else t - 1]
+        np.subtract(1, gt[:3], out=der)  # o(1-o), i(1-i), f(1-f)
+        der *= gt[:3]
+        np.add(gy[0, t], dh, out=dh_t)
+        # dc = dc_new + dh * o(1-tc^2) + dc_next; d pre = [dc * g i(1-i), dc * c f(1-f), dc * i(1-g^2), dh * tc o(1-o)]
+        np.multiply(tc, tc, out=u)
+        np.subtract(1, u, out=u)
+        u *= o
+        u *= dh_t
+        np.add(u, gy[1, t], out=dc_t)
+        dc_t += dc
+        np.multiply(der[1], g, out=d4[0])
+        np.multiply(der[2], c_prev, out=d4[1])
+        np.multiply(g, g, out=d4[2])
+        np.subtract(1, d4[2], out=d4[2])
+        d4[2] *= i
+        ifg = d4[:3]
+        ifg *= dc_t
+        np.multiply(der[0], tc, out=d4[3])
+        d4[3] *= dh_t
+        np.multiply(dc_t, f, out=dc)
+        np.matmul(d4, w, out=dh4)
+        np.add.reduce(dh4, axis=0, out=dh)
+        np.copyto(by_gate[t], d4)
     h_prev = _before(y[0], h0, reverse, _NP)
     return _layer_sums(d_pre, d_pre, h_prev, dh, dc, b_hh is not None)
 
