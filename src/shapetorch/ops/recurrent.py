@@ -181,18 +181,31 @@ def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse:
         x, tcs = flat[2 * n:6 * n].reshape(steps, 4, batch, k), flat[6 * n:].reshape(steps, batch, k)
     else:
         x, tcs = np.empty((steps, 4, batch, k), gi.dtype), None
-    for j, s in enumerate(_torch_blocks(k)):  # x = gi + b_hh by gates: each step's gates start from it
-        if b:
-            np.add(gi[..., s], b[0][s], out=x[:, j])
+    # x = gi + b_hh by gates, each step's gates start from it; the sigmoid blocks o, i, f negated, in x and in the
+    # weights, so that they come out of the step's sum as -z, exactly (IEEE negation commutes with the sums and the
+    # products), and the sigmoid 1 / (1 + exp(-z)) starts with the exp: a call a step fewer
+    for j, s in enumerate(_torch_blocks(k)):
+        dst, src = x[:, j], gi[..., s]
+        if j < 3:
+            if b:
+                np.subtract(np.negative(b[0][s]), src, out=dst)
+            else:
+                np.negative(src, out=dst)
+        elif b:
+            np.add(src, b[0][s], out=dst)
         else:
-            np.copyto(x[:, j], gi[..., s])
+            np.copyto(dst, src)
     w = _gate_weights(w_hh, True)
+    np.negative(w[:3], out=w[:3])
     gh, tmp = np.empty((4, batch, k), gi.dtype), np.empty((batch, k), gi.dtype)
     for t in _order(steps, reverse):
         pre = x[t]
         np.matmul(h, w, out=gh)
         pre += gh
-        _sigmoid_(pre[:3])  # o, i, f
+        s3 = pre[:3]  # -z of o, i, f
+        np.exp(s3, out=s3)
+        s3 += 1
+        np.reciprocal(s3, out=s3)
         g = pre[3]
         np.tanh(g, out=g)
         h, c_new = out[0, t], out[1, t]
