@@ -11,9 +11,10 @@ written once, for NumPy arrays and for tensors alike (``_Ops``): a first-order b
 backward that builds a graph (``create_graph``, and forward mode through the vjp) runs them in differentiable ops.
 The whole-layer primitives' forward kernels and first-order backward (``_lstm_layer_backward``,
 ``_gru_layer_backward``) are the same formulas as in-place NumPy passes over a few preallocated buffers: there the
-per-step call count and the whole-sequence temporaries decide a sequence model's time and peak memory. An LSTM
-layer whose gradient will be needed keeps its activated gates from the forward (``_LSTM_STEPS``, an input of the
-layer's node), as torch's workspace; the GRU's gradient remakes its gates (one GEMM over all steps).
+per-step call count and the whole-sequence temporaries decide a sequence model's time and peak memory; the LSTM's
+run gate by gate (see ``_GATE_ORDER``), on contiguous blocks. An LSTM layer whose gradient will be needed keeps its
+activated gates and tanh(c_t) from the forward (``_LSTM_STEPS``, an input of the layer's node), as torch's
+workspace; the GRU's gradient remakes its gates (one GEMM over all steps).
 """
 
 from __future__ import annotations
