@@ -879,7 +879,7 @@ class _Walk:
         key = (node, nr)
         od, nd = old._data, new._data
         if key in owned and type(od) is np.ndarray and type(nd) is np.ndarray and od.shape == nd.shape \
-                and od.dtype == nd.dtype:
+                and od.dtype == nd.dtype and od.flags.writeable:
             np.add(od, nd, od)
             return old
         total = old + new

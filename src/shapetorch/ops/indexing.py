@@ -85,7 +85,8 @@ def _add_view_grad(buf: Any, g: Any, params: dict[str, Any]) -> bool:
     """``_index_backward`` without its zero-filled buffer: ``g`` added where the view lies, into the gradient the
     engine holds for the input already (NOTE [accumulation buffer] in the engine: ``split``'s pieces). A basic
     index only: an advanced one's repeated rows (``np.add.at``) would add into the buffer in another order."""
-    if params["idx2"] is not None or type(buf) is not np.ndarray or getattr(g, "dtype", None) != buf.dtype:
+    if params["idx2"] is not None or type(buf) is not np.ndarray or getattr(g, "dtype", None) != buf.dtype \
+            or not buf.flags.writeable:
         return False
     _scatter_into(buf, params["idx1"], None, g)
     return True
