@@ -165,3 +165,50 @@ def test_first_order_equals_graph_building_with_mixed_dtypes_and_broadcasting():
             if g1 is not None:
                 assert g1.dtype == g2.dtype == x.dtype and g1.shape == x.shape, i
                 np.testing.assert_array_equal(g1.detach().numpy(), g2.detach().numpy(), err_msg=str(i))
+
+
+def _pieces_program(lib, x):
+    """A gradient made of many views' pieces and a tensor used several times (NOTE [accumulation buffer])."""
+    q, k, v = x.split(4, dim=2)
+    a, b = x.chunk(2, dim=1)
+    u = x.unbind(0)
+    return ((q * 2).sum() + (k ** 2).sum() + v.exp().sum() + a.sin().sum() + (u[1] * 3).sum() + x[:, 1:3].sum()
+            + (x * x).sum() + x.narrow(2, 5, 3).tanh().sum())
+
+
+def test_view_pieces_accumulate_into_one_buffer_with_the_graph_building_bits():
+    """split/chunk/unbind/slice gradients go into one buffer per input in a first-order backward: its values are
+    torch's, its bits those of the graph-building backward (which sums new tensors), and the view vjp's
+    zero-filled buffer is made once, not once per piece."""
+    from shapetorch.ops import indexing
+
+    data = np.random.default_rng(3).standard_normal((2, 5, 12))
+    tx = torch.tensor(data, requires_grad=True)
+    _pieces_program(torch, tx).backward()
+    grads = []
+    calls = [0]
+    kernel = indexing._INDEX_BACKWARD.kernels["cpu"]
+
+    def counting(*args, **kwargs):
+        calls[0] += 1
+        return kernel(*args, **kwargs)
+
+    indexing._INDEX_BACKWARD.kernels["cpu"] = counting
+    try:
+        for create_graph in (False, True):
+            x = st.tensor(data, requires_grad=True)
+            calls[0] = 0
+            _pieces_program(st, x).backward(create_graph=create_graph)
+            grads.append(arr(x.grad))
+            if not create_graph:
+                assert calls[0] == 1, calls[0]  # one view vjp's buffer; the other pieces add into it
+            else:
+                assert calls[0] == 7, calls[0]  # (each used piece its own: q, k, v, a, u[1], the slice, narrow)
+    finally:
+        indexing._INDEX_BACKWARD.kernels["cpu"] = kernel
+    np.testing.assert_allclose(grads[0], arr(tx.grad), rtol=1e-12)
+    assert np.array_equal(grads[0], grads[1])
+    # autograd.grad takes the same buffers
+    x = st.tensor(data, requires_grad=True)
+    (g,) = st.autograd.grad(_pieces_program(st, x), x)
+    assert np.array_equal(arr(g), grads[0])

@@ -243,7 +243,13 @@ def _plan(prim: Prim) -> tuple[type[Node], tuple[tuple[int, str, int], ...] | No
         sub = _CLASSES[name] = type(f"{_NAMES.get(name) or _camel(name)}Backward0", (Node,), {})
         sub.__module__ = "shapetorch.autograd.graph"
     plan = prim.node_plan = (sub, SAVES.get(name), name in HOLDS_INDICES, name in HOLDS_NUMBER)
+    if prim.add_into is not None:
+        _ADD_INTO[sub] = prim.add_into
     return plan
+
+
+# the node classes of primitives with an ``add_into`` (NOTE [accumulation buffer]), looked up by the walk per node
+_ADD_INTO: dict[type[Node], Callable[[Any, Any, dict[str, Any]], bool]] = {}
 
 
 _new = object.__new__
@@ -787,7 +793,7 @@ class _Walk:
     """The state of one backward walk, and the step that runs one node and hands its gradients on."""
 
     __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph", "deps", "input_nodes", "needed",
-                 "plain", "prof", "retain_graph")
+                 "owned", "plain", "prof", "retain_graph")
 
     def __init__(self, deps: dict[Any, int], buffers: dict[Any, list[Any]], needed: set[Any] | None,
                  captures: dict[tuple[Any, int], list[Tensor]] | None, input_nodes: set[Any], retain_graph: bool,
@@ -800,6 +806,14 @@ class _Walk:
         # node without hooks of its own runs its vjp straight away and a leaf's gradient goes straight into
         # ``.grad``, with none of the tests the general step makes per node
         self.plain = captures is None and self.prof is None and not ANOMALY.enabled
+        # NOTE [accumulation buffer]: the gradient slots ``(node, output_nr)`` of ``buffers`` whose tensor this walk
+        # made itself (a sum of two arriving gradients, a view's zero-filled vjp result) and nothing else holds: a
+        # later gradient for the slot is added into it in place. torch's SplitBackward makes one buffer for all the
+        # pieces; here each piece has its own node, whose vjp would fill a new full-size buffer with zeros, and the
+        # pieces' gradients would then be summed pairwise. Only in a walk that builds no graph (an in-place add into a
+        # graph's tensor would change what its backward reads), and on NumPy arrays. No hook sees such a tensor before
+        # its last gradient is in: the hooks that read a slot run when its node runs, which pops it.
+        self.owned: set[tuple[Any, int]] | None = None if create_graph else set()
         self.captured: dict[int, Tensor] = {}
 
     def step(self, node: Any) -> None:
@@ -816,7 +830,8 @@ class _Walk:
         if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
             if not node._hooked:  # (no hook was ever registered on it: one test instead of four)
                 if self.plain:
-                    outs = node.apply(buf)
+                    into = _ADD_INTO.get(node.__class__) if self.owned is not None else None
+                    outs = node.apply(buf) if into is None else self._into(node, buf, into)
                     if not self.retain_graph:
                         node.release()
                 else:
@@ -842,7 +857,7 @@ class _Walk:
                     b = buffers.get(nxt)
                     if b is None:
                         b = buffers[nxt] = [None] * nxt._num_outputs
-                    b[nr] = outs[i] if b[nr] is None else b[nr] + outs[i]
+                    b[nr] = outs[i] if b[nr] is None else self._sum(nxt, nr, b[nr], outs[i])
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0 and type(nxt) is AccumulateGrad:  # a leaf runs as soon as it is ready
@@ -855,14 +870,58 @@ class _Walk:
             for leaf in ready:
                 self.step(leaf)
 
+    def _sum(self, node: Any, nr: int, old: Tensor, new: Tensor) -> Tensor:
+        """Two gradients for output ``nr`` of ``node``: into ``old`` in place when this walk owns it (NOTE
+        [accumulation buffer]; ``old + new`` either way, the same bits), else a new sum, which it then owns."""
+        owned = self.owned
+        if owned is None:
+            return old + new
+        key = (node, nr)
+        od, nd = old._data, new._data
+        if key in owned and type(od) is np.ndarray and type(nd) is np.ndarray and od.shape == nd.shape \
+                and od.dtype == nd.dtype and od.flags.writeable:
+            np.add(od, nd, od)
+            return old
+        total = old + new
+        if type(total._data) is np.ndarray:
+            owned.add(key)
+        return total
+
+    def _into(self, node: Any, buf: list[Any], into: Callable[[Any, Any, dict[str, Any]], bool]) -> Sequence[Any]:
+        """A view's node (NOTE [accumulation buffer]): its gradient added into the buffer this walk owns for its
+        input, where there is one; else its vjp, whose result (a new zero-filled buffer) the walk then owns."""
+        edges, g = node._next, buf[0]
+        if len(edges) != 1 or g is None or node._freed:
+            return node.apply(buf)
+        nxt, nr = edges[0]
+        if nxt is None or (self.needed is not None and nxt not in self.needed):
+            return node.apply(buf)
+        b = self.buffers.get(nxt)
+        old = b[nr] if b is not None else None
+        owned = self.owned
+        assert owned is not None
+        if old is not None and (nxt, nr) in owned and into(old._data, g._data, node.params):
+            return ()  # (nothing to hand on: the input's gradient holds this one already)
+        outs = node.apply(buf)
+        if outs and (o := outs[0]) is not None and old is None and type(o._data) is np.ndarray:
+            if b is None:
+                b = self.buffers[nxt] = [None] * nxt._num_outputs
+            b[nr] = o
+            owned.add((nxt, nr))
+            return ()
+        return outs
+
     def _run(self, node: Any, buf: list[Any], leaf: bool) -> Sequence[Any]:
         """A node on the general path: tensor hooks of a leaf, captured inputs, node hooks, profiler, anomaly."""
         if leaf and node.variable._hooks:
             _tensor_pre_hooks(node, buf)
         if self.captures is not None and not self._capture(node, buf, leaf):
             return ()
+        outs: Sequence[Any]
         if node._pre_hooks or node._post_hooks or self.prof is not None or ANOMALY.enabled:
             outs = _evaluate(node, buf, self.prof, self.create_graph)
+        elif not leaf and self.owned is not None and (into := _ADD_INTO.get(node.__class__)) is not None:
+            outs = self._into(node, buf, into)
         else:
             outs = node.apply(buf)
         if not self.retain_graph:

@@ -32,7 +32,7 @@ class Prim:
     engine, never by a vjp.
     """
 
-    __slots__ = ("jvp", "kernels", "name", "node_plan", "save_output", "small", "vjp")
+    __slots__ = ("add_into", "jvp", "kernels", "name", "node_plan", "save_output", "small", "vjp")
 
     def __init__(
         self, name: str, cpu: Kernel | None = None, vjp: VJP | None = None, jvp: Callable[..., Any] | None = None,
@@ -49,6 +49,11 @@ class Prim:
         # arrays are all below that size runs the ufunc itself, one Python frame fewer on every tiny op. Only while
         # the CPU kernel is still that wrapper (``registry.register_forward`` may replace it).
         self.small: tuple[Kernel, Kernel, int] | None = None
+        # NOTE [accumulation buffer] in the engine: for a view of one input (a slice, a select), what its vjp computes
+        # written into a gradient buffer the engine already holds for that input, in place: ``add_into(buffer, grad,
+        # params)`` adds ``grad`` where the view lies and returns True, or returns False (nothing written) where it
+        # cannot give the vjp's bits. Set by the op module next to the vjp it stands for.
+        self.add_into: Callable[[Any, Any, dict[str, Any]], bool] | None = None
         PRIMS[name] = self
 
     def __repr__(self) -> str:

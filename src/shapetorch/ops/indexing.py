@@ -81,6 +81,21 @@ _INDEX_BACKWARD = Prim(
 _GET = {name: Prim(name, _get, _getitem_vjp) for name in ("index", "select", "slice", "index_select")}
 
 
+def _add_view_grad(buf: Any, g: Any, params: dict[str, Any]) -> bool:
+    """``_index_backward`` without its zero-filled buffer: ``g`` added where the view lies, into the gradient the
+    engine holds for the input already (NOTE [accumulation buffer] in the engine: ``split``'s pieces). A basic
+    index only: an advanced one's repeated rows (``np.add.at``) would add into the buffer in another order."""
+    if params["idx2"] is not None or type(buf) is not np.ndarray or getattr(g, "dtype", None) != buf.dtype \
+            or not buf.flags.writeable:
+        return False
+    _scatter_into(buf, params["idx1"], None, g)
+    return True
+
+
+for _p in _GET.values():
+    _p.add_into = _add_view_grad
+
+
 def _index_put(a: Any, v: Any, idx1: NpIndex, idx2: NpIndex | None) -> Any:
     out = a.copy()
     target = out[idx1]

@@ -67,11 +67,16 @@ def _expand_kernel(a: Any, shape: tuple[int, ...]) -> Any:
     own checks cost ten times that, and every reduction's gradient expands."""
     if isinstance(a, np.generic):  # a 0-d result held as a NumPy scalar (a full reduction's gradient)
         a = np.array(a)
-    if type(a) is not np.ndarray or not a.flags.c_contiguous or not a.size:
+    if type(a) is not np.ndarray:
         return np.broadcast_to(a, shape)
-    lead = len(shape) - a.ndim
-    strides = (0,) * lead + tuple(0 if n != shape[lead + i] else st
-                                  for i, (n, st) in enumerate(zip(a.shape, a.strides)))
+    if not a.ndim:  # (every loss.backward() of a sum or mean: all strides 0, without the loop below)
+        strides: tuple[int, ...] = (0,) * len(shape)
+    elif not a.flags.c_contiguous or not a.size:
+        return np.broadcast_to(a, shape)
+    else:
+        lead = len(shape) - a.ndim
+        strides = (0,) * lead + tuple(0 if n != shape[lead + i] else st
+                                      for i, (n, st) in enumerate(zip(a.shape, a.strides)))
     out = np.ndarray(shape, a.dtype, a, 0, strides)
     out.flags.writeable = False  # as broadcast_to's: several elements share one memory location
     return out
