@@ -351,27 +351,37 @@ def _shifted_exp(a: Any, axis: int, out: Any) -> None:
     np.exp(out, out=out)
 
 
+def _unshifted_rows(a: Any, axis: int, out: Any, lo: float, hi: float, finish: Callable[[Any], None],
+                    shifted: Callable[[Any, int, Any], None]) -> None:
+    """exp(x) into ``out`` and its row sums; ``finish(total)`` completes the unshifted formula when every row's
+    sum lies in ``[lo, hi]``. Otherwise (a large logit, a row of very negative ones, inf or NaN) the rows are
+    redone by ``shifted`` (x - max first, as torch's kernels): only the rows outside the range when they are few
+    and lie along the last axis (a causal mask leaves the first query one key, whose exp is below 1 half the
+    time, and redid every block), else the whole block."""
+    np.exp(a, out=out)
+    total = _sum(out, axis)
+    if _between(total, lo, hi):
+        finish(total)
+        return
+    bad = _few_bad_rows(total, lo, hi, axis)
+    if bad is None:
+        shifted(a, axis, out)
+        return
+    total[bad] = 1
+    finish(total)
+    sub = a[bad]
+    shifted(sub, -1, sub)
+    out[bad] = sub
+
+
 def _softmax_rows(a: Any, *, axis: int, out: Any) -> None:
     # exp(x) / sum(exp(x)) without subtracting the row's max first (two passes fewer) when every row's sum lies
     # in [1, 2^64]: then no exp overflowed, an exp that underflowed belongs to a result below float32's smallest
     # normal number, and the reciprocal is normal, so the values are torch's exp(x - max) / sum to a few ulp.
-    # Otherwise (a large logit, a row of very negative ones, inf or NaN) the block is redone shifted, as torch.
-    # Only the rows outside the range are redone when they are few and the rows lie along the last axis: a causal
-    # mask leaves the first query one key, whose exp is below 1 half the time, and redid every block.
-    np.exp(a, out=out)
-    total = _sum(out, axis)
-    if _between(total, 1.0, 2.0**64):
-        out *= np.reciprocal(total, out=total)
-        return
-    bad = _few_bad_rows(total, 1.0, 2.0**64, axis)
-    if bad is not None:
-        total[bad] = 1
-        out *= np.reciprocal(total, out=total)
-        sub = a[bad]
-        _softmax_shifted(sub, -1, sub)
-        out[bad] = sub
-        return
-    _softmax_shifted(a, axis, out)
+    def finish(total: Any) -> None:
+        np.multiply(out, np.reciprocal(total, out=total), out=out)
+
+    _unshifted_rows(a, axis, out, 1.0, 2.0**64, finish, _softmax_shifted)
 
 
 def _softmax_shifted(a: Any, axis: int, out: Any) -> None:
@@ -393,20 +403,10 @@ def _few_bad_rows(total: Any, lo: float, hi: float, axis: int) -> Any:
 def _log_softmax_rows(a: Any, *, axis: int, out: Any) -> None:
     # x - log(sum(exp(x))) without the max's two passes when every row's log-sum lies in [-16.6, 16.6]: the
     # subtraction then loses no more than torch's (x - max) - log(sum(exp(x - max))) does.
-    np.exp(a, out=out)
-    total = _sum(out, axis)
-    if _between(total, 2.0**-24, 2.0**24):
+    def finish(total: Any) -> None:
         np.subtract(a, np.log(total, out=total), out=out)
-        return
-    bad = _few_bad_rows(total, 2.0**-24, 2.0**24, axis)  # (only those rows redone, as in softmax)
-    if bad is not None:
-        total[bad] = 1
-        np.subtract(a, np.log(total, out=total), out=out)
-        sub = a[bad]
-        _log_softmax_shifted(sub, -1, sub)
-        out[bad] = sub
-        return
-    _log_softmax_shifted(a, axis, out)
+
+    _unshifted_rows(a, axis, out, 2.0**-24, 2.0**24, finish, _log_softmax_shifted)
 
 
 def _log_softmax_shifted(a: Any, axis: int, out: Any) -> None:

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..._errors import fail
 from . import chunks, linalg_kernels
+from . import codegen as G
 from . import kernels as K
 from .runtime import RT, WArray, to_host
 
@@ -542,18 +543,7 @@ var<workgroup> wsc: f32;   // the power of two A was divided by
 var<workgroup> its: u32;
 var<workgroup> steps: u32;
 
-fn cdiv(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{
-  // Smith's algorithm: no squares of large parts
-  if (abs(b.x) >= abs(b.y)) {{
-    let r = b.y / b.x;
-    let d = b.x + b.y * r;
-    return vec2<f32>((a.x + a.y * r) / d, (a.y - a.x * r) / d);
-  }}
-  let r = b.x / b.y;
-  let d = b.x * r + b.y;
-  return vec2<f32>((a.x * r + a.y) / d, (a.y * r - a.x) / d);
-}}
-fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}
+{G.HELPERS}
 
 {_MAIN}
   let n = prm[1];
@@ -893,17 +883,17 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x -
         let bb = H[A0 + q * n + r];
         let c = H[A0 + r * n + q];
         let d = vec2<f32>(H[A0 + r * n + r], 0.0) - lam;
-        var det = cmul(a, d) - vec2<f32>(bb * c, 0.0);
+        var det = c_mul(a, d) - vec2<f32>(bb * c, 0.0);
         if (abs(det.x) + abs(det.y) < smin) {{ det = vec2<f32>(smin, 0.0); }}
-        X[X0 + q * n + i] = cdiv(-cmul(d, s0) + bb * s1, det);
-        X[X0 + r * n + i] = cdiv(-cmul(a, s1) + c * s0, det);
+        X[X0 + q * n + i] = c_div(-c_mul(d, s0) + bb * s1, det);
+        X[X0 + r * n + i] = c_div(-c_mul(a, s1) + c * s0, det);
         k = q;
       }} else {{
         var s = vec2<f32>(0.0, 0.0);
         for (var j = r + 1u; j <= top; j = j + 1u) {{ s = s + H[A0 + r * n + j] * X[X0 + j * n + i]; }}
         var den = vec2<f32>(H[A0 + r * n + r], 0.0) - lam;
         if (abs(den.x) + abs(den.y) < smin) {{ den = vec2<f32>(smin, 0.0); }}
-        X[X0 + r * n + i] = cdiv(-s, den);
+        X[X0 + r * n + i] = c_div(-s, den);
         k = r;
       }}
       // a nearly defective matrix grows the solution by 1/smin a row: rescale it before it overflows
@@ -928,7 +918,7 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2<f32>(a.x * b.x -
     var f = vec2<f32>(1.0, 0.0);
     if (li != 0.0 && big > 0.0) {{ f = vec2<f32>(V[V0 + at * n + i].x, -V[V0 + at * n + i].y) / sqrt(big); }}
     f = f / sqrt(nrm);
-    for (var r = 0u; r < n; r = r + 1u) {{ V[V0 + r * n + i] = cmul(V[V0 + r * n + i], f); }}
+    for (var r = 0u; r < n; r = r + 1u) {{ V[V0 + r * n + i] = c_mul(V[V0 + r * n + i], f); }}
     if (li != 0.0) {{ V[V0 + at * n + i].y = 0.0; }}
     w[prm[3] + b * n + i] = lam * sc;
   }}

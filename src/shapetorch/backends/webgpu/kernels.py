@@ -1583,25 +1583,17 @@ def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) 
     ``refuse_complex``, complex64 arguments are refused with a coded error naming the primitive (a shader written
     for real numbers would not compile, or would treat (re, im) as two unrelated numbers). Both in one frame: every
     WebGPU kernel call passes through it."""
-    if refuse_complex:
-        def run(*args: Any, **params: Any) -> Any:
+    def run(*args: Any, **params: Any) -> Any:
+        if refuse_complex:
             for a in args:
                 if type(a) is WArray and a.dtype == _C64:
                     _no_kernel(name, _C64)
-            outer = RT.op
-            RT.op = name
-            try:
-                return kernel(*args, **params)
-            finally:
-                RT.op = outer
-    else:
-        def run(*args: Any, **params: Any) -> Any:
-            outer = RT.op
-            RT.op = name
-            try:
-                return kernel(*args, **params)
-            finally:
-                RT.op = outer
+        outer = RT.op
+        RT.op = name
+        try:
+            return kernel(*args, **params)
+        finally:
+            RT.op = outer
 
     run.__name__ = run.__qualname__ = getattr(kernel, "__name__", name)
     run.__wrapped__ = kernel  # type: ignore[attr-defined]  # (complex_kernels.install re-wraps it refusing complex)
