@@ -207,9 +207,11 @@ def _grid_weight_grad(x: Any, g: Any, weight_size: Ints, padding: Ints, dilation
     per_sample = math.prod(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) * (c * kernel[-1] + 2 * o)
     for part in _chunks(x.shape[0], per_sample):
         cols, psp, length, offsets = _grid_columns(x[part], kernel, padding, dilation)
-        gg = np.zeros((o, part.stop - part.start) + psp, dtype=g.dtype)
-        gg[(slice(None), slice(None)) + tuple(slice(0, m) for m in g.shape[2:])] = g[part].swapaxes(0, 1)
-        gt = gg.reshape(o, length).T
+        # g laid on the grid channels-last, (L, O) contiguous: one transposing copy, which the products repay (a
+        # transposed right operand made ResNet's weight gradient 1.66 ms against 1.45 ms)
+        gt = np.zeros((part.stop - part.start,) + psp + (o,), dtype=g.dtype)
+        gt[(slice(None),) + tuple(slice(0, m) for m in g.shape[2:])] = np.moveaxis(g[part], 1, -1)
+        gt = gt.reshape(length, o)
         if part_dw is None:
             part_dw = np.empty((len(offsets), cols.shape[0], o), dtype=dtype)
         for a, off in enumerate(offsets):
