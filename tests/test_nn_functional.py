@@ -425,14 +425,16 @@ def test_relu_gradient_is_torchs_select(dtype):
     """relu's gradient (a bitwise select on the CPU) is torch's threshold_backward bit for bit: a NaN output
     passes its gradient, an inf or NaN gradient of a zeroed element becomes +0, and it is linear in the
     gradient for a second order."""
-    x = np.array([-2.0, -0.0, 0.0, 1.5, np.nan, np.inf, -np.inf, 3.0, -1.0, 2.0], dtype=dtype)
-    cot = np.array([1.0, -3.0, np.inf, -2.0, 5.0, np.nan, np.nan, -np.inf, -4.0, -0.0], dtype=dtype)
+    # (a NaN with its sign bit set, and the least subnormal, whose only set bit is the lowest)
+    x = np.array([-2.0, -0.0, 0.0, 1.5, np.nan, np.inf, -np.inf, 3.0, -1.0, 2.0, -np.nan, 5e-324, -5e-324], dtype=dtype)
+    x[-2:] = np.array([1, 1], dtype=f"u{x.itemsize}").view(dtype) * np.array([1, -1], dtype=dtype)
+    cot = np.array([1.0, -3.0, np.inf, -2.0, 5.0, np.nan, np.nan, -np.inf, -4.0, -0.0, 7.0, 6.0, 8.0], dtype=dtype)
     xs, xt = st.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     cs, ct = st.tensor(cot, requires_grad=True), torch.tensor(cot, requires_grad=True)
     (gs,) = st.autograd.grad(F.relu(xs), [xs], cs, create_graph=True)
     (gt,) = torch.autograd.grad(TF.relu(xt), [xt], ct, create_graph=True)
     assert gs.detach().numpy().tobytes() == gt.detach().numpy().tobytes()
-    w = data(10, seed=4).astype(dtype)
+    w = data(13, seed=4).astype(dtype)
     (hs,) = st.autograd.grad((gs * st.tensor(w)).sum(), [cs])
     (ht,) = torch.autograd.grad((gt * torch.tensor(w)).sum(), [ct])
     assert hs.numpy().tobytes() == ht.numpy().tobytes()
