@@ -56,7 +56,7 @@ def _relu_kernel(a: Any) -> Any:
 
 
 # the signed integer of each float's width, and the mask of its bits other than the sign
-_BITS = {np.dtype(np.float32): (np.int32, 0x7FFFFFFF, 31), np.dtype(np.float64): (np.int64, 0x7FFFFFFFFFFFFFFF, 63)}
+_BITS: dict[Any, tuple[Any, int, int]] = {np.dtype(np.float32): (np.int32, 0x7FFFFFFF, 31), np.dtype(np.float64): (np.int64, 0x7FFFFFFFFFFFFFFF, 63)}
 
 
 def _relu_backward_kernel(g: Any, out: Any) -> Any:
