@@ -245,6 +245,23 @@ def test_conv_in_chunks_of_the_batch(monkeypatch, chunk, cin, cout, stride, grou
         close(a, e, 1e-10)
 
 
+@pytest.mark.parametrize("kernel,stride,padding", [(2, 2, 0), (3, 2, 1), (3, 1, 0)])  # disjoint windows and overlapping
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_pool_gradient_with_inf_and_nan(kernel, stride, padding, dtype):
+    """An inf or NaN in the output's gradient reaches only the elements the windows took, as torch's scatter: the
+    others stay 0 (a mask times the gradient would make them NaN)."""
+    x = data(2, 3, 7, 6).astype(dtype)
+    xs, xt = st.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ys, yt = F.max_pool2d(xs, kernel, stride, padding), TF.max_pool2d(xt, kernel, stride, padding)
+    g = data(*tuple(yt.shape), seed=1).astype(dtype)
+    g[0, 0, 0, 0], g[1, 2, -1, -1], g[0, 1, 1, 0] = np.inf, np.nan, -np.inf
+    ys.backward(st.tensor(g))
+    yt.backward(torch.tensor(g))
+    # (overlapping windows add their gradients in another order than torch's: equal up to rounding; inf and NaN where
+    # torch has them)
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_max_pool_return_indices():
     x = data(2, 3, 7, 6)
     vs, is_ = F.max_pool2d(st.tensor(x), 3, 2, 1, return_indices=True)
@@ -425,14 +442,16 @@ def test_relu_gradient_is_torchs_select(dtype):
     """relu's gradient (a bitwise select on the CPU) is torch's threshold_backward bit for bit: a NaN output
     passes its gradient, an inf or NaN gradient of a zeroed element becomes +0, and it is linear in the
     gradient for a second order."""
-    x = np.array([-2.0, -0.0, 0.0, 1.5, np.nan, np.inf, -np.inf, 3.0, -1.0, 2.0], dtype=dtype)
-    cot = np.array([1.0, -3.0, np.inf, -2.0, 5.0, np.nan, np.nan, -np.inf, -4.0, -0.0], dtype=dtype)
+    # (a NaN with its sign bit set, and the least subnormal, whose only set bit is the lowest)
+    x = np.array([-2.0, -0.0, 0.0, 1.5, np.nan, np.inf, -np.inf, 3.0, -1.0, 2.0, -np.nan, 5e-324, -5e-324], dtype=dtype)
+    x[-2:] = np.array([1, 1], dtype=f"u{x.itemsize}").view(dtype) * np.array([1, -1], dtype=dtype)
+    cot = np.array([1.0, -3.0, np.inf, -2.0, 5.0, np.nan, np.nan, -np.inf, -4.0, -0.0, 7.0, 6.0, 8.0], dtype=dtype)
     xs, xt = st.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     cs, ct = st.tensor(cot, requires_grad=True), torch.tensor(cot, requires_grad=True)
     (gs,) = st.autograd.grad(F.relu(xs), [xs], cs, create_graph=True)
     (gt,) = torch.autograd.grad(TF.relu(xt), [xt], ct, create_graph=True)
     assert gs.detach().numpy().tobytes() == gt.detach().numpy().tobytes()
-    w = data(10, seed=4).astype(dtype)
+    w = data(13, seed=4).astype(dtype)
     (hs,) = st.autograd.grad((gs * st.tensor(w)).sum(), [cs])
     (ht,) = torch.autograd.grad((gt * torch.tensor(w)).sum(), [ct])
     assert hs.numpy().tobytes() == ht.numpy().tobytes()

@@ -55,23 +55,32 @@ def _relu_kernel(a: Any) -> Any:
     return np.maximum(a, a.dtype.type(0))
 
 
-_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+# the signed integer of each float's width, and the mask of its bits other than the sign
+_BITS: dict[Any, tuple[Any, int, int]] = {np.dtype(np.float32): (np.int32, 0x7FFFFFFF, 31), np.dtype(np.float64): (np.int64, 0x7FFFFFFFFFFFFFFF, 63)}
 
 
 def _relu_backward_kernel(g: Any, out: Any) -> Any:
     """``g`` where ``out > 0`` or NaN, else 0 (torch's threshold_backward: a select, so an inf or NaN gradient
     of a zeroed element is 0, not NaN). For float32/float64 the select is an AND of the gradient's bits with an
     all-ones or all-zeros mask: np.where over a mask that changes at random is branchy, 6.7 ms on the CNN's
-    64x16x28x28 against 1.1 ms (one thread, CPU time)."""
+    64x16x28x28 against 1.1 ms (one thread, CPU time).
+
+    ``out`` is relu's result: +-0, positive, or NaN (``np.maximum`` yields no negative number), so the kept
+    elements are those whose bits other than the sign are not all zero. The mask is four integer passes made in
+    the result's memory, with no temporary (it is where a CNN step peaks, its first relu): v = bits & ~sign (0 only
+    for +-0, else in [1, 2^(w-1))), -v (negative unless 0), and the arithmetic shift by w - 1 (all ones, or 0).
+    Measured against a comparison cast into the integers and a subtraction (one thread, CPU time, medians of 60
+    interleaved calls): 0.10 against 0.14 ms on 32x16x16x16, 1.28 against 1.61 ms on 64x16x28x28."""
     bits = _BITS.get(g.dtype)
     if bits is None or g.dtype != out.dtype or g.shape != out.shape:
         return np.where(out <= 0, g.dtype.type(0), g)  # a NaN output passes its gradient, as in torch
+    itype, magnitude, shift = bits
     r = np.empty(g.shape, g.dtype)
-    # the mask is made in the result's memory, with no temporary: it is where a CNN step peaks (its first relu)
-    keep = r.view(bits)
-    np.less_equal(out, out.dtype.type(0), out=keep, casting="unsafe")  # 1 where masked (a NaN output is not)
-    keep -= 1  # 0 where masked, every bit set where kept
-    np.bitwise_and(g.view(bits), keep, out=keep)
+    keep = r.view(itype)
+    np.bitwise_and(out.view(itype), itype(magnitude), out=keep)
+    np.negative(keep, out=keep)
+    np.right_shift(keep, shift, out=keep)
+    np.bitwise_and(g.view(itype), keep, out=keep)
     return r
 
 

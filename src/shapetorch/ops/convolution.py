@@ -87,7 +87,8 @@ def _groups(n: int, groups: int) -> list[slice]:
 # result is already (N, O, grid), the output's layout: the crop is a plain copy, with no transposing of the
 # output (issue 17's second round: ResNet's 3x3 16->16 on 32x16x16x16 from 1.8-2.3 to 1.4-1.5 ms, the CNN's
 # 16->32 from 3.6-4.3 to 2.5-2.6 ms, LeNet's 6->16 5x5 from 1.5 to 1.1 ms; torch 0.4, 3.0 and 0.5 ms). The weight
-# gradient keeps one channels-first grid, (C, N * grid), where a single product runs over the whole batch.
+# gradient keeps one channels-first grid, (C, N * grid), where each product runs over a chunk of the batch, with no
+# folding (NOTE [weight gradient on the grid]).
 # Measured before (one thread, CPU time, best of interleaved rounds), ResNet's layer: forward 1.57 ms and
 # weight gradient 1.33 ms on the channels-first grid, against 2.42 and 1.87 ms for im2col (its strided window
 # gather alone took 1.1 ms) and torch's 0.64 and 0.47 ms; one shifted GEMM per offset (no copy) measured 1.67 ms
@@ -111,24 +112,6 @@ def _grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Any, Int
     buf[:, length:] = 0
     grid[(slice(None), slice(None)) + tuple(slice(q, q + m) for q, m in zip(padding, x.shape[2:]))] = x.swapaxes(0, 1)
     return buf, psp, length, steps
-
-
-def _grid_columns(x: Any, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Any, Ints, int, list[int]]:
-    """The folded columns (F * C, L + rest): F = the trailing kernel dim's taps, rows ordered (folded offset,
-    channel); with the padded sizes, L, and the grid offset of each unfolded kernel offset."""
-    buf, psp, length, steps = _grid(x, kernel, padding, dilation)
-    nd = len(kernel)
-    first = nd - 1  # the kernel dims from here on are folded
-    rest = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(first))
-    folded = list(itertools.product(*(range(kernel[i]) for i in range(first, nd))))
-    c = x.shape[1]
-    cols = np.empty((len(folded), c, length + rest), dtype=x.dtype)
-    for f, kidx in enumerate(folded):
-        off = sum(kidx[i] * dilation[first + i] * steps[first + i] for i in range(nd - first))
-        cols[f] = buf[:, off:off + length + rest]
-    offsets = [sum(kidx[i] * dilation[i] * steps[i] for i in range(first))
-               for kidx in itertools.product(*(range(kernel[i]) for i in range(first)))]
-    return cols.reshape(len(folded) * c, length + rest), psp, length, offsets
 
 
 def _few_channels(c: int, kernel: Ints) -> bool:
@@ -196,31 +179,41 @@ def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) 
     return result
 
 
+# NOTE [weight gradient on the grid]: dW for each kernel offset is one product of the channels-first grid (C, L),
+# shifted by the offset (a slice of the buffer, no copy), with the output gradient laid on the grid channels-last,
+# (L, O) contiguous, zero in the margins: prod(K) products (C, L) @ (L, O) per chunk of the batch, accumulated over
+# the chunks. Folding the trailing kernel taps into (k * C, L) rows first (one copy per tap, the forward's layout)
+# gave OpenBLAS fewer, taller products, but the copies cost more than that gains: ResNet's 16->16 3x3 1.57-1.89 ms
+# against 1.43-1.62, the CNN's 16->32 4.2-4.5 against 3.4-3.9, and LeNet's 6->16 5x5 (im2col, below 48 folded rows)
+# 2.2-2.3 against 1.9 (one thread, CPU time, medians of 40 interleaved calls, load average 8). The chunks are half
+# the others' (2^17 elements): at 2^18 the CNN's layer took 4.3 ms. A transposed (L, O) operand (a view of the
+# gradient's (O, L) grid) made ResNet's layer 1.66 ms against 1.45.
+
 def _grid_weight_grad(x: Any, g: Any, weight_size: Ints, padding: Ints, dilation: Ints) -> Any:
-    """dW per unfolded offset: (F * C, L) @ (L, O), with ``g`` laid on the grid (zero in the margins), summed
-    over the batch's chunks."""
+    """NOTE [weight gradient on the grid]."""
     nd = len(weight_size) - 2
     o, c, kernel = weight_size[0], weight_size[1], weight_size[2:]
     dtype = np.result_type(x.dtype, g.dtype)
     total = None
     part_dw = None
-    per_sample = math.prod(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) * (c * kernel[-1] + 2 * o)
-    for part in _chunks(x.shape[0], per_sample):
-        cols, psp, length, offsets = _grid_columns(x[part], kernel, padding, dilation)
-        gg = np.zeros((o, part.stop - part.start) + psp, dtype=g.dtype)
-        gg[(slice(None), slice(None)) + tuple(slice(0, m) for m in g.shape[2:])] = g[part].swapaxes(0, 1)
-        gt = gg.reshape(o, length).T
+    per_sample = math.prod(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) * (c + 2 * o)
+    for part in _chunks(x.shape[0], per_sample, _CHUNK // 2):
+        buf, psp, length, steps = _grid(x[part], kernel, padding, dilation)
+        gt = np.zeros((part.stop - part.start,) + psp + (o,), dtype=g.dtype)
+        gt[(slice(None),) + tuple(slice(0, m) for m in g.shape[2:])] = np.moveaxis(g[part], 1, -1)
+        gt = gt.reshape(length, o)
         if part_dw is None:
-            part_dw = np.empty((len(offsets), cols.shape[0], o), dtype=dtype)
-        for a, off in enumerate(offsets):
-            np.matmul(cols[:, off:off + length], gt, out=part_dw[a])
+            part_dw = np.empty((math.prod(kernel), c, o), dtype=dtype)
+        for a, kidx in enumerate(itertools.product(*(range(k) for k in kernel))):
+            off = sum(kidx[i] * dilation[i] * steps[i] for i in range(nd))
+            np.matmul(buf[:, off:off + length], gt, out=part_dw[a])
         if total is None:
             total = part_dw.copy()
         else:
             total += part_dw
     assert total is not None
-    # (unfolded, folded, C, O) -> (O, C, *K)
-    dw = total.reshape(total.shape[0], -1, c, o).transpose(3, 2, 0, 1).reshape(weight_size)
+    # (*K, C, O) -> (O, C, *K)
+    dw = np.moveaxis(total.reshape(tuple(kernel) + (c, o)), (-1, -2), (0, 1))
     return np.ascontiguousarray(dw).astype(x.dtype, copy=False)
 
 
@@ -397,9 +390,7 @@ def _conv_weight_grad_kernel(x: Any, g: Any, weight_size: Ints, stride: Ints, pa
     written (O, N * P) @ (N * P, C * K) (small outer sizes, long inner one, the right operand transposed)."""
     if groups == 1 and x.size and g.size and _few_channels(weight_size[1], weight_size[2:]):
         return _sample_weight_grad(x, g, weight_size, stride, padding, dilation)
-    if _on_grid(stride, groups) and x.size and g.size and weight_size[1] * weight_size[-1] >= 48:
-        # the grid's GEMMs have a long inner dim and short outer ones: slower than im2col's single GEMM below
-        # about 48 folded rows (measured: 6 channels x 5 taps, 2.7 ms against 2.0 ms)
+    if _on_grid(stride, groups) and x.size and g.size:
         return _grid_weight_grad(x, g, weight_size, padding, dilation)
     total = None
     for part in _chunks(x.shape[0], (math.prod(weight_size[1:]) * groups + g.shape[1]) * math.prod(g.shape[2:])):

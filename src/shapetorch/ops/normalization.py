@@ -9,6 +9,7 @@ instead of reducing the input again.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -20,28 +21,47 @@ from .._tensor import Tensor
 
 def _rows(a: Any) -> Any:
     """(N, C, *S) as (N, C, prod(S)): the statistics are over axes 0 and 2 of this view."""
-    return a.reshape(a.shape[0], a.shape[1], -1)
+    return a.reshape(a.shape[0], a.shape[1], math.prod(a.shape[2:]))  # (sizes given: an empty batch has no -1)
+
+
+# NOTE [per-channel rows]: the elementwise passes of batch norm take their per-channel operands as one row of
+# C * S values, broadcast over the batch ((N, C * S) against (1, C * S)), not as (1, C, 1) broadcast over the
+# samples and the positions: NumPy then runs one inner loop per sample instead of one per (sample, channel), which
+# on ResNet's 32x16x16x16 (one thread, CPU time, median of 300 interleaved passes) took 0.041 ms a subtraction
+# against 0.056 (and 0.019 for one with no broadcast at all).
+
+def _row(v: Any, s: int) -> Any:
+    """A per-channel vector (C,) as the row (1, C * S) of NOTE [per-channel rows]."""
+    return np.repeat(v.reshape(-1), s)[None, :]
+
+
+def _flat(a: Any) -> Any:
+    """(N, C, *S) as (N, C * S)."""
+    return a.reshape(a.shape[0], math.prod(a.shape[1:]))
 
 
 def _stats_kernel(x: Any, eps: float) -> Any:
-    """Per-channel mean, biased variance and ``1 / sqrt(var + eps)``, stacked as (3, 1, C, 1)."""
+    """Per-channel mean, biased variance and ``1 / sqrt(var + eps)``, stacked as (3, 1, C, 1); two passes (the
+    variance from the deviations, as torch, not from the mean of squares)."""
     x3 = _rows(x)
-    mean = x3.mean(axis=(0, 2), keepdims=True)
-    d = x3 - mean
-    var = np.einsum("nci,nci->c", d, d)[None, :, None] / max(x3.shape[0] * x3.shape[2], 1)
-    return np.stack([mean, var, 1 / np.sqrt(var + eps)]).astype(x.dtype, copy=False)
+    n, c, s = x3.shape
+    m = max(n * s, 1)
+    mean = np.add.reduce(x3, axis=2).sum(axis=0) / m  # pairwise sums along each contiguous row
+    d = np.subtract(_flat(x3), _row(mean, s)).reshape(x3.shape)
+    var = np.einsum("nci,nci->c", d, d) / m
+    return np.stack([mean, var, 1 / np.sqrt(var + eps)]).reshape(3, 1, c, 1).astype(x.dtype, copy=False)
 
 
 def _batch_norm_kernel(x: Any, mean: Any, rstd: Any, *wb: Any, has_w: bool, has_b: bool, eps: float) -> Any:
     """``x * alpha + beta`` per channel, alpha = rstd * weight and beta = bias - mean * alpha: two passes over
     the input instead of three, and torch's own CPU arithmetic (its batch norm transforms the input this way)."""
     x3 = _rows(x)
-    alpha = rstd * wb[0][None, :, None] if has_w else rstd
-    beta = -mean * alpha
+    alpha = rstd.reshape(-1) * wb[0] if has_w else rstd.reshape(-1)
+    beta = -mean.reshape(-1) * alpha
     if has_b:
-        beta += wb[-1][None, :, None]
-    out = np.multiply(x3, alpha)
-    out += beta
+        beta += wb[-1]
+    out = np.multiply(_flat(x3), _row(alpha, x3.shape[2]))
+    out += _row(beta, x3.shape[2])
     return out.reshape(x.shape)
 
 
@@ -49,20 +69,22 @@ def _batch_norm_backward(x: Any, mean: Any, rstd: Any, g: Any, w: Any | None,
                          need: tuple[bool, bool, bool]) -> tuple[Any, Any, Any]:
     """(grad input, grad weight, grad bias), each None where ``need`` says so."""
     x3, g3 = _rows(x), _rows(g)
-    m = x3.shape[0] * x3.shape[2]
-    d = np.subtract(x3, mean)
-    sum_g = g3.sum(axis=(0, 2))
-    sum_gd = np.einsum("nci,nci->c", g3, d)
-    gw = (sum_gd * rstd.reshape(-1)).astype(x.dtype, copy=False) if need[1] else None
+    n, _, s = x3.shape
+    m = n * s
+    r = rstd.reshape(-1)
+    d = np.subtract(_flat(x3), _row(mean, s))
+    sum_g = np.add.reduce(g3, axis=2).sum(axis=0)
+    sum_gd = np.einsum("nci,nci->c", g3, d.reshape(x3.shape))
+    gw = (sum_gd * r).astype(x.dtype, copy=False) if need[1] else None
     gb = sum_g.astype(x.dtype, copy=False) if need[2] else None
     gx = None
     if need[0]:
         # dx = w * rstd * (g - mean(g) - xhat * mean(g * xhat)), with xhat = d * rstd
-        k = rstd * w[None, :, None] if w is not None else rstd
-        d *= -(rstd * rstd) * (sum_gd / m)[None, :, None]
-        d += g3
-        d -= (sum_g / m)[None, :, None]
-        d *= k
+        k = r * w if w is not None else r
+        d *= _row(-(r * r) * (sum_gd / m), s)
+        d += _flat(g3)
+        d -= _row(sum_g / m, s)
+        d *= _row(k, s)
         gx = d.reshape(x.shape).astype(x.dtype, copy=False)
     return gx, gw, gb
 

@@ -183,11 +183,17 @@ def _max_pool_backward_kernel(g: Any, x: Any, kernel: Ints, stride: Ints, paddin
     # every element written exactly once: no zero fill needed
     tiled = disjoint and all(k == s and o * s == n for k, s, o, n in zip(kernel, stride, out, psp))
     dx = np.empty(x.shape[:2] + psp, dtype=x.dtype) if tiled else np.zeros(x.shape[:2] + psp, dtype=x.dtype)
+    # inf * False is NaN: a gradient with an inf or NaN is selected, not multiplied (torch's scatter leaves every
+    # element no window took at 0); one check over the output-sized gradient keeps the multiply for the rest
+    finite = g.dtype.kind != "f" or bool(np.isfinite(g).all())
     for sl, m in zip(slices, masks):
         if disjoint:
-            np.multiply(m, g, out=dx[sl])
+            if finite:
+                np.multiply(m, g, out=dx[sl])
+            else:
+                dx[sl] = np.where(m, g, 0)
         else:
-            dx[sl] += m * g
+            dx[sl] += m * g if finite else np.where(m, g, 0)
     if dx.shape[2:] == x.shape[2:]:
         return dx
     return dx[(slice(None), slice(None)) + tuple(slice(q, q + n) for q, n in zip(padding, x.shape[2:]))]
