@@ -136,7 +136,9 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
             yield self.indices[i]
 
     # the library's own modules that draw for the program (torch's Categorical calls torch.multinomial)
-    internal = [(importlib.import_module(f"{lib.__name__}.ops.random"), "multinomial", multinomial)] \
+    # (and torch's Normal.sample calls torch.normal)
+    internal = [(importlib.import_module(f"{lib.__name__}.ops.random"), "multinomial", multinomial),
+                (importlib.import_module(f"{lib.__name__}.ops.random"), "normal", normal)] \
         if lib.__name__ == "shapetorch" else []
     return [*internal,
         (lib, "randn", randn), (lib, "rand", rand), (lib, "randint", randint), (lib, "randperm", randperm),

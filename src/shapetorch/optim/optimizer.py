@@ -6,6 +6,7 @@ the parameters' version counters as torch's do.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
@@ -31,7 +32,8 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state: dict[Tensor, dict[str, Any]] = {}
+        # a defaultdict, as torch's: hand-written optimizers read ``self.state[p]`` and fill it when empty
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         groups = list(params)
         if not groups:
@@ -107,7 +109,7 @@ class Optimizer:
                 raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                                  "optimizer's group")
         by_index = {i: p for mine, theirs in zip(self.param_groups, groups) for p, i in zip(mine["params"], theirs["params"])}
-        self.state = {}
+        self.state = defaultdict(dict)
         for k, s in state_dict["state"].items():
             p = by_index[int(k)]
             self.state[p] = {n: (v.to(p.device).clone() if isinstance(v, Tensor) else deepcopy(v)) for n, v in s.items()}
