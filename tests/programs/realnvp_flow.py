@@ -78,7 +78,7 @@ for step in range(30):
         print(f"step {step:3d} nll {loss.item():.4f}")
 z, log_det = flow(moons(4))
 print("latents", z)
-print("log|det J|", log_det)
+print("log|det J|", log_det.detach())
 samples = flow.sample(256)
 print(f"samples mean {samples.mean(0).tolist()} std {samples.std(0).tolist()}")
 x = moons(16)
