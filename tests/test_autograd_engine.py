@@ -866,6 +866,12 @@ _INPLACE_WITH_GRAD_OPERAND = {
     "exp_ then written": lambda lib, x, w: (x.mul_(w), x.exp_(), x.mul_(2), x)[-1],
     "setitem then written": lambda lib, x, w: (x.__setitem__(slice(0, 2), w[:2] * 2), x.mul_(x), x)[-1],
     "scatter_add_ then written": lambda lib, x, w: (x.scatter_add_(0, lib.tensor([0, 1]), w[:2]), x.mul_(x), x)[-1],
+    # hypot saves its result (torch's backward is grad * input / result): a second hypot_ writes it again
+    "hypot_ twice": lambda lib, x, w: (x.hypot_(w), x.hypot_(w), x)[-1],
+    "hypot_ then written": lambda lib, x, w: (x.hypot_(w), x.add_(1), x)[-1],
+    "pow_ twice": lambda lib, x, w: (x.mul_(w), x.pow_(2), x.pow_(3), x)[-1],
+    "pow_ of a saved input": lambda lib, x, w: (x.mul_(w), x * x, x.pow_(2))[1],
+    "pow_ tensor exponent twice": lambda lib, x, w: (x.pow_(w), x.pow_(w), x)[-1],
 }
 
 

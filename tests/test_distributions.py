@@ -379,3 +379,15 @@ def test_expand_matches_torch(name: str) -> None:
         np.testing.assert_allclose(eo.entropy().detach().numpy(), expected.detach().numpy(), rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(eo.perplexity().detach().numpy(), et.perplexity().detach().numpy(), rtol=1e-4)
     assert tuple(eo.sample((3,)).shape) == tuple(et.sample((3,)).shape)
+
+
+def test_normal_sample_is_one_normal_draw_without_grad() -> None:
+    # torch's Normal.sample is torch.normal(loc.expand(shape), scale.expand(shape)) under no_grad
+    loc = st.tensor([0.0, 10.0], requires_grad=True)
+    scale = st.tensor([1.0, 0.001])
+    st.manual_seed(3)
+    drawn = st.distributions.Normal(loc, scale).sample((4,))
+    st.manual_seed(3)
+    direct = st.normal(loc.detach().expand(4, 2), scale.expand(4, 2))
+    assert tuple(drawn.shape) == (4, 2) and not drawn.requires_grad
+    np.testing.assert_array_equal(drawn.numpy(), direct.numpy())

@@ -455,3 +455,33 @@ def test_relu_gradient_is_torchs_select(dtype):
     (hs,) = st.autograd.grad((gs * st.tensor(w)).sum(), [cs])
     (ht,) = torch.autograd.grad((gt * torch.tensor(w)).sum(), [ct])
     assert hs.numpy().tobytes() == ht.numpy().tobytes()
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_family_takes_stacklevel_positionally(name: str) -> None:
+    # torch.nn.functional's signature is (input, dim=None, _stacklevel=3, dtype=None): a third positional
+    # argument is the stacklevel, not a dtype; without dim, torch's legacy dim and its warning on the caller
+    x = data(2, 3, 4)
+    for args, kwargs in (((1, 3), {}), ((1, 5, None), {}), ((-1,), {"dtype": "float64"}), ((), {})):
+        got, want = [], []
+        for lib, out in ((st, got), (torch, want)):
+            kw = {k: getattr(lib, v) for k, v in kwargs.items()}
+            with pytest.warns(UserWarning, match="Implicit dimension") if not args else _no_warning() as w:
+                out.append(getattr(lib.nn.functional, name)(lib.tensor(x), *args, **kw))
+            if not args:
+                assert w[0].filename == __file__
+        assert str(got[0].dtype).split(".")[1] == str(want[0].dtype).split(".")[1]
+        np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-6, atol=1e-7)
+
+
+def _no_warning():
+    import contextlib
+    import warnings
+
+    @contextlib.contextmanager
+    def none():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            yield []
+
+    return none()

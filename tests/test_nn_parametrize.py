@@ -78,3 +78,50 @@ def test_custom_parametrization_setter_and_removal_as_torch() -> None:
             np.testing.assert_allclose(a, b)
         else:
             assert a == b
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.nn.Linear(5, 4), lambda lib: lib.nn.Conv2d(2, 3, 3),
+                                  lambda lib: lib.nn.ConvTranspose2d(2, 3, 3)], ids=["linear", "conv", "conv_transpose"])
+def test_spectral_norm_parametrization_trains_as_torch(make) -> None:
+    import torch.nn.utils.parametrizations as TP
+
+    from shapetorch.nn.utils.parametrizations import spectral_norm
+
+    theirs, ours = TP.spectral_norm(make(torch)), spectral_norm(make(st))
+    assert list(ours.state_dict()) == list(theirs.state_dict())  # original, then the _u/_v buffers
+    ours.load_state_dict({k: st.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    x = np.random.default_rng(0).normal(size=(2, 5) if isinstance(theirs, torch.nn.Linear) else (1, 2, 5, 5))
+    opts = torch.optim.SGD(theirs.parameters(), lr=0.1), st.optim.SGD(ours.parameters(), lr=0.1)
+    for _ in range(3):  # a power-iteration step per training forward, through the gradient of 1 / sigma
+        for m, o, lib in ((theirs, opts[0], torch), (ours, opts[1], st)):
+            o.zero_grad()
+            m(lib.tensor(x, dtype=lib.float32)).pow(2).sum().backward()
+            o.step()
+    theirs.eval(), ours.eval()
+    for k, v in theirs.state_dict().items():
+        np.testing.assert_allclose(ours.state_dict()[k].numpy(), v.numpy(), rtol=1e-4, atol=1e-5, err_msg=k)
+    np.testing.assert_allclose(ours.weight.detach().numpy(), theirs.weight.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_cached_parametrization_is_one_tensor_per_block_and_register_checks_the_chain() -> None:
+    from shapetorch.nn.utils import parametrize
+
+    class Twice(st.nn.Module):
+        def forward(self, w):
+            return w * 2
+
+    class Flatten(st.nn.Module):
+        def forward(self, w):
+            return w.flatten()
+
+    lin = st.nn.Linear(3, 2)
+    parametrize.register_parametrization(lin, "weight", Twice())
+    with parametrize.cached():
+        a, b = lin.weight, lin.weight
+        assert a is b
+    assert lin.weight is not lin.weight
+    # torch's safe-mode checks, for the first parametrization and for one appended to the chain
+    for target in (st.nn.Linear(3, 2), lin):
+        with pytest.raises(ValueError, match="may not change the shape of the tensor"):
+            parametrize.register_parametrization(target, "weight", Flatten())
+    parametrize.register_parametrization(st.nn.Linear(3, 2), "weight", Flatten(), unsafe=True)

@@ -175,3 +175,25 @@ def test_window_parameters_match_torch():
     compare(lambda lib: lib.hamming_window(7, False, 0.5, 0.3, dtype=lib.float64))
     for beta in (0.0, 5.0, 12.0, 40.0):
         compare(lambda lib: lib.kaiser_window(9, True, beta, dtype=lib.float64))
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_igamma_input_derivative_is_refused_at_backward_as_in_torch(name: str) -> None:
+    # torch defines no derivative for the first argument: a backward that needs it raises NotImplementedError;
+    # the second argument's derivative is computed (also with the first requiring no grad)
+    for lib in (st, torch):
+        a = lib.tensor([1.0, 2.5], requires_grad=True)
+        x = lib.tensor([0.5, 3.0], requires_grad=True)
+        out = getattr(lib, name)(a, x)
+        assert out.grad_fn is not None
+        with pytest.raises(NotImplementedError, match=f"the derivative for '{name}: input' is not implemented"):
+            out.sum().backward()
+    got, want = [], []
+    for lib, res in ((st, got), (torch, want)):
+        x = lib.tensor([0.5, 3.0], requires_grad=True)
+        getattr(lib, name)(lib.tensor([1.0, 2.5]), x).sum().backward()
+        res.append(x.grad.numpy())
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    with pytest.raises(st.AutogradNotImplementedError) as info:
+        getattr(st, name)(st.tensor([1.0], requires_grad=True), st.tensor([1.0])).backward()
+    assert info.value.code == "autograd_derivative_not_implemented"

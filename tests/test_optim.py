@@ -325,3 +325,76 @@ def test_strong_wolfe_search_as_torchs(seed, t0, dtype):
     np.testing.assert_allclose(t_s, t_t, rtol=rtol)
     np.testing.assert_allclose(fs, ft, rtol=rtol, atol=rtol * (abs(f0) + 1))  # f may pass near zero
     np.testing.assert_allclose(gs, gt, rtol=rtol, atol=10 * rtol * np.abs(gt).max())  # cancellation near a minimum
+
+
+def _momentum_optimizer(base):
+    """A hand-written optimizer the way users write one: it reads ``self.state[p]`` and fills it when empty."""
+
+    class Momentum(base):
+        def __init__(self, params, lr):
+            super().__init__(params, {"lr": lr})
+
+        def step(self):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    state = self.state[p]
+                    if len(state) == 0:
+                        state["buf"] = p.grad.clone()
+                    else:
+                        state["buf"].mul_(0.9).add_(p.grad)
+                    p.data.add_(state["buf"], alpha=-group["lr"])
+
+    return Momentum
+
+
+def test_hand_written_optimizer_reads_state_of_a_new_parameter() -> None:
+    # torch's Optimizer.state is a defaultdict(dict), also after load_state_dict
+    results = []
+    for lib, mod in ((st, optim), (torch, torch.optim)):
+        p = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+        o = _momentum_optimizer(mod.Optimizer)([p], lr=0.1)
+        for _ in range(3):
+            o.zero_grad()
+            (p * p).sum().backward()
+            o.step()
+        o.load_state_dict(o.state_dict())
+        assert o.state[lib.nn.Parameter(lib.zeros(1))] == {}
+        results.append(p.detach().numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "Adadelta"])
+def test_capturable_step_on_cpu_is_refused_as_in_torch(name: str) -> None:
+    # torch accepts the flag at construction and asserts at the step: no CPU step is capturable
+    for lib in (st, torch):
+        p = lib.nn.Parameter(lib.ones(2))
+        o = getattr(lib.optim, name)([p], lr=0.1, capturable=True)
+        p.sum().backward()
+        with pytest.raises(AssertionError, match="If capturable=True, params"):
+            o.step()
+
+
+@pytest.mark.parametrize("name", ["Adam", "SGD", "RMSprop", "Adagrad"])
+def test_differentiable_step_records_its_update_as_in_torch(name: str) -> None:
+    # torch's differentiable step runs with grad enabled: a leaf parameter's in-place update is refused...
+    for lib in (st, torch):
+        p = lib.nn.Parameter(lib.ones(2))
+        o = getattr(lib.optim, name)([p], lr=0.1, differentiable=True)
+        p.sum().backward()
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            o.step()
+
+
+def test_differentiable_sgd_differentiates_through_its_steps() -> None:
+    # ...and a non-leaf parameter (meta-learning) is accepted, its updates differentiable back to the leaf
+    grads = []
+    for lib in (st, torch):
+        w = lib.tensor([1.0, -2.0], requires_grad=True)
+        p = w * 1.0
+        o = lib.optim.SGD([p], lr=0.1, momentum=0.9, differentiable=True)
+        for _ in range(2):
+            p.grad, = lib.autograd.grad((p * p).sum(), p, create_graph=True)
+            o.step()
+        p.sum().backward()
+        grads.append(w.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)

@@ -381,3 +381,19 @@ def test_poisson_rates_checked_on_the_device_and_seeded():
     with pytest.raises(RuntimeError) as e:
         st.poisson(rates, generator=st.Generator())
     assert e.value.code == "device_error_requires"
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (6, 4), (3, 2, 2)])
+def test_orthogonal_and_dirac_init_of_a_webgpu_weight(shape) -> None:
+    # orthogonal_ draws and factorises in float64, which WebGPU lacks: on the CPU, then copied in (a program
+    # with the default device "webgpu" raised DTypeNotSupportedError)
+    w = st.empty(*shape, device=DEV)
+    st.nn.init.orthogonal_(w, gain=0.5)
+    flat = _host(w).reshape(shape[0], -1)
+    gram = flat @ flat.T if flat.shape[0] <= flat.shape[1] else flat.T @ flat
+    np.testing.assert_allclose(gram, 0.25 * np.eye(len(gram)), atol=1e-5)
+    if len(shape) == 3:
+        d = st.empty(*shape, device=DEV)
+        st.nn.init.dirac_(d)
+        want = torch.nn.init.dirac_(torch.empty(*shape))
+        np.testing.assert_array_equal(_host(d), want.numpy())

@@ -67,6 +67,11 @@ class AutogradError(ShapetorchError, RuntimeError):
     """Backward through something that cannot be differentiated, or a wrong custom gradient."""
 
 
+class AutogradNotImplementedError(AutogradError, NotImplementedError):
+    """Backward needs a derivative torch does not implement ("the derivative for 'igamma: input' is not
+    implemented"): a ``NotImplementedError``, as torch's, and an ``AutogradError``."""
+
+
 class RegistryError(ShapetorchError, RuntimeError):
     """The registration API: unknown or duplicate ops, kernels, dtypes and devices."""
 
@@ -81,7 +86,7 @@ class AllocationError(ShapetorchError, RuntimeError, MemoryError):
 
 
 for _cls in (ShapetorchError, ShapeError, ShapeNotSupportedError, ShapeValueError, LinAlgError, DimensionError, DTypeError, DTypeNotSupportedError, DeviceError,
-             AutogradError, RegistryError, ArgumentError, ArgumentValueError, AllocationError):
+             AutogradError, AutogradNotImplementedError, RegistryError, ArgumentError, ArgumentValueError, AllocationError):
     _cls.__module__ = "shapetorch"
 
 _BY_KIND: dict[str, type[ShapetorchError]] = {
@@ -95,6 +100,7 @@ _BY_KIND: dict[str, type[ShapetorchError]] = {
     "value": ArgumentValueError,
     "device": DeviceError,
     "autograd": AutogradError,
+    "autograd_unsupported": AutogradNotImplementedError,
     "registry": RegistryError,
     "argument": ArgumentError,
     "memory": AllocationError,

@@ -115,7 +115,10 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
 
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         if depth[0] == 0 and not getattr(self, "_harness_seen", False):
-            object.__setattr__(self, "_harness_seen", True)
+            # its submodules hold the weights just recorded/loaded: a later call of one alone (a checkpoint's
+            # recomputation during backward) must not load them again
+            for m in self.modules():
+                object.__setattr__(m, "_harness_seen", True)
             if record:
                 shared.weights.append({k: v.detach().cpu().numpy().copy() for k, v in self.state_dict().items()})
             else:
@@ -136,7 +139,9 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
             yield self.indices[i]
 
     # the library's own modules that draw for the program (torch's Categorical calls torch.multinomial)
-    internal = [(importlib.import_module(f"{lib.__name__}.ops.random"), "multinomial", multinomial)] \
+    # (and torch's Normal.sample calls torch.normal)
+    internal = [(importlib.import_module(f"{lib.__name__}.ops.random"), "multinomial", multinomial),
+                (importlib.import_module(f"{lib.__name__}.ops.random"), "normal", normal)] \
         if lib.__name__ == "shapetorch" else []
     return [*internal,
         (lib, "randn", randn), (lib, "rand", rand), (lib, "randint", randint), (lib, "randperm", randperm),

@@ -36,7 +36,7 @@ class Prim:
 
     def __init__(
         self, name: str, cpu: Kernel | None = None, vjp: VJP | None = None, jvp: Callable[..., Any] | None = None,
-        save_output: bool = False,
+        save_output: bool | Callable[[tuple[Any, ...]], bool] = False,
     ) -> None:
         self.name = name
         self.kernels: dict[str, Kernel] = {"cpu": cpu} if cpu is not None else {}
@@ -92,7 +92,8 @@ class Prim:
         if grad and STATE.enabled:
             # (the fields the next op and the engine read, as instance values: NOTE [instance fields] in backward)
             out._output_nr, out._base, out._inference = 0, None, False
-            out._grad_fn = record(self, args, params, out if self.save_output else None)
+            save = self.save_output  # True, False, or a predicate of the arguments (pow saves for a tensor exponent)
+            out._grad_fn = record(self, args, params, out if save is True or (save is not False and save(args)) else None)
             if out._data.dtype.kind in "fc":
                 out._requires_grad = True
             else:  # the setter's rules: an integral or bool result (argmax, a comparison) leaves the graph

@@ -16,7 +16,7 @@ from .dims import Sym, _Unknown, fmt_shape
 
 
 class Entry(NamedTuple):
-    kind: str  # shape | shape_unsupported | shape_value | linalg | index | dtype | dtype_unsupported | device | value | autograd | registry | argument | memory
+    kind: str  # shape | shape_unsupported | shape_value | linalg | index | dtype | dtype_unsupported | device | value | autograd | autograd_unsupported | registry | argument | memory
     family: str  # the mypy parent code: shape-matmul, shape-broadcast, ...
     meaning: str
     template: str
@@ -34,7 +34,8 @@ def _dim(op: str) -> Entry:
 VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_grad_dtype", "autograd_error_implicit_grad",
                       "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_custom_view_inplace",
                       "module_hook_error_result", "data_error_invalid_value", "data_error_invalid_type",
-                      "autograd_error_graph_freed", "autograd_error_leaf_view_inplace"})
+                      "autograd_error_graph_freed", "autograd_error_leaf_view_inplace",
+                      "autograd_derivative_not_implemented"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
@@ -603,6 +604,10 @@ CATALOGUE: dict[str, Entry] = {
     "autograd_not_registered_error": Entry(
         "autograd", "autograd", "backward() reached an op with no registered gradient.",
         "{op}: the derivative for input {i} is not implemented",
+    ),
+    "autograd_derivative_not_implemented": Entry(
+        "autograd_unsupported", "autograd", "backward() needs a derivative torch does not implement (igamma's input).",
+        "the derivative for '{what}' is not implemented.",
     ),
     "autograd_error_not_differentiable": Entry(
         "autograd", "autograd", "backward() through an output whose derivative torch does not define (qr's mode='r').",

@@ -57,6 +57,14 @@ class Normal(Distribution):
     def stddev(self) -> Tensor:
         return self.scale
 
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        # one draw of normal(loc, scale), as torch's Normal.sample (rsample is loc + eps * scale)
+        from ..autograd import no_grad
+
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            return random.normal(self.loc.expand(shape), self.scale.expand(shape))
+
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         eps = random.randn(self._extended_shape(sample_shape), dtype=self.loc.dtype)
         return self.loc + eps * self.scale

@@ -36,10 +36,8 @@ from ..ops.activation import (
     glu,
     hardshrink,
     layer_norm_prim,
-    log_softmax,
     logsigmoid,
     prelu,
-    softmax,
     softplus,
     softshrink,
     softsign,
@@ -104,17 +102,30 @@ def _activation(fn: Any, input: Tensor, inplace: bool, *args: Any) -> Tensor:
     return result
 
 
-def softmin(input: Tensor, dim: int | None = None, _stacklevel: Any = 3, dtype: Any = None) -> Tensor:
-    """``softmax(-input)`` along ``dim``, with torch.nn.functional's signature: ``_stacklevel`` is taken and
-    ignored (torch reads it for a warning only), and a missing ``dim`` is torch's legacy choice, with its
-    warning."""
-    if dim is None:
-        import warnings
+def _legacy_dim(name: str, input: Tensor) -> int:
+    """torch's choice for a softmax-family call without ``dim`` (deprecated, with its warning, which names the
+    caller's line: past this, the function, the dtype check and the argument guard)."""
+    import warnings
 
-        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include dim=X "
-                      "as an argument.", UserWarning, stacklevel=2)
-        dim = 0 if input.dim() in (0, 1, 3) else 1
-    return A.softmin(input, dim, dtype)
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", UserWarning, stacklevel=5)
+    return 0 if input.dim() in (0, 1, 3) else 1
+
+
+# torch.nn.functional's signatures: ``_stacklevel`` is taken and ignored (torch reads it for the legacy-dim
+# warning only), so F.softmax(x, 1, 3) is a stacklevel, not a dtype, as in torch
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: Any = 3, dtype: Any = None) -> Tensor:
+    return A.softmax(input, _legacy_dim("softmax", input) if dim is None else dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: Any = 3, dtype: Any = None) -> Tensor:
+    return A.log_softmax(input, _legacy_dim("log_softmax", input) if dim is None else dim, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: Any = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-input)`` along ``dim``."""
+    return A.softmin(input, _legacy_dim("softmin", input) if dim is None else dim, dtype)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

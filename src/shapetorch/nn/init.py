@@ -101,7 +101,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
     import numpy as np
 
-    arr = np.zeros(tuple(tensor.shape), dtype=tensor.numpy().dtype)
+    arr = np.zeros(tuple(tensor.shape), dtype=tensor.detach().cpu().numpy().dtype)
     out_per = tensor.shape[0] // groups
     mn = min(out_per, tensor.shape[1])
     centre = tuple(s // 2 for s in tensor.shape[2:])
@@ -145,7 +145,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
 
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = randn(rows, cols, generator=generator, dtype=float64).numpy()
+    # drawn and factorised on the CPU in float64 (a WebGPU tensor has no float64), then copied into ``tensor``
+    flat = randn(rows, cols, generator=generator, dtype=float64, device="cpu").numpy()
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -153,7 +154,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     if rows < cols:
         q = q.T
     with no_grad():
-        return tensor.copy_(from_numpy(np.ascontiguousarray(q * gain)).reshape(tuple(tensor.shape)))
+        return tensor.copy_(from_numpy(np.ascontiguousarray(q * gain)).to(tensor.dtype).reshape(tuple(tensor.shape)))
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:

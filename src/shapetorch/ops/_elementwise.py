@@ -97,9 +97,12 @@ _2_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # -- binary -----------------------------------------------------------------------------------------
 
 def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str = "promote",
-            register: bool = True, dunder: str | None = None, rdunder: str | None = None) -> Callable[..., Tensor]:
-    """kind: 'promote' (mul), 'float' (true division), 'no_bool' (sub), 'integral' (bitwise ops)."""
-    prim = _small(Prim(name, threaded(kernel), vjp), kernel)
+            register: bool = True, dunder: str | None = None, rdunder: str | None = None,
+            save_output: bool | Callable[[tuple[Any, ...]], bool] = False) -> Callable[..., Tensor]:
+    """kind: 'promote' (mul), 'float' (true division), 'no_bool' (sub), 'integral' (bitwise ops).
+    save_output: the vjp reads the result (``n.out``), saved as torch saves it (an in-place op on it is refused);
+    a predicate of the primitive's arguments where torch saves it for some overloads only (pow's tensor exponent)."""
+    prim = _small(Prim(name, threaded(kernel), vjp, save_output=save_output), kernel)
     refuses_numbers = name in RD.TENSOR_OPERANDS or name in RD.TENSOR_FIRST
 
     def fn(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:

@@ -99,7 +99,7 @@ def _pow_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
     if not isinstance(b, Tensor):
         return ga, None
     log_a = a.log() if isinstance(a, Tensor) else -math.inf if a == 0 else np.log(a)
-    gb = g * _conj(a ** b * log_a)
+    gb = g * _conj(n.out * log_a)  # the saved result, as torch's (a ** b)
     if isinstance(a, Tensor):
         gb = gb.masked_fill((a == 0).logical_and((b.real if b.is_complex() else b) >= 0), 0)
     elif a == 0:
@@ -107,7 +107,10 @@ def _pow_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
     return ga, gb
 
 
-pow = _binary("pow", _quiet(_pow_kernel), _pow_vjp, dunder="__pow__", rdunder="__rpow__")
+# torch saves the result of pow with a tensor exponent (its derivative is result * log(input)), not of
+# tensor ** number: an in-place write to the result is refused at backward in the first case only
+pow = _binary("pow", _quiet(_pow_kernel), _pow_vjp, dunder="__pow__", rdunder="__rpow__",
+              save_output=lambda args: isinstance(args[1], Tensor))
 
 
 def _atan2_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
@@ -280,11 +283,11 @@ lcm = _binary("lcm", _guard("lcm", np.lcm, _integer), None, kind="integral")
 
 def _hypot_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
     a, b = n.inputs
-    h = hypot(a, b)
+    h = n.out  # the saved result, as torch's: a later in-place write to it (hypot_ again) is refused at backward
     return (g * a / h, g * b / h)
 
 
-hypot = _binary("hypot", _guard("hypot", np.hypot, _floating), _hypot_vjp)
+hypot = _binary("hypot", _guard("hypot", np.hypot, _floating), _hypot_vjp, save_output=True)
 nextafter = _binary("nextafter", _guard("nextafter", np.nextafter, _floating),
                     # as torch: the gradient passes to input where it moves (input != other), never to other
                     lambda g, n: (_where(n.inputs[0] == n.inputs[1], g * 0, g), _zeros_like(n.inputs[1])))

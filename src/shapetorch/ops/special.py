@@ -506,19 +506,24 @@ def _gammainc_kernel(name: str) -> Callable[..., Any]:
     return kernel
 
 
-def _gammainc_vjp(sign: float) -> Any:
-    """Only ``other`` (x) has a derivative in torch: ``+-x^(a-1) e^-x / Gamma(a)``."""
+def _gammainc_vjp(sign: float, op: str) -> Any:
+    """Only ``other`` (x) has a derivative in torch: ``+-x^(a-1) e^-x / Gamma(a)``; an ``input`` that requires
+    grad is refused at backward, as torch's not_implemented derivative. (The vjp sees which inputs require grad,
+    not which this backward needs: ``autograd.grad`` with respect to ``other`` alone refuses too, where torch
+    computes it.)"""
 
     def vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
         a, x = n.inputs
+        if isinstance(a, Tensor) and a.requires_grad:
+            fail("autograd_derivative_not_implemented", op=op, what=f"{op}: input")
         density = ((a - 1) * x.log() - x - lgamma(a)).exp()
         return None, g * density * sign
 
     return vjp
 
 
-_GAMMAINC = Prim("special_gammainc", _gammainc_kernel("gammainc"), _gammainc_vjp(1.0))
-_GAMMAINCC = Prim("special_gammaincc", _gammainc_kernel("gammaincc"), _gammainc_vjp(-1.0))
+_GAMMAINC = Prim("special_gammainc", _gammainc_kernel("gammainc"), _gammainc_vjp(1.0, "igamma"))
+_GAMMAINCC = Prim("special_gammaincc", _gammainc_kernel("gammaincc"), _gammainc_vjp(-1.0, "igammac"))
 
 
 def _no_bool(a: Any, x: Any, op: str) -> None:
@@ -533,7 +538,7 @@ def special_gammainc(input: Any, other: Any, *, out: Tensor | None = None) -> Te
     """The regularized lower incomplete gamma function P(input, other)."""
     _no_bool(input, other, "gammainc")
     a, x = _binary_operands(input, other, "gammainc")
-    r = _GAMMAINC(a.detach(), x)
+    r = _GAMMAINC(a, x)
     return r if out is None else write_inplace(out, r, "gammainc")
 
 
@@ -542,7 +547,7 @@ def special_gammaincc(input: Any, other: Any, *, out: Tensor | None = None) -> T
     """The regularized upper incomplete gamma function Q(input, other) = 1 - P(input, other)."""
     _no_bool(input, other, "gammaincc")
     a, x = _binary_operands(input, other, "gammaincc")
-    r = _GAMMAINCC(a.detach(), x)
+    r = _GAMMAINCC(a, x)
     return r if out is None else write_inplace(out, r, "gammaincc")
 
 

@@ -6,6 +6,7 @@ the parameters' version counters as torch's do.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
@@ -14,7 +15,7 @@ import numpy as np
 
 from .._device import backend
 from .._tensor import Tensor
-from ..autograd import no_grad
+from ..autograd import no_grad, set_grad_enabled
 from ..ops.creation import tensor
 
 
@@ -26,12 +27,26 @@ class _Required:
 required = _Required()
 
 
+# capturable=True keeps the step on the device (no host sync), for CUDA graphs in torch; the CPU has no
+# such thing, and torch refuses it there at the step. WebGPU steps stay on the device as they are.
+_CAPTURABLE_DEVICES = ["webgpu"]
+
+
+def _check_capturable(group: dict[str, Any]) -> None:
+    for p in group["params"]:
+        if p.grad is not None and p.device.type not in _CAPTURABLE_DEVICES:
+            # torch's exception: an assert in its step (so an AssertionError, as the other asserts here)
+            raise AssertionError("If capturable=True, params and state_steps must be on supported devices: "
+                                 f"{_CAPTURABLE_DEVICES}.")
+
+
 class Optimizer:
     """Base class: ``param_groups`` (dicts with 'params' and the hyper-parameters) and ``state`` per parameter."""
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state: dict[Tensor, dict[str, Any]] = {}
+        # a defaultdict, as torch's: hand-written optimizers read ``self.state[p]`` and fill it when empty
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         groups = list(params)
         if not groups:
@@ -48,7 +63,7 @@ class Optimizer:
         for p in group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
-            if not p.is_leaf:
+            if not (p.is_leaf or p.retains_grad or self.defaults.get("differentiable")):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for k, v in self.defaults.items():
             if v is required and k not in group:
@@ -79,8 +94,12 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        # torch's: a differentiable step runs with grad enabled, recording its updates (so a leaf parameter's
+        # in-place update is refused, as there); any other runs under no_grad
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
             for group in self.param_groups:
+                if group.get("capturable"):
+                    _check_capturable(group)
                 self._step_group(group)
         return loss
 
@@ -107,7 +126,7 @@ class Optimizer:
                 raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                                  "optimizer's group")
         by_index = {i: p for mine, theirs in zip(self.param_groups, groups) for p, i in zip(mine["params"], theirs["params"])}
-        self.state = {}
+        self.state = defaultdict(dict)
         for k, s in state_dict["state"].items():
             p = by_index[int(k)]
             self.state[p] = {n: (v.to(p.device).clone() if isinstance(v, Tensor) else deepcopy(v)) for n, v in s.items()}
@@ -129,7 +148,7 @@ class Optimizer:
         """Update ``p`` and ``state`` in place with one kernel where ``p``'s device has one (its backend's
         ``fused_step``); False, with nothing changed, where it does not (then the caller's ops run)."""
         device = p._device
-        if grad._device is not device and grad._device != device:
+        if (grad._device is not device and grad._device != device) or self.defaults.get("differentiable"):
             return False
         fused = getattr(backend(device.type), "fused_step", None)
         if fused is None or not fused(kind, p._shareable_data(), grad._data, [t._shareable_data() for t in state],

@@ -41,6 +41,10 @@ class ParametrizationList(ModuleList):
         else:
             for i, v in enumerate(value):
                 setattr(self, f"original{i}", Parameter(v.detach().clone(), requires_grad=grad))
+        if not unsafe:
+            # torch's consistency check, a call of the chain (so a spectral norm's power iteration runs once more)
+            _same_kind(self(), original, "Registering a parametrization may not change the {what} of the tensor, "
+                       "unless the `unsafe` flag is enabled.\nunparametrized {what}: {want}\nparametrized {what}: {got}")
 
     def right_inverse(self, value: Tensor) -> None:
         """Set the original(s) so that the parametrized tensor reads ``value``."""
@@ -65,6 +69,14 @@ class ParametrizationList(ModuleList):
         return x
 
 
+def _same_kind(value: Any, like: Tensor, message: str) -> None:
+    if not isinstance(value, Tensor):
+        raise ValueError(f"A parametrization must return a tensor. Got {type(value).__name__}.")
+    for what, got, want in (("dtype", value.dtype, like.dtype), ("shape", value.shape, like.shape)):
+        if got != want:
+            raise ValueError(message.format(what=what, got=got, want=want))
+
+
 def _inject(module: Module) -> None:
     """Give ``module`` a class of its own (``Parametrized<Class>``), so properties can be added to it alone."""
     cls = module.__class__
@@ -75,8 +87,13 @@ def _inject(module: Module) -> None:
 
 def _add_property(module: Module, name: str) -> None:
     def get(self: Module) -> Tensor:
-        plist = self.parametrizations[name]
-        result: Tensor = plist()
+        if _cache_depth:
+            key = (id(self), name)
+            hit = _cache.get(key)
+            if hit is None:
+                hit = _cache[key] = self.parametrizations[name]()
+            return hit
+        result: Tensor = self.parametrizations[name]()
         return result
 
     def set_(self: Module, value: Tensor) -> None:
@@ -88,9 +105,16 @@ def _add_property(module: Module, name: str) -> None:
 def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
                              unsafe: bool = False) -> Module:
     """Parametrize ``module.<tensor_name>`` by ``parametrization`` (a second call appends to the chain)."""
+    parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
+        if not unsafe:  # torch's checks: the new link keeps the tensor's dtype and shape
+            current = getattr(module, tensor_name)
+            _same_kind(parametrization(current), current, "Registering a parametrization may not change the "
+                       "{what} of the tensor, unless the `unsafe` flag is enabled.\nmodule." + tensor_name +
+                       ".{what}: {want}\nparametrization(module." + tensor_name + ").{what}: {got}")
         plist = module.parametrizations[tensor_name]
         plist.append(parametrization)
+        plist.unsafe |= unsafe
         return module
     original = getattr(module, tensor_name)
     if not isinstance(original, Tensor):
@@ -138,7 +162,19 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
     return module
 
 
+_cache_depth = 0
+_cache: dict[tuple[int, str], Tensor] = {}
+
+
 @contextlib.contextmanager
 def cached() -> Iterator[None]:
-    """torch caches parametrized tensors inside this block; shapetorch computes them on each read (same values)."""
-    yield
+    """Inside this block each parametrized tensor is computed once, at its first read, and that tensor (one
+    graph node) is returned by every later read, as torch's; the cache empties when the outermost block ends."""
+    global _cache_depth
+    _cache_depth += 1
+    try:
+        yield
+    finally:
+        _cache_depth -= 1
+        if not _cache_depth:
+            _cache.clear()
