@@ -4,7 +4,7 @@ Run: ``python -m bench.bench_compiled_kernels [--threads N] [--repeat R] [--no-p
 is a dependency of shapetorch: install them into a scratch environment to measure them (the script says which
 are missing and times the rest). In one process and interleaved, under the CPU clock (``time.process_time``,
 all the process's threads), it times each kernel as shapetorch runs it now (its own NumPy kernels), as numba
-(``@njit(cache=True, fastmath=False)``, serial and ``parallel=True``; GELU also ``@vectorize``) and numexpr
+(``@njit(cache=True, fastmath=False, error_model='numpy')``, serial and ``parallel=True``; GELU also ``@vectorize``) and numexpr
 (one expression where it can say the kernel) would, and as torch does:
 
 - exact GELU forward and gradient, float32 (8, 64, 512);
@@ -72,6 +72,95 @@ def nb_gelu_backward(x: Any, g: Any, out: Any) -> None:
         out[i] = g[i] * (cdf + v * pdf)
 
 
+# GELU with an exp of its own: numba's math.exp/erf/erfc are scalar calls into the C library (llvmlite's LLVM has no
+# vector math library), which LLVM cannot vectorise. exp(z) = 2^n p(r) (n = round(z / ln 2), r = z - n ln 2 in two
+# parts, p of degree 6) and Abramowitz-Stegun 7.1.26 for erfc (shapetorch's float32 formula) are loops that it
+# does vectorise (AVX2 here), in blocks that stay in L1: the exponent 2^n is built in an int32 view of a scratch
+# buffer, as numba has no scalar bit cast.
+_LOG2E, _LN2_HI, _LN2_LO = F32(1.4426950408889634), F32(0.693145751953125), F32(1.428606765330187e-06)
+_ROUND = F32(12582912.0)  # 1.5 * 2^23: z / ln 2 + _ROUND has n in its low mantissa bits
+_E6, _E5, _E4, _E3, _E2 = F32(1 / 720), F32(1 / 120), F32(1 / 24), F32(1 / 6), _HALF
+_Z_MIN = F32(-87.0)
+_AS_P = F32(0.3275911 * math.sqrt(0.5))
+_AS1, _AS2, _AS3, _AS4, _AS5 = (F32(v) for v in (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429))
+_BLOCK = 2048
+
+
+def nb_exp_half_square(x: Any, p: Any, bits: Any) -> None:
+    """``exp(-x^2 / 2) = p * bits.view(float32)``: the polynomial into ``p``, 2^n's bits into ``bits``."""
+    for i in range(x.size):
+        v = x[i]
+        z = max(v * v * -_HALF, _Z_MIN)
+        t = z * _LOG2E + _ROUND
+        n = t - _ROUND
+        r = z - n * _LN2_HI - n * _LN2_LO
+        p[i] = _ONE + r * (_ONE + r * (_E2 + r * (_E3 + r * (_E4 + r * (_E5 + r * _E6)))))
+        bits[i] = (np.int32(n) + np.int32(127)) << np.int32(23)
+
+
+def nb_exp_into(z: Any, p: Any, bits: Any) -> None:
+    """``exp(z) = p * bits.view(float32)`` for z <= 0 (softmax's shifted logits; below -87, exp(-87))."""
+    for i in range(z.size):
+        zi = max(z[i], _Z_MIN)
+        t = zi * _LOG2E + _ROUND
+        n = t - _ROUND
+        r = zi - n * _LN2_HI - n * _LN2_LO
+        p[i] = _ONE + r * (_ONE + r * (_E2 + r * (_E3 + r * (_E4 + r * (_E5 + r * _E6)))))
+        bits[i] = (np.int32(n) + np.int32(127)) << np.int32(23)
+
+
+def nb_softmax_ownexp(x: Any, out: Any) -> None:
+    n, d = x.shape
+    for r in prange(n):
+        xr, orow = x[r], out[r]
+        poly = np.empty(d, np.float32)
+        scale = np.empty(d, np.float32)  # (separate buffers: LLVM does not vectorise a loop over aliased ones)
+        m = xr[0]
+        for j in range(1, d):
+            m = max(m, xr[j])
+        for j in range(d):
+            orow[j] = xr[j] - m
+        nb_exp_into(orow, poly, scale.view(np.int32))
+        s = F32(0.0)
+        for j in range(d):
+            orow[j] = poly[j] * scale[j]
+            s += orow[j]
+        inv = _ONE / s
+        for j in range(d):
+            orow[j] *= inv
+
+
+def nb_gelu_ownexp(x: Any, out: Any) -> None:
+    for blk in prange((x.size + _BLOCK - 1) // _BLOCK):
+        lo = blk * _BLOCK
+        hi = min(lo + _BLOCK, x.size)
+        xb, ob = x[lo:hi], out[lo:hi]
+        scale = np.empty(hi - lo, np.float32)
+        nb_exp_half_square(xb, ob, scale.view(np.int32))
+        for i in range(hi - lo):
+            v = xb[i]
+            a = max(v, -v)
+            t = _ONE / (_ONE + _AS_P * a)
+            q = _HALF * t * (_AS1 + t * (_AS2 + t * (_AS3 + t * (_AS4 + t * _AS5)))) * (ob[i] * scale[i])
+            ob[i] = v * (_ONE - q if v >= F32(0.0) else q)
+
+
+def nb_gelu_backward_ownexp(x: Any, g: Any, out: Any) -> None:
+    for blk in prange((x.size + _BLOCK - 1) // _BLOCK):
+        lo = blk * _BLOCK
+        hi = min(lo + _BLOCK, x.size)
+        xb, ob = x[lo:hi], out[lo:hi]
+        scale = np.empty(hi - lo, np.float32)
+        nb_exp_half_square(xb, ob, scale.view(np.int32))
+        for i in range(hi - lo):
+            v = xb[i]
+            e = ob[i] * scale[i]
+            a = max(v, -v)
+            t = _ONE / (_ONE + _AS_P * a)
+            q = _HALF * t * (_AS1 + t * (_AS2 + t * (_AS3 + t * (_AS4 + t * _AS5)))) * e
+            ob[i] = g[lo + i] * ((_ONE - q if v >= F32(0.0) else q) + v * e * _INV_SQRT_2PI)
+
+
 def nb_layer_norm(x: Any, w: Any, b: Any, eps: Any, out: Any) -> None:
     n, d = x.shape
     for r in prange(n):
@@ -114,13 +203,12 @@ def nb_layer_norm_backward(x: Any, g: Any, w: Any, eps: Any, dx: Any, dw: Any, d
         sgh /= F32(d)
         for j in range(d):
             dx[r, j] = rstd * (g[r, j] * w[j] - sg - (x[r, j] - mean) * rstd * sgh)
-    for j in prange(d):
-        aw = F32(0.0)
-        ab = F32(0.0)
-        for r in range(n):
-            aw += g[r, j] * (x[r, j] - means[r]) * rstds[r]
-            ab += g[r, j]
-        dw[j], db[j] = aw, ab
+    dw[:] = 0
+    db[:] = 0
+    for r in range(n):  # row by row, each row's sum vectorised along the columns
+        for j in range(d):
+            dw[j] += g[r, j] * (x[r, j] - means[r]) * rstds[r]
+            db[j] += g[r, j]
 
 
 def nb_lstm_step(gi: Any, gh: Any, c: Any, h_out: Any, c_out: Any) -> None:
@@ -154,7 +242,12 @@ def nb_softmax(x: Any, out: Any) -> None:
             out[r, j] *= inv
 
 
-_NB_KERNELS = ("nb_gelu", "nb_gelu_backward", "nb_layer_norm", "nb_layer_norm_backward", "nb_lstm_step", "nb_softmax")
+_NB_KERNELS = ("nb_gelu", "nb_gelu_backward", "nb_gelu_ownexp", "nb_gelu_backward_ownexp", "nb_layer_norm",
+               "nb_layer_norm_backward", "nb_lstm_step", "nb_softmax", "nb_softmax_ownexp")
+# error_model="numpy": a division by zero gives inf or NaN, as NumPy's; numba's default (Python's) tests every
+# divisor and raises, which also keeps LLVM from vectorising a loop that divides
+_NB_REASSOC = ("nb_layer_norm", "nb_layer_norm_backward", "nb_softmax", "nb_softmax_ownexp")
+_NB_OPTIONS = {"cache": True, "fastmath": False, "error_model": "numpy"}
 
 
 def _load_numba() -> dict[str, Any] | None:
@@ -167,11 +260,16 @@ def _load_numba() -> dict[str, Any] | None:
 
     globals()["prange"] = numba.prange
     got: dict[str, Any] = {}
+    globals()["nb_exp_half_square"] = numba.njit(**_NB_OPTIONS)(nb_exp_half_square)
+    globals()["nb_exp_into"] = numba.njit(**_NB_OPTIONS)(nb_exp_into)
     for name in _NB_KERNELS:
-        got[name] = numba.njit(cache=True, fastmath=False)(_renamed(name, name))
+        got[name] = numba.njit(**_NB_OPTIONS)(_renamed(name, name))
         # a function of its own name: numba's on-disk cache is indexed by the function, not by its options, so
         # one function compiled both ways would load the serial machine code for the parallel one
-        got[name + "+par"] = numba.njit(cache=True, fastmath=False, parallel=True)(_renamed(name, name + "_par"))
+        got[name + "+par"] = numba.njit(**_NB_OPTIONS, parallel=True)(_renamed(name, name + "_par"))
+        if name in _NB_REASSOC:  # row sums in any order: LLVM can then vectorise them
+            got[name + "+reassoc"] = numba.njit(**{**_NB_OPTIONS, "fastmath": {"reassoc"}})(
+                _renamed(name, name + "_reassoc"))
     vec: list[Any] = []
 
     def gelu_vectorized(x: Any) -> Any:  # compiled at its first call, as the others (vectorize compiles eagerly)
@@ -210,6 +308,14 @@ def _errors(got: Any, ref: Any) -> tuple[float, float]:
 Variant = tuple[Callable[[], Any], Callable[[], Any]]  # (timed call, the result to check)
 
 
+def _into(call: Callable[[], Any], buf: Any) -> Variant:
+    """A kernel that writes into ``buf``: its result is a copy of ``buf`` right after a call of its own."""
+    def result() -> Any:
+        call()
+        return buf.copy()
+    return call, result
+
+
 def cases(nb: dict[str, Any] | None, ne: Any, torch: Any) -> list[tuple[str, dict[str, Variant], Any]]:
     """(kernel, {variant: (call, result)}, float64 reference or a tuple of them)."""
     import shapetorch as st
@@ -232,8 +338,10 @@ def cases(nb: dict[str, Any] | None, ne: Any, torch: Any) -> list[tuple[str, dic
     of = np.empty_like(xf)
     if nb is not None:
         for tag in ("", "+par"):
-            fwd["numba" + tag] = (lambda k=nb["nb_gelu" + tag]: k(xf, of), lambda: of.copy())
-            bwd["numba" + tag] = (lambda k=nb["nb_gelu_backward" + tag]: k(xf, gf, of), lambda: of.copy())
+            fwd["numba" + tag] = _into(lambda k=nb["nb_gelu" + tag]: k(xf, of), of)
+            bwd["numba" + tag] = _into(lambda k=nb["nb_gelu_backward" + tag]: k(xf, gf, of), of)
+            fwd["numba own exp" + tag] = _into(lambda k=nb["nb_gelu_ownexp" + tag]: k(xf, of), of)
+            bwd["numba own exp" + tag] = _into(lambda k=nb["nb_gelu_backward_ownexp" + tag]: k(xf, gf, of), of)
         fwd["numba vectorize"] = (lambda: nb["nb_gelu+vec"](x),) * 2
     if ne is not None:
         # no erf in numexpr: Abramowitz-Stegun 7.1.26 (shapetorch's float32 formula) in one expression
@@ -274,10 +382,10 @@ def cases(nb: dict[str, Any] | None, ne: Any, torch: Any) -> list[tuple[str, dic
     ol, dw, db = np.empty_like(xl), np.empty_like(w), np.empty_like(b)
     eps32 = F32(LN_EPS)
     if nb is not None:
-        for tag in ("", "+par"):
-            lnf["numba" + tag] = (lambda k=nb["nb_layer_norm" + tag]: k(xl, w, b, eps32, ol), lambda: ol.copy())
-            lnb["numba" + tag] = (lambda k=nb["nb_layer_norm_backward" + tag]: k(xl, gl, w, eps32, ol, dw, db),
-                                  lambda: ol.copy())
+        for tag in ("", "+par", "+reassoc"):
+            lnf["numba" + tag] = _into(lambda k=nb["nb_layer_norm" + tag]: k(xl, w, b, eps32, ol), ol)
+            lnb["numba" + tag] = _into(lambda k=nb["nb_layer_norm_backward" + tag]: k(xl, gl, w, eps32, ol, dw, db),
+                                       ol)
     if ne is not None:
         def ne_ln() -> Any:  # the statistics in NumPy, the rest one expression
             m = xl.mean(1, keepdims=True)
@@ -329,11 +437,10 @@ def cases(nb: dict[str, Any] | None, ne: Any, torch: Any) -> list[tuple[str, dic
         np.tanh(cs, out=tmp)
         np.multiply(pre4[0], tmp, out=hs)
         return hs
-    lstm: dict[str, Variant] = {"numpy now": (st_step, lambda: (st_step(), cs.copy())[0].copy())}
+    lstm: dict[str, Variant] = {"numpy now": _into(st_step, hs)}
     if nb is not None:
         for tag in ("", "+par"):
-            lstm["numba" + tag] = (lambda kern=nb["nb_lstm_step" + tag]: kern(gi, gh, c0, hs, cs),
-                                   lambda: hs.copy())
+            lstm["numba" + tag] = _into(lambda kern=nb["nb_lstm_step" + tag]: kern(gi, gh, c0, hs, cs), hs)
     if ne is not None:
         ld = {"one": _ONE, "c": c0}
         for j, name in enumerate("ifgo"):
@@ -363,8 +470,9 @@ def cases(nb: dict[str, Any] | None, ne: Any, torch: Any) -> list[tuple[str, dic
     sm: dict[str, Variant] = {"numpy now": (lambda: act._softmax_kernel(xs, axis=-1),) * 2}
     os_ = np.empty_like(xs)
     if nb is not None:
-        for tag in ("", "+par"):
-            sm["numba" + tag] = (lambda kern=nb["nb_softmax" + tag]: kern(xs, os_), lambda: os_.copy())
+        for tag in ("", "+par", "+reassoc"):
+            sm["numba" + tag] = _into(lambda kern=nb["nb_softmax" + tag]: kern(xs, os_), os_)
+            sm["numba own exp" + tag] = _into(lambda kern=nb["nb_softmax_ownexp" + tag]: kern(xs, os_), os_)
     if ne is not None:
         def ne_softmax() -> Any:  # the max and the sums in NumPy
             m = xs.max(1, keepdims=True)
@@ -416,9 +524,11 @@ def _compile_probe() -> None:
     w = np.ones(512, F32)
     args: dict[str, tuple[Any, ...]] = {
         "nb_gelu": (x, x.copy()), "nb_gelu_backward": (x, x, x.copy()),
+        "nb_gelu_ownexp": (x, x.copy()), "nb_gelu_backward_ownexp": (x, x, x.copy()),
         "nb_layer_norm": (m, w, w, F32(1e-5), m.copy()),
         "nb_layer_norm_backward": (m, m, w, F32(1e-5), m.copy(), w.copy(), w.copy()),
-        "nb_lstm_step": (m, m, c, c.copy(), c.copy()), "nb_softmax": (m, m.copy())}
+        "nb_lstm_step": (m, m, c, c.copy(), c.copy()), "nb_softmax": (m, m.copy()),
+        "nb_softmax_ownexp": (m, m.copy())}
     for name, fn in nb.items():
         a = args[name.split("+")[0]] if not name.endswith("+vec") else (x,)
         t0 = time.perf_counter()
