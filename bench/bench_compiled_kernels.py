@@ -580,7 +580,11 @@ def main(argv: list[str] | None = None) -> int:
     missing = [m for m in ("numba", "numexpr", "torch") if importlib.util.find_spec(m) is None]
     if missing:
         print("not importable, not measured: " + ", ".join(missing))
-    report: dict[str, Any] = {"threads": args.threads, "missing": missing}
+    versions = {m: importlib.metadata.version(m) for m in ("numpy", "numba", "llvmlite", "numexpr", "torch")
+                if importlib.util.find_spec(m) is not None}
+    print(f"versions: {versions}")
+    report: dict[str, Any] = {"threads": args.threads, "missing": missing, "versions": versions,
+                              "load before": os.getloadavg()}
     if not args.no_probe:
         report["probes"] = probes()
         print(json.dumps(report["probes"], indent=1))
