@@ -22,11 +22,13 @@ with its dependencies (numba's llvmlite). Tests never assert these numbers.
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.metadata
 import importlib.util
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -255,7 +257,9 @@ def _load_numba() -> dict[str, Any] | None:
     ``@vectorize``; None when numba is not importable."""
     if importlib.util.find_spec("numba") is None:
         return None
-    os.environ.setdefault("NUMBA_CACHE_DIR", tempfile.mkdtemp(prefix="numba-cache-"))
+    if "NUMBA_CACHE_DIR" not in os.environ:  # a cache of this run's own, removed at exit
+        os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cache-")
+        atexit.register(shutil.rmtree, os.environ["NUMBA_CACHE_DIR"], True)
     import numba
 
     globals()["prange"] = numba.prange
@@ -545,12 +549,13 @@ def probes() -> dict[str, Any]:
         "import s (after numpy)": {m: _import_time(m) for m in ("numba", "numexpr", "torch")},
     }
     if importlib.util.find_spec("numba") is not None:
-        env = {**os.environ, "NUMBA_CACHE_DIR": tempfile.mkdtemp(prefix="numba-cache-")}
         cmd = [sys.executable, "-m", "bench.bench_compiled_kernels", "--compile-probe"]
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        for label in ("first call s (empty cache)", "first call s (cache filled)"):
-            run = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env, cwd=root)
-            res[label] = json.loads(run.stdout.strip().splitlines()[-1])
+        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            for label in ("first call s (empty cache)", "first call s (cache filled)"):
+                run = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env, cwd=root)
+                res[label] = json.loads(run.stdout.strip().splitlines()[-1])
     return res
 
 
