@@ -125,6 +125,21 @@ def test_gradients_of_indexing_in_chunks(small_binding):
     run(lambda lib, a, i: a[i[:, 0], i[:, 1]].sum(), data((300, 50)), i)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda lib, a: a[0] * 2,  # one row: the other chunks are all zeros
+    lambda lib, a: a[7:290:3, 5:48:4],
+    lambda lib, a: a[-3, None, ..., 10:],
+    lambda lib, a: a.reshape(10, 30, 50)[2:9, 4],  # an int on an inner dim, a chunk of one index of dim 0 at a time
+    lambda lib, a: a.reshape(2, 150, 50)[1, 140],  # every chunk but one misses the rows
+    lambda lib, a: lib.nn.functional.pad(a, (1, 2, 3, 4), value=2.5),  # the same kernel, a fill of 2.5
+    lambda lib, a: lib.nn.functional.pad(a.T, (0, 0, 10, 20)),  # a strided input larger than a binding
+])
+def test_basic_index_gradients_and_pads_in_chunks(small_binding, fn):
+    """The gradient of a basic index (zeros with the gradient on the index's window) and a constant pad, by chunks
+    of the 60 kB result, each binding a window of it and of the part of the source its window reaches."""
+    run(fn, data((300, 50)))
+
+
 def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
     i = np.zeros((300, 50), dtype=np.int64)
     i[-1, -1] = 50
