@@ -273,10 +273,3 @@ def test_attention_with_heads_too_wide_for_the_loop_bound_is_refused(monkeypatch
         st.nn.functional.scaled_dot_product_attention(x, x, x)
     assert e.value.code == "device_error_limit" and str(e.value).startswith("scaled_dot_product_attention:")
 
-
-def test_causal_attention_by_pieces_of_the_query_rows(small_binding):
-    """Query rows of a 256-float stride under a 4 KiB binding: the causal forward by pieces of about 15 rows, the
-    causal test counting each piece's rows from its first in the whole attention (keys 0..39: rows past the first
-    pieces still see fewer than every key)."""
-    run(lambda lib, a, k, v: lib.nn.functional.scaled_dot_product_attention(a[..., :8], k, v, is_causal=True),
-        data((1, 1, 300, 64)), data((1, 1, 40, 8), seed=1), data((1, 1, 40, 8), seed=2), grad=False)

@@ -435,25 +435,27 @@ def _forward(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], out: W
 
 
 def _backward(kind: str, dims: tuple[tuple[int, ...], int, int, int, int], grads: tuple[WArray, ...], q: WArray,
-              k: WArray, v: WArray, m: WArray | None, g: WArray, scale: float, causal: bool) -> None:
+              k: WArray, v: WArray, m: WArray | None, g: WArray, scale: float, causal: bool, i0: int = 0,
+              accumulate: bool = False) -> None:
     """The query rows' statistics and dq (one pass when every key fits one block; else the statistics over the
-    key blocks, then dq over them), then dk and dv over blocks of the query rows."""
+    key blocks, then dq over them), then dk and dv over blocks of the query rows (added to what ``grads`` holds
+    when ``accumulate``: a later piece of the query rows, whose first is row ``i0``)."""
     batch, L, S, D, Dv = dims
     nb, nbd, op = math.prod(batch), len(batch), "attention_backward"
     stat = RT.empty((nb * L * 3,), q.dtype)
     one = block("all", D, Dv, nbd)
     if S <= one:
-        _dispatch(query_grad_kernel(kind), dims, grads, q, k, v, m, g, stat, scale, causal, nb * L, (0, S))
+        _dispatch(query_grad_kernel(kind), dims, grads, q, k, v, m, g, stat, scale, causal, nb * L, (0, S), i0=i0)
     else:
         for part in ("stats", "dq"):
             spans = _blocks(part, op, S, D, Dv, nbd)
             for n, span in enumerate(spans):
                 _dispatch(query_grad_kernel(kind, part), dims, grads, q, k, v, m, g, stat, scale, causal, nb * L,
-                          span, n == 0, n == len(spans) - 1)
+                          span, n == 0, n == len(spans) - 1, i0)
     spans = _blocks("kv", op, L, D, Dv, nbd)
     for n, span in enumerate(spans):
         _dispatch(key_value_grad_kernel(kind), dims, grads, q, k, v, m, g, stat, scale, causal, nb * S, span,
-                  n == 0, n == len(spans) - 1)
+                  n == 0 and not accumulate, n == len(spans) - 1, i0)
 
 
 def _mask_kind(mask: tuple[WArray, ...]) -> str:
@@ -549,27 +551,42 @@ def attention_backward_kernel(q: WArray, k: WArray, v: WArray, *rest: WArray, sc
     kind = _mask_kind(mask)
     grads = _packed(out, (q, k, v), orders)
     if _large(q, k, v, m, g, out) and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]:
-        # larger than a binding: by pieces of the batch (the key and value gradients need every query row), each
-        # piece's gradients packed into a temporary (the kernels bind one buffer for the three) and copied out
+        # larger than a binding: by pieces of the batch, and of the query rows, each piece's gradients packed into a
+        # temporary (the kernels bind one buffer for the three) and copied out. The pieces of one batch piece's
+        # query rows come one after another: the first makes the temporary, each adds its rows' share into its
+        # dk and dv (and copies out its dq), the last copies dk and dv out.
         from .kernels import assign
 
-        # (the last view stands for a piece's packed temporary, so that a piece's three gradients fit one binding)
+        # (the last view stands for a piece's packed temporary, its rows' dq then the whole dk and dv, so that a
+        # piece's three gradients fit one binding)
+        kv_size = S * (D + Dv)
+        per, bst = n // nb, list[int]()  # (each batch entry's temporary: L * D + kv_size, spanned by L rows of D + kv_size)
+        for size in reversed(batch):
+            bst.insert(0, per)
+            per *= size
+        proxy = WArray(out.st, (*batch, L, D + kv_size), np.dtype(np.float32), (*bst, D, 1), 0)
         views = [_full_rank(q, batch, L, D), _full_rank(k, batch, S, D), _full_rank(v, batch, S, Dv),
-                 None if m is None else _full_rank(m, batch, L, S), _full_rank(g, batch, L, Dv), *grads,
-                 laid_out(out.st, (*batch, 1, n // nb), tuple(range(len(batch) + 2)))]
+                 None if m is None else _full_rank(m, batch, L, S), _full_rank(g, batch, L, Dv), *grads, proxy]
+        held: list[tuple[WArray, ...]] = []
 
         def run(vs: list[WArray | None], i0: int) -> None:
-            pq, pk, pv, pm, pg, *dst, _ = vs
-            assert pq is not None and pk is not None and pv is not None and pg is not None
-            b = pq.shape[:-2]
-            parts = (pq, pk, pv)
-            tmp = _packed(RT.empty((sum(a.size for a in parts),), q.dtype), parts, orders)
-            _backward(kind, (b, L, S, D, Dv), tmp, pq, pk, pv, pm, pg, scale, causal)
-            for d, t in zip(dst, tmp):
-                assert d is not None
-                assign(d, t)
+            pq, pk, pv, pm, pg, dq, dk, dv, _ = vs
+            assert pq is not None and pk is not None and pv is not None and pg is not None and dq is not None
+            b, rows = pq.shape[:-2], pq.shape[-2]
+            nbp = math.prod(b)
+            if i0 == 0:  # a piece's first rows: its temporary, sized for them (the later pieces are no longer)
+                buf = RT.empty((nbp * (rows * D + kv_size),), q.dtype)
+                held[:] = [_packed(buf, (pq, pk, pv), orders)]
+            tmp = held[0]
+            part = (laid_out(tmp[0].st, pq.shape, orders[0], tmp[0].offset), *tmp[1:])
+            _backward(kind, (b, rows, S, D, Dv), part, pq, pk, pv, pm, pg, scale, causal, i0, i0 > 0)
+            assign(dq, part[0])
+            if i0 + rows == L:
+                for d, t in zip((dk, dv), part[1:]):
+                    assert d is not None
+                    assign(d, t)
 
-        _in_chunks(views, [False] * len(views), len(batch), run)
+        _in_chunks(views, [True, False, False, True, True, True, False, False, True], len(batch) + 1, run)
         return out
     q, k, v, g = (_bindable(a) for a in (q, k, v, g))
     _backward(kind, (batch, L, S, D, Dv), grads, q, k, v, m, g, scale, causal)
