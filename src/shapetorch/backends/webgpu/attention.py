@@ -1,19 +1,22 @@
 """WebGPU kernels of the fused attention primitives (``scaled_dot_product_attention`` and its gradient,
-``attention_backward``): one dispatch for the forward, two for the gradient, instead of the composite's batched
-products, scale, causal mask, softmax and their gradients.
+``attention_backward``): one dispatch for the forward, two for the gradient (when every key fits one block, below),
+instead of the composite's batched products, scale, causal mask, softmax and their gradients.
 
 Every kernel gives one workgroup of :data:`AWG` threads to one row (a query row for the forward and for the
 query gradient, a key row for the key and value gradients). The threads take the other side's rows in chunks of
 ``AWG``: each computes one score (a dot product read straight from the strided q/k/v views: the attention's
 ``transpose``/``split`` views are not copied), the chunk's weights go through workgroup memory, and each thread
-then accumulates its own output columns (``ACC`` of them per pass; wider rows take several passes). The softmax's
-maximum and sum are found in two passes over the scores before the weighted sum, so no running rescale is needed
-and a row's result is the composite's to rounding. A row whose scores are all masked has weights 0 (so its
-output is 0), as torch's attention gives.
+then accumulates its own output columns (``ACC`` of them per pass; wider rows take several passes). Within a block
+of the other side's rows, the softmax's maximum and sum are found before the weighted sum; a long key sequence is
+taken in several blocks, one dispatch each (lavapipe miscomputes an invocation's loops past 65,535 iterations in
+all: :func:`block`), each row's running maximum and sum carried between them and its partial result rescaled.
+A row whose scores are all masked has weights 0 (so its output is 0), as torch's attention gives.
 
-Meta (u32 words): ``[B, L, S, D, Dv, scale (f32 bits), flags, nbd, batch shape (nbd)]`` then, per strided operand
-(q, k, v, mask, g, then the results: out, or dq, dk, dv), ``[offset, batch strides (nbd), row stride, column
-stride]``. Flags: 1 causal (``j <= i``), 2 a bool mask, 4 a float mask (added to the scores).
+Meta (u32 words): ``[B, L, S, D, Dv, scale (f32 bits), flags, nbd, lo, hi, i0, batch shape (nbd)]`` then, per
+strided operand (q, k, v, mask, g, then the results: out, or dq, dk, dv), ``[offset, batch strides (nbd), row
+stride, column stride]``. Flags: 1 causal (``j <= i0 + i``), 2 a bool mask, 4 a float mask (added to the scores),
+8 the first block, 16 the last; ``[lo, hi)`` is the block of the other side's rows; ``i0`` the first query row of
+a piece of the query rows.
 
 Results take the memory order of their operand (the output q's, each gradient its input's), as torch's fused
 attention does: the usual ``q.transpose(1, 2)`` of a (batch, length, heads, dim) projection gives an output whose
