@@ -125,6 +125,21 @@ def test_gradients_of_indexing_in_chunks(small_binding):
     run(lambda lib, a, i: a[i[:, 0], i[:, 1]].sum(), data((300, 50)), i)
 
 
+@pytest.mark.parametrize("fn", [
+    lambda lib, a: a[0] * 2,  # one row: the other chunks are all zeros
+    lambda lib, a: a[7:290:3, 5:48:4],
+    lambda lib, a: a[-3, None, ..., 10:],
+    lambda lib, a: a.reshape(10, 30, 50)[2:9, 4],  # an int on an inner dim, a chunk of one index of dim 0 at a time
+    lambda lib, a: a.reshape(2, 150, 50)[1, 140],  # every chunk but one misses the rows
+    lambda lib, a: lib.nn.functional.pad(a, (1, 2, 3, 4), value=2.5),  # the same kernel, a fill of 2.5
+    lambda lib, a: lib.nn.functional.pad(a.T, (0, 0, 10, 20)),  # a strided input larger than a binding
+])
+def test_basic_index_gradients_and_pads_in_chunks(small_binding, fn):
+    """The gradient of a basic index (zeros with the gradient on the index's window) and a constant pad, by chunks
+    of the 60 kB result, each binding a window of it and of the part of the source its window reaches."""
+    run(fn, data((300, 50)))
+
+
 def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
     i = np.zeros((300, 50), dtype=np.int64)
     i[-1, -1] = 50
@@ -266,16 +281,20 @@ def test_attention_by_pieces_of_the_batch(small_binding, fn, shape):
         tol=(1e-4, 1e-4))
 
 
-def test_attention_by_pieces_of_the_query_rows(small_binding):
-    """One (batch, head) of 300 query rows over a binding: the forward by pieces of query rows (the keys and values,
-    under a binding, bound whole); its gradient needs every query row per key row and is refused, naming it."""
-    q, kv = data((1, 1, 300, 8)), data((1, 1, 20, 8), seed=1)
-    run(lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v), q, kv, kv * 2, grad=False)
-    t = st.tensor(q, device=DEV, requires_grad=True)
-    y = st.nn.functional.scaled_dot_product_attention(t, st.tensor(kv, device=DEV), st.tensor(kv, device=DEV))
-    with pytest.raises(st.DeviceError) as e:
-        y.sum().backward()
-    assert e.value.code == "device_error_limit" and str(e.value).startswith("attention_backward:")
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"attn_mask": "bool"}])
+def test_attention_by_pieces_of_the_query_rows(small_binding, kw):
+    """One (batch, head) of 300 query rows over a binding: the forward and the gradient by pieces of query rows (the
+    keys and values, under a binding, bound whole); each piece's dq copied out, its share of dk and dv added into
+    a temporary copied out after the last piece. Causal: query rows of a 256-float stride, so that pieces of about
+    15 rows meet the causal boundary of the 40 keys (each piece given its first row)."""
+    mask = np.random.default_rng(5).random((300, 40)) > 0.3
+
+    def fn(lib, a, k, v):
+        m = lib.tensor(mask, device=a.device) if "attn_mask" in kw else None
+        return lib.nn.functional.scaled_dot_product_attention(a[..., :8], k, v, attn_mask=m,
+                                                              is_causal=kw.get("is_causal", False))
+
+    run(fn, data((1, 1, 300, 64)), data((1, 1, 40, 8), seed=1), data((1, 1, 40, 8), seed=2), tol=(1e-4, 1e-5))
 
 
 def _index(shape: tuple[int, ...], hi: int, seed: int = 4) -> np.ndarray:

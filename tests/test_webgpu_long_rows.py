@@ -210,3 +210,66 @@ def test_amax_and_amin_propagate_nan(small_chunks, fn):
     """NaN is tested by its bits in the reduction's combine (lavapipe folded ``x != x`` to false, and the maximum
     of a row with a NaN was its largest number)."""
     run(fn, data((30, 200)), grad=False)
+
+
+# -- attention over blocks of keys ---------------------------------------------------------------------------
+@pytest.fixture
+def key_blocks(monkeypatch):
+    """Blocks of one workgroup's width (64 rows of the other side) for every attention pass, whatever the head."""
+    from shapetorch.backends.webgpu import attention
+
+    monkeypatch.setattr(attention, "block", lambda kind, D, Dv, nbd: attention.AWG)
+
+
+ATTENTION = [  # (q shape, k length, v width, keyword arguments): 130 keys in 3 blocks, 70 query rows in 2
+    ((2, 70, 8), 130, 5, {}),
+    ((2, 70, 8), 130, 5, {"is_causal": True}),
+    ((1, 90, 4), 200, 300, {}),  # value rows wider than one pass of the workgroup
+    ((2, 70, 8), 130, 5, {"attn_mask": "bool"}),
+    ((2, 70, 8), 130, 5, {"attn_mask": "float"}),
+]
+
+
+@pytest.mark.parametrize("qs,S,Dv,kw", ATTENTION)
+def test_attention_over_key_blocks(key_blocks, qs, S, Dv, kw):
+    """The forward by key blocks (each row's running maximum and sum carried between them, its partial output
+    rescaled), the gradient's statistics and dq by key blocks and dk, dv by query-row blocks, against torch; the
+    forward takes one dispatch per block. Rows fully masked by the bool mask give 0, as torch's."""
+    *batch, L, D = qs
+    mask = kw.get("attn_mask")
+    if mask == "bool":
+        m = np.random.default_rng(5).random((L, S)) > 0.2
+        m[3] = False  # every key masked in one row (all blocks), and in the first block only in another
+        m[4, :64] = False
+    elif mask == "float":
+        m = data((L, S), seed=5)
+        m[5, :128] = -np.inf  # the first two blocks of a row give nothing: its maximum comes from the third
+    kw = dict(kw)
+
+    def fn(lib, q, k, v):
+        if mask is not None:
+            kw["attn_mask"] = lib.tensor(m, device=q.device)
+        return lib.nn.functional.scaled_dot_product_attention(q, k, v, **kw)
+
+    before = st.memory_stats()["num_dispatches"]
+    run(fn, data(qs), data((*batch, S, D), seed=1), data((*batch, S, Dv), seed=2), tol=(1e-4, 1e-5))
+    assert st.memory_stats()["num_dispatches"] > before + 3
+
+
+def test_attention_past_the_loop_bound():
+    """One query row against 16,384 keys of 64 dims (one invocation's loops over every key ran ~116,000
+    iterations, past lavapipe's bound, and the output was off by 1e-2; 8,192 keys matched): the keys in blocks
+    whose loops stay under it, forward and gradient against torch."""
+    q, k, v = data((1, 1, 1, 64)), data((1, 1, 16384, 64), seed=1), data((1, 1, 16384, 64), seed=2)
+    run(lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v), q, k, v, tol=(1e-4, 1e-5))
+
+
+def test_attention_with_heads_too_wide_for_the_loop_bound_is_refused(monkeypatch):
+    from shapetorch.backends.webgpu import attention
+
+    monkeypatch.setattr(attention, "LOOP_BUDGET", 100)
+    x = st.tensor(data((1, 4, 8)), device=DEV)
+    with pytest.raises(st.DeviceError) as e:
+        st.nn.functional.scaled_dot_product_attention(x, x, x)
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("scaled_dot_product_attention:")
+

@@ -1,19 +1,22 @@
 """WebGPU kernels of the fused attention primitives (``scaled_dot_product_attention`` and its gradient,
-``attention_backward``): one dispatch for the forward, two for the gradient, instead of the composite's batched
-products, scale, causal mask, softmax and their gradients.
+``attention_backward``): one dispatch for the forward, two for the gradient (when every key fits one block, below),
+instead of the composite's batched products, scale, causal mask, softmax and their gradients.
 
 Every kernel gives one workgroup of :data:`AWG` threads to one row (a query row for the forward and for the
 query gradient, a key row for the key and value gradients). The threads take the other side's rows in chunks of
 ``AWG``: each computes one score (a dot product read straight from the strided q/k/v views: the attention's
 ``transpose``/``split`` views are not copied), the chunk's weights go through workgroup memory, and each thread
-then accumulates its own output columns (``ACC`` of them per pass; wider rows take several passes). The softmax's
-maximum and sum are found in two passes over the scores before the weighted sum, so no running rescale is needed
-and a row's result is the composite's to rounding. A row whose scores are all masked has weights 0 (so its
-output is 0), as torch's attention gives.
+then accumulates its own output columns (``ACC`` of them per pass; wider rows take several passes). Within a block
+of the other side's rows, the softmax's maximum and sum are found before the weighted sum; a long key sequence is
+taken in several blocks, one dispatch each (lavapipe miscomputes an invocation's loops past 65,535 iterations in
+all: :func:`block`), each row's running maximum and sum carried between them and its partial result rescaled.
+A row whose scores are all masked has weights 0 (so its output is 0), as torch's attention gives.
 
-Meta (u32 words): ``[B, L, S, D, Dv, scale (f32 bits), flags, nbd, batch shape (nbd)]`` then, per strided operand
-(q, k, v, mask, g, then the results: out, or dq, dk, dv), ``[offset, batch strides (nbd), row stride, column
-stride]``. Flags: 1 causal (``j <= i``), 2 a bool mask, 4 a float mask (added to the scores).
+Meta (u32 words): ``[B, L, S, D, Dv, scale (f32 bits), flags, nbd, lo, hi, i0, batch shape (nbd)]`` then, per
+strided operand (q, k, v, mask, g, then the results: out, or dq, dk, dv), ``[offset, batch strides (nbd), row
+stride, column stride]``. Flags: 1 causal (``j <= i0 + i``), 2 a bool mask, 4 a float mask (added to the scores),
+8 the first block, 16 the last; ``[lo, hi)`` is the block of the other side's rows; ``i0`` the first query row of
+a piece of the query rows.
 
 Results take the memory order of their operand (the output q's, each gradient its input's), as torch's fused
 attention does: the usual ``q.transpose(1, 2)`` of a (batch, length, heads, dim) projection gives an output whose
@@ -30,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._errors import fail
 from . import chunks
 from .codegen import _INF, workgroup_reductions
 from .runtime import RT, WArray
@@ -51,14 +55,14 @@ var<private> bk: u32;
 var<private> bv: u32;
 var<private> bm: u32;
 var<private> bg: u32;
-fn meta_at(t: u32) -> u32 {{ return 8u + prm[7] + t * (prm[7] + 3u); }}
+fn meta_at(t: u32) -> u32 {{ return {hdr}u + prm[7] + t * (prm[7] + 3u); }}
 fn base(t: u32, b: u32) -> u32 {{
   let nbd = prm[7];
   let m = meta_at(t);
   var off = prm[m];
   var r = b;
   for (var d = nbd; d > 0u; d = d - 1u) {{
-    let n = prm[7u + d];
+    let n = prm[{hdr1}u + d];
     off = off + (r % n) * prm[m + d];
     r = r / n;
   }}
@@ -70,16 +74,18 @@ fn qv(i: u32, d: u32) -> f32 {{ return qb[bq + i * rs(0u) + d * cs(0u)]; }}
 fn kv(j: u32, d: u32) -> f32 {{ return kb[bk + j * rs(1u) + d * cs(1u)]; }}
 fn vv(j: u32, d: u32) -> f32 {{ return vb[bv + j * rs(2u) + d * cs(2u)]; }}
 {reductions}
-// the scaled, masked score of query row i and key row j (-inf where masked)
+// the scaled, masked score of query row i (of this piece; prm[10] is the piece's first row, for the causal
+// test) and key row j (-inf where masked)
 fn score(i: u32, j: u32) -> f32 {{
   let flags = prm[6];
-  if ((flags & 1u) != 0u && j > i) {{ return -{inf}; }}
+  if ((flags & 1u) != 0u && j > i + prm[10]) {{ return -{inf}; }}
   var s = 0.0;
   for (var d = 0u; d < prm[3]; d = d + 1u) {{ s = s + qv(i, d) * kv(j, d); }}
   s = s * bitcast<f32>(prm[5]);{mask}
   return s;
 }}
 """
+HEADER = 11  # meta words before the batch shape: B, L, S, D, Dv, scale, flags, nbd, lo, hi, i0
 
 _MASK = {
     "": "",
@@ -94,7 +100,8 @@ def _head(mask: str, extra: list[str]) -> str:
     decl = list(extra)
     if mask:
         decl.append(f"@group(0) @binding({5 + len(extra)}) var<storage, read> mb: array<{'u32' if mask == 'bool' else 'f32'}>;")
-    return _COMMON.format(extra="\n".join(decl), wg=AWG, reductions=workgroup_reductions(AWG), inf=_INF, mask=_MASK[mask])
+    return _COMMON.format(extra="\n".join(decl), wg=AWG, reductions=workgroup_reductions(AWG), inf=_INF,
+                          mask=_MASK[mask], hdr=HEADER, hdr1=HEADER - 1)
 
 
 _ROW = f"""@compute @workgroup_size({AWG})
@@ -108,6 +115,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lv:
   let S = prm[2];
   let D = prm[3];
   let Dv = prm[4];
+  let lo = prm[8];
+  let hi = prm[9];
+  let first = (prm[6] & 8u) != 0u;
+  let last = (prm[6] & 16u) != 0u;
   let b = r / ROWS;
   let row = r % ROWS;
   bq = base(0u, b);
@@ -123,46 +134,69 @@ def _main(rows: str, body: str) -> str:
     """The entry point over the rows (``rows``: prm[1] for the query rows, prm[2] for the key rows) running ``body``."""
     return _ROW.replace("ROWS", rows).replace("BODY", body)
 
-# the softmax statistics of query row i: the maximum m and the sum l of exp(score - m)
-_STATS = f"""
-  var m = -{_INF};
-  for (var j = lid; j < S; j = j + {AWG}u) {{ m = max(m, score(i, j)); }}
-  m = wmax(m, lid);
-  var l = 0.0;
-  for (var j = lid; j < S; j = j + {AWG}u) {{ l = l + exp(score(i, j) - m); }}
-  l = wsum(l, lid);
-  if (m == -{_INF}) {{ m = 0.0; l = 1.0; }}  // every score masked: weights 0, as torch's safe softmax"""
+
+# The other side's rows a dispatch takes are the block [lo, hi) (all of them unless a row's loops would pass
+# lavapipe's loop bound: see :func:`block`). Flags 8 (the first block) and 16 (the last) say whether a row starts
+# from nothing and whether it finishes; between blocks each row keeps its running state in ``stat`` (the softmax's
+# running maximum, raw, and the sum of exp(score - maximum)) and its partial sums in its output, rescaled to the
+# new maximum by the next block, as flash attention does. With one block (first and last) the kernels are the
+# one-pass kernels they were: the state is neither read nor written.
+
+# the running maximum m (finite: 0 while every score so far is masked, so exp(score - m) is 0 and never NaN),
+# the rescale ``a`` of the rows' earlier blocks and the new block's sum of exp(score - m), added into ``l``
+_RUNNING = f"""
+  var mr = mp;
+  for (var j = lo + lid; j < hi; j = j + {AWG}u) {{ mr = max(mr, score(i, j)); }}
+  mr = wmax(mr, lid);
+  var m = mr;
+  if (mr == -{_INF}) {{ m = 0.0; }}
+  let a = exp(mp - m);"""
 
 
 @functools.cache
 def forward_kernel(mask: str) -> str:
-    """``out[b, i] = softmax_j(score(i, j)) @ v[b]``, one workgroup per query row."""
-    body = f"""  let i = row;{_STATS}
+    """``out[b, i] = softmax_j(score(i, j)) @ v[b]``, one workgroup per query row, over the key block
+    ``[lo, hi)``; ``stat`` holds (running maximum, running sum) per row between blocks."""
+    body = f"""  let i = row;
+  var mp = -{_INF};
+  var lp = 0.0;
+  if (!first) {{ mp = stat[r * 2u]; lp = stat[r * 2u + 1u]; }}{_RUNNING}
+  var l = 0.0;
+  for (var j = lo + lid; j < hi; j = j + {AWG}u) {{ l = l + exp(score(i, j) - m); }}
+  l = wsum(l, lid) + lp * a;
+  var inv = 1.0;
+  if (last) {{ inv = select(0.0, 1.0 / l, l > 0.0); }}  // every score masked: weights 0, as torch's safe softmax
+  else if (lid == 0u) {{ stat[r * 2u] = mr; stat[r * 2u + 1u] = l; }}
   for (var d0 = 0u; d0 < Dv; d0 = d0 + {AWG * ACC}u) {{
     var acc = array<f32, {ACC}>();
-    for (var j0 = 0u; j0 < S; j0 = j0 + {AWG}u) {{
+    for (var j0 = lo; j0 < hi; j0 = j0 + {AWG}u) {{
       let j = j0 + lid;
       var p = 0.0;
-      if (j < S) {{ p = exp(score(i, j) - m) / l; }}
+      if (j < hi) {{ p = exp(score(i, j) - m); }}
       sp[lid] = p;
       workgroupBarrier();
-      let n = min({AWG}u, S - j0);
+      let n = min({AWG}u, hi - j0);
       for (var t = 0u; t < {ACC}u; t = t + 1u) {{
         let d = d0 + lid + t * {AWG}u;
         if (d < Dv) {{
-          var a = acc[t];
-          for (var jj = 0u; jj < n; jj = jj + 1u) {{ a = a + sp[jj] * vv(j0 + jj, d); }}
-          acc[t] = a;
+          var s = acc[t];
+          for (var jj = 0u; jj < n; jj = jj + 1u) {{ s = s + sp[jj] * vv(j0 + jj, d); }}
+          acc[t] = s;
         }}
       }}
       workgroupBarrier();
     }}
     for (var t = 0u; t < {ACC}u; t = t + 1u) {{
       let d = d0 + lid + t * {AWG}u;
-      if (d < Dv) {{ out[base(5u, b) + i * rs(5u) + d * cs(5u)] = acc[t]; }}
+      if (d < Dv) {{
+        let o = base(5u, b) + i * rs(5u) + d * cs(5u);
+        var s = acc[t];
+        if (!first) {{ s = s + out[o] * a; }}
+        out[o] = s * inv;
+      }}
     }}
   }}"""
-    return _head(mask, []) + _main("prm[1]", body)
+    return _head(mask, ["@group(0) @binding(5) var<storage, read_write> stat: array<f32>;"]) + _main("prm[1]", body)
 
 
 _GRAD_BINDINGS = ["@group(0) @binding(5) var<storage, read> gb: array<f32>;",
@@ -176,92 +210,156 @@ fn dpv(i: u32, j: u32) -> f32 {
 }
 """
 
-
-@functools.cache
-def query_grad_kernel(mask: str) -> str:
-    """Per query row i: the softmax statistics (kept in ``stat`` as the log-sum-exp and ``Di = sum_j p dp``
-    for :func:`key_value_grad_kernel`) and ``dq_i = scale * sum_j p_ij (dp_ij - Di) k_j`` with
-    ``dp_ij = g_i . v_j``; dq fills the first ``B * L * D`` elements of ``out``."""
-    body = f"""  let i = row;{_STATS}
-  var di = 0.0;
-  for (var j = lid; j < S; j = j + {AWG}u) {{ di = di + exp(score(i, j) - m) / l * dpv(i, j); }}
-  di = wsum(di, lid);
-  if (lid == 0u) {{
-    stat[(b * L + i) * 2u] = m + log(l);
-    stat[(b * L + i) * 2u + 1u] = di;
+# the softmax statistics of query row i over the key block, with the running (maximum, sum, sum of p * dp) of the
+# earlier blocks in stat (three words a row); the last block leaves the log-sum-exp and ``Di = sum_j p dp``
+_GRAD_STATS = f"""
+  var mp = -{_INF};
+  var lp = 0.0;
+  var tp = 0.0;
+  if (!first) {{ mp = stat[r * 3u]; lp = stat[r * 3u + 1u]; tp = stat[r * 3u + 2u]; }}{_RUNNING}
+  var l = 0.0;
+  var tt = 0.0;
+  for (var j = lo + lid; j < hi; j = j + {AWG}u) {{
+    let p = exp(score(i, j) - m);
+    l = l + p;
+    tt = tt + p * dpv(i, j);
   }}
+  l = wsum(l, lid) + lp * a;
+  tt = wsum(tt, lid) + tp * a;
+  var lse = 0.0;  // every score masked: p = exp(-inf - 0) = 0 for every key
+  var di = 0.0;
+  if (l > 0.0) {{ lse = m + log(l); di = tt / l; }}
+  if (lid == 0u) {{
+    if (last) {{ stat[r * 3u] = lse; stat[r * 3u + 1u] = di; }}
+    else {{ stat[r * 3u] = mr; stat[r * 3u + 1u] = l; stat[r * 3u + 2u] = tt; }}
+  }}"""
+
+# dq_i (over the key block, added to the earlier blocks' unless first) = scale * sum_j p_ij (dp_ij - Di) k_j
+_GRAD_Q = f"""
   let scale = bitcast<f32>(prm[5]);
   for (var d0 = 0u; d0 < D; d0 = d0 + {AWG * ACC}u) {{
     var acc = array<f32, {ACC}>();
-    for (var j0 = 0u; j0 < S; j0 = j0 + {AWG}u) {{
+    for (var j0 = lo; j0 < hi; j0 = j0 + {AWG}u) {{
       let j = j0 + lid;
       var ds = 0.0;
-      if (j < S) {{ ds = exp(score(i, j) - m) / l * (dpv(i, j) - di) * scale; }}
+      if (j < hi) {{ ds = exp(score(i, j) - lse) * (dpv(i, j) - di) * scale; }}
       sd[lid] = ds;
       workgroupBarrier();
-      let n = min({AWG}u, S - j0);
+      let n = min({AWG}u, hi - j0);
       for (var t = 0u; t < {ACC}u; t = t + 1u) {{
         let d = d0 + lid + t * {AWG}u;
         if (d < D) {{
-          var a = acc[t];
-          for (var jj = 0u; jj < n; jj = jj + 1u) {{ a = a + sd[jj] * kv(j0 + jj, d); }}
-          acc[t] = a;
+          var s = acc[t];
+          for (var jj = 0u; jj < n; jj = jj + 1u) {{ s = s + sd[jj] * kv(j0 + jj, d); }}
+          acc[t] = s;
         }}
       }}
       workgroupBarrier();
     }}
     for (var t = 0u; t < {ACC}u; t = t + 1u) {{
       let d = d0 + lid + t * {AWG}u;
-      if (d < D) {{ out[base(5u, b) + i * rs(5u) + d * cs(5u)] = acc[t]; }}
+      if (d < D) {{
+        let o = base(5u, b) + i * rs(5u) + d * cs(5u);
+        var s = acc[t];
+        if (!first) {{ s = s + out[o]; }}
+        out[o] = s;
+      }}
     }}
   }}"""
+
+
+@functools.cache
+def query_grad_kernel(mask: str, part: str = "all") -> str:
+    """Per query row i over the key block: ``"stats"``, the softmax statistics (kept in ``stat`` as the
+    log-sum-exp and ``Di = sum_j p dp``, for the dq pass and :func:`key_value_grad_kernel`); ``"dq"``, with those
+    statistics, ``dq_i = scale * sum_j p_ij (dp_ij - Di) k_j`` with ``dp_ij = g_i . v_j``; ``"all"``, both in one
+    pass (one block: every key). dq fills the first ``B * L * D`` elements of ``out``."""
+    if part == "dq":
+        body = "  let i = row;\n  let lse = stat[r * 3u];\n  let di = stat[r * 3u + 1u];" + _GRAD_Q
+    else:
+        body = "  let i = row;" + _GRAD_STATS + (_GRAD_Q if part == "all" else "")
     return _head(mask, _GRAD_BINDINGS) + _GRAD_FNS + _main("prm[1]", body)
 
 
 @functools.cache
 def key_value_grad_kernel(mask: str) -> str:
-    """Per key row j, with the statistics of :func:`query_grad_kernel`: ``dv_j = sum_i p_ij g_i`` and
-    ``dk_j = scale * sum_i p_ij (dp_ij - Di) q_i``; dk and dv follow dq in ``out``."""
+    """Per key row j over the query block ``[lo, hi)``, with the statistics of :func:`query_grad_kernel`:
+    ``dv_j = sum_i p_ij g_i`` and ``dk_j = scale * sum_i p_ij (dp_ij - Di) q_i`` (added to the earlier blocks'
+    unless first); dk and dv follow dq in ``out``."""
     body = f"""  let j = row;
   let scale = bitcast<f32>(prm[5]);
   let W = max(D, Dv);
   for (var d0 = 0u; d0 < W; d0 = d0 + {AWG * ACC}u) {{
     var ak = array<f32, {ACC}>();
     var av = array<f32, {ACC}>();
-    for (var i0 = 0u; i0 < L; i0 = i0 + {AWG}u) {{
+    for (var i0 = lo; i0 < hi; i0 = i0 + {AWG}u) {{
       let i = i0 + lid;
       var p = 0.0;
       var ds = 0.0;
-      if (i < L) {{
-        p = exp(score(i, j) - stat[(b * L + i) * 2u]);
-        ds = p * (dpv(i, j) - stat[(b * L + i) * 2u + 1u]) * scale;
+      if (i < hi) {{
+        p = exp(score(i, j) - stat[(b * L + i) * 3u]);
+        ds = p * (dpv(i, j) - stat[(b * L + i) * 3u + 1u]) * scale;
       }}
       sp[lid] = p;
       sd[lid] = ds;
       workgroupBarrier();
-      let n = min({AWG}u, L - i0);
+      let n = min({AWG}u, hi - i0);
       for (var t = 0u; t < {ACC}u; t = t + 1u) {{
         let d = d0 + lid + t * {AWG}u;
         if (d < D) {{
-          var a = ak[t];
-          for (var ii = 0u; ii < n; ii = ii + 1u) {{ a = a + sd[ii] * qv(i0 + ii, d); }}
-          ak[t] = a;
+          var s = ak[t];
+          for (var ii = 0u; ii < n; ii = ii + 1u) {{ s = s + sd[ii] * qv(i0 + ii, d); }}
+          ak[t] = s;
         }}
         if (d < Dv) {{
-          var a = av[t];
-          for (var ii = 0u; ii < n; ii = ii + 1u) {{ a = a + sp[ii] * gv(i0 + ii, d); }}
-          av[t] = a;
+          var s = av[t];
+          for (var ii = 0u; ii < n; ii = ii + 1u) {{ s = s + sp[ii] * gv(i0 + ii, d); }}
+          av[t] = s;
         }}
       }}
       workgroupBarrier();
     }}
     for (var t = 0u; t < {ACC}u; t = t + 1u) {{
       let d = d0 + lid + t * {AWG}u;
-      if (d < D) {{ out[base(6u, b) + j * rs(6u) + d * cs(6u)] = ak[t]; }}
-      if (d < Dv) {{ out[base(7u, b) + j * rs(7u) + d * cs(7u)] = av[t]; }}
+      if (d < D) {{
+        let o = base(6u, b) + j * rs(6u) + d * cs(6u);
+        var s = ak[t];
+        if (!first) {{ s = s + out[o]; }}
+        out[o] = s;
+      }}
+      if (d < Dv) {{
+        let o = base(7u, b) + j * rs(7u) + d * cs(7u);
+        var s = av[t];
+        if (!first) {{ s = s + out[o]; }}
+        out[o] = s;
+      }}
     }}
   }}"""
     return _head(mask, _GRAD_BINDINGS) + _GRAD_FNS + _main("prm[2]", body)
+
+
+# lavapipe counts every loop iteration of an invocation against one bound of 65,535 and miscomputes past it (one
+# query row against 16,384 keys of 64 dims was off by 1e-2): a dispatch takes the other side's rows in blocks whose
+# counted iterations stay under this budget (a quarter of the bound left for what the estimate leaves out)
+LOOP_BUDGET = 49152
+
+
+def block(kind: str, D: int, Dv: int, nbd: int) -> int:
+    """The most rows of the other side (keys, or query rows for ``"kv"``) one dispatch of ``kind`` (``"forward"``,
+    ``"stats"``, ``"dq"``, ``"all"``, ``"kv"``) may take: a multiple of :data:`AWG`, from an estimate of the loop
+    iterations of one invocation per :data:`AWG` rows of the other side; 0 when even :data:`AWG` rows pass the
+    budget (heads too wide)."""
+    inner = ACC * (AWG + 1)  # a pass's accumulation over one chunk of AWG rows
+    width = AWG * ACC
+    passes = {"forward": -(-Dv // width), "stats": 0, "dq": -(-D // width), "all": -(-D // width),
+              "kv": -(-max(D, Dv) // width)}[kind]
+    per = {"forward": 2 * (D + 1) + passes * (D + 2 + inner),
+           "stats": 2 * D + Dv + 2,
+           "dq": passes * (D + Dv + 2 + inner),
+           "all": 2 * D + Dv + 2 + passes * (D + Dv + 2 + inner),
+           "kv": passes * (D + Dv + 2 + 2 * inner)}[kind]
+    fixed = 64 + 16 * (nbd + 1) + passes * ACC * 2 * (nbd + 3)
+    return max(0, (LOOP_BUDGET - fixed) // per) * AWG
 
 
 # -- kernels ----------------------------------------------------------------------------------------------
@@ -293,14 +391,18 @@ def laid_out(st: Any, shape: tuple[int, ...], order: tuple[int, ...], offset: in
 
 def _dispatch(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], outs: tuple[WArray, ...], q: WArray,
               k: WArray, v: WArray, mask: WArray | None, g: WArray | None, stat: WArray | None, scale: float,
-              causal: bool, rows: int) -> None:
+              causal: bool, rows: int, span: tuple[int, int], first: bool = True, last: bool = True,
+              i0: int = 0) -> None:
+    """One dispatch over ``rows`` rows taking the other side's rows ``span`` (``[lo, hi)``); ``i0`` is the first
+    query row of a piece of the query rows (the causal test counts from the whole attention's first)."""
     from .kernels import _grid
 
     batch, L, S, D, Dv = dims
     kind = "" if mask is None else "bool" if mask.dtype == np.bool_ else "float"
-    flags = int(causal) | (2 if kind == "bool" else 4 if kind == "float" else 0)
+    flags = int(causal) | (2 if kind == "bool" else 4 if kind == "float" else 0) | (8 if first else 0)
+    flags |= 16 if last else 0
     meta = [math.prod(batch), L, S, D, Dv, int(np.array(scale, dtype=np.float32).view(np.uint32)), flags,
-            len(batch), *batch]
+            len(batch), *span, i0, *batch]
     meta += _operand(q, batch, L, D) + _operand(k, batch, S, D) + _operand(v, batch, S, Dv)
     meta += _operand(mask, batch, L, S) + _operand(g, batch, L, Dv)
     for o in outs:
@@ -309,6 +411,54 @@ def _dispatch(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], outs:
     if mask is not None and mask.st is not None:
         bufs.append(mask.st.buf)
     RT.dispatch(wgsl, bufs, meta, _grid(rows, 1))
+
+
+def _blocks(kind: str, op: str, n: int, D: int, Dv: int, nbd: int) -> list[tuple[int, int]]:
+    """``[0, n)`` in the blocks of :func:`block` (one block when it fits); heads too wide for one block of
+    :data:`AWG` rows under the loop bound are refused, naming ``op``."""
+    step = block(kind, D, Dv, nbd)
+    if step == 0:
+        fail("device_error_limit", op=op,
+             problem=f"a head of {D} query/key and {Dv} value dims passes the loop bound of one WebGPU invocation "
+                     "(lavapipe's 65,535 iterations); move the tensors to the CPU")
+    return [(s, min(s + step, n)) for s in range(0, n, step)] or [(0, 0)]
+
+
+def _forward(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], out: WArray, q: WArray, k: WArray,
+             v: WArray, m: WArray | None, scale: float, causal: bool, i0: int = 0) -> None:
+    """The forward over the key blocks (a causal piece's keys past its last row are all masked: not visited),
+    each row's running maximum and sum kept between blocks in a temporary."""
+    batch, L, S, D, Dv = dims
+    rows = math.prod(batch) * L
+    spans = _blocks("forward", "scaled_dot_product_attention", min(S, i0 + L) if causal else S, D, Dv, len(batch))
+    stat = RT.empty((1 if len(spans) == 1 else rows * 2,), q.dtype)  # one block: not read
+    for n, span in enumerate(spans):
+        _dispatch(wgsl, dims, (out,), q, k, v, m, None, stat, scale, causal, rows, span, n == 0,
+                  n == len(spans) - 1, i0)
+
+
+def _backward(kind: str, dims: tuple[tuple[int, ...], int, int, int, int], grads: tuple[WArray, ...], q: WArray,
+              k: WArray, v: WArray, m: WArray | None, g: WArray, scale: float, causal: bool, i0: int = 0,
+              accumulate: bool = False) -> None:
+    """The query rows' statistics and dq (one pass when every key fits one block; else the statistics over the
+    key blocks, then dq over them), then dk and dv over blocks of the query rows (added to what ``grads`` holds
+    when ``accumulate``: a later piece of the query rows, whose first is row ``i0``)."""
+    batch, L, S, D, Dv = dims
+    nb, nbd, op = math.prod(batch), len(batch), "attention_backward"
+    stat = RT.empty((nb * L * 3,), q.dtype)
+    one = block("all", D, Dv, nbd)
+    if S <= one:
+        _dispatch(query_grad_kernel(kind), dims, grads, q, k, v, m, g, stat, scale, causal, nb * L, (0, S), i0=i0)
+    else:
+        for part in ("stats", "dq"):
+            spans = _blocks(part, op, S, D, Dv, nbd)
+            for n, span in enumerate(spans):
+                _dispatch(query_grad_kernel(kind, part), dims, grads, q, k, v, m, g, stat, scale, causal, nb * L,
+                          span, n == 0, n == len(spans) - 1, i0)
+    spans = _blocks("kv", op, L, D, Dv, nbd)
+    for n, span in enumerate(spans):
+        _dispatch(key_value_grad_kernel(kind), dims, grads, q, k, v, m, g, stat, scale, causal, nb * S, span,
+                  n == 0 and not accumulate, n == len(spans) - 1, i0)
 
 
 def _mask_kind(mask: tuple[WArray, ...]) -> str:
@@ -329,16 +479,17 @@ def _full_rank(a: WArray, batch: tuple[int, ...], rows: int, cols: int) -> WArra
 
 
 def _in_chunks(views: list[WArray | None], on_rows: list[bool], nsplit: int,
-               run: Callable[[list[WArray | None]], None]) -> None:
+               run: Callable[[list[WArray | None], int], None], i0: int = 0) -> None:
     """``run(views)`` with every view bound whole, or, when one is larger than a binding, over pieces of the batch
     dims (outermost first; every view is full rank, ``(*batch, rows, cols)``) and, when ``nsplit`` is one more than
     the batch dims, of the query rows (followed by the views marked in ``on_rows``), each piece's views bound as
     windows of their buffers (the kernels read every operand through the offsets and strides of the parameter
     block, so a window needs only its offset rebased). A piece that cannot be split further and still does not fit
-    is refused (``device_error_limit`` naming the primitive)."""
+    is refused (``device_error_limit`` naming the primitive). ``run`` is also given the piece's first query row
+    (``i0``: the causal test counts the rows of the whole attention)."""
     live = [v for v in views if v is not None]
     if all(chunks.fits(v) for v in live):
-        run([None if v is None else chunks.windowed(v) for v in views])
+        run([None if v is None else chunks.windowed(v) for v in views], i0)
         return
     nbd = live[0].ndim - 2
     dim = next((d for d in range(nsplit) if live[0].shape[d] > 1), -1)
@@ -351,7 +502,7 @@ def _in_chunks(views: list[WArray | None], on_rows: list[bool], nsplit: int,
     for s in range(0, n, step):
         e = min(s + step, n)
         _in_chunks([chunks.narrow(v, dim, s, e) if f and v is not None else v for v, f in zip(views, follow)],
-                   on_rows, nsplit, run)
+                   on_rows, nsplit, run, i0 + (s if dim == nbd else 0))
 
 
 def _large(*views: WArray | None) -> bool:
@@ -368,23 +519,20 @@ def attention_kernel(q: WArray, k: WArray, v: WArray, *mask: WArray, scale: floa
     out = laid_out(RT.alloc(math.prod(shape) * 4), shape, memory_order(q.shape, q.stride))
     wgsl = forward_kernel(_mask_kind(mask))
     m = mask[0] if mask else None
-    if not _large(q, k, v, m, out):
-        _dispatch(wgsl, (batch, L, S, q.shape[-1], Dv), (out,), _bindable(q), _bindable(k), v, m, None, None, scale,
-                  causal, math.prod(batch) * L)
-        return out
-    # larger than a binding: by pieces of the batch, and (without the causal mask, whose j <= i counts the rows
-    # from the piece's first) of the query rows
     D = q.shape[-1]
+    if not _large(q, k, v, m, out):
+        _forward(wgsl, (batch, L, S, D, Dv), out, _bindable(q), _bindable(k), v, m, scale, causal)
+        return out
+    # larger than a binding: by pieces of the batch, and of the query rows (a causal piece given its first row)
     views = [_full_rank(q, batch, L, D), _full_rank(k, batch, S, D), _full_rank(v, batch, S, Dv),
              None if m is None else _full_rank(m, batch, L, S), out]
 
-    def run(vs: list[WArray | None]) -> None:
+    def run(vs: list[WArray | None], i0: int) -> None:
         pq, pk, pv, pm, po = vs
         assert pq is not None and pk is not None and pv is not None and po is not None
-        b, rows = pq.shape[:-2], pq.shape[-2]
-        _dispatch(wgsl, (b, rows, S, D, Dv), (po,), pq, pk, pv, pm, None, None, scale, causal, math.prod(b) * rows)
+        _forward(wgsl, (pq.shape[:-2], pq.shape[-2], S, D, Dv), po, pq, pk, pv, pm, scale, causal, i0)
 
-    _in_chunks(views, [True, False, False, True, True], len(batch) + (0 if causal else 1), run)
+    _in_chunks(views, [True, False, False, True, True], len(batch) + 1, run)
     return out
 
 
@@ -406,37 +554,45 @@ def attention_backward_kernel(q: WArray, k: WArray, v: WArray, *rest: WArray, sc
     kind = _mask_kind(mask)
     grads = _packed(out, (q, k, v), orders)
     if _large(q, k, v, m, g, out) and q.shape[:-2] == k.shape[:-2] == v.shape[:-2]:
-        # larger than a binding: by pieces of the batch (the key and value gradients need every query row), each
-        # piece's gradients packed into a temporary (the kernels bind one buffer for the three) and copied out
+        # larger than a binding: by pieces of the batch, and of the query rows, each piece's gradients packed into a
+        # temporary (the kernels bind one buffer for the three) and copied out. The pieces of one batch piece's
+        # query rows come one after another: the first makes the temporary, each adds its rows' share into its
+        # dk and dv (and copies out its dq), the last copies dk and dv out.
         from .kernels import assign
 
-        # (the last view stands for a piece's packed temporary, so that a piece's three gradients fit one binding)
+        # (the last view stands for a piece's packed temporary, its rows' dq then the whole dk and dv, so that a
+        # piece's three gradients fit one binding)
+        kv_size = S * (D + Dv)
+        per, bst = n // nb, list[int]()  # (each batch entry's temporary: L * D + kv_size, spanned by L rows of D + kv_size)
+        for size in reversed(batch):
+            bst.insert(0, per)
+            per *= size
+        proxy = WArray(out.st, (*batch, L, D + kv_size), np.dtype(np.float32), (*bst, D, 1), 0)
         views = [_full_rank(q, batch, L, D), _full_rank(k, batch, S, D), _full_rank(v, batch, S, Dv),
-                 None if m is None else _full_rank(m, batch, L, S), _full_rank(g, batch, L, Dv), *grads,
-                 laid_out(out.st, (*batch, 1, n // nb), tuple(range(len(batch) + 2)))]
+                 None if m is None else _full_rank(m, batch, L, S), _full_rank(g, batch, L, Dv), *grads, proxy]
+        held: list[tuple[WArray, ...]] = []
 
-        def run(vs: list[WArray | None]) -> None:
-            pq, pk, pv, pm, pg, *dst, _ = vs
-            assert pq is not None and pk is not None and pv is not None and pg is not None
-            b = pq.shape[:-2]
-            parts = (pq, pk, pv)
-            tmp = _packed(RT.empty((sum(a.size for a in parts),), q.dtype), parts, orders)
-            stat = RT.empty((math.prod(b) * L * 2,), q.dtype)
-            dims = (b, L, S, D, Dv)
-            _dispatch(query_grad_kernel(kind), dims, tmp, pq, pk, pv, pm, pg, stat, scale, causal, math.prod(b) * L)
-            _dispatch(key_value_grad_kernel(kind), dims, tmp, pq, pk, pv, pm, pg, stat, scale, causal,
-                      math.prod(b) * S)
-            for d, t in zip(dst, tmp):
-                assert d is not None
-                assign(d, t)
+        def run(vs: list[WArray | None], i0: int) -> None:
+            pq, pk, pv, pm, pg, dq, dk, dv, _ = vs
+            assert pq is not None and pk is not None and pv is not None and pg is not None and dq is not None
+            b, rows = pq.shape[:-2], pq.shape[-2]
+            nbp = math.prod(b)
+            if i0 == 0:  # a piece's first rows: its temporary, sized for them (the later pieces are no longer)
+                buf = RT.empty((nbp * (rows * D + kv_size),), q.dtype)
+                held[:] = [_packed(buf, (pq, pk, pv), orders)]
+            tmp = held[0]
+            part = (laid_out(tmp[0].st, pq.shape, orders[0], tmp[0].offset), *tmp[1:])
+            _backward(kind, (b, rows, S, D, Dv), part, pq, pk, pv, pm, pg, scale, causal, i0, i0 > 0)
+            assign(dq, part[0])
+            if i0 + rows == L:
+                for d, t in zip((dk, dv), part[1:]):
+                    assert d is not None
+                    assign(d, t)
 
-        _in_chunks(views, [False] * len(views), len(batch), run)
+        _in_chunks(views, [True, False, False, True, True, True, False, False, True], len(batch) + 1, run)
         return out
-    stat = RT.empty((nb * L * 2,), q.dtype)
     q, k, v, g = (_bindable(a) for a in (q, k, v, g))
-    dims = (batch, L, S, D, Dv)
-    _dispatch(query_grad_kernel(kind), dims, grads, q, k, v, m, g, stat, scale, causal, nb * L)
-    _dispatch(key_value_grad_kernel(kind), dims, grads, q, k, v, m, g, stat, scale, causal, nb * S)
+    _backward(kind, (batch, L, S, D, Dv), grads, q, k, v, m, g, scale, causal)
     return out
 
 

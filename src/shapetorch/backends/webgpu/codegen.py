@@ -1335,7 +1335,8 @@ def embed_kernel(st: str) -> str:
     """``out`` (contiguous) is ``fill`` except on a window of strided positions, which read ``src``: the gradient of
     a basic slice and ``pad``'s constant mode in one pass (not a fill and then a copy). Per output dim the window is
     ``start + k * step`` for ``k < count``, and ``src``'s stride along it (an int index is a window of one).
-    meta: [n, nd, shape[nd], src offset, per dim (start, step, count, src stride), fill (compute-type bits)]."""
+    meta: [n, nd, shape[nd], src offset, per dim (start, step, count, src stride), fill (compute-type bits), out
+    offset] (the offsets within the bindings: a chunk of a larger output binds a window of it)."""
     kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
     ct = WGSL_CT[kind]
     fill = scalar_expr(kind, "prm[3u + nd + 4u * nd]")
@@ -1362,7 +1363,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   }}
   var v: {ct} = {fill};
   if (inside) {{ v = {load_expr(st, "src[off]")}; }}
-  out[i] = {store_expr(st, "v")};
+  out[prm[4u + nd + 4u * nd] + i] = {store_expr(st, "v")};
 }}"""
 
 

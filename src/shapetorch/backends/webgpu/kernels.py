@@ -646,19 +646,49 @@ def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -
 
 def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any) -> WArray:
     """A fresh contiguous array of ``shape``: ``fill``, with ``src`` on the window ``(start, step, count)`` of each
-    dim, in one dispatch (``G.embed_kernel``). ``src`` has one dim per window of count >= 0, in order; a window of
-    count -1 is an int index (one position, no dim of ``src``)."""
+    dim, in one dispatch (``G.embed_kernel``), or one per chunk of the output when it or ``src`` is larger than a
+    binding. ``src`` has one dim per window of count >= 0, in order; a window of count -1 is an int index (one
+    position, no dim of ``src``)."""
     out = RT.empty(shape, src.dtype)
     if out.st is None:
         return out
     if src.st is None:  # an empty window: all fill
         return full(shape, fill, src.dtype)
-    meta = [out.size, len(shape), *shape, src.offset]
-    dims = iter(src.stride)
-    for start, step, count in windows:
-        meta += [start, step, 1, 0] if count < 0 else [start, step, count, next(dims)]
-    meta.append(_word(fill, src.dtype))
-    RT.dispatch(G.embed_kernel(_st(src.dtype)), [out.st.buf, src.st.buf], meta, _grid(out.size))
+    wgsl = G.embed_kernel(_st(src.dtype))
+    # ``at`` has no buffer (so it always "fits" and is never windowed) and out's strides: narrowed with each chunk,
+    # its offset is the chunk's first element, whose index in out is the chunk's origin (a chunk of a contiguous
+    # array is a box whose dims before the one split have one index and whose later dims are whole)
+    at = WArray(None, shape, src.dtype, contiguous_strides(shape), 0)
+    # ``reach`` sizes the chunks for src: src seen over out's index space, each dim's stride src's over the window's
+    # step (rounded up), so that a chunk's span of it bounds the span of the part of src the chunk's windows take
+    it = iter(src.stride)
+    steps = [0 if count < 0 else -(-abs(next(it)) // step) for _, step, count in windows]
+    reach = WArray(src.st, shape, src.dtype, tuple(steps), src.offset)
+
+    def place(part: tuple[int, ...], views: list[WArray]) -> None:
+        o, a, _ = views
+        assert o.st is not None
+        origin = np.unravel_index(a.offset, shape) if shape else ()
+        piece, meta = src, [o.size, len(part), *part, 0]
+        sd = 0  # the dim of src of the next window with count >= 0
+        for d, (start, step, count) in enumerate(windows):
+            s0, n = int(origin[d]), part[d]
+            if count < 0:  # an int index: one position, in this chunk or not
+                meta += [max(start - s0, 0), 1, int(s0 <= start < s0 + n), 0]
+                continue
+            k0 = min(count, max(0, -(-(s0 - start) // step)))
+            k1 = min(count, max(0, -(-(s0 + n - start) // step)))
+            # (an empty run still binds one element of src: a binding cannot be empty)
+            piece = chunks.narrow(piece, sd, min(k0, count - 1), max(k1, min(k0, count - 1) + 1))
+            meta += [start + k0 * step - s0, step, k1 - k0, src.stride[sd]]
+            sd += 1
+        piece = chunks.windowed(piece)
+        assert piece.st is not None
+        meta[2 + len(part)] = piece.offset
+        meta += [_word(fill, src.dtype), o.offset]
+        RT.dispatch(wgsl, [o.st.buf, piece.st.buf], meta, _grid(o.size))
+
+    chunks.chunked(shape, [out, at, reach], place)
     return out
 
 
