@@ -104,6 +104,9 @@ BINARY: dict[str, dict[str, str]] = {
     "lcm": {"i": "select(abs(a / gcd_i(a, b) * b), 0, a == 0 || b == 0)"},
     # d gelu(a) * b: the fused gradient of the exact gelu
     "gelu_backward": {"f": "b * (0.5 * (1.0 + erf_f(a * 0.7071067811865476)) + a * exp(-0.5 * a * a) * 0.3989422804014327)"},
+    # the fused gradients of tanh and sigmoid from the output b, as torch's tanh_backward / sigmoid_backward (a = grad)
+    "tanh_backward": {"f": "a * (1.0 - b * b)"},
+    "sigmoid_backward": {"f": "a * (1.0 - b) * b"},
 }
 BOOL_RESULT = set(_CMP)
 # complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
