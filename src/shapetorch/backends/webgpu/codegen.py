@@ -54,6 +54,7 @@ UNARY: dict[str, dict[str, str]] = {
     "relu": {"f": "select(a, 0.0, a < 0.0)", "i": "max(a, 0)", "u": "a"},
     "erf": {"f": "erf_f(a)"},
     "gelu": {"f": "a * 0.5 * (1.0 + erf_f(a * 0.7071067811865476))"},
+    "silu": {"f": "a / (1.0 + exp(-a))"},
     "copy": {"f": "a", "i": "a", "u": "a"},
     "deg2rad": {"f": "a * 0.017453292519943295"},
     "rad2deg": {"f": "a * 57.29577951308232"},
@@ -107,6 +108,8 @@ BINARY: dict[str, dict[str, str]] = {
     # the fused gradients of tanh and sigmoid from the output b, as torch's tanh_backward / sigmoid_backward (a = grad)
     "tanh_backward": {"f": "a * (1.0 - b * b)"},
     "sigmoid_backward": {"f": "a * (1.0 - b) * b"},
+    # d silu(a) * b, sig = 1 / (1 + exp(-a)): b * sig * (1 + a * (1 - sig))
+    "silu_backward": {"f": "b / (1.0 + exp(-a)) * (1.0 + a * (1.0 - 1.0 / (1.0 + exp(-a))))"},
 }
 BOOL_RESULT = set(_CMP)
 # complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
