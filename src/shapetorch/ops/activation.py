@@ -755,12 +755,6 @@ def _silu_backward_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
     out *= sig
 
 
-def _silu_derivative(x: Tensor) -> Tensor:
-    """d silu / dx as ops (the gradient of silu_backward's ``x``): ``sig (1 + x (1 - sig))``."""
-    sig = x.sigmoid()
-    return sig * (1 + x * (1 - sig))
-
-
 def _silu_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
     x, g = n.inputs
     # d/dx of g sig (1 + x (1 - sig)) = g sig (1 - sig) (2 + x (1 - 2 sig)), torch's formula
@@ -769,7 +763,12 @@ def _silu_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
 
 
 def _silu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    return (_SILU_BACKWARD(n.inputs[0], g),)
+    x = n.inputs[0]
+    if not STATE.enabled:
+        return (_SILU_BACKWARD(x, g),)
+    # create_graph: torch's infinitely differentiable form (its node is MulBackward0, not SiluBackwardBackward0)
+    sig = x.sigmoid()
+    return (g * sig * (1 + x * (1 - sig)),)
 
 
 _silu_runs = _float32_runs(_silu_into, _in_opmath(_silu_into))
