@@ -342,3 +342,21 @@ def test_constant_pad_is_one_kernel(pads, dtype):
     want = TF.pad(theirs, pads, value=value)
     assert got.dtype == getattr(st, dtype)
     np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "silu"])
+def test_pointwise_gradient_is_one_kernel(name):
+    """tanh, sigmoid and silu's gradients (torch's tanh_backward, sigmoid_backward, silu_backward) are one fused
+    elementwise kernel each on the device, with torch's values; silu's forward is one kernel too."""
+    fn = (lambda lib, a: _f(lib).silu(a)) if name == "silu" else (lambda lib, a: getattr(lib, name)(a))
+    x = data((6, 9), seed=14) * 4
+    x[0, :3] = [np.inf, -np.inf, 0.0]
+    run(fn, x)
+    a = st.tensor(x, device=DEV, requires_grad=True)
+    before = st.memory_stats()["num_dispatches"]
+    y = fn(st, a)
+    assert st.memory_stats()["num_dispatches"] - before == 1
+    g = st.ones(y.shape, device=DEV)
+    before = st.memory_stats()["num_dispatches"]
+    st.autograd.grad(y, [a], g)
+    assert st.memory_stats()["num_dispatches"] - before == 1
