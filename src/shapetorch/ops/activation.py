@@ -724,7 +724,7 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
 # The composite ``x * sigmoid(x)`` was two primitives forward and four backward (two products, the sigmoid's
 # gradient and their sum); torch runs silu and silu_backward as one op each. Kernels in torch's operation order,
 # over cache-sized runs for float32, float16 and bfloat16 computed in float32 and rounded once (torch's exp is
-# its own vectorised one, so the last bit can differ). Complex inputs keep the composite, as torch's formula.
+# its own vectorised one, so the last bits can differ). Complex inputs keep the composite, as torch's formula.
 
 def _silu_into(x: Any, out: Any, s: tuple[Any, ...]) -> None:
     np.negative(x, out=out)
@@ -742,15 +742,9 @@ def _silu_backward_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
     sig += one
     np.reciprocal(sig, out=sig)
     np.subtract(one, sig, out=out)
-    if out.dtype == np.float32:
-        # torch's kernel rounds ``1 + x * (1 - sig)`` once (a fused multiply-add), which matters where it cancels
-        # (x near -1.28): the float32 product is exact in float64
-        t = np.multiply(out, x, dtype=np.float64)
-        t += 1.0
-        out[...] = t
-    else:
-        out *= x
-        out += one
+    out *= x
+    out += one  # (torch's kernel rounds this multiply-add once: rounding it twice here, as its exp's last bit,
+    # is within a few ulps, and doing it in float64 cost two more passes for a few more equal bits)
     sig *= g
     out *= sig
 

@@ -14,6 +14,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._tensor import Tensor
 from ..backends import thread_pool
+from ..backends.thread_pool import _SPLIT
 from . import return_types as RT
 from ._common import cast, dtype_name, make_inplace, write_inplace
 from ._elementwise import _conj, _quiet, _store, _unary
@@ -24,25 +25,21 @@ from .return_types import MantissaExponent
 
 # -- tanh_backward, sigmoid_backward: NOTE [fused backward] for the gradients of tanh and sigmoid ---------------------
 # Written as ops, ``g * (1 - y ** 2)`` was three primitives (three nodes' worth of dispatch, a Tensor and a buffer
-# each) and ``g * (y * (1 - y))`` three; torch runs each as one backward op (tanh_backward, sigmoid_backward). These
-# kernels give its bits (measured against torch 2.13's CPU kernels, which are compiled with multiply-adds fused):
-# - tanh: ``g * (1 - y * y)`` with ``1 - y * y`` rounded once. A float32 ``y * y`` is exact in float64, so the
-#   float32 kernel squares in float64; float16 and bfloat16 are computed as float32 and rounded once. float64 takes
-#   ``(1 - y) * (1 + y)`` (no float128 at hand): exact where ``1 - y * y`` cancels (|y| near 1), within an ulp
-#   elsewhere, where the composite's ``1 - y ** 2`` lost up to half its digits near |y| = 1.
-# - sigmoid: ``g * (1 - y) * y``, each step rounded in the dtype (float16 too, as torch); bfloat16 in float32.
+# each) and ``g * (y * (1 - y))`` three; torch runs each as one backward op (tanh_backward, sigmoid_backward):
+# - tanh: torch's CPU kernel rounds ``1 - y * y`` once (a fused multiply-add); ``(1 - y) * (1 + y)`` is within an
+#   ulp of that (``1 - y`` is exact for |y| >= 1/2), where ``1 - y * y`` in two roundings loses up to half the
+#   digits near |y| = 1. (Squaring float32 in float64 gives torch's bits exactly but cost 2.6x these four passes.)
+#   float16 and bfloat16 are computed in float32 and rounded once, as torch.
+# - sigmoid: ``g * (1 - y) * y``, torch's order and rounding (float16 too, step by step as torch; bfloat16 in
+#   float32): torch's bits.
 # Each has its own derivative (written with these same primitives), so a double backward records torch's nodes
 # (TanhBackwardBackward0) and a create_graph backward is one node per gradient too. Complex tensors keep the
 # composite (conjugated) form.
 
 def _tanh_backward_one(g: Any, y: Any) -> Any:
-    if y.dtype == np.float64:
-        out = np.add(y, 1.0)
-        out *= np.subtract(1.0, y)
-    else:
-        out = np.square(y, dtype=np.float64)
-        np.subtract(1.0, out, out=out)
-        out = out.astype(y.dtype)
+    one = y.dtype.type(1)
+    out = np.add(y, one)
+    out *= np.subtract(one, y)
     out *= g
     return out
 
@@ -54,15 +51,15 @@ def _sigmoid_backward_one(g: Any, y: Any) -> Any:
     return out
 
 
-def _fused_kernel(one: Callable[[Any, Any], Any], passes: int, half: tuple[str, ...]) -> Callable[[Any, Any], Any]:
-    """The kernel ``one(g, y)`` for float32/float64 (the dtypes in ``half`` computed in float32, rounded once),
-    split over the threads when large (``thread_pool.flat``; broadcast operands go whole)."""
+def _fused_kernel(one: Callable[[Any, Any], Any], passes: int, float16: bool) -> Callable[[Any, Any], Any]:
+    """The kernel ``one(g, y)`` for float32/float64 (bfloat16, and float16 where ``float16``, computed in float32
+    and rounded once), split over the threads when large (``thread_pool.flat``)."""
     def kernel(g: Any, y: Any) -> Any:
-        if y.dtype.name in half:
+        if y.dtype.itemsize == 2 and (float16 or y.dtype != np.float16):
             return kernel(g.astype(np.float32), y.astype(np.float32)).astype(y.dtype)
         if g.shape != y.shape:  # (a broadcast gradient: one call over the result's shape)
             g, y = np.broadcast_arrays(g, y)
-        return thread_pool.flat(one, (g, y), passes)
+        return one(g, y) if y.size < _SPLIT else thread_pool.flat(one, (g, y), passes)
     return kernel
 
 
@@ -78,8 +75,8 @@ def _sigmoid_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
     return _SIGMOID_BACKWARD(gg, y), gg * g * (1 - 2 * y)  # torch's order
 
 
-_TANH_BACKWARD = Prim("tanh_backward", _fused_kernel(_tanh_backward_one, 5, ("float16", "bfloat16")), _tanh_backward_vjp)
-_SIGMOID_BACKWARD = Prim("sigmoid_backward", _fused_kernel(_sigmoid_backward_one, 3, ("bfloat16",)),
+_TANH_BACKWARD = Prim("tanh_backward", _fused_kernel(_tanh_backward_one, 4, True), _tanh_backward_vjp)
+_SIGMOID_BACKWARD = Prim("sigmoid_backward", _fused_kernel(_sigmoid_backward_one, 3, False),
                          _sigmoid_backward_vjp)
 
 
