@@ -84,7 +84,7 @@ _RELU_BACKWARD = Prim("relu_backward", _relu_backward_kernel, _relu_backward_vjp
 
 
 def _relu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    if g._device.type in _RELU_BACKWARD.kernels and g._device is n.out._device:
+    if g._device.type in _RELU_BACKWARD.kernels and g._data.dtype == n.out._data.dtype:
         return (_RELU_BACKWARD(g, n.out),)
     # devices without the kernel: masked where out <= 0, not kept where out > 0: a NaN passes its gradient
     return (g.masked_fill(n.out <= 0, 0),)

@@ -108,6 +108,9 @@ BINARY: dict[str, dict[str, str]] = {
     # the fused gradients of tanh and sigmoid from the output b, as torch's tanh_backward / sigmoid_backward (a = grad)
     "tanh_backward": {"f": "a * (1.0 - b * b)"},
     "sigmoid_backward": {"f": "a * (1.0 - b) * b"},
+    # relu's gradient a where the output b > 0 or NaN (torch's threshold_backward: a select, so an inf or NaN
+    # gradient of a zeroed element is 0); one kernel where masked_fill took a comparison and a select
+    "relu_backward": {"f": "select(a, 0.0, b <= 0.0)"},
     # d silu(a) * b, sig = 1 / (1 + exp(-a)): b * sig * (1 + a * (1 - sig))
     "silu_backward": {"f": "b / (1.0 + exp(-a)) * (1.0 + a * (1.0 - 1.0 / (1.0 + exp(-a))))"},
 }
