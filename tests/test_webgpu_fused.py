@@ -344,13 +344,14 @@ def test_constant_pad_is_one_kernel(pads, dtype):
     np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
 
 
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "silu"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "silu", "relu"])
 def test_pointwise_gradient_is_one_kernel(name):
-    """tanh, sigmoid and silu's gradients (torch's tanh_backward, sigmoid_backward, silu_backward) are one fused
-    elementwise kernel each on the device, with torch's values; silu's forward is one kernel too."""
+    """relu, tanh, sigmoid and silu's gradients (torch's threshold_backward, tanh_backward, sigmoid_backward,
+    silu_backward) are one fused elementwise kernel each on the device, with torch's values (relu's kink at 0 and a
+    NaN output passing its gradient); silu's forward is one kernel too."""
     fn = (lambda lib, a: _f(lib).silu(a)) if name == "silu" else (lambda lib, a: getattr(lib, name)(a))
     x = data((6, 9), seed=14) * 4
-    x[0, :3] = [np.inf, -np.inf, 0.0]
+    x[0, :4] = [np.inf, -np.inf, 0.0, np.nan]
     run(fn, x)
     a = st.tensor(x, device=DEV, requires_grad=True)
     before = st.memory_stats()["num_dispatches"]
