@@ -694,8 +694,71 @@ def _where_pos(x: Tensor, pos: Tensor, neg: Tensor) -> Tensor:
     return _where((x > 0), pos, neg)
 
 
+# -- leaky_relu, hardtanh: one primitive each, and torch's fused gradients (leaky_relu_backward, hardtanh_backward)
+# The composites were a comparison, a product and a where forward (leaky_relu) or two comparisons, an or, a clamp
+# and a where (hardtanh), and backward where's two selects and their sum. The kernels are torch's selects, so the
+# bits and the subgradient at the kink are torch's: leaky_relu's gradient at x = 0 is the slope's (a NaN's too),
+# hardtanh's is 0 at and beyond the bounds (and at NaN: see its kernel). Their own derivatives: linear in the
+# gradient (the mask is constant), as torch's.
+
+def _scaled(a: Any, slope: float) -> Any:
+    """``a * slope`` with the slope in ``a``'s dtype; float16 and bfloat16 multiplied in float32 and rounded once
+    (torch's opmath: the slope is not rounded to the half type first)."""
+    if a.dtype.itemsize == 2:
+        return (a.astype(np.float32) * np.float32(slope)).astype(a.dtype)
+    return a * a.dtype.type(slope)
+
+
+def _leaky_relu_kernel(x: Any, negative_slope: float) -> Any:
+    return np.where(x > 0, x, _scaled(x, negative_slope))
+
+
+def _leaky_relu_backward_kernel(g: Any, x: Any, negative_slope: float) -> Any:
+    return np.where(x > 0, g, _scaled(g, negative_slope))
+
+
+def _hardtanh_kernel(x: Any, min_val: float, max_val: float) -> Any:
+    t = x.dtype.type
+    return np.where(x < t(min_val), t(min_val), np.where(x > t(max_val), t(max_val), x))
+
+
+def _hardtanh_backward_kernel(g: Any, x: Any, min_val: float, max_val: float) -> Any:
+    """``g`` strictly inside the bounds, else 0: torch's vectorised kernel, which runs all but the last few elements
+    of a tensor (for those and for tensors under 16 float32 elements its scalar loop passes a NaN's gradient, the
+    vectorised one zeroes it; this takes the vectorised choice everywhere). float16 and bfloat16 are compared in
+    float32, with the bounds not rounded to the half type, as torch."""
+    xc = x.astype(np.float32) if x.dtype.itemsize == 2 else x
+    t = xc.dtype.type
+    return np.where((xc > t(min_val)) & (xc < t(max_val)), g, g.dtype.type(0))
+
+
+def _mask_vjp(prim_name: str) -> Callable[[Tensor, Any], tuple[Any, ...]]:
+    """The vjp of a gradient that is linear in ``g`` with a mask from ``x``: the same map of ``gg``; none for x."""
+    def vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+        return PRIMS_BY_NAME[prim_name](gg, n.inputs[1], **n.params), None
+    return vjp
+
+
+_LEAKY_RELU_BACKWARD = Prim("leaky_relu_backward", _leaky_relu_backward_kernel, _mask_vjp("leaky_relu_backward"))
+_HARDTANH_BACKWARD = Prim("hardtanh_backward", _hardtanh_backward_kernel, _mask_vjp("hardtanh_backward"))
+PRIMS_BY_NAME = {"leaky_relu_backward": _LEAKY_RELU_BACKWARD, "hardtanh_backward": _HARDTANH_BACKWARD}
+_LEAKY_RELU = Prim("leaky_relu", _leaky_relu_kernel,
+                   lambda g, n: (_LEAKY_RELU_BACKWARD(g, n.inputs[0], **n.params),),
+                   jvp=lambda ts, n: None if ts[0] is None else _LEAKY_RELU_BACKWARD(ts[0], n.inputs[0], **n.params))
+_HARDTANH = Prim("hardtanh", _hardtanh_kernel,
+                 lambda g, n: (_HARDTANH_BACKWARD(g, n.inputs[0], **n.params),),
+                 jvp=lambda ts, n: None if ts[0] is None else _HARDTANH_BACKWARD(ts[0], n.inputs[0], **n.params))
+via_vjp("leaky_relu_backward", "hardtanh_backward")
+
+
+def _floating(input: Tensor) -> bool:
+    return input._data.dtype.kind == "f" or input.dtype.is_floating_point  # (bfloat16's NumPy kind is "V")
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     check(RD.check_kind, "leaky_relu", dtype_name(input))
+    if _floating(input) and input._device.type in _LEAKY_RELU.kernels:
+        return _LEAKY_RELU(input, negative_slope=float(negative_slope))
     return _where_pos(input, input, input * negative_slope)
 
 
@@ -796,6 +859,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
     check(RD.check_kind, "hardtanh", dtype_name(input))
     if not (input.is_floating_point() or input.is_complex()):
         min_val, max_val = int(min_val), int(max_val)
+    if _floating(input) and input._device.type in _HARDTANH.kernels:
+        return _HARDTANH(input, min_val=float(min_val), max_val=float(max_val))
     outside = (input <= min_val).logical_or(input >= max_val)
     return _where(outside, input.clamp(min_val, max_val).detach(), input)
 

@@ -115,6 +115,16 @@ BINARY: dict[str, dict[str, str]] = {
     "silu_backward": {"f": "b / (1.0 + exp(-a)) * (1.0 + a * (1.0 - 1.0 / (1.0 + exp(-a))))"},
 }
 BOOL_RESULT = set(_CMP)
+# Float elementwise primitives with number parameters (s0, s1, ... in the order given: the primitive's keyword
+# params), over one input a or a gradient a and an input b: the activations that take a slope or bounds and their
+# fused gradients (torch's leaky_relu_backward, hardtanh_backward). NaN takes no branch of a comparison, so it
+# passes through the forward selects (torch's clamp keeps NaN).
+PARAMETRIZED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "leaky_relu": ("select(a * s0, a, a > 0.0)", ("negative_slope",)),
+    "leaky_relu_backward": ("select(a * s0, a, b > 0.0)", ("negative_slope",)),
+    "hardtanh": ("select(select(a, s0, a < s0), s1, a > s1)", ("min_val", "max_val")),
+    "hardtanh_backward": ("select(0.0, a, b > s0 && b < s1)", ("min_val", "max_val")),  # NaN: 0, as torch's vectors
+}
 # complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
 # other op finds no "v" entry and is refused with a coded error naming it and the dtype
 UNARY_COMPLEX = {"neg": "-a", "conj": "vec2<f32>(a.x, -a.y)", "copy": "a", "exp": "c_exp(a)", "log": "c_log(a)",
