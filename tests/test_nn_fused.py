@@ -1069,3 +1069,54 @@ def test_pointwise_backward_is_one_primitive(monkeypatch):
     xt = torch.tensor(data(8, 5), requires_grad=True)
     TF.silu(torch.sigmoid(torch.tanh(xt) * 2.0) / 3.0).mean().backward()
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-14, atol=1e-16)
+
+
+_KINKED = {"leaky_relu": {"negative_slope": 0.2}, "leaky_relu_default": {}, "hardtanh": {"min_val": -1.5, "max_val": 0.7},
+           "relu6": {}}
+
+
+def _kinked(lib: Any, name: str) -> Any:
+    mod = TF if lib is torch else F
+    return lambda t: getattr(mod, name.removesuffix("_default"))(t, **_KINKED[name])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(_KINKED))
+def test_kinked_activations_as_torch(name, dtype):
+    """leaky_relu and hardtanh (relu6): one primitive each with a fused gradient; torch's values and gradients,
+    bit for bit, at the kinks (x exactly 0 and exactly at the bounds, as rounded to the dtype), inf and NaN (a NaN
+    inside a long tensor, where torch's vectorised kernels run), and the nodes' names."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=600) * 3
+    x[:9] = [0.0, -0.0, 0.7, -1.5, 6.0, 1.0, -1.0, np.inf, -np.inf]
+    x[100] = np.nan
+    g = rng.normal(size=x.shape)
+    got = []
+    for lib in (torch, st):
+        xt = lib.tensor(torch.tensor(x).to(getattr(torch, dtype)).double().numpy()).to(getattr(lib, dtype))
+        xt.requires_grad_()
+        y = _kinked(lib, name)(xt)
+        (gx,) = lib.autograd.grad(y, xt, lib.tensor(g).to(getattr(lib, dtype)), create_graph=True)
+        got.append((y.detach().double().numpy(), gx.detach().double().numpy(), y.grad_fn.name(), gx.grad_fn.name()))
+    (yt, gt, nt, ngt), (ys, gs, ns, ngs) = got
+    assert (ns, ngs) == (nt, ngt)  # LeakyReluBackward0 / LeakyReluBackwardBackward0, HardtanhBackward0 / ...
+    np.testing.assert_array_equal(ys, yt)
+    np.testing.assert_array_equal(gs, gt)
+
+
+@pytest.mark.parametrize("name", list(_KINKED))
+def test_kinked_activations_higher_orders_and_forward_mode(name):
+    """Double backward through the fused gradients' own derivatives (linear in the gradient) and forward mode of
+    the activation, against torch in float64."""
+    x, t = data(4, 6) * 3, data(4, 6, seed=1)
+    res = []
+    for lib in (torch, st):
+        fn = _kinked(lib, name)
+        xt = lib.tensor(x, requires_grad=True)
+        w = lib.tensor(t, requires_grad=True)
+        (g1,) = lib.autograd.grad((fn(xt) * w).sum(), xt, create_graph=True)
+        (g2,) = lib.autograd.grad((g1 * g1).sum(), w)
+        _, fwd = lib.func.jvp(fn, (lib.tensor(x),), (lib.tensor(t),))
+        res.append([a.detach().numpy() for a in (g1, g2, fwd)])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)

@@ -344,14 +344,18 @@ def test_constant_pad_is_one_kernel(pads, dtype):
     np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
 
 
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "silu", "relu"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "silu", "relu", "leaky_relu", "hardtanh"])
 def test_pointwise_gradient_is_one_kernel(name):
-    """relu, tanh, sigmoid and silu's gradients (torch's threshold_backward, tanh_backward, sigmoid_backward,
-    silu_backward) are one fused elementwise kernel each on the device, with torch's values (relu's kink at 0 and a
-    NaN output passing its gradient); silu's forward is one kernel too."""
-    fn = (lambda lib, a: _f(lib).silu(a)) if name == "silu" else (lambda lib, a: getattr(lib, name)(a))
+    """relu, tanh, sigmoid, silu, leaky_relu and hardtanh's gradients (torch's threshold_backward, tanh_backward,
+    sigmoid_backward, silu_backward, leaky_relu_backward, hardtanh_backward) are one fused elementwise kernel each on
+    the device, with torch's values (the kinks at 0 and at the bounds; NaN); every forward is one kernel too."""
+    kw = {"leaky_relu": {"negative_slope": 0.2}, "hardtanh": {"min_val": -1.5, "max_val": 0.5}}.get(name, {})
+
+    def fn(lib, a):
+        return getattr(_f(lib), name)(a, **kw)
+
     x = data((6, 9), seed=14) * 4
-    x[0, :4] = [np.inf, -np.inf, 0.0, np.nan]
+    x[0, :6] = [np.inf, -np.inf, 0.0, np.nan, -1.5, 0.5]
     run(fn, x)
     a = st.tensor(x, device=DEV, requires_grad=True)
     before = st.memory_stats()["num_dispatches"]
