@@ -131,6 +131,9 @@ CASES: dict[str, tuple[Any, list[tuple[tuple[int, ...], str]]]] = {
     "relu": (lambda lib, a: F(lib).relu(a), [((2, 3), "nonzero")]),
     "gelu": (lambda lib, a: F(lib).gelu(a), [((2, 3), A)]),
     "gelu_tanh": (lambda lib, a: F(lib).gelu(a, approximate="tanh"), [((2, 3), A)]),
+    "silu": (lambda lib, a: F(lib).silu(a), [((2, 3), A)]),
+    "leaky_relu": (lambda lib, a: F(lib).leaky_relu(a, 0.2), [((2, 3), "nonzero")]),
+    "hardtanh": (lambda lib, a: F(lib).hardtanh(a, -0.4, 0.6), [((3, 4), "nonzero")]),
     "layer_norm": (lambda lib, a, w, b: F(lib).layer_norm(a, (3,), w, b), [((2, 3), A), ((3,), A), ((3,), A)]),
     "linear": (lambda lib, a, w, b: F(lib).linear(a, w, b), [((2, 3), A), ((4, 3), A), ((4,), A)]),
     "softmax": (lambda lib, a: F(lib).softmax(a, dim=1), [((2, 3), A)]),
@@ -215,7 +218,7 @@ def test_gradcheck(name):
 DOUBLE = ["exp", "log", "sin", "tanh", "sigmoid", "sqrt", "atan", "mul", "div", "pow", "maximum", "where",
           "prod", "amax_amin", "var_std", "logsumexp", "norm", "matmul_batched", "einsum", "getitem_int_advanced",
           "gather", "scatter_add", "cat_stack", "softmax", "log_softmax", "gelu", "conv2d", "setitem", "diagonal",
-          "abs", "atan2", "rsqrt", "reciprocal", "cross_entropy", "relu"]
+          "abs", "atan2", "rsqrt", "reciprocal", "cross_entropy", "relu", "silu", "leaky_relu", "hardtanh"]
 
 
 @pytest.mark.parametrize("name", DOUBLE)

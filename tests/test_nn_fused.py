@@ -970,3 +970,153 @@ def test_max_pool_output_may_change_in_place():
         y.sum().backward()
         grads.append(xs.grad.numpy())
     np.testing.assert_array_equal(*grads)
+
+
+# -- tanh_backward, sigmoid_backward, silu_backward: one primitive per gradient, as torch's backward ops -----------
+
+_POINTWISE = {"tanh": (torch.tanh, st.tanh), "sigmoid": (torch.sigmoid, st.sigmoid), "silu": (TF.silu, F.silu)}
+_POINTWISE_EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -1.2785, 1e-30, 3.0, 20.0, -20.0, 88.8, -88.8, 1e30, -1e30,
+                    np.inf, -np.inf, np.nan]
+
+
+def _pointwise_tol(name: str, dtype: str) -> dict[str, float]:
+    """Exact where the kernels do torch's operations in torch's order and rounding (sigmoid); tanh takes
+    ``(1 - y)(1 + y)`` for torch's multiply-add ``1 - y * y`` (two ulps at most, rounded away in half types); silu's
+    exp is not torch's (a few ulps, and silu's gradient crosses 0 near x = -1.28, so an absolute floor)."""
+    if dtype in ("float16", "bfloat16"):
+        return {"rtol": 0.0, "atol": 0.0} if name != "silu" else {"rtol": 1e-2, "atol": 1e-3}
+    if name == "silu":
+        return {"rtol": 1e-6, "atol": 1e-7} if dtype == "float32" else {"rtol": 1e-14, "atol": 1e-14}
+    return {"rtol": {"float32": 2.5e-7, "float64": 5e-16}[dtype] if name == "tanh" else 0.0, "atol": 0.0}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "silu"])
+def test_pointwise_gradient_is_torchs_backward_op(name, dtype):
+    """The gradient of tanh/sigmoid/silu against torch's backward op (tanh_backward and sigmoid_backward read the
+    output: fed shapetorch's own, so that the forward's last bits do not count), at the edges (0, +-inf, NaN,
+    overflow, |y| near 1) and for random values (a large array runs in cache-sized runs or over threads), with
+    random cotangents (inf and NaN among them); the fused primitive is the one that ran: torch's node name under
+    double backward."""
+    rng = np.random.default_rng(3)
+    edges = np.asarray(_POINTWISE_EDGES)
+    tdt, sdt = getattr(torch, dtype), getattr(st, dtype)
+    for x in (edges, rng.normal(size=(300, 700)) * 4, rng.normal(size=(5, 3))):
+        g = rng.normal(size=x.shape)
+        if x is edges:
+            g[[1, 5]] = np.inf, np.nan
+        xt, gt = torch.tensor(x).to(tdt).requires_grad_(), torch.tensor(g).to(tdt)
+        xs, gs = st.tensor(xt.detach().double().numpy()).to(sdt).requires_grad_(), st.tensor(gt.double().numpy()).to(sdt)
+        ys = _POINTWISE[name][1](xs)
+        (gx,) = st.autograd.grad(ys, xs, gs, create_graph=True)
+        (gx_torch,) = torch.autograd.grad(_POINTWISE[name][0](xt), xt, gt, create_graph=True)
+        # torch's node names: TanhBackwardBackward0, SigmoidBackwardBackward0 (the fused primitives' own
+        # derivatives), MulBackward0 (silu's create_graph form)
+        assert gx.dtype == sdt and gx.grad_fn.name() == gx_torch.grad_fn.name()
+        with st.no_grad():  # the first-order backward: the fused kernel
+            (gx,) = st.autograd.grad(ys, xs, gs, retain_graph=True)
+        saved = xt.detach() if name == "silu" else torch.tensor(ys.detach().double().numpy()).to(tdt)
+        want = getattr(torch.ops.aten, name + "_backward")(gt, saved)
+        tol = _pointwise_tol(name, dtype)
+        np.testing.assert_allclose(gx.detach().double().numpy(), want.double().numpy(), equal_nan=True, **tol)
+        if name == "silu":  # (tanh and sigmoid's forward are not this change's)
+            np.testing.assert_allclose(ys.detach().double().numpy(), TF.silu(xt).detach().double().numpy(),
+                                       equal_nan=True, **tol)
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "silu"])
+def test_pointwise_gradient_higher_orders_and_forward_mode(name):
+    """Second and third derivatives through the fused primitives' own derivatives (silu's create_graph takes
+    torch's differentiable form), forward mode of silu, and forward mode of each backward primitive itself (its
+    jvp rule: torch's jvp of aten's X_backward), against torch in float64."""
+    from shapetorch._engine.primitives import PRIMS
+
+    x, t, u = data(4, 6) * 2, data(4, 6, seed=1), data(4, 6, seed=2)
+    y = np.tanh(x) if name == "tanh" else 1 / (1 + np.exp(-x)) if name == "sigmoid" else x  # what the op saves
+    res = []
+    for lib, fn in ((torch, _POINTWISE[name][0]), (st, _POINTWISE[name][1])):
+        xt = lib.tensor(x, requires_grad=True)
+        (g1,) = lib.autograd.grad((fn(xt) * lib.tensor(t)).sum(), xt, create_graph=True)
+        (g2,) = lib.autograd.grad((g1 * g1).sum(), xt, create_graph=True)
+        (g3,) = lib.autograd.grad((g2 * xt).sum(), xt)
+        _, fwd = lib.func.jvp(fn, (lib.tensor(x),), (lib.tensor(t),))
+        if lib is torch:  # (torch has no forward AD for silu_backward: its formula, in torch ops)
+            bwd = getattr(torch.ops.aten, name + "_backward") if name != "silu" else \
+                lambda g, s: g * s.sigmoid() * (1 + s * (1 - s.sigmoid()))
+        else:
+            prim = PRIMS[name + "_backward"]
+            bwd = (lambda g, s, p=prim: p(s, g)) if name == "silu" else prim  # silu_backward takes (x, g)
+        _, fwd_bwd = lib.func.jvp(bwd, (lib.tensor(t), lib.tensor(y)), (lib.tensor(u), lib.tensor(x)))
+        res.append([a.detach().numpy() for a in (g1, g2, g3, fwd, fwd_bwd)])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+def test_pointwise_backward_is_one_primitive(monkeypatch):
+    """An MLP's loss.backward() through tanh, sigmoid and silu: one primitive per activation gradient, and the
+    mean's ``sum / n`` differentiated without the divisor's gradient (a number)."""
+    from shapetorch._engine import primitives
+
+    calls: list[str] = []
+    call = primitives.Prim.__call__
+    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    x = st.tensor(data(8, 5), requires_grad=True)
+    loss = F.silu(st.sigmoid(st.tanh(x) * 2.0) / 3.0).mean()
+    calls.clear()
+    loss.backward()
+    assert sorted(calls) == ["expand", "mul", "sigmoid_backward", "silu_backward", "tanh_backward", "true_divide",
+                             "true_divide"], calls
+    xt = torch.tensor(data(8, 5), requires_grad=True)
+    TF.silu(torch.sigmoid(torch.tanh(xt) * 2.0) / 3.0).mean().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-14, atol=1e-16)
+
+
+_KINKED = {"leaky_relu": {"negative_slope": 0.2}, "leaky_relu_default": {}, "hardtanh": {"min_val": -1.5, "max_val": 0.7},
+           "relu6": {}}
+
+
+def _kinked(lib: Any, name: str) -> Any:
+    mod = TF if lib is torch else F
+    return lambda t: getattr(mod, name.removesuffix("_default"))(t, **_KINKED[name])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(_KINKED))
+def test_kinked_activations_as_torch(name, dtype):
+    """leaky_relu and hardtanh (relu6): one primitive each with a fused gradient; torch's values and gradients,
+    bit for bit, at the kinks (x exactly 0 and exactly at the bounds, as rounded to the dtype), inf and NaN (a NaN
+    inside a long tensor, where torch's vectorised kernels run), and the nodes' names."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=600) * 3
+    x[:9] = [0.0, -0.0, 0.7, -1.5, 6.0, 1.0, -1.0, np.inf, -np.inf]
+    x[100] = np.nan
+    g = rng.normal(size=x.shape)
+    got = []
+    for lib in (torch, st):
+        xt = lib.tensor(torch.tensor(x).to(getattr(torch, dtype)).double().numpy()).to(getattr(lib, dtype))
+        xt.requires_grad_()
+        y = _kinked(lib, name)(xt)
+        (gx,) = lib.autograd.grad(y, xt, lib.tensor(g).to(getattr(lib, dtype)), create_graph=True)
+        got.append((y.detach().double().numpy(), gx.detach().double().numpy(), y.grad_fn.name(), gx.grad_fn.name()))
+    (yt, gt, nt, ngt), (ys, gs, ns, ngs) = got
+    assert (ns, ngs) == (nt, ngt)  # LeakyReluBackward0 / LeakyReluBackwardBackward0, HardtanhBackward0 / ...
+    np.testing.assert_array_equal(ys, yt)
+    np.testing.assert_array_equal(gs, gt)
+
+
+@pytest.mark.parametrize("name", list(_KINKED))
+def test_kinked_activations_higher_orders_and_forward_mode(name):
+    """Double backward through the fused gradients' own derivatives (linear in the gradient) and forward mode of
+    the activation, against torch in float64."""
+    x, t = data(4, 6) * 3, data(4, 6, seed=1)
+    res = []
+    for lib in (torch, st):
+        fn = _kinked(lib, name)
+        xt = lib.tensor(x, requires_grad=True)
+        w = lib.tensor(t, requires_grad=True)
+        (g1,) = lib.autograd.grad((fn(xt) * w).sum(), xt, create_graph=True)
+        (g2,) = lib.autograd.grad((g1 * g1).sum(), w)
+        _, fwd = lib.func.jvp(fn, (lib.tensor(x),), (lib.tensor(t),))
+        res.append([a.detach().numpy() for a in (g1, g2, fwd)])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)

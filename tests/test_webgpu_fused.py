@@ -342,3 +342,26 @@ def test_constant_pad_is_one_kernel(pads, dtype):
     want = TF.pad(theirs, pads, value=value)
     assert got.dtype == getattr(st, dtype)
     np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "silu", "relu", "leaky_relu", "hardtanh"])
+def test_pointwise_gradient_is_one_kernel(name):
+    """relu, tanh, sigmoid, silu, leaky_relu and hardtanh's gradients (torch's threshold_backward, tanh_backward,
+    sigmoid_backward, silu_backward, leaky_relu_backward, hardtanh_backward) are one fused elementwise kernel each on
+    the device, with torch's values (the kinks at 0 and at the bounds; NaN); every forward is one kernel too."""
+    kw = {"leaky_relu": {"negative_slope": 0.2}, "hardtanh": {"min_val": -1.5, "max_val": 0.5}}.get(name, {})
+
+    def fn(lib, a):
+        return getattr(_f(lib), name)(a, **kw)
+
+    x = data((6, 9), seed=14) * 4
+    x[0, :6] = [np.inf, -np.inf, 0.0, np.nan, -1.5, 0.5]
+    run(fn, x)
+    a = st.tensor(x, device=DEV, requires_grad=True)
+    before = st.memory_stats()["num_dispatches"]
+    y = fn(st, a)
+    assert st.memory_stats()["num_dispatches"] - before == 1
+    g = st.ones(y.shape, device=DEV)
+    before = st.memory_stats()["num_dispatches"]
+    st.autograd.grad(y, [a], g)
+    assert st.memory_stats()["num_dispatches"] - before == 1

@@ -562,7 +562,8 @@ def _stealable(leaf: Tensor, g: Tensor) -> bool:
     st = getattr(src, "st", None)
     if (not _COUNTS_KNOWN or st is None or g.requires_grad or src.dtype != leaf._data.dtype
             or src.shape != leaf._data.shape or src.offset != 0 or not src.contiguous or sys.getrefcount(g) > _GRAD_REFS
-            or sys.getrefcount(src) > _DATA_REFS):
+            # (a gradient made by the last dispatch is also held by that dispatch's recipe, for a redirect)
+            or sys.getrefcount(src) > _DATA_REFS + src.held_refs()):
         return False
     base = g._base
     if base is None:

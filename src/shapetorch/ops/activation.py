@@ -33,7 +33,9 @@ from ._common import (
     snapshot_for_inplace,
     write_inplace,
 )
+from ._jvp import via_vjp
 from ._registry import method, public
+from .conversion import _where_kernel
 from .conversion import where as _where
 from .random import Generator, dropout_mask, rand
 from .special import erf, erf64
@@ -92,7 +94,7 @@ _RELU_BACKWARD = Prim("relu_backward", _relu_backward_kernel, _relu_backward_vjp
 
 
 def _relu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    if g._device.type in _RELU_BACKWARD.kernels and g._device is n.out._device:
+    if g._device.type in _RELU_BACKWARD.kernels and g._data.dtype == n.out._data.dtype:
         return (_RELU_BACKWARD(g, n.out),)
     # devices without the kernel: masked where out <= 0, not kept where out > 0: a NaN passes its gradient
     return (g.masked_fill(n.out <= 0, 0),)
@@ -702,8 +704,75 @@ def _where_pos(x: Tensor, pos: Tensor, neg: Tensor) -> Tensor:
     return _where((x > 0), pos, neg)
 
 
+# -- leaky_relu, hardtanh: one primitive each, and torch's fused gradients (leaky_relu_backward, hardtanh_backward)
+# The composites were a comparison, a product and a where forward (leaky_relu) or two comparisons, an or, a clamp
+# and a where (hardtanh), and backward where's two selects and their sum. The kernels are torch's selects, so the
+# bits and the subgradient at the kink are torch's: leaky_relu's gradient at x = 0 is the slope's (a NaN's too),
+# hardtanh's is 0 at and beyond the bounds (and at NaN: see its kernel). Their own derivatives: linear in the
+# gradient (the mask is constant), as torch's.
+
+def _scaled(a: Any, slope: float) -> Any:
+    """``a * slope`` with the slope in ``a``'s dtype; float16 and bfloat16 multiplied in float32 and rounded once
+    (torch's opmath: the slope is not rounded to the half type first)."""
+    if a.dtype.itemsize == 2:
+        return (a.astype(np.float32) * np.float32(slope)).astype(a.dtype)
+    return a * a.dtype.type(slope)
+
+
+# (the selects are conversion's ``_where_kernel``, bit operations: np.where branches on each element, and made
+# these primitives twice as slow as the composite on a random (256, 512) mask)
+def _leaky_relu_kernel(x: Any, negative_slope: float) -> Any:
+    return _where_kernel(x > 0, x, _scaled(x, negative_slope))
+
+
+def _leaky_relu_backward_kernel(g: Any, x: Any, negative_slope: float) -> Any:
+    return _where_kernel(x > 0, g, _scaled(g, negative_slope))
+
+
+def _hardtanh_kernel(x: Any, min_val: float, max_val: float) -> Any:
+    t = x.dtype.type
+    return np.clip(x, t(min_val), t(max_val))  # (NaN stays NaN, as torch's clamp)
+
+
+def _hardtanh_backward_kernel(g: Any, x: Any, min_val: float, max_val: float) -> Any:
+    """``g`` strictly inside the bounds, else 0: torch's vectorised kernel, which runs all but the last few elements
+    of a tensor (for those and for tensors under 16 float32 elements its scalar loop passes a NaN's gradient, the
+    vectorised one zeroes it; this takes the vectorised choice everywhere). float16 and bfloat16 are compared in
+    float32, with the bounds not rounded to the half type, as torch."""
+    xc = x.astype(np.float32) if x.dtype.itemsize == 2 else x
+    t = xc.dtype.type
+    inside = xc > t(min_val)
+    inside &= xc < t(max_val)
+    return _where_kernel(inside, g, np.zeros((), g.dtype))
+
+
+def _mask_vjp(prim_name: str) -> Callable[[Tensor, Any], tuple[Any, ...]]:
+    """The vjp of a gradient that is linear in ``g`` with a mask from ``x``: the same map of ``gg``; none for x."""
+    def vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+        return PRIMS_BY_NAME[prim_name](gg, n.inputs[1], **n.params), None
+    return vjp
+
+
+_LEAKY_RELU_BACKWARD = Prim("leaky_relu_backward", _leaky_relu_backward_kernel, _mask_vjp("leaky_relu_backward"))
+_HARDTANH_BACKWARD = Prim("hardtanh_backward", _hardtanh_backward_kernel, _mask_vjp("hardtanh_backward"))
+PRIMS_BY_NAME = {"leaky_relu_backward": _LEAKY_RELU_BACKWARD, "hardtanh_backward": _HARDTANH_BACKWARD}
+_LEAKY_RELU = Prim("leaky_relu", _leaky_relu_kernel,
+                   lambda g, n: (_LEAKY_RELU_BACKWARD(g, n.inputs[0], **n.params),),
+                   jvp=lambda ts, n: None if ts[0] is None else _LEAKY_RELU_BACKWARD(ts[0], n.inputs[0], **n.params))
+_HARDTANH = Prim("hardtanh", _hardtanh_kernel,
+                 lambda g, n: (_HARDTANH_BACKWARD(g, n.inputs[0], **n.params),),
+                 jvp=lambda ts, n: None if ts[0] is None else _HARDTANH_BACKWARD(ts[0], n.inputs[0], **n.params))
+via_vjp("leaky_relu_backward", "hardtanh_backward")
+
+
+def _floating(input: Tensor) -> bool:
+    return input._data.dtype.kind == "f" or input.dtype.is_floating_point  # (bfloat16's NumPy kind is "V")
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     check(RD.check_kind, "leaky_relu", dtype_name(input))
+    if _floating(input) and input._device.type in _LEAKY_RELU.kernels:
+        return _LEAKY_RELU(input, negative_slope=float(negative_slope))
     return _where_pos(input, input, input * negative_slope)
 
 
@@ -728,8 +797,64 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     return _where_pos(input, input, (input.clamp(max=0.0) / alpha).expm1() * alpha)
 
 
+# -- silu: x / (1 + exp(-x)), torch's formula, as one primitive, and its fused gradient ----------------------------
+# The composite ``x * sigmoid(x)`` was two primitives forward and four backward (two products, the sigmoid's
+# gradient and their sum); torch runs silu and silu_backward as one op each. Kernels in torch's operation order,
+# over cache-sized runs for float32, float16 and bfloat16 computed in float32 and rounded once (torch's exp is
+# its own vectorised one, so the last bits can differ). Complex inputs keep the composite, as torch's formula.
+
+def _silu_into(x: Any, out: Any, s: tuple[Any, ...]) -> None:
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    out += out.dtype.type(1)
+    np.divide(x, out, out=out)  # -inf / inf is NaN, as torch's silu(-inf)
+
+
+def _silu_backward_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
+    """``g * sig * (1 + x * (1 - sig))``, ``sig = 1 / (1 + exp(-x))``."""
+    one = out.dtype.type(1)
+    sig = s[0]
+    np.negative(x, out=sig)
+    np.exp(sig, out=sig)
+    sig += one
+    np.reciprocal(sig, out=sig)
+    np.subtract(one, sig, out=out)
+    out *= x
+    out += one  # (torch's kernel rounds this multiply-add once: rounding it twice here, as its exp's last bit,
+    # is within a few ulps, and doing it in float64 cost two more passes for a few more equal bits)
+    sig *= g
+    out *= sig
+
+
+def _silu_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    x, g = n.inputs
+    # d/dx of g sig (1 + x (1 - sig)) = g sig (1 - sig) (2 + x (1 - 2 sig)), torch's formula
+    sig = x.sigmoid()
+    return gg * g * sig * (1 - sig) * (2 + x * (1 - 2 * sig)), _SILU_BACKWARD(x, gg)
+
+
+def _silu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x = n.inputs[0]
+    if not STATE.enabled:
+        return (_SILU_BACKWARD(x, g),)
+    # create_graph: torch's infinitely differentiable form (its node is MulBackward0, not SiluBackwardBackward0)
+    sig = x.sigmoid()
+    return (g * sig * (1 + x * (1 - sig)),)
+
+
+_silu_runs = _float32_runs(_silu_into, _in_opmath(_silu_into))
+_silu_backward_runs = _float32_runs(_silu_backward_into, _in_opmath(_silu_backward_into))
+_SILU_BACKWARD = Prim("silu_backward", lambda x, g: thread_pool.flat(_silu_backward_runs, (x, g), 10),
+                      _silu_backward_vjp)
+_SILU = Prim("silu", lambda a: thread_pool.flat(_silu_runs, (a,), 4), _silu_vjp,
+             jvp=lambda ts, n: None if ts[0] is None else _SILU_BACKWARD(n.inputs[0], ts[0]))
+via_vjp("silu_backward")
+
+
 def silu(input: Tensor) -> Tensor:
-    return input * input.sigmoid()
+    if (input._data.dtype.kind == "f" or input.dtype.is_floating_point) and input._device.type in _SILU.kernels:
+        return _SILU(input)
+    return input * input.sigmoid()  # complex, or a device without the kernels
 
 
 def mish(input: Tensor) -> Tensor:
@@ -748,6 +873,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
     check(RD.check_kind, "hardtanh", dtype_name(input))
     if not (input.is_floating_point() or input.is_complex()):
         min_val, max_val = int(min_val), int(max_val)
+    if _floating(input) and input._device.type in _HARDTANH.kernels:
+        return _HARDTANH(input, min_val=float(min_val), max_val=float(max_val))
     outside = (input <= min_val).logical_or(input >= max_val)
     return _where(outside, input.clamp(min_val, max_val).detach(), input)
 

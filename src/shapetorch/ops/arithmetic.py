@@ -55,11 +55,26 @@ def _one(n: Node, i: int) -> Any:
 _add = _binary("add", np.add, lambda g, n: (g, g), register=False, dunder="__add__", rdunder="__radd__")
 _sub = _binary("sub", np.subtract, lambda g, n: (g, -g), kind="no_bool", register=False, dunder="__sub__",
                rdunder="__rsub__")
-mul = _binary("mul", np.multiply, lambda g, n: (g * _one(n, 1), g * _one(n, 0)), dunder="__mul__", rdunder="__rmul__")
-true_divide = _binary(
-    "true_divide", _quiet(np.true_divide), lambda g, n: (g / _one(n, 1), -g * (_one(n, 0) / _one(n, 1)) / _one(n, 1)),  # not a / b**2: b**2 overflows
-    kind="float", dunder="__truediv__",
-)
+
+
+def _mul_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
+    a, b = n.inputs
+    # a number operand (``x * 0.5``, ``2 * x``) has no gradient: none is computed for it
+    return (g * _conj(b) if type(a) is Tensor or isinstance(a, Tensor) else None,
+            g * _conj(a) if type(b) is Tensor or isinstance(b, Tensor) else None)
+
+
+def _true_divide_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
+    a, b = _one(n, 0), _one(n, 1)
+    # a number divisor (every ``mean``'s ``sum / count``) has no gradient: its three ops are not run
+    if not (type(b) is Tensor or isinstance(b, Tensor)):
+        return (g / b, None)
+    return (g / b if type(a) is Tensor or isinstance(a, Tensor) else None,
+            -g * (a / b) / b)  # not a / b**2: b**2 overflows
+
+
+mul = _binary("mul", np.multiply, _mul_vjp, dunder="__mul__", rdunder="__rmul__")
+true_divide = _binary("true_divide", _quiet(np.true_divide), _true_divide_vjp, kind="float", dunder="__truediv__")
 # ``2 / x`` is torch's ``x.reciprocal() * 2`` (Tensor.__rdiv__): the reciprocal rounds in x's dtype first, which a
 # bfloat16 tensor divided into a complex number shows
 method("__rtruediv__", lambda self, other: self.reciprocal() * other)

@@ -54,6 +54,7 @@ UNARY: dict[str, dict[str, str]] = {
     "relu": {"f": "select(a, 0.0, a < 0.0)", "i": "max(a, 0)", "u": "a"},
     "erf": {"f": "erf_f(a)"},
     "gelu": {"f": "a * 0.5 * (1.0 + erf_f(a * 0.7071067811865476))"},
+    "silu": {"f": "a / (1.0 + exp(-a))"},
     "copy": {"f": "a", "i": "a", "u": "a"},
     "deg2rad": {"f": "a * 0.017453292519943295"},
     "rad2deg": {"f": "a * 57.29577951308232"},
@@ -104,8 +105,26 @@ BINARY: dict[str, dict[str, str]] = {
     "lcm": {"i": "select(abs(a / gcd_i(a, b) * b), 0, a == 0 || b == 0)"},
     # d gelu(a) * b: the fused gradient of the exact gelu
     "gelu_backward": {"f": "b * (0.5 * (1.0 + erf_f(a * 0.7071067811865476)) + a * exp(-0.5 * a * a) * 0.3989422804014327)"},
+    # the fused gradients of tanh and sigmoid from the output b, as torch's tanh_backward / sigmoid_backward (a = grad)
+    "tanh_backward": {"f": "a * (1.0 - b * b)"},
+    "sigmoid_backward": {"f": "a * (1.0 - b) * b"},
+    # relu's gradient a where the output b > 0 or NaN (torch's threshold_backward: a select, so an inf or NaN
+    # gradient of a zeroed element is 0); one kernel where masked_fill took a comparison and a select
+    "relu_backward": {"f": "select(a, 0.0, b <= 0.0)"},
+    # d silu(a) * b, sig = 1 / (1 + exp(-a)): b * sig * (1 + a * (1 - sig))
+    "silu_backward": {"f": "b / (1.0 + exp(-a)) * (1.0 + a * (1.0 - 1.0 / (1.0 + exp(-a))))"},
 }
 BOOL_RESULT = set(_CMP)
+# Float elementwise primitives with number parameters (s0, s1, ... in the order given: the primitive's keyword
+# params), over one input a or a gradient a and an input b: the activations that take a slope or bounds and their
+# fused gradients (torch's leaky_relu_backward, hardtanh_backward). NaN takes no branch of a comparison, so it
+# passes through the forward selects (torch's clamp keeps NaN).
+PARAMETRIZED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "leaky_relu": ("select(a * s0, a, a > 0.0)", ("negative_slope",)),
+    "leaky_relu_backward": ("select(a * s0, a, b > 0.0)", ("negative_slope",)),
+    "hardtanh": ("select(select(a, s0, a < s0), s1, a > s1)", ("min_val", "max_val")),
+    "hardtanh_backward": ("select(0.0, a, b > s0 && b < s1)", ("min_val", "max_val")),  # NaN: 0, as torch's vectors
+}
 # complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
 # other op finds no "v" entry and is refused with a coded error naming it and the dtype
 UNARY_COMPLEX = {"neg": "-a", "conj": "vec2<f32>(a.x, -a.y)", "copy": "a", "exp": "c_exp(a)", "log": "c_log(a)",

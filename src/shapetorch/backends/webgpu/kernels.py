@@ -362,6 +362,21 @@ def binary(name: str) -> Callable[..., WArray]:
     return kernel
 
 
+def parametrized(name: str) -> Callable[..., WArray]:
+    """A ``codegen.PARAMETRIZED`` primitive: its number params go to the shader as s0, s1, ..."""
+    expr, names = G.PARAMETRIZED[name]
+
+    def kernel(*arrays: WArray, **params: float) -> WArray:
+        dt = arrays[0].dtype
+        if _kind(dt) != "f":
+            _no_kernel(name, dt)
+        ops = [(nm, x, dt) for nm, x in zip("ab", arrays)]
+        return elementwise(expr, dt, ops, _broadcast(*(x.shape for x in arrays)),
+                           extra=[float(params[n]) for n in names])
+
+    return kernel
+
+
 def where_kernel(c: Operand, a: Operand, b: Operand) -> WArray:
     arrays = [x for x in (c, a, b) if isinstance(x, WArray)]
     vals = [x for x in (a, b) if isinstance(x, WArray)]
@@ -1638,6 +1653,7 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
         **{name: unary(name) for name in G.UNARY if name in PRIMS and name != "round"},
         **{name: binary(name) for name in G.BINARY if name in PRIMS},
         **{name: predicate(name) for name in G.PREDICATE if name in PRIMS},
+        **{name: parametrized(name) for name in G.PARAMETRIZED if name in PRIMS},
         **{op: scan(op) for op in G.SCAN if op in PRIMS},
         "flip": flip_kernel,
         "argsort": argsort_kernel,

@@ -159,6 +159,13 @@ class WArray:
         self.stride = contiguous_strides(shape) if stride is None else tuple(stride)
         self.offset = offset
 
+    def held_refs(self) -> int:
+        """References to this array the runtime holds only so that an in-place op may still redirect the dispatch
+        that made it (``take_held``): 1 while it is the last dispatch's fresh output, else 0. NOTE [gradient
+        stealing] in the engine does not count it as a holder."""
+        held = RT.held
+        return 1 if held is not None and held[4] is not None and held[4][0] is self else 0
+
     # -- the ndarray-like interface ----------------------------------------------------------------
     @property
     def ndim(self) -> int:
