@@ -75,6 +75,35 @@ def test_func_transforms():
         st.func.grad(lambda x: x * 2)(st.tensor(a))
 
 
+@pytest.mark.parametrize("act", ["exp", "tanh", "sigmoid", "sin", "relu", "silu", "gelu", "softplus", "log_softmax"])
+def test_forward_over_reverse_as_torchs(act):
+    """jvp of grad, jacfwd of grad and of jacrev (forward over reverse: Hessian-vector products): the gradient's
+    own ops are differentiated in forward mode, including a saved output (exp's, tanh's) whose tangent must come
+    with it. These gave zeros, then half the exp term, before the tangents went with the saved outputs."""
+    a = np.array([0.5, -1.0, 2.0, 0.1])
+    w = np.random.default_rng(1).standard_normal((4, 4))
+
+    def f(lib):
+        fn = getattr(lib.nn.functional, act, None) if act in ("silu", "gelu", "softplus") else None
+
+        def loss(x):
+            h = x @ lib.tensor(w)
+            y = fn(h) if fn is not None else h.log_softmax(-1) if act == "log_softmax" else getattr(h, act)()
+            return (y * y).sum() + (y * x).sum()
+        return loss
+
+    x_t, x_s, v = torch.tensor(a), st.tensor(a), np.array([1.0, 2.0, -1.0, 0.5])
+    out_t = torch.func.jvp(torch.func.grad(f(torch)), (x_t,), (torch.tensor(v),))
+    out_s = st.func.jvp(st.func.grad(f(st)), (x_s,), (st.tensor(v),))
+    for s, t in zip(out_s, out_t):
+        np.testing.assert_allclose(s.detach().numpy(), t.numpy(), rtol=1e-10, atol=1e-12)
+    for outer, inner in (("jacfwd", "grad"), ("jacfwd", "jacrev"), ("jacrev", "jacrev")):
+        t = getattr(torch.func, outer)(getattr(torch.func, inner)(f(torch)))(x_t)
+        s = getattr(st.func, outer)(getattr(st.func, inner)(f(st)))(x_s)
+        np.testing.assert_allclose(s.numpy(), t.numpy(), rtol=1e-10, atol=1e-12, err_msg=f"{outer}({inner})")
+    assert not st.func.grad(f(st))(x_s).requires_grad
+
+
 def test_functional_call_and_stack_module_state():
     m = st.nn.Linear(3, 2)
     zeros = {k: v.detach() * 0 for k, v in m.named_parameters()}

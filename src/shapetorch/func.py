@@ -48,8 +48,14 @@ def _track(x: Any) -> Any:
     if not isinstance(x, Tensor):
         raise TypeError(f"expected the differentiated arguments to be Tensors, got {type(x).__name__}")
     if x.requires_grad:
-        return x.view_as(x)
-    return x.detach().requires_grad_(True)
+        return x.view_as(x)  # (the view's jvp rule carries a dual tensor's tangents over)
+    return forward_ad.detach_keeping_tangents(x, requires_grad=True)
+
+
+def _nested(x: Any) -> bool:
+    """Whether an outer transform differentiates through ``x`` (a reverse one: it requires grad; a forward one: it
+    carries a tangent): the gradient is then computed in differentiable ops and kept in the outer graph."""
+    return isinstance(x, Tensor) and (x.requires_grad or bool(x._fw_grads))
 
 
 def _argnums(argnums: int | tuple[int, ...], n: int, name: str) -> tuple[int, ...]:
@@ -68,7 +74,8 @@ def grad_and_value(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0,
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), "grad_and_value")
-        nested = any(isinstance(x, Tensor) and x.requires_grad for a in args for x in _leaves(a))
+        nested = any(_nested(x) for a in args for x in _leaves(a))
+        reverse_nested = any(isinstance(x, Tensor) and x.requires_grad for a in args for x in _leaves(a))
         args = list(args)
         tracked = {i: _rebuild(args[i], [_track(x) for x in _leaves(args[i])]) for i in nums}
         for i, t in tracked.items():
@@ -88,9 +95,9 @@ def grad_and_value(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0,
         inputs = [x for i in nums for x in _leaves(tracked[i])]
         gs = _autograd_grad(out, inputs, create_graph=nested, allow_unused=True)
         gs = [g if g is not None else x.new_zeros(x._data.shape) for g, x in zip(gs, inputs)]
-        if not nested:
-            gs = [g.detach() for g in gs]
-            out = out.detach()
+        if not reverse_nested:  # (a forward-mode transform outside still reads the results' tangents)
+            gs = [forward_ad.detach_keeping_tangents(g) for g in gs]
+            out = forward_ad.detach_keeping_tangents(out)
         pos = 0
         per_arg = []
         for i in nums:
@@ -116,7 +123,7 @@ def grad(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0, has_aux: 
 
 def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> Any:
     """``(func(*primals), vjp_fn)``; ``vjp_fn(cotangents)`` gives one gradient per primal."""
-    nested = any(isinstance(x, Tensor) and x.requires_grad for p in primals for x in _leaves(p))
+    nested = any(_nested(x) for p in primals for x in _leaves(p))
     tracked = [_rebuild(p, [_track(x) for x in _leaves(p)]) for p in primals]
     out = func(*tracked)
     aux = None
@@ -180,7 +187,7 @@ def _jac(func: Callable[..., Any], argnums: int | tuple[int, ...], has_aux: bool
          name: str) -> Callable[..., Any]:
     def wrapper(*args: Any) -> Any:
         nums = _argnums(argnums, len(args), name)
-        nested = any(isinstance(x, Tensor) and x.requires_grad for a in args for x in _leaves(a))
+        nested = any(_nested(x) for a in args for x in _leaves(a))
         aux_box: list[Any] = []
 
         def f(*diff: Any) -> Any:

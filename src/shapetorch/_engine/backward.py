@@ -71,7 +71,7 @@ class SavedTensor:
     through the node), and made a tensor again, with the node as ``grad_fn``, when unpacked.
     """
 
-    __slots__ = ("_cell", "_data", "_device", "_meta", "_output_nr", "_packed", "_tensor", "_unpack", "_version")
+    __slots__ = ("_cell", "_data", "_device", "_fw", "_meta", "_output_nr", "_packed", "_tensor", "_unpack", "_version")
     _cell: list[int] | None
     _unpack: Callable[[Any], Any] | None
     _tensor: Tensor | None
@@ -79,6 +79,7 @@ class SavedTensor:
     _device: Any
     _meta: Any
     _packed: Any
+    _fw: dict[int, Tensor] | None  # an output's forward-mode tangents, by level (set by forward_ad.propagate)
 
     def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
         if t._inference:
@@ -93,6 +94,7 @@ class SavedTensor:
         self._cell = cell
         self._version = cell[0]
         self._output_nr = output_nr if is_output else -1
+        self._fw = None
         stack = HOOKS.stack if HOOKS_OPEN[0] else None
         if stack:
             if HOOKS.disabled is not None:
@@ -130,6 +132,8 @@ class SavedTensor:
             t = self._tensor
         else:
             t = _alias(Tensor._make(self._data, self._device), node, self._output_nr, node is not None)
+            if self._fw:
+                t._fw_grads = self._fw
         if self._cell[0] != self._version:
             fn = node if self._output_nr >= 0 else t._grad_fn
             which = f", which is output {t._output_nr} of {fn.name()}," if fn is not None else ""

@@ -91,6 +91,18 @@ def set_tangent(t: Tensor, tangent: Tensor, level: int) -> None:
     FWD.made.append(weakref.ref(t))
 
 
+def detach_keeping_tangents(x: Tensor, requires_grad: bool = False) -> Tensor:
+    """``x.detach()`` (made a fresh leaf that requires grad when asked) that keeps x's tangents: a reverse-mode
+    transform inside a forward-mode one (jvp of grad, jacfwd of jacrev) starts from such leaves and hands back
+    such results, so its gradient is differentiated in forward mode (``detach`` alone drops the tangents)."""
+    d = x.detach()
+    if requires_grad:
+        d.requires_grad_(True)
+    for level, tangent in (x._fw_grads or {}).items():
+        set_tangent(d, tangent, level)
+    return d
+
+
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
     """A view of ``tensor`` that carries ``tangent`` as its forward gradient."""
     lvl = _level(level, "make_dual")
@@ -171,6 +183,11 @@ def propagate(prim: Any, args: tuple[Any, ...], params: dict[str, Any], out: Ten
     finally:
         FWD.paused -= 1
     set_tangent(out, t, lvl)
+    # A node that saved this output keeps its data only; its tangents go with it, so a backward differentiated in
+    # forward mode (jvp of grad) sees the output as the dual tensor it was.
+    for slot, _, saved in getattr(out._grad_fn, "_saved", ()):
+        if slot == -1:
+            saved._fw = out._fw_grads
 
 
 def _jvp_by_vjp(prim: Any, tangents: tuple[Any, ...], n: Any) -> Any:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._engine.backward import grad as _grad
 from .._grad_mode import enable_grad
+from . import forward_ad
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -54,6 +55,8 @@ def _grad_preprocess(inputs: tuple[Tensor, ...], create_graph: bool, need_graph:
     for inp in inputs:
         if create_graph and inp.requires_grad:
             res.append(inp.view_as(inp))
+        elif create_graph and need_graph and inp._fw_grads:  # (inside a forward-mode transform: jacfwd of jacrev)
+            res.append(forward_ad.detach_keeping_tangents(inp, requires_grad=True))
         else:
             res.append(inp.detach().requires_grad_(need_graph))
     return tuple(res)
