@@ -437,20 +437,55 @@ def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
 
 # -- interpolation --------------------------------------------------------------------------------------
 
+def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any) -> tuple[Any, Any, Any, Any]:
+    """Each output position's two source indices (the second clamped to the last) and their weights, computed as
+    torch's ``compute_source_index_and_lambda`` does, in its arithmetic type (float32 below float64): a weight that
+    rounds to a tiny nonzero there instead of to 0 decides whether an inf beside it gives inf or NaN."""
+    if size == out:  # torch copies: each output reads its own element only
+        idx = np.arange(out, dtype=np.int64)
+        return idx, idx, np.ones(out, dtype), np.zeros(out, dtype)
+    op: Any = np.float64 if np.dtype(dtype) == np.float64 else np.float32
+    if align_corners:
+        ratio: Any = op(size - 1) / op(out - 1) if out > 1 else op(0)
+        src = ratio * np.arange(out).astype(op)
+    else:
+        ratio = op(scale) if scale is not None and scale > 0 else op(size) / op(out)
+        i: Any = np.arange(out).astype(op) + op(0.5)
+        # float32: ratio * (i + 0.5) - 0.5 rounded once, as torch 2.13's float32 weights come out (a fused
+        # multiply-add: rounding the product first turns 1/3 * 1.5 - 0.5 into 0 where torch's weight is 3e-8);
+        # its float64 weights round the product first
+        src = (np.float64(ratio) * i.astype(np.float64) - 0.5).astype(op) if op is np.float32 else ratio * i - op(0.5)
+        src = np.maximum(src, op(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    lam = np.clip(src - i0.astype(op), op(0), op(1)).astype(op)
+    i1 = i0 + (i0 < size - 1)
+    return i0, i1, (op(1) - lam).astype(dtype), lam.astype(dtype)
+
+
 def _linear_matrix(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any) -> Any:
-    m = np.zeros((out, size), dtype=np.float64)
-    for i in range(out):
-        if align_corners:
-            src = i * (size - 1) / (out - 1) if out > 1 else 0.0
-        else:
-            r = scale if scale is not None else size / out
-            src = max((i + 0.5) * r - 0.5, 0.0)
-        i0 = min(math.floor(src), size - 1)
-        i1 = min(i0 + 1, size - 1)
-        lam = src - i0
-        m[i, i0] += 1 - lam
-        m[i, i1] += lam
-    return m.astype(dtype)
+    i0, i1, w0, w1 = _linear_taps(size, out, align_corners, scale, dtype)
+    m = np.zeros((out, size), dtype=dtype)
+    np.add.at(m, (np.arange(out), i0), w0)
+    np.add.at(m, (np.arange(out), i1), w1)
+    return m
+
+
+def _linear_tap_table(size: int, out: int, align_corners: bool, scale: float | None, which: int, dtype: Any) -> Any:
+    """One of ``_linear_taps``' tables alone (``which``: 0 and 1 the indices, 2 and 3 their weights), for
+    ``device_table``."""
+    return _linear_taps(size, out, align_corners, scale, dtype)[which]
+
+
+def _linear_resize(x: Tensor, dim: int, size: int, out: int, align_corners: bool, scale: float | None) -> Tensor:
+    """The resize of one dim as two reads and two weights per output (torch's loop), for an input holding NaN or
+    inf: the matrix product would multiply them by the zero weights of every other output of the row."""
+    def table(which: int) -> Tensor:
+        return device_table(_linear_tap_table, (size, out, align_corners, scale, which, x._data.dtype), x.device)
+
+    shape = [1] * x._data.ndim
+    shape[dim] = out
+    w0, w1 = table(2).reshape(shape), table(3).reshape(shape)
+    return x.index_select(dim, table(0)) * w0 + x.index_select(dim, table(1)) * w1
 
 
 def _nearest_index(size: int, out: int, r: float, exact: bool) -> Any:
@@ -481,6 +516,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         sf = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) else tuple(map(float, scale_factor))
         scales = [None if recompute_scale_factor else 1.0 / sf[i] for i in range(nd)]
     result = input
+    nonfinite = _nonfinite(input)
     for i in range(nd):
         dim = 2 + i
         sc = scales[i]
@@ -489,8 +525,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
             src = device_table(_nearest_index, (sp[i], out[i], r, mode == "nearest-exact"), input.device)
             result = result.index_select(dim, src)
         elif mode in ("linear", "bilinear", "trilinear"):
-            m = device_table(_linear_matrix, (sp[i], out[i], bool(align_corners),
-                                              None if align_corners else scales[i], input._data.dtype), input.device)
+            sc = None if align_corners else scales[i]
+            if nonfinite:
+                result = _linear_resize(result, dim, sp[i], out[i], bool(align_corners), sc)
+                continue
+            m = device_table(_linear_matrix, (sp[i], out[i], bool(align_corners), sc, input._data.dtype), input.device)
             result = result.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
         else:
             raise NotImplementedError(f"interpolate: mode {mode!r} is not supported")

@@ -113,7 +113,9 @@ def _read(flat: Tensor, sizes: Sequence[int], taps: Sequence[Tensor]) -> Tensor:
     assert index is not None and inside is not None
     c = flat.shape[1]
     values = flat.gather(2, index.unsqueeze(1).expand(-1, c, -1))
-    out: Tensor = values * inside.unsqueeze(1).to(flat.dtype)
+    # selected, not multiplied by the mask: an outside tap reads a clamped element, and a NaN or inf there times
+    # 0 would be NaN where torch's kernel never reads it
+    out: Tensor = where(inside.unsqueeze(1), values, values.new_zeros(()))
     return out
 
 
