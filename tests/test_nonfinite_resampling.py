@@ -112,3 +112,102 @@ def test_linear_weights_are_torchs_in_float32() -> None:
             got = st.nn.functional.interpolate(st.tensor(eye.numpy()), mode="linear", **kwargs)
             assert np.array_equal(got.numpy() != 0, want.numpy() != 0), (size, kwargs)
             assert_same(got, want)
+
+
+# -- average pooling's gradients -------------------------------------------------------------------------
+
+def _with_holes(g: torch.Tensor, seed: int) -> torch.Tensor:
+    """``g`` with one to three of inf, -inf and NaN at random elements."""
+    gen = torch.Generator().manual_seed(seed)
+    flat = g.view(-1)
+    for v in (INF, -INF, NAN)[: 1 + seed % 3]:
+        flat[int(torch.randint(flat.numel(), (1,), generator=gen))] = v
+    return g
+
+
+def _pool_grads(pool: Any, shape: tuple[int, ...], seed: int) -> tuple[Any, torch.Tensor]:
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    xt = x.clone().requires_grad_()
+    yt = pool(torch, xt)
+    g = _with_holes(torch.randn(yt.shape, generator=torch.Generator().manual_seed(seed + 1), dtype=torch.float64), seed)
+    yt.backward(g)
+    xs = st.tensor(x.numpy(), requires_grad=True)
+    pool(st, xs).backward(st.tensor(g.numpy()))
+    assert xt.grad is not None
+    return xs.grad, xt.grad
+
+
+_AVG = [  # (nd, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    (1, 2, None, 0, False, True, None), (1, 3, 2, 1, True, False, None), (1, 3, 1, 1, False, True, None),
+    (2, 2, None, 0, False, True, None), (2, 3, 2, 1, True, True, None), (2, 3, 2, 1, True, False, None),
+    (2, 2, 1, 1, False, False, 3), (2, 3, 3, 1, True, True, -2), (2, (2, 3), (1, 2), (1, 0), False, True, None),
+    (3, 2, None, 0, False, True, None), (3, 3, 2, 1, True, False, None), (3, 2, 1, 1, False, True, 5),
+]
+
+
+@pytest.mark.parametrize(("nd", "k", "s", "p", "ceil", "cip", "dov"), _AVG)
+def test_avg_pool_gradient_of_nonfinite_output_gradient(nd: int, k: Any, s: Any, p: Any, ceil: bool, cip: bool,
+                                                        dov: int | None) -> None:
+    """An inf, -inf or NaN in the output's gradient reaches the input elements of its windows only (the four
+    others of a 4x4 input's kernel-2 gradient stay 0.25, not NaN)."""
+    extra = {} if nd == 1 else {"divisor_override": dov}
+
+    def pool(lib: Any, t: Any) -> Any:
+        return getattr(lib.nn.functional, f"avg_pool{nd}d")(t, k, s, p, ceil, cip, **extra)
+
+    for seed in range(4):
+        shape = (2, 2) + (5,) * nd if seed % 2 else (2,) + (4,) * nd  # batched and unbatched
+        assert_same(*_pool_grads(pool, shape, seed))
+
+
+@pytest.mark.parametrize(("nd", "out"), [(1, 3), (1, 1), (2, (3, 2)), (2, 1), (2, (5, 7)), (3, (2, 3, 2)), (3, 1)])
+def test_adaptive_avg_pool_gradient_of_nonfinite_output_gradient(nd: int, out: Any) -> None:
+    def pool(lib: Any, t: Any) -> Any:
+        return getattr(lib.nn.functional, f"adaptive_avg_pool{nd}d")(t, out)
+
+    for seed in range(4):
+        assert_same(*_pool_grads(pool, (2, 2) + (5,) * nd, seed))
+
+
+def test_avg_pool_gradient_example() -> None:
+    """The note's example: kernel 2 over 4x4, an inf in one output's gradient."""
+    x = st.zeros(1, 1, 4, 4, requires_grad=True)
+    g = st.ones(1, 1, 2, 2)
+    g[0, 0, 0, 0] = INF
+    st.nn.functional.avg_pool2d(x, 2).backward(g)
+    assert x.grad is not None
+    assert np.isinf(x.grad.numpy()[0, 0, :2, :2]).all()
+    np.testing.assert_array_equal(np.isinf(x.grad.numpy()).sum(), 4)
+    np.testing.assert_array_equal(x.grad.numpy()[0, 0, 2:], 0.25)
+
+
+@pytest.mark.parametrize("adaptive", [False, True])
+def test_avg_pool_double_backward_and_forward_mode(adaptive: bool) -> None:
+    """The guard is an identity on the pooled values: double backward (through a finite and a non-finite first
+    gradient) and forward mode are torch's, and the node keeps torch's name."""
+    def pool(lib: Any, t: Any) -> Any:
+        f = lib.nn.functional
+        return f.adaptive_avg_pool2d(t, (2, 3)) if adaptive else f.avg_pool2d(t, 3, 2, 1, ceil_mode=True)
+
+    x = torch.randn(2, 2, 5, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    for finite in (True, False):
+        results = []
+        for lib in (torch, st):
+            t = lib.tensor(x.numpy(), requires_grad=True)
+            y = pool(lib, t)
+            g = lib.ones(y.shape, dtype=lib.float64, requires_grad=True)
+            (gx,) = lib.autograd.grad((y * y).sum() if finite else y, t, None if finite else g, create_graph=True)
+            if not finite:
+                gx = gx * lib.arange(gx.numel(), dtype=lib.float64).reshape(gx.shape)
+            # (w.r.t. g: torch's zero gradient for t there is None here, as before the guard)
+            results.append(lib.autograd.grad(gx.sum(), t if finite else g))
+            results.append(y.grad_fn.name())
+        assert_same(results[2], results[0])
+        assert results[3] == results[1]
+    tangent = torch.randn(x.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    with torch.autograd.forward_ad.dual_level():
+        want = torch.autograd.forward_ad.unpack_dual(pool(torch, torch.autograd.forward_ad.make_dual(x, tangent))).tangent
+    fa = st.autograd.forward_ad
+    with fa.dual_level():
+        got = fa.unpack_dual(pool(st, fa.make_dual(st.tensor(x.numpy()), st.tensor(tangent.numpy())))).tangent
+    assert_same(got, want)

@@ -53,6 +53,66 @@ def _nonfinite_pooled(pool: Any, input: Tensor) -> Tensor:
     return _where(nan.logical_or(pos.logical_and(neg)), zero + float("nan"), out)
 
 
+# NOTE [non-finite pooling gradients]: the average pools' gradients are the adjoint products (the band or bin
+# matrices transposed), which would spread an inf or NaN of the output's gradient through their zero weights to
+# every input element of its rows. ``_GRAD_GUARD`` ends a host pool whose input requires grad: an identity on the
+# pooled values whose vjp hands the products only the finite part of the gradient (the rest set to 0) and gives
+# the input, as a second gradient that the engine adds, inf, -inf or NaN at each element that a window holding
+# one covers (0 elsewhere): torch's window loop. A finite gradient passes through unchanged, and the second is
+# not made.
+
+def _spread(mask: Any, windows: tuple[tuple[int, ...], ...], cut: tuple[tuple[int, int], ...]) -> Any:
+    """Whether each input element lies in a window (bin) of a marked output: ``mask`` through the transposed 0/1
+    window matrices of the pooled trailing dims (``windows``: (padded size, out, kernel, stride) of a box window,
+    (size, out) of an adaptive bin), the padding (``cut``: start, size) cut."""
+    nd = len(windows)
+    a = mask.astype(np.float64)
+    for i, w in enumerate(windows):
+        m = _box_matrix(w[0], w[1], w[2], w[3]) if len(w) == 4 else _adaptive_matrix(w[0], w[1], np.float64) != 0
+        dim = a.ndim - nd + i
+        a = np.moveaxis(np.moveaxis(a, dim, -1) @ m, -1, dim)
+    a = a[(Ellipsis,) + tuple(slice(lo, lo + n) for lo, n in cut)]
+    return a != 0
+
+
+def _grad_guard_kernel(pooled: Any, input: Any, windows: tuple[tuple[int, ...], ...], cut: tuple[tuple[int, int], ...],
+                       flip: bool) -> Any:
+    return pooled
+
+
+def _grad_guard_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    a = g._data
+    if a.dtype.kind != "f" or np.isfinite(a).all():
+        return g, None
+    p = n.params
+    pos, neg = _spread(np.isposinf(a), p["windows"], p["cut"]), _spread(np.isneginf(a), p["windows"], p["cut"])
+    if p["flip"]:  # a negative divisor_override turns +inf into -inf
+        pos, neg = neg, pos
+    extra = np.zeros(pos.shape, a.dtype)
+    extra[pos] = np.inf
+    extra[neg] = -np.inf
+    extra[_spread(np.isnan(a), p["windows"], p["cut"]) | (pos & neg)] = np.nan
+    from .creation import tensor
+
+    return _where(g.isfinite(), g, g.new_zeros(())), tensor(extra, device=g.device)
+
+
+_GRAD_GUARD = Prim("pool_grad_guard", _grad_guard_kernel, _grad_guard_vjp, lambda ts, n: ts[0])
+
+
+def _guarded(pooled: Tensor, input: Tensor, windows: tuple[tuple[int, ...], ...], cut: tuple[tuple[int, int], ...],
+             label: str, flip: bool = False) -> Tensor:
+    """``pooled`` behind ``_GRAD_GUARD`` where its gradient is computed on the host (NOTE [non-finite pooling
+    gradients]), its node named as torch's (``label``); as it is elsewhere, where the limitation stays
+    (docs/compatibility.md)."""
+    if not pooled.requires_grad or input._device.type not in _GRAD_GUARD.kernels:
+        return pooled
+    out = _GRAD_GUARD(pooled, input, windows=windows, cut=cut, flip=flip)
+    if out._grad_fn is not None:
+        out._grad_fn.label = label
+    return out
+
+
 def _pool_args(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
                op: str) -> tuple[Ints, Ints, Ints, Ints, tuple[int, ...]]:
     _check_ints(kernel_size, "kernel_size", op)
@@ -382,7 +442,10 @@ def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     else:
         geometry = (tuple(sp), tuple(p), tuple(extra), tuple(out), tuple(k), tuple(s), count_include_pad)
         result = summed / device_table(_window_counts, (*geometry, x._data.dtype), x.device)
-    return result.squeeze(0) if unbatched else result
+    result = result.squeeze(0) if unbatched else result
+    windows = tuple((xp._data.shape[2 + i], out[i], k[i], s[i]) for i in range(nd))
+    label = f"AvgPool{nd}DBackward0" if nd > 1 else "SqueezeBackward1"  # (torch's 1-D pooling runs as 2-D)
+    return _guarded(result, input, windows, tuple(zip(p, sp)), label, bool(divisor_override and divisor_override < 0))
 
 
 def _adaptive_matrix(size: int, out: int, dtype: Any) -> Any:
@@ -414,7 +477,12 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
         out = out.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
     if any(s == 0 for s in input._data.shape[nd_in - nd:]):
         out = out * float("nan")  # torch: the mean of an empty bin is NaN
-    return out
+    sizes_in = input._data.shape[nd_in - nd:]
+    windows = tuple((n, shape[nd_in - nd + i]) for i, n in enumerate(sizes_in))
+    # torch's node names: a 1-D pool runs as 2-D, and an output of one element per map is a mean
+    label = ("SqueezeBackward1" if nd == 1 else "MeanBackward1" if all(w[1] == 1 for w in windows)
+             else f"AdaptiveAvgPool{nd}DBackward0")
+    return _guarded(out, input, windows, tuple((0, n) for n in sizes_in), label)
 
 
 def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_max_pool2d") -> Tensor:
