@@ -216,10 +216,11 @@ class _View:
     runs, so it has slots and is filled by ``_view_of_node`` without an ``__init__`` frame (a keyword-built
     ``SimpleNamespace`` cost two to three times as much)."""
 
-    __slots__ = ("inputs", "out", "params")
+    __slots__ = ("inputs", "node", "out", "params")
     inputs: tuple[Any, ...]
     params: dict[str, Any]
     out: Any
+    node: Any  # the node whose vjp runs (``should_compute_output`` reads its edges); set by ``Node.apply`` only
 
     def __repr__(self) -> str:
         return f"_View(inputs={self.inputs!r}, params={self.params!r}, out={self.out!r})"
@@ -407,7 +408,7 @@ class Node(GraphNode):
                     lst[slot] = s.unpack(self)
             inputs = tuple(lst)
         view = _new(_View)  # (_view_of_node, inlined)
-        view.inputs, view.params, view.out = inputs, self.params, result
+        view.inputs, view.params, view.out, view.node = inputs, self.params, result, self
         res = vjp(grads[0], view)  # type: ignore[arg-type]  # a vjp reads inputs/params/out only
         out: list[Any] = []
         for a, g in zip(inputs, res):
@@ -737,6 +738,7 @@ def run_backward(
     walk = _Walk(deps, buffers, needed, captures, input_nodes, retain_graph, create_graph, accumulate)
     prev = STATE.enabled
     STATE.enabled = create_graph  # the vjps build a graph only for create_graph
+    _NEEDED.append(needed)
     try:
         for node, _ in root_edges:  # a leaf given as a root, reached from no other root, runs first
             if type(node) is AccumulateGrad and node in buffers and not deps[node]:
@@ -749,7 +751,29 @@ def run_backward(
             walk.step(node)
     finally:
         STATE.enabled = prev
+        _NEEDED.pop()
     return walk.captured
+
+
+# The ``needed`` set of each walk in progress (None: every edge), innermost last: a vjp may run a backward of its
+# own (a checkpoint, ``autograd.grad`` in a custom Function), which pushes its own.
+_NEEDED: list[set[Any] | None] = []
+
+
+def should_compute_output(n: Any, i: int) -> bool:
+    """Whether the walk running the vjp of ``n`` (its ``_View``) hands a gradient for input ``i`` on: the input
+    has an edge (it requires grad) and, under ``autograd.grad`` or ``backward(inputs=...)``, the edge leads to
+    one of the inputs asked for (torch's ``task_should_compute_output``). A vjp whose derivative for some input is
+    refused (not implemented in torch) asks this, so that a backward that does not need that input runs. Outside
+    a walk (a node called directly), every edge counts."""
+    node = getattr(n, "node", None)
+    a = n.inputs[i]
+    if node is None or not isinstance(a, Tensor):
+        return isinstance(a, Tensor) and a.requires_grad
+    slot = sum(1 for x in n.inputs[:i] if isinstance(x, Tensor))  # the edges skip the number inputs
+    nxt = node._next[slot][0]
+    needed = _NEEDED[-1] if _NEEDED else None
+    return nxt is not None and (needed is None or nxt in needed)
 
 
 _by_seq = operator.attrgetter("_seq")
