@@ -1,6 +1,7 @@
 """NaN and inf through the resampling ops on the CPU, against torch: a non-finite value reaches the outputs (and,
 for the pooling gradients, the input elements) that torch's loops reach, and no other. Products with weight
-matrices would spread one through their zero weights (``0 * inf`` is NaN)."""
+matrices would spread one through their zero weights (``0 * inf`` is NaN). Also the finite cases found beside them:
+torch's float32 interpolation weights, and grid_sample's gradient at grid points on the border."""
 
 from __future__ import annotations
 
@@ -56,6 +57,26 @@ def test_grid_sample_input_gradient_with_nonfinite_input() -> None:
     xs = st.tensor(x.numpy(), requires_grad=True)
     st.nn.functional.grid_sample(xs, st.tensor(grid.numpy()), align_corners=False).backward(st.tensor(g.numpy()))
     assert_same(xs.grad, xt.grad)
+
+
+@pytest.mark.parametrize(("mode", "padding_mode", "align_corners"),
+                         list(itertools.product(("bilinear", "bicubic"), ("zeros", "border", "reflection"),
+                                                (False, True))))
+def test_grid_sample_grid_gradient_on_the_lattice(mode: str, padding_mode: str, align_corners: bool) -> None:
+    """A finite input, grid points exactly on pixels and on the border (an identity affine grid with
+    align_corners puts the corners there): torch's clip gives a point on the border no gradient."""
+    x = torch.randn(1, 2, 4, 5, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    gen = torch.Generator().manual_seed(1)
+    grids = [torch.randint(-6, 7, (1, 3, 4, 2), generator=gen).double() / 4.0,
+             torch.nn.functional.affine_grid(torch.eye(2, 3, dtype=torch.float64)[None], [1, 2, 4, 5],
+                                             align_corners=align_corners)]
+    for grid in grids:
+        g = torch.randn((1, 2, *grid.shape[1:3]), generator=gen, dtype=torch.float64)
+        xt, gt = x.clone().requires_grad_(), grid.clone().requires_grad_()
+        torch.nn.functional.grid_sample(xt, gt, mode, padding_mode, align_corners).backward(g)
+        xs, gs = st.tensor(x.numpy(), requires_grad=True), st.tensor(grid.numpy(), requires_grad=True)
+        st.nn.functional.grid_sample(xs, gs, mode, padding_mode, align_corners).backward(st.tensor(g.numpy()))
+        assert_same([xs.grad, gs.grad], [xt.grad, gt.grad])
 
 
 # -- interpolate -----------------------------------------------------------------------------------------
