@@ -232,3 +232,27 @@ def test_avg_pool_double_backward_and_forward_mode(adaptive: bool) -> None:
     with fa.dual_level():
         got = fa.unpack_dual(pool(st, fa.make_dual(st.tensor(x.numpy()), st.tensor(tangent.numpy())))).tangent
     assert_same(got, want)
+
+
+@pytest.mark.parametrize(("mode", "spatial", "kwargs"), _RESIZES)
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_interpolate_gradient_of_nonfinite_output_gradient(mode: str, spatial: tuple[int, ...],
+                                                           kwargs: dict[str, Any], align_corners: bool,
+                                                           dtype: torch.dtype) -> None:
+    """An inf, -inf or NaN in the output's gradient reaches the input elements of its two taps per dim only:
+    inf through a nonzero weight, NaN through a zero one (torch multiplies it too), and the node is torch's."""
+    def resize(lib: Any, t: Any) -> Any:
+        return lib.nn.functional.interpolate(t, mode=mode, align_corners=align_corners, **kwargs)
+
+    for seed in range(3):
+        x = torch.randn((2, 2, *spatial), generator=torch.Generator().manual_seed(seed), dtype=dtype)
+        xt = x.clone().requires_grad_()
+        yt = resize(torch, xt)
+        g = _with_holes(torch.randn(yt.shape, generator=torch.Generator().manual_seed(seed + 1), dtype=dtype), seed)
+        yt.backward(g)
+        xs = st.tensor(x.numpy(), requires_grad=True)
+        ys = resize(st, xs)
+        ys.backward(st.tensor(g.numpy()))
+        assert_same(xs.grad, xt.grad)
+        assert ys.grad_fn.name() == yt.grad_fn.name()

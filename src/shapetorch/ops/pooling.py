@@ -53,29 +53,50 @@ def _nonfinite_pooled(pool: Any, input: Tensor) -> Tensor:
     return _where(nan.logical_or(pos.logical_and(neg)), zero + float("nan"), out)
 
 
-# NOTE [non-finite pooling gradients]: the average pools' gradients are the adjoint products (the band or bin
-# matrices transposed), which would spread an inf or NaN of the output's gradient through their zero weights to
-# every input element of its rows. ``_GRAD_GUARD`` ends a host pool whose input requires grad: an identity on the
-# pooled values whose vjp hands the products only the finite part of the gradient (the rest set to 0) and gives
-# the input, as a second gradient that the engine adds, inf, -inf or NaN at each element that a window holding
-# one covers (0 elsewhere): torch's window loop. A finite gradient passes through unchanged, and the second is
-# not made.
+# NOTE [non-finite pooling gradients]: the gradients of the average pools and of linear interpolation are the
+# adjoint products (the band, bin or weight matrices transposed), which would spread an inf or NaN of the
+# output's gradient through their zero weights to every input element of its rows. ``_GRAD_GUARD`` ends such an
+# op on the host when its input requires grad: an identity on the values whose vjp hands the products only the
+# finite part of the gradient (the rest set to 0) and gives the input, as a second gradient that the engine
+# adds, inf, -inf or NaN at each element a window (or tap) of one reaches (0 elsewhere): torch's loops, which
+# multiply interpolation's zero-weight taps too (NaN there). A finite gradient passes through unchanged, and the
+# second is not made.
 
-def _spread(mask: Any, windows: tuple[tuple[int, ...], ...], cut: tuple[tuple[int, int], ...]) -> Any:
-    """Whether each input element lies in a window (bin) of a marked output: ``mask`` through the transposed 0/1
-    window matrices of the pooled trailing dims (``windows``: (padded size, out, kernel, stride) of a box window,
-    (size, out) of an adaptive bin), the padding (``cut``: start, size) cut."""
+def _taps(w: tuple[Any, ...]) -> tuple[Any, Any]:
+    """The (out, padded size) tap counts of one pooled dim, all taps and those of a nonzero weight: a box window
+    (padded size, out, kernel, stride), an adaptive bin (size, out) or linear interpolation's two taps (size,
+    out, align_corners, scale, dtype), whose zero weights torch multiplies too (``0 * inf`` is NaN there)."""
+    if len(w) == 4:
+        m = _box_matrix(w[0], w[1], w[2], w[3])
+        return m, m
+    if len(w) == 2:
+        m = (_adaptive_matrix(w[0], w[1], np.float64) != 0).astype(np.float64)
+        return m, m
+    i0, i1, w0, w1 = _linear_taps(*w)
+    rows = np.arange(w[1])
+    every, nonzero = np.zeros((w[1], w[0])), np.zeros((w[1], w[0]))
+    for idx, wt in ((i0, w0), (i1, w1)):
+        np.add.at(every, (rows, idx), 1.0)
+        np.add.at(nonzero, (rows, idx), (wt != 0).astype(np.float64))
+    return every, nonzero
+
+
+def _spread(mask: Any, windows: tuple[tuple[Any, ...], ...], cut: tuple[tuple[int, int], ...]) -> tuple[Any, Any]:
+    """For each input element, how many (output, tap) pairs of a marked output reach it (``mask`` through the
+    transposed tap counts of the pooled trailing dims, ``_taps``), and how many of them with a nonzero weight in
+    every dim; the padding (``cut``: start, size) cut."""
     nd = len(windows)
-    a = mask.astype(np.float64)
+    every = nonzero = mask.astype(np.float64)
     for i, w in enumerate(windows):
-        m = _box_matrix(w[0], w[1], w[2], w[3]) if len(w) == 4 else _adaptive_matrix(w[0], w[1], np.float64) != 0
-        dim = a.ndim - nd + i
-        a = np.moveaxis(np.moveaxis(a, dim, -1) @ m, -1, dim)
-    a = a[(Ellipsis,) + tuple(slice(lo, lo + n) for lo, n in cut)]
-    return a != 0
+        m, m_nz = _taps(w)
+        dim = every.ndim - nd + i
+        every = np.moveaxis(np.moveaxis(every, dim, -1) @ m, -1, dim)
+        nonzero = np.moveaxis(np.moveaxis(nonzero, dim, -1) @ m_nz, -1, dim)
+    sl = (Ellipsis,) + tuple(slice(lo, lo + n) for lo, n in cut)
+    return every[sl], nonzero[sl]
 
 
-def _grad_guard_kernel(pooled: Any, input: Any, windows: tuple[tuple[int, ...], ...], cut: tuple[tuple[int, int], ...],
+def _grad_guard_kernel(pooled: Any, input: Any, windows: tuple[tuple[Any, ...], ...], cut: tuple[tuple[int, int], ...],
                        flip: bool) -> Any:
     return pooled
 
@@ -85,13 +106,16 @@ def _grad_guard_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     if a.dtype.kind != "f" or np.isfinite(a).all():
         return g, None
     p = n.params
-    pos, neg = _spread(np.isposinf(a), p["windows"], p["cut"]), _spread(np.isneginf(a), p["windows"], p["cut"])
+    (pos, pos_nz), (neg, neg_nz) = (_spread(np.isposinf(a), p["windows"], p["cut"]),
+                                    _spread(np.isneginf(a), p["windows"], p["cut"]))
     if p["flip"]:  # a negative divisor_override turns +inf into -inf
-        pos, neg = neg, pos
+        (pos, pos_nz), (neg, neg_nz) = (neg, neg_nz), (pos, pos_nz)
     extra = np.zeros(pos.shape, a.dtype)
-    extra[pos] = np.inf
-    extra[neg] = -np.inf
-    extra[_spread(np.isnan(a), p["windows"], p["cut"]) | (pos & neg)] = np.nan
+    extra[pos != 0] = np.inf
+    extra[neg != 0] = -np.inf
+    # NaN: a NaN gradient, both infinities, or an infinity through a zero weight
+    nan = (_spread(np.isnan(a), p["windows"], p["cut"])[0] != 0) | ((pos != 0) & (neg != 0))
+    extra[nan | (pos != pos_nz) | (neg != neg_nz)] = np.nan
     from .creation import tensor
 
     return _where(g.isfinite(), g, g.new_zeros(())), tensor(extra, device=g.device)
@@ -100,7 +124,7 @@ def _grad_guard_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
 _GRAD_GUARD = Prim("pool_grad_guard", _grad_guard_kernel, _grad_guard_vjp, lambda ts, n: ts[0])
 
 
-def _guarded(pooled: Tensor, input: Tensor, windows: tuple[tuple[int, ...], ...], cut: tuple[tuple[int, int], ...],
+def _guarded(pooled: Tensor, input: Tensor, windows: tuple[tuple[Any, ...], ...], cut: tuple[tuple[int, int], ...],
              label: str, flip: bool = False) -> Tensor:
     """``pooled`` behind ``_GRAD_GUARD`` where its gradient is computed on the host (NOTE [non-finite pooling
     gradients]), its node named as torch's (``label``); as it is elsewhere, where the limitation stays
@@ -601,4 +625,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
             result = result.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
         else:
             raise NotImplementedError(f"interpolate: mode {mode!r} is not supported")
+    if mode in _UPSAMPLE_NODES:
+        windows = tuple((sp[i], out[i], bool(align_corners), None if align_corners else scales[i], input._data.dtype)
+                        for i in range(nd))
+        result = _guarded(result, input, windows, tuple((0, n) for n in sp), _UPSAMPLE_NODES[mode])
     return result
+
+
+_UPSAMPLE_NODES = {"linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+                   "trilinear": "UpsampleTrilinear3DBackward0"}
