@@ -256,3 +256,16 @@ def test_interpolate_gradient_of_nonfinite_output_gradient(mode: str, spatial: t
         ys.backward(st.tensor(g.numpy()))
         assert_same(xs.grad, xt.grad)
         assert ys.grad_fn.name() == yt.grad_fn.name()
+
+
+def test_guard_saves_nothing() -> None:
+    """torch's upsample node saves no tensor: an in-place change of the input after the call leaves backward
+    running (the guard's node reads only the gradient and the geometry)."""
+    for lib in (torch, st):
+        x = lib.ones(1, 1, 4, 4, requires_grad=True)
+        h = x * 1
+        y = lib.nn.functional.interpolate(h, size=(6, 6), mode="bilinear")
+        h.mul_(2)
+        y.sum().backward()
+        assert x.grad is not None
+        np.testing.assert_allclose(x.grad.sum().item(), 36.0)
