@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import re
 import sys
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -738,7 +739,7 @@ def run_backward(
     walk = _Walk(deps, buffers, needed, captures, input_nodes, retain_graph, create_graph, accumulate)
     prev = STATE.enabled
     STATE.enabled = create_graph  # the vjps build a graph only for create_graph
-    _NEEDED.append(needed)
+    _WALKS.needed.append(needed)
     try:
         for node, _ in root_edges:  # a leaf given as a root, reached from no other root, runs first
             if type(node) is AccumulateGrad and node in buffers and not deps[node]:
@@ -751,13 +752,20 @@ def run_backward(
             walk.step(node)
     finally:
         STATE.enabled = prev
-        _NEEDED.pop()
+        _WALKS.needed.pop()
     return walk.captured
 
 
-# The ``needed`` set of each walk in progress (None: every edge), innermost last: a vjp may run a backward of its
-# own (a checkpoint, ``autograd.grad`` in a custom Function), which pushes its own.
-_NEEDED: list[set[Any] | None] = []
+class _Walks(threading.local):
+    """The ``needed`` set of each walk in progress on this thread (None: every edge), innermost last: a vjp may
+    run a backward of its own (a checkpoint, ``autograd.grad`` in a custom Function), which pushes its own; each
+    thread has its own, as the grad mode."""
+
+    def __init__(self) -> None:
+        self.needed: list[set[Any] | None] = []
+
+
+_WALKS = _Walks()
 
 
 def should_compute_output(n: Any, i: int) -> bool:
@@ -772,7 +780,8 @@ def should_compute_output(n: Any, i: int) -> bool:
         return isinstance(a, Tensor) and a.requires_grad
     slot = sum(1 for x in n.inputs[:i] if isinstance(x, Tensor))  # the edges skip the number inputs
     nxt = node._next[slot][0]
-    needed = _NEEDED[-1] if _NEEDED else None
+    walks = _WALKS.needed
+    needed = walks[-1] if walks else None
     return nxt is not None and (needed is None or nxt in needed)
 
 
