@@ -197,3 +197,24 @@ def test_igamma_input_derivative_is_refused_at_backward_as_in_torch(name: str) -
     with pytest.raises(st.AutogradNotImplementedError) as info:
         getattr(st, name)(st.tensor([1.0], requires_grad=True), st.tensor([1.0])).backward()
     assert info.value.code == "autograd_derivative_not_implemented"
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_igamma_input_derivative_is_refused_only_when_needed(name: str) -> None:
+    """torch raises for the first argument only when the backward needs its gradient: ``autograd.grad`` and
+    ``backward(inputs=...)`` with respect to ``other`` alone run, with the first argument requiring grad; asked
+    for the first argument, or a plain backward, they raise."""
+    got, want = [], []
+    for lib, res in ((st, got), (torch, want)):
+        a = lib.tensor([1.0, 2.5], requires_grad=True)
+        x = lib.tensor([0.5, 3.0], requires_grad=True)
+        out = getattr(lib, name)(a, x).sum()
+        res.append(lib.autograd.grad(out, x, retain_graph=True)[0].numpy())
+        out.backward(inputs=[x], retain_graph=True)
+        res.append(x.grad.numpy())
+        assert a.grad is None
+        for call in (lambda: lib.autograd.grad(out, a, retain_graph=True),
+                     lambda: lib.autograd.grad(out, (x, a), retain_graph=True), out.backward):
+            with pytest.raises(NotImplementedError, match=f"the derivative for '{name}: input' is not implemented"):
+                call()
+    np.testing.assert_allclose(got, want, rtol=1e-6)

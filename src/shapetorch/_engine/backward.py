@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import re
 import sys
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -183,7 +184,7 @@ for _n in ("neg add sub floor_divide to_copy clone to_device index_backward inde
            "cat conj sum reshape view permute expand diagonal diagonal_backward round sgn sign floor ceil trunc "
            "frac exp exp2 expm1 sqrt rsqrt tan tanh sigmoid reciprocal relu as_strided conj_physical cumsum deg2rad "
            "rad2deg flip triangle diagonal_scatter index_add roll constant_pad_nd view_as_real view_as_complex "
-           "fft_c2c fft_to_complex").split():
+           "fft_c2c fft_to_complex pool_grad_guard").split():
     SAVES[_n] = _NOTHING
 for _n in "log log2 log10 log1p sin cos asin acos atan sinh cosh asinh acosh atanh abs erf prod amax amin sgn".split():
     SAVES[_n] = _SELF
@@ -220,10 +221,11 @@ class _View:
     runs, so it has slots and is filled by ``_view_of_node`` without an ``__init__`` frame (a keyword-built
     ``SimpleNamespace`` cost two to three times as much)."""
 
-    __slots__ = ("inputs", "out", "params")
+    __slots__ = ("inputs", "node", "out", "params")
     inputs: tuple[Any, ...]
     params: dict[str, Any]
     out: Any
+    node: Any  # the node whose vjp runs (``should_compute_output`` reads its edges); set by ``Node.apply`` only
 
     def __repr__(self) -> str:
         return f"_View(inputs={self.inputs!r}, params={self.params!r}, out={self.out!r})"
@@ -411,7 +413,7 @@ class Node(GraphNode):
                     lst[slot] = s.unpack(self)
             inputs = tuple(lst)
         view = _new(_View)  # (_view_of_node, inlined)
-        view.inputs, view.params, view.out = inputs, self.params, result
+        view.inputs, view.params, view.out, view.node = inputs, self.params, result, self
         res = vjp(grads[0], view)  # type: ignore[arg-type]  # a vjp reads inputs/params/out only
         out: list[Any] = []
         for a, g in zip(inputs, res):
@@ -742,6 +744,7 @@ def run_backward(
     walk = _Walk(deps, buffers, needed, captures, input_nodes, retain_graph, create_graph, accumulate)
     prev = STATE.enabled
     STATE.enabled = create_graph  # the vjps build a graph only for create_graph
+    _WALKS.needed.append(needed)
     try:
         for node, _ in root_edges:  # a leaf given as a root, reached from no other root, runs first
             if type(node) is AccumulateGrad and node in buffers and not deps[node]:
@@ -754,7 +757,37 @@ def run_backward(
             walk.step(node)
     finally:
         STATE.enabled = prev
+        _WALKS.needed.pop()
     return walk.captured
+
+
+class _Walks(threading.local):
+    """The ``needed`` set of each walk in progress on this thread (None: every edge), innermost last: a vjp may
+    run a backward of its own (a checkpoint, ``autograd.grad`` in a custom Function), which pushes its own; each
+    thread has its own, as the grad mode."""
+
+    def __init__(self) -> None:
+        self.needed: list[set[Any] | None] = []
+
+
+_WALKS = _Walks()
+
+
+def should_compute_output(n: Any, i: int) -> bool:
+    """Whether the walk running the vjp of ``n`` (its ``_View``) hands a gradient for input ``i`` on: the input
+    has an edge (it requires grad) and, under ``autograd.grad`` or ``backward(inputs=...)``, the edge leads to
+    one of the inputs asked for (torch's ``task_should_compute_output``). A vjp whose derivative for some input is
+    refused (not implemented in torch) asks this, so that a backward that does not need that input runs. Outside
+    a walk (a node called directly), every edge counts."""
+    node = getattr(n, "node", None)
+    a = n.inputs[i]
+    if node is None or not isinstance(a, Tensor):
+        return isinstance(a, Tensor) and a.requires_grad
+    slot = sum(1 for x in n.inputs[:i] if isinstance(x, Tensor))  # the edges skip the number inputs
+    nxt = node._next[slot][0]
+    walks = _WALKS.needed
+    needed = walks[-1] if walks else None
+    return nxt is not None and (needed is None or nxt in needed)
 
 
 _by_seq = operator.attrgetter("_seq")

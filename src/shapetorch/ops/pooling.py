@@ -53,6 +53,90 @@ def _nonfinite_pooled(pool: Any, input: Tensor) -> Tensor:
     return _where(nan.logical_or(pos.logical_and(neg)), zero + float("nan"), out)
 
 
+# NOTE [non-finite pooling gradients]: the gradients of the average pools and of linear interpolation are the
+# adjoint products (the band, bin or weight matrices transposed), which would spread an inf or NaN of the
+# output's gradient through their zero weights to every input element of its rows. ``_GRAD_GUARD`` ends such an
+# op on the host when its input requires grad: an identity on the values whose vjp hands the products only the
+# finite part of the gradient (the rest set to 0) and gives the input, as a second gradient that the engine
+# adds, inf, -inf or NaN at each element a window (or tap) of one reaches (0 elsewhere): torch's loops, which
+# multiply interpolation's zero-weight taps too (NaN there). A finite gradient passes through unchanged, and the
+# second is not made.
+
+def _taps(w: tuple[Any, ...]) -> tuple[Any, Any]:
+    """The (out, padded size) tap counts of one pooled dim, all taps and those of a nonzero weight: a box window
+    (padded size, out, kernel, stride), an adaptive bin (size, out) or linear interpolation's two taps (size,
+    out, align_corners, scale, dtype), whose zero weights torch multiplies too (``0 * inf`` is NaN there)."""
+    if len(w) == 4:
+        m = _box_matrix(w[0], w[1], w[2], w[3])
+        return m, m
+    if len(w) == 2:
+        m = (_adaptive_matrix(w[0], w[1], np.float64) != 0).astype(np.float64)
+        return m, m
+    i0, i1, w0, w1 = _linear_taps(*w)
+    rows = np.arange(w[1])
+    every, nonzero = np.zeros((w[1], w[0])), np.zeros((w[1], w[0]))
+    for idx, wt in ((i0, w0), (i1, w1)):
+        np.add.at(every, (rows, idx), 1.0)
+        np.add.at(nonzero, (rows, idx), (wt != 0).astype(np.float64))
+    return every, nonzero
+
+
+def _spread(mask: Any, windows: tuple[tuple[Any, ...], ...], cut: tuple[tuple[int, int], ...]) -> tuple[Any, Any]:
+    """For each input element, how many (output, tap) pairs of a marked output reach it (``mask`` through the
+    transposed tap counts of the pooled trailing dims, ``_taps``), and how many of them with a nonzero weight in
+    every dim; the padding (``cut``: start, size) cut."""
+    nd = len(windows)
+    every = nonzero = mask.astype(np.float64)
+    for i, w in enumerate(windows):
+        m, m_nz = _taps(w)
+        dim = every.ndim - nd + i
+        every = np.moveaxis(np.moveaxis(every, dim, -1) @ m, -1, dim)
+        nonzero = np.moveaxis(np.moveaxis(nonzero, dim, -1) @ m_nz, -1, dim)
+    sl = (Ellipsis,) + tuple(slice(lo, lo + n) for lo, n in cut)
+    return every[sl], nonzero[sl]
+
+
+def _grad_guard_kernel(pooled: Any, input: Any, windows: tuple[tuple[Any, ...], ...], cut: tuple[tuple[int, int], ...],
+                       flip: bool) -> Any:
+    return pooled
+
+
+def _grad_guard_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    a = g._data
+    if a.dtype.kind != "f" or np.isfinite(a).all():
+        return g, None
+    p = n.params
+    (pos, pos_nz), (neg, neg_nz) = (_spread(np.isposinf(a), p["windows"], p["cut"]),
+                                    _spread(np.isneginf(a), p["windows"], p["cut"]))
+    if p["flip"]:  # a negative divisor_override turns +inf into -inf
+        (pos, pos_nz), (neg, neg_nz) = (neg, neg_nz), (pos, pos_nz)
+    extra = np.zeros(pos.shape, a.dtype)
+    extra[pos != 0] = np.inf
+    extra[neg != 0] = -np.inf
+    # NaN: a NaN gradient, both infinities, or an infinity through a zero weight
+    nan = (_spread(np.isnan(a), p["windows"], p["cut"])[0] != 0) | ((pos != 0) & (neg != 0))
+    extra[nan | (pos != pos_nz) | (neg != neg_nz)] = np.nan
+    from .creation import tensor
+
+    return _where(g.isfinite(), g, g.new_zeros(())), tensor(extra, device=g.device)
+
+
+_GRAD_GUARD = Prim("pool_grad_guard", _grad_guard_kernel, _grad_guard_vjp, lambda ts, n: ts[0])
+
+
+def _guarded(pooled: Tensor, input: Tensor, windows: tuple[tuple[Any, ...], ...], cut: tuple[tuple[int, int], ...],
+             label: str, flip: bool = False) -> Tensor:
+    """``pooled`` behind ``_GRAD_GUARD`` where its gradient is computed on the host (NOTE [non-finite pooling
+    gradients]), its node named as torch's (``label``); as it is elsewhere, where the limitation stays
+    (docs/compatibility.md)."""
+    if not pooled.requires_grad or input._device.type not in _GRAD_GUARD.kernels:
+        return pooled
+    out = _GRAD_GUARD(pooled, input, windows=windows, cut=cut, flip=flip)
+    if out._grad_fn is not None:
+        out._grad_fn.label = label
+    return out
+
+
 def _pool_args(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
                op: str) -> tuple[Ints, Ints, Ints, Ints, tuple[int, ...]]:
     _check_ints(kernel_size, "kernel_size", op)
@@ -382,7 +466,10 @@ def avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
     else:
         geometry = (tuple(sp), tuple(p), tuple(extra), tuple(out), tuple(k), tuple(s), count_include_pad)
         result = summed / device_table(_window_counts, (*geometry, x._data.dtype), x.device)
-    return result.squeeze(0) if unbatched else result
+    result = result.squeeze(0) if unbatched else result
+    windows = tuple((xp._data.shape[2 + i], out[i], k[i], s[i]) for i in range(nd))
+    label = f"AvgPool{nd}DBackward0" if nd > 1 else "SqueezeBackward1"  # (torch's 1-D pooling runs as 2-D)
+    return _guarded(result, input, windows, tuple(zip(p, sp)), label, bool(divisor_override and divisor_override < 0))
 
 
 def _adaptive_matrix(size: int, out: int, dtype: Any) -> Any:
@@ -414,7 +501,12 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
         out = out.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
     if any(s == 0 for s in input._data.shape[nd_in - nd:]):
         out = out * float("nan")  # torch: the mean of an empty bin is NaN
-    return out
+    sizes_in = input._data.shape[nd_in - nd:]
+    windows = tuple((n, shape[nd_in - nd + i]) for i, n in enumerate(sizes_in))
+    # torch's node names: a 1-D pool runs as 2-D, and an output of one element per map is a mean
+    label = ("SqueezeBackward1" if nd == 1 else "MeanBackward1" if all(w[1] == 1 for w in windows)
+             else f"AdaptiveAvgPool{nd}DBackward0")
+    return _guarded(out, input, windows, tuple((0, n) for n in sizes_in), label)
 
 
 def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_max_pool2d") -> Tensor:
@@ -437,20 +529,55 @@ def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
 
 # -- interpolation --------------------------------------------------------------------------------------
 
+def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any) -> tuple[Any, Any, Any, Any]:
+    """Each output position's two source indices (the second clamped to the last) and their weights, computed as
+    torch's ``compute_source_index_and_lambda`` does, in its arithmetic type (float32 below float64): a weight that
+    rounds to a tiny nonzero there instead of to 0 decides whether an inf beside it gives inf or NaN."""
+    if size == out:  # torch copies: each output reads its own element only
+        idx = np.arange(out, dtype=np.int64)
+        return idx, idx, np.ones(out, dtype), np.zeros(out, dtype)
+    op: Any = np.float64 if np.dtype(dtype) == np.float64 else np.float32
+    if align_corners:
+        ratio: Any = op(size - 1) / op(out - 1) if out > 1 else op(0)
+        src = ratio * np.arange(out).astype(op)
+    else:
+        ratio = op(scale) if scale is not None and scale > 0 else op(size) / op(out)
+        i: Any = np.arange(out).astype(op) + op(0.5)
+        # float32: ratio * (i + 0.5) - 0.5 rounded once, as torch 2.13's float32 weights come out (a fused
+        # multiply-add: rounding the product first turns 1/3 * 1.5 - 0.5 into 0 where torch's weight is 3e-8);
+        # its float64 weights round the product first
+        src = (np.float64(ratio) * i.astype(np.float64) - 0.5).astype(op) if op is np.float32 else ratio * i - op(0.5)
+        src = np.maximum(src, op(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    lam = np.clip(src - i0.astype(op), op(0), op(1)).astype(op)
+    i1 = i0 + (i0 < size - 1)
+    return i0, i1, (op(1) - lam).astype(dtype), lam.astype(dtype)
+
+
 def _linear_matrix(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any) -> Any:
-    m = np.zeros((out, size), dtype=np.float64)
-    for i in range(out):
-        if align_corners:
-            src = i * (size - 1) / (out - 1) if out > 1 else 0.0
-        else:
-            r = scale if scale is not None else size / out
-            src = max((i + 0.5) * r - 0.5, 0.0)
-        i0 = min(math.floor(src), size - 1)
-        i1 = min(i0 + 1, size - 1)
-        lam = src - i0
-        m[i, i0] += 1 - lam
-        m[i, i1] += lam
-    return m.astype(dtype)
+    i0, i1, w0, w1 = _linear_taps(size, out, align_corners, scale, dtype)
+    m = np.zeros((out, size), dtype=dtype)
+    np.add.at(m, (np.arange(out), i0), w0)
+    np.add.at(m, (np.arange(out), i1), w1)
+    return m
+
+
+def _linear_tap_table(size: int, out: int, align_corners: bool, scale: float | None, which: int, dtype: Any) -> Any:
+    """One of ``_linear_taps``' tables alone (``which``: 0 and 1 the indices, 2 and 3 their weights), for
+    ``device_table``."""
+    return _linear_taps(size, out, align_corners, scale, dtype)[which]
+
+
+def _linear_resize(x: Tensor, dim: int, size: int, out: int, align_corners: bool, scale: float | None) -> Tensor:
+    """The resize of one dim as two reads and two weights per output (torch's loop), for an input holding NaN or
+    inf: the matrix product would multiply them by the zero weights of every other output of the row."""
+    def table(which: int) -> Tensor:
+        return device_table(_linear_tap_table, (size, out, align_corners, scale, which, x._data.dtype), x.device)
+
+    shape = [1] * x._data.ndim
+    shape[dim] = out
+    w0, w1 = table(2).reshape(shape), table(3).reshape(shape)
+    return x.index_select(dim, table(0)) * w0 + x.index_select(dim, table(1)) * w1
 
 
 def _nearest_index(size: int, out: int, r: float, exact: bool) -> Any:
@@ -481,6 +608,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         sf = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) else tuple(map(float, scale_factor))
         scales = [None if recompute_scale_factor else 1.0 / sf[i] for i in range(nd)]
     result = input
+    nonfinite = _nonfinite(input)
     for i in range(nd):
         dim = 2 + i
         sc = scales[i]
@@ -489,9 +617,20 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
             src = device_table(_nearest_index, (sp[i], out[i], r, mode == "nearest-exact"), input.device)
             result = result.index_select(dim, src)
         elif mode in ("linear", "bilinear", "trilinear"):
-            m = device_table(_linear_matrix, (sp[i], out[i], bool(align_corners),
-                                              None if align_corners else scales[i], input._data.dtype), input.device)
+            sc = None if align_corners else scales[i]
+            if nonfinite:
+                result = _linear_resize(result, dim, sp[i], out[i], bool(align_corners), sc)
+                continue
+            m = device_table(_linear_matrix, (sp[i], out[i], bool(align_corners), sc, input._data.dtype), input.device)
             result = result.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
         else:
             raise NotImplementedError(f"interpolate: mode {mode!r} is not supported")
+    if mode in _UPSAMPLE_NODES:
+        windows = tuple((sp[i], out[i], bool(align_corners), None if align_corners else scales[i], input._data.dtype)
+                        for i in range(nd))
+        result = _guarded(result, input, windows, tuple((0, n) for n in sp), _UPSAMPLE_NODES[mode])
     return result
+
+
+_UPSAMPLE_NODES = {"linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+                   "trilinear": "UpsampleTrilinear3DBackward0"}

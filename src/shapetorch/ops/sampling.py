@@ -90,12 +90,19 @@ def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
     return out
 
 
+def _clip(coord: Tensor, size: int) -> Tensor:
+    """``coord`` clamped to [0, size - 1], with torch's gradient: 1 strictly inside only (``clamp``'s is 1 at the
+    bounds too, which gave a grid point exactly on the border a gradient torch does not give it)."""
+    inside = (coord > 0).logical_and(coord < size - 1)
+    return where(inside, coord, coord.clamp(0, size - 1).detach())
+
+
 def _pad_coord(coord: Tensor, size: int, padding: str, align: bool) -> Tensor:
     if padding == "border":
-        return coord.clamp(0, size - 1)
+        return _clip(coord, size)
     if padding == "reflection":
         coord = _reflect(coord, 0, 2 * (size - 1)) if align else _reflect(coord, -1, 2 * size - 1)
-        return coord.clamp(0, size - 1)
+        return _clip(coord, size)
     return coord
 
 
@@ -113,7 +120,9 @@ def _read(flat: Tensor, sizes: Sequence[int], taps: Sequence[Tensor]) -> Tensor:
     assert index is not None and inside is not None
     c = flat.shape[1]
     values = flat.gather(2, index.unsqueeze(1).expand(-1, c, -1))
-    out: Tensor = values * inside.unsqueeze(1).to(flat.dtype)
+    # selected, not multiplied by the mask: an outside tap reads a clamped element, and a NaN or inf there times
+    # 0 would be NaN where torch's kernel never reads it
+    out: Tensor = where(inside.unsqueeze(1), values, values.new_zeros(()))
     return out
 
 

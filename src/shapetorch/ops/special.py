@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.backward import Node
+from .._engine.backward import Node, should_compute_output
 from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._tensor import Tensor
@@ -507,15 +507,16 @@ def _gammainc_kernel(name: str) -> Callable[..., Any]:
 
 
 def _gammainc_vjp(sign: float, op: str) -> Any:
-    """Only ``other`` (x) has a derivative in torch: ``+-x^(a-1) e^-x / Gamma(a)``; an ``input`` that requires
-    grad is refused at backward, as torch's not_implemented derivative. (The vjp sees which inputs require grad,
-    not which this backward needs: ``autograd.grad`` with respect to ``other`` alone refuses too, where torch
-    computes it.)"""
+    """Only ``other`` (x) has a derivative in torch: ``+-x^(a-1) e^-x / Gamma(a)``; ``input`` is refused at
+    backward when this backward needs its gradient, as torch's not_implemented derivative (``autograd.grad``
+    with respect to ``other`` alone computes it)."""
 
     def vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
         a, x = n.inputs
-        if isinstance(a, Tensor) and a.requires_grad:
+        if should_compute_output(n, 0):
             fail("autograd_derivative_not_implemented", op=op, what=f"{op}: input")
+        if not should_compute_output(n, 1):
+            return None, None
         density = ((a - 1) * x.log() - x - lgamma(a)).exp()
         return None, g * density * sign
 

@@ -28,7 +28,7 @@ RT.require()
 CPU_FAST_PATHS = ("attention_probs", "batch_norm", "batch_norm_stats", "convolution_bias", "einsum", "gelu_tanh",
                   "gelu_tanh_backward", "gru_cell_gates",
                   "gru_layer", "lstm_cell_gates", "lstm_layer", "lstm_layer_steps", "max_pool", "max_pool_backward",
-                  "max_pool_indices", "max_pool_select")
+                  "max_pool_indices", "max_pool_select", "pool_grad_guard")
 # primitives without a WebGPU kernel (they raise kernel_not_registered_error; to_device moves through the host)
 MISSING = [n for n in kernels.register({**special_kernels.table(), **composed_kernels.table(), **linalg_kernels.table(),
                                         **factorizations.table(), **complex_kernels.table()})
