@@ -99,7 +99,8 @@ def detach_keeping_tangents(x: Tensor, requires_grad: bool = False) -> Tensor:
     if requires_grad:
         d.requires_grad_(True)
     for level, tangent in (x._fw_grads or {}).items():
-        set_tangent(d, tangent, level)
+        # a result's tangent was computed from the tracked leaves, so it is in their graph too: detached likewise
+        set_tangent(d, tangent if requires_grad else tangent.detach(), level)
     return d
 
 
