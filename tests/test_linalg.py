@@ -444,6 +444,44 @@ def test_lstsq_batches_and_right_hand_sides_as_torch(batch, m, n, kind, bbatch, 
     np.testing.assert_allclose(got, want, atol=1e-8)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lstsq_gels_refuses_a_rank_deficient_matrix_as_torch(dtype):
+    """driver='gels' is LAPACK's QR solver, which torch lets refuse a matrix that is not of full rank (a
+    LinAlgError naming the batch element and the 1-based diagonal element), where the other drivers answer. A
+    zero column, a repeated row (wide), a multiple column (tall), one bad matrix of a batch; a zero matrix is
+    LAPACK's quick return (no error); a full-rank one is solved."""
+    # refused: True by both, False by neither, "rounding": by torch in float32 (in float64 its MKL leaves the zero
+    # at 1e-16 and answers in the 1e15s; ours refuses it in both)
+    cases = [([[0., 1], [0, 1], [0, 1]], True), ([[1., 2, 3], [1, 2, 3]], "rounding"),
+             ([[1., 2], [2, 4], [3, 6]], "rounding"), ([[0., 0], [0, 0]], False), ([[1., 2], [3, 4], [5, 7]], False)]
+    for A, refused in cases:
+        a = np.array(A, dtype=dtype)
+        b = np.ones((a.shape[0], 2), dtype=dtype)
+        try:
+            want = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver="gels").solution.numpy()
+        except torch.linalg.LinAlgError as e:
+            want = e
+        if refused:
+            assert isinstance(want, Exception) or (refused == "rounding" and dtype == "float64")
+            with pytest.raises(RuntimeError) as got:
+                st.linalg.lstsq(st.tensor(a), st.tensor(b), driver="gels")
+            assert got.value.code == "linalg_error_not_full_rank"
+            if isinstance(want, Exception):
+                assert str(got.value).split(": ", 1)[1] == str(want).split(": ", 1)[1]
+        else:
+            np.testing.assert_allclose(st.linalg.lstsq(st.tensor(a), st.tensor(b), driver="gels").solution.numpy(),
+                                       want, atol=1e-5)
+    batch = np.random.default_rng(0).standard_normal((3, 2, 3))
+    batch[1] = [[1, 2, 3], [0, 0, 0]]  # (a zero row: an exact zero in any LAPACK's factor)
+    with pytest.raises(torch.linalg.LinAlgError) as want_batch:
+        torch.linalg.lstsq(torch.tensor(batch), torch.ones(3, 2, 1, dtype=torch.float64), driver="gels")
+    with pytest.raises(RuntimeError) as got_batch:
+        st.linalg.lstsq(st.tensor(batch), st.ones(3, 2, 1, dtype=st.float64), driver="gels")
+    assert str(got_batch.value).split(": ", 1)[1] == str(want_batch.value).split(": ", 1)[1]
+    for driver in ("gelsy", "gelsd", "gelss"):  # the rank-revealing drivers answer
+        st.linalg.lstsq(st.tensor(batch), st.ones(3, 2, 1, dtype=st.float64), driver=driver)
+
+
 def test_block_diag_rule_shape_matches_torch():
     """block_diag's rule (not covered by the checking mode): rows and columns add up from zero."""
     import itertools

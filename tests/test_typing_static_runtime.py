@@ -102,7 +102,11 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     if kind in ("max_pool1d", "avg_pool1d"):
         return [a], f"F.{kind}(a, {draw(st.integers(1, 2))})"
     if kind == "interpolate":
-        arg = draw(st.sampled_from(["size=2", "size=(3,)", "scale_factor=2", "scale_factor=1.5", "scale_factor=0.5"]))
+        arg = draw(st.sampled_from(["size=2", "size=(3,)", "scale_factor=2", "scale_factor=1.5", "scale_factor=0.5",
+                                    "size=2, mode='nearest', align_corners=False", "size=(3, 4), mode='bicubic'",
+                                    "size=2, mode='lanczos'", "size=2, mode='lanczos', antialias=True",
+                                    "size=2, mode='bilinear', antialias=True", "scale_factor=2, mode='area'",
+                                    "size=2, mode='cubic'"]))
         return [a], f"F.interpolate(a, {arg})"
     if kind == "chunk":
         return [a], f"a.chunk({draw(st.integers(1, 3))}, {draw(dim_arg)})[0]"

@@ -78,7 +78,13 @@ def interpolate(op: Op) -> Type:
     mode = op.call.str_arg("mode") if op.call.given("mode") else "nearest"
     if mode is None:
         raise Unknown
-    return op.like(x, RN.interpolate_shape(x.shape, size, scales, mode, op.name))
+    # an option that is not a literal is taken as absent: its check is left to the runtime, never a false error
+    align_corners = op.call.bool_arg("align_corners", False) if op.call.given("align_corners") else None
+    antialias = op.call.bool_arg("antialias", False)
+    if antialias is None and mode == "lanczos":  # (lanczos needs it: an unknown one cannot be checked)
+        raise Unknown
+    return op.like(x, RN.interpolate_shape(x.shape, size, scales, mode, op.name, align_corners=align_corners,
+                                           antialias=bool(antialias)))
 
 
 Ints = tuple[int, ...]

@@ -197,7 +197,7 @@ EMPTY_ANY_DTYPE: Final = frozenset({"adaptive_avg_pool1d", "adaptive_avg_pool2d"
 # F.interpolate's kernels by mode (and so upsample, upsample_nearest, upsample_bilinear, nn.Upsample): the
 # nearest, bilinear and bicubic ones take uint8 too (images); the others, and area's adaptive_avg_pool, do not
 INTERPOLATE_KINDS: Final[dict[str, str]] = {
-    **dict.fromkeys(("nearest", "nearest-exact", "bilinear", "bicubic"), "real_floating_or_uint8"),
+    **dict.fromkeys(("nearest", "nearest-exact", "bilinear", "bicubic", "lanczos"), "real_floating_or_uint8"),
     **dict.fromkeys(("linear", "trilinear", "area"), "real_floating"),
 }
 

@@ -105,6 +105,12 @@ CATALOGUE: dict[str, Entry] = {
         "{op}: The factorization could not be completed because the input is not positive-definite (the leading "
         "minor of order {order} is not positive-definite).",
     ),
+    "linalg_error_not_full_rank": Entry(
+        "linalg", "shape-linalg", "lstsq with driver='gels' of a matrix that is not of full rank (a diagonal element "
+        "of its triangular factor that is zero up to rounding).",
+        "{op}: {batch}The least squares solution could not be computed because the input matrix does not have full "
+        "rank (error code: {index}).",
+    ),
     "linalg_error_lu_zero_pivot": Entry(
         "linalg", "shape-linalg", "lu_factor of a singular matrix: U has a zero on its diagonal (lu_factor_ex reports it).",
         "{op}: {batch}U[{i},{i}] is zero and using it on lu_solve would result in a division by zero. If you still "
@@ -404,6 +410,17 @@ CATALOGUE: dict[str, Entry] = {
     "upsample_error_size": Entry(
         "value", "shape-nn", "Upsample/interpolate: neither or both of size and scale_factor, or one of another spatial rank.",
         "{op}: {problem}",
+    ),
+    "upsample_error_option": Entry(
+        "value", "shape-nn", "interpolate: an option its mode does not take (align_corners with nearest, area or "
+        "nearest-exact; antialias outside bilinear, bicubic and lanczos of a 4-D input; lanczos without antialias "
+        "or with align_corners).",
+        "{op}: {problem}",
+    ),
+    "upsample_error_mode": Entry(
+        "shape_unsupported", "shape-nn", "interpolate with a mode it does not have (torch: NotImplementedError).",
+        "{op}: mode {mode!r} is not one of nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+        "nearest-exact",
     ),
     "upsample_error_input_rank": Entry(
         "shape_unsupported", "shape-nn",

@@ -440,15 +440,22 @@ def pixel_shuffle_shape(input: Shape, factor: int, op: str = "pixel_shuffle") ->
             h // factor if isinstance(h, int) else UNKNOWN, w // factor if isinstance(w, int) else UNKNOWN)
 
 
-_MODE_RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,)}
+_MODE_RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,), "lanczos": (4,)}
+# the modes that take no ``align_corners`` (torch: a ValueError when it is given at all, even False)
+_UNALIGNED_MODES = ("nearest", "area", "nearest-exact")
 
 
 def interpolate_shape(input: Shape, size: tuple[int, ...] | int | None,
                       scale_factor: tuple[float, ...] | float | None, mode: str = "nearest",
-                      op: str = "interpolate") -> Shape:
+                      op: str = "interpolate", align_corners: bool | None = None, antialias: bool = False) -> Shape:
     """``F.interpolate`` and ``nn.Upsample``: (N, C, *S) with 1-3 spatial dims; each spatial size becomes ``size``
-    or ``floor(S * scale_factor)``. ``linear``/``bilinear``/``bicubic``/``trilinear`` need 1/2/2/3 spatial dims.
-    torch's order: size and scale_factor first (ValueError), then the input's rank for the mode."""
+    or ``floor(S * scale_factor)``. ``linear``/``bilinear``/``bicubic``/``trilinear``/``lanczos`` need
+    1/2/2/3/2 spatial dims. torch's order: ``align_corners`` for a mode without corners, size and scale_factor
+    (ValueError), ``antialias`` outside bilinear/bicubic/lanczos of a 4-D input (ValueError), the input's rank for
+    the mode, then lanczos' own options."""
+    if align_corners is not None and mode in _UNALIGNED_MODES:
+        raise RuleError("upsample_error_option", op=op, problem="align_corners option can only be set with the "
+                        "interpolating modes: linear | bilinear | bicubic | trilinear")
     nd = len(input) - 2
     spatial = list(input[2:])
     sizes: tuple[Dim, ...] | None = None
@@ -470,10 +477,19 @@ def interpolate_shape(input: Shape, size: tuple[int, ...] | int | None,
                 f"dimensions of {spatial} and scale_factor of shape {scales}"))
     else:
         raise RuleError("upsample_error_size", op=op, problem="either size or scale_factor should be defined")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and len(input) == 4):
+        raise RuleError("upsample_error_option", op=op, problem="Anti-alias option is restricted to bilinear, "
+                        "bicubic, and lanczos modes and requires a 4-D tensor as input")
+    if mode not in _MODE_RANKS and mode not in _UNALIGNED_MODES:
+        raise RuleError("upsample_error_mode", op=op, mode=mode)
     ranks = _MODE_RANKS.get(mode, (3, 4, 5))
     if len(input) not in ranks:
         expected = " or ".join(f"{r}-D" for r in ranks)
         raise RuleError("upsample_error_input_rank", op=op, expected=expected, mode=mode, shape=input)
+    if mode == "lanczos" and align_corners:
+        raise RuleError("upsample_error_option", op=op, problem="Lanczos mode does not support align_corners=True")
+    if mode == "lanczos" and not antialias:
+        raise RuleError("upsample_error_option", op=op, problem="Lanczos mode requires antialias=True")
     if sizes is None:
         assert scales is not None
         sizes = tuple(math.floor(s * f) if isinstance(s, int) else UNKNOWN for s, f in zip(input[2:], scales))

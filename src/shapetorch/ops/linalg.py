@@ -883,6 +883,8 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
     if driver is not None and driver not in drivers:
         fail("argument_error_invalid", op=op,
              problem=f"parameter `driver` should be one of (gels, gelsy, gelsd, gelss), but got {driver}")
+    if driver == "gels":
+        _gels_full_rank(be(A).to_numpy(A.detach()._data), op)
     vector = RX.lstsq_vector(A._data.shape, B._data.shape)
     X = linalg_pinv(A, rtol=rcond) @ (B.unsqueeze(-1) if vector else B)
     if vector:
@@ -900,6 +902,27 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: st
         if vector:
             res = res.squeeze(-1)
     return RT.linalg_lstsq(X, res, rank, sv)
+
+
+def _gels_full_rank(a: Arr, op: str) -> None:
+    """``driver='gels'`` (LAPACK's QR solver) refuses a matrix that is not of full rank: a zero on the diagonal of
+    the triangular factor of A, or of A^H when A is wide. LAPACK tests for an exact zero, which the rounding of
+    the factorization decides (torch's MKL gives one for a repeated row where OpenBLAS leaves 1e-16), so a
+    diagonal element within ``max(m, n) * eps`` of the largest counts as zero here (docs/compatibility.md).
+    An all-zero matrix is LAPACK's quick return: the solution is zero, no error."""
+    m, n = a.shape[-2:]
+    if not a.size or not np.any(a):
+        return
+    tall = a if m >= n else np.conj(np.swapaxes(a, -1, -2))
+    r = np.abs(np.diagonal(np.linalg.qr(tall, mode="r"), axis1=-2, axis2=-1))
+    tol = max(m, n) * np.finfo(a.dtype).eps * r.max(axis=-1, keepdims=True)
+    bad = (r <= tol) & np.any(a != 0, axis=(-2, -1))[..., None]
+    if not bad.any():
+        return
+    flat = bad.reshape(-1, bad.shape[-1])
+    b = int(np.flatnonzero(flat.any(axis=1))[0])
+    fail("linalg_error_not_full_rank", op=op, batch=f"(Batch element {b}): " if a.ndim > 2 else "",
+         index=int(np.flatnonzero(flat[b])[0]) + 1)
 
 
 def _int64() -> Any:

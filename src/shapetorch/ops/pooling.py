@@ -64,20 +64,20 @@ def _nonfinite_pooled(pool: Any, input: Tensor) -> Tensor:
 
 def _taps(w: tuple[Any, ...]) -> tuple[Any, Any]:
     """The (out, padded size) tap counts of one pooled dim, all taps and those of a nonzero weight: a box window
-    (padded size, out, kernel, stride), an adaptive bin (size, out) or linear interpolation's two taps (size,
-    out, align_corners, scale, dtype), whose zero weights torch multiplies too (``0 * inf`` is NaN there)."""
+    (padded size, out, kernel, stride), an adaptive bin (size, out) or interpolation's taps (size, out,
+    align_corners, scale, dtype, kind: ``_interp_taps``), whose zero weights torch multiplies too (``0 * inf`` is
+    NaN there)."""
     if len(w) == 4:
         m = _box_matrix(w[0], w[1], w[2], w[3])
         return m, m
     if len(w) == 2:
         m = (_adaptive_matrix(w[0], w[1], np.float64) != 0).astype(np.float64)
         return m, m
-    i0, i1, w0, w1 = _linear_taps(*w)
-    rows = np.arange(w[1])
+    idx, wt, valid = _interp_taps(*w)
+    rows = np.broadcast_to(np.arange(w[1])[:, None], idx.shape)
     every, nonzero = np.zeros((w[1], w[0])), np.zeros((w[1], w[0]))
-    for idx, wt in ((i0, w0), (i1, w1)):
-        np.add.at(every, (rows, idx), 1.0)
-        np.add.at(nonzero, (rows, idx), (wt != 0).astype(np.float64))
+    np.add.at(every, (rows[valid], idx[valid]), 1.0)
+    np.add.at(nonzero, (rows[valid], idx[valid]), (wt[valid] != 0).astype(np.float64))
     return every, nonzero
 
 
@@ -528,6 +528,15 @@ def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
 
 
 # -- interpolation --------------------------------------------------------------------------------------
+#
+# Every mode but 'nearest' is separable: one (out, size) matrix per resized dim, made from per-output taps (source
+# indices and their weights) by ``_interp_taps``. A ``kind`` names the taps: "linear" and "cubic" are torch's
+# two- and four-tap loops (cubic's indices clamped at the borders), "aa-linear", "aa-cubic" and "aa-lanczos" the
+# filter weights of its antialiased kernels (PIL's: the support widens with the downscale and the weights are
+# renormalized, so the border taps are dropped rather than clamped).
+
+_FILTER_TAPS = {"linear": 2, "cubic": 4, "lanczos": 6}
+
 
 def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any) -> tuple[Any, Any, Any, Any]:
     """Each output position's two source indices (the second clamped to the last) and their weights, computed as
@@ -541,12 +550,7 @@ def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None, 
         ratio: Any = op(size - 1) / op(out - 1) if out > 1 else op(0)
         src = ratio * np.arange(out).astype(op)
     else:
-        ratio = op(scale) if scale is not None and scale > 0 else op(size) / op(out)
-        i: Any = np.arange(out).astype(op) + op(0.5)
-        # float32: ratio * (i + 0.5) - 0.5 rounded once, as torch 2.13's float32 weights come out (a fused
-        # multiply-add: rounding the product first turns 1/3 * 1.5 - 0.5 into 0 where torch's weight is 3e-8);
-        # its float64 weights round the product first
-        src = (np.float64(ratio) * i.astype(np.float64) - 0.5).astype(op) if op is np.float32 else ratio * i - op(0.5)
+        src = _half_pixel_source(size, out, scale, op)
         src = np.maximum(src, op(0))
     i0 = np.minimum(np.floor(src).astype(np.int64), size - 1)
     lam = np.clip(src - i0.astype(op), op(0), op(1)).astype(op)
@@ -554,83 +558,310 @@ def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None, 
     return i0, i1, (op(1) - lam).astype(dtype), lam.astype(dtype)
 
 
-def _linear_matrix(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any) -> Any:
-    i0, i1, w0, w1 = _linear_taps(size, out, align_corners, scale, dtype)
+def _half_pixel_source(size: int, out: int, scale: float | None, op: Any) -> Any:
+    """``ratio * (i + 0.5) - 0.5``, each output's source coordinate without corner alignment. float32: rounded
+    once, as torch 2.13's float32 weights come out (a fused multiply-add: rounding the product first turns
+    1/3 * 1.5 - 0.5 into 0 where torch's weight is 3e-8); its float64 coordinates round the product first."""
+    ratio = op(scale) if scale is not None and scale > 0 else op(size) / op(out)
+    i: Any = np.arange(out).astype(op) + op(0.5)
+    return (np.float64(ratio) * i.astype(np.float64) - 0.5).astype(op) if op is np.float32 else ratio * i - op(0.5)
+
+
+def _cubic_taps(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any) -> tuple[Any, Any]:
+    """torch's bicubic loop (Keys' kernel with a = -0.75, the indices clamped at the borders): (out, 4) source
+    indices and weights."""
+    op: Any = np.float64 if np.dtype(dtype) == np.float64 else np.float32
+    if align_corners:
+        ratio: Any = op(size - 1) / op(out - 1) if out > 1 else op(0)
+        src = ratio * np.arange(out).astype(op)
+    else:
+        src = _half_pixel_source(size, out, scale, op)  # (not clamped at 0: the cubic taps reach past the border)
+    x0 = np.floor(src)
+    t = (src - x0).astype(op)[:, None]
+    d = np.abs(t - np.arange(-1, 3, dtype=op))  # distance of each tap from the source
+    a = op(-0.75)
+    near = ((a + 2) * d - (a + 3)) * d * d + 1
+    far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    w = np.where(d <= 1, near, far)
+    idx = np.clip(x0.astype(np.int64)[:, None] + np.arange(-1, 3), 0, size - 1)
+    return idx, w.astype(dtype)
+
+
+def _fma64(p: Any, q: Any, r: Any) -> Any:
+    """float64 p * q + r with the product's rounding error kept (Dekker's split), so a sum that cancels the
+    rounded product leaves its error, as a fused multiply-add does."""
+    def split(v: Any) -> tuple[Any, Any]:
+        c = 134217729.0 * v  # 2**27 + 1
+        hi = c - (c - v)
+        return hi, v - hi
+
+    prod = p * q
+    (ph, pl), (qh, ql) = split(p), split(q)
+    err = ((ph * qh - prod) + ph * ql + pl * qh) + pl * ql
+    total = prod + r
+    lost = (prod - (total - (total - prod))) + (r - (total - prod))  # what prod + r rounded away
+    return total + (lost + err)
+
+
+def _filter(kind: str, x: Any, antialias: bool) -> Any:
+    """The filters of torch's antialiased kernels, in ``x``'s float type."""
+    f = x.dtype.type
+    x = np.abs(x)
+    if kind == "linear":
+        return np.maximum(f(1) - x, f(0))
+    if kind == "cubic":  # Keys' a: -0.5 as PIL when antialiased, -0.75 as OpenCV otherwise (torch's choice)
+        a = f(-0.5 if antialias else -0.75)
+
+        def fma(p: Any, q: Any, r: Any) -> Any:
+            """p * q + r rounded once, as torch's compiled kernels contract them: a weight that rounding each
+            step puts at 0 comes out 3e-14 there (and decides whether an inf beside it gives inf or NaN)."""
+            if f is np.float32:  # a float64 holds the product of two float32 exactly
+                return (np.float64(p) * np.asarray(q, np.float64) + np.float64(r)).astype(f)
+            return _fma64(np.asarray(p, np.float64), np.asarray(q, np.float64), np.float64(r))
+
+        near = fma(fma(a + 2, x, -(a + 3)) * x, x, f(1))
+        far = fma(fma(fma(np.full_like(x, a), x, -5 * a), x, 8 * a), x, -4 * a)
+        return np.where(x < 1, near, np.where(x < 2, far, f(0))).astype(f)
+    def sinc(v: Any) -> Any:
+        v = v * f(np.pi)
+        return np.where(v == 0, f(1), np.sin(v) / np.where(v == 0, f(1), v))
+    return np.where(x < 3, sinc(x) * sinc(x / f(3)), f(0)).astype(f)  # Lanczos-3
+
+
+def _filter_weights(size: int, out: int, align_corners: bool, scale: float | None, kind: str,
+                    dtype: Any) -> tuple[Any, Any, Any]:
+    """torch's antialiased (PIL-style) weights in its arithmetic, float32 below float64 (the C++ promotions kept:
+    a product with ``i + 0.5`` is a float64 rounded back, so a weight that exact arithmetic puts at 0 can come out
+    tiny, and then an inf beside it gives inf, not NaN): each output's first source index, (out, K) weights (0
+    past the taps it has) and the count of taps it has."""
+    f: Any = np.float64 if np.dtype(dtype) == np.float64 else np.float32
+    if align_corners:
+        ratio = f(size - 1) / f(out - 1) if out > 1 else f(0)
+    else:
+        ratio = f(scale) if scale is not None and scale > 0 else f(size) / f(out)
+    half = _FILTER_TAPS[kind] * 0.5
+    wide = ratio >= 1.0
+    support = f(half * np.float64(ratio)) if wide else f(half)
+    inv = f(1.0 / np.float64(ratio)) if wide else f(1)
+    taps = math.ceil(support) * 2 + 1
+    center = (np.float64(ratio) * (np.arange(out) + 0.5)).astype(f)
+    # (C++ converts to int64 by truncation; the max with 0 makes it floor's)
+    xmin = np.maximum(np.floor((center - support).astype(np.float64) + 0.5), 0).astype(np.int64)
+    count = np.minimum(np.floor((center + support).astype(np.float64) + 0.5).astype(np.int64), size) - xmin
+    j = np.arange(taps)
+    at = ((j + xmin[:, None]).astype(f) - center[:, None]).astype(np.float64) + 0.5
+    w = _filter(kind, (at * np.float64(inv)).astype(f), True)
+    w = np.where(j < count[:, None], w, f(0))
+    total = np.zeros(out, f)
+    for k in range(taps):  # summed in order, as torch's loop
+        total = (total + w[:, k]).astype(f)
+    w = np.divide(w, total[:, None], out=w, where=total[:, None] != 0)
+    return xmin, w, count
+
+
+def _interp_taps(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any,
+                 kind: str) -> tuple[Any, Any, Any]:
+    """(out, K) source indices, weights and which taps torch's loop reads, for a ``kind`` of taps (above)."""
+    if kind == "linear":
+        i0, i1, w0, w1 = _linear_taps(size, out, align_corners, scale, dtype)
+        idx, w = np.stack([i0, i1], 1), np.stack([w0, w1], 1)
+        return idx, w, np.ones(idx.shape, bool)
+    if kind == "cubic":
+        idx, w = _cubic_taps(size, out, align_corners, scale, dtype)
+        return idx, w, np.ones(idx.shape, bool)
+    xmin, w, count = _filter_weights(size, out, align_corners, scale, kind.removeprefix("aa-"), dtype)
+    j = np.arange(w.shape[1])
+    return np.minimum(xmin[:, None] + j, size - 1), w.astype(dtype), j < count[:, None]
+
+
+def _interp_matrix(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any, kind: str) -> Any:
+    idx, w, valid = _interp_taps(size, out, align_corners, scale, dtype, kind)
     m = np.zeros((out, size), dtype=dtype)
-    np.add.at(m, (np.arange(out), i0), w0)
-    np.add.at(m, (np.arange(out), i1), w1)
+    rows = np.broadcast_to(np.arange(out)[:, None], idx.shape)
+    np.add.at(m, (rows[valid], idx[valid]), w[valid])
     return m
 
 
-def _linear_tap_table(size: int, out: int, align_corners: bool, scale: float | None, which: int, dtype: Any) -> Any:
-    """One of ``_linear_taps``' tables alone (``which``: 0 and 1 the indices, 2 and 3 their weights), for
-    ``device_table``."""
-    return _linear_taps(size, out, align_corners, scale, dtype)[which]
+def _interp_tap_table(size: int, out: int, align_corners: bool, scale: float | None, dtype: Any, kind: str,
+                      which: int) -> Any:
+    """One of ``_interp_taps``' tables alone, for ``device_table``: 0 the indices, 1 the weights (0 where
+    torch's loop reads nothing), 2 which taps it reads."""
+    idx, w, valid = _interp_taps(size, out, align_corners, scale, dtype, kind)
+    return idx if which == 0 else np.where(valid, w, 0).astype(dtype) if which == 1 else valid
 
 
-def _linear_resize(x: Tensor, dim: int, size: int, out: int, align_corners: bool, scale: float | None) -> Tensor:
-    """The resize of one dim as two reads and two weights per output (torch's loop), for an input holding NaN or
-    inf: the matrix product would multiply them by the zero weights of every other output of the row."""
+def _interp_resize(x: Tensor, dim: int, window: tuple[Any, ...]) -> Tensor:
+    """The resize of one dim as torch's loop reads it (one read and one weight per tap), for an input holding NaN
+    or inf: the matrix product would multiply them by the zero weights of every other output of the row. A tap
+    past an output's last one (the antialiased filters') is not read."""
     def table(which: int) -> Tensor:
-        return device_table(_linear_tap_table, (size, out, align_corners, scale, which, x._data.dtype), x.device)
+        return device_table(_interp_tap_table, (*window, which), x.device)
 
+    idx, w = table(0), table(1)
+    valid = _interp_taps(*window)[2]
     shape = [1] * x._data.ndim
-    shape[dim] = out
-    w0, w1 = table(2).reshape(shape), table(3).reshape(shape)
-    return x.index_select(dim, table(0)) * w0 + x.index_select(dim, table(1)) * w1
+    shape[dim] = window[1]
+    out: Tensor | None = None
+    for k in range(idx._data.shape[1]):
+        term = x.index_select(dim, idx[:, k]) * w[:, k].reshape(shape)
+        if not valid[:, k].all():
+            term = _where(table(2)[:, k].reshape(shape), term, term.new_zeros(()))
+        out = term if out is None else out + term
+    assert out is not None
+    return out
 
 
-def _nearest_index(size: int, out: int, r: float, exact: bool) -> Any:
-    """The source of each output position of 'nearest' (floor(i r)) or 'nearest-exact' (floor((i + 0.5) r))."""
-    pos = (np.arange(out) + 0.5) if exact else np.arange(out)
-    return np.minimum(np.floor(pos * r).astype(np.int64), size - 1)
+def _folded_weights(size: int, out: int, align_corners: bool, scale: float | None, kind: str) -> tuple[Any, Any, float]:
+    """torch's uint8 weights without antialias (float64): the float loop's source index and fraction, its taps
+    past a border added onto the edge element's weight, as the float loop's clamped indices read it twice; the
+    first index, (out, taps) weights, and the largest weight any running sum reached (torch sizes its fixed
+    point by that)."""
+    taps = _FILTER_TAPS[kind]
+    if align_corners:
+        src = ((size - 1) / (out - 1) if out > 1 else 0.0) * np.arange(out)
+    else:
+        ratio = scale if scale is not None and scale > 0 else size / out
+        src = ratio * (np.arange(out) + 0.5) - 0.5
+        if kind == "linear":
+            src = np.maximum(src, 0.0)
+    index = np.minimum(np.floor(src.astype(np.float32)).astype(np.int64), size - 1)
+    lam = np.clip(src - index, 0.0, 1.0)
+    half = taps // 2
+    lo = index - half + 1
+    xmin = np.maximum(lo, 0)
+    count = np.clip(np.minimum(index + half + 1, size) - xmin, 0, taps)
+    w = np.zeros((out, taps))
+    peak = 0.0
+    at = np.zeros(out, np.int64)
+    rows = np.arange(out)
+    for j in range(taps):
+        f = _filter(kind, (j + 1 - half) - lam, False)
+        at = np.where(lo + j <= 0, 0, np.where(lo + j >= size - 1, count - 1, at))
+        np.add.at(w, (rows, at), f)
+        peak = max(peak, float(w[rows, at].max()))
+        at = at + 1
+    return xmin, w, peak
+
+
+def _fixed_point_weights(size: int, out: int, align_corners: bool, scale: float | None, kind: str,
+                         antialias: bool) -> tuple[Any, Any, int]:
+    """torch's uint8 kernels' taps: the weights scaled to int16 with as many fraction bits as the largest weight
+    leaves room for (at most 22), rounded half away from zero; (out, K) indices and weights, and the bits."""
+    if antialias:
+        xmin, w, _ = _filter_weights(size, out, align_corners, scale, kind, np.float64)
+        peak = float(w.max())
+    else:
+        xmin, w, peak = _folded_weights(size, out, align_corners, scale, kind)
+    bits = 0
+    while bits < 22 and int(0.5 + peak * (1 << (bits + 1))) < 1 << 15:
+        bits += 1
+    scaled = w * (1 << bits)
+    wi = np.where(scaled < 0, np.ceil(scaled - 0.5), np.floor(scaled + 0.5)).astype(np.int32)
+    return np.minimum(xmin[:, None] + np.arange(w.shape[1]), size - 1), wi, bits
+
+
+def _fixed_point_table(size: int, out: int, align_corners: bool, scale: float | None, kind: str, antialias: bool,
+                       which: int) -> Any:
+    return _fixed_point_weights(size, out, align_corners, scale, kind, antialias)[which]
+
+
+def _uint8_resize(input: Tensor, out: tuple[int, ...], align_corners: bool, scales: list[float | None], kind: str,
+                  antialias: bool) -> Tensor:
+    """torch's uint8 bilinear/bicubic/lanczos: integer taps with fixed-point weights, rounded and saturated to
+    uint8 after each dim, the last dim first; a dim whose size does not change is not resized."""
+    from .._dtype import int32
+
+    result = input
+    for dim in reversed(range(2, input._data.ndim)):
+        size, n = input._data.shape[dim], out[dim - 2]
+        if size == n:
+            continue
+        args = (size, n, align_corners, scales[dim - 2], kind, antialias)
+        idx, w = (device_table(_fixed_point_table, (*args, which), input.device) for which in (0, 1))
+        bits = _fixed_point_weights(*args)[2]
+        shape = [1] * input._data.ndim
+        shape[dim] = n
+        acc = result.new_full((), 1 << (bits - 1) if bits else 0, dtype=int32)
+        for k in range(idx._data.shape[1]):
+            acc = acc + result.index_select(dim, idx[:, k]).to(int32) * w[:, k].reshape(shape)
+        result = (acc >> bits).clamp(0, 255).to(input.dtype)
+    return result
+
+
+def _nearest_index(size: int, out: int, scale: float | None, exact: bool, plane: bool) -> Any:
+    """The source of each output position of 'nearest' (floor(i r)) or 'nearest-exact' (floor((i + 0.5) r)), in
+    torch's arithmetic: r is a float32 (1 / scale_factor, or size / out), the product a float32 for 'nearest' and a
+    float64 rounded to float32 for 'nearest-exact'. ``plane``: 'nearest' of a 4-D input, whose torch kernel keeps
+    an older rule, whatever the scale: a dim whose size does not change is copied, one that doubles reads i // 2
+    (its 3-D and 5-D kernels do not)."""
+    if plane and out in (size, 2 * size):
+        return np.arange(out, dtype=np.int64) // (out // size)
+    r = np.float32(scale) if scale is not None and scale > 0 else np.float32(size) / np.float32(out)
+    if exact:
+        pos = ((np.arange(out) + 0.5) * np.float64(r)).astype(np.float32)
+    else:
+        pos = np.arange(out).astype(np.float32) * r
+    return np.minimum(np.floor(pos).astype(np.int64), size - 1)
 
 
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-                align_corners: bool | None = None, recompute_scale_factor: bool | None = None) -> Tensor:
-    """``F.interpolate`` for 'nearest', 'nearest-exact', 'linear', 'bilinear', 'trilinear' (separable)."""
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """``F.interpolate``: 'nearest' and 'nearest-exact' gather, 'area' is the adaptive average pool, and
+    'linear', 'bilinear', 'bicubic', 'trilinear' and 'lanczos' (antialiased only) are separable resizes."""
 
     def as_tuple(v: Any) -> Any:
         return tuple(v) if isinstance(v, list) else v
 
-    # the one rule of F.interpolate and nn.Upsample: size or scale_factor, their spatial counts, the mode's ranks
+    # the one rule of F.interpolate and nn.Upsample: the options, size or scale_factor, their spatial counts, the
+    # mode's ranks
     out = check(RN.interpolate_shape, tuple(input._data.shape), as_tuple(size), as_tuple(scale_factor), mode,
-                op="interpolate")[2:]
+                align_corners=align_corners, antialias=antialias, op="interpolate")[2:]
+    if recompute_scale_factor and size is not None:
+        fail("upsample_error_size", op="interpolate",
+             problem="recompute_scale_factor is not meaningful with an explicit size.")
     check(RD.check_kind, "interpolate", input.dtype.name, kind=RD.INTERPOLATE_KINDS.get(mode))
-    if input._data.dtype.kind == "u" and mode in ("bilinear", "bicubic"):
-        # torch's uint8 kernels weigh in fixed point and round; the float32 result rounded comes within 1
-        return interpolate(input.float(), size, scale_factor, mode, align_corners, recompute_scale_factor
-                           ).round().clamp(0, 255).to(input.dtype)
+    if antialias and input.dtype.name == "bfloat16":  # (torch has no bfloat16 filter weights)
+        fail("method_dtype_not_supported_error", op="interpolate", dtype="bfloat16", hint="")
     nd = input._data.ndim - 2
+    if mode == "area":
+        return adaptive_avg_pool(input, nd, out, op="interpolate")
     sp = input._data.shape[2:]
     scales: list[float | None] = [None] * nd
     if size is None:
         sf = (float(scale_factor),) * nd if isinstance(scale_factor, (int, float)) else tuple(map(float, scale_factor))
         scales = [None if recompute_scale_factor else 1.0 / sf[i] for i in range(nd)]
     result = input
+    if mode in ("nearest", "nearest-exact"):
+        for i in range(nd):
+            src = device_table(_nearest_index, (sp[i], out[i], scales[i], mode == "nearest-exact",
+                                                mode == "nearest" and nd == 2), input.device)
+            result = result.index_select(2 + i, src)
+        if result._grad_fn is not None:  # the gathers' last node, named as torch's one
+            result._grad_fn.label = f"UpsampleNearest{'Exact' if mode == 'nearest-exact' else ''}{nd}DBackward0"
+        return result
+    taps = {"bicubic": "cubic", "lanczos": "lanczos"}.get(mode, "linear")
+    if input._data.dtype.kind == "u":
+        return _uint8_resize(input, out, bool(align_corners), scales, taps, antialias)
+    kind = f"aa-{taps}" if antialias else taps
     nonfinite = _nonfinite(input)
-    for i in range(nd):
-        dim = 2 + i
-        sc = scales[i]
-        r = sc if sc is not None else sp[i] / out[i]
-        if mode in ("nearest", "nearest-exact"):
-            src = device_table(_nearest_index, (sp[i], out[i], r, mode == "nearest-exact"), input.device)
-            result = result.index_select(dim, src)
-        elif mode in ("linear", "bilinear", "trilinear"):
-            sc = None if align_corners else scales[i]
-            if nonfinite:
-                result = _linear_resize(result, dim, sp[i], out[i], bool(align_corners), sc)
-                continue
-            m = device_table(_linear_matrix, (sp[i], out[i], bool(align_corners), sc, input._data.dtype), input.device)
-            result = result.movedim(dim, -1).matmul(m.t()).movedim(-1, dim)
-        else:
-            raise NotImplementedError(f"interpolate: mode {mode!r} is not supported")
-    if mode in _UPSAMPLE_NODES:
-        windows = tuple((sp[i], out[i], bool(align_corners), None if align_corners else scales[i], input._data.dtype)
-                        for i in range(nd))
-        result = _guarded(result, input, windows, tuple((0, n) for n in sp), _UPSAMPLE_NODES[mode])
-    return result
+    # torch's antialiased kernels skip a dim whose size does not change (the identity's taps stand for it)
+    skip = [antialias and sp[i] == out[i] for i in range(nd)]
+    windows = [(sp[i], out[i], False, None, input._data.dtype, "linear") if skip[i] else
+               (sp[i], out[i], bool(align_corners), None if align_corners else scales[i], input._data.dtype, kind)
+               for i in range(nd)]
+    for i in reversed(range(nd)):  # the last dim first, as torch's loops nest (it decides where inf meets NaN)
+        if skip[i]:
+            continue
+        if nonfinite:
+            result = _interp_resize(result, 2 + i, windows[i])
+            continue
+        m = device_table(_interp_matrix, windows[i], input.device)
+        result = result.movedim(2 + i, -1).matmul(m.t()).movedim(-1, 2 + i)
+    label = _UPSAMPLE_NODES[mode].replace("DBackward0", "DAaBackward0" if antialias else "DBackward0")
+    return _guarded(result, input, tuple(windows), tuple((0, n) for n in sp), label)
 
 
 _UPSAMPLE_NODES = {"linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
-                   "trilinear": "UpsampleTrilinear3DBackward0"}
+                   "bicubic": "UpsampleBicubic2DBackward0", "trilinear": "UpsampleTrilinear3DBackward0",
+                   "lanczos": "UpsampleLanczos2DBackward0"}
