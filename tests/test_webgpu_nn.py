@@ -131,6 +131,11 @@ def test_bce_with_logits_weights():
     ("adaptive_max_pool2d", (2, 3, 7, 5), {"output_size": (3, 2)}),
     ("interpolate", (1, 2, 4, 5), {"scale_factor": 2, "mode": "bilinear"}),
     ("interpolate", (1, 2, 4, 5), {"size": (3, 7), "mode": "nearest"}),
+    ("interpolate", (1, 2, 6, 5), {"size": (4, 7), "mode": "bicubic", "align_corners": True}),
+    ("interpolate", (1, 2, 9, 8), {"size": (4, 11), "mode": "bicubic", "antialias": True}),
+    ("interpolate", (1, 2, 9, 8), {"size": (5, 3), "mode": "lanczos", "antialias": True}),
+    ("interpolate", (1, 2, 9, 8), {"size": (5, 3), "mode": "bilinear", "antialias": True}),
+    ("interpolate", (1, 2, 9, 8), {"size": (4, 3), "mode": "area"}),
     ("pad", (1, 2, 4, 5), {"pad": (1, 2, 2, 1), "mode": "reflect"}),
 ])
 def test_pooling(name, shape, kwargs):
