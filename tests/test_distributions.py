@@ -231,6 +231,9 @@ def _builders(shift: float) -> dict[str, tuple[tuple, dict]]:
         "OneHotCategorical": ((_SIMPLEX[:, ::-1].copy() if s else _SIMPLEX,), {}),
         "MultivariateNormal": ((_LOC2 + s,), {"scale_tril": _TRIL + s * np.eye(3, dtype=np.float32)}),
         "LowRankMultivariateNormal": ((_LOC2 - s, _W * (1 + s), _B + s), {}),
+        "Cauchy": ((_A - 1 + s, _B + s), {}), "Gumbel": ((_A - 1 - s, _B + s), {}),
+        "Geometric": ((_U * (1 - s),), {}), "HalfNormal": ((_B + s,), {}),
+        "Pareto": ((_B * 0.5 + s, _A + s), {}),  # (alpha 0.5 and 2: no mean, no variance: infinite KLs)
     }
 
 

@@ -119,6 +119,34 @@ lower_cholesky = _LowerCholesky()
 unit_interval = _Interval(0.0, 1.0)
 
 
+class _GreaterThan(Constraint):
+    def __init__(self, lower: Any, *, eq: bool = False) -> None:
+        self.lower_bound, self.eq = lower, eq
+
+    def check(self, value: Tensor) -> Tensor:
+        return value >= self.lower_bound if self.eq else value > self.lower_bound
+
+
+class _LessThan(Constraint):
+    def __init__(self, upper: Any) -> None:
+        self.upper_bound = upper
+
+    def check(self, value: Tensor) -> Tensor:
+        return value < self.upper_bound
+
+
+def greater_than(lower: Any) -> Constraint:
+    return _GreaterThan(lower)
+
+
+def greater_than_eq(lower: Any) -> Constraint:
+    return _GreaterThan(lower, eq=True)
+
+
+def less_than(upper: Any) -> Constraint:
+    return _LessThan(upper)
+
+
 def interval(lower: Any, upper: Any) -> Constraint:
     return _Interval(lower, upper)
 

@@ -89,6 +89,10 @@ class Distribution:
         raise NotImplementedError(f"{type(self).__name__} does not implement mean")
 
     @property
+    def mode(self) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement mode")
+
+    @property
     def variance(self) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__} does not implement variance")
 

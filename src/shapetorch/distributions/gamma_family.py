@@ -150,6 +150,14 @@ class Beta(Distribution):
         super().__init__(self.concentration1.shape, (), validate_args)
 
     @property
+    def mode(self) -> Tensor:
+        from ..ops.joining import stack
+
+        pair = stack([self.concentration1, self.concentration0], -1)
+        out: Tensor = Dirichlet(pair, validate_args=False).mode[..., 0]
+        return out
+
+    @property
     def mean(self) -> Tensor:
         return self.concentration1 / (self.concentration1 + self.concentration0)
 
@@ -193,6 +201,19 @@ class Dirichlet(Distribution):
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args)
+
+    @property
+    def mode(self) -> Tensor:
+        # the interior maximum; a concentration below 1 in every coordinate puts it at a corner (torch's choice:
+        # the largest coordinate's)
+        from ..nn.functional import one_hot
+        from ..ops.conversion import where
+
+        conc = self.concentration
+        m1 = (conc - 1).clamp(min=0)
+        mode = m1 / m1.sum(-1, keepdim=True)
+        corner = one_hot(mode.argmax(-1), conc.shape[-1]).to(mode.dtype)
+        return where((conc < 1).all(-1, keepdim=True), corner, mode)
 
     @property
     def mean(self) -> Tensor:
@@ -270,6 +291,10 @@ class Binomial(Distribution):
         return self.probs if "probs" in self.__dict__ else self.logits.sigmoid()
 
     @property
+    def mode(self) -> Tensor:
+        return ((self.total_count + 1) * self._p()).floor().clamp(max=self.total_count)
+
+    @property
     def mean(self) -> Tensor:
         return self.total_count * self._p()
 
@@ -333,6 +358,13 @@ class OneHotCategorical(Distribution):
     @property
     def logits(self) -> Tensor:
         return self._categorical.logits
+
+    @property
+    def mode(self) -> Tensor:
+        from ..nn.functional import one_hot
+
+        probs: Tensor = self._categorical.probs
+        return one_hot(probs.argmax(-1), probs.shape[-1]).to(probs.dtype)
 
     @property
     def mean(self) -> Tensor:

@@ -9,10 +9,12 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..ops.special import digamma, erf, lgamma
+from .counts import Geometric
 from .derived import Independent, TransformedDistribution
 from .distribution import Distribution
 from .gamma_family import Beta, Binomial, Dirichlet, Gamma, OneHotCategorical, Poisson
 from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform, broadcast_shape
+from .location_scale import Cauchy, Gumbel, HalfNormal, Pareto
 from .lowrank_normal import LowRankMultivariateNormal, lowrank_logdet, lowrank_mahalanobis, tril_mahalanobis
 
 _EULER_GAMMA = 0.57721566490153286060
@@ -153,11 +155,18 @@ def _register_infinite(type_p: type, types_q: list[type], param: str) -> None:
         register_kl(type_p, type_q)(lambda p, q: _infinite_like(getattr(p, param)))
 
 
-_register_infinite(Exponential, [Beta, Uniform], "rate")
-_register_infinite(Gamma, [Beta, Uniform], "concentration")
-_register_infinite(Laplace, [Beta, Exponential, Gamma, Uniform], "loc")
-_register_infinite(Normal, [Beta, Exponential, Gamma, Uniform], "loc")
+_register_infinite(Exponential, [Beta, Pareto, Uniform], "rate")
+_register_infinite(Gamma, [Beta, Pareto, Uniform], "concentration")
+_register_infinite(Laplace, [Beta, Exponential, Gamma, Pareto, Uniform], "loc")
+_register_infinite(Normal, [Beta, Exponential, Gamma, Pareto, Uniform], "loc")
 _register_infinite(Poisson, [Bernoulli, Binomial], "rate")
+_register_infinite(Beta, [Pareto], "concentration1")
+_register_infinite(Gumbel, [Beta, Exponential, Gamma, Pareto, Uniform], "loc")
+_register_infinite(Pareto, [Beta, Uniform], "scale")
+
+
+def _infinite_where(result: Tensor, mask: Tensor) -> Tensor:
+    return result.masked_fill(mask, math.inf)
 
 
 # -- the same family --------------------------------------------------------------------------------------------------
@@ -385,3 +394,114 @@ def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
     width = p.high - p.low
     t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
     return t1 + 0.5 * (width ** 2 / 12 + ((p.high + p.low - 2 * q.loc) / 2) ** 2) / q.scale ** 2
+
+
+# -- the heavier-tailed and count families ------------------------------------------------------------------------
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    return ((p.scale + q.scale) ** 2 + (p.loc - q.loc) ** 2).log() - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    ratio = p.scale / q.scale
+    q_loc, p_loc = q.loc / q.scale, p.loc / q.scale
+    return (-ratio.log() - q_loc + p_loc + ratio * _EULER_GAMMA + (q_loc + lgamma(1 + ratio) - p_loc).exp()
+            - (1 + _EULER_GAMMA))
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    out: Tensor = -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+    return out
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base, q.base)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    alpha_ratio = q.alpha / p.alpha
+    out = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return _infinite_where(out, p.scale < q.scale)  # p's support starts below q's
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
+    prod = p.rate * q.scale
+    ratio = q.loc / q.scale
+    return prod.log() - 1 - ratio + ratio.exp() * prod / (prod + 1) + prod.reciprocal()
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p: Gamma, q: Gumbel) -> Tensor:
+    a = p.concentration
+    prod = p.rate * q.scale
+    ratio = q.loc / q.scale
+    t1 = (a - 1) * digamma(a) - lgamma(a) - a
+    t2 = prod.log() + a / prod
+    t3 = ratio.exp() * (1 + prod.reciprocal()) ** (-a) - ratio
+    return t1 + t2 + t3
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
+    ratio = p.scale / q.scale
+    t1 = (ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * ratio * 0.5) ** 2 / 3
+    t3 = ((p.loc + p.scale * _EULER_GAMMA - q.loc) / q.scale) ** 2 * 0.5
+    return -t1 + t2 + t3 - (_EULER_GAMMA + 1)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p: Normal, q: Gumbel) -> Tensor:
+    mean_ratio = p.loc / q.scale
+    var_ratio = (p.scale / q.scale) ** 2
+    loc_ratio = q.loc / q.scale
+    return (-0.5 * var_ratio.log() + mean_ratio - loc_ratio + (-mean_ratio + 0.5 * var_ratio + loc_ratio).exp()
+            - 0.5 * (1 + math.log(2 * math.pi)))
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p: Uniform, q: Gumbel) -> Tensor:
+    common = q.scale / (p.high - p.low)
+    high, low = (p.high - q.loc) / q.scale, (p.low - q.loc) / q.scale
+    return common.log() + 0.5 * (high + low) - common * ((-high).exp() - (-low).exp())
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p: Pareto, q: Exponential) -> Tensor:
+    prod = p.scale * q.rate
+    out = (p.alpha / prod).log() - p.alpha.reciprocal() + p.alpha * prod / (p.alpha - 1) - 1
+    return _infinite_where(out, p.alpha <= 1)  # p has no mean
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p: Pareto, q: Gamma) -> Tensor:
+    common = p.scale.log() + p.alpha.reciprocal()
+    out = (p.alpha.log() - common + lgamma(q.concentration) - q.concentration * q.rate.log()
+           + (1 - q.concentration) * common + q.rate * p.alpha * p.scale / (p.alpha - 1) - 1)
+    return _infinite_where(out, p.alpha <= 1)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
+    var_normal = 2 * q.scale ** 2
+    common = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common ** 2 / (p.alpha - 2)
+    t4 = (p.alpha * common - q.loc) ** 2
+    out = t1 - p.alpha.reciprocal() + (t3 + t4) / var_normal - 1
+    return _infinite_where(out, p.alpha <= 2)  # p has no variance
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale ** q.alpha * width).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    return _infinite_where(t2 * (q.alpha + 1) - t1, p.low < q.scale)

@@ -101,6 +101,10 @@ class Uniform(Distribution):
                              f"invalid values:\n{self.low}")
 
     @property
+    def mode(self) -> Tensor:
+        return self.high * float("nan")
+
+    @property
     def mean(self) -> Tensor:
         return (self.high + self.low) / 2
 
@@ -137,6 +141,10 @@ class Laplace(Distribution):
         super().__init__(self.loc.shape, (), validate_args)
 
     @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
     def mean(self) -> Tensor:
         return self.loc
 
@@ -167,6 +175,10 @@ class Exponential(Distribution):
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = _params(rate)
         super().__init__(self.rate.shape, (), validate_args)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.rate.new_zeros(tuple(self.rate.shape))
 
     @property
     def mean(self) -> Tensor:
@@ -203,13 +215,9 @@ class _ProbsOrLogits(Distribution):
         return self.logits
 
 
-class Bernoulli(_ProbsOrLogits):
-    arg_constraints: ClassVar[dict[str, C.Constraint]] = {"probs": C.unit_interval, "logits": C.real}
-    support = C.boolean
-
-    def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        p = self._set(probs, logits, normalize=False)
-        super().__init__(p.shape, (), validate_args)
+class _Binary(_ProbsOrLogits):
+    """One success probability per element, given as ``probs`` or as ``logits`` (its log-odds); the other is
+    derived on demand (Bernoulli, Geometric, NegativeBinomial)."""
 
     def __getattr__(self, name: str) -> Any:
         from ..ops.special import logit
@@ -220,6 +228,22 @@ class Bernoulli(_ProbsOrLogits):
             eps = 1.1920928955078125e-07 if self.__dict__["probs"].dtype.itemsize <= 4 else 2.220446049250313e-16
             return logit(self.__dict__["probs"], eps)
         raise AttributeError(name)
+
+
+class Bernoulli(_Binary):
+    arg_constraints: ClassVar[dict[str, C.Constraint]] = {"probs": C.unit_interval, "logits": C.real}
+    support = C.boolean
+
+    def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
+        p = self._set(probs, logits, normalize=False)
+        super().__init__(p.shape, (), validate_args)
+
+    @property
+    def mode(self) -> Tensor:
+        from ..ops.conversion import where
+
+        p: Tensor = self.probs
+        return where(p == 0.5, p.new_full((), float("nan")), (p >= 0.5).to(p.dtype))
 
     @property
     def mean(self) -> Tensor:
@@ -279,6 +303,11 @@ class Categorical(_ProbsOrLogits):
     @property
     def param_shape(self) -> Size:
         return Size((*self._batch_shape, self._num_events))
+
+    @property
+    def mode(self) -> Tensor:
+        out: Tensor = self.probs.argmax(-1)
+        return out
 
     @property
     def mean(self) -> Tensor:
@@ -365,6 +394,10 @@ class MultivariateNormal(Distribution):
 
             return linalg_inv(L @ L.mT).expand(shape)
         raise AttributeError(name)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
 
     @property
     def mean(self) -> Tensor:

@@ -81,11 +81,11 @@ class LowRankMultivariateNormal(Distribution):
         return (*self._batch_shape, *self._event_shape, *self._event_shape)
 
     @property
-    def mean(self) -> Tensor:
+    def mode(self) -> Tensor:
         return self.loc
 
     @property
-    def mode(self) -> Tensor:
+    def mean(self) -> Tensor:
         return self.loc
 
     @property

@@ -1,5 +1,6 @@
 """Bijective transforms for :class:`TransformedDistribution`: ``ExpTransform``, ``AffineTransform``,
-``SigmoidTransform``, ``TanhTransform``, ``ComposeTransform``; each maps ``x -> y``, inverts, and gives
+``SigmoidTransform``, ``TanhTransform``, ``PowerTransform``, ``SoftplusTransform``, ``ComposeTransform`` (and
+``AbsTransform``, which is not injective); each maps ``x -> y``, inverts, and gives
 ``log |dy/dx|`` elementwise (``event_dim`` 0, as torch's)."""
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from .._tensor import Tensor
 from ..nn.functional import softplus
 from . import constraints as C
 
-__all__ = ["AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform"]
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
+           "SoftplusTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
 class Transform:
@@ -120,6 +122,57 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
 
 
+class AbsTransform(Transform):
+    """``y = |x|``: not injective, so its ``inv`` picks the nonnegative preimage (as torch's)."""
+
+    codomain = C.nonnegative
+    bijective = False
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return x.abs()
+
+    def inv(self, y: Tensor) -> Tensor:
+        return y
+
+
+class PowerTransform(Transform):
+    """``y = x ** exponent`` on the positive reals."""
+
+    domain = C.positive
+    codomain = C.positive
+
+    def __init__(self, exponent: Any) -> None:
+        self.exponent = exponent
+
+    def _parameters(self) -> tuple[Any, ...]:
+        return (self.exponent,)
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return x.pow(self.exponent)
+
+    def inv(self, y: Tensor) -> Tensor:
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        e = self.exponent
+        return (e * y / x).abs().log() if isinstance(e, Tensor) else (abs(e) * y / x).abs().log()
+
+
+class SoftplusTransform(Transform):
+    """``y = log(1 + exp(x))``."""
+
+    codomain = C.positive
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return softplus(x)
+
+    def inv(self, y: Tensor) -> Tensor:
+        return y + (-(-y).expm1()).log()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -softplus(-x)
+
+
 class ComposeTransform(Transform):
     def __init__(self, parts: list[Transform]) -> None:
         self.parts = list(parts)
@@ -138,9 +191,14 @@ class ComposeTransform(Transform):
         return y
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        if not self.parts:  # the identity
+            return x.new_zeros(tuple(x.shape))
         total: Any = 0
         for t in self.parts:
             nxt = t(x)
             total = total + t.log_abs_det_jacobian(x, nxt)
             x = nxt
         return total
+
+
+identity_transform = ComposeTransform([])

@@ -1,0 +1,260 @@
+"""The distribution families beyond the common ones (Cauchy, HalfNormal, HalfCauchy, Gumbel, StudentT, Chi2,
+Weibull, Pareto, Geometric, NegativeBinomial, Multinomial, RelaxedBernoulli, RelaxedOneHotCategorical,
+MixtureSameFamily), the transforms Abs/Power/Softplus and every distribution's ``mode``, against
+torch.distributions: moments, log_prob, entropy, gradients, shapes, samplers' statistics and validation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import shapetorch as st
+
+_A = np.array([0.5, 2.0, 3.0], np.float32)
+_B = np.array([1.5, 0.7, 2.0], np.float32)
+_P = np.array([0.2, 0.5, 0.9], np.float32)
+_X = np.array([0.1, -2.0, 5.0], np.float32)
+_POS = np.array([0.1, 2.0, 5.0], np.float32)
+_COUNTS = np.array([0.0, 2.0, 5.0], np.float32)
+_T = np.array(0.7, np.float32)
+
+# name, args, kwargs, a value in the support
+FAMILIES: list[tuple[str, tuple[Any, ...], dict[str, Any], np.ndarray]] = [
+    ("Cauchy", (_A, _B), {}, _X),
+    ("HalfNormal", (_B,), {}, _POS),
+    ("HalfCauchy", (_B,), {}, _POS),
+    ("Gumbel", (_A, _B), {}, _X),
+    ("StudentT", (np.array([0.8, 2.5, 5.0], np.float32), _A, _B), {}, _X),
+    ("Chi2", (_B,), {}, _POS),
+    ("Weibull", (_B, _A), {}, _POS),
+    ("Pareto", (np.array([0.05, 0.5, 1.0], np.float32), _A), {}, _POS),
+    ("Geometric", (_P,), {}, _COUNTS),
+    ("Geometric", (), {"logits": _A}, _COUNTS),
+    ("NegativeBinomial", (np.array([1.0, 3.0, 7.5], np.float32), _P), {}, _COUNTS),
+    ("NegativeBinomial", (np.array([1.0, 3.0, 7.5], np.float32),), {"logits": _A - 1}, _COUNTS),
+    ("Multinomial", (5, _P / _P.sum()), {}, np.array([1.0, 2.0, 2.0], np.float32)),
+    ("Multinomial", (4,), {"logits": np.stack([_A, _B])}, np.array([[0.0, 1.0, 3.0], [4.0, 0.0, 0.0]], np.float32)),
+    ("RelaxedBernoulli", (_T, _P), {}, np.array([0.1, 0.5, 0.99], np.float32)),
+    ("RelaxedOneHotCategorical", (_T, _P / _P.sum()), {}, np.array([0.1, 0.3, 0.6], np.float32)),
+]
+
+
+def _pair(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, list[Any], list[Any]]:
+    """The same distribution in both libraries; numpy arrays become each library's leaves."""
+    leaves: dict[str, list[Any]] = {"st": [], "torch": []}
+
+    def build(lib: Any, key: str) -> Any:
+        def conv(a: Any) -> Any:
+            if isinstance(a, np.ndarray):
+                leaves[key].append(lib.tensor(a, requires_grad=True))
+                return leaves[key][-1]
+            return a
+        return getattr(lib.distributions, name)(*map(conv, args), **{k: conv(v) for k, v in kwargs.items()})
+
+    return build(st, "st"), build(torch, "torch"), leaves["st"], leaves["torch"]
+
+
+def _outcome(fn: Any) -> Any:
+    try:
+        return fn()
+    except (NotImplementedError, ValueError) as e:
+        return type(e)
+
+
+def _close(ours: Any, theirs: Any, tol: float = 1e-5) -> None:
+    if isinstance(theirs, type):
+        assert ours is theirs
+        return
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs", "value"), FAMILIES, ids=[f[0] for f in FAMILIES])
+def test_family_matches_torch(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: np.ndarray) -> None:
+    ours, theirs, ours_leaves, theirs_leaves = _pair(name, args, kwargs)
+    assert (tuple(ours.batch_shape), tuple(ours.event_shape)) == (tuple(theirs.batch_shape),
+                                                                 tuple(theirs.event_shape))
+    assert ours.has_rsample == theirs.has_rsample
+    for attr in ("mean", "variance", "mode", "stddev"):
+        _close(_outcome(lambda: getattr(ours, attr)), _outcome(lambda: getattr(theirs, attr)))
+    lo, lt = ours.log_prob(st.tensor(value)), theirs.log_prob(torch.tensor(value))
+    _close(lo, lt)
+    eo, et = _outcome(ours.entropy), _outcome(theirs.entropy)
+    _close(eo, et)
+    total_o = lo.sum() + (eo.sum() if not isinstance(eo, type) else 0)
+    total_t = lt.sum() + (et.sum() if not isinstance(et, type) else 0)
+    grads_o = st.autograd.grad(total_o, ours_leaves, allow_unused=True)
+    grads_t = torch.autograd.grad(total_t, theirs_leaves, allow_unused=True)
+    for go, gt in zip(grads_o, grads_t, strict=True):
+        assert (go is None) == (gt is None)
+        if go is not None:
+            np.testing.assert_allclose(go.numpy(), gt.numpy(), rtol=1e-4, atol=1e-5)
+    for shape in [(), (4,)]:
+        so, sth = ours.sample(shape), theirs.sample(shape)
+        assert tuple(so.shape) == tuple(sth.shape)
+        assert str(so.dtype).split(".")[-1] == str(sth.dtype).split(".")[-1]
+        assert not so.requires_grad
+    if ours.has_rsample:  # (a fresh one: the graph of parameters derived at construction was freed above)
+        fresh, _, fresh_leaves, _ = _pair(name, args, kwargs)
+        drawn = fresh.rsample((2,))
+        assert drawn.requires_grad
+        drawn.sum().backward()
+        assert all(leaf.grad is not None for leaf in fresh_leaves)
+    expanded_o, expanded_t = ours.expand((2, *theirs.batch_shape)), theirs.expand((2, *theirs.batch_shape))
+    assert tuple(expanded_o.sample((3,)).shape) == tuple(expanded_t.sample((3,)).shape)
+    _close(expanded_o.log_prob(st.tensor(value)), expanded_t.log_prob(torch.tensor(value)))
+
+
+# name, args, the sample's expected mean and variance, and cdf points (for a KS-style check against the cdf)
+_SAMPLERS: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
+    ("Cauchy", (0.5, 2.0), {}), ("HalfNormal", (1.5,), {}), ("HalfCauchy", (0.7,), {}), ("Gumbel", (1.0, 2.0), {}),
+    ("StudentT", (3.5, 1.0, 2.0), {}), ("Chi2", (3.0,), {}), ("Weibull", (1.5, 2.5), {}), ("Pareto", (0.5, 3.5), {}),
+    ("Geometric", (), {"probs": 0.3}), ("NegativeBinomial", (4.0,), {"probs": 0.4}),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), _SAMPLERS, ids=[s[0] for s in _SAMPLERS])
+def test_sampler_draws_the_distribution(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """20,000 draws: their empirical distribution function is within 0.02 of torch's cdf (or, for the counts,
+    of torch's summed pmf), which a wrong scale, location or tail would leave by far more."""
+    st.manual_seed(0)
+    ours = getattr(st.distributions, name)(*args, **kwargs)
+    theirs = getattr(torch.distributions, name)(*args, **kwargs)
+    draws = np.sort(ours.sample((20000,)).numpy())
+    if name in ("Geometric", "NegativeBinomial"):
+        ks = np.arange(0, 30)
+        cdf = np.cumsum(theirs.log_prob(torch.tensor(ks, dtype=torch.float32)).exp().numpy())
+        empirical = np.searchsorted(draws, ks, side="right") / draws.size
+        assert np.abs(empirical - cdf).max() < 0.02
+        return
+    points = np.quantile(draws, np.linspace(0.02, 0.98, 25))
+    want = _cdf(theirs, name, points)
+    empirical = np.searchsorted(draws, points, side="right") / draws.size
+    assert np.abs(empirical - want).max() < 0.02
+
+
+def _cdf(theirs: Any, name: str, points: np.ndarray) -> np.ndarray:
+    x = torch.tensor(points, dtype=torch.float32)
+    if name in ("StudentT", "Chi2"):  # (torch has no cdf for these: integrate the density on a fine grid)
+        grid = torch.linspace(float(x.min()) - 50 if name == "StudentT" else 1e-6, float(x.max()), 200001)
+        dens = theirs.log_prob(grid).exp().double().numpy()
+        area = np.concatenate([[0.0], np.cumsum((dens[1:] + dens[:-1]) / 2 * np.diff(grid.double().numpy()))])
+        return np.interp(points, grid.numpy(), area)
+    return theirs.cdf(x).numpy()
+
+
+def test_mixture_same_family_matches_torch() -> None:
+    """A batch of Gaussian mixtures (scalar events) and a mixture of diagonal Gaussians (vector events)."""
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((2, 3)).astype(np.float32)
+    loc, scale = rng.standard_normal((2, 3)).astype(np.float32), rng.uniform(0.5, 2, (2, 3)).astype(np.float32)
+    x = rng.standard_normal((4, 2)).astype(np.float32)
+    for lib_pair in [(st, st.tensor), (torch, torch.tensor)]:
+        lib, tensor = lib_pair
+        D = lib.distributions
+        leaves = [tensor(a, requires_grad=True) for a in (logits, loc, scale)]
+        mix = D.MixtureSameFamily(D.Categorical(logits=leaves[0]), D.Normal(leaves[1], leaves[2]))
+        lp = mix.log_prob(tensor(x))
+        lp.sum().backward()
+        result = [lp, mix.mean, mix.variance, mix.cdf(tensor(x)), *[leaf.grad for leaf in leaves]]
+        if lib is st:
+            ours = result
+            assert tuple(mix.sample((5,)).shape) == (5, 2)
+            assert tuple(mix.expand((4, 2)).sample((5,)).shape) == (5, 4, 2)
+        else:
+            theirs = result
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-4, atol=1e-5)
+    vec = rng.standard_normal((5, 3, 2)).astype(np.float32)
+    for lib, tensor in [(st, st.tensor), (torch, torch.tensor)]:
+        D = lib.distributions
+        comp = D.Independent(D.Normal(tensor(vec), tensor(np.ones_like(vec))), 1)
+        mix = D.MixtureSameFamily(D.Categorical(logits=tensor(np.zeros((5, 3), np.float32))), comp)
+        value = tensor(vec[:, 0])
+        out = (mix.log_prob(value), mix.mean, mix.variance, tuple(mix.sample((7,)).shape), tuple(mix.event_shape))
+        if lib is st:
+            ours_vec = out
+        else:
+            theirs_vec = out
+    for a, b in zip(ours_vec[:3], theirs_vec[:3], strict=True):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+    assert ours_vec[3:] == tuple(tuple(v) for v in theirs_vec[3:])
+
+
+@pytest.mark.parametrize("name", ["AbsTransform", "PowerTransform", "SoftplusTransform", "identity_transform"])
+def test_transforms_match_torch(name: str) -> None:
+    x = np.array([0.3, 1.7, 4.0], np.float32)
+
+    def make(lib: Any) -> Any:
+        T = lib.distributions
+        return {"AbsTransform": T.AbsTransform, "PowerTransform": lambda: T.PowerTransform(2.5),
+                "SoftplusTransform": T.SoftplusTransform,
+                "identity_transform": lambda: T.transforms.identity_transform}[name]()
+
+    ours, theirs = make(st), make(torch)
+    yo, yt = ours(st.tensor(x)), theirs(torch.tensor(x))
+    np.testing.assert_allclose(yo.numpy(), yt.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(ours.inv(yo).numpy(), theirs.inv(yt).numpy(), rtol=1e-5)
+    if name != "AbsTransform":  # (torch's AbsTransform has no Jacobian: it is not injective)
+        np.testing.assert_allclose(ours.log_abs_det_jacobian(st.tensor(x), yo).numpy(),
+                                   theirs.log_abs_det_jacobian(torch.tensor(x), yt).numpy(), rtol=1e-5, atol=1e-6)
+    base_o = st.distributions.Exponential(st.tensor(_B))
+    base_t = torch.distributions.Exponential(torch.tensor(_B))
+    if name in ("PowerTransform", "SoftplusTransform"):
+        lo = st.distributions.TransformedDistribution(base_o, [ours]).log_prob(st.tensor(x + 0.5))
+        lt = torch.distributions.TransformedDistribution(base_t, [theirs]).log_prob(torch.tensor(x + 0.5))
+        np.testing.assert_allclose(lo.numpy(), lt.numpy(), rtol=1e-5, atol=1e-6)
+
+
+_MODES: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
+    "Bernoulli": ((np.array([0.2, 0.5, 0.7], np.float32),), {}),
+    "Categorical": ((np.array([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]], np.float32),), {}),
+    "Uniform": ((np.zeros(2, np.float32), np.ones(2, np.float32)), {}),
+    "Laplace": ((_A, _B), {}), "Exponential": ((_B,), {}), "Gamma": ((_A, _B), {}),
+    "Beta": ((np.array([0.5, 2, 0.3, 3], np.float32), np.array([1.0, 2, 0.5, 0.2], np.float32)), {}),
+    "Poisson": ((_A,), {}), "Binomial": ((5,), {"probs": _P}),
+    "Dirichlet": ((np.array([[0.5, 2, 3], [0.5, 0.2, 0.9]], np.float32),), {}),
+    "LogNormal": ((_A, _B), {}), "OneHotCategorical": ((_P / _P.sum(),), {}),
+    "MultivariateNormal": ((np.zeros(2, np.float32), np.array([[1.0, 0.2], [0.2, 1.0]], np.float32)), {}),
+    "Normal": ((_A, _B), {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MODES))
+def test_mode_matches_torch(name: str) -> None:
+    """Including the corner cases torch picks: NaN for a Bernoulli at 1/2 and for a Uniform, a Dirichlet's
+    corner when every concentration is below 1."""
+    args, kwargs = _MODES[name]
+    ours = getattr(st.distributions, name)(*[st.tensor(a) if isinstance(a, np.ndarray) else a for a in args],
+                                           **{k: st.tensor(v) for k, v in kwargs.items()})
+    theirs = getattr(torch.distributions, name)(*[torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args],
+                                                **{k: torch.tensor(v) for k, v in kwargs.items()})
+    np.testing.assert_allclose(ours.mode.numpy(), theirs.mode.numpy(), rtol=1e-6)
+    assert str(ours.mode.dtype).split(".")[-1] == str(theirs.mode.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize(("build", "error"), [
+    (lambda D, t: D.HalfNormal(t([-1.0])), ValueError),
+    (lambda D, t: D.Geometric(t([0.0])), ValueError),
+    (lambda D, t: D.StudentT(t([0.0])), ValueError),
+    (lambda D, t: D.Pareto(t([1.0]), t([-1.0])), ValueError),
+    (lambda D, t: D.Multinomial(t(3.0), t([0.5, 0.5])), NotImplementedError),
+    (lambda D, t: D.MixtureSameFamily(D.Categorical(t([0.5, 0.5])), D.Normal(t([0.0, 1.0, 2.0]), t([1.0] * 3))),
+     ValueError),
+])
+def test_bad_parameters_are_refused_as_torch(build: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        build(torch.distributions, torch.tensor)
+    with pytest.raises(error):
+        build(st.distributions, st.tensor)
+
+
+def test_log_prob_outside_the_support_is_refused_or_minus_inf() -> None:
+    for lib in (st, torch):
+        D = lib.distributions
+        with pytest.raises(ValueError):
+            D.HalfNormal(lib.tensor(1.0)).log_prob(lib.tensor(-1.0))
+        lp = D.HalfNormal(lib.tensor(1.0), validate_args=False).log_prob(lib.tensor(-1.0))
+        assert float(lp) == -np.inf
