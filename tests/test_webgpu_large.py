@@ -353,3 +353,76 @@ def test_convolution_attention_scatter_reduce_and_argmax_fold_their_grids(monkey
         data((40, 30), seed=1), grad=False)
     monkeypatch.setattr(kernels, "CHUNK", 16)
     run(lambda lib, a: a.argmax(1), data((3, 40)), grad=False)  # 9 chunks
+
+
+def _spd(shape: tuple[int, ...], seed: int = 6) -> np.ndarray:
+    a = np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+    return a @ np.swapaxes(a, -1, -2) / shape[-1] + np.eye(shape[-1], dtype=np.float32)
+
+
+def _eigh_parts(w, V):
+    return w, (V * w[..., None, :]) @ V.mT
+
+
+def _svd_parts(U, S, Vh):
+    return S, (U * S[..., None, :]) @ Vh
+
+
+FACTORIZATIONS = {  # name: fn(lib, a, b), with outputs that do not depend on a choice of signs
+    "cholesky": lambda lib, a, b: lib.linalg.cholesky(a),
+    "cholesky_upper": lambda lib, a, b: lib.linalg.cholesky(a.mT, upper=True),
+    "cholesky_ex": lambda lib, a, b: lib.linalg.cholesky_ex(a * b[..., :1, 1:2].sign()).info,  # some fail
+    "lu": lambda lib, a, b: lib.linalg.lu(b),
+    "lu_factor": lambda lib, a, b: lib.linalg.lu_factor(b),
+    "lu_solve": lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(b), a),
+    "slogdet": lambda lib, a, b: lib.linalg.slogdet(b),
+    "qr": lambda lib, a, b: lib.linalg.qr(b),
+    "qr_complete": lambda lib, a, b: lib.linalg.qr(b[..., :4], mode="complete"),
+    "qr_r": lambda lib, a, b: lib.linalg.qr(b, mode="r")[1],
+    "eigh": lambda lib, a, b: _eigh_parts(*lib.linalg.eigh(a)),
+    "svd": lambda lib, a, b: _svd_parts(*lib.linalg.svd(b[..., :3, :], full_matrices=False)),
+    "eig": lambda lib, a, b: lib.linalg.eigvals(a).abs().sort(-1).values,
+    "ldl": lambda lib, a, b: lib.linalg.ldl_factor(a),
+    "solve": lambda lib, a, b: lib.linalg.solve(a, b),
+    "solve_ex": lambda lib, a, b: lib.linalg.solve_ex(a, b[..., :2, :], left=False),
+    "inv": lambda lib, a, b: lib.linalg.inv(a),
+    "det": lambda lib, a, b: lib.linalg.det(b),
+    "lstsq": lambda lib, a, b: lib.linalg.lstsq(a, b).solution,
+    "matrix_exp": lambda lib, a, b: lib.linalg.matrix_exp(b * 0.3),
+    "cholesky_inverse": lambda lib, a, b: lib.cholesky_inverse(lib.linalg.cholesky(a)),
+    "tril_triu": lambda lib, a, b: (b.tril(-1), b.mT.triu(2), (b > 0).tril(), b.triu(9)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIZATIONS))
+def test_factorizations_in_runs_of_the_batch(small_binding, name):
+    """(3, 20) matrices of 5x5 (6 kB of float32, over the 4 KiB binding): every factorization and solver runs in
+    runs of the batch that fit a binding, each run's outputs copied into the whole batch's, against torch (runs
+    across the first batch dim, transposed inputs, outputs without a batch as qr's mode 'r' Q)."""
+    a, b = _spd((3, 20, 5, 5)), data((3, 20, 5, 5), seed=3) + 3 * np.eye(5, dtype=np.float32)
+    assert a.nbytes > small_binding.max_binding  # the runs, not one dispatch
+    grad = name in ("cholesky", "solve", "inv")
+    run(FACTORIZATIONS[name], a, b, grad=grad, tol=(2e-4, 2e-4))
+
+
+@pytest.mark.parametrize("fn,op", [
+    (st.linalg.cholesky, "linalg.cholesky"),
+    (st.linalg.qr, "linalg.qr"),
+    (st.linalg.svd, "linalg.svd"),
+    (st.linalg.eigh, "linalg.eigh"),
+    (st.linalg.eig, "linalg.eig"),
+    (st.linalg.lu_factor, "linalg.lu"),
+    (lambda x: st.linalg.inv(x[..., :30, :30]), "linalg.inv"),
+    (lambda x: st.linalg.det(x[..., :30, :30]), "linalg.det"),
+    (lambda x: st.linalg.solve(x[..., :30, :30], x[..., :30, :1]), "linalg.solve"),
+])
+def test_a_matrix_over_a_binding_is_refused_naming_the_op(small_binding, fn, op):
+    """One 40x40 float32 matrix (6.4 kB; a 30x30 one, 3.6 kB, for the solvers of at most 32x32, under a 2 KiB
+    limit) does not fit: the coded error names the public op, as eig's always did (not 'webgpu')."""
+    x = st.tensor(_spd((1, 40, 40)), device=DEV)
+    small_binding.max_binding = 2048
+    with pytest.raises(st.DeviceError) as e:
+        fn(x)
+        st.synchronize()
+    assert e.value.code == "device_error_limit" and str(e.value).startswith(f"{op}:"), str(e.value)
+    assert "max-storage-buffer-binding-size" in str(e.value)

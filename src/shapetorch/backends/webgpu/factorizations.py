@@ -1313,7 +1313,27 @@ def factor(kind: str, a: WArray, **params: Any) -> Any:
                                           "slogdet": slogdet, "qr": qr, "eigh": eigh, "svd": svd,
                                           "permutation": permutation, "ldl": ldl, "eig": eig,
                                           "solve_ex": linalg_kernels.solve_ex}
-    return fns[kind](a, **params)
+    fn = fns[kind]
+    outer, RT.op = RT.op, _NAMES[kind]  # a grid or binding over the adapter's limits is refused naming the op
+    try:
+        if kind in ("eig", "solve_ex"):  # they run their batch in runs of their own
+            return fn(a, **params)
+        # every buffer of these kernels holds at most (d + 1)^2 float32 or int32 words a matrix (U, V or Q of
+        # d x d, with the pivots and info of LU beside a d x d P); a batch over a binding runs in runs that fit
+        if kind == "permutation":
+            d, nbatch = params["m"], a.ndim - 1
+        else:
+            d, nbatch = max(a.shape[-2:]), a.ndim - 2
+        return linalg_kernels.by_batch(lambda x: fn(x, **params), [a], nbatch, 4 * (d + 1) ** 2)
+    finally:
+        RT.op = outer
+
+
+# the public op each factorization's errors name (as torch's messages do)
+_NAMES = {"cholesky": "linalg.cholesky", "cholesky_ex": "linalg.cholesky_ex", "lu": "linalg.lu",
+          "slogdet": "linalg.slogdet", "qr": "linalg.qr", "eigh": "linalg.eigh", "svd": "linalg.svd",
+          "permutation": "linalg.lu_solve", "ldl": "linalg.ldl_factor_ex", "eig": "linalg.eig",
+          "solve_ex": "linalg.solve_ex"}
 
 
 def _given(a: WArray, value: WArray, **_: Any) -> WArray:

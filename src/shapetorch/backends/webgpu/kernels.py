@@ -1417,6 +1417,16 @@ def triangle_kernel(a: WArray, k: int, upper: bool) -> WArray:
         return out
     r, c = a.shape[-2:]
     k = max(min(k, c), -r)  # beyond the matrix every element is kept or dropped alike (and it fits in i32)
+    if chunks.large(out) or chunks.large(a):
+        # over a binding: an elementwise select against each element's row and column index, read from two small
+        # aranges broadcast over the matrix (bound whole in every chunk of the elementwise kernel's runs)
+        i32 = np.dtype(np.int32)
+        lead = (0,) * (a.ndim - 2)
+        row = _view(arange(0, 1, r, i32), a.shape, (*lead, 1, 0), 0)
+        col = _view(arange(0, 1, c, i32), a.shape, (*lead, 0, 1), 0)
+        keep = "col - row >= k" if upper else "col - row <= k"
+        return elementwise(f"select(z, a, {keep})", a.dtype, [("a", a, a.dtype), ("row", row, i32), ("col", col, i32),
+                                                            ("k", k, i32), ("z", 0, a.dtype)], a.shape, out=out)
     meta = [out.size, r, c, k & 0xFFFFFFFF, int(upper), a.ndim, *a.shape, a.offset, *a.stride]
     RT.dispatch(G.triangle_kernel(_st(a.dtype)), [out.st.buf, a.st.buf], meta, _grid(out.size))
     return out
