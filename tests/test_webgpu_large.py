@@ -426,3 +426,21 @@ def test_a_matrix_over_a_binding_is_refused_naming_the_op(small_binding, fn, op)
         st.synchronize()
     assert e.value.code == "device_error_limit" and str(e.value).startswith(f"{op}:"), str(e.value)
     assert "max-storage-buffer-binding-size" in str(e.value)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, b: a * 2 + b,  # b broadcast
+    lambda lib, a, b: a.t().exp(),  # strided reads
+    lambda lib, a, b: (a > b).to(lib.float16),
+    lambda lib, a, b: a.reshape(-1)[7:14007] - 1,  # one dim: runs of 1,024 from an odd start
+])
+def test_elementwise_past_the_folded_grid(monkeypatch, fn):
+    """Elementwise kernels fold their grid into (x, y) of at most max-compute-workgroups-per-dimension each: 65,535^2
+    workgroups of 64, 2.7e11 elements, which no binding reaches (a 4 GiB binding holds 2^31 float16), so no third grid
+    dim is needed. Under a limit of 4 workgroups a dim (1,024 threads folded) a (300, 50) op of 15,000 elements, which
+    the fold cannot hold, runs in chunks of at most 1,024 elements instead of being refused."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_groups", 4)
+    run(fn, data((300, 50)), data((50,), seed=1), grad=False)

@@ -126,7 +126,8 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     n = math.prod(shape)
     if n == 0 or st is None:
         return out
-    if chunks.large(out) or any(isinstance(x, WArray) and chunks.large(x) for _, x, _ in operands):
+    if (chunks.large(out) or any(isinstance(x, WArray) and chunks.large(x) for _, x, _ in operands)
+            or n > WG * RT.max_groups ** 2):  # (the last: more threads than the grid's two folded dims hold)
         _elementwise_chunks(expr, out, operands, shape, extra, check, helpers)
         return out
     same = out.shape == shape
@@ -204,7 +205,7 @@ def _elementwise_chunks(expr: str, out: WArray, operands: Sequence[tuple[str, Op
             now[i] = (now[i][0], v, now[i][2])
         elementwise(expr, out.dtype, now, part, out=vs[0], extra=extra, check=check, helpers=helpers)
 
-    chunks.chunked(shape, views, run)
+    chunks.chunked(shape, views, run, most=WG * RT.max_groups ** 2)
 
 
 def redirect(dst: WArray, src: WArray) -> bool:
