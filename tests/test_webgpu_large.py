@@ -297,6 +297,35 @@ def test_attention_by_pieces_of_the_query_rows(small_binding, kw):
     run(fn, data((1, 1, 300, 64)), data((1, 1, 40, 8), seed=1), data((1, 1, 40, 8), seed=2), tol=(1e-4, 1e-5))
 
 
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"attn_mask": "bool"}, {"attn_mask": "float"}])
+@pytest.mark.parametrize("L", [20, 300])
+def test_attention_with_keys_and_values_over_a_binding(small_binding, kw, L):
+    """One (batch, head) whose 300 keys and values of 8 floats (9.6 kB each) pass the 4 KiB binding: the forward in
+    blocks of keys bound as windows (about 120 rows), each row's running maximum and sum carried between blocks; with
+    300 query rows the query rows go in pieces too, so a causal block meets pieces that start at other rows. The
+    gradient of such keys is refused naming its primitive (its key-side kernel does not run in blocks of a binding)."""
+    S = 300
+    rng = np.random.default_rng(5)
+    mask = rng.random((L, S)) > 0.3
+    fmask = rng.normal(size=(L, S)).astype(np.float32)
+
+    def fn(lib, q, k, v):
+        m = {"bool": mask, "float": fmask}.get(kw.get("attn_mask", ""))
+        return lib.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=None if m is None else lib.tensor(m, device=q.device),
+            is_causal=kw.get("is_causal", False))
+
+    run(fn, data((1, 1, L, 8)), data((1, 1, S, 8), seed=1), data((1, 1, S, 8), seed=2), grad=False,
+        tol=(1e-4, 1e-5))
+    q, k, v = (st.tensor(data(sh, seed=i), device=DEV, requires_grad=True)
+               for i, sh in enumerate(((1, 1, L, 8), (1, 1, S, 8), (1, 1, S, 8))))
+    out = fn(st, q, k, v)
+    with pytest.raises(st.DeviceError) as e:
+        out.sum().backward()
+        st.synchronize()
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("attention_backward:")
+
+
 def _index(shape: tuple[int, ...], hi: int, seed: int = 4) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, hi, size=shape).astype(np.int64)
 
