@@ -148,8 +148,8 @@ def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
 
 
 @pytest.mark.parametrize("fn,op", [
-    # one sample larger than a binding (convolution runs by runs of samples)
-    (lambda x: st.nn.functional.conv1d(x.reshape(1, 1, -1), x[:4, None, :3]), "convolution")])
+    # one row of a sample larger than a binding (convolution runs by runs of samples, a sample by its rows)
+    (lambda x: st.nn.functional.conv2d(x.reshape(1, 1, 5, -1), x[:4, None, None, :3]), "convolution")])
 def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op):
     x = st.tensor(data((300, 50)), device=DEV)
     with pytest.raises(st.DeviceError) as e:
@@ -262,6 +262,29 @@ def test_convolution_by_runs_of_samples(small_binding, fn, xs, ws):
     """Forward, input gradient and weight gradient (the samples' runs summed) against torch, with inputs and
     outputs of 15 to 40 kB: each run of samples bound as windows."""
     run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
+
+
+ONE_SAMPLE_CONVS = [  # (function, input shape, weight shape): one input or output sample over a 4 KiB binding
+    (lambda F, x, w: F.conv2d(x, w, padding=1), (2, 3, 30, 30), (4, 3, 3, 3)),  # samples of 10.8 and 14.4 kB
+    (lambda F, x, w: F.conv2d(x, w, stride=2, padding=(2, 1), dilation=2), (1, 2, 41, 17), (3, 2, 3, 3)),
+    (lambda F, x, w: F.conv2d(x, w, padding=1, groups=2), (1, 4, 20, 20), (6, 2, 3, 3)),
+    (lambda F, x, w: F.conv1d(x, w, stride=3, padding=4), (1, 4, 400), (2, 4, 5)),  # padding past stride
+    (lambda F, x, w: F.conv1d(x.transpose(1, 2), w, padding=2), (1, 400, 3), (2, 3, 3)),  # a strided input
+    (lambda F, x, w: F.conv3d(x, w, padding=1), (1, 2, 12, 10, 10), (2, 2, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,xs,ws", ONE_SAMPLE_CONVS)
+def test_convolution_of_a_sample_over_a_binding(small_binding, fn, xs, ws):
+    """A sample larger than a binding: the forward and the weight gradient in pieces of the output's first spatial
+    dim, each from a copy of the input rows its windows read (the padding shifted onto the copy), against torch.
+    The input gradient of such a sample is refused naming its primitive."""
+    run(lambda lib, x, w: fn(lib.nn.functional, x.detach(), w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
+    x = st.tensor(data(xs), device=DEV, requires_grad=True)
+    with pytest.raises(st.DeviceError) as e:
+        fn(st.nn.functional, x, st.tensor(data(ws, seed=1), device=DEV)).sum().backward()
+        st.synchronize()
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("convolution_input_grad:")
 
 
 ATTENTION = [  # (function, q/k/v shape): q, k, v of 1,920 floats or more under a 4 KiB binding (1,024)
