@@ -1549,7 +1549,6 @@ def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stri
     ksize = tuple(w.shape[2:])
     n, c = g.shape[0], w.shape[1] * groups
     og, cg, kk = w.shape[0] // groups, w.shape[1], math.prod(ksize)
-    out = tuple(g.shape[2:])
     shape = (n, c, *input_size)
     if g.st is None or og * kk == 0:  # no output elements (or no weights): nothing flows back
         return full(shape, 0, g.dtype)
@@ -1561,15 +1560,41 @@ def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stri
     if dx.st is None or w.st is None:
         return dx
     nd = len(ksize)
-    geo = [nd, kk, *input_size, *ksize, *out, *stride, *padding, *dilation, 0, *([0] * nd),
-           g.stride[1], *g.stride[2:], w.stride[0]]
 
-    def run(dx: WArray, g: WArray) -> None:
-        _gemm(dx, cg, math.prod(input_size), og * kk, (dx.shape[0], groups), w, [w.offset, 0, 0, 0, og * w.stride[0]],
-              g, [g.offset, 0, 0, g.stride[0], og * g.stride[1]], ("sk", "sn"), conv="igrad", conv_meta=geo,
-              ksize=ksize, cstride=tuple(stride))
+    def run(dx: WArray, g: WArray, pad: Sequence[int] = padding) -> None:
+        geo = [nd, kk, *dx.shape[2:], *ksize, *g.shape[2:], *stride, *pad, *dilation, 0, *([0] * nd),
+               g.stride[1], *g.stride[2:], w.stride[0]]
+        _gemm(dx, cg, math.prod(dx.shape[2:]), og * kk, (dx.shape[0], groups), w,
+              [w.offset, 0, 0, 0, og * w.stride[0]], g, [g.offset, 0, 0, g.stride[0], og * g.stride[1]],
+              ("sk", "sn"), conv="igrad", conv_meta=geo, ksize=ksize, cstride=tuple(stride))
 
-    _by_samples(dx, g, run)
+    def rows(dx: WArray, g: WArray) -> None:
+        """One sample over a binding: pieces of dx's first spatial dim ``[a, b)``, each from a contiguous copy of
+        the output gradient rows ``[r0, r1)`` whose windows reach it, with the padding that maps them onto the
+        piece (``padding + a - r0 * stride``: r0 is lowered until it is not negative; a row more is harmless)."""
+        H, OH = dx.shape[2], g.shape[2]
+        s, p, d, k = stride[0], padding[0], dilation[0], ksize[0]
+        size, room = chunks.item(dx), RT.max_binding - RT.align
+        per_in = math.prod(dx.shape[1:]) // max(H, 1) * size
+        per_out = math.prod(g.shape[1:]) // max(OH, 1) * size
+        q = room // max(per_in, 1)
+        while q >= 1 and ((q + d * (k - 1)) // s + 2) * per_out > room:
+            q //= 2
+        if q < 1:
+            RT._too_large(max(per_in, per_out * ((d * (k - 1)) // s + 2)))
+        for a in range(0, H, q):
+            b = min(H, a + q)
+            piece = chunks.narrow(dx, 2, a, b)
+            r0 = max(0, min(-(-(a + p - d * (k - 1)) // s), (a + p) // s))
+            r1 = min(OH, (b - 1 + p) // s + 1)
+            if r1 <= r0:  # no window reaches these rows
+                assign(piece, 0)
+                continue
+            tmp = RT.empty(piece.shape, piece.dtype)
+            run(tmp, contiguous_copy(chunks.narrow(g, 2, r0, r1)), (p + a - r0 * s, *padding[1:]))
+            assign(piece, tmp)
+
+    _by_samples(dx, g, run, rows)
     return dx
 
 
