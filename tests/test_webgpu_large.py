@@ -453,6 +453,8 @@ FACTORIZATIONS = {  # name: fn(lib, a, b), with outputs that do not depend on a 
     "matrix_exp": lambda lib, a, b: lib.linalg.matrix_exp(b * 0.3),
     "cholesky_inverse": lambda lib, a, b: lib.cholesky_inverse(lib.linalg.cholesky(a)),
     "tril_triu": lambda lib, a, b: (b.tril(-1), b.mT.triu(2), (b > 0).tril(), b.triu(9)),
+    "complex_solve": lambda lib, a, b: lib.linalg.solve(a * (1 + 1j), b * 1j),
+    "complex_inv": lambda lib, a, b: lib.linalg.inv(b + 0.5j * a),
 }
 
 
