@@ -502,9 +502,12 @@ def test_elementwise_past_the_folded_grid(monkeypatch, fn):
     """Elementwise kernels fold their grid into (x, y) of at most max-compute-workgroups-per-dimension each: 65,535^2
     workgroups of 64, 2.7e11 elements, which no binding reaches (a 4 GiB binding holds 2^31 float16), so no third grid
     dim is needed. Under a limit of 4 workgroups a dim (1,024 threads folded) a (300, 50) op of 15,000 elements, which
-    the fold cannot hold, runs in chunks of at most 1,024 elements instead of being refused."""
+    the fold cannot hold, runs in chunks of at most 1,024 elements instead of being refused; so does it under a 4 KiB
+    binding limit too, whose chunks of float16 (2,048 elements) alone would pass the fold."""
     from shapetorch.backends.webgpu.runtime import RT
 
     st.synchronize()
     monkeypatch.setattr(RT, "max_groups", 4)
+    run(fn, data((300, 50)), data((50,), seed=1), grad=False)
+    monkeypatch.setattr(RT, "max_binding", 4096)
     run(fn, data((300, 50)), data((50,), seed=1), grad=False)
