@@ -1512,8 +1512,8 @@ def _by_samples(out: WArray, x: WArray, run: Callable[[WArray, WArray], None],
     (one GEMM each; the weight is bound whole). The GEMM writes its output from its binding's start, so a run
     starts at a sample whose byte offset in ``out`` is a multiple of the binding alignment; where a run of that
     many samples would not fit, each run is computed into a temporary and copied. A single sample larger than a
-    binding goes to ``rows`` (the forward's pieces of output rows), or is refused (``device_error_limit`` naming
-    the primitive)."""
+    binding goes to ``rows`` (the kernel's pieces of that sample's first spatial dim), or, without it, is refused
+    (``device_error_limit`` naming the primitive)."""
     if not (chunks.large(out) or chunks.large(x)):
         run(out, x)
         return
