@@ -217,6 +217,27 @@ def _check_eig(a: np.ndarray, tol: float) -> None:
     np.testing.assert_array_equal(_host(st.linalg.eigvals(st.tensor(a, device=DEV))), gw)
 
 
+@pytest.mark.parametrize("n,spread", [(8, 6), (8, 12), (16, 12), (40, 8)])
+def test_eig_of_badly_scaled_matrices(n, spread):
+    """A = D M D^-1 with D's entries powers of two over 2^-spread..2^spread: the kernel balances A first (LAPACK
+    gebal's scaling, which geev runs), so the eigenvalues come out to float32's rounding of M's norm, not of A's
+    (unbalanced, the error was 1e-1 to 4e2 of the largest eigenvalue), and D^-1 v are M's eigenvectors."""
+    rng = np.random.default_rng(n + spread)
+    m = rng.normal(size=(3, n, n))
+    d = 2.0 ** rng.integers(-spread, spread + 1, size=(3, n))
+    a = (d[..., :, None] * m / d[..., None, :]).astype(np.float32)
+    w, V = st.linalg.eig(st.tensor(a, device=DEV))
+    gw, gV = _host(w), _host(V)
+    tw = torch.linalg.eigvals(torch.tensor(a, dtype=torch.float64)).numpy()
+    top = np.abs(tw).max(-1, keepdims=True)
+    np.testing.assert_allclose(_match(gw, tw) / top, tw / top, atol=2e-5 * n)
+    y = gV / d[..., :, None]  # M's eigenvectors
+    y = y / np.linalg.norm(y, axis=-2, keepdims=True)
+    mm = (d[..., :, None] ** -1 * a * d[..., None, :]).astype(np.float64)
+    np.testing.assert_allclose(mm @ y / top[..., None], y * gw[..., None, :] / top[..., None], atol=2e-5 * n)
+    np.testing.assert_allclose(np.linalg.norm(gV, axis=-2), 1, atol=1e-5 * n)
+
+
 def test_eig_over_a_folded_grid_and_past_the_binding_limit(monkeypatch):
     """Under a limit of 4 workgroups per grid dimension, 15 matrices take a 4 x 4 grid (a workgroup each,
     numbered across it, the last one idle); under a 4 KiB binding limit the batch runs in chunks, and a single

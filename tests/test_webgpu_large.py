@@ -148,8 +148,8 @@ def test_an_out_of_range_index_in_a_later_chunk_is_found(small_binding):
 
 
 @pytest.mark.parametrize("fn,op", [
-    # one sample larger than a binding (convolution runs by runs of samples)
-    (lambda x: st.nn.functional.conv1d(x.reshape(1, 1, -1), x[:4, None, :3]), "convolution")])
+    # one row of a sample larger than a binding (convolution runs by runs of samples, a sample by its rows)
+    (lambda x: st.nn.functional.conv2d(x.reshape(1, 1, 5, -1), x[:4, None, None, :3]), "convolution")])
 def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op):
     x = st.tensor(data((300, 50)), device=DEV)
     with pytest.raises(st.DeviceError) as e:
@@ -264,6 +264,27 @@ def test_convolution_by_runs_of_samples(small_binding, fn, xs, ws):
     run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
 
 
+ONE_SAMPLE_CONVS = [  # (function, input shape, weight shape): one input or output sample over a 4 KiB binding
+    (lambda F, x, w: F.conv2d(x, w, padding=1), (2, 3, 30, 30), (4, 3, 3, 3)),  # samples of 10.8 and 14.4 kB
+    (lambda F, x, w: F.conv2d(x, w, stride=2, padding=(2, 1), dilation=2), (1, 2, 41, 17), (3, 2, 3, 3)),
+    (lambda F, x, w: F.conv2d(x, w, padding=1, groups=2), (1, 4, 20, 20), (6, 2, 3, 3)),
+    (lambda F, x, w: F.conv1d(x, w, stride=3, padding=4), (1, 4, 400), (2, 4, 5)),  # padding past stride
+    (lambda F, x, w: F.conv1d(x.transpose(1, 2), w, padding=2), (1, 400, 3), (2, 3, 3)),  # a strided input
+    (lambda F, x, w: F.conv3d(x, w, padding=1), (1, 2, 12, 10, 10), (2, 2, 3, 3, 3)),
+    (lambda F, x, w: F.conv1d(x, w, stride=4, padding=1), (1, 3, 500), (2, 3, 2)),  # stride past the kernel
+    (lambda F, x, w: F.conv_transpose2d(x, w, stride=2, padding=1), (1, 4, 12, 12), (4, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,xs,ws", ONE_SAMPLE_CONVS)
+def test_convolution_of_a_sample_over_a_binding(small_binding, fn, xs, ws):
+    """A sample larger than a binding: the forward and the weight gradient in pieces of the output's first spatial
+    dim, each from a copy of the input rows its windows read (the padding shifted onto the copy), and the input
+    gradient in pieces of the input's rows, each from a copy of the output gradient rows whose windows reach them,
+    against torch."""
+    run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
+
+
 ATTENTION = [  # (function, q/k/v shape): q, k, v of 1,920 floats or more under a 4 KiB binding (1,024)
     (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v), (6, 4, 10, 8)),
     (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), (6, 4, 10, 8)),
@@ -295,6 +316,35 @@ def test_attention_by_pieces_of_the_query_rows(small_binding, kw):
                                                               is_causal=kw.get("is_causal", False))
 
     run(fn, data((1, 1, 300, 64)), data((1, 1, 40, 8), seed=1), data((1, 1, 40, 8), seed=2), tol=(1e-4, 1e-5))
+
+
+@pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"attn_mask": "bool"}, {"attn_mask": "float"}])
+@pytest.mark.parametrize("L", [20, 300])
+def test_attention_with_keys_and_values_over_a_binding(small_binding, kw, L):
+    """One (batch, head) whose 300 keys and values of 8 floats (9.6 kB each) pass the 4 KiB binding: the forward in
+    blocks of keys bound as windows (about 120 rows), each row's running maximum and sum carried between blocks; with
+    300 query rows the query rows go in pieces too, so a causal block meets pieces that start at other rows. The
+    gradient of such keys is refused naming its primitive (its key-side kernel does not run in blocks of a binding)."""
+    S = 300
+    rng = np.random.default_rng(5)
+    mask = rng.random((L, S)) > 0.3
+    fmask = rng.normal(size=(L, S)).astype(np.float32)
+
+    def fn(lib, q, k, v):
+        m = {"bool": mask, "float": fmask}.get(kw.get("attn_mask", ""))
+        return lib.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=None if m is None else lib.tensor(m, device=q.device),
+            is_causal=kw.get("is_causal", False))
+
+    run(fn, data((1, 1, L, 8)), data((1, 1, S, 8), seed=1), data((1, 1, S, 8), seed=2), grad=False,
+        tol=(1e-4, 1e-5))
+    q, k, v = (st.tensor(data(sh, seed=i), device=DEV, requires_grad=True)
+               for i, sh in enumerate(((1, 1, L, 8), (1, 1, S, 8), (1, 1, S, 8))))
+    out = fn(st, q, k, v)
+    with pytest.raises(st.DeviceError) as e:
+        out.sum().backward()
+        st.synchronize()
+    assert e.value.code == "device_error_limit" and str(e.value).startswith("attention_backward:")
 
 
 def _index(shape: tuple[int, ...], hi: int, seed: int = 4) -> np.ndarray:
@@ -329,11 +379,23 @@ def test_scatter_reduce_along_dim_0_in_runs_of_the_index(small_binding, monkeypa
         data((2000, 4), seed=2) * 0.1 + 1, grad=False)
 
 
-def test_scatter_reduce_into_a_dim_0_larger_than_a_binding_is_refused(small_binding):
-    a = st.tensor(data((2000,)), device=DEV)
-    with pytest.raises(st.DeviceError) as e:
-        a.scatter_reduce(0, st.tensor(_index((10,), 2000), device=DEV), a[:10], "sum")
-    assert e.value.code == "device_error_limit" and str(e.value).startswith("scatter_reduce:")
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_into_a_dim_0_larger_than_a_binding(small_binding, monkeypatch, reduce, include_self):
+    """An input of 600 rows (12 kB) along dim 0: the output in pieces of rows, each reduced from every run of the
+    index (3,000 rows, shifted to the piece's first row; runs of 7 entries a dispatch) into a temporary copied into
+    place; an index of fewer columns leaves the other columns as they were, rows no entry names keep the input."""
+    from shapetorch.backends.webgpu import composed_kernels
+
+    monkeypatch.setattr(composed_kernels, "SCATTER_CHUNK", 7)
+    i, j = _index((3000, 5), 600), _index((40, 3), 600, seed=5)
+    for idx, n in ((i, 3000), (j, 40)):
+        run(lambda lib, a, s: a.scatter_reduce(0, lib.tensor(idx, device=a.device), s, reduce,
+                                               include_self=include_self),
+            data((600, 5)), data((n, idx.shape[1]), seed=1), grad=False, tol=(1e-4, 1e-4))
+    k = _index((10,), 2000)
+    run(lambda lib, a: a.scatter_reduce(0, lib.tensor(k, device=a.device), a[:10] * 3, reduce,
+                                        include_self=include_self), data((2000,)), grad=False)
 
 
 def test_convolution_attention_scatter_reduce_and_argmax_fold_their_grids(monkeypatch):
@@ -353,3 +415,99 @@ def test_convolution_attention_scatter_reduce_and_argmax_fold_their_grids(monkey
         data((40, 30), seed=1), grad=False)
     monkeypatch.setattr(kernels, "CHUNK", 16)
     run(lambda lib, a: a.argmax(1), data((3, 40)), grad=False)  # 9 chunks
+
+
+def _spd(shape: tuple[int, ...], seed: int = 6) -> np.ndarray:
+    a = np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+    return a @ np.swapaxes(a, -1, -2) / shape[-1] + np.eye(shape[-1], dtype=np.float32)
+
+
+def _eigh_parts(w, V):
+    return w, (V * w[..., None, :]) @ V.mT
+
+
+def _svd_parts(U, S, Vh):
+    return S, (U * S[..., None, :]) @ Vh
+
+
+FACTORIZATIONS = {  # name: fn(lib, a, b), with outputs that do not depend on a choice of signs
+    "cholesky": lambda lib, a, b: lib.linalg.cholesky(a),
+    "cholesky_upper": lambda lib, a, b: lib.linalg.cholesky(a.mT, upper=True),
+    "cholesky_ex": lambda lib, a, b: lib.linalg.cholesky_ex(a * b[..., :1, 1:2].sign()).info,  # some fail
+    "lu": lambda lib, a, b: lib.linalg.lu(b),
+    "lu_factor": lambda lib, a, b: lib.linalg.lu_factor(b),
+    "lu_solve": lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(b), a),
+    "slogdet": lambda lib, a, b: lib.linalg.slogdet(b),
+    "qr": lambda lib, a, b: lib.linalg.qr(b),
+    "qr_complete": lambda lib, a, b: lib.linalg.qr(b[..., :4], mode="complete"),
+    "qr_r": lambda lib, a, b: lib.linalg.qr(b, mode="r")[1],
+    "eigh": lambda lib, a, b: _eigh_parts(*lib.linalg.eigh(a)),
+    "svd": lambda lib, a, b: _svd_parts(*lib.linalg.svd(b[..., :3, :], full_matrices=False)),
+    "eig": lambda lib, a, b: lib.linalg.eigvals(a).abs().sort(-1).values,
+    "ldl": lambda lib, a, b: lib.linalg.ldl_factor(a),
+    "solve": lambda lib, a, b: lib.linalg.solve(a, b),
+    "solve_ex": lambda lib, a, b: lib.linalg.solve_ex(a, b[..., :2, :], left=False),
+    "inv": lambda lib, a, b: lib.linalg.inv(a),
+    "det": lambda lib, a, b: lib.linalg.det(b),
+    "lstsq": lambda lib, a, b: lib.linalg.lstsq(a, b).solution,
+    "matrix_exp": lambda lib, a, b: lib.linalg.matrix_exp(b * 0.3),
+    "cholesky_inverse": lambda lib, a, b: lib.cholesky_inverse(lib.linalg.cholesky(a)),
+    "tril_triu": lambda lib, a, b: (b.tril(-1), b.mT.triu(2), (b > 0).tril(), b.triu(9)),
+    "complex_solve": lambda lib, a, b: lib.linalg.solve(a * (1 + 1j), b * 1j),
+    "complex_inv": lambda lib, a, b: lib.linalg.inv(b + 0.5j * a),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIZATIONS))
+def test_factorizations_in_runs_of_the_batch(small_binding, name):
+    """(3, 20) matrices of 5x5 (6 kB of float32, over the 4 KiB binding): every factorization and solver runs in
+    runs of the batch that fit a binding, each run's outputs copied into the whole batch's, against torch (runs
+    across the first batch dim, transposed inputs, outputs without a batch as qr's mode 'r' Q)."""
+    a, b = _spd((3, 20, 5, 5)), data((3, 20, 5, 5), seed=3) + 3 * np.eye(5, dtype=np.float32)
+    assert a.nbytes > small_binding.max_binding  # the runs, not one dispatch
+    grad = name in ("cholesky", "solve", "inv")
+    run(FACTORIZATIONS[name], a, b, grad=grad, tol=(2e-4, 2e-4))
+
+
+@pytest.mark.parametrize("fn,op", [
+    (st.linalg.cholesky, "linalg.cholesky"),
+    (st.linalg.qr, "linalg.qr"),
+    (st.linalg.svd, "linalg.svd"),
+    (st.linalg.eigh, "linalg.eigh"),
+    (st.linalg.eig, "linalg.eig"),
+    (st.linalg.lu_factor, "linalg.lu"),
+    (lambda x: st.linalg.inv(x[..., :30, :30]), "linalg.inv"),
+    (lambda x: st.linalg.det(x[..., :30, :30]), "linalg.det"),
+    (lambda x: st.linalg.solve(x[..., :30, :30], x[..., :30, :1]), "linalg.solve"),
+])
+def test_a_matrix_over_a_binding_is_refused_naming_the_op(small_binding, fn, op):
+    """One 40x40 float32 matrix (6.4 kB; a 30x30 one, 3.6 kB, for the solvers of at most 32x32, under a 2 KiB
+    limit) does not fit: the coded error names the public op, as eig's always did (not 'webgpu')."""
+    x = st.tensor(_spd((1, 40, 40)), device=DEV)
+    small_binding.max_binding = 2048
+    with pytest.raises(st.DeviceError) as e:
+        fn(x)
+        st.synchronize()
+    assert e.value.code == "device_error_limit" and str(e.value).startswith(f"{op}:"), str(e.value)
+    assert "max-storage-buffer-binding-size" in str(e.value)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, a, b: a * 2 + b,  # b broadcast
+    lambda lib, a, b: a.t().exp(),  # strided reads
+    lambda lib, a, b: (a > b).to(lib.float16),
+    lambda lib, a, b: a.reshape(-1)[7:14007] - 1,  # one dim: runs of 1,024 from an odd start
+])
+def test_elementwise_past_the_folded_grid(monkeypatch, fn):
+    """Elementwise kernels fold their grid into (x, y) of at most max-compute-workgroups-per-dimension each: 65,535^2
+    workgroups of 64, 2.7e11 elements, which no binding reaches (a 4 GiB binding holds 2^31 float16), so no third grid
+    dim is needed. Under a limit of 4 workgroups a dim (1,024 threads folded) a (300, 50) op of 15,000 elements, which
+    the fold cannot hold, runs in chunks of at most 1,024 elements instead of being refused; so does it under a 4 KiB
+    binding limit too, whose chunks of float16 (2,048 elements) alone would pass the fold."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    st.synchronize()
+    monkeypatch.setattr(RT, "max_groups", 4)
+    run(fn, data((300, 50)), data((50,), seed=1), grad=False)
+    monkeypatch.setattr(RT, "max_binding", 4096)
+    run(fn, data((300, 50)), data((50,), seed=1), grad=False)

@@ -56,11 +56,13 @@ def test_a_tensor_over_the_binding_limit_runs_in_chunks_or_is_a_coded_error(rt, 
     assert y.cumsum(0)[-1].sum().item() == 300_000  # a scan runs in chunks too
     assert y.cummax(0)[1][-1].sum().item() == 2999 * 100  # and cummax's index scan (the last of equal values)
     assert y.argmax(0).sum().item() == 0  # an argmax over a dim in windowed pieces (the first of equal values)
-    index, src = st.zeros(2, 100, dtype=st.int64, device=DEV), st.ones(2, 100, device=DEV)
-    with pytest.raises(st.DeviceError) as e:
-        y.scatter_reduce(0, index, src, "amax")  # a scatter_reduce into an input over a binding along dim 0 does not
+    index, src = st.zeros(2, 100, dtype=st.int64, device=DEV), st.full((2, 100), 2.0, device=DEV)
+    # a scatter_reduce into an input over a binding along dim 0: by pieces of the input's rows
+    assert y.scatter_reduce(0, index, src, "amax").sum().item() == 300_100
+    with pytest.raises(st.DeviceError) as e:  # one row of a convolution's output over a binding is refused
+        st.nn.functional.conv2d(st.ones(1, 1, 2, 300_000, device=DEV), st.ones(1, 1, 1, 1, device=DEV))
     assert e.value.code == "device_error_limit" and "max-storage-buffer-binding-size" in str(e.value)
-    assert str(e.value).startswith("scatter_reduce:")
+    assert str(e.value).startswith("convolution:")
     monkeypatch.undo()
     still_works()
 

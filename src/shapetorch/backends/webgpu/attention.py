@@ -12,11 +12,12 @@ taken in several blocks, one dispatch each (lavapipe miscomputes an invocation's
 all: :func:`block`), each row's running maximum and sum carried between them and its partial result rescaled.
 A row whose scores are all masked has weights 0 (so its output is 0), as torch's attention gives.
 
-Meta (u32 words): ``[B, L, S, D, Dv, scale (f32 bits), flags, nbd, lo, hi, i0, batch shape (nbd)]`` then, per
+Meta (u32 words): ``[B, L, S, D, Dv, scale (f32 bits), flags, nbd, lo, hi, i0, j0, batch shape (nbd)]`` then, per
 strided operand (q, k, v, mask, g, then the results: out, or dq, dk, dv), ``[offset, batch strides (nbd), row
 stride, column stride]``. Flags: 1 causal (``j <= i0 + i``), 2 a bool mask, 4 a float mask (added to the scores),
 8 the first block, 16 the last; ``[lo, hi)`` is the block of the other side's rows; ``i0`` the first query row of
-a piece of the query rows.
+a piece of the query rows, ``j0`` the first key of a block of keys bound as a window (the forward's keys and values
+larger than a binding).
 
 Results take the memory order of their operand (the output q's, each gradient its input's), as torch's fused
 attention does: the usual ``q.transpose(1, 2)`` of a (batch, length, heads, dim) projection gives an output whose
@@ -75,17 +76,18 @@ fn kv(j: u32, d: u32) -> f32 {{ return kb[bk + j * rs(1u) + d * cs(1u)]; }}
 fn vv(j: u32, d: u32) -> f32 {{ return vb[bv + j * rs(2u) + d * cs(2u)]; }}
 {reductions}
 // the scaled, masked score of query row i (of this piece; prm[10] is the piece's first row, for the causal
-// test) and key row j (-inf where masked)
+// test) and key row j (of this block of keys bound as a window; prm[11] is the block's first key) (-inf where
+// masked)
 fn score(i: u32, j: u32) -> f32 {{
   let flags = prm[6];
-  if ((flags & 1u) != 0u && j > i + prm[10]) {{ return -{inf}; }}
+  if ((flags & 1u) != 0u && j + prm[11] > i + prm[10]) {{ return -{inf}; }}
   var s = 0.0;
   for (var d = 0u; d < prm[3]; d = d + 1u) {{ s = s + qv(i, d) * kv(j, d); }}
   s = s * bitcast<f32>(prm[5]);{mask}
   return s;
 }}
 """
-HEADER = 11  # meta words before the batch shape: B, L, S, D, Dv, scale, flags, nbd, lo, hi, i0
+HEADER = 12  # meta words before the batch shape: B, L, S, D, Dv, scale, flags, nbd, lo, hi, i0, j0
 
 _MASK = {
     "": "",
@@ -392,9 +394,10 @@ def laid_out(st: Any, shape: tuple[int, ...], order: tuple[int, ...], offset: in
 def _dispatch(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], outs: tuple[WArray, ...], q: WArray,
               k: WArray, v: WArray, mask: WArray | None, g: WArray | None, stat: WArray | None, scale: float,
               causal: bool, rows: int, span: tuple[int, int], first: bool = True, last: bool = True,
-              i0: int = 0) -> None:
+              i0: int = 0, j0: int = 0) -> None:
     """One dispatch over ``rows`` rows taking the other side's rows ``span`` (``[lo, hi)``); ``i0`` is the first
-    query row of a piece of the query rows (the causal test counts from the whole attention's first)."""
+    query row of a piece of the query rows, ``j0`` the first key of a block of keys bound as a window (the causal
+    test counts from the whole attention's first query row and key)."""
     from .kernels import _grid
 
     batch, L, S, D, Dv = dims
@@ -402,7 +405,7 @@ def _dispatch(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], outs:
     flags = int(causal) | (2 if kind == "bool" else 4 if kind == "float" else 0) | (8 if first else 0)
     flags |= 16 if last else 0
     meta = [math.prod(batch), L, S, D, Dv, int(np.array(scale, dtype=np.float32).view(np.uint32)), flags,
-            len(batch), *span, i0, *batch]
+            len(batch), *span, i0, j0, *batch]
     meta += _operand(q, batch, L, D) + _operand(k, batch, S, D) + _operand(v, batch, S, Dv)
     meta += _operand(mask, batch, L, S) + _operand(g, batch, L, Dv)
     for o in outs:
@@ -430,11 +433,28 @@ def _forward(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], out: W
     each row's running maximum and sum kept between blocks in a temporary."""
     batch, L, S, D, Dv = dims
     rows = math.prod(batch) * L
-    spans = _blocks("forward", "scaled_dot_product_attention", min(S, i0 + L) if causal else S, D, Dv, len(batch))
-    stat = RT.empty((1 if len(spans) == 1 else rows * 2,), q.dtype)  # one block: not read
-    for n, span in enumerate(spans):
-        _dispatch(wgsl, dims, (out,), q, k, v, m, None, stat, scale, causal, rows, span, n == 0,
-                  n == len(spans) - 1, i0)
+    nbd = len(batch)
+    keys = min(S, i0 + L) if causal else S
+    if chunks.fits(k) and chunks.fits(v):
+        spans = _blocks("forward", "scaled_dot_product_attention", keys, D, Dv, nbd)
+        stat = RT.empty((1 if len(spans) == 1 else rows * 2,), q.dtype)  # one block: not read
+        for n, span in enumerate(spans):
+            _dispatch(wgsl, dims, (out,), q, k, v, m, None, stat, scale, causal, rows, span, n == 0,
+                      n == len(spans) - 1, i0)
+        return
+    # one (batch, head) whose keys or values are larger than a binding (``_in_chunks`` passes them unwindowed):
+    # blocks of keys that also fit a binding, each block's keys, values and mask columns bound as windows and read
+    # from their first (j0 tells the causal test where the block starts), the running statistics carried as above
+    step = min(block("forward", D, Dv, nbd), chunks.rows(k, nbd), chunks.rows(v, nbd))
+    if step == 0:
+        _blocks("forward", "scaled_dot_product_attention", keys, D, Dv, nbd)  # refuses heads too wide
+    spans = [(s, min(s + step, keys)) for s in range(0, keys, step)]
+    stat = RT.empty((rows * 2,), q.dtype)
+    for n, (lo, hi) in enumerate(spans):
+        kp, vp = (chunks.windowed(chunks.narrow(x, nbd, lo, hi)) for x in (k, v))
+        mp = None if m is None else chunks.windowed(chunks.narrow(m, nbd + 1, lo, hi))
+        _dispatch(wgsl, (batch, L, hi - lo, D, Dv), (out,), q, kp, vp, mp, None, stat, scale, causal, rows,
+                  (0, hi - lo), n == 0, n == len(spans) - 1, i0, lo)
 
 
 def _backward(kind: str, dims: tuple[tuple[int, ...], int, int, int, int], grads: tuple[WArray, ...], q: WArray,
@@ -479,30 +499,35 @@ def _full_rank(a: WArray, batch: tuple[int, ...], rows: int, cols: int) -> WArra
 
 
 def _in_chunks(views: list[WArray | None], on_rows: list[bool], nsplit: int,
-               run: Callable[[list[WArray | None], int], None], i0: int = 0) -> None:
+               run: Callable[[list[WArray | None], int], None], i0: int = 0, keys: tuple[int, ...] = ()) -> None:
     """``run(views)`` with every view bound whole, or, when one is larger than a binding, over pieces of the batch
     dims (outermost first; every view is full rank, ``(*batch, rows, cols)``) and, when ``nsplit`` is one more than
     the batch dims, of the query rows (followed by the views marked in ``on_rows``), each piece's views bound as
     windows of their buffers (the kernels read every operand through the offsets and strides of the parameter
     block, so a window needs only its offset rebased). A piece that cannot be split further and still does not fit
     is refused (``device_error_limit`` naming the primitive). ``run`` is also given the piece's first query row
-    (``i0``: the causal test counts the rows of the whole attention)."""
+    (``i0``: the causal test counts the rows of the whole attention). ``keys``: the positions of views (the keys
+    and values) that, once the batch is down to one entry, are passed as they are when larger than a binding
+    (``run`` takes them in blocks of key rows)."""
     live = [v for v in views if v is not None]
-    if all(chunks.fits(v) for v in live):
-        run([None if v is None else chunks.windowed(v) for v in views], i0)
-        return
     nbd = live[0].ndim - 2
+    single = all(n == 1 for n in live[0].shape[:nbd])
+    loose = [single and i in keys and v is not None and not chunks.fits(v) for i, v in enumerate(views)]
+    if all(chunks.fits(v) for v, x in zip(views, loose) if v is not None and not x):
+        run([None if v is None else v if x else chunks.windowed(v) for v, x in zip(views, loose)], i0)
+        return
     dim = next((d for d in range(nsplit) if live[0].shape[d] > 1), -1)
     if dim < 0:
-        for v in live:
-            chunks.windowed(v)  # the one that does not fit raises
+        for v, x in zip(views, loose):
+            if v is not None and not x:
+                chunks.windowed(v)  # the one that does not fit raises
     follow = [v is not None and (dim < nbd or r) for v, r in zip(views, on_rows)]
-    step = min(chunks.rows(v, dim) for v, f in zip(views, follow) if f and v is not None)
+    step = min(chunks.rows(v, dim) for v, f, x in zip(views, follow, loose) if f and v is not None and not x)
     n = live[0].shape[dim]
     for s in range(0, n, step):
         e = min(s + step, n)
         _in_chunks([chunks.narrow(v, dim, s, e) if f and v is not None else v for v, f in zip(views, follow)],
-                   on_rows, nsplit, run, i0 + (s if dim == nbd else 0))
+                   on_rows, nsplit, run, i0 + (s if dim == nbd else 0), keys)
 
 
 def _large(*views: WArray | None) -> bool:
@@ -532,7 +557,7 @@ def attention_kernel(q: WArray, k: WArray, v: WArray, *mask: WArray, scale: floa
         assert pq is not None and pk is not None and pv is not None and po is not None
         _forward(wgsl, (pq.shape[:-2], pq.shape[-2], S, D, Dv), po, pq, pk, pv, pm, scale, causal, i0)
 
-    _in_chunks(views, [True, False, False, True, True], len(batch) + 1, run)
+    _in_chunks(views, [True, False, False, True, True], len(batch) + 1, run, keys=(1, 2))
     return out
 
 

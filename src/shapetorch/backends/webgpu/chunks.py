@@ -14,6 +14,7 @@ Kernels that do not run in chunks still refuse a buffer over the binding limit (
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -92,9 +93,10 @@ def rows(x: WArray, dim: int) -> int:
 
 
 def chunked(shape: Sequence[int], views: Sequence[WArray], run: Callable[[tuple[int, ...], list[WArray]], Any],
-            keep: Sequence[int | None] = ()) -> None:
+            keep: Sequence[int | None] = (), most: int | None = None) -> None:
     """Call ``run(chunk_shape, windowed_views)`` over chunks of the index space ``shape`` (every view has that
-    shape), splitting the outermost dims first, each chunk as large as every view's binding allows.
+    shape), splitting the outermost dims first, each chunk as large as every view's binding allows (and of at most
+    ``most`` indices: a kernel of one thread an index whose grid would pass the adapter's limit).
 
     ``keep``: per view, a dim that is not split (or None). Such a view spans all of its own extent there in every
     chunk (the target of ``gather``/``scatter`` along their axis, reached at any index); its other dims follow
@@ -102,15 +104,18 @@ def chunked(shape: Sequence[int], views: Sequence[WArray], run: Callable[[tuple[
     shape = tuple(shape)
     keeps = list(keep) + [None] * (len(views) - len(keep))
     split = [v for v, k in zip(views, keeps) if k is None]
-    if all(fits(v) for v in split):
+    if all(fits(v) for v in split) and (most is None or math.prod(shape) <= most):
         run(shape, [windowed(v) if k is None else v for v, k in zip(views, keeps)])
         return
     dim = next(d for d, n in enumerate(shape) if n > 1)  # a view of one element always fits
     step = min(rows(v, dim) for v in split)
+    if most is not None:
+        step = min(step, max(1, most // math.prod(shape[dim + 1:])))
     for start in range(0, shape[dim], step):
         stop = min(start + step, shape[dim])
         part = (*shape[:dim], stop - start, *shape[dim + 1:])
-        chunked(part, [v if k == dim else narrow(v, dim, start, stop) for v, k in zip(views, keeps)], run, keeps)
+        chunked(part, [v if k == dim else narrow(v, dim, start, stop) for v, k in zip(views, keeps)], run, keeps,
+                most)
 
 
 def windows(x: WArray) -> list[tuple[WArray, int]]:

@@ -295,24 +295,44 @@ def _scatter_reduce_runs(st: str, out: WArray, a: WArray, runs: list[tuple[WArra
         RT.dispatch(shader, bufs, meta, K._grid(a.size))
 
 
+def _scatter_reduce_index_runs(st: str, out: WArray, a: WArray, index: WArray, src: WArray, reduce: str,
+                               include_self: bool) -> None:
+    """scatter_reduce along dim 0 into ``out`` (bound whole, written from its start) from ``a`` (one binding's
+    worth), the index and src in runs of rows bound as windows, the results carried from run to run."""
+    step = min(chunks.rows(index, 0), chunks.rows(src, 0))
+    runs = []
+    for s in range(0, index.shape[0], step):
+        e = min(s + step, index.shape[0])
+        ip, sp = (chunks.windowed(chunks.narrow(x, 0, s, e)) for x in (index, src))
+        runs += [(ip, sp, k0, min(e - s, k0 + SCATTER_CHUNK)) for k0 in range(0, e - s, SCATTER_CHUNK)]
+    _scatter_reduce_runs(st, out, a, runs, 0, reduce, include_self)
+
+
 def _scatter_reduce_pieces(out: WArray, a: WArray, index: WArray, src: WArray, axis: int, reduce: str,
                            include_self: bool) -> WArray:
     """scatter_reduce with a tensor larger than one binding (every operand contiguous; ``src`` of the index's
-    shape). Along the dim, any input element may land in any output element: with ``axis`` 0 the input and the
-    output (of the input's size) are bound whole (refused when larger than a binding) and the index and src go in runs of rows bound as
-    windows (contiguous pieces), their results carried from run to run; otherwise the tensors go in pieces of
-    dim 0, each reduced on its own (the index and src clipped to their own extent) into a temporary and copied
-    into place."""
+    shape). Along the dim, any input element may land in any output element: with ``axis`` 0 the index and src go
+    in runs of rows bound as windows (contiguous pieces), their results carried from run to run, into the whole
+    output, or, when the input is larger than a binding, into each piece of the output's rows in turn; otherwise
+    the tensors go in pieces of dim 0, each reduced on its own (the index and src clipped to their own extent)
+    into a temporary and copied into place."""
     st = K._st(a.dtype)
     if axis == 0:
-        aw = chunks.windowed(a)  # raises when the input (and so the output) is larger than a binding
-        step = min(chunks.rows(index, 0), chunks.rows(src, 0))
-        runs = []
-        for s in range(0, index.shape[0], step):
-            e = min(s + step, index.shape[0])
-            ip, sp = (chunks.windowed(chunks.narrow(x, 0, s, e)) for x in (index, src))
-            runs += [(ip, sp, k0, min(e - s, k0 + SCATTER_CHUNK)) for k0 in range(0, e - s, SCATTER_CHUNK)]
-        _scatter_reduce_runs(st, out, aw, runs, axis, reduce, include_self)  # (out is a's size: it fits too)
+        if chunks.fits(a):
+            _scatter_reduce_index_runs(st, out, chunks.windowed(a), index, src, reduce, include_self)
+            return out
+        # the output in pieces of rows [s, e), each a temporary reduced from every run of the index shifted by -s
+        # (the kernel matches an index entry to its output row's position in the piece; an entry of another piece
+        # matches no row of this one), then copied into place
+        step = max(1, min(chunks.rows(a, 0), chunks.rows(out, 0)))
+        for s in range(0, a.shape[0], step):
+            e = min(s + step, a.shape[0])
+            piece = RT.empty((e - s, *a.shape[1:]), a.dtype)
+            shifted = K.elementwise("a - b", index.dtype, [("a", index, index.dtype), ("b", s, index.dtype)],
+                                    index.shape) if s else index
+            _scatter_reduce_index_runs(st, piece, chunks.windowed(chunks.narrow(a, 0, s, e)), shifted, src, reduce,
+                                       include_self)
+            K.assign(chunks.narrow(out, 0, s, e), piece)
         return out
     step = min(chunks.rows(x, 0) for x in (a, out, index, src))
     for s in range(0, a.shape[0], step):

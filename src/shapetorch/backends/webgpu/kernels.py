@@ -126,7 +126,8 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     n = math.prod(shape)
     if n == 0 or st is None:
         return out
-    if chunks.large(out) or any(isinstance(x, WArray) and chunks.large(x) for _, x, _ in operands):
+    if (chunks.large(out) or any(isinstance(x, WArray) and chunks.large(x) for _, x, _ in operands)
+            or n > WG * RT.max_groups ** 2):  # (the last: more threads than the grid's two folded dims hold)
         _elementwise_chunks(expr, out, operands, shape, extra, check, helpers)
         return out
     same = out.shape == shape
@@ -204,7 +205,7 @@ def _elementwise_chunks(expr: str, out: WArray, operands: Sequence[tuple[str, Op
             now[i] = (now[i][0], v, now[i][2])
         elementwise(expr, out.dtype, now, part, out=vs[0], extra=extra, check=check, helpers=helpers)
 
-    chunks.chunked(shape, views, run)
+    chunks.chunked(shape, views, run, most=WG * RT.max_groups ** 2)
 
 
 def redirect(dst: WArray, src: WArray) -> bool:
@@ -1417,6 +1418,16 @@ def triangle_kernel(a: WArray, k: int, upper: bool) -> WArray:
         return out
     r, c = a.shape[-2:]
     k = max(min(k, c), -r)  # beyond the matrix every element is kept or dropped alike (and it fits in i32)
+    if chunks.large(out) or chunks.large(a):
+        # over a binding: an elementwise select against each element's row and column index, read from two small
+        # aranges broadcast over the matrix (bound whole in every chunk of the elementwise kernel's runs)
+        i32 = np.dtype(np.int32)
+        lead = (0,) * (a.ndim - 2)
+        row = _view(arange(0, 1, r, i32), a.shape, (*lead, 1, 0), 0)
+        col = _view(arange(0, 1, c, i32), a.shape, (*lead, 0, 1), 0)
+        keep = "col - row >= k" if upper else "col - row <= k"
+        return elementwise(f"select(z, a, {keep})", a.dtype, [("a", a, a.dtype), ("row", row, i32), ("col", col, i32),
+                                                            ("k", k, i32), ("z", 0, a.dtype)], a.shape, out=out)
     meta = [out.size, r, c, k & 0xFFFFFFFF, int(upper), a.ndim, *a.shape, a.offset, *a.stride]
     RT.dispatch(G.triangle_kernel(_st(a.dtype)), [out.st.buf, a.st.buf], meta, _grid(out.size))
     return out
@@ -1444,30 +1455,73 @@ def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[i
     wg = reshape_kernel(w if w.dtype == x.dtype else cast(w, x.dtype), (groups, og, cg * kk))
     if res.st is None or wg.st is None:
         return res
-    m = math.prod(out)
     a_geo = [wg.offset, wg.stride[1], wg.stride[2], 0, wg.stride[0]]
-    geo = [len(ksize), kk, *x.shape[2:], *ksize, *out, *stride, *padding, *dilation, x.stride[1], *x.stride[2:]]
 
-    def run(res: WArray, x: WArray) -> None:
-        _gemm(res, og, m, cg * kk, (res.shape[0], groups), wg, a_geo, x,
+    def run(res: WArray, x: WArray, pad: Sequence[int] = padding) -> None:
+        geo = [len(ksize), kk, *x.shape[2:], *ksize, *res.shape[2:], *stride, *pad, *dilation, x.stride[1],
+               *x.stride[2:]]
+        _gemm(res, og, math.prod(res.shape[2:]), cg * kk, (res.shape[0], groups), wg, a_geo, x,
               [x.offset, 0, 0, x.stride[0], cg * x.stride[1]], (_a_mode(og, cg * kk, a_geo), "sn"), conv="fwd",
               conv_meta=geo, ksize=ksize)
 
-    _by_samples(res, x, run)
+    def rows(res: WArray, x: WArray) -> None:  # one sample over a binding: pieces of its output rows
+        for r0, r1, xs, pad in _conv_row_pieces(res, x, ksize, stride, padding, dilation):
+            piece = chunks.narrow(res, 2, r0, r1)
+            if xs is None:  # every window of these rows lies in the padding
+                assign(piece, 0)
+                continue
+            tmp = RT.empty(piece.shape, piece.dtype)
+            run(tmp, xs, pad)
+            assign(piece, tmp)
+
+    _by_samples(res, x, run, rows)
     return res
 
 
-def _by_samples(out: WArray, x: WArray, run: Callable[[WArray, WArray], None]) -> None:
+def _conv_row_pieces(out: WArray, x: WArray, ksize: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+                     dilation: Sequence[int]) -> list[tuple[int, int, WArray | None, tuple[int, ...]]]:
+    """One sample of a convolution (``out`` of its output, ``x`` of its input) larger than a binding, in pieces of
+    the output's first spatial dim ``[r0, r1)``: each with a contiguous copy of the input rows its windows read
+    (``None`` when they all lie in the padding) and the padding that maps the piece's windows onto that copy (the
+    copy starts at input row ``a``: row ``r * stride - padding`` of the whole is row ``(r - r0) * stride - (padding
+    + a - r0 * stride)`` of the copy, and ``a`` is 0 or ``r0 * stride - padding``, so that padding is never
+    negative; rows past the copy's end are padding or never read). Refused (naming the op) when one output row or
+    the input rows of one output row do not fit a binding."""
+    H, OH = x.shape[2], out.shape[2]
+    s, p, d, k = stride[0], padding[0], dilation[0], ksize[0]
+    size = chunks.item(out)
+    room = RT.max_binding - RT.align
+    per_out = math.prod(out.shape[1:]) // max(OH, 1) * size  # bytes of one output row (all channels)
+    per_in = math.prod(x.shape[1:]) // max(H, 1) * size
+    step = min(room // max(per_out, 1), (room // max(per_in, 1) - d * (k - 1) - 1) // s + 1)
+    if step < 1:
+        RT._too_large(max(per_out, per_in * (d * (k - 1) + 1)))
+    pieces: list[tuple[int, int, WArray | None, tuple[int, ...]]] = []
+    for r0 in range(0, OH, step):
+        r1 = min(OH, r0 + step)
+        a, b = max(0, r0 * s - p), min(H, (r1 - 1) * s - p + d * (k - 1) + 1)
+        xs = contiguous_copy(chunks.narrow(x, 2, a, b)) if b > a else None
+        pieces.append((r0, r1, xs, (p + a - r0 * s, *padding[1:])))
+    return pieces
+
+
+def _by_samples(out: WArray, x: WArray, run: Callable[[WArray, WArray], None],
+                rows: Callable[[WArray, WArray], None] | None = None) -> None:
     """``run(out, x)``: a convolution whose ``out`` and ``x`` (the input, or the output gradient) have the samples
     as dim 0 and are bound whole, or, when either is larger than one binding, by runs of samples bound as windows
     (one GEMM each; the weight is bound whole). The GEMM writes its output from its binding's start, so a run
     starts at a sample whose byte offset in ``out`` is a multiple of the binding alignment; where a run of that
     many samples would not fit, each run is computed into a temporary and copied. A single sample larger than a
-    binding is refused (``device_error_limit`` naming the primitive)."""
+    binding goes to ``rows`` (the kernel's pieces of that sample's first spatial dim), or, without it, is refused
+    (``device_error_limit`` naming the primitive)."""
     if not (chunks.large(out) or chunks.large(x)):
         run(out, x)
         return
     n = out.shape[0]
+    if rows is not None and not (chunks.fits(chunks.narrow(out, 0, 0, 1)) and chunks.fits(chunks.narrow(x, 0, 0, 1))):
+        for s in range(n):
+            rows(chunks.narrow(out, 0, s, s + 1), chunks.narrow(x, 0, s, s + 1))
+        return
     step = min(chunks.rows(out, 0), chunks.rows(x, 0))
     unit = RT.align // math.gcd(math.prod(out.shape[1:]) * chunks.item(out), RT.align)  # samples per aligned step
     direct = step >= unit
@@ -1495,7 +1549,6 @@ def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stri
     ksize = tuple(w.shape[2:])
     n, c = g.shape[0], w.shape[1] * groups
     og, cg, kk = w.shape[0] // groups, w.shape[1], math.prod(ksize)
-    out = tuple(g.shape[2:])
     shape = (n, c, *input_size)
     if g.st is None or og * kk == 0:  # no output elements (or no weights): nothing flows back
         return full(shape, 0, g.dtype)
@@ -1507,15 +1560,41 @@ def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stri
     if dx.st is None or w.st is None:
         return dx
     nd = len(ksize)
-    geo = [nd, kk, *input_size, *ksize, *out, *stride, *padding, *dilation, 0, *([0] * nd),
-           g.stride[1], *g.stride[2:], w.stride[0]]
 
-    def run(dx: WArray, g: WArray) -> None:
-        _gemm(dx, cg, math.prod(input_size), og * kk, (dx.shape[0], groups), w, [w.offset, 0, 0, 0, og * w.stride[0]],
-              g, [g.offset, 0, 0, g.stride[0], og * g.stride[1]], ("sk", "sn"), conv="igrad", conv_meta=geo,
-              ksize=ksize, cstride=tuple(stride))
+    def run(dx: WArray, g: WArray, pad: Sequence[int] = padding) -> None:
+        geo = [nd, kk, *dx.shape[2:], *ksize, *g.shape[2:], *stride, *pad, *dilation, 0, *([0] * nd),
+               g.stride[1], *g.stride[2:], w.stride[0]]
+        _gemm(dx, cg, math.prod(dx.shape[2:]), og * kk, (dx.shape[0], groups), w,
+              [w.offset, 0, 0, 0, og * w.stride[0]], g, [g.offset, 0, 0, g.stride[0], og * g.stride[1]],
+              ("sk", "sn"), conv="igrad", conv_meta=geo, ksize=ksize, cstride=tuple(stride))
 
-    _by_samples(dx, g, run)
+    def rows(dx: WArray, g: WArray) -> None:
+        """One sample over a binding: pieces of dx's first spatial dim ``[a, b)``, each from a contiguous copy of
+        the output gradient rows ``[r0, r1)`` whose windows reach it, with the padding that maps them onto the
+        piece (``padding + a - r0 * stride``: r0 is lowered until it is not negative; a row more is harmless)."""
+        H, OH = dx.shape[2], g.shape[2]
+        s, p, d, k = stride[0], padding[0], dilation[0], ksize[0]
+        size, room = chunks.item(dx), RT.max_binding - RT.align
+        per_in = math.prod(dx.shape[1:]) // max(H, 1) * size
+        per_out = math.prod(g.shape[1:]) // max(OH, 1) * size
+        q = room // max(per_in, 1)
+        while q >= 1 and ((q + d * (k - 1)) // s + 2) * per_out > room:
+            q //= 2
+        if q < 1:
+            RT._too_large(max(per_in, per_out * ((d * (k - 1)) // s + 2)))
+        for a in range(0, H, q):
+            b = min(H, a + q)
+            piece = chunks.narrow(dx, 2, a, b)
+            r0 = max(0, min(-(-(a + p - d * (k - 1)) // s), (a + p) // s))
+            r1 = min(OH, (b - 1 + p) // s + 1)
+            if r1 <= r0:  # no window reaches these rows
+                assign(piece, 0)
+                continue
+            tmp = RT.empty(piece.shape, piece.dtype)
+            run(tmp, contiguous_copy(chunks.narrow(g, 2, r0, r1)), (p + a - r0 * s, *padding[1:]))
+            assign(piece, tmp)
+
+    _by_samples(dx, g, run, rows)
     return dx
 
 
@@ -1534,7 +1613,20 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
     if not (chunks.large(x) or chunks.large(gc)):
         return _conv_wgrad(x, gc, weight_size, stride, padding, dilation, groups)
     # larger than one binding: the sum over the samples by runs of samples bound as windows, their sums added
-    # (float16's partial sums are rounded once per run)
+    # (float16's partial sums are rounded once per run); a sample larger than a binding by pieces of its output rows
+    # (the forward's), each with a copy of its input rows and output gradient rows
+    if not (chunks.fits(chunks.narrow(x, 0, 0, 1)) and chunks.fits(chunks.narrow(gc, 0, 0, 1))):
+        acc: WArray | None = None
+        ksize = tuple(weight_size[2:])
+        for i in range(n):
+            xi, gi = chunks.narrow(x, 0, i, i + 1), chunks.narrow(gc, 0, i, i + 1)
+            for r0, r1, xs, pad in _conv_row_pieces(gi, xi, ksize, stride, padding, dilation):
+                if xs is None:
+                    continue
+                part = _conv_wgrad(xs, contiguous_copy(chunks.narrow(gi, 2, r0, r1)), weight_size, stride, pad,
+                                   dilation, groups)
+                acc = part if acc is None else binary("add")(acc, part)
+        return acc if acc is not None else full(tuple(weight_size), 0, g.dtype)
     step = min(chunks.rows(x, 0), chunks.rows(gc, 0))
     total: WArray | None = None
     for s in range(0, n, step):

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..._errors import fail
+from . import chunks
 from . import kernels as K
-from .runtime import RT, WG, WArray
+from .runtime import RT, WG, WArray, contiguous_strides
 
 MAX_N = 32
 MAX_WORK = 32 * 32 * 32  # n * n * (right-hand sides) per thread
@@ -158,6 +160,41 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }}"""
 
 
+def by_batch(fn: Callable[..., Any], mats: Sequence[WArray | None], nbatch: int, per: int) -> Any:
+    """``fn(*mats)`` over runs of the batch (the first ``nbatch`` dims of every matrix operand, one batch shape)
+    small enough that every buffer ``fn`` makes for a run fits one binding: ``per`` bytes a matrix, the largest
+    of them. Each run's operands are contiguous copies of its matrices (so ``fn`` binds whole buffers, as for a
+    small batch), each run's outputs (a tensor or a tuple; those with a batch dim first) are copied into the
+    whole batch's. A batch that fits, or a single matrix, is ``fn``'s alone: a matrix over a binding is then
+    refused by the runtime, naming the op (``RT.op``)."""
+    first = next(m for m in mats if m is not None)
+    batch = first.shape[:nbatch]
+    nb = math.prod(batch)
+    room = RT.max_binding - RT.align
+    if nb <= 1 or nb * per <= room:
+        return fn(*mats)
+    step = max(1, room // per)
+    flats = [None if m is None else K.reshape_kernel(m, (nb, *m.shape[nbatch:])) for m in mats]
+    outs: list[WArray | None] = []
+    batched: list[bool] = []
+    single = False
+    for b0 in range(0, nb, step):
+        b1 = min(nb, b0 + step)
+        got = fn(*(None if f is None else K.contiguous_copy(chunks.narrow(f, 0, b0, b1)) for f in flats))
+        single = not isinstance(got, tuple)
+        parts: list[WArray | None] = [got] if single else list(got)
+        if not outs:  # an output without the batch (qr's empty Q in mode 'r') is the first run's
+            batched = [p is not None and p.shape[:1] == (b1 - b0,) for p in parts]
+            outs = [RT.empty((nb, *p.shape[1:]), p.dtype) if p is not None and whole else p
+                    for p, whole in zip(parts, batched)]
+        for out, p, whole in zip(outs, parts, batched):
+            if whole and out is not None and p is not None:
+                K.assign(chunks.narrow(out, 0, b0, b1), p)
+    res = [K._view(o, (*batch, *o.shape[1:]), contiguous_strides((*batch, *o.shape[1:])))
+           if whole and o is not None else o for o, whole in zip(outs, batched)]
+    return res[0] if single else tuple(res)
+
+
 def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str,
                trans: bool = False) -> tuple[WArray | None, WArray, WArray]:
     """Run the elimination on copies of ``a`` (..., n, n) and ``rhs`` (..., n, m); returns (X, det, info), info
@@ -172,6 +209,19 @@ def _eliminate(op: str, a: WArray, rhs: WArray | None, singular: str,
         fail("device_error_limit", op=op,
              problem=f"{n}x{n} matrices (one thread eliminates a matrix: at most {MAX_N}x{MAX_N} on WebGPU); "
                      "move the tensor to the CPU")
+    m = rhs.shape[-1] if rhs is not None else 0
+    per = np.dtype(a.dtype).itemsize * n * max(n, m, 1)  # the largest buffer a matrix needs: its copy, or X
+    outer, RT.op = RT.op, op  # a binding over the adapter's limit is refused naming the op
+    try:
+        return by_batch(lambda a_, rhs_: _eliminate_run(op, a_, rhs_, singular, trans), [a, rhs], a.ndim - 2,
+                        per)
+    finally:
+        RT.op = outer
+
+
+def _eliminate_run(op: str, a: WArray, rhs: WArray | None, singular: str,
+                   trans: bool) -> tuple[WArray | None, WArray, WArray]:
+    n = a.shape[-1]
     batch = a.shape[:-2]
     nb = math.prod(batch)
     det = RT.empty(batch, a.dtype)
