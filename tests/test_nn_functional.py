@@ -184,6 +184,10 @@ def test_conv_values_gradients_and_double_backward(nd, groups, stride, padding, 
     ((2, 1, 9, 8), (3, 1, 3, 3), 1, 1), ((2, 3, 8, 7), (4, 3, 2, 5), (1, 2), (2, 1)), ((2, 16, 6, 6), (8, 16, 3, 3), 1, 1),
     ((2, 16, 6, 5), (4, 16, 3, 3), 0, (1, 2)), ((3, 2, 9), (5, 2, 4), 3, 1), ((1, 24, 11), (6, 24, 2), 5, 3),
     ((2, 2, 4, 5, 3), (3, 2, 2, 3, 2), 1, 1), ((2, 3, 5, 5), (2, 3, 3, 3), 4, 1),
+    # the forward's row grid: a folded tap that reads only padding (its shifted copy is all zeros), a 3-d middle
+    # dim cropped off the grid with dilation, a 1-d layer whose product is the whole output
+    ((2, 8, 5, 2), (3, 8, 2, 3), (1, 2), (1, 2)), ((2, 4, 3, 5, 4), (3, 4, 2, 3, 2), (1, 0, 1), (1, 2, 1)),
+    ((3, 4, 6), (5, 4, 3), 0, 2),
 ])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_conv_on_the_padded_grid(x_shape, w_shape, padding, dilation, dtype):
