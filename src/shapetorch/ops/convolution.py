@@ -142,48 +142,55 @@ def _chunks(n: int, per_sample: int, budget: int = 0) -> list[slice]:
     return [slice(i, min(i + step, n)) for i in range(0, n, step)]
 
 
+def _row_grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints, out: Ints) -> tuple[Any, Ints, list[int], int]:
+    """The row grid of NOTE [convolution on the padded grid]: ``x`` (N, C, *S) as (N, k_last, C, size + tail), the
+    trailing kernel taps folded into shifted copies as wide as the output's rows, zero where they read padding;
+    with the grid's sizes, the remaining kernel offsets' shifts on it and the outputs' span (the first out[0] grid
+    rows; a 3-d grid's middle dims reach past it by ``tail``)."""
+    nd = len(kernel)
+    n, c = x.shape[:2]
+    gsp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd - 1)) + (out[-1],)
+    steps = tuple(math.prod(gsp[i + 1:]) for i in range(nd))
+    size = math.prod(gsp)
+    tail = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(1, nd - 1))
+    offsets = [sum(k[i] * dilation[i] * steps[i] for i in range(nd - 1))
+               for k in itertools.product(*(range(kernel[i]) for i in range(nd - 1)))]
+    fold = kernel[-1]
+    cols = np.zeros((n, fold, c, size + tail), dtype=x.dtype)
+    grid = cols[..., :size].reshape((n, fold, c) + gsp)
+    last, pl, dl = x.shape[-1], padding[-1], dilation[-1]
+    lead = tuple(slice(q, q + m) for q, m in zip(padding[:-1], x.shape[2:-1]))
+    for f in range(fold):
+        # where this tap's shifted copy lands in the last dim, and what it reads (nothing: all padding)
+        lo, hi = max(0, pl - f * dl), min(out[-1], pl - f * dl + last)
+        if lo < hi:
+            grid[(slice(None), f, slice(None)) + lead + (slice(lo, hi),)] = x[..., lo + f * dl - pl:hi + f * dl - pl]
+    return cols, gsp, offsets, out[0] * steps[0]
+
+
 def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) -> Any:
     """The forward on per-sample row grids (NOTE [convolution on the padded grid]), chunk by chunk, written
-    straight into the output where it is compact (1-d and 2-d); ``bias`` (O,) is added in place."""
+    straight into the output where it is compact (1-d and 2-d); ``bias`` (O,) is added to each chunk while it is
+    in the cache."""
     nd = w.ndim - 2
     n, c = x.shape[:2]
     o, kernel = w.shape[0], w.shape[2:]
     out = _out_size(x.shape[2:], kernel, (1,) * nd, padding, dilation)
-    # the grid: the padded sizes of the leading dims, the output's width in the last
-    gsp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd - 1)) + (out[-1],)
-    steps = tuple(math.prod(gsp[i + 1:]) for i in range(nd))
-    size = math.prod(gsp)
-    # the outputs span the first out[0] grid rows; the middle dims (3-d) reach past the grid by ``tail``
-    span = out[0] * steps[0]
-    tail = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(1, nd - 1))
-    fold = kernel[-1]
-    offsets = [sum(k[i] * dilation[i] * steps[i] for i in range(nd - 1))
-               for k in itertools.product(*(range(kernel[i]) for i in range(nd - 1)))]
     dtype = np.result_type(x.dtype, w.dtype)
     result = np.empty((n, o) + out, dtype=dtype)
+    fold = kernel[-1]
     # the weight as (unfolded offsets, O, folded offsets * C), matching the columns' rows
-    wk = np.moveaxis(w, 1, -1).reshape(o, len(offsets), fold * c).swapaxes(0, 1)
-    # where each folded tap's shifted copy of the input lands in the last dim, and what it reads
-    last, pl, dl = x.shape[-1], padding[-1], dilation[-1]
-    spans = []
-    for f in range(fold):
-        lo = max(0, pl - f * dl)
-        hi = min(out[-1], pl - f * dl + last)
-        spans.append((slice(lo, hi), slice(lo + f * dl - pl, hi + f * dl - pl)))
-    lead = tuple(slice(q, q + m) for q, m in zip(padding[:-1], x.shape[2:-1]))
+    wk = np.moveaxis(w, 1, -1).reshape(o, -1, fold * c).swapaxes(0, 1)
+    gsp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd - 1)) + (out[-1],)
     crop = None
     if nd > 2 and any(out[i] != gsp[i] for i in range(1, nd - 1)):
         crop = (slice(None), slice(None), slice(None)) + tuple(slice(0, m) for m in out[1:])
-    per_sample = fold * c * (size + tail) + 2 * o * span
+    b = None if bias is None else bias.reshape(o, 1)
+    per_sample = fold * c * math.prod(gsp) + 2 * o * out[0] * math.prod(gsp[1:])
     for part in _chunks(n, per_sample):
         m = part.stop - part.start
-        xs = x[part]
-        cols = np.zeros((m, fold, c, size + tail), dtype=x.dtype)
-        grid = cols[..., :size].reshape((m, fold, c) + gsp)
-        for f, (dst, src) in enumerate(spans):
-            if dst.start < dst.stop:
-                grid[(slice(None), f, slice(None)) + lead + (dst,)] = xs[..., src]
-        cols = cols.reshape(m, fold * c, size + tail)
+        cols, gsp, offsets, span = _row_grid(x[part], kernel, padding, dilation, out)
+        cols = cols.reshape(m, fold * c, cols.shape[-1])
         if crop is None:
             y = result[part].reshape(m, o, span)
             np.matmul(wk[0], cols[:, :, offsets[0]:offsets[0] + span], out=y)
@@ -194,10 +201,10 @@ def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) 
             for a in range(1, len(offsets)):
                 np.matmul(wk[a], cols[:, :, offsets[a]:offsets[a] + span], out=tmp)
                 y += tmp
+        if b is not None:
+            y += b
         if crop is not None:
             result[part] = y.reshape((m, o, out[0]) + gsp[1:])[crop]
-    if bias is not None:
-        result += bias.reshape((o,) + (1,) * nd)
     return result
 
 
@@ -246,11 +253,24 @@ def _grid_weight_grad(x: Any, g: Any, weight_size: Ints, padding: Ints, dilation
 # thread, CPU time, medians of interleaved rounds) on the CNN's 1->16 3x3 layer at 64x28x28: forward 1.0 ms and
 # weight gradient 0.6 ms against 2.3 and 2.5 ms on the grid and im2col; LeNet's 1->6 5x5: 0.9 and 1.0 ms
 # against 1.9 and 1.9. With 16 channels its window gather costs more than the grid's row copies (1.7 ms of the
-# CNN's 16->32 forward), so wider layers stay on the grid.
+# CNN's 16->32 forward), so wider layers stay on the grid. With stride 1 (1-d and 2-d) the columns are copied
+# from the row grid (issue 17's fourth round): k_last shifted copies of the input, then one copy per remaining
+# kernel offset of whole output-wide rows, where the window gather copied one output row at a time and padded
+# the input first with np.pad. LeNet's 1->6 5x5 (64x28x28, bias): forward 1.74 -> 1.13 ms, weight gradient 1.66
+# -> 1.15 ms; the CNN's 1->16 3x3: 1.55 -> 1.05 and 1.07 -> 0.76 ms (one thread, CPU time, medians of 25 calls
+# alternating old and new in one process, load average 8).
 
 def _sample_columns(x: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints, out: Ints) -> Any:
     """The windows of the padded ``x`` (N, C, *S) as (N, C * prod(K), prod(out)); rows ordered (channel, *K)."""
     nd = len(kernel)
+    if nd <= 2 and all(s == 1 for s in stride):
+        # from the row grid: each remaining kernel offset's rows are one contiguous slice of it (rows of the
+        # output's width), where the strided window gather copies runs of one output row
+        grid, _, offsets, span = _row_grid(x, kernel, padding, dilation, out)  # (N, K_last, C, size)
+        cols = np.empty((x.shape[0], x.shape[1], len(offsets), kernel[-1], span), dtype=x.dtype)
+        for a, off in enumerate(offsets):
+            cols[:, :, a] = grid[..., off:off + span].swapaxes(1, 2)
+        return cols.reshape(x.shape[0], x.shape[1] * math.prod(kernel), span)
     win = _windows(_pad_zero(x, padding), kernel, stride, dilation, out)  # (N, C, *out, *K)
     order = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))  # (N, C, *K, *out)
     cols = np.ascontiguousarray(win.transpose(order))
@@ -265,11 +285,13 @@ def _sample_conv(x: Any, w: Any, stride: Ints, padding: Ints, dilation: Ints, bi
     w2 = w.reshape(o, -1)
     result = np.empty((n, o) + out, dtype=np.result_type(x.dtype, w.dtype))
     rows = result.reshape(n, o, p)
+    b = None if bias is None else bias.reshape(o, 1)
     for part in _chunks(n, (w2.shape[1] + o) * p):  # (see _CHUNK)
         cols = _sample_columns(x[part], w.shape[2:], stride, padding, dilation, out)
-        np.matmul(w2, cols, out=rows[part])
-    if bias is not None:
-        rows += bias.reshape(o, 1)
+        y = rows[part]
+        np.matmul(w2, cols, out=y)
+        if b is not None:  # while the chunk is in the cache
+            y += b
     return result
 
 
