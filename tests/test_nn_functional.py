@@ -184,6 +184,10 @@ def test_conv_values_gradients_and_double_backward(nd, groups, stride, padding, 
     ((2, 1, 9, 8), (3, 1, 3, 3), 1, 1), ((2, 3, 8, 7), (4, 3, 2, 5), (1, 2), (2, 1)), ((2, 16, 6, 6), (8, 16, 3, 3), 1, 1),
     ((2, 16, 6, 5), (4, 16, 3, 3), 0, (1, 2)), ((3, 2, 9), (5, 2, 4), 3, 1), ((1, 24, 11), (6, 24, 2), 5, 3),
     ((2, 2, 4, 5, 3), (3, 2, 2, 3, 2), 1, 1), ((2, 3, 5, 5), (2, 3, 3, 3), 4, 1),
+    # the forward's row grid: a folded tap that reads only padding (its shifted copy is all zeros), a 3-d middle
+    # dim cropped off the grid with dilation, a 1-d layer whose product is the whole output
+    ((2, 8, 5, 2), (3, 8, 2, 3), (1, 2), (1, 2)), ((2, 4, 3, 5, 4), (3, 4, 2, 3, 2), (1, 0, 1), (1, 2, 1)),
+    ((3, 4, 6), (5, 4, 3), 0, 2),
 ])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_conv_on_the_padded_grid(x_shape, w_shape, padding, dilation, dtype):
@@ -210,6 +214,8 @@ def test_conv_on_the_padded_grid(x_shape, w_shape, padding, dilation, dtype):
     ((3, 1, 13), (4, 1, 5), 3, 0, 2), ((2, 1, 5, 6, 5), (2, 1, 3, 3, 3), 1, 1, 1), ((2, 1, 7, 7, 6), (3, 1, 2, 3, 2), 2, 0, 1),
     ((2, 3, 7, 8), (9, 3, 3, 2), 1, (2, 0), (1, 2)), ((2, 4, 6, 6), (12, 4, 5, 5), 1, 0, 1),
     ((2, 5, 12), (11, 5, 3), 1, 2, 3), ((1, 3, 4, 5, 4), (7, 3, 3, 2, 2), 1, 1, 1),
+    # stride 1 in 1-d and 2-d: the columns from the row grid, with a tap that reads only padding
+    ((3, 1, 10), (4, 1, 4), 1, 2, 2), ((2, 1, 6, 2), (3, 1, 3, 3), 1, (0, 2), (1, 2)),
 ])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_conv_per_sample_columns_and_grid_input_gradient(x_shape, w_shape, stride, padding, dilation, dtype):

@@ -78,23 +78,31 @@ def _groups(n: int, groups: int) -> list[slice]:
 # NOTE [convolution on the padded grid]: a stride-1, ungrouped convolution runs on a "flat padded grid": each
 # sample's image padded once and flattened, so that moving the window by a kernel offset is moving by a fixed
 # number of elements, and the columns of one kernel offset are a slice of the buffer (rows contiguous, no
-# gather). The output comes out on the same grid: positions past the last valid window (the right and bottom
-# margins, about 27% more columns for 3x3 on 16x16) are computed and cropped. The trailing kernel dim is folded
-# into one copy (``k_last`` row slices: (k_last * C, grid) rows per sample), and the other kernel offsets are one
-# product each on shifted slices of it, accumulated; layers with few channels (C * k_last < 8, a first layer)
-# take NOTE [per-sample columns] instead.
-# The forward keeps one grid per sample, (N, C, grid), so each offset's product is one stacked matmul whose
-# result is already (N, O, grid), the output's layout: the crop is a plain copy, with no transposing of the
-# output (issue 17's second round: ResNet's 3x3 16->16 on 32x16x16x16 from 1.8-2.3 to 1.4-1.5 ms, the CNN's
-# 16->32 from 3.6-4.3 to 2.5-2.6 ms, LeNet's 6->16 5x5 from 1.5 to 1.1 ms; torch 0.4, 3.0 and 0.5 ms). The weight
-# gradient keeps one channels-first grid, (C, N * grid), where each product runs over a chunk of the batch, with no
-# folding (NOTE [weight gradient on the grid]).
+# gather). The forward's grid is a row grid (issue 17's fourth round): the trailing kernel dim is folded into
+# ``k_last`` shifted copies of the input, each already as wide as the output's rows, (N, k_last * C, P0 * Wout)
+# for 2-d (the leading dims padded, the last one the output's width), so that each remaining kernel offset is a
+# whole number of rows, one stacked product on a slice of it, accumulated; the product of 2-d (and 1-d) is
+# already the output, (N, O, Hout * Wout), written straight into it: no crop copy, no padded buffer copied
+# twice, and no products for the margins' positions (ResNet's 3x3 on 16x16 computed 324 positions per sample
+# for 256). 3-d keeps a crop of its middle dim. Layers with few channels (C * k_last < 8, a first layer) take
+# NOTE [per-sample columns] instead. Measured on the row grid against the flat padded grid it replaced (one
+# thread, CPU time, medians of 30 calls alternating old and new in one process): ResNet's 16->16 3x3 on
+# 32x16x16x16 1.20 -> 0.94 ms, the CNN's 16->32 2.9 -> 2.2 ms, LeNet's 6->16 5x5 1.3-1.6 -> 1.0-1.1 ms, and the
+# input gradients that run through it (LeNet's 16->6 3.1-3.3 -> 2.2-2.4 ms, the CNN's 32->16 2.6 -> 2.2 ms).
+# Of ResNet's 0.86 ms then: 0.45 ms of products, 0.21 ms of the three shifted copies, 0.08 ms of zeroing,
+# 0.06 ms of accumulating, 0.07 ms of setting up.
+# Before that (issue 17's second round) the forward was one flat padded grid per sample, (N, C, grid), each
+# offset one stacked matmul whose result was (N, O, grid), and the crop a plain copy (ResNet's layer from
+# 1.8-2.3 to 1.4-1.5 ms against a channels-first grid for the whole batch). The weight gradient keeps one
+# channels-first grid, (C, N * grid), where each product runs over a chunk of the batch, with no folding (NOTE
+# [weight gradient on the grid]); the row grid measured no better there (ResNet's 1.78 against 1.81 ms, the
+# CNN's 4.5-4.8 against 4.7, LeNet's 1.8-2.1 against 2.1: three folded copies of the input for the one copy
+# the flat grid takes, against 11% fewer columns).
 # Measured before (one thread, CPU time, best of interleaved rounds), ResNet's layer: forward 1.57 ms and
 # weight gradient 1.33 ms on the channels-first grid, against 2.42 and 1.87 ms for im2col (its strided window
 # gather alone took 1.1 ms) and torch's 0.64 and 0.47 ms; one shifted GEMM per offset (no copy) measured 1.67 ms
-# and 17.9 ms on the one-channel first layer. The GEMMs themselves bound what is left: (16, 144) @ (144, 8192)
-# alone takes 0.82 ms in OpenBLAS, more than torch's whole forward. Strided and grouped convolutions keep
-# im2col (strided few-channel layers take the per-sample columns).
+# and 17.9 ms on the one-channel first layer. Strided and grouped convolutions keep im2col (strided
+# few-channel layers take the per-sample columns).
 
 def _grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Any, Ints, int, Ints]:
     """``x`` (N, C, *S) padded once into the flat grid buffer (C, L + tail); the padded sizes, L = N *
@@ -134,48 +142,69 @@ def _chunks(n: int, per_sample: int, budget: int = 0) -> list[slice]:
     return [slice(i, min(i + step, n)) for i in range(0, n, step)]
 
 
+def _row_grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints, out: Ints) -> tuple[Any, Ints, list[int], int]:
+    """The row grid of NOTE [convolution on the padded grid]: ``x`` (N, C, *S) as (N, k_last, C, size + tail), the
+    trailing kernel taps folded into shifted copies as wide as the output's rows, zero where they read padding;
+    with the grid's sizes, the remaining kernel offsets' shifts on it and the outputs' span (the first out[0] grid
+    rows; a 3-d grid's middle dims reach past it by ``tail``)."""
+    nd = len(kernel)
+    n, c = x.shape[:2]
+    gsp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd - 1)) + (out[-1],)
+    steps = tuple(math.prod(gsp[i + 1:]) for i in range(nd))
+    size = math.prod(gsp)
+    tail = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(1, nd - 1))
+    offsets = [sum(k[i] * dilation[i] * steps[i] for i in range(nd - 1))
+               for k in itertools.product(*(range(kernel[i]) for i in range(nd - 1)))]
+    fold = kernel[-1]
+    cols = np.zeros((n, fold, c, size + tail), dtype=x.dtype)
+    grid = cols[..., :size].reshape((n, fold, c) + gsp)
+    last, pl, dl = x.shape[-1], padding[-1], dilation[-1]
+    lead = tuple(slice(q, q + m) for q, m in zip(padding[:-1], x.shape[2:-1]))
+    for f in range(fold):
+        # where this tap's shifted copy lands in the last dim, and what it reads (nothing: all padding)
+        lo, hi = max(0, pl - f * dl), min(out[-1], pl - f * dl + last)
+        if lo < hi:
+            grid[(slice(None), f, slice(None)) + lead + (slice(lo, hi),)] = x[..., lo + f * dl - pl:hi + f * dl - pl]
+    return cols, gsp, offsets, out[0] * steps[0]
+
+
 def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) -> Any:
-    """The forward on per-sample grids (NOTE [convolution on the padded grid]), chunk by chunk; ``bias`` (O,) is
-    added as the output is cropped off the grid."""
+    """The forward on per-sample row grids (NOTE [convolution on the padded grid]), chunk by chunk, written
+    straight into the output where it is compact (1-d and 2-d); ``bias`` (O,) is added to each chunk while it is
+    in the cache."""
     nd = w.ndim - 2
     n, c = x.shape[:2]
     o, kernel = w.shape[0], w.shape[2:]
     out = _out_size(x.shape[2:], kernel, (1,) * nd, padding, dilation)
-    psp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd))
-    steps = tuple(math.prod(psp[i + 1:]) for i in range(nd))
-    size = math.prod(psp)
-    rest = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(nd - 1))  # the unfolded offsets' reach
-    fold = kernel[-1]
-    tail = rest + (fold - 1) * dilation[-1]
-    offsets = [sum(k[i] * dilation[i] * steps[i] for i in range(nd - 1))
-               for k in itertools.product(*(range(kernel[i]) for i in range(nd - 1)))]
     dtype = np.result_type(x.dtype, w.dtype)
     result = np.empty((n, o) + out, dtype=dtype)
+    fold = kernel[-1]
     # the weight as (unfolded offsets, O, folded offsets * C), matching the columns' rows
-    wk = np.moveaxis(w, 1, -1).reshape(o, len(offsets), fold * c).swapaxes(0, 1)
-    interior = (slice(None), slice(None)) + tuple(slice(q, q + m) for q, m in zip(padding, x.shape[2:]))
-    crop = (slice(None), slice(None)) + tuple(slice(0, m) for m in out)
-    per_sample = c * (size + tail) + fold * c * (size + rest) + 2 * o * size
+    wk = np.moveaxis(w, 1, -1).reshape(o, -1, fold * c).swapaxes(0, 1)
+    gsp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd - 1)) + (out[-1],)
+    crop = None
+    if nd > 2 and any(out[i] != gsp[i] for i in range(1, nd - 1)):
+        crop = (slice(None), slice(None), slice(None)) + tuple(slice(0, m) for m in out[1:])
+    b = None if bias is None else bias.reshape(o, 1)
+    per_sample = fold * c * math.prod(gsp) + 2 * o * out[0] * math.prod(gsp[1:])
     for part in _chunks(n, per_sample):
         m = part.stop - part.start
-        buf = np.zeros((m, c, size + tail), dtype=x.dtype)
-        buf[:, :, :size].reshape((m, c) + psp)[interior] = x[part]
-        cols = np.empty((m, fold, c, size + rest), dtype=x.dtype)
-        for f in range(fold):
-            cols[:, f] = buf[:, :, f * dilation[-1]:f * dilation[-1] + size + rest]
-        cols = cols.reshape(m, fold * c, size + rest)
-        # one stacked product per unfolded offset, its result already (chunk, O, grid): no transposing copy
-        y = np.matmul(wk[0], cols[:, :, offsets[0]:offsets[0] + size])
+        cols, gsp, offsets, span = _row_grid(x[part], kernel, padding, dilation, out)
+        cols = cols.reshape(m, fold * c, cols.shape[-1])
+        if crop is None:
+            y = result[part].reshape(m, o, span)
+            np.matmul(wk[0], cols[:, :, offsets[0]:offsets[0] + span], out=y)
+        else:
+            y = np.matmul(wk[0], cols[:, :, offsets[0]:offsets[0] + span])
         if len(offsets) > 1:
             tmp = np.empty_like(y)
             for a in range(1, len(offsets)):
-                np.matmul(wk[a], cols[:, :, offsets[a]:offsets[a] + size], out=tmp)
+                np.matmul(wk[a], cols[:, :, offsets[a]:offsets[a] + span], out=tmp)
                 y += tmp
-        valid = y.reshape((m, o) + psp)[crop]
-        if bias is None:
-            result[part] = valid
-        else:
-            np.add(valid, bias.reshape((o,) + (1,) * nd), out=result[part])
+        if b is not None:
+            y += b
+        if crop is not None:
+            result[part] = y.reshape((m, o, out[0]) + gsp[1:])[crop]
     return result
 
 
@@ -224,11 +253,24 @@ def _grid_weight_grad(x: Any, g: Any, weight_size: Ints, padding: Ints, dilation
 # thread, CPU time, medians of interleaved rounds) on the CNN's 1->16 3x3 layer at 64x28x28: forward 1.0 ms and
 # weight gradient 0.6 ms against 2.3 and 2.5 ms on the grid and im2col; LeNet's 1->6 5x5: 0.9 and 1.0 ms
 # against 1.9 and 1.9. With 16 channels its window gather costs more than the grid's row copies (1.7 ms of the
-# CNN's 16->32 forward), so wider layers stay on the grid.
+# CNN's 16->32 forward), so wider layers stay on the grid. With stride 1 (1-d and 2-d) the columns are copied
+# from the row grid (issue 17's fourth round): k_last shifted copies of the input, then one copy per remaining
+# kernel offset of whole output-wide rows, where the window gather copied one output row at a time and padded
+# the input first with np.pad. LeNet's 1->6 5x5 (64x28x28, bias): forward 1.74 -> 1.13 ms, weight gradient 1.66
+# -> 1.15 ms; the CNN's 1->16 3x3: 1.55 -> 1.05 and 1.07 -> 0.76 ms (one thread, CPU time, medians of 25 calls
+# alternating old and new in one process, load average 8).
 
 def _sample_columns(x: Any, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints, out: Ints) -> Any:
     """The windows of the padded ``x`` (N, C, *S) as (N, C * prod(K), prod(out)); rows ordered (channel, *K)."""
     nd = len(kernel)
+    if nd <= 2 and all(s == 1 for s in stride):
+        # from the row grid: each remaining kernel offset's rows are one contiguous slice of it (rows of the
+        # output's width), where the strided window gather copies runs of one output row
+        grid, _, offsets, span = _row_grid(x, kernel, padding, dilation, out)  # (N, K_last, C, size)
+        cols = np.empty((x.shape[0], x.shape[1], len(offsets), kernel[-1], span), dtype=x.dtype)
+        for a, off in enumerate(offsets):
+            cols[:, :, a] = grid[..., off:off + span].swapaxes(1, 2)
+        return cols.reshape(x.shape[0], x.shape[1] * math.prod(kernel), span)
     win = _windows(_pad_zero(x, padding), kernel, stride, dilation, out)  # (N, C, *out, *K)
     order = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))  # (N, C, *K, *out)
     cols = np.ascontiguousarray(win.transpose(order))
@@ -243,11 +285,13 @@ def _sample_conv(x: Any, w: Any, stride: Ints, padding: Ints, dilation: Ints, bi
     w2 = w.reshape(o, -1)
     result = np.empty((n, o) + out, dtype=np.result_type(x.dtype, w.dtype))
     rows = result.reshape(n, o, p)
+    b = None if bias is None else bias.reshape(o, 1)
     for part in _chunks(n, (w2.shape[1] + o) * p):  # (see _CHUNK)
         cols = _sample_columns(x[part], w.shape[2:], stride, padding, dilation, out)
-        np.matmul(w2, cols, out=rows[part])
-    if bias is not None:
-        rows += bias.reshape(o, 1)
+        y = rows[part]
+        np.matmul(w2, cols, out=y)
+        if b is not None:  # while the chunk is in the cache
+            y += b
     return result
 
 
