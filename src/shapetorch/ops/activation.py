@@ -125,13 +125,15 @@ method("relu_", make_inplace(relu, "relu_"))
 # -- gelu (erf is in .special) ---------------------------------------------------------------------------------------
 
 # float32 GELU uses Abramowitz and Stegun's erfc approximation 7.1.26 (absolute error below 1.5e-7 in erf, so
-# below 7.5e-8 in Phi): erfc(z) = t * (a1 + a2 t + ... + a5 t^4) * exp(-z^2), t = 1 / (1 + p z), z = |x| / sqrt(2),
-# and Phi(x) = 0.5 + copysign(0.5 - erfc(z) / 2, x). It is 20 NumPy passes where the rational erf fit this
-# replaced (a 6/5 rational in x^2, 5e-9 accurate) was 30: the exp and the reciprocal carry the tail, so the
-# polynomial is short. Its error is that of torch's own float32 GELU (within about 1e-6 of the exact value, as
-# the float32 rounding of x * Phi near |x| = 8 is); 0.5 - r rounds to 0.5 where r < 2^-26, so GELU is exactly
-# 0 for large negative x, as torch's float32 kernel. scipy's erf and ndtr evaluate each float32 element in
-# float64 and were 4-5x slower than the whole of this (one thread, 8x64x512).
+# below 7.5e-8 in Phi): erfc(z) = t * (a1 + a2 t + ... + a5 t^4) * exp(-z^2), t = 1 / (1 + p z), z = |x| / sqrt(2).
+# With q = erfc(z) / 2 (the tail beyond |x|), Phi(x) = 0.5 + copysign(0.5 - q, x), and GELU itself is
+# x * Phi(x) = 0.5 x + |x| (0.5 - q): no sign bits, one pass fewer than forming Phi and multiplying by x; it is
+# inf at +inf (|x| * 0.5 + inf) and NaN at -inf (inf - inf, torch's value), and +0.0 (torch: -0.0) where 0.5 - q
+# rounds to 0.5 for large negative x. The forward is 20 NumPy passes (the rational erf fit this replaced, a 6/5
+# rational in x^2, 5e-9 accurate, was 30): the exp and the reciprocal carry the tail, so the polynomial is short.
+# Its error is that of torch's own float32 GELU (within about 1e-6 of the exact value, as the float32 rounding of
+# x * Phi near |x| = 8 is). scipy's erf and ndtr evaluate each float32 element in float64 and were 4-5x slower
+# than the whole of this (one thread, 8x64x512).
 # t = 1 / (1 + p |x| / sqrt(2)) = c * u with u = 1 / (c + |x|), c = sqrt(2) / p: the factor c^k goes into the
 # k-th coefficient (one pass fewer than scaling |x| by p); a1..a5 are halved too (the kernels need erfc / 2), and
 # listed in Horner's order from the highest power
@@ -140,42 +142,51 @@ _AS_A = tuple(np.float32(a * 0.5 * _AS_C ** k) for k, a in zip(range(5, 0, -1), 
     1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592), strict=True))
 _F32_C = np.float32(_AS_C)
 _F32_HALF = np.float32(0.5)
-_F32_MINUS_HALF, _F32_INV_SQRT_2PI = np.float32(-0.5), np.float32(_INV_SQRT_2PI)
+_F32_INV_SQRT_2PI = np.float32(_INV_SQRT_2PI)
+# exp(-x^2 / 2) = exp2(x^2 * -0.5 / ln 2): NumPy's float32 exp2 takes half the time of its exp and is within 1
+# ulp (exp: 2.4); the product rounds x^2 * k to float32 once, a relative error of x^2 / 2 * 2^-24 in the result,
+# as the rounding of x^2 itself already was (at most 1e-8 absolute in Phi)
+_F32_EXP2_K = np.float32(-0.5 / math.log(2.0))
 _SIGN_BIT = np.uint32(0x80000000)
 
 
-def _cdf32_into(x: Any, out: Any, t: Any, e: Any) -> None:
-    """``out = Phi(x)`` for float32 ``x``; ``t``, ``e`` are scratch buffers of its size, and ``e`` is left
-    holding ``exp(-x^2 / 2)`` (the gradient's pdf needs it)."""
-    np.abs(x, out=t)
-    t += _F32_C
-    np.reciprocal(t, out=t)  # u
-    np.multiply(t, _AS_A[0], out=out)
-    for a in _AS_A[1:]:
-        out += a
-        out *= t
+def _tail32_into(x: Any, a: Any, q: Any, e: Any) -> None:
+    """``q = erfc(|x| / sqrt(2)) / 2`` for float32 ``x``, ``a = |x|``; ``e`` (scratch) is left holding
+    ``exp(-x^2 / 2)`` (the gradient's pdf needs it). 0 at +-inf (u and e are), NaN for NaN."""
+    np.abs(x, out=a)
+    np.add(a, _F32_C, out=e)
+    u = np.reciprocal(e, out=e)
+    np.multiply(u, _AS_A[0], out=q)
+    for c in _AS_A[1:]:
+        q += c
+        q *= u
     np.square(x, out=e)  # (twice as fast as np.multiply(x, x): one input stream)
-    e *= _F32_MINUS_HALF
-    np.exp(e, out=e)
-    out *= e  # erfc(|x| / sqrt(2)) / 2: 0 at +-inf (t and e are), NaN for NaN
-    np.subtract(_F32_HALF, out, out=out)  # >= 0 (or NaN): x's sign bit or-ed in is copysign(out, x)
-    # (np.copysign is not vectorised: 7x the time of the two integer passes on a run in cache)
-    sign = t.view(np.uint32)
-    np.bitwise_and(x.view(np.uint32), _SIGN_BIT, out=sign)
-    bits = out.view(np.uint32)
-    np.bitwise_or(bits, sign, out=bits)
-    out += _F32_HALF
+    e *= _F32_EXP2_K
+    np.exp2(e, out=e)
+    q *= e
 
 
 def _gelu32_into(x: Any, out: Any, s: tuple[Any, ...]) -> None:
-    _cdf32_into(x, out, s[0], s[1])
-    out *= x
+    """``out = 0.5 x + |x| (0.5 - q)``, ``q`` the tail (``_tail32_into``)."""
+    a, e = s[0], s[1]
+    _tail32_into(x, a, out, e)
+    np.subtract(_F32_HALF, out, out=out)  # >= 0 (or NaN)
+    out *= a
+    np.multiply(x, _F32_HALF, out=e)
+    out += e
 
 
 def _gelu_backward32_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
-    """``out = g * (Phi(x) + x * phi(x))``, phi from the ``exp(-x^2 / 2)`` that Phi computed."""
-    pdf = s[1]
-    _cdf32_into(x, out, s[0], pdf)
+    """``out = g * (Phi(x) + x * phi(x))``, phi from the ``exp(-x^2 / 2)`` that the tail computed."""
+    a, pdf = s[0], s[1]
+    _tail32_into(x, a, out, pdf)
+    np.subtract(_F32_HALF, out, out=out)  # >= 0 (or NaN): x's sign bit or-ed in is copysign(out, x)
+    # (np.copysign is not vectorised: 7x the time of the two integer passes on a run in cache)
+    sign = a.view(np.uint32)
+    np.bitwise_and(x.view(np.uint32), _SIGN_BIT, out=sign)
+    bits = out.view(np.uint32)
+    np.bitwise_or(bits, sign, out=bits)
+    out += _F32_HALF  # Phi(x)
     pdf *= _F32_INV_SQRT_2PI
     pdf *= x
     out += pdf
