@@ -294,6 +294,7 @@ def test_gelu_float32_over_every_binade():
     normal = tiny & (np.abs(x64) >= np.finfo(np.float32).tiny)
     np.testing.assert_allclose(y[normal], exact[normal], rtol=1e-6, atol=0)
     np.testing.assert_allclose(y[tiny], exact[tiny], rtol=1e-6, atol=2.0 ** -149)
+    assert np.array_equal(np.signbit(y), np.signbit(x64)), "a zero result keeps x's sign, as torch's x * Phi(x)"
 
 
 _TANH_EDGES = [np.inf, -np.inf, np.nan, -10.0, -14.0, 1e30, -1e30, 0.0, -0.0, -5.0, -4.0, 5.5, 1e13, -1e13, 0.3]

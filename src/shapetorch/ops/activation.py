@@ -127,13 +127,13 @@ method("relu_", make_inplace(relu, "relu_"))
 # float32 GELU uses Abramowitz and Stegun's erfc approximation 7.1.26 (absolute error below 1.5e-7 in erf, so
 # below 7.5e-8 in Phi): erfc(z) = t * (a1 + a2 t + ... + a5 t^4) * exp(-z^2), t = 1 / (1 + p z), z = |x| / sqrt(2).
 # With q = erfc(z) / 2 (the tail beyond |x|), Phi(x) = 0.5 + copysign(0.5 - q, x), and GELU itself is
-# x * Phi(x) = 0.5 x + |x| (0.5 - q): no sign bits, one pass fewer than forming Phi and multiplying by x; it is
-# inf at +inf (|x| * 0.5 + inf) and NaN at -inf (inf - inf, torch's value), and +0.0 (torch: -0.0) where 0.5 - q
-# rounds to 0.5 for large negative x. The forward is 20 NumPy passes (the rational erf fit this replaced, a 6/5
-# rational in x^2, 5e-9 accurate, was 30): the exp and the reciprocal carry the tail, so the polynomial is short.
-# Its error is that of torch's own float32 GELU (within about 1e-6 of the exact value, as the float32 rounding of
-# x * Phi near |x| = 8 is). scipy's erf and ndtr evaluate each float32 element in float64 and were 4-5x slower
-# than the whole of this (one thread, 8x64x512).
+# x * Phi(x) = 0.5 x + |x| (0.5 - q): no sign bits (two integer passes and a sum); it is inf at +inf
+# (|x| * 0.5 + inf) and NaN at -inf (inf - inf, torch's value). The forward is 21 NumPy passes (the rational erf
+# fit this replaced, a 6/5 rational in x^2, 5e-9 accurate, was 30): the exp and the reciprocal carry the tail, so
+# the polynomial is short (a refit with one term fewer is 8e-7 off in Phi). Its error is that of torch's own
+# float32 GELU (within about 1e-6 of the exact value, as the float32 rounding of x * Phi near |x| = 8 is). scipy's
+# erf and ndtr evaluate each float32 element in float64 and were 4-5x slower than the whole of this (one thread,
+# 8x64x512).
 # t = 1 / (1 + p |x| / sqrt(2)) = c * u with u = 1 / (c + |x|), c = sqrt(2) / p: the factor c^k goes into the
 # k-th coefficient (one pass fewer than scaling |x| by p); a1..a5 are halved too (the kernels need erfc / 2), and
 # listed in Horner's order from the highest power
@@ -141,7 +141,7 @@ _AS_C = 1.0 / (0.3275911 * _SQRT_HALF)
 _AS_A = tuple(np.float32(a * 0.5 * _AS_C ** k) for k, a in zip(range(5, 0, -1), (
     1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592), strict=True))
 _F32_C = np.float32(_AS_C)
-_F32_HALF = np.float32(0.5)
+_F32_HALF, _F32_MINUS_HALF = np.float32(0.5), np.float32(-0.5)
 _F32_INV_SQRT_2PI = np.float32(_INV_SQRT_2PI)
 # exp(-x^2 / 2) = exp2(x^2 * -0.5 / ln 2): NumPy's float32 exp2 takes half the time of its exp and is within 1
 # ulp (exp: 2.4); the product rounds x^2 * k to float32 once, a relative error of x^2 / 2 * 2^-24 in the result,
@@ -167,13 +167,16 @@ def _tail32_into(x: Any, a: Any, q: Any, e: Any) -> None:
 
 
 def _gelu32_into(x: Any, out: Any, s: tuple[Any, ...]) -> None:
-    """``out = 0.5 x + |x| (0.5 - q)``, ``q`` the tail (``_tail32_into``)."""
+    """``out = -(-0.5 x - |x| (0.5 - q))``, ``q`` the tail (``_tail32_into``): a sum of two equal magnitudes
+    rounds to +0.0, so the sign goes on last, which makes a zero result -0.0 where x is negative (x = -0.0, or
+    below about -5.7), torch's ``x * Phi(x)``, at the cost of one pass."""
     a, e = s[0], s[1]
     _tail32_into(x, a, out, e)
     np.subtract(_F32_HALF, out, out=out)  # >= 0 (or NaN)
     out *= a
-    np.multiply(x, _F32_HALF, out=e)
-    out += e
+    np.multiply(x, _F32_MINUS_HALF, out=e)
+    np.subtract(e, out, out=out)
+    np.negative(out, out=out)
 
 
 def _gelu_backward32_into(x: Any, g: Any, out: Any, s: tuple[Any, ...]) -> None:
