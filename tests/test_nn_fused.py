@@ -172,6 +172,38 @@ def test_cross_entropy_class_targets(reduction, kw, dtype):
         check_jvp(fn, arrays)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("kw", [{}, {"weight": True, "label_smoothing": 0.2, "ignore_index": 2}])
+def test_cross_entropy_at_edge_logits(reduction, kw, dtype):
+    """The fused loss and its gradient on logits torch handles specially: large magnitudes (1e4, where exp
+    overflows unshifted), a -inf logit (its class gets probability 0), a row whose one finite logit is far below 0,
+    a row with +inf and one with NaN (NaN loss and gradient there), and an ignored row; against torch, NaN where
+    torch's is."""
+    x = data(7, 5, seed=9) * 3
+    x[0] *= 1e4
+    x[1, 3] = -np.inf
+    x[2] = -np.inf
+    x[2, 1] = -500.0
+    x[3, 0] = np.inf
+    x[4, 2] = np.nan
+    x = x.astype(dtype)
+    t = np.array([1, 0, 1, 4, 2, 2, 3])
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        extra = {k: v for k, v in kw.items() if k != "weight"}
+        if kw.get("weight"):
+            extra["weight"] = lib.tensor(WEIGHT.astype(dtype))
+        xt = lib.tensor(x, requires_grad=True)
+        y = mod.cross_entropy(xt, lib.tensor(t), reduction=reduction, **extra)
+        cot = lib.tensor(data(*y.shape, seed=4, dtype=dtype))
+        y.backward(cot)
+        got.append((y.detach().numpy(), xt.grad.numpy()))
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+        np.testing.assert_allclose(a, b, equal_nan=True, **_tol(dtype))
+
+
 def test_cross_entropy_k_dims_and_fallbacks():
     """(N, C, d) logits take the fused primitive; probability targets and a weight that requires grad do not."""
     t = np.random.default_rng(1).integers(0, 3, (2, 4))
@@ -267,6 +299,34 @@ def test_gelu_float32_non_finite():
     t64 = torch.tensor(x.astype(np.float64), requires_grad=True)
     TF.gelu(t64).sum().backward()
     np.testing.assert_array_equal(np.isnan(grad), np.isnan(t64.grad.numpy()))
+
+
+def test_gelu_float32_over_every_binade():
+    """float32 GELU and its gradient over the whole float32 range: every 2^12-th bit pattern of each sign (every
+    binade from the subnormals to 3.4e38, 2^20 values), against the exact formula in float64; within 1e-6 of it
+    relative to max(|y|, 1) (the gradient absolute), and within float32 rounding of x / 2 where |x| < 2^-24
+    (relative 1e-6 on the normal ones, absolute one subnormal step below). The infinities and NaN are
+    test_gelu_float32_non_finite's."""
+    from scipy.special import ndtr
+
+    bits = np.arange(0, 0x7F800000, 1 << 12, dtype=np.uint32)
+    x = np.concatenate([bits, bits | np.uint32(0x80000000)]).view(np.float32)
+    x64 = x.astype(np.float64)
+    cdf = ndtr(x64)
+    exact, dexact = x64 * cdf, cdf + x64 * np.exp(-0.5 * x64 * x64) / np.sqrt(2 * np.pi)
+    xs = st.tensor(x, requires_grad=True)
+    ys = F.gelu(xs)
+    ys.backward(st.ones_like(ys))
+    y, dy = ys.detach().numpy().astype(np.float64), xs.grad.numpy().astype(np.float64)
+    assert np.all(np.isfinite(y)) and np.all(np.isfinite(dy))
+    scale = np.maximum(np.abs(exact), 1.0)
+    assert np.max(np.abs(y - exact) / scale) < 1e-6
+    assert np.max(np.abs(dy - dexact)) < 1e-6
+    tiny = np.abs(x64) < 2.0 ** -24
+    normal = tiny & (np.abs(x64) >= np.finfo(np.float32).tiny)
+    np.testing.assert_allclose(y[normal], exact[normal], rtol=1e-6, atol=0)
+    np.testing.assert_allclose(y[tiny], exact[tiny], rtol=1e-6, atol=2.0 ** -149)
+    assert np.array_equal(np.signbit(y), np.signbit(x64)), "a zero result keeps x's sign, as torch's x * Phi(x)"
 
 
 _TANH_EDGES = [np.inf, -np.inf, np.nan, -10.0, -14.0, 1e30, -1e30, 0.0, -0.0, -5.0, -4.0, 5.5, 1e13, -1e13, 0.3]
@@ -396,6 +456,33 @@ def test_layer_norm_rows(shape, nd, affine, dtype):
         got.append([y.detach().numpy()] + [t.grad.numpy() for t, on in zip(ts, (True, *affine)) if on])
     for a, b_ in zip(*got):
         np.testing.assert_allclose(a, b_, **_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_layer_norm_rows_at_edge_values(dtype):
+    """The row kernels on rows torch handles specially or that stress the formula: a constant row (variance 0, so
+    rstd is 1/sqrt(eps)), rows far from 0 (1e3 + small), tiny and large scales, a row with inf, one with NaN;
+    output and the three gradients against torch for a random cotangent, NaN where torch's is."""
+    rng = np.random.default_rng(7)
+    rows = rng.normal(size=(8, 16))
+    rows[0] = 3.25
+    rows[1] = 1e3 + rng.normal(size=16)
+    rows[2] *= 1e-6
+    rows[3] *= 1e4
+    rows[4, 5] = np.inf
+    rows[5, 2] = np.nan
+    x = rows.astype(dtype)
+    w, b, cot = data(16, seed=1, dtype=dtype), data(16, seed=2, dtype=dtype), data(8, 16, seed=3, dtype=dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = mod.layer_norm(ts[0], (16,), ts[1], ts[2])
+        y.backward(lib.tensor(cot))
+        got.append([y.detach().numpy()] + [t.grad.numpy() for t in ts])
+    tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == "float32" else {"rtol": 1e-9, "atol": 1e-9}
+    for a, b_ in zip(*got):
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b_))
+        np.testing.assert_allclose(a, b_, equal_nan=True, **tol)
 
 
 # -- scaled_dot_product_attention -----------------------------------------------------------------------

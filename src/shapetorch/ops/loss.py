@@ -21,15 +21,8 @@ import numpy as np
 from .._engine.primitives import Prim
 from .._grad_mode import STATE, no_grad
 from .._tensor import Tensor
-from .activation import softmax
+from .activation import _log_softmax_kernel, _softmax_kernel, softmax
 from .conversion import where
-
-
-def _log_softmax_rows(x: Any) -> Any:
-    s = x - x.max(axis=1, keepdims=True) if x.size else x.copy()
-    e = np.exp(s)
-    s -= np.log(e.sum(axis=1, keepdims=True))
-    return s
 
 
 def _terms(t: Any, w: Any | None, c: int, dtype: Any, ignore_index: int,
@@ -45,49 +38,49 @@ def _cross_entropy_kernel(x: Any, t: Any, *w: Any, ignore_index: int, reduction:
     n, c = x.shape
     wv = w[0] if w else None
     valid, safe, wt, denom = _terms(t, wv, c, x.dtype, ignore_index, smoothing)
-    lp = _log_softmax_rows(x)
+    # log_softmax's row kernel: exp, the row sums as one matrix-vector product and x - log(sum) when every row's sum
+    # is in range (the row maximum only for rows that need it), over blocks of rows
+    lp = _log_softmax_kernel(x, axis=-1)
     loss = lp[np.arange(n), safe] * (wt * x.dtype.type(smoothing - 1))
     if smoothing > 0:
         smooth = lp @ wv if wv is not None else lp.sum(axis=1)
         loss -= smooth * valid * x.dtype.type(smoothing / c)
+    loss[valid == 0] = 0  # an ignored row's loss is 0 even where its logits are not finite (0 * NaN is NaN), as torch's
     if reduction == "none":
         return loss
     total = loss.sum(dtype=x.dtype)
     return np.asarray(total / denom if reduction == "mean" else total, dtype=x.dtype)
 
 
-def _grad_constants(x: Any, t: Any, w: Any | None, p: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """(s (N, 1), k (N, C), the reduction's divisor): the gradient is ``(softmax(x) * s - k) * g / divisor``."""
-    n, c = x.shape
-    e = p["smoothing"]
-    dt = x.dtype.type
-    valid, safe, wt, denom = _terms(t, w, c, x.dtype, p["ignore_index"], e)
-    k = np.zeros((n, c), x.dtype)
-    k[np.arange(n), safe] = wt * dt(1 - e)
-    s = wt * dt(1 - e)
-    if e > 0:
-        wsum = w.sum(dtype=x.dtype) if w is not None else dt(c)
-        s = s + valid * (wsum * dt(e / c))
-        k += valid[:, None] * ((w if w is not None else dt(1)) * dt(e / c))
-    return s[:, None], k, denom if p["reduction"] == "mean" else dt(1)
-
-
 def _cross_entropy_backward_kernel(x: Any, t: Any, *rest: Any, ignore_index: int, reduction: str,
                                    smoothing: float) -> Any:
-    """The gradient in ``x`` for the output gradient ``g`` (the last of ``rest``, after the weight)."""
+    """The gradient in ``x`` for the output gradient ``g`` (the last of ``rest``, after the weight):
+    ``softmax(x) * (s * g') - k * g'``, ``g' = g / divisor``, with ``k``'s two parts applied where they lie (the
+    target of each row, and the smoothing's outer product) rather than as a dense (N, C) array: softmax's row kernel
+    and one scaling pass over the logits (the dense ``k`` and a second log_softmax took 11: 277 against 91 us for
+    torch's on (512, 65) float32)."""
     *w, g = rest
-    p = {"ignore_index": ignore_index, "reduction": reduction, "smoothing": smoothing}
-    s, k, div = _grad_constants(x, t, w[0] if w else None, p)
-    gd = g if reduction == "none" else g / div
-    gx = np.exp(_log_softmax_rows(x))
-    gx *= s
-    gx -= k
-    gx *= gd[:, None] if reduction == "none" else gd
+    wv = w[0] if w else None
+    n, c = x.shape
+    e = smoothing
+    dt = x.dtype.type
+    valid, safe, wt, denom = _terms(t, wv, c, x.dtype, ignore_index, e)
+    gd = (g if reduction == "none" else g / (denom if reduction == "mean" else dt(1))).astype(x.dtype, copy=False)
+    s = wt * dt(1 - e)
+    if e > 0:
+        wsum = wv.sum(dtype=x.dtype) if wv is not None else dt(c)
+        s = s + valid * (wsum * dt(e / c))
+    gx = _softmax_kernel(x, axis=-1)
+    gx *= (s * gd)[:, None]
+    gx[np.arange(n), safe] -= wt * dt(1 - e) * gd
+    if e > 0:
+        gx -= np.multiply.outer(valid * dt(e / c) * gd, wv if wv is not None else np.ones(c, x.dtype))
     return gx.astype(x.dtype, copy=False)
 
 
 def _grad_constants_ops(x: Tensor, t: Tensor, w: Tensor | None, p: dict[str, Any]) -> tuple[Tensor, Tensor, Any]:
-    """:func:`_grad_constants` in ops (constants on ``x``'s device, for the differentiable gradient)."""
+    """``(s (N, 1), k (N, C), the reduction's divisor)`` in ops, constants on ``x``'s device, for the differentiable
+    gradient ``(softmax(x) * s - k) * g / divisor`` (the terms of :func:`_cross_entropy_backward_kernel`)."""
     n, c = x._data.shape
     e = p["smoothing"]
     valid = (t != p["ignore_index"]).to(x.dtype)
