@@ -160,12 +160,19 @@ def _torch_blocks(k: int) -> list[slice]:
     return [slice(j * k, (j + 1) * k) for j in _GATE_ORDER]
 
 
-def _gate_weights(w_hh: Any, transposed: bool) -> Any:
-    """``w_hh`` (4H, H) as four (H, H) blocks in the kernels' order, (4, H, H), each ``transposed`` or not, in rows:
-    against a transposed view the batched product is 1.5-2x slower."""
+def _step_weights(w_hh: Any) -> Any:
+    """``w_hh`` (4H, H) as the four (H, H) blocks of the state product in the kernels' order, (4, H, H), each
+    transposed, in rows (against a transposed view the batched product is 1.5-2x slower), the sigmoid blocks o, i, f
+    negated: one pass per block, each a copy of torch's block that transposes and negates at once."""
     k = w_hh.shape[-1]
-    w = w_hh.reshape(4, k, k)[list(_GATE_ORDER)]
-    return np.ascontiguousarray(w.transpose(0, 2, 1)) if transposed else w
+    blocks = w_hh.reshape(4, k, k)
+    w = np.empty((4, k, k), w_hh.dtype)
+    for j, src in enumerate(_GATE_ORDER):
+        if j < 3:
+            np.negative(blocks[src].T, out=w[j])
+        else:
+            np.copyto(w[j], blocks[src].T)
+    return w
 
 
 def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse: bool, keep_gates: bool) -> Any:
@@ -198,8 +205,7 @@ def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse:
             np.add(src, bias[s], out=dst)
         else:
             np.copyto(dst, src)
-    w = _gate_weights(w_hh, True)
-    np.negative(w[:3], out=w[:3])
+    w = _step_weights(w_hh)
     gh, tmp = np.empty((4, batch, k), gi.dtype), np.empty((batch, k), gi.dtype)
     # the per-step views made up front by iterating in C, and every ufunc's output passed by position: about 10% of a
     # layer's forward at these sizes (B = 16, H = 128) is the Python around the step's calls
