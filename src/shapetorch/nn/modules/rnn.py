@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..._autocast import AUTOCAST
 from ..._errors import fail
 from ..._rules.nn import rnn_cell_shape, rnn_shape
 from ..._tensor import Tensor
@@ -150,6 +151,10 @@ class RNNBase(Module):
             batched = True
         else:
             x = input
+        weight = self._flat_weights[0]
+        # torch checks the input's dtype against the weights' first (a ValueError), except under autocast
+        if x.dtype != weight.dtype and not any(AUTOCAST.enabled.values()):
+            fail("rnn_error_input_dtype", op=type(self).__name__, dtype=x.dtype.name, weight=weight.dtype.name)
         # The shape rule the mypy plugin runs on this call: the input's size and every state's shape.
         self._check_shapes(tuple(x.shape), hx, batch_first=self.batch_first and not packed)
         if not packed:
