@@ -923,6 +923,30 @@ def test_lstm_layer_keeps_its_gates_for_the_gradient(monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_lstm_layer_sums_its_two_biases_once(create_graph):
+    """The LSTM layer adds b_ih with b_hh (its input projection comes without a bias) and gives both the one sum of
+    d pre as their gradient: torch's values, the projection a plain product (no bias of its own), and each bias a
+    gradient buffer of its own, in a graph of the gradient too (where one tensor would be both ``.grad``)."""
+    torch.manual_seed(3)
+    tnet = torch.nn.LSTM(3, 5, num_layers=2)
+    snet = st.nn.LSTM(3, 5, num_layers=2)
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    x, cot = data(6, 2, 3, dtype="float32"), data(6, 2, 5, seed=4, dtype="float32")
+    so, _ = snet(st.tensor(x))
+    to, _ = tnet(torch.tensor(x))
+    fns = _grad_fns(so)
+    assert "LstmLayerBackward0" in fns and "MatmulBiasBackward0" not in fns
+    so.backward(st.tensor(cot), create_graph=create_graph)
+    to.backward(torch.tensor(cot))
+    for layer in range(2):
+        bi, bh = getattr(snet, f"bias_ih_l{layer}").grad, getattr(snet, f"bias_hh_l{layer}").grad
+        expected = getattr(tnet, f"bias_ih_l{layer}").grad.numpy()
+        np.testing.assert_allclose(bi.detach().numpy(), expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(bh.detach().numpy(), bi.detach().numpy())
+        assert bi is not bh and not np.shares_memory(bi.detach().numpy(), bh.detach().numpy())
+
+
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 def test_recurrent_layer_primitive(mode, bidirectional):

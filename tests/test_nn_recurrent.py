@@ -147,6 +147,13 @@ def test_bad_arguments_are_refused_as_torch() -> None:
         st.nn.utils.rnn.pack_padded_sequence(st.zeros(3, 2, 1), [1, 3])
     with pytest.raises(RuntimeError):
         st.nn.LSTM(3, 4)(st.zeros(5, 2, 7))
+    for kind in ("RNN", "LSTM", "GRU"):  # an input of another dtype than the weights': torch's ValueError, first
+        for shape in ((5, 2, 3), (5, 2, 7)):
+            with pytest.raises(ValueError, match="does not match weight dtype"):
+                getattr(torch.nn, kind)(3, 4)(torch.zeros(*shape, dtype=torch.float64))
+            with pytest.raises(ValueError, match="does not match weight dtype") as err:
+                getattr(st.nn, kind)(3, 4)(st.zeros(*shape, dtype=st.float64))
+            assert err.value.code == "rnn_error_input_dtype"
 
 
 @pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])

@@ -382,6 +382,12 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-nn", "The last dim of an RNN/LSTM/GRU input differs from the layer's input_size.",
         "{op}: input.size(-1) must be equal to input_size. Expected {expected}, got {got}",
     ),
+    "rnn_error_input_dtype": Entry(
+        "value", "shape-dtype", "A recurrent layer's input dtype is not its weights' (torch: ValueError; not checked "
+        "under autocast).",
+        "{op}: RNN input dtype ({dtype}) does not match weight dtype ({weight}). Convert input: input.to({weight}), "
+        "or convert model: model.to({dtype})",
+    ),
     "rnn_cell_error_input_size": Entry(
         "shape", "shape-nn", "The last dim of an RNNCell/LSTMCell/GRUCell input differs from the cell's input_size.",
         "{op}: input has inconsistent input_size: got {got} expected {expected}",

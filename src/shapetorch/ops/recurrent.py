@@ -160,12 +160,19 @@ def _torch_blocks(k: int) -> list[slice]:
     return [slice(j * k, (j + 1) * k) for j in _GATE_ORDER]
 
 
-def _gate_weights(w_hh: Any, transposed: bool) -> Any:
-    """``w_hh`` (4H, H) as four (H, H) blocks in the kernels' order, (4, H, H), each ``transposed`` or not, in rows:
-    against a transposed view the batched product is 1.5-2x slower."""
+def _step_weights(w_hh: Any) -> Any:
+    """``w_hh`` (4H, H) as the four (H, H) blocks of the state product in the kernels' order, (4, H, H), each
+    transposed, in rows (against a transposed view the batched product is 1.5-2x slower), the sigmoid blocks o, i, f
+    negated: one pass per block, each a copy of torch's block that transposes and negates at once."""
     k = w_hh.shape[-1]
-    w = w_hh.reshape(4, k, k)[list(_GATE_ORDER)]
-    return np.ascontiguousarray(w.transpose(0, 2, 1)) if transposed else w
+    blocks = w_hh.reshape(4, k, k)
+    w = np.empty((4, k, k), w_hh.dtype)
+    for j, src in enumerate(_GATE_ORDER):
+        if j < 3:
+            np.negative(blocks[src].T, out=w[j])
+        else:
+            np.copyto(w[j], blocks[src].T)
+    return w
 
 
 def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse: bool, keep_gates: bool) -> Any:
@@ -182,40 +189,45 @@ def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse:
         x, tcs = flat[2 * n:6 * n].reshape(steps, 4, batch, k), flat[6 * n:].reshape(steps, batch, k)
     else:
         x, tcs = np.empty((steps, 4, batch, k), gi.dtype), None
-    # x = gi + b_hh by gates, each step's gates start from it; the sigmoid blocks o, i, f negated, in x and in the
-    # weights, so that they come out of the step's sum as -z, exactly (IEEE negation commutes with the sums and the
+    # x = gi + (b_ih + b_hh) by gates, each step's gates start from it (the two biases are one sum: the input projection
+    # comes without its bias, so that the gradient sums them once); the sigmoid blocks o, i, f negated, in x and in
+    # the weights, so that they come out of the step's sum as -z, exactly (IEEE negation commutes with the sums and the
     # products), and the sigmoid 1 / (1 + exp(-z)) starts with the exp: a call a step fewer
+    bias = (b[0] + b[1] if len(b) == 2 else b[0]) if b else None
     for j, s in enumerate(_torch_blocks(k)):
         dst, src = x[:, j], gi[..., s]
         if j < 3:
-            if b:
-                np.subtract(np.negative(b[0][s]), src, out=dst)
+            if bias is not None:
+                np.subtract(np.negative(bias[s]), src, out=dst)
             else:
                 np.negative(src, out=dst)
-        elif b:
-            np.add(src, b[0][s], out=dst)
+        elif bias is not None:
+            np.add(src, bias[s], out=dst)
         else:
             np.copyto(dst, src)
-    w = _gate_weights(w_hh, True)
-    np.negative(w[:3], out=w[:3])
+    w = _step_weights(w_hh)
     gh, tmp = np.empty((4, batch, k), gi.dtype), np.empty((batch, k), gi.dtype)
+    # the per-step views made up front by iterating in C, and every ufunc's output passed by position: a layer's
+    # forward measured 4-10% shorter so at these sizes (B = 16, H = 128), where a step's calls are 1-3 us each
+    hs, cs = list(out[0]), list(out[1])
+    tcl = [tmp] * steps if tcs is None else list(tcs)
+    exp, recip, tanh, mul, add, matmul = np.exp, np.reciprocal, np.tanh, np.multiply, np.add, np.matmul
     for t in _order(steps, reverse):
         pre = x[t]
-        np.matmul(h, w, out=gh)
-        pre += gh
+        matmul(h, w, gh)
+        add(pre, gh, pre)
         s3 = pre[:3]  # -z of o, i, f
-        np.exp(s3, out=s3)
-        s3 += 1
-        np.reciprocal(s3, out=s3)
-        g = pre[3]
-        np.tanh(g, out=g)
-        h, c_new = out[0, t], out[1, t]
-        np.multiply(pre[2], c, out=c_new)
-        np.multiply(pre[1], g, out=tmp)
-        c_new += tmp
-        tc = tmp if tcs is None else tcs[t]
-        np.tanh(c_new, out=tc)
-        np.multiply(pre[0], tc, out=h)
+        exp(s3, s3)
+        add(s3, 1, s3)
+        recip(s3, s3)
+        o, i, f, g = pre
+        tanh(g, g)
+        h, c_new, tc = hs[t], cs[t], tcl[t]
+        mul(f, c, c_new)
+        mul(i, g, tmp)
+        add(c_new, tmp, c_new)
+        tanh(c_new, tc)
+        mul(o, tc, h)
         c = c_new
     return flat if keep_gates else out
 
@@ -249,13 +261,17 @@ def _rows_product(x: Any, w_hh: Any, b_hh: Any) -> Any:
     return _state_product(x.reshape(steps * batch, k), w_hh, b_hh).reshape(steps, batch, -1)
 
 
-def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
+def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, bs: tuple[Any, ...], y: Any, gy: Any, reverse: bool,
                       ops: _Ops) -> tuple[Any, ...]:
-    """Backpropagation through time: (d gi, d h0, d c0, d w_hh, d b_hh) from the gradient of every ``[h_t, c_t]``.
-    The states before each step come from the saved output ``y``, so the gates of all steps are recomputed at once
-    (one GEMM, whole-sequence elementwise passes); only the chain through the states goes step by step."""
+    """Backpropagation through time: (d gi, d h0, d c0, d w_hh, d b_ih, d b_hh) from the gradient of every
+    ``[h_t, c_t]`` (``bs``: the biases b_ih, b_hh, or none). The states before each step come from the saved output
+    ``y``, so the gates of all steps are recomputed at once (one GEMM, whole-sequence elementwise passes); only the
+    chain through the states goes step by step."""
     h_prev, c_prev = _before(y[0], h0, reverse, ops), _before(y[1], c0, reverse, ops)
-    i, f, g, o, tc, _, _ = _lstm_forward(gi + _rows_product(h_prev, w_hh, b_hh), c_prev, ops)
+    pre = gi + _rows_product(h_prev, w_hh, None)
+    for b in bs:
+        pre = pre + b
+    i, f, g, o, tc, _, _ = _lstm_forward(pre, c_prev, ops)
     # d pre = [dc * g * i(1-i), dc * c * f(1-f), dc * i(1-g^2), dh * tc * o(1-o)], dc = dc_new + dh * o(1-tc^2)
     via_h = o * (1 - tc * tc)
     ci, cf, cg, co = g * i * (1 - i), c_prev * f * (1 - f), i * (1 - g * g), tc * o * (1 - o)
@@ -272,7 +288,7 @@ def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, g
         dc = dc_t * f[t]
         dh = d_pre[t] @ w_hh
     d_all = ops.stack(d_pre)
-    return _layer_sums(d_all, d_all, h_prev, dh, dc, b_hh is not None)
+    return _layer_sums(d_all, d_all, h_prev, dh, dc, len(bs))
 
 
 def _np_rows_product(x: Any, w_hh: Any, b_hh: Any) -> Any:
@@ -294,7 +310,7 @@ def _times_before(dst: Any, seq: Any, first: Any, reverse: bool) -> None:
         dst[0] *= first
 
 
-def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
+def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, bs: tuple[Any, ...], y: Any, gy: Any, reverse: bool,
                          steps_out: Any) -> tuple[Any, ...]:
     """``_lstm_layer_grads`` on NumPy arrays, from what the forward kept (``steps_out``, ``_lstm_steps``' result with
     the activated gates and tanh(c_t) after the states). Each step makes its d pre from the kept values in a few
@@ -312,63 +328,83 @@ def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any, y: Any
     dh, dc = np.zeros_like(h0), np.zeros_like(c0)
     dh_t, dc_t, u = (np.empty_like(h0) for _ in range(3))
     der, d4, dh4 = np.empty((3, batch, k), gi.dtype), np.empty((4, batch, k), gi.dtype), np.empty((4, batch, k), gi.dtype)
-    first = steps - 1 if reverse else 0
+    d_i, d_f, d_g, d_o = d4
+    ifg = d4[:3]
+    der_o, der_i, der_f = der
+    # the state before each step (c0 before the first), the incoming gradients and the kept values as lists of views
+    # made in C, and the ufuncs' outputs by position, as in the forward (here it measured within the noise: the
+    # backward's time is its twenty calls a step themselves)
+    c_seq = list(c_all)
+    c_before = [c0, *c_seq[:-1]] if not reverse else [*c_seq[1:], c0]
+    gy_h, gy_c, tcl, gl = list(gy[0]), list(gy[1]), list(tcs), list(gates)
+    mul, add, sub, matmul = np.multiply, np.add, np.subtract, np.matmul
     for t in reversed(_order(steps, reverse)):
-        gt, tc = gates[t], tcs[t]
-        o, i, f, g = gt[0], gt[1], gt[2], gt[3]
-        c_prev = c0 if t == first else c_all[t + 1 if reverse else t - 1]
-        np.subtract(1, gt[:3], out=der)  # o(1-o), i(1-i), f(1-f)
-        der *= gt[:3]
-        np.add(gy[0, t], dh, out=dh_t)
+        gt, tc = gl[t], tcl[t]
+        o, i, f, g = gt
+        g3 = gt[:3]
+        sub(1, g3, der)  # o(1-o), i(1-i), f(1-f)
+        mul(der, g3, der)
+        add(gy_h[t], dh, dh_t)
         # dc = dc_new + dh * o(1-tc^2) + dc_next; d pre = [dc * g i(1-i), dc * c f(1-f), dc * i(1-g^2), dh * tc o(1-o)]
-        np.multiply(tc, tc, out=u)
-        np.subtract(1, u, out=u)
-        u *= o
-        u *= dh_t
-        np.add(u, gy[1, t], out=dc_t)
-        dc_t += dc
-        np.multiply(der[1], g, out=d4[0])
-        np.multiply(der[2], c_prev, out=d4[1])
-        np.multiply(g, g, out=d4[2])
-        np.subtract(1, d4[2], out=d4[2])
-        d4[2] *= i
-        ifg = d4[:3]
-        ifg *= dc_t
-        np.multiply(der[0], tc, out=d4[3])
-        d4[3] *= dh_t
-        np.multiply(dc_t, f, out=dc)
-        np.matmul(d4, w, out=dh4)
-        np.add.reduce(dh4, axis=0, out=dh)
+        mul(tc, tc, u)
+        sub(1, u, u)
+        mul(u, o, u)
+        mul(u, dh_t, u)
+        add(u, gy_c[t], dc_t)
+        add(dc_t, dc, dc_t)
+        mul(der_i, g, d_i)
+        mul(der_f, c_before[t], d_f)
+        mul(g, g, d_g)
+        sub(1, d_g, d_g)
+        mul(d_g, i, d_g)
+        mul(ifg, dc_t, ifg)
+        mul(der_o, tc, d_o)
+        mul(d_o, dh_t, d_o)
+        mul(dc_t, f, dc)
+        matmul(d4, w, dh4)
+        add.reduce(dh4, axis=0, out=dh)
         np.copyto(by_gate[t], d4)
     h_prev = _before(y[0], h0, reverse, _NP)
-    return _layer_sums(d_pre, d_pre, h_prev, dh, dc, b_hh is not None)
+    return _layer_sums(d_pre, d_pre, h_prev, dh, dc, len(bs))
 
 
-def _layer_sums(d_gi: Any, d_gh: Any, h_prev: Any, dh0: Any, dc0: Any, bias: bool) -> tuple[Any, ...]:
-    """The weight's gradient as one product over all steps and rows, the bias's as one sum."""
+def _layer_sums(d_gi: Any, d_gh: Any, h_prev: Any, dh0: Any, dc0: Any, biases: int) -> tuple[Any, ...]:
+    """The weight's gradient as one product over all steps and rows, the biases' as one sum: ``biases`` of them
+    (the LSTM's b_ih and b_hh have the same gradient, the sum over the rows of d pre: it is made once and copied, so
+    that each input has a gradient of its own; in a graph of the gradient one tensor would otherwise become both
+    parameters' ``.grad``)."""
     g = d_gh.shape[-1]
     rows = d_gh.reshape(-1, g)
     dw = rows.mT @ h_prev.reshape(-1, h_prev.shape[-1])
     grads = (d_gi, dh0, *(() if dc0 is None else (dc0,)), dw)
-    return (*grads, rows.sum(0)) if bias else grads
+    if not biases:
+        return grads
+    db = rows.sum(0)
+    return (*grads, *(db if j == biases - 1 else _copy(db) for j in range(biases)))
+
+
+def _copy(a: Any) -> Any:
+    """A gradient of a second input from the first's: an array copied, a tensor remade (``a * 1`` would be a node
+    whose backward multiplies; the sum's own node is what a graph of the gradient needs, so it is taken again)."""
+    return a.copy() if isinstance(a, np.ndarray) else a.clone()
 
 
 def _layer_vjp(grads: Any, fused: Any, before_bias: int) -> Any:
     """A layer's vjp: ``fused`` on the arrays (first order) or ``grads`` on the tensors (a graph of the gradient);
-    the primitive's inputs are ``before_bias`` tensors, then the state's bias when there is one, then (``kept``)
-    what the forward kept for the gradient, which ``fused`` takes last and which gets no gradient."""
+    the primitive's inputs are ``before_bias`` tensors, then its biases (the GRU's state bias, the LSTM's b_ih and
+    b_hh; none without), given to both as one tuple, then (``kept``) what the forward kept for the gradient, which
+    ``fused`` takes last and which gets no gradient."""
     def vjp(gy: Tensor, n: Any) -> tuple[Any, ...]:
         xs = n.inputs
         kept: tuple[Any, ...] = ()
         if n.params.get("kept"):
             xs, kept = xs[:-1], (xs[-1],)
-        b = xs[before_bias] if len(xs) > before_bias else None
-        args = xs[:before_bias]
+        args, bs = xs[:before_bias], xs[before_bias:]
         if not STATE.enabled:
-            out = fused(*(t._data for t in args), None if b is None else b._data, n.out._data, gy._data,
+            out = fused(*(t._data for t in args), tuple(t._data for t in bs), n.out._data, gy._data,
                         n.params["reverse"], *(t._data for t in kept))
             return (*(Tensor._make(a, xs[0]._device) for a in out), *(None for _ in kept))
-        return (*grads(*args, b, n.out, gy, n.params["reverse"], _st_ops()), *(None for _ in kept))
+        return (*grads(*args, bs, n.out, gy, n.params["reverse"], _st_ops()), *(None for _ in kept))
     return vjp
 
 
@@ -400,12 +436,12 @@ def _gru_layer_kernel(gi: Any, h: Any, w_hh: Any, *b: Any, reverse: bool) -> Any
     return out
 
 
-def _gru_layer_grads(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool,
+def _gru_layer_grads(gi: Any, h0: Any, w_hh: Any, bs: tuple[Any, ...], y: Any, gy: Any, reverse: bool,
                      ops: _Ops) -> tuple[Any, ...]:
     """Backpropagation through time: (d gi, d h0, d w_hh, d b_hh) from the gradient of every ``h_t``, the gates of
     all steps recomputed at once from the saved states (as for the LSTM)."""
     h_prev = _before(y, h0, reverse, ops)
-    r, z, n, hn, _ = _gru_forward(gi, _rows_product(h_prev, w_hh, b_hh), h_prev, ops)
+    r, z, n, hn, _ = _gru_forward(gi, _rows_product(h_prev, w_hh, bs[0] if bs else None), h_prev, ops)
     # d n_pre = dy (1-z)(1-n^2); d r_pre = d n_pre * hn * r(1-r); d z_pre = dy (h - n) z(1-z); d h (direct) = dy z
     via_n, via_r, via_z = (1 - z) * (1 - n * n), hn * r * (1 - r), (h_prev - n) * z * (1 - z)
     steps = gi.shape[0]
@@ -418,16 +454,17 @@ def _gru_layer_grads(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, re
         dr, dz = dn * via_r[t], dy * via_z[t]
         d_gi[t], d_gh[t] = ops.cat([dr, dz, dn]), ops.cat([dr, dz, dn * r[t]])
         dh = dy * z[t] + d_gh[t] @ w_hh
-    return _layer_sums(ops.stack(d_gi), ops.stack(d_gh), h_prev, dh, None, b_hh is not None)
+    return _layer_sums(ops.stack(d_gi), ops.stack(d_gh), h_prev, dh, None, len(bs))
 
 
-def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any, reverse: bool) -> tuple[Any, ...]:
+def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, bs: tuple[Any, ...], y: Any, gy: Any,
+                        reverse: bool) -> tuple[Any, ...]:
     """``_gru_layer_grads`` on NumPy arrays with few buffers: one (T, B, 3H) array of d gh filled step by step (the
     state GEMM and seven in-place passes over (B, H) rows), whose n block becomes d gi's after the weight's
     gradient is taken."""
     steps, k = gi.shape[0], h0.shape[-1]
     h_prev = _before(y, h0, reverse, _NP)
-    gh = _np_rows_product(h_prev, w_hh, b_hh)
+    gh = _np_rows_product(h_prev, w_hh, bs[0] if bs else None)
     rz = np.add(gi[..., :2 * k], gh[..., :2 * k])
     _sigmoid_(rz)
     r, z = rz[..., :k], rz[..., k:]
@@ -461,7 +498,7 @@ def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, b_hh: Any, y: Any, gy: Any,
         np.matmul(d_gh[t], w_hh, out=dh_w)
         np.multiply(dy, z[t], out=dh)
         dh += dh_w
-    grads = _layer_sums(d_gh, d_gh, h_prev, dh, None, b_hh is not None)
+    grads = _layer_sums(d_gh, d_gh, h_prev, dh, None, len(bs))
     d_gh[..., 2 * k:] = via_n  # the rows of d gi: d gh's but for the n block (no r)
     return grads
 
@@ -472,10 +509,12 @@ _LSTM_STEPS = Prim("lstm_layer_steps", lambda gi, h, c, w_hh, *b, reverse: _lstm
 _GRU_LAYER = Prim("gru_layer", _gru_layer_kernel, _layer_vjp(_gru_layer_grads, _gru_layer_backward, 3), save_output=True)
 
 
-def lstm_layer(gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Tensor | None,
+def lstm_layer(gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_ih: Tensor | None, b_hh: Tensor | None,
                reverse: bool) -> tuple[Tensor, Tensor, Tensor]:
-    """One LSTM layer and direction over a (T, B, 4H) input projection: (the (T, B, H) outputs, h_T, c_T)."""
-    bs = () if b_hh is None else (b_hh,)
+    """One LSTM layer and direction over a (T, B, 4H) input projection without its bias (``b_ih``, added here with
+    ``b_hh``: the two get one gradient, summed once): (the (T, B, H) outputs, h_T, c_T). The biases are both given
+    or both None."""
+    bs = () if b_ih is None or b_hh is None else (b_ih, b_hh)
     if STATE.enabled and any(t._requires_grad for t in (gi, h0, c0, w_hh, *bs)):
         steps = _LSTM_STEPS(gi.detach(), h0.detach(), c0.detach(), w_hh.detach(), *(t.detach() for t in bs),
                             reverse=reverse)

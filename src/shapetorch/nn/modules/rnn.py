@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..._autocast import AUTOCAST
 from ..._errors import fail
 from ..._rules.nn import rnn_cell_shape, rnn_shape
 from ..._tensor import Tensor
@@ -150,6 +151,10 @@ class RNNBase(Module):
             batched = True
         else:
             x = input
+        weight = self._flat_weights[0]
+        # torch checks the input's dtype against the weights' first (a ValueError), except under autocast
+        if x.dtype != weight.dtype and not any(AUTOCAST.enabled.values()):
+            fail("rnn_error_input_dtype", op=type(self).__name__, dtype=x.dtype.name, weight=weight.dtype.name)
         # The shape rule the mypy plugin runs on this call: the input's size and every state's shape.
         self._check_shapes(tuple(x.shape), hx, batch_first=self.batch_first and not packed)
         if not packed:
@@ -170,25 +175,36 @@ class RNNBase(Module):
             outputs = []
             for direction in range(directions):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
-                # the input projection of every step: one GEMM with the bias added in place (ops/matmul.py)
-                fused = None if b_ih is None else matmul_bias(layer_input, w_ih.t(), b_ih)
-                if fused is not None:
-                    gi_all = fused
-                else:
-                    gi_all = layer_input.matmul(w_ih.t())
-                    if b_ih is not None:
-                        gi_all = gi_all + b_ih
                 k = layer * directions + direction
                 h, c = h0[k], (c0[k] if c0 is not None else None)
-                if mask is None and w_hr is None and steps and self.mode in ("LSTM", "GRU") \
-                        and cell_fusable(gi_all, h, w_hh, *(t for t in (c, b_hh) if t is not None)):
-                    # the whole loop over time as one primitive (ops/recurrent.py)
-                    if self.mode == "LSTM":
-                        assert c is not None
-                        seq, h, c = lstm_layer(gi_all, h, c, w_hh, b_hh, bool(direction))
+                whole = mask is None and w_hr is None and steps and self.mode in ("LSTM", "GRU")
+                biases = tuple(t for t in (b_ih, b_hh) if t is not None)
+                if whole and self.mode == "LSTM" and c is not None \
+                        and cell_fusable(layer_input, w_ih, h, c, w_hh, *biases):
+                    # the input projection without b_ih: the layer adds it with b_hh, and their gradient, the same
+                    # for both, is summed once (ops/recurrent.py)
+                    gi_all = layer_input.matmul(w_ih.t())
+                    if cell_fusable(gi_all, h, c, w_hh, *biases):  # (autocast may have cast the product)
+                        seq, h, c = lstm_layer(gi_all, h, c, w_hh, b_ih, b_hh, bool(direction))
+                        outputs.append(seq)
+                        h_n.append(h)
                         c_n.append(c)
+                        continue
+                    if b_ih is not None:
+                        gi_all = gi_all + b_ih
+                else:
+                    # the input projection of every step: one GEMM with the bias added in place (ops/matmul.py)
+                    fused = None if b_ih is None else matmul_bias(layer_input, w_ih.t(), b_ih)
+                    if fused is not None:
+                        gi_all = fused
                     else:
-                        seq, h = gru_layer(gi_all, h, w_hh, b_hh, bool(direction))
+                        gi_all = layer_input.matmul(w_ih.t())
+                        if b_ih is not None:
+                            gi_all = gi_all + b_ih
+                if whole and self.mode == "GRU" \
+                        and cell_fusable(gi_all, h, w_hh, *(t for t in (b_hh,) if t is not None)):
+                    # the whole loop over time as one primitive (ops/recurrent.py)
+                    seq, h = gru_layer(gi_all, h, w_hh, b_hh, bool(direction))
                     outputs.append(seq)
                     h_n.append(h)
                     continue
