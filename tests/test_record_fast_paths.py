@@ -82,3 +82,92 @@ def test_grad_of_a_scalar_loss_as_the_general_path():
         st.autograd.grad(st.tensor(1.0), a)
     with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
         st.autograd.grad(a * 2, a)
+
+
+# -- views of tensors that record nothing (NOTE [untracked view]) ------------------------------------------------------
+
+def _views(lib, x):
+    """Every view op with the untracked shortcut, on one input."""
+    return [x.reshape(2, 8), x.reshape(2, 8).t(), x.mT, x.transpose(0, 1), x.permute(1, 0), x.unsqueeze(1),
+            x.unsqueeze(0).squeeze(0), x.reshape(1, 16).squeeze()]
+
+
+def test_untracked_views_are_views_as_torch():
+    """Values, shapes, strides and shared memory (a write through the base shows in each view), for an input that
+    does not require grad, one that does (the general path, with its nodes' names), and one under no_grad."""
+    for requires_grad, no_grad in ((False, False), (True, False), (True, True)):
+        out = {}
+        for lib in (st, torch):
+            x = lib.arange(16.0).reshape(4, 4)
+            if requires_grad:
+                x.requires_grad_()
+            if no_grad:
+                with lib.no_grad():
+                    vs = _views(lib, x)
+            else:
+                vs = _views(lib, x)
+            names = [v.grad_fn.name() if v.grad_fn is not None else None for v in vs]
+            flags = [v.requires_grad for v in vs]
+            strides = [v.stride() for v in vs]
+            with lib.no_grad():
+                x.mul_(2)  # through the base: every view sees it
+            out[lib.__name__] = (names, flags, strides, [arr(v).copy() for v in vs], [v._version for v in vs])
+        o, t = out["shapetorch"], out["torch"]
+        assert o[0] == t[0] and o[1] == t[1] and o[2] == t[2] and o[4] == t[4], (requires_grad, no_grad, o[:3], t[:3])
+        for a, b in zip(o[3], t[3]):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_untracked_view_of_a_copy_is_no_view():
+    """reshape of a transposed tensor copies: the result shares no memory and has no base, as on the general path."""
+    x = st.arange(6.0).reshape(2, 3).t()
+    y = x.reshape(6)
+    assert y._base is None
+    with st.no_grad():
+        x.add_(1)
+    np.testing.assert_array_equal(arr(y), [0.0, 3.0, 1.0, 4.0, 2.0, 5.0])
+
+
+def test_views_under_the_slow_path():
+    """The profiler, forward-mode AD and inference mode see every primitive call: a view made under them takes the
+    primitive (its event, its tangent, its inference mark), as torch's."""
+    x = st.rand(4, 4)
+    with st.autograd.profiler.profile() as prof:
+        x.reshape(2, 8).t()
+        x.mT.unsqueeze(0)
+    names = [e.name for e in prof.function_events]
+    assert sum("reshape" in n or "view" in n for n in names) >= 1 and any("transpose" in n or "permute" in n
+                                                                            or n == "aten::t" for n in names), names
+    fwAD = st.autograd.forward_ad
+    tx = torch.rand(4, 4)
+    tt = torch.rand(4, 4)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(st.tensor(tx.numpy()), st.tensor(tt.numpy()))
+        tangent = fwAD.unpack_dual(dual.reshape(2, 8).t()).tangent
+    with torch.autograd.forward_ad.dual_level():
+        tdual = torch.autograd.forward_ad.make_dual(tx, tt)
+        ttangent = torch.autograd.forward_ad.unpack_dual(tdual.reshape(2, 8).t()).tangent
+    np.testing.assert_array_equal(arr(tangent), arr(ttangent))
+    for lib in (st, torch):
+        with lib.inference_mode():
+            y = lib.rand(4, 4)
+            v = y.reshape(2, 8).t()
+        assert v.is_inference(), lib.__name__
+
+
+def test_a_registered_view_kernel_is_never_bypassed():
+    """A kernel registered for the view primitives runs on the shortcut's inputs too."""
+    calls = []
+    x = st.rand(4, 4)
+    handles = [st.registry.register_forward(name, "cpu", lambda a, **p: calls.append(1) or (
+        a.reshape(p["shape"]) if "shape" in p else a.transpose(p["axes"]))) for name in ("reshape", "permute")]
+    try:
+        x.reshape(2, 8).t()
+        x.mT
+        x.unsqueeze(0)
+    finally:
+        for h in handles:
+            h.unregister()
+    assert len(calls) == 4
+    x.reshape(2, 8).t()
+    assert len(calls) == 4  # (removed: the op's own kernel again)
