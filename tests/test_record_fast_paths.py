@@ -11,6 +11,8 @@ import pytest
 import torch
 
 import shapetorch as st
+from shapetorch._rules import matmul as RM
+from shapetorch.ops._common import check
 
 
 def arr(t):
@@ -171,3 +173,101 @@ def test_a_registered_view_kernel_is_never_bypassed():
     assert len(calls) == 4
     x.reshape(2, 8).t()
     assert len(calls) == 4  # (removed: the op's own kernel again)
+
+
+# -- matmul's verdict for two matrices -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shapes", [((4, 3), (3, 5)), ((4, 3), (4, 3)), ((3,), (3, 2)), ((2, 3), (3,)),
+                                    ((2, 4, 3), (3, 5)), ((2, 4, 3), (4, 5)), ((0, 3), (3, 0)), ((4, 3), (2, 3, 5))])
+def test_matmul_after_a_valid_call_checks_each_call(shapes):
+    """Two matrices whose sizes meet skip the rule's cache; every other pair still gets the rule's verdict, torch's
+    exception class and message, whatever was called before (the valid 2-D call runs first)."""
+    (sa, sb) = shapes
+    results = []
+    for lib in (st, torch):
+        lib.ones(4, 3) @ lib.ones(3, 5)
+        a, b = lib.ones(*sa), lib.ones(*sb)
+        try:
+            results.append(("ok", arr(a @ b), arr(lib.matmul(a, b))))
+        except Exception as e:  # noqa: BLE001  (the class is compared with torch's)
+            results.append((type(e).__mro__, str(e)))
+    ours, theirs = results
+    if ours[0] == "ok" or theirs[0] == "ok":
+        assert ours[0] == theirs[0] == "ok", (ours, theirs)
+        np.testing.assert_array_equal(ours[1], theirs[1])
+        np.testing.assert_array_equal(ours[2], theirs[2])
+    else:
+        assert issubclass(ours[0][0], theirs[0][0]), (ours, theirs)
+        with pytest.raises(Exception) as rule:  # noqa: PT011  (the rule's own error, whichever it is)
+            check(RM.matmul_shape, sa, sb, op="matmul")
+        assert ours[1] == str(rule.value)
+
+
+# -- sum and matmul of tensors that record nothing (NOTE [untracked call]) -------------------------------------------
+
+def _calls(lib, a, b):
+    return [a.sum(), a @ b, lib.matmul(a, b), a.sum(keepdim=True) if lib is st else a.sum((0, 1), keepdim=True)]
+
+
+@pytest.mark.parametrize("pattern", ["none", "a", "b", "both", "no_grad", "float64", "int"])
+def test_sum_and_matmul_record_as_torch_whatever_came_before(pattern):
+    """The same calls with each requires-grad pattern, in grad mode and under no_grad, in float32, float64 and
+    integers, one after another in one process: the results, dtypes, nodes and gradients are torch's (a shortcut
+    that stuck to the first call's verdict would drop a node or keep a wrong dtype)."""
+    out = {}
+    for lib in (st, torch):
+        results = []
+        for pat in ("none", pattern, "none", pattern):
+            dt = {"float64": lib.float64, "int": lib.int64}.get(pat, lib.float32)
+            a = lib.arange(12, dtype=dt).reshape(3, 4) - 5
+            b = lib.arange(8, dtype=dt).reshape(4, 2) * 2
+            if pat in ("a", "both", "no_grad"):
+                a.requires_grad_()
+            if pat in ("b", "both"):
+                b.requires_grad_()
+            if pat == "no_grad":
+                with lib.no_grad():
+                    cs = _calls(lib, a, b)
+            else:
+                cs = _calls(lib, a, b)
+            for c in cs:
+                results.append((arr(c), str(c.dtype).split(".")[-1], c.requires_grad,
+                                c.grad_fn is not None))  # (names: matmul is MatmulBackward0 here, MmBackward0 in torch)
+            if cs[1].requires_grad:
+                (cs[0] + cs[1].sum() + cs[2].sum()).backward() if cs[0].requires_grad else cs[1].sum().backward()
+                results.append(tuple(None if t.grad is None else arr(t.grad) for t in (a, b)))
+        out[lib.__name__] = results
+    for o, t in zip(out["shapetorch"], out["torch"], strict=True):
+        for x, y in zip(o, t, strict=True):
+            if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+                np.testing.assert_array_equal(x, y)
+            else:
+                assert x == y, (o, t)
+
+
+def test_sum_and_matmul_under_the_slow_path_and_registered_kernels():
+    a, b = st.rand(3, 4), st.rand(4, 2)
+    with st.autograd.profiler.profile() as prof:
+        a.sum()
+        a @ b
+    names = [e.name for e in prof.function_events]
+    assert any("sum" in n for n in names) and any("mm" in n or "matmul" in n for n in names), names
+    with st.inference_mode():
+        x, y = st.rand(3, 4), st.rand(4, 2)
+        assert x.sum().is_inference() and (x @ y).is_inference()
+    fwAD = st.autograd.forward_ad
+    with fwAD.dual_level():
+        d = fwAD.make_dual(a, st.ones(3, 4))
+        assert fwAD.unpack_dual(d.sum()).tangent.item() == 12.0
+        np.testing.assert_allclose(arr(fwAD.unpack_dual(d @ b).tangent), arr(st.ones(3, 4) @ b), rtol=1e-6)
+    calls = []
+    handles = [st.registry.register_forward("sum", "cpu", lambda x, axis, keepdims: calls.append("sum") or
+                                            np.add.reduce(x, axis, None, None, keepdims)),
+               st.registry.register_forward("matmul", "cpu", lambda x, y: calls.append("mm") or np.matmul(x, y))]
+    try:
+        a.sum()
+        a @ b
+    finally:
+        for h in handles:
+            h.unregister()
+    assert calls == ["sum", "mm"]

@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.intercept import INSTALLED as SLOW_PATH
-from .._engine.primitives import Prim
+from .._engine.primitives import Prim, untracked_array, untracked_result
 from .._errors import fail
 from .._rules import views as RV
 from .._rules.axes import wrap_dim
@@ -59,30 +58,11 @@ def _permute_kernel(a: Any, axes: tuple[int, ...]) -> Any:
     return a.transpose(axes)  # (the method: np.transpose's wrapper costs three times as much)
 
 
-# NOTE [untracked view]: a view op whose input records nothing (it does not require grad: a plain tensor, or a
-# gradient inside a first-order backward, where every matmul's vjp transposes and every reduction's expands) on the
-# CPU makes its result here, as the primitive call would (the same kernel, the same fields: no node, not requiring
-# grad), without the call's general dispatch (its keyword parameters alone cost a third of a tiny view); while the CPU
-# kernel is still the op's own (``register_forward`` may replace it, and is then never bypassed) and while the
-# engine's slow path is not installed (the profiler, forward-mode AD and inference mode see every primitive call
-# there). ``_view_of`` then marks it a view as on the general path.
-def _untracked_data(input: Tensor, prim: Prim, kernel: Any) -> Any:
-    """The NumPy array of ``input`` when a view of it is made here (NOTE [untracked view]), else None."""
-    src = input._data
-    if input._requires_grad or type(src) is not _NDARRAY or input._device.type != "cpu" or SLOW_PATH[0] \
-            or prim.kernels["cpu"] is not kernel:
-        return None
-    return src
-
-
+# NOTE [untracked view]: a view whose input records nothing takes the primitive call's shortcut (NOTE [untracked call]
+# in the engine's primitives); ``_view_of`` then marks it a view as on the general path (every matmul's vjp
+# transposes and every reduction's expands a gradient that records nothing, in a first-order backward).
 def _untracked(input: Tensor, data: Any) -> Tensor:
-    out = _new(Tensor)
-    out._data, out._device, out._requires_grad = data, input._device, False
-    return _view_of(out, input)
-
-
-_new = object.__new__
-_NDARRAY = np.ndarray
+    return _view_of(untracked_result(input, data), input)
 
 
 def _view_kernel(a: Any, shape: tuple[int, ...]) -> Any:
@@ -160,7 +140,7 @@ def _transpose_axes(shape: tuple[int, ...], dim0: int, dim1: int) -> tuple[int, 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """A tensor with the same elements in ``shape`` (one size may be -1); a view when possible."""
     sizes = _reshape_rule(input._data.shape, int_list(shape, "reshape"), "reshape")
-    if (src := _untracked_data(input, _RESHAPE, _reshape_kernel)) is not None:
+    if (src := untracked_array(_RESHAPE, input, _reshape_kernel)) is not None:
         return _untracked(input, _reshape_kernel(src, sizes))
     return _view_of(_RESHAPE(input, shape=sizes), input)
 
@@ -186,7 +166,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     order = int_list(dims, "permute")
     check(RV.permute_shape, input._data.shape, order, op="permute")
     axes = tuple(d % input._data.ndim for d in order) if input._data.ndim else ()
-    if (src := _untracked_data(input, _PERMUTE, _permute_kernel)) is not None:
+    if (src := untracked_array(_PERMUTE, input, _permute_kernel)) is not None:
         return _untracked(input, _permute_kernel(src, axes))
     return _view_of(_PERMUTE(input, axes=axes), input)
 
@@ -194,7 +174,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 @public("shape", aliases=("swapaxes", "swapdims"))
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     axes = _transpose_axes(input._data.shape, dim0, dim1)
-    if (src := _untracked_data(input, _PERMUTE, _permute_kernel)) is not None:
+    if (src := untracked_array(_PERMUTE, input, _permute_kernel)) is not None:
         return _untracked(input, _permute_kernel(src, axes))
     out = _view_of(_PERMUTE(input, axes=axes), input)
     return out if out._grad_fn is None else as_node(out, "TransposeBackward0", input)
@@ -210,7 +190,7 @@ def _t_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
 def t(input: Tensor) -> Tensor:
     """Transpose a matrix; 0-D and 1-D tensors are returned as they are."""
     axes = _t_axes(input._data.shape)
-    if (src := _untracked_data(input, _PERMUTE, _permute_kernel)) is not None:
+    if (src := untracked_array(_PERMUTE, input, _permute_kernel)) is not None:
         return _untracked(input, _permute_kernel(src, axes))
     out = _view_of(_PERMUTE(input, axes=axes), input)
     return out if out._grad_fn is None else as_node(out, "TBackward0", input)
@@ -233,7 +213,7 @@ def _mT_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
 def _mT(self: Tensor) -> Tensor:
     # (every matmul's vjp transposes: the rule's verdict is cached and the guard of ``transpose`` skipped)
     axes = _mT_axes(self._data.shape)
-    if (src := _untracked_data(self, _PERMUTE, _permute_kernel)) is not None:
+    if (src := untracked_array(_PERMUTE, self, _permute_kernel)) is not None:
         return _untracked(self, _permute_kernel(src, axes))
     out = _view_of(_PERMUTE(self, axes=axes), self)
     return out if out._grad_fn is None else as_node(out, "TransposeBackward0", self)
@@ -258,7 +238,7 @@ def adjoint(input: Tensor) -> Tensor:
 def squeeze(input: Tensor, dim: int | tuple[int, ...] | list[int] | None = None) -> Tensor:
     """Remove size-1 dims: all of them, or those of ``dim`` that have size 1."""
     new = check(RV.squeeze_shape, input._data.shape, dim, op="squeeze")
-    if (src := _untracked_data(input, _RESHAPE, _reshape_kernel)) is not None:
+    if (src := untracked_array(_RESHAPE, input, _reshape_kernel)) is not None:
         return _untracked(input, _reshape_kernel(src, new))
     out = _view_of(_RESHAPE(input, shape=new), input)
     # torch's node: SqueezeBackward0 for all dims, 1 for one dim, 2 for a list of them
@@ -269,7 +249,7 @@ def squeeze(input: Tensor, dim: int | tuple[int, ...] | list[int] | None = None)
 @public("shape")
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     new = check(RV.unsqueeze_shape, input._data.shape, dim, op="unsqueeze")
-    if (src := _untracked_data(input, _RESHAPE, _reshape_kernel)) is not None:
+    if (src := untracked_array(_RESHAPE, input, _reshape_kernel)) is not None:
         return _untracked(input, _reshape_kernel(src, new))
     out = _view_of(_RESHAPE(input, shape=new), input)
     return out if out._grad_fn is None else as_node(out, "UnsqueezeBackward0", input)
@@ -309,10 +289,10 @@ def expand_known(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     shape, on every backward of a sum or mean): the primitive straight away, without the argument guard and the
     rule's check (their answers here are known), as the same view with the same node."""
     if shape == self._data.shape:
-        if (src := _untracked_data(self, _RESHAPE, _reshape_kernel)) is not None:
+        if (src := untracked_array(_RESHAPE, self, _reshape_kernel)) is not None:
             return _untracked(self, _reshape_kernel(src, shape))
         return _view_of(_RESHAPE(self, shape=shape), self)
-    if (src := _untracked_data(self, _EXPAND, _expand_kernel)) is not None:
+    if (src := untracked_array(_EXPAND, self, _expand_kernel)) is not None:
         return _untracked(self, _expand_kernel(src, shape))
     return _view_of(_EXPAND(self, shape=shape), self)
 
