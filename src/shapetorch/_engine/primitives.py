@@ -127,8 +127,8 @@ _new = object.__new__
 _NDARRAY = np.ndarray
 
 
-# NOTE [untracked call]: a call whose tensor inputs record nothing (none requires grad: a plain tensor, or a gradient
-# inside a first-order backward) on the CPU can make its result as ``Prim.__call__`` would (the same kernel, the same
+# NOTE [untracked call]: a call that records nothing (no input requires grad, or grad mode is off: a plain tensor, or
+# any tensor inside a first-order backward or ``no_grad``) on the CPU can make its result as ``Prim.__call__`` would (the same kernel, the same
 # fields: no node, not requiring grad) without the call's general dispatch, whose keyword parameters alone cost a
 # third of a tiny op. Only while the CPU kernel is still the op's own (``register_forward`` may replace it, and is then
 # never bypassed) and while the engine's slow path is not installed (the profiler, forward-mode AD and inference mode
@@ -138,8 +138,8 @@ def untracked_array(prim: Prim, input: Tensor, kernel: Kernel) -> Any:
     """The NumPy array of ``input`` when ``prim``'s call on it may take the shortcut (NOTE [untracked call]), else
     None."""
     src = input._data
-    if input._requires_grad or type(src) is not _NDARRAY or input._device.type != "cpu" or SLOW_PATH[0] \
-            or prim.kernels["cpu"] is not kernel:
+    if (input._requires_grad and STATE.enabled) or type(src) is not _NDARRAY or input._device.type != "cpu" \
+            or SLOW_PATH[0] or prim.kernels["cpu"] is not kernel:
         return None
     return src
 

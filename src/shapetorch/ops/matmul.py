@@ -137,7 +137,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         input, other = autocast_inputs("matmul", input, other)
     if input._data.dtype is not other._data.dtype or input._data.dtype.kind == "b":  # (the common case: no call)
         _same_dtype("matmul", input, other)
-    if out is None and not (input._requires_grad or other._requires_grad) \
+    if out is None and (not (input._requires_grad or other._requires_grad) or not STATE.enabled) \
             and (x := untracked_array(_MATMUL, input, _matmul_kernel)) is not None \
             and (y := untracked_array(_MATMUL, other, _matmul_kernel)) is not None:
         return untracked_result(input, _matmul_kernel(x, y))  # (NOTE [untracked call])
