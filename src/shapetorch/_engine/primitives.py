@@ -144,6 +144,16 @@ def untracked_array(prim: Prim, input: Tensor, kernel: Kernel) -> Any:
     return src
 
 
+def untracked_pair(prim: Prim, a: Tensor, b: Tensor, kernel: Kernel) -> tuple[Any, Any] | None:
+    """``untracked_array`` of two tensor inputs in one test (a binary op's shortcut), or None."""
+    x, y = a._data, b._data
+    if ((a._requires_grad or b._requires_grad) and STATE.enabled) or type(x) is not _NDARRAY \
+            or type(y) is not _NDARRAY or a._device.type != "cpu" or b._device.type != "cpu" or SLOW_PATH[0] \
+            or prim.kernels["cpu"] is not kernel:
+        return None
+    return x, y
+
+
 def untracked_result(input: Tensor, data: Any) -> Tensor:
     """What ``Prim.__call__`` returns for an input that records nothing: ``data`` on ``input``'s device."""
     out = _new(Tensor)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._autocast import AUTOCAST
-from .._engine.primitives import Prim, untracked_array, untracked_result
+from .._engine.primitives import Prim, untracked_pair, untracked_result
 from .._errors import fail
 from .._grad_mode import STATE
 from .._rules import matmul as RM
@@ -137,10 +137,8 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         input, other = autocast_inputs("matmul", input, other)
     if input._data.dtype is not other._data.dtype or input._data.dtype.kind == "b":  # (the common case: no call)
         _same_dtype("matmul", input, other)
-    if out is None and (not (input._requires_grad or other._requires_grad) or not STATE.enabled) \
-            and (x := untracked_array(_MATMUL, input, _matmul_kernel)) is not None \
-            and (y := untracked_array(_MATMUL, other, _matmul_kernel)) is not None:
-        return untracked_result(input, _matmul_kernel(x, y))  # (NOTE [untracked call])
+    if out is None and (xy := untracked_pair(_MATMUL, input, other, _matmul_kernel)) is not None:
+        return untracked_result(input, _matmul_kernel(*xy))  # (NOTE [untracked call])
     result = _MATMUL(input, other)
     return result if out is None else out.copy_(result)
 
