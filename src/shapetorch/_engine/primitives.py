@@ -132,8 +132,8 @@ _NDARRAY = np.ndarray
 # fields: no node, not requiring grad) without the call's general dispatch, whose keyword parameters alone cost a
 # third of a tiny op. Only while the CPU kernel is still the op's own (``register_forward`` may replace it, and is then
 # never bypassed) and while the engine's slow path is not installed (the profiler, forward-mode AD and inference mode
-# see every primitive call there). An op that takes the shortcut asks ``untracked_array`` for each input, and wraps its
-# kernel's result with ``untracked_result``.
+# see every primitive call there). An op that takes the shortcut asks ``untracked_array`` (``untracked_pair`` for two
+# tensors) for its input's array, and wraps its kernel's result with ``untracked_result``.
 def untracked_array(prim: Prim, input: Tensor, kernel: Kernel) -> Any:
     """The NumPy array of ``input`` when ``prim``'s call on it may take the shortcut (NOTE [untracked call]), else
     None."""
