@@ -830,8 +830,8 @@ def _narrow(inputs: Sequence[Tensor], inner: list[Any], seen: dict[Any, int],
 class _Walk:
     """The state of one backward walk, and the step that runs one node and hands its gradients on."""
 
-    __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph", "deps", "input_nodes", "needed",
-                 "owned", "plain", "prof", "retain_graph")
+    __slots__ = ("accumulate", "bare", "buffers", "captured", "captured_at", "captures", "create_graph", "deps",
+                 "input_nodes", "needed", "owned", "plain", "prof", "retain_graph")
 
     def __init__(self, deps: dict[Any, int], buffers: dict[Any, list[Any]], needed: set[Any] | None,
                  captures: dict[tuple[Any, int], list[Tensor]] | None, input_nodes: set[Any], retain_graph: bool,
@@ -844,6 +844,11 @@ class _Walk:
         # node without hooks of its own runs its vjp straight away and a leaf's gradient goes straight into
         # ``.grad``, with none of the tests the general step makes per node
         self.plain = captures is None and self.prof is None and not ANOMALY.enabled
+        # the same for the inner nodes of an ``autograd.grad`` walk (captured inputs): a node where no captured
+        # gradient arrives (not in ``captured_at``) does nothing the general step adds, so it runs bare too; only the
+        # leaves and the nodes whose gradients are captured take the general step there
+        self.bare = self.prof is None and not ANOMALY.enabled
+        self.captured_at: frozenset[Any] = frozenset() if captures is None else frozenset(n for n, _ in captures)
         # NOTE [accumulation buffer]: the gradient slots ``(node, output_nr)`` of ``buffers`` whose tensor this walk
         # made itself (a sum of two arriving gradients, a view's zero-filled vjp result) and nothing else holds: a
         # later gradient for the slot is added into it in place. torch's SplitBackward makes one buffer for all the
@@ -867,7 +872,7 @@ class _Walk:
         outs: Sequence[Any] = ()
         if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
             if not node._hooked:  # (no hook was ever registered on it: one test instead of four)
-                if self.plain:
+                if self.bare and node not in self.captured_at:
                     into = _ADD_INTO.get(node.__class__) if self.owned is not None else None
                     outs = node.apply(buf) if into is None else self._into(node, buf, into)
                     if not self.retain_graph:
@@ -879,7 +884,7 @@ class _Walk:
                     _tensor_pre_hooks(node, buf)
                 if node._retain_refs:
                     _retain_hooks(node, buf, self.create_graph)
-                if self.plain and not (node._pre_hooks or node._post_hooks):
+                if self.bare and node not in self.captured_at and not (node._pre_hooks or node._post_hooks):
                     outs = node.apply(buf)
                     if not self.retain_graph:
                         node.release()
@@ -1134,10 +1139,17 @@ def grad(
                          "allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    outs = _as_list(outputs)
     ins = _as_list(inputs)
-    grads = _make_grads(outs, grad_outputs, is_grads_batched)
-    _check_roots(outs)
+    if grad_outputs is None and type(outputs) is Tensor and outputs._requires_grad \
+            and outputs._data.dtype.kind == "f" and outputs._data.size == 1:
+        # one scalar loss (``grad(loss, params)``): what ``_make_grads`` and ``_check_roots`` test holds, so the seed
+        # is made straight away, as ``backward`` does for ``loss.backward()``
+        outs: list[Tensor] = [outputs]
+        grads: list[Tensor | None] = [_seed(outputs)]
+    else:
+        outs = _as_list(outputs)
+        grads = _make_grads(outs, grad_outputs, is_grads_batched)
+        _check_roots(outs)
     for t in ins:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")

@@ -20,6 +20,9 @@ from .._grad_mode import SLOW_PATH, STATE
 _LOCK = threading.Lock()
 _USERS = 0
 _ORIG: Any = None
+# whether the slow path is installed: a shortcut past ``Prim.__call__`` (NOTE [untracked view] in ``ops/views``) is
+# taken only while it is not, so the profiler, forward-mode AD and inference mode see every primitive call
+INSTALLED = [False]
 
 
 
@@ -46,6 +49,7 @@ def acquire() -> None:
         if _USERS == 1:
             _ORIG = Prim.__dict__["__call__"]
             Prim.__call__ = _call  # type: ignore[method-assign]
+            INSTALLED[0] = True
 
 
 def release() -> None:
@@ -56,6 +60,7 @@ def release() -> None:
         _USERS -= 1
         if _USERS == 0:
             Prim.__call__ = _ORIG  # type: ignore[method-assign]
+            INSTALLED[0] = False
 
 
 def _call(self: Any, *args: Any, **params: Any) -> Any:

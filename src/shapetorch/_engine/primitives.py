@@ -16,6 +16,7 @@ from .._errors import fail
 from .._grad_mode import STATE
 from .._tensor import Tensor
 from .backward import Node, record
+from .intercept import INSTALLED as SLOW_PATH
 
 Kernel = Callable[..., Any]
 VJP = Callable[[Tensor, Node], tuple[Any, ...]]
@@ -86,8 +87,10 @@ class Prim:
                 type(x := arrays[0]) is not _NDARRAY or x.size < small[2]) and (
                 n == 1 or type(y := arrays[1]) is not _NDARRAY or y.size < small[2]):
             out._data = small[1](*arrays)  # (NOTE [small ufunc]: what the wrapper would call)
-        else:
+        elif params:
             out._data = kernel(*arrays, **params)
+        else:  # (``**params`` of an empty dict costs a third of a tiny op's call into its kernel)
+            out._data = kernel(*arrays)
         out._device = dev
         if grad and STATE.enabled:
             # (the fields the next op and the engine read, as instance values: NOTE [instance fields] in backward)
@@ -122,6 +125,40 @@ class Prim:
 
 _new = object.__new__
 _NDARRAY = np.ndarray
+
+
+# NOTE [untracked call]: a call that records nothing (no input requires grad, or grad mode is off: a plain tensor, or
+# any tensor inside a first-order backward or ``no_grad``) on the CPU can make its result as ``Prim.__call__`` would (the same kernel, the same
+# fields: no node, not requiring grad) without the call's general dispatch, whose keyword parameters alone cost a
+# third of a tiny op. Only while the CPU kernel is still the op's own (``register_forward`` may replace it, and is then
+# never bypassed) and while the engine's slow path is not installed (the profiler, forward-mode AD and inference mode
+# see every primitive call there). An op that takes the shortcut asks ``untracked_array`` (``untracked_pair`` for two
+# tensors) for its input's array, and wraps its kernel's result with ``untracked_result``.
+def untracked_array(prim: Prim, input: Tensor, kernel: Kernel) -> Any:
+    """The NumPy array of ``input`` when ``prim``'s call on it may take the shortcut (NOTE [untracked call]), else
+    None."""
+    src = input._data
+    if (input._requires_grad and STATE.enabled) or type(src) is not _NDARRAY or input._device.type != "cpu" \
+            or SLOW_PATH[0] or prim.kernels["cpu"] is not kernel:
+        return None
+    return src
+
+
+def untracked_pair(prim: Prim, a: Tensor, b: Tensor, kernel: Kernel) -> tuple[Any, Any] | None:
+    """``untracked_array`` of two tensor inputs in one test (a binary op's shortcut), or None."""
+    x, y = a._data, b._data
+    if ((a._requires_grad or b._requires_grad) and STATE.enabled) or type(x) is not _NDARRAY \
+            or type(y) is not _NDARRAY or a._device.type != "cpu" or b._device.type != "cpu" or SLOW_PATH[0] \
+            or prim.kernels["cpu"] is not kernel:
+        return None
+    return x, y
+
+
+def untracked_result(input: Tensor, data: Any) -> Tensor:
+    """What ``Prim.__call__`` returns for an input that records nothing: ``data`` on ``input``'s device."""
+    out = _new(Tensor)
+    out._data, out._device, out._requires_grad = data, input._device, False
+    return out
 
 
 def _mixed(op: str, a: device, b: device) -> NoReturn:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._autocast import AUTOCAST
-from .._engine.primitives import Prim
+from .._engine.primitives import Prim, untracked_pair, untracked_result
 from .._errors import fail
 from .._grad_mode import STATE
 from .._rules import matmul as RM
@@ -65,7 +65,9 @@ def _rows_times(a: Any, b: Any) -> Any:
 
 
 def _matmul_kernel(a: Any, b: Any) -> Any:
-    if b.ndim == 2 and a.ndim > 2 and type(a) is np.ndarray:
+    if a.ndim == 2 and b.ndim == 2:  # (first: the common case, and every tiny one)
+        out = np.matmul(a, b)
+    elif b.ndim == 2 and a.ndim > 2 and type(a) is np.ndarray:
         out = _rows_times(a, b)
     elif a.ndim > 2 and b.ndim > 2:
         out = thread_pool.matmul(a, b)  # a stack of products over the intra-op threads when large
@@ -128,11 +130,15 @@ def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
 @public("linalg")
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """torch.matmul: vector/matrix products with broadcast batch dims."""
-    _matmul_shape(input._data.shape, other._data.shape)
+    sa, sb = input._data.shape, other._data.shape
+    if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0]:  # (two matrices whose sizes meet pass the rule: no lookup)
+        _matmul_shape(sa, sb)
     if AUTOCAST.enabled:
         input, other = autocast_inputs("matmul", input, other)
     if input._data.dtype is not other._data.dtype or input._data.dtype.kind == "b":  # (the common case: no call)
         _same_dtype("matmul", input, other)
+    if out is None and (xy := untracked_pair(_MATMUL, input, other, _matmul_kernel)) is not None:
+        return untracked_result(input, _matmul_kernel(*xy))  # (NOTE [untracked call])
     result = _MATMUL(input, other)
     return result if out is None else out.copy_(result)
 
