@@ -160,6 +160,22 @@ def test_allocation_error_is_a_memory_error_too() -> None:
     assert isinstance(info.value, RuntimeError) and info.value.code == "memory_error_allocation"  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.conv2d(lib.zeros(1, 3, 4, 4), lib.zeros(3, 3, 3, 3), padding=2**40),
+    lambda lib: lib.nn.functional.conv1d(lib.zeros(1, 3, 4), lib.zeros(3, 3, 3), padding=2**50),
+    lambda lib: lib.nn.functional.conv_transpose2d(lib.zeros(1, 3, 4, 4), lib.zeros(3, 3, 3, 3), dilation=2**40),
+])
+def test_a_convolution_past_numpys_index_type_is_an_allocation_error(call: Any) -> None:
+    """torch's allocator refuses the byte count (a RuntimeError); NumPy refuses it before allocating, with a
+    ValueError ("array is too big") that must not reach the user uncoded."""
+    with pytest.raises(RuntimeError):
+        call(torch)
+    with pytest.raises(RuntimeError) as info:
+        call(st)
+    assert info.value.code == "memory_error_allocation"  # type: ignore[attr-defined]
+    assert isinstance(info.value, MemoryError)
+
+
 def test_grad_fn_names_of_composites_are_torchs() -> None:
     """A public op made of several primitives names its node as torch does (x.mean() is MeanBackward0, not the
     division it ends with)."""

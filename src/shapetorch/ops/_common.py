@@ -373,6 +373,10 @@ def allocating(op: str) -> Iterator[None]:
         yield
     except MemoryError as e:
         fail("memory_error_allocation", op=op, problem=str(e))
+    except ValueError as e:  # NumPy's refusal of a byte count past its index type: no allocation was tried
+        if not str(e).startswith("array is too big"):
+            raise
+        fail("memory_error_allocation", op=op, problem=str(e))
 
 
 def refuse(t: Tensor, op: str, *, bool_: bool = False, complex_: bool = False) -> None:

@@ -20,7 +20,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ._common import autocast_inputs, check, device_table, dtype_name
+from ._common import allocating, autocast_inputs, check, device_table, dtype_name
 
 Ints = tuple[int, ...]
 
@@ -561,13 +561,14 @@ def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any 
     check(RN.conv_shape, input._data.shape, weight._data.shape, s, p, d, groups, op=op)
     _same_dtype(op, input, weight, bias)
     x, unbatched = _batched(input, nd)
-    if bias is not None and x._device.type in _CONV_BIAS.kernels and bias._device is x._device \
-            and bias._data.shape == (weight._data.shape[0],):
-        out = _CONV_BIAS(x, weight, bias, stride=s, padding=p, dilation=d, groups=groups)
-    else:
-        out = _CONV(x, weight, stride=s, padding=p, dilation=d, groups=groups)
-        if bias is not None:
-            out = out + bias.reshape((-1,) + (1,) * nd)
+    with allocating(op):  # (a padding of 2**40 passes the rule and asks NumPy for an array it cannot index)
+        if bias is not None and x._device.type in _CONV_BIAS.kernels and bias._device is x._device \
+                and bias._data.shape == (weight._data.shape[0],):
+            out = _CONV_BIAS(x, weight, bias, stride=s, padding=p, dilation=d, groups=groups)
+        else:
+            out = _CONV(x, weight, stride=s, padding=p, dilation=d, groups=groups)
+            if bias is not None:
+                out = out + bias.reshape((-1,) + (1,) * nd)
     return out.squeeze(0) if unbatched else out
 
 
@@ -581,7 +582,8 @@ def conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None = None, st
     shape = check(RN.conv_transpose_shape, input._data.shape, weight._data.shape, s, p, op_, d, groups, op=op)
     _same_dtype(op, input, weight, bias)
     x, unbatched = _batched(input, nd)
-    out = _CONV_IN(x, weight, input_size=tuple(shape[-nd:]), stride=s, padding=p, dilation=d, groups=groups)
+    with allocating(op):
+        out = _CONV_IN(x, weight, input_size=tuple(shape[-nd:]), stride=s, padding=p, dilation=d, groups=groups)
     if bias is not None:
         out = out + bias.reshape((-1,) + (1,) * nd)
     return out.squeeze(0) if unbatched else out
