@@ -30,6 +30,10 @@ def _cast_kernel(a: Any, dtype: Any) -> Any:
     if dtype.kind in "iu" and a.dtype.kind == "c":
         a = a.real
     with np.errstate(all="ignore"):
+        if dtype == np.float16 and a.dtype == np.float64:
+            # torch makes a half from a float: a float64 rounds to float32 first (twice rounded, which differs
+            # from one rounding for a few values; an integer past float32's exact range overflows float16 anyway)
+            a = a.astype(np.float32)
         return a.astype(dtype)
 
 
