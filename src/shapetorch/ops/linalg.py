@@ -1131,6 +1131,44 @@ def linalg_householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = N
     return Q if out is None else out.copy_(Q)
 
 
+def _geqrf_kernel(a: Arr) -> tuple[Arr, Arr]:
+    from scipy.linalg import lapack
+
+    m, n = a.shape[-2:]
+    batch = a.reshape(-1, m, n)
+    packed = np.empty_like(batch)
+    taus = np.empty((batch.shape[0], min(m, n)), a.dtype)
+    (routine,) = lapack.get_lapack_funcs(("geqrf",), (batch,))
+    for i, mat in enumerate(batch):
+        qr, tau, _, _ = routine(mat)
+        packed[i], taus[i] = qr, tau
+    return packed.reshape(a.shape), taus.reshape(*a.shape[:-2], min(m, n))
+
+
+_GEQRF_A = Prim("geqrf", _given, None)
+_GEQRF_TAU = Prim("geqrf", _given, None)
+
+
+@public("linalg")
+def geqrf(input: Tensor, *, out: Any = None) -> Any:
+    """LAPACK's geqrf: the compact QR factorization, R in the upper triangle of ``a`` and the Householder vectors
+    below it, their scales in ``tau`` (``householder_product(a, tau)`` is Q). As torch's, the result is in the
+    graph but backward through it raises (no derivative is implemented). A device tensor is factored on the
+    host and its results moved back."""
+    op = "geqrf"
+    if input._data.ndim < 2:
+        fail("linalg_error_requires_at_least_2d", op=op, shape=tuple(input._data.shape))
+    _floating(input, op)
+    values = _geqrf_kernel(be(input).to_numpy(input._data))
+    if _on_host(input):
+        a, tau = _outputs(input, (_GEQRF_A, _GEQRF_TAU), values)
+    else:
+        a, tau = (new_tensor(v, input._device) for v in values)
+    if out is not None:
+        return RT.geqrf(out[0].copy_(a), out[1].copy_(tau))
+    return RT.geqrf(a, tau)
+
+
 # -- LU: factor, unpack, solve ----------------------------------------------------------------------------------------
 
 

@@ -175,6 +175,14 @@ class LDLFactorEx(NamedTuple):
         return _repr(self)
 
 
+class Geqrf(NamedTuple):
+    a: Tensor
+    tau: Tensor
+
+    def __repr__(self) -> str:
+        return _repr(self)
+
+
 class TriangularSolve(NamedTuple):
     solution: Tensor
     cloned_coefficient: Tensor
@@ -206,6 +214,7 @@ linalg_slogdet = _named(SlogDet, "linalg_slogdet")
 linalg_inv_ex = _named(InvEx, "linalg_inv_ex")
 linalg_cholesky_ex = _named(CholeskyEx, "linalg_cholesky_ex")
 linalg_lstsq = _named(Lstsq, "linalg_lstsq")
+geqrf = _named(Geqrf, "geqrf")
 linalg_solve_ex = _named(SolveEx, "linalg_solve_ex")
 linalg_lu_factor = _named(LUFactor, "linalg_lu_factor")
 linalg_lu_factor_ex = _named(LUFactorEx, "linalg_lu_factor_ex")

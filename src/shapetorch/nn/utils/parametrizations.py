@@ -1,5 +1,5 @@
-"""``nn.utils.parametrizations``: weight norm and spectral norm as parametrizations (``nn.utils.parametrize``),
-as torch's. (``orthogonal`` is not provided yet.)"""
+"""``nn.utils.parametrizations``: orthogonal, weight norm and spectral norm as parametrizations
+(``nn.utils.parametrize``), as torch's."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from .parametrize import register_parametrization
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
+
+_ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
 
 
 def _norm_except_dim(v: Tensor, dim: int) -> Tensor:
@@ -100,4 +102,128 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     if dim is None:
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+    return module
+
+
+def _is_orthogonal(Q: Tensor) -> bool:
+    from ..._dtype import finfo
+    from ...ops.creation import eye
+
+    n, k = Q.shape[-2], Q.shape[-1]
+    eps = 10.0 * n * finfo(Q.dtype).eps
+    return bool((Q.mH @ Q).allclose(eye(k, dtype=Q.dtype, device=Q.device), atol=eps))
+
+
+def _make_orthogonal(A: Tensor) -> Tensor:
+    """The Q of A's QR factorization with R's diagonal made positive (a unique orthogonal completion)."""
+    from ...ops.linalg import geqrf, linalg_householder_product
+
+    X, tau = geqrf(A)
+    Q = linalg_householder_product(X, tau)
+    return Q * X.diagonal(0, -2, -1).sgn().unsqueeze(-2)
+
+
+class _Orthogonal(Module):
+    """A matrix (or batch) with orthonormal columns (or rows, when wide) from an unconstrained one: the
+    exponential or the Cayley map of a skew-symmetric matrix, or a product of Householder reflectors; with
+    ``use_trivialization``, relative to a ``base`` (a buffer) that assigning a value sets."""
+
+    def __init__(self, weight: Tensor, orthogonal_map: str, *, use_trivialization: bool = True) -> None:
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X: Tensor) -> Tensor:
+        from ...ops.joining import cat
+        from ...ops.linalg import linalg_householder_product, linalg_solve, matrix_exp
+
+        n, k = X.shape[-2], X.shape[-1]
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:
+                X = cat([X, X.new_zeros((*X.shape[:-2], n, n - k))], dim=-1)
+            A = X - X.mH
+            if self.orthogonal_map == "matrix_exp":
+                Q = matrix_exp(A)
+            else:
+                from ...ops.creation import eye
+
+                Id = eye(n, dtype=A.dtype, device=A.device)
+                Q = linalg_solve(Id - 0.5 * A, Id + 0.5 * A)
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = linalg_householder_product(A, tau)
+            # the diagonal's signs flip the reflections, so that every orthogonal matrix is reached
+            Q = Q * X.diagonal(0, -2, -1).int().unsqueeze(-2)
+        if getattr(self, "base", None) is not None:
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def right_inverse(self, Q: Tensor) -> Tensor:
+        from ...ops.creation import zeros_like
+        from ...ops.joining import cat
+        from ...ops.linalg import geqrf
+        from ...ops.random import randn
+
+        if tuple(Q.shape) != tuple(self.shape):
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.shape[-2], Q.shape[-1]
+        transpose = n < k
+        if transpose:
+            Q = Q.mT
+            n, k = k, n
+        with no_grad():
+            if not hasattr(self, "base"):
+                # without a base, only the Householder map can be inverted: its X is the compact QR of Q
+                if self.orthogonal_map in ("matrix_exp", "cayley"):
+                    raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                              "parametrizations when use_trivialization=False.")
+                A, tau = geqrf(Q)
+                # R's diagonal made +-1 (its sign), flipped where LAPACK used no reflection (tau exactly 0)
+                diag = A.diagonal(0, -2, -1)
+                signs = diag.sign()
+                diag.copy_(signs.masked_fill(tau == 0.0, 0.0) - signs.masked_fill(tau != 0.0, 0.0))
+                return A.mT if transpose else A
+            if n == k:
+                Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+            else:  # completed to a square orthogonal matrix by random columns
+                N = randn(*Q.shape[:-2], n, n - k, dtype=Q.dtype, device=Q.device)
+                Q = _make_orthogonal(cat([Q, N], dim=-1))
+            self.base = Q
+            # -Id: the Householder map of zeros with a diagonal of -1 is the identity, so base alone is the value
+            neg_id = zeros_like(Q_init)
+            neg_id.diagonal(0, -2, -1).fill_(-1.0)
+            return neg_id
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
+               use_trivialization: bool = True) -> Module:
+    """``module.<name>`` constrained to orthonormal columns (rows, when wide) through ``orthogonal_map``:
+    "matrix_exp" (the default for square or complex weights), "cayley" or "householder" (the default
+    otherwise); the current weight is kept, made orthogonal."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.dim() < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.dim()} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] or weight.is_complex() else "householder"
+    if orthogonal_map not in _ORTHOGONAL_MAPS:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    register_parametrization(module, name, orth, unsafe=True)
     return module

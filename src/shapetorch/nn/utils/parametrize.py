@@ -32,7 +32,10 @@ class ParametrizationList(ModuleList):
         with no_grad():
             for m in reversed(list(self)):
                 if hasattr(m, "right_inverse"):
-                    value = m.right_inverse(value)
+                    try:
+                        value = m.right_inverse(value)
+                    except NotImplementedError:  # (torch's: a link that cannot invert keeps the value as it is)
+                        pass
         self.is_tensor = isinstance(value, Tensor)
         self.ntensors = 1 if self.is_tensor else len(value)
         grad = original.requires_grad
@@ -51,7 +54,10 @@ class ParametrizationList(ModuleList):
         with no_grad():
             for m in reversed(list(self)):
                 if hasattr(m, "right_inverse"):
-                    value = m.right_inverse(value)
+                    try:
+                        value = m.right_inverse(value)
+                    except NotImplementedError:  # (torch's: a link that cannot invert keeps the value as it is)
+                        pass
             if self.is_tensor:
                 self.original.copy_(value)
             else:
