@@ -365,3 +365,31 @@ def test_pointwise_gradient_is_one_kernel(name):
     before = st.memory_stats()["num_dispatches"]
     st.autograd.grad(y, [a], g)
     assert st.memory_stats()["num_dispatches"] - before == 1
+
+
+_FUSED_ACTIVATIONS = {"elu": {"alpha": 0.7}, "selu": {}, "celu": {"alpha": 1.3}, "softplus": {"beta": 2.0, "threshold": 3.0},
+                      "mish": {}, "hardswish": {}, "hardsigmoid": {}, "logsigmoid": {}}
+
+
+@pytest.mark.parametrize("name", list(_FUSED_ACTIVATIONS))
+def test_activation_and_its_gradient_are_one_kernel_each(name):
+    """elu (selu, celu), softplus, mish, hardswish, hardsigmoid and logsigmoid: one kernel forward and one for the
+    fused gradient (elu_backward, softplus_backward, mish_backward, hardswish_backward, hardsigmoid_backward,
+    log_sigmoid_backward) on the device, with torch's values at the kinks (-3, 3, 0, softplus's threshold), at
+    +-inf and NaN."""
+    kw = _FUSED_ACTIVATIONS[name]
+
+    def fn(lib, a):
+        return getattr(_f(lib), name)(a, **kw)
+
+    x = data((6, 9), seed=15) * 4
+    x[0, :9] = [np.inf, -np.inf, 0.0, np.nan, -3.0, 3.0, 1.5, 25.0, -30.0]
+    run(fn, x)
+    a = st.tensor(x, device=DEV, requires_grad=True)
+    before = st.memory_stats()["num_dispatches"]
+    y = fn(st, a)
+    assert st.memory_stats()["num_dispatches"] - before == 1
+    g = st.ones(y.shape, device=DEV)
+    before = st.memory_stats()["num_dispatches"]
+    st.autograd.grad(y, [a], g)
+    assert st.memory_stats()["num_dispatches"] - before == 1
