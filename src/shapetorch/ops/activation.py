@@ -911,11 +911,11 @@ def _hardsigmoid_kernel(x: Any) -> Any:
 
 @_opmath
 def _hardsigmoid_backward_kernel(g: Any, x: Any) -> Any:
-    """``-3 < x < 3 ? g * (1 / 6) : 0`` (torch's)."""
+    """``-3 < x < 3 ? g * (1 / 6) : 0`` (torch's; its 1 / 6 is a float32 constant for every dtype, float64 too)."""
     t = x.dtype.type
     inside = x > t(-3)
     inside &= x < t(3)
-    return _where_kernel(inside, g * t(1.0 / 6.0), np.zeros((), g.dtype))
+    return _where_kernel(inside, g * t(np.float32(1.0) / np.float32(6.0)), np.zeros((), g.dtype))
 
 
 def _hardsigmoid_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
