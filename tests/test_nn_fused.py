@@ -1219,3 +1219,86 @@ def test_fused_activation_backward_is_one_primitive(monkeypatch, name):
     calls.clear()
     y.backward(st.ones_like(y))
     assert calls == [{"selu": "elu", "celu": "elu", "logsigmoid": "log_sigmoid"}.get(name, name) + "_backward"], calls
+
+
+_LOSSES = [("mse_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("smooth_l1_loss", {}), ("huber_loss", {"delta": 0.5}),
+           ("huber_loss", {})]
+
+
+def _loss_data(dtype: str = "float64") -> tuple[np.ndarray, np.ndarray]:
+    x, t = data(6, 7, seed=3) * 2, data(6, 7, seed=4)
+    x[0, :4] = t[0, :4] + np.array([1.0, -1.0, 0.5, -0.5])  # |x - t| at beta / delta exactly (the kinks)
+    return x.astype(dtype), t.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name,kw", _LOSSES)
+def test_pointwise_losses_as_torch(name, kw, reduction, dtype):
+    """mse_loss, smooth_l1_loss, huber_loss: one primitive and one fused gradient each; torch's values, both
+    gradients (input and target) at the kinks, the second derivatives of both through the gradients' own derivatives
+    (float64), and torch's node names (MseLossBackward0, MseLossBackwardBackward0 for both gradients, ...)."""
+    x, t = _loss_data(dtype)
+    res = []
+    for lib, mod in ((torch, TF), (st, F)):
+        xt, tt = lib.tensor(x, requires_grad=True), lib.tensor(t, requires_grad=True)
+        y = getattr(mod, name)(xt, tt, reduction=reduction, **kw)
+        gx, gt = lib.autograd.grad(y, (xt, tt), lib.ones_like(y) * 0.7, create_graph=True)
+        names = (y.grad_fn.name(), gx.grad_fn.name(), gt.grad_fn.name())
+        hx, ht = lib.autograd.grad((gx * gx).sum() + (gt * xt).sum(), (xt, tt))
+        res.append([a.detach().numpy() for a in (y, gx, gt, hx, ht)] + [names])
+    *got, ns = res[1]
+    *want, nt = res[0]
+    assert ns == nt
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == "float32" else 1e-13, atol=1e-7 if dtype == "float32" else 1e-15)
+
+
+@pytest.mark.parametrize("name,kw", _LOSSES)
+def test_pointwise_losses_gradcheck_and_forward_mode(name, kw):
+    """gradcheck/gradgradcheck of each loss in input and target (float64), and forward mode against torch."""
+    x, t = _loss_data()
+    for red in ("mean", "none"):
+        fn = lambda a, b, red=red: getattr(F, name)(a, b, reduction=red, **kw)  # noqa: E731
+        args = (st.tensor(x[1:], requires_grad=True), st.tensor(t[1:], requires_grad=True))  # (off the kinks)
+        assert st.autograd.gradcheck(fn, args)
+        assert st.autograd.gradgradcheck(fn, args)
+        tx, tt = data(6, 7, seed=8), data(6, 7, seed=9)
+        _, ours = st.func.jvp(fn, (st.tensor(x), st.tensor(t)), (st.tensor(tx), st.tensor(tt)))
+        _, theirs = torch.func.jvp(lambda a, b, red=red: getattr(TF, name)(a, b, reduction=red, **kw),
+                                   (torch.tensor(x), torch.tensor(t)), (torch.tensor(tx), torch.tensor(tt)))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("name,kw", _LOSSES)
+def test_pointwise_loss_backward_is_one_primitive(monkeypatch, name, kw):
+    """loss.backward() of each loss of a leaf and a constant target runs one primitive (the mean's expand, the
+    square's products, where's selects and their sums are gone)."""
+    from shapetorch._engine import primitives
+
+    calls: list[str] = []
+    call = primitives.Prim.__call__
+    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    x, t = _loss_data("float32")
+    loss = getattr(F, name)(st.tensor(x, requires_grad=True), st.tensor(t), **kw)
+    calls.clear()
+    loss.backward()
+    assert calls == [f"{name}_backward"], calls
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_weight_as_torch(reduction):
+    """mse_loss's ``weight`` (torch 2.13's Python formula: weighted squares, and for 'mean' over the weights' sum);
+    it was ignored. A weight of another size than the input is torch's ValueError."""
+    x, t = _loss_data()
+    w = np.abs(data(6, 7, seed=5))
+    res = []
+    for lib, mod in ((torch, TF), (st, F)):
+        xt = lib.tensor(x, requires_grad=True)
+        y = mod.mse_loss(xt, lib.tensor(t), reduction=reduction, weight=lib.tensor(w))
+        (g,) = lib.autograd.grad(y.sum(), xt)
+        res.append((y.detach().numpy(), g.numpy()))
+        with pytest.raises(ValueError):
+            mod.mse_loss(xt, lib.tensor(t), weight=lib.tensor(w[0]))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-13)

@@ -393,3 +393,24 @@ def test_activation_and_its_gradient_are_one_kernel_each(name):
     before = st.memory_stats()["num_dispatches"]
     st.autograd.grad(y, [a], g)
     assert st.memory_stats()["num_dispatches"] - before == 1
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name,kw", [("mse_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("huber_loss", {"delta": 0.5})])
+def test_pointwise_loss_kernels(name, kw, reduction):
+    """mse_loss, smooth_l1_loss and huber_loss as one primitive each on the device (the elementwise loss, then the
+    sum kernel), their gradients one kernel each for the input and the target; torch's values at the kinks
+    (|x - t| exactly beta / delta)."""
+    x, t = data((5, 8), seed=16) * 2, data((5, 8), seed=17)
+    x[0, :4] = t[0, :4] + np.array([0.5, -0.5, 0.25, -0.25], np.float32)
+
+    def fn(lib, a, b):
+        return getattr(_f(lib), name)(a, b, reduction=reduction, **kw)
+
+    run(fn, x, t)
+    a = st.tensor(x, device=DEV, requires_grad=True)
+    b = st.tensor(t, device=DEV)
+    y = fn(st, a, b)
+    before = st.memory_stats()["num_dispatches"]
+    st.autograd.grad(y, [a], st.ones(y.shape, device=DEV))
+    assert st.memory_stats()["num_dispatches"] - before <= 2  # the gradient (and a fill of its 0-d seed, if any)

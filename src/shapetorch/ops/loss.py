@@ -18,11 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from .._engine.backward import should_compute_output
 from .._engine.primitives import Prim
 from .._grad_mode import STATE, no_grad
 from .._tensor import Tensor
 from .activation import softmax
-from .conversion import where
+from .conversion import _where_kernel, where
+from .reduction import _sum_kernel
 
 
 def _log_softmax_rows(x: Any) -> Any:
@@ -140,3 +142,172 @@ def cross_entropy_rows(x: Tensor, target: Tensor, weight: Tensor | None, ignore_
     wb = (weight,) if weight is not None else ()
     return _CROSS_ENTROPY(x, target, *wb, ignore_index=int(ignore_index), reduction=reduction,
                           smoothing=float(label_smoothing))
+
+
+# -- mse_loss, smooth_l1_loss, huber_loss: one primitive each and torch's fused gradients --------------------------
+# NOTE [fused pointwise losses]. The composites were a subtraction, a square (or an abs, a comparison, two
+# branches and a where) and a mean: their backward ran the mean's expand and division, the square's two products
+# and their sum, the subtraction's negation (smooth_l1/huber: where's two selects, abs's sign, ...). torch runs
+# each as one forward op and one backward op (mse_loss_backward, smooth_l1_loss_backward, huber_loss_backward).
+# Here: the elementwise loss of ``d = x - t`` and its reduction in one kernel; the gradient in ``x`` in one kernel of
+# ``(g, x, t)`` with torch's operation order and its selects at the kinks (``norm`` is 1/numel for 'mean', else 1);
+# the target's gradient is the same kernel of ``(g, t, x)``, as torch's. Each gradient
+# primitive's own derivative (torch's *_double_backward formulas) serves double backward; float32/float64 only.
+
+def _loss_reduced(elem: Any, reduction: str) -> Any:
+    if reduction == "none":
+        return elem
+    total = _sum_kernel(elem, tuple(range(elem.ndim)), False)
+    return np.asarray(total / elem.dtype.type(elem.size) if reduction == "mean" else total, dtype=elem.dtype)
+
+
+def _norm(x: Any, reduction: str, factor: float = 1.0) -> Any:
+    """torch's ``norm`` as the dtype's number: ``factor / numel`` for 'mean' (computed in double), else factor."""
+    return x.dtype.type(factor / x.size if reduction == "mean" else factor)
+
+
+def _mse_kernel(x: Any, t: Any, reduction: str) -> Any:
+    d = x - t
+    d *= d
+    return _loss_reduced(d, reduction)
+
+
+def _mse_backward_kernel(g: Any, x: Any, t: Any, reduction: str) -> Any:
+    """``norm * (x - t) * g``, norm = 2 (/ numel for 'mean'), torch's order."""
+    d = x - t
+    d *= _norm(x, reduction, 2.0)
+    d *= g
+    return d
+
+
+def _smooth_l1_kernel(x: Any, t: Any, reduction: str, beta: float) -> Any:
+    """``z < beta ? 0.5 * z * z / beta : z - 0.5 * beta``, ``z = |x - t|`` (torch's)."""
+    b = x.dtype.type(beta)
+    z = np.abs(x - t)
+    quad = z * x.dtype.type(0.5)
+    quad *= z
+    quad /= b
+    return _loss_reduced(_where_kernel(z < b, quad, z - x.dtype.type(0.5) * b), reduction)
+
+
+def _smooth_l1_backward_kernel(g: Any, x: Any, t: Any, reduction: str, beta: float) -> Any:
+    """``d <= -beta ? -norm * g : d >= beta ? norm * g : norm * d * g / beta``, ``d = x - t`` (torch's)."""
+    b, nm = x.dtype.type(beta), _norm(x, reduction)
+    d = x - t
+    inner = d * nm
+    inner *= g
+    inner /= b
+    outer = np.broadcast_to(nm * g, d.shape)
+    r = _where_kernel(d >= b, np.ascontiguousarray(outer), inner)
+    return _where_kernel(d <= -b, np.negative(outer), r)
+
+
+def _huber_kernel(x: Any, t: Any, reduction: str, delta: float) -> Any:
+    """``z < delta ? 0.5 * z * z : delta * (z - 0.5 * delta)``, ``z = |x - t|`` (torch's)."""
+    dl = x.dtype.type(delta)
+    z = np.abs(x - t)
+    quad = z * x.dtype.type(0.5)
+    quad *= z
+    lin = z - x.dtype.type(0.5) * dl
+    lin *= dl
+    return _loss_reduced(_where_kernel(z < dl, quad, lin), reduction)
+
+
+def _huber_backward_kernel(g: Any, x: Any, t: Any, reduction: str, delta: float) -> Any:
+    """``d <= -delta ? -norm * g * delta : d >= delta ? norm * g * delta : norm * d * g``, ``d = x - t``."""
+    dl, nm = x.dtype.type(delta), _norm(x, reduction)
+    d = x - t
+    inner = d * nm
+    inner *= g
+    outer = np.ascontiguousarray(np.broadcast_to(nm * g * dl, d.shape))
+    r = _where_kernel(d >= dl, outer, inner)
+    return _where_kernel(d <= -dl, np.negative(outer), r)
+
+
+def _second(name: str, d: Tensor, p: dict[str, Any]) -> Tensor | float:
+    """The loss's second derivative in ``x`` at ``d = x - t`` (before the reduction's norm)."""
+    if name == "mse_loss":
+        return 2.0
+    if name == "smooth_l1_loss":
+        return (d.abs() < p["beta"]).to(d.dtype) / p["beta"]
+    return (d.abs() < p["delta"]).to(d.dtype)
+
+
+def _loss_vjp(name: str) -> Any:
+    def vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+        x, t = n.inputs
+        b = _LOSS_BACKWARD[name]
+        gx = b(g, x, t, **n.params) if should_compute_output(n, 0) else None
+        # the target's: the same gradient with the roles swapped, as torch (its node is the gradient's too)
+        return gx, (b(g, t, x, **n.params) if should_compute_output(n, 1) else None)
+    return vjp
+
+
+def _loss_backward_vjp(name: str) -> Any:
+    def vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+        g, x, t = n.inputs
+        p = n.params
+        dg = None
+        if should_compute_output(n, 0):  # linear in g: the same gradient of gg, summed to g's shape
+            dg = _LOSS_BACKWARD[name](gg, x, t, **p)
+            if g._data.ndim == 0:
+                dg = dg.sum()
+        dx = dt = None
+        if should_compute_output(n, 1) or should_compute_output(n, 2):
+            nm = 1.0 / x._data.size if p["reduction"] == "mean" else 1.0
+            dx = gg * g * _second(name, x - t, p) * nm
+            dt = -dx if should_compute_output(n, 2) else None
+        return dg, dx, dt
+    return vjp
+
+
+def _difference(ts: tuple[Any, ...]) -> Any:
+    """The tangent of ``x - t`` from those of x and t (None where neither has one)."""
+    tx, tt = ts
+    return tx if tt is None else (-tt if tx is None else tx - tt)
+
+
+def _loss_jvp(name: str) -> Any:
+    def jvp(ts: tuple[Any, ...], n: Any) -> Any:
+        tan = _difference(ts)
+        if tan is None:
+            return None
+        out = _LOSS_BACKWARD[name](tan, *n.inputs, **n.params)  # the elementwise gradient times the tangent
+        return out if n.params["reduction"] == "none" else out.sum()
+    return jvp
+
+
+def _loss_backward_jvp(name: str) -> Any:
+    def jvp(ts: tuple[Any, ...], n: Any) -> Any:
+        g, x, t = n.inputs
+        p = n.params
+        total = None if ts[0] is None else _LOSS_BACKWARD[name](ts[0], x, t, **p)  # (linear in g)
+        tan = _difference(ts[1:])
+        if tan is not None:
+            nm = 1.0 / x._data.size if p["reduction"] == "mean" else 1.0
+            part = tan * g * _second(name, x - t, p) * nm
+            total = part if total is None else total + part
+        return total
+    return jvp
+
+
+_LOSS_BACKWARD = {name: Prim(f"{name}_backward", kernel, _loss_backward_vjp(name), jvp=_loss_backward_jvp(name))
+                  for name, kernel in (("mse_loss", _mse_backward_kernel),
+                                       ("smooth_l1_loss", _smooth_l1_backward_kernel),
+                                       ("huber_loss", _huber_backward_kernel))}
+_LOSSES = {name: Prim(name, kernel, _loss_vjp(name), jvp=_loss_jvp(name))
+           for name, kernel in (("mse_loss", _mse_kernel), ("smooth_l1_loss", _smooth_l1_kernel),
+                                ("huber_loss", _huber_kernel))}
+
+
+def pointwise_loss_fusable(x: Tensor, target: Tensor, name: str) -> bool:
+    """Whether the fused ``name`` primitive serves: float32/float64 input and target of one dtype, shape and device,
+    on a device with its kernel (else the caller's composite: broadcasting, other dtypes)."""
+    dt = x._data.dtype
+    return (dt in (np.float32, np.float64) and target._data.dtype == dt and x._data.shape == target._data.shape
+            and x._device == target._device and x._device.type in _LOSSES[name].kernels)
+
+
+def pointwise_loss(x: Tensor, target: Tensor, name: str, reduction: str, **params: float) -> Tensor:
+    """``name`` of ``x`` and ``target`` (checked by the caller, :func:`pointwise_loss_fusable` true)."""
+    return _LOSSES[name](x, target, reduction=reduction, **params)

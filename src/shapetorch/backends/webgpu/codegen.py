@@ -146,6 +146,18 @@ PARAMETRIZED: dict[str, tuple[str, tuple[str, ...]]] = {
     "softplus": ("select(log1p_f(exp(a * s0)) / s0, a, a * s0 > s1)", ("beta", "threshold")),
     "softplus_backward": ("select(a * exp(b * s0) / (exp(b * s0) + 1.0), a, b * s0 > s1)", ("beta", "threshold")),
 }
+# The pointwise losses (ops/loss.py, NOTE [fused pointwise losses]): name -> (the elementwise loss of input a and
+# target b with the params s0, s1, ...; its gradient in a of the output gradient a, input b and target c with s0 =
+# the reduction's norm and the params from s1; the params' names). Reduced by the sum kernel; torch's selects.
+LOSSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "mse_loss": ("(a - b) * (a - b)", "s0 * (b - c) * a", ()),
+    "smooth_l1_loss": ("select(abs(a - b) - 0.5 * s0, 0.5 * abs(a - b) * abs(a - b) / s0, abs(a - b) < s0)",
+                       "select(select(s0 * (b - c) * a / s1, s0 * a, b - c >= s1), -(s0 * a), b - c <= -s1)",
+                       ("beta",)),
+    "huber_loss": ("select(s0 * (abs(a - b) - 0.5 * s0), 0.5 * abs(a - b) * abs(a - b), abs(a - b) < s0)",
+                   "select(select(s0 * (b - c) * a, s0 * a * s1, b - c >= s1), -(s0 * a * s1), b - c <= -s1)",
+                   ("delta",)),
+}
 # complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
 # other op finds no "v" entry and is refused with a coded error naming it and the dtype
 UNARY_COMPLEX = {"neg": "-a", "conj": "vec2<f32>(a.x, -a.y)", "copy": "a", "exp": "c_exp(a)", "log": "c_log(a)",
