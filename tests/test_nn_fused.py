@@ -1302,3 +1302,51 @@ def test_mse_loss_weight_as_torch(reduction):
             mod.mse_loss(xt, lib.tensor(t), weight=lib.tensor(w[0]))
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_with_logits_fused_as_torch(reduction, dtype, monkeypatch):
+    """binary_cross_entropy_with_logits (no weight, no pos_weight): one primitive, one fused gradient without a
+    graph (``(sigmoid(x) - t) * g``, / numel for 'mean'), torch's formula under create_graph; values, both
+    gradients and the second derivatives against torch, including saturated logits (+-40)."""
+    from shapetorch._engine import primitives
+
+    x, t = data(6, 7, seed=3) * 3, np.random.default_rng(4).random((6, 7))
+    x[0, :3] = [40.0, -40.0, 0.0]
+    x, t = x.astype(dtype), t.astype(dtype)
+    res = []
+    for lib, mod in ((torch, TF), (st, F)):
+        xt, tt = lib.tensor(x, requires_grad=True), lib.tensor(t, requires_grad=True)
+        y = mod.binary_cross_entropy_with_logits(xt, tt, reduction=reduction)
+        g = lib.ones_like(y) * 0.7
+        first = lib.autograd.grad(y, (xt, tt), g, retain_graph=True)
+        gx, gt = lib.autograd.grad(y, (xt, tt), g, create_graph=True)
+        hx, ht = lib.autograd.grad((gx * gx).sum() + (gt * xt).sum(), (xt, tt))
+        res.append([a.detach().numpy() for a in (y, *first, gx, gt, hx, ht)] + [y.grad_fn.name()])
+    *got, ns = res[1]
+    *want, nt = res[0]
+    assert ns == nt == "BinaryCrossEntropyWithLogitsBackward0"
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=2e-6 if dtype == "float32" else 1e-14, atol=1e-7 if dtype == "float32" else 1e-16)
+    calls: list[str] = []
+    call = primitives.Prim.__call__
+    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    loss = F.binary_cross_entropy_with_logits(st.tensor(x, requires_grad=True), st.tensor(t), reduction=reduction)
+    calls.clear()
+    loss.backward(st.ones_like(loss))
+    assert calls == ["binary_cross_entropy_with_logits_backward"], calls
+
+
+def test_bce_with_logits_gradcheck_and_forward_mode():
+    x, t = data(3, 4, seed=6), np.random.default_rng(7).random((3, 4))
+    for red in ("mean", "none"):
+        fn = lambda a, b, red=red: F.binary_cross_entropy_with_logits(a, b, reduction=red)  # noqa: E731
+        args = (st.tensor(x, requires_grad=True), st.tensor(t, requires_grad=True))
+        assert st.autograd.gradcheck(fn, args)
+        assert st.autograd.gradgradcheck(fn, args)
+        tx, tt = data(3, 4, seed=8), data(3, 4, seed=9)
+        _, ours = st.func.jvp(fn, (st.tensor(x), st.tensor(t)), (st.tensor(tx), st.tensor(tt)))
+        _, theirs = torch.func.jvp(lambda a, b, red=red: TF.binary_cross_entropy_with_logits(a, b, reduction=red),
+                                   (torch.tensor(x), torch.tensor(t)), (torch.tensor(tx), torch.tensor(tt)))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-13, atol=1e-15)

@@ -396,9 +396,10 @@ def test_activation_and_its_gradient_are_one_kernel_each(name):
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-@pytest.mark.parametrize("name,kw", [("mse_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("huber_loss", {"delta": 0.5})])
+@pytest.mark.parametrize("name,kw", [("mse_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("huber_loss", {"delta": 0.5}),
+                                     ("binary_cross_entropy_with_logits", {})])
 def test_pointwise_loss_kernels(name, kw, reduction):
-    """mse_loss, smooth_l1_loss and huber_loss as one primitive each on the device (the elementwise loss, then the
+    """mse_loss, smooth_l1_loss, huber_loss and binary_cross_entropy_with_logits as one primitive each on the device (the elementwise loss, then the
     sum kernel), their gradients one kernel each for the input and the target; torch's values at the kinks
     (|x - t| exactly beta / delta)."""
     x, t = data((5, 8), seed=16) * 2, data((5, 8), seed=17)

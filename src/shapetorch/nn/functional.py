@@ -1162,6 +1162,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if tuple(input._data.shape) != tuple(target._data.shape):
         fail("loss_error_target_shape_mismatch", op="binary_cross_entropy_with_logits", input=tuple(input._data.shape),
              target=tuple(target._data.shape), expected=tuple(input._data.shape))
+    if (weight is None and pos_weight is None and reduction in ("mean", "sum", "none")
+            and pointwise_loss_fusable(input, target, "binary_cross_entropy_with_logits")):
+        return pointwise_loss(input, target, "binary_cross_entropy_with_logits", reduction)
     sp = softplus(-input)
     if pos_weight is not None:
         loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * sp

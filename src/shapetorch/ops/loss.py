@@ -22,7 +22,7 @@ from .._engine.backward import should_compute_output
 from .._engine.primitives import Prim
 from .._grad_mode import STATE, no_grad
 from .._tensor import Tensor
-from .activation import softmax
+from .activation import _log_sigmoid_kernel, softmax
 from .conversion import _where_kernel, where
 from .reduction import _sum_kernel
 
@@ -313,3 +313,64 @@ def pointwise_loss_fusable(x: Tensor, target: Tensor, name: str) -> bool:
 def pointwise_loss(x: Tensor, target: Tensor, name: str, reduction: str, **params: float) -> Tensor:
     """``name`` of ``x`` and ``target`` (checked by the caller, :func:`pointwise_loss_fusable` true)."""
     return _LOSSES[name](x, target, reduction=reduction, **params)
+
+
+# -- binary_cross_entropy_with_logits (no weight, no pos_weight): one primitive and a fused first-order gradient ------
+# torch's forward is ``(1 - t) * x - log_sigmoid(x)``, reduced; its gradient (binary_cross_entropy_with_logits_backward,
+# a composite in torch) ``(sigmoid(x) - t) * g``, divided by numel for 'mean'. The composite here was softplus(-x),
+# a product, a sum and the reduction (seven primitives backward); now one each way without a graph, and torch's
+# differentiable formula under create_graph (its nodes: the last is DivBackward1 for 'mean', as torch's).
+
+def _bce_logits_kernel(x: Any, t: Any, reduction: str) -> Any:
+    r = x.dtype.type(1) - t
+    r *= x
+    r -= _log_sigmoid_kernel(x)
+    return _loss_reduced(r, reduction)
+
+
+def _bce_logits_backward_kernel(g: Any, x: Any, t: Any, reduction: str) -> Any:
+    r = np.negative(x)
+    np.exp(r, out=r)
+    r += x.dtype.type(1)
+    np.reciprocal(r, out=r)  # torch's sigmoid: 1 / (1 + exp(-x))
+    r -= t
+    r *= g
+    if reduction == "mean":
+        r /= x.dtype.type(x.size)
+    return r
+
+
+def _bce_logits_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x, t = n.inputs
+    mean = n.params["reduction"] == "mean"
+    gx = gt = None
+    if should_compute_output(n, 0):
+        if not STATE.enabled:
+            gx = _BCE_LOGITS_BACKWARD(g, x, t, **n.params)
+        else:  # create_graph: torch's formula in ops (its nodes, SigmoidBackward0 ... DivBackward1)
+            gx = (x.sigmoid() - t) * g
+            gx = gx / x._data.size if mean else gx
+    if should_compute_output(n, 1):  # torch's binary_cross_entropy_with_logits_target_backward: -x * g
+        gt = -x * g
+        gt = gt / x._data.size if mean else gt
+    return gx, gt
+
+
+def _bce_logits_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    x, t = n.inputs
+    tx, tt = ts
+    parts = []
+    if tx is not None:
+        parts.append((x.sigmoid() - t) * tx)
+    if tt is not None:
+        parts.append(-x * tt)
+    if not parts:
+        return None
+    total = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    red = n.params["reduction"]
+    return total if red == "none" else (total.mean() if red == "mean" else total.sum())
+
+
+_BCE_LOGITS_BACKWARD = Prim("binary_cross_entropy_with_logits_backward", _bce_logits_backward_kernel)
+_LOSSES["binary_cross_entropy_with_logits"] = Prim("binary_cross_entropy_with_logits", _bce_logits_kernel,
+                                                   _bce_logits_vjp, jvp=_bce_logits_jvp)

@@ -157,6 +157,9 @@ LOSSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "huber_loss": ("select(s0 * (abs(a - b) - 0.5 * s0), 0.5 * abs(a - b) * abs(a - b), abs(a - b) < s0)",
                    "select(select(s0 * (b - c) * a, s0 * a * s1, b - c >= s1), -(s0 * a * s1), b - c <= -s1)",
                    ("delta",)),
+    # (1 - t) x - log_sigmoid(x); its gradient (sigmoid(x) - t) g (torch's, without weight and pos_weight)
+    "binary_cross_entropy_with_logits": ("(1.0 - b) * a - (select(min(a, 0.0), a, nan_f(a)) - log1p_f(exp(-abs(a))))",
+                                         "(1.0 / (1.0 + exp(-b)) - c) * a * s0", ()),
 }
 # complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
 # other op finds no "v" entry and is refused with a coded error naming it and the dtype
