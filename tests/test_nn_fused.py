@@ -1350,3 +1350,27 @@ def test_bce_with_logits_gradcheck_and_forward_mode():
         _, theirs = torch.func.jvp(lambda a, b, red=red: TF.binary_cross_entropy_with_logits(a, b, reduction=red),
                                    (torch.tensor(x), torch.tensor(t)), (torch.tensor(tx), torch.tensor(tt)))
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("shape", [(), (0, 3)])
+def test_fused_pointwise_zero_dim_and_empty(shape):
+    """0-d and empty inputs through every fused activation and loss (NumPy's arithmetic on a 0-d array gives a
+    scalar, which the kernels' ``out=`` refused; an empty 'mean' divided a Python number by 0): torch's values,
+    gradients and shapes."""
+    x0 = data(*shape, seed=2) if shape else np.array(-0.7)
+    t0 = data(*shape, seed=3) if shape else np.array(0.4)
+    calls = [(n, lambda m, x, t, n=n: getattr(m, n)(x)) for n in
+             ("elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "logsigmoid")]
+    calls += [(f"{n}-{r}", lambda m, x, t, n=n, r=r: getattr(m, n)(x, t, reduction=r))
+              for n in ("mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits")
+              for r in ("mean", "sum", "none")]
+    for name, fn in calls:
+        res = []
+        for lib, mod in ((torch, TF), (st, F)):
+            x = lib.tensor(x0, requires_grad=True)
+            y = fn(mod, x, lib.tensor(t0))
+            y.sum().backward()
+            res.append((y.detach().numpy(), x.grad.numpy()))
+        for a, b in zip(*res):
+            assert a.shape == b.shape, name
+            np.testing.assert_allclose(a, b, rtol=1e-14, err_msg=name)

@@ -786,8 +786,11 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 # ``*BackwardBackward0`` nodes) and the forward's jvp is the gradient primitive of the tangent.
 
 def _opmath(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` of float32/float64 arrays as they are; float16 and bfloat16 computed in float32, rounded once."""
+    """``fn`` of float32/float64 arrays as they are; float16 and bfloat16 computed in float32, rounded once. A 0-d
+    input runs as one element (NumPy's arithmetic on 0-d arrays gives scalars, which ``out=`` refuses)."""
     def run(*arrays: Any, **params: Any) -> Any:
+        if arrays[0].ndim == 0:
+            return np.asarray(run(*(a.reshape(1) for a in arrays), **params)).reshape(())
         dt = arrays[0].dtype
         if dt.itemsize == 2:
             return fn(*(a.astype(np.float32) for a in arrays), **params).astype(dt)

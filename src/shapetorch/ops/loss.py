@@ -154,6 +154,17 @@ def cross_entropy_rows(x: Tensor, target: Tensor, weight: Tensor | None, ignore_
 # the target's gradient is the same kernel of ``(g, t, x)``, as torch's. Each gradient
 # primitive's own derivative (torch's *_double_backward formulas) serves double backward; float32/float64 only.
 
+def _one_d(kernel: Any) -> Any:
+    """``kernel`` of 0-d input and target as one element (NumPy's arithmetic on 0-d arrays gives scalars, which
+    ``out=`` refuses), its result in their shape (or reduced: 0-d either way)."""
+    def run(*arrays: Any, **params: Any) -> Any:
+        x = arrays[-2]
+        if x.ndim:
+            return kernel(*arrays, **params)
+        return np.asarray(kernel(*arrays[:-2], x.reshape(1), arrays[-1].reshape(1), **params)).reshape(())
+    return run
+
+
 def _loss_reduced(elem: Any, reduction: str) -> Any:
     if reduction == "none":
         return elem
@@ -163,15 +174,19 @@ def _loss_reduced(elem: Any, reduction: str) -> Any:
 
 def _norm(x: Any, reduction: str, factor: float = 1.0) -> Any:
     """torch's ``norm`` as the dtype's number: ``factor / numel`` for 'mean' (computed in double), else factor."""
-    return x.dtype.type(factor / x.size if reduction == "mean" else factor)
+    if reduction != "mean":
+        return x.dtype.type(factor)
+    return x.dtype.type(factor / x.size) if x.size else x.dtype.type(np.nan)  # (an empty mean's gradient is empty)
 
 
+@_one_d
 def _mse_kernel(x: Any, t: Any, reduction: str) -> Any:
     d = x - t
     d *= d
     return _loss_reduced(d, reduction)
 
 
+@_one_d
 def _mse_backward_kernel(g: Any, x: Any, t: Any, reduction: str) -> Any:
     """``norm * (x - t) * g``, norm = 2 (/ numel for 'mean'), torch's order."""
     d = x - t
@@ -180,6 +195,7 @@ def _mse_backward_kernel(g: Any, x: Any, t: Any, reduction: str) -> Any:
     return d
 
 
+@_one_d
 def _smooth_l1_kernel(x: Any, t: Any, reduction: str, beta: float) -> Any:
     """``z < beta ? 0.5 * z * z / beta : z - 0.5 * beta``, ``z = |x - t|`` (torch's)."""
     b = x.dtype.type(beta)
@@ -190,6 +206,7 @@ def _smooth_l1_kernel(x: Any, t: Any, reduction: str, beta: float) -> Any:
     return _loss_reduced(_where_kernel(z < b, quad, z - x.dtype.type(0.5) * b), reduction)
 
 
+@_one_d
 def _smooth_l1_backward_kernel(g: Any, x: Any, t: Any, reduction: str, beta: float) -> Any:
     """``d <= -beta ? -norm * g : d >= beta ? norm * g : norm * d * g / beta``, ``d = x - t`` (torch's), as the
     inner formula clipped to +-|norm * g|: the same values (the inner one passes the bound exactly where |d|
@@ -204,6 +221,7 @@ def _smooth_l1_backward_kernel(g: Any, x: Any, t: Any, reduction: str, beta: flo
     return np.clip(r, -bound, bound, out=r)
 
 
+@_one_d
 def _huber_kernel(x: Any, t: Any, reduction: str, delta: float) -> Any:
     """``z < delta ? 0.5 * z * z : delta * (z - 0.5 * delta)``, ``z = |x - t|`` (torch's)."""
     dl = x.dtype.type(delta)
@@ -215,6 +233,7 @@ def _huber_kernel(x: Any, t: Any, reduction: str, delta: float) -> Any:
     return _loss_reduced(_where_kernel(z < dl, quad, lin), reduction)
 
 
+@_one_d
 def _huber_backward_kernel(g: Any, x: Any, t: Any, reduction: str, delta: float) -> Any:
     """``d <= -delta ? -norm * g * delta : d >= delta ? norm * g * delta : norm * d * g``, ``d = x - t`` (torch's),
     as the inner formula clipped to +-|norm * g * delta| (see smooth_l1's)."""
@@ -256,7 +275,7 @@ def _loss_backward_vjp(name: str) -> Any:
                 dg = dg.sum()
         dx = dt = None
         if should_compute_output(n, 1) or should_compute_output(n, 2):
-            nm = 1.0 / x._data.size if p["reduction"] == "mean" else 1.0
+            nm = 1.0 / max(x._data.size, 1) if p["reduction"] == "mean" else 1.0  # (empty: an empty gradient)
             dx = gg * g * _second(name, x - t, p) * nm
             dt = -dx if should_compute_output(n, 2) else None
         return dg, dx, dt
@@ -286,7 +305,7 @@ def _loss_backward_jvp(name: str) -> Any:
         total = None if ts[0] is None else _LOSS_BACKWARD[name](ts[0], x, t, **p)  # (linear in g)
         tan = _difference(ts[1:])
         if tan is not None:
-            nm = 1.0 / x._data.size if p["reduction"] == "mean" else 1.0
+            nm = 1.0 / max(x._data.size, 1) if p["reduction"] == "mean" else 1.0
             part = tan * g * _second(name, x - t, p) * nm
             total = part if total is None else total + part
         return total
@@ -321,6 +340,7 @@ def pointwise_loss(x: Tensor, target: Tensor, name: str, reduction: str, **param
 # a product, a sum and the reduction (seven primitives backward); now one each way without a graph, and torch's
 # differentiable formula under create_graph (its nodes: the last is DivBackward1 for 'mean', as torch's).
 
+@_one_d
 def _bce_logits_kernel(x: Any, t: Any, reduction: str) -> Any:
     r = x.dtype.type(1) - t
     r *= x
@@ -328,6 +348,7 @@ def _bce_logits_kernel(x: Any, t: Any, reduction: str) -> Any:
     return _loss_reduced(r, reduction)
 
 
+@_one_d
 def _bce_logits_backward_kernel(g: Any, x: Any, t: Any, reduction: str) -> Any:
     r = np.negative(x)
     np.exp(r, out=r)
