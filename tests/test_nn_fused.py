@@ -1374,3 +1374,11 @@ def test_fused_pointwise_zero_dim_and_empty(shape):
         for a, b in zip(*res):
             assert a.shape == b.shape, name
             np.testing.assert_allclose(a, b, rtol=1e-14, err_msg=name)
+
+
+def test_celu_alpha_zero_refused_as_torch():
+    """celu's gradient scale is 1 / alpha: alpha = 0 is torch's RuntimeError (with a code here), not a Python
+    ZeroDivisionError from the primitive's parameters."""
+    for lib, mod in ((torch, TF), (st, F)):
+        with pytest.raises(RuntimeError, match="alpha cannot be 0"):
+            mod.celu(lib.tensor([-1.0, 0.0, 1.0]), 0.0)

@@ -1025,6 +1025,8 @@ def selu(input: Tensor) -> Tensor:
 @public("activation")
 def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     _require(input, "celu")
+    if alpha == 0:  # torch refuses it (its input_scale is 1 / alpha)
+        fail("argument_error_invalid", op="celu", problem="ZeroDivisionError: alpha cannot be 0 for CELU")
     if _fused(input, _CELU):
         return _CELU(input, alpha=float(alpha), scale=1.0, input_scale=1.0 / float(alpha))
     return _where_pos(input, input, (input.clamp(max=0.0) / alpha).expm1() * alpha)
