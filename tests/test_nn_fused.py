@@ -1382,3 +1382,12 @@ def test_celu_alpha_zero_refused_as_torch():
     for lib, mod in ((torch, TF), (st, F)):
         with pytest.raises(RuntimeError, match="alpha cannot be 0"):
             mod.celu(lib.tensor([-1.0, 0.0, 1.0]), 0.0)
+
+
+@pytest.mark.parametrize("name,kw", [("huber_loss", {"delta": 0.0}), ("huber_loss", {"delta": -1.0}),
+                                     ("smooth_l1_loss", {"beta": -1.0})])
+def test_loss_parameter_refused_as_torch(name, kw):
+    """A non-positive delta / negative beta is torch's RuntimeError (the composite had answered a wrong loss)."""
+    for lib, mod in ((torch, TF), (st, F)):
+        with pytest.raises(RuntimeError, match="does not support"):
+            getattr(mod, name)(lib.tensor([1.0, 2.0]), lib.tensor([0.0, 0.0]), **kw)

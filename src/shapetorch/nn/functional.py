@@ -939,6 +939,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target = autocast_inputs("smooth_l1_loss", input, target)
     _same_shape(input, target, "smooth_l1_loss")
+    if beta < 0:  # torch's check (the composite answered a silent wrong loss)
+        fail("argument_error_invalid", op="smooth_l1_loss", problem="smooth_l1_loss does not support negative values "
+             "for beta.")
     input, target = _in_common_dtype(input, target)
     if beta > 0.0 and reduction in ("mean", "sum", "none") and pointwise_loss_fusable(input, target, "smooth_l1_loss"):
         return pointwise_loss(input, target, "smooth_l1_loss", reduction, beta=float(beta))
@@ -951,6 +954,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:
     input, target = autocast_inputs("huber_loss", input, target)
     _same_shape(input, target, "huber_loss")
+    if not delta > 0:  # torch's check (the composite answered a silent wrong loss)
+        fail("argument_error_invalid", op="huber_loss", problem="huber_loss does not support non-positive values for "
+             "delta.")
     if reduction in ("mean", "sum", "none") and pointwise_loss_fusable(input, target, "huber_loss"):
         return pointwise_loss(input, target, "huber_loss", reduction, delta=float(delta))
     d = (input - target).abs()
