@@ -1391,3 +1391,52 @@ def test_loss_parameter_refused_as_torch(name, kw):
     for lib, mod in ((torch, TF), (st, F)):
         with pytest.raises(RuntimeError, match="does not support"):
             getattr(mod, name)(lib.tensor([1.0, 2.0]), lib.tensor([0.0, 0.0]), **kw)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_fused_as_torch(reduction, dtype, monkeypatch):
+    """binary_cross_entropy (no weight): one primitive with torch's fused gradient (binary_cross_entropy_backward,
+    its 1e-12 floor a float32 constant as torch's), both gradients and the second derivatives through the gradient's
+    own derivative (torch's double-backward formulas, eps inside the products) and the target's ``-logit(x) g``,
+    at 0, 1 and tiny probabilities (the logs clamped at -100, inf target gradients), against torch."""
+    from shapetorch._engine import primitives
+
+    rng = np.random.default_rng(0)
+    x, t = rng.random((6, 7)), rng.random((6, 7))
+    x[0, :4], t[0, :4] = [0.0, 1.0, 1e-30, 0.5], [0.0, 1.0, 1.0, 0.5]
+    x, t = x.astype(dtype), t.astype(dtype)
+    res = []
+    for lib, mod in ((torch, TF), (st, F)):
+        xt, tt = lib.tensor(x, requires_grad=True), lib.tensor(t, requires_grad=True)
+        y = mod.binary_cross_entropy(xt, tt, reduction=reduction)
+        gx, gt = lib.autograd.grad(y, (xt, tt), lib.ones_like(y) * 0.7, create_graph=True)
+        hx, ht = lib.autograd.grad((gx * gx).sum() + (gx * tt).sum(), (xt, tt))
+        (kx,) = lib.autograd.grad((gt[1:] * xt[1:]).sum(), (xt,))
+        res.append([a.detach().numpy() for a in (y, gx, gt, hx, ht, kx)] + [(y.grad_fn.name(), gx.grad_fn.name())])
+    *got, ns = res[1]
+    *want, nt = res[0]
+    assert ns == nt == ("BinaryCrossEntropyBackward0", "BinaryCrossEntropyBackwardBackward0")
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=2e-6 if dtype == "float32" else 1e-13, atol=0)
+    calls: list[str] = []
+    call = primitives.Prim.__call__
+    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    loss = F.binary_cross_entropy(st.tensor(x, requires_grad=True), st.tensor(t), reduction=reduction)
+    calls.clear()
+    loss.backward(st.ones_like(loss))
+    assert calls == ["binary_cross_entropy_backward"], calls
+
+
+def test_bce_gradcheck_and_forward_mode():
+    x, t = np.random.default_rng(1).uniform(0.1, 0.9, (3, 4)), np.random.default_rng(2).random((3, 4))
+    for red in ("mean", "none"):
+        fn = lambda a, b, red=red: F.binary_cross_entropy(a, b, reduction=red)  # noqa: E731
+        args = (st.tensor(x, requires_grad=True), st.tensor(t, requires_grad=True))
+        assert st.autograd.gradcheck(fn, args)
+        assert st.autograd.gradgradcheck(fn, args)
+        tx, tt = data(3, 4, seed=8) * 0.01, data(3, 4, seed=9)
+        _, ours = st.func.jvp(fn, (st.tensor(x), st.tensor(t)), (st.tensor(tx), st.tensor(tt)))
+        _, theirs = torch.func.jvp(lambda a, b, red=red: TF.binary_cross_entropy(a, b, reduction=red),
+                                   (torch.tensor(x), torch.tensor(t)), (torch.tensor(tx), torch.tensor(tt)))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-13, atol=1e-15)

@@ -397,13 +397,16 @@ def test_activation_and_its_gradient_are_one_kernel_each(name):
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("name,kw", [("mse_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("huber_loss", {"delta": 0.5}),
-                                     ("binary_cross_entropy_with_logits", {})])
+                                     ("binary_cross_entropy_with_logits", {}), ("binary_cross_entropy", {})])
 def test_pointwise_loss_kernels(name, kw, reduction):
-    """mse_loss, smooth_l1_loss, huber_loss and binary_cross_entropy_with_logits as one primitive each on the device (the elementwise loss, then the
+    """mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits) as one primitive each on the device (the elementwise loss, then the
     sum kernel), their gradients one kernel each for the input and the target; torch's values at the kinks
     (|x - t| exactly beta / delta)."""
     x, t = data((5, 8), seed=16) * 2, data((5, 8), seed=17)
     x[0, :4] = t[0, :4] + np.array([0.5, -0.5, 0.25, -0.25], np.float32)
+    if name == "binary_cross_entropy":  # probabilities, 0 and 1 among them (the logs clamped at -100)
+        x, t = 1 / (1 + np.exp(-x)), 1 / (1 + np.exp(-t))
+        x[1, :2], t[1, :2] = [0.0, 1.0], [0.0, 1.0]
 
     def fn(lib, a, b):
         return getattr(_f(lib), name)(a, b, reduction=reduction, **kw)

@@ -1153,6 +1153,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if input._data.size and not bool((input >= 0).logical_and(input <= 1).all()):  # (NaN is outside too)
         fail("argument_error_invalid", op="binary_cross_entropy",
              problem="all elements of input should be between 0 and 1")
+    if (weight is None and reduction in ("mean", "sum", "none")
+            and pointwise_loss_fusable(input, target, "binary_cross_entropy")):
+        return pointwise_loss(input, target, "binary_cross_entropy", reduction)
     loss = -(target * input.log().clamp(min=-100.0) + (1 - target) * (1 - input).log().clamp(min=-100.0))
     if weight is not None:
         loss = loss * weight

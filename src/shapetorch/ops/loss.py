@@ -395,3 +395,115 @@ def _bce_logits_jvp(ts: tuple[Any, ...], n: Any) -> Any:
 _BCE_LOGITS_BACKWARD = Prim("binary_cross_entropy_with_logits_backward", _bce_logits_backward_kernel)
 _LOSSES["binary_cross_entropy_with_logits"] = Prim("binary_cross_entropy_with_logits", _bce_logits_kernel,
                                                    _bce_logits_vjp, jvp=_bce_logits_jvp)
+
+
+# -- binary_cross_entropy (no weight): one primitive and torch's fused gradient binary_cross_entropy_backward ----------
+# torch's kernels: ``(t - 1) * max(log1p(-x), -100) - t * max(log(x), -100)``, reduced; the gradient
+# ``g * (x - t) / max((1 - x) * x, 1e-12)``, / numel for 'mean'. The gradient's own derivative is torch's
+# binary_cross_entropy_double_backward(_grad_output, _target) formulas (their eps 1e-12 inside the products, not a
+# max), the target's gradient torch's ``-logit(x) * g``. The composite was two logs, two clamps, four products or
+# sums and the reduction: eleven primitives backward.
+_BCE_EPS = 1e-12
+
+
+@_one_d
+def _bce_kernel(x: Any, t: Any, reduction: str) -> Any:
+    dt = x.dtype.type
+    with np.errstate(divide="ignore"):  # log(0) = -inf, clamped at -100 as torch's
+        lo = np.log1p(-x)
+        hi = np.log(x)
+    np.maximum(lo, dt(-100), out=lo)
+    np.maximum(hi, dt(-100), out=hi)
+    lo *= t - dt(1)
+    hi *= t
+    lo -= hi
+    return _loss_reduced(lo, reduction)
+
+
+@_one_d
+def _bce_backward_kernel(g: Any, x: Any, t: Any, reduction: str) -> Any:
+    dt = x.dtype.type
+    den = dt(1) - x
+    den *= x
+    np.maximum(den, dt(np.float32(_BCE_EPS)), out=den)  # (torch's EPSILON there is a float32 constant)
+    r = x - t
+    r = np.multiply(g, r, out=r if np.broadcast_shapes(g.shape, r.shape) == r.shape else None)
+    r /= den
+    if reduction == "mean":
+        r /= dt(x.size) if x.size else dt(np.nan)
+    return r
+
+
+def _bce_mean(r: Tensor, reduction: str, n: int) -> Tensor:
+    return r / n if reduction == "mean" and n else r
+
+
+def _bce_second(x: Tensor, t: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """The coefficients of torch's double backward: for the output gradient ``(x - t) / ((1 - x + e)(x + e))``, for x
+    ``(x^2 - 2 x t + t) / ((x + e)^2 (1 - x + e)^2)``, for t ``-1 / max((1 - x) x, e)`` (torch's three formulas
+    place the 1e-12 differently; the tests hold each to torch's at 0, 1 and 1e-30)."""
+    den = (1 - x + _BCE_EPS) * (x + _BCE_EPS)
+    return (x - t) / den, (x * x - 2 * x * t + t) / (den * den), -1 / ((1 - x) * x).clamp(min=_BCE_EPS)
+
+
+def _bce_target_grad(g: Tensor, x: Tensor, reduction: str) -> Tensor:
+    return _bce_mean(-x.logit() * g, reduction, x._data.size)  # torch's binary_cross_entropy_target_backward
+
+
+def _bce_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x, t = n.inputs
+    red = n.params["reduction"]
+    gx = _BCE_BACKWARD(g, x, t, **n.params) if should_compute_output(n, 0) else None
+    gt = _bce_target_grad(g, x, red) if should_compute_output(n, 1) else None
+    return gx, gt
+
+
+def _bce_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    g, x, t = n.inputs
+    red = n.params["reduction"]
+    c_g, c_x, c_t = _bce_second(x, t)
+    dg = None
+    if should_compute_output(n, 0):
+        dg = c_g * gg
+        if red != "none":
+            dg = dg.mean() if red == "mean" else dg.sum()
+    dx = _bce_mean(c_x * (gg * g), red, x._data.size) if should_compute_output(n, 1) else None
+    dt = _bce_mean(c_t * (gg * g), red, x._data.size) if should_compute_output(n, 2) else None
+    return dg, dx, dt
+
+
+def _bce_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    x, t = n.inputs
+    red = n.params["reduction"]
+    parts = []
+    if ts[0] is not None:
+        parts.append(_BCE_BACKWARD(ts[0], x, t, reduction="none"))
+    if ts[1] is not None:
+        parts.append(-x.logit() * ts[1])
+    if not parts:
+        return None
+    total = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    return total if red == "none" else (total.mean() if red == "mean" else total.sum())
+
+
+def _bce_backward_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    g, x, t = n.inputs
+    red = n.params["reduction"]
+    _, c_x, c_t = _bce_second(x, t)
+    parts = []
+    if ts[0] is not None:
+        parts.append(_BCE_BACKWARD(ts[0], x, t, **n.params))
+    if ts[1] is not None:
+        parts.append(_bce_mean(c_x * (ts[1] * g), red, x._data.size))
+    if ts[2] is not None:
+        parts.append(_bce_mean(c_t * (ts[2] * g), red, x._data.size))
+    if not parts:
+        return None
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return total
+
+
+_BCE_BACKWARD = Prim("binary_cross_entropy_backward", _bce_backward_kernel, _bce_backward_vjp, jvp=_bce_backward_jvp)
+_LOSSES["binary_cross_entropy"] = Prim("binary_cross_entropy", _bce_kernel, _bce_vjp, jvp=_bce_jvp)

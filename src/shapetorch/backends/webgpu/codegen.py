@@ -160,6 +160,9 @@ LOSSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     # (1 - t) x - log_sigmoid(x); its gradient (sigmoid(x) - t) g (torch's, without weight and pos_weight)
     "binary_cross_entropy_with_logits": ("(1.0 - b) * a - (select(min(a, 0.0), a, nan_f(a)) - log1p_f(exp(-abs(a))))",
                                          "(1.0 / (1.0 + exp(-b)) - c) * a * s0", ()),
+    # probabilities: the logs clamped at -100; the gradient g (x - t) / max((1 - x) x, 1e-12) (torch's, no weight)
+    "binary_cross_entropy": ("(b - 1.0) * max(log1p_f(-a), -100.0) - b * max(log(a), -100.0)",
+                             "a * (b - c) / max((1.0 - b) * b, 1e-12) * s0", ()),
 }
 # complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
 # other op finds no "v" entry and is refused with a coded error naming it and the dtype
