@@ -38,6 +38,7 @@ CASES: dict[str, tuple[Callable[[Any, Any, Any], Any], tuple[str, ...]]] = {
     "mse_loss": (lambda m, x, t: m.mse_loss(x, t), ("mse_loss",)),
     "smooth_l1_loss": (lambda m, x, t: m.smooth_l1_loss(x, t), ("smooth_l1_loss",)),
     "huber_loss": (lambda m, x, t: m.huber_loss(x, t), ("huber_loss",)),
+    "bce": (lambda m, x, t: m.binary_cross_entropy(x.sigmoid(), t.sigmoid().detach()), ("binary_cross_entropy",)),
     "bce_with_logits": (lambda m, x, t: m.binary_cross_entropy_with_logits(x, t),
                         ("binary_cross_entropy_with_logits", "softplus")),
 }
