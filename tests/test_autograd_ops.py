@@ -134,6 +134,14 @@ CASES: dict[str, tuple[Any, list[tuple[tuple[int, ...], str]]]] = {
     "silu": (lambda lib, a: F(lib).silu(a), [((2, 3), A)]),
     "leaky_relu": (lambda lib, a: F(lib).leaky_relu(a, 0.2), [((2, 3), "nonzero")]),
     "hardtanh": (lambda lib, a: F(lib).hardtanh(a, -0.4, 0.6), [((3, 4), "nonzero")]),
+    "elu": (lambda lib, a: F(lib).elu(a, 0.7), [((3, 4), "nonzero")]),
+    "selu": (lambda lib, a: F(lib).selu(a), [((3, 4), "nonzero")]),
+    "celu": (lambda lib, a: F(lib).celu(a, 1.3), [((3, 4), "nonzero")]),
+    "softplus": (lambda lib, a: F(lib).softplus(a, 2.0, 1.0), [((3, 4), "nonzero")]),
+    "mish": (lambda lib, a: F(lib).mish(a), [((2, 3), A)]),
+    "hardswish": (lambda lib, a: F(lib).hardswish(a * 4), [((3, 4), "nonzero")]),
+    "hardsigmoid": (lambda lib, a: F(lib).hardsigmoid(a * 4), [((3, 4), "nonzero")]),
+    "logsigmoid": (lambda lib, a: F(lib).logsigmoid(a), [((2, 3), A)]),
     "layer_norm": (lambda lib, a, w, b: F(lib).layer_norm(a, (3,), w, b), [((2, 3), A), ((3,), A), ((3,), A)]),
     "linear": (lambda lib, a, w, b: F(lib).linear(a, w, b), [((2, 3), A), ((4, 3), A), ((4,), A)]),
     "softmax": (lambda lib, a: F(lib).softmax(a, dim=1), [((2, 3), A)]),
@@ -218,7 +226,8 @@ def test_gradcheck(name):
 DOUBLE = ["exp", "log", "sin", "tanh", "sigmoid", "sqrt", "atan", "mul", "div", "pow", "maximum", "where",
           "prod", "amax_amin", "var_std", "logsumexp", "norm", "matmul_batched", "einsum", "getitem_int_advanced",
           "gather", "scatter_add", "cat_stack", "softmax", "log_softmax", "gelu", "conv2d", "setitem", "diagonal",
-          "abs", "atan2", "rsqrt", "reciprocal", "cross_entropy", "relu", "silu", "leaky_relu", "hardtanh"]
+          "abs", "atan2", "rsqrt", "reciprocal", "cross_entropy", "relu", "silu", "leaky_relu", "hardtanh",
+          "elu", "selu", "celu", "softplus", "mish", "hardswish", "logsigmoid"]  # (hardsigmoid's: test_nn_fused)
 
 
 @pytest.mark.parametrize("name", DOUBLE)

@@ -1231,3 +1231,323 @@ def test_kinked_activations_higher_orders_and_forward_mode(name):
         res.append([a.detach().numpy() for a in (g1, g2, fwd)])
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
+
+
+_SMOOTH = {"elu": {"alpha": 0.7}, "elu_default": {}, "selu": {}, "celu": {"alpha": 1.3},
+           "softplus": {"beta": 2.0, "threshold": 3.0}, "softplus_default": {}, "mish": {}, "hardswish": {},
+           "hardsigmoid": {}, "logsigmoid": {}}
+# (backward node, its own gradient's node) as torch 2.13 names them: celu's gradient is elu_backward's; mish's
+# create_graph gradient is torch's differentiable formula (a product); hardsigmoid_backward has no derivative
+_SMOOTH_NODES = {"elu": ("EluBackward0", "EluBackwardBackward0"), "selu": ("EluBackward0", "EluBackwardBackward0"),
+                 "celu": ("CeluBackward0", "EluBackwardBackward0"),
+                 "softplus": ("SoftplusBackward0", "SoftplusBackwardBackward0"), "mish": ("MishBackward0", "MulBackward0"),
+                 "hardswish": ("HardswishBackward0", "HardswishBackwardBackward0"),
+                 "hardsigmoid": ("HardsigmoidBackward0", None), "logsigmoid": ("LogSigmoidBackward0",
+                                                                                "LogSigmoidBackwardBackward0")}
+
+
+def _smooth(lib: Any, name: str) -> Any:
+    mod = TF if lib is torch else F
+    return lambda t: getattr(mod, name.removesuffix("_default"))(t, **_SMOOTH[name])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(_SMOOTH))
+def test_fused_activation_gradients_as_torch(name, dtype):
+    """elu (selu, celu), softplus, mish, hardswish, hardsigmoid, logsigmoid: one primitive each with a fused
+    gradient, torch's values and gradients at the kinks (0, -3, 3, softplus's threshold), +-inf, large values and
+    a NaN inside a long tensor (torch's vectorised loops), and torch's node names. Bit for bit where the kernel is
+    torch's selects and arithmetic; within an ulp where it takes exp/log1p/tanh (torch has its own vectorised
+    ones)."""
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=600) * 4
+    x[:12] = [0.0, -0.0, -3.0, 3.0, 1.5, 0.5, 25.0, -30.0, 100.0, -100.0, np.inf, -np.inf]
+    x[100] = np.nan
+    g = rng.normal(size=x.shape)
+    got = []
+    for lib in (torch, st):
+        xt = lib.tensor(torch.tensor(x).to(getattr(torch, dtype)).double().numpy()).to(getattr(lib, dtype))
+        xt.requires_grad_()
+        y = _smooth(lib, name)(xt)
+        (gx,) = lib.autograd.grad(y, xt, lib.tensor(g).to(getattr(lib, dtype)), create_graph=True)
+        names = (y.grad_fn.name(), gx.grad_fn.name() if name.removesuffix("_default") != "hardsigmoid" else None)
+        got.append((y.detach().double().numpy(), gx.detach().double().numpy(), names))
+    (yt, gt, nt), (ys, gs, ns) = got
+    assert ns == nt == _SMOOTH_NODES[name.removesuffix("_default")]
+    eps = {"float64": 1e-14, "float32": 1e-6, "float16": 1e-3, "bfloat16": 8e-3}[dtype]
+    if name.removesuffix("_default") in ("hardswish", "hardsigmoid"):
+        eps = 0.0  # selects, products and quotients: torch's bits
+    np.testing.assert_allclose(ys, yt, rtol=eps, atol=eps)
+    np.testing.assert_allclose(gs, gt, rtol=eps, atol=eps)
+    np.testing.assert_array_equal(np.isnan(gs), np.isnan(gt))
+
+
+@pytest.mark.parametrize("name", [n for n in _SMOOTH if n != "hardsigmoid"])
+def test_fused_activation_higher_orders_and_forward_mode(name):
+    """Double backward through each fused gradient's own derivative (torch's *_double_backward formulas: the
+    gradient's input and its output gradient both), and forward mode of the activation, against torch in float64;
+    gradcheck and gradgradcheck of the fused gradients themselves."""
+    x, t = data(4, 6) * 3, data(4, 6, seed=1)
+    x[0, :4] = [0.0, -3.0, 3.0, 1.5]  # the kinks (softplus's threshold 3 at beta 2)
+    res = []
+    for lib in (torch, st):
+        fn = _smooth(lib, name)
+        xt = lib.tensor(x, requires_grad=True)
+        w = lib.tensor(t, requires_grad=True)
+        (g1,) = lib.autograd.grad((fn(xt) * w).sum(), xt, create_graph=True)
+        g2x, g2w = lib.autograd.grad((g1 * g1 * w).sum(), (xt, w))
+        _, fwd = lib.func.jvp(fn, (lib.tensor(x),), (lib.tensor(t),))
+        res.append([a.detach().numpy() for a in (g1, g2x, g2w, fwd)])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    xs = st.tensor(data(3, 4, seed=2) * 2.5, requires_grad=True)
+    assert st.autograd.gradcheck(_smooth(st, name), (xs,))
+    assert st.autograd.gradgradcheck(_smooth(st, name), (xs,))
+
+
+def test_hardsigmoid_double_backward_refused_as_torch():
+    """torch has no derivative of hardsigmoid_backward: a double backward raises (a RuntimeError there; here
+    also a NotImplementedError with the code), never a silent zero."""
+    for lib in (torch, st):
+        x = lib.tensor(data(5), requires_grad=True)
+        (g,) = lib.autograd.grad(TF.hardsigmoid(x).sum() if lib is torch else F.hardsigmoid(x).sum(), x,
+                                 create_graph=True)
+        with pytest.raises(RuntimeError, match="hardsigmoid_backward"):
+            lib.autograd.grad(g.sum(), x)
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "logsigmoid"])
+def test_fused_activation_backward_is_one_primitive(monkeypatch, name):
+    """loss.backward() through each activation runs one primitive for its gradient (torch's one backward op) where
+    the composites ran three to ten."""
+    from shapetorch._engine import primitives
+
+    calls: list[str] = []
+    call = primitives.Prim.__call__
+    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    x = st.tensor(data(8, 5), requires_grad=True)
+    y = getattr(F, name)(x)
+    calls.clear()
+    y.backward(st.ones_like(y))
+    assert calls == [{"selu": "elu", "celu": "elu", "logsigmoid": "log_sigmoid"}.get(name, name) + "_backward"], calls
+
+
+_LOSSES = [("mse_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("smooth_l1_loss", {}), ("huber_loss", {"delta": 0.5}),
+           ("huber_loss", {})]
+
+
+def _loss_data(dtype: str = "float64") -> tuple[np.ndarray, np.ndarray]:
+    x, t = data(6, 7, seed=3) * 2, data(6, 7, seed=4)
+    x[0, :4] = t[0, :4] + np.array([1.0, -1.0, 0.5, -0.5])  # |x - t| at beta / delta exactly (the kinks)
+    return x.astype(dtype), t.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name,kw", _LOSSES)
+def test_pointwise_losses_as_torch(name, kw, reduction, dtype):
+    """mse_loss, smooth_l1_loss, huber_loss: one primitive and one fused gradient each; torch's values, both
+    gradients (input and target) at the kinks, the second derivatives of both through the gradients' own derivatives
+    (float64), and torch's node names (MseLossBackward0, MseLossBackwardBackward0 for both gradients, ...)."""
+    x, t = _loss_data(dtype)
+    res = []
+    for lib, mod in ((torch, TF), (st, F)):
+        xt, tt = lib.tensor(x, requires_grad=True), lib.tensor(t, requires_grad=True)
+        y = getattr(mod, name)(xt, tt, reduction=reduction, **kw)
+        gx, gt = lib.autograd.grad(y, (xt, tt), lib.ones_like(y) * 0.7, create_graph=True)
+        names = (y.grad_fn.name(), gx.grad_fn.name(), gt.grad_fn.name())
+        hx, ht = lib.autograd.grad((gx * gx).sum() + (gt * xt).sum(), (xt, tt))
+        res.append([a.detach().numpy() for a in (y, gx, gt, hx, ht)] + [names])
+    *got, ns = res[1]
+    *want, nt = res[0]
+    assert ns == nt
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == "float32" else 1e-13, atol=1e-7 if dtype == "float32" else 1e-15)
+
+
+@pytest.mark.parametrize("name,kw", _LOSSES)
+def test_pointwise_losses_gradcheck_and_forward_mode(name, kw):
+    """gradcheck/gradgradcheck of each loss in input and target (float64), and forward mode against torch."""
+    x, t = _loss_data()
+    for red in ("mean", "none"):
+        fn = lambda a, b, red=red: getattr(F, name)(a, b, reduction=red, **kw)  # noqa: E731
+        args = (st.tensor(x[1:], requires_grad=True), st.tensor(t[1:], requires_grad=True))  # (off the kinks)
+        assert st.autograd.gradcheck(fn, args)
+        assert st.autograd.gradgradcheck(fn, args)
+        tx, tt = data(6, 7, seed=8), data(6, 7, seed=9)
+        _, ours = st.func.jvp(fn, (st.tensor(x), st.tensor(t)), (st.tensor(tx), st.tensor(tt)))
+        _, theirs = torch.func.jvp(lambda a, b, red=red: getattr(TF, name)(a, b, reduction=red, **kw),
+                                   (torch.tensor(x), torch.tensor(t)), (torch.tensor(tx), torch.tensor(tt)))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("name,kw", _LOSSES)
+def test_pointwise_loss_backward_is_one_primitive(monkeypatch, name, kw):
+    """loss.backward() of each loss of a leaf and a constant target runs one primitive (the mean's expand, the
+    square's products, where's selects and their sums are gone)."""
+    from shapetorch._engine import primitives
+
+    calls: list[str] = []
+    call = primitives.Prim.__call__
+    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    x, t = _loss_data("float32")
+    loss = getattr(F, name)(st.tensor(x, requires_grad=True), st.tensor(t), **kw)
+    calls.clear()
+    loss.backward()
+    assert calls == [f"{name}_backward"], calls
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_weight_as_torch(reduction):
+    """mse_loss's ``weight`` (torch 2.13's Python formula: weighted squares, and for 'mean' over the weights' sum);
+    it was ignored. A weight of another size than the input is torch's ValueError."""
+    x, t = _loss_data()
+    w = np.abs(data(6, 7, seed=5))
+    res = []
+    for lib, mod in ((torch, TF), (st, F)):
+        xt = lib.tensor(x, requires_grad=True)
+        y = mod.mse_loss(xt, lib.tensor(t), reduction=reduction, weight=lib.tensor(w))
+        (g,) = lib.autograd.grad(y.sum(), xt)
+        res.append((y.detach().numpy(), g.numpy()))
+        with pytest.raises(ValueError):
+            mod.mse_loss(xt, lib.tensor(t), weight=lib.tensor(w[0]))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_with_logits_fused_as_torch(reduction, dtype, monkeypatch):
+    """binary_cross_entropy_with_logits (no weight, no pos_weight): one primitive, one fused gradient without a
+    graph (``(sigmoid(x) - t) * g``, / numel for 'mean'), torch's formula under create_graph; values, both
+    gradients and the second derivatives against torch, including saturated logits (+-40)."""
+    from shapetorch._engine import primitives
+
+    x, t = data(6, 7, seed=3) * 3, np.random.default_rng(4).random((6, 7))
+    x[0, :3] = [40.0, -40.0, 0.0]
+    x, t = x.astype(dtype), t.astype(dtype)
+    res = []
+    for lib, mod in ((torch, TF), (st, F)):
+        xt, tt = lib.tensor(x, requires_grad=True), lib.tensor(t, requires_grad=True)
+        y = mod.binary_cross_entropy_with_logits(xt, tt, reduction=reduction)
+        g = lib.ones_like(y) * 0.7
+        first = lib.autograd.grad(y, (xt, tt), g, retain_graph=True)
+        gx, gt = lib.autograd.grad(y, (xt, tt), g, create_graph=True)
+        hx, ht = lib.autograd.grad((gx * gx).sum() + (gt * xt).sum(), (xt, tt))
+        res.append([a.detach().numpy() for a in (y, *first, gx, gt, hx, ht)] + [y.grad_fn.name()])
+    *got, ns = res[1]
+    *want, nt = res[0]
+    assert ns == nt == "BinaryCrossEntropyWithLogitsBackward0"
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=2e-6 if dtype == "float32" else 1e-14, atol=1e-7 if dtype == "float32" else 1e-16)
+    calls: list[str] = []
+    call = primitives.Prim.__call__
+    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    loss = F.binary_cross_entropy_with_logits(st.tensor(x, requires_grad=True), st.tensor(t), reduction=reduction)
+    calls.clear()
+    loss.backward(st.ones_like(loss))
+    assert calls == ["binary_cross_entropy_with_logits_backward"], calls
+
+
+def test_bce_with_logits_gradcheck_and_forward_mode():
+    x, t = data(3, 4, seed=6), np.random.default_rng(7).random((3, 4))
+    for red in ("mean", "none"):
+        fn = lambda a, b, red=red: F.binary_cross_entropy_with_logits(a, b, reduction=red)  # noqa: E731
+        args = (st.tensor(x, requires_grad=True), st.tensor(t, requires_grad=True))
+        assert st.autograd.gradcheck(fn, args)
+        assert st.autograd.gradgradcheck(fn, args)
+        tx, tt = data(3, 4, seed=8), data(3, 4, seed=9)
+        _, ours = st.func.jvp(fn, (st.tensor(x), st.tensor(t)), (st.tensor(tx), st.tensor(tt)))
+        _, theirs = torch.func.jvp(lambda a, b, red=red: TF.binary_cross_entropy_with_logits(a, b, reduction=red),
+                                   (torch.tensor(x), torch.tensor(t)), (torch.tensor(tx), torch.tensor(tt)))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("shape", [(), (0, 3)])
+def test_fused_pointwise_zero_dim_and_empty(shape):
+    """0-d and empty inputs through every fused activation and loss (NumPy's arithmetic on a 0-d array gives a
+    scalar, which the kernels' ``out=`` refused; an empty 'mean' divided a Python number by 0): torch's values,
+    gradients and shapes."""
+    x0 = data(*shape, seed=2) if shape else np.array(-0.7)
+    t0 = data(*shape, seed=3) if shape else np.array(0.4)
+    calls = [(n, lambda m, x, t, n=n: getattr(m, n)(x)) for n in
+             ("elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "logsigmoid")]
+    calls += [(f"{n}-{r}", lambda m, x, t, n=n, r=r: getattr(m, n)(x, t, reduction=r))
+              for n in ("mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits")
+              for r in ("mean", "sum", "none")]
+    for name, fn in calls:
+        res = []
+        for lib, mod in ((torch, TF), (st, F)):
+            x = lib.tensor(x0, requires_grad=True)
+            y = fn(mod, x, lib.tensor(t0))
+            y.sum().backward()
+            res.append((y.detach().numpy(), x.grad.numpy()))
+        for a, b in zip(*res):
+            assert a.shape == b.shape, name
+            np.testing.assert_allclose(a, b, rtol=1e-14, err_msg=name)
+
+
+def test_celu_alpha_zero_refused_as_torch():
+    """celu's gradient scale is 1 / alpha: alpha = 0 is torch's RuntimeError (with a code here), not a Python
+    ZeroDivisionError from the primitive's parameters."""
+    for lib, mod in ((torch, TF), (st, F)):
+        with pytest.raises(RuntimeError, match="alpha cannot be 0"):
+            mod.celu(lib.tensor([-1.0, 0.0, 1.0]), 0.0)
+
+
+@pytest.mark.parametrize("name,kw", [("huber_loss", {"delta": 0.0}), ("huber_loss", {"delta": -1.0}),
+                                     ("smooth_l1_loss", {"beta": -1.0})])
+def test_loss_parameter_refused_as_torch(name, kw):
+    """A non-positive delta / negative beta is torch's RuntimeError (the composite had answered a wrong loss)."""
+    for lib, mod in ((torch, TF), (st, F)):
+        with pytest.raises(RuntimeError, match="does not support"):
+            getattr(mod, name)(lib.tensor([1.0, 2.0]), lib.tensor([0.0, 0.0]), **kw)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_fused_as_torch(reduction, dtype, monkeypatch):
+    """binary_cross_entropy (no weight): one primitive with torch's fused gradient (binary_cross_entropy_backward,
+    its 1e-12 floor a float32 constant as torch's), both gradients and the second derivatives through the gradient's
+    own derivative (torch's double-backward formulas, eps inside the products) and the target's ``-logit(x) g``,
+    at 0, 1 and tiny probabilities (the logs clamped at -100, inf target gradients), against torch."""
+    from shapetorch._engine import primitives
+
+    rng = np.random.default_rng(0)
+    x, t = rng.random((6, 7)), rng.random((6, 7))
+    x[0, :4], t[0, :4] = [0.0, 1.0, 1e-30, 0.5], [0.0, 1.0, 1.0, 0.5]
+    x, t = x.astype(dtype), t.astype(dtype)
+    res = []
+    for lib, mod in ((torch, TF), (st, F)):
+        xt, tt = lib.tensor(x, requires_grad=True), lib.tensor(t, requires_grad=True)
+        y = mod.binary_cross_entropy(xt, tt, reduction=reduction)
+        gx, gt = lib.autograd.grad(y, (xt, tt), lib.ones_like(y) * 0.7, create_graph=True)
+        hx, ht = lib.autograd.grad((gx * gx).sum() + (gx * tt).sum(), (xt, tt))
+        (kx,) = lib.autograd.grad((gt[1:] * xt[1:]).sum(), (xt,))
+        res.append([a.detach().numpy() for a in (y, gx, gt, hx, ht, kx)] + [(y.grad_fn.name(), gx.grad_fn.name())])
+    *got, ns = res[1]
+    *want, nt = res[0]
+    assert ns == nt == ("BinaryCrossEntropyBackward0", "BinaryCrossEntropyBackwardBackward0")
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=2e-6 if dtype == "float32" else 1e-13, atol=0)
+    calls: list[str] = []
+    call = primitives.Prim.__call__
+    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    loss = F.binary_cross_entropy(st.tensor(x, requires_grad=True), st.tensor(t), reduction=reduction)
+    calls.clear()
+    loss.backward(st.ones_like(loss))
+    assert calls == ["binary_cross_entropy_backward"], calls
+
+
+def test_bce_gradcheck_and_forward_mode():
+    x, t = np.random.default_rng(1).uniform(0.1, 0.9, (3, 4)), np.random.default_rng(2).random((3, 4))
+    for red in ("mean", "none"):
+        fn = lambda a, b, red=red: F.binary_cross_entropy(a, b, reduction=red)  # noqa: E731
+        args = (st.tensor(x, requires_grad=True), st.tensor(t, requires_grad=True))
+        assert st.autograd.gradcheck(fn, args)
+        assert st.autograd.gradgradcheck(fn, args)
+        tx, tt = data(3, 4, seed=8) * 0.01, data(3, 4, seed=9)
+        _, ours = st.func.jvp(fn, (st.tensor(x), st.tensor(t)), (st.tensor(tx), st.tensor(tt)))
+        _, theirs = torch.func.jvp(lambda a, b, red=red: TF.binary_cross_entropy(a, b, reduction=red),
+                                   (torch.tensor(x), torch.tensor(t)), (torch.tensor(tx), torch.tensor(tt)))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-13, atol=1e-15)

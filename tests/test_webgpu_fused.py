@@ -365,3 +365,56 @@ def test_pointwise_gradient_is_one_kernel(name):
     before = st.memory_stats()["num_dispatches"]
     st.autograd.grad(y, [a], g)
     assert st.memory_stats()["num_dispatches"] - before == 1
+
+
+_FUSED_ACTIVATIONS = {"elu": {"alpha": 0.7}, "selu": {}, "celu": {"alpha": 1.3}, "softplus": {"beta": 2.0, "threshold": 3.0},
+                      "mish": {}, "hardswish": {}, "hardsigmoid": {}, "logsigmoid": {}}
+
+
+@pytest.mark.parametrize("name", list(_FUSED_ACTIVATIONS))
+def test_activation_and_its_gradient_are_one_kernel_each(name):
+    """elu (selu, celu), softplus, mish, hardswish, hardsigmoid and logsigmoid: one kernel forward and one for the
+    fused gradient (elu_backward, softplus_backward, mish_backward, hardswish_backward, hardsigmoid_backward,
+    log_sigmoid_backward) on the device, with torch's values at the kinks (-3, 3, 0, softplus's threshold), at
+    +-inf and NaN."""
+    kw = _FUSED_ACTIVATIONS[name]
+
+    def fn(lib, a):
+        return getattr(_f(lib), name)(a, **kw)
+
+    x = data((6, 9), seed=15) * 4
+    x[0, :9] = [np.inf, -np.inf, 0.0, np.nan, -3.0, 3.0, 1.5, 25.0, -30.0]
+    run(fn, x)
+    a = st.tensor(x, device=DEV, requires_grad=True)
+    before = st.memory_stats()["num_dispatches"]
+    y = fn(st, a)
+    assert st.memory_stats()["num_dispatches"] - before == 1
+    g = st.ones(y.shape, device=DEV)
+    before = st.memory_stats()["num_dispatches"]
+    st.autograd.grad(y, [a], g)
+    assert st.memory_stats()["num_dispatches"] - before == 1
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name,kw", [("mse_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("huber_loss", {"delta": 0.5}),
+                                     ("binary_cross_entropy_with_logits", {}), ("binary_cross_entropy", {})])
+def test_pointwise_loss_kernels(name, kw, reduction):
+    """mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits) as one primitive each on the device (the elementwise loss, then the
+    sum kernel), their gradients one kernel each for the input and the target; torch's values at the kinks
+    (|x - t| exactly beta / delta)."""
+    x, t = data((5, 8), seed=16) * 2, data((5, 8), seed=17)
+    x[0, :4] = t[0, :4] + np.array([0.5, -0.5, 0.25, -0.25], np.float32)
+    if name == "binary_cross_entropy":  # probabilities, 0 and 1 among them (the logs clamped at -100)
+        x, t = 1 / (1 + np.exp(-x)), 1 / (1 + np.exp(-t))
+        x[1, :2], t[1, :2] = [0.0, 1.0], [0.0, 1.0]
+
+    def fn(lib, a, b):
+        return getattr(_f(lib), name)(a, b, reduction=reduction, **kw)
+
+    run(fn, x, t)
+    a = st.tensor(x, device=DEV, requires_grad=True)
+    b = st.tensor(t, device=DEV)
+    y = fn(st, a, b)
+    before = st.memory_stats()["num_dispatches"]
+    st.autograd.grad(y, [a], st.ones(y.shape, device=DEV))
+    assert st.memory_stats()["num_dispatches"] - before <= 2  # the gradient (and a fill of its 0-d seed, if any)

@@ -801,8 +801,237 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return _where_pos(input, input, input * negative_slope)
 
 
+# -- elu/selu/celu, softplus, hardswish, hardsigmoid, logsigmoid: one primitive each and torch's fused gradients --
+# NOTE [fused pointwise gradients]. These were composites (a clamp, an expm1, a product and a where for elu; softplus
+# six primitives, hardswish a product of hardsigmoid's four...), so each backward ran their vjps: where's two
+# selects and their sum, a product's two products, a clamp's mask. torch runs each gradient as one op
+# (elu_backward, softplus_backward, hardswish_backward, hardsigmoid_backward, log_sigmoid_backward). The kernels
+# are torch's formulas in its operation order; float16 and bfloat16 computed in float32 and rounded once (its
+# opmath). Each gradient primitive has its own derivative (in public ops, for a double backward: torch's
+# ``*BackwardBackward0`` nodes) and the forward's jvp is the gradient primitive of the tangent.
+
+def _opmath(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` of float32/float64 arrays as they are; float16 and bfloat16 computed in float32, rounded once. A 0-d
+    input runs as one element (NumPy's arithmetic on 0-d arrays gives scalars, which ``out=`` refuses)."""
+    def run(*arrays: Any, **params: Any) -> Any:
+        if arrays[0].ndim == 0:
+            return np.asarray(run(*(a.reshape(1) for a in arrays), **params)).reshape(())
+        dt = arrays[0].dtype
+        if dt.itemsize == 2:
+            return fn(*(a.astype(np.float32) for a in arrays), **params).astype(dt)
+        return fn(*arrays, **params)
+    return run
+
+
+@_opmath
+def _elu_kernel(x: Any, alpha: float, scale: float, input_scale: float) -> Any:
+    """``x <= 0 ? expm1(x * input_scale) * (alpha * scale) : x * scale`` (torch's elu; selu and celu are its
+    parameters). The expm1 runs on ``min(x, 0)``: the positive side's overflow is never taken."""
+    t = x.dtype.type
+    neg = np.minimum(x, t(0))
+    neg *= t(input_scale)
+    np.expm1(neg, out=neg)
+    neg *= t(alpha) * t(scale)
+    return _where_kernel(x > 0, x * t(scale) if scale != 1.0 else x, neg)
+
+
+@_opmath
+def _elu_backward_kernel(g: Any, x: Any, alpha: float, scale: float, input_scale: float) -> Any:
+    """``x > 0 ? g * scale : g * input_scale * (alpha * scale) * exp(x * input_scale)`` (torch's elu_backward of
+    the input, not the result; a NaN input gives NaN, as its vectorised loop: its scalar loop for a tensor's last
+    few elements passes ``g * scale``)."""
+    t = x.dtype.type
+    neg = np.minimum(x, t(0))
+    neg *= t(input_scale)
+    np.exp(neg, out=neg)
+    neg *= (g * t(input_scale)) * (t(alpha) * t(scale))
+    return _where_kernel(x > 0, g * t(scale) if scale != 1.0 else g, neg)
+
+
+def _elu_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    g, x = n.inputs
+    p = n.params
+    # torch's elu_double_backward: gg * g * input_scale^2 * alpha * scale * exp(x * input_scale) where x < 0
+    # (0 at x = 0 and at NaN, as torch's)
+    c = p["input_scale"] * p["input_scale"] * p["alpha"] * p["scale"]
+    dx = _where(x < 0, (x * p["input_scale"]).exp() * (gg * g) * c, x.new_zeros(()))
+    return _ELU_BACKWARD(gg, x, **p), dx
+
+
+@_opmath
+def _softplus_kernel(x: Any, beta: float, threshold: float) -> Any:
+    """``x * beta > threshold ? x : log1p(exp(x * beta)) / beta`` (torch's); the exp of the linear side, which
+    may overflow, is not taken."""
+    t = x.dtype.type
+    bx = x * t(beta)
+    over = bx > t(threshold)
+    np.minimum(bx, t(threshold), out=bx)
+    np.exp(bx, out=bx)
+    np.log1p(bx, out=bx)
+    bx /= t(beta)
+    return _where_kernel(over, x, bx)
+
+
+@_opmath
+def _softplus_backward_kernel(g: Any, x: Any, beta: float, threshold: float) -> Any:
+    """``x * beta > threshold ? g : g * z / (z + 1)``, ``z = exp(x * beta)`` (torch's)."""
+    t = x.dtype.type
+    z = x * t(beta)
+    over = z > t(threshold)
+    np.minimum(z, t(threshold), out=z)
+    np.exp(z, out=z)
+    d = z + t(1)
+    z *= g
+    z /= d
+    return _where_kernel(over, g, z)
+
+
+def _softplus_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    g, x = n.inputs
+    p = n.params
+    # torch's softplus_double_backward: gg * g * s * (1 - s) * (beta x < threshold) * beta, s = sigmoid(beta x)
+    # (a product with the mask, so 0 from beta x = threshold on, and NaN stays NaN)
+    bx = x * p["beta"]
+    s = bx.sigmoid()
+    dx = (gg * g) * s * (1 - s) * (bx < p["threshold"]).to(s.dtype) * p["beta"]
+    return _SOFTPLUS_BACKWARD(gg, x, **p), dx
+
+
+@_opmath
+def _hardswish_kernel(x: Any) -> Any:
+    """``x * min(max(x + 3, 0), 6) / 6`` (torch's)."""
+    t = x.dtype.type
+    r = x + t(3)
+    np.clip(r, t(0), t(6), out=r)
+    r *= x
+    r /= t(6)
+    return r
+
+
+@_opmath
+def _hardswish_backward_kernel(g: Any, x: Any) -> Any:
+    """``x <= -3 ? 0 : x >= 3 ? g : g * (x / 3 + 0.5)`` (torch's vectorised selects: 0 at -3, ``g`` at 3, NaN
+    at NaN)."""
+    t = x.dtype.type
+    r = x / t(3)
+    r += t(0.5)
+    # the slope, 1 from 3 up, times g; then 0 from -3 down (after the product: an inf gradient there gives 0, as
+    # torch's select). Both selects of a number (the masked-fill form of _where_kernel, bit operations: np.where
+    # and np.copyto(where=) branch on each element)
+    one, zero = np.ones((), r.dtype), np.zeros((), r.dtype)
+    r = _where_kernel(x >= t(3), one, r)
+    r *= g
+    return _where_kernel(x <= t(-3), zero, r)
+
+
+def _hardswish_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    g, x = n.inputs
+    # torch's: gg * g / 3 strictly inside (-3, 3), else 0
+    inside = (x > -3.0).logical_and(x < 3.0)
+    return _HARDSWISH_BACKWARD(gg, x), _where(inside, (gg * g) / 3.0, x.new_zeros(()))
+
+
+@_opmath
+def _hardsigmoid_kernel(x: Any) -> Any:
+    """``min(max(x + 3, 0), 6) / 6`` (torch's)."""
+    t = x.dtype.type
+    r = x + t(3)
+    np.clip(r, t(0), t(6), out=r)
+    r /= t(6)
+    return r
+
+
+@_opmath
+def _hardsigmoid_backward_kernel(g: Any, x: Any) -> Any:
+    """``-3 < x < 3 ? g * (1 / 6) : 0`` (torch's; its 1 / 6 is a float32 constant for every dtype, float64 too)."""
+    t = x.dtype.type
+    inside = x > t(-3)
+    inside &= x < t(3)
+    return _where_kernel(inside, g * t(np.float32(1.0) / np.float32(6.0)), np.zeros((), g.dtype))
+
+
+def _hardsigmoid_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    # torch has no derivative of hardsigmoid_backward (its double backward raises)
+    fail("autograd_derivative_not_implemented", op="hardsigmoid_backward", what="hardsigmoid_backward")
+
+
+@_opmath
+def _log_sigmoid_kernel(x: Any) -> Any:
+    """``min(x, 0) - log1p(exp(-|x|))`` (torch's)."""
+    t = x.dtype.type
+    z = np.abs(x)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    np.log1p(z, out=z)
+    return np.subtract(np.minimum(x, t(0)), z, out=z)
+
+
+@_opmath
+def _log_sigmoid_backward_kernel(g: Any, x: Any) -> Any:
+    """``g * (x < 0 ? 1 - z / (1 + z) : z / (1 + z))``, ``z = exp(-|x|)`` (torch's, its signs folded in)."""
+    t = x.dtype.type
+    z = np.abs(x)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    q = z + t(1)
+    np.divide(z, q, out=z)
+    neg = x < 0
+    r = _where_kernel(neg, np.subtract(t(1), z, out=q), z)
+    r *= g
+    return r
+
+
+def _log_sigmoid_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    g, x = n.inputs
+    s = x.sigmoid()  # torch's log_sigmoid_double_backward: gg * g * (s - 1) * s
+    return _LOG_SIGMOID_BACKWARD(gg, x), (gg * g) * (s - 1) * s
+
+
+def _gradient_of(backward: Prim) -> Callable[[Tensor, Any], tuple[Any, ...]]:
+    """A forward primitive's vjp and jvp: its fused gradient primitive of ``g`` and the input."""
+    return lambda g, n: (backward(g, n.inputs[0], **n.params),)
+
+
+def _tangent_of(backward: Prim) -> Callable[[Any, Any], Any]:
+    return lambda ts, n: None if ts[0] is None else backward(ts[0], n.inputs[0], **n.params)
+
+
+_ELU_BACKWARD = Prim("elu_backward", _elu_backward_kernel, _elu_backward_vjp)
+_SOFTPLUS_BACKWARD = Prim("softplus_backward", _softplus_backward_kernel, _softplus_backward_vjp)
+_HARDSWISH_BACKWARD = Prim("hardswish_backward", _hardswish_backward_kernel, _hardswish_backward_vjp)
+_HARDSIGMOID_BACKWARD = Prim("hardsigmoid_backward", _hardsigmoid_backward_kernel, _hardsigmoid_backward_vjp)
+_LOG_SIGMOID_BACKWARD = Prim("log_sigmoid_backward", _log_sigmoid_backward_kernel, _log_sigmoid_backward_vjp)
+
+
+def _celu_params(p: dict[str, Any]) -> dict[str, Any]:
+    """celu's gradient takes ``1 / alpha`` of alpha rounded to float32 (torch's derivative formula: ``1.0 /
+    alpha.toFloat()``), where its forward takes it in double."""
+    return {**p, "input_scale": 1.0 / float(np.float32(p["alpha"]))}
+
+
+# celu is its own node in torch (CeluBackward0) over elu's kernels; selu is elu's (EluBackward0)
+_ELU = Prim("elu", _elu_kernel, _gradient_of(_ELU_BACKWARD), jvp=_tangent_of(_ELU_BACKWARD))
+_CELU = Prim("celu", _elu_kernel, lambda g, n: (_ELU_BACKWARD(g, n.inputs[0], **_celu_params(n.params)),),
+             jvp=lambda ts, n: None if ts[0] is None else _ELU_BACKWARD(ts[0], n.inputs[0], **_celu_params(n.params)))
+_SOFTPLUS = Prim("softplus", _softplus_kernel, _gradient_of(_SOFTPLUS_BACKWARD), jvp=_tangent_of(_SOFTPLUS_BACKWARD))
+_HARDSWISH = Prim("hardswish", _hardswish_kernel, _gradient_of(_HARDSWISH_BACKWARD),
+                  jvp=_tangent_of(_HARDSWISH_BACKWARD))
+_HARDSIGMOID = Prim("hardsigmoid", _hardsigmoid_kernel, _gradient_of(_HARDSIGMOID_BACKWARD),
+                    jvp=_tangent_of(_HARDSIGMOID_BACKWARD))
+_LOG_SIGMOID = Prim("log_sigmoid", _log_sigmoid_kernel, _gradient_of(_LOG_SIGMOID_BACKWARD),
+                    jvp=_tangent_of(_LOG_SIGMOID_BACKWARD))
+via_vjp("elu_backward", "softplus_backward", "hardswish_backward", "hardsigmoid_backward", "log_sigmoid_backward")
+
+
+def _fused(input: Tensor, prim: Prim) -> bool:
+    """Whether ``prim`` serves: a floating input on a device with its kernel (else the composite)."""
+    return _floating(input) and input._device.type in prim.kernels
+
+
 def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
     check(RD.check_kind, "elu", dtype_name(input))
+    if _fused(input, _ELU):
+        return _ELU(input, alpha=float(alpha), scale=1.0, input_scale=1.0)
     return _where_pos(input, input, (input.clamp(max=0.0).expm1()) * alpha)
 
 
@@ -813,12 +1042,18 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 @public("activation")
 def selu(input: Tensor) -> Tensor:
     _require(input, "selu")
+    if _fused(input, _ELU):
+        return _ELU(input, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
     return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
 @public("activation")
 def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     _require(input, "celu")
+    if alpha == 0:  # torch refuses it (its input_scale is 1 / alpha)
+        fail("argument_error_invalid", op="celu", problem="ZeroDivisionError: alpha cannot be 0 for CELU")
+    if _fused(input, _CELU):
+        return _CELU(input, alpha=float(alpha), scale=1.0, input_scale=1.0 / float(alpha))
     return _where_pos(input, input, (input.clamp(max=0.0) / alpha).expm1() * alpha)
 
 
@@ -876,6 +1111,70 @@ _SILU = Prim("silu", lambda a: thread_pool.flat(_silu_runs, (a,), 4), _silu_vjp,
 via_vjp("silu_backward")
 
 
+# -- mish: x * tanh(softplus(x)), torch's formula, as one primitive, and its fused gradient (as silu's) ---------------
+
+@_opmath
+def _mish_kernel(x: Any) -> Any:
+    """``x * tanh(log1p(exp(x)))`` (torch's; exp's overflow gives tanh(inf) = 1, so x)."""
+    r = np.exp(x)
+    np.log1p(r, out=r)
+    np.tanh(r, out=r)
+    r *= x
+    return r
+
+
+@_opmath
+def _mish_backward_kernel(g: Any, x: Any) -> Any:
+    """``g * (t + x * s * (1 - t * t))``, ``s = sigmoid(x)``, ``t = tanh(softplus(x))`` (torch's)."""
+    one = x.dtype.type(1)
+    t = np.exp(x)
+    np.log1p(t, out=t)
+    np.tanh(t, out=t)
+    s = np.negative(x)
+    np.exp(s, out=s)
+    s += one
+    np.divide(x, s, out=s)  # x * sigmoid(x)
+    q = np.multiply(t, t)
+    np.subtract(one, q, out=q)
+    s *= q
+    s += t
+    s *= g
+    return s
+
+
+def _mish_derivative(x: Tensor) -> Tensor:
+    t = softplus(x).tanh()
+    return t + x * x.sigmoid() * (1 - t * t)
+
+
+def _mish_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
+    x = n.inputs[0]
+    if not STATE.enabled:
+        return (_MISH_BACKWARD(g, x),)
+    # create_graph: torch's infinitely differentiable form (its nodes are public ops', not MishBackwardBackward0)
+    return (g * _mish_derivative(x),)
+
+
+def _mish_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
+    g, x = n.inputs
+    return _MISH_BACKWARD(gg, x), gg * g * _mish_second(x)
+
+
+_MISH_BACKWARD = Prim("mish_backward", _mish_backward_kernel, _mish_backward_vjp)
+via_vjp("mish_backward")
+_MISH = Prim("mish", _mish_kernel, _mish_vjp,
+             jvp=lambda ts, n: None if ts[0] is None else ts[0] * _mish_derivative(n.inputs[0]))
+
+
+def _mish_second(x: Tensor) -> Tensor:
+    """mish'' (for a gradient of ``mish_backward`` itself, which torch does not differentiate: forward mode over
+    the fused gradient)."""
+    s = x.sigmoid()
+    t = softplus(x).tanh()
+    dt = (1 - t * t) * s
+    return dt * 2 - x * s * (2 * t * dt) + x * s * (1 - s) * (1 - t * t)
+
+
 def silu(input: Tensor) -> Tensor:
     if (input._data.dtype.kind == "f" or input.dtype.is_floating_point) and input._device.type in _SILU.kernels:
         return _SILU(input)
@@ -883,11 +1182,15 @@ def silu(input: Tensor) -> Tensor:
 
 
 def mish(input: Tensor) -> Tensor:
+    if _fused(input, _MISH):
+        return _MISH(input)
     return input * softplus(input).tanh()
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta x)) / beta``; linear above ``threshold`` as in torch."""
+    if _fused(input, _SOFTPLUS):
+        return _SOFTPLUS(input, beta=float(beta), threshold=float(threshold))
     bx = input * beta
     soft = (bx.clamp(max=threshold).exp()).log1p() / beta
     return _where((bx > threshold), input, soft)
@@ -910,16 +1213,22 @@ def relu6(input: Tensor) -> Tensor:
 
 def hardsigmoid(input: Tensor) -> Tensor:
     need_floating(input, "hardsigmoid_cpu")  # torch's kernels are floating point only
+    if _fused(input, _HARDSIGMOID):
+        return _HARDSIGMOID(input)
     return (input / 6 + 0.5).clamp(0.0, 1.0)
 
 
 def hardswish(input: Tensor) -> Tensor:
     need_floating(input, "hardswish_cpu")  # torch's kernels are floating point only
+    if _fused(input, _HARDSWISH):
+        return _HARDSWISH(input)
     return input * hardsigmoid(input)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     need_floating(input, "log_sigmoid_cpu", complex_=True)  # torch's kernels: floating point and complex
+    if _fused(input, _LOG_SIGMOID):
+        return _LOG_SIGMOID(input)
     return -softplus(-input)
 
 

@@ -55,6 +55,12 @@ UNARY: dict[str, dict[str, str]] = {
     "erf": {"f": "erf_f(a)"},
     "gelu": {"f": "a * 0.5 * (1.0 + erf_f(a * 0.7071067811865476))"},
     "silu": {"f": "a / (1.0 + exp(-a))"},
+    # torch's formulas (ops/activation.py): softplus is taken as x above 20, where tanh of it is 1 in f32 and exp
+    # would overflow; a NaN stays NaN (WGSL's min and max of NaN are unspecified)
+    "mish": {"f": "a * tanh(select(log1p_f(exp(a)), a, a > 20.0))"},
+    "hardswish": {"f": "select(a * min(max(a + 3.0, 0.0), 6.0) / 6.0, a, nan_f(a))"},
+    "hardsigmoid": {"f": "select(min(max(a + 3.0, 0.0), 6.0) / 6.0, a, nan_f(a))"},
+    "log_sigmoid": {"f": "select(min(a, 0.0), a, nan_f(a)) - log1p_f(exp(-abs(a)))"},
     "copy": {"f": "a", "i": "a", "u": "a"},
     "deg2rad": {"f": "a * 0.017453292519943295"},
     "rad2deg": {"f": "a * 57.29577951308232"},
@@ -113,6 +119,15 @@ BINARY: dict[str, dict[str, str]] = {
     "relu_backward": {"f": "select(a, 0.0, b <= 0.0)"},
     # d silu(a) * b, sig = 1 / (1 + exp(-a)): b * sig * (1 + a * (1 - sig))
     "silu_backward": {"f": "b / (1.0 + exp(-a)) * (1.0 + a * (1.0 - 1.0 / (1.0 + exp(-a))))"},
+    # the fused gradients (a = grad, b = input) of mish, hardswish, hardsigmoid and log_sigmoid, torch's selects:
+    # hardswish's is 0 from -3 down, a from 3 up; hardsigmoid's a / 6 strictly inside (-3, 3)
+    "mish_backward": {"f": "a * (tanh(select(log1p_f(exp(b)), b, b > 20.0)) + b / (1.0 + exp(-b)) * "
+                           "(1.0 - tanh(select(log1p_f(exp(b)), b, b > 20.0)) * tanh(select(log1p_f(exp(b)), b, "
+                           "b > 20.0))))"},
+    "hardswish_backward": {"f": "select(select(a * (b / 3.0 + 0.5), a, b >= 3.0), 0.0, b <= -3.0)"},
+    "hardsigmoid_backward": {"f": "select(0.0, a * 0.16666666666666666, b > -3.0 && b < 3.0)"},
+    "log_sigmoid_backward": {"f": "a * select(exp(-abs(b)) / (1.0 + exp(-abs(b))), "
+                                  "1.0 - exp(-abs(b)) / (1.0 + exp(-abs(b))), b < 0.0)"},
 }
 BOOL_RESULT = set(_CMP)
 # Float elementwise primitives with number parameters (s0, s1, ... in the order given: the primitive's keyword
@@ -124,6 +139,30 @@ PARAMETRIZED: dict[str, tuple[str, tuple[str, ...]]] = {
     "leaky_relu_backward": ("select(a * s0, a, b > 0.0)", ("negative_slope",)),
     "hardtanh": ("select(select(a, s0, a < s0), s1, a > s1)", ("min_val", "max_val")),
     "hardtanh_backward": ("select(0.0, a, b > s0 && b < s1)", ("min_val", "max_val")),  # NaN: 0, as torch's vectors
+    # elu (selu, celu: its parameters) and softplus, with their fused gradients (a = grad, b = input)
+    "elu": ("select(a * s1, expm1_f(a * s2) * (s0 * s1), a <= 0.0)", ("alpha", "scale", "input_scale")),
+    "celu": ("select(a * s1, expm1_f(a * s2) * (s0 * s1), a <= 0.0)", ("alpha", "scale", "input_scale")),
+    "elu_backward": ("select(a * s2 * (s0 * s1) * exp(b * s2), a * s1, b > 0.0)", ("alpha", "scale", "input_scale")),
+    "softplus": ("select(log1p_f(exp(a * s0)) / s0, a, a * s0 > s1)", ("beta", "threshold")),
+    "softplus_backward": ("select(a * exp(b * s0) / (exp(b * s0) + 1.0), a, b * s0 > s1)", ("beta", "threshold")),
+}
+# The pointwise losses (ops/loss.py, NOTE [fused pointwise losses]): name -> (the elementwise loss of input a and
+# target b with the params s0, s1, ...; its gradient in a of the output gradient a, input b and target c with s0 =
+# the reduction's norm and the params from s1; the params' names). Reduced by the sum kernel; torch's selects.
+LOSSES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "mse_loss": ("(a - b) * (a - b)", "s0 * (b - c) * a", ()),
+    "smooth_l1_loss": ("select(abs(a - b) - 0.5 * s0, 0.5 * abs(a - b) * abs(a - b) / s0, abs(a - b) < s0)",
+                       "select(select(s0 * (b - c) * a / s1, s0 * a, b - c >= s1), -(s0 * a), b - c <= -s1)",
+                       ("beta",)),
+    "huber_loss": ("select(s0 * (abs(a - b) - 0.5 * s0), 0.5 * abs(a - b) * abs(a - b), abs(a - b) < s0)",
+                   "select(select(s0 * (b - c) * a, s0 * a * s1, b - c >= s1), -(s0 * a * s1), b - c <= -s1)",
+                   ("delta",)),
+    # (1 - t) x - log_sigmoid(x); its gradient (sigmoid(x) - t) g (torch's, without weight and pos_weight)
+    "binary_cross_entropy_with_logits": ("(1.0 - b) * a - (select(min(a, 0.0), a, nan_f(a)) - log1p_f(exp(-abs(a))))",
+                                         "(1.0 / (1.0 + exp(-b)) - c) * a * s0", ()),
+    # probabilities: the logs clamped at -100; the gradient g (x - t) / max((1 - x) x, 1e-12) (torch's, no weight)
+    "binary_cross_entropy": ("(b - 1.0) * max(log1p_f(-a), -100.0) - b * max(log(a), -100.0)",
+                             "a * (b - c) / max((1.0 - b) * b, 1e-12) * s0", ()),
 }
 # complex64 (kind "v": vec2<f32>, x the real part, y the imaginary part): the ops typical complex code needs; every
 # other op finds no "v" entry and is refused with a coded error naming it and the dtype

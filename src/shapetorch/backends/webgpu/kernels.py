@@ -378,6 +378,35 @@ def parametrized(name: str) -> Callable[..., WArray]:
     return kernel
 
 
+def loss(name: str) -> tuple[Callable[..., WArray], Callable[..., WArray]]:
+    """A ``codegen.LOSSES`` primitive and its gradient: the elementwise loss (then the sum kernel, and a division
+    for 'mean'), and the gradient in the input (one kernel; the output gradient broadcast)."""
+    fwd, bwd, names = G.LOSSES[name]
+
+    def forward(x: WArray, t: WArray, reduction: str, **params: float) -> WArray:
+        if _kind(x.dtype) != "f":
+            _no_kernel(name, x.dtype)
+        elem = elementwise(fwd, x.dtype, [("a", x, x.dtype), ("b", t, x.dtype)], x.shape,
+                           extra=[float(params[n]) for n in names])
+        if reduction == "none":
+            return elem
+        total = reduce("sum")(elem, tuple(range(len(x.shape))), False)
+        if reduction == "sum":
+            return total
+        return elementwise("a / s0", x.dtype, [("a", total, x.dtype)], total.shape, extra=[float(x.size)])
+
+    def backward(g: WArray, x: WArray, t: WArray, reduction: str, **params: float) -> WArray:
+        if _kind(x.dtype) != "f":
+            _no_kernel(f"{name}_backward", x.dtype)
+        factor = 2.0 if name == "mse_loss" else 1.0
+        norm = factor / x.size if reduction == "mean" and x.size else factor
+        shape = _broadcast(g.shape, x.shape)
+        return elementwise(bwd, x.dtype, [("a", g, x.dtype), ("b", x, x.dtype), ("c", t, x.dtype)], shape,
+                           extra=[norm, *(float(params[n]) for n in names)])
+
+    return forward, backward
+
+
 def where_kernel(c: Operand, a: Operand, b: Operand) -> WArray:
     arrays = [x for x in (c, a, b) if isinstance(x, WArray)]
     vals = [x for x in (a, b) if isinstance(x, WArray)]
@@ -1746,6 +1775,8 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
         **{name: binary(name) for name in G.BINARY if name in PRIMS},
         **{name: predicate(name) for name in G.PREDICATE if name in PRIMS},
         **{name: parametrized(name) for name in G.PARAMETRIZED if name in PRIMS},
+        **{name: loss(name)[0] for name in G.LOSSES if name in PRIMS},
+        **{f"{name}_backward": loss(name)[1] for name in G.LOSSES if f"{name}_backward" in PRIMS},
         **{op: scan(op) for op in G.SCAN if op in PRIMS},
         "flip": flip_kernel,
         "argsort": argsort_kernel,
