@@ -19,7 +19,7 @@ from . import chunks, index_offsets
 from . import codegen as G
 from . import layer_norm as layer_norm_grads
 from . import loss as fused_loss
-from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, f32_bits, to_host
+from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, f32_bits, to_host, view_of
 
 Operand = WArray | Any  # a WArray or a scalar
 PRIM_CPU: dict[str, Callable[..., Any]] = {}  # the CPU kernels, for the float16 fallbacks
@@ -439,24 +439,38 @@ def _view(a: WArray, shape: tuple[int, ...], stride: Sequence[int], offset: int 
     return WArray(a.st, tuple(shape), a.dtype, tuple(stride), a.offset if offset is None else offset)
 
 
+# (shape, strides, axes) -> the permuted shape and strides: attention heads and transposed weights are permuted
+# in the same layouts every step
+_PERMUTED: dict[tuple[tuple[int, ...], tuple[int, ...], Any], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
 def view_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
-    s = view_strides(a.shape, a.stride, tuple(shape))
+    shape = tuple(map(int, shape))
+    s = view_strides(a.shape, a.stride, shape)
     if s is None:
         raise ValueError("view: the strides of the input do not allow this shape without a copy")
-    return _view(a, shape, s)
+    return view_of(a.st, shape, a.dtype, s, a.offset)
 
 
 def reshape_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
-    s = view_strides(a.shape, a.stride, tuple(shape))
+    shape = tuple(map(int, shape))
+    s = view_strides(a.shape, a.stride, shape)
     if s is None:
         a = contiguous_copy(a)
         s = contiguous_strides(shape)
-    return _view(a, shape, s)
+    return view_of(a.st, shape, a.dtype, s, a.offset)
 
 
 def permute_kernel(a: WArray, axes: Sequence[int] | None = None) -> WArray:
-    axes = tuple(range(a.ndim - 1, -1, -1)) if axes is None else tuple(axes)
-    return _view(a, tuple(a.shape[i] for i in axes), [a.stride[i] for i in axes])
+    key = (a.shape, a.stride, axes if type(axes) is tuple else None if axes is None else tuple(axes))
+    got = _PERMUTED.get(key)
+    if got is None:
+        order = tuple(range(a.ndim - 1, -1, -1)) if key[2] is None else key[2]
+        got = (tuple(a.shape[i] for i in order), tuple(a.stride[i] for i in order))
+        if len(_PERMUTED) >= 4096:
+            _PERMUTED.clear()
+        _PERMUTED[key] = got
+    return view_of(a.st, got[0], a.dtype, got[1], a.offset)
 
 
 def unfold_kernel(a: WArray, axis: int, size: int, step: int, shape: tuple[int, ...]) -> WArray:
@@ -1645,6 +1659,11 @@ def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) 
     return run
 
 
+# Kernels that only make new strides over the same buffer: they record nothing and raise no runtime error, so they
+# skip _named's frame (a GPT step permutes and expands a hundred times)
+UNNAMED = frozenset({"permute", "expand", "view"})
+
+
 def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
     """Install the kernels (with ``more``: those of the other kernel modules, which build on this one); returns
     the primitives left without one (they raise a clear error)."""
@@ -1704,7 +1723,7 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})
     for name, k in table.items():
         if name in PRIMS:
-            PRIMS[name].kernels["webgpu"] = _named(name, k)
+            PRIMS[name].kernels["webgpu"] = k if name in UNNAMED else _named(name, k)
     return sorted(n for n, p in PRIMS.items() if "webgpu" not in p.kernels)
 
 
