@@ -673,11 +673,12 @@ def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -
     return out if idx2 is None else take(out, _adv(out, idx2))
 
 
-def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any) -> WArray:
+def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any,
+           plan_key: tuple[Any, ...] | None = None) -> WArray:
     """A fresh contiguous array of ``shape``: ``fill``, with ``src`` on the window ``(start, step, count)`` of each
     dim, in one dispatch (``G.embed_kernel``), or one per chunk of the output when it or ``src`` is larger than a
     binding. ``src`` has one dim per window of count >= 0, in order; a window of count -1 is an int index (one
-    position, no dim of ``src``)."""
+    position, no dim of ``src``). With ``plan_key``, a launch of one dispatch is kept in :data:`_EMBED_PLANS`."""
     out = RT.empty(shape, src.dtype)
     if out.st is None:
         return out
@@ -715,7 +716,15 @@ def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int
         assert piece.st is not None
         meta[2 + len(part)] = piece.offset
         meta += [_word(fill, src.dtype), o.offset]
-        RT.dispatch(wgsl, [o.st.buf, piece.st.buf], meta, _grid(o.size))
+        grid = _grid(o.size)
+        RT.dispatch(wgsl, [o.st.buf, piece.st.buf], meta, grid)
+        if plan_key is not None and o is out and piece.st is src.st and part == shape:  # the whole launch, unwindowed
+            if len(_EMBED_PLANS) >= 1024:
+                _EMBED_PLANS.clear()
+            pos = 2 + len(part)
+            template = meta.copy()
+            template[pos] -= src.offset  # (src shares g's offset: src is a view of g with g's offset)
+            _EMBED_PLANS[plan_key] = (wgsl, template, grid, pos)
 
     chunks.chunked(shape, [out, at, reach], place)
     return out
@@ -746,13 +755,34 @@ def _basic_windows(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple
     return out
 
 
+# A basic index's gradient launch (one embed dispatch), by g's layout and dtype, the output shape, the index and the
+# limits: (shader, parameter block, grid, the word of g's offset). The slices of a step (``split``, ``x[:, -1]``) take
+# the same gradients every step; a plan found again records the dispatch with g's offset placed, skipping the
+# windows, the reshape and the chunking (most of this kernel's host time).
+_EMBED_PLANS: dict[tuple[Any, ...], tuple[str, list[int], tuple[int, int, int], int]] = {}
+
+
+def _index_key(index: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A basic index as a dict key (a slice is not hashable before Python 3.12)."""
+    return tuple(("s", it.start, it.stop, it.step) if type(it) is slice else it for it in index)
+
+
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                           idx2: tuple[Any, ...] | None) -> WArray:
     if idx2 is None:  # a basic index: the gradient placed into zeros in one pass
+        key = (g.shape, g.stride, g.dtype, tuple(shape), _index_key(idx1), RT.max_binding, RT.max_groups)
+        plan = _EMBED_PLANS.get(key)
+        if plan is not None and g.st is not None and not chunks.large(g):
+            out = RT.empty(key[3], g.dtype)
+            assert out.st is not None  # (the plan was made for a non-empty output of this shape)
+            meta = plan[1].copy()
+            meta[plan[3]] += g.offset
+            RT.dispatch(plan[0], [out.st.buf, g.st.buf], meta, plan[2])
+            return out
         windows = _basic_windows(tuple(shape), idx1)
         if windows is not None:  # g without the size-1 dims of None items (a view)
             src = reshape_kernel(g, tuple(c for _, _, c in windows if c >= 0))
-            return _embed(src, tuple(shape), windows, 0)
+            return _embed(src, tuple(shape), windows, 0, key if src.st is g.st else None)
     out = full(tuple(shape), 0, g.dtype)
     target = basic_index(out, idx1)
     if idx2 is None:
