@@ -125,3 +125,43 @@ def test_contiguity_is_judged_per_layout():
     assert x._data.contiguous and not x.t()._data.contiguous and x.t().contiguous()._data.contiguous
     assert x.unsqueeze(1)._data.contiguous
     run(lambda lib, a: a.t().reshape(6) + a.reshape(6), data((2, 3)))
+
+
+def test_a_gather_planned_once_reads_each_input_and_index_at_its_own_offset_and_layout():
+    """``gather`` is recorded from a plan kept per (input layout, index layout, dtypes, axis): the input and the index
+    at other offsets of their buffers, a transposed input, an int32 index and another axis give torch's values, and
+    max pooling (whose gradient scatters into fresh zeros) gives torch's values and gradients."""
+    from shapetorch.backends.webgpu import kernels as K
+
+    x = data((6, 5))
+    ix = np.random.default_rng(0).integers(0, 5, (8, 3))
+    X, IX = st.tensor(x, device=DEV), st.tensor(ix, device=DEV)
+    plans = 0
+    for i in range(3):
+        got = st.gather(X[i:i + 4], 1, IX[i:i + 4]).numpy()
+        np.testing.assert_array_equal(got, np.take_along_axis(x[i:i + 4], ix[i:i + 4], 1))
+        if i == 0:
+            plans = len(K._GATHER_PLANS)
+        assert len(K._GATHER_PLANS) == plans  # found again, not made again
+    np.testing.assert_array_equal(st.gather(X.t()[1:5], 1, IX[:4]).numpy(), np.take_along_axis(x.T[1:5], ix[:4], 1))
+    np.testing.assert_array_equal(st.gather(X[:4], 1, IX[:4].to(st.int32)).numpy(),
+                                  np.take_along_axis(x[:4], ix[:4], 1))
+    np.testing.assert_array_equal(st.gather(X[:4, :3], 0, IX[:3] % 4).numpy(),
+                                  np.take_along_axis(x[:4, :3], ix[:3] % 4, 0))
+    np.testing.assert_array_equal(st.take_along_dim(X[1:5], IX[2:6], 1).numpy(),
+                                  np.take_along_axis(x[1:5], ix[2:6], 1))
+    for k in range(2):
+        run(lambda lib, a: lib.nn.functional.max_pool2d(a[:, :, k:], 2), data((2, 3, 7, 6), seed=k))
+
+
+def test_scatter_add_into_a_copy_leaves_its_input_as_it_was():
+    """Out-of-place ``scatter_add`` writes a copy of its input (only the max-pooling gradient's fresh zeros are
+    scattered into directly): the input reads as before, the result as torch's."""
+    x = data((3, 5))
+    ix = np.random.default_rng(1).integers(0, 5, (3, 4))
+    src = data((3, 4), seed=2)
+    X = st.tensor(x, device=DEV)
+    got = X.scatter_add(1, st.tensor(ix, device=DEV), st.tensor(src, device=DEV))
+    want = torch.from_numpy(x).scatter_add(1, torch.from_numpy(ix), torch.from_numpy(src))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(X.numpy(), x)

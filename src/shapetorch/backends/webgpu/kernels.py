@@ -838,30 +838,58 @@ def _along(t: WArray, index: WArray, axis: int) -> WArray:
     return _view(t, shape, t.stride, t.offset)
 
 
+# A gather's launch (one dispatch), by the layouts and dtypes of the input and the index, the axis and the limits:
+# (shader, parameter block, grid, the words of the index's and the input's offsets). ``take_along_dim`` (max
+# pooling's indices, cross entropy's targets) gathers the same layouts every step.
+_GATHER_PLANS: dict[tuple[Any, ...], tuple[str, list[int], tuple[int, int, int], int, int]] = {}
+
+
 def gather_kernel(a: WArray, index: WArray, axis: int) -> WArray:
     if a.ndim == 0:
         return contiguous_copy(expand_kernel(a, index.shape))
+    key = (a.shape, a.stride, a.dtype, index.shape, index.stride, index.dtype, axis, RT.max_groups, RT.max_binding)
+    plan = _GATHER_PLANS.get(key)
+    if plan is not None and a.st is not None and index.st is not None and not (chunks.large(a) or chunks.large(index)):
+        out = RT.empty(index.shape, a.dtype)
+        assert out.st is not None  # (the plan was made for this non-empty index shape)
+        wgsl, meta, grid, at_ix, at_t = plan
+        meta = meta.copy()
+        meta[at_ix], meta[at_t] = index.offset, a.offset
+        RT.dispatch(wgsl, [out.st.buf, index.st.buf, a.st.buf], meta, grid)
+        return out
     out = RT.empty(index.shape, a.dtype)
     if out.st is None or a.st is None or index.st is None:
         return out
     wgsl = G.gather_kernel(_st(a.dtype), "s", "gather")
+    calls: list[tuple[Any, ...]] = []
 
     def gather(shape: tuple[int, ...], views: list[WArray]) -> None:
         o, ix, whole = views
         assert o.st is not None and ix.st is not None
         for t, n in chunks.windows(whole):
             assert t.st is not None
-            RT.dispatch(wgsl, [o.st.buf, ix.st.buf, t.st.buf], [*_gather_meta(ix, t, None, axis), o.offset, n],
-                        _grid(ix.size))
+            meta = [*_gather_meta(ix, t, None, axis), o.offset, n]
+            grid = _grid(ix.size)
+            RT.dispatch(wgsl, [o.st.buf, ix.st.buf, t.st.buf], meta, grid)
+            calls.append((o, ix, t, meta, grid))
 
     chunks.chunked(index.shape, [out, index, _along(a, index, axis)], gather, keep=[None, None, axis])
+    if len(calls) == 1 and calls[0][0] is out and calls[0][1] is index and calls[0][2].st is a.st:  # unchunked
+        meta, grid = calls[0][3], calls[0][4]
+        if len(_GATHER_PLANS) >= 1024:
+            _GATHER_PLANS.clear()
+        nd = index.ndim
+        # the words of _gather_meta: [size, nd, *shape, index offset, *index strides, t offset, ...]
+        _GATHER_PLANS[key] = (wgsl, meta, grid, 2 + nd, 3 + 2 * nd)
     return out
 
 
-def _scatter(op: str, a: WArray, index: WArray, src: Operand, axis: int) -> WArray:
+def _scatter(op: str, a: WArray, index: WArray, src: Operand, axis: int, fresh: bool = False) -> WArray:
+    """``op`` of ``src`` into a copy of ``a`` along ``axis``; into ``a`` itself when ``fresh`` (a contiguous array the
+    caller has just made for it)."""
     if a.ndim == 0:
         return _host(_cpu_kernel(op), a, index, src, axis=axis)
-    out = contiguous_copy(a)
+    out = a if fresh else contiguous_copy(a)
     if index.size == 0 or out.st is None or index.st is None:
         return out
     views = [index, _along(out, index, axis)]
@@ -1446,7 +1474,8 @@ def take_along_kernel(a: WArray, index: WArray, axis: int) -> WArray:
 
 
 def put_along_add_kernel(g: WArray, index: WArray, shape: tuple[int, ...], axis: int) -> WArray:
-    return _scatter("scatter_add", full(tuple(shape), 0, g.dtype), expand_kernel(index, g.shape), g, axis)
+    # (into the zeros themselves: a copy of them would be one more dispatch)
+    return _scatter("scatter_add", full(tuple(shape), 0, g.dtype), expand_kernel(index, g.shape), g, axis, fresh=True)
 
 
 def norm_kernel(a: WArray, axis: tuple[int, ...], keepdims: bool) -> WArray:
