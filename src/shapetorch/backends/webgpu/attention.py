@@ -37,7 +37,7 @@ import numpy as np
 from ..._errors import fail
 from . import chunks
 from .codegen import _INF, workgroup_reductions
-from .runtime import RT, WArray
+from .runtime import RT, WArray, f32_bits
 
 AWG = 64  # threads per row
 ACC = 4  # output columns per thread per pass
@@ -375,6 +375,7 @@ def _operand(a: WArray | None, batch: tuple[int, ...], rows: int, cols: int) -> 
     return [a.offset, *st]
 
 
+@functools.lru_cache(maxsize=1024)  # (a step attends over the same layouts every step)
 def memory_order(shape: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int, ...]:
     """The dims of a strided array from the outermost in memory to the innermost (ties, and dims of size 1, keep
     their order)."""
@@ -404,7 +405,7 @@ def _dispatch(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], outs:
     kind = "" if mask is None else "bool" if mask.dtype == np.bool_ else "float"
     flags = int(causal) | (2 if kind == "bool" else 4 if kind == "float" else 0) | (8 if first else 0)
     flags |= 16 if last else 0
-    meta = [math.prod(batch), L, S, D, Dv, int(np.array(scale, dtype=np.float32).view(np.uint32)), flags,
+    meta = [math.prod(batch), L, S, D, Dv, f32_bits(scale), flags,
             len(batch), *span, i0, j0, *batch]
     meta += _operand(q, batch, L, D) + _operand(k, batch, S, D) + _operand(v, batch, S, Dv)
     meta += _operand(mask, batch, L, S) + _operand(g, batch, L, Dv)

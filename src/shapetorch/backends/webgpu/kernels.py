@@ -19,7 +19,7 @@ from . import chunks, index_offsets
 from . import codegen as G
 from . import layer_norm as layer_norm_grads
 from . import loss as fused_loss
-from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, f32_bits, to_host
+from .runtime import I32_MAX, I32_MIN, RT, WG, WArray, contiguous_strides, f32_bits, to_host, view_of
 
 Operand = WArray | Any  # a WArray or a scalar
 PRIM_CPU: dict[str, Callable[..., Any]] = {}  # the CPU kernels, for the float16 fallbacks
@@ -469,24 +469,38 @@ def _view(a: WArray, shape: tuple[int, ...], stride: Sequence[int], offset: int 
     return WArray(a.st, tuple(shape), a.dtype, tuple(stride), a.offset if offset is None else offset)
 
 
+# (shape, strides, axes) -> the permuted shape and strides: attention heads and transposed weights are permuted
+# in the same layouts every step
+_PERMUTED: dict[tuple[tuple[int, ...], tuple[int, ...], Any], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
 def view_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
-    s = view_strides(a.shape, a.stride, tuple(shape))
+    shape = tuple(map(int, shape))
+    s = view_strides(a.shape, a.stride, shape)
     if s is None:
         raise ValueError("view: the strides of the input do not allow this shape without a copy")
-    return _view(a, shape, s)
+    return view_of(a.st, shape, a.dtype, s, a.offset)
 
 
 def reshape_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
-    s = view_strides(a.shape, a.stride, tuple(shape))
+    shape = tuple(map(int, shape))
+    s = view_strides(a.shape, a.stride, shape)
     if s is None:
         a = contiguous_copy(a)
         s = contiguous_strides(shape)
-    return _view(a, shape, s)
+    return view_of(a.st, shape, a.dtype, s, a.offset)
 
 
 def permute_kernel(a: WArray, axes: Sequence[int] | None = None) -> WArray:
-    axes = tuple(range(a.ndim - 1, -1, -1)) if axes is None else tuple(axes)
-    return _view(a, tuple(a.shape[i] for i in axes), [a.stride[i] for i in axes])
+    key = (a.shape, a.stride, axes if type(axes) is tuple else None if axes is None else tuple(axes))
+    got = _PERMUTED.get(key)
+    if got is None:
+        order = tuple(range(a.ndim - 1, -1, -1)) if key[2] is None else key[2]
+        got = (tuple(a.shape[i] for i in order), tuple(a.stride[i] for i in order))
+        if len(_PERMUTED) >= 4096:
+            _PERMUTED.clear()
+        _PERMUTED[key] = got
+    return view_of(a.st, got[0], a.dtype, got[1], a.offset)
 
 
 def unfold_kernel(a: WArray, axis: int, size: int, step: int, shape: tuple[int, ...]) -> WArray:
@@ -689,11 +703,12 @@ def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -
     return out if idx2 is None else take(out, _adv(out, idx2))
 
 
-def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any) -> WArray:
+def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any,
+           plan_key: tuple[Any, ...] | None = None) -> WArray:
     """A fresh contiguous array of ``shape``: ``fill``, with ``src`` on the window ``(start, step, count)`` of each
     dim, in one dispatch (``G.embed_kernel``), or one per chunk of the output when it or ``src`` is larger than a
     binding. ``src`` has one dim per window of count >= 0, in order; a window of count -1 is an int index (one
-    position, no dim of ``src``)."""
+    position, no dim of ``src``). With ``plan_key``, a launch of one dispatch is kept in :data:`_EMBED_PLANS`."""
     out = RT.empty(shape, src.dtype)
     if out.st is None:
         return out
@@ -731,7 +746,15 @@ def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int
         assert piece.st is not None
         meta[2 + len(part)] = piece.offset
         meta += [_word(fill, src.dtype), o.offset]
-        RT.dispatch(wgsl, [o.st.buf, piece.st.buf], meta, _grid(o.size))
+        grid = _grid(o.size)
+        RT.dispatch(wgsl, [o.st.buf, piece.st.buf], meta, grid)
+        if plan_key is not None and o is out and piece.st is src.st and part == shape:  # the whole launch, unwindowed
+            if len(_EMBED_PLANS) >= 1024:
+                _EMBED_PLANS.clear()
+            pos = 2 + len(part)
+            template = meta.copy()
+            template[pos] -= src.offset  # (src shares g's offset: src is a view of g with g's offset)
+            _EMBED_PLANS[plan_key] = (wgsl, template, grid, pos)
 
     chunks.chunked(shape, [out, at, reach], place)
     return out
@@ -762,13 +785,34 @@ def _basic_windows(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple
     return out
 
 
+# A basic index's gradient launch (one embed dispatch), by g's layout and dtype, the output shape, the index and the
+# limits: (shader, parameter block, grid, the word of g's offset). The slices of a step (``split``, ``x[:, -1]``) take
+# the same gradients every step; a plan found again records the dispatch with g's offset placed, skipping the
+# windows, the reshape and the chunking (most of this kernel's host time).
+_EMBED_PLANS: dict[tuple[Any, ...], tuple[str, list[int], tuple[int, int, int], int]] = {}
+
+
+def _index_key(index: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A basic index as a dict key (a slice is not hashable before Python 3.12)."""
+    return tuple(("s", it.start, it.stop, it.step) if type(it) is slice else it for it in index)
+
+
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                           idx2: tuple[Any, ...] | None) -> WArray:
     if idx2 is None:  # a basic index: the gradient placed into zeros in one pass
+        key = (g.shape, g.stride, g.dtype, tuple(shape), _index_key(idx1), RT.max_binding, RT.max_groups)
+        plan = _EMBED_PLANS.get(key)
+        if plan is not None and g.st is not None and not chunks.large(g):
+            out = RT.empty(key[3], g.dtype)
+            assert out.st is not None  # (the plan was made for a non-empty output of this shape)
+            meta = plan[1].copy()
+            meta[plan[3]] += g.offset
+            RT.dispatch(plan[0], [out.st.buf, g.st.buf], meta, plan[2])
+            return out
         windows = _basic_windows(tuple(shape), idx1)
         if windows is not None:  # g without the size-1 dims of None items (a view)
             src = reshape_kernel(g, tuple(c for _, _, c in windows if c >= 0))
-            return _embed(src, tuple(shape), windows, 0)
+            return _embed(src, tuple(shape), windows, 0, key if src.st is g.st else None)
     out = full(tuple(shape), 0, g.dtype)
     target = basic_index(out, idx1)
     if idx2 is None:
@@ -824,30 +868,58 @@ def _along(t: WArray, index: WArray, axis: int) -> WArray:
     return _view(t, shape, t.stride, t.offset)
 
 
+# A gather's launch (one dispatch), by the layouts and dtypes of the input and the index, the axis and the limits:
+# (shader, parameter block, grid, the words of the index's and the input's offsets). ``take_along_dim`` (max
+# pooling's indices, cross entropy's targets) gathers the same layouts every step.
+_GATHER_PLANS: dict[tuple[Any, ...], tuple[str, list[int], tuple[int, int, int], int, int]] = {}
+
+
 def gather_kernel(a: WArray, index: WArray, axis: int) -> WArray:
     if a.ndim == 0:
         return contiguous_copy(expand_kernel(a, index.shape))
+    key = (a.shape, a.stride, a.dtype, index.shape, index.stride, index.dtype, axis, RT.max_groups, RT.max_binding)
+    plan = _GATHER_PLANS.get(key)
+    if plan is not None and a.st is not None and index.st is not None and not (chunks.large(a) or chunks.large(index)):
+        out = RT.empty(index.shape, a.dtype)
+        assert out.st is not None  # (the plan was made for this non-empty index shape)
+        wgsl, meta, grid, at_ix, at_t = plan
+        meta = meta.copy()
+        meta[at_ix], meta[at_t] = index.offset, a.offset
+        RT.dispatch(wgsl, [out.st.buf, index.st.buf, a.st.buf], meta, grid)
+        return out
     out = RT.empty(index.shape, a.dtype)
     if out.st is None or a.st is None or index.st is None:
         return out
     wgsl = G.gather_kernel(_st(a.dtype), "s", "gather")
+    calls: list[tuple[Any, ...]] = []
 
     def gather(shape: tuple[int, ...], views: list[WArray]) -> None:
         o, ix, whole = views
         assert o.st is not None and ix.st is not None
         for t, n in chunks.windows(whole):
             assert t.st is not None
-            RT.dispatch(wgsl, [o.st.buf, ix.st.buf, t.st.buf], [*_gather_meta(ix, t, None, axis), o.offset, n],
-                        _grid(ix.size))
+            meta = [*_gather_meta(ix, t, None, axis), o.offset, n]
+            grid = _grid(ix.size)
+            RT.dispatch(wgsl, [o.st.buf, ix.st.buf, t.st.buf], meta, grid)
+            calls.append((o, ix, t, meta, grid))
 
     chunks.chunked(index.shape, [out, index, _along(a, index, axis)], gather, keep=[None, None, axis])
+    if len(calls) == 1 and calls[0][0] is out and calls[0][1] is index and calls[0][2].st is a.st:  # unchunked
+        meta, grid = calls[0][3], calls[0][4]
+        if len(_GATHER_PLANS) >= 1024:
+            _GATHER_PLANS.clear()
+        nd = index.ndim
+        # the words of _gather_meta: [size, nd, *shape, index offset, *index strides, t offset, ...]
+        _GATHER_PLANS[key] = (wgsl, meta, grid, 2 + nd, 3 + 2 * nd)
     return out
 
 
-def _scatter(op: str, a: WArray, index: WArray, src: Operand, axis: int) -> WArray:
+def _scatter(op: str, a: WArray, index: WArray, src: Operand, axis: int, fresh: bool = False) -> WArray:
+    """``op`` of ``src`` into a copy of ``a`` along ``axis``; into ``a`` itself when ``fresh`` (a contiguous array the
+    caller has just made for it)."""
     if a.ndim == 0:
         return _host(_cpu_kernel(op), a, index, src, axis=axis)
-    out = contiguous_copy(a)
+    out = a if fresh else contiguous_copy(a)
     if index.size == 0 or out.st is None or index.st is None:
         return out
     views = [index, _along(out, index, axis)]
@@ -1432,7 +1504,8 @@ def take_along_kernel(a: WArray, index: WArray, axis: int) -> WArray:
 
 
 def put_along_add_kernel(g: WArray, index: WArray, shape: tuple[int, ...], axis: int) -> WArray:
-    return _scatter("scatter_add", full(tuple(shape), 0, g.dtype), expand_kernel(index, g.shape), g, axis)
+    # (into the zeros themselves: a copy of them would be one more dispatch)
+    return _scatter("scatter_add", full(tuple(shape), 0, g.dtype), expand_kernel(index, g.shape), g, axis, fresh=True)
 
 
 def norm_kernel(a: WArray, axis: tuple[int, ...], keepdims: bool) -> WArray:
@@ -1766,6 +1839,11 @@ def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) 
     return run
 
 
+# Kernels that only make new strides over the same buffer: they record nothing and raise no runtime error, so they
+# skip _named's frame (a GPT step permutes and expands a hundred times)
+UNNAMED = frozenset({"permute", "expand", "view"})
+
+
 def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
     """Install the kernels (with ``more``: those of the other kernel modules, which build on this one); returns
     the primitives left without one (they raise a clear error)."""
@@ -1827,7 +1905,7 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
     PRIM_CPU.update({name: p.kernels["cpu"] for name, p in PRIMS.items() if "cpu" in p.kernels})
     for name, k in table.items():
         if name in PRIMS:
-            PRIMS[name].kernels["webgpu"] = _named(name, k)
+            PRIMS[name].kernels["webgpu"] = k if name in UNNAMED else _named(name, k)
     return sorted(n for n, p in PRIMS.items() if "webgpu" not in p.kernels)
 
 

@@ -140,6 +140,39 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return got
 
 
+_IS_CONTIGUOUS: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}  # (shape, strides) -> row-major or not
+
+
+def is_contiguous(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """Whether ``stride`` lays ``shape`` out row-major (a size-1 axis's stride aside). Kept per (shape, strides): the
+    kernels ask it of every operand, and a step meets the same few layouts (transposed weights, attention heads)."""
+    want = contiguous_strides(shape)
+    if stride == want:
+        return True
+    key = (shape, stride)
+    got = _IS_CONTIGUOUS.get(key)
+    if got is None:
+        got = all(s == w for s, w, n in zip(stride, want, shape) if n != 1)
+        if len(_IS_CONTIGUOUS) >= 4096:
+            _IS_CONTIGUOUS.clear()
+        _IS_CONTIGUOUS[key] = got
+    return got
+
+
+def view_of(st: Storage | None, shape: tuple[int, ...], dtype: np.dtype[Any], stride: tuple[int, ...],
+            offset: int) -> WArray:
+    """A :class:`WArray` from a shape and strides that are already tuples of ints (a view's, a plan's): the
+    constructor's conversions skipped, one Python frame per view."""
+    a = _new_array(WArray)
+    a.st = st
+    a.shape = shape
+    a.ndim = len(shape)
+    a.dtype = dtype
+    a.stride = stride
+    a.offset = offset
+    return a
+
+
 class WArray:
     """A strided view of a GPU buffer: what a WebGPU tensor's ``_data`` is.
 
@@ -149,12 +182,15 @@ class WArray:
     ``dtype`` is the logical NumPy dtype (int64 for an int64 tensor stored as i32).
     """
 
-    __slots__ = ("dtype", "offset", "shape", "st", "stride")
+    # ``ndim`` is a slot, not a property: the op layer and the kernels read it several times per op (a shape is
+    # never reassigned, so it cannot go stale)
+    __slots__ = ("dtype", "ndim", "offset", "shape", "st", "stride")
 
     def __init__(self, st: Storage | None, shape: tuple[int, ...], dtype: np.dtype[Any],
                  stride: tuple[int, ...] | None = None, offset: int = 0) -> None:
         self.st = st
         self.shape = shape = tuple(map(int, shape))
+        self.ndim = len(shape)
         self.dtype = dtype
         self.stride = contiguous_strides(shape) if stride is None else tuple(stride)
         self.offset = offset
@@ -167,10 +203,6 @@ class WArray:
         return 1 if held is not None and held[4] is not None and held[4][0] is self else 0
 
     # -- the ndarray-like interface ----------------------------------------------------------------
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
     @property
     def size(self) -> int:
         return math.prod(self.shape)
@@ -185,8 +217,11 @@ class WArray:
 
     @property
     def contiguous(self) -> bool:
-        want = contiguous_strides(self.shape)
-        return self.stride == want or all(s == w for s, w, n in zip(self.stride, want, self.shape) if n != 1)
+        shape, stride = self.shape, self.stride
+        if stride == (_CONTIGUOUS.get(shape) or contiguous_strides(shape)):
+            return True
+        got = _IS_CONTIGUOUS.get((shape, stride))  # (is_contiguous's cache, read here: one frame less)
+        return is_contiguous(shape, stride) if got is None else got
 
     @property
     def flags(self) -> _Flags:
@@ -424,7 +459,9 @@ class Runtime:
         self.n_reuse += 1
         self.live_bytes += size
         self.peak_bytes = max(self.peak_bytes, self.live_bytes)
-        return Storage(buf, size, serial)
+        st = _new_array(Storage)  # (Storage(...) without its constructor's frame: a warm step's every output)
+        st.buf, st.nbytes, st.serial = buf, size, serial
+        return st
 
     def _take_either(self, size: int, cap: int) -> tuple[tuple[int, Any], int] | None:
         """A dispatch output's buffer: :meth:`_take_free` over the pool and the buffers freed since the last submit
@@ -609,9 +646,9 @@ class Runtime:
         # list of Python ints per submit, cost more than the rest of this method); the next block starts at the
         # adapter's offset alignment (the padding words are left as they are: no kernel reads them)
         if meta:
-            _packer(len(meta))(self.staging, off << 3, *meta)
+            (_PACKERS.get(n) or _packer(n))(self.staging, off << 3, *meta)
         else:
-            _packer(1)(self.staging, off << 3, 0)
+            (_PACKERS.get(1) or _packer(1))(self.staging, off << 3, 0)
         self.arena_used = off + -(-n // self.align_words) * self.align_words
         if self.encoder is None:
             self.encoder = self.device.create_command_encoder()
@@ -620,8 +657,27 @@ class Runtime:
             if self.pass_id is None:  # (a wgpu whose pass keeps no handle there: cffi would pass None as NULL)
                 self.raw = None
             self.last_pipe = None
-        if self.held is not None:
-            self._emit(self.held)
+        held = self.held
+        if held is not None:
+            raw = self.raw
+            if raw is None:
+                self._emit(held)
+            else:  # _emit's C path, inline (one Python frame less per dispatch)
+                hpipe = held[0]
+                pid = self.pass_id
+                try:
+                    if hpipe is not self.last_pipe:
+                        raw[0](pid, hpipe._internal)
+                        self.last_pipe = hpipe
+                    offsets = raw[3]
+                    offsets[0] = held[2]
+                    raw[1](pid, 0, held[1]._internal, 1, offsets)
+                    hgrid = held[3]
+                    raw[2](pid, hgrid[0], hgrid[1], hgrid[2])
+                except (AttributeError, TypeError):
+                    self.raw = None  # (as in _emit: the public methods from now on, the pipeline set again)
+                    self.last_pipe = None
+                    self._emit(held)
         self.held = (pipe, bg, off << 2, grid, recipe)
         self.batch_refs.append(bg)
         self.batch_refs.extend(buffers)
@@ -767,10 +823,16 @@ class Runtime:
     def empty(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> WArray:
         info = _STORAGE_OF.get(dtype)
         sdt = (info if info is not None and (self.has_f16 or dtype != _F16) else self.check_dtype(dtype))[2]
+        shape = tuple(map(int, shape))
         n = math.prod(shape)
         if n == 0:
             return WArray(None, shape, dtype)
-        return WArray(self.alloc(n * sdt.itemsize), shape, dtype)
+        # the array made in place (WArray(...)'s frames skipped: this runs for every kernel's output)
+        a = _new_array(WArray)
+        a.st = self.alloc(n * sdt.itemsize)
+        a.shape, a.ndim, a.dtype, a.offset = shape, len(shape), dtype, 0
+        a.stride = _CONTIGUOUS.get(shape) or contiguous_strides(shape)
+        return a
 
     def stats(self) -> dict[str, int]:
         if self.deferred is not None:  # held-back work counts as recorded
@@ -786,6 +848,7 @@ class Runtime:
 
 
 RT = Runtime()
+_new_array = object.__new__
 BAD = _BAD = object()  # in a check's kwargs: replaced by the value the kernel found out of range
 
 
