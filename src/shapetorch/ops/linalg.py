@@ -1146,7 +1146,7 @@ def _geqrf_kernel(a: Arr) -> tuple[Arr, Arr]:
 
 
 _GEQRF_A = Prim("geqrf", _given, None)
-_GEQRF_TAU = Prim("geqrf", _given, None)
+_GEQRF_TAU = Prim("geqrf_tau", _given, None)
 
 
 @public("linalg")
@@ -1160,10 +1160,11 @@ def geqrf(input: Tensor, *, out: Any = None) -> Any:
         fail("linalg_error_requires_at_least_2d", op=op, shape=tuple(input._data.shape))
     _floating(input, op)
     values = _geqrf_kernel(be(input).to_numpy(input._data))
-    if _on_host(input):
-        a, tau = _outputs(input, (_GEQRF_A, _GEQRF_TAU), values)
-    else:
-        a, tau = (new_tensor(v, input._device) for v in values)
+    if not _on_host(input):  # (factored on the host, the results moved back)
+        values = tuple(be(input).from_numpy(v) for v in values)
+    a, tau = _outputs(input, (_GEQRF_A, _GEQRF_TAU), values)
+    if tau._grad_fn is not None:  # torch's one node for both outputs
+        tau._grad_fn.label = "GeqrfBackward0"
     if out is not None:
         return RT.geqrf(out[0].copy_(a), out[1].copy_(tau))
     return RT.geqrf(a, tau)

@@ -1393,5 +1393,6 @@ def table() -> dict[str, Any]:
     """The kernels of this module by primitive name, for :func:`.kernels.register`."""
     given = ("linalg_cholesky", "linalg_lu_L", "linalg_lu_U", "linalg_slogdet_sign", "linalg_slogdet_logabsdet",
              "linalg_qr_Q", "linalg_qr_R", "linalg_eigh_eigenvalues", "linalg_eigh_eigenvectors", "linalg_svd_U",
-             "linalg_svd_S", "linalg_svd_Vh", "linalg_ldl_factor", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors")
+             "linalg_svd_S", "linalg_svd_Vh", "linalg_ldl_factor", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors",
+             "geqrf", "geqrf_tau")
     return {**dict.fromkeys(given, _given), "linalg_constant": lambda a, value: value, "matrix_exp": matrix_exp}
