@@ -398,3 +398,41 @@ def test_differentiable_sgd_differentiates_through_its_steps() -> None:
         p.sum().backward()
         grads.append(w.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name, options", [
+    ("Adam", {}), ("RMSprop", {}),
+    ("RMSprop", {"momentum": 0.5}), ("Adagrad", {}), ("NAdam", {}),
+])
+def test_differentiable_adaptive_steps_with_weight_decay_differentiate_as_torch(name: str, options: dict) -> None:
+    # weight decay makes the gradient depend on the non-leaf parameter, so the step's own ops are recorded: a
+    # result saved for the backward (sqrt's output, a quotient's numerator) must not be updated in place afterwards
+    # (torch adds eps out of place and clones exp_avg when differentiable); two steps, as the second one updates
+    # what the first saved
+    got = []
+    for lib in (st, torch):
+        w = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        p = w * 2
+        o = getattr(lib.optim, name)([p], lr=0.1, weight_decay=0.1, differentiable=True, **options)
+        for _ in range(2):
+            p.grad, = lib.autograd.grad((p ** 3).sum(), p)
+            o.step()
+        (p ** 2).sum().backward()
+        got.append((p.detach().numpy(), w.grad.numpy()))
+    np.testing.assert_allclose(got[0][0], got[1][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name, options", [("Adam", {"amsgrad": True}), ("RMSprop", {"centered": True})])
+def test_differentiable_steps_torch_cannot_differentiate_twice_are_refused_alike(name: str, options: dict) -> None:
+    # amsgrad's running maximum saves exp_avg_sq, centered RMSprop's grad_avg is saved and lerped in place: torch
+    # 2.13 refuses the backward through two such steps, and so does shapetorch (a RuntimeError, same message)
+    for lib in (st, torch):
+        w = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        p = w * 2
+        o = getattr(lib.optim, name)([p], lr=0.1, weight_decay=0.1, differentiable=True, **options)
+        for _ in range(2):
+            p.grad, = lib.autograd.grad((p ** 3).sum(), p)
+            o.step()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            (p ** 2).sum().backward()

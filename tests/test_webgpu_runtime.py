@@ -327,3 +327,27 @@ def test_repeated_elementwise_ops_reuse_their_launch_with_new_offsets_and_scalar
         if i == 0:
             plans = len(K._EW_PLANS)
         assert len(K._EW_PLANS) == plans
+
+
+def test_a_limit_lowered_before_the_device_is_made_stays_lowered():
+    """``RT.max_binding`` set before the first device use was overwritten by the adapter's limit when the device
+    was made, so the chunked paths it was lowered for never ran; it now stays, as a limit lowered after does."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, shapetorch as st\n"
+        "from shapetorch.backends.webgpu.runtime import RT\n"
+        "assert RT.device is None\n"
+        "RT.max_binding = 4096\n"
+        "a = (np.arange(15000) % 7).astype(np.float32).reshape(300, 50)\n"
+        "x = st.tensor(a, device='webgpu')\n"
+        "assert RT.max_binding == 4096, RT.max_binding\n"
+        "assert x._data.st.buf.size > RT.max_binding\n"
+        "assert np.array_equal((x * 2).sum(0).numpy(), (a * 2).sum(0))  # a kernel over the chunks\n"
+        "assert RT.max_groups > 4096  # an untouched limit is the device's\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], check=False, env=dict(os.environ), capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]

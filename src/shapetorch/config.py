@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
-from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -177,6 +176,8 @@ def compiled_with_cxx11_abi() -> bool:
 @_config
 def get_file_path(*path_components: str) -> str:
     """A path inside the installed shapetorch package."""
+    from pathlib import Path  # imported here: pathlib (with urllib.parse) is several ms of the first op's import
+
     return str(Path(__file__).parent.joinpath(*path_components))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any, TypeVar
 
 from .._errors import ShapetorchError, fail
@@ -102,14 +103,51 @@ def _guarded(name: str, fn: Callable[..., Any], category: str = "") -> Callable[
     a ``*more``/``**extra`` catch-all: so Python binds every call (``add(x, input=x)`` included, which would
     otherwise fail in the caller's frame before any guard runs), and a positional call costs one plain call
     and one test, not the packing of ``*args, **kwargs``. A call with keywords goes through ``_keyword_call``;
-    the types are looked at only when the call fails."""
+    the types are looked at only when the call fails.
+
+    Generating a guard (reading the signature, writing and compiling its code) cost about a fifth of the
+    first op's time when done for all ~580 ops at import, so a plain function gets a placeholder now: the
+    function object that is registered, bound as the Tensor method and returned to the op's module, whose
+    code is swapped for the generated guard's on its first call (``_install_guard``). Later calls run the
+    guard's code directly, with nothing in between."""
+    if not isinstance(fn, FunctionType):  # a builtin or a callable object: it may have no signature to read
+        built = _generated(name, fn, category, {})
+        return fn if built is None else functools.update_wrapper(built, fn)
+    env: dict[str, Any] = {"fn": fn, "_name": name, "_category": category, "_install": _install_guard}
+    guard = FunctionType(_PLACEHOLDER, env, fn.__name__)
+    env["_self"] = guard
+    return functools.update_wrapper(guard, fn)
+
+
+# The placeholder's code: install the real guard into this very function object, then make the call through it.
+_PLACEHOLDER = compile("def guard(*args, **kwargs):\n    return _install(_self)(*args, **kwargs)\n",
+                       "<argument guard>", "exec").co_consts[0]
+
+
+def _install_guard(guard: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a placeholder from ``_guarded`` its generated code (once; two threads racing here install the same)."""
+    env = guard.__globals__  # the generated code runs in the placeholder's namespace: its names go there
+    built = _generated(env["_name"], env["fn"], env["_category"], env)
+    if built is None:  # no signature after all: pass the call through unchecked, as an unguarded op
+        built = _PASS_THROUGH
+    guard.__code__, guard.__defaults__, guard.__kwdefaults__ = built.__code__, built.__defaults__, built.__kwdefaults__
+    return guard
+
+
+_PASS_THROUGH: Any = FunctionType(compile("def guard(*args, **kwargs):\n    return fn(*args, **kwargs)\n",
+                                          "<argument guard>", "exec").co_consts[0], {})
+
+
+def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, Any]) -> Any:
+    """The guard function generated for ``fn`` in the namespace ``env``, or None when ``fn`` has no Python
+    signature (nothing to guard)."""
     try:
         params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):  # no Python signature: nothing to guard
-        return fn
+    except (TypeError, ValueError):
+        return None
     kinds = inspect.Parameter
-    env: dict[str, Any] = {"fn": fn, "_M": _MISSING, "_refuse": refuse_arguments, "_SE": ShapetorchError,
-                           "_name": name, "_NI": _NOT_INT, "_kw": _keyword_call}
+    env.update({"fn": fn, "_M": _MISSING, "_refuse": refuse_arguments, "_SE": ShapetorchError,
+                "_name": name, "_NI": _NOT_INT, "_kw": _keyword_call})
     head: list[str] = []
     call: list[str] = []
     names: list[str] = []
@@ -171,8 +209,7 @@ def _guarded(name: str, fn: Callable[..., Any], category: str = "") -> Callable[
     )
     env["_kw_given"] = _given
     exec(_compiled(source), env)
-    guard: Callable[..., Any] = env["guard"]
-    return functools.update_wrapper(guard, fn)
+    return env["guard"]
 
 
 def _given(names: tuple[str, ...], values: tuple[Any, ...], more: tuple[Any, ...], extra: dict[str, Any]) -> dict[str, Any]:

@@ -33,12 +33,21 @@ class Generator:
     def __init__(self, device: Any = "cpu") -> None:
         self.device = device
         self._seed = 67280421310721  # torch's default initial seed
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        # the NumPy stream is made on the first draw: the default generator exists from import on, and making
+        # one imports numpy.random (about 20 ms, a tenth of the first op's time, for a program that may draw none)
+        self._stream: np.random.Generator | None = None
         self._offset = 0  # calls drawn on a device since the seed was set (the counter-based streams)
+
+    @property
+    def _rng(self) -> np.random.Generator:
+        """The NumPy stream of the CPU draws, seeded with ``_seed`` when first needed."""
+        if self._stream is None:
+            self._stream = np.random.Generator(np.random.PCG64(self._seed))
+        return self._stream
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._stream = None
         self._offset = 0
         return self
 

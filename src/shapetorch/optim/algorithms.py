@@ -112,7 +112,8 @@ class Adam(Optimizer):
                 denom = (state["max_exp_avg_sq"].sqrt() / bc2_sqrt).add_(eps)
             else:
                 denom = (exp_avg_sq.sqrt() / bc2_sqrt).add_(eps)
-            p.add_(exp_avg / denom, alpha=-(lr / bc1))
+            # differentiable: the quotient saves its numerator, which the next step updates in place (torch clones)
+            p.add_((exp_avg.clone() if group["differentiable"] else exp_avg) / denom, alpha=-(lr / bc1))
 
 
 class AdamW(Adam):
@@ -150,9 +151,11 @@ class RMSprop(Optimizer):
             if group["centered"]:
                 ga = state["grad_avg"]
                 ga.add_(grad - ga, alpha=1 - alpha)
-                avg = (sq - ga * ga).sqrt().add_(eps)
+                avg = (sq - ga * ga).sqrt()
             else:
-                avg = sq.sqrt().add_(eps)
+                avg = sq.sqrt()
+            # differentiable: sqrt saves its result for the backward, so eps is added out of place (as torch)
+            avg = avg.add(eps) if group["differentiable"] else avg.add_(eps)
             if momentum > 0:
                 buf = state["momentum_buffer"]
                 buf.mul_(momentum).add_(grad / avg)
@@ -188,7 +191,8 @@ class Adagrad(Optimizer):
                 grad = grad.add(p, alpha=wd)
             clr = lr / (1 + (step - 1) * lr_decay)
             state["sum"].add_(grad * grad)
-            std = state["sum"].sqrt().add_(eps)
+            std = state["sum"].sqrt()
+            std = std.add(eps) if group["differentiable"] else std.add_(eps)  # (RMSprop's reason)
             p.add_(grad / std, alpha=-clr)
 
 
@@ -242,9 +246,12 @@ class NAdam(Optimizer):
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
             exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
             exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
-            denom = (exp_avg_sq / (1 - beta2**step)).sqrt().add_(eps)
+            denom = (exp_avg_sq / (1 - beta2**step)).sqrt()
+            differentiable = group["differentiable"]  # (Adam's and RMSprop's reasons: nothing saved is updated in place)
+            denom = denom.add(eps) if differentiable else denom.add_(eps)
             p.add_(grad / denom, alpha=-lr * (1.0 - mu) / (1.0 - mu_product))
-            p.add_(exp_avg / denom, alpha=-lr * mu_next / (1.0 - mu_product * mu_next))
+            p.add_((exp_avg.clone() if differentiable else exp_avg) / denom,
+                   alpha=-lr * mu_next / (1.0 - mu_product * mu_next))
 
 
 class RAdam(Optimizer):

@@ -39,6 +39,14 @@ MAX_GROUPS = 8192  # cached bind groups (the cache is emptied when full)
 _BINDING = re.compile(r"@binding\((\d+)\) var<storage, (read|read_write)>")
 # Free buffers kept for reuse beyond this many bytes are destroyed (SHAPETORCH_WEBGPU_POOL_MB overrides it).
 POOL_LIMIT = int(os.environ.get("SHAPETORCH_WEBGPU_POOL_MB", "256")) << 20
+# The adapter limits the runtime checks, by attribute: WebGPU's name, and the default until a device is made.
+_LIMITS = {"max_groups": "max-compute-workgroups-per-dimension",
+           "max_storage_buffers": "max-storage-buffers-per-shader-stage",
+           "max_binding": "max-storage-buffer-binding-size", "max_buffer": "max-buffer-size",
+           "max_wg_storage": "max-compute-workgroup-storage-size",
+           "max_invocations": "max-compute-invocations-per-workgroup"}
+_LIMIT_DEFAULTS = {"max_groups": 65535, "max_storage_buffers": 8, "max_binding": 128 << 20, "max_buffer": 256 << 20,
+                   "max_wg_storage": 16384, "max_invocations": 256}
 
 # logical NumPy dtype -> (WGSL storage type, WGSL compute type, host storage dtype)
 STORAGE: dict[str, tuple[str, str, np.dtype[Any]]] = {
@@ -315,12 +323,12 @@ class Runtime:
         self.align_words = 64
         # The adapter's limits, checked when a dispatch is recorded (an over-limit dispatch would fail the whole
         # batch at submit time, far from the op that caused it).
-        self.max_groups = 65535
-        self.max_storage_buffers = 8  # per shader stage (WebGPU's default; the adapter's is requested)
-        self.max_binding = 128 << 20
-        self.max_buffer = 256 << 20
-        self.max_wg_storage = 16384  # bytes of workgroup memory (the matmul's tile sizes follow it)
-        self.max_invocations = 256
+        self.max_groups = _LIMIT_DEFAULTS["max_groups"]
+        self.max_storage_buffers = _LIMIT_DEFAULTS["max_storage_buffers"]  # per shader stage (the adapter's is requested)
+        self.max_binding = _LIMIT_DEFAULTS["max_binding"]
+        self.max_buffer = _LIMIT_DEFAULTS["max_buffer"]
+        self.max_wg_storage = _LIMIT_DEFAULTS["max_wg_storage"]  # bytes of workgroup memory (the matmul's tiles follow it)
+        self.max_invocations = _LIMIT_DEFAULTS["max_invocations"]
         self.pool_limit = POOL_LIMIT
         self.op = "webgpu"  # the primitive whose kernel is running: named by the errors of the runtime
         # Device-side checks (index ranges): a kernel writes the id of the first failed check and the bad value
@@ -377,12 +385,11 @@ class Runtime:
         dl = self.device.limits
         self.align = int(dl.get("min-storage-buffer-offset-alignment", 256))
         self.align_words = self.align // 4
-        self.max_groups = int(dl.get("max-compute-workgroups-per-dimension", 65535))
-        self.max_storage_buffers = int(dl.get("max-storage-buffers-per-shader-stage", 8))
-        self.max_binding = int(dl.get("max-storage-buffer-binding-size", 128 << 20))
-        self.max_buffer = int(dl.get("max-buffer-size", 256 << 20))
-        self.max_wg_storage = int(dl.get("max-compute-workgroup-storage-size", 16384))
-        self.max_invocations = int(dl.get("max-compute-invocations-per-workgroup", 256))
+        # A limit lowered before the device was made (a test forcing the chunked paths, a user capping a binding)
+        # stays lowered, as it does when lowered after: the device's value replaces only the initial one.
+        for attr, key in _LIMITS.items():
+            preset, got = getattr(self, attr), int(dl.get(key, _LIMIT_DEFAULTS[attr]))
+            setattr(self, attr, got if preset == _LIMIT_DEFAULTS[attr] else min(preset, got))
         self.raw = _pass_calls()
         self.arena = self.device.create_buffer(
             size=ARENA_BYTES, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
