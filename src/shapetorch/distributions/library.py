@@ -32,7 +32,9 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(check(broadcast_shapes, *shapes, op="distributions"))
 
 
-class Normal(Distribution):
+class _LocationScale(Distribution):
+    """A family over the reals given by a location and a positive scale (Normal, Laplace, Cauchy, Gumbel)."""
+
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"loc": C.real, "scale": C.positive}
     support = C.real
     has_rsample = True
@@ -41,6 +43,8 @@ class Normal(Distribution):
         self.loc, self.scale = _params(loc, scale)
         super().__init__(self.loc.shape, (), validate_args)
 
+
+class Normal(_LocationScale):
     @property
     def mean(self) -> Tensor:
         return self.loc
@@ -131,15 +135,7 @@ class Uniform(Distribution):
         return (self.high - self.low).log()
 
 
-class Laplace(Distribution):
-    arg_constraints: ClassVar[dict[str, C.Constraint]] = {"loc": C.real, "scale": C.positive}
-    support = C.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = _params(loc, scale)
-        super().__init__(self.loc.shape, (), validate_args)
-
+class Laplace(_LocationScale):
     @property
     def mode(self) -> Tensor:
         return self.loc

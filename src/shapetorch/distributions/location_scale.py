@@ -15,7 +15,7 @@ from ..ops.special import digamma, lgamma
 from . import constraints as C
 from .distribution import Distribution
 from .gamma_family import Gamma
-from .library import Normal, _params
+from .library import Normal, _LocationScale, _params
 
 _EULER = 0.57721566490153286061
 
@@ -30,15 +30,7 @@ def _full(like: Tensor, value: float) -> Tensor:
     return like.new_full(tuple(like.shape), value)
 
 
-class Cauchy(Distribution):
-    arg_constraints: ClassVar[dict[str, C.Constraint]] = {"loc": C.real, "scale": C.positive}
-    support = C.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = _params(loc, scale)
-        super().__init__(self.loc.shape, (), validate_args)
-
+class Cauchy(_LocationScale):
     @property
     def mean(self) -> Tensor:
         return _full(self.loc, math.nan)
@@ -149,15 +141,7 @@ class HalfCauchy(_Folded):
         return _full(self.scale, math.inf)
 
 
-class Gumbel(Distribution):
-    arg_constraints: ClassVar[dict[str, C.Constraint]] = {"loc": C.real, "scale": C.positive}
-    support = C.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = _params(loc, scale)
-        super().__init__(self.loc.shape, (), validate_args)
-
+class Gumbel(_LocationScale):
     @property
     def mean(self) -> Tensor:
         return self.loc + self.scale * _EULER

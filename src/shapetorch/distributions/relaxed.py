@@ -54,15 +54,18 @@ class LogitRelaxedBernoulli(_Binary):
         return log_t + diff - 2 * softplus(diff)
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    arg_constraints: ClassVar[dict[str, C.Constraint]] = {"probs": C.unit_interval, "logits": C.real}
-    support = C.unit_interval
+class _Relaxed(TransformedDistribution):
+    """A relaxed distribution: its base (over logits) pushed through its transform, with the base's temperature,
+    probs and logits."""
+
     has_rsample = True
+    _base: Any
+    _transform: Any
 
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        base = LogitRelaxedBernoulli(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(base, SigmoidTransform(), validate_args=validate_args)
+        base = self._base(temperature, probs, logits, validate_args=validate_args)
+        super().__init__(base, self._transform(), validate_args=validate_args)
 
     @property
     def temperature(self) -> Any:
@@ -77,6 +80,13 @@ class RelaxedBernoulli(TransformedDistribution):
     def logits(self) -> Tensor:
         out: Tensor = self.base_dist.logits
         return out
+
+
+class RelaxedBernoulli(_Relaxed):
+    arg_constraints: ClassVar[dict[str, C.Constraint]] = {"probs": C.unit_interval, "logits": C.real}
+    support = C.unit_interval
+    _base = LogitRelaxedBernoulli
+    _transform = SigmoidTransform
 
 
 class ExpRelaxedCategorical(Distribution):
@@ -126,26 +136,8 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"probs": C.simplex, "logits": C.real_vector}
     support = C.simplex
-    has_rsample = True
-
-    def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
-                 validate_args: bool | None = None) -> None:
-        base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(base, ExpTransform(), validate_args=validate_args)
-
-    @property
-    def temperature(self) -> Any:
-        return self.base_dist.temperature
-
-    @property
-    def probs(self) -> Tensor:
-        out: Tensor = self.base_dist.probs
-        return out
-
-    @property
-    def logits(self) -> Tensor:
-        out: Tensor = self.base_dist.logits
-        return out
+    _base = ExpRelaxedCategorical
+    _transform = ExpTransform
