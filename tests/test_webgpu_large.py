@@ -466,6 +466,13 @@ FACTORIZATIONS = {  # name: fn(lib, a, b), with outputs that do not depend on a 
 }
 
 
+def test_complex_tril_and_triu_over_a_binding(small_binding):
+    """complex64 (3, 20, 5, 5) (12 kB, over the 4 KiB binding): the elementwise select in chunks, a (re, im) pair
+    an element."""
+    z = (data((3, 20, 5, 5)) + 1j * data((3, 20, 5, 5), seed=1)).astype(np.complex64)
+    run(lambda lib, a: (a.tril(-1), a.mT.triu(2), a.triu(9), a.tril(-9)), z)
+
+
 @pytest.mark.parametrize("name", sorted(FACTORIZATIONS))
 def test_factorizations_in_runs_of_the_batch(small_binding, name):
     """(3, 20) matrices of 5x5 (6 kB of float32, over the 4 KiB binding): every factorization and solver runs in
