@@ -348,6 +348,23 @@ def test_attention_with_keys_and_values_over_a_binding(small_binding, kw, L):
     run(fn, data((1, 1, L, 8)), data((1, 1, S, 8), seed=1), data((1, 1, S, 8), seed=2), tol=(1e-4, 1e-5))
 
 
+@pytest.mark.parametrize("kw", [{"attn_mask": "bool"}, {"attn_mask": "float"}, {"attn_mask": "row"}])
+def test_attention_with_a_mask_row_over_a_binding(small_binding, kw):
+    """3 query rows against 1,100 keys: one row of the mask (4.4 kB) passes the 4 KiB binding, so the query rows go
+    one at a time, each row's mask in blocks of its columns with the keys' blocks (forward and gradient); "row": a
+    (1, 1100) float mask broadcast over the rows (stride 0: the rows stay together)."""
+    L, S = 3, 1100
+    rng = np.random.default_rng(6)
+    masks = {"bool": rng.random((L, S)) > 0.3, "float": rng.normal(size=(L, S)).astype(np.float32),
+             "row": rng.normal(size=(1, S)).astype(np.float32)}
+
+    def fn(lib, q, k, v):
+        m = lib.tensor(masks[kw["attn_mask"]], device=q.device)
+        return lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+    run(fn, data((1, 1, L, 8)), data((1, 1, S, 8), seed=1), data((1, 1, S, 8), seed=2), tol=(1e-4, 1e-5))
+
+
 def test_attention_gradient_with_keys_over_a_binding_in_a_batch(small_binding):
     """A batch of 2 x 2 (batch, head) entries, each with 200 keys of 8 floats and values of 4 (9.6 kB of dk and dv
     an entry): the batch split to single entries, then each entry's gradient by blocks of keys."""

@@ -435,7 +435,7 @@ def _forward(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], out: W
     rows = math.prod(batch) * L
     nbd = len(batch)
     keys = min(S, i0 + L) if causal else S
-    if chunks.fits(k) and chunks.fits(v):
+    if chunks.fits(k) and chunks.fits(v) and (m is None or chunks.fits(m)):
         spans = _blocks("forward", "scaled_dot_product_attention", keys, D, Dv, nbd)
         stat = RT.empty((1 if len(spans) == 1 else rows * 2,), q.dtype)  # one block: not read
         for n, span in enumerate(spans):
@@ -445,7 +445,8 @@ def _forward(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], out: W
     # one (batch, head) whose keys or values are larger than a binding (``_in_chunks`` passes them unwindowed):
     # blocks of keys that also fit a binding, each block's keys, values and mask columns bound as windows and read
     # from their first (j0 tells the causal test where the block starts), the running statistics carried as above
-    step = min(block("forward", D, Dv, nbd), chunks.rows(k, nbd), chunks.rows(v, nbd))
+    step = min(block("forward", D, Dv, nbd), chunks.rows(k, nbd), chunks.rows(v, nbd),
+               S if m is None else chunks.rows(m, nbd + 1))
     if step == 0:
         _blocks("forward", "scaled_dot_product_attention", keys, D, Dv, nbd)  # refuses heads too wide
     spans = [(s, min(s + step, keys)) for s in range(0, keys, step)]
@@ -495,7 +496,8 @@ def _backward_by_keys(kind: str, dims: tuple[tuple[int, ...], int, int, int, int
     nb, nbd, op = math.prod(batch), len(batch), "attention_backward"
     f32 = np.dtype(np.float32)
     step = min(block("stats", D, Dv, nbd), block("dq", D, Dv, nbd), chunks.rows(k, nbd), chunks.rows(v, nbd),
-               chunks.rows(dk, nbd), chunks.rows(dv, nbd), chunks.flat_budget(4) // (nb * (D + Dv)))
+               chunks.rows(dk, nbd), chunks.rows(dv, nbd), chunks.flat_budget(4) // (nb * (D + Dv)),
+               S if m is None else chunks.rows(m, nbd + 1))
     if step == 0:
         _blocks("dq", op, S, D, Dv, nbd)  # refuses heads too wide
         RT._too_large(nb * (D + Dv) * 4)  # one key's dk and dv over a binding
@@ -553,12 +555,15 @@ def _in_chunks(views: list[WArray | None], on_rows: list[bool], nsplit: int,
     block, so a window needs only its offset rebased). A piece that cannot be split further and still does not fit
     is refused (``device_error_limit`` naming the primitive). ``run`` is also given the piece's first query row
     (``i0``: the causal test counts the rows of the whole attention). ``keys``: the positions of views (the keys
-    and values) that, once the batch is down to one entry, are passed as they are when larger than a binding
-    (``run`` takes them in blocks of key rows)."""
+    and values, and the mask and key gradients) that, once the batch is down to one entry, are passed as they are
+    when larger than a binding (``run`` takes them in blocks of key rows, the mask in blocks of its columns)."""
     live = [v for v in views if v is not None]
     nbd = live[0].ndim - 2
     single = all(n == 1 for n in live[0].shape[:nbd])
-    loose = [single and i in keys and v is not None and not chunks.fits(v) for i, v in enumerate(views)]
+    # (a view that follows the query rows, the mask, is passed whole only down to one query row or rows
+    # broadcast: ``run`` narrows its columns, and a piece of rows of a wide mask spans whole rows)
+    loose = [single and i in keys and v is not None and not chunks.fits(v)
+             and (not on_rows[i] or v.shape[nbd] == 1 or v.stride[nbd] == 0) for i, v in enumerate(views)]
     if all(chunks.fits(v) for v, x in zip(views, loose) if v is not None and not x):
         run([None if v is None else v if x else chunks.windowed(v) for v, x in zip(views, loose)], i0)
         return
@@ -603,7 +608,7 @@ def attention_kernel(q: WArray, k: WArray, v: WArray, *mask: WArray, scale: floa
         assert pq is not None and pk is not None and pv is not None and po is not None
         _forward(wgsl, (pq.shape[:-2], pq.shape[-2], S, D, Dv), po, pq, pk, pv, pm, scale, causal, i0)
 
-    _in_chunks(views, [True, False, False, True, True], len(batch) + 1, run, keys=(1, 2))
+    _in_chunks(views, [True, False, False, True, True], len(batch) + 1, run, keys=(1, 2, 3))
     return out
 
 
@@ -645,7 +650,7 @@ def attention_backward_kernel(q: WArray, k: WArray, v: WArray, *rest: WArray, sc
                                   scale, causal, i0)
 
             _in_chunks(views, [True, False, False, True, True, True, False, False], len(batch) + 1, by_keys,
-                       keys=(1, 2, 6, 7))
+                       keys=(1, 2, 3, 6, 7))
             return out
         # (the last view stands for a piece's packed temporary, its rows' dq then the whole dk and dv, so that a
         # piece's three gradients fit one binding)
