@@ -293,6 +293,28 @@ def test_convolution_of_a_sample_over_a_binding(small_binding, fn, xs, ws):
     run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
 
 
+WIDE_ROW_CONVS = [  # (function, input shape, weight shape): one row (all channels) over a 4 KiB binding
+    # an output row of 60 channels (4.8 kB): blocks of output channels
+    (lambda F, x, w: F.conv2d(x, w, padding=1), (1, 4, 3, 20), (60, 4, 3, 3)),
+    # the 3 input rows of one output row, 40 channels (14.4 kB): blocks of input channels, their results added
+    (lambda F, x, w: F.conv2d(x, w, padding=1), (1, 40, 4, 30), (2, 40, 3, 3)),
+    # both, per group, with a strided input and two samples
+    (lambda F, x, w: F.conv2d(x.transpose(2, 3), w, groups=2, padding=(1, 0), dilation=(2, 1)), (2, 8, 90, 3),
+     (40, 4, 3, 3)),
+    (lambda F, x, w: F.conv1d(x, w, stride=2, padding=1), (1, 500, 20), (3, 500, 3)),
+    # the transpose: its forward is the input gradient's kernel (80 channels of gradient rows per input row)
+    (lambda F, x, w: F.conv_transpose2d(x, w, stride=2, padding=1), (1, 80, 4, 6), (80, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,xs,ws", WIDE_ROW_CONVS)
+def test_convolution_of_a_row_over_a_binding(small_binding, fn, xs, ws):
+    """One output row (all channels), or the input rows one output row reads, larger than a binding: the
+    convolution, its input gradient and its weight gradient by blocks of channels (per group), each block in
+    pieces of rows, against torch."""
+    run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
+
+
 ATTENTION = [  # (function, q/k/v shape): q, k, v of 1,920 floats or more under a 4 KiB binding (1,024)
     (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v), (6, 4, 10, 8)),
     (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), (6, 4, 10, 8)),
