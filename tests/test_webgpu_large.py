@@ -156,6 +156,14 @@ def test_a_kernel_without_chunks_is_refused_naming_the_op(small_binding, fn, op)
         fn(x)
     assert e.value.code == "device_error_limit" and str(e.value).startswith(f"{op}:")
     assert "max-storage-buffer-binding-size" in str(e.value)
+    assert "(4 KiB, its max-storage-buffer-binding-size)" in str(e.value)  # not "0 MiB" under a small limit
+
+
+def test_sizes_in_messages_take_the_unit_that_shows_them():
+    from shapetorch.backends.webgpu.runtime import size_text
+
+    assert [size_text(n) for n in (0, 1023, 1024, 60_000, 1 << 20, 1_200_000, 128 << 20, 5 << 30)] == [
+        "0 bytes", "1023 bytes", "1 KiB", "58.6 KiB", "1 MiB", "1.1 MiB", "128 MiB", "5 GiB"]
 
 
 def test_a_tensor_over_the_largest_buffer_is_refused_when_made(monkeypatch):
@@ -285,6 +293,28 @@ def test_convolution_of_a_sample_over_a_binding(small_binding, fn, xs, ws):
     run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
 
 
+WIDE_ROW_CONVS = [  # (function, input shape, weight shape): one row (all channels) over a 4 KiB binding
+    # an output row of 60 channels (4.8 kB): blocks of output channels
+    (lambda F, x, w: F.conv2d(x, w, padding=1), (1, 4, 3, 20), (60, 4, 3, 3)),
+    # the 3 input rows of one output row, 40 channels (14.4 kB): blocks of input channels, their results added
+    (lambda F, x, w: F.conv2d(x, w, padding=1), (1, 40, 4, 30), (2, 40, 3, 3)),
+    # both, per group, with a strided input and two samples
+    (lambda F, x, w: F.conv2d(x.transpose(2, 3), w, groups=2, padding=(1, 0), dilation=(2, 1)), (2, 8, 90, 3),
+     (40, 4, 3, 3)),
+    (lambda F, x, w: F.conv1d(x, w, stride=2, padding=1), (1, 500, 20), (3, 500, 3)),
+    # the transpose: its forward is the input gradient's kernel (80 channels of gradient rows per input row)
+    (lambda F, x, w: F.conv_transpose2d(x, w, stride=2, padding=1), (1, 80, 4, 6), (80, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("fn,xs,ws", WIDE_ROW_CONVS)
+def test_convolution_of_a_row_over_a_binding(small_binding, fn, xs, ws):
+    """One output row (all channels), or the input rows one output row reads, larger than a binding: the
+    convolution, its input gradient and its weight gradient by blocks of channels (per group), each block in
+    pieces of rows, against torch."""
+    run(lambda lib, x, w: fn(lib.nn.functional, x, w), data(xs), data(ws, seed=1), tol=(1e-4, 1e-4))
+
+
 ATTENTION = [  # (function, q/k/v shape): q, k, v of 1,920 floats or more under a 4 KiB binding (1,024)
     (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v), (6, 4, 10, 8)),
     (lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), (6, 4, 10, 8)),
@@ -324,7 +354,8 @@ def test_attention_with_keys_and_values_over_a_binding(small_binding, kw, L):
     """One (batch, head) whose 300 keys and values of 8 floats (9.6 kB each) pass the 4 KiB binding: the forward in
     blocks of keys bound as windows (about 120 rows), each row's running maximum and sum carried between blocks; with
     300 query rows the query rows go in pieces too, so a causal block meets pieces that start at other rows. The
-    gradient of such keys is refused naming its primitive (its key-side kernel does not run in blocks of a binding)."""
+    gradient likewise by blocks of keys (about 60: a block's dk and dv share one binding): the statistics and dq
+    carried across the blocks, each block's dk and dv added up over the pieces of query rows."""
     S = 300
     rng = np.random.default_rng(5)
     mask = rng.random((L, S)) > 0.3
@@ -336,15 +367,31 @@ def test_attention_with_keys_and_values_over_a_binding(small_binding, kw, L):
             q, k, v, attn_mask=None if m is None else lib.tensor(m, device=q.device),
             is_causal=kw.get("is_causal", False))
 
-    run(fn, data((1, 1, L, 8)), data((1, 1, S, 8), seed=1), data((1, 1, S, 8), seed=2), grad=False,
-        tol=(1e-4, 1e-5))
-    q, k, v = (st.tensor(data(sh, seed=i), device=DEV, requires_grad=True)
-               for i, sh in enumerate(((1, 1, L, 8), (1, 1, S, 8), (1, 1, S, 8))))
-    out = fn(st, q, k, v)
-    with pytest.raises(st.DeviceError) as e:
-        out.sum().backward()
-        st.synchronize()
-    assert e.value.code == "device_error_limit" and str(e.value).startswith("attention_backward:")
+    run(fn, data((1, 1, L, 8)), data((1, 1, S, 8), seed=1), data((1, 1, S, 8), seed=2), tol=(1e-4, 1e-5))
+
+
+@pytest.mark.parametrize("kw", [{"attn_mask": "bool"}, {"attn_mask": "float"}, {"attn_mask": "row"}])
+def test_attention_with_a_mask_row_over_a_binding(small_binding, kw):
+    """3 query rows against 1,100 keys: one row of the mask (4.4 kB) passes the 4 KiB binding, so the query rows go
+    one at a time, each row's mask in blocks of its columns with the keys' blocks (forward and gradient); "row": a
+    (1, 1100) float mask broadcast over the rows (stride 0: the rows stay together)."""
+    L, S = 3, 1100
+    rng = np.random.default_rng(6)
+    masks = {"bool": rng.random((L, S)) > 0.3, "float": rng.normal(size=(L, S)).astype(np.float32),
+             "row": rng.normal(size=(1, S)).astype(np.float32)}
+
+    def fn(lib, q, k, v):
+        m = lib.tensor(masks[kw["attn_mask"]], device=q.device)
+        return lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)
+
+    run(fn, data((1, 1, L, 8)), data((1, 1, S, 8), seed=1), data((1, 1, S, 8), seed=2), tol=(1e-4, 1e-5))
+
+
+def test_attention_gradient_with_keys_over_a_binding_in_a_batch(small_binding):
+    """A batch of 2 x 2 (batch, head) entries, each with 200 keys of 8 floats and values of 4 (9.6 kB of dk and dv
+    an entry): the batch split to single entries, then each entry's gradient by blocks of keys."""
+    run(lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v[..., :4], is_causal=True),
+        data((2, 2, 30, 8)), data((2, 2, 200, 8), seed=1), data((2, 2, 200, 8), seed=2), tol=(1e-4, 1e-5))
 
 
 def _index(shape: tuple[int, ...], hi: int, seed: int = 4) -> np.ndarray:
@@ -456,6 +503,13 @@ FACTORIZATIONS = {  # name: fn(lib, a, b), with outputs that do not depend on a 
     "complex_solve": lambda lib, a, b: lib.linalg.solve(a * (1 + 1j), b * 1j),
     "complex_inv": lambda lib, a, b: lib.linalg.inv(b + 0.5j * a),
 }
+
+
+def test_complex_tril_and_triu_over_a_binding(small_binding):
+    """complex64 (3, 20, 5, 5) (12 kB, over the 4 KiB binding): the elementwise select in chunks, a (re, im) pair
+    an element."""
+    z = (data((3, 20, 5, 5)) + 1j * data((3, 20, 5, 5), seed=1)).astype(np.complex64)
+    run(lambda lib, a: (a.tril(-1), a.mT.triu(2), a.triu(9), a.tril(-9)), z)
 
 
 @pytest.mark.parametrize("name", sorted(FACTORIZATIONS))

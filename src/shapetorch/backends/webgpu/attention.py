@@ -436,7 +436,7 @@ def _forward(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], out: W
     rows = math.prod(batch) * L
     nbd = len(batch)
     keys = min(S, i0 + L) if causal else S
-    if chunks.fits(k) and chunks.fits(v):
+    if chunks.fits(k) and chunks.fits(v) and (m is None or chunks.fits(m)):
         spans = _blocks("forward", "scaled_dot_product_attention", keys, D, Dv, nbd)
         stat = RT.empty((1 if len(spans) == 1 else rows * 2,), q.dtype)  # one block: not read
         for n, span in enumerate(spans):
@@ -446,7 +446,8 @@ def _forward(wgsl: str, dims: tuple[tuple[int, ...], int, int, int, int], out: W
     # one (batch, head) whose keys or values are larger than a binding (``_in_chunks`` passes them unwindowed):
     # blocks of keys that also fit a binding, each block's keys, values and mask columns bound as windows and read
     # from their first (j0 tells the causal test where the block starts), the running statistics carried as above
-    step = min(block("forward", D, Dv, nbd), chunks.rows(k, nbd), chunks.rows(v, nbd))
+    step = min(block("forward", D, Dv, nbd), chunks.rows(k, nbd), chunks.rows(v, nbd),
+               S if m is None else chunks.rows(m, nbd + 1))
     if step == 0:
         _blocks("forward", "scaled_dot_product_attention", keys, D, Dv, nbd)  # refuses heads too wide
     spans = [(s, min(s + step, keys)) for s in range(0, keys, step)]
@@ -482,6 +483,53 @@ def _backward(kind: str, dims: tuple[tuple[int, ...], int, int, int, int], grads
                   n == 0 and not accumulate, n == len(spans) - 1, i0)
 
 
+def _backward_by_keys(kind: str, dims: tuple[tuple[int, ...], int, int, int, int], grads: tuple[WArray, ...],
+                      q: WArray, k: WArray, v: WArray, m: WArray | None, g: WArray, scale: float, causal: bool,
+                      i0: int) -> None:
+    """The gradient of a piece of query rows (first row ``i0``) against keys and values larger than a binding,
+    over blocks of keys that fit one (as the forward's): the rows' statistics carried across the blocks, then dq
+    added up block by block in place, then per block dk and dv into a packed temporary (the key-side kernel binds
+    one buffer for both), copied into the block's rows of dk and dv (added to them for a later piece of rows)."""
+    from .kernels import assign, elementwise
+
+    batch, L, S, D, Dv = dims
+    dq, dk, dv = grads
+    nb, nbd, op = math.prod(batch), len(batch), "attention_backward"
+    f32 = np.dtype(np.float32)
+    step = min(block("stats", D, Dv, nbd), block("dq", D, Dv, nbd), chunks.rows(k, nbd), chunks.rows(v, nbd),
+               chunks.rows(dk, nbd), chunks.rows(dv, nbd), chunks.flat_budget(4) // (nb * (D + Dv)),
+               S if m is None else chunks.rows(m, nbd + 1))
+    if step == 0:
+        _blocks("dq", op, S, D, Dv, nbd)  # refuses heads too wide
+        RT._too_large(nb * (D + Dv) * 4)  # one key's dk and dv over a binding
+    spans = [(s, min(s + step, S)) for s in range(0, S, step)]
+
+    def parts(lo: int, hi: int) -> tuple[WArray, WArray, WArray | None]:
+        kp, vp = (chunks.windowed(chunks.narrow(x, nbd, lo, hi)) for x in (k, v))
+        return kp, vp, None if m is None else chunks.windowed(chunks.narrow(m, nbd + 1, lo, hi))
+
+    stat = RT.empty((nb * L * 3,), q.dtype)
+    for part in ("stats", "dq"):
+        for n, (lo, hi) in enumerate(spans):
+            kp, vp, mp = parts(lo, hi)
+            _dispatch(query_grad_kernel(kind, part), (batch, L, hi - lo, D, Dv), (dq, dq, dq), q, kp, vp, mp, g,
+                      stat, scale, causal, nb * L, (0, hi - lo), n == 0, n == len(spans) - 1, i0, lo)
+    qspans = _blocks("kv", op, L, D, Dv, nbd)
+    for lo, hi in spans:
+        kp, vp, mp = parts(lo, hi)
+        tmp = RT.empty((nb * (hi - lo) * (D + Dv),), q.dtype)
+        tk, tv = _packed(tmp, (kp, vp), (tuple(range(nbd + 2)),) * 2)
+        for n, span in enumerate(qspans):
+            _dispatch(key_value_grad_kernel(kind), (batch, L, hi - lo, D, Dv), (tk, tk, tv), q, kp, vp, mp, g,
+                      stat, scale, causal, nb * (hi - lo), span, n == 0, n == len(qspans) - 1, i0, lo)
+        for d, t in ((dk, tk), (dv, tv)):
+            block_of = chunks.narrow(d, nbd, lo, hi)
+            if i0 == 0:
+                assign(block_of, t)
+            else:
+                elementwise("a + b", f32, [("a", block_of, f32), ("b", t, f32)], block_of.shape, out=block_of)
+
+
 def _mask_kind(mask: tuple[WArray, ...]) -> str:
     return "" if not mask else "bool" if mask[0].dtype == np.bool_ else "float"
 
@@ -508,12 +556,15 @@ def _in_chunks(views: list[WArray | None], on_rows: list[bool], nsplit: int,
     block, so a window needs only its offset rebased). A piece that cannot be split further and still does not fit
     is refused (``device_error_limit`` naming the primitive). ``run`` is also given the piece's first query row
     (``i0``: the causal test counts the rows of the whole attention). ``keys``: the positions of views (the keys
-    and values) that, once the batch is down to one entry, are passed as they are when larger than a binding
-    (``run`` takes them in blocks of key rows)."""
+    and values, and the mask and key gradients) that, once the batch is down to one entry, are passed as they are
+    when larger than a binding (``run`` takes them in blocks of key rows, the mask in blocks of its columns)."""
     live = [v for v in views if v is not None]
     nbd = live[0].ndim - 2
     single = all(n == 1 for n in live[0].shape[:nbd])
-    loose = [single and i in keys and v is not None and not chunks.fits(v) for i, v in enumerate(views)]
+    # (a view that follows the query rows, the mask, is passed whole only down to one query row or rows
+    # broadcast: ``run`` narrows its columns, and a piece of rows of a wide mask spans whole rows)
+    loose = [single and i in keys and v is not None and not chunks.fits(v)
+             and (not on_rows[i] or v.shape[nbd] == 1 or v.stride[nbd] == 0) for i, v in enumerate(views)]
     if all(chunks.fits(v) for v, x in zip(views, loose) if v is not None and not x):
         run([None if v is None else v if x else chunks.windowed(v) for v, x in zip(views, loose)], i0)
         return
@@ -558,7 +609,7 @@ def attention_kernel(q: WArray, k: WArray, v: WArray, *mask: WArray, scale: floa
         assert pq is not None and pk is not None and pv is not None and po is not None
         _forward(wgsl, (pq.shape[:-2], pq.shape[-2], S, D, Dv), po, pq, pk, pv, pm, scale, causal, i0)
 
-    _in_chunks(views, [True, False, False, True, True], len(batch) + 1, run, keys=(1, 2))
+    _in_chunks(views, [True, False, False, True, True], len(batch) + 1, run, keys=(1, 2, 3))
     return out
 
 
@@ -586,9 +637,24 @@ def attention_backward_kernel(q: WArray, k: WArray, v: WArray, *rest: WArray, sc
         # dk and dv (and copies out its dq), the last copies dk and dv out.
         from .kernels import assign
 
+        kv_size = S * (D + Dv)
+        if (D + kv_size) * 4 > chunks.flat_budget(4):
+            # one (batch, head)'s dk and dv do not fit one binding with a row's dq: by blocks of keys instead
+            views = [_full_rank(q, batch, L, D), _full_rank(k, batch, S, D), _full_rank(v, batch, S, Dv),
+                     None if m is None else _full_rank(m, batch, L, S), _full_rank(g, batch, L, Dv), *grads]
+
+            def by_keys(vs: list[WArray | None], i0: int) -> None:
+                pq, pk, pv, pm, pg, dq, dk, dv = vs
+                assert pq is not None and pk is not None and pv is not None and pg is not None
+                assert dq is not None and dk is not None and dv is not None
+                _backward_by_keys(kind, (pq.shape[:-2], pq.shape[-2], S, D, Dv), (dq, dk, dv), pq, pk, pv, pm, pg,
+                                  scale, causal, i0)
+
+            _in_chunks(views, [True, False, False, True, True, True, False, False], len(batch) + 1, by_keys,
+                       keys=(1, 2, 3, 6, 7))
+            return out
         # (the last view stands for a piece's packed temporary, its rows' dq then the whole dk and dv, so that a
         # piece's three gradients fit one binding)
-        kv_size = S * (D + Dv)
         per, bst = n // nb, list[int]()  # (each batch entry's temporary: L * D + kv_size, spanned by L rows of D + kv_size)
         for size in reversed(batch):
             bst.insert(0, per)

@@ -1430,8 +1430,8 @@ def triangle_kernel(st: str) -> str:
     """tril/triu: ``out[i]`` (contiguous) is the strided input where column - row is <= k (tril) or >= k (triu),
     else 0; the mask comes from the index, nothing is uploaded. meta: [n, rows, cols, k (i32 bits), upper, then
     the input as ``[nd, shape[nd], offset, strides[nd]]``]."""
-    kind = "f" if st in ("f32", "f16") else ("i" if st == "i32" else "u")
-    zero = {"f": "0.0", "i": "0", "u": "0u"}[kind]
+    kind = "f" if st in ("f32", "f16") else "i" if st == "i32" else "v" if st == "vec2<f32>" else "u"
+    zero = {"f": "0.0", "i": "0", "u": "0u", "v": "0.0"}[kind]  # (complex64: one (re, im) pair an element)
     return f"""{_enable((st,))}@group(0) @binding(0) var<storage, read> prm: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{st}>;
 @group(0) @binding(2) var<storage, read> src: array<{st}>;

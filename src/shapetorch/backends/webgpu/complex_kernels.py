@@ -470,7 +470,7 @@ COMPLEX_OK = frozenset({
     "sum", "prod", "where", "to_copy", "clone", "reshape", "view", "permute", "expand", "unfold", "diagonal",
     "index", "select", "slice", "index_select", "gather", "cat", "flip", "roll", "matmul", "linalg_constant",
     "index_backward", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors", "linalg_solve", "inverse",
-    "diagonal_scatter", "diagonal_backward", "linalg_solve_ex_result",
+    "diagonal_scatter", "diagonal_backward", "linalg_solve_ex_result", "triangle",
 })
 
 

@@ -1553,6 +1553,9 @@ def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[i
     shape = (n, o, *out)
     if x.st is None or cg == 0:  # no input elements: every window lies in the padding (or is empty)
         return full(shape, 0, x.dtype)
+    if not _rows_fit(shape, x.shape, ksize, stride, dilation, chunks.item(x)) or not chunks.fits(w):
+        return _conv_by_channels(shape, x, w, groups, min(dilation[0] * (ksize[0] - 1) + 1, x.shape[2]),
+                                 lambda xc, wc: conv_kernel(xc, wc, stride, padding, dilation, 1))
     res = RT.empty(shape, x.dtype)
     wg = reshape_kernel(w if w.dtype == x.dtype else cast(w, x.dtype), (groups, og, cg * kk))
     if res.st is None or wg.st is None:
@@ -1577,6 +1580,53 @@ def conv_kernel(x: WArray, w: WArray, stride: Sequence[int], padding: Sequence[i
             assign(piece, tmp)
 
     _by_samples(res, x, run, rows)
+    return res
+
+
+def _rows_fit(out: Sequence[int], x: Sequence[int], ksize: Sequence[int], stride: Sequence[int],
+              dilation: Sequence[int], size: int, reach: int = 0) -> bool:
+    """Whether one result row of a sample (all its channels; the first spatial dim of ``out``) and the rows of
+    ``x`` it reads (the forward's window, or ``reach`` rows) each fit a binding (else :func:`_conv_by_channels`)."""
+    if len(out) < 3 or out[2] == 0 or x[2] == 0:
+        return True
+    room = RT.max_binding - RT.align
+    per_out = math.prod(out[1:]) // out[2] * size
+    per_in = math.prod(x[1:]) // x[2] * size
+    return per_out <= room and per_in * (reach or min(dilation[0] * (ksize[0] - 1) + 1, x[2])) <= room
+
+
+def _channel_blocks(count: int, per_channel: int, most: int) -> list[tuple[int, int]]:
+    """``[0, count)`` in blocks of at most ``most`` channels whose rows (``per_channel`` bytes each) fit a binding;
+    one channel too wide is refused."""
+    room = RT.max_binding - RT.align
+    if per_channel > room:
+        RT._too_large(per_channel)
+    step = max(1, min(room // max(per_channel, 1), most))
+    return [(a, min(a + step, count)) for a in range(0, count, step)]
+
+
+def _conv_by_channels(shape: tuple[int, ...], x: WArray, w: WArray, groups: int, in_rows: int,
+                      conv: Callable[[WArray, WArray], WArray], res_axis: int = 0) -> WArray:
+    """A convolution or its input gradient (``conv(x, w)``, groups 1; the result's channels are the weight's dim
+    ``res_axis``, ``x``'s channels its other one) whose result row or the rows of ``x`` that one result row reads
+    (``in_rows`` of them, all channels) pass a binding: each group apart, then its result channels in blocks
+    (slices of the weight, copied into their channels) and ``x``'s channels in blocks (the partial results added
+    up), each block small enough for the row pieces of one sample, and each block of the weight for a binding."""
+    res = RT.empty(shape, x.dtype)
+    cx, cr, wo = x.shape[1] // groups, shape[1] // groups, w.shape[0] // groups
+    size = chunks.item(x)
+    per_w = math.prod(w.shape[2:]) * size  # a (result, x) channel pair's weights
+    room = RT.max_binding - RT.align
+    for gi in range(groups):
+        xg, wg = chunks.narrow(x, 1, gi * cx, (gi + 1) * cx), chunks.narrow(w, 0, gi * wo, (gi + 1) * wo)
+        for r0, r1 in _channel_blocks(cr, math.prod(shape[3:]) * size, room // per_w):
+            wr = chunks.narrow(wg, res_axis, r0, r1)
+            total: WArray | None = None
+            for c0, c1 in _channel_blocks(cx, math.prod(x.shape[3:]) * size * in_rows, room // (per_w * (r1 - r0))):
+                part = conv(chunks.narrow(xg, 1, c0, c1), contiguous_copy(chunks.narrow(wr, 1 - res_axis, c0, c1)))
+                total = part if total is None else binary("add")(total, part)
+            assert total is not None
+            assign(chunks.narrow(res, 1, gi * cr + r0, gi * cr + r1), total)
     return res
 
 
@@ -1658,6 +1708,11 @@ def conv_input_grad_kernel(g: WArray, w: WArray, input_size: Sequence[int], stri
         w = cast(w, g.dtype)
     if not w.contiguous:  # the shader reads a weight's (channel, kernel position) block as one run
         w = contiguous_copy(w)
+    reach = (1 + dilation[0] * (ksize[0] - 1)) // stride[0] + 2  # gradient rows whose windows reach one dx row
+    if not chunks.fits(w) or not _rows_fit(shape, g.shape, ksize, (1,), (1,), chunks.item(g), reach):
+        # one dx row, or the gradient rows that reach it (all channels), or the weight, over a binding
+        return _conv_by_channels(shape, g, w, groups, reach, lambda gc, wc: conv_input_grad_kernel(
+            gc, wc, input_size, stride, padding, dilation, 1), res_axis=1)
     dx = RT.empty(shape, g.dtype)
     if dx.st is None or w.st is None:
         return dx
@@ -1712,14 +1767,31 @@ def conv_weight_grad_kernel(x: WArray, g: WArray, weight_size: Sequence[int], st
     gc = g if g.contiguous else contiguous_copy(g)
     if gc.st is None:
         return full(tuple(weight_size), 0, g.dtype)
-    if not (chunks.large(x) or chunks.large(gc)):
+    wide = math.prod(weight_size) * chunks.item(gc) > RT.max_binding - RT.align  # the result over a binding
+    if not (chunks.large(x) or chunks.large(gc) or wide):
         return _conv_wgrad(x, gc, weight_size, stride, padding, dilation, groups)
+    ksize = tuple(weight_size[2:])
+    if wide or not _rows_fit(gc.shape, x.shape, ksize, stride, dilation, chunks.item(x)):
+        # one output row or the input rows it reads (all channels), or the weight, over a binding: the weight's
+        # blocks of output and input channels apart (per group), each from those channels of the gradient and input
+        res = RT.empty(tuple(weight_size), g.dtype)
+        og, cg = weight_size[0] // groups, weight_size[1]
+        rows_in = min(dilation[0] * (ksize[0] - 1) + 1, x.shape[2])
+        room, per_w = RT.max_binding - RT.align, math.prod(ksize) * chunks.item(gc)  # (the weight's blocks fit too)
+        for grp in range(groups):
+            for o0, o1 in _channel_blocks(og, math.prod(gc.shape[3:]) * chunks.item(gc), room // per_w):
+                for c0, c1 in _channel_blocks(cg, math.prod(x.shape[3:]) * chunks.item(x) * rows_in,
+                                              room // (per_w * (o1 - o0))):
+                    part = conv_weight_grad_kernel(chunks.narrow(x, 1, grp * cg + c0, grp * cg + c1),
+                                                   chunks.narrow(gc, 1, grp * og + o0, grp * og + o1),
+                                                   (o1 - o0, c1 - c0, *ksize), stride, padding, dilation, 1)
+                    assign(chunks.narrow(chunks.narrow(res, 0, grp * og + o0, grp * og + o1), 1, c0, c1), part)
+        return res
     # larger than one binding: the sum over the samples by runs of samples bound as windows, their sums added
     # (float16's partial sums are rounded once per run); a sample larger than a binding by pieces of its output rows
     # (the forward's), each with a copy of its input rows and output gradient rows
     if not (chunks.fits(chunks.narrow(x, 0, 0, 1)) and chunks.fits(chunks.narrow(gc, 0, 0, 1))):
         acc: WArray | None = None
-        ksize = tuple(weight_size[2:])
         for i in range(n):
             xi, gi = chunks.narrow(x, 0, i, i + 1), chunks.narrow(gc, 0, i, i + 1)
             for r0, r1, xs, pad in _conv_row_pieces(gi, xi, ksize, stride, padding, dilation):

@@ -27,7 +27,7 @@ import numpy as np
 from ..._errors import fail
 from . import chunks
 from . import codegen as G
-from .runtime import RT, WG, WArray
+from .runtime import RT, WG, WArray, size_text
 
 # Elements a tile thread counts over (its loop's bound; a row this long is one dispatch). Small: the rank count is
 # O(TILE) per element and a merge pass O(log) per element, so on lavapipe a (512, 1000) argsort took 24 s with
@@ -134,8 +134,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 def _row_too_long(L: int, itemsize: int) -> None:
     fail("device_error_limit", op=RT.op,
-         problem=f"a sorted row of {L:,} elements ({L * itemsize / 2**20:.1f} MiB) is more than this WebGPU adapter "
-                 f"can bind to a kernel ({RT.max_binding / 2**20:.0f} MiB, its max-storage-buffer-binding-size); "
+         problem=f"a sorted row of {L:,} elements ({size_text(L * itemsize)}) is more than this WebGPU adapter "
+                 f"can bind to a kernel ({size_text(RT.max_binding)}, its max-storage-buffer-binding-size); "
                  "sort it on 'cpu'")
 
 

@@ -132,6 +132,15 @@ class _Flags:
 _CONTIGUOUS: dict[tuple[int, ...], tuple[int, ...]] = {}  # shape -> its row-major strides (a step meets few shapes)
 
 
+def size_text(nbytes: int) -> str:
+    """A byte count for an error message in the unit that shows it: "512 bytes", "58.6 KiB", "1.1 MiB" (tests and
+    small adapters set limits of a few KiB, which in MiB would read as "0.0 MiB")."""
+    if nbytes < 1024:
+        return f"{nbytes} bytes"
+    power = min(int(math.log(nbytes, 1024)), 3)
+    return f"{nbytes / 1024**power:.1f}".removesuffix(".0") + " " + ("KiB", "MiB", "GiB")[power - 1]
+
+
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     key = shape if type(shape) is tuple else tuple(shape)
     got = _CONTIGUOUS.get(key)
@@ -440,8 +449,8 @@ class Runtime:
                 _SIZE_CLASS[nbytes] = size
         if size > self.max_buffer:
             fail("device_error_limit", op=self.op,
-                 problem=f"a tensor of {nbytes / 2**20:.1f} MiB is more than this WebGPU adapter's largest buffer "
-                         f"({self.max_buffer / 2**20:.0f} MiB, its max-buffer-size); split the tensor, or compute on "
+                 problem=f"a tensor of {size_text(nbytes)} is more than this WebGPU adapter's largest buffer "
+                         f"({size_text(self.max_buffer)}, its max-buffer-size); split the tensor, or compute on "
                          "'cpu'")
         # the common case first: a free buffer of the size class itself -- a warm training step's every output. A
         # dispatch output takes the first made of the pool's and of those freed since the last submit (_take_either)
@@ -501,8 +510,8 @@ class Runtime:
 
     def _too_large(self, nbytes: int) -> NoReturn:
         fail("device_error_limit", op=self.op,
-             problem=f"a tensor of {nbytes / 2**20:.1f} MiB is more than this WebGPU adapter can bind to a kernel "
-                     f"({self.max_binding / 2**20:.0f} MiB, its max-storage-buffer-binding-size), and this kernel "
+             problem=f"a tensor of {size_text(nbytes)} is more than this WebGPU adapter can bind to a kernel "
+                     f"({size_text(self.max_binding)}, its max-storage-buffer-binding-size), and this kernel "
                      "does not run in chunks; compute on 'cpu'")
 
     def _create(self, size: int) -> tuple[Any, int]:
