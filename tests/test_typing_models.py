@@ -16,6 +16,7 @@ import types
 from collections.abc import Iterator
 from pathlib import Path
 
+import einops
 import pytest
 import torch
 from bench.bench_models import bug_line, programs, pyright_available, score
@@ -24,16 +25,21 @@ PROGRAMS = programs()
 
 
 def _torch_as_shapetorch() -> dict[str, types.ModuleType]:
-    """Modules standing in for ``shapetorch``, ``shapetorch.nn`` and ``shapetorch.nn.functional`` backed by torch."""
+    """Modules standing in for ``shapetorch``, ``shapetorch.nn``, ``shapetorch.nn.functional`` and
+    ``shapetorch.distributions``, backed by torch."""
     top = types.ModuleType("shapetorch")
     top.__getattr__ = lambda name: getattr(torch, name)  # type: ignore[method-assign]
+    # shapetorch carries einops' functions at top level (st.rearrange); the einops package is their oracle
+    for name in ("rearrange", "reduce", "repeat"):
+        setattr(top, name, getattr(einops, name))
 
     class Dim:  # named dims are only annotations: torch needs the class to exist
         pass
 
     top.Dim = Dim  # type: ignore[attr-defined]
     top.nn = torch.nn  # type: ignore[attr-defined]
-    return {"shapetorch": top, "shapetorch.nn": torch.nn, "shapetorch.nn.functional": torch.nn.functional}
+    return {"shapetorch": top, "shapetorch.nn": torch.nn, "shapetorch.nn.functional": torch.nn.functional,
+            "shapetorch.distributions": torch.distributions}
 
 
 @contextlib.contextmanager

@@ -6286,6 +6286,8 @@ else:
     @overload  # pyright only
     def cat(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...  # pyright only
     @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...  # pyright only
+    @overload  # pyright only
     def cat(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
     @overload  # pyright only
     def cat(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
@@ -6312,6 +6314,8 @@ else:
     @overload  # pyright only
     def concat(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...  # pyright only
     @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...  # pyright only
+    @overload  # pyright only
     def concat(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
     @overload  # pyright only
     def concat(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
@@ -6337,6 +6341,8 @@ else:
     def concat(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[AnyShape, Any]: ...
     @overload  # pyright only
     def concatenate(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...  # pyright only
     @overload  # pyright only
     def concatenate(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
     @overload  # pyright only
