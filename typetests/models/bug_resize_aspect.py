@@ -20,9 +20,10 @@ class Pipeline(nn.Module):
         small = F.interpolate(img, size=(24, 24), mode="bicubic", align_corners=False, antialias=True)
         half = F.interpolate(img, scale_factor=0.5, mode="area")
         half = F.interpolate(half, size=(24, 24), mode="bilinear", antialias=True)
+        soft = F.interpolate(img, size=(24, 24), mode="lanczos", antialias=True)
         sharp = F.interpolate(img, size=(12, 18), mode="nearest-exact")
         sharp = self.up(sharp)
-        feats = self.conv(small + half + sharp)  # BUG: sharp is 24x36 after the upsample, the others 24x24
+        feats = self.conv(small + half + soft + sharp)  # BUG: sharp is 24x36 after the upsample, the others 24x24
         return st.cat([feats, small, half, F.relu(sharp)[:, :2]], dim=1)
 
 
