@@ -78,6 +78,7 @@ _PG = _TypeVar("_PG", default=Any)  # a pooling layer: tuple[kernel, stride, pad
 _OS = _TypeVar("_OS", default=Any)  # an adaptive pooling layer's output_size
 _UD = _TypeVar("_UD", default=Any)  # Unflatten's dim
 _US = _TypeVar("_US", default=Any)  # Unflatten's unflattened_size
+_CT = _TypeVar("_CT", default=Any)  # a transposed conv: tuple[in, out, kernel, stride, padding, output_padding, dilation, groups]
 _DM = _TypeVar("_DM", default=Any)  # a Transformer layer's d_model, MultiheadAttention's embed_dim
 _BF = _TypeVar("_BF", default=Any)  # a Transformer layer's batch_first
 _MC = _TypeVar("_MC", default=Any)  # MultiheadAttention: tuple[kdim, vdim, batch_first, num_heads]
@@ -713,6 +714,12 @@ NEW_LAYERS: dict[str, Callable[[str], list[str]]] = {
     **{f"Adaptive{k}Pool{d}d": _tensor_layer(f"Adaptive{k}Pool{d}d", "_OS", ["output_size: Any"])
        for k in ("Max", "Avg") for d in (1, 2)},
     "Unflatten": _tensor_layer("Unflatten", "_UD, _US", ["dim: _int", "unflattened_size: tuple[_int, ...]"]),
+    **{f"ConvTranspose{d}d": _tensor_layer(
+        f"ConvTranspose{d}d", "_CT",
+        ["in_channels: _int", "out_channels: _int", "kernel_size: tuple[_int, ...]", "stride: tuple[_int, ...]",
+         "padding: tuple[_int, ...]", "output_padding: tuple[_int, ...]", "dilation: tuple[_int, ...]", "groups: _int",
+         "weight: Parameter[Any, Any]", "bias: Parameter[Any, Any] | None"],
+        "(self, input: Tensor[Any, _D], output_size: Any = None)") for d in (1, 2, 3)},
     **{n: _recurrent(n) for n in ("RNN", "LSTM", "GRU")},
     **{n: _cell(n) for n in ("RNNCell", "LSTMCell", "GRUCell")},
     **{f"{kind}Pad{d}d": _tensor_layer(f"{kind}Pad{d}d", "_Pad", ["padding: tuple[_int, ...]"])

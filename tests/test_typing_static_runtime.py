@@ -27,7 +27,8 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
                                  "cat", "stack", "permute", "index", "flatten", "mean", "where", "expand",
                                  "max", "topk", "flip", "roll", "repeat", "linear", "batchnorm", "add_",
                                  "norm", "triu", "one_hot", "max_pool1d", "avg_pool1d", "interpolate", "chunk",
-                                 "recurrent", "pad", "pixel_shuffle", "upsample", "distance", "pool_layer"]))
+                                 "recurrent", "pad", "pixel_shuffle", "upsample", "distance", "pool_layer",
+                                 "conv_transpose"]))
     a = draw(shapes)
     if kind in ("matmul", "add", "mul", "cat", "stack", "where", "add_", "distance"):
         b = draw(st.one_of(shapes, st.just(a), st.just(a[-1:])))
@@ -86,6 +87,11 @@ def cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], str]:
     if kind == "upsample":
         arg = draw(st.sampled_from(["scale_factor=2", "scale_factor=1.5", "size=4", "size=(2, 3)"]))
         return [a], f"st.nn.Upsample({arg})(a)"
+    if kind == "conv_transpose":  # the channels are a[-2]: (N, C, L) batched, (C, L) unbatched
+        c = a[-2] if len(a) > 1 else 2
+        geo = draw(st.sampled_from(["2", "3, stride=2, padding=1", "3, stride=2, padding=1, output_padding=1",
+                                    "2, dilation=2", "1, output_padding=1", "3, padding=2"]))
+        return [a], f"st.nn.ConvTranspose1d({draw(st.sampled_from([c, c + 1]))}, 2, {geo})(a)"
     if kind == "pool_layer":
         layer = draw(st.sampled_from(["MaxPool1d(2)", "AvgPool1d(2, stride=1)", "AdaptiveAvgPool1d(2)",
                                       "MaxPool2d(2, ceil_mode=True)", "AdaptiveMaxPool2d((1, 2))"]))

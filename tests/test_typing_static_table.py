@@ -411,6 +411,10 @@ def nn_ops() -> Iterator[Case]:
         cin = a[-3] if len(a) >= 3 else 1
         yield [a, (2, cin, 2, 2)], "F.conv2d(a, b)"
         yield [a], f"nn.Conv1d({a[-2] if len(a) >= 2 else 1}, 2, 2)(a)"
+        # (a layer of 0 in_channels, or of in_channels not divisible by groups, is the constructor's matter: not here)
+        for geo in ("2", "3, stride=2, padding=1, output_padding=1", "2, dilation=2", "1, output_padding=1", "3, padding=2"):
+            yield [a], f"nn.ConvTranspose1d({(a[-2] if len(a) >= 2 else 0) or 1}, 2, {geo})(a)"
+        yield [a], "nn.ConvTranspose2d(2, 4, 3, stride=2, padding=1, groups=2)(a)"
         yield [(a, "index"), (4, 3)], "F.embedding(a, b)"
         yield [(a, "index")], "nn.Embedding(4, 3)(a)"
         for k, s, p in ((1, 1, 0), (2, 2, 0), (2, 1, 1), (3, 1, 1)):

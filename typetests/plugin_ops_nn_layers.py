@@ -168,3 +168,15 @@ def sliding_blocks(img: Tensor[tuple[B, L[3], L[8], L[8]], float32], cols: Tenso
     reveal_type(F.fold(cols, (8, 8), 2, stride=2))  # N: Tensor[tuple[B, Literal[3], Literal[8], Literal[8]], shapetorch.float32]
     F.fold(cols, (8, 8), 3)  # E: fold: Expected size of input's dimension 1 to be divisible by the product of kernel_size  [conv_error_invalid_argument]
     F.unfold(img, 9)  # E: calculated shape of the array of sliding blocks as (0, 0), but its components must be at least one.  [conv_error_invalid_argument]
+
+
+def transposed_convs(img: Tensor[tuple[B, L[16], L[8], L[8]], float32], seq: Tensor[tuple[L[4], L[10]], float32]) -> None:
+    reveal_type(nn.ConvTranspose2d(16, 8, 2, stride=2))  # N: shapetorch.nn.ConvTranspose2d[tuple[Literal[16], Literal[8], tuple[Literal[2], Literal[2]], tuple[Literal[2], Literal[2]], tuple[Literal[0], Literal[0]], tuple[Literal[0], Literal[0]], tuple[Literal[1], Literal[1]], Literal[1]]]
+    reveal_type(nn.ConvTranspose2d(16, 8, 2, stride=2)(img))  # N: Tensor[tuple[B, Literal[8], Literal[16], Literal[16]], shapetorch.float32]
+    reveal_type(nn.ConvTranspose2d(16, 8, 3, stride=2, padding=1)(img))  # N: Tensor[tuple[B, Literal[8], Literal[15], Literal[15]], shapetorch.float32]
+    reveal_type(nn.ConvTranspose2d(16, 8, (3, 4), stride=2, padding=1, output_padding=(1, 0), groups=4)(img))  # N: Tensor[tuple[B, Literal[8], Literal[16], Literal[16]], shapetorch.float32]
+    reveal_type(nn.ConvTranspose1d(4, 2, 3, dilation=2)(seq))  # N: Tensor[tuple[Literal[2], Literal[14]], shapetorch.float32]
+    reveal_type(nn.ConvTranspose2d(16, 8, 2, stride=2)(img, output_size=(17, 17)))  # N: Tensor[Any, shapetorch.float32]
+    nn.ConvTranspose2d(8, 8, 2)(img)  # E: conv_transpose2d: given groups=1 and weight of shape (8, 8, 2, 2), expected input (B, 16, 8, 8) to have 8 channels, but got 16 channels instead  [conv_error_channels_mismatch]
+    nn.ConvTranspose1d(4, 2, 3, stride=2, output_padding=2)(seq)  # E: conv_transpose1d: output padding must be smaller than either stride or dilation, got (2,)  [conv_error_invalid_argument]
+    nn.ConvTranspose1d(4, 2, 1, padding=6)(seq)  # E: conv_transpose1d  [conv_error_kernel_too_large]

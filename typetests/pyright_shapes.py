@@ -134,6 +134,15 @@ def joining(a: Tensor[tuple[L[4], L[8]], float32], b: Tensor[tuple[L[4], L[16]],
     assert_type(st.cat([c, d], dim=1), Tensor[tuple[Any, ...], float32])
 
 
+def joining_unknown_ranks(u: Tensor[tuple[Any, ...], Any], g: Tensor[tuple[L[1], L[2], L[3], L[4], L[5]], float32],
+                          h: Any) -> None:
+    # an unknown rank (a conv's or interpolate's result to pyright) or a rank above 4 gives an unknown shape,
+    # never the rank of the first rank-specific overload it would match
+    assert_type(st.cat([u, u], dim=1), Tensor[tuple[Any, ...], Any])
+    assert_type(st.cat([h, u, h], dim=1), Tensor[tuple[Any, ...], Any])
+    assert_type(st.cat([g, g], dim=1), Tensor[tuple[Any, ...], float32])
+
+
 def writes(out: Tensor[tuple[L[4], L[5], L[8]], float32], h: Tensor[tuple[L[4], L[8]], float32],
            wide: Tensor[tuple[L[4], L[16]], float32], v: Tensor[tuple[L[8]], float32], t: int) -> None:
     out[:, t] = h

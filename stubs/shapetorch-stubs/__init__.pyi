@@ -6287,6 +6287,8 @@ else:
     @overload  # pyright only
     def cat(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...  # pyright only
     @overload  # pyright only
+    def cat(tensors: Sequence[Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...  # pyright only
+    @overload  # pyright only
     def cat(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
     @overload  # pyright only
     def cat(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
@@ -6313,6 +6315,8 @@ else:
     @overload  # pyright only
     def concat(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...  # pyright only
     @overload  # pyright only
+    def concat(tensors: Sequence[Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...  # pyright only
+    @overload  # pyright only
     def concat(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
     @overload  # pyright only
     def concat(tensors: Sequence[Tensor[tuple[Any, _P2], _D2]], dim: _L[0, -2] = 0) -> Tensor[tuple[Any, _P2], _D2]: ...  # pyright only
@@ -6338,6 +6342,8 @@ else:
     def concat(tensors: Sequence[Tensor[Any, Any]], dim: _int = 0) -> Tensor[AnyShape, Any]: ...
     @overload  # pyright only
     def concatenate(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...  # pyright only
+    @overload  # pyright only
+    def concatenate(tensors: Sequence[Tensor[tuple[Any, Any, Any, Any, Any, Unpack[tuple[Any, ...]]], _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ...  # pyright only
     @overload  # pyright only
     def concatenate(tensors: Sequence[Tensor[tuple[Any], _D2]], dim: _L[0, -1] = 0) -> Tensor[tuple[Any], _D2]: ...  # pyright only
     @overload  # pyright only

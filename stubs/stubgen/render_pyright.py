@@ -168,7 +168,11 @@ def cat_by_dim(name: str) -> list[str]:
     joined one is unknown (a sum). Tensors whose other dims differ, or a dim that is not a literal, take the
     ``Any``-shaped overloads the caller adds after these, so this never rejects a call: it only keeps the other
     dims."""
-    out = ["@overload", f"def {name}(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ..."]
+    out = ["@overload", f"def {name}(tensors: Sequence[_OnlyAny], dim: _int = 0) -> Tensor[AnyShape, Any]: ...",
+           # an unknown rank (``tuple[Any, ...]``) would match the first rank-specific pattern below and come out
+           # with that rank: it, and ranks above MAX_ALIGNED, match this one first (a fixed rank of at most
+           # MAX_ALIGNED does not)
+           "@overload", f"def {name}(tensors: Sequence[Tensor[{BIG_RANK}, _D2]], dim: _int = 0) -> Tensor[AnyShape, _D2]: ..."]
     for rank in range(1, MAX_ALIGNED + 1):
         for d in range(rank):
             dims = ", ".join("Any" if i == d else _P[i] for i in range(rank))

@@ -18,7 +18,7 @@ from mypy.types import Instance, LiteralType, NoneType, TupleType, Type, get_pro
 
 from shapetorch._rules import dtypes as DT
 from shapetorch._rules import nn as RN
-from shapetorch._rules.dims import Shape
+from shapetorch._rules.dims import UNKNOWN, Shape
 from shapetorch._rules.views import unflatten_shape
 
 from ..args import int_list, int_value, is_none
@@ -436,6 +436,45 @@ def call_unflatten(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
     return op.like(x, unflatten_shape(x.shape or (), dim, sizes, "unflatten"))
 
 
+# ------------------------------------------------------------------------------------------ transposed convolution
+def new_conv_transpose(nd: int) -> Handler:
+    """ConvTransposeNd: tuple[in, out, kernel, stride, padding, output_padding, dilation, groups] (a string
+    padding, which torch refuses for these layers, or a size that is not literal leaves its item Any)."""
+    def h(op: Op) -> Type:
+        return _instance(op, [_tuple_t(op, [
+            _size_t(op, "in_channels"), _size_t(op, "out_channels"), _int_tuple_t(op, _ntuple(op, "kernel_size", nd, None)),
+            _int_tuple_t(op, _ntuple(op, "stride", nd, 1)), _int_tuple_t(op, _ntuple(op, "padding", nd, 0)),
+            _int_tuple_t(op, _ntuple(op, "output_padding", nd, 0)), _int_tuple_t(op, _ntuple(op, "dilation", nd, 1)),
+            _size_t(op, "groups", 1)])])
+
+    return h
+
+
+def call_conv_transpose(name: str) -> LayerCall:
+    """The layer's ``forward``: ``conv_transpose_shape`` on a weight (in, out / groups, *kernel). With
+    ``output_size`` the runtime derives the output padding from the input: that call stays the stub's."""
+    rule_op = "conv_transpose" + name[-2:]
+
+    def h(op: Op, args: list[Type], x: TensorInfo | None) -> Type:
+        if op.call.given("output_size"):
+            raise Unknown
+        x = _x(op, x)
+        p = get_proper_type(args[0])
+        if not isinstance(p, TupleType) or len(p.items) != 8:
+            raise Unknown
+        kernel, stride, padding, output_padding, dilation = (_lit_ints(t) for t in p.items[2:7])
+        c_in, c_out, groups = _lit_int(p.items[0]), _lit_int(p.items[1]), _lit_int(p.items[7])
+        if kernel is None or stride is None or padding is None or output_padding is None or dilation is None \
+                or groups is None:
+            raise Unknown
+        weight: Shape = (c_in if c_in is not None else UNKNOWN,
+                         c_out // groups if c_out is not None else UNKNOWN, *kernel)
+        return op.like(x, RN.conv_transpose_shape(x.shape or (), weight, stride, padding, output_padding, dilation,
+                                                  groups, rule_op))
+
+    return h
+
+
 # ------------------------------------------------------------------------------------------ tables
 _PADS = [f"{k}Pad{d}d" for k in PAD_MODES for d in (1, 2, 3)]
 
@@ -454,6 +493,7 @@ CONSTRUCTORS: dict[str, Handler] = {
     **{n: new_pool(int(n[-2]), n.startswith("Max")) for n in _POOLS},
     **{n: new_adaptive(int(n[-2])) for n in _ADAPTIVE},
     "Unflatten": new_unflatten,
+    **{f"ConvTranspose{d}d": new_conv_transpose(d) for d in (1, 2, 3)},
 }
 
 CALLS: dict[str, LayerCall] = {
@@ -471,10 +511,12 @@ CALLS: dict[str, LayerCall] = {
     **{n: call_pool(n) for n in _POOLS},
     **{n: call_adaptive(n) for n in _ADAPTIVE},
     "Unflatten": call_unflatten,
+    **{f"ConvTranspose{d}d": call_conv_transpose(f"ConvTranspose{d}d") for d in (1, 2, 3)},
 }
 
 # Layers called with something other than one ``input`` tensor: read from the call itself.
 OWN_ARGUMENTS = frozenset({"CosineSimilarity", "PairwiseDistance", "MultiheadAttention", "TransformerEncoderLayer",
-                           "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder", "Transformer"})
+                           "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder", "Transformer",
+                           "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"})
 
 __all__ = ["CALLS", "CONSTRUCTORS", "OWN_ARGUMENTS"]
