@@ -234,6 +234,8 @@ def _builders(shift: float) -> dict[str, tuple[tuple, dict]]:
         "Cauchy": ((_A - 1 + s, _B + s), {}), "Gumbel": ((_A - 1 - s, _B + s), {}),
         "Geometric": ((_U * (1 - s),), {}), "HalfNormal": ((_B + s,), {}),
         "Pareto": ((_B * 0.5 + s, _A + s), {}),  # (alpha 0.5 and 2: no mean, no variance: infinite KLs)
+        # (probs on both sides of 1/2 and one inside torch's Taylor band around it)
+        "ContinuousBernoulli": ((np.array([0.2, 0.4995, 0.9], np.float32) * (1 - s) + s / 2,), {}),
     }
 
 

@@ -39,6 +39,16 @@ FAMILIES: list[tuple[str, tuple[Any, ...], dict[str, Any], np.ndarray]] = [
     ("Multinomial", (4,), {"logits": np.stack([_A, _B])}, np.array([[0.0, 1.0, 3.0], [4.0, 0.0, 0.0]], np.float32)),
     ("RelaxedBernoulli", (_T, _P), {}, np.array([0.1, 0.5, 0.99], np.float32)),
     ("RelaxedOneHotCategorical", (_T, _P / _P.sum()), {}, np.array([0.1, 0.3, 0.6], np.float32)),
+    ("InverseGamma", (_A, _B), {}, _POS),
+    ("InverseGamma", (_A * 2, _B), {}, _POS),  # (concentration above 1 and 2: finite mean and variance)
+    ("Kumaraswamy", (_A, _B), {}, _P),
+    ("Kumaraswamy", (_A + 1, _B + 1), {}, _P),  # (both above 1: a finite mode)
+    ("FisherSnedecor", (_A, np.array([1.5, 3.0, 9.0], np.float32)), {}, _POS),
+    ("FisherSnedecor", (_A * 2, np.array([5.0, 7.0, 9.0], np.float32)), {}, _POS),
+    ("ContinuousBernoulli", (np.array([0.2, 0.4995, 0.9], np.float32),), {}, _P),
+    ("ContinuousBernoulli", (), {"logits": _X}, _P),
+    ("LogisticNormal", (_X, _B), {}, np.array([0.1, 0.2, 0.3, 0.4], np.float32)),
+    ("OneHotCategoricalStraightThrough", (_P / _P.sum(),), {}, np.array([0.0, 1.0, 0.0], np.float32)),
 ]
 
 
