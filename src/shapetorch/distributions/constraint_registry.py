@@ -44,19 +44,25 @@ biject_to = ConstraintRegistry()
 transform_to = ConstraintRegistry()
 
 
+def _exp_shift(lower: Any) -> T.Transform:
+    return T.ComposeTransform([T.ExpTransform(), T.AffineTransform(lower, 1)])
+
+
 def _both(constraint: Any, factory: Factory) -> None:
     biject_to.register(constraint, factory)
     transform_to.register(constraint, factory)
 
 
 _both(C.real, lambda c: T.identity_transform)
-_both(C.positive, lambda c: T.ExpTransform())
-_both(C.nonnegative, lambda c: T.ExpTransform())
+# (torch's positive and nonnegative are greater_than(0) and greater_than_eq(0), so they get that entry's
+# exp-then-shift, the shift by 0 included)
+_both(C.positive, lambda c: _exp_shift(0.0))
+_both(C.nonnegative, lambda c: _exp_shift(0.0))
 biject_to.register(C._IndependentConstraint,
                    lambda c: T.IndependentTransform(biject_to(c.base_constraint), c.reinterpreted_batch_ndims))
 transform_to.register(C._IndependentConstraint,
                       lambda c: T.IndependentTransform(transform_to(c.base_constraint), c.reinterpreted_batch_ndims))
-_both(C._GreaterThan, lambda c: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(c.lower_bound, 1)]))
+_both(C._GreaterThan, lambda c: _exp_shift(c.lower_bound))
 _both(C._LessThan, lambda c: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(c.upper_bound, -1)]))
 
 
