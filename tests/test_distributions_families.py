@@ -49,6 +49,10 @@ FAMILIES: list[tuple[str, tuple[Any, ...], dict[str, Any], np.ndarray]] = [
     ("ContinuousBernoulli", (), {"logits": _X}, _P),
     ("LogisticNormal", (_X, _B), {}, np.array([0.1, 0.2, 0.3, 0.4], np.float32)),
     ("OneHotCategoricalStraightThrough", (_P / _P.sum(),), {}, np.array([0.0, 1.0, 0.0], np.float32)),
+    # (concentrations below 0, 0 itself, and between 1/2 and 1: a bounded support, the exponential, no variance)
+    ("GeneralizedPareto", (_X, _B, np.array([-0.05, 0.0, 0.7], np.float32)), {}, _X + 0.5),
+    ("GeneralizedPareto", (_X, _B, np.array([0.2, 1.5, 0.3], np.float32)), {}, _X + 0.5),
+    ("VonMises", (_X, np.array([0.5, 4.0, 20.0], np.float32)), {}, np.array([0.3, -2.9, 3.1], np.float32)),
 ]
 
 
@@ -280,15 +284,23 @@ def _later_cdfs() -> dict[str, tuple[tuple[Any, ...], Any]]:
         "Kumaraswamy": ((2.0, 5.0), lambda x: 1 - (1 - x ** 2.0) ** 5.0),
         "FisherSnedecor": ((4.0, 7.0), stats.f(4.0, 7.0).cdf),
         "ContinuousBernoulli": ((0.8,), lambda x: cb.cdf(torch.tensor(x)).numpy()),
+        "GeneralizedPareto": ((0.5, 2.0, 0.3), stats.genpareto(0.3, loc=0.5, scale=2.0).cdf),
+        "VonMises": ((2.5, 1.5), stats.vonmises(1.5, loc=2.5).cdf),  # (wrapped into [-pi, pi) below)
     }
 
 
-@pytest.mark.parametrize("name", ["InverseGamma", "Kumaraswamy", "FisherSnedecor", "ContinuousBernoulli"])
+@pytest.mark.parametrize("name", ["InverseGamma", "Kumaraswamy", "FisherSnedecor", "ContinuousBernoulli",
+                                  "GeneralizedPareto", "VonMises"])
 def test_later_samplers_draw_the_distribution(name: str) -> None:
-    """20,000 draws (by ``rsample``, which ``sample`` wraps): the empirical cdf is within 0.02 of the exact one."""
+    """20,000 draws (by ``rsample`` where there is one): the empirical cdf is within 0.02 of the exact one."""
     args, cdf = _later_cdfs()[name]
     st.manual_seed(1)
-    draws = np.sort(getattr(st.distributions, name)(*args).rsample((20000,)).detach().numpy().astype(np.float64))
+    d = getattr(st.distributions, name)(*args)
+    draws = (d.rsample if d.has_rsample else d.sample)((20000,)).detach().numpy().astype(np.float64)
+    if name == "VonMises":  # scipy's cdf is of the angle around loc: unwrap the draws to (loc - pi, loc + pi]
+        assert draws.min() >= -np.pi and draws.max() < np.pi
+        draws = np.where(draws <= args[0] - np.pi, draws + 2 * np.pi, draws)
+    draws = np.sort(draws)
     points = np.quantile(draws, np.linspace(0.02, 0.98, 25))
     empirical = np.searchsorted(draws, points, side="right") / draws.size
     assert np.abs(empirical - cdf(points)).max() < 0.02

@@ -22,7 +22,17 @@ from .gamma_family import (
 )
 from .kl import kl_divergence, register_kl
 from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform
-from .location_scale import Cauchy, Chi2, Gumbel, HalfCauchy, HalfNormal, Pareto, StudentT, Weibull
+from .location_scale import (
+    Cauchy,
+    Chi2,
+    GeneralizedPareto,
+    Gumbel,
+    HalfCauchy,
+    HalfNormal,
+    Pareto,
+    StudentT,
+    Weibull,
+)
 from .lowrank_normal import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
 from .pushforwards import InverseGamma, Kumaraswamy, LogisticNormal
@@ -49,16 +59,17 @@ from .transforms import (
     Transform,
     identity_transform,
 )
+from .von_mises import VonMises
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical",
            "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential",
-           "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+           "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
            "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
            "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "identity_transform",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "identity_transform",
            "kl_divergence", "register_kl", "transform_to", "transforms"]

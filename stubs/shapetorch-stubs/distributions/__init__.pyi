@@ -104,6 +104,11 @@ class Gamma(Distribution):
     concentration: Tensor[Any, Any]
     rate: Tensor[Any, Any]
     def __init__(self, concentration: Tensor[Any, Any] | float, rate: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
+class GeneralizedPareto(Distribution):
+    loc: Tensor[Any, Any]
+    scale: Tensor[Any, Any]
+    concentration: Tensor[Any, Any]
+    def __init__(self, loc: Tensor[Any, Any] | float, scale: Tensor[Any, Any] | float, concentration: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
 class Geometric(Distribution):
     probs: Tensor[Any, Any]
     logits: Tensor[Any, Any]
@@ -200,6 +205,10 @@ class Uniform(Distribution):
     low: Tensor[Any, Any]
     high: Tensor[Any, Any]
     def __init__(self, low: Tensor[Any, Any] | float, high: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
+class VonMises(Distribution):
+    loc: Tensor[Any, Any]
+    concentration: Tensor[Any, Any]
+    def __init__(self, loc: Tensor[Any, Any] | float, concentration: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
 class Weibull(Distribution):
     scale: Tensor[Any, Any]
     concentration: Tensor[Any, Any]
