@@ -22,6 +22,7 @@ from .gamma_family import (
 )
 from .kl import kl_divergence, register_kl
 from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform
+from .lkj import LKJCholesky
 from .location_scale import (
     Cauchy,
     Chi2,
@@ -65,7 +66,7 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential",
            "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-           "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+           "IndependentTransform", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal",
            "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform",

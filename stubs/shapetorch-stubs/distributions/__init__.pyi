@@ -133,6 +133,9 @@ class Kumaraswamy(TransformedDistribution):
     concentration1: Tensor[Any, Any]
     concentration0: Tensor[Any, Any]
     def __init__(self, concentration1: Tensor[Any, Any] | float, concentration0: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
+class LKJCholesky(Distribution):
+    concentration: Tensor[Any, Any]
+    def __init__(self, dim: int, concentration: Tensor[Any, Any] | float = ..., validate_args: bool | None = ...) -> None: ...
 class Laplace(Distribution):
     loc: Tensor[Any, Any]
     scale: Tensor[Any, Any]
