@@ -216,6 +216,11 @@ class Weibull(Distribution):
     scale: Tensor[Any, Any]
     concentration: Tensor[Any, Any]
     def __init__(self, scale: Tensor[Any, Any] | float, concentration: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
+class Wishart(Distribution):
+    covariance_matrix: Tensor[Any, Any]
+    precision_matrix: Tensor[Any, Any]
+    scale_tril: Tensor[Any, Any]
+    def __init__(self, df: Tensor[Any, Any] | float, covariance_matrix: Tensor[Any, Any] | None = ..., precision_matrix: Tensor[Any, Any] | None = ..., scale_tril: Tensor[Any, Any] | None = ..., validate_args: bool | None = ...) -> None: ...
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 def kl_divergence(p: Distribution, q: Distribution) -> Tensor[Any, Any]: ...
