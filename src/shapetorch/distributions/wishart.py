@@ -81,7 +81,7 @@ class Wishart(Distribution):
     def _diagonal_chi2(self, df: Tensor, batch: tuple[int, ...]) -> Chi2:
         p = self._event_shape[-1]
         steps = creation.arange(p, dtype=self._unbroadcasted_scale_tril.dtype)
-        return Chi2(df.unsqueeze(-1) - 0.5 * steps.expand((*batch, p)), validate_args=False)
+        return Chi2(df.unsqueeze(-1) - steps.expand((*batch, p)), validate_args=False)
 
     def __getattr__(self, name: str) -> Any:
         low = self.__dict__["_unbroadcasted_scale_tril"]
