@@ -240,6 +240,10 @@ def _builders(shift: float) -> dict[str, tuple[tuple, dict]]:
 
 
 def _build(name: str, shift: float) -> tuple[object, object, list, list]:
+    if name == "ExponentialFamily":  # (torch's generic Bregman KL: Wishart has no pair of its own)
+        spd = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]], np.float32)
+        return _pair("Wishart", np.array([3.5, 5.0], np.float32) + shift,
+                     covariance_matrix=spd + shift * np.eye(3, dtype=np.float32))
     if name in ("Independent", "TransformedDistribution"):
         o_base, t_base, ol, tl = _pair("Normal", _C + shift, _SIMPLEX + 0.1)
         D, T = st.distributions, torch.distributions

@@ -511,3 +511,20 @@ def test_wishart_draws_have_its_mean_and_variance() -> None:
     theirs = torch.distributions.Wishart(torch.tensor(4.5), covariance_matrix=torch.tensor(_SPD))
     np.testing.assert_allclose(draws.mean(0), theirs.mean.numpy(), rtol=0.03, atol=0.03)
     np.testing.assert_allclose(draws.var(0), theirs.variance.numpy(), rtol=0.06, atol=0.03)
+
+
+@pytest.mark.parametrize("name", ["ContinuousBernoulli", "Wishart"])
+def test_exponential_family_generic_entropy_matches_torch(name: str) -> None:
+    """The Bregman entropy from the log normaliser alone (torch's ExponentialFamily.entropy), which also checks
+    each family's natural parameters and log normaliser against torch's."""
+    def build(lib: Any) -> Any:
+        D = lib.distributions
+        if name == "Wishart":
+            return D.Wishart(lib.tensor([3.5, 6.0]), covariance_matrix=lib.tensor(_SPD))
+        return D.ContinuousBernoulli(lib.tensor([0.2, 0.4995, 0.7]))
+    ours, theirs = build(st), build(torch)
+    assert isinstance(ours, st.distributions.ExponentialFamily)
+    got = st.distributions.ExponentialFamily.entropy(ours)
+    want = torch.distributions.ExponentialFamily.entropy(theirs)
+    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got.numpy(), ours.entropy().numpy(), rtol=1e-3, atol=1e-4)

@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..ops import random
 from ..ops.conversion import where
 from . import constraints as C
-from .distribution import Distribution
+from .exponential_family import ExponentialFamily
 from .library import _params, broadcast_shape
 
 
@@ -21,10 +21,11 @@ def _clamp_probs(p: Tensor) -> Tensor:
     return p.clamp(eps, 1 - eps)
 
 
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"probs": C.unit_interval, "logits": C.real}
     support = C.unit_interval
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs: Any = None, logits: Any = None, lims: tuple[float, float] = (0.499, 0.501),
                  validate_args: bool | None = None) -> None:
@@ -124,3 +125,16 @@ class ContinuousBernoulli(Distribution):
     def entropy(self) -> Tensor:
         log0, log1 = (-self.probs).log1p(), self.probs.log()
         return self.mean * (log0 - log1) - self._log_norm() - log0
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.logits,)
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        """F(logits): log(expm1(x) / x), by its Taylor polynomial inside ``lims - 1/2``, as torch's."""
+        (x,) = natural_params
+        stable = (x <= self._lims[0] - 0.5) | (x > self._lims[1] - 0.5)
+        cut = where(stable, x, self._lims[0] - 0.5)
+        closed = cut.expm1().abs().log() - cut.abs().log()
+        taylor = 0.5 * x + x ** 2 / 24.0 - x ** 4 / 2880.0
+        return where(stable, closed, taylor)

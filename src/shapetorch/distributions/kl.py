@@ -13,6 +13,7 @@ from .continuous_bernoulli import ContinuousBernoulli
 from .counts import Geometric
 from .derived import Independent, TransformedDistribution
 from .distribution import Distribution
+from .exponential_family import ExponentialFamily, bregman_kl
 from .gamma_family import Beta, Binomial, Dirichlet, Gamma, OneHotCategorical, Poisson
 from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform, broadcast_shape
 from .location_scale import Cauchy, Gumbel, HalfNormal, Pareto
@@ -563,3 +564,8 @@ _register_infinite(Gumbel, [ContinuousBernoulli], "loc")
 _register_infinite(Laplace, [ContinuousBernoulli], "loc")
 _register_infinite(Normal, [ContinuousBernoulli], "loc")
 _register_infinite(Pareto, [ContinuousBernoulli], "scale")
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    return bregman_kl(p, q)

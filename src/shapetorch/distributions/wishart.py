@@ -13,7 +13,7 @@ from .._tensor import Size, Tensor
 from ..ops import creation, random
 from ..ops.special import digamma, lgamma
 from . import constraints as C
-from .distribution import Distribution
+from .exponential_family import ExponentialFamily
 from .library import broadcast_shape
 from .location_scale import Chi2
 
@@ -33,12 +33,13 @@ def _mvdigamma(x: Tensor, p: int) -> Tensor:
     return out
 
 
-class Wishart(Distribution):
+class Wishart(ExponentialFamily):
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {
         "covariance_matrix": C.positive_definite, "precision_matrix": C.positive_definite,
         "scale_tril": C.lower_cholesky}
     support = C.positive_definite
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, df: Any, covariance_matrix: Tensor | None = None, precision_matrix: Tensor | None = None,
                  scale_tril: Tensor | None = None, validate_args: bool | None = None) -> None:
@@ -167,4 +168,17 @@ class Wishart(Distribution):
         log_det_scale = self._unbroadcasted_scale_tril.diagonal(0, -2, -1).log().sum(-1)
         out: Tensor = ((p + 1) * (p * math.log(2) / 2 + log_det_scale) + _mvlgamma(nu / 2, p)
                        - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p) + nu * p / 2)
+        return out
+
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return -self.precision_matrix / 2, (self.df - self._event_shape[-1] - 1) / 2
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        from ..ops.linalg import slogdet
+
+        x, y = natural_params
+        p = self._event_shape[-1]
+        out: Tensor = ((y + (p + 1) / 2) * (-slogdet(-2 * x).logabsdet + math.log(2) * p)
+                       + _mvlgamma(y + (p + 1) / 2, p))
         return out

@@ -86,7 +86,7 @@ class Cauchy(Distribution):
 class Chi2(Gamma):
     df: Tensor[Any, Any]
     def __init__(self, df: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
-class ContinuousBernoulli(Distribution):
+class ContinuousBernoulli(ExponentialFamily):
     probs: Tensor[Any, Any]
     logits: Tensor[Any, Any]
     def __init__(self, probs: Tensor[Any, Any] | float | None = ..., logits: Tensor[Any, Any] | float | None = ..., lims: Any = ..., validate_args: bool | None = ...) -> None: ...
@@ -96,6 +96,8 @@ class Dirichlet(Distribution):
 class Exponential(Distribution):
     rate: Tensor[Any, Any]
     def __init__(self, rate: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
+class ExponentialFamily(Distribution):
+    def __init__(self, batch_shape: Tensor[Any, Any] | float = ..., event_shape: Tensor[Any, Any] | float = ..., validate_args: bool | None = ...) -> None: ...
 class FisherSnedecor(Distribution):
     df1: Tensor[Any, Any]
     df2: Tensor[Any, Any]
@@ -216,7 +218,7 @@ class Weibull(Distribution):
     scale: Tensor[Any, Any]
     concentration: Tensor[Any, Any]
     def __init__(self, scale: Tensor[Any, Any] | float, concentration: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
-class Wishart(Distribution):
+class Wishart(ExponentialFamily):
     covariance_matrix: Tensor[Any, Any]
     precision_matrix: Tensor[Any, Any]
     scale_tril: Tensor[Any, Any]
