@@ -234,10 +234,16 @@ def _builders(shift: float) -> dict[str, tuple[tuple, dict]]:
         "Cauchy": ((_A - 1 + s, _B + s), {}), "Gumbel": ((_A - 1 - s, _B + s), {}),
         "Geometric": ((_U * (1 - s),), {}), "HalfNormal": ((_B + s,), {}),
         "Pareto": ((_B * 0.5 + s, _A + s), {}),  # (alpha 0.5 and 2: no mean, no variance: infinite KLs)
+        # (probs on both sides of 1/2 and one inside torch's Taylor band around it)
+        "ContinuousBernoulli": ((np.array([0.2, 0.4995, 0.9], np.float32) * (1 - s) + s / 2,), {}),
     }
 
 
 def _build(name: str, shift: float) -> tuple[object, object, list, list]:
+    if name == "ExponentialFamily":  # (torch's generic Bregman KL: Wishart has no pair of its own)
+        spd = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]], np.float32)
+        return _pair("Wishart", np.array([3.5, 5.0], np.float32) + shift,
+                     covariance_matrix=spd + shift * np.eye(3, dtype=np.float32))
     if name in ("Independent", "TransformedDistribution"):
         o_base, t_base, ol, tl = _pair("Normal", _C + shift, _SIMPLEX + 0.1)
         D, T = st.distributions, torch.distributions

@@ -189,3 +189,127 @@ class _Dependent(Constraint):
 
 
 dependent = _Dependent()
+
+
+class _PositiveInteger(Constraint):
+    is_discrete = True
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value % 1 == 0) & (value >= 1)
+
+
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value.tril() == value).all(-1).all(-1)
+
+
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors whose rows have unit norm (Cholesky factors of correlation matrices); the norm is
+    checked to torch's tolerance, ten ulps per column."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        from .._dtype import finfo
+
+        tol = finfo(value.dtype).eps * value.shape[-1] * 10
+        norm = (value.detach() ** 2).sum(-1).sqrt()
+        return lower_cholesky.check(value) & ((norm - 1.0).abs() <= tol).all(-1)
+
+
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        zeros = value.new_zeros(tuple(value.shape[:-2]))
+        return zeros == 0 if value.shape[-2] == value.shape[-1] else zeros != 0
+
+
+class _Symmetric(_Square):
+    def check(self, value: Tensor) -> Tensor:
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value: Tensor) -> Tensor:
+        from ..ops.linalg import linalg_eigvalsh
+
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return (linalg_eigvalsh(value) >= 0).all(-1)
+
+
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most ``upper_bound`` (torch's weaker check: at most, not exactly)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
+class _Cat(Constraint):
+    """Constraint ``i`` on the ``i``-th block (``lengths[i]`` long) along ``dim``, as ``torch.cat`` joins them."""
+
+    def __init__(self, cseq: list[Constraint], dim: int = 0, lengths: list[int] | None = None) -> None:
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+        self.is_discrete = any(c.is_discrete for c in self.cseq)
+        self.event_dim = max(c.event_dim for c in self.cseq)
+
+    def check(self, value: Tensor) -> Tensor:
+        from ..ops.joining import cat
+
+        parts, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths, strict=True):
+            parts.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return cat(parts, self.dim)
+
+
+class _Stack(Constraint):
+    """Constraint ``i`` on slice ``i`` along ``dim``, as ``torch.stack`` joins them."""
+
+    def __init__(self, cseq: list[Constraint], dim: int = 0) -> None:
+        self.cseq, self.dim = list(cseq), dim
+        self.is_discrete = any(c.is_discrete for c in self.cseq)
+        inner = max(c.event_dim for c in self.cseq)
+        self.event_dim = inner + 1 if dim + inner < 0 else inner  # a dim inside the event adds one to it
+
+    def check(self, value: Tensor) -> Tensor:
+        from ..ops.joining import stack
+
+        return stack([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
+
+
+positive_integer = _PositiveInteger()
+lower_triangular = _LowerTriangular()
+corr_cholesky = _CorrCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+
+
+def multinomial(upper_bound: Any) -> Constraint:
+    return _Multinomial(upper_bound)
+
+
+def cat(cseq: list[Constraint], dim: int = 0, lengths: list[int] | None = None) -> Constraint:
+    return _Cat(cseq, dim, lengths)
+
+
+def stack(cseq: list[Constraint], dim: int = 0) -> Constraint:
+    return _Stack(cseq, dim)

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 from . import constraints as C
 from .distribution import Distribution
 from .library import Normal
-from .transforms import ExpTransform, Transform
-
-
-def _sum_rightmost(x: Tensor, n: int) -> Tensor:
-    return x.reshape(*x.shape[: x.dim() - n], -1).sum(-1) if n > 0 else x
+from .transforms import ComposeTransform, ExpTransform, Transform
+from .transforms import sum_rightmost as _sum_rightmost
 
 
 class TransformedDistribution(Distribution):
@@ -21,21 +18,45 @@ class TransformedDistribution(Distribution):
 
     def __init__(self, base_distribution: Distribution, transforms: Transform | list[Transform],
                  validate_args: bool | None = None) -> None:
-        self.base_dist: Any = base_distribution
         self.transforms = [transforms] if isinstance(transforms, Transform) else list(transforms)
         for t in self.transforms:
             if not isinstance(t, Transform):
                 raise ValueError(f"transforms must be a Transform or a list of Transforms, but was {transforms}")
+        # As torch: the base is expanded to the shape the transforms need, and batch dims that a transform reads
+        # as one event become the base's event dims; the result's event dims are the larger of what the
+        # transforms couple and what the base's events become.
+        base_shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
+        base_event_dim = len(base_distribution.event_shape)
+        whole = ComposeTransform(self.transforms)
+        if len(base_shape) < whole.domain.event_dim:
+            raise ValueError(f"base_distribution needs to have shape with size at least {whole.domain.event_dim}, "
+                             f"but got {Size(base_shape)}.")
+        forward_shape = whole.forward_shape(base_shape)
+        expanded = whole.inverse_shape(forward_shape)
+        if expanded != base_shape:
+            base_distribution = base_distribution.expand(expanded[: len(expanded) - base_event_dim])
+        if whole.domain.event_dim > base_event_dim:
+            base_distribution = Independent(base_distribution, whole.domain.event_dim - base_event_dim)
+        self.base_dist: Any = base_distribution
         self.has_rsample = base_distribution.has_rsample
-        super().__init__(base_distribution.batch_shape, base_distribution.event_shape, validate_args)
+        change = whole.codomain.event_dim - whole.domain.event_dim
+        event_dim = max(whole.codomain.event_dim, base_event_dim + change)
+        cut = len(forward_shape) - event_dim
+        super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args)
 
     @property
     def support(self) -> Any:
-        return self.transforms[-1].codomain if self.transforms else self.base_dist.support
+        """The last transform's codomain, read with the distribution's event dims (as torch's)."""
+        if not self.transforms:
+            return self.base_dist.support
+        support = self.transforms[-1].codomain
+        extra = len(self.event_shape) - support.event_dim
+        return C.independent(support, extra) if extra > 0 else support
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
         new = super().expand(batch_shape, _instance)
-        new.base_dist = self.base_dist.expand(batch_shape)
+        shape = tuple(batch_shape) + tuple(self.event_shape)
+        new.base_dist = self.base_dist.expand(shape[: len(shape) - len(self.base_dist.event_shape)])
         return new
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
@@ -54,12 +75,15 @@ class TransformedDistribution(Distribution):
             return x
 
     def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
         event_dim = len(self.event_shape)
         lp: Any = 0.0
         y = value
         for t in reversed(self.transforms):
             x = t.inv(y)
-            lp = lp - _sum_rightmost(t.log_abs_det_jacobian(x, y), event_dim - t.event_dim)
+            event_dim += t.domain.event_dim - t.codomain.event_dim
+            lp = lp - _sum_rightmost(t.log_abs_det_jacobian(x, y), event_dim - t.domain.event_dim)
             y = x
         base = _sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
         return base + lp

@@ -387,3 +387,71 @@ class OneHotCategorical(Distribution):
 
     def entropy(self) -> Tensor:
         return self._categorical.entropy()
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A OneHotCategorical whose ``rsample`` passes gradients straight through: the value is the one-hot draw,
+    the gradient that of ``probs`` (Bengio et al., 2013)."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        drawn = self.sample(sample_shape)
+        probs = self.probs
+        return drawn + (probs - probs.detach())
+
+
+class FisherSnedecor(Distribution):
+    """The ratio of two scaled chi-squares, drawn as ``Gamma(df1/2, df1) / Gamma(df2/2, df2)``."""
+
+    arg_constraints: ClassVar[dict[str, C.Constraint]] = {"df1": C.positive, "df2": C.positive}
+    support = C.positive
+    has_rsample = True
+
+    def __init__(self, df1: Any, df2: Any, validate_args: bool | None = None) -> None:
+        self.df1, self.df2 = _params(df1, df2)
+        self._gamma1 = Gamma(self.df1 * 0.5, self.df1, validate_args=False)
+        self._gamma2 = Gamma(self.df2 * 0.5, self.df2, validate_args=False)
+        super().__init__(self.df1.shape, (), validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        new = super().expand(batch_shape, _instance)
+        new._gamma1 = self._gamma1.expand(batch_shape)
+        new._gamma2 = self._gamma2.expand(batch_shape)
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        from ..ops.conversion import where
+
+        df2 = where(self.df2 <= 2, float("nan"), self.df2)
+        return df2 / (df2 - 2)
+
+    @property
+    def mode(self) -> Tensor:
+        from ..ops.conversion import where
+
+        d1, d2 = self.df1, self.df2
+        return where(d1 <= 2, float("nan"), (d1 - 2) / d1 * d2 / (d2 + 2))
+
+    @property
+    def variance(self) -> Tensor:
+        from ..ops.conversion import where
+
+        d1 = self.df1
+        d2 = where(self.df2 <= 4, float("nan"), self.df2)
+        return 2 * d2 ** 2 * (d1 + d2 - 2) / (d1 * (d2 - 2) ** 2 * (d2 - 4))
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        tiny = finfo(self.df1.dtype).tiny
+        x1 = self._gamma1.rsample(sample_shape)
+        x2 = self._gamma2.rsample(sample_shape).clamp(min=tiny)
+        return (x1 / x2).clamp(min=tiny)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        h1, h2 = self.df1 * 0.5, self.df2 * 0.5
+        ratio = self.df1 / self.df2
+        norm = lgamma(h1 + h2) - lgamma(h1) - lgamma(h2)
+        return norm + h1 * ratio.log() + (h1 - 1) * value.log() - (h1 + h2) * (ratio * value).log1p()

@@ -9,9 +9,11 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..ops.special import digamma, erf, lgamma
+from .continuous_bernoulli import ContinuousBernoulli
 from .counts import Geometric
 from .derived import Independent, TransformedDistribution
 from .distribution import Distribution
+from .exponential_family import ExponentialFamily, bregman_kl
 from .gamma_family import Beta, Binomial, Dirichlet, Gamma, OneHotCategorical, Poisson
 from .library import Bernoulli, Categorical, Exponential, Laplace, MultivariateNormal, Normal, Uniform, broadcast_shape
 from .location_scale import Cauchy, Gumbel, HalfNormal, Pareto
@@ -505,3 +507,65 @@ def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
     t1 = (q.alpha * q.scale ** q.alpha * width).log()
     t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     return _infinite_where(t2 * (q.alpha + 1) - t1, p.low < q.scale)
+
+
+# -- the continuous Bernoulli (on [0, 1]) against the families torch pairs it with -----------------------------------
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_cb_cb(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Tensor:
+    out: Tensor = (p.mean * (p.logits - q.logits) + p._log_norm() + (-p.probs).log1p()
+                   - q._log_norm() - (-q.probs).log1p())
+    return out
+
+
+def _minus_cross_entropy_cb(p: Distribution, q: ContinuousBernoulli) -> Tensor:
+    """-H(p) - E_p[log q] for a p on [0, 1]: E_p[log q] is linear in p's mean."""
+    out: Tensor = -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._log_norm()
+    return out
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_cb(p: Beta, q: ContinuousBernoulli) -> Tensor:
+    return _minus_cross_entropy_cb(p, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_cb(p: Uniform, q: ContinuousBernoulli) -> Tensor:
+    # torch's condition, kept as it is: infinite unless p's interval lies strictly inside (0, 1)
+    return _infinite_where(_minus_cross_entropy_cb(p, q), (p.high >= 1) | (p.low <= 0))
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_cb_exponential(p: ContinuousBernoulli, q: Exponential) -> Tensor:
+    out: Tensor = -p.entropy() - q.rate.log() + q.rate * p.mean
+    return out
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_cb_normal(p: ContinuousBernoulli, q: Normal) -> Tensor:
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale) ** 2) + q.scale.log()
+    t3 = (p.variance + p.mean ** 2 - 2.0 * q.loc * p.mean) / (2.0 * q.scale ** 2)
+    out: Tensor = -p.entropy() + t2 + t3
+    return out
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_cb_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
+    # torch's condition, kept as it is: infinite when q.low >= 0 or q.high <= 1
+    result = -p.entropy() + (q.high - q.low).log()
+    return _infinite_where(result, (q.low >= 0) | (q.high <= 1))
+
+
+_register_infinite(ContinuousBernoulli, [Pareto], "probs")
+_register_infinite(Exponential, [ContinuousBernoulli], "rate")
+_register_infinite(Gamma, [ContinuousBernoulli], "concentration")
+_register_infinite(Gumbel, [ContinuousBernoulli], "loc")
+_register_infinite(Laplace, [ContinuousBernoulli], "loc")
+_register_infinite(Normal, [ContinuousBernoulli], "loc")
+_register_infinite(Pareto, [ContinuousBernoulli], "scale")
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    return bregman_kl(p, q)

@@ -318,7 +318,7 @@ class Categorical(_ProbsOrLogits):
         n = math.prod(shape) if shape else 1
         probs_2d = self.probs.detach().reshape(-1, self._num_events)
         draws = random.multinomial(probs_2d, n, True).mT
-        return draws.reshape(*shape, *self._batch_shape)
+        return draws.reshape(shape + tuple(self._batch_shape))  # (a tuple: reshape() of no dims is an error)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -324,3 +324,93 @@ class Pareto(Distribution):
 
     def entropy(self) -> Tensor:
         return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
+
+
+class GeneralizedPareto(Distribution):
+    """The peaks-over-threshold law: ``loc + scale * ((1 - u)^(-concentration) - 1) / concentration`` for a uniform
+    ``u`` (``loc - scale * log(1 - u)``, the exponential, at concentration 0). A negative concentration bounds the
+    support above at ``loc - scale / concentration``."""
+
+    arg_constraints: ClassVar[dict[str, C.Constraint]] = {"loc": C.real, "scale": C.positive,
+                                                          "concentration": C.real}
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, concentration: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale, self.concentration = _params(loc, scale, concentration)
+        super().__init__(self.loc.shape, (), validate_args)
+
+    @property
+    def support(self) -> Any:
+        from ..ops.conversion import where
+
+        upper = where(self.concentration < 0, self.loc - self.scale / self.concentration, math.inf)
+        return C.interval(self.loc, upper)
+
+    def _zero_and_safe(self) -> tuple[Tensor, Tensor]:
+        """Where the concentration is (close to) 0, and the concentration with those entries replaced by 1 so
+        the other branch's division stays finite (its gradient too)."""
+        from ..ops.conversion import where
+
+        zero = self.concentration.isclose(self.concentration.new_zeros(()))
+        return zero, where(zero, 1.0, self.concentration)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        u = random.rand(self._extended_shape(sample_shape), dtype=self.loc.dtype)
+        return self.icdf(u)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        from ..ops.conversion import where
+
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / self.scale
+        zero, safe = self._zero_and_safe()
+        y = 1 / safe + 1
+        nonzero = where(y == 0, y, y * (safe * z).log1p())
+        return -self.scale.log() - where(zero, z, nonzero)
+
+    def log_survival_function(self, value: Tensor) -> Tensor:
+        from ..ops.conversion import where
+
+        if self._validate_args:
+            self._validate_sample(value)
+        z = (value - self.loc) / self.scale
+        zero, safe = self._zero_and_safe()
+        return where(zero, -z, -(safe * z).log1p() / safe)
+
+    def log_cdf(self, value: Tensor) -> Tensor:
+        return (-self.log_survival_function(value).exp()).log1p()
+
+    def cdf(self, value: Tensor) -> Tensor:
+        return self.log_cdf(value).exp()
+
+    def icdf(self, value: Tensor) -> Tensor:
+        from ..ops.conversion import where
+
+        zero, safe = self._zero_and_safe()
+        log_tail = (-value).log1p()
+        return where(zero, self.loc - self.scale * log_tail,
+                     self.loc + self.scale / safe * (-safe * log_tail).expm1())
+
+    @property
+    def mean(self) -> Tensor:
+        from ..ops.conversion import where
+
+        finite = self.concentration < 1
+        safe = where(finite, self.concentration, 0.5)
+        return where(finite, self.loc + self.scale / (1 - safe), math.nan)
+
+    @property
+    def variance(self) -> Tensor:
+        from ..ops.conversion import where
+
+        finite = self.concentration < 0.5
+        safe = where(finite, self.concentration, 0.25)
+        return where(finite, self.scale ** 2 / ((1 - safe) ** 2 * (1 - 2 * safe)), math.nan)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    def entropy(self) -> Tensor:
+        return (self.scale.log() + self.concentration + 1).expand(self._batch_shape)

@@ -1,7 +1,10 @@
-"""Bijective transforms for :class:`TransformedDistribution`: ``ExpTransform``, ``AffineTransform``,
-``SigmoidTransform``, ``TanhTransform``, ``PowerTransform``, ``SoftplusTransform``, ``ComposeTransform`` (and
-``AbsTransform``, which is not injective); each maps ``x -> y``, inverts, and gives
-``log |dy/dx|`` elementwise (``event_dim`` 0, as torch's)."""
+"""Bijective transforms for :class:`TransformedDistribution`; each maps ``x -> y``, inverts, and gives
+``log |det dy/dx|``. The elementwise ones (``ExpTransform``, ``AffineTransform``, ``SigmoidTransform``,
+``TanhTransform``, ``PowerTransform``, ``SoftplusTransform``; ``AbsTransform``, which is not injective) give it per
+element; the ones over whole events (``SoftmaxTransform``, ``StickBreakingTransform``, ``ReshapeTransform``,
+``LowerCholeskyTransform``, ``CorrCholeskyTransform``, ``PositiveDefiniteTransform``) and the combinators
+(``ComposeTransform``, ``IndependentTransform``, ``CatTransform``, ``StackTransform``) carry their event dims in
+``domain``/``codomain`` and their shape change in ``forward_shape``/``inverse_shape``, as torch's."""
 
 from __future__ import annotations
 
@@ -13,15 +16,29 @@ from .._tensor import Tensor
 from ..nn.functional import softplus
 from . import constraints as C
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
-           "SoftplusTransform", "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+           "identity_transform"]
 
 
 class Transform:
     domain: C.Constraint = C.real
     codomain: C.Constraint = C.real
     bijective = True
-    event_dim = 0
+
+    @property
+    def event_dim(self) -> int:
+        """How many rightmost dims make one input or output event (the larger of the two, as torch's)."""
+        return max(self.domain.event_dim, self.codomain.event_dim)
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        """The shape of ``self(x)`` for an ``x`` of ``shape`` (the same, for the elementwise maps)."""
+        return tuple(shape)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        return tuple(shape)
 
     def __call__(self, x: Tensor) -> Tensor:
         raise NotImplementedError
@@ -74,10 +91,19 @@ class AffineTransform(Transform):
     """``y = loc + scale * x``."""
 
     def __init__(self, loc: Any, scale: Any, event_dim: int = 0) -> None:
-        self.loc, self.scale, self.event_dim = loc, scale, event_dim
+        self.loc, self.scale, self._event_dim = loc, scale, event_dim
+        self.domain = self.codomain = C.independent(C.real, event_dim) if event_dim else C.real
 
     def _parameters(self) -> tuple[Any, ...]:
-        return self.loc, self.scale, self.event_dim
+        return self.loc, self.scale, self._event_dim
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        from .library import broadcast_shape
+
+        extra = [tuple(getattr(p, "shape", ())) for p in (self.loc, self.scale)]
+        return broadcast_shape(tuple(shape), *extra)
+
+    inverse_shape = forward_shape
 
     def __call__(self, x: Tensor) -> Tensor:
         return self.loc + self.scale * x
@@ -89,8 +115,8 @@ class AffineTransform(Transform):
         scale = self.scale
         out = scale.abs().log() if isinstance(scale, Tensor) else x.new_full((), math.log(abs(scale)))
         out = out.expand(x.shape)
-        if self.event_dim:
-            out = out.flatten(-self.event_dim).sum(-1) if x.dim() else out
+        if self._event_dim:
+            out = out.flatten(-self._event_dim).sum(-1) if x.dim() else out
         return out
 
 
@@ -173,12 +199,41 @@ class SoftplusTransform(Transform):
         return -softplus(-x)
 
 
+def sum_rightmost(x: Tensor, n: int) -> Tensor:
+    """``x`` summed over its ``n`` rightmost dims (none for ``n <= 0``)."""
+    return x.reshape(*x.shape[: x.dim() - n], -1).sum(-1) if n > 0 else x
+
+
 class ComposeTransform(Transform):
+    """The parts applied in order. Its domain and codomain carry the largest event dim any part needs (a part
+    that couples a vector makes the whole map couple it), as torch's."""
+
     def __init__(self, parts: list[Transform]) -> None:
         self.parts = list(parts)
+        if not self.parts:
+            return
+        event_dim = self.parts[-1].codomain.event_dim
+        for part in reversed(self.parts):
+            event_dim = max(event_dim + part.domain.event_dim - part.codomain.event_dim, part.domain.event_dim)
+        self.domain = _widen(self.parts[0].domain, event_dim)
+        event_dim = self.parts[0].domain.event_dim
+        for part in self.parts:
+            event_dim = max(event_dim + part.codomain.event_dim - part.domain.event_dim, part.codomain.event_dim)
+        self.codomain = _widen(self.parts[-1].codomain, event_dim)
+        self.bijective = all(p.bijective for p in self.parts)
 
     def _parameters(self) -> tuple[Any, ...]:
         return (self.parts,)
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        for t in self.parts:
+            shape = t.forward_shape(shape)
+        return tuple(shape)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        for t in reversed(self.parts):
+            shape = t.inverse_shape(shape)
+        return tuple(shape)
 
     def __call__(self, x: Tensor) -> Tensor:
         for t in self.parts:
@@ -194,11 +249,376 @@ class ComposeTransform(Transform):
         if not self.parts:  # the identity
             return x.new_zeros(tuple(x.shape))
         total: Any = 0
+        event_dim = self.domain.event_dim
         for t in self.parts:
             nxt = t(x)
-            total = total + t.log_abs_det_jacobian(x, nxt)
+            total = total + sum_rightmost(t.log_abs_det_jacobian(x, nxt), event_dim - t.domain.event_dim)
+            event_dim += t.codomain.event_dim - t.domain.event_dim
             x = nxt
         return total
 
 
+def _widen(constraint: C.Constraint, event_dim: int) -> C.Constraint:
+    extra = event_dim - constraint.event_dim
+    return C.independent(constraint, extra) if extra > 0 else constraint
+
+
 identity_transform = ComposeTransform([])
+
+
+def _at_least(shape: Any, n: int) -> tuple[int, ...]:
+    if len(shape) < n:
+        raise ValueError("Too few dimensions on input")
+    return tuple(shape)
+
+
+class SoftmaxTransform(Transform):
+    """``x -> softmax(x)`` over the last dim: not injective (adding a constant changes nothing), so ``inv`` is
+    the log, one preimage, and there is no Jacobian (as torch's)."""
+
+    domain = C.real_vector
+    codomain = C.simplex
+
+    def __call__(self, x: Tensor) -> Tensor:
+        out: Tensor = x.softmax(-1)
+        return out
+
+    def inv(self, y: Tensor) -> Tensor:
+        return y.log()
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        return _at_least(shape, 1)
+
+    inverse_shape = forward_shape
+
+
+def _stick_offset(k: int, like: Tensor) -> Tensor:
+    """log(k, k-1, ..., 1): the shift that makes x = 0 break the stick into equal pieces."""
+    from ..ops import creation
+
+    return creation.arange(k, 0, -1, dtype=like.dtype).log()
+
+
+class StickBreakingTransform(Transform):
+    """R^(K-1) -> the K-simplex: coordinate i takes the fraction ``sigmoid(x_i - log(K - 1 - i))`` of what is left
+    of the stick (a bijection, unlike softmax)."""
+
+    domain = C.real_vector
+    codomain = C.simplex
+
+    def __call__(self, x: Tensor) -> Tensor:
+        from ..nn.functional import pad
+
+        info = finfo(x.dtype)
+        z = (x - _stick_offset(x.shape[-1], x)).sigmoid().clamp(info.tiny, 1 - info.eps)
+        left = (1 - z).cumprod(-1)
+        out: Tensor = pad(z, (0, 1), value=1.0) * pad(left, (1, 0), value=1.0)
+        return out
+
+    def inv(self, y: Tensor) -> Tensor:
+        head = y[..., :-1]
+        left = (1 - head.cumsum(-1)).clamp(min=finfo(y.dtype).tiny)
+        return head.log() - left.log() + _stick_offset(head.shape[-1], y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        from ..nn.functional import logsigmoid
+
+        shifted = x - _stick_offset(x.shape[-1], x)
+        out: Tensor = (-shifted + logsigmoid(shifted) + y[..., :-1].log()).sum(-1)
+        return out
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        shape = _at_least(shape, 1)
+        return shape[:-1] + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        shape = _at_least(shape, 1)
+        return shape[:-1] + (shape[-1] - 1,)
+
+
+class ReshapeTransform(Transform):
+    """Each event of ``in_shape`` reshaped to ``out_shape`` (volume-preserving: the Jacobian term is 0)."""
+
+    def __init__(self, in_shape: Any, out_shape: Any) -> None:
+        self.in_shape, self.out_shape = tuple(in_shape), tuple(out_shape)
+        if math.prod(self.in_shape) != math.prod(self.out_shape):
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        self.domain = C.independent(C.real, len(self.in_shape))
+        self.codomain = C.independent(C.real, len(self.out_shape))
+
+    def _parameters(self) -> tuple[Any, ...]:
+        return self.in_shape, self.out_shape
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return x.reshape(*x.shape[: x.dim() - len(self.in_shape)], *self.out_shape)
+
+    def inv(self, y: Tensor) -> Tensor:
+        return y.reshape(*y.shape[: y.dim() - len(self.out_shape)], *self.in_shape)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return x.new_zeros(tuple(x.shape[: x.dim() - len(self.in_shape)]))
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        return self._swap(tuple(shape), self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        return self._swap(tuple(shape), self.out_shape, self.in_shape)
+
+    @staticmethod
+    def _swap(shape: tuple[int, ...], old: tuple[int, ...], new: tuple[int, ...]) -> tuple[int, ...]:
+        if len(shape) < len(old):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(old)
+        if shape[cut:] != old:
+            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {old}")
+        return shape[:cut] + new
+
+
+class IndependentTransform(Transform):
+    """``base_transform`` with its ``reinterpreted_batch_ndims`` rightmost batch dims read as event dims: the same
+    map, its Jacobian term summed over them."""
+
+    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int) -> None:
+        self.base_transform, self.reinterpreted_batch_ndims = base_transform, reinterpreted_batch_ndims
+        self.domain = C.independent(base_transform.domain, reinterpreted_batch_ndims)
+        self.codomain = C.independent(base_transform.codomain, reinterpreted_batch_ndims)
+        self.bijective = base_transform.bijective
+
+    def _parameters(self) -> tuple[Any, ...]:
+        return self.base_transform, self.reinterpreted_batch_ndims
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return self.base_transform(x)
+
+    def inv(self, y: Tensor) -> Tensor:
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        return self.base_transform.inverse_shape(shape)
+
+
+class CatTransform(Transform):
+    """Transform ``i`` applied to the ``i``-th block (``lengths[i]`` long, default 1) along ``dim``, the blocks
+    joined again, as ``torch.cat`` joins them."""
+
+    def __init__(self, tseq: list[Transform], dim: int = 0, lengths: list[int] | None = None) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
+        self.dim = dim
+        self.domain = C.cat([t.domain for t in self.transforms], dim, self.lengths)
+        self.codomain = C.cat([t.codomain for t in self.transforms], dim, self.lengths)
+        self.bijective = all(t.bijective for t in self.transforms)
+
+    def _parameters(self) -> tuple[Any, ...]:
+        return self.transforms, self.dim, self.lengths
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    def _blocks(self, x: Tensor) -> list[Tensor]:
+        starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
+        return [x.narrow(self.dim, s, n) for s, n in zip(starts, self.lengths, strict=True)]
+
+    def __call__(self, x: Tensor) -> Tensor:
+        from ..ops.joining import cat
+
+        return cat([t(b) for t, b in zip(self.transforms, self._blocks(x), strict=True)], self.dim)
+
+    def inv(self, y: Tensor) -> Tensor:
+        from ..ops.joining import cat
+
+        return cat([t.inv(b) for t, b in zip(self.transforms, self._blocks(y), strict=True)], self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        from ..ops.joining import cat
+
+        event_dim = self.event_dim
+        terms = [sum_rightmost(t.log_abs_det_jacobian(a, b), event_dim - t.event_dim)
+                 for t, a, b in zip(self.transforms, self._blocks(x), self._blocks(y), strict=True)]
+        # a dim left of the event dims keeps the blocks apart; one inside an event is summed over
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + event_dim
+        if dim < 0:
+            return cat(terms, dim)
+        total: Tensor = terms[0]
+        for term in terms[1:]:
+            total = total + term
+        return total
+
+
+class StackTransform(Transform):
+    """Transform ``i`` applied to slice ``i`` along ``dim``, the slices stacked again, as ``torch.stack``."""
+
+    def __init__(self, tseq: list[Transform], dim: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        self.transforms, self.dim = list(tseq), dim
+        self.domain = C.stack([t.domain for t in self.transforms], dim)
+        self.codomain = C.stack([t.codomain for t in self.transforms], dim)
+        self.bijective = all(t.bijective for t in self.transforms)
+
+    def _parameters(self) -> tuple[Any, ...]:
+        return self.transforms, self.dim
+
+    def _map(self, x: Tensor, fn: Any) -> Tensor:
+        from ..ops.joining import stack
+
+        return stack([fn(t, x.select(self.dim, i)) for i, t in enumerate(self.transforms)], self.dim)
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return self._map(x, lambda t, v: t(v))
+
+    def inv(self, y: Tensor) -> Tensor:
+        return self._map(y, lambda t, v: t.inv(v))
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        from ..ops.joining import stack
+
+        terms = [t.log_abs_det_jacobian(x.select(self.dim, i), y.select(self.dim, i))
+                 for i, t in enumerate(self.transforms)]
+        return stack(terms, self.dim)
+
+
+class LowerCholeskyTransform(Transform):
+    """Any square matrix -> a lower-triangular one with a positive diagonal: the strict lower part kept, the
+    diagonal exponentiated (no Jacobian, as torch's)."""
+
+    domain = C.independent(C.real, 2)
+    codomain = C.lower_cholesky
+
+    def __call__(self, x: Tensor) -> Tensor:
+        out: Tensor = x.tril(-1) + x.diagonal(0, -2, -1).exp().diag_embed()
+        return out
+
+    def inv(self, y: Tensor) -> Tensor:
+        out: Tensor = y.tril(-1) + y.diagonal(0, -2, -1).log().diag_embed()
+        return out
+
+
+class PositiveDefiniteTransform(Transform):
+    """Any square matrix -> ``L L^T`` with ``L`` its :class:`LowerCholeskyTransform` (no Jacobian, as torch's)."""
+
+    domain = C.independent(C.real, 2)
+    codomain = C.positive_definite
+
+    def __call__(self, x: Tensor) -> Tensor:
+        low = LowerCholeskyTransform()(x)
+        return low @ low.mT
+
+    def inv(self, y: Tensor) -> Tensor:
+        from ..ops.linalg import linalg_cholesky
+
+        return LowerCholeskyTransform().inv(linalg_cholesky(y))
+
+
+def _strict_lower_positions(n: int, offset: int) -> list[int]:
+    """Flat positions of the entries below diagonal ``offset`` of an ``n x n`` matrix, row by row."""
+    return [i * n + j for i in range(n) for j in range(n) if j <= i + offset]
+
+
+def _vec_to_strict_lower(vec: Tensor, n: int) -> Tensor:
+    """The vector's entries placed below the diagonal row by row, zeros elsewhere (differentiable: a gather
+    from the vector with a zero put in front)."""
+    from ..nn.functional import pad
+    from ..ops import creation
+
+    slot = [0] * (n * n)
+    for k, pos in enumerate(_strict_lower_positions(n, -1)):
+        slot[pos] = k + 1
+    padded = pad(vec, (1, 0), value=0.0)
+    return padded.index_select(-1, creation.tensor(slot)).reshape(*vec.shape[:-1], n, n)
+
+
+def _strict_lower_to_vec(mat: Tensor, offset: int) -> Tensor:
+    from ..ops import creation
+
+    n = mat.shape[-1]
+    return mat.flatten(-2).index_select(-1, creation.tensor(_strict_lower_positions(n, offset)))
+
+
+class CorrCholeskyTransform(Transform):
+    """R^(D(D-1)/2) -> Cholesky factors of D x D correlation matrices: tanh maps each entry into (-1, 1), and
+    each row is filled by stick-breaking so it has unit norm (the LKJ construction, as torch's)."""
+
+    domain = C.real_vector
+    codomain = C.corr_cholesky
+
+    def __call__(self, x: Tensor) -> Tensor:
+        from ..nn.functional import pad
+        from ..ops import creation
+
+        eps = finfo(x.dtype).eps
+        t = x.tanh().clamp(-1 + eps, 1 - eps)
+        n = self.forward_shape(tuple(x.shape))[-1]
+        r = _vec_to_strict_lower(t, n)
+        left = (1 - r ** 2).sqrt().cumprod(-1)
+        r = r + creation.eye(n, dtype=r.dtype)
+        out: Tensor = r * pad(left[..., :-1], (1, 0), value=1.0)
+        return out
+
+    def inv(self, y: Tensor) -> Tensor:
+        from ..nn.functional import pad
+
+        left = 1 - (y * y).cumsum(-1)
+        shifted = pad(left[..., :-1], (1, 0), value=1.0)
+        t = _strict_lower_to_vec(y, -1) / _strict_lower_to_vec(shifted, -1).sqrt()
+        out: Tensor = (t.log1p() - (-t).log1p()) / 2
+        return out
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        left = 1 - (y * y).cumsum(-1)
+        stick = 0.5 * _strict_lower_to_vec(left, -2).log().sum(-1)
+        tanh = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(-1)
+        out: Tensor = stick + tanh
+        return out
+
+    def forward_shape(self, shape: Any) -> tuple[int, ...]:
+        shape = _at_least(shape, 1)
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (d, d)
+
+    def inverse_shape(self, shape: Any) -> tuple[int, ...]:
+        shape = _at_least(shape, 2)
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return shape[:-2] + (d * (d - 1) // 2,)
+
+
+class CumulativeDistributionTransform(Transform):
+    """``x -> distribution.cdf(x)``, onto the unit interval; its inverse is ``icdf`` and its Jacobian term the
+    density, ``log_prob(x)``."""
+
+    codomain = C.unit_interval
+
+    def __init__(self, distribution: Any) -> None:
+        self.distribution = distribution
+        self.domain = distribution.support
+
+    def _parameters(self) -> tuple[Any, ...]:
+        return (id(self.distribution),)
+
+    def __call__(self, x: Tensor) -> Tensor:
+        out: Tensor = self.distribution.cdf(x)
+        return out
+
+    def inv(self, y: Tensor) -> Tensor:
+        out: Tensor = self.distribution.icdf(y)
+        return out
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        out: Tensor = self.distribution.log_prob(x)
+        return out
