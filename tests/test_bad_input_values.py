@@ -185,3 +185,19 @@ def test_grad_fn_names_of_composites_are_torchs() -> None:
         results = (x.mean(), x.mean(0), x.mm(x), x.t(), x.var(), x.mv(v), v.dot(v), x[None].bmm(x[None]), x.exp())
         names.append([r.grad_fn.name() for r in results])
     assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("nd", [1, 2])
+def test_conv_transpose_with_no_input_channels_is_refused_as_torch(nd: int) -> None:
+    """torch refuses a transposed convolution's weight of 0 input channels before anything else (it reached
+    NumPy's reshape, a raw ValueError); the shared rule refuses it, so the plugin does too."""
+    def call(lib: Any) -> Any:
+        f = getattr(lib.nn.functional, f"conv_transpose{nd}d")
+        return f(lib.zeros(1, 0, *(3,) * nd), lib.zeros(0, 2, *(3,) * nd))
+
+    with pytest.raises(RuntimeError) as want:
+        call(torch)
+    with pytest.raises(RuntimeError) as got:
+        call(st)
+    assert got.value.code == "conv_error_invalid_argument"  # type: ignore[attr-defined]
+    assert str(want.value) in str(got.value)

@@ -80,6 +80,9 @@ def conv_transpose_shape(input: Shape, weight: Shape, stride: tuple[int, ...], p
     _positive(op, "stride", stride)
     _positive(op, "dilation", dilation)
     _positive(op, "padding", padding, 0)
+    if weight[0] == 0:  # (torch's check, before the channels')
+        raise RuleError("conv_error_invalid_argument", op=op, problem=f"Given groups={groups}, expected weight to be "
+                        f"at least 1 at dimension 0, but got weight of size {list(weight)} instead")
     c_in = input[lead - 1]
     if differ(c_in, weight[0]):
         raise RuleError("conv_error_channels_mismatch", op=op, groups=groups, weight=weight, shape=input,
