@@ -25,6 +25,7 @@ NOT_FLOAT32 = {
     "custom_autograd_function": "gradcheck in float64 (torch.double)",
     "custom_dataset_collate": "collates float64 NumPy arrays and Python floats into float64 tensors",
     "kaggle_tabular": "torch.tensor of float64 NumPy values (pos_weight, labels) makes float64 tensors",
+    "gp_regression": "a Gaussian process in float64 (dtype=torch.float64 data and hyperparameters)",
 }
 
 FLOAT32 = [p for p in PROGRAMS if p.stem not in NOT_FLOAT32]
