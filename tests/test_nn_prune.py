@@ -105,7 +105,7 @@ def test_remove_makes_pruning_permanent_as_torch() -> None:
 
 
 @pytest.mark.parametrize("case", ["negative", "fraction", "type", "too_many", "not_pruned", "structured_1d",
-                                  "global_structured"])
+                                  "global_structured", "dim"])
 def test_refusals_as_torch(case: str) -> None:
     outcomes, names = [], []
     for lib in (torch, st):
@@ -122,6 +122,8 @@ def test_refusals_as_torch(case: str) -> None:
                 prune.l1_unstructured(net[0], "weight", amount=31)
             elif case == "not_pruned":
                 prune.remove(net[0], "weight")
+            elif case == "dim":
+                prune.ln_structured(net[0], "weight", amount=1, n=2, dim=2)
             elif case == "structured_1d":
                 prune.ln_structured(net[0], "bias", amount=1, n=2, dim=0)
             else:

@@ -389,8 +389,8 @@ def _check_structured(t: Tensor, dim: int) -> None:
         fail("argument_error_invalid_value", op="prune",
              problem=f"Structured pruning can only be applied to multidimensional tensors. Found tensor of shape "
                      f"{t.shape} with {t.dim()} dims")
-    if dim >= t.dim():
-        fail("argument_error_invalid_value", op="prune", problem=f"Invalid index {dim} for tensor of size {t.shape}")
+    if dim >= t.dim():  # torch refuses only a dim past the end here (IndexError); a too-negative one fails later
+        fail("dimension_error_out_of_range", op="prune", lo=-t.dim(), hi=t.dim() - 1, dim=dim)
 
 
 def _slices_mask(t: Tensor, dim: int, index: Tensor) -> Tensor:
