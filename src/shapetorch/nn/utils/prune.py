@@ -295,6 +295,7 @@ def identity(module: Module, name: str) -> Module:
 
 
 def random_unstructured(module: Module, name: str, amount: int | float) -> Module:
+    """Zero ``amount`` entries of ``module.<name>`` chosen at random."""
     RandomUnstructured.apply(module, name, amount)
     return module
 
@@ -307,17 +308,20 @@ def l1_unstructured(module: Module, name: str, amount: int | float,
 
 
 def random_structured(module: Module, name: str, amount: int | float, dim: int) -> Module:
+    """Zero ``amount`` whole slices of ``module.<name>`` along ``dim``, chosen at random."""
     RandomStructured.apply(module, name, amount, dim)
     return module
 
 
 def ln_structured(module: Module, name: str, amount: int | float, n: Any, dim: int,
                   importance_scores: Tensor | None = None) -> Module:
+    """Zero the ``amount`` slices of ``module.<name>`` along ``dim`` of smallest L``n`` norm."""
     LnStructured.apply(module, name, amount, n, dim, importance_scores=importance_scores)
     return module
 
 
 def custom_from_mask(module: Module, name: str, mask: Tensor) -> Module:
+    """Zero ``module.<name>`` where ``mask`` is zero."""
     CustomFromMask.apply(module, name, mask)
     return module
 
