@@ -3,6 +3,7 @@ saved midway and loaded into a fresh scheduler continues identically."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -91,3 +92,32 @@ def test_reduce_lr_on_plateau_matches_torch() -> None:
             torch.optim.lr_scheduler.ReduceLROnPlateau(torch.optim.SGD([torch.zeros(1, requires_grad=True)]), **bad)
         with pytest.raises(ValueError):
             st.optim.lr_scheduler.ReduceLROnPlateau(st.optim.SGD([st.zeros(1, requires_grad=True)]), **bad)
+
+
+def _scheduler_warnings(lib: Any, order: str) -> list[str]:
+    """The warnings a first epoch of ``order`` gives: "opt_first", "sched_first", "replaced" (the optimizer's
+    step reassigned after the scheduler was made), "sequential" (a SequentialLR stepped first)."""
+    p = lib.nn.Parameter(lib.ones(2))
+    opt = lib.optim.SGD([p], lr=0.1)
+    if order == "sequential":
+        sched = lib.optim.lr_scheduler.SequentialLR(opt, [lib.optim.lr_scheduler.LinearLR(opt, total_iters=2),
+                                                          lib.optim.lr_scheduler.ExponentialLR(opt, 0.9)], [2])
+    else:
+        sched = lib.optim.lr_scheduler.StepLR(opt, step_size=1)
+    if order == "replaced":
+        opt.step = type(opt).step.__get__(opt)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            (p * p).sum().backward()
+            if order in ("opt_first", "replaced"):
+                opt.step()
+            sched.step()
+            if order in ("sched_first", "sequential"):
+                opt.step()
+    return [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+
+
+@pytest.mark.parametrize("order", ["opt_first", "sched_first", "replaced", "sequential"])
+def test_scheduler_stepped_before_its_optimizer_warns_as_torch(order: str) -> None:
+    assert _scheduler_warnings(st, order) == _scheduler_warnings(torch, order)

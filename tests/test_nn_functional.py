@@ -491,3 +491,24 @@ def _no_warning():
             yield []
 
     return none()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int16", "int8", "bool", "uint8", "int64"])
+@pytest.mark.parametrize("op", ["nll_loss", "cross_entropy"])
+def test_class_index_loss_target_dtypes_as_torch(op: str, dtype: str) -> None:
+    """torch refuses int32 labels (``from_numpy`` of NumPy int32 data) in its class-index losses; uint8 and int64
+    are taken."""
+    outcomes = []
+    for lib in (torch, st):
+        x = lib.tensor([[0.2, -1.0, 0.5], [1.5, 0.3, -0.2]])
+        t = lib.tensor([2, 0]).to(getattr(lib, dtype))
+        try:
+            outcomes.append(float(getattr(lib.nn.functional, op)(x, t)))
+        except Exception as e:  # noqa: BLE001  (the class and message are what is compared)
+            outcomes.append(e)
+    theirs, ours = outcomes
+    if isinstance(theirs, Exception):
+        assert isinstance(ours, RuntimeError) and getattr(ours, "code", None) == "loss_error_target_dtype"
+        assert str(theirs) in str(ours)
+    else:
+        assert not isinstance(ours, Exception) and ours == pytest.approx(theirs, rel=1e-6)

@@ -154,11 +154,26 @@ def test_reprs_match_torch():
         ("Dropout", (0.2,), {}), ("LeakyReLU", (0.1,), {}), ("GELU", (), {}), ("Softmax", (1,), {}),
         ("GroupNorm", (2, 4), {}), ("Flatten", (), {}), ("Bilinear", (2, 3, 4), {}),
         ("MultiheadAttention", (4, 2), {}),
+        ("Conv1d", (2, 4, 5), {"dilation": 2, "groups": 2, "padding": "same"}),
+        ("Conv2d", (1, 1, 3), {"padding": "valid"}),
+        ("LayerNorm", ([4, 4],), {"elementwise_affine": False}), ("LayerNorm", (4,), {"bias": False}),
+        ("AvgPool1d", (3,), {"count_include_pad": False}), ("AvgPool1d", (3, 2, 1), {}), ("AvgPool2d", (2,), {}),
+        ("ZeroPad2d", ((1, 2, 0, 1),), {}), ("ZeroPad1d", (2,), {}), ("ConstantPad2d", (1, 2.0), {}),
+        ("ReflectionPad1d", (2,), {}),
     ]
     for name, args, kw in cases:
         t = repr(getattr(torch.nn, name)(*args, **kw))
         s = repr(getattr(nn, name)(*args, **kw))
         assert s == t, (s, t)
+
+
+def test_parameter_container_reprs_match_torch() -> None:
+    for lib in (torch, st):
+        lib.manual_seed(0)
+    made = [(lib.nn.ParameterList([lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(3, 4))]),
+             lib.nn.ParameterDict({"a": lib.nn.Parameter(lib.ones(2, 3))})) for lib in (torch, st)]
+    for theirs, ours in zip(*made):
+        assert repr(ours).replace("shapetorch", "torch") == repr(theirs)
 
 
 def test_default_init_distributions_as_torch():

@@ -6,10 +6,13 @@ from __future__ import annotations
 import io
 import json
 import struct
+from collections import OrderedDict
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 import pytest
+import torch
 
 import shapetorch as st
 from shapetorch import nn, optim
@@ -159,3 +162,27 @@ def test_valid_files_shapetorch_cannot_hold_are_refused_with_a_code():
         assert e.value.code == "serialization_error_too_large" and isinstance(e.value, RuntimeError)
     assert st.load(file_with({"a": {"dtype": "F32", "shape": [1] * 64, "data_offsets": [0, 4]}}, b"\0" * 4))["a"].dim() == 64
     assert st.load(file_with({"a": {"dtype": "F32", "shape": [0, 2**40], "data_offsets": [0, 0]}}, b""))["a"].shape == (0, 2**40)
+
+
+def test_loaded_dicts_keep_their_type_as_torch() -> None:
+    """A checkpoint saved as a plain dict loads as a dict, a state_dict as an OrderedDict, at every level (what a
+    user sees printing it or its ``keys()``)."""
+    def objects(lib: Any) -> list[Any]:
+        lin = lib.nn.Linear(2, 1)
+        return [{"a": lib.ones(2)}, lin.state_dict(), {"model": lin.state_dict(), "epoch": 3},
+                [lib.ones(1), {"a": lib.tensor(3), "b": OrderedDict(x=lib.ones(1))}]]
+
+    def types(obj: Any) -> Any:
+        if isinstance(obj, dict):
+            return type(obj).__name__, {k: types(v) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [types(v) for v in obj]
+        return type(obj).__name__.replace("Parameter", "Tensor")
+
+    for theirs, ours in zip(objects(torch), objects(st)):
+        buf_t, buf_o = io.BytesIO(), io.BytesIO()
+        torch.save(theirs, buf_t)
+        st.save(ours, buf_o)
+        buf_t.seek(0)
+        buf_o.seek(0)
+        assert types(st.load(buf_o)) == types(torch.load(buf_t))

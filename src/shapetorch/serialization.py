@@ -40,6 +40,9 @@ _FROM_CODE: dict[str, Any] = {
     "U8": np.dtype("u1"), "BOOL": np.dtype("bool"), "C64": np.dtype("<c8"),
 }
 _STRUCTURE = "shapetorch.structure"
+# a flat dict of tensors saved as a plain dict (a state_dict is an OrderedDict): load gives back the same type, as
+# torch's does (what a user sees printing it, or its keys())
+_PLAIN_DICT = "shapetorch.plain_dict"
 
 
 def _bad(problem: str) -> NoReturn:
@@ -81,7 +84,8 @@ def _flatten(obj: Any, tensors: dict[str, Tensor], path: str) -> Any:
             if not isinstance(k, (str, int, float, bool)) and k is not None:
                 _unsupported(f"dict keys must be str, int, float, bool or None, got {type(k).__name__}")
             items.append([k, _flatten(v, tensors, f"{path}.{k}" if path else str(k))])
-        return {"__dict__": items}
+        # "__dict__" (an OrderedDict on loading) predates "__plaindict__": files written before load as they did
+        return {"__plaindict__" if type(obj) is dict else "__dict__": items}
     if isinstance(obj, tuple):
         return {"__tuple__": [_flatten(v, tensors, f"{path}.{i}" if path else str(i)) for i, v in enumerate(obj)]}
     if isinstance(obj, list):
@@ -118,7 +122,7 @@ def _encode(tensors: Mapping[str, Tensor], metadata: dict[str, str] | None) -> b
 def save(obj: Any, f: str | os.PathLike[str] | BinaryIO, metadata: dict[str, str] | None = None) -> None:
     """Save a tensor, a state_dict, or nested dicts/lists/tuples of tensors and plain values as safetensors."""
     if _is_flat(obj):
-        meta = {"format": "pt", **(metadata or {})}
+        meta = {"format": "pt", **({_PLAIN_DICT: "1"} if type(obj) is dict else {}), **(metadata or {})}
         data = _encode(obj, meta)
     else:
         tensors: dict[str, Tensor] = {}
@@ -215,13 +219,14 @@ def _rebuild(node: Any, tensors: dict[str, Tensor], depth: int = 0) -> Any:
             return tensors[key]
         if set(node) == {"__tuple__"} and isinstance(node["__tuple__"], list):
             return tuple(_rebuild(v, tensors, depth + 1) for v in node["__tuple__"])
-        if set(node) == {"__dict__"}:
-            items = node["__dict__"]
+        if set(node) in ({"__dict__"}, {"__plaindict__"}):
+            items = node.get("__dict__", node.get("__plaindict__"))
             if not isinstance(items, list) or not all(
                     isinstance(p, list) and len(p) == 2 and (p[0] is None or isinstance(p[0], (str, int, float)))
                     for p in items):
                 _bad("malformed dict in the structure")
-            return OrderedDict((k, _rebuild(v, tensors, depth + 1)) for k, v in items)
+            kind = dict if "__plaindict__" in node else OrderedDict
+            return kind((k, _rebuild(v, tensors, depth + 1)) for k, v in items)
         _bad("unknown object in the structure")
     return node
 
@@ -247,7 +252,7 @@ def load(f: str | os.PathLike[str] | BinaryIO | bytes, map_location: Any = None,
         tensors[name] = t
     if _STRUCTURE in meta:
         return _rebuild(_json(meta[_STRUCTURE], "the structure in the metadata"), tensors)
-    return tensors
+    return dict(tensors) if meta.get(_PLAIN_DICT) == "1" else tensors
 
 
 def _roundtrip_bytes(obj: Any) -> bytes:

@@ -23,6 +23,7 @@ def outputs() -> dict[Path, str]:
         nn_dir / "init.pyi": nn_stubs.render_loose("shapetorch.nn.init"),
         nn_dir / "utils" / "__init__.pyi": nn_stubs.render_loose("shapetorch.nn.utils"),
         nn_dir / "utils" / "rnn.pyi": nn_stubs.render_utils_rnn(),
+        nn_dir / "utils" / "prune.pyi": nn_stubs.render_loose("shapetorch.nn.utils.prune"),
         **namespace_outputs(OUT.parent),
     }
 

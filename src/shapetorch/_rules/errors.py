@@ -544,6 +544,11 @@ CATALOGUE: dict[str, Entry] = {
         "dtype", "shape-dtype", "Operands of an op that does not promote (mm, index_put, ...) differ in dtype.",
         "{op}: expected {what} to have the same dtype, but got {a} and {b}",
     ),
+    "loss_error_target_dtype": Entry(
+        "dtype", "shape-nn", "A class-index loss target (nll_loss, cross_entropy) of an integer dtype other than "
+        "int64 or uint8 (torch: RuntimeError).",
+        "{op}: expected target dtype to be Long or Byte, but got {dtype}",
+    ),
     "dtype_not_found_error": Entry(
         "argument", "registry", "Unknown dtype name.", "{op}: unknown dtype {name!r}{hint}"
     ),

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._autocast import autocast_suspended
-from .._dtype import bool_, int64
+from .._dtype import bool_, int64, uint8
 from .._dtype import float64 as float64_
 from .._errors import fail
 from .._grad_mode import is_grad_enabled, no_grad
@@ -1052,11 +1052,25 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     return out.squeeze(0) if unbatched and reduction == "none" else out
 
 
+# torch's names of the integer dtypes its class-index losses refuse (its ScalarType names)
+_SCALAR_TYPE_NAMES = {"int32": "Int", "int16": "Short", "int8": "Char", "bool": "Bool", "uint16": "UInt16",
+                      "uint32": "UInt32", "uint64": "UInt64"}
+
+
+def _check_class_target_dtype(target: Tensor, op: str) -> None:
+    """torch's class-index losses take int64 or uint8 targets only: int32 labels (``torch.from_numpy`` of a
+    NumPy int32 array) are refused there, not converted, so here too."""
+    if target.dtype not in (int64, uint8) and not target.is_floating_point():
+        name = target.dtype.name
+        fail("loss_error_target_dtype", op=op, dtype=_SCALAR_TYPE_NAMES.get(name, name))
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``-w[t] * input[t]`` per element; 'mean' divides by the summed weights of the non-ignored targets."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     input, target, weight = autocast_inputs("nll_loss", input, target, weight)
+    _check_class_target_dtype(target, "nll_loss")
 
     shape = check(RN.class_target_shape, tuple(input._data.shape), tuple(target._data.shape), op="nll_loss")
     c = input._data.shape[1] if input._data.ndim >= 2 else input._data.shape[0]
@@ -1082,6 +1096,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str,
                          label_smoothing: float) -> Tensor:
     """Class-index targets as one primitive (``ops.loss``): the same checks and errors as the composite."""
+    _check_class_target_dtype(target, "nll_loss")
     shape = check(RN.class_target_shape, tuple(input._data.shape), tuple(target._data.shape), op="nll_loss")
     _check_reduction(reduction, "cross_entropy")
     c = input._data.shape[1]

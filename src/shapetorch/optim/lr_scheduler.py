@@ -4,7 +4,10 @@ OneCycleLR, with torch's (recursive where torch's is) formulas, ``get_last_lr`` 
 from __future__ import annotations
 
 import bisect
+import functools
 import math
+import warnings
+import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,6 +33,7 @@ class LRScheduler:
                     raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer")
         self.base_lrs: list[float] = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _track_optimizer_steps(optimizer)
         self._step_count = 0
         self.step()
 
@@ -40,6 +44,8 @@ class LRScheduler:
         return self._last_lr
 
     def step(self, epoch: int | None = None) -> None:
+        if self._step_count == 1:  # the first step after construction: has the optimizer stepped yet?
+            _warn_if_optimizer_not_stepped(self.optimizer)
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -63,6 +69,42 @@ class LRScheduler:
 
 
 _LRScheduler = LRScheduler
+
+
+def _track_optimizer_steps(optimizer: Optimizer) -> None:
+    """Wrap ``optimizer.step`` (once per optimizer, on the instance, as torch does) so that it records having been
+    called: torch warns when a scheduler steps before its optimizer ever has, which skips the schedule's first
+    value, and users rely on that warning."""
+    if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        return
+    owner = weakref.ref(optimizer)  # the wrapper lives on the optimizer: no reference cycle through it
+    func = optimizer.step.__func__  # type: ignore[attr-defined]  # a bound method
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        opt = owner()
+        opt._opt_called = True  # type: ignore[union-attr]
+        return func.__get__(opt, type(opt))(*args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+    optimizer.step = wrapper  # type: ignore[method-assign]
+
+
+def _warn_if_optimizer_not_stepped(optimizer: Optimizer) -> None:
+    """torch's two warnings on a scheduler's first step: its optimizer's ``step`` was replaced after the scheduler
+    wrapped it, or it has not been called yet."""
+    if not hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                      "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
+                      "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                      UserWarning, stacklevel=3)
+    elif not getattr(optimizer, "_opt_called", False):
+        warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+                      "later, you should call them in the opposite order: `optimizer.step()` before "
+                      "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
+                      "of the learning rate schedule. See more details at "
+                      "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
+                      stacklevel=3)
 
 
 class LambdaLR(LRScheduler):

@@ -202,6 +202,17 @@ class ParameterList(Module):
     def __iter__(self) -> Iterator[Parameter]:
         return iter(p for p in self._parameters.values() if p is not None)
 
+    def extra_repr(self) -> str:
+        # torch lists the parameters (they are not submodules, so the default repr shows nothing)
+        return "\n".join(f"  ({k}): {_parameter_line(p, p.dtype)}" for k, p in enumerate(self))
+
+
+def _parameter_line(p: Parameter, what: Any) -> str:
+    """torch's one line for a parameter of a ParameterList/ParameterDict: ``what`` is its dtype (the list) or
+    its legacy tensor type (the dict, as torch prints it)."""
+    device = f" ({p.device})" if p.device.type != "cpu" else ""
+    return f"Parameter containing: [{what} of size {'x'.join(str(s) for s in p.shape)}{device}]"
+
 
 class ParameterDict(Module):
     def __init__(self, parameters: Mapping[str, Parameter] | None = None) -> None:
@@ -225,3 +236,7 @@ class ParameterDict(Module):
 
     def keys(self) -> Iterable[str]:
         return self._parameters.keys()
+
+    def extra_repr(self) -> str:
+        return "\n".join(f"  ({k}): {_parameter_line(p, p.type())}" for k, p in self._parameters.items()
+                         if p is not None)

@@ -62,6 +62,14 @@ class _AvgPoolNd(Module):
 class AvgPool1d(_AvgPoolNd):
     _nd = 1
 
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        # torch's AvgPool1d (only the 1-d one) keeps its sizes as 1-tuples, which its repr shows
+        def single(v: Any) -> Any:
+            return tuple(v) if isinstance(v, (tuple, list)) else (v,)
+        super().__init__(single(kernel_size), single(stride if stride is not None else kernel_size),
+                         single(padding), ceil_mode, count_include_pad)
+
 
 class AvgPool2d(_AvgPoolNd):
     _nd = 2

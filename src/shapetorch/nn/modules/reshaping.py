@@ -128,7 +128,10 @@ class _PadNd(Module):
         return F.pad(input, self.padding, self.mode)
 
     def extra_repr(self) -> str:
-        return f"{self.padding}" + (f", value={self.value}" if self.mode == "constant" else "")
+        # torch's wordings: ConstantPad names its padding, the reflect/replicate/circular and zero pads do not
+        if self.mode == "constant" and not type(self).__name__.startswith("ZeroPad"):
+            return f"padding={self.padding}, value={self.value}"
+        return f"{self.padding}"
 
 
 def _pad(name: str, mode: str, dims: int) -> type[_PadNd]:

@@ -1,5 +1,6 @@
 """``nn.utils``: gradient clipping, parameter/vector conversion, weight and spectral normalisation (hook-based and
-as parametrizations), batch norm fusion, ``skip_init`` and conv weight memory formats."""
+as parametrizations), batch norm fusion, ``skip_init`` and conv weight memory formats. Magnitude pruning is
+``nn.utils.prune``, imported on its own as in torch (``import torch.nn.utils.prune as prune``)."""
 
 from __future__ import annotations
 
