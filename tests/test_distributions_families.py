@@ -260,6 +260,7 @@ def test_mode_matches_torch(name: str) -> None:
     (lambda D, t: D.StudentT(t([0.0])), ValueError),
     (lambda D, t: D.Pareto(t([1.0]), t([-1.0])), ValueError),
     (lambda D, t: D.Multinomial(t(3.0), t([0.5, 0.5])), NotImplementedError),
+    (lambda D, t: D.MultivariateNormal(t([0.0, 0.0]), t([[1.0, 2.0], [2.0, 1.0]])), ValueError),
     (lambda D, t: D.MixtureSameFamily(D.Categorical(t([0.5, 0.5])), D.Normal(t([0.0, 1.0, 2.0]), t([1.0] * 3))),
      ValueError),
 ])
@@ -528,3 +529,12 @@ def test_exponential_family_generic_entropy_matches_torch(name: str) -> None:
     want = torch.distributions.ExponentialFamily.entropy(theirs)
     np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(got.numpy(), ours.entropy().numpy(), rtol=1e-3, atol=1e-4)
+
+
+def test_laplace_cdf_and_icdf_match_torch() -> None:
+    value, probs = np.array([-1.0, 0.3, 2.5], np.float32), np.array([0.1, 0.5, 0.9], np.float32)
+    ours = st.distributions.Laplace(st.tensor(0.5), st.tensor(1.5))
+    theirs = torch.distributions.Laplace(torch.tensor(0.5), torch.tensor(1.5))
+    np.testing.assert_allclose(ours.cdf(st.tensor(value)).numpy(), theirs.cdf(torch.tensor(value)).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(ours.icdf(st.tensor(probs)).numpy(), theirs.icdf(torch.tensor(probs)).numpy(),
+                               rtol=1e-6)

@@ -159,6 +159,16 @@ class Laplace(_LocationScale):
             self._validate_sample(value)
         return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
 
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        d = value - self.loc
+        return 0.5 - 0.5 * d.sign() * (-d.abs() / self.scale).expm1()
+
+    def icdf(self, value: Tensor) -> Tensor:
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
+
     def entropy(self) -> Tensor:
         return 1 + (2 * self.scale).log()
 
@@ -366,17 +376,21 @@ class MultivariateNormal(Distribution):
         self.loc = loc.expand((*batch, n))
         if scale_tril is not None:
             self.scale_tril = scale_tril.expand((*batch, n, n))
-            self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
             self.covariance_matrix = covariance_matrix.expand((*batch, n, n))
-            self._unbroadcasted_scale_tril = linalg_cholesky(covariance_matrix)
         else:
             assert precision_matrix is not None
             self.precision_matrix = precision_matrix.expand((*batch, n, n))
+        # validated first, so a matrix that is not positive-definite is torch's ValueError, not the factorization's
+        super().__init__(batch, (n,), validate_args)
+        if scale_tril is not None:
+            self._unbroadcasted_scale_tril = scale_tril
+        elif covariance_matrix is not None:
+            self._unbroadcasted_scale_tril = linalg_cholesky(covariance_matrix)
+        else:
             from ..ops.linalg import linalg_inv
 
             self._unbroadcasted_scale_tril = linalg_cholesky(linalg_inv(precision_matrix))
-        super().__init__(batch, (n,), validate_args)
 
     def __getattr__(self, name: str) -> Any:
         L = self.__dict__["_unbroadcasted_scale_tril"]
