@@ -467,3 +467,29 @@ def sym_not(a: Any) -> Any:
     if hasattr(a, "__sym_not__"):
         return a.__sym_not__()
     return not a
+
+
+@public("misc", method=False)
+def get_device(input: Tensor) -> int:
+    """``input.get_device()``: -1 on the CPU, the device's index elsewhere."""
+    index: int = input.get_device()
+    return index
+
+
+@public("misc", method=False)
+def is_inference(input: Tensor) -> bool:
+    """``input.is_inference()``: whether it was made under ``inference_mode``."""
+    return input.is_inference()
+
+
+@public("misc", method=False)
+def typename(obj: Any) -> str:
+    """A tensor's type string (``shapetorch.FloatTensor``), else the object's module-qualified class name
+    (without ``builtins.``), as ``torch.typename``."""
+    if isinstance(obj, Tensor):
+        return str(obj.type())
+    # a class or function names itself; any other object is named by its class
+    named = obj if hasattr(obj, "__qualname__") or hasattr(obj, "__name__") else type(obj)
+    module = str(getattr(named, "__module__", "") or "")
+    qualname = str(getattr(named, "__qualname__", None) or getattr(named, "__name__", ""))
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
