@@ -431,6 +431,12 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
 
 @public("creation", method=False)
 def fill(input: Tensor, value: Any) -> Tensor:
-    """A new tensor of ``input``'s shape and dtype filled with ``value`` (out of place ``fill_``)."""
-    out: Tensor = input.clone().fill_(value)
-    return out
+    """A new tensor of ``input``'s shape and dtype filled with ``value`` (out of place ``fill_``). In the graph
+    when ``input`` requires grad, with a zero gradient for it (torch's ``FillBackward0``)."""
+    from ._common import as_node
+    from .conversion import where
+
+    filled: Tensor = input.detach().clone().fill_(value)
+    if not input.requires_grad:
+        return filled
+    return as_node(where(zeros_like(input, dtype="bool"), input, filled), "FillBackward0", input)

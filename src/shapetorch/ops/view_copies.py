@@ -151,14 +151,15 @@ def as_strided_copy(input: Tensor, size: Sequence[int], stride: Sequence[int], s
 @public("shape")
 def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: Sequence[int],
                        storage_offset: int | None = None) -> Tensor:
-    """A copy of ``input`` (contiguous) whose ``as_strided(size, stride, storage_offset)`` view holds ``src``.
-    Differentiable in both: composed of a clone, a view and an in-place copy."""
-    base = input.clone()
-    if not base.is_contiguous():
-        base = base.contiguous()
-    view = base.as_strided(size, stride, storage_offset)
-    if tuple(view.shape) != tuple(src.shape):
+    """A contiguous copy of ``input`` whose ``as_strided(size, stride, storage_offset)`` elements are ``src``'s.
+    Written out of place (the strided view's element positions, then ``index_put``), so both inputs get their
+    gradients: ``src`` its slice of the gradient, ``input`` the rest."""
+    from .creation import arange
+
+    positions = arange(input.numel(), device=input.device).as_strided(size, stride, storage_offset)
+    if tuple(positions.shape) != tuple(src.shape):
         fail("argument_error_invalid", op="as_strided_scatter", problem="expected src to have a size equal to the "
-             f"slice of self. src size = {list(src.shape)}, slice size = {list(view.shape)}")
-    view.copy_(src)
-    return base
+             f"slice of self. src size = {list(src.shape)}, slice size = {list(positions.shape)}")
+    flat = input.reshape(-1).index_put((positions.reshape(-1),), src.reshape(-1).to(input.dtype))
+    out: Tensor = flat.reshape(input.shape)
+    return out

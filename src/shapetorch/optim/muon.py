@@ -59,7 +59,7 @@ class Muon(Optimizer):
     the update is ``g.lerp(buf, momentum)`` with Nesterov momentum (else the buffer), orthogonalized by
     ``orthogonalize``; the parameter decays by ``1 - lr * weight_decay`` and then moves by the adjusted lr."""
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
+    def __init__(self, params: Iterable[Any], lr: float | Tensor = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
                  nesterov: bool = True, ns_coefficients: tuple[float, float, float] = _NS_COEFFICIENTS,
                  eps: float = 1e-7, ns_steps: int = 5, adjust_lr_fn: str | None = None) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
