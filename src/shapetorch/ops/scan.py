@@ -354,7 +354,7 @@ def _gradient_spacings(input: Tensor, spacing: Any, dims: list[int], dim_given: 
     return list(spacing)
 
 
-@public("scan")
+@public("scan", method=False)  # torch.Tensor has no gradient method
 def gradient(input: Tensor, *, spacing: Any = 1, dim: int | list[int] | tuple[int, ...] | None = None,
              edge_order: int = 1) -> tuple[Tensor, ...]:
     """Estimates of the partial derivatives of ``input`` along each of ``dim`` by central differences inside and
