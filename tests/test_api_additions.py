@@ -294,6 +294,7 @@ def test_gradient_errors():
     same_error(lambda m: m.gradient(m.ones(3, 3), dim=(0, 0)))
     assert same_error(lambda m: m.gradient(m.ones(3, 3), dim=2)) == "dimension_error_out_of_range"
     same_error(lambda m: m.gradient(m.ones(3, dtype=m.bool)))
+    assert same_error(lambda m: m.gradient(m.ones(3, dtype=m.uint8))) == "argument_error_invalid"
 
 
 # -- small namespace functions -----------------------------------------------------------------------------------

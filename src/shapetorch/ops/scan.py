@@ -364,6 +364,8 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: int | list[int] | tuple[in
     if edge_order not in (1, 2):
         fail("argument_error_invalid", op="gradient", problem="torch.gradient only supports edge_order=1 and "
                                                               "edge_order=2.")
+    if dtype_name(input) == "uint8":
+        fail("argument_error_invalid", op="gradient", problem="torch.gradient does not support uint8 input.")
     ndim = input._data.ndim
     if dim is None:
         dims = list(range(ndim))

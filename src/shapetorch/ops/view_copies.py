@@ -39,8 +39,16 @@ def _fresh_all(views: Sequence[Tensor], out: Any, op: str) -> Any:
 
 @public("shape", method=False)
 def view_copy(input: Tensor, size: Any, *, out: Tensor | None = None) -> Tensor:
-    """``input.view(size)`` (or ``input.view(dtype)``), copied."""
-    return _fresh(input.view(size), out, "view_copy")
+    """``input.view(size)`` (or ``input.view(dtype)``), copied. The copy needs no view of the input's strides, so
+    a non-contiguous input is reshaped (as torch's functional view_copy accepts it)."""
+    from .._dtype import DType
+
+    if isinstance(size, Tensor):  # torch's parser takes a list of ints or a dtype here
+        fail("argument_error_type", op="view_copy", name="size", position=" (position 2)",
+             expected="tuple of ints", got="Tensor")
+    if (isinstance(size, type) and issubclass(size, DType)) or isinstance(size, str):
+        return _fresh(input.view(size), out, "view_copy")
+    return _fresh(input.reshape(size), out, "view_copy")
 
 
 @public("shape", method=False)
