@@ -526,3 +526,19 @@ def test_muon_errors():
         with pytest.raises(ValueError) as got:
             fn(st)
         assert str(got.value).replace("shapetorch", "torch") == str(want.value)
+
+
+def test_deprecated_out_of_place_resize():
+    a = arr(6)
+    results = []
+    for m in (torch, st):
+        x = on(m, a, True)
+        with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+            y = x.resize(2, 3)
+        with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+            z = x.resize_as(m.ones(3, 2))
+        (y * y).sum().backward()
+        results.append((y, z, x.grad))
+    same(results[0], results[1])
+    with pytest.warns(UserWarning):
+        assert same_error(lambda m: m.ones(6).resize(4, 2)) == "argument_error_invalid"
