@@ -542,3 +542,32 @@ def test_deprecated_out_of_place_resize():
     same(results[0], results[1])
     with pytest.warns(UserWarning):
         assert same_error(lambda m: m.ones(6).resize(4, 2)) == "argument_error_invalid"
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod", "amax", "amin"])
+@pytest.mark.parametrize("initial", [None, 0.5])
+@pytest.mark.parametrize("by", ["lengths", "offsets"])
+def test_segment_reduce(reduce, initial, by):
+    a = arr(6, 2)
+    segments = [2, 0, 3, 1]
+    given = np.array(segments if by == "lengths" else np.concatenate([[0], np.cumsum(segments)]), dtype=np.int64)
+    t, s = on(torch, a, True), on(st, a, True)
+    rt = torch.segment_reduce(t, reduce, **{by: torch.tensor(given)}, initial=initial)
+    rs = st.segment_reduce(s, reduce, **{by: st.tensor(given)}, initial=initial)
+    same(rt, rs)
+    if reduce in ("sum", "mean", "prod"):  # (max/min: torch and amax agree away from ties; no ties here)
+        keep_t, keep_s = torch.isfinite(rt), st.isfinite(rs)
+        rt[keep_t].sum().backward()
+        rs[keep_s].sum().backward()
+        same(t.grad, s.grad)
+
+
+def test_segment_reduce_errors():
+    lengths = [2, 0, 3, 1]
+    assert same_error(lambda m: m.segment_reduce(m.ones(6), "sum", lengths=m.tensor([2, 2]))) == "argument_error_invalid"
+    same_error(lambda m: m.segment_reduce(m.ones(6), "foo", lengths=m.tensor(lengths)))
+    same_error(lambda m: m.segment_reduce(m.ones(6), "sum"))
+    same_error(lambda m: m.segment_reduce(m.ones(6), "sum", lengths=m.tensor([2, -1, 5])))
+    same_error(lambda m: m.segment_reduce(m.ones(6), "sum", lengths=m.tensor(lengths), axis=1))
+    same_error(lambda m: m.segment_reduce(m.arange(6), "sum", lengths=m.tensor(lengths)))
+    same_error(lambda m: m.segment_reduce(m.ones(6), "sum", lengths=m.tensor(lengths).float()))
