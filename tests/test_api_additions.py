@@ -571,3 +571,32 @@ def test_segment_reduce_errors():
     same_error(lambda m: m.segment_reduce(m.ones(6), "sum", lengths=m.tensor(lengths), axis=1))
     same_error(lambda m: m.segment_reduce(m.arange(6), "sum", lengths=m.tensor(lengths)))
     same_error(lambda m: m.segment_reduce(m.ones(6), "sum", lengths=m.tensor(lengths).float()))
+
+
+HISTDD_CASES = [
+    {"bins": [2, 3]}, {"bins": 4}, {"bins": 2, "range": [-1.0, 2.0, -1.0, 1.0], "density": True},
+    {"bins": "edges"}, {"bins": [3, 2], "weight": True}, {"bins": 3, "density": True, "weight": True},
+]
+
+
+@pytest.mark.parametrize("kw", HISTDD_CASES)
+def test_histogramdd(kw):
+    x = arr(50, 2)
+    kw_t, kw_s = dict(kw), dict(kw)
+    if kw.get("bins") == "edges":
+        edges = [np.array([-2.0, 0.0, 1.0, 3.0], np.float32), np.array([-1.0, 0.5, 1.0], np.float32)]
+        kw_t["bins"], kw_s["bins"] = on(torch, edges), on(st, edges)
+    if kw.get("weight"):
+        w = RNG.random(50).astype(np.float32)
+        kw_t["weight"], kw_s["weight"] = torch.tensor(w), st.tensor(w)
+    t, s = torch.histogramdd(torch.tensor(x), **kw_t), st.histogramdd(st.tensor(x), **kw_s)
+    assert type(s).__name__ == "histogramdd"
+    same(t.hist, s.hist)
+    same(tuple(t.bin_edges), tuple(s.bin_edges))
+
+
+def test_histogramdd_errors():
+    same_error(lambda m: m.histogramdd(m.ones(4, 2), bins=[2, 2, 2]))
+    same_error(lambda m: m.histogramdd(m.ones(4, 2), bins=2, range=[0.0, 1.0]))
+    same_error(lambda m: m.histogramdd(m.ones(4, 2, dtype=m.int64), bins=2))
+    same_error(lambda m: m.histogramdd(m.ones(4, 2), bins=2, weight=m.ones(3)))
