@@ -283,6 +283,7 @@ def test_gradient_dtypes():
         same(torch.gradient(torch.tensor(a), spacing=2, dim=-1, edge_order=2),
              st.gradient(st.tensor(a), spacing=2, dim=-1, edge_order=2))
     same(torch.gradient(torch.ones(3, 3), spacing=torch.tensor(2.0)), st.gradient(st.ones(3, 3), spacing=st.tensor(2.0)))
+    same(torch.gradient(torch.tensor([1.0, 4.0, 9.0]), spacing=None), st.gradient(st.tensor([1.0, 4.0, 9.0]), spacing=None))
 
 
 def test_gradient_errors():

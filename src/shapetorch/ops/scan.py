@@ -335,6 +335,8 @@ __all__ = ["cummax", "cummin", "cumprod", "cumsum", "cumulative_trapezoid", "dif
 
 def _gradient_spacings(input: Tensor, spacing: Any, dims: list[int], dim_given: bool) -> list[Any]:
     """One spacing per dim of ``dims``: a number (uniform steps) or a 1-D tensor of coordinates."""
+    if spacing is None:  # torch's default, spelled out
+        spacing = 1
     if isinstance(spacing, Tensor) and spacing._data.ndim == 0:
         spacing = spacing.item()
     if not isinstance(spacing, (list, tuple)):
