@@ -87,6 +87,8 @@ DELIBERATE = {
     "tril:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
     "triu:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
     "as_strided:empty_input": "torch reads outside the (empty) storage and returns what it finds there",
+    "as_strided_scatter:empty_input": "torch writes outside the (empty) storage",
+    "as_strided_copy:empty_input": "torch reads outside the (empty) storage and returns what it finds there",
     "mode:nan_input": "torch's mode of a row with NaN depends on where the NaN is ([nan, 1, 2] gives nan, [1, 2, nan] "
                       "gives 1): its sort does not order NaN; ours counts NaN as one value, sorted last",
     "mv:zero_dim_input": "torch's check reads dim 0 of the 0-d matrix first (an IndexError); ours is the "

@@ -144,6 +144,10 @@ KNOWN = {
     "index_select": "ours: index_select of a 0-d input is a clone; torch's IndexSelectBackward saves the index",
     "put": "ours: index_put of the flattened input, whose backward needs no saved tensor; torch's PutBackward "
            "saves the index",
+    "as_strided_scatter": "ours: an index_put composite that saves the positions; torch's node saves nothing",
+    "fill": "ours: a `where` composite that saves the (all false) mask; torch's FillBackward0 saves nothing",
+    "gradient": "ours: a composite of slices and divisions that saves the spacings; torch's nodes save nothing",
+    "unfold_copy": "ours: unfold then a copy, whose unfold saves its positions; torch's node saves only sizes",
 }
 
 

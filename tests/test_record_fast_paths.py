@@ -232,7 +232,7 @@ def test_sum_and_matmul_record_as_torch_whatever_came_before(pattern):
                 cs = _calls(lib, a, b)
             for c in cs:
                 results.append((arr(c), str(c.dtype).split(".")[-1], c.requires_grad,
-                                c.grad_fn is not None))  # (names: matmul is MatmulBackward0 here, MmBackward0 in torch)
+                                c.grad_fn is not None))
             if cs[1].requires_grad:
                 (cs[0] + cs[1].sum() + cs[2].sum()).backward() if cs[0].requires_grad else cs[1].sum().backward()
                 results.append(tuple(None if t.grad is None else arr(t.grad) for t in (a, b)))

@@ -73,6 +73,7 @@ from ._rules.dims import Sym
 from ._rules.dtypes import promote_types as _promote_names
 from ._tensor import Size, Tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .ops._registry import FUNCTIONS
 from .ops.legacy import TYPED
 from .ops.random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
@@ -152,6 +153,15 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     return tuple(t.expand(shape) for t in tensors)
 
 
+def __getattr__(name: str) -> Any:
+    """``shapetorch.GradScaler`` is ``shapetorch.amp.GradScaler``; amp loads only when it is asked for."""
+    if name == "GradScaler":
+        from .amp import GradScaler
+
+        return GradScaler
+    raise AttributeError(name)
+
+
 def reveal_shape(tensor: Tensor) -> Tensor:
     """Print the shape and dtype, as the mypy plugin reports them statically; returns ``tensor``."""
     from ._rules.dims import fmt_shape
@@ -173,6 +183,7 @@ __all__ = [
         "broadcast_tensors", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "default_generator", "device",
         "double", "enable_grad", "finfo", "float", "float16", "iinfo", "float32", "float64", "get_default_dtype",
         "get_rng_state", "half", "inference_mode", "initial_seed", "int", "int8", "int16", "int32", "int64",
+        "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_anomaly_enabled", "GradScaler",  # noqa: F405
         "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "list_devices",  "long",
         "manual_seed", "no_grad", "numel", "ops", "promote_types", "register_device", "result_type", "seed",
         "set_default_dtype", "set_grad_enabled", "set_rng_state", "short", "uint8", "unregister_device",

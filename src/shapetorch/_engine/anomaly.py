@@ -29,6 +29,11 @@ def is_anomaly_check_nan_enabled() -> bool:
     return ANOMALY.check_nan
 
 
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """``torch.set_anomaly_enabled``: switch anomaly detection on or off (no context manager)."""
+    ANOMALY.enabled, ANOMALY.check_nan = bool(enabled), bool(check_nan)
+
+
 def forward_traceback() -> list[str]:
     """The current stack as ``traceback.format_list`` lines, without shapetorch's own frames."""
     frames = [f for f in traceback.extract_stack()[:-1] if not os.path.abspath(f.filename).startswith(_PKG)]

@@ -68,7 +68,7 @@ CATALOGUE: dict[str, Entry] = {
     # -- matmul family ----------------------------------------------------------------------
     "matmul_error_inner_dimensions_do_not_match": Entry(
         "shape", "shape-matmul", "Contraction dims differ: a.shape[-1] != b.shape[-2] (or b.shape[0] for 1-D).",
-        "{op}: inner dimensions do not match: {a} @ {b} ({ka} != {kb})",
+        "{op}: inner dimensions do not match: {a} @ {b} ({ka} != {kb}){mats}",
     ),
     "matmul_error_requires_at_least_1d": Entry(
         "shape", "shape-matmul", "An operand of matmul is 0-D.",

@@ -12,7 +12,19 @@ from .errors import RuleError, invalid_argument
 
 def _inner(op: str, a: Shape, b: Shape, ka: Dim, kb: Dim) -> None:
     if differ(ka, kb):
-        raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=a, b=b, ka=ka, kb=kb)
+        raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=a, b=b, ka=ka, kb=kb,
+                        mats=torch_mats(a, b))
+
+
+def torch_mats(a: Shape, b: Shape) -> str:
+    """torch's own words for a product it runs as a 2-D one (mm, addmm, linear, matmul with a 2-D right operand:
+    a left operand of more dims is folded to rows), appended to the message so both read alike; else nothing."""
+    if len(b) != 2 or len(a) < 2:
+        return ""
+    rows: Dim = a[0]
+    for d in a[1:-1]:
+        rows = dim_mul(rows, d)
+    return f"; mat1 and mat2 shapes cannot be multiplied ({rows!r}x{a[-1]!r} and {b[0]!r}x{b[1]!r})"
 
 
 def matmul_shape(a: Shape, b: Shape, op: str = "matmul") -> Shape:
@@ -106,7 +118,8 @@ def tensordot_dims(a: Shape, b: Shape, dims: int | tuple[Sequence[int], Sequence
         db = wrap_dims(lb, len(b), op)
     for x, y in zip(da, db):
         if a[x] != 1 and b[y] != 1 and differ(a[x], b[y]):
-            raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=a, b=b, ka=a[x], kb=b[y])
+            raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=a, b=b, ka=a[x], kb=b[y],
+                            mats="")
     out = tuple(s for i, s in enumerate(a) if i not in da) + tuple(s for i, s in enumerate(b) if i not in db)
     return da, db, out
 
@@ -119,7 +132,7 @@ def addbmm_shape(input: Shape, b1: Shape, b2: Shape, op: str = "addbmm") -> Shap
     if differ(b1[0], b2[0]):
         raise RuleError("batch_dimensions_do_not_match_error", op=op, a=b1, b=b2, ba=b1[0], bb=b2[0])
     if differ(b1[2], b2[1]):
-        raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=b1, b=b2, ka=b1[2], kb=b2[1])
+        raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=b1, b=b2, ka=b1[2], kb=b2[1], mats="")
     out = (b1[1], b2[2])
     expand_shape(input, out, op)
     return out

@@ -82,7 +82,7 @@ def cdist_shape(a: Shape, b: Shape, op: str = "cdist") -> Shape:
         if len(s) < 2:
             raise RuleError("linalg_error_requires_at_least_2d", op=op, shape=s)
     if differ(a[-1], b[-1]):
-        raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=a, b=b, ka=a[-1], kb=b[-1])
+        raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=a, b=b, ka=a[-1], kb=b[-1], mats="")
     return broadcast_pair(a[:-2], b[:-2], op) + (a[-2], b[-2])
 
 
@@ -217,7 +217,8 @@ def multi_dot_shape(shapes: Sequence[Shape], op: str = "linalg.multi_dot") -> Sh
     for i in range(last):
         x, y = shapes[i], shapes[i + 1]
         if differ(x[-1], y[0]):
-            raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=x, b=y, ka=x[-1], kb=y[0])
+            raise RuleError("matmul_error_inner_dimensions_do_not_match", op=op, a=x, b=y, ka=x[-1], kb=y[0],
+                            mats="")
     return tuple(d for d in (rows, cols) if d is not None)
 
 

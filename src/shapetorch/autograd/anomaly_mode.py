@@ -4,6 +4,13 @@ The switch lives in the engine (``shapetorch._engine.anomaly``), which reads it 
 this is its public module, as ``torch.autograd.anomaly_mode``.
 """
 
-from .._engine.anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
+from .._engine.anomaly import (
+           detect_anomaly,
+           is_anomaly_check_nan_enabled,
+           is_anomaly_enabled,
+           set_anomaly_enabled,
+           set_detect_anomaly,
+)
 
-__all__ = ["detect_anomaly", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_detect_anomaly"]
+__all__ = ["detect_anomaly", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_anomaly_enabled",
+           "set_detect_anomaly"]

@@ -68,16 +68,16 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
     "adaptive_max_pool2d", "adaptive_max_pool3d", "affine_grid", "alpha_dropout", "avg_pool1d", "avg_pool2d", "avg_pool3d",
     "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "celu_",
-    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "channel_shuffle", "conv_tbc", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
     "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "ctc_loss", "dropout", "dropout1d", "dropout2d", "dropout3d",
     "elu", "elu_", "embedding", "embedding_bag", "feature_alpha_dropout", "fold", "gaussian_nll_loss", "gelu", "glu",
     "grid_sample", "group_norm", "gumbel_softmax", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
     "hinge_embedding_loss", "huber_loss", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
-    "leaky_relu", "leaky_relu_", "linear", "local_response_norm", "log_softmax", "logsigmoid", "lp_pool1d",
+    "leaky_relu", "leaky_relu_", "linear", "linear_cross_entropy", "local_response_norm", "log_softmax", "logsigmoid", "lp_pool1d",
     "lp_pool2d", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
     "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d",
     "max_unpool3d", "mish", "mse_loss", "multi_head_attention_forward", "multi_margin_loss",
-    "multilabel_margin_loss", "multilabel_soft_margin_loss", "nll_loss", "normalize", "one_hot", "pad",
+    "multilabel_margin_loss", "multilabel_soft_margin_loss", "native_channel_shuffle", "nll_loss", "normalize", "one_hot", "pad",
     "pairwise_distance", "pdist", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm", "rrelu",
     "rrelu_", "scaled_dot_product_attention", "selu", "selu_", "sigmoid", "silu", "smooth_l1_loss",
     "soft_margin_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
@@ -197,6 +197,44 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out if bias is None else out + bias
 
 
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None,
+                         weight: Tensor | None = None, reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: Any = None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``, as torch 2.13's. ``linear_weight``
+    is (C, d_1, ..., d_K, in_features): the logits of a batched input are then (N, C, d_1, ..., d_K), a K-dimensional
+    loss. ``options`` picks torch's chunked kernel, which saves memory but computes the same loss: it is accepted
+    and the loss is computed whole (see docs/compatibility.md)."""
+    op = "linear_cross_entropy"
+    if input.dim() < 1 or input.dim() > 2:
+        fail("argument_error_invalid", op=op, problem=f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        fail("argument_error_invalid", op=op, problem="expected linear_weight with dimensionality at least 2, got "
+                                                      f"{linear_weight.dim()}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        fail("argument_error_invalid", op=op, problem="expected equal input and linear_weight last dimensions "
+             f"(in_features), got {in_features} and {linear_weight.shape[-1]}, respectively")
+    classes, extra = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *extra):
+        fail("argument_error_invalid", op=op, problem=f"expected linear_bias shape {(classes, *extra)}, got "
+                                                      f"{tuple(linear_bias.shape)}")
+    if extra and not batch:
+        fail("argument_error_invalid", op=op, problem=f"K-dimensional loss defined by linear_weight shape "
+             f"{tuple(linear_weight.shape)} requires batched input, (N, {in_features}), got unbatched input with "
+             f"shape {tuple(input.shape)}")
+    logits_shape = (*batch, classes, *extra)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:  # class probabilities
+        fail("argument_error_invalid", op=op, problem="ignore_index cannot be specified when target contains "
+                                                      "probabilities")
+    flat_w = linear_weight.reshape(-1, in_features) if extra else linear_weight
+    flat_b = linear_bias.reshape(-1) if extra and linear_bias is not None else linear_bias
+    logits = linear(input, flat_w, flat_b)
+    if extra:
+        logits = logits.reshape(logits_shape)
+    return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None else ignore_index,
+                         reduction=reduction, label_smoothing=label_smoothing)
+
+
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y_k = x1 W_k x2 + b_k`` with weight (out, in1, in2)."""
 
@@ -206,6 +244,30 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 
 # -- convolution and pooling ----------------------------------------------------------------------------
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """A 1-D convolution over (time, batch, channels) with a (kernel width, in, out) weight, as torch's conv_tbc:
+    ``conv1d`` on the permuted operands; a negative ``pad`` trims that many steps from each end, as torch's."""
+    op = "conv_tbc"
+    if input.dim() != 3:
+        fail("argument_error_invalid", op=op, problem="Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        fail("argument_error_invalid", op=op, problem="Weight tensor must have 3 dims: kernel_width, in_channels, "
+                                                      "out_channels.")
+    if bias.dim() != 1:
+        fail("argument_error_invalid", op=op, problem="Bias must have 1 dim: out_channels")
+    if input.shape[2] != weight.shape[1]:
+        fail("argument_error_invalid", op=op, problem="Input dim 2 (input channels) is not == dim 1 in the weight "
+                                                      "tensor")
+    if weight.shape[2] != bias.shape[0]:
+        fail("argument_error_invalid", op=op, problem="Bias size must equal dim 2 in the weight tensor (output "
+                                                      "channels).")
+    x = input.permute(1, 2, 0)
+    if pad < 0:
+        x = x.narrow(2, -pad, max(x.shape[2] + 2 * pad, 0))
+    out: Tensor = conv1d(x, weight.permute(2, 1, 0), bias, padding=max(pad, 0))
+    return out.permute(2, 0, 1)
+
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
@@ -1559,6 +1621,11 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
             if groups > 0 else f"Number of groups to divide channels in must be positive. Value of groups:{groups}"))
     rest = tuple(input._data.shape[2:])
     return input.reshape(n, groups, ch // groups, *rest).transpose(1, 2).reshape(n, ch, *rest)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """torch's kernel-level ``channel_shuffle``: the same op (one definition), under torch's other name."""
+    return channel_shuffle(input, groups)
 
 
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:

@@ -31,7 +31,7 @@ def _register(*fns: Any) -> None:
 # the functions whose signature in torch's namespace is nn.functional's
 _register(F.conv1d, F.conv2d, F.conv3d, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d, F.avg_pool1d,
           F.adaptive_avg_pool1d, F.pixel_shuffle, F.pixel_unshuffle, F.channel_shuffle, F.pdist, F.cosine_similarity,
-          F.pairwise_distance, F.bilinear, F.rms_norm)
+          F.pairwise_distance, F.bilinear, F.rms_norm, F.native_channel_shuffle, F.conv_tbc)
 
 
 @public("nn", method=False)

@@ -38,12 +38,12 @@ from . import (
 )
 
 # isort: split
-from . import aliases, legacy, storage  # last: they name ops the modules above define
+from . import aliases, legacy, storage, view_copies  # last: they name ops the modules above define
 
 __all__ = [
     "activation", "arithmetic", "attention", "comparison", "complex", "conversion", "convolution", "creation", "einops", "einsum",
     "fft", "indexing", "joining", "linalg", "loss", "matmul", "matrix", "normalization", "pooling", "random", "recurrent", "reduction", "scan", "scatter", "sorting",
-    "special", "statistics", "aliases", "legacy", "storage", "tiling", "unary", "views", "vmap", "windows",
+    "special", "statistics", "aliases", "legacy", "storage", "tiling", "unary", "view_copies", "views", "vmap", "windows",
 ]
 
 # the WebGPU backend's public functions (the backend sits below the op table, so it is registered from here)

@@ -173,6 +173,15 @@ def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) ->
     return _sub(input, other if alpha == 1 else _scaled(other, alpha), out=out)
 
 
+@public("pointwise", method=False)
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input``: ``sub`` with its operands swapped (so its rules, dtypes and errors)."""
+    if not isinstance(input, Tensor):
+        fail("argument_error_type", op="rsub", name="input", position=" (position 1)", expected="Tensor",
+             got=type(input).__name__)
+    return sub(other, input, alpha=alpha)
+
+
 @public("pointwise", aliases=("divide",))
 def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
     """True division (``rounding_mode=None``), or rounded toward zero (``'trunc'``) or down (``'floor'``)."""

@@ -214,6 +214,39 @@ def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None
 
 method("resize_as_", _guarded("resize_as_", resize_as_))
 
+
+def _resize(self: Tensor, *sizes: Any) -> Tensor:
+    """torch's deprecated out-of-place ``resize``: autograd's reshape to as many elements (it warns, as torch's)."""
+    import math
+    import warnings
+
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    n = self.numel()
+    if any(type(s) is not int for s in shape) or math.prod(shape) != n:
+        shown = "x".join(str(s) for s in shape)
+        total = math.prod(shape) if all(type(s) is int for s in shape) else shape
+        have = "x".join(str(s) for s in self.shape)
+        fail("argument_error_invalid", op="resize", problem=f"requested resize to {shown} ({total} elements in total), "
+             f"but the given tensor has a size of {have} ({n} elements). autograd's resize can only change the "
+             "shape of a given tensor, while preserving the number of elements.")
+    out: Tensor = self.reshape(shape)
+    return out
+
+
+def _resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    """torch's deprecated out-of-place ``resize_as``: ``resize`` to ``tensor``'s shape."""
+    import warnings
+
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return _resize(self, *tensor.shape)
+
+
+method("resize", _resize)
+method("resize_as", _resize_as)
+
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -471,3 +504,29 @@ def sym_not(a: Any) -> Any:
     if hasattr(a, "__sym_not__"):
         return a.__sym_not__()
     return not a
+
+
+@public("misc", method=False)
+def get_device(input: Tensor) -> int:
+    """``input.get_device()``: -1 on the CPU, the device's index elsewhere."""
+    index: int = input.get_device()
+    return index
+
+
+@public("misc", method=False)
+def is_inference(input: Tensor) -> bool:
+    """``input.is_inference()``: whether it was made under ``inference_mode``."""
+    return input.is_inference()
+
+
+@public("misc", method=False)
+def typename(obj: Any) -> str:
+    """A tensor's type string (``shapetorch.FloatTensor``), else the object's module-qualified class name
+    (without ``builtins.``), as ``torch.typename``."""
+    if isinstance(obj, Tensor):
+        return str(obj.type())
+    # a class or function names itself; any other object is named by its class
+    named = obj if hasattr(obj, "__qualname__") or hasattr(obj, "__name__") else type(obj)
+    module = str(getattr(named, "__module__", "") or "")
+    qualname = str(getattr(named, "__qualname__", None) or getattr(named, "__name__", ""))
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"

@@ -14,7 +14,7 @@ from .._rules import dtypes as RD
 from .._rules.creation import arange_length
 from .._tensor import Tensor
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
-from ._common import allocating, check, check_fill_value, new_sizes
+from ._common import allocating, check, check_fill_value, int_list, new_sizes
 from ._registry import method, public
 
 
@@ -342,3 +342,101 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
     return _tri_indices("triu_indices", row, col, offset, dtype, device, False)
 
 
+
+
+def _strided(size: Any, stride: Any, dtype: Any, device: Any, requires_grad: bool, op: str) -> Tensor:
+    """A zero-filled tensor with the given sizes and strides (in elements), over storage just large enough."""
+    sz, st_ = new_sizes((size,), op), int_list((stride,), op)
+    if len(sz) != len(st_):
+        fail("argument_error_invalid", op=op, problem=f"dimensionality of sizes ({len(sz)}) must match "
+                                                      f"dimensionality of strides ({len(st_)})")
+    if any(s < 0 for s in st_):
+        fail("argument_error_invalid", op=op, problem=f"as_strided: Negative strides are not supported at the moment, "
+                                                      f"got strides: {list(st_)}")
+    n = 0 if 0 in sz else 1 + sum((s - 1) * t for s, t in zip(sz, st_))
+    storage = _filled(((n,),), 0, dtype if dtype is not None else get_default_dtype(), device, False, op)
+    out: Tensor = storage.as_strided(sz, st_, 0)
+    out._base = None  # the storage is the result's own, as torch's
+    return out.requires_grad_(True) if requires_grad else out
+
+
+@public("creation", method=False)
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uninitialised in torch, zeros here (as ``empty``), laid out with the given strides."""
+    return _strided(size, stride, dtype, device, requires_grad, "empty_strided")
+
+
+def _new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                       requires_grad: bool = False) -> Tensor:
+    return _strided(size, stride, dtype if dtype is not None else self.dtype,
+                    device if device is not None else self.device, requires_grad, "new_empty_strided")
+
+
+method("new_empty_strided", _new_empty_strided)
+
+
+@public("creation", method=False)
+def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, device: Any = None,
+                   requires_grad: bool = False) -> Tensor:
+    """A tensor of ``size`` whose dims lie in memory in the order ``physical_layout`` (outermost first)."""
+    sz, order = new_sizes((size,), "empty_permuted"), int_list((physical_layout,), "empty_permuted")
+    if len(sz) != len(order):
+        fail("argument_error_invalid", op="empty_permuted", problem="Number of dimensions in size does not match the "
+                                                                    "length of the physical_layout")
+    if sorted(order) != list(range(len(sz))):
+        fail("argument_error_invalid", op="empty_permuted", problem=f"Dimension {sorted(order)} is not a permutation "
+                                                                    f"of 0..{len(sz) - 1}")
+    physical = _filled((tuple(sz[d] for d in order),), 0, dtype if dtype is not None else get_default_dtype(), device,
+                       False, "empty_permuted")
+    inverse = [order.index(i) for i in range(len(order))]
+    out: Tensor = physical.permute(inverse)
+    out._base = None
+    return out.requires_grad_(True) if requires_grad else out
+
+
+@public("creation", method=False)
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor of ``s``, of the default dtype unless ``dtype`` is given (even for an int or a bool)."""
+    if isinstance(s, Tensor):
+        s = s.item()
+    _need_number(s, "scalar_tensor")
+    return _filled(((),), s, dtype if dtype is not None else get_default_dtype(), device, requires_grad,
+                   "scalar_tensor")
+
+
+@public("creation", method=False)
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> Tensor:
+    """``obj`` as a tensor, sharing memory with a tensor or NumPy array where dtype and device allow
+    (``copy=None``), always copying (``copy=True``) or refusing to copy (``copy=False``)."""
+    shares = isinstance(obj, Tensor) or (isinstance(obj, np.ndarray) and obj.dtype in DTYPE_OF)
+    if copy is True or not shares:
+        if copy is False:
+            fail("argument_error_invalid_value", op="asarray", problem="can't alias a Python sequence or scalar "
+                                                                       "without copying (copy=False)")
+        out = (obj.detach().clone() if isinstance(obj, Tensor) else tensor(obj, dtype=dtype, device=device))
+        if isinstance(obj, Tensor) and (dtype is not None or device is not None):
+            out = out.to(device=device, dtype=dtype)
+    else:
+        out = as_tensor(obj, dtype=dtype, device=device)
+        source = obj if isinstance(obj, Tensor) else None
+        if copy is False and source is not None and out is not source:
+            fail("argument_error_invalid_value", op="asarray", problem="can't alias the tensor: a copy is needed to "
+                                                                       "change its dtype or device (copy=False)")
+        if isinstance(obj, np.ndarray) and copy is False and not np.shares_memory(out._data, obj):
+            fail("argument_error_invalid_value", op="asarray", problem="can't alias the array without copying "
+                                                                       "(copy=False)")
+    return out.requires_grad_(True) if requires_grad else out
+
+
+@public("creation", method=False)
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A new tensor of ``input``'s shape and dtype filled with ``value`` (out of place ``fill_``). In the graph
+    when ``input`` requires grad, with a zero gradient for it (torch's ``FillBackward0``)."""
+    from ._common import as_node
+    from .conversion import where
+
+    filled: Tensor = input.detach().clone().fill_(value)
+    if not input.requires_grad:
+        return filled
+    return as_node(where(zeros_like(input, dtype="bool"), input, filled), "FillBackward0", input)

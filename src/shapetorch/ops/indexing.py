@@ -373,6 +373,23 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 
 @public("indexing")
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero(input)`` cut or padded (with rows of ``fill_value``) to exactly ``size`` rows."""
+    if size < 0:
+        fail("argument_error_invalid", op="nonzero_static", problem="'size' must be an non-negative integer")
+    idx: Tensor = nonzero(input)
+    found = idx._data.shape[0]
+    if found >= size:
+        return idx[:size].contiguous()
+    from .creation import full
+    from .joining import cat
+
+    pad = full((size - found, idx._data.shape[1]), fill_value, dtype="int64", device=input.device)
+    out: Tensor = cat([idx, pad])
+    return out
+
+
+@public("indexing")
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     from .._rules.broadcast import broadcast_shapes
 

@@ -1714,3 +1714,20 @@ def _removed(name: str) -> Any:
 
 for _name in _REMOVED:
     public("linalg", method=_name != "matrix_rank")(_removed(_name))
+
+
+@public("linalg", method=False)
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """NumPy's Vandermonde matrix, as ``torch.vander``: decreasing powers ``x**(N-1), ..., x**0`` unless
+    ``increasing``; integer and bool inputs give int64. Built on ``linalg.vander`` (so it differentiates)."""
+    if x._data.ndim != 1:
+        fail("argument_error_invalid", op="vander", problem="x must be a one-dimensional tensor.")
+    n = x._data.shape[0] if N is None else N
+    if n < 0:
+        fail("argument_error_invalid", op="vander", problem="N must be non-negative.")
+    if x._data.dtype.kind in "biu":
+        x = x.to("int64")
+    if n == 0:
+        return x.unsqueeze(-1).new_zeros((x._data.shape[0], 0))
+    out = linalg_vander(x, N=n)
+    return out if increasing else out.flip(-1)

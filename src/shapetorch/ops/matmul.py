@@ -140,7 +140,30 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
     if out is None and (xy := untracked_pair(_MATMUL, input, other, _matmul_kernel)) is not None:
         return untracked_result(input, _matmul_kernel(*xy))  # (NOTE [untracked call])
     result = _MATMUL(input, other)
+    if result._grad_fn is not None:
+        as_node(result, _matmul_label(len(sa), len(sb)), input, other)
     return result if out is None else out.copy_(result)
+
+
+def _matmul_label(ra: int, rb: int) -> str:
+    """The name torch's matmul gives its last node, which depends on how it dispatched: a product of vectors
+    and matrices is dot/mv/mm itself, a vector times a matrix squeezes a 1-row mm, a matrix times a batch clones
+    the transposed result, anything batched reshapes the folded product (``UnsafeViewBackward0``)."""
+    if rb == 1:
+        return "DotBackward0" if ra == 1 else "MvBackward0" if ra == 2 else "UnsafeViewBackward0"
+    if rb == 2:
+        return "SqueezeBackward4" if ra == 1 else "MmBackward0" if ra == 2 else "UnsafeViewBackward0"
+    return "CloneBackward0" if ra == 2 else "UnsafeViewBackward0"
+
+
+def _matmul_operator(self: Tensor, other: Any) -> Any:
+    """``a @ b``: an operand that is no tensor is Python's TypeError (``unsupported operand type(s) for @``), as
+    torch's, not matmul's argument error."""
+    return matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+
+
+def _rmatmul_operator(self: Tensor, other: Any) -> Any:
+    return matmul(other, self) if isinstance(other, Tensor) else NotImplemented
 
 
 def _strict(rule: Any, name: str) -> Any:
@@ -207,7 +230,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     prod = mv(mat, vec)
     return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
 
-Tensor.__matmul__ = matmul  # type: ignore[method-assign]
+method("__matmul__", _matmul_operator)
+method("__rmatmul__", _rmatmul_operator)
 
 
 # -- kron -----------------------------------------------------------------------------------------------------------

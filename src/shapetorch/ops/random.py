@@ -264,7 +264,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
     return _on(arr.astype(NP_DTYPE[d]), device, requires_grad)
 
 
-@public("random", method=False)
+@public("random")
 def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = None) -> Tensor:
     if p is None:
         need_floating(input, "bernoulli")
@@ -525,3 +525,23 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     if data.size and not np.all(data >= 0):
         fail("argument_error_invalid", op="poisson", problem="invalid Poisson rate, expected rate to be non-negative")
     return _POISSON(input, generator=generator)
+
+
+@public("random", method=False)
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Draws from Binomial(count, prob) elementwise, in ``count``'s dtype. Not differentiable (torch's result
+    claims ``requires_grad`` but has no derivative); a probability outside [0, 1] is clipped to it."""
+    for name, t in (("count", count), ("prob", prob)):
+        if t._data.dtype.kind not in "f":
+            fail("argument_error_invalid_value", op="binomial", problem=f"binomial only supports floating-point "
+                                                                        f"dtypes for {name}, got: {t.dtype.name}")
+    if count.dtype != prob.dtype:
+        fail("dtype_error_mismatch", op="binomial", what="count and prob", a=count.dtype.name, b=prob.dtype.name)
+    from .._rules.broadcast import broadcast_shapes
+    from ._common import check
+
+    shape = check(broadcast_shapes, count._data.shape, prob._data.shape, op="binomial")
+    n = np.maximum(np.floor(np.nan_to_num(count.detach().cpu().numpy().astype(np.float64))), 0).astype(np.int64)
+    p = np.clip(np.nan_to_num(prob.detach().cpu().numpy().astype(np.float64)), 0.0, 1.0)
+    arr = _rng(generator).binomial(np.broadcast_to(n, shape), np.broadcast_to(p, shape))
+    return _on(np.asarray(arr).astype(count._data.dtype), count.device)

@@ -4,6 +4,7 @@ logsumexp, all/any. Shapes come from ``_rules.reduce``; composites are written i
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 from typing import Any
 
@@ -447,3 +448,71 @@ def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
 
 
 method("sum_to_size", _sum_to_size)
+
+
+_SEGMENT_REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "max": "max", "amax": "max", "min": "min",
+                       "amin": "min"}
+
+
+@public("reduction", method=False)
+def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, indices: Tensor | None = None,
+                   offsets: Tensor | None = None, axis: int = 0, unsafe: bool = False, initial: Any = None) -> Tensor:
+    """Reduce consecutive segments of ``data`` along ``axis`` (their ``lengths``, or ``offsets`` of their starts
+    and the end), as torch's: one output row per segment. ``initial`` joins every segment's reduction (an empty
+    segment is ``initial``, else 0 for sum, 1 for prod, NaN for mean, -inf for max and inf for min). 1-D lengths
+    or offsets; composed of slices and reductions, so it differentiates as they do."""
+    op = "segment_reduce"
+    kind = _SEGMENT_REDUCTIONS.get(reduce)
+    if kind is None:
+        fail("argument_error_invalid", op=op, problem=f"reduce argument must be either sum, prod, mean, amax or amin, "
+                                                      f"got {reduce}")
+    if lengths is None and offsets is None:
+        fail("argument_error_invalid", op=op, problem="segment_reduce(): Either lengths or offsets must be defined.")
+    if not data.dtype.is_floating_point:
+        fail("method_dtype_not_supported_error", op=op, dtype=data.dtype.name, hint=" (floating point data only)")
+    given = lengths if lengths is not None else offsets
+    assert given is not None
+    if given.dtype.is_floating_point or given.is_complex() or given.dtype.name == "bool":
+        fail("method_dtype_not_supported_error", op=op, dtype=given.dtype.name,
+             hint=" (lengths and offsets are integers)")
+    if given.dim() != 1:
+        fail("argument_error_invalid", op=op, problem="only 1-D lengths and offsets are supported")
+    ax = check(wrap_dim, axis, given.dim(), op)
+    values = [int(v) for v in given.tolist()]
+    if lengths is not None:
+        if builtins.any(v < 0 for v in values):
+            fail("argument_error_invalid", op=op, problem="lengths contains negative value!")
+        starts = [builtins.sum(values[:i]) for i in range(len(values))]
+        sizes = values
+    else:
+        starts, sizes = values[:-1], [b - a for a, b in itertools.pairwise(values)]
+        if builtins.any(s < 0 for s in sizes):
+            fail("argument_error_invalid", op=op, problem="offsets must be non-decreasing")
+    total = data.shape[ax] if data.dim() else 0
+    if not unsafe and (builtins.sum(sizes) != total or (starts and starts[0] != 0)):
+        fail("argument_error_invalid", op=op, problem="segment_reduce(): Expected all rows of lengths along axis to "
+                                                      "sum to data.size(lengths.dim()-1) when !unsafe.")
+    empty = {"sum": 0.0, "prod": 1.0, "mean": math.nan, "max": -math.inf, "min": math.inf}[kind]
+    rows = []
+    for start, size in zip(starts, sizes):
+        if size == 0:
+            rows.append(data.new_full(tuple(data.shape[ax + 1:]), empty if initial is None else initial))
+            continue
+        piece = data.narrow(ax, start, size)
+        if kind == "sum":
+            row = piece.sum(ax) if initial is None else piece.sum(ax) + initial
+        elif kind == "prod":
+            row = piece.prod(ax) if initial is None else piece.prod(ax) * initial
+        elif kind == "mean":
+            row = piece.mean(ax) if initial is None else (piece.sum(ax) + initial) / size
+        elif kind == "max":
+            row = piece.amax(ax) if initial is None else piece.amax(ax).clamp(min=initial)
+        else:
+            row = piece.amin(ax) if initial is None else piece.amin(ax).clamp(max=initial)
+        rows.append(row)
+    from .joining import stack
+
+    if not rows:
+        return data.new_zeros((0, *data.shape[ax + 1:]))
+    out: Tensor = stack(rows, ax)
+    return out

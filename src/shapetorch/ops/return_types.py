@@ -204,6 +204,7 @@ VALUES_INDICES: dict[str, type[ValuesIndices]] = {
 aminmax = _named(MinMax, "aminmax")
 frexp = _named(MantissaExponent, "frexp")
 histogram = _named(HistogramResult, "histogram")
+histogramdd = _named(HistogramResult, "histogramdd")  # (its bin_edges: a tuple, one tensor per dim)
 linalg_svd = _named(SVD, "linalg_svd")
 svd = _named(SVDLegacy, "svd")
 linalg_qr = _named(QR, "linalg_qr")

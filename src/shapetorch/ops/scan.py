@@ -331,3 +331,95 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
 
 
 __all__ = ["cummax", "cummin", "cumprod", "cumsum", "cumulative_trapezoid", "diff", "logcumsumexp", "trapezoid"]
+
+
+def _gradient_spacings(input: Tensor, spacing: Any, dims: list[int], dim_given: bool) -> list[Any]:
+    """One spacing per dim of ``dims``: a number (uniform steps) or a 1-D tensor of coordinates."""
+    if spacing is None:  # torch's default, spelled out
+        spacing = 1
+    if isinstance(spacing, Tensor) and spacing._data.ndim == 0:
+        spacing = spacing.item()
+    if not isinstance(spacing, (list, tuple)):
+        return [spacing] * len(dims)
+    if len(spacing) != len(dims):
+        problem = (f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to "
+                   f"have the same length, but got a spacing argument of length {len(spacing)} and a dim argument of "
+                   f"length {len(dims)}." if dim_given else
+                   f"torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal to "
+                   f"'self.dim() = {input._data.ndim}', since dim argument was not given, but got a list of length "
+                   f"{len(spacing)}")
+        fail("argument_error_invalid", op="gradient", problem=problem)
+    for s in spacing:
+        if isinstance(s, Tensor) and s._data.ndim != 1:
+            fail("argument_error_invalid", op="gradient", problem="torch.gradient expected each element of spacing to "
+                 f"have one dimension, but got an element with {s._data.ndim} dimensions!")
+    return list(spacing)
+
+
+@public("scan", method=False)  # torch.Tensor has no gradient method
+def gradient(input: Tensor, *, spacing: Any = 1, dim: int | list[int] | tuple[int, ...] | None = None,
+             edge_order: int = 1) -> tuple[Tensor, ...]:
+    """Estimates of the partial derivatives of ``input`` along each of ``dim`` by central differences inside and
+    one-sided differences of ``edge_order`` at the ends, as ``torch.gradient`` (NumPy's ``gradient``). ``spacing``
+    is a step for all dims, one step per dim, or one 1-D tensor of coordinates per dim. Integer inputs give the
+    default float dtype. Written in differentiable ops, so it has a gradient itself."""
+    if edge_order not in (1, 2):
+        fail("argument_error_invalid", op="gradient", problem="torch.gradient only supports edge_order=1 and "
+                                                              "edge_order=2.")
+    if dtype_name(input) == "uint8":
+        fail("argument_error_invalid", op="gradient", problem="torch.gradient does not support uint8 input.")
+    ndim = input._data.ndim
+    if dim is None:
+        dims = list(range(ndim))
+    else:
+        dims = [check(wrap_dim, d, ndim, "gradient") for d in ([dim] if isinstance(dim, int) else dim)]
+        if len(set(dims)) != len(dims):
+            fail("argument_error_invalid", op="gradient", problem=f"dim {dims[0]} appears multiple times in the "
+                                                                  "list of dims")
+    spacings = _gradient_spacings(input, spacing, dims, dim is not None)
+    for d in dims:
+        if input._data.shape[d] < edge_order + 1:
+            fail("argument_error_invalid", op="gradient", problem="torch.gradient expected each dimension size to "
+                                                                  "be at least edge_order+1")
+    if is_integral(dtype_name(input)) and dtype_name(input) != "bool":
+        input = input.to(get_default_dtype())
+    return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, spacings))
+
+
+def _gradient_along(f: Tensor, d: int, h: Any, edge_order: int) -> Tensor:
+    from .joining import cat
+
+    n = f._data.shape[d]
+
+    def part(start: int, length: int) -> Tensor:
+        out: Tensor = f.narrow(d, start, length)
+        return out
+
+    if not isinstance(h, Tensor):  # uniform steps of h
+        inner = (part(2, n - 2) - part(0, n - 2)) / (2 * h) if n > 2 else None
+        if edge_order == 1:
+            first, last = (part(1, 1) - part(0, 1)) / h, (part(n - 1, 1) - part(n - 2, 1)) / h
+        else:
+            first = (part(0, 1) * -1.5 + part(1, 1) * 2 - part(2, 1) * 0.5) / h
+            last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2 + part(n - 1, 1) * 1.5) / h
+    else:  # coordinates: NumPy's second-order differences for uneven steps
+        shape = [1] * f._data.ndim
+        shape[d] = -1
+        x = h.to(f.dtype) if f.dtype.is_floating_point or f.is_complex() else h
+        dx = diff(x).reshape(shape)
+        hl, hr = dx.narrow(d, 0, n - 2), dx.narrow(d, 1, n - 2)
+        inner = (part(0, n - 2) * (-hr / (hl * (hl + hr))) + part(1, n - 2) * ((hr - hl) / (hl * hr))
+                 + part(2, n - 2) * (hl / (hr * (hl + hr)))) if n > 2 else None
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) / dx.narrow(d, 0, 1)
+            last = (part(n - 1, 1) - part(n - 2, 1)) / dx.narrow(d, n - 2, 1)
+        else:
+            a, b = dx.narrow(d, 0, 1), dx.narrow(d, 1, 1)
+            first = (part(0, 1) * (-(2 * a + b) / (a * (a + b))) + part(1, 1) * ((a + b) / (a * b))
+                     + part(2, 1) * (-a / (b * (a + b))))
+            a, b = dx.narrow(d, n - 3, 1), dx.narrow(d, n - 2, 1)
+            last = (part(n - 3, 1) * (b / (a * (a + b))) + part(n - 2, 1) * (-(a + b) / (a * b))
+                    + part(n - 1, 1) * ((2 * b + a) / (b * (a + b))))
+    pieces = [first] + ([inner] if inner is not None else []) + [last]
+    out: Tensor = cat(pieces, d)
+    return out

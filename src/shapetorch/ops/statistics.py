@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -308,6 +309,65 @@ def _bin_index(x: Any, edges: Any, local_search: bool) -> Any:
         pos = np.where((pos + 1 < bins) & (x >= edges[np.minimum(pos + 1, bins)]), pos + 1, pos)
         pos = np.clip(pos, 0, bins - 1)
     return np.where(inside, pos, -1)
+
+
+@public("misc", method=False)
+def histogramdd(input: Tensor, bins: Any, *, range: Sequence[float] | None = None, weight: Tensor | None = None,
+                density: bool = False) -> HistogramResult:
+    """(hist, bin_edges) of the D-dimensional points in ``input``'s last dim: per dim, ``bins`` equal bins over
+    ``range`` (pairs of floats, the data's range by default) or the given edges, each dim binned as ``histogram``
+    bins; ``density`` divides by the total and each bin's volume."""
+    op = "histogramdd"
+    need_floating(input, op)
+    host_only(input, op, "no histogram kernel yet")
+    if input._data.ndim < 1:
+        fail("argument_error_invalid", op=op, problem="torch.histogramdd(): input tensor should have at least 1 "
+                                                      "dimension, but got 0")
+    dims = input._data.shape[-1]
+    points = input._data.reshape(-1, dims)
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * dims
+    if len(per_dim) != dims:
+        fail("argument_error_invalid", op=op, problem="The size of bins must be equal to the innermost dimension of "
+                                                      "the input.")
+    if range is not None and len(range) != 2 * dims:
+        fail("argument_error_invalid", op=op, problem=f"torch.histogramdd: for a {dims}-dimensional histogram "
+                                                      f"range should have {2 * dims} elements, but got {len(range)}")
+    if weight is not None and tuple(weight._data.shape) != tuple(input._data.shape[:-1]):
+        fail("argument_error_invalid", op=op, problem="torch.histogramdd: if weight tensor is provided it should "
+             "have the same shape as the input tensor excluding its innermost dimension, but got input with shape "
+             f"{tuple(input._data.shape)} and weight with shape {tuple(weight._data.shape)}")
+    edges_all, index, sizes = [], np.zeros(points.shape[0], np.int64), []
+    inside = np.ones(points.shape[0], bool)
+    for d in builtins.range(dims):
+        column = new_tensor(np.ascontiguousarray(points[:, d]), input._device)
+        r = None if range is None else (float(range[2 * d]), float(range[2 * d + 1]))
+        edges_t = _histogram(column, per_dim[d], r, None, False).bin_edges  # the edges histogram makes
+        edges = edges_t._data
+        nb = edges.size - 1
+        x = points[:, d]
+        if isinstance(per_dim[d], Tensor):
+            idx = np.searchsorted(edges, x, side="right") - 1
+            idx = np.where(x == edges[-1], nb - 1, idx)
+            idx = np.where((x < edges[0]) | (x > edges[-1]), -1, idx)
+        else:
+            idx = _bin_index(x.astype(edges.dtype), edges, True)
+        inside &= idx >= 0
+        index = index * builtins.max(nb, 1) + np.maximum(idx, 0)
+        sizes.append(builtins.max(nb, 0))
+        edges_all.append(edges_t)
+    w = None if weight is None else weight._data.reshape(-1).astype(np.float64)
+    total = int(np.prod(sizes)) if sizes else 0
+    hist = np.bincount(index[inside], weights=None if w is None else w[inside], minlength=total)[:total]
+    hist = hist.reshape(sizes).astype(input._data.dtype)
+    if density and total:
+        volume = np.ones(sizes)
+        for d, e in enumerate(edges_all):
+            shape = [1] * dims
+            shape[d] = -1
+            volume = volume * np.diff(e._data.astype(np.float64)).reshape(shape)
+        with np.errstate(all="ignore"):
+            hist = (hist / (hist.sum() * volume)).astype(input._data.dtype)
+    return RT.histogramdd(new_tensor(hist, input._device), tuple(edges_all))  # type: ignore[arg-type]
 
 
 @public("misc")
