@@ -98,6 +98,10 @@ DELIBERATE = {
     "addmv:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
     "baddbmm:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
     "qr:expanded_input": "a rank-deficient matrix's Q is not unique past its rank",
+    "geqrf:expanded_input": "a rank-deficient matrix's reflectors are not unique past its rank: LAPACK's rounding "
+                            "(torch's MKL, shapetorch's OpenBLAS through scipy) picks them",
+    "geqrf:nan_input": "which entries a NaN reaches is each LAPACK's own: torch's MKL keeps the first column's norm "
+                       "finite, OpenBLAS's geqrf makes it NaN",
     "lu:expanded_input": "a pivot that is zero up to rounding: whether infos counts it depends on the rounding",
     "qr:nan_input": "NaN spreads further through NumPy's factorization than through LAPACK's",
     "lu:nan_input": "NaN spreads further through NumPy's factorization than through LAPACK's",

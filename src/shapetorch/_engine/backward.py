@@ -184,7 +184,7 @@ for _n in ("neg add sub floor_divide to_copy clone to_device index_backward inde
            "cat conj sum reshape view permute expand diagonal diagonal_backward round sgn sign floor ceil trunc "
            "frac exp exp2 expm1 sqrt rsqrt tan tanh sigmoid reciprocal relu as_strided conj_physical cumsum deg2rad "
            "rad2deg flip triangle diagonal_scatter index_add roll constant_pad_nd view_as_real view_as_complex "
-           "fft_c2c fft_to_complex pool_grad_guard").split():
+           "fft_c2c fft_to_complex pool_grad_guard overwrite").split():
     SAVES[_n] = _NOTHING
 for _n in "log log2 log10 log1p sin cos asin acos atan sinh cosh asinh acosh atanh abs erf prod amax amin sgn".split():
     SAVES[_n] = _SELF

@@ -15,6 +15,7 @@ from .._autocast import AUTOCAST, autocast_target
 from .._device import CPU, backend, device
 from .._dtype import DType, get_default_dtype, to_dtype
 from .._engine.backward import dense_array
+from .._engine.primitives import Prim
 from .._errors import fail, raise_from_rule
 from .._grad_mode import STATE
 from .._rules import dtypes as RD
@@ -161,6 +162,38 @@ def check_leaf_inplace(self: Tensor, op: str) -> None:
             fail("autograd_error_leaf_view_inplace", op=op)
 
 
+# the primitive keeps torch's name for factorizations' constant outputs; its WebGPU kernel is registered under it
+_CONSTANT = Prim("linalg_constant", lambda a, value: value, lambda g, n: (n.inputs[0].new_zeros(n.inputs[0]._data.shape),))
+_CONSTANT.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.params["value"].shape)
+
+# An in-place write whose value does not depend on the tensor it overwrites: the new value with gradient zero for
+# the old one, saving nothing (the old values are gone), named as torch's node
+_OVERWRITE = Prim("overwrite", lambda a, value: value, lambda g, n: (g.new_zeros(g._data.shape),))
+_OVERWRITE.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.params["value"].shape)
+_OVERWRITE_NODES = {"fill_": "FillBackward0", "zero_": "ZeroBackward0", "copy_": "CopyBackwards"}
+
+
+def zero_grad(a: Tensor, value: Tensor) -> Tensor:
+    """``value`` as a function of ``a`` with gradient zero: a result that does not depend on ``a``'s values but is
+    still in its graph."""
+    return _CONSTANT(a, value=value._data) if a.requires_grad else value
+
+
+def _rebase_view(view: Tensor, result: Tensor) -> Tensor | None:
+    """NOTE [in-place write into a view]: the base of ``view`` as a function of its old value and of ``result``
+    written into the view's elements (torch's CopySlices), so backward through the base sees the write: the
+    old values' gradient is cut there and ``result``'s inputs get theirs. None where there is nothing to record,
+    or the base is not one contiguous run that positions can address."""
+    base = view._base
+    if base is None or not STATE.enabled or not (result.requires_grad or base.requires_grad):
+        return None
+    if not base.is_contiguous() or base.storage_offset() != 0:
+        return None
+    from .view_copies import as_strided_scatter
+
+    return as_strided_scatter(base, result, tuple(view.shape), view.stride(), view.storage_offset())
+
+
 def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = False) -> Tensor:
     """Finish an in-place op: ``result`` (computed out of place) is written into ``self``'s storage.
     ``temporary``: no one else holds ``result`` (the caller made it for this write), so a device backend may have
@@ -176,6 +209,12 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
         _refuse_custom_view(self._created_in)
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
+    if self.requires_grad and not result.requires_grad and STATE.enabled and self._base is None:
+        # the old values are overwritten: a node that stops their gradient, or it would reach the old graph
+        result = _OVERWRITE(self, value=result._data)
+        if result._grad_fn is not None:
+            result._grad_fn.label = _OVERWRITE_NODES.get(op, "CopyBackwards")
+    rebased = _rebase_view(self, result) if self._base is not None else None
     if isinstance(self._data, (np.ndarray, np.generic)):
         np.copyto(writable(self, op), result._data, casting="unsafe")
     else:  # a device array (webgpu): its backend writes into the tensor's storage
@@ -185,7 +224,13 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
         be(self).copyto(self._data, result._data,
                         temporary and (node is None or not getattr(getattr(node, "prim", None), "save_output", True)))
     self._bump_version()
-    if result.requires_grad and STATE.enabled:
+    if rebased is not None:
+        base = self._base
+        assert base is not None
+        base._grad_fn, base.requires_grad = rebased._grad_fn, True
+        fresh = rebased.as_strided(tuple(self.shape), self.stride(), self.storage_offset())
+        self._grad_fn, self.requires_grad = fresh._grad_fn, True
+    elif result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True
         for slot, _, saved in getattr(result._grad_fn, "_saved", ()):
             if slot < 0:  # the op saved its output, which is ``self`` now: a later write to ``self`` must be

@@ -23,7 +23,7 @@ from .._errors import fail
 from .._rules import matrix as RX
 from .._tensor import Tensor
 from . import return_types as RT
-from ._common import autocast_inputs, be, cast, check, dtype_name, new_tensor
+from ._common import autocast_inputs, be, cast, check, dtype_name, new_tensor, zero_grad
 from ._registry import public
 from .matrix import matrices, singular_error
 from .return_types import (
@@ -83,14 +83,7 @@ def _given(a: Arr, value: Arr, **_: Any) -> Arr:
     return value
 
 
-def _zero_grad(a: Tensor, value: Tensor) -> Tensor:
-    """``value`` as a function of ``a`` with gradient zero: torch's answer where a result does not depend on the
-    input's values (A^0, the count of non-zeros, an empty product) but is still a differentiable output."""
-    return _CONSTANT(a, value=value._data) if a.requires_grad else value
-
-
-_CONSTANT = Prim("linalg_constant", lambda a, value: value, lambda g, n: (n.inputs[0].new_zeros(n.inputs[0]._data.shape),))
-_CONSTANT.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.params["value"].shape)
+_zero_grad = zero_grad  # (A^0, the count of non-zeros, an empty product: differentiable outputs of gradient zero)
 
 
 def _outputs(input: Tensor, prims: tuple[Prim, ...], values: tuple[Arr, ...], **params: Any) -> list[Tensor]:
@@ -1135,6 +1128,8 @@ def _geqrf_kernel(a: Arr) -> tuple[Arr, Arr]:
     from scipy.linalg import lapack
 
     m, n = a.shape[-2:]
+    if a.size == 0:  # (no matrix, or matrices without rows or columns: nothing to reflect)
+        return a.copy(), np.zeros((*a.shape[:-2], min(m, n)), a.dtype)
     batch = a.reshape(-1, m, n)
     packed = np.empty_like(batch)
     taus = np.empty((batch.shape[0], min(m, n)), a.dtype)

@@ -1395,4 +1395,5 @@ def table() -> dict[str, Any]:
              "linalg_qr_Q", "linalg_qr_R", "linalg_eigh_eigenvalues", "linalg_eigh_eigenvectors", "linalg_svd_U",
              "linalg_svd_S", "linalg_svd_Vh", "linalg_ldl_factor", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors",
              "geqrf", "geqrf_tau")
-    return {**dict.fromkeys(given, _given), "linalg_constant": lambda a, value: value, "matrix_exp": matrix_exp}
+    return {**dict.fromkeys(given, _given), "linalg_constant": lambda a, value: value, "overwrite": lambda a, value: value,
+            "matrix_exp": matrix_exp}
