@@ -180,6 +180,17 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _zero_ranked(default_mask: Tensor, scores: Tensor, amount: int | float, *, largest: bool) -> Tensor:
+    """``default_mask`` with the ``amount`` entries of the largest (or smallest) ``scores`` set to 0."""
+    k = _count_to_prune(amount, scores.numel())
+    mask = default_mask.clone()
+    if k:
+        flat = mask.reshape(-1).clone()
+        flat[topk(scores.reshape(-1), k, largest=largest).indices] = 0
+        mask = flat.view_as(mask)
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Prunes ``amount`` entries (a count, or a fraction of the tensor) chosen at random."""
 
@@ -190,13 +201,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        k = _count_to_prune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if k:
-            flat = mask.reshape(-1).clone()
-            flat[topk(rand_like(t).reshape(-1), k).indices] = 0
-            mask = flat.view_as(mask)
-        return mask
+        return _zero_ranked(default_mask, rand_like(t), self.amount, largest=True)
 
     @classmethod
     def apply(cls, module: Module, name: str, *args: Any, importance_scores: Tensor | None = None,
@@ -214,13 +219,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        k = _count_to_prune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if k:
-            flat = mask.reshape(-1).clone()
-            flat[topk(t.abs().reshape(-1), k, largest=False).indices] = 0
-            mask = flat.view_as(mask)
-        return mask
+        return _zero_ranked(default_mask, t.abs(), self.amount, largest=False)
 
 
 class RandomStructured(BasePruningMethod):
