@@ -5,6 +5,8 @@ real ones would need tensors too large for a software adapter.
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 import torch
@@ -171,7 +173,11 @@ def test_training_steps_reuse_bind_groups():
 
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(16, 12)).astype(np.float32), rng.integers(0, 5, 16)
-    st.empty_cache()  # the free buffers other tests left, of other sizes, would take more steps to settle
+    # Tensors other tests left in reference cycles would otherwise come back to the pool when the collector runs,
+    # mid-loop, and as older buffers of a size they would be handed out first (new places, new bind groups):
+    # collected now, and the free buffers emptied, the loop starts from a settled pool.
+    gc.collect()
+    st.empty_cache()
     losses = {}
     for dev in ("webgpu", "cpu"):
         st.manual_seed(0)
