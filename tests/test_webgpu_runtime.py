@@ -23,6 +23,19 @@ def rt():
     return RT
 
 
+@pytest.fixture
+def settled_pool():
+    """A pool whose order a test can predict: tensors other tests left in reference cycles are collected now and the
+    free buffers emptied, and the collector is held off until the test ends (run mid-test, it would bring back
+    older buffers of a size, which the pool hands out first)."""
+    gc.collect()
+    st.synchronize()
+    st.empty_cache()
+    gc.disable()
+    yield
+    gc.enable()
+
+
 def still_works() -> None:
     """A fresh op after a failure: recorded, submitted and read back correctly."""
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -87,8 +100,7 @@ def test_a_batch_the_device_rejects_is_dropped_with_a_coded_error(rt, monkeypatc
     np.testing.assert_allclose((x + 1).numpy(), [2, 2, 2, 2])
 
 
-def test_allocation_is_retried_after_the_pool_is_released(rt, monkeypatch):
-    st.empty_cache()  # buffers pooled by earlier tests (3 to 6 MiB) would serve the 3 MiB request below
+def test_allocation_is_retried_after_the_pool_is_released(rt, monkeypatch, settled_pool):
     keep = st.ones(1 << 18, device=DEV) * 1  # a pooled buffer after `del` (1 MiB)
     del keep
     st.synchronize()
@@ -118,8 +130,7 @@ def test_allocation_is_retried_after_the_pool_is_released(rt, monkeypatch):
     still_works()
 
 
-def test_the_pool_reuses_larger_buffers_and_stays_under_its_limit(rt, monkeypatch):
-    st.empty_cache()
+def test_the_pool_reuses_larger_buffers_and_stays_under_its_limit(rt, monkeypatch, settled_pool):
     x = st.zeros(3 << 18, device=DEV) + 0  # 3 MiB
     del x
     st.synchronize()
@@ -137,11 +148,10 @@ def test_the_pool_reuses_larger_buffers_and_stays_under_its_limit(rt, monkeypatc
     st.empty_cache()
 
 
-def test_the_pool_hands_out_the_first_made_free_buffer_and_uploads_only_submitted_ones(rt):
+def test_the_pool_hands_out_the_first_made_free_buffer_and_uploads_only_submitted_ones(rt, settled_pool):
     """Of the free buffers of a size, a request gets the first made, whether it was freed before or after the last
     submit (so a loop gets the same buffers every step); an upload, written from the host, gets only one that no
     unsubmitted command names."""
-    st.empty_cache()
     nbytes = 3 << 20
     first, second, third, fourth = (rt.alloc(nbytes) for _ in range(4))
     made = [s.buf for s in (first, second, third, fourth)]
@@ -164,7 +174,7 @@ def test_the_pool_hands_out_the_first_made_free_buffer_and_uploads_only_submitte
     st.empty_cache()
 
 
-def test_training_steps_reuse_bind_groups():
+def test_training_steps_reuse_bind_groups(settled_pool):
     """In a loop of identical training steps the pool hands out the same buffers at the same places (the first-made
     free buffer of a size), so every dispatch finds its bind group made by an earlier step: no bind group is made
     once the loop is warm, and the results are those of the CPU."""
@@ -173,11 +183,6 @@ def test_training_steps_reuse_bind_groups():
 
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(16, 12)).astype(np.float32), rng.integers(0, 5, 16)
-    # Tensors other tests left in reference cycles would otherwise come back to the pool when the collector runs,
-    # mid-loop, and as older buffers of a size they would be handed out first (new places, new bind groups):
-    # collected now, and the free buffers emptied, the loop starts from a settled pool.
-    gc.collect()
-    st.empty_cache()
     losses = {}
     for dev in ("webgpu", "cpu"):
         st.manual_seed(0)
