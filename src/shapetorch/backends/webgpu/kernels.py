@@ -1881,6 +1881,8 @@ def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, o
         meta.append(RT.add_check("argument_error_invalid", op,
                                  problem="expected every probability p to satisfy 0 <= p <= 1"))
         bufs += [p.st.buf, RT.flag]
+    if RT.recorder is not None:  # (a captured graph draws fresh numbers at each replay)
+        RT.recorder.random(1)
     RT.dispatch(G.random_kernel(dist, _st(dtype), "" if p is None else _st(p.dtype)), bufs, meta, _grid(out.size))
     return out
 
