@@ -339,3 +339,48 @@ def test_cuda_graph_names():
     a, b = st.webgpu.graph_pool_handle(), st.webgpu.graph_pool_handle()
     assert a != b
     assert not st.webgpu.is_current_stream_capturing()
+
+
+def test_make_graphed_callables_module_trains_as_the_cpu():
+    xs, ys = _data("mlp", 4)
+    res = {}
+    for dev in ("cpu", "webgpu"):
+        model, opt = _setup("mlp", dev, False)
+        if dev == "webgpu":
+            model = st.webgpu.make_graphed_callables(model, (st.zeros(8, 20, device=dev),))
+        losses = []
+        for x, y in zip(xs, ys):
+            opt.zero_grad()
+            loss = _loss(model, st.tensor(x, device=dev), st.tensor(y, device=dev))
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        res[dev] = losses, [p.detach().cpu().numpy() for p in model.parameters()]
+    np.testing.assert_allclose(res["webgpu"][0], res["cpu"][0], rtol=1e-5, atol=1e-6)
+    for a, b in zip(res["webgpu"][1], res["cpu"][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    model.eval()  # the other mode runs the module's own forward
+    with st.no_grad():
+        assert model(st.ones(3, 20, device="webgpu")).shape == (3, 5)
+
+
+def test_make_graphed_callables_function_gradients():
+    rng = np.random.default_rng(2)
+    w = st.tensor(rng.normal(size=(4, 3)).astype(np.float32), device="webgpu")
+    f, g = st.webgpu.make_graphed_callables(
+        (lambda a, b: ((a @ w) * b).tanh(), lambda a: a.exp()),
+        ((st.zeros(2, 4, device="webgpu", requires_grad=True), st.zeros(2, 3, device="webgpu", requires_grad=True)),
+         (st.zeros(5, device="webgpu", requires_grad=True),)))
+    for seed in range(2):
+        r = np.random.default_rng(seed)
+        an, bn, cn = (r.normal(size=s).astype(np.float32) for s in ((2, 4), (2, 3), (5,)))
+        a, b, c = (st.tensor(v, device="webgpu", requires_grad=True) for v in (an, bn, cn))
+        (f(a, b).sum() + g(c).sum()).backward()
+        ac, bc, cc = (st.tensor(v, requires_grad=True) for v in (an, bn, cn))
+        want = ((ac @ w.cpu()) * bc).tanh()
+        (want.sum() + cc.exp().sum()).backward()
+        np.testing.assert_allclose(f(a, b).detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+        for x, y in ((a, ac), (b, bc), (c, cc)):
+            np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="only Tensors"):
+        st.webgpu.make_graphed_callables(lambda a, n: a * n, (st.zeros(2, device="webgpu"), 3))

@@ -40,9 +40,10 @@ from typing import Any
 
 from ._device import device
 from ._errors import fail
+from .autograd import Function, grad, once_differentiable
 from .backends.webgpu.api import capturing
 
-__all__ = ["CUDAGraph", "Graph", "graph", "graph_pool_handle", "is_current_stream_capturing"]
+__all__ = ["CUDAGraph", "Graph", "graph", "graph_pool_handle", "is_current_stream_capturing", "make_graphed_callables"]
 
 _POOLS = [0]  # the last pool handle given out
 
@@ -171,3 +172,98 @@ class graph:
         from .backends.webgpu import graphs
 
         graphs.end_capture(discard=True)  # (a refusal has ended it already)
+
+
+def make_graphed_callables(callables: Any, sample_args: Any, num_warmup_iters: int = 3,
+                           allow_unused_input: bool = False, pool: Any = None) -> Any:
+    """torch's ``make_graphed_callables`` for WebGPU: each callable (a function or a ``Module``) and its backward
+    captured in two graphs, returned as a callable that copies its inputs into the static ones, replays the
+    forward graph and returns its outputs as the outputs of an autograd ``Function``, whose backward copies the
+    incoming gradients into static ones and replays the backward graph (a module's parameters get their gradients
+    through it, accumulated as usual). As torch's beta API: the arguments are tensors only, and a module is graphed
+    for its training mode at the call (the other mode runs its own forward)."""
+    from .nn import Module
+    from .ops.creation import empty_like
+
+    just_one = not isinstance(callables, tuple)
+    if just_one:
+        callables, sample_args = (callables,), (sample_args,)
+    results = []
+    for func, args in zip(callables, sample_args):
+        args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
+        if not all(hasattr(a, "requires_grad") for a in args):
+            raise TypeError("In the beta API, sample_args for each callable must contain only Tensors. Other types "
+                            "are not allowed.")
+        if isinstance(func, Module) and (func._forward_hooks or func._forward_pre_hooks or func._backward_hooks):
+            raise RuntimeError("Modules must not have hooks registered at the time they are passed. However, "
+                               "registering hooks on modules after passing them through make_graphed_callables "
+                               "is allowed.")
+        params = tuple(func.parameters()) if isinstance(func, Module) else ()
+        surface = args + params  # the graphs' static inputs: the arguments, then the module's parameters
+        needs_grad = [t for t in surface if t.requires_grad]
+
+        def outputs_of(out: Any) -> tuple[Any, ...]:
+            return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+        for _ in range(num_warmup_iters):  # (pipelines, cached tables and the autograd path made before capture)
+            outs = outputs_of(func(*args))
+            diff = [o for o in outs if o.requires_grad]
+            if diff and needs_grad:
+                grad(diff, needs_grad, grad_outputs=[empty_like(o).fill_(1) for o in diff],
+                     allow_unused=allow_unused_input)
+        del outs, diff
+        fwd, bwd = Graph(), Graph()
+        with graph(fwd, pool=pool):
+            static_out = outputs_of(func(*args))
+        static_grad_out = tuple(empty_like(o) if o.requires_grad else None for o in static_out)
+        grads: tuple[Any, ...] = ()
+        diff = [o for o in static_out if o.requires_grad]
+        if diff and needs_grad:
+            with graph(bwd, pool=pool):
+                grads = tuple(grad(diff, needs_grad, grad_outputs=[g for g in static_grad_out if g is not None],
+                                   allow_unused=allow_unused_input))
+        it = iter(grads)
+        static_grad_in = tuple(next(it) if t.requires_grad else None for t in surface)
+        results.append(_graphed(func, fwd, bwd, surface, len(args), static_out, static_grad_out, static_grad_in))
+    return results[0] if just_one else tuple(results)
+
+
+def _graphed(func: Any, fwd: Graph, bwd: Graph, surface: tuple[Any, ...], n_args: int, static_out: tuple[Any, ...],
+             static_grad_out: tuple[Any, ...], static_grad_in: tuple[Any, ...]) -> Any:
+    """The graphed callable of one captured callable (see ``make_graphed_callables``)."""
+    from .nn import Module
+
+    class Graphed(Function):
+        @staticmethod
+        def forward(ctx: Any, *inputs: Any) -> Any:
+            for static, x in zip(surface[:n_args], inputs[:n_args]):
+                if static is not x:
+                    static.copy_(x)
+            fwd.replay()
+            return tuple(o.detach() for o in static_out)
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx: Any, *grads: Any) -> Any:
+            for static, g in zip(static_grad_out, grads):
+                if static is not None and g is not None and static is not g:
+                    static.copy_(g)
+            if bwd.num_dispatches():
+                bwd.replay()
+            return tuple(None if g is None else g.detach() for g in static_grad_in)
+
+    params = surface[n_args:]
+
+    def graphed(*user_args: Any) -> Any:
+        out = Graphed.apply(*user_args, *params)
+        return out[0] if len(static_out) == 1 else out
+
+    if isinstance(func, Module):
+        training, forward = func.training, func.forward
+
+        def new_forward(*user_args: Any) -> Any:
+            return graphed(*user_args) if func.training == training else forward(*user_args)
+
+        func.forward = new_forward
+        return func
+    return graphed
