@@ -384,3 +384,23 @@ def test_make_graphed_callables_function_gradients():
             np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=1e-5, atol=1e-6)
     with pytest.raises(TypeError, match="only Tensors"):
         st.webgpu.make_graphed_callables(lambda a, n: a * n, (st.zeros(2, device="webgpu"), 3))
+
+
+def test_device_side_checks_of_a_replay_raise_at_the_next_read():
+    """A graph's range checks run at every replay; a failure raises the eager op's error at the next read."""
+    logits = st.tensor(np.random.default_rng(0).normal(size=(4, 5)).astype(np.float32), device="webgpu")
+    y = st.tensor([0, 1, 2, 3], device="webgpu")
+    F.cross_entropy(logits, y).item()
+    g = st.webgpu.Graph()
+    with st.webgpu.graph(g):
+        loss = F.cross_entropy(logits, y)
+    want = F.cross_entropy(logits.cpu(), y.cpu()).item()
+    g.replay()
+    assert loss.item() == pytest.approx(want, rel=1e-6)
+    y.copy_(st.tensor([0, 1, 7, 3]))
+    g.replay()
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        loss.item()
+    y.copy_(st.tensor([0, 1, 2, 3]))
+    g.replay()
+    assert loss.item() == pytest.approx(want, rel=1e-6)
