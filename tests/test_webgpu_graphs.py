@@ -404,3 +404,32 @@ def test_device_side_checks_of_a_replay_raise_at_the_next_read():
     y.copy_(st.tensor([0, 1, 2, 3]))
     g.replay()
     assert loss.item() == pytest.approx(want, rel=1e-6)
+
+
+def test_a_refused_capture_leaves_no_held_optimizer_step_behind():
+    """A capture refused after an optimizer step recorded its (held-back) fused update: the update is dropped with
+    the capture, so the eager steps after it are the CPU's."""
+    xs, ys = _data("mlp", 3)
+    _, cpu_params = _eager("mlp", "cpu", False, xs, ys)
+    model, opt = _setup("mlp", "webgpu", False)
+
+    def step(i: int) -> st.Tensor:
+        opt.zero_grad()
+        loss = _loss(model, st.tensor(xs[i], device="webgpu"), st.tensor(ys[i], device="webgpu"))
+        loss.backward()
+        opt.step()
+        return loss
+
+    step(0)
+    x, y = st.tensor(xs[1], device="webgpu"), st.tensor(ys[1], device="webgpu")
+    g = st.webgpu.Graph()
+    with pytest.raises(RuntimeError, match="cannot be captured"), st.webgpu.graph(g):
+        opt.zero_grad()
+        loss = _loss(model, x, y)
+        loss.backward()
+        opt.step()
+        loss.item()  # (refused while the step's fused update is still held back)
+    step(1)
+    step(2)
+    for a, b in zip(model.parameters(), cpu_params):
+        np.testing.assert_allclose(a.detach().numpy(), b, rtol=1e-5, atol=1e-6)

@@ -171,7 +171,7 @@ class graph:
             return
         from .backends.webgpu import graphs
 
-        graphs.end_capture(discard=True)  # (a refusal has ended it already)
+        graphs.end_capture()  # (dropped; a refusal has ended it already)
 
 
 def make_graphed_callables(callables: Any, sample_args: Any, num_warmup_iters: int = 3,

@@ -50,7 +50,7 @@ class Recorder:
 
     def refuse(self, what: str) -> NoReturn:
         """End the capture (the runtime stays usable, the graph stays empty) and raise the coded error."""
-        end_capture(discard=True)
+        end_capture()
         self.refused = what
         fail("device_error_graph_capture", op="webgpu.graph",
              problem=f"{what} cannot be captured in a WebGPU graph (a replay runs without the host); do it "
@@ -69,17 +69,16 @@ def begin_capture() -> Recorder:
     return rec
 
 
-def end_capture(discard: bool = False) -> Recorder | None:
+def end_capture() -> Recorder | None:
     """Stop recording; the recorder, or None when no capture was underway. The batch the capture recorded into
     is closed unsubmitted, and the device-side checks its kernels registered leave the runtime with it."""
     rec = RT.recorder
     if rec is None:
         return None
     try:
-        if not discard:
-            RT.record_deferred()  # (an optimizer step held back to be recorded with what follows)
-        else:
-            RT.deferred = None
+        # an optimizer step held back to be recorded with what follows belongs to the capture, kept or dropped
+        # with it (left held, it would run with the next eager step)
+        RT.record_deferred()
         RT.flush()
     finally:
         RT.recorder = None
