@@ -127,6 +127,10 @@ class Graph:
     def pool(self) -> tuple[int, int]:
         return self._pool
 
+    def instantiate(self) -> None:
+        """torch's (for ``keep_graph=True``): a WebGPU graph is ready to replay from ``capture_end`` on, so this does
+        nothing."""
+
     def num_dispatches(self) -> int:
         """The dispatches one replay submits (0 before a capture)."""
         return 0 if self._captured is None else len(self._captured)
