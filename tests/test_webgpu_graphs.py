@@ -327,7 +327,9 @@ def test_graph_buffers_stay_out_of_the_pool():
     g.replay()
     for i, t in enumerate(keep):
         np.testing.assert_array_equal(t.numpy(), np.full(256, float(i), np.float32))
-    g.reset()  # then they return to the pool
+    held = st.memory_stats()["allocated_bytes"]
+    g.reset()  # then they return to the pool (the three intermediates and outputs: 1 KiB each)
+    assert held - st.memory_stats()["allocated_bytes"] >= 3 * 1024
     before = st.memory_stats()["num_buffers_created"]
     more = [st.empty(256, device="webgpu") + 0 for _ in range(3)]
     assert st.memory_stats()["num_buffers_created"] - before < 3 * 2

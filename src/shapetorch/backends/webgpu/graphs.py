@@ -219,3 +219,4 @@ def _withhold(bufs: dict[int, Any]) -> None:
         if len(keep) != len(heap):
             keep.sort()
             heap[:] = keep
+    RT.peak_bytes = max(RT.peak_bytes, RT.live_bytes)
