@@ -361,6 +361,14 @@ def test_make_graphed_callables_module_trains_as_the_cpu():
     np.testing.assert_allclose(res["webgpu"][0], res["cpu"][0], rtol=1e-5, atol=1e-6)
     for a, b in zip(res["webgpu"][1], res["cpu"][1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    # the graphed module replays: its forward and its backward submit (the eager work before them, then the graph),
+    # where an eager forward or backward this short submits nothing until a read
+    st.synchronize()
+    before = st.memory_stats()["num_submits"]
+    out = model(st.ones(8, 20, device="webgpu"))
+    middle = st.memory_stats()["num_submits"]
+    out.sum().backward()
+    assert middle > before and st.memory_stats()["num_submits"] > middle
     model.eval()  # the other mode runs the module's own forward
     with st.no_grad():
         assert model(st.ones(3, 20, device="webgpu")).shape == (3, 5)
