@@ -11,7 +11,11 @@ held-back optimizer step).
 clock: on a loaded machine, or on lavapipe, whose worker threads run the submitted kernels on the same CPUs, the
 wall clock counts time the host spent waiting for a core.
 
-Run: ``python -m bench.bench_webgpu_steps [--json PATH] [--per-op] [--repeat N] [--warmup N] [--clock wall|cpu]``.
+Each step is also captured once in a ``st.webgpu.Graph`` and replayed (the "replayed" rows, ``--no-replay`` skips
+them; Adam and AdamW ``capturable=True``): the same counters for one replay, and its host time per dispatch.
+
+Run: ``python -m bench.bench_webgpu_steps [--json PATH] [--per-op] [--repeat N] [--warmup N] [--clock wall|cpu]
+[--no-replay]``.
 Tests never assert these numbers.
 """
 
@@ -64,17 +68,17 @@ class GPT(st.nn.Module):
 
 
 def models() -> list[tuple[str, Callable[[], Any], Callable[[Any], Any], Any, Any]]:
-    """(name, model factory, optimizer factory, inputs, targets)."""
+    """(name, model factory, optimizer factory (its second argument: ``capturable``), inputs, targets)."""
     rng = np.random.default_rng(0)
     mlp = ("MLP 784-256-10 SGD", lambda: st.nn.Sequential(st.nn.Linear(784, 256), st.nn.ReLU(), st.nn.Linear(256, 10)),
-           lambda p: st.optim.SGD(p, lr=0.1, momentum=0.9), rng.normal(size=(64, 784)).astype(np.float32),
+           lambda p, cap=False: st.optim.SGD(p, lr=0.1, momentum=0.9), rng.normal(size=(64, 784)).astype(np.float32),
            rng.integers(0, 10, 64))
     lenet = ("LeNet 1x28x28 Adam", lambda: st.nn.Sequential(
         st.nn.Conv2d(1, 6, 5, padding=2), st.nn.ReLU(), st.nn.MaxPool2d(2), st.nn.Conv2d(6, 16, 5), st.nn.ReLU(),
         st.nn.MaxPool2d(2), st.nn.Flatten(), st.nn.Linear(400, 120), st.nn.ReLU(), st.nn.Linear(120, 10)),
-        lambda p: st.optim.Adam(p, lr=1e-3), rng.normal(size=(8, 1, 28, 28)).astype(np.float32),
+        lambda p, cap=False: st.optim.Adam(p, lr=1e-3, capturable=cap), rng.normal(size=(8, 1, 28, 28)).astype(np.float32),
         rng.integers(0, 10, 8))
-    gpt = ("GPT 2x32, ctx 16 AdamW", GPT, lambda p: st.optim.AdamW(p, lr=1e-3),
+    gpt = ("GPT 2x32, ctx 16 AdamW", GPT, lambda p, cap=False: st.optim.AdamW(p, lr=1e-3, capturable=cap),
            rng.integers(0, 64, (4, 16)), rng.integers(0, 64, (4, 16)))
     return [mlp, lenet, gpt]
 
@@ -144,6 +148,52 @@ def measure(name: str, make: Callable[[], Any], make_opt: Callable[[Any], Any], 
     return row
 
 
+def measure_replay(make: Callable[[], Any], make_opt: Callable[..., Any], xs: Any, ys: Any, repeat: int = 5,
+                   clock: Callable[[], float] = time.perf_counter, warmup: int = 2) -> dict[str, Any]:
+    """The same step captured once in a ``st.webgpu.Graph`` (the optimizer ``capturable``) after ``warmup`` eager
+    steps, then replayed: the counters of one replay and its host time (the median over ``repeat`` replays, each
+    timed as the eager step is, up to ``memory_stats()``)."""
+    st.manual_seed(0)
+    model = make().to("webgpu")
+    opt = make_opt(model.parameters(), True)
+    x, y = st.tensor(xs, device="webgpu"), st.tensor(ys, device="webgpu")
+
+    def step() -> Any:
+        out = model(x)
+        loss = F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        return loss
+
+    for _ in range(warmup):
+        opt.zero_grad()
+        step()
+        st.synchronize()
+    g = st.webgpu.Graph()
+    opt.zero_grad(set_to_none=True)
+    with st.webgpu.graph(g):
+        loss = step()
+    g.replay()
+    st.synchronize()
+    before = st.memory_stats()
+    g.replay()
+    after = st.memory_stats()
+    row: dict[str, Any] = {k.removeprefix("num_"): after[k] - before[k] for k in COUNTERS}
+    row["loss"] = float(loss.item())
+    times = []
+    for _ in range(repeat):
+        st.synchronize()
+        t0 = clock()
+        g.replay()
+        st.memory_stats()
+        times.append(clock() - t0)
+    host = float(np.median(times))
+    row["host_us_per_dispatch"] = 1e6 * host / max(1, row["dispatches"])
+    row["host_us_per_dispatch_min"] = 1e6 * min(times) / max(1, row["dispatches"])
+    row["host_ms"] = 1e3 * host
+    return row
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
@@ -153,6 +203,8 @@ def main() -> int:
                     help="steps before the counted one (a loop reuses all its bind groups after about 10)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="host time by the wall clock or by the recording thread's CPU time")
+    ap.add_argument("--no-replay", action="store_true",
+                    help="skip the replayed rows (each step also captured in a st.webgpu.Graph and replayed)")
     args = ap.parse_args()
     clock = time.thread_time if args.clock == "cpu" else time.perf_counter
     if not st.is_webgpu_available():
@@ -171,6 +223,11 @@ def main() -> int:
               f"{r['host_us_per_dispatch']:8.1f}us {r['host_us_per_dispatch_min']:6.1f}us")
         if per_op is not None:
             print("    " + ", ".join(f"{op} {n}" for op, n in r["per_op"].items()))
+        if not args.no_replay:
+            r = results[name + " (replayed)"] = measure_replay(make, make_opt, xs, ys, max(1, args.repeat), clock,
+                                                               max(1, args.warmup))
+            print(f"{'  replayed':26s} {r['dispatches']:10d} {r['submits']:8d} {r['bytes_uploaded']:10d} "
+                  f"{r['readbacks']:9d} {r['host_us_per_dispatch']:8.1f}us {r['host_us_per_dispatch_min']:6.1f}us")
     if per_op is not None:
         per_op.close()
     if args.json:

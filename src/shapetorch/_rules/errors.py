@@ -569,6 +569,12 @@ CATALOGUE: dict[str, Entry] = {
         "device", "device", "The device rejected recorded work; the work was dropped and the device stays usable.",
         "{op}: {problem}",
     ),
+    "device_error_graph_capture": Entry(
+        "device", "device",
+        "Work a WebGPU graph capture cannot record (a read back to the host, an upload, a host-side optimizer step "
+        "count, a random draw of a user generator), or a graph replayed before it was captured (torch: RuntimeError).",
+        "{op}: {problem}",
+    ),
     "device_error_cuda_unavailable": Entry(
         "device", "device", "Something that needs a CUDA device (`.cuda()`, `cuda.current_device()`): shapetorch has none.",
         "{op}: shapetorch has no CUDA device (torch.cuda.is_available() is False); use 'cpu' or 'webgpu'",

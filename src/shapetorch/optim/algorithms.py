@@ -7,28 +7,35 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .._dtype import float32
 from .._tensor import Tensor
-from ..ops.creation import full_like, tensor, zeros_like
+from ..ops.creation import full_like, tensor, zeros, zeros_like
 from .optimizer import Optimizer, _scalar_step
 
 
-def _updates(opt: Optimizer, group: dict[str, Any], buffers: tuple[str, ...], **scalars: float,
-             ) -> Iterator[tuple[Tensor, Tensor, dict[str, Any], float]]:
+def _updates(opt: Optimizer, group: dict[str, Any], buffers: tuple[str, ...], *, device_step: bool = False,
+             **scalars: float) -> Iterator[tuple[Tensor, Tensor, dict[str, Any], float]]:
     """Each parameter of ``group`` that has a gradient, with its gradient, its state and the step count after
     this step. A parameter's first visit makes its state as torch orders it: ``step``, the 0-d ``scalars``,
-    then a zero tensor like the parameter for each of ``buffers``."""
+    then a zero tensor like the parameter for each of ``buffers``. ``device_step`` (capturable): the step is a
+    float32 0-d tensor on the parameter's device, which the caller increments there (the count yielded is 0)."""
     for p in group["params"]:
         grad = opt._grad(p, group)
         if grad is None:
             continue
         state = opt.state.setdefault(p, {})
         if "step" not in state:
-            state["step"] = tensor(0.0)
+            state["step"] = zeros((), dtype=float32, device=p.device) if device_step else tensor(0.0)
             for name, value in scalars.items():
                 state[name] = tensor(value)
             for name in buffers:
                 state[name] = zeros_like(p)
-        yield p, grad, state, _scalar_step(state)
+        if device_step:
+            if state["step"].device != p.device:  # (a state loaded from a step kept on the host)
+                state["step"] = state["step"].to(p.device, float32)
+            yield p, grad, state, 0.0
+        else:
+            yield p, grad, state, _scalar_step(state)
 
 
 class SGD(Optimizer):
@@ -89,11 +96,23 @@ class Adam(Optimizer):
                                   "capturable": capturable, "differentiable": differentiable, "fused": fused,
                                   "decoupled_weight_decay": decoupled_weight_decay or self._decoupled})
 
+    _device_step = True
+
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         buffers = ("exp_avg", "exp_avg_sq", *(["max_exp_avg_sq"] if group["amsgrad"] else []))
-        for p, grad, state, step in _updates(self, group, buffers):
+        capturable = bool(group["capturable"])
+        for p, grad, state, step in _updates(self, group, buffers, device_step=capturable):
             fused = [state[name] for name in buffers]
+            if capturable:
+                # the step count and the bias corrections on the device (torch's capturable Adam): the fused kernel
+                # increments the count itself; the ops below do it otherwise
+                if self._fused("adam", p, grad, [*fused, state["step"]], lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                               weight_decay=wd, decoupled=float(group["decoupled_weight_decay"]), step=0.0,
+                               capturable=1.0):
+                    continue
+                self._capturable_update(p, grad, state, group)
+                continue
             if self._fused("adam", p, grad, fused, lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd,
                            decoupled=float(group["decoupled_weight_decay"]), step=step):
                 continue
@@ -114,6 +133,30 @@ class Adam(Optimizer):
                 denom = (exp_avg_sq.sqrt() / bc2_sqrt).add_(eps)
             # differentiable: the quotient saves its numerator, which the next step updates in place (torch clones)
             p.add_((exp_avg.clone() if group["differentiable"] else exp_avg) / denom, alpha=-(lr / bc1))
+
+
+    @staticmethod
+    def _capturable_update(p: Tensor, grad: Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        """One parameter's update with the step count a device tensor: no value goes to the host."""
+        lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        step_t = state["step"]
+        step_t.add_(1)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
+        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+        bc1 = 1 - beta1**step_t
+        bc2_sqrt = (1 - beta2**step_t).sqrt()
+        second = exp_avg_sq
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"].maximum_(exp_avg_sq)
+            second = state["max_exp_avg_sq"]
+        denom = (second.sqrt() / bc2_sqrt).add_(eps)
+        p.add_((exp_avg.clone() if group["differentiable"] else exp_avg) / denom * (-lr / bc1))
 
 
 class AdamW(Adam):

@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 
 from .._device import backend
+from .._errors import fail
 from .._tensor import Tensor
 from ..autograd import no_grad, set_grad_enabled
+from ..backends.webgpu.api import capturing
 from ..ops.creation import tensor
 
 
@@ -100,8 +102,26 @@ class Optimizer:
             for group in self.param_groups:
                 if group.get("capturable"):
                     _check_capturable(group)
+                if "capturable" in group and capturing():
+                    self._check_graph_capture(group)
                 self._step_group(group)
         return loss
+
+    # Whether ``capturable=True`` keeps this optimizer's step count on the device (a WebGPU graph may capture its
+    # step). Those that keep it on the host would replay the count of the capture forever: refused under a capture.
+    _device_step = False
+
+    def _check_graph_capture(self, group: dict[str, Any]) -> None:
+        """torch's check of a step under a CUDA graph capture (RuntimeError), for a WebGPU graph capture."""
+        name = type(self).__name__
+        if not group["capturable"]:
+            fail("device_error_graph_capture", op=f"{name}.step",
+                 problem=f"attempting graph capture of step() for an instance of {name} but param_groups' "
+                         "capturable is False (its step count lives on the host); pass capturable=True")
+        if not self._device_step:
+            fail("device_error_graph_capture", op=f"{name}.step",
+                 problem=f"{name} keeps its step count on the host even with capturable=True in shapetorch; "
+                         "capture Adam, AdamW or SGD, or run this optimizer's step outside the graph")
 
     def state_dict(self) -> dict[str, Any]:
         """``{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]}``, as torch."""

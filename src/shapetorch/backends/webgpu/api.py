@@ -49,6 +49,11 @@ def live() -> bool:
     return _RUNTIME in sys.modules and sys.modules[_RUNTIME].RT.device is not None
 
 
+def capturing() -> bool:
+    """Whether a WebGPU graph capture is underway (``shapetorch.webgpu.graph``); never starts the runtime."""
+    return live() and sys.modules[_RUNTIME].RT.recorder is not None
+
+
 def stats() -> dict[str, int]:
     """Buffer statistics of the WebGPU runtime; zeros before the first WebGPU tensor (no wgpu import)."""
     if not live():

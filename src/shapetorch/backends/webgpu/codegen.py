@@ -1250,12 +1250,14 @@ def optimizer_kernel(kind: str, flags: tuple[str, ...], count: int = 1) -> str:
     buffer, then 8 f32 scalars s0.. as listed in the body]."""
     nstate = {"adam": 3 if "amsgrad" in flags else 2, "sgd": 1 if "momentum" in flags else 0}[kind]
     names = ["p", "g", *("m", "v", "vmax")[:nstate]] if kind == "adam" else ["p", "g", *["buf"][:nstate]]
+    if "capturable" in flags:  # the step count, a 0-d tensor already incremented (step_increment_kernel)
+        names.append("step")
     nb = len(names)
     width = 1 + nb + 8  # meta words per parameter
     binds = []
     blocks = []
     for j in range(count):
-        binds += [f"@group(0) @binding({1 + j * nb + k}) var<storage, {'read' if n == 'g' else 'read_write'}> "
+        binds += [f"@group(0) @binding({1 + j * nb + k}) var<storage, {'read' if n in ('g', 'step') else 'read_write'}> "
                   f"{n}{j}: array<f32>;" for k, n in enumerate(names)]
         base = 1 + j * width
         s = [f"bitcast<f32>(prm[{base + 1 + nb + q}u])" for q in range(8)]
@@ -1274,7 +1276,13 @@ def optimizer_kernel(kind: str, flags: tuple[str, ...], count: int = 1) -> str:
             if "amsgrad" in flags:
                 body += [f"    let vm = max({ref['vmax']}, vn);", f"    {ref['vmax']} = vm;"]
                 second = "vm"
-            body.append(f"    pv = pv + (mn / (sqrt({second}) / {s[5]} + {s[6]})) * {s[7]};")
+            if "capturable" in flags:  # s5, s7: beta1 and lr; the bias corrections from the count on the device
+                body += [f"    let stp = step{j}[prm[{base + nb}u]];",
+                         f"    let bc2s = sqrt(1.0 - pow({s[3]}, stp));",
+                         f"    let ssn = -({s[7]} / (1.0 - pow({s[5]}, stp)));",
+                         f"    pv = pv + (mn / (sqrt({second}) / bc2s + {s[6]})) * ssn;"]
+            else:
+                body.append(f"    pv = pv + (mn / (sqrt({second}) / {s[5]} + {s[6]})) * {s[7]};")
         else:  # s: wd, momentum, 1 - dampening, -lr
             if "wd" in flags:
                 body.append(f"    gv = gv + pv * {s[0]};")
@@ -1294,6 +1302,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (i >= prm[0]) {{ return; }}
 {nl.join(blocks)}
   }}
+}}"""
+
+
+def step_increment_kernel(count: int) -> str:
+    """Add 1 to ``count`` float32 step counts (torch's ``state_steps += 1`` of a capturable step), before the update
+    kernel reads them: one thread, as every thread of the update reads the count. meta: each count's offset."""
+    binds = "\n".join(f"@group(0) @binding({1 + j}) var<storage, read_write> s{j}: array<f32>;" for j in range(count))
+    adds = "\n".join(f"  s{j}[prm[{j}u]] = s{j}[prm[{j}u]] + 1.0;" for j in range(count))
+    return f"""@group(0) @binding(0) var<storage, read> prm: array<u32>;
+{binds}
+@compute @workgroup_size(1)
+fn main() {{
+{adds}
 }}"""
 
 

@@ -1881,6 +1881,8 @@ def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, o
         meta.append(RT.add_check("argument_error_invalid", op,
                                  problem="expected every probability p to satisfy 0 <= p <= 1"))
         bufs += [p.st.buf, RT.flag]
+    if RT.recorder is not None:  # (a captured graph draws fresh numbers at each replay)
+        RT.recorder.random(1)
     RT.dispatch(G.random_kernel(dist, _st(dtype), "" if p is None else _st(p.dtype)), bufs, meta, _grid(out.size))
     return out
 
@@ -2032,6 +2034,10 @@ class _StepGroup:
             meta += [total, *(a.offset for a in arrays), *scalars]
             bufs += [a.st.buf for a in arrays if a.st is not None]
         meta[0] = total
+        if "capturable" in key[1]:  # the counts (each item's last array) first, as torch's step += 1
+            steps = [arrays[-1] for arrays, _ in items]
+            RT.dispatch(G.step_increment_kernel(len(steps)), [a.st.buf for a in steps if a.st is not None],
+                        [a.offset for a in steps], (1, 1, 1))
         RT.dispatch(G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total))
         self.recorded_at = RT.n_dispatch
 
@@ -2050,7 +2056,10 @@ def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: 
     the arrays are not contiguous float32 arrays of one shape, for the caller's path."""
     arrays = (p, g, *state)
     shape = p.shape
-    for a in arrays:
+    capturable = bool(hyper.get("capturable"))  # Adam's: the last state array is its step count (0-d, float32)
+    if capturable and (kind != "adam" or state[-1].dtype != _F32 or state[-1].shape != () or state[-1].st is None):
+        return False
+    for a in arrays[:-1] if capturable else arrays:
         if a.dtype != _F32 or a.shape != shape or a.st is None or not a.contiguous:
             return False
     if len({id(a.st) for a in arrays}) != len(arrays):  # one buffer bound twice, written: not allowed
@@ -2074,11 +2083,17 @@ def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: 
 def _step_words(kind: str, nstate: int, h: dict[str, float]) -> tuple[tuple[str, ...], list[int]]:
     """The kernel's flags and its scalars' float32 words for one step's hyperparameters."""
     if kind == "adam":
+        capturable = bool(h.get("capturable"))  # (then the state's last array is the step count)
         flags = tuple(f for f, on in (("decoupled", h["decoupled"] and h["weight_decay"] != 0),
-                                      ("wd", h["weight_decay"] != 0), ("amsgrad", nstate == 3)) if on)
-        bc1 = 1 - h["beta1"] ** h["step"]
-        scalars = [1 - h["lr"] * h["weight_decay"], h["weight_decay"], 1 - h["beta1"], h["beta2"], 1 - h["beta2"],
-                   math.sqrt(1 - h["beta2"] ** h["step"]), h["eps"], -(h["lr"] / bc1)]
+                                      ("wd", h["weight_decay"] != 0), ("amsgrad", nstate - capturable == 3),
+                                      ("capturable", capturable)) if on)
+        if capturable:  # the bias corrections are the kernel's, from the count on the device
+            scalars = [1 - h["lr"] * h["weight_decay"], h["weight_decay"], 1 - h["beta1"], h["beta2"], 1 - h["beta2"],
+                       h["beta1"], h["eps"], h["lr"]]
+        else:
+            bc1 = 1 - h["beta1"] ** h["step"]
+            scalars = [1 - h["lr"] * h["weight_decay"], h["weight_decay"], 1 - h["beta1"], h["beta2"],
+                       1 - h["beta2"], math.sqrt(1 - h["beta2"] ** h["step"]), h["eps"], -(h["lr"] / bc1)]
     else:
         flags = tuple(f for f, on in (("wd", h["weight_decay"] != 0), ("momentum", bool(nstate)),
                                       ("nesterov", bool(nstate) and bool(h["nesterov"]))) if on)

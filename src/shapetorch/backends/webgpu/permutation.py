@@ -70,6 +70,8 @@ def randperm(n: int, dtype: np.dtype[Any], seed: int, offset: int) -> WArray:
     keys, pos = RT.empty((P,), _I32), RT.empty((P,), _I32)
     assert keys.st is not None and pos.st is not None
     bufs = [keys.st.buf, pos.st.buf]
+    if RT.recorder is not None:  # (a captured graph draws fresh numbers at each replay)
+        RT.recorder.random(2)
     RT.dispatch(_init_shader(), bufs, [P, n, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, offset & 0xFFFFFFFF,
                                        (offset >> 32) & 0xFFFFFFFF], K._grid(P))
     k = 2

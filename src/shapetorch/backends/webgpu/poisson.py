@@ -127,5 +127,7 @@ def draw(rates: WArray, seed: int, offset: int) -> WArray:
     meta = [out.size, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, offset & 0xFFFFFFFF, (offset >> 32) & 0xFFFFFFFF,
             rates.ndim, *rates.shape, rates.offset, *rates.stride, cid]
     st = K._st(rates.dtype)
+    if RT.recorder is not None:  # (a captured graph draws fresh numbers at each replay)
+        RT.recorder.random(1)
     RT.dispatch(poisson_shader(st, st), [out.st.buf, rates.st.buf, RT.flag], meta, K._grid(out.size))
     return out

@@ -350,6 +350,12 @@ class Runtime:
         # of a step, see ``kernels.fused_step``): recorded before any other dispatch and at every submit, so the
         # order of the device's work is the program's.
         self.deferred: Callable[[], None] | None = None
+        # Graph capture (``graphs.Recorder``, made by ``shapetorch.webgpu.graph``): while set, every dispatch is
+        # also handed to it, and nothing recorded is submitted (a capture records work, it does not run it, as
+        # torch's). ``withheld``: buffer id -> [graphs naming it, its (buf, size, serial) once freed]: a buffer
+        # a captured graph reads or writes never returns to the pool while the graph lives (its private pool).
+        self.recorder: Any = None
+        self.withheld: dict[int, list[Any]] = {}
 
     # -- device --------------------------------------------------------------------------------------
     def init(self) -> bool:
@@ -536,6 +542,10 @@ class Runtime:
         return self.device.create_buffer(size=size, usage=usage)
 
     def release(self, buf: Any, size: int, serial: int) -> None:
+        withheld = self.withheld
+        if withheld and id(buf) in withheld:  # a captured graph's buffer: kept for its replays
+            withheld[id(buf)][1] = (buf, size, serial)
+            return
         self.live_bytes -= size
         self.pooled_bytes += size
         if self.encoder is None:
@@ -547,7 +557,7 @@ class Runtime:
 
     def trim(self, limit: int) -> None:
         """Destroy free buffers, largest first, until at most ``limit`` bytes are pooled (pending ones stay)."""
-        if self.pooled_bytes <= limit:
+        if self.pooled_bytes <= limit or self.recorder is not None:  # (a buffer freed mid-capture may be captured)
             return
         for size in sorted(self.pool, reverse=True):
             bufs = self.pool[size]
@@ -610,24 +620,30 @@ class Runtime:
     def _new_group(self, key: tuple[Any, ...], sig: tuple[bool, ...], meta_size: int, buffers: Sequence[Any]) -> Any:
         """Make (and keep) the bind group of ``key``. Each binding's size is checked here, once per group: a group
         found again names the same buffers, and a buffer's size never changes."""
+        if len(self.groups) >= MAX_GROUPS:
+            self.groups.clear()
+            self.groups_of.clear()
+        bg = self.make_group(self.arena, sig, meta_size, buffers)
+        for b in buffers:
+            self.groups_of.setdefault(id(b.buffer if type(b) is BufferRange else b), []).append(key)
+        self.groups[key] = bg
+        return bg
+
+    def make_group(self, arena: Any, sig: tuple[bool, ...], meta_size: int, buffers: Sequence[Any]) -> Any:
+        """A new bind group: a ``meta_size`` window of ``arena`` (the batch's, or a captured graph's own) for the
+        parameter block, then ``buffers`` (whole, or a :class:`BufferRange`), each checked against the binding
+        limit."""
         whole = [(b.buffer, b.offset, b.size) if type(b) is BufferRange else (b, 0, b.size) for b in buffers]
         for _, _, n in whole:
             if n > self.max_binding:
                 self._too_large(n)
-        if len(self.groups) >= MAX_GROUPS:
-            self.groups.clear()
-            self.groups_of.clear()
-        entries = [{"binding": 0, "resource": {"buffer": self.arena, "offset": 0, "size": meta_size}}]
+        entries = [{"binding": 0, "resource": {"buffer": arena, "offset": 0, "size": meta_size}}]
         entries += [{"binding": i + 1, "resource": {"buffer": b, "offset": off, "size": n}}
                     for i, (b, off, n) in enumerate(whole)]
         try:
-            bg = self.device.create_bind_group(layout=self.group_layout(sig), entries=entries)
+            return self.device.create_bind_group(layout=self.group_layout(sig), entries=entries)
         except Exception as e:  # nothing is recorded yet: the batch stays intact
             fail("device_error_failed", op=self.op, problem=f"WebGPU rejected a kernel: {_last_line(e)}")
-        for b, _, _ in whole:
-            self.groups_of.setdefault(id(b), []).append(key)
-        self.groups[key] = bg
-        return bg
 
     def dispatch(self, wgsl: str, buffers: Sequence[Any], meta: Sequence[int], grid: tuple[int, int, int],
                  recipe: Any = None) -> None:
@@ -658,6 +674,8 @@ class Runtime:
         bg = self.groups.get(key)
         if bg is None:
             bg = self._new_group(key, sig, size, buffers)
+        if self.recorder is not None:
+            self.recorder.add(pipe, key, meta, grid)
         # the words are packed as int64 and narrowed once per submit (a NumPy conversion per dispatch, or of a
         # list of Python ints per submit, cost more than the rest of this method); the next block starts at the
         # adapter's offset alignment (the padding words are left as they are: no kernel reads them)
@@ -738,6 +756,8 @@ class Runtime:
         self.held = None
         self.batch_count -= 1
         self.n_dispatch -= 1
+        if self.recorder is not None:
+            self.recorder.drop_last()
         return held[4]
 
     def record_deferred(self) -> None:
@@ -768,6 +788,9 @@ class Runtime:
                 self.pool[size] = bufs
         self.dirty = {}
         try:
+            if self.recorder is not None:  # a graph capture: the work is recorded by the graph, never run here
+                cpass.end()
+                return
             if held is not None:
                 self.cpass, self.pass_id = cpass, pass_id
                 self._emit(held)
@@ -788,6 +811,8 @@ class Runtime:
     def synchronize(self) -> None:
         """Wait for all submitted work (by reading 4 bytes back; ``on_submitted_work_done`` is avoided), and raise
         the error of a failed device-side check."""
+        if self.recorder is not None:
+            self.recorder.refuse("st.synchronize() (a wait for the device)")
         self.flush()
         if self.checks:
             self.raise_failed_check()
@@ -818,6 +843,9 @@ class Runtime:
     # -- transfers -----------------------------------------------------------------------------------
     def upload(self, host: np.ndarray[Any, Any]) -> WArray:
         self.require()
+        if self.recorder is not None:
+            self.recorder.refuse("a copy from the host (a CPU tensor, a Python list or a host-made table used on "
+                                 "the device)")
         _, _, sdt = self.check_dtype(host.dtype)
         logical = host.dtype
         if logical.name == "int64" and host.size:
@@ -935,6 +963,9 @@ def _last_line(e: BaseException) -> str:
 
 def to_host(a: WArray) -> np.ndarray[Any, Any]:
     """Read an array back (flushes the batch). Non-contiguous views are compacted on the device first."""
+    if RT.recorder is not None:
+        RT.recorder.refuse("a read of a tensor's values by the host (.item(), .numpy(), .tolist(), printing, "
+                           "bool(), or an op whose result's shape depends on the values: nonzero, masked_select)")
     if a.size == 0 or a.st is None:
         return np.zeros(a.shape, dtype=a.dtype)
     if not a.contiguous:
