@@ -386,6 +386,83 @@ def test_gelu_in_cache_runs_as_torch(dtype, transposed):
         np.testing.assert_allclose(a, b, **_tol(dtype))
 
 
+_GELU_EDGES = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e30, -1e30, 1e-30, -1e-30, 3e-39, -3e-39, 1e-45, -5.7, -6.0,
+               -9.0, 9.0, -3.0, 3.0, 1e4, -1e4]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gelu_training_path_as_torch(dtype):
+    """GELU in a training step writes its derivative in the forward and the backward multiplies by it: torch's
+    values and gradients for random inputs (one large enough for cache-sized runs, a transposed view), the edges
+    (infinities, NaN, huge, tiny, subnormal, signed zeros: the same NaNs and signs of zero), with a random cotangent;
+    the value is that of the kernel without the derivative (``no_grad``)."""
+    tol = {"rtol": 2e-6, "atol": 2e-6} if dtype == "float32" else {"rtol": 1e-12, "atol": 1e-14}
+    rng = np.random.default_rng(5)
+    for x, transposed in ((np.asarray(_GELU_EDGES), False), (rng.normal(size=(520, 300)) * 3, True),
+                          (rng.normal(size=(3, 7)) * 4, False)):
+        g = rng.normal(size=x.shape[::-1] if transposed else x.shape)
+        got = []
+        for lib, mod in ((st, F), (torch, TF)):
+            xt = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+            y = mod.gelu(xt.t() if transposed else xt)
+            y.backward(lib.tensor(g, dtype=getattr(lib, dtype)))
+            got.append((y.detach().numpy(), xt.grad.numpy()))
+        (y, dy), (yt, dyt) = got
+        if not transposed and x.size == len(_GELU_EDGES) and dtype == "float32":
+            # torch's vectorised float32 loop answers NaN at +inf where its float64 one gives inf (compatibility.md)
+            assert y[0] == np.inf and np.isnan(yt[0])
+            y, yt = y[1:], yt[1:]
+        np.testing.assert_allclose(y, yt, equal_nan=True, **tol)
+        zero = (y == 0) & (yt == 0)  # (one subnormal step apart at 1e-45: x * Phi rounds either way)
+        np.testing.assert_array_equal(np.signbit(y[zero]), np.signbit(yt[zero]))
+        np.testing.assert_allclose(dy, dyt, equal_nan=True, **tol)
+        with st.no_grad():
+            plain = F.gelu(st.tensor(x, dtype=getattr(st, dtype))).numpy()
+        np.testing.assert_allclose(got[0][0], plain.T if transposed else plain, rtol=4e-7, atol=4e-7, equal_nan=True)
+
+
+def test_gelu_training_path_double_backward_and_saved_buffer():
+    """The derivative the forward wrote serves a first-order backward only: create_graph differentiates the formula
+    (second derivative and forward mode as torch's); an in-place change of the result leaves the gradient right,
+    one of the input fails the backward's version check as torch's; graphs alive at once each keep their own
+    derivative buffer, and a freed graph's buffer is reused by the next forward with the right gradient."""
+    x = data(4, 6) * 2
+    res = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        (gx,) = lib.autograd.grad(mod.gelu(xt).sum(), xt, create_graph=True)
+        (ggx,) = lib.autograd.grad((gx * gx).sum(), xt)
+        _, jvp = lib.func.jvp(mod.gelu, (lib.tensor(x),), (lib.tensor(data(4, 6, seed=1)),))
+        y = mod.gelu(xt)
+        y.mul_(3.0)  # the result changed in place: torch's GeluBackward0 does not read it
+        (g_after,) = lib.autograd.grad(y.sum(), xt)
+        res.append((gx.detach().numpy(), ggx.numpy(), jvp.detach().numpy(), g_after.numpy()))
+        xi = lib.tensor(x, requires_grad=True) * 1.0
+        yi = mod.gelu(xi)
+        xi.add_(1.0)
+        with pytest.raises(RuntimeError):
+            yi.sum().backward()
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for dtype in ("float32", "float64"):
+        xs = [data(8, 16, 32, seed=s, dtype=dtype) * 2 for s in range(6)]
+        expect = []
+        for v in xs:
+            vt = torch.tensor(v, requires_grad=True)
+            TF.gelu(vt).backward(torch.tensor(v * 0.5 + 1))
+            expect.append(vt.grad.numpy())
+        leaves = [st.tensor(v, requires_grad=True) for v in xs]
+        ys = [F.gelu(t) for t in leaves]  # six graphs alive at once: more than the buffers kept per shape
+        for t, y, v, e in zip(leaves, ys, xs, expect, strict=True):
+            y.backward(st.tensor(v * 0.5 + 1))
+            np.testing.assert_allclose(t.grad.numpy(), e, **_tol(dtype))
+        del ys, y
+        for v, e in zip(xs, expect, strict=True):  # graphs freed one by one: their buffers taken again
+            t = st.tensor(v, requires_grad=True)
+            F.gelu(t).backward(st.tensor(v * 0.5 + 1))
+            np.testing.assert_allclose(t.grad.numpy(), e, **_tol(dtype))
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_relu_gradient_selects_as_torch(dtype):
     """ReLU's first-order gradient (a bitwise select on the CPU): zeros (+0.0) where the output is <= 0 even for an
