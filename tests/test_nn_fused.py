@@ -463,6 +463,56 @@ def test_gelu_training_path_double_backward_and_saved_buffer():
             np.testing.assert_allclose(t.grad.numpy(), e, **_tol(dtype))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("affine", ["both", "weight", "none"])
+def test_layer_norm_gradient_from_saved_statistics_as_torch(dtype, affine):
+    """A layer norm whose backward will run saves each row's mean and 1/std from its forward, and the backward is
+    torch's native_layer_norm_backward formula on them: torch's gradients for every subset of inputs requiring grad,
+    rows far from zero (the formula reads x uncentred: the same error as torch's), constant rows (variance 0), a
+    normalized shape of two dims, a non-contiguous gradient, blocks of rows large enough to be cut; a second
+    backward through a retained graph, and create_graph (the composite formula) as torch's."""
+    rng = np.random.default_rng(3)
+    tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-11}
+    cases = [((6, 5, 16), 1, 0.0), ((4, 7, 12), 1, 100.0), ((3, 4, 6), 2, 0.0), ((2000, 96), 1, 1.0)]
+    for shape, nd, offset in cases:
+        x = rng.normal(size=shape) + offset
+        x[0, ...] = 2.5  # a constant row (or block)
+        ns = shape[-nd:]
+        w, b = rng.normal(size=ns), rng.normal(size=ns)
+        g = rng.normal(size=shape[::-1]).T  # a transposed (non-contiguous) cotangent
+        for need in ((True, True, True), (True, False, False), (False, True, False), (False, False, True)):
+            got = []
+            for lib, mod in ((st, F), (torch, TF)):
+                xt = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=need[0])
+                wt = lib.tensor(w, dtype=getattr(lib, dtype), requires_grad=need[1]) if affine != "none" else None
+                bt = lib.tensor(b, dtype=getattr(lib, dtype), requires_grad=need[2]) if affine == "both" else None
+                y = mod.layer_norm(xt, ns, wt, bt)
+                if not y.requires_grad:
+                    continue
+                gt = lib.tensor(np.ascontiguousarray(g), dtype=getattr(lib, dtype)).mT.contiguous().mT
+                y.backward(gt, retain_graph=True)
+                first = [t.grad.numpy().copy() for t in (xt, wt, bt) if t is not None and t.requires_grad]
+                y.backward(gt)  # the retained graph: the same statistics again (the gradients doubled)
+                second = [t.grad.numpy() for t in (xt, wt, bt) if t is not None and t.requires_grad]
+                got.append((y.detach().numpy(), first, second))
+            if not got:
+                continue
+            (ys, fs, ss), (yt, ft, sst) = got
+            np.testing.assert_allclose(ys, yt, **tol)
+            for a, c in zip(fs + ss, ft + sst, strict=True):
+                np.testing.assert_allclose(a, c, **tol)
+    x = rng.normal(size=(3, 8)) * 2
+    res = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        wt = lib.tensor(rng.normal(size=8) if not res else res[0][-1], requires_grad=True)
+        (gx,) = lib.autograd.grad((mod.layer_norm(xt, (8,), wt) ** 3).sum(), xt, create_graph=True)
+        (ggx,) = lib.autograd.grad((gx * gx).sum(), xt)
+        res.append((gx.detach().numpy(), ggx.numpy(), wt.detach().numpy()))
+    for a, c in zip(res[0][:2], res[1][:2]):
+        np.testing.assert_allclose(a, c, rtol=1e-9, atol=1e-10)
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_relu_gradient_selects_as_torch(dtype):
     """ReLU's first-order gradient (a bitwise select on the CPU): zeros (+0.0) where the output is <= 0 even for an
