@@ -461,6 +461,15 @@ def test_gelu_training_path_double_backward_and_saved_buffer():
             t = st.tensor(v, requires_grad=True)
             F.gelu(t).backward(st.tensor(v * 0.5 + 1))
             np.testing.assert_allclose(t.grad.numpy(), e, **_tol(dtype))
+    from shapetorch.ops import activation
+
+    big = st.tensor(data(3, 1 << 20, dtype="float32"), requires_grad=True)  # 12 MiB: more than a thread keeps
+    F.gelu(big).sum().backward()
+    kept = activation._DERIVATIVES.kept
+    assert sum(b.nbytes for bufs in kept.values() for b in bufs) <= activation._KEPT_BYTES
+    head = torch.tensor(big.detach().numpy()[:, :1000], requires_grad=True)
+    TF.gelu(head).sum().backward()
+    np.testing.assert_allclose(big.grad.numpy()[:, :1000], head.grad.numpy(), rtol=2e-6, atol=2e-6)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -325,6 +325,7 @@ _PARTS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _DERIVATIVES = threading.local()
 _KEPT_SHAPES = 4  # (input shape, dtype) pairs whose buffers a thread keeps; a fifth forgets the oldest
 _KEPT_PER_SHAPE = 4  # buffers kept per pair: a graph of that many GELUs of one shape alive at once
+_KEPT_BYTES = 8 << 20  # and all a thread keeps: larger activations take fresh memory on every call, as before
 
 
 def _idle(bufs: list[Any]) -> Any:
@@ -354,7 +355,8 @@ def _derivative_buffer(shape: tuple[int, ...], dtype: Any) -> Any:
     any more (the graph of an earlier step was freed), else a new one, kept for later steps. Reusing it spares the
     page faults of fresh memory: glibc gives the top of its heap back to the system when a step frees its
     activations and faults it in again in the next step (about 0.5 ms of the GPT step's two 1 MiB derivatives at a
-    load of 8, one thread, CPU time)."""
+    load of 8, one thread, CPU time). At most ``_KEPT_BYTES`` are kept, so that what a thread holds once training
+    is over stays small."""
     kept: dict[tuple[Any, ...], list[Any]] | None = getattr(_DERIVATIVES, "kept", None)
     if kept is None:
         kept = _DERIVATIVES.kept = {}
@@ -368,7 +370,7 @@ def _derivative_buffer(shape: tuple[int, ...], dtype: Any) -> Any:
     b = _idle(bufs)
     if b is None:
         b = np.empty(shape, dtype)
-        if len(bufs) < _KEPT_PER_SHAPE:
+        if len(bufs) < _KEPT_PER_SHAPE and b.nbytes + sum(k.nbytes for ks in kept.values() for k in ks) <= _KEPT_BYTES:
             bufs.append(b)
     return b
 
