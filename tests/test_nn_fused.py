@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from hypothesis import given
+from hypothesis import strategies as hs
 
 import shapetorch as st
 import shapetorch.nn.functional as F
@@ -470,6 +472,44 @@ def test_gelu_training_path_double_backward_and_saved_buffer():
     head = torch.tensor(big.detach().numpy()[:, :1000], requires_grad=True)
     TF.gelu(head).sum().backward()
     np.testing.assert_allclose(big.grad.numpy()[:, :1000], head.grad.numpy(), rtol=2e-6, atol=2e-6)
+
+
+@given(hs.sampled_from(["float32", "float64"]), hs.data())
+def test_gelu_training_path_property_as_torch(dtype, draw):
+    """Any values, the non-finite ones included: GELU's value and its gradient from the derivative the forward
+    wrote are torch's (same NaNs; +inf's value is torch's float64 one, see compatibility.md)."""
+    width = 32 if dtype == "float32" else 64
+    x = np.array(draw.draw(hs.lists(hs.floats(width=width), min_size=1, max_size=40)), dtype)
+    g = np.array(draw.draw(hs.lists(hs.floats(-1e3, 1e3, width=width), min_size=x.size, max_size=x.size)), dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        y = mod.gelu(xt)
+        y.backward(lib.tensor(g))
+        got.append((y.detach().numpy(), xt.grad.numpy()))
+    (y, dy), (yt, dyt) = got
+    pos_inf = x == np.inf
+    assert np.all(y[pos_inf] == np.inf)
+    tol = {"rtol": 2e-6, "atol": 2e-6} if dtype == "float32" else {"rtol": 1e-12, "atol": 1e-300}
+    np.testing.assert_allclose(y[~pos_inf], yt[~pos_inf], equal_nan=True, **tol)
+    np.testing.assert_allclose(dy, dyt, equal_nan=True, **{**tol, "rtol": 1e-5 if dtype == "float32" else 1e-12})
+
+
+@given(hs.integers(1, 6), hs.integers(1, 9), hs.floats(-1e3, 1e3), hs.floats(1e-3, 1e2), hs.integers(0, 10_000))
+def test_layer_norm_saved_statistics_property_as_torch(rows, d, offset, spread, seed):
+    """Any row count and width, rows centred anywhere within 1e3 with any spread: the values and the three gradients
+    from the forward's statistics are torch's (float64, to its rounding)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(rows, d)) * spread + offset
+    w, b, g = rng.normal(size=d), rng.normal(size=d), rng.normal(size=(rows, d))
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = mod.layer_norm(ts[0], (d,), ts[1], ts[2])
+        y.backward(lib.tensor(g))
+        got.append([y.detach().numpy(), *(t.grad.numpy() for t in ts)])
+    for a, c in zip(*got, strict=True):
+        np.testing.assert_allclose(a, c, rtol=1e-7, atol=1e-7 * (1 + abs(offset) / spread))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
