@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from hypothesis import given
+from hypothesis import strategies as hs
 
 import shapetorch as st
 import shapetorch.nn.functional as F
@@ -384,6 +386,180 @@ def test_gelu_in_cache_runs_as_torch(dtype, transposed):
         got.append((y.detach().numpy(), xt.grad.numpy()))
     for a, b in zip(*got):
         np.testing.assert_allclose(a, b, **_tol(dtype))
+
+
+_GELU_EDGES = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e30, -1e30, 1e-30, -1e-30, 3e-39, -3e-39, 1e-45, -5.7, -6.0,
+               -9.0, 9.0, -3.0, 3.0, 1e4, -1e4]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gelu_training_path_as_torch(dtype):
+    """GELU in a training step writes its derivative in the forward and the backward multiplies by it: torch's
+    values and gradients for random inputs (one large enough for cache-sized runs, a transposed view), the edges
+    (infinities, NaN, huge, tiny, subnormal, signed zeros: the same NaNs and signs of zero), with a random cotangent;
+    the value is that of the kernel without the derivative (``no_grad``)."""
+    tol = {"rtol": 2e-6, "atol": 2e-6} if dtype == "float32" else {"rtol": 1e-12, "atol": 1e-14}
+    rng = np.random.default_rng(5)
+    for x, transposed in ((np.asarray(_GELU_EDGES), False), (rng.normal(size=(520, 300)) * 3, True),
+                          (rng.normal(size=(3, 7)) * 4, False)):
+        g = rng.normal(size=x.shape[::-1] if transposed else x.shape)
+        got = []
+        for lib, mod in ((st, F), (torch, TF)):
+            xt = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+            y = mod.gelu(xt.t() if transposed else xt)
+            y.backward(lib.tensor(g, dtype=getattr(lib, dtype)))
+            got.append((y.detach().numpy(), xt.grad.numpy()))
+        (y, dy), (yt, dyt) = got
+        if not transposed and x.size == len(_GELU_EDGES) and dtype == "float32":
+            # torch's vectorised float32 loop answers NaN at +inf where its float64 one gives inf (compatibility.md)
+            assert y[0] == np.inf and np.isnan(yt[0])
+            y, yt = y[1:], yt[1:]
+        np.testing.assert_allclose(y, yt, equal_nan=True, **tol)
+        zero = (y == 0) & (yt == 0)  # (one subnormal step apart at 1e-45: x * Phi rounds either way)
+        np.testing.assert_array_equal(np.signbit(y[zero]), np.signbit(yt[zero]))
+        np.testing.assert_allclose(dy, dyt, equal_nan=True, **tol)
+        with st.no_grad():
+            plain = F.gelu(st.tensor(x, dtype=getattr(st, dtype))).numpy()
+        np.testing.assert_allclose(got[0][0], plain.T if transposed else plain, rtol=4e-7, atol=4e-7, equal_nan=True)
+
+
+def test_gelu_training_path_double_backward_and_saved_buffer():
+    """The derivative the forward wrote serves a first-order backward only: create_graph differentiates the formula
+    (second derivative and forward mode as torch's); an in-place change of the result leaves the gradient right,
+    one of the input fails the backward's version check as torch's; graphs alive at once each keep their own
+    derivative buffer, and a freed graph's buffer is reused by the next forward with the right gradient."""
+    x = data(4, 6) * 2
+    res = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        (gx,) = lib.autograd.grad(mod.gelu(xt).sum(), xt, create_graph=True)
+        (ggx,) = lib.autograd.grad((gx * gx).sum(), xt)
+        _, jvp = lib.func.jvp(mod.gelu, (lib.tensor(x),), (lib.tensor(data(4, 6, seed=1)),))
+        y = mod.gelu(xt)
+        y.mul_(3.0)  # the result changed in place: torch's GeluBackward0 does not read it
+        (g_after,) = lib.autograd.grad(y.sum(), xt)
+        res.append((gx.detach().numpy(), ggx.numpy(), jvp.detach().numpy(), g_after.numpy()))
+        xi = lib.tensor(x, requires_grad=True) * 1.0
+        yi = mod.gelu(xi)
+        xi.add_(1.0)
+        with pytest.raises(RuntimeError):
+            yi.sum().backward()
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for dtype in ("float32", "float64"):
+        xs = [data(8, 16, 32, seed=s, dtype=dtype) * 2 for s in range(6)]
+        expect = []
+        for v in xs:
+            vt = torch.tensor(v, requires_grad=True)
+            TF.gelu(vt).backward(torch.tensor(v * 0.5 + 1))
+            expect.append(vt.grad.numpy())
+        leaves = [st.tensor(v, requires_grad=True) for v in xs]
+        ys = [F.gelu(t) for t in leaves]  # six graphs alive at once: more than the buffers kept per shape
+        for t, y, v, e in zip(leaves, ys, xs, expect, strict=True):
+            y.backward(st.tensor(v * 0.5 + 1))
+            np.testing.assert_allclose(t.grad.numpy(), e, **_tol(dtype))
+        del ys, y
+        for v, e in zip(xs, expect, strict=True):  # graphs freed one by one: their buffers taken again
+            t = st.tensor(v, requires_grad=True)
+            F.gelu(t).backward(st.tensor(v * 0.5 + 1))
+            np.testing.assert_allclose(t.grad.numpy(), e, **_tol(dtype))
+    from shapetorch.ops import activation
+
+    big = st.tensor(data(3, 1 << 20, dtype="float32"), requires_grad=True)  # 12 MiB: more than a thread keeps
+    F.gelu(big).sum().backward()
+    kept = activation._DERIVATIVES.kept
+    assert sum(b.nbytes for bufs in kept.values() for b in bufs) <= activation._KEPT_BYTES
+    head = torch.tensor(big.detach().numpy()[:, :1000], requires_grad=True)
+    TF.gelu(head).sum().backward()
+    np.testing.assert_allclose(big.grad.numpy()[:, :1000], head.grad.numpy(), rtol=2e-6, atol=2e-6)
+
+
+@given(hs.sampled_from(["float32", "float64"]), hs.data())
+def test_gelu_training_path_property_as_torch(dtype, draw):
+    """Any values, the non-finite ones included: GELU's value and its gradient from the derivative the forward
+    wrote are torch's (same NaNs; +inf's value is torch's float64 one, see compatibility.md)."""
+    width = 32 if dtype == "float32" else 64
+    x = np.array(draw.draw(hs.lists(hs.floats(width=width), min_size=1, max_size=40)), dtype)
+    g = np.array(draw.draw(hs.lists(hs.floats(-1e3, 1e3, width=width), min_size=x.size, max_size=x.size)), dtype)
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        y = mod.gelu(xt)
+        y.backward(lib.tensor(g))
+        got.append((y.detach().numpy(), xt.grad.numpy()))
+    (y, dy), (yt, dyt) = got
+    pos_inf = x == np.inf
+    assert np.all(y[pos_inf] == np.inf)
+    tol = {"rtol": 2e-6, "atol": 2e-6} if dtype == "float32" else {"rtol": 1e-12, "atol": 1e-300}
+    np.testing.assert_allclose(y[~pos_inf], yt[~pos_inf], equal_nan=True, **tol)
+    np.testing.assert_allclose(dy, dyt, equal_nan=True, **{**tol, "rtol": 1e-5 if dtype == "float32" else 1e-12})
+
+
+@given(hs.integers(1, 6), hs.integers(1, 9), hs.floats(-1e3, 1e3), hs.floats(1e-3, 1e2), hs.integers(0, 10_000))
+def test_layer_norm_saved_statistics_property_as_torch(rows, d, offset, spread, seed):
+    """Any row count and width, rows centred anywhere within 1e3 with any spread: the values and the three gradients
+    from the forward's statistics are torch's (float64, to its rounding)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(rows, d)) * spread + offset
+    w, b, g = rng.normal(size=d), rng.normal(size=d), rng.normal(size=(rows, d))
+    got = []
+    for lib, mod in ((st, F), (torch, TF)):
+        ts = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = mod.layer_norm(ts[0], (d,), ts[1], ts[2])
+        y.backward(lib.tensor(g))
+        got.append([y.detach().numpy(), *(t.grad.numpy() for t in ts)])
+    for a, c in zip(*got, strict=True):
+        np.testing.assert_allclose(a, c, rtol=1e-7, atol=1e-7 * (1 + abs(offset) / spread))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("affine", ["both", "weight", "none"])
+def test_layer_norm_gradient_from_saved_statistics_as_torch(dtype, affine):
+    """A layer norm whose backward will run saves each row's mean and 1/std from its forward, and the backward is
+    torch's native_layer_norm_backward formula on them: torch's gradients for every subset of inputs requiring grad,
+    rows far from zero (the formula reads x uncentred: the same error as torch's), constant rows (variance 0), a
+    normalized shape of two dims, a non-contiguous gradient, blocks of rows large enough to be cut; a second
+    backward through a retained graph, and create_graph (the composite formula) as torch's."""
+    rng = np.random.default_rng(3)
+    tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-11}
+    cases = [((6, 5, 16), 1, 0.0), ((4, 7, 12), 1, 100.0), ((3, 4, 6), 2, 0.0), ((2000, 96), 1, 1.0)]
+    for shape, nd, offset in cases:
+        x = rng.normal(size=shape) + offset
+        x[0, ...] = 2.5  # a constant row (or block)
+        ns = shape[-nd:]
+        w, b = rng.normal(size=ns), rng.normal(size=ns)
+        g = rng.normal(size=shape[::-1]).T  # a transposed (non-contiguous) cotangent
+        for need in ((True, True, True), (True, False, False), (False, True, False), (False, False, True)):
+            got = []
+            for lib, mod in ((st, F), (torch, TF)):
+                xt = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=need[0])
+                wt = lib.tensor(w, dtype=getattr(lib, dtype), requires_grad=need[1]) if affine != "none" else None
+                bt = lib.tensor(b, dtype=getattr(lib, dtype), requires_grad=need[2]) if affine == "both" else None
+                y = mod.layer_norm(xt, ns, wt, bt)
+                if not y.requires_grad:
+                    continue
+                gt = lib.tensor(np.ascontiguousarray(g), dtype=getattr(lib, dtype)).mT.contiguous().mT
+                y.backward(gt, retain_graph=True)
+                first = [t.grad.numpy().copy() for t in (xt, wt, bt) if t is not None and t.requires_grad]
+                y.backward(gt)  # the retained graph: the same statistics again (the gradients doubled)
+                second = [t.grad.numpy() for t in (xt, wt, bt) if t is not None and t.requires_grad]
+                got.append((y.detach().numpy(), first, second))
+            if not got:
+                continue
+            (ys, fs, ss), (yt, ft, sst) = got
+            np.testing.assert_allclose(ys, yt, **tol)
+            for a, c in zip(fs + ss, ft + sst, strict=True):
+                np.testing.assert_allclose(a, c, **tol)
+    x = rng.normal(size=(3, 8)) * 2
+    res = []
+    for lib, mod in ((st, F), (torch, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        wt = lib.tensor(rng.normal(size=8) if not res else res[0][-1], requires_grad=True)
+        (gx,) = lib.autograd.grad((mod.layer_norm(xt, (8,), wt) ** 3).sum(), xt, create_graph=True)
+        (ggx,) = lib.autograd.grad((gx * gx).sum(), xt)
+        res.append((gx.detach().numpy(), ggx.numpy(), wt.detach().numpy()))
+    for a, c in zip(res[0][:2], res[1][:2]):
+        np.testing.assert_allclose(a, c, rtol=1e-9, atol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -234,6 +234,17 @@ def _chunks(size: int) -> int:
     return k if threads_for(k) > 1 else 1
 
 
+def flat_ranges(fn: Callable[[int, int], Any], n: int, cost: float = 1.0) -> None:
+    """``fn(lo, hi)`` over contiguous ranges covering ``range(n)``, for an elementwise kernel of ``cost`` passes per
+    element that writes its results itself (several of them: GELU's value and derivative), split over the threads
+    as :func:`flat` splits; one call for the whole range where that would not split."""
+    k = min(_chunks(int(n * cost)), n // 1024) if n * cost >= 2 * GRAIN else 1
+    if k <= 1:
+        fn(0, n)
+    else:
+        map_ranges(fn, n, k)
+
+
 def ufunc(f: np.ufunc, *operands: Any) -> Any:
     """``f(*operands)``, split over the threads when the result is large; each element is NumPy's exactly.
     NumPy scalars (a tensor times a Python number) go whole to every chunk."""
