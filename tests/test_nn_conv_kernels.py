@@ -1,0 +1,105 @@
+"""The CPU convolution and pooling kernels' own paths against torch: the weight gradient on the shared-padding grid
+(its column chunks, sample chunks and both product orientations), with strided (channels-last) and non-contiguous
+inputs, float32 and float64, and empty batches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import shapetorch as st
+import shapetorch.nn.functional as F
+from _nn_oracle import close
+from shapetorch.ops import convolution
+
+
+def data(*shape: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=shape)
+
+
+def channels_last(a: np.ndarray) -> np.ndarray:
+    """``a`` (N, C, *S) with channels-last strides (torch's channels_last memory format), the same values."""
+    return np.ascontiguousarray(np.moveaxis(a, 1, -1)).transpose((0, a.ndim - 1) + tuple(range(1, a.ndim - 1)))
+
+
+GRID_LAYERS = [
+    # (x shape, w shape, padding, dilation): 16 channels write (O, C) products, fewer (C, O)
+    ((3, 16, 6, 6), (16, 16, 3, 3), 1, 1),
+    ((3, 4, 7, 5), (6, 4, 3, 3), 1, 1),
+    ((2, 6, 9, 9), (5, 6, 5, 5), 0, 1),  # no padding: the rows' cells are the image's
+    ((2, 4, 5, 5), (3, 4, 3, 3), 3, 1),  # padding past the kernel: the output is wider than image + padding
+    ((2, 16, 7, 6), (4, 16, 3, 2), (1, 2), (2, 1)),
+    ((3, 8, 11), (5, 8, 3), 2, 2),
+    ((2, 4, 4, 5, 3), (3, 4, 3, 2, 2), 1, 1),
+    ((2, 3, 5, 4, 4), (2, 3, 2, 3, 3), (2, 0, 1), (1, 1, 2)),
+]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,padding,dilation", GRID_LAYERS)
+@pytest.mark.parametrize("split", ["whole", "columns", "samples"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_weight_gradient_on_the_shared_grid(monkeypatch: pytest.MonkeyPatch, x_shape: Any, w_shape: Any,
+                                            padding: Any, dilation: Any, split: str, dtype: str) -> None:
+    """NOTE [weight gradient on the grid]: the input's and the gradient's reads at the shared padding, cut into
+    products of 7 columns (a cut inside a row and inside a sample) or one sample per chunk, give torch's
+    gradients."""
+    if split == "columns":
+        monkeypatch.setattr(convolution, "_SMALL_GEMM", 7 * w_shape[0] * w_shape[1])
+        monkeypatch.setattr(convolution, "_SMALL_GEMM_COLUMNS", 1)
+    elif split == "samples":
+        monkeypatch.setattr(convolution, "_CHUNK", 1)
+    nd = len(w_shape) - 2
+    x, w = data(*x_shape).astype(dtype), data(*w_shape, seed=1).astype(dtype)
+    tol = 1e-10 if dtype == "float64" else 2e-4
+    kw = {"padding": padding, "dilation": dilation}
+    xs, ws = st.tensor(x, requires_grad=True), st.tensor(w, requires_grad=True)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    ys, yt = getattr(F, f"conv{nd}d")(xs, ws, **kw), getattr(TF, f"conv{nd}d")(xt, wt, **kw)
+    cot = data(*tuple(yt.shape), seed=2).astype(dtype)
+    gs = st.autograd.grad(ys, [xs, ws], st.tensor(cot))
+    gt = torch.autograd.grad(yt, [xt, wt], torch.tensor(cot))
+    close(gs[1], gt[1], tol, what="weight gradient")
+    close(gs[0], gt[0], tol, what="input gradient")
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "sliced"])
+@pytest.mark.parametrize("x_shape,w_shape,padding,dilation", GRID_LAYERS[:3])
+def test_weight_gradient_of_strided_arrays(layout: str, x_shape: Any, w_shape: Any, padding: Any,
+                                           dilation: Any) -> None:
+    """The kernels read channels-last and sliced inputs and output gradients as they are (no contiguous copy is
+    assumed): torch's gradients either way."""
+    nd = len(w_shape) - 2
+    x, w = data(*x_shape), data(*w_shape, seed=1)
+    kw = {"padding": padding, "dilation": dilation}
+    yt = getattr(TF, f"conv{nd}d")(torch.tensor(x), torch.tensor(w), **kw)
+    cot = data(*tuple(yt.shape), seed=2)
+    if layout == "channels_last":
+        xa, ca = channels_last(x), channels_last(cot)
+    else:  # every other element of a wider array along the last dim
+        wide_x, wide_c = np.zeros(x.shape[:-1] + (2 * x.shape[-1],)), np.zeros(cot.shape[:-1] + (2 * cot.shape[-1],))
+        wide_x[..., ::2], wide_c[..., ::2] = x, cot
+        xa, ca = wide_x[..., ::2], wide_c[..., ::2]
+    assert not xa.flags.c_contiguous and not ca.flags.c_contiguous
+    for a, b in zip(convolution._conv_weight_grad_kernel(xa, ca, w.shape, (1,) * nd, convolution.ntuple(padding, nd),
+                                                         convolution.ntuple(dilation, nd), 1)[None],
+                    torch.ops.aten.convolution_backward(torch.tensor(cot), torch.tensor(x), torch.tensor(w), None,
+                                                        [1] * nd, list(convolution.ntuple(padding, nd)),
+                                                        list(convolution.ntuple(dilation, nd)), False, [0] * nd, 1,
+                                                        [False, True, False])[1][None]):
+        close(a, b, 1e-10)
+
+
+@pytest.mark.parametrize("x_shape,w_shape,padding", [((0, 16, 6, 6), (16, 16, 3, 3), 1), ((0, 4, 7), (6, 4, 3), 0)])
+def test_weight_gradient_of_an_empty_batch(x_shape: Any, w_shape: Any, padding: int) -> None:
+    nd = len(w_shape) - 2
+    x, w = data(*x_shape), data(*w_shape, seed=1)
+    xs, ws = st.tensor(x, requires_grad=True), st.tensor(w, requires_grad=True)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    getattr(F, f"conv{nd}d")(xs, ws, padding=padding).sum().backward()
+    getattr(TF, f"conv{nd}d")(xt, wt, padding=padding).sum().backward()
+    close(ws.grad, wt.grad, 0)
+    close(xs.grad, xt.grad, 0)
