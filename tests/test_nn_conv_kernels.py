@@ -103,3 +103,45 @@ def test_weight_gradient_of_an_empty_batch(x_shape: Any, w_shape: Any, padding: 
     getattr(TF, f"conv{nd}d")(xt, wt, padding=padding).sum().backward()
     close(ws.grad, wt.grad, 0)
     close(xs.grad, xt.grad, 0)
+
+
+def _bn_run(momentum: float | None, watch: bool, dtype: str) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """Three training calls of a BatchNorm2d; ``watch``: under the profiler, which makes the running statistics'
+    updates take the in-place ops (NOTE [running statistics])."""
+    m = st.nn.BatchNorm2d(3, momentum=momentum).to(getattr(st, dtype))
+    x = st.tensor(data(5, 3, 4, 2) * 3 + 1.5, dtype=getattr(st, dtype), requires_grad=True)
+    with st.autograd.profiler.profile(enabled=watch):
+        for i in range(3):
+            m(x * (i + 1)).sum().backward()
+    versions = {k: m.state_dict()[k]._version for k in ("running_mean", "running_var", "num_batches_tracked")}
+    return {k: v.numpy().copy() for k, v in m.state_dict().items()}, versions
+
+
+@pytest.mark.parametrize("momentum", [0.1, None])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_running_statistics_on_the_arrays(momentum: float | None, dtype: str) -> None:
+    """The running statistics and the batch count written on their arrays: the in-place ops' bits, torch's values
+    (momentum None: the cumulative average over the counted batches) and torch's versions (the count's bumped once
+    a call, the statistics' untouched)."""
+    fast, versions = _bn_run(momentum, False, dtype)
+    ops, _ = _bn_run(momentum, True, dtype)
+    for k in fast:
+        np.testing.assert_array_equal(fast[k], ops[k], err_msg=k)
+    tm = torch.nn.BatchNorm2d(3, momentum=momentum).to(getattr(torch, dtype))
+    x = torch.tensor(data(5, 3, 4, 2) * 3 + 1.5, dtype=getattr(torch, dtype), requires_grad=True)
+    for i in range(3):
+        tm(x * (i + 1)).sum().backward()
+    for k, v in tm.state_dict().items():
+        np.testing.assert_allclose(fast[k], v.numpy(), rtol=1e-6, atol=1e-6, err_msg=k)
+    assert versions == {k: tm.state_dict()[k]._version for k in versions}
+
+
+def test_running_statistics_that_are_views_take_the_ops() -> None:
+    """A running mean that is a view of a larger buffer is written through the ops (its base sees the write)."""
+    base = st.zeros(6)
+    rm, rv = base[::2], st.ones(3)
+    x = st.tensor(data(4, 3, 5) + 2.0)
+    F.batch_norm(x, rm, rv, training=True, momentum=0.5)
+    expected = 0.5 * data(4, 3, 5).transpose(1, 0, 2).reshape(3, -1).mean(1) + 1.0
+    np.testing.assert_allclose(base.numpy()[::2], expected, rtol=1e-6)
+    np.testing.assert_array_equal(base.numpy()[1::2], 0)
