@@ -145,3 +145,29 @@ def test_running_statistics_that_are_views_take_the_ops() -> None:
     expected = 0.5 * data(4, 3, 5).transpose(1, 0, 2).reshape(3, -1).mean(1) + 1.0
     np.testing.assert_allclose(base.numpy()[::2], expected, rtol=1e-6)
     np.testing.assert_array_equal(base.numpy()[1::2], 0)
+
+
+SPECIAL = [-2.0, -0.0, 0.0, 1.5, np.nan, np.inf, -np.inf, 3.0, -1.0, 2.0, -np.nan, 5e-324, -5e-324]
+
+
+@pytest.mark.parametrize("block", [5, 1 << 16])  # blocks that cut the array (and end short), one block
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_gradient_in_blocks(monkeypatch: pytest.MonkeyPatch, block: int, layout: str, dtype: str) -> None:
+    """NOTE [relu's gradient mask]: blocks of the mask, and strided arrays' four passes, are torch's
+    threshold_backward bit for bit, with signed zeros, NaNs of both signs, infs and subnormals among the values."""
+    from shapetorch.ops import activation
+
+    monkeypatch.setattr(activation, "_RELU_BLOCK", block)
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(2, 43)).astype(dtype)  # (86 elements: a last block of one)
+    cot = rng.normal(size=(2, 43)).astype(dtype)
+    x.reshape(-1)[:13], cot.reshape(-1)[-13:] = SPECIAL, SPECIAL[::-1]
+    x.reshape(-1)[11:13] = np.array([1, 1], dtype=f"u{x.itemsize}").view(dtype) * np.array([1, -1], dtype=dtype)
+    x.reshape(-1)[-1] = 1.0  # the last block's one element passes its gradient
+    if layout == "transposed":
+        x, cot = x.T, cot.T
+    xs, xt = st.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    (gs,) = st.autograd.grad(F.relu(xs), [xs], st.tensor(cot))
+    (gt,) = torch.autograd.grad(TF.relu(xt), [xt], torch.tensor(cot))
+    assert gs.numpy().tobytes() == gt.numpy().tobytes()
