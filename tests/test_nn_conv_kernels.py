@@ -171,3 +171,17 @@ def test_relu_gradient_in_blocks(monkeypatch: pytest.MonkeyPatch, block: int, la
     (gs,) = st.autograd.grad(F.relu(xs), [xs], st.tensor(cot))
     (gt,) = torch.autograd.grad(TF.relu(xt), [xt], torch.tensor(cot))
     assert gs.numpy().tobytes() == gt.numpy().tobytes()
+
+
+@pytest.mark.parametrize("n,per_sample,budget", [(32, 9248, 1 << 18), (64, 23296, 1 << 18), (5, 1, 1), (7, 10, 25),
+                                                 (1, 10**9, 1 << 18), (0, 5, 1 << 18), (100, 3, 31)])
+def test_batch_chunks_are_even(n: int, per_sample: int, budget: int) -> None:
+    """The batch's chunks cover it in order, each within the budget (one sample at least), as few as the budget
+    allows and of sizes that differ by less than their count (no short remainder: 28 + 4 samples became 16 + 16)."""
+    parts = convolution._chunks(n, per_sample, budget)
+    step = max(1, min(n, budget // per_sample))
+    assert [i for p in parts for i in range(p.start, p.stop)] == list(range(n))
+    assert len(parts) == -(-n // step)
+    sizes = [p.stop - p.start for p in parts]
+    assert all(0 < s <= step for s in sizes)
+    assert not sizes or max(sizes) - min(sizes) < len(sizes)
