@@ -40,18 +40,20 @@ GRID_LAYERS = [
 
 
 @pytest.mark.parametrize("x_shape,w_shape,padding,dilation", GRID_LAYERS)
-@pytest.mark.parametrize("split", ["whole", "columns", "samples"])
+@pytest.mark.parametrize("split", ["whole", "columns", "samples", "packed"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_weight_gradient_on_the_shared_grid(monkeypatch: pytest.MonkeyPatch, x_shape: Any, w_shape: Any,
                                             padding: Any, dilation: Any, split: str, dtype: str) -> None:
     """NOTE [weight gradient on the grid]: the input's and the gradient's reads at the shared padding, cut into
-    products of 7 columns (a cut inside a row and inside a sample) or one sample per chunk, give torch's
-    gradients."""
+    products of 7 columns (a cut inside a row and inside a sample), one sample per chunk, or whole chunks as a wide
+    layer's, give torch's gradients."""
     if split == "columns":
         monkeypatch.setattr(convolution, "_SMALL_GEMM", 7 * w_shape[0] * w_shape[1])
         monkeypatch.setattr(convolution, "_SMALL_GEMM_COLUMNS", 1)
     elif split == "samples":
         monkeypatch.setattr(convolution, "_CHUNK", 1)
+    elif split == "packed":  # as a layer too wide for the small-matrix kernels: whole chunks, (C, O) products
+        monkeypatch.setattr(convolution, "_SMALL_GEMM", 1)
     nd = len(w_shape) - 2
     x, w = data(*x_shape).astype(dtype), data(*w_shape, seed=1).astype(dtype)
     tol = 1e-10 if dtype == "float64" else 2e-4

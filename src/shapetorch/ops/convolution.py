@@ -203,16 +203,21 @@ def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) 
 #   coordinate -p_i lands in the previous row's zeros. ResNet's 16x16 image with padding 1 takes 17x17 cells
 #   instead of the 18x18 of a grid padded on both sides, 13% more products than the output's 256 positions
 #   against 27%.
-# - The products stay under OpenBLAS's small-matrix bound: for M * N * K <= 1e6 (its SkylakeX sgemm/dgemm
-#   "small kernel" permit) it runs (16, K) @ (K, 16) without packing the operands at 80-100 GFLOP/s; past it, at
-#   35-60 (measured: (16, 3800) @ (3800, 16) 84-102 GFLOP/s, (16, 4100) @ (4100, 16) 36-59). So the columns go in
-#   chunks of 1e6 // (C * O) where that leaves at least 1024 of them (layers up to about 30x30 channels); wider
-#   layers' products are past the bound at any useful K and take the sample chunk's columns whole.
-# - With C >= 16 each product is written (O, C) = G^T (O, K) @ X^T (K, C), both operands transposed views (the
-#   small kernel's fastest case there); with fewer channels (C, O) = X (C, K) @ G (K, O).
-# Measured (one thread, CPU time, medians of 5 rounds of 8 calls interleaved with the code before in one process,
-# load average 4.5-5): ResNet's 16->16 3x3 (32x16x16x16) 0.95 -> 0.68-0.72 ms (torch 0.39-0.72 in the same runs),
-# the CNN's 16->32 2.1 -> 1.6 ms (torch 1.0), LeNet's 6->16 5x5 0.96 -> 0.83-0.89 ms (torch 0.62).
+# - The products stay under OpenBLAS's small-matrix bound: for M * N * K <= 1e6 (its SkylakeX "small kernel" permit)
+#   it runs (16, K) @ (K, 16) without packing the operands; past it, at 35-62 GFLOP/s whatever the layout (measured:
+#   (16, 3800) @ (3800, 16) 66-94 GFLOP/s, (16, 4100) @ (4100, 16) 36-59). So the grids are made for chunks of the
+#   batch (up to _CHUNK elements) and the products go in column chunks of 1e6 // (C * O) where that leaves at least
+#   1024 of them (layers up to about 30x30 channels); wider layers' products are past the bound at any useful K
+#   and take the chunk's columns whole.
+# - With C >= 16 each product is written (O, C) = G^T (O, K) @ X^T (K, C), both operands transposed views, the
+#   small kernels' fastest case there ((16, 2048) @ (2048, 16) at 96 GFLOP/s against 60 as (C, K) @ (K, O)); with
+#   fewer channels (C, O) = X (C, K) @ G (K, O) (LeNet's 6->16: 0.83-1.01 ms against 1.25-1.42 the other way), and
+#   so are the packed products of wider layers (a 64->64 3x3 on 32x64x16x16: 8.3 ms, 11.4 as (O, C), 9.5 before
+#   this round; 128->128 on 16x128x8x8: 4.3 ms, 5.3 before).
+# Measured (one thread, CPU time, medians of 7 rounds of 8 calls interleaved with the code before in one process,
+# load average 5-10): ResNet's 16->16 3x3 (32x16x16x16) 1.03-1.05 -> 0.80-0.89 ms (torch 0.41-0.47 in the same
+# runs), the CNN's 16->32 2.49-2.75 -> 1.80-2.10 ms (torch 1.1-1.3), LeNet's 6->16 5x5 1.11-1.34 -> 0.95-1.12 ms
+# (torch 0.70-0.75).
 # Measured and not taken: the gradient channels-first (no transposing copy of it, G (O, K) @ X^T or X @ G^T:
 # OpenBLAS's small kernel is slower on those), the input channels-last (a transposing copy of the input; as fast for
 # ResNet's layer, slower for the others), the whole batch's grid at once with column chunks of it (the long rows
@@ -245,7 +250,8 @@ def _grid_weight_grad(x: Any, g: Any, weight_size: Ints, padding: Ints, dilation
     inside = tuple(slice(0, m) for m in x.shape[2:])
     reached = tuple(slice(0, m) for m in g.shape[2:])
     cols = _SMALL_GEMM // (c * o)
-    oc = c >= 16  # the products' orientation: (O, C) with both operands transposed, or (C, O)
+    # the products' orientation: (O, C) with both operands transposed where the small kernels run them, or (C, O)
+    oc = c >= 16 and cols >= _SMALL_GEMM_COLUMNS
     parts = []
     for part in _chunks(x.shape[0], block * (c + o)):
         m = part.stop - part.start
