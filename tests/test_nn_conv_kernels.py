@@ -11,9 +11,13 @@ import pytest
 import torch
 import torch.nn.functional as TF
 
+from hypothesis import given
+from hypothesis import strategies as hs
+
 import shapetorch as st
 import shapetorch.nn.functional as F
 from _nn_oracle import close
+from _oracle import fast  # noqa: I001
 from shapetorch.ops import convolution
 
 
@@ -66,6 +70,31 @@ def test_weight_gradient_on_the_shared_grid(monkeypatch: pytest.MonkeyPatch, x_s
     gt = torch.autograd.grad(yt, [xt, wt], torch.tensor(cot))
     close(gs[1], gt[1], tol, what="weight gradient")
     close(gs[0], gt[0], tol, what="input gradient")
+
+
+@fast(30)
+@given(n=hs.integers(1, 3), c=hs.sampled_from([2, 5, 16, 17]), o=hs.sampled_from([1, 3, 16]), h=hs.integers(1, 7),
+       w=hs.integers(1, 6), kh=hs.integers(1, 4), kw=hs.integers(1, 3), p=hs.integers(0, 4), d=hs.integers(1, 2),
+       cols=hs.sampled_from([1, 5, 1 << 30]))
+def test_weight_gradient_on_the_grid_as_torch(n: int, c: int, o: int, h: int, w: int, kh: int, kw: int, p: int, d: int,
+                                              cols: int) -> None:
+    """Any stride-1 geometry torch accepts (padding past the kernel, a kernel as wide as the padded input, one
+    channel more or less than the orientation's threshold, products of a few columns): torch's weight gradient."""
+    x, wt = data(n, c, h, w), data(o, c, kh, kw, seed=1)
+    try:
+        yt = TF.conv2d(torch.tensor(x), torch.tensor(wt), padding=p, dilation=d)
+    except RuntimeError:
+        return
+    g = data(*tuple(yt.shape), seed=2)
+    old = convolution._SMALL_GEMM, convolution._SMALL_GEMM_COLUMNS
+    convolution._SMALL_GEMM, convolution._SMALL_GEMM_COLUMNS = min(old[0], cols * c * o), 1
+    try:
+        got = convolution._conv_weight_grad_kernel(x, g, wt.shape, (1, 1), (p, p), (d, d), 1)
+    finally:
+        convolution._SMALL_GEMM, convolution._SMALL_GEMM_COLUMNS = old
+    want = torch.ops.aten.convolution_backward(torch.tensor(g), torch.tensor(x), torch.tensor(wt), None, [1, 1], [p, p],
+                                               [d, d], False, [0, 0], 1, [False, True, False])[1]
+    close(got, want, 1e-10)
 
 
 @pytest.mark.parametrize("layout", ["channels_last", "sliced"])
