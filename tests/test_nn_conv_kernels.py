@@ -1,6 +1,7 @@
-"""The CPU convolution and pooling kernels' own paths against torch: the weight gradient on the shared-padding grid
-(its column chunks, sample chunks and both product orientations), with strided (channels-last) and non-contiguous
-inputs, float32 and float64, and empty batches."""
+"""The CPU kernels of the convolutional steps, path by path, against torch: the convolution's weight gradient on the
+shared-padding grid (its column chunks, sample chunks and both product orientations, hypothesis-drawn geometries,
+channels-last and sliced arrays, float32 and float64, empty batches), the batch's chunks, batch norm's running
+statistics written on their arrays, and relu's gradient mask in blocks."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
-
 from hypothesis import given
 from hypothesis import strategies as hs
 
