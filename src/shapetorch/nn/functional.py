@@ -52,7 +52,7 @@ from ..ops.joining import cat as cat_
 from ..ops.joining import stack
 from ..ops.loss import cross_entropy_fusable, cross_entropy_rows, pointwise_loss, pointwise_loss_fusable
 from ..ops.matmul import matmul_bias
-from ..ops.normalization import batch_norm_fusable, batch_norm_train
+from ..ops.normalization import batch_norm_fusable, batch_norm_train, update_running_stats
 from ..ops.pooling import interpolate
 from ..ops.random import dropout_mask
 from ..ops.sampling import affine_grid, grid_sample
@@ -492,7 +492,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         count = input.numel() // max(input._data.shape[1], 1)
         if batch_norm_fusable(input, weight, bias):
             out, bmean, bvar = batch_norm_train(input, weight, bias, eps)
-            if running_mean is not None and running_var is not None:
+            if running_mean is not None and running_var is not None \
+                    and not update_running_stats(running_mean, running_var, bmean, bvar, momentum, count):
                 with no_grad():
                     running_mean.mul_(1 - momentum).add_(bmean * momentum)
                     running_var.mul_(1 - momentum).add_(bvar * (momentum * count / (count - 1)))

@@ -93,9 +93,9 @@ def _groups(n: int, groups: int) -> list[slice]:
 # 0.06 ms of accumulating, 0.07 ms of setting up.
 # Before that (issue 17's second round) the forward was one flat padded grid per sample, (N, C, grid), each
 # offset one stacked matmul whose result was (N, O, grid), and the crop a plain copy (ResNet's layer from
-# 1.8-2.3 to 1.4-1.5 ms against a channels-first grid for the whole batch). The weight gradient keeps one
-# channels-first grid, (C, N * grid), where each product runs over a chunk of the batch, with no folding (NOTE
-# [weight gradient on the grid]); the row grid measured no better there (ResNet's 1.78 against 1.81 ms, the
+# 1.8-2.3 to 1.4-1.5 ms against a channels-first grid for the whole batch). The weight gradient keeps a flat
+# channels-first grid of a chunk of the batch, (C, chunk * grid), with no folding (NOTE [weight gradient on the
+# grid]; since issue 17's fifth round its samples share their padding); the row grid measured no better there (ResNet's 1.78 against 1.81 ms, the
 # CNN's 4.5-4.8 against 4.7, LeNet's 1.8-2.1 against 2.1: three folded copies of the input for the one copy
 # the flat grid takes, against 11% fewer columns).
 # Measured before (one thread, CPU time, best of interleaved rounds), ResNet's layer: forward 1.57 ms and
@@ -103,24 +103,6 @@ def _groups(n: int, groups: int) -> list[slice]:
 # gather alone took 1.1 ms) and torch's 0.64 and 0.47 ms; one shifted GEMM per offset (no copy) measured 1.67 ms
 # and 17.9 ms on the one-channel first layer. Strided and grouped convolutions keep im2col (strided
 # few-channel layers take the per-sample columns).
-
-def _grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Any, Ints, int, Ints]:
-    """``x`` (N, C, *S) padded once into the flat grid buffer (C, L + tail); the padded sizes, L = N *
-    prod(padded), and each spatial dim's step on the grid."""
-    nd = len(kernel)
-    n, c = x.shape[:2]
-    psp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd))
-    steps = tuple(math.prod(psp[i + 1:]) for i in range(nd))
-    length = n * math.prod(psp)
-    tail = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(nd))
-    buf = np.empty((c, length + tail), dtype=x.dtype)
-    grid = buf[:, :length].reshape((c, n) + psp)
-    if any(padding):
-        grid[...] = 0
-    buf[:, length:] = 0
-    grid[(slice(None), slice(None)) + tuple(slice(q, q + m) for q, m in zip(padding, x.shape[2:]))] = x.swapaxes(0, 1)
-    return buf, psp, length, steps
-
 
 def _few_channels(c: int, kernel: Ints) -> bool:
     """Layers whose folded grid columns would have under 8 rows (a first layer on an image): the grid's GEMMs
@@ -138,7 +120,10 @@ _CHUNK = 1 << 18
 
 
 def _chunks(n: int, per_sample: int, budget: int = 0) -> list[slice]:
+    """The batch in chunks within the budget, as even as they can be: a short last chunk costs its products and
+    copies at a poor rate (ResNet's weight gradient in chunks of 28 and 4 samples took 1.12 ms, in 16 and 16 0.88)."""
     step = max(1, min(n, (budget or _CHUNK) // max(per_sample, 1)))
+    step = -(-n // -(-n // step)) if n else step  # as many chunks as before, of equal sizes
     return [slice(i, min(i + step, n)) for i in range(0, n, step)]
 
 
@@ -208,41 +193,89 @@ def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) 
     return result
 
 
-# NOTE [weight gradient on the grid]: dW for each kernel offset is one product of the channels-first grid (C, L),
-# shifted by the offset (a slice of the buffer, no copy), with the output gradient laid on the grid channels-last,
-# (L, O) contiguous, zero in the margins: prod(K) products (C, L) @ (L, O) per chunk of the batch, accumulated over
-# the chunks. Folding the trailing kernel taps into (k * C, L) rows first (one copy per tap, the forward's layout)
-# gave OpenBLAS fewer, taller products, but the copies cost more than that gains: ResNet's 16->16 3x3 1.57-1.89 ms
-# against 1.43-1.62, the CNN's 16->32 4.2-4.5 against 3.4-3.9, and LeNet's 6->16 5x5 (im2col, below 48 folded rows)
-# 2.2-2.3 against 1.9 (one thread, CPU time, medians of 40 interleaved calls, load average 8). The chunks are half
-# the others' (2^17 elements): at 2^18 the CNN's layer took 4.3 ms. A transposed (L, O) operand (a view of the
-# gradient's (O, L) grid) made ResNet's layer 1.66 ms against 1.45.
+# NOTE [weight gradient on the grid]: dW for each kernel offset is one product of the input laid on a flat grid,
+# channels-first (C, L), shifted by the offset (a slice of the buffer, no copy), with the output gradient laid on the
+# same grid channels-last, (L, O) contiguous, zero where no output is: prod(K) products accumulated over column
+# chunks. Three things make it fast (issue 17's fifth round):
+# - The grid shares its padding: each spatial dim i has a row of S_i = max(size_i + p_i, out_i) cells (the image
+#   and then the zeros that serve as the right padding of one row and the left padding of the next), and samples
+#   share their padding rows the same way, after ``lead`` zeros for the first sample's top padding. A read at
+#   coordinate -p_i lands in the previous row's zeros. ResNet's 16x16 image with padding 1 takes 17x17 cells
+#   instead of the 18x18 of a grid padded on both sides, 13% more products than the output's 256 positions
+#   against 27%.
+# - The products stay under OpenBLAS's small-matrix bound: for M * N * K <= 1e6 (its SkylakeX "small kernel" permit)
+#   it runs (16, K) @ (K, 16) without packing the operands; past it, at 35-62 GFLOP/s whatever the layout (measured:
+#   (16, 3800) @ (3800, 16) 66-94 GFLOP/s, (16, 4100) @ (4100, 16) 36-59). So the grids are made for chunks of the
+#   batch (up to _CHUNK elements) and the products go in column chunks of 1e6 // (C * O) where that leaves at least
+#   1024 of them (layers up to about 30x30 channels); wider layers' products are past the bound at any useful K
+#   and take the chunk's columns whole.
+# - With C >= 16 each product is written (O, C) = G^T (O, K) @ X^T (K, C), both operands transposed views, the
+#   small kernels' fastest case there ((16, 2048) @ (2048, 16) at 96 GFLOP/s against 60 as (C, K) @ (K, O)); with
+#   fewer channels (C, O) = X (C, K) @ G (K, O) (LeNet's 6->16: 0.83-1.01 ms against 1.25-1.42 the other way), and
+#   so are the packed products of wider layers (a 64->64 3x3 on 32x64x16x16: 8.3 ms, 11.4 as (O, C), 9.5 before
+#   this round; 128->128 on 16x128x8x8: 4.3 ms, 5.3 before).
+# Measured (one thread, CPU time, medians of 7 rounds of 8 calls interleaved with the code before in one process,
+# load average 5-10): ResNet's 16->16 3x3 (32x16x16x16) 1.03-1.05 -> 0.80-0.89 ms (torch 0.41-0.47 in the same
+# runs), the CNN's 16->32 2.49-2.75 -> 1.80-2.10 ms (torch 1.1-1.3), LeNet's 6->16 5x5 1.11-1.34 -> 0.95-1.12 ms
+# (torch 0.70-0.75).
+# Measured and not taken: the gradient channels-first (no transposing copy of it, G (O, K) @ X^T or X @ G^T:
+# OpenBLAS's small kernel is slower on those), the input channels-last (a transposing copy of the input; as fast for
+# ResNet's layer, slower for the others), the whole batch's grid at once with column chunks of it (the long rows
+# of a whole-batch buffer: 1.0-1.7 ms for ResNet's layer); before this round, folding the trailing kernel taps into
+# (k * C, L) rows (one copy per tap; slower at every size measured, in the third round).
+
+def _shared_grid(sizes: Ints, out: Ints, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Ints, int, list[int], int]:
+    """NOTE [weight gradient on the grid]'s grid: the cells per spatial dim, the zeros before the first sample, each
+    kernel offset's shift and the zeros past the last sample that the largest shift reads."""
+    nd = len(kernel)
+    cells = tuple(max(sizes[i] + padding[i], out[i]) for i in range(nd))
+    steps = tuple(math.prod(cells[i + 1:]) for i in range(nd))
+    lead = sum(padding[i] * steps[i] for i in range(nd))
+    shifts = [sum(k[i] * dilation[i] * steps[i] for i in range(nd)) for k in itertools.product(*(range(q) for q in kernel))]
+    return cells, lead, shifts, max(shifts)
+
+
+# OpenBLAS's bound on M * N * K for its unpacked small-matrix GEMM kernels, and the fewest columns worth a product of
+# their own below it (see NOTE [weight gradient on the grid])
+_SMALL_GEMM = 1_000_000
+_SMALL_GEMM_COLUMNS = 1024
+
 
 def _grid_weight_grad(x: Any, g: Any, weight_size: Ints, padding: Ints, dilation: Ints) -> Any:
     """NOTE [weight gradient on the grid]."""
-    nd = len(weight_size) - 2
     o, c, kernel = weight_size[0], weight_size[1], weight_size[2:]
     dtype = np.result_type(x.dtype, g.dtype)
-    total = None
-    part_dw = None
-    per_sample = math.prod(x.shape[2 + i] + 2 * padding[i] for i in range(nd)) * (c + 2 * o)
-    for part in _chunks(x.shape[0], per_sample, _CHUNK // 2):
-        buf, psp, length, steps = _grid(x[part], kernel, padding, dilation)
-        gt = np.zeros((part.stop - part.start,) + psp + (o,), dtype=g.dtype)
-        gt[(slice(None),) + tuple(slice(0, m) for m in g.shape[2:])] = np.moveaxis(g[part], 1, -1)
+    cells, lead, shifts, tail = _shared_grid(tuple(x.shape[2:]), tuple(g.shape[2:]), kernel, padding, dilation)
+    block = math.prod(cells)
+    inside = tuple(slice(0, m) for m in x.shape[2:])
+    reached = tuple(slice(0, m) for m in g.shape[2:])
+    cols = _SMALL_GEMM // (c * o)
+    # the products' orientation: (O, C) with both operands transposed where the small kernels run them, or (C, O)
+    oc = c >= 16 and cols >= _SMALL_GEMM_COLUMNS
+    parts = []
+    for part in _chunks(x.shape[0], block * (c + o)):
+        m = part.stop - part.start
+        length = m * block
+        buf = np.zeros((c, lead + length + tail), dtype=x.dtype)
+        buf[:, lead:lead + length].reshape((c, m) + cells)[(slice(None), slice(None)) + inside] = x[part].swapaxes(0, 1)
+        gt = np.zeros((m,) + cells + (o,), dtype=g.dtype)
+        gt[(slice(None),) + reached] = np.moveaxis(g[part], 1, -1)
         gt = gt.reshape(length, o)
-        if part_dw is None:
-            part_dw = np.empty((math.prod(kernel), c, o), dtype=dtype)
-        for a, kidx in enumerate(itertools.product(*(range(k) for k in kernel))):
-            off = sum(kidx[i] * dilation[i] * steps[i] for i in range(nd))
-            np.matmul(buf[:, off:off + length], gt, out=part_dw[a])
-        if total is None:
-            total = part_dw.copy()
-        else:
-            total += part_dw
-    assert total is not None
-    # (*K, C, O) -> (O, C, *K)
-    dw = np.moveaxis(total.reshape(tuple(kernel) + (c, o)), (-1, -2), (0, 1))
+        step = cols if cols >= _SMALL_GEMM_COLUMNS else length
+        for lo in range(0, length, step):
+            hi = min(length, lo + step)
+            dw = np.empty((len(shifts),) + ((o, c) if oc else (c, o)), dtype=dtype)
+            gk = gt[lo:hi]
+            for a, off in enumerate(shifts):
+                if oc:
+                    np.matmul(gk.T, buf[:, off + lo:off + hi].T, out=dw[a])
+                else:
+                    np.matmul(buf[:, off + lo:off + hi], gk, out=dw[a])
+            parts.append(dw)
+    total = parts[0] if len(parts) == 1 else np.sum(parts, axis=0)
+    # (*K, O, C) or (*K, C, O) -> (O, C, *K)
+    total = total.reshape(tuple(kernel) + total.shape[1:])
+    dw = np.moveaxis(total, (-2, -1) if oc else (-1, -2), (0, 1))
     return np.ascontiguousarray(dw).astype(x.dtype, copy=False)
 
 

@@ -13,6 +13,7 @@ from ...autograd.function import Function
 from ...ops._common import check
 from ...ops.creation import ones, tensor, zeros
 from ...ops.joining import cat
+from ...ops.normalization import count_batch
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -72,7 +73,7 @@ class _BatchNorm(_NormBase):
         check(RN.channels_check, tuple(input.shape), self.num_features, op=type(self).__name__)
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.add_(1)
+            count_batch(self.num_batches_tracked)
             if self.momentum is None:
                 momentum = 1.0 / float(self.num_batches_tracked.item())
         use_batch = self.training or self.running_mean is None
