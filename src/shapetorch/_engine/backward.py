@@ -240,18 +240,41 @@ def _view_of_node(inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> 
 _CLASSES: dict[str, type[Node]] = {}
 
 
-def _plan(prim: Prim) -> tuple[type[Node], tuple[tuple[int, str, int], ...] | None, bool, bool]:
+Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, Any, Any]
+
+
+def _plan(prim: Prim) -> Plan:
     """What a node of ``prim`` needs that depends on the primitive only (NOTE [node cost]): its class (made
-    once per name), what its vjp reads (``SAVES``), and whether torch's node holds indices or a number."""
+    once per name), what its vjp reads (``SAVES``), whether torch's node holds indices or a number, and what
+    ``record_tensors`` saves for a call of one tensor and of two (NOTE [compiled record])."""
     name = prim.name
     sub = _CLASSES.get(name)
     if sub is None:
         sub = _CLASSES[name] = type(f"{_NAMES.get(name) or _camel(name)}Backward0", (Node,), {})
         sub.__module__ = "shapetorch.autograd.graph"
-    plan = prim.node_plan = (sub, SAVES.get(name), name in HOLDS_INDICES, name in HOLDS_NUMBER)
+    spec = SAVES.get(name)
+    plan = prim.node_plan = (sub, spec, name in HOLDS_INDICES, name in HOLDS_NUMBER, _compiled(spec, 1),
+                             _compiled(spec, 2))
     if prim.add_into is not None:
         _ADD_INTO[sub] = prim.add_into
     return plan
+
+
+def _compiled(spec: tuple[tuple[int, str, int], ...] | None, n: int) -> Any:
+    """What ``record`` would save from a call of ``n`` tensors (NOTE [compiled record]): per input, None (never) or
+    ``(torch's name, cond)``, cond -1 (always) or the input whose ``requires_grad`` decides; False where the spec
+    reads an input such a call does not have (``record`` decides those)."""
+    if spec is None:  # (_default_saves of n tensors)
+        spec = tuple((i, ("self", "other")[i], -1) for i in range(n))
+    per: list[tuple[str, int] | None] = [None] * n
+    if list(spec) != sorted(spec):  # (record saves in the spec's order; the compiled form in the inputs')
+        return False
+    for slot, attr, cond in spec:
+        if cond >= n:
+            return False
+        if slot < n:
+            per[slot] = (attr, cond)
+    return tuple(per)
 
 
 # the node classes of primitives with an ``add_into`` (NOTE [accumulation buffer]), looked up by the walk per node
@@ -269,7 +292,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only (the
     class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan, and the node is
     filled here in one frame (``Node(...)`` would run ``__new__`` and ``__init__``)."""
-    cls, spec, holds_indices, holds_number = prim.node_plan or _plan(prim)
+    cls, spec, holds_indices, holds_number, _, _ = prim.node_plan or _plan(prim)
     self: Node = _new(cls)
     self.prim = prim
     self.params = params
@@ -326,6 +349,86 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     self._freed = False
     if ANOMALY.enabled:
         self.metadata["traceback_"] = forward_traceback()
+    return self
+
+
+def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | None, params: dict[str, Any],
+                   out: Tensor | None) -> Node:
+    """``record`` of a call whose inputs are the tensors ``a`` and ``b`` (``b`` None: ``a`` alone), while no
+    saved-tensor hooks are open and anomaly mode is off (the caller tests both).
+
+    NOTE [compiled record]: most recorded calls are of one or two tensors, and what ``record`` decides for them in
+    its two loops (each input's edge; which inputs are saved, under which names, on which condition) depends only on
+    the primitive and the inputs' ``requires_grad``, so the saved layout is compiled once per primitive and arity
+    (``_compiled``, in its plan) and the edges and saves are written out here without the loops: the same node,
+    fields and ``SavedTensor``s as ``record`` makes (``tests/test_engine_record.py`` compares them)."""
+    plan = prim.node_plan or _plan(prim)
+    saves = plan[5] if b is not None else plan[4]
+    if saves is False:
+        return record(prim, inputs, params, out)
+    self: Node = _new(plan[0])
+    self.prim = prim
+    self.params = params
+    self._seq = _next_seq()
+    self._hooked = False
+    fn = a._grad_fn
+    if fn is not None:
+        ea = (fn, a._output_nr)
+    elif a._requires_grad:
+        ref = a._accumulator
+        acc = ref() if ref is not None else None
+        ea = (acc, 0) if acc is not None else _leaf_edge(a)
+    else:
+        ea = _NO_EDGE
+    saved: list[tuple[int, str, SavedTensor]] | None = None
+    sa = saves[0]
+    if sa is not None and (sa[1] < 0 or (b if sa[1] else a)._requires_grad):  # type: ignore[union-attr]  # (cond 1 only with b)
+        if a._inference:
+            SavedTensor(a)  # (raises, as record's)
+        owner = a._base if a._base is not None else a
+        cell = owner._version_cell
+        if cell is None:
+            cell = owner._version_cell = [0]
+        st = _new(SavedTensor)
+        st._cell, st._version, st._output_nr, st._unpack, st._tensor = cell, cell[0], -1, None, a
+        saved = [(0, sa[0], st)]
+    if b is not None:
+        fn = b._grad_fn
+        if fn is not None:
+            eb = (fn, b._output_nr)
+        elif b._requires_grad:
+            ref = b._accumulator
+            acc = ref() if ref is not None else None
+            eb = (acc, 0) if acc is not None else _leaf_edge(b)
+        else:
+            eb = _NO_EDGE
+        self._next = (ea, eb)
+        sb = saves[1]
+        if sb is not None and (sb[1] < 0 or (b if sb[1] else a)._requires_grad):
+            if b._inference:
+                SavedTensor(b)
+            owner = b._base if b._base is not None else b
+            cell = owner._version_cell
+            if cell is None:
+                cell = owner._version_cell = [0]
+            st = _new(SavedTensor)
+            st._cell, st._version, st._output_nr, st._unpack, st._tensor = cell, cell[0], -1, None, b
+            if saved is None:
+                saved = [(1, sb[0], st)]
+            else:
+                saved.append((1, sb[0], st))
+    else:
+        self._next = (ea,)
+    if out is not None:
+        out._grad_fn, out._requires_grad = self, True
+        if saved is None:
+            saved = [(-1, "result", SavedTensor(out, True))]
+        else:
+            saved.append((-1, "result", SavedTensor(out, True)))
+    self._inputs = inputs
+    self._saved = saved if saved is not None else _NO_SAVES
+    self._holds = plan[2] and params.get("idx2") is not None
+    self._freed = False
     return self
 
 

@@ -15,7 +15,9 @@ from .._device import device
 from .._errors import fail
 from .._grad_mode import STATE
 from .._tensor import Tensor
-from .backward import Node, record
+from .anomaly import ANOMALY
+from .backward import Node, record, record_tensors
+from .graph import HOOKS_OPEN
 from .intercept import INSTALLED as SLOW_PATH
 
 Kernel = Callable[..., Any]
@@ -96,7 +98,15 @@ class Prim:
             # (the fields the next op and the engine read, as instance values: NOTE [instance fields] in backward)
             out._output_nr, out._base, out._inference = 0, None, False
             save = self.save_output  # True, False, or a predicate of the arguments (pow saves for a tensor exponent)
-            out._grad_fn = record(self, args, params, out if save is True or (save is not False and save(args)) else None)
+            o = out if save is True or (save is not False and save(args)) else None
+            if HOOKS_OPEN[0] or ANOMALY.enabled or type(a) is not Tensor:
+                out._grad_fn = record(self, args, params, o)
+            elif n == 1:  # (one or two tensors: NOTE [compiled record] in backward)
+                out._grad_fn = record_tensors(self, args, a, None, params, o)
+            elif n == 2 and type(b := args[1]) is Tensor:
+                out._grad_fn = record_tensors(self, args, a, b, params, o)
+            else:
+                out._grad_fn = record(self, args, params, o)
             if out._data.dtype.kind in "fc":
                 out._requires_grad = True
             else:  # the setter's rules: an integral or bool result (argmax, a comparison) leaves the graph
