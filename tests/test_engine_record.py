@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import shapetorch as st
-from shapetorch._engine.backward import record, record_tensors
+from shapetorch._engine.backward import record, record_number, record_tensors
 from shapetorch._engine.primitives import PRIMS
 
 st.ones(1)  # (the op table, which fills PRIMS, loads on the first op)
@@ -43,6 +43,10 @@ CALLS = [
     ("sin", (True,), {}), ("neg", (True,), {}), ("sqrt", (True,), {}), ("logaddexp", (True, True), {}),
     ("xlogy", (False, True), {}), ("hypot", (True, False), {}), ("copysign", (True, True), {}),
     ("sum", (True,), {"axis": (0,), "keepdims": False}),
+    # a tensor and a number (record_number)
+    ("mul", (True, 2.0), {}), ("mul", (3.0, True), {}), ("true_divide", (True, 4.0), {}),
+    ("true_divide", (2.0, True), {}), ("pow", (True, 2.0), {}), ("pow", (2.0, True), {}), ("sub", (1.0, True), {}),
+    ("add", (True, 1), {}), ("atan2", (True, 0.5), {}), ("maximum", (0.5, True), {}), ("xlogy", (2.0, True), {}),
 ]
 
 
@@ -51,22 +55,30 @@ CALLS = [
 def test_compiled_record_makes_the_node_record_makes(name, flags, params, inputs):
     prim = PRIMS[name]
     rng = np.random.default_rng(0)
-    args = []
+    args: list = []
     for rg in flags:
+        if not isinstance(rg, bool):
+            args.append(np.float32(rg) if isinstance(rg, float) else rg)
+            continue
         t = st.tensor(rng.uniform(0.5, 2.0, (3, 3)).astype(np.float32), requires_grad=rg)
         if inputs == "nonleaf" and rg:
             t = t * 1.5
         elif inputs == "view":
             t = t.t()
         args.append(t)
-    a, b = args[0], args[1] if len(args) == 2 else None
+    tensors = [x for x in args if isinstance(x, st.Tensor)]
     save = prim.save_output
-    out1, out2 = (st.Tensor._make(prim.kernels["cpu"](*(x._data for x in args), **params), a._device)
-                  for _ in range(2))
+    out1, out2 = (st.Tensor._make(prim.kernels["cpu"](*(x._data if isinstance(x, st.Tensor) else x for x in args),
+                                                      **params), tensors[0]._device) for _ in range(2))
     for o in (out1, out2):
         o._output_nr, o._base, o._inference = 0, None, False
     keep = save is True or (save is not False and save(tuple(args)))
-    fast = record_tensors(prim, tuple(args), a, b, params, out1 if keep else None)
+    if len(tensors) == len(args):
+        fast = record_tensors(prim, tuple(args), args[0], args[1] if len(args) == 2 else None, params,
+                              out1 if keep else None)
+    else:
+        slot = 0 if isinstance(args[0], st.Tensor) else 1
+        fast = record_number(prim, tuple(args), args[slot], slot, params, out1 if keep else None)
     slow = record(prim, tuple(args), params, out2 if keep else None)
     f, s = _fields(fast), _fields(slow)
     assert f[:8] == s[:8]

@@ -240,7 +240,7 @@ def _view_of_node(inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> 
 _CLASSES: dict[str, type[Node]] = {}
 
 
-Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, Any, Any]
+Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, Any, Any, tuple[Any, Any]]
 
 
 def _plan(prim: Prim) -> Plan:
@@ -254,9 +254,12 @@ def _plan(prim: Prim) -> Plan:
         sub.__module__ = "shapetorch.autograd.graph"
     spec = SAVES.get(name)
     plan = prim.node_plan = (sub, spec, name in HOLDS_INDICES, name in HOLDS_NUMBER, _compiled(spec, 1),
-                             _compiled(spec, 2))
+                             _compiled(spec, 2), (_with_number(spec, 0), _with_number(spec, 1)))
+    _ENGINE_NODES.add(sub)
     if prim.add_into is not None:
         _ADD_INTO[sub] = prim.add_into
+    else:
+        _PLAIN_NODES.add(sub)
     return plan
 
 
@@ -277,8 +280,25 @@ def _compiled(spec: tuple[tuple[int, str, int], ...] | None, n: int) -> Any:
     return tuple(per)
 
 
+def _with_number(spec: tuple[tuple[int, str, int], ...] | None, slot: int) -> str | bool | None:
+    """What ``record`` would save from a call of a tensor at ``slot`` and a number at the other place (NOTE [compiled
+    record]): the tensor's name, or None (nothing saved); False where ``record`` decides. The tensor requires grad (it
+    is the call's only one), and a condition on the number is never met."""
+    if spec is None:
+        return ("self", "other")[slot]
+    if list(spec) != sorted(spec) or any(cond >= 2 for _, _, cond in spec):
+        return False
+    for i, attr, cond in spec:
+        if i == slot and cond != 1 - slot:
+            return attr
+    return None
+
+
 # the node classes of primitives with an ``add_into`` (NOTE [accumulation buffer]), looked up by the walk per node
 _ADD_INTO: dict[type[Node], Callable[[Any, Any, dict[str, Any]], bool]] = {}
+# the node classes of primitives (NOTE [inline walk]); those without an ``add_into``
+_ENGINE_NODES: set[type[Node]] = set()
+_PLAIN_NODES: set[type[Node]] = set()
 
 
 _new = object.__new__
@@ -292,7 +312,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only (the
     class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan, and the node is
     filled here in one frame (``Node(...)`` would run ``__new__`` and ``__init__``)."""
-    cls, spec, holds_indices, holds_number, _, _ = prim.node_plan or _plan(prim)
+    cls, spec, holds_indices, holds_number, _, _, _ = prim.node_plan or _plan(prim)
     self: Node = _new(cls)
     self.prim = prim
     self.params = params
@@ -428,6 +448,51 @@ def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | N
     self._inputs = inputs
     self._saved = saved if saved is not None else _NO_SAVES
     self._holds = plan[2] and params.get("idx2") is not None
+    self._freed = False
+    return self
+
+
+def record_number(prim: Prim, inputs: tuple[Any, ...], t: Tensor, slot: int, params: dict[str, Any],
+                  out: Tensor | None) -> Node:
+    """``record`` of a call of the tensor ``t`` at ``slot`` (0 or 1) and a number at the other place (``x * 2``,
+    ``1 - x``, a vjp's ``g * n`` under ``create_graph``), under ``record_tensors``' conditions (NOTE [compiled
+    record])."""
+    plan = prim.node_plan or _plan(prim)
+    attr = plan[6][slot]
+    if attr is False:
+        return record(prim, inputs, params, out)
+    self: Node = _new(plan[0])
+    self.prim = prim
+    self.params = params
+    self._seq = _next_seq()
+    self._hooked = False
+    fn = t._grad_fn
+    if fn is not None:
+        self._next = ((fn, t._output_nr),)
+    else:  # (it requires grad: a leaf's edge)
+        ref = t._accumulator
+        acc = ref() if ref is not None else None
+        self._next = ((acc, 0) if acc is not None else _leaf_edge(t),)
+    saved: list[tuple[int, str, SavedTensor]] | None = None
+    if attr is not None:
+        if t._inference:
+            SavedTensor(t)  # (raises, as record's)
+        owner = t._base if t._base is not None else t
+        cell = owner._version_cell
+        if cell is None:
+            cell = owner._version_cell = [0]
+        st = _new(SavedTensor)
+        st._cell, st._version, st._output_nr, st._unpack, st._tensor = cell, cell[0], -1, None, t
+        saved = [(slot, attr, st)]
+    if out is not None:
+        out._grad_fn, out._requires_grad = self, True
+        if saved is None:
+            saved = [(-1, "result", SavedTensor(out, True))]
+        else:
+            saved.append((-1, "result", SavedTensor(out, True)))
+    self._inputs = inputs
+    self._saved = saved if saved is not None else _NO_SAVES
+    self._holds = plan[3] or (plan[2] and params.get("idx2") is not None)
     self._freed = False
     return self
 
@@ -852,12 +917,15 @@ def run_backward(
         for node, _ in root_edges:  # a leaf given as a root, reached from no other root, runs first
             if type(node) is AccumulateGrad and node in buffers and not deps[node]:
                 walk.step(node)
-        for node in inner:
-            if needed is not None and node not in needed:
-                continue
-            if deps[node]:
-                _order_broken(node)
-            walk.step(node)
+        if needed is None:
+            walk.run(inner)
+        else:
+            for node in inner:
+                if node not in needed:
+                    continue
+                if deps[node]:
+                    _order_broken(node)
+                walk.step(node)
     finally:
         STATE.enabled = prev
         _WALKS.needed.pop()
@@ -1015,6 +1083,53 @@ class _Walk:
             del outs, buf  # the gradients now live in the buffers only (NOTE [gradient stealing])
             for leaf in ready:
                 self.step(leaf)
+
+    def run(self, inner: list[Any]) -> None:
+        """Run every node of ``inner`` in order (a walk without ``inputs``, so every edge counts).
+
+        NOTE [inline walk]: ``step`` and ``release`` written out for the common node: a primitive's node (one of
+        ``_ENGINE_NODES``) with no hooks, no captured gradient and, where this walk owns buffers, no ``add_into``, in a
+        walk without profiler or anomaly mode. That saves two frames and the walk's attribute reads per node; every
+        other node, and every leaf, takes ``step``. What it does, and in which order, is ``step``'s."""
+        deps, buffers = self.deps, self.buffers
+        pop, get = buffers.pop, buffers.get
+        captured_at = self.captured_at
+        retain = self.retain_graph
+        common = (_PLAIN_NODES if self.owned is not None else _ENGINE_NODES) if self.bare else frozenset()
+        for node in inner:
+            if deps[node]:
+                _order_broken(node)
+            if node._hooked or node.__class__ not in common or node in captured_at:
+                self.step(node)
+                continue
+            buf = pop(node, None)
+            if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
+                outs = node.apply(buf)
+                if not retain and (node._saved or node._holds):  # (release does nothing else)
+                    node.release()
+            else:
+                outs = ()
+            ready: list[Any] | None = None
+            i = 0
+            n_outs = len(outs)
+            for nxt, nr in node._next:
+                if nxt is not None:
+                    if i < n_outs and outs[i] is not None:
+                        b = get(nxt)
+                        if b is None:
+                            b = buffers[nxt] = [None] * nxt._num_outputs
+                        b[nr] = outs[i] if b[nr] is None else self._sum(nxt, nr, b[nr], outs[i])
+                    d = deps[nxt] - 1
+                    deps[nxt] = d
+                    if d == 0 and type(nxt) is AccumulateGrad:  # a leaf runs as soon as it is ready
+                        if ready is None:
+                            ready = []
+                        ready.append(nxt)
+                i += 1
+            if ready is not None:
+                del outs, buf  # the gradients now live in the buffers only (NOTE [gradient stealing])
+                for leaf in ready:
+                    self.step(leaf)
 
     def _sum(self, node: Any, nr: int, old: Tensor, new: Tensor) -> Tensor:
         """Two gradients for output ``nr`` of ``node``: into ``old`` in place when this walk owns it (NOTE

@@ -16,7 +16,7 @@ from .._errors import fail
 from .._grad_mode import STATE
 from .._tensor import Tensor
 from .anomaly import ANOMALY
-from .backward import Node, record, record_tensors
+from .backward import Node, record, record_number, record_tensors
 from .graph import HOOKS_OPEN
 from .intercept import INSTALLED as SLOW_PATH
 
@@ -99,12 +99,21 @@ class Prim:
             out._output_nr, out._base, out._inference = 0, None, False
             save = self.save_output  # True, False, or a predicate of the arguments (pow saves for a tensor exponent)
             o = out if save is True or (save is not False and save(args)) else None
-            if HOOKS_OPEN[0] or ANOMALY.enabled or type(a) is not Tensor:
+            # (one or two tensors, or a tensor and a number, while no hooks or anomaly mode need record's general
+            # path: NOTE [compiled record] in backward)
+            if HOOKS_OPEN[0] or ANOMALY.enabled or n > 2:
                 out._grad_fn = record(self, args, params, o)
-            elif n == 1:  # (one or two tensors: NOTE [compiled record] in backward)
-                out._grad_fn = record_tensors(self, args, a, None, params, o)
-            elif n == 2 and type(b := args[1]) is Tensor:
-                out._grad_fn = record_tensors(self, args, a, b, params, o)
+            elif type(a) is Tensor:
+                if n == 1:
+                    out._grad_fn = record_tensors(self, args, a, None, params, o)
+                elif type(b := args[1]) is Tensor:
+                    out._grad_fn = record_tensors(self, args, a, b, params, o)
+                elif not isinstance(b, Tensor):
+                    out._grad_fn = record_number(self, args, a, 0, params, o)
+                else:
+                    out._grad_fn = record(self, args, params, o)
+            elif n == 2 and type(b := args[1]) is Tensor and not isinstance(a, Tensor):
+                out._grad_fn = record_number(self, args, b, 1, params, o)
             else:
                 out._grad_fn = record(self, args, params, o)
             if out._data.dtype.kind in "fc":
