@@ -23,7 +23,10 @@ def arr(t):
 
 
 def _fields(node):
-    """Everything ``record`` sets on a node, with tensors and cells by identity."""
+    """Everything ``record`` sets on a node, with tensors and cells by identity (NOTE [plain saves]: the saved
+    inputs as the ``SavedTensor``s they stand for)."""
+    node._materialize()
+    assert node._plain == ()
     return (
         type(node), node.prim, node.params, node._hooked, node._holds, node._freed,
         tuple((id(n) if n is not None else None, nr) for n, nr in node._next),
@@ -254,3 +257,31 @@ def test_saving_an_inference_tensor_raises_as_torchs():
         with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
             t * a
         assert (t + a).grad_fn is not None  # add saves nothing
+
+
+def test_plain_saves_behave_as_saved_tensors():
+    """NOTE [plain saves]: the saved inputs of a compiled node, read through torch's attributes before and after a
+    backward, with per-tensor hooks registered on one, and a second backward: as torch's."""
+    for lib in (st, torch):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        y = a * b
+        assert y.grad_fn._saved_self is a or np.array_equal(arr(y.grad_fn._saved_self), arr(a))
+        assert np.array_equal(arr(y.grad_fn._saved_other), arr(b))
+        z = b * a
+        seen = []
+        z.grad_fn._raw_saved_self.register_hooks(lambda t: (seen.append("pack"), t)[1],
+                                                  lambda t: (seen.append("unpack"), t * 2)[1])
+        z.sum().backward()
+        assert seen == ["pack", "unpack"], lib.__name__
+        np.testing.assert_array_equal(arr(a.grad), [6.0, 8.0])  # b's saved copy doubled by the unpack hook
+        y.sum().backward(retain_graph=True)
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.sum().backward()
+        with pytest.raises(RuntimeError, match="after they have already been freed"):
+            y.grad_fn._saved_self  # noqa: B018
+        w = a * 2.0
+        w.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            w.sum().backward()

@@ -304,6 +304,7 @@ _PLAIN_NODES: set[type[Node]] = set()
 _new = object.__new__
 _NO_EDGE = (None, 0)
 _NO_SAVES: list[Any] = []  # (shared, never written: a node's ``_saved`` list is only read after record)
+_NO_PLAIN: tuple[Any, ...] = ()
 
 
 def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> Node:
@@ -365,6 +366,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     else:
         self._inputs = inputs
         self._saved = _NO_SAVES
+    self._plain = _NO_PLAIN
     self._holds = (holds_number and numbers) or (holds_indices and params.get("idx2") is not None)
     self._freed = False
     if ANOMALY.enabled:
@@ -400,7 +402,7 @@ def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | N
         ea = (acc, 0) if acc is not None else _leaf_edge(a)
     else:
         ea = _NO_EDGE
-    saved: list[tuple[int, str, SavedTensor]] | None = None
+    pa = pb = None  # (NOTE [plain saves]: the inputs saved, as (slot, torch's name, version cell, version))
     sa = saves[0]
     if sa is not None and (sa[1] < 0 or (b if sa[1] else a)._requires_grad):  # type: ignore[union-attr]  # (cond 1 only with b)
         if a._inference:
@@ -409,9 +411,7 @@ def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | N
         cell = owner._version_cell
         if cell is None:
             cell = owner._version_cell = [0]
-        st = _new(SavedTensor)
-        st._cell, st._version, st._output_nr, st._unpack, st._tensor = cell, cell[0], -1, None, a
-        saved = [(0, sa[0], st)]
+        pa = (0, sa[0], cell, cell[0])
     if b is not None:
         fn = b._grad_fn
         if fn is not None:
@@ -431,22 +431,16 @@ def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | N
             cell = owner._version_cell
             if cell is None:
                 cell = owner._version_cell = [0]
-            st = _new(SavedTensor)
-            st._cell, st._version, st._output_nr, st._unpack, st._tensor = cell, cell[0], -1, None, b
-            if saved is None:
-                saved = [(1, sb[0], st)]
-            else:
-                saved.append((1, sb[0], st))
+            pb = (1, sb[0], cell, cell[0])
     else:
         self._next = (ea,)
+    self._plain = (_NO_PLAIN if pb is None else (pb,)) if pa is None else (pa,) if pb is None else (pa, pb)
     if out is not None:
         out._grad_fn, out._requires_grad = self, True
-        if saved is None:
-            saved = [(-1, "result", SavedTensor(out, True))]
-        else:
-            saved.append((-1, "result", SavedTensor(out, True)))
+        self._saved = [(-1, "result", SavedTensor(out, True))]
+    else:
+        self._saved = _NO_SAVES
     self._inputs = inputs
-    self._saved = saved if saved is not None else _NO_SAVES
     self._holds = plan[2] and params.get("idx2") is not None
     self._freed = False
     return self
@@ -473,7 +467,6 @@ def record_number(prim: Prim, inputs: tuple[Any, ...], t: Tensor, slot: int, par
         ref = t._accumulator
         acc = ref() if ref is not None else None
         self._next = ((acc, 0) if acc is not None else _leaf_edge(t),)
-    saved: list[tuple[int, str, SavedTensor]] | None = None
     if attr is not None:
         if t._inference:
             SavedTensor(t)  # (raises, as record's)
@@ -481,17 +474,15 @@ def record_number(prim: Prim, inputs: tuple[Any, ...], t: Tensor, slot: int, par
         cell = owner._version_cell
         if cell is None:
             cell = owner._version_cell = [0]
-        st = _new(SavedTensor)
-        st._cell, st._version, st._output_nr, st._unpack, st._tensor = cell, cell[0], -1, None, t
-        saved = [(slot, attr, st)]
+        self._plain = ((slot, attr, cell, cell[0]),)  # (NOTE [plain saves])
+    else:
+        self._plain = _NO_PLAIN
     if out is not None:
         out._grad_fn, out._requires_grad = self, True
-        if saved is None:
-            saved = [(-1, "result", SavedTensor(out, True))]
-        else:
-            saved.append((-1, "result", SavedTensor(out, True)))
+        self._saved = [(-1, "result", SavedTensor(out, True))]
+    else:
+        self._saved = _NO_SAVES
     self._inputs = inputs
-    self._saved = saved if saved is not None else _NO_SAVES
     self._holds = plan[3] or (plan[2] and params.get("idx2") is not None)
     self._freed = False
     return self
@@ -507,6 +498,13 @@ class Node(GraphNode):
     params: dict[str, Any]
     _inputs: tuple[Any, ...]  # what the vjp reads, None where a saved tensor stands in (or was freed)
     _saved: list[tuple[int, str, SavedTensor]]  # (input slot or -1 for the output, torch's name, saved)
+    # NOTE [plain saves]: an input saved with no saved-tensor hooks is, to the vjp, the input itself (``_inputs`` holds
+    # it) once its version is checked, so the compiled record keeps ``(slot, torch's name, version cell, version)``
+    # for it instead of a ``SavedTensor`` (an object per saved input, a third of recording ``a * b``). ``apply``
+    # checks the versions; ``release`` drops the inputs and marks the node freed; whatever asks for the
+    # ``SavedTensor`` objects themselves (``_raw_saved_self``, its hooks, ``_saved_self``, ``_saved_names``) first
+    # turns these into the ``SavedTensor``s ``record`` would have made (``_materialize``), in record's order.
+    _plain: tuple[tuple[int, str, list[int], int], ...] = ()
     # NOTE [instance fields]: CPython 3.11 reads an instance's own attributes by a specialized, cached path but a
     # class-level default by the generic lookup (several times dearer), so ``record`` sets the fields the walk reads
     # on every node (the hook lists, ``_holds``, ``_freed``) on the node itself; the defaults below serve the nodes
@@ -525,16 +523,35 @@ class Node(GraphNode):
         if p == "max_pool":  # torch's node of max_pool{1,2,3}d (1-D runs as 2-D there)
             return f"MaxPool{max(len(self.params['kernel']), 2)}DWithIndicesBackward0"
         if p == "pow":
+            self._materialize()
             # torch's three: tensor ** number (0), tensor ** tensor (1), number ** tensor (2)
             base = _is_tensor(self._inputs[0]) or any(s[0] == 0 for s in self._saved)
             exponent = _is_tensor(self._inputs[1]) or any(s[0] == 1 for s in self._saved)
             return "PowBackward0" if not exponent else "PowBackward1" if base else "PowBackward2"
         return f"{_NAMES.get(p) or _camel(p)}Backward0"
 
+    def _materialize(self) -> None:
+        """NOTE [plain saves]: the plain saved inputs as the ``SavedTensor``s ``record`` makes (freed ones after a
+        release), ahead of the rest (the result): from here on, the node is as ``record`` would have made it."""
+        plain = self._plain
+        if not plain:
+            return
+        made = []
+        for slot, attr, cell, version in plain:
+            t = self._inputs[slot]
+            st = _new(SavedTensor)
+            st._cell, st._version, st._output_nr, st._unpack, st._tensor = (
+                cell if t is not None else None), version, -1, None, t
+            made.append((slot, attr, st))
+        self._saved = made + self._saved
+        self._plain = _NO_PLAIN
+
     def _saved_names(self) -> list[str]:
+        self._materialize()
         return [name for _, name, _ in self._saved]
 
     def _get_saved(self, name: str, raw: bool) -> Any:
+        self._materialize()
         for _, n, s in self._saved:
             if n == name:
                 return s if raw else s.unpack(self)
@@ -549,6 +566,7 @@ class Node(GraphNode):
         return self._view().out
 
     def _view(self) -> _View:
+        self._materialize()
         inputs = self._inputs
         out = None
         if self._saved:
@@ -568,6 +586,10 @@ class Node(GraphNode):
         vjp = self.prim.vjp
         if vjp is None:
             fail("autograd_not_registered_error", op=self.prim.name, i=0)
+        for e in self._plain:  # (NOTE [plain saves]: a changed version takes the SavedTensor's check, which raises)
+            if e[2][0] != e[3]:
+                self._materialize()
+                break
         inputs = self._inputs
         result = None
         if self._saved:  # (``_view``, inlined: an input saved without hooks and unchanged is read directly)
@@ -597,6 +619,12 @@ class Node(GraphNode):
 
     def release(self) -> None:
         if self._holds and self.label is None:  # a composite's node (as_node) is torch's, which saves no number
+            self._freed = True
+        if self._plain:  # (NOTE [plain saves]: a later apply raises as the freed SavedTensors' unpack would)
+            inputs = list(self._inputs)
+            for e in self._plain:
+                inputs[e[0]] = None
+            self._inputs = tuple(inputs)
             self._freed = True
         if self._saved:
             inputs = list(self._inputs)
@@ -1105,7 +1133,7 @@ class _Walk:
             buf = pop(node, None)
             if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
                 outs = node.apply(buf)
-                if not retain and (node._saved or node._holds):  # (release does nothing else)
+                if not retain and (node._saved or node._plain or node._holds):  # (release does nothing else)
                     node.release()
             else:
                 outs = ()
