@@ -15,7 +15,7 @@ import re
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
@@ -305,6 +305,8 @@ _new = object.__new__
 _NO_EDGE = (None, 0)
 _NO_SAVES: list[Any] = []  # (shared, never written: a node's ``_saved`` list is only read after record)
 _NO_PLAIN: tuple[Any, ...] = ()
+_NOTHING_SET: frozenset[Any] = frozenset()
+_weak = weakref.ref
 
 
 def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> Node:
@@ -680,7 +682,7 @@ def _leaf_edge(t: Tensor) -> tuple[Any, int]:
         acc = _new(AccumulateGrad)
         acc.variable = t
         acc._hooked = False  # (NOTE [instance fields]: read by every walk that reaches it)
-        t._accumulator = weakref.ref(acc)
+        t._accumulator = _weak(acc)
     return (acc, 0)
 
 
@@ -927,7 +929,7 @@ def run_backward(
     inner.sort(key=_by_seq, reverse=True)
     captures: dict[tuple[Any, int], list[Tensor]] | None = None
     needed: set[Any] | None = None
-    input_nodes: set[Any] = set()
+    input_nodes: Set[Any] = _NOTHING_SET  # (read only)
     if inputs is not None:
         captures, needed, input_nodes, deps = _narrow(inputs, inner, deps)
     buffers: dict[Any, list[Any]] = {}
@@ -1033,7 +1035,7 @@ class _Walk:
                  "input_nodes", "needed", "owned", "plain", "prof", "retain_graph")
 
     def __init__(self, deps: dict[Any, int], buffers: dict[Any, list[Any]], needed: set[Any] | None,
-                 captures: dict[tuple[Any, int], list[Tensor]] | None, input_nodes: set[Any], retain_graph: bool,
+                 captures: dict[tuple[Any, int], list[Tensor]] | None, input_nodes: Set[Any], retain_graph: bool,
                  create_graph: bool, accumulate: bool) -> None:
         self.deps, self.buffers, self.needed, self.captures = deps, buffers, needed, captures
         self.input_nodes = input_nodes
@@ -1047,7 +1049,7 @@ class _Walk:
         # gradient arrives (not in ``captured_at``) does nothing the general step adds, so it runs bare too; only the
         # leaves and the nodes whose gradients are captured take the general step there
         self.bare = self.prof is None and not ANOMALY.enabled
-        self.captured_at: frozenset[Any] = frozenset() if captures is None else frozenset(n for n, _ in captures)
+        self.captured_at: frozenset[Any] = _NOTHING_SET if captures is None else frozenset(n for n, _ in captures)
         # NOTE [accumulation buffer]: the gradient slots ``(node, output_nr)`` of ``buffers`` whose tensor this walk
         # made itself (a sum of two arriving gradients, a view's zero-filled vjp result) and nothing else holds: a
         # later gradient for the slot is added into it in place. torch's SplitBackward makes one buffer for all the
@@ -1123,7 +1125,7 @@ class _Walk:
         pop, get = buffers.pop, buffers.get
         captured_at = self.captured_at
         retain = self.retain_graph
-        common = (_PLAIN_NODES if self.owned is not None else _ENGINE_NODES) if self.bare else frozenset()
+        common = (_PLAIN_NODES if self.owned is not None else _ENGINE_NODES) if self.bare else _NOTHING_SET
         for node in inner:
             if deps[node]:
                 _order_broken(node)
