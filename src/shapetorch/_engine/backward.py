@@ -384,8 +384,9 @@ def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | N
     NOTE [compiled record]: most recorded calls are of one or two tensors, and what ``record`` decides for them in
     its two loops (each input's edge; which inputs are saved, under which names, on which condition) depends only on
     the primitive and the inputs' ``requires_grad``, so the saved layout is compiled once per primitive and arity
-    (``_compiled``, in its plan) and the edges and saves are written out here without the loops: the same node,
-    fields and ``SavedTensor``s as ``record`` makes (``tests/test_engine_record.py`` compares them)."""
+    (``_compiled``, in its plan) and the edges and saves are written out here without the loops: the node ``record``
+    makes, its saved inputs as plain entries (NOTE [plain saves]) that stand for the same ``SavedTensor``s
+    (``tests/test_engine_record.py`` compares them field by field)."""
     plan = prim.node_plan or _plan(prim)
     saves = plan[5] if b is not None else plan[4]
     if saves is False:
