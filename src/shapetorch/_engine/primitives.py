@@ -124,6 +124,44 @@ class Prim:
             out._requires_grad = False  # (read by the next op it enters: NOTE [instance fields] in backward)
         return out
 
+    def call2(self, a: Tensor, b: Tensor) -> Tensor:
+        """``self(a, b)`` for two exact ``Tensor``s (the caller tests ``type(x) is Tensor``) and no params.
+
+        NOTE [two-tensor call]: the binary ops' tiny path (``a * b``, and every product and sum in a vjp) knows its
+        operands are two tensors, so the tests ``__call__`` makes to find that out are skipped: the same kernel,
+        result and node. Tensors on two devices, and any call while the engine's slow path is installed (the
+        profiler, forward-mode AD and inference mode see every primitive call through ``__call__``), go to
+        ``__call__``."""
+        dev = a._device
+        if b._device is not dev or SLOW_PATH[0]:
+            return self(a, b)
+        kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, (a, b))
+        x, y = a._data, b._data
+        out = _new(Tensor)
+        small = self.small
+        if small is not None and kernel is small[0] and (type(x) is not _NDARRAY or x.size < small[2]) and (
+                type(y) is not _NDARRAY or y.size < small[2]):
+            out._data = small[1](x, y)  # (NOTE [small ufunc])
+        else:
+            out._data = kernel(x, y)
+        out._device = dev
+        if (a._requires_grad or b._requires_grad) and STATE.enabled:
+            out._output_nr, out._base, out._inference = 0, None, False
+            save = self.save_output
+            args = (a, b)
+            o = out if save is True or (save is not False and save(args)) else None
+            if HOOKS_OPEN[0] or ANOMALY.enabled:
+                out._grad_fn = record(self, args, {}, o)
+            else:
+                out._grad_fn = record_tensors(self, args, a, b, {}, o)
+            if out._data.dtype.kind in "fc":
+                out._requires_grad = True
+            else:
+                out.requires_grad = True
+        else:
+            out._requires_grad = False
+        return out
+
     def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:
         dev: device | None = None
         grad = False

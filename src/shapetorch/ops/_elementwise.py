@@ -112,7 +112,8 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
                 broadcast2(a.shape, b.shape, name)
             if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")) \
                     and (a.dtype.kind not in "bc" or (name not in _NO_COMPLEX and name != "pow")):
-                return prim(input, other) if out is None else _store(prim(input, other), out, name)  # tiny-op path
+                # tiny-op path (NOTE [two-tensor call] in the engine's primitives)
+                return prim.call2(input, other) if out is None else _store(prim.call2(input, other), out, name)
         else:
             if refuses_numbers and not (isinstance(input, Tensor) and isinstance(other, Tensor)):
                 check(RD.check_tensor_operands, name, None if isinstance(input, Tensor) else type(input).__name__,
