@@ -288,23 +288,25 @@ def test_plain_saves_behave_as_saved_tensors():
 
 
 def test_the_two_tensor_call_leaves_the_slow_paths_users_their_calls():
-    """NOTE [two-tensor call]: ``a * b`` and ``a + b`` skip ``Prim.__call__``'s dispatch, but not while the profiler,
+    """NOTE [two-tensor call]: ``a * b``, ``a + b`` and ``a.exp()`` skip ``Prim.__call__``'s dispatch, but not while the profiler,
     forward-mode AD or inference mode need to see every call."""
     from shapetorch import autograd
 
     a = st.tensor([1.0, 2.0], requires_grad=True)
     b = st.tensor([3.0, 4.0])
     with autograd.profiler.profile() as prof:
-        (a * b + b).sum()
+        (a * b + b).exp().sum()
     names = [r.key for r in prof.key_averages()]
-    assert "aten::mul" in names and "aten::add" in names, names
+    assert "aten::mul" in names and "aten::add" in names and "aten::exp" in names, names
     for lib in (st, torch):
         with lib.inference_mode():
             x, y = lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])
-            assert (x * y).is_inference() and (x + y).is_inference()
+            assert (x * y).is_inference() and (x + y).is_inference() and x.exp().is_inference()
         fwd = lib.autograd.forward_ad
         with fwd.dual_level():
             d = fwd.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([0.5, -1.0]))
             e = lib.tensor([3.0, 4.0])
             tangent = fwd.unpack_dual(d * e + d).tangent
+            tangent_exp = fwd.unpack_dual(d.exp()).tangent
         np.testing.assert_array_equal(arr(tangent), [0.5 * 3.0 + 0.5, -1.0 * 4.0 - 1.0])
+        np.testing.assert_allclose(arr(tangent_exp), [0.5 * np.exp(1.0), -1.0 * np.exp(2.0)], rtol=1e-6)

@@ -162,6 +162,38 @@ class Prim:
             out._requires_grad = False
         return out
 
+    def call1(self, a: Tensor) -> Tensor:
+        """``self(a)`` for one exact ``Tensor`` and no params: the unary ops' tiny path (``a.exp()``, a vjp's ``-g``),
+        as ``call2`` (NOTE [two-tensor call])."""
+        if SLOW_PATH[0]:
+            return self(a)
+        dev = a._device
+        kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, (a,))
+        x = a._data
+        out = _new(Tensor)
+        small = self.small
+        if small is not None and kernel is small[0] and (type(x) is not _NDARRAY or x.size < small[2]):
+            out._data = small[1](x)  # (NOTE [small ufunc])
+        else:
+            out._data = kernel(x)
+        out._device = dev
+        if a._requires_grad and STATE.enabled:
+            out._output_nr, out._base, out._inference = 0, None, False
+            save = self.save_output
+            args = (a,)
+            o = out if save is True or (save is not False and save(args)) else None
+            if HOOKS_OPEN[0] or ANOMALY.enabled:
+                out._grad_fn = record(self, args, {}, o)
+            else:
+                out._grad_fn = record_tensors(self, args, a, None, {}, o)
+            if out._data.dtype.kind in "fc":
+                out._requires_grad = True
+            else:
+                out.requires_grad = True
+        else:
+            out._requires_grad = False
+        return out
+
     def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:
         dev: device | None = None
         grad = False

@@ -70,7 +70,8 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if out is None and fast and input._data.dtype.kind == "f":  # tiny-op path: nothing below applies
-            return prim(input)
+            # (NOTE [two-tensor call] in the engine's primitives: one exact tensor)
+            return prim.call1(input) if type(input) is Tensor else prim(input)
         if kind == "float":
             if input._data.dtype.kind in "bui":
                 input = cast(input, default_float())
