@@ -113,7 +113,7 @@ def _program(lib, dtype, shape, pattern):
     rng = np.random.default_rng(sum(shape) + len(pattern))
     x = lib.tensor(rng.uniform(0.5, 2.0, shape), dtype=dtype, requires_grad=pattern[0])
     y = lib.tensor(rng.uniform(0.5, 2.0, shape), dtype=dtype, requires_grad=pattern[1])
-    z = (x * y).exp() / (y + 1) - x.tanh()
+    z = (x * y).exp() / (y + 1) - x.tanh() + (1 - x * 0.5) ** 2 / 3
     if not z.requires_grad:
         return [arr(z)]
     z.sum().backward()
@@ -288,7 +288,7 @@ def test_plain_saves_behave_as_saved_tensors():
 
 
 def test_the_two_tensor_call_leaves_the_slow_paths_users_their_calls():
-    """NOTE [two-tensor call]: ``a * b``, ``a + b`` and ``a.exp()`` skip ``Prim.__call__``'s dispatch, but not while the profiler,
+    """NOTE [two-tensor call]: ``a * b``, ``a + b``, ``a.exp()`` and ``1 - a * 2.0`` skip ``Prim.__call__``'s dispatch, but not while the profiler,
     forward-mode AD or inference mode need to see every call."""
     from shapetorch import autograd
 
@@ -298,15 +298,37 @@ def test_the_two_tensor_call_leaves_the_slow_paths_users_their_calls():
         (a * b + b).exp().sum()
     names = [r.key for r in prof.key_averages()]
     assert "aten::mul" in names and "aten::add" in names and "aten::exp" in names, names
+    with autograd.profiler.profile() as prof:
+        1 - a * 2.0
+    names = [r.key for r in prof.key_averages()]
+    assert names.count("aten::mul") == 1 and "aten::sub" in names, names
     for lib in (st, torch):
         with lib.inference_mode():
             x, y = lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])
             assert (x * y).is_inference() and (x + y).is_inference() and x.exp().is_inference()
+            assert (x * 2.0).is_inference() and (1 - x).is_inference()
         fwd = lib.autograd.forward_ad
         with fwd.dual_level():
             d = fwd.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([0.5, -1.0]))
             e = lib.tensor([3.0, 4.0])
             tangent = fwd.unpack_dual(d * e + d).tangent
             tangent_exp = fwd.unpack_dual(d.exp()).tangent
+            tangent_num = fwd.unpack_dual(1 - d * 3.0).tangent
         np.testing.assert_array_equal(arr(tangent), [0.5 * 3.0 + 0.5, -1.0 * 4.0 - 1.0])
         np.testing.assert_allclose(arr(tangent_exp), [0.5 * np.exp(1.0), -1.0 * np.exp(2.0)], rtol=1e-6)
+        np.testing.assert_array_equal(arr(tangent_num), [-1.5, 3.0])
+
+
+def test_numbers_with_tensors_record_and_differentiate_as_torchs():
+    """A tensor and a number (``call_number``, ``record_number``), either order, first and second order."""
+    out = {}
+    for lib in (st, torch):
+        x = lib.tensor([0.5, -1.5, 2.0], requires_grad=True)
+        y = (1 - x * 0.5) ** 2 / 3 + 2 * x - x / 4
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad((g * g).sum(), x)
+        names = [y.grad_fn.name(), g.grad_fn.name()]
+        out[lib.__name__] = (arr(y), arr(g), arr(h), names)
+    for o, t in zip(out["shapetorch"][:3], out["torch"][:3]):
+        np.testing.assert_allclose(o, t, rtol=1e-6)
+    assert out["shapetorch"][3] == out["torch"][3]

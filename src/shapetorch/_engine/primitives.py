@@ -194,6 +194,40 @@ class Prim:
             out._requires_grad = False
         return out
 
+    def call_number(self, t: Tensor, number: Any, slot: int) -> Tensor:
+        """``self(t, number)`` (``slot`` 0) or ``self(number, t)`` (``slot`` 1) for one exact ``Tensor`` and a number of
+        its dtype, no params: the binary ops' scalar path (``x * 0.5``, ``1 - y``, a vjp's ``g * 2``), as ``call2``
+        (NOTE [two-tensor call])."""
+        args = (t, number) if slot == 0 else (number, t)
+        if SLOW_PATH[0]:
+            return self(*args)
+        dev = t._device
+        kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
+        x = t._data
+        out = _new(Tensor)
+        small = self.small
+        arrays = (x, number) if slot == 0 else (number, x)
+        if small is not None and kernel is small[0] and (type(x) is not _NDARRAY or x.size < small[2]):
+            out._data = small[1](*arrays)  # (NOTE [small ufunc])
+        else:
+            out._data = kernel(*arrays)
+        out._device = dev
+        if t._requires_grad and STATE.enabled:
+            out._output_nr, out._base, out._inference = 0, None, False
+            save = self.save_output
+            o = out if save is True or (save is not False and save(args)) else None
+            if HOOKS_OPEN[0] or ANOMALY.enabled:
+                out._grad_fn = record(self, args, {}, o)
+            else:
+                out._grad_fn = record_number(self, args, t, slot, {}, o)
+            if out._data.dtype.kind in "fc":
+                out._requires_grad = True
+            else:
+                out.requires_grad = True
+        else:
+            out._requires_grad = False
+        return out
+
     def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:
         dev: device | None = None
         grad = False

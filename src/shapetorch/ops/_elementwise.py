@@ -125,10 +125,12 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
                 # its own dtype (the number a vjp reads back from the node: ``x ** 2``'s 2.0 as float32): torch's
                 # scalar rule keeps the tensor's dtype, so the number is cast to it as ``cast`` would, with no
                 # promotion table
-                return _store(prim(input, input._data.dtype.type(other)), out, name)
+                r = prim.call_number(input, input._data.dtype.type(other), 0)  # (NOTE [two-tensor call])
+                return r if out is None else _store(r, out, name)
             if type(other) is Tensor and other._data.dtype.kind == "f" and kind != "integral" and (
                     type(input) in _PY_REAL or type(input) is other._data.dtype.type):
-                return _store(prim(other._data.dtype.type(input), other), out, name)  # the same, number first (1 - x)
+                r = prim.call_number(other, other._data.dtype.type(input), 1)  # the same, number first (1 - x)
+                return r if out is None else _store(r, out, name)
             if not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
                 input = as_operand(input, other, name)
             else:
