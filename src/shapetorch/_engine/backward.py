@@ -15,7 +15,7 @@ import re
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
@@ -240,27 +240,73 @@ def _view_of_node(inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> 
 _CLASSES: dict[str, type[Node]] = {}
 
 
-def _plan(prim: Prim) -> tuple[type[Node], tuple[tuple[int, str, int], ...] | None, bool, bool]:
+Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, Any, Any, tuple[Any, Any]]
+
+
+def _plan(prim: Prim) -> Plan:
     """What a node of ``prim`` needs that depends on the primitive only (NOTE [node cost]): its class (made
-    once per name), what its vjp reads (``SAVES``), and whether torch's node holds indices or a number."""
+    once per name), what its vjp reads (``SAVES``), whether torch's node holds indices or a number, and what
+    ``record_tensors`` saves for a call of one tensor and of two (NOTE [compiled record])."""
     name = prim.name
     sub = _CLASSES.get(name)
     if sub is None:
         sub = _CLASSES[name] = type(f"{_NAMES.get(name) or _camel(name)}Backward0", (Node,), {})
         sub.__module__ = "shapetorch.autograd.graph"
-    plan = prim.node_plan = (sub, SAVES.get(name), name in HOLDS_INDICES, name in HOLDS_NUMBER)
+    spec = SAVES.get(name)
+    plan = prim.node_plan = (sub, spec, name in HOLDS_INDICES, name in HOLDS_NUMBER, _compiled(spec, 1),
+                             _compiled(spec, 2), (_with_number(spec, 0), _with_number(spec, 1)))
+    _ENGINE_NODES.add(sub)
     if prim.add_into is not None:
         _ADD_INTO[sub] = prim.add_into
+    else:
+        _PLAIN_NODES.add(sub)
     return plan
+
+
+def _compiled(spec: tuple[tuple[int, str, int], ...] | None, n: int) -> Any:
+    """What ``record`` would save from a call of ``n`` tensors (NOTE [compiled record]): per input, None (never) or
+    ``(torch's name, cond)``, cond -1 (always) or the input whose ``requires_grad`` decides; False where the spec
+    reads an input such a call does not have (``record`` decides those)."""
+    if spec is None:  # (_default_saves of n tensors)
+        spec = tuple((i, ("self", "other")[i], -1) for i in range(n))
+    per: list[tuple[str, int] | None] = [None] * n
+    if list(spec) != sorted(spec):  # (record saves in the spec's order; the compiled form in the inputs')
+        return False
+    for slot, attr, cond in spec:
+        if cond >= n:
+            return False
+        if slot < n:
+            per[slot] = (attr, cond)
+    return tuple(per)
+
+
+def _with_number(spec: tuple[tuple[int, str, int], ...] | None, slot: int) -> str | bool | None:
+    """What ``record`` would save from a call of a tensor at ``slot`` and a number at the other place (NOTE [compiled
+    record]): the tensor's name, or None (nothing saved); False where ``record`` decides. The tensor requires grad (it
+    is the call's only one), and a condition on the number is never met."""
+    if spec is None:
+        return ("self", "other")[slot]
+    if list(spec) != sorted(spec) or any(cond >= 2 for _, _, cond in spec):
+        return False
+    for i, attr, cond in spec:
+        if i == slot and cond != 1 - slot:
+            return attr
+    return None
 
 
 # the node classes of primitives with an ``add_into`` (NOTE [accumulation buffer]), looked up by the walk per node
 _ADD_INTO: dict[type[Node], Callable[[Any, Any, dict[str, Any]], bool]] = {}
+# the node classes of primitives (NOTE [inline walk]); those without an ``add_into``
+_ENGINE_NODES: set[type[Node]] = set()
+_PLAIN_NODES: set[type[Node]] = set()
 
 
 _new = object.__new__
 _NO_EDGE = (None, 0)
 _NO_SAVES: list[Any] = []  # (shared, never written: a node's ``_saved`` list is only read after record)
+_NO_PLAIN: tuple[Any, ...] = ()
+_NOTHING_SET: frozenset[Any] = frozenset()
+_weak = weakref.ref
 
 
 def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> Node:
@@ -269,7 +315,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only (the
     class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan, and the node is
     filled here in one frame (``Node(...)`` would run ``__new__`` and ``__init__``)."""
-    cls, spec, holds_indices, holds_number = prim.node_plan or _plan(prim)
+    cls, spec, holds_indices, holds_number, _, _, _ = prim.node_plan or _plan(prim)
     self: Node = _new(cls)
     self.prim = prim
     self.params = params
@@ -322,10 +368,126 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     else:
         self._inputs = inputs
         self._saved = _NO_SAVES
+    self._plain = _NO_PLAIN
     self._holds = (holds_number and numbers) or (holds_indices and params.get("idx2") is not None)
     self._freed = False
     if ANOMALY.enabled:
         self.metadata["traceback_"] = forward_traceback()
+    return self
+
+
+def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | None, params: dict[str, Any],
+                   out: Tensor | None) -> Node:
+    """``record`` of a call whose inputs are the tensors ``a`` and ``b`` (``b`` None: ``a`` alone), while no
+    saved-tensor hooks are open and anomaly mode is off (the caller tests both).
+
+    NOTE [compiled record]: most recorded calls are of one or two tensors, and what ``record`` decides for them in
+    its two loops (each input's edge; which inputs are saved, under which names, on which condition) depends only on
+    the primitive and the inputs' ``requires_grad``, so the saved layout is compiled once per primitive and arity
+    (``_compiled``, in its plan) and the edges and saves are written out here without the loops: the node ``record``
+    makes, its saved inputs as plain entries (NOTE [plain saves]) that stand for the same ``SavedTensor``s
+    (``tests/test_engine_record.py`` compares them field by field)."""
+    plan = prim.node_plan or _plan(prim)
+    saves = plan[5] if b is not None else plan[4]
+    if saves is False:
+        return record(prim, inputs, params, out)
+    self: Node = _new(plan[0])
+    self.prim = prim
+    self.params = params
+    self._seq = _next_seq()
+    self._hooked = False
+    fn = a._grad_fn
+    if fn is not None:
+        ea = (fn, a._output_nr)
+    elif a._requires_grad:
+        ref = a._accumulator
+        acc = ref() if ref is not None else None
+        ea = (acc, 0) if acc is not None else _leaf_edge(a)
+    else:
+        ea = _NO_EDGE
+    pa = pb = None  # (NOTE [plain saves]: the inputs saved, as (slot, torch's name, version cell, version))
+    sa = saves[0]
+    if sa is not None and (sa[1] < 0 or (b if sa[1] else a)._requires_grad):  # type: ignore[union-attr]  # (cond 1 only with b)
+        if a._inference:
+            SavedTensor(a)  # (raises, as record's)
+        owner = a._base if a._base is not None else a
+        cell = owner._version_cell
+        if cell is None:
+            cell = owner._version_cell = [0]
+        pa = (0, sa[0], cell, cell[0])
+    if b is not None:
+        fn = b._grad_fn
+        if fn is not None:
+            eb = (fn, b._output_nr)
+        elif b._requires_grad:
+            ref = b._accumulator
+            acc = ref() if ref is not None else None
+            eb = (acc, 0) if acc is not None else _leaf_edge(b)
+        else:
+            eb = _NO_EDGE
+        self._next = (ea, eb)
+        sb = saves[1]
+        if sb is not None and (sb[1] < 0 or (b if sb[1] else a)._requires_grad):
+            if b._inference:
+                SavedTensor(b)
+            owner = b._base if b._base is not None else b
+            cell = owner._version_cell
+            if cell is None:
+                cell = owner._version_cell = [0]
+            pb = (1, sb[0], cell, cell[0])
+    else:
+        self._next = (ea,)
+    self._plain = (_NO_PLAIN if pb is None else (pb,)) if pa is None else (pa,) if pb is None else (pa, pb)
+    if out is not None:
+        out._grad_fn, out._requires_grad = self, True
+        self._saved = [(-1, "result", SavedTensor(out, True))]
+    else:
+        self._saved = _NO_SAVES
+    self._inputs = inputs
+    self._holds = plan[2] and params.get("idx2") is not None
+    self._freed = False
+    return self
+
+
+def record_number(prim: Prim, inputs: tuple[Any, ...], t: Tensor, slot: int, params: dict[str, Any],
+                  out: Tensor | None) -> Node:
+    """``record`` of a call of the tensor ``t`` at ``slot`` (0 or 1) and a number at the other place (``x * 2``,
+    ``1 - x``, a vjp's ``g * n`` under ``create_graph``), under ``record_tensors``' conditions (NOTE [compiled
+    record])."""
+    plan = prim.node_plan or _plan(prim)
+    attr = plan[6][slot]
+    if attr is False:
+        return record(prim, inputs, params, out)
+    self: Node = _new(plan[0])
+    self.prim = prim
+    self.params = params
+    self._seq = _next_seq()
+    self._hooked = False
+    fn = t._grad_fn
+    if fn is not None:
+        self._next = ((fn, t._output_nr),)
+    else:  # (it requires grad: a leaf's edge)
+        ref = t._accumulator
+        acc = ref() if ref is not None else None
+        self._next = ((acc, 0) if acc is not None else _leaf_edge(t),)
+    if attr is not None:
+        if t._inference:
+            SavedTensor(t)  # (raises, as record's)
+        owner = t._base if t._base is not None else t
+        cell = owner._version_cell
+        if cell is None:
+            cell = owner._version_cell = [0]
+        self._plain = ((slot, attr, cell, cell[0]),)  # (NOTE [plain saves])
+    else:
+        self._plain = _NO_PLAIN
+    if out is not None:
+        out._grad_fn, out._requires_grad = self, True
+        self._saved = [(-1, "result", SavedTensor(out, True))]
+    else:
+        self._saved = _NO_SAVES
+    self._inputs = inputs
+    self._holds = plan[3] or (plan[2] and params.get("idx2") is not None)
+    self._freed = False
     return self
 
 
@@ -339,6 +501,13 @@ class Node(GraphNode):
     params: dict[str, Any]
     _inputs: tuple[Any, ...]  # what the vjp reads, None where a saved tensor stands in (or was freed)
     _saved: list[tuple[int, str, SavedTensor]]  # (input slot or -1 for the output, torch's name, saved)
+    # NOTE [plain saves]: an input saved with no saved-tensor hooks is, to the vjp, the input itself (``_inputs`` holds
+    # it) once its version is checked, so the compiled record keeps ``(slot, torch's name, version cell, version)``
+    # for it instead of a ``SavedTensor`` (an object per saved input, a third of recording ``a * b``). ``apply``
+    # checks the versions; ``release`` drops the inputs and marks the node freed; whatever asks for the
+    # ``SavedTensor`` objects themselves (``_raw_saved_self``, its hooks, ``_saved_self``, ``_saved_names``) first
+    # turns these into the ``SavedTensor``s ``record`` would have made (``_materialize``), in record's order.
+    _plain: tuple[tuple[int, str, list[int], int], ...] = ()
     # NOTE [instance fields]: CPython 3.11 reads an instance's own attributes by a specialized, cached path but a
     # class-level default by the generic lookup (several times dearer), so ``record`` sets the fields the walk reads
     # on every node (the hook lists, ``_holds``, ``_freed``) on the node itself; the defaults below serve the nodes
@@ -357,16 +526,35 @@ class Node(GraphNode):
         if p == "max_pool":  # torch's node of max_pool{1,2,3}d (1-D runs as 2-D there)
             return f"MaxPool{max(len(self.params['kernel']), 2)}DWithIndicesBackward0"
         if p == "pow":
+            self._materialize()
             # torch's three: tensor ** number (0), tensor ** tensor (1), number ** tensor (2)
             base = _is_tensor(self._inputs[0]) or any(s[0] == 0 for s in self._saved)
             exponent = _is_tensor(self._inputs[1]) or any(s[0] == 1 for s in self._saved)
             return "PowBackward0" if not exponent else "PowBackward1" if base else "PowBackward2"
         return f"{_NAMES.get(p) or _camel(p)}Backward0"
 
+    def _materialize(self) -> None:
+        """NOTE [plain saves]: the plain saved inputs as the ``SavedTensor``s ``record`` makes (freed ones after a
+        release), ahead of the rest (the result): from here on, the node is as ``record`` would have made it."""
+        plain = self._plain
+        if not plain:
+            return
+        made = []
+        for slot, attr, cell, version in plain:
+            t = self._inputs[slot]
+            st = _new(SavedTensor)
+            st._cell, st._version, st._output_nr, st._unpack, st._tensor = (
+                cell if t is not None else None), version, -1, None, t
+            made.append((slot, attr, st))
+        self._saved = made + self._saved
+        self._plain = _NO_PLAIN
+
     def _saved_names(self) -> list[str]:
+        self._materialize()
         return [name for _, name, _ in self._saved]
 
     def _get_saved(self, name: str, raw: bool) -> Any:
+        self._materialize()
         for _, n, s in self._saved:
             if n == name:
                 return s if raw else s.unpack(self)
@@ -381,6 +569,7 @@ class Node(GraphNode):
         return self._view().out
 
     def _view(self) -> _View:
+        self._materialize()
         inputs = self._inputs
         out = None
         if self._saved:
@@ -400,6 +589,10 @@ class Node(GraphNode):
         vjp = self.prim.vjp
         if vjp is None:
             fail("autograd_not_registered_error", op=self.prim.name, i=0)
+        for e in self._plain:  # (NOTE [plain saves]: a changed version takes the SavedTensor's check, which raises)
+            if e[2][0] != e[3]:
+                self._materialize()
+                break
         inputs = self._inputs
         result = None
         if self._saved:  # (``_view``, inlined: an input saved without hooks and unchanged is read directly)
@@ -429,6 +622,12 @@ class Node(GraphNode):
 
     def release(self) -> None:
         if self._holds and self.label is None:  # a composite's node (as_node) is torch's, which saves no number
+            self._freed = True
+        if self._plain:  # (NOTE [plain saves]: a later apply raises as the freed SavedTensors' unpack would)
+            inputs = list(self._inputs)
+            for e in self._plain:
+                inputs[e[0]] = None
+            self._inputs = tuple(inputs)
             self._freed = True
         if self._saved:
             inputs = list(self._inputs)
@@ -484,7 +683,7 @@ def _leaf_edge(t: Tensor) -> tuple[Any, int]:
         acc = _new(AccumulateGrad)
         acc.variable = t
         acc._hooked = False  # (NOTE [instance fields]: read by every walk that reaches it)
-        t._accumulator = weakref.ref(acc)
+        t._accumulator = _weak(acc)
     return (acc, 0)
 
 
@@ -731,7 +930,7 @@ def run_backward(
     inner.sort(key=_by_seq, reverse=True)
     captures: dict[tuple[Any, int], list[Tensor]] | None = None
     needed: set[Any] | None = None
-    input_nodes: set[Any] = set()
+    input_nodes: Set[Any] = _NOTHING_SET  # (read only)
     if inputs is not None:
         captures, needed, input_nodes, deps = _narrow(inputs, inner, deps)
     buffers: dict[Any, list[Any]] = {}
@@ -749,12 +948,15 @@ def run_backward(
         for node, _ in root_edges:  # a leaf given as a root, reached from no other root, runs first
             if type(node) is AccumulateGrad and node in buffers and not deps[node]:
                 walk.step(node)
-        for node in inner:
-            if needed is not None and node not in needed:
-                continue
-            if deps[node]:
-                _order_broken(node)
-            walk.step(node)
+        if needed is None:
+            walk.run(inner)
+        else:
+            for node in inner:
+                if node not in needed:
+                    continue
+                if deps[node]:
+                    _order_broken(node)
+                walk.step(node)
     finally:
         STATE.enabled = prev
         _WALKS.needed.pop()
@@ -834,7 +1036,7 @@ class _Walk:
                  "input_nodes", "needed", "owned", "plain", "prof", "retain_graph")
 
     def __init__(self, deps: dict[Any, int], buffers: dict[Any, list[Any]], needed: set[Any] | None,
-                 captures: dict[tuple[Any, int], list[Tensor]] | None, input_nodes: set[Any], retain_graph: bool,
+                 captures: dict[tuple[Any, int], list[Tensor]] | None, input_nodes: Set[Any], retain_graph: bool,
                  create_graph: bool, accumulate: bool) -> None:
         self.deps, self.buffers, self.needed, self.captures = deps, buffers, needed, captures
         self.input_nodes = input_nodes
@@ -848,7 +1050,7 @@ class _Walk:
         # gradient arrives (not in ``captured_at``) does nothing the general step adds, so it runs bare too; only the
         # leaves and the nodes whose gradients are captured take the general step there
         self.bare = self.prof is None and not ANOMALY.enabled
-        self.captured_at: frozenset[Any] = frozenset() if captures is None else frozenset(n for n, _ in captures)
+        self.captured_at: frozenset[Any] = _NOTHING_SET if captures is None else frozenset(n for n, _ in captures)
         # NOTE [accumulation buffer]: the gradient slots ``(node, output_nr)`` of ``buffers`` whose tensor this walk
         # made itself (a sum of two arriving gradients, a view's zero-filled vjp result) and nothing else holds: a
         # later gradient for the slot is added into it in place. torch's SplitBackward makes one buffer for all the
@@ -912,6 +1114,53 @@ class _Walk:
             del outs, buf  # the gradients now live in the buffers only (NOTE [gradient stealing])
             for leaf in ready:
                 self.step(leaf)
+
+    def run(self, inner: list[Any]) -> None:
+        """Run every node of ``inner`` in order (a walk without ``inputs``, so every edge counts).
+
+        NOTE [inline walk]: ``step`` and ``release`` written out for the common node: a primitive's node (one of
+        ``_ENGINE_NODES``) with no hooks, no captured gradient and, where this walk owns buffers, no ``add_into``, in a
+        walk without profiler or anomaly mode. That saves two frames and the walk's attribute reads per node; every
+        other node, and every leaf, takes ``step``. What it does, and in which order, is ``step``'s."""
+        deps, buffers = self.deps, self.buffers
+        pop, get = buffers.pop, buffers.get
+        captured_at = self.captured_at
+        retain = self.retain_graph
+        common = (_PLAIN_NODES if self.owned is not None else _ENGINE_NODES) if self.bare else _NOTHING_SET
+        for node in inner:
+            if deps[node]:
+                _order_broken(node)
+            if node._hooked or node.__class__ not in common or node in captured_at:
+                self.step(node)
+                continue
+            buf = pop(node, None)
+            if buf is not None and (buf[0] is not None or any(g is not None for g in buf)):
+                outs = node.apply(buf)
+                if not retain and (node._saved or node._plain or node._holds):  # (release does nothing else)
+                    node.release()
+            else:
+                outs = ()
+            ready: list[Any] | None = None
+            i = 0
+            n_outs = len(outs)
+            for nxt, nr in node._next:
+                if nxt is not None:
+                    if i < n_outs and outs[i] is not None:
+                        b = get(nxt)
+                        if b is None:
+                            b = buffers[nxt] = [None] * nxt._num_outputs
+                        b[nr] = outs[i] if b[nr] is None else self._sum(nxt, nr, b[nr], outs[i])
+                    d = deps[nxt] - 1
+                    deps[nxt] = d
+                    if d == 0 and type(nxt) is AccumulateGrad:  # a leaf runs as soon as it is ready
+                        if ready is None:
+                            ready = []
+                        ready.append(nxt)
+                i += 1
+            if ready is not None:
+                del outs, buf  # the gradients now live in the buffers only (NOTE [gradient stealing])
+                for leaf in ready:
+                    self.step(leaf)
 
     def _sum(self, node: Any, nr: int, old: Tensor, new: Tensor) -> Tensor:
         """Two gradients for output ``nr`` of ``node``: into ``old`` in place when this walk owns it (NOTE

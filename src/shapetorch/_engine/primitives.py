@@ -15,7 +15,9 @@ from .._device import device
 from .._errors import fail
 from .._grad_mode import STATE
 from .._tensor import Tensor
-from .backward import Node, record
+from .anomaly import ANOMALY
+from .backward import Node, record, record_number, record_tensors
+from .graph import HOOKS_OPEN
 from .intercept import INSTALLED as SLOW_PATH
 
 Kernel = Callable[..., Any]
@@ -96,13 +98,134 @@ class Prim:
             # (the fields the next op and the engine read, as instance values: NOTE [instance fields] in backward)
             out._output_nr, out._base, out._inference = 0, None, False
             save = self.save_output  # True, False, or a predicate of the arguments (pow saves for a tensor exponent)
-            out._grad_fn = record(self, args, params, out if save is True or (save is not False and save(args)) else None)
+            o = out if save is True or (save is not False and save(args)) else None
+            # (one or two tensors, or a tensor and a number, while no hooks or anomaly mode need record's general
+            # path: NOTE [compiled record] in backward)
+            if HOOKS_OPEN[0] or ANOMALY.enabled or n > 2:
+                out._grad_fn = record(self, args, params, o)
+            elif type(a) is Tensor:
+                if n == 1:
+                    out._grad_fn = record_tensors(self, args, a, None, params, o)
+                elif type(b := args[1]) is Tensor:
+                    out._grad_fn = record_tensors(self, args, a, b, params, o)
+                elif not isinstance(b, Tensor):
+                    out._grad_fn = record_number(self, args, a, 0, params, o)
+                else:
+                    out._grad_fn = record(self, args, params, o)
+            elif n == 2 and type(b := args[1]) is Tensor and not isinstance(a, Tensor):
+                out._grad_fn = record_number(self, args, b, 1, params, o)
+            else:
+                out._grad_fn = record(self, args, params, o)
             if out._data.dtype.kind in "fc":
                 out._requires_grad = True
             else:  # the setter's rules: an integral or bool result (argmax, a comparison) leaves the graph
                 out.requires_grad = True
         else:
             out._requires_grad = False  # (read by the next op it enters: NOTE [instance fields] in backward)
+        return out
+
+    def call2(self, a: Tensor, b: Tensor) -> Tensor:
+        """``self(a, b)`` for two exact ``Tensor``s (the caller tests ``type(x) is Tensor``) and no params.
+
+        NOTE [two-tensor call]: the binary ops' tiny path (``a * b``, and every product and sum in a vjp) knows its
+        operands are two tensors, so the tests ``__call__`` makes to find that out are skipped: the same kernel,
+        result and node. Tensors on two devices, and any call while the engine's slow path is installed (the
+        profiler, forward-mode AD and inference mode see every primitive call through ``__call__``), go to
+        ``__call__``."""
+        dev = a._device
+        if b._device is not dev or SLOW_PATH[0]:
+            return self(a, b)
+        kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, (a, b))
+        x, y = a._data, b._data
+        out = _new(Tensor)
+        small = self.small
+        if small is not None and kernel is small[0] and (type(x) is not _NDARRAY or x.size < small[2]) and (
+                type(y) is not _NDARRAY or y.size < small[2]):
+            out._data = small[1](x, y)  # (NOTE [small ufunc])
+        else:
+            out._data = kernel(x, y)
+        out._device = dev
+        if (a._requires_grad or b._requires_grad) and STATE.enabled:
+            out._output_nr, out._base, out._inference = 0, None, False
+            save = self.save_output
+            args = (a, b)
+            o = out if save is True or (save is not False and save(args)) else None
+            if HOOKS_OPEN[0] or ANOMALY.enabled:
+                out._grad_fn = record(self, args, {}, o)
+            else:
+                out._grad_fn = record_tensors(self, args, a, b, {}, o)
+            if out._data.dtype.kind in "fc":
+                out._requires_grad = True
+            else:
+                out.requires_grad = True
+        else:
+            out._requires_grad = False
+        return out
+
+    def call1(self, a: Tensor) -> Tensor:
+        """``self(a)`` for one exact ``Tensor`` and no params: the unary ops' tiny path (``a.exp()``, a vjp's ``-g``),
+        as ``call2`` (NOTE [two-tensor call])."""
+        if SLOW_PATH[0]:
+            return self(a)
+        dev = a._device
+        kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, (a,))
+        x = a._data
+        out = _new(Tensor)
+        small = self.small
+        if small is not None and kernel is small[0] and (type(x) is not _NDARRAY or x.size < small[2]):
+            out._data = small[1](x)  # (NOTE [small ufunc])
+        else:
+            out._data = kernel(x)
+        out._device = dev
+        if a._requires_grad and STATE.enabled:
+            out._output_nr, out._base, out._inference = 0, None, False
+            save = self.save_output
+            args = (a,)
+            o = out if save is True or (save is not False and save(args)) else None
+            if HOOKS_OPEN[0] or ANOMALY.enabled:
+                out._grad_fn = record(self, args, {}, o)
+            else:
+                out._grad_fn = record_tensors(self, args, a, None, {}, o)
+            if out._data.dtype.kind in "fc":
+                out._requires_grad = True
+            else:
+                out.requires_grad = True
+        else:
+            out._requires_grad = False
+        return out
+
+    def call_number(self, t: Tensor, number: Any, slot: int) -> Tensor:
+        """``self(t, number)`` (``slot`` 0) or ``self(number, t)`` (``slot`` 1) for one exact ``Tensor`` and a number of
+        its dtype, no params: the binary ops' scalar path (``x * 0.5``, ``1 - y``, a vjp's ``g * 2``), as ``call2``
+        (NOTE [two-tensor call])."""
+        args = (t, number) if slot == 0 else (number, t)
+        if SLOW_PATH[0]:
+            return self(*args)
+        dev = t._device
+        kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
+        x = t._data
+        out = _new(Tensor)
+        small = self.small
+        arrays = (x, number) if slot == 0 else (number, x)
+        if small is not None and kernel is small[0] and (type(x) is not _NDARRAY or x.size < small[2]):
+            out._data = small[1](*arrays)  # (NOTE [small ufunc])
+        else:
+            out._data = kernel(*arrays)
+        out._device = dev
+        if t._requires_grad and STATE.enabled:
+            out._output_nr, out._base, out._inference = 0, None, False
+            save = self.save_output
+            o = out if save is True or (save is not False and save(args)) else None
+            if HOOKS_OPEN[0] or ANOMALY.enabled:
+                out._grad_fn = record(self, args, {}, o)
+            else:
+                out._grad_fn = record_number(self, args, t, slot, {}, o)
+            if out._data.dtype.kind in "fc":
+                out._requires_grad = True
+            else:
+                out.requires_grad = True
+        else:
+            out._requires_grad = False
         return out
 
     def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:

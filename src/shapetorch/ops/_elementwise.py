@@ -70,7 +70,8 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if out is None and fast and input._data.dtype.kind == "f":  # tiny-op path: nothing below applies
-            return prim(input)
+            # (NOTE [two-tensor call] in the engine's primitives: one exact tensor)
+            return prim.call1(input) if type(input) is Tensor else prim(input)
         if kind == "float":
             if input._data.dtype.kind in "bui":
                 input = cast(input, default_float())
@@ -112,7 +113,8 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
                 broadcast2(a.shape, b.shape, name)
             if a.dtype is b.dtype and (kind == "promote" or (kind == "float" and a.dtype.kind in "fc")) \
                     and (a.dtype.kind not in "bc" or (name not in _NO_COMPLEX and name != "pow")):
-                return prim(input, other) if out is None else _store(prim(input, other), out, name)  # tiny-op path
+                # tiny-op path (NOTE [two-tensor call] in the engine's primitives)
+                return prim.call2(input, other) if out is None else _store(prim.call2(input, other), out, name)
         else:
             if refuses_numbers and not (isinstance(input, Tensor) and isinstance(other, Tensor)):
                 check(RD.check_tensor_operands, name, None if isinstance(input, Tensor) else type(input).__name__,
@@ -123,10 +125,12 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
                 # its own dtype (the number a vjp reads back from the node: ``x ** 2``'s 2.0 as float32): torch's
                 # scalar rule keeps the tensor's dtype, so the number is cast to it as ``cast`` would, with no
                 # promotion table
-                return _store(prim(input, input._data.dtype.type(other)), out, name)
+                r = prim.call_number(input, input._data.dtype.type(other), 0)  # (NOTE [two-tensor call])
+                return r if out is None else _store(r, out, name)
             if type(other) is Tensor and other._data.dtype.kind == "f" and kind != "integral" and (
                     type(input) in _PY_REAL or type(input) is other._data.dtype.type):
-                return _store(prim(other._data.dtype.type(input), other), out, name)  # the same, number first (1 - x)
+                r = prim.call_number(other, other._data.dtype.type(input), 1)  # the same, number first (1 - x)
+                return r if out is None else _store(r, out, name)
             if not isinstance(input, Tensor):  # scalar op tensor, from __rsub__ and friends
                 input = as_operand(input, other, name)
             else:
