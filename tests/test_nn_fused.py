@@ -980,29 +980,34 @@ def test_recurrent_buffers_are_reused_only_once_free():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_lstm_graphs_alive_together_and_training_steps(dtype):
-    """Two forwards whose graphs are alive at once (each keeps its gates, from the layers' pool), backward in the
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_graphs_alive_together_and_training_steps(mode, dtype):
+    """Two forwards whose graphs are alive at once (each keeps its arrays, from the layers' pool), backward in the
     other order, then AdamW steps (every step reuses the pool's arrays): gradients and parameters as torch's, at sizes
     whose arrays the pool takes."""
     torch.manual_seed(4)
     kw = {"num_layers": 2, "bidirectional": True, "batch_first": True}
-    tnet = torch.nn.LSTM(8, 32, **kw).to(getattr(torch, dtype))
-    snet = st.nn.LSTM(8, 32, dtype=getattr(st, dtype), **kw)
+    tnet = getattr(torch.nn, mode)(8, 32, **kw).to(getattr(torch, dtype))
+    snet = getattr(st.nn, mode)(8, 32, dtype=getattr(st, dtype), **kw)
     snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
     xs = [data(8, 20, 8, seed=s, dtype=dtype) for s in (1, 2)]
     tol = _tol(dtype)
+
+    def loss(out, state):
+        hn, cn = state if mode == "LSTM" else (state, state)
+        return out.square().mean() + hn.sum() + (cn * cn).sum()
+
     results = []
     for lib, net in ((st, snet), (torch, tnet)):
         ins = [lib.tensor(x, requires_grad=True) for x in xs]
         outs = [net(x) for x in ins]  # both graphs alive
-        for (out, (hn, cn)), w in zip(reversed(outs), (1.0, -2.0)):
-            (out.square().sum() * w + hn.sum() + (cn * cn).sum()).backward()
+        for (out, state), w in zip(reversed(outs), (1.0, -2.0)):
+            (loss(out, state) * w).backward()
         got = [x.grad.numpy().copy() for x in ins] + [p.grad.numpy().copy() for p in net.parameters()]
         opt = lib.optim.AdamW(net.parameters(), lr=1e-2)
         for step in range(3):
             opt.zero_grad()
-            out, (hn, cn) = net(lib.tensor(xs[step % 2]))
-            (out.square().mean() + cn.sum()).backward()
+            loss(*net(lib.tensor(xs[step % 2]))).backward()
             opt.step()
         results.append(got + [p.detach().numpy().copy() for p in net.parameters()])
     for a, b in zip(*results, strict=True):

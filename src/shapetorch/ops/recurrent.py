@@ -131,8 +131,8 @@ _GRU = Prim("gru_cell_gates", _gru_kernel, _gru_vjp)
 # references it (its refcount: a tensor, a view or the graph holding it keeps it out), where CPython's counts are
 # known (``_COUNTS_KNOWN``, as for the engine's gradient stealing); elsewhere every call allocates.
 _POOL = threading.local()
-_POOL_SIZE = 12  # arrays per thread: a 2-layer bidirectional LSTM keeps four until its backward, and each call
-# takes one or two more
+_POOL_SIZE = 16  # arrays per thread: a 2-layer bidirectional LSTM or GRU keeps four until its backward, and a GRU
+# layer's backward takes seven more
 _POOL_MIN = 1 << 16  # bytes: smaller arrays come from the heap without faults
 _FREE_REFS = 3  # the pool's list, ``_buffer``'s local, getrefcount's argument
 
@@ -333,12 +333,23 @@ def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, bs: tuple[Any, ...],
 
 
 def _np_rows_product(x: Any, w_hh: Any, b_hh: Any) -> Any:
-    """``_rows_product`` on arrays with the bias added in place (no second (T, B, kH) array)."""
+    """``_rows_product`` on arrays with the bias added in place (no second (T, B, kH) array), into a pooled array."""
     steps, batch, k = x.shape
-    out = x.reshape(steps * batch, k) @ w_hh.T
+    out = _buffer((steps, batch, w_hh.shape[0]), x.dtype)
+    np.matmul(x.reshape(steps * batch, k), w_hh.T, out=out.reshape(steps * batch, -1))
     if b_hh is not None:
         out += b_hh
-    return out.reshape(steps, batch, -1)
+    return out
+
+
+def _np_before(seq: Any, first: Any, reverse: bool) -> Any:
+    """``_before`` on arrays, into a pooled array."""
+    out = _buffer(seq.shape, seq.dtype)
+    if reverse:
+        out[:-1], out[-1] = seq[1:], first
+    else:
+        out[0], out[1:] = first, seq[:-1]
+    return out
 
 
 def _times_before(dst: Any, seq: Any, first: Any, reverse: bool) -> None:
@@ -411,7 +422,7 @@ def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, bs: tuple[Any, ..
         matmul(d4, w, dh4)
         add.reduce(dh4, axis=0, out=dh)
         np.copyto(by_gate[t], d4)
-    h_prev = _before(y[0], h0, reverse, _NP)
+    h_prev = _np_before(y[0], h0, reverse)
     return _layer_sums(d_pre, d_pre, h_prev, dh, dc, len(bs))
 
 
@@ -459,7 +470,7 @@ def _gru_layer_kernel(gi: Any, h: Any, w_hh: Any, *b: Any, reverse: bool) -> Any
     """h_t of every step, (T, B, H): the state GEMM and in-place passes per step (``_gru_forward``'s formulas in its
     order of operations), each state written straight into the output."""
     k = h.shape[-1]
-    out = np.empty((*gi.shape[:-1], k), gi.dtype)
+    out = _buffer((*gi.shape[:-1], k), gi.dtype)  # (the graph or the caller holds it: see _buffer)
     wt = _state_weight(w_hh)
     gh = np.empty((*h.shape[:-1], 3 * k), gi.dtype)
     rz = np.empty((*h.shape[:-1], 2 * k), gi.dtype)
@@ -510,19 +521,20 @@ def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, bs: tuple[Any, ...], y: Any
     state GEMM and seven in-place passes over (B, H) rows), whose n block becomes d gi's after the weight's
     gradient is taken."""
     steps, k = gi.shape[0], h0.shape[-1]
-    h_prev = _before(y, h0, reverse, _NP)
+    h_prev = _np_before(y, h0, reverse)
     gh = _np_rows_product(h_prev, w_hh, bs[0] if bs else None)
-    rz = np.add(gi[..., :2 * k], gh[..., :2 * k])
+    shape = h_prev.shape
+    rz = np.add(gi[..., :2 * k], gh[..., :2 * k], out=_buffer((*shape[:-1], 2 * k), gi.dtype))
     _sigmoid_(rz)
     r, z = rz[..., :k], rz[..., k:]
     hn = gh[..., 2 * k:]
-    n = np.multiply(r, hn)
+    n = np.multiply(r, hn, out=_buffer(shape, gi.dtype))
     np.add(gi[..., 2 * k:], n, out=n)
     np.tanh(n, out=n)
     # via_n = (1-z)(1-n^2), via_r = hn r(1-r), via_z = (h - n) z(1-z), each in a buffer that is free
-    via_z = np.subtract(h_prev, n)
+    via_z = np.subtract(h_prev, n, out=_buffer(shape, gi.dtype))
     via_z *= z
-    tmp = np.subtract(1, z)
+    tmp = np.subtract(1, z, out=_buffer(shape, gi.dtype))
     via_z *= tmp
     np.multiply(n, n, out=n)
     np.subtract(1, n, out=n)
@@ -533,7 +545,7 @@ def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, bs: tuple[Any, ...], y: Any
     hn *= tmp
     via_r = hn
     del tmp
-    d_gh = np.empty_like(gh)
+    d_gh = _buffer(gh.shape, gh.dtype)  # (the gradient's consumers hold it: see _buffer)
     dh, dy, dh_w = (np.zeros_like(h0) for _ in range(3))
     for t in reversed(_order(steps, reverse)):
         np.add(gy[t], dh, out=dy)
