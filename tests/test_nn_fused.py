@@ -1123,6 +1123,101 @@ def test_lstm_layer_sums_its_two_biases_once(create_graph):
         assert bi is not bh and not np.shares_memory(bi.detach().numpy(), bh.detach().numpy())
 
 
+def test_recurrent_buffers_are_reused_only_once_free():
+    """The layers' pool hands an array out again only when nothing else references it (a view or a tensor holding it
+    keeps it out), per thread; small arrays are never pooled."""
+    import threading
+
+    from shapetorch.ops import recurrent
+
+    def addr(a):
+        return a.__array_interface__["data"][0]
+
+    a = recurrent._buffer((64, 512), np.float32)
+    first = addr(a)
+    del a
+    b = recurrent._buffer((64, 512), np.float32)
+    assert addr(b) == first or not recurrent._COUNTS_KNOWN  # free again: the same memory
+    view = b[1:]
+    del b
+    c = recurrent._buffer((64, 512), np.float32)
+    assert not np.shares_memory(c, view)  # a view keeps it out
+    kept = st.Tensor._make(c, st.device("cpu"))  # a tensor on the array itself: a kernel's result
+    del c
+    d = recurrent._buffer((64, 512), np.float32)
+    assert not np.shares_memory(d, kept._data) and not np.shares_memory(d, view)
+    other = []
+    thread = threading.Thread(target=lambda: other.append(recurrent._buffer((64, 512), np.float32)))
+    thread.start()
+    thread.join()
+    assert not any(np.shares_memory(other[0], x) for x in (d, view, kept._data))
+    small = recurrent._buffer((4, 4), np.float32)
+    assert not any(small is x for x in getattr(recurrent._POOL, "arrays", []))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_graphs_alive_together_and_training_steps(mode, dtype):
+    """Two forwards whose graphs are alive at once (each keeps its arrays, from the layers' pool), backward in the
+    other order, then AdamW steps (every step reuses the pool's arrays): gradients and parameters as torch's, at sizes
+    whose arrays the pool takes."""
+    torch.manual_seed(4)
+    kw = {"num_layers": 2, "bidirectional": True, "batch_first": True}
+    tnet = getattr(torch.nn, mode)(8, 32, **kw).to(getattr(torch, dtype))
+    snet = getattr(st.nn, mode)(8, 32, dtype=getattr(st, dtype), **kw)
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    xs = [data(8, 20, 8, seed=s, dtype=dtype) for s in (1, 2)]
+    tol = _tol(dtype)
+
+    def loss(out, state):
+        hn, cn = state if mode == "LSTM" else (state, state)
+        return out.square().mean() + hn.sum() + (cn * cn).sum()
+
+    results = []
+    for lib, net in ((st, snet), (torch, tnet)):
+        ins = [lib.tensor(x, requires_grad=True) for x in xs]
+        outs = [net(x) for x in ins]  # both graphs alive
+        for (out, state), w in zip(reversed(outs), (1.0, -2.0)):
+            (loss(out, state) * w).backward()
+        got = [x.grad.numpy().copy() for x in ins] + [p.grad.numpy().copy() for p in net.parameters()]
+        opt = lib.optim.AdamW(net.parameters(), lr=1e-2)
+        for step in range(3):
+            opt.zero_grad()
+            loss(*net(lib.tensor(xs[step % 2]))).backward()
+            opt.step()
+        results.append(got + [p.detach().numpy().copy() for p in net.parameters()])
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(a, b, **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("steps,batch,hidden", [(1, 3, 4), (5, 1, 4), (5, 3, 1), (1, 1, 1), (4, 0, 3)])
+@pytest.mark.parametrize("with_state", [False, True])
+def test_lstm_layer_edge_sizes(steps, batch, hidden, with_state, dtype):
+    """One step, a batch of one, one unit and an empty batch (torch runs it): outputs, final states and the gradients
+    of the input, the initial states and every parameter as torch's, through the layer primitive."""
+    torch.manual_seed(5)
+    tnet = torch.nn.LSTM(2, hidden, num_layers=2).to(getattr(torch, dtype))
+    snet = st.nn.LSTM(2, hidden, num_layers=2, dtype=getattr(st, dtype))
+    snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+    arrays = [data(steps, batch, 2, dtype=dtype)]
+    if with_state:
+        arrays += [data(2, batch, hidden, seed=1, dtype=dtype), data(2, batch, hidden, seed=2, dtype=dtype)]
+    res = []
+    for lib, net in ((st, snet), (torch, tnet)):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out, (hn, cn) = net(ts[0], tuple(ts[1:]) if with_state else None)
+        if lib is st and batch:
+            assert "LstmLayerBackward0" in _grad_fns(out)
+        (out * lib.tensor(data(*out.shape, seed=3, dtype=dtype))).sum().backward(retain_graph=True)
+        (hn.sum() + (cn * cn).sum()).backward()
+        res.append([out.detach().numpy(), hn.detach().numpy(), cn.detach().numpy()]
+                   + [t.grad.numpy() for t in ts] + [p.grad.numpy() for p in net.parameters()])
+    for a, b in zip(*res, strict=True):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, **_tol(dtype))
+
+
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 def test_recurrent_layer_primitive(mode, bidirectional):

@@ -19,10 +19,13 @@ workspace; the GRU's gradient remakes its gates (one GEMM over all steps).
 
 from __future__ import annotations
 
+import sys
+import threading
 from typing import Any
 
 import numpy as np
 
+from .._engine.backward import _COUNTS_KNOWN
 from .._engine.primitives import Prim
 from .._grad_mode import STATE
 from .._tensor import Tensor
@@ -121,6 +124,44 @@ _GRU = Prim("gru_cell_gates", _gru_kernel, _gru_vjp)
 
 # -- whole layers: the loop over time inside one primitive ------------------------------------------------------
 
+# A layer's large arrays (the states and gates the forward keeps for the gradient, its scratch, the gradient's buffers)
+# come from a few arrays kept per thread: a fresh array of a megabyte or two costs its page faults again on every
+# call once glibc has handed the memory back (about 2 us a page on a small VM: 224 of them per layer call of the
+# benchmark's LSTM, 5% of its forward and backward). An array is handed out again only when nothing but the pool
+# references it (its refcount: a tensor, a view or the graph holding it keeps it out), where CPython's counts are
+# known (``_COUNTS_KNOWN``, as for the engine's gradient stealing); elsewhere every call allocates.
+_POOL = threading.local()
+_POOL_SIZE = 16  # arrays per thread: a 2-layer bidirectional LSTM or GRU keeps four until its backward, and a GRU
+# layer's backward takes seven more
+_POOL_MIN = 1 << 16  # bytes: smaller arrays come from the heap without faults
+_FREE_REFS = 3  # the pool's list, ``_buffer``'s local, getrefcount's argument
+
+
+def _buffer(shape: tuple[int, ...], dtype: Any) -> Any:
+    """An uninitialised C-contiguous array of ``shape`` and ``dtype``, reused from this thread's pool when one of
+    that size is no longer referenced elsewhere."""
+    dtype = np.dtype(dtype)
+    n = 1
+    for d in shape:
+        n *= d
+    if not _COUNTS_KNOWN or n * dtype.itemsize < _POOL_MIN:
+        return np.empty(shape, dtype)
+    pool: list[Any] | None = getattr(_POOL, "arrays", None)
+    if pool is None:
+        pool = _POOL.arrays = []
+    for j in range(len(pool) - 1, -1, -1):  # (an index loop: an iterator's tuple would hold a reference)
+        a = pool[j]
+        if a.size == n and a.dtype == dtype and sys.getrefcount(a) == _FREE_REFS:
+            del pool[j]
+            pool.append(a)  # the most recently used last: the oldest is dropped first
+            return a.reshape(shape)
+    a = np.empty(n, dtype)
+    pool.append(a)
+    if len(pool) > _POOL_SIZE:
+        del pool[0]
+    return a.reshape(shape)
+
+
 def _order(steps: int, reverse: bool) -> range:
     return range(steps - 1, -1, -1) if reverse else range(steps)
 
@@ -183,12 +224,12 @@ def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse:
     steps, batch, g4 = gi.shape
     k = g4 // 4
     n = steps * batch * k
-    flat = np.empty(7 * n if keep_gates else 2 * n, gi.dtype)
+    flat = _buffer((7 * n if keep_gates else 2 * n,), gi.dtype)  # (the graph or the caller holds it: see _buffer)
     out = flat[:2 * n].reshape(2, steps, batch, k)
     if keep_gates:
         x, tcs = flat[2 * n:6 * n].reshape(steps, 4, batch, k), flat[6 * n:].reshape(steps, batch, k)
     else:
-        x, tcs = np.empty((steps, 4, batch, k), gi.dtype), None
+        x, tcs = _buffer((steps, 4, batch, k), gi.dtype), None
     # x = gi + (b_ih + b_hh) by gates, each step's gates start from it (the two biases are one sum: the input projection
     # comes without its bias, so that the gradient sums them once); the sigmoid blocks o, i, f negated, in x and in
     # the weights, so that they come out of the step's sum as -z, exactly (IEEE negation commutes with the sums and the
@@ -206,7 +247,7 @@ def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse:
         else:
             np.copyto(dst, src)
     w = _step_weights(w_hh)
-    gh, tmp = np.empty((4, batch, k), gi.dtype), np.empty((batch, k), gi.dtype)
+    gh, tmp, one = np.empty((4, batch, k), gi.dtype), np.empty((batch, k), gi.dtype), np.ones((), gi.dtype)
     # the per-step views made up front by iterating in C, and every ufunc's output passed by position: a layer's
     # forward measured 4-10% shorter so at these sizes (B = 16, H = 128), where a step's calls are 1-3 us each
     hs, cs = list(out[0]), list(out[1])
@@ -218,7 +259,7 @@ def _lstm_steps(gi: Any, h: Any, c: Any, w_hh: Any, b: tuple[Any, ...], reverse:
         add(pre, gh, pre)
         s3 = pre[:3]  # -z of o, i, f
         exp(s3, s3)
-        add(s3, 1, s3)
+        add(s3, one, s3)  # (a 0-d array: a Python 1 is converted on every call)
         recip(s3, s3)
         o, i, f, g = pre
         tanh(g, g)
@@ -292,12 +333,23 @@ def _lstm_layer_grads(gi: Any, h0: Any, c0: Any, w_hh: Any, bs: tuple[Any, ...],
 
 
 def _np_rows_product(x: Any, w_hh: Any, b_hh: Any) -> Any:
-    """``_rows_product`` on arrays with the bias added in place (no second (T, B, kH) array)."""
+    """``_rows_product`` on arrays with the bias added in place (no second (T, B, kH) array), into a pooled array."""
     steps, batch, k = x.shape
-    out = x.reshape(steps * batch, k) @ w_hh.T
+    out = _buffer((steps, batch, w_hh.shape[0]), x.dtype)
+    np.matmul(x.reshape(steps * batch, k), w_hh.T, out=out.reshape(steps * batch, -1))
     if b_hh is not None:
         out += b_hh
-    return out.reshape(steps, batch, -1)
+    return out
+
+
+def _np_before(seq: Any, first: Any, reverse: bool) -> Any:
+    """``_before`` on arrays, into a pooled array."""
+    out = _buffer(seq.shape, seq.dtype)
+    if reverse:
+        out[:-1], out[-1] = seq[1:], first
+    else:
+        out[0], out[1:] = first, seq[:-1]
+    return out
 
 
 def _times_before(dst: Any, seq: Any, first: Any, reverse: bool) -> None:
@@ -322,7 +374,7 @@ def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, bs: tuple[Any, ..
     k = g4 // 4
     _, gates, tcs = _split_steps(steps_out, gi.shape)
     c_all = y[1]
-    d_pre = np.empty(gi.shape, gi.dtype)
+    d_pre = _buffer(gi.shape, gi.dtype)  # (the gradient's consumers hold it: see _buffer)
     by_gate = d_pre.reshape(steps, batch, 4, k).transpose(0, 2, 1, 3)  # (T, 4, B, H) views, torch's order
     w = w_hh.reshape(4, k, k)  # d h = sum_j d pre_j @ w_j
     dh, dc = np.zeros_like(h0), np.zeros_like(c0)
@@ -338,24 +390,30 @@ def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, bs: tuple[Any, ..
     c_before = [c0, *c_seq[:-1]] if not reverse else [*c_seq[1:], c0]
     gy_h, gy_c, tcl, gl = list(gy[0]), list(gy[1]), list(tcs), list(gates)
     mul, add, sub, matmul = np.multiply, np.add, np.subtract, np.matmul
+    one = np.ones((), gi.dtype)  # (a 0-d array: a Python 1 is converted on every call)
+    # the cell states' gradient is zero but where c_n is used: one pass over it instead of T calls
+    with_c = bool(gy[1].any())
     for t in reversed(_order(steps, reverse)):
         gt, tc = gl[t], tcl[t]
         o, i, f, g = gt
         g3 = gt[:3]
-        sub(1, g3, der)  # o(1-o), i(1-i), f(1-f)
+        sub(one, g3, der)  # o(1-o), i(1-i), f(1-f)
         mul(der, g3, der)
         add(gy_h[t], dh, dh_t)
         # dc = dc_new + dh * o(1-tc^2) + dc_next; d pre = [dc * g i(1-i), dc * c f(1-f), dc * i(1-g^2), dh * tc o(1-o)]
         mul(tc, tc, u)
-        sub(1, u, u)
+        sub(one, u, u)
         mul(u, o, u)
         mul(u, dh_t, u)
-        add(u, gy_c[t], dc_t)
-        add(dc_t, dc, dc_t)
+        if with_c:
+            add(u, gy_c[t], dc_t)
+            add(dc_t, dc, dc_t)
+        else:
+            add(u, dc, dc_t)
         mul(der_i, g, d_i)
         mul(der_f, c_before[t], d_f)
         mul(g, g, d_g)
-        sub(1, d_g, d_g)
+        sub(one, d_g, d_g)
         mul(d_g, i, d_g)
         mul(ifg, dc_t, ifg)
         mul(der_o, tc, d_o)
@@ -364,7 +422,7 @@ def _lstm_layer_backward(gi: Any, h0: Any, c0: Any, w_hh: Any, bs: tuple[Any, ..
         matmul(d4, w, dh4)
         add.reduce(dh4, axis=0, out=dh)
         np.copyto(by_gate[t], d4)
-    h_prev = _before(y[0], h0, reverse, _NP)
+    h_prev = _np_before(y[0], h0, reverse)
     return _layer_sums(d_pre, d_pre, h_prev, dh, dc, len(bs))
 
 
@@ -412,7 +470,7 @@ def _gru_layer_kernel(gi: Any, h: Any, w_hh: Any, *b: Any, reverse: bool) -> Any
     """h_t of every step, (T, B, H): the state GEMM and in-place passes per step (``_gru_forward``'s formulas in its
     order of operations), each state written straight into the output."""
     k = h.shape[-1]
-    out = np.empty((*gi.shape[:-1], k), gi.dtype)
+    out = _buffer((*gi.shape[:-1], k), gi.dtype)  # (the graph or the caller holds it: see _buffer)
     wt = _state_weight(w_hh)
     gh = np.empty((*h.shape[:-1], 3 * k), gi.dtype)
     rz = np.empty((*h.shape[:-1], 2 * k), gi.dtype)
@@ -463,19 +521,20 @@ def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, bs: tuple[Any, ...], y: Any
     state GEMM and seven in-place passes over (B, H) rows), whose n block becomes d gi's after the weight's
     gradient is taken."""
     steps, k = gi.shape[0], h0.shape[-1]
-    h_prev = _before(y, h0, reverse, _NP)
+    h_prev = _np_before(y, h0, reverse)
     gh = _np_rows_product(h_prev, w_hh, bs[0] if bs else None)
-    rz = np.add(gi[..., :2 * k], gh[..., :2 * k])
+    shape = h_prev.shape
+    rz = np.add(gi[..., :2 * k], gh[..., :2 * k], out=_buffer((*shape[:-1], 2 * k), gi.dtype))
     _sigmoid_(rz)
     r, z = rz[..., :k], rz[..., k:]
     hn = gh[..., 2 * k:]
-    n = np.multiply(r, hn)
+    n = np.multiply(r, hn, out=_buffer(shape, gi.dtype))
     np.add(gi[..., 2 * k:], n, out=n)
     np.tanh(n, out=n)
     # via_n = (1-z)(1-n^2), via_r = hn r(1-r), via_z = (h - n) z(1-z), each in a buffer that is free
-    via_z = np.subtract(h_prev, n)
+    via_z = np.subtract(h_prev, n, out=_buffer(shape, gi.dtype))
     via_z *= z
-    tmp = np.subtract(1, z)
+    tmp = np.subtract(1, z, out=_buffer(shape, gi.dtype))
     via_z *= tmp
     np.multiply(n, n, out=n)
     np.subtract(1, n, out=n)
@@ -486,7 +545,7 @@ def _gru_layer_backward(gi: Any, h0: Any, w_hh: Any, bs: tuple[Any, ...], y: Any
     hn *= tmp
     via_r = hn
     del tmp
-    d_gh = np.empty_like(gh)
+    d_gh = _buffer(gh.shape, gh.dtype)  # (the gradient's consumers hold it: see _buffer)
     dh, dy, dh_w = (np.zeros_like(h0) for _ in range(3))
     for t in reversed(_order(steps, reverse)):
         np.add(gy[t], dh, out=dy)
