@@ -82,7 +82,8 @@ def _same_up_to_ties(name: str, x: Any, args: tuple[Any, ...], kwargs: dict[str,
 DELIBERATE = {
     **dict.fromkeys(("nn.functional.multi_head_attention_forward:zero_dim_input",
                      "nn.functional.multi_head_attention_forward:nan_size",
-                     "nn.functional.multi_head_attention_forward:inf_size"),
+                     "nn.functional.multi_head_attention_forward:inf_size",
+                     "nn.functional.multi_head_attention_forward:huge_size"),
                     "torch checks the shapes with assert statements (an AssertionError, none under python -O); "
                     "ours is a coded ShapeError"),
     "nn.functional.multi_head_attention_forward:nan_input": "torch's CPU flash-attention path gives finite values "
