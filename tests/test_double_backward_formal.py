@@ -38,6 +38,9 @@ _POOLS = [
     ("lp_pool2d", (1, 2, 4, 4), {"norm_type": 2, "kernel_size": 2}),
     ("relu", (2, 5), {}), ("leaky_relu", (2, 5), {}), ("hardtanh", (2, 5), {}), ("relu6", (2, 5), {}),
     ("hardshrink", (2, 5), {}), ("softshrink", (2, 5), {}), ("threshold", (2, 5), {"threshold": 0.1, "value": 2.0}),
+    ("pad", (1, 2, 4), {"pad": (1, 2), "mode": "reflect"}), ("pad", (1, 1, 3, 4), {"pad": (1, 1, 1, 1), "mode": "replicate"}),
+    ("pad", (1, 2, 4), {"pad": (1, 2), "mode": "circular"}), ("pad", (1, 2, 4), {"pad": (1, 2)}),
+    ("prelu", (2, 5), {"weight": np.array([0.25])}),
     ("interpolate", (1, 2, 4), {"scale_factor": 2, "mode": "linear"}),
     ("interpolate", (1, 1, 3, 3), {"scale_factor": 2, "mode": "bilinear"}),
 ]

@@ -1271,7 +1271,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     w = weight
     if weight._data.size > 1 and input._data.ndim >= 2:
         w = weight.reshape((-1,) + (1,) * (input._data.ndim - 2))
-    return _where_pos(input, input, input * w)
+    return tie_gradient(_where_pos(input, input, input * w), input)  # (NOTE [formal input of a gradient])
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -20,7 +20,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ._common import allocating, autocast_inputs, check, device_table, dtype_name
+from ._common import allocating, autocast_inputs, check, device_table, dtype_name, tie_gradient
 
 Ints = tuple[int, ...]
 
@@ -674,4 +674,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     if input._data.ndim < 2 or nd > input._data.ndim - 1:
         fail("pad_error_invalid_padding", op="pad", problem=f"{mode} padding only pads the dims after the channel dim",
              shape=tuple(input._data.shape), pad=tuple(pad))
-    return _index_pad(input, pairs, mode, "pad")
+    out = _index_pad(input, pairs, mode, "pad")
+    # torch's reflect and replicate gradients take the input (NOTE [formal input of a gradient]); circular's is a
+    # composite there too, and does not
+    return tie_gradient(out, input) if mode != "circular" else out
