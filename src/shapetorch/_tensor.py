@@ -155,7 +155,9 @@ class Tensor:
                 from ._errors import fail
 
                 fail("autograd_error_requires_grad_dtype", op="requires_grad")
-            if self.is_inference() and not _GRAD_STATE.inference and self._grad_fn is None:
+            # (the attributes, not is_inference(): an uninitialized lazy parameter refuses its methods)
+            root = self._base if self._base is not None else self
+            if root._inference and not _GRAD_STATE.inference and self._grad_fn is None:
                 raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         elif self._grad_fn is not None:
             raise RuntimeError(
