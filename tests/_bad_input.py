@@ -80,6 +80,15 @@ def _same_up_to_ties(name: str, x: Any, args: tuple[Any, ...], kwargs: dict[str,
 # Disagreements kept on purpose, where torch is silently wrong and shapetorch refuses (each listed with its reason in
 # docs/compatibility.md, "Bad input torch lets through"): counted as "deliberate", not as disagreements.
 DELIBERATE = {
+    **dict.fromkeys(("nn.functional.multi_head_attention_forward:zero_dim_input",
+                     "nn.functional.multi_head_attention_forward:nan_size",
+                     "nn.functional.multi_head_attention_forward:inf_size",
+                     "nn.functional.multi_head_attention_forward:huge_size"),
+                    "torch checks the shapes with assert statements (an AssertionError, none under python -O); "
+                    "ours is a coded ShapeError"),
+    "nn.functional.multi_head_attention_forward:nan_input": "torch's CPU flash-attention path gives finite values "
+                                                            "for a query row holding NaN; ours NaN, as its math "
+                                                            "path (need_weights=True) does",
     "take_along_dim:index_out_of_bounds": "torch reads outside the tensor and returns what it finds there",
     "take_along_dim:index_negative_out_of_bounds": "torch reads outside the tensor and returns what it finds there",
     "masked_fill:inplace_expanded": "torch writes into an expanded tensor; which element wins depends on the order",
@@ -312,17 +321,76 @@ def _call(fn_name: str) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]],
     return lambda lib, x, args, kwargs: getattr(lib, fn_name)(x, *args, **kwargs)
 
 
+# The dtypes a sample is drawn in, the first the op supports: float32, else an integer-only op's (bitwise, gcd,
+# bincount, one_hot) int64, else a complex-only op's (imag, view_as_real, istft) complex64.
+SAMPLE_DTYPES = (torch.float32, torch.int64, torch.complex64)
+
+# Public names whose OpInfo samples this fuzzer cannot use, each with the reason: its first argument is no tensor
+# (a factory's sizes, a list of tensors, an equation), or OpInfo calls the op through a wrapper of its own (its
+# samples' arguments are not the function's) and ``SAMPLERS`` has none. ``test_every_name_has_a_sample`` holds
+# every other name to a sample, so that a new public op without one fails.
+NO_TENSOR_INPUT = frozenset({
+    "arange", "empty", "empty_permuted", "empty_strided", "eye", "full", "linspace", "logspace", "ones", "randint",
+    "randn", "scalar_tensor", "tril_indices", "triu_indices", "zeros",  # factories: sizes, numbers
+    "cat", "column_stack", "dstack", "hstack", "stack", "vstack", "linalg.multi_dot",  # a list of tensors
+    "einsum",  # an equation first
+})
+
+
+def _sampler_embedding_bag() -> Any:
+    g = torch.Generator().manual_seed(0)
+    return torch.tensor([[0, 2, 1], [3, 3, 0]]), (torch.randn(5, 4, generator=g),), {"mode": "mean"}
+
+
+def _sampler_multi_head_attention_forward() -> Any:
+    g = torch.Generator().manual_seed(0)
+    e, h = 4, 2
+    q = torch.randn(3, 2, e, generator=g)  # (L, N, E)
+    w = torch.randn(3 * e, e, generator=g)
+    return q, (q.clone(), q.clone(), e, h, w, torch.zeros(3 * e), None, None, False, 0.0,
+               torch.randn(e, e, generator=g), torch.zeros(e)), {"training": False, "need_weights": False}
+
+
+def _sampler_triplet_margin_with_distance_loss() -> Any:
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(3, 4, generator=g)
+    return a, (torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g)), {"margin": 0.5}
+
+
+# Samples of our own where OpInfo's call the op through a wrapper (their arguments are not the function's):
+# name -> () -> (input, args, kwargs), torch tensors.
+SAMPLERS: dict[str, Callable[[], tuple[Any, tuple[Any, ...], dict[str, Any]]]] = {
+    "nn.functional.embedding_bag": _sampler_embedding_bag,
+    "nn.functional.multi_head_attention_forward": _sampler_multi_head_attention_forward,
+    "nn.functional.triplet_margin_with_distance_loss": _sampler_triplet_margin_with_distance_loss,
+}
+
+
+@dataclass
+class _Sample:
+    input: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
 def _valid_sample(name: str) -> Any | None:
-    op = _opinfos()[name]
-    if torch.float32 not in op.supported_dtypes("cpu"):
-        return None
     call = _call(name)
-    for s in op.sample_inputs("cpu", torch.float32, requires_grad=False):
-        if not isinstance(s.input, torch.Tensor) or s.input.dim() == 0:
-            continue
-        if _judge(name, "valid", call, s.input, tuple(s.args), dict(s.kwargs)).verdict == "agree":
-            return s
+    if name in SAMPLERS:
+        s = _Sample(*SAMPLERS[name]())
+        return s if _judge(name, "valid", call, s.input, s.args, s.kwargs).verdict == "agree" else None
+    op = _opinfos()[name]
+    supported = op.supported_dtypes("cpu")
+    for dtype in (d for d in SAMPLE_DTYPES if d in supported):
+        for s in op.sample_inputs("cpu", dtype, requires_grad=False):
+            if not isinstance(s.input, torch.Tensor) or s.input.dim() == 0:
+                continue
+            if _judge(name, "valid", call, s.input, tuple(s.args), dict(s.kwargs)).verdict == "agree":
+                return s
+        return None  # (the first supported dtype only: its samples are the op's ordinary ones)
     return None
+
+
+UNSAMPLED: set[str] = set()  # the names the last ``run`` drew no sample for
 
 
 def _variants(x: torch.Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[tuple[str, Any, tuple[Any, ...],
@@ -349,10 +417,11 @@ def _variants(x: torch.Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     if x.dim() >= 2:
         yield "non_contiguous_input", x, args, kwargs  # laid out by the call (LAYOUTS)
     yield "expanded_input", x, args, kwargs
-    nan = x.clone()
-    if nan.numel():
-        nan.reshape(-1)[0] = float("nan")
-    yield "nan_input", nan, args, kwargs
+    if x.is_floating_point() or x.is_complex():  # (an integer sample has no NaN to hold)
+        nan = x.clone()
+        if nan.numel():
+            nan.reshape(-1)[0] = float("nan")
+        yield "nan_input", nan, args, kwargs
 
 
 # the kinds whose input differs from the sample in its layout only: made inside the call, in each library, since
@@ -522,9 +591,11 @@ def _huge_cases(only: list[str] | None) -> list[Case]:
 
     np.seterr(all="ignore")
     cases = []
+    UNSAMPLED.clear()
     for name in only or names():
         sample = _valid_sample(name)
         if sample is None:
+            UNSAMPLED.add(name)
             continue
         x0, args0, kwargs0 = sample.input, tuple(sample.args), dict(sample.kwargs)
         for kind, x, args, kwargs in _huge_variants(x0, args0, kwargs0):
@@ -542,9 +613,11 @@ def run(only: list[str] | None = None, huge: bool = True) -> list[Case]:
     np.seterr(all="ignore")
     cases: list[Case] = []
     huge_names: list[str] = []  # the subprocess samples only the names that have a huge-size variant
+    UNSAMPLED.clear()
     for name in only or names():
         sample = _valid_sample(name)
         if sample is None:
+            UNSAMPLED.add(name)
             continue
         x0, args0, kwargs0 = sample.input, tuple(sample.args), dict(sample.kwargs)
         if any(True for _ in _huge_variants(x0, args0, kwargs0)):

@@ -25,6 +25,11 @@ def test_bad_input_agrees_with_torch_beyond_the_baseline():
     assert kept == set(fuzz.DELIBERATE), f"deliberate differences that no longer differ: {set(fuzz.DELIBERATE) - kept}"
     new = [f"{k}: {c.verdict} {c.detail}" for k, c in sorted(now.items()) if BASELINE.get(k) != c.verdict]
     fixed = sorted(k for k in BASELINE if k not in now)
+    # every public name the fuzzer reaches draws a sample (OpInfo's, in float32, int64 or complex64, or a sampler of
+    # its own), but those whose first argument is no tensor: a new op without one fails here
+    assert fuzz.UNSAMPLED == set(fuzz.NO_TENSOR_INPUT), (
+        f"no sample for {sorted(fuzz.UNSAMPLED - fuzz.NO_TENSOR_INPUT)} (give each a sampler in tests/_bad_input.py "
+        f"SAMPLERS); listed as unsampleable but sampled: {sorted(fuzz.NO_TENSOR_INPUT - fuzz.UNSAMPLED)}")
     assert not new, "new disagreements with torch:\n" + "\n".join(new)
     assert not fixed, "fixed: remove from tests/bad_input_baseline.json (tools/bad_input_report.py):\n" + "\n".join(fixed)
 

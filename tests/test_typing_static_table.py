@@ -454,10 +454,39 @@ def einsum() -> Iterator[Case]:
         yield [a], "st.repeat(a, 'a b -> a b c', c=2)"
 
 
+def copies() -> Iterator[Case]:
+    """torch's *_copy functions (the view op's rule) and torch.gradient (its own rule)."""
+    for a in FEW:
+        n = math.prod(a)
+        for sizes in ((n,), (-1,), (2, -1), (n + 1,)):
+            yield [a], f"st.view_copy(a, {tuple(sizes)})"
+        for d in (-1, 0, 1, 3):
+            yield [a], f"st.unsqueeze_copy(a, {d})"
+            yield [a], f"st.squeeze_copy(a, {d})"
+        yield [a], "st.t_copy(a)"
+        yield [a], f"st.expand_copy(a, {(2, *a)})"
+        yield [a], "st.detach_copy(a)"
+    for a in REPS:
+        yield [a], f"st.permute_copy(a, {tuple(reversed(range(len(a))))})"
+        yield [a], f"st.permute_copy(a, {tuple(range(len(a) + 1))})"
+        if a:  # (a 0-d input has no dim: its gradient is the empty tuple)
+            yield [a], "st.gradient(a)[0]"
+        for d0, d1 in itertools.product(DIMS, DIMS):
+            yield [a], f"st.transpose_copy(a, {d0}, {d1})"
+        for d in DIMS:
+            yield [a], f"st.select_copy(a, {d}, 0)"
+            yield [a], f"st.narrow_copy(a, {d}, 0, 1)"
+            for edge in (1, 2, 3):
+                yield [a], f"st.gradient(a, dim={d}, edge_order={edge})[0]"
+            yield [a], f"st.gradient(a, dim=({d}, {d}))[0]"
+        yield [(a, "int64")], "st.gradient(a, dim=-1)[0]"
+
+
 FAMILIES = {
     "elementwise": elementwise, "reductions": reductions, "along a dim": along_dim, "views": views,
     "joining": joining, "indexing": indexing, "gather/scatter": scatter, "matmul": matmul, "linalg": linalg,
     "tiling": tiling, "creation": creation, "star sizes": star_sizes, "nn": nn_ops, "einsum/einops": einsum,
+    "copies": copies,
 }
 
 

@@ -182,6 +182,14 @@ FUNCTION_ONLY: dict[str, Entry] = {
     "eye": (creation.eye, "eye"), "arange": (creation.arange, "arange"), "linspace": (creation.linspace, "linspace"),
     "logspace": (creation.linspace, "logspace"),
     "reveal_shape": (reveal.reveal_shape, "reveal_shape"),
+    "gradient": (scan.gradient, "gradient"),
+    # torch's *_copy functions: each is its view op, copied (ops/view_copies.py), so the view's rule and hook
+    "view_copy": (views.view_copy, "view_copy"), "permute_copy": (views.permute, "permute_copy"),
+    "transpose_copy": (views.transpose("dim0", "dim1"), "transpose_copy"), "t_copy": (views.t, "t_copy"),
+    "squeeze_copy": (views.squeeze, "squeeze_copy"), "unsqueeze_copy": (views.unsqueeze, "unsqueeze_copy"),
+    "expand_copy": (broadcast.expand, "expand_copy"), "select_copy": (joining.select, "select_copy"),
+    "narrow_copy": (joining.narrow, "narrow_copy"), "unbind_copy": (joining.unbind, "unbind_copy"),
+    "detach_copy": (broadcast.unary("same"), "detach_copy"), "alias_copy": (broadcast.unary("same"), "alias_copy"),
 }
 
 # `nn.functional` ops that are Tensor ops under the same name and parameters (relu, gelu, softmax, ...),

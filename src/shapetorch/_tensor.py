@@ -36,6 +36,7 @@ class Tensor:
     _post_accumulate_hooks: list[Any] | None = None
     _fw_grads: dict[int, Tensor] | None = None  # forward-mode tangents by dual level
     _inference: bool = False  # made under inference_mode
+    _own_version: bool = False  # detach()/.data of an inference tensor outside inference_mode: a counter of its own
     # (Function name, output number, one of several outputs) on an input a custom Function returned as-is: torch
     # refuses in-place ops on it, whose view rebase would bypass the Function's backward (and a module's hooks)
     _created_in: tuple[str, int, bool] | None = None
@@ -154,7 +155,9 @@ class Tensor:
                 from ._errors import fail
 
                 fail("autograd_error_requires_grad_dtype", op="requires_grad")
-            if self._inference and not _GRAD_STATE.inference and self._grad_fn is None:
+            # (the attributes, not is_inference(): an uninitialized lazy parameter refuses its methods)
+            root = self._base if self._base is not None else self
+            if root._inference and not _GRAD_STATE.inference and self._grad_fn is None:
                 raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         elif self._grad_fn is not None:
             raise RuntimeError(
@@ -248,6 +251,8 @@ class Tensor:
         """The same storage, detached from the graph (``var.data``); assigning replaces the values."""
         out = Tensor._make(self._shareable_data(), self._device)
         out._base = self._base if self._base is not None else self
+        if out._base._inference and not _GRAD_STATE.inference:
+            out._own_version = True
         return out
 
     @data.setter
@@ -256,8 +261,18 @@ class Tensor:
         self._device = value._device
 
     def is_inference(self) -> bool:
-        """True for tensors made under ``inference_mode``."""
-        return self._inference
+        """True for tensors made under ``inference_mode`` and for every view of one (torch's: a view is an
+        inference tensor when its base is, wherever it is made; a view of a normal tensor is normal, even when made
+        under ``inference_mode``)."""
+        base = self._base
+        return (base if base is not None else self)._inference
+
+    def _untracked(self) -> bool:
+        """Whether this is an inference tensor without a version counter: one made under ``inference_mode``, or a
+        view of one, but not what ``detach()``/``.data`` give outside it (torch gives those a counter of their own,
+        though they are inference tensors; a view of them has none again)."""
+        base = self._base
+        return (base if base is not None else self)._inference and not self._own_version
 
     @property
     def is_cuda(self) -> bool:
@@ -276,12 +291,21 @@ class Tensor:
     @property
     def _version(self) -> int:
         owner = self._base if self._base is not None else self
+        if owner._inference and self._untracked():
+            raise RuntimeError("Inference tensors do not track version counter.")
         cell = owner._version_cell
         return cell[0] if cell is not None else 0
 
     def _bump_version(self) -> None:
-        """Record an in-place write; views share the counter with their base, as in torch."""
+        """Record an in-place write; views share the counter with their base, as in torch. An inference tensor has
+        none outside ``inference_mode``: as torch's, the write is done, then refused here."""
         owner = self._base if self._base is not None else self
+        if owner._inference and _GRAD_STATE.inference:
+            return  # inference tensors track no version inside inference_mode
+        if owner._inference and self._untracked():
+            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                               "clone to get a normal tensor before doing inplace update.See "
+                               "https://github.com/pytorch/rfcs/pull/17 for more details.")
         if owner._version_cell is None:
             owner._version_cell = [0]
         owner._version_cell[0] += 1

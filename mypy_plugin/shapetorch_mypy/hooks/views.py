@@ -41,8 +41,12 @@ def _rank_only(op: Op, x: TensorInfo, sizes: Sequence[Dim]) -> Type:
 
 
 def reshape(op: Op) -> Type:
+    return _reshape(op, "shape", "shape")
+
+
+def _reshape(op: Op, param: str, required: str | None) -> Type:
     x = op.input()
-    sizes = op.sizes("shape", required="shape")
+    sizes = op.sizes(param, required=required)
     if not x.exact:
         return _rank_only(op, x, sizes)
     # Products of named dims are compared as the rule does: only a proven mismatch is reported.
@@ -56,6 +60,17 @@ def view(op: Op) -> Type:
         if isinstance(p, TypeType) or (isinstance(p, Instance) and p.type.fullname == "builtins.type"):
             raise Unknown  # view(dtype)
     return reshape(op)
+
+
+def view_copy(op: Op) -> Type:
+    """``view_copy(input, size)``: view's rule (the runtime's view_copy is the view, copied), its sizes named
+    ``size``; a dtype is not followed, as in ``view``."""
+    a = op.call.all("size")
+    if len(a) == 1:
+        p = get_proper_type(a[0].typ)
+        if isinstance(p, TypeType) or (isinstance(p, Instance) and p.type.fullname == "builtins.type"):
+            raise Unknown
+    return _reshape(op, "size", None)
 
 
 def flatten(op: Op) -> Type:

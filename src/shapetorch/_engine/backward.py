@@ -83,12 +83,13 @@ class SavedTensor:
     _fw: dict[int, Tensor] | None  # an output's forward-mode tangents, by level (set by forward_ad.propagate)
 
     def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
-        if t._inference:
-            raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal "
-                "tensor and use it in autograd."
-            )
         owner = t._base if t._base is not None else t
+        if owner._inference:  # (a view is an inference tensor when its base is: Tensor.is_inference)
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+                "in computation tracked by autograd. To work around you can make a clone to get a normal tensor and "
+                "use it in autograd."
+            )
         cell = owner._version_cell
         if cell is None:
             cell = owner._version_cell = [0]
@@ -348,7 +349,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
             a = inputs[slot] if slot < n else None
             if (type(a) is Tensor or isinstance(a, Tensor)) and (cond < 0 or (type(c := inputs[cond]) is Tensor and c._requires_grad)
                                           or getattr(c, "_requires_grad", False)):
-                if hooked or a._inference:
+                if hooked or a._inference or (a._base is not None and a._base._inference):
                     st = SavedTensor(a)
                 else:  # SavedTensor(a) for an input without saved-tensor hooks, inlined
                     owner = a._base if a._base is not None else a

@@ -60,6 +60,7 @@ def conv_shape(input: Shape, weight: Shape, stride: tuple[int, ...], padding: tu
     _positive(op, "padding", padding, 0)
     _positive(op, "groups", (groups,))
     c_in, c_out = input[lead - 1], weight[0]
+    _weight_rows(op, weight, groups)
     if isinstance(c_out, int) and c_out % groups:
         raise RuleError("conv_error_channels_mismatch", op=op, groups=groups, weight=weight, shape=input,
                         expected=f"out_channels divisible by groups ({c_out} % {groups} != 0)", got=c_in)
@@ -68,7 +69,26 @@ def conv_shape(input: Shape, weight: Shape, stride: tuple[int, ...], padding: tu
                         expected=f"{weight[1] * groups} channels", got=c_in)  # type: ignore[operator]
     kernel = tuple(k if isinstance(k, int) else 1 for k in weight[2:])
     spatial = _window(op, input, lead, kernel, stride, padding, dilation)
-    return input[: lead - 1] + (c_out,) + spatial
+    _empty_input(op, input, lead, nd)
+    # torch's empty-input convolution: zero input channels give zero output channels, whatever the weight's
+    return input[: lead - 1] + (0 if c_in == 0 else c_out,) + spatial
+
+
+def _weight_rows(op: str, weight: Shape, groups: int) -> None:
+    """torch's first weight check: at least ``groups`` rows (out_channels; a transposed conv's in_channels)."""
+    if isinstance(weight[0], int) and weight[0] < groups:
+        raise RuleError("conv_error_invalid_argument", op=op, problem=f"Given groups={groups}, expected weight to be "
+                        f"at least {groups} at dimension 0, but got weight of size {list(weight)} instead")
+
+
+def _empty_input(op: str, input: Shape, lead: int, nd: int) -> None:
+    """An empty input is convolved only when its batch or its channels are empty (torch's empty backend); an empty
+    spatial dim is refused, the shape named as torch's kernels see it (a batch added, 1-D as 2-D)."""
+    batched = (1,) * (2 - lead) + tuple(input)
+    if 0 in input[lead:] and _ints(*batched) and batched[0] != 0 and batched[1] != 0:
+        seen = list(batched[:2]) + ([1] if nd == 1 else []) + list(batched[2:])
+        raise RuleError("conv_error_invalid_argument", op=op, problem=f"Only zero batch or zero channel inputs are "
+                        f"supported, but got input shape: {seen}")
 
 
 def conv_transpose_shape(input: Shape, weight: Shape, stride: tuple[int, ...], padding: tuple[int, ...],
@@ -80,9 +100,7 @@ def conv_transpose_shape(input: Shape, weight: Shape, stride: tuple[int, ...], p
     _positive(op, "stride", stride)
     _positive(op, "dilation", dilation)
     _positive(op, "padding", padding, 0)
-    if weight[0] == 0:  # (torch's check, before the channels')
-        raise RuleError("conv_error_invalid_argument", op=op, problem=f"Given groups={groups}, expected weight to be "
-                        f"at least 1 at dimension 0, but got weight of size {list(weight)} instead")
+    _weight_rows(op, weight, groups)  # (torch's check, before the channels')
     c_in = input[lead - 1]
     if differ(c_in, weight[0]):
         raise RuleError("conv_error_channels_mismatch", op=op, groups=groups, weight=weight, shape=input,
@@ -91,6 +109,13 @@ def conv_transpose_shape(input: Shape, weight: Shape, stride: tuple[int, ...], p
         if o >= s and o >= d:
             raise RuleError("conv_error_invalid_argument", op=op,
                             problem=f"output padding must be smaller than either stride or dilation, got {output_padding}")
+    _empty_input(op, input, lead, nd)
+    if weight[1] == 0:  # torch's transposed kernels refuse an empty weight (its oneDNN one with its own words)
+        what = "2D or 4D weight" if nd < 3 else ("5D (n_output_plane x n_input_plane x kernel_depth x kernel_height "
+                                                 "x kernel_width) tensor expected for weight")
+        shown = list(weight[:2]) + [1] + list(weight[2:]) if nd == 1 else list(weight)
+        raise RuleError("conv_error_invalid_argument", op=op, problem=f"non-empty {what}" + (
+            f" tensor expected, but got: {shown}" if nd < 3 else f", but got: {shown}"))
     out: list[Dim] = []
     for i in range(nd):
         size, k = input[lead + i], weight[2 + i]

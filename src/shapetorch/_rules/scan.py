@@ -1,6 +1,8 @@
-"""Scans and differences: cumsum/cumprod/cummax/cummin/logcumsumexp, diff, trapezoid."""
+"""Scans and differences: cumsum/cumprod/cummax/cummin/logcumsumexp, diff, gradient, trapezoid."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from .axes import wrap_dim
 from .dims import UNKNOWN, Dim, Shape, differ
@@ -18,6 +20,31 @@ def cum_extreme_shape(shape: Shape, dim: int, op: str = "cummax") -> Shape:
     if any(s == 0 for s in shape):
         return shape
     return cum_shape(shape, dim, op)
+
+
+def gradient_dims(ndim: int, dim: int | Sequence[int] | None, edge_order: int = 1, op: str = "gradient") -> list[int]:
+    """``torch.gradient``'s dims, wrapped: every dim when ``dim`` is None; ``edge_order`` 1 or 2, no dim twice."""
+    if edge_order not in (1, 2):
+        raise invalid_argument(op, "torch.gradient only supports edge_order=1 and edge_order=2.")
+    if dim is not None and not ndim and (isinstance(dim, int) or len(dim)):
+        raise RuleError("dimension_error_zero_dim", op=op)  # (torch's IndexError: no dim to name on a 0-d input)
+    dims = list(range(ndim)) if dim is None else [wrap_dim(d, ndim, op) for d in ([dim] if isinstance(dim, int)
+                                                                                   else dim)]
+    if len(set(dims)) != len(dims):
+        raise invalid_argument(op, f"dim {dims[0]} appears multiple times in the list of dims")
+    return dims
+
+
+def gradient_shapes(shape: Shape, dim: int | Sequence[int] | None, edge_order: int = 1,
+                    op: str = "gradient") -> tuple[Shape, ...]:
+    """``torch.gradient``: one input-shaped estimate per dim (:func:`gradient_dims`), each of which must hold at
+    least ``edge_order + 1`` elements."""
+    dims = gradient_dims(len(shape), dim, edge_order, op)
+    for d in dims:
+        size = shape[d]
+        if type(size) is int and size < edge_order + 1:
+            raise invalid_argument(op, "torch.gradient expected each dimension size to be at least edge_order+1")
+    return tuple(shape for _ in dims)
 
 
 def diff_shape(shape: Shape, n: int = 1, dim: int = -1, prepend: Shape | None = None, append: Shape | None = None,

@@ -54,15 +54,14 @@ def _both(constraint: Any, factory: Factory) -> None:
 
 
 _both(C.real, lambda c: T.identity_transform)
-# (torch's positive and nonnegative are greater_than(0) and greater_than_eq(0), so they get that entry's
-# exp-then-shift, the shift by 0 included)
-_both(C.positive, lambda c: _exp_shift(0.0))
-_both(C.nonnegative, lambda c: _exp_shift(0.0))
 biject_to.register(C._IndependentConstraint,
                    lambda c: T.IndependentTransform(biject_to(c.base_constraint), c.reinterpreted_batch_ndims))
 transform_to.register(C._IndependentConstraint,
                       lambda c: T.IndependentTransform(transform_to(c.base_constraint), c.reinterpreted_batch_ndims))
+# (positive and nonnegative are greater_than(0.0) and greater_than_eq(0.0): they get this exp-then-shift, the
+# shift by 0 included, as torch's, whose later registration of these classes replaces its ExpTransform entry)
 _both(C._GreaterThan, lambda c: _exp_shift(c.lower_bound))
+_both(C._GreaterThanEq, lambda c: _exp_shift(c.lower_bound))
 _both(C._LessThan, lambda c: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(c.upper_bound, -1)]))
 
 
@@ -75,6 +74,7 @@ def _to_interval(c: Any) -> T.Transform:
 
 
 _both(C._Interval, _to_interval)
+_both(C._HalfOpenInterval, _to_interval)
 biject_to.register(C.simplex, lambda c: T.StickBreakingTransform())
 transform_to.register(C.simplex, lambda c: T.SoftmaxTransform())
 transform_to.register(C.lower_cholesky, lambda c: T.LowerCholeskyTransform())

@@ -1,4 +1,10 @@
-"""The constraints that parameters and samples satisfy; ``check(value)`` gives a bool tensor."""
+"""The constraints that parameters and samples satisfy; ``check(value)`` gives a bool tensor.
+
+The classes, their names and reprs are torch's: the parametrised constraints (``interval``, ``greater_than``,
+``independent``, ...) are the classes themselves, so that ``biject_to.register(constraints.interval)`` registers
+a factory for every interval, and the singletons are instances of them (``positive`` is ``greater_than(0.0)``,
+``nonnegative_integer`` is ``IntegerGreaterThan(lower_bound=0)``), so that a factory registered for a class
+serves its singletons too."""
 
 from __future__ import annotations
 
@@ -23,21 +29,80 @@ class _Real(Constraint):
         return ~value.isnan()
 
 
-class _Positive(Constraint):
+class _Bounded(Constraint):
+    """The constraints with bounds (``lower_bound``/``upper_bound``), each directly a ``Constraint`` as torch's
+    (``nonnegative`` is not a ``_GreaterThan``); this base only stores and shows the bounds, in torch's repr."""
+
+    _bounds: tuple[str, ...] = ()
+    lower_bound: Any
+    upper_bound: Any
+
+    def __init__(self, *bounds: Any) -> None:
+        for name, value in zip(self._bounds, bounds, strict=True):
+            setattr(self, name, value)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)}" for name in self._bounds)
+        return f"{type(self).__name__[1:]}({shown})"
+
+
+class _GreaterThan(_Bounded):
+    _bounds = ("lower_bound",)
+
     def check(self, value: Tensor) -> Tensor:
-        return value > 0
+        return value > self.lower_bound
 
 
-class _NonNegative(Constraint):
+class _GreaterThanEq(_Bounded):
+    _bounds = ("lower_bound",)
+
     def check(self, value: Tensor) -> Tensor:
-        return value >= 0
+        return value >= self.lower_bound
 
 
-class _NonNegativeInteger(Constraint):
+class _LessThan(_Bounded):
+    _bounds = ("upper_bound",)
+
+    def check(self, value: Tensor) -> Tensor:
+        return value < self.upper_bound
+
+
+class _Interval(_Bounded):
+    _bounds = ("lower_bound", "upper_bound")
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= self.lower_bound) & (value <= self.upper_bound)
+
+
+class _HalfOpenInterval(_Bounded):
+    _bounds = ("lower_bound", "upper_bound")
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= self.lower_bound) & (value < self.upper_bound)
+
+
+class _IntegerInterval(_Bounded):
+    _bounds = ("lower_bound", "upper_bound")
     is_discrete = True
 
     def check(self, value: Tensor) -> Tensor:
-        return (value % 1 == 0) & (value >= 0)
+        return (value % 1 == 0) & (value >= self.lower_bound) & (value <= self.upper_bound)
+
+
+class _IntegerGreaterThan(_Bounded):
+    _bounds = ("lower_bound",)
+    is_discrete = True
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+
+class _IntegerLessThan(_Bounded):
+    _bounds = ("upper_bound",)
+    is_discrete = True
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value % 1 == 0) & (value <= self.upper_bound)
 
 
 class _OneHot(Constraint):
@@ -48,15 +113,6 @@ class _OneHot(Constraint):
         return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
 
 
-class _Interval(Constraint):
-    def __init__(self, lower: Any, upper: Any, *, half_open: bool = False) -> None:
-        self.lower_bound, self.upper_bound, self.half_open = lower, upper, half_open
-
-    def check(self, value: Tensor) -> Tensor:
-        upper = value < self.upper_bound if self.half_open else value <= self.upper_bound
-        return (value >= self.lower_bound) & upper
-
-
 class _Boolean(Constraint):
     is_discrete = True
 
@@ -64,38 +120,11 @@ class _Boolean(Constraint):
         return (value == 0) | (value == 1)
 
 
-class _IntegerInterval(Constraint):
-    is_discrete = True
-
-    def __init__(self, lower: Any, upper: Any) -> None:
-        self.lower_bound, self.upper_bound = lower, upper
-
-    def check(self, value: Tensor) -> Tensor:
-        return (value % 1 == 0) & (value >= self.lower_bound) & (value <= self.upper_bound)
-
-
 class _Simplex(Constraint):
     event_dim = 1
 
     def check(self, value: Tensor) -> Tensor:
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
-
-
-class _RealVector(Constraint):
-    event_dim = 1
-
-    def check(self, value: Tensor) -> Tensor:
-        return (~value.isnan()).all(-1)
-
-
-class _PositiveDefinite(Constraint):
-    event_dim = 2
-
-    def check(self, value: Tensor) -> Tensor:
-        from ..ops.linalg import linalg_cholesky_ex
-
-        sym = ((value - value.mT).abs() < 1e-6).all(-1).all(-1)
-        return sym & (linalg_cholesky_ex(value).info == 0)
 
 
 class _LowerCholesky(Constraint):
@@ -106,57 +135,24 @@ class _LowerCholesky(Constraint):
         return lower & (value.diagonal(0, -2, -1) > 0).all(-1)
 
 
+# the factories (torch's names for its classes)
+greater_than = _GreaterThan
+greater_than_eq = _GreaterThanEq
+less_than = _LessThan
+interval = _Interval
+half_open_interval = _HalfOpenInterval
+integer_interval = _IntegerInterval
+
 real = _Real()
-positive = _Positive()
-nonnegative = _NonNegative()
-nonnegative_integer = _NonNegativeInteger()
+positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
 one_hot = _OneHot()
 boolean = _Boolean()
 simplex = _Simplex()
-real_vector = _RealVector()
-positive_definite = _PositiveDefinite()
 lower_cholesky = _LowerCholesky()
 unit_interval = _Interval(0.0, 1.0)
-
-
-class _GreaterThan(Constraint):
-    def __init__(self, lower: Any, *, eq: bool = False) -> None:
-        self.lower_bound, self.eq = lower, eq
-
-    def check(self, value: Tensor) -> Tensor:
-        return value >= self.lower_bound if self.eq else value > self.lower_bound
-
-
-class _LessThan(Constraint):
-    def __init__(self, upper: Any) -> None:
-        self.upper_bound = upper
-
-    def check(self, value: Tensor) -> Tensor:
-        return value < self.upper_bound
-
-
-def greater_than(lower: Any) -> Constraint:
-    return _GreaterThan(lower)
-
-
-def greater_than_eq(lower: Any) -> Constraint:
-    return _GreaterThan(lower, eq=True)
-
-
-def less_than(upper: Any) -> Constraint:
-    return _LessThan(upper)
-
-
-def interval(lower: Any, upper: Any) -> Constraint:
-    return _Interval(lower, upper)
-
-
-def half_open_interval(lower: Any, upper: Any) -> Constraint:
-    return _Interval(lower, upper, half_open=True)
-
-
-def integer_interval(lower: Any, upper: Any) -> Constraint:
-    return _IntegerInterval(lower, upper)
 
 
 class _IndependentConstraint(Constraint):
@@ -174,28 +170,42 @@ class _IndependentConstraint(Constraint):
         return ok
 
     def __repr__(self) -> str:
-        return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+        return f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
-def independent(base_constraint: Constraint, reinterpreted_batch_ndims: int) -> Constraint:
-    return _IndependentConstraint(base_constraint, reinterpreted_batch_ndims)
+independent = _IndependentConstraint
+real_vector = _IndependentConstraint(real, 1)
 
 
 class _Dependent(Constraint):
-    """The support of a distribution whose support depends on its parameters (Uniform's [low, high))."""
+    """The support of a distribution whose support depends on its parameters (Uniform's [low, high)). Its
+    ``is_discrete`` and ``event_dim`` are unknown unless given (torch's NotImplementedError), and calling it makes
+    one with them given."""
+
+    def __init__(self, *, is_discrete: Any = NotImplemented, event_dim: Any = NotImplemented) -> None:
+        self._is_discrete, self._event_dim = is_discrete, event_dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        if self._is_discrete is NotImplemented:
+            raise NotImplementedError(".is_discrete cannot be determined statically")
+        return bool(self._is_discrete)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        if self._event_dim is NotImplemented:
+            raise NotImplementedError(".event_dim cannot be determined statically")
+        return int(self._event_dim)
+
+    def __call__(self, *, is_discrete: Any = NotImplemented, event_dim: Any = NotImplemented) -> _Dependent:
+        return _Dependent(is_discrete=self._is_discrete if is_discrete is NotImplemented else is_discrete,
+                          event_dim=self._event_dim if event_dim is NotImplemented else event_dim)
 
     def check(self, value: Tensor) -> Tensor:
         raise ValueError("Cannot determine validity of dependent constraint")
 
 
 dependent = _Dependent()
-
-
-class _PositiveInteger(Constraint):
-    is_discrete = True
-
-    def check(self, value: Tensor) -> Tensor:
-        return (value % 1 == 0) & (value >= 1)
 
 
 class _LowerTriangular(Constraint):
@@ -233,6 +243,16 @@ class _Symmetric(_Square):
         if not bool(square.all()):
             return square
         return value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value: Tensor) -> Tensor:
+        from ..ops.linalg import linalg_cholesky_ex
+
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return linalg_cholesky_ex(value).info == 0
 
 
 class _PositiveSemidefinite(_Symmetric):
@@ -295,21 +315,12 @@ class _Stack(Constraint):
         return stack([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
 
 
-positive_integer = _PositiveInteger()
 lower_triangular = _LowerTriangular()
 corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
-
-
-def multinomial(upper_bound: Any) -> Constraint:
-    return _Multinomial(upper_bound)
-
-
-def cat(cseq: list[Constraint], dim: int = 0, lengths: list[int] | None = None) -> Constraint:
-    return _Cat(cseq, dim, lengths)
-
-
-def stack(cseq: list[Constraint], dim: int = 0) -> Constraint:
-    return _Stack(cseq, dim)
+positive_definite = _PositiveDefinite()
+multinomial = _Multinomial
+cat = _Cat
+stack = _Stack

@@ -148,6 +148,9 @@ class Independent(Distribution):
         cut = len(batch) - n
         super().__init__(batch[:cut], batch[cut:] + tuple(base_distribution.event_shape), validate_args)
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_dist}, {self.reinterpreted_batch_ndims})"
+
     @property
     def support(self) -> Any:
         return self.base_dist.support

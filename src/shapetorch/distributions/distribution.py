@@ -108,6 +108,7 @@ class Distribution:
                              f"({support!r}) of the distribution {self!r}, but found invalid values:\n{value}")
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{k}: {tuple(getattr(self, k).shape) if getattr(self, k).numel() > 1 else getattr(self, k)}"
-                           for k in self.arg_constraints if k in self.__dict__)
+        # torch's: each parameter set on the instance, as its value when it has one element, else as its size
+        shown = [(k, self.__dict__[k]) for k in self.arg_constraints if k in self.__dict__]
+        params = ", ".join(f"{k}: {v if v.numel() == 1 else v.size()}" for k, v in shown)
         return f"{type(self).__name__}({params})"

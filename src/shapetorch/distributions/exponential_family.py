@@ -13,13 +13,13 @@ from .distribution import Distribution
 from .transforms import sum_rightmost
 
 
-def _bregman_parts(d: ExponentialFamily) -> tuple[list[Tensor], Tensor, tuple[Any, ...]]:
+def _bregman_parts(d: ExponentialFamily, create_graph: bool = False) -> tuple[list[Tensor], Tensor, tuple[Any, ...]]:
     """p's natural parameters as fresh leaves, F at them, and F's gradient there."""
     from ..autograd import grad
 
     leaves = [p.detach().requires_grad_() for p in d._natural_params]
     log_norm = d._log_normalizer(*leaves)
-    return leaves, log_norm, grad(log_norm.sum(), leaves)
+    return leaves, log_norm, grad(log_norm.sum(), leaves, create_graph=create_graph)
 
 
 class ExponentialFamily(Distribution):
@@ -35,10 +35,12 @@ class ExponentialFamily(Distribution):
         raise NotImplementedError
 
     def entropy(self) -> Tensor:
-        leaves, log_norm, grads = _bregman_parts(self)
-        result: Tensor = log_norm.detach() - self._mean_carrier_measure
+        # torch's: a graph over the fresh leaves (create_graph), so the result has a grad_fn there too, though
+        # it does not reach the distribution's parameters
+        leaves, log_norm, grads = _bregman_parts(self, create_graph=True)
+        result: Tensor = log_norm - self._mean_carrier_measure
         for theta, g in zip(leaves, grads, strict=True):
-            result = result - (theta.detach() * g).reshape(*self._batch_shape, -1).sum(-1)
+            result = result - (theta * g).reshape(*self._batch_shape, -1).sum(-1)
         return result
 
 

@@ -20,6 +20,7 @@ from ..ops import creation
 from ..ops.special import digamma, lgamma
 from . import constraints as C
 from .distribution import Distribution
+from .exponential_family import ExponentialFamily
 from .library import Categorical, _params
 
 
@@ -104,7 +105,21 @@ def _dirichlet_rsample(concentration: Tensor) -> Tensor:
     return drawn + u - drawn * u.sum(-1, keepdim=True)
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
+    # the exponential-family forms are torch's (a Beta, Dirichlet or Poisson has no mean carrier measure there,
+    # so ExponentialFamily.entropy raises NotImplementedError for them, as torch's)
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return self.concentration - 1, -self.rate
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        x, y = natural_params
+        return lgamma(x + 1) + (x + 1) * (-y.reciprocal()).log()
+
+    @property
+    def _mean_carrier_measure(self) -> Any:
+        return 0
+
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"concentration": C.positive, "rate": C.positive}
     support = C.positive
     has_rsample = True
@@ -140,7 +155,15 @@ class Gamma(Distribution):
         return a - b.log() + lgamma(a) + (1.0 - a) * digamma(a)
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return self.concentration1, self.concentration0
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        x, y = natural_params
+        return lgamma(x) + lgamma(y) - lgamma(x + y)
+
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"concentration1": C.positive, "concentration0": C.positive}
     support = C.unit_interval
     has_rsample = True
@@ -191,7 +214,15 @@ def _lbeta(a: Tensor, b: Tensor) -> Tensor:
     return lgamma(a) + lgamma(b) - lgamma(a + b)
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.concentration,)
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        x = natural_params[0]
+        return lgamma(x).sum(-1) - lgamma(x.sum(-1))
+
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"concentration": C.positive}
     support = C.simplex
     has_rsample = True
@@ -239,7 +270,14 @@ class Dirichlet(Distribution):
         return lgamma(a).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0) - ((a - 1.0) * digamma(a)).sum(-1)
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        return natural_params[0].exp()
+
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"rate": C.nonnegative}
     support = C.nonnegative_integer
 

@@ -14,6 +14,7 @@ from ..ops import creation, random
 from ..ops.linalg import linalg_cholesky, linalg_solve_triangular
 from . import constraints as C
 from .distribution import Distribution
+from .exponential_family import ExponentialFamily
 
 
 def _params(*values: Any) -> list[Tensor]:
@@ -44,7 +45,20 @@ class _LocationScale(Distribution):
         super().__init__(self.loc.shape, (), validate_args)
 
 
-class Normal(_LocationScale):
+class Normal(_LocationScale, ExponentialFamily):
+    # the exponential-family form (torch's): theta = (mu / sigma^2, -1 / (2 sigma^2))
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal()
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        x, y = natural_params
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
+
+    @property
+    def _mean_carrier_measure(self) -> Any:
+        return 0
+
     @property
     def mean(self) -> Tensor:
         return self.loc
@@ -173,7 +187,7 @@ class Laplace(_LocationScale):
         return 1 + (2 * self.scale).log()
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"rate": C.positive}
     support = C.positive
     has_rsample = True
@@ -206,6 +220,17 @@ class Exponential(Distribution):
     def entropy(self) -> Tensor:
         return 1.0 - self.rate.log()
 
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        return (-self.rate,)
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        return -(-natural_params[0]).log()
+
+    @property
+    def _mean_carrier_measure(self) -> Any:
+        return 0
+
 
 class _ProbsOrLogits(Distribution):
     """Parameterised by exactly one of ``probs`` and ``logits``; the other is derived on demand."""
@@ -236,7 +261,20 @@ class _Binary(_ProbsOrLogits):
         raise AttributeError(name)
 
 
-class Bernoulli(_Binary):
+class Bernoulli(_Binary, ExponentialFamily):
+    @property
+    def _natural_params(self) -> tuple[Tensor, ...]:
+        from ..ops.special import logit
+
+        return (logit(self.probs),)
+
+    def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
+        return natural_params[0].exp().log1p()
+
+    @property
+    def _mean_carrier_measure(self) -> Any:
+        return 0
+
     arg_constraints: ClassVar[dict[str, C.Constraint]] = {"probs": C.unit_interval, "logits": C.real}
     support = C.boolean
 

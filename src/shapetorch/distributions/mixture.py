@@ -48,6 +48,9 @@ class MixtureSameFamily(Distribution):
         new._mixture_distribution = self._mixture_distribution.expand(batch)
         return new
 
+    def __repr__(self) -> str:
+        return f"MixtureSameFamily(\n  {self._mixture_distribution},\n  {self._component_distribution})"
+
     @property
     def mixture_distribution(self) -> Categorical:
         return self._mixture_distribution

@@ -208,6 +208,9 @@ class ComposeTransform(Transform):
     """The parts applied in order. Its domain and codomain carry the largest event dim any part needs (a part
     that couples a vector makes the whole map couple it), as torch's."""
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
+
     def __init__(self, parts: list[Transform]) -> None:
         self.parts = list(parts)
         if not self.parts:
@@ -386,6 +389,9 @@ class IndependentTransform(Transform):
 
     def _parameters(self) -> tuple[Any, ...]:
         return self.base_transform, self.reinterpreted_batch_ndims
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
 
     def __call__(self, x: Tensor) -> Tensor:
         return self.base_transform(x)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._errors import fail
 from .._tensor import Tensor
+from ..ops._common import tie_gradient
 from ..ops.creation import tensor
 from ..ops.random import rand
 
@@ -103,7 +104,7 @@ def _with_indices(input: Tensor, nd: int, kernel_size: Any, output_size: Any, ou
     pick = np.where(nan.any(axis=-1), last_nan, first_max)
     idx = np.take_along_axis(flat, pick[..., None], axis=-1)[..., 0] if flat.size else np.zeros((n, c, *outs), np.int64)
     index = tensor(np.ascontiguousarray(idx), device=input.device)
-    out = x.flatten(2).gather(2, index.flatten(2)).reshape(n, c, *outs)
+    out = tie_gradient(x.flatten(2).gather(2, index.flatten(2)).reshape(n, c, *outs), x)
     if unbatched:
         return out.squeeze(0), index.squeeze(0)
     return out, index

@@ -729,15 +729,18 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   padding_idx: int | None = None) -> Tensor:
     """Sum / mean / max of the embeddings of each bag: (B, L) input, or 1-D input with bag ``offsets``."""
 
+    # torch's Python checks (ValueErrors), then its kernel's refusal of a bool or complex index (NotImplementedError)
     if input._data.ndim == 2:
         if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None")
+            fail("argument_error_invalid_value", op="embedding_bag",
+                 problem="if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed "
+                         "length sequences.")
         b, length = input._data.shape
         bounds = [(i * length, (i + 1) * length) for i in range(b)]
         flat = input.reshape(-1)
     elif input._data.ndim == 1:
         if offsets is None:
-            raise ValueError("offsets has to be a 1D Tensor but got None")
+            fail("argument_error_invalid_value", op="embedding_bag", problem="offsets has to be a 1D Tensor but got None")
         offs = [int(v) for v in offsets.tolist()]
         ends = offs[1:] + ([] if include_last_offset else [input._data.shape[0]])
         if include_last_offset:
@@ -745,7 +748,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         bounds = list(zip(offs, ends))
         flat = input
     else:
-        fail("embedding_bag_error_requires_2d_input", op="embedding_bag", shape=tuple(input._data.shape))
+        fail("argument_error_invalid_value", op="embedding_bag", problem=f"input has to be 1D or 2D Tensor, but got "
+                                                                         f"Tensor of dimension {input._data.ndim}")
+    if input.dtype.is_complex or input.dtype.name == "bool":
+        fail("method_dtype_not_supported_error", op="embedding_bag", dtype=input.dtype.name, hint="")
     rows = embedding(flat, weight)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
@@ -772,11 +778,15 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
     if tensor.dtype is not int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+        fail("argument_error_invalid", op="one_hot", problem="one_hot is only applicable to index tensor of type "
+                                                             "LongTensor.")
     if tensor.numel() and int(tensor.min().item()) < 0:
         fail("argument_error_invalid", op="one_hot", problem="Class values must be non-negative.")
     if num_classes < 0:
-        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+        if not tensor.numel():
+            fail("argument_error_invalid", op="one_hot", problem="Can not infer total number of classes from empty "
+                                                                 "tensor.")
+        num_classes = int(tensor.max().item()) + 1
     elif tensor.numel() and int(tensor.max().item()) >= num_classes:
         fail("argument_error_invalid", op="one_hot", problem="Class values must be smaller than num_classes.")
     return (tensor.unsqueeze(-1) == arange(num_classes, device=tensor.device)).to(int64)
@@ -848,13 +858,41 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 
 def multi_head_attention_forward(
     query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+    in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None,
+    add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Tensor | None,
+    training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True,
+    attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+    static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """torch's functional multi-head attention, in torch's signature: inputs (L, N, E) or unbatched (L, E); a
+    learned key/value bias row (``bias_k``/``bias_v``, (1, 1, E)) and a zero row (``add_zero_attn``) appended to
+    the keys and values, with the masks widened to match; ``static_k``/``static_v`` ((N * H, S, E / H)) in place
+    of the projected keys and values."""
+    if isinstance(embed_dim_to_check, float) and query._data.ndim:  # torch compares it with ==: 4.0 passes, NaN not
+        if embed_dim_to_check != query._data.shape[-1]:
+            fail("attention_error_shape_mismatch", op="multi_head_attention_forward", q=tuple(query._data.shape),
+                 k=tuple(key._data.shape), v=tuple(value._data.shape), problem=f"was expecting embedding dimension "
+                 f"of {embed_dim_to_check}, but got {query._data.shape[-1]}")
+        embed_dim_to_check = int(embed_dim_to_check)
+    return _mha(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, out_proj_weight,
+               out_proj_bias, dropout_p, training, key_padding_mask, need_weights, attn_mask, use_separate_proj_weight,
+               q_proj_weight, k_proj_weight, v_proj_weight, average_attn_weights, is_causal,
+               bias_k=bias_k, bias_v=bias_v, add_zero_attn=add_zero_attn, static_k=static_k, static_v=static_v)
+
+
+def _mha(
+    query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
     in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, out_proj_weight: Tensor, out_proj_bias: Tensor | None,
     dropout_p: float = 0.0, training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True,
     attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None,
     k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, average_attn_weights: bool = True,
-    is_causal: bool = False, batch_first: bool = False,
+    is_causal: bool = False, batch_first: bool = False, *, bias_k: Tensor | None = None,
+    bias_v: Tensor | None = None, add_zero_attn: bool = False, static_k: Tensor | None = None,
+    static_v: Tensor | None = None,
 ) -> tuple[Tensor, Tensor | None]:
-    """The body of ``nn.MultiheadAttention``. Inputs are (L, N, E) (or (N, L, E) when ``batch_first``)."""
+    """The body of ``nn.MultiheadAttention`` and of ``multi_head_attention_forward``. Inputs are (L, N, E) (or
+    (N, L, E) when ``batch_first``)."""
     # The rule the mypy plugin runs on nn.MultiheadAttention and the Transformer layers: ranks, sizes, batches.
     kdim = k_proj_weight._data.shape[1] if use_separate_proj_weight and k_proj_weight is not None else None
     vdim = v_proj_weight._data.shape[1] if use_separate_proj_weight and v_proj_weight is not None else None
@@ -882,11 +920,27 @@ def multi_head_attention_forward(
         if in_proj_bias is not None:
             bq, bk, bv = in_proj_bias.chunk(3)
         q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    from ..ops.joining import cat
+
+    def widen(m: Tensor | None) -> Tensor | None:  # a mask over one more key: that key kept
+        return None if m is None else pad(m, (0, 1))
+
+    if bias_k is not None and bias_v is not None:  # (torch: both or neither)
+        k = cat([k, bias_k.expand(1, bsz, e)])
+        v = cat([v, bias_v.expand(1, bsz, e)])
+        attn_mask, key_padding_mask = widen(attn_mask), widen(key_padding_mask)
     src = k._data.shape[0]
     # (L, N, E) -> (N, H, L, hd)
     q = q.reshape(tgt, bsz, num_heads, hd).permute(1, 2, 0, 3)
-    k = k.reshape(src, bsz, num_heads, hd).permute(1, 2, 0, 3)
-    v = v.reshape(src, bsz, num_heads, hd).permute(1, 2, 0, 3)
+    k = k.reshape(src, bsz, num_heads, hd).permute(1, 2, 0, 3) if static_k is None else \
+        static_k.reshape(bsz, num_heads, -1, hd)
+    v = v.reshape(src, bsz, num_heads, hd).permute(1, 2, 0, 3) if static_v is None else \
+        static_v.reshape(bsz, num_heads, -1, hd)
+    if add_zero_attn:
+        k = cat([k, k.new_zeros((bsz, num_heads, 1, hd))], 2)
+        v = cat([v, v.new_zeros((bsz, num_heads, 1, hd))], 2)
+        attn_mask, key_padding_mask = widen(attn_mask), widen(key_padding_mask)
+    src = k._data.shape[2]
     mask = None
     if attn_mask is not None:
         mask = attn_mask if attn_mask.dtype is not bool_ else q.new_zeros(tuple(attn_mask.shape)).masked_fill(

@@ -173,6 +173,42 @@ _OVERWRITE.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.para
 _OVERWRITE_NODES = {"fill_": "FillBackward0", "zero_": "ZeroBackward0", "copy_": "CopyBackwards"}
 
 
+# NOTE [formal input of a gradient]: torch computes some gradients with a native backward op that takes the
+# forward's input (``avg_pool2d_backward(grad, self, ...)``, ``max_pool2d_with_indices_backward``): with
+# create_graph the gradient then requires grad even where its values do not depend on the input's, and
+# differentiating it gives the input zeros (the double-backward formula ``zeros_like(self)``), not None. Ours are
+# composites over the cotangent and constant tables; ``tie_gradient`` puts an identity node at the forward's output
+# whose vjp, only while a graph is built (create_graph), passes the gradient through ``_FORMAL``: the gradient
+# unchanged with the input as a formal second input of gradient zero. Without create_graph it is the identity.
+_FORMAL = Prim("formal_input", lambda g, x: g,
+               lambda gg, n: (gg, n.inputs[1].new_zeros(n.inputs[1]._data.shape)))
+_FORMAL.jvp = lambda ts, n: ts[0]
+
+
+def formal_input(g: Tensor, x: Tensor) -> Tensor:
+    """``g`` with ``x`` as a formal input of gradient zero while a graph is built (NOTE [formal input of a
+    gradient]); ``g`` itself otherwise."""
+    if STATE.enabled and x._requires_grad and x._device.type in _FORMAL.kernels:
+        return _FORMAL(g, x)
+    return g
+
+
+_TIE = Prim("gradient_tie", lambda out, x: out, lambda g, n: (formal_input(g, n.inputs[1]), None))
+_TIE.jvp = lambda ts, n: ts[0]
+
+
+def tie_gradient(out: Tensor, input: Tensor) -> Tensor:
+    """``out`` (made from ``input``) whose gradient has ``input`` as a formal input under create_graph (NOTE
+    [formal input of a gradient]); the node keeps ``out``'s name."""
+    if not (STATE.enabled and out._requires_grad and input._requires_grad) or input._device.type not in _TIE.kernels:
+        return out
+    label = out._grad_fn.name() if out._grad_fn is not None else None
+    tied = _TIE(out, input)
+    if label is not None and tied._grad_fn is not None:
+        tied._grad_fn.label = label
+    return tied
+
+
 def zero_grad(a: Tensor, value: Tensor) -> Tensor:
     """``value`` as a function of ``a`` with gradient zero: a result that does not depend on ``a``'s values but is
     still in its graph."""

@@ -69,10 +69,11 @@ def _int_param(q: inspect.Parameter) -> bool:
 # for an optional one (``bool | None``) None as well
 _BOOL: frozenset[type] = frozenset({bool})
 _OPTIONAL_BOOL: frozenset[type] = frozenset({bool, type(None)})
-# flags torch does not parse: stft's and istft's ``center`` is read by Python code (``if center:``), as are
-# torch.nn.functional's ``inplace`` flags (``_PYTHON_PARAMS``, in every function there), gaussian_nll_loss's ``full``
-# and the fractional max pools' ``return_indices`` (torch's boolean_dispatch picks the function by ``if flag:``)
-_PYTHON_FLAGS = frozenset({("stft", "center"), ("istft", "center"), ("gaussian_nll_loss", "full"),
+# flags torch does not parse: stft's ``center`` is read by Python code (``if center:``; istft's is parsed), as are
+# torch.nn.functional's ``inplace`` flags (``_PYTHON_PARAMS``, in every function there), gaussian_nll_loss's ``full``,
+# triplet_margin_with_distance_loss's ``swap`` (Python throughout) and the fractional max pools' ``return_indices``
+# (torch's boolean_dispatch picks the function by ``if flag:``)
+_PYTHON_FLAGS = frozenset({("stft", "center"), ("gaussian_nll_loss", "full"), ("triplet_margin_with_distance_loss", "swap"),
                            ("fractional_max_pool2d", "return_indices"), ("fractional_max_pool3d", "return_indices")})
 _PYTHON_PARAMS = frozenset({"inplace"})
 

@@ -33,6 +33,7 @@ from ._common import (
     make_inplace,
     need_floating,
     snapshot_for_inplace,
+    tie_gradient,
     write_inplace,
 )
 from ._jvp import via_vjp
@@ -109,7 +110,9 @@ def _relu_backward_kernel(g: Any, out: Any) -> Any:
 
 
 def _relu_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
-    return _RELU_BACKWARD(gg, n.inputs[1]), None  # linear in the gradient; the mask is constant
+    # linear in the gradient; the mask is constant: zeros for the output, torch's ``zeros_like`` (not None)
+    out = n.inputs[1]
+    return _RELU_BACKWARD(gg, out), out.new_zeros(out._data.shape)
 
 
 _RELU_BACKWARD = Prim("relu_backward", _relu_backward_kernel, _relu_backward_vjp)
@@ -987,9 +990,11 @@ def _hardtanh_backward_kernel(g: Any, x: Any, min_val: float, max_val: float) ->
 
 
 def _mask_vjp(prim_name: str) -> Callable[[Tensor, Any], tuple[Any, ...]]:
-    """The vjp of a gradient that is linear in ``g`` with a mask from ``x``: the same map of ``gg``; none for x."""
+    """The vjp of a gradient that is linear in ``g`` with a mask from ``x``: the same map of ``gg``; zeros for x
+    (torch's ``zeros_like(self)``, so that ``autograd.grad`` gives x a zero tensor, not None)."""
     def vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
-        return PRIMS_BY_NAME[prim_name](gg, n.inputs[1], **n.params), None
+        x = n.inputs[1]
+        return PRIMS_BY_NAME[prim_name](gg, x, **n.params), x.new_zeros(x._data.shape)
     return vjp
 
 
@@ -1458,11 +1463,13 @@ def tanhshrink(input: Tensor) -> Tensor:
 @public("activation")
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     _require(input, "hardshrink")
-    return _where((input.abs() > lambd), input, input * 0)
+    # (torch's gradients of the shrinks and threshold take the input: NOTE [formal input of a gradient])
+    return tie_gradient(_where((input.abs() > lambd), input, input * 0), input)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return _where((input > lambd), input - lambd, _where((input < -lambd), input + lambd, input * 0))
+    return tie_gradient(_where((input > lambd), input - lambd, _where((input < -lambd), input + lambd, input * 0)),
+                        input)
 
 
 @public("activation", method=False)
@@ -1470,7 +1477,7 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     check(RD.check_kind, "threshold", dtype_name(input))
     if input._data.dtype.kind in "iu":  # torch's kernel converts both numbers to the integer dtype first
         threshold, value = (int(check_fill_value(v, dtype_name(input), "threshold")) for v in (threshold, value))
-    return _where((input > threshold), input, input * 0 + value)
+    return tie_gradient(_where((input > threshold), input, input * 0 + value), input)
 
 
 @public("activation")
@@ -1479,7 +1486,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     w = weight
     if weight._data.size > 1 and input._data.ndim >= 2:
         w = weight.reshape((-1,) + (1,) * (input._data.ndim - 2))
-    return _where_pos(input, input, input * w)
+    return tie_gradient(_where_pos(input, input, input * w), input)  # (NOTE [formal input of a gradient])
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -127,6 +127,8 @@ def detach(input: Tensor) -> Tensor:
     """The same storage without the graph: a view that does not require grad."""
     out = Tensor._make(input._shareable_data(), input._device)
     out._base = input._base if input._base is not None else input
+    if out._base._inference and not STATE.inference:
+        out._own_version = True  # (torch's: the in-place writes into it are allowed: Tensor._untracked)
     return out
 
 

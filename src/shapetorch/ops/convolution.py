@@ -20,7 +20,7 @@ from .._engine.primitives import Prim
 from .._errors import fail
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ._common import allocating, autocast_inputs, check, device_table, dtype_name
+from ._common import allocating, autocast_inputs, check, device_table, dtype_name, tie_gradient
 
 Ints = tuple[int, ...]
 
@@ -591,8 +591,13 @@ def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any 
             raise ValueError(f"Invalid padding string {padding!r}, should be one of 'valid', 'same'")
     else:
         p = ntuple(padding, nd, "padding")
-    check(RN.conv_shape, input._data.shape, weight._data.shape, s, p, d, groups, op=op)
+    shape = check(RN.conv_shape, input._data.shape, weight._data.shape, s, p, d, groups, op=op)
     _same_dtype(op, input, weight, bias)
+    if not input._data.size and input._data.shape[-nd - 1] == 0:
+        # torch's empty backend: no input channels, no output channels (the rule's shape), the bias unused; zero
+        # gradients for every operand (the kernels have nothing to reduce over)
+        zero = sum(t.sum() for t in (input, weight, bias) if t is not None) * 0
+        return input.new_zeros(shape) + zero
     x, unbatched = _batched(input, nd)
     with allocating(op):  # (a padding of 2**40 passes the rule and asks NumPy for an array it cannot index)
         if bias is not None and x._device.type in _CONV_BIAS.kernels and bias._device is x._device \
@@ -702,4 +707,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     if input._data.ndim < 2 or nd > input._data.ndim - 1:
         fail("pad_error_invalid_padding", op="pad", problem=f"{mode} padding only pads the dims after the channel dim",
              shape=tuple(input._data.shape), pad=tuple(pad))
-    return _index_pad(input, pairs, mode, "pad")
+    out = _index_pad(input, pairs, mode, "pad")
+    # torch's reflect and replicate gradients take the input (NOTE [formal input of a gradient]); circular's is a
+    # composite there too, and does not
+    return tie_gradient(out, input) if mode != "circular" else out

@@ -252,6 +252,8 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
              hint=" (istft requires a complex-valued input tensor, as stft returns with return_complex=True)")
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
+    if not input._data.ndim:
+        fail("dimension_error_zero_dim", op=op)  # (torch's IndexError)
     if input._data.ndim not in (2, 3):
         fail("argument_error_invalid", op=op, problem=f"expected a 2D or 3D tensor, got shape {tuple(input._data.shape)}")
     fft_size, frames_n = input._data.shape[-2:]

@@ -458,8 +458,8 @@ def unravel_index(indices: Any, shape: int | Sequence[int]) -> tuple[Tensor, ...
 
         indices = tensor(indices)
     if indices.dtype.is_floating_point or indices.dtype.is_complex or dtype_name(indices) == "bool":
-        fail("method_dtype_not_supported_error", op="unravel_index", dtype=indices.dtype.name,
-             hint=": expected 'indices' to be an integer dtype")
+        fail("argument_error_refused", op="unravel_index",  # (torch's TypeError)
+             problem=f"expected 'indices' to be integer dtype, but got {indices.dtype}")
     check(unravel_index_shape, indices._data.shape, dims, op="unravel_index")
     rest = np.asarray(indices._data).astype(np.int64)
     out = []

@@ -11,11 +11,12 @@ import numpy as np
 
 from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
+from .._grad_mode import STATE
 from .._grad_mode import no_grad as _no_grad
 from .._rules import dtypes as RD
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ._common import autocast_inputs, check, device_table
+from ._common import autocast_inputs, check, device_table, formal_input, tie_gradient
 from .conversion import where as _where
 from .convolution import _PAD, Ints, _batched, ntuple
 from .scatter import take_along
@@ -97,15 +98,14 @@ def _spread(mask: Any, windows: tuple[tuple[Any, ...], ...], cut: tuple[tuple[in
 
 
 def _grad_guard_kernel(pooled: Any, input: Any, windows: tuple[tuple[Any, ...], ...], cut: tuple[tuple[int, int], ...],
-                       flip: bool) -> Any:
+                       flip: bool, formal: bool) -> Any:
     return pooled
 
 
 def _grad_guard_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    a = g._data
+    a, p = g._data, n.params
     if a.dtype.kind != "f" or np.isfinite(a).all():
-        return g, None
-    p = n.params
+        return (formal_input(g, n.inputs[1]) if p["formal"] else g), None
     (pos, pos_nz), (neg, neg_nz) = (_spread(np.isposinf(a), p["windows"], p["cut"]),
                                     _spread(np.isneginf(a), p["windows"], p["cut"]))
     if p["flip"]:  # a negative divisor_override turns +inf into -inf
@@ -118,20 +118,21 @@ def _grad_guard_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     extra[nan | (pos != pos_nz) | (neg != neg_nz)] = np.nan
     from .creation import tensor
 
-    return _where(g.isfinite(), g, g.new_zeros(())), tensor(extra, device=g.device)
+    finite = _where(g.isfinite(), g, g.new_zeros(()))
+    return formal_input(finite, n.inputs[1]) if p["formal"] else finite, tensor(extra, device=g.device)
 
 
 _GRAD_GUARD = Prim("pool_grad_guard", _grad_guard_kernel, _grad_guard_vjp, lambda ts, n: ts[0])
 
 
 def _guarded(pooled: Tensor, input: Tensor, windows: tuple[tuple[Any, ...], ...], cut: tuple[tuple[int, int], ...],
-             label: str, flip: bool = False) -> Tensor:
+             label: str, flip: bool = False, formal: bool = True) -> Tensor:
     """``pooled`` behind ``_GRAD_GUARD`` where its gradient is computed on the host (NOTE [non-finite pooling
     gradients]), its node named as torch's (``label``); as it is elsewhere, where the limitation stays
     (docs/compatibility.md)."""
     if not pooled.requires_grad or input._device.type not in _GRAD_GUARD.kernels:
         return pooled
-    out = _GRAD_GUARD(pooled, input, windows=windows, cut=cut, flip=flip)
+    out = _GRAD_GUARD(pooled, input, windows=windows, cut=cut, flip=flip, formal=formal)
     if out._grad_fn is not None:
         out._grad_fn.label = label
     return out
@@ -320,15 +321,18 @@ def _geom(n: Any) -> dict[str, Any]:
 # rather than saving it: torch saves the input and the indices, so the output may be changed in place.
 
 def _max_pool_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    return (_MAX_POOL_BACKWARD(g, n.inputs[0].detach(), **_geom(n)),)
+    # the input is the backward's formal input under create_graph, as torch's (NOTE [formal input of a gradient])
+    return (_MAX_POOL_BACKWARD(g, n.inputs[0] if STATE.enabled else n.inputs[0].detach(), **_geom(n)),)
 
 
 def _max_pool_backward_vjp(gg: Tensor, n: Any) -> tuple[Any, ...]:
-    return _MAX_POOL_SELECT(gg, n.inputs[1], **_geom(n)), None
+    x = n.inputs[1]  # which element each window took is constant: the input's gradient is zero
+    return _MAX_POOL_SELECT(gg, x.detach(), **_geom(n)), x.new_zeros(x._data.shape)
 
 
 def _max_pool_select_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
-    return _MAX_POOL_BACKWARD(g, n.inputs[1], **_geom(n)), None
+    x = n.inputs[1]
+    return _MAX_POOL_BACKWARD(g, x.detach(), **_geom(n)), x.new_zeros(x._data.shape)
 
 
 def _max_pool_jvp(ts: tuple[Any, ...], n: Any) -> Any:
@@ -392,7 +396,7 @@ def max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any = None, paddi
             arg = take_along(flat_x.detach(), win.reshape(n, c, m * kk), 2).reshape(n, c, m, kk).argmax(-1,
                                                                                                          keepdim=True)
         flat = take_along(win, arg, 3).reshape(n, c, m)
-        values = take_along(flat_x, flat, 2).reshape((n, c) + tuple(out))
+        values = tie_gradient(take_along(flat_x, flat, 2).reshape((n, c) + tuple(out)), x)
     if unbatched:
         values = values.squeeze(0)
     if not return_indices:
@@ -506,7 +510,8 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     # torch's node names: a 1-D pool runs as 2-D, and an output of one element per map is a mean
     label = ("SqueezeBackward1" if nd == 1 else "MeanBackward1" if all(w[1] == 1 for w in windows)
              else f"AdaptiveAvgPool{nd}DBackward0")
-    return _guarded(out, input, windows, tuple((0, n) for n in sizes_in), label)
+    # torch's gradient of a pool to one element per map is a mean's, which does not take the input
+    return _guarded(out, input, windows, tuple((0, n) for n in sizes_in), label, formal=label != "MeanBackward1")
 
 
 def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_max_pool2d") -> Tensor:
@@ -524,7 +529,7 @@ def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
         size, o = input._data.shape[dim], shape[dim]
         parts = [out.narrow(dim, (j * size) // o, -(-((j + 1) * size) // o) - (j * size) // o).amax(dim) for j in range(o)]
         out = stack(parts, dim)
-    return out
+    return tie_gradient(out, input)
 
 
 # -- interpolation --------------------------------------------------------------------------------------
@@ -859,7 +864,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         m = device_table(_interp_matrix, windows[i], input.device)
         result = result.movedim(2 + i, -1).matmul(m.t()).movedim(-1, 2 + i)
     label = _UPSAMPLE_NODES[mode].replace("DBackward0", "DAaBackward0" if antialias else "DBackward0")
-    return _guarded(result, input, tuple(windows), tuple((0, n) for n in sp), label)
+    return _guarded(result, input, tuple(windows), tuple((0, n) for n in sp), label, formal=False)
 
 
 _UPSAMPLE_NODES = {"linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",

@@ -14,6 +14,7 @@ import numpy as np
 from .._dtype import get_default_dtype, to_dtype
 from .._engine.primitives import Prim
 from .._errors import fail
+from .._rules import scan as RS
 from .._rules.axes import wrap_dim
 from .._rules.dtypes import is_integral
 from .._rules.scan import cum_extreme_shape, cum_shape, diff_shape, trapezoid_shape
@@ -363,24 +364,15 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: int | list[int] | tuple[in
     one-sided differences of ``edge_order`` at the ends, as ``torch.gradient`` (NumPy's ``gradient``). ``spacing``
     is a step for all dims, one step per dim, or one 1-D tensor of coordinates per dim. Integer inputs give the
     default float dtype. Written in differentiable ops, so it has a gradient itself."""
+    # the shapes are the shared rule's (the plugin's too): the dims and edge_order first, the sizes after the
+    # spacings (torch's order of errors)
     if edge_order not in (1, 2):
-        fail("argument_error_invalid", op="gradient", problem="torch.gradient only supports edge_order=1 and "
-                                                              "edge_order=2.")
+        check(RS.gradient_dims, input._data.ndim, dim, edge_order)
     if dtype_name(input) == "uint8":
         fail("argument_error_invalid", op="gradient", problem="torch.gradient does not support uint8 input.")
-    ndim = input._data.ndim
-    if dim is None:
-        dims = list(range(ndim))
-    else:
-        dims = [check(wrap_dim, d, ndim, "gradient") for d in ([dim] if isinstance(dim, int) else dim)]
-        if len(set(dims)) != len(dims):
-            fail("argument_error_invalid", op="gradient", problem=f"dim {dims[0]} appears multiple times in the "
-                                                                  "list of dims")
+    dims = check(RS.gradient_dims, input._data.ndim, dim, edge_order)
     spacings = _gradient_spacings(input, spacing, dims, dim is not None)
-    for d in dims:
-        if input._data.shape[d] < edge_order + 1:
-            fail("argument_error_invalid", op="gradient", problem="torch.gradient expected each dimension size to "
-                                                                  "be at least edge_order+1")
+    check(RS.gradient_shapes, tuple(input._data.shape), dim, edge_order)
     if is_integral(dtype_name(input)) and dtype_name(input) != "bool":
         input = input.to(get_default_dtype())
     return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, spacings))

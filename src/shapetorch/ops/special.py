@@ -424,10 +424,12 @@ def special_ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 def _logit_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
-    """``g / (x (1 - x))``, and nan outside [0, 1] as torch's (where the log's argument is negative)."""
+    """``g / (x (1 - x))``, and nan outside [0, 1] as torch's (where the log's argument is negative). The NaN is a
+    constant, not ``x * nan``: its gradient would be NaN at every element of a double backward (where's unselected
+    branch gets a zero cotangent, and 0 * NaN is NaN), so logit(x, eps)'s second derivative was NaN inside too."""
     x = n.inputs[0]
     outside = (x < 0) | (x > 1)
-    return (_where(outside, x * math.nan, g / (x * (1 - x))),)
+    return (_where(outside, math.nan, g / (x * (1 - x))),)
 
 
 _LOGIT = Prim("logit", lambda a: np.log(a / (1 - a)).astype(a.dtype), _logit_vjp)

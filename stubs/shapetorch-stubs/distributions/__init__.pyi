@@ -62,11 +62,11 @@ class ComposeTransform(Transform):
     parts: list[Transform]
     def __init__(self, parts: list[Transform]) -> None: ...
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     probs: Tensor[Any, Any]
     logits: Tensor[Any, Any]
     def __init__(self, probs: Tensor[Any, Any] | float | None = ..., logits: Tensor[Any, Any] | float | None = ..., validate_args: bool | None = ...) -> None: ...
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     concentration1: Tensor[Any, Any]
     concentration0: Tensor[Any, Any]
     def __init__(self, concentration1: Tensor[Any, Any] | float, concentration0: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
@@ -90,10 +90,10 @@ class ContinuousBernoulli(ExponentialFamily):
     probs: Tensor[Any, Any]
     logits: Tensor[Any, Any]
     def __init__(self, probs: Tensor[Any, Any] | float | None = ..., logits: Tensor[Any, Any] | float | None = ..., lims: Any = ..., validate_args: bool | None = ...) -> None: ...
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     concentration: Tensor[Any, Any]
     def __init__(self, concentration: Tensor[Any, Any], validate_args: bool | None = ...) -> None: ...
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     rate: Tensor[Any, Any]
     def __init__(self, rate: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
 class ExponentialFamily(Distribution):
@@ -102,7 +102,7 @@ class FisherSnedecor(Distribution):
     df1: Tensor[Any, Any]
     df2: Tensor[Any, Any]
     def __init__(self, df1: Tensor[Any, Any] | float, df2: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     concentration: Tensor[Any, Any]
     rate: Tensor[Any, Any]
     def __init__(self, concentration: Tensor[Any, Any] | float, rate: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
@@ -172,7 +172,7 @@ class NegativeBinomial(Distribution):
     probs: Tensor[Any, Any]
     logits: Tensor[Any, Any]
     def __init__(self, total_count: Tensor[Any, Any] | float, probs: Tensor[Any, Any] | float | None = ..., logits: Tensor[Any, Any] | float | None = ..., validate_args: bool | None = ...) -> None: ...
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     loc: Tensor[Any, Any]
     scale: Tensor[Any, Any]
     def __init__(self, loc: Tensor[Any, Any] | float, scale: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
@@ -188,7 +188,7 @@ class Pareto(Distribution):
     scale: Tensor[Any, Any]
     alpha: Tensor[Any, Any]
     def __init__(self, scale: Tensor[Any, Any] | float, alpha: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     rate: Tensor[Any, Any]
     def __init__(self, rate: Tensor[Any, Any] | float, validate_args: bool | None = ...) -> None: ...
 class RelaxedBernoulli(TransformedDistribution):

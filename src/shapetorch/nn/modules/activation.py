@@ -284,7 +284,7 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
-        return F.multi_head_attention_forward(
+        return F._mha(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
             self.out_proj.weight, self.out_proj.bias, self.dropout, self.training, key_padding_mask, need_weights,
             attn_mask, not self._qkv_same_embed_dim, self.q_proj_weight, self.k_proj_weight, self.v_proj_weight,
