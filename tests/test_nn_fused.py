@@ -490,6 +490,10 @@ def test_gelu_training_path_property_as_torch(dtype, draw):
     (y, dy), (yt, dyt) = got
     pos_inf = x == np.inf
     assert np.all(y[pos_inf] == np.inf)
+    if dtype == "float32" and x.size > 1:  # torch's vector loop overflows x * (1 + erf) there (compatibility.md)
+        huge = x > np.finfo(np.float32).max / 2
+        assert np.all(y[huge] == x[huge])
+        pos_inf |= huge
     tol = {"rtol": 2e-6, "atol": 2e-6} if dtype == "float32" else {"rtol": 1e-12, "atol": 1e-300}
     np.testing.assert_allclose(y[~pos_inf], yt[~pos_inf], equal_nan=True, **tol)
     np.testing.assert_allclose(dy, dyt, equal_nan=True, **{**tol, "rtol": 1e-5 if dtype == "float32" else 1e-12})

@@ -409,9 +409,9 @@ def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | N
     pa = pb = None  # (NOTE [plain saves]: the inputs saved, as (slot, torch's name, version cell, version))
     sa = saves[0]
     if sa is not None and (sa[1] < 0 or (b if sa[1] else a)._requires_grad):  # type: ignore[union-attr]  # (cond 1 only with b)
-        if a._inference:
-            SavedTensor(a)  # (raises, as record's)
         owner = a._base if a._base is not None else a
+        if owner._inference:  # (a view of an inference tensor is one)
+            SavedTensor(a)  # (raises, as record's)
         cell = owner._version_cell
         if cell is None:
             cell = owner._version_cell = [0]
@@ -429,9 +429,9 @@ def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | N
         self._next = (ea, eb)
         sb = saves[1]
         if sb is not None and (sb[1] < 0 or (b if sb[1] else a)._requires_grad):
-            if b._inference:
-                SavedTensor(b)
             owner = b._base if b._base is not None else b
+            if owner._inference:  # (a view of an inference tensor is one)
+                SavedTensor(b)
             cell = owner._version_cell
             if cell is None:
                 cell = owner._version_cell = [0]
@@ -472,9 +472,9 @@ def record_number(prim: Prim, inputs: tuple[Any, ...], t: Tensor, slot: int, par
         acc = ref() if ref is not None else None
         self._next = ((acc, 0) if acc is not None else _leaf_edge(t),)
     if attr is not None:
-        if t._inference:
-            SavedTensor(t)  # (raises, as record's)
         owner = t._base if t._base is not None else t
+        if owner._inference:  # (a view of an inference tensor is one)
+            SavedTensor(t)  # (raises, as record's)
         cell = owner._version_cell
         if cell is None:
             cell = owner._version_cell = [0]
