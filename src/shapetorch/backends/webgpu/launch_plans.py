@@ -1,0 +1,238 @@
+"""Launch plans of whole kernels: what a kernel call recorded, kept by its call signature and replayed.
+
+A training step calls the same kernels with the same layouts step after step; only the buffers change. For the
+kernels in :data:`kernels.PLANNED` (functions of their operands' layouts and their parameters alone), the second
+call of a signature is *recorded*: the buffers it allocated, and each dispatch's shader, parameter block, grid and
+buffers, every buffer named by where it came from (an operand of the call, an allocation of the call, the runtime's
+check flag). A later call of that signature *replays* it: it allocates the same sizes, records the same dispatches
+binding this call's buffers, registers the same device-side checks (their ids placed in the parameter blocks) and
+returns views of the same layouts, without running the kernel's Python (its shape work, its temporary views, its
+calls into other kernels): one frame per dispatch instead of ten to a hundred.
+
+The signature (:func:`signature`) holds what such a kernel can read besides the operands' values: each operand's
+shape, strides, offset and dtype, which operands share a buffer, every other argument and parameter, and the
+adapter limits the kernels consult (binding size, grid size). A call with an operand larger than a binding (a
+chunked launch) is neither recorded nor replayed. A recording is discarded (the signature is then never planned)
+when the kernel did anything a replay would not repeat: uploaded or read back, bound a buffer other than its
+operands', its allocations' and the check flag (a table cached by the kernel, which a replay could not keep
+alive), bound a window of a buffer, withdrew the dispatch held before it (an in-place redirect), or left a
+dispatch held with a recipe (an in-place op could redirect that one; a replay records none).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .runtime import RT, BufferRange, Storage, WArray, view_of
+
+# Check ids handed out while recording, from here up: distinctive enough that the one word of a parameter block
+# holding each can be found (a recording in which a check's id is not exactly one word is discarded). Below 2^31:
+# the flag is read back as int32.
+_CHECK_BASE = 0x5EC00000
+_FLAG = -(1 << 30)  # a buffer source: the runtime's check flag
+_MAX_PLANS = 1024  # plans per primitive (the table is emptied when full)
+_SEEN = object()  # a signature met once (recorded at its second call: a first call may compile, upload a table)
+_NEVER = object()  # a signature whose recording was discarded
+_PATCHED = ("alloc", "dispatch", "add_check", "take_held")
+
+# Each planned primitive's plans, by signature (a Plan, or _SEEN / _NEVER)
+TABLES: dict[str, dict[tuple[Any, ...], Any]] = {}
+
+_recording = False  # a recording is under way (a kernel called inside it runs as it is: one recorder at a time)
+
+
+class Plan:
+    """One recorded call: ``allocs`` (bytes of each buffer allocated, in order), ``launches`` (per dispatch: shader,
+    buffer sources, parameter block, grid, and the (word, check) pairs to place), ``checks`` (code, op, kwargs of
+    each device-side check) and ``outs`` (per output: its storage's source, shape, dtype, strides, offset)."""
+
+    __slots__ = ("allocs", "checks", "launches", "outs", "single")
+
+    def __init__(self, allocs: tuple[int, ...], launches: tuple[tuple[Any, ...], ...],
+                 checks: tuple[tuple[str, str, dict[str, Any]], ...], outs: tuple[tuple[Any, ...], ...],
+                 single: bool) -> None:
+        self.allocs = allocs
+        self.launches = launches
+        self.checks = checks
+        self.outs = outs
+        self.single = single  # the kernel returned one array (else a tuple of them)
+
+
+def signature(args: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The key of a call (see the module's docstring), or None when it must run as it is (an operand larger than a
+    binding). Unhashable arguments make a key that raises TypeError when looked up: the caller runs the kernel."""
+    parts: list[Any] = []
+    sts: list[Storage | None] = []
+    limit = RT.max_binding
+    for a in args:
+        if type(a) is WArray:
+            st = a.st
+            if st is not None and st.nbytes > limit:
+                return None
+            parts.append((a.shape, a.stride, a.offset, a.dtype))
+            sts.append(st)
+        else:
+            parts.append(a)
+    if len(sts) > 1:
+        parts.append(tuple(map(sts.index, sts)))  # which operands share a buffer (the first of each)
+    if params:
+        parts.append(tuple(params.items()))
+    parts.append(limit)
+    parts.append(RT.max_groups)
+    return tuple(parts)
+
+
+def replay(plan: Plan, args: tuple[Any, ...]) -> Any:
+    """Record ``plan`` for this call's operands (``args``, laid out as the recorded call's)."""
+    operands = [a.st for a in args if type(a) is WArray]
+    alloc = RT.alloc
+    sts = [alloc(n) for n in plan.allocs]
+    dispatch = RT.dispatch
+    flag = RT.flag
+    for wgsl, srcs, meta, grid, places in plan.launches:
+        bufs = [(operands[s] if s >= 0 else sts[~s]).buf if s != _FLAG else flag
+                for s in srcs]
+        if places:
+            meta = meta.copy()
+            for word, c in places:
+                code, op, kwargs = plan.checks[c]
+                meta[word] = RT.add_check(code, op, **kwargs)
+        dispatch(wgsl, bufs, meta, grid)
+    outs = [view_of(None if s is None else operands[s] if s >= 0 else sts[~s], shape, dtype, stride, offset)
+            for s, shape, dtype, stride, offset in plan.outs]
+    return outs[0] if plan.single else tuple(outs)
+
+
+class _Recorder:
+    """Stands in for the runtime's ``alloc``, ``dispatch``, ``add_check`` and ``take_held`` while one kernel call
+    runs (as attributes of :data:`RT`, so that every path of the kernel goes through it), passing each call on."""
+
+    def __init__(self) -> None:
+        self.allocs: list[tuple[int, Storage]] = []  # (bytes asked, the storage: held until the recording ends)
+        self.launches: list[tuple[str, list[Any], list[int], tuple[int, int, int], Any]] = []
+        self.checks: list[tuple[str, str, dict[str, Any]]] = []
+        self.bad = False
+        self.saved: dict[str, Any] = {}  # what each patched name was (the call passed on)
+        self.own: dict[str, Any] = {}  # what RT itself held under each name, if anything (a counting bench's)
+        self.counters = (0, 0, 0)
+
+    def alloc(self, nbytes: int, upload: bool = False) -> Storage:
+        st = self.saved["alloc"](nbytes, upload)
+        self.bad |= upload
+        self.allocs.append((nbytes, st))
+        return st
+
+    def dispatch(self, wgsl: str, buffers: Any, meta: Any, grid: tuple[int, int, int], recipe: Any = None) -> None:
+        self.launches.append((wgsl, list(buffers), list(meta), grid, recipe))
+        self.saved["dispatch"](wgsl, buffers, meta, grid, recipe)
+
+    def add_check(self, code: str, op: str, **kwargs: Any) -> int:
+        cid = _CHECK_BASE + len(self.checks)
+        self.checks.append((code, op, kwargs))
+        RT.checks[cid] = (code, op, kwargs)
+        return cid
+
+    def take_held(self, out: Any) -> Any:
+        self.bad = True
+        return self.saved["take_held"](out)
+
+    def __enter__(self) -> _Recorder:
+        global _recording
+        # the optimizer's held-back updates are recorded now, as the kernel's first dispatch would: not into the plan
+        RT.record_deferred()
+        _recording = True
+        for name in _PATCHED:
+            self.saved[name] = getattr(RT, name)
+            if name in vars(RT):
+                self.own[name] = vars(RT)[name]
+            setattr(RT, name, getattr(self, name))
+        self.counters = (RT.n_upload_bytes, RT.n_readback, RT.n_flag_reads)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        global _recording
+        _recording = False
+        for name in _PATCHED:
+            if name in self.own:
+                setattr(RT, name, self.own[name])
+            else:
+                delattr(RT, name)
+        self.bad |= self.counters != (RT.n_upload_bytes, RT.n_readback, RT.n_flag_reads)
+
+    def plan(self, args: tuple[Any, ...], result: Any) -> Plan | None:
+        """The plan of the recorded call, or None when a replay would not do what the call did."""
+        if self.bad or (self.launches and self.launches[-1][4] is not None):
+            return None  # (the last dispatch, still held, could be redirected by an in-place op: a replay's cannot)
+        operands = [a.st for a in args if type(a) is WArray]
+        source: dict[int, int] = {}
+        for i, st in enumerate(operands):
+            if st is not None:
+                source.setdefault(id(st.buf), i)
+        for j, (_, st) in enumerate(self.allocs):
+            if id(st.buf) in source:  # (cannot be: an operand's buffer is live)
+                return None
+            source[id(st.buf)] = ~j
+        if RT.flag is not None:
+            source[id(RT.flag)] = _FLAG
+        launches = []
+        found = [0] * len(self.checks)
+        for wgsl, bufs, meta, grid, _ in self.launches:
+            srcs = []
+            for b in bufs:
+                s = source.get(id(b)) if type(b) is not BufferRange else None
+                if s is None:
+                    return None  # a window, or a buffer the kernel holds itself
+                srcs.append(s)
+            places = []
+            for w, word in enumerate(meta):
+                c = word - _CHECK_BASE
+                if 0 <= c < len(self.checks):
+                    places.append((w, c))
+                    found[c] += 1
+            launches.append((wgsl, tuple(srcs), meta, grid, tuple(places)))
+        if any(n != 1 for n in found):
+            return None
+        single = type(result) is WArray
+        results = (result,) if single else result
+        if type(results) is not tuple or not all(type(r) is WArray for r in results):
+            return None
+        by_storage = {id(st): i for i, st in enumerate(operands) if st is not None}
+        by_storage.update({id(st): ~j for j, (_, st) in enumerate(self.allocs)})
+        outs = []
+        for r in results:
+            s = None if r.st is None else by_storage.get(id(r.st))
+            if r.st is not None and s is None:
+                return None
+            outs.append((s, r.shape, r.dtype, r.stride, r.offset))
+        return Plan(tuple(n for n, _ in self.allocs), tuple(launches), tuple(self.checks), tuple(outs), single)
+
+
+def table(name: str) -> dict[tuple[Any, ...], Any]:
+    """The plans of primitive ``name`` (made empty on the first ask)."""
+    return TABLES.setdefault(name, {})
+
+
+def call(plans: dict[tuple[Any, ...], Any], kernel: Any, args: tuple[Any, ...], params: dict[str, Any]) -> Any:
+    """``kernel(*args, **params)`` through its plans (see the module's docstring)."""
+    key = None if _recording else signature(args, params)
+    if key is None:
+        return kernel(*args, **params)
+    try:
+        plan = plans.get(key)
+    except TypeError:  # an unhashable argument (a host array, a list): run as it is
+        return kernel(*args, **params)
+    if type(plan) is Plan:
+        return replay(plan, args)
+    if plan is None:
+        if len(plans) >= _MAX_PLANS:
+            plans.clear()
+        plans[key] = _SEEN
+        return kernel(*args, **params)
+    if plan is _NEVER:
+        return kernel(*args, **params)
+    rec = _Recorder()
+    with rec:
+        result = kernel(*args, **params)
+    made = rec.plan(args, result)
+    plans[key] = _NEVER if made is None else made
+    return result
