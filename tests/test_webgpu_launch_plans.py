@@ -192,8 +192,9 @@ def test_a_replayed_kernel_registers_its_device_checks_anew():
 
 
 def test_a_recording_is_discarded_when_a_replay_would_not_repeat_the_call():
-    """A kernel that uploads, one that binds a buffer it keeps itself, and one whose last dispatch is still held
-    with a recipe (an in-place op could redirect it) are never replayed: each call runs the kernel (and is right)."""
+    """A kernel that uploads, one that binds a buffer it keeps itself, and one whose last dispatch is held with a
+    recipe naming an array of its own (an in-place op could redirect it, reading that array) are never replayed: each
+    call runs the kernel (and is right)."""
     from shapetorch.backends.webgpu import kernels as K
     from shapetorch.backends.webgpu import launch_plans as LP
     from shapetorch.backends.webgpu.runtime import RT, to_host
@@ -206,8 +207,8 @@ def test_a_recording_is_discarded_when_a_replay_would_not_repeat_the_call():
     def own_buffer(x: Any) -> Any:
         return K.gather_kernel(kept, x, 0)
 
-    def held(x: Any) -> Any:
-        return K.elementwise("a + 1", x.dtype, [("a", x, x.dtype)], x.shape)
+    def held(x: Any) -> Any:  # the held dispatch's recipe names the copy, an array of the call's own
+        return K.elementwise("a + 1", x.dtype, [("a", K.contiguous_copy(x), x.dtype)], x.shape)
 
     index = st.tensor([2, 0], device=DEV)._data
     for kernel, want in ((uploads, [7.0, 5.0]), (own_buffer, [30.0, 10.0]), (held, [3, 1])):
@@ -237,3 +238,24 @@ def test_recording_keeps_an_attribute_set_on_the_runtime():
     finally:
         del RT.dispatch
     assert "dispatch" not in vars(RT)
+
+
+def test_an_elementwise_replay_keeps_its_recipe_for_an_in_place_op():
+    """An elementwise kernel's replay hands the runtime this call's recipe (its operands and its result): an in-place
+    op right after it redirects the replayed dispatch into its own tensor (one dispatch, no copy), reading this call's
+    operands (a recipe kept from the recorded call would write that call's sum). Activations and their gradients
+    replayed give torch's values and gradients."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    for i in range(5):
+        xa, ya = data((4, 3), seed=i), data((4, 3), seed=i + 20)
+        x, y = st.tensor(xa, device=DEV), st.tensor(ya, device=DEV)
+        st.synchronize()
+        before = RT.n_dispatch
+        x.add_(y)
+        st.memory_stats()
+        assert RT.n_dispatch - before == 1  # the replayed add, redirected into x: no copy
+        np.testing.assert_array_equal(x.numpy(), xa + ya)
+    assert _replays("add") >= 2
+    _times(4, lambda lib, a: lib.nn.functional.gelu(a) * lib.relu(a) - lib.sigmoid(a), (3, 5))
+    assert _replays("gelu") >= 2 and _replays("gelu_backward") >= 2 and _replays("relu_backward") >= 2

@@ -1915,16 +1915,19 @@ def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) 
     return run
 
 
-# Kernels replayed from launch plans (``launch_plans``): each is a function of its operands' layouts and its
-# parameters alone (it reads no tensor's values on the host, keeps no buffer of its own between calls, draws no
-# random numbers), and none has a plan of its own. The training steps' attention, layer norm, cross entropy,
-# embedding gradient, convolution and pooling kernels: their Python (shapes, views, temporaries, the calls into the
-# elementwise and row kernels) costs 50-200 us per call on lavapipe's host, a replay a few.
+# Kernels replayed from launch plans (``launch_plans``): each is a function of its operands' layouts, its parameters
+# and its number arguments alone (it reads no tensor's values on the host, keeps no buffer of its own between calls,
+# draws no random numbers). The training steps' attention, layer norm, cross entropy, embedding gradient, convolution
+# and pooling kernels (their Python -- shapes, views, temporaries, calls into the elementwise and row kernels -- costs
+# 50-200 us per call on lavapipe's host, a replay about 10), the kernels with plans of their own (a replay skips the
+# wrappers, the key of their plan and the output's allocation as well), and the elementwise primitives (a float
+# operand, such as a learning rate, is not planned: launch_plans.signature).
 PLANNED = frozenset({
     "scaled_dot_product_attention", "attention_backward", "layer_norm", "layer_norm_backward",
     "layer_norm_weight_grad", "cross_entropy_loss", "cross_entropy_backward", "scatter_add", "convolution",
     "convolution_input_grad", "convolution_weight_grad", "take_along_dim", "put_along_dim_add",
     "matmul", "matmul_bias", "sum", "index_backward", "gather", "argmax",
+    *G.UNARY, *G.BINARY, *G.PREDICATE, *G.PARAMETRIZED,
 })
 
 # Kernels that only make new strides over the same buffer: they record nothing and raise no runtime error, so they

@@ -16,12 +16,17 @@ chunked launch) is neither recorded nor replayed. A recording is discarded (the 
 when the kernel did anything a replay would not repeat: uploaded or read back, bound a buffer other than its
 operands', its allocations' and the check flag (a table cached by the kernel, which a replay could not keep
 alive), bound a window of a buffer, withdrew the dispatch held before it (an in-place redirect), or left a
-dispatch held with a recipe (an in-place op could redirect that one; a replay records none).
+dispatch held with a recipe that names an array other than the call's operands and results. (A recipe, what an
+in-place op needs to redirect the held dispatch into its own output, is replayed with this call's arrays in place of
+the recorded call's.)
 """
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
+
+import numpy as np
 
 from .runtime import RT, BufferRange, Storage, WArray, view_of
 
@@ -29,7 +34,6 @@ from .runtime import RT, BufferRange, Storage, WArray, view_of
 # holding each can be found (a recording in which a check's id is not exactly one word is discarded). Below 2^31:
 # the flag is read back as int32.
 _CHECK_BASE = 0x5EC00000
-_FLAG = -(1 << 30)  # a buffer source: the runtime's check flag
 _MAX_PLANS = 1024  # plans per primitive (the table is emptied when full)
 _SEEN = object()  # a signature met once (recorded at its second call: a first call may compile, upload a table)
 _NEVER = object()  # a signature whose recording was discarded
@@ -43,19 +47,64 @@ _recording = False  # a recording is under way (a kernel called inside it runs a
 
 class Plan:
     """One recorded call: ``allocs`` (bytes of each buffer allocated, in order), ``launches`` (per dispatch: shader,
-    buffer sources, parameter block, grid, and the (word, check) pairs to place), ``checks`` (code, op, kwargs of
-    each device-side check) and ``outs`` (per output: its storage's source, shape, dtype, strides, offset)."""
+    buffer sources, parameter block, grid, the (word, check) pairs to place, and whether it is the last), ``checks`` (code, op, kwargs of
+    each device-side check), ``outs`` (per output: its storage's source, shape, dtype, strides, offset) and
+    ``recipe`` (the last dispatch's recipe with :class:`_Ref` in place of arrays, or None)."""
 
-    __slots__ = ("allocs", "checks", "launches", "outs", "single")
+    __slots__ = ("allocs", "checks", "launches", "outs", "recipe", "single")
 
     def __init__(self, allocs: tuple[int, ...], launches: tuple[tuple[Any, ...], ...],
                  checks: tuple[tuple[str, str, dict[str, Any]], ...], outs: tuple[tuple[Any, ...], ...],
-                 single: bool) -> None:
+                 single: bool, recipe: Any) -> None:
         self.allocs = allocs
         self.launches = launches
         self.checks = checks
         self.outs = outs
         self.single = single  # the kernel returned one array (else a tuple of them)
+        self.recipe = recipe
+
+
+class _Ref:
+    """In a plan's recipe: the call's ``index``-th argument, or (``result``) its ``index``-th result."""
+
+    __slots__ = ("index", "result")
+
+    def __init__(self, index: int, result: bool) -> None:
+        self.index = index
+        self.result = result
+
+
+class _Foreign(Exception):
+    """A recipe names an array that is neither an operand nor a result of the call."""
+
+
+def _template(x: Any, args: tuple[Any, ...], results: tuple[Any, ...]) -> Any:
+    """``x`` (a recipe, or a part of one) with each array replaced by its :class:`_Ref`."""
+    if type(x) is WArray:
+        for j, r in enumerate(results):
+            if x is r:
+                return _Ref(j, True)
+        for i, a in enumerate(args):
+            if x is a:
+                return _Ref(i, False)
+        raise _Foreign
+    if type(x) is tuple:
+        return tuple(_template(v, args, results) for v in x)
+    if type(x) is list:
+        return [_template(v, args, results) for v in x]
+    return x
+
+
+def _fill(t: Any, args: tuple[Any, ...], results: list[WArray]) -> Any:
+    """A recipe from its template, for this call's arguments and results."""
+    tt = type(t)
+    if tt is _Ref:
+        return results[t.index] if t.result else args[t.index]
+    if tt is tuple:
+        return tuple([_fill(v, args, results) for v in t])
+    if tt is list:
+        return [_fill(v, args, results) for v in t]
+    return t
 
 
 def signature(args: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -71,6 +120,8 @@ def signature(args: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...] 
                 return None
             parts.append((a.shape, a.stride, a.offset, a.dtype))
             sts.append(st)
+        elif isinstance(a, float | np.floating):
+            return None  # a number that may change every call (a learning rate): a plan per value would not serve
         else:
             parts.append(a)
     if len(sts) > 1:
@@ -82,24 +133,45 @@ def signature(args: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...] 
     return tuple(parts)
 
 
+class _FlagStore:
+    """Where a plan's buffer sources point for the runtime's check flag (the flag is made once, with the device)."""
+
+    __slots__ = ()
+
+    @property
+    def buf(self) -> Any:
+        return RT.flag
+
+
+_FLAG_STORE = _FlagStore()
+_BUF = attrgetter("buf")
+
+
 def replay(plan: Plan, args: tuple[Any, ...]) -> Any:
-    """Record ``plan`` for this call's operands (``args``, laid out as the recorded call's)."""
-    operands = [a.st for a in args if type(a) is WArray]
-    alloc = RT.alloc
-    sts = [alloc(n) for n in plan.allocs]
+    """Record ``plan`` for this call's operands (``args``, laid out as the recorded call's). A buffer source is an
+    index into the call's storages: its operands', then its allocations', then the check flag's. (Loops and ``map``
+    in this one frame: a comprehension is a frame of its own, and this runs for a step's every planned call.)"""
+    stores: list[Any] = [a.st for a in args if type(a) is WArray]
+    if plan.allocs:
+        alloc = RT.alloc
+        for n in plan.allocs:
+            stores.append(alloc(n))
+    stores.append(_FLAG_STORE)
+    outs = []
+    for s, shape, dtype, stride, offset in plan.outs:
+        outs.append(view_of(None if s is None else stores[s], shape, dtype, stride, offset))
     dispatch = RT.dispatch
-    flag = RT.flag
-    for wgsl, srcs, meta, grid, places in plan.launches:
-        bufs = [(operands[s] if s >= 0 else sts[~s]).buf if s != _FLAG else flag
-                for s in srcs]
+    at = stores.__getitem__
+    for wgsl, srcs, meta, grid, places, last in plan.launches:
         if places:
             meta = meta.copy()
             for word, c in places:
                 code, op, kwargs = plan.checks[c]
                 meta[word] = RT.add_check(code, op, **kwargs)
-        dispatch(wgsl, bufs, meta, grid)
-    outs = [view_of(None if s is None else operands[s] if s >= 0 else sts[~s], shape, dtype, stride, offset)
-            for s, shape, dtype, stride, offset in plan.outs]
+        if last and plan.recipe is not None:
+            dispatch(wgsl, list(map(_BUF, map(at, srcs))), meta, grid, _fill(plan.recipe, args, outs))
+        else:
+            dispatch(wgsl, list(map(_BUF, map(at, srcs))), meta, grid)
     return outs[0] if plan.single else tuple(outs)
 
 
@@ -161,22 +233,22 @@ class _Recorder:
 
     def plan(self, args: tuple[Any, ...], result: Any) -> Plan | None:
         """The plan of the recorded call, or None when a replay would not do what the call did."""
-        if self.bad or (self.launches and self.launches[-1][4] is not None):
-            return None  # (the last dispatch, still held, could be redirected by an in-place op: a replay's cannot)
+        if self.bad:
+            return None
         operands = [a.st for a in args if type(a) is WArray]
-        source: dict[int, int] = {}
+        source: dict[int, int] = {}  # buffer id -> its index among the call's storages (see replay)
         for i, st in enumerate(operands):
             if st is not None:
                 source.setdefault(id(st.buf), i)
         for j, (_, st) in enumerate(self.allocs):
             if id(st.buf) in source:  # (cannot be: an operand's buffer is live)
                 return None
-            source[id(st.buf)] = ~j
+            source[id(st.buf)] = len(operands) + j
         if RT.flag is not None:
-            source[id(RT.flag)] = _FLAG
+            source[id(RT.flag)] = len(operands) + len(self.allocs)
         launches = []
         found = [0] * len(self.checks)
-        for wgsl, bufs, meta, grid, _ in self.launches:
+        for n, (wgsl, bufs, meta, grid, _) in enumerate(self.launches):
             srcs = []
             for b in bufs:
                 s = source.get(id(b)) if type(b) is not BufferRange else None
@@ -189,22 +261,29 @@ class _Recorder:
                 if 0 <= c < len(self.checks):
                     places.append((w, c))
                     found[c] += 1
-            launches.append((wgsl, tuple(srcs), meta, grid, tuple(places)))
+            launches.append((wgsl, tuple(srcs), meta, grid, tuple(places), n == len(self.launches) - 1))
         if any(n != 1 for n in found):
             return None
         single = type(result) is WArray
         results = (result,) if single else result
         if type(results) is not tuple or not all(type(r) is WArray for r in results):
             return None
+        recipe = self.launches[-1][4] if self.launches else None
+        if recipe is not None:  # (the last dispatch, held: an in-place op may still redirect it with its recipe)
+            try:
+                recipe = _template(recipe, args, results)
+            except _Foreign:
+                return None
         by_storage = {id(st): i for i, st in enumerate(operands) if st is not None}
-        by_storage.update({id(st): ~j for j, (_, st) in enumerate(self.allocs)})
+        by_storage.update({id(st): len(operands) + j for j, (_, st) in enumerate(self.allocs)})
         outs = []
         for r in results:
             s = None if r.st is None else by_storage.get(id(r.st))
             if r.st is not None and s is None:
                 return None
             outs.append((s, r.shape, r.dtype, r.stride, r.offset))
-        return Plan(tuple(n for n, _ in self.allocs), tuple(launches), tuple(self.checks), tuple(outs), single)
+        return Plan(tuple(n for n, _ in self.allocs), tuple(launches), tuple(self.checks), tuple(outs), single,
+                    recipe)
 
 
 def table(name: str) -> dict[tuple[Any, ...], Any]:
