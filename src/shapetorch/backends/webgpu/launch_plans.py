@@ -49,7 +49,7 @@ class Plan:
     """One recorded call: ``allocs`` (bytes of each buffer allocated, in order), ``launches`` (per dispatch: shader,
     buffer sources, parameter block, grid, the (word, check) pairs to place, and whether it is the last), ``checks`` (code, op, kwargs of
     each device-side check), ``outs`` (per output: its storage's source, shape, dtype, strides, offset) and
-    ``recipe`` (the last dispatch's recipe with :class:`_Ref` in place of arrays, or None)."""
+    ``recipe`` (a function making the last dispatch's recipe for a call's arguments and results, or None)."""
 
     __slots__ = ("allocs", "checks", "launches", "outs", "recipe", "single")
 
@@ -95,16 +95,30 @@ def _template(x: Any, args: tuple[Any, ...], results: tuple[Any, ...]) -> Any:
     return x
 
 
-def _fill(t: Any, args: tuple[Any, ...], results: list[WArray]) -> Any:
-    """A recipe from its template, for this call's arguments and results."""
-    tt = type(t)
-    if tt is _Ref:
-        return results[t.index] if t.result else args[t.index]
-    if tt is tuple:
-        return tuple([_fill(v, args, results) for v in t])
-    if tt is list:
-        return [_fill(v, args, results) for v in t]
-    return t
+def _filler(template: Any) -> Any:
+    """``fill(args, results)``: the recipe of ``template`` for a call's arguments and results, as one Python
+    expression compiled once per plan (a recursive walk of the template costs about ten calls per replay, more than
+    the rest of an elementwise replay). The expression names the template's other values as constants ``K[i]``
+    (passed in, never written as source text) and its references as ``A[i]`` / ``R[i]``."""
+    consts: list[Any] = []
+
+    def source(t: Any) -> str:
+        if type(t) is _Ref:
+            return f"{'R' if t.result else 'A'}[{t.index}]"
+        if type(t) in (tuple, list) and _has_ref(t):
+            inner = ", ".join(source(v) for v in t)
+            return f"({inner},)" if type(t) is tuple else f"[{inner}]"
+        consts.append(t)
+        return f"K[{len(consts) - 1}]"
+
+    fill: Any = eval(f"lambda A, R: {source(template)}", {"K": consts})  # (the source is built above)
+    return fill
+
+
+def _has_ref(t: Any) -> bool:
+    if type(t) is _Ref:
+        return True
+    return type(t) in (tuple, list) and any(_has_ref(v) for v in t)
 
 
 def signature(args: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -169,7 +183,7 @@ def replay(plan: Plan, args: tuple[Any, ...]) -> Any:
                 code, op, kwargs = plan.checks[c]
                 meta[word] = RT.add_check(code, op, **kwargs)
         if last and plan.recipe is not None:
-            dispatch(wgsl, list(map(_BUF, map(at, srcs))), meta, grid, _fill(plan.recipe, args, outs))
+            dispatch(wgsl, list(map(_BUF, map(at, srcs))), meta, grid, plan.recipe(args, outs))
         else:
             dispatch(wgsl, list(map(_BUF, map(at, srcs))), meta, grid)
     return outs[0] if plan.single else tuple(outs)
@@ -271,7 +285,7 @@ class _Recorder:
         recipe = self.launches[-1][4] if self.launches else None
         if recipe is not None:  # (the last dispatch, held: an in-place op may still redirect it with its recipe)
             try:
-                recipe = _template(recipe, args, results)
+                recipe = _filler(_template(recipe, args, results))
             except _Foreign:
                 return None
         by_storage = {id(st): i for i, st in enumerate(operands) if st is not None}
