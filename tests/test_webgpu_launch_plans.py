@@ -259,3 +259,26 @@ def test_an_elementwise_replay_keeps_its_recipe_for_an_in_place_op():
     assert _replays("add") >= 2
     _times(4, lambda lib, a: lib.nn.functional.gelu(a) * lib.relu(a) - lib.sigmoid(a), (3, 5))
     assert _replays("gelu") >= 2 and _replays("gelu_backward") >= 2 and _replays("relu_backward") >= 2
+
+
+def test_a_plan_is_kept_per_adapter_limit(monkeypatch: pytest.MonkeyPatch):
+    """The grid and binding limits the kernels fold their grids and split their operands by are part of a plan's
+    signature: a plan made under the adapter's limits is not replayed once they are lowered (a grid of 40 workgroups
+    is refused under a limit of 8; a 1,280-byte operand is bound in windows under a 512-byte binding limit)."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    def check(seed: int) -> None:
+        x = data((40, 8), seed=seed)
+        got = st.nn.functional.layer_norm(st.tensor(x, device=DEV), (8,))
+        want = torch.nn.functional.layer_norm(torch.from_numpy(x), (8,))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-5)
+
+    for i in range(3):
+        check(i)
+    monkeypatch.setattr(RT, "max_groups", 8)
+    for i in range(3):
+        check(10 + i)
+    monkeypatch.setattr(RT, "max_binding", 512)
+    for i in range(3):
+        check(20 + i)
+    assert _replays("layer_norm") >= 2

@@ -11,14 +11,14 @@ calls into other kernels): one frame per dispatch instead of ten to a hundred.
 
 The signature (:func:`signature`) holds what such a kernel can read besides the operands' values: each operand's
 shape, strides, offset and dtype, which operands share a buffer, every other argument and parameter, and the
-adapter limits the kernels consult (binding size, grid size). A call with an operand larger than a binding (a
-chunked launch) is neither recorded nor replayed. A recording is discarded (the signature is then never planned)
-when the kernel did anything a replay would not repeat: uploaded or read back, bound a buffer other than its
-operands', its allocations' and the check flag (a table cached by the kernel, which a replay could not keep
-alive), bound a window of a buffer, withdrew the dispatch held before it (an in-place redirect), or left a
-dispatch held with a recipe that names an array other than the call's operands and results. (A recipe, what an
-in-place op needs to redirect the held dispatch into its own output, is replayed with this call's arrays in place of
-the recorded call's.)
+adapter limits the kernels consult (binding size, grid size, workgroup memory and invocations). A call with an
+operand larger than a binding (a chunked launch) or a float argument is neither recorded nor replayed. A recording
+is discarded (the signature is then never planned) when the kernel did anything a replay would not repeat: uploaded
+or read back, bound a buffer other than its operands', its allocations' and the check flag (a table cached by the
+kernel, which a replay could not keep alive), bound a window of a buffer, withdrew the dispatch held before it (an
+in-place redirect), or left a dispatch held with a recipe that names an array other than the call's operands and
+results. (A recipe, what an in-place op needs to redirect the held dispatch into its own output, is replayed with
+this call's arrays in place of the recorded call's.)
 """
 
 from __future__ import annotations
@@ -142,8 +142,10 @@ def signature(args: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...] 
         parts.append(tuple(map(sts.index, sts)))  # which operands share a buffer (the first of each)
     if params:
         parts.append(tuple(params.items()))
-    parts.append(limit)
+    parts.append(limit)  # (the limits a kernel's launch follows: chunks, grids, the matmul's tiles)
     parts.append(RT.max_groups)
+    parts.append(RT.max_wg_storage)
+    parts.append(RT.max_invocations)
     return tuple(parts)
 
 
