@@ -47,9 +47,10 @@ _recording = False  # a recording is under way (a kernel called inside it runs a
 
 class Plan:
     """One recorded call: ``allocs`` (bytes of each buffer allocated, in order), ``launches`` (per dispatch: shader,
-    buffer sources, parameter block, grid, the (word, check) pairs to place, and whether it is the last), ``checks`` (code, op, kwargs of
-    each device-side check), ``outs`` (per output: its storage's source, shape, dtype, strides, offset) and
-    ``recipe`` (a function making the last dispatch's recipe for a call's arguments and results, or None)."""
+    buffer sources, parameter block, grid, the (word, check) pairs to place, and whether it is the last),
+    ``checks`` (code, op, kwargs of each device-side check), ``outs`` (per output: its storage's source, shape,
+    dtype, strides, offset) and ``recipe`` (a function making the last dispatch's recipe for a call's arguments and
+    results, or None)."""
 
     __slots__ = ("allocs", "checks", "launches", "outs", "recipe", "single")
 
