@@ -15,7 +15,7 @@ import numpy as np
 from ..._engine.primitives import PRIMS
 from ..._errors import fail
 from . import attention as fused_attention
-from . import chunks, index_offsets
+from . import chunks, index_offsets, launch_plans
 from . import codegen as G
 from . import layer_norm as layer_norm_grads
 from . import loss as fused_loss
@@ -1894,8 +1894,10 @@ _C64 = np.dtype(np.complex64)
 def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) -> Callable[..., Any]:
     """The kernel, with the runtime told which primitive runs (its limit and device errors name it); with
     ``refuse_complex``, complex64 arguments are refused with a coded error naming the primitive (a shader written
-    for real numbers would not compile, or would treat (re, im) as two unrelated numbers). Both in one frame: every
-    WebGPU kernel call passes through it."""
+    for real numbers would not compile, or would treat (re, im) as two unrelated numbers); for the primitives of
+    :data:`PLANNED`, through their launch plans. All in one frame: every WebGPU kernel call passes through it."""
+    plans = launch_plans.table(name) if name in PLANNED else None
+
     def run(*args: Any, **params: Any) -> Any:
         if refuse_complex:
             for a in args:
@@ -1904,6 +1906,8 @@ def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) 
         outer = RT.op
         RT.op = name
         try:
+            if plans is not None:
+                return launch_plans.call(plans, kernel, args, params)
             return kernel(*args, **params)
         finally:
             RT.op = outer
@@ -1912,6 +1916,21 @@ def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) 
     run.__wrapped__ = kernel  # type: ignore[attr-defined]  # (complex_kernels.install re-wraps it refusing complex)
     return run
 
+
+# Kernels replayed from launch plans (``launch_plans``): each is a function of its operands' layouts, its parameters
+# and its number arguments alone (it reads no tensor's values on the host, keeps no buffer of its own between calls,
+# draws no random numbers). The training steps' attention, layer norm, cross entropy, embedding gradient, convolution
+# and pooling kernels (their Python -- shapes, views, temporaries, calls into the elementwise and row kernels -- costs
+# 50-200 us per call on lavapipe's host, a replay about 10), the kernels with plans of their own (a replay skips the
+# wrappers, the key of their plan and the output's allocation as well), and the elementwise primitives (a float
+# operand, such as a learning rate, is not planned: launch_plans.signature).
+PLANNED = frozenset({
+    "scaled_dot_product_attention", "attention_backward", "layer_norm", "layer_norm_backward",
+    "layer_norm_weight_grad", "cross_entropy_loss", "cross_entropy_backward", "scatter_add", "convolution",
+    "convolution_input_grad", "convolution_weight_grad", "take_along_dim", "put_along_dim_add",
+    "matmul", "matmul_bias", "sum", "index_backward", "gather", "argmax",
+    *G.UNARY, *G.BINARY, *G.PREDICATE, *G.PARAMETRIZED,
+})
 
 # Kernels that only make new strides over the same buffer: they record nothing and raise no runtime error, so they
 # skip _named's frame (a GPT step permutes and expands a hundred times)
