@@ -1134,7 +1134,7 @@ def test_recurrent_graphs_alive_together_and_training_steps(mode, dtype):
     tnet = getattr(torch.nn, mode)(8, 32, **kw).to(getattr(torch, dtype))
     snet = getattr(st.nn, mode)(8, 32, dtype=getattr(st, dtype), **kw)
     snet.load_state_dict({k: st.tensor(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
-    xs = [data(8, 20, 8, seed=s, dtype=dtype) for s in (1, 2)]
+    xs = [data(16, 20, 8, seed=s, dtype=dtype) for s in (1, 2)]  # (a GRU output of 80 KiB in float64: pooled)
     tol = _tol(dtype)
 
     def loss(out, state):
