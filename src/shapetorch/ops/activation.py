@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +22,7 @@ from .._rules import dtypes as RD
 from .._rules.axes import wrap_dim
 from .._rules.nn import glu_shape
 from .._tensor import Tensor
-from ..backends import thread_pool
+from ..backends import array_pool, thread_pool
 from ._common import (
     autocast_inputs,
     check,
@@ -345,57 +343,6 @@ def _gelu_and_derivative(x: Any, d: Any) -> Any:
 
 
 _PARTS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-_DERIVATIVES = threading.local()
-_KEPT_SHAPES = 4  # (input shape, dtype) pairs whose buffers a thread keeps; a fifth forgets the oldest
-_KEPT_PER_SHAPE = 4  # buffers kept per pair: a graph of that many GELUs of one shape alive at once
-_KEPT_BYTES = 8 << 20  # and all a thread keeps: larger activations take fresh memory on every call, as before
-
-
-def _idle(bufs: list[Any]) -> Any:
-    """The first buffer of ``bufs`` that nothing but ``bufs`` holds, else None."""
-    for b in bufs:
-        if sys.getrefcount(b) <= _IDLE_REFS:
-            return b
-    return None
-
-
-def _idle_refs() -> int:
-    """``sys.getrefcount`` of a buffer held by its list alone, as :func:`_idle` sees it (the interpreter's own
-    count); 0 (no buffer ever idle) where the counts are not CPython's."""
-    if sys.implementation.name != "cpython":
-        return 0
-    bufs = [np.empty(0)]
-    for b in bufs:
-        return sys.getrefcount(b)
-    return 0
-
-
-_IDLE_REFS = _idle_refs()
-
-
-def _derivative_buffer(shape: tuple[int, ...], dtype: Any) -> Any:
-    """A buffer for GELU's derivative: one of the thread's kept buffers of this shape and dtype that no tensor holds
-    any more (the graph of an earlier step was freed), else a new one, kept for later steps. Reusing it spares the
-    page faults of fresh memory: glibc gives the top of its heap back to the system when a step frees its
-    activations and faults it in again in the next step (about 0.5 ms of the GPT step's two 1 MiB derivatives at a
-    load of 8, one thread, CPU time). At most ``_KEPT_BYTES`` are kept, so that what a thread holds once training
-    is over stays small."""
-    kept: dict[tuple[Any, ...], list[Any]] | None = getattr(_DERIVATIVES, "kept", None)
-    if kept is None:
-        kept = _DERIVATIVES.kept = {}
-    key = (shape, dtype)
-    bufs = kept.pop(key, None)
-    if bufs is None:
-        bufs = []
-        if len(kept) >= _KEPT_SHAPES:
-            del kept[next(iter(kept))]
-    kept[key] = bufs  # (last in the dict's order: the most recently used)
-    b = _idle(bufs)
-    if b is None:
-        b = np.empty(shape, dtype)
-        if len(bufs) < _KEPT_PER_SHAPE and b.nbytes + sum(k.nbytes for ks in kept.values() for k in ks) <= _KEPT_BYTES:
-            bufs.append(b)
-    return b
 
 
 def _gelu_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
@@ -505,7 +452,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     x = input._data
     if input._requires_grad and STATE.enabled and input._device.type == "cpu" and type(x) is np.ndarray \
             and x.dtype in _PARTS_DTYPES and _GELU.kernels.get("cpu") is _gelu_cpu:  # ("GELU in a training step")
-        return _GELU(input, Tensor._make(_derivative_buffer(x.shape, x.dtype), input._device))
+        # (the derivative's buffer from the thread's array pool: a fresh one faults its pages in on every step)
+        return _GELU(input, Tensor._make(array_pool.empty(x.shape, x.dtype), input._device))
     return _GELU(input)
 
 

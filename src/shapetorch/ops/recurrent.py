@@ -19,16 +19,14 @@ workspace; the GRU's gradient remakes its gates (one GEMM over all steps).
 
 from __future__ import annotations
 
-import sys
-import threading
 from typing import Any
 
 import numpy as np
 
-from .._engine.backward import _COUNTS_KNOWN
 from .._engine.primitives import Prim
 from .._grad_mode import STATE
 from .._tensor import Tensor
+from ..backends import array_pool
 
 
 class _Ops:
@@ -125,41 +123,10 @@ _GRU = Prim("gru_cell_gates", _gru_kernel, _gru_vjp)
 # -- whole layers: the loop over time inside one primitive ------------------------------------------------------
 
 # A layer's large arrays (the states and gates the forward keeps for the gradient, its scratch, the gradient's buffers)
-# come from a few arrays kept per thread: a fresh array of a megabyte or two costs its page faults again on every
-# call once glibc has handed the memory back (about 2 us a page on a small VM: 224 of them per layer call of the
-# benchmark's LSTM, 5% of its forward and backward). An array is handed out again only when nothing but the pool
-# references it (its refcount: a tensor, a view or the graph holding it keeps it out), where CPython's counts are
-# known (``_COUNTS_KNOWN``, as for the engine's gradient stealing); elsewhere every call allocates.
-_POOL = threading.local()
-_POOL_SIZE = 16  # arrays per thread: a 2-layer bidirectional LSTM or GRU keeps four until its backward, and a GRU
-# layer's backward takes seven more
-_POOL_MIN = 1 << 16  # bytes: smaller arrays come from the heap without faults
-_FREE_REFS = 3  # the pool's list, ``_buffer``'s local, getrefcount's argument
-
-
-def _buffer(shape: tuple[int, ...], dtype: Any) -> Any:
-    """An uninitialised C-contiguous array of ``shape`` and ``dtype``, reused from this thread's pool when one of
-    that size is no longer referenced elsewhere."""
-    dtype = np.dtype(dtype)
-    n = 1
-    for d in shape:
-        n *= d
-    if not _COUNTS_KNOWN or n * dtype.itemsize < _POOL_MIN:
-        return np.empty(shape, dtype)
-    pool: list[Any] | None = getattr(_POOL, "arrays", None)
-    if pool is None:
-        pool = _POOL.arrays = []
-    for j in range(len(pool) - 1, -1, -1):  # (an index loop: an iterator's tuple would hold a reference)
-        a = pool[j]
-        if a.size == n and a.dtype == dtype and sys.getrefcount(a) == _FREE_REFS:
-            del pool[j]
-            pool.append(a)  # the most recently used last: the oldest is dropped first
-            return a.reshape(shape)
-    a = np.empty(n, dtype)
-    pool.append(a)
-    if len(pool) > _POOL_SIZE:
-        del pool[0]
-    return a.reshape(shape)
+# come from the thread's array pool (``backends.array_pool``): a fresh array of a megabyte or two costs its page
+# faults again on every call once glibc has handed the memory back (224 of them per layer call of the benchmark's
+# LSTM, 5% of its forward and backward).
+_buffer = array_pool.empty
 
 
 def _order(steps: int, reverse: bool) -> range:
