@@ -1406,14 +1406,27 @@ def test_pointwise_gradient_higher_orders_and_forward_mode(name):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
 
 
-def test_pointwise_backward_is_one_primitive(monkeypatch):
-    """An MLP's loss.backward() through tanh, sigmoid and silu: one primitive per activation gradient, and the
-    mean's ``sum / n`` differentiated without the divisor's gradient (a number)."""
-    from shapetorch._engine import primitives
+@pytest.fixture
+def primitive_calls(monkeypatch: Any) -> Any:
+    """The names of the primitives called during the test: ``Prim.__call__`` wrapped, and the engine told its slow
+    path is installed, so the direct calls that skip ``__call__`` (``call1``/``call2``/``call_number``, the
+    untracked views) take it too, as they do under the profiler."""
+    from shapetorch._engine import intercept, primitives
 
     calls: list[str] = []
     call = primitives.Prim.__call__
     monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    was, intercept.INSTALLED[0] = intercept.INSTALLED[0], True
+    yield calls
+    intercept.INSTALLED[0] = was
+
+
+def test_pointwise_backward_is_one_primitive(monkeypatch, primitive_calls):
+    """An MLP's loss.backward() through tanh, sigmoid and silu: one primitive per activation gradient, and the
+    mean's ``sum / n`` differentiated without the divisor's gradient (a number)."""
+
+    calls = primitive_calls
+    calls.clear()
     x = st.tensor(data(8, 5), requires_grad=True)
     loss = F.silu(st.sigmoid(st.tanh(x) * 2.0) / 3.0).mean()
     calls.clear()
@@ -1560,14 +1573,12 @@ def test_hardsigmoid_double_backward_refused_as_torch():
 
 
 @pytest.mark.parametrize("name", ["elu", "selu", "celu", "softplus", "mish", "hardswish", "hardsigmoid", "logsigmoid"])
-def test_fused_activation_backward_is_one_primitive(monkeypatch, name):
+def test_fused_activation_backward_is_one_primitive(monkeypatch, name, primitive_calls):
     """loss.backward() through each activation runs one primitive for its gradient (torch's one backward op) where
     the composites ran three to ten."""
-    from shapetorch._engine import primitives
 
-    calls: list[str] = []
-    call = primitives.Prim.__call__
-    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    calls = primitive_calls
+    calls.clear()
     x = st.tensor(data(8, 5), requires_grad=True)
     y = getattr(F, name)(x)
     calls.clear()
@@ -1625,14 +1636,12 @@ def test_pointwise_losses_gradcheck_and_forward_mode(name, kw):
 
 
 @pytest.mark.parametrize("name,kw", _LOSSES)
-def test_pointwise_loss_backward_is_one_primitive(monkeypatch, name, kw):
+def test_pointwise_loss_backward_is_one_primitive(monkeypatch, name, kw, primitive_calls):
     """loss.backward() of each loss of a leaf and a constant target runs one primitive (the mean's expand, the
     square's products, where's selects and their sums are gone)."""
-    from shapetorch._engine import primitives
 
-    calls: list[str] = []
-    call = primitives.Prim.__call__
-    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    calls = primitive_calls
+    calls.clear()
     x, t = _loss_data("float32")
     loss = getattr(F, name)(st.tensor(x, requires_grad=True), st.tensor(t), **kw)
     calls.clear()
@@ -1660,11 +1669,10 @@ def test_mse_loss_weight_as_torch(reduction):
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_bce_with_logits_fused_as_torch(reduction, dtype, monkeypatch):
+def test_bce_with_logits_fused_as_torch(reduction, dtype, monkeypatch, primitive_calls):
     """binary_cross_entropy_with_logits (no weight, no pos_weight): one primitive, one fused gradient without a
     graph (``(sigmoid(x) - t) * g``, / numel for 'mean'), torch's formula under create_graph; values, both
     gradients and the second derivatives against torch, including saturated logits (+-40)."""
-    from shapetorch._engine import primitives
 
     x, t = data(6, 7, seed=3) * 3, np.random.default_rng(4).random((6, 7))
     x[0, :3] = [40.0, -40.0, 0.0]
@@ -1683,9 +1691,8 @@ def test_bce_with_logits_fused_as_torch(reduction, dtype, monkeypatch):
     assert ns == nt == "BinaryCrossEntropyWithLogitsBackward0"
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=2e-6 if dtype == "float32" else 1e-14, atol=1e-7 if dtype == "float32" else 1e-16)
-    calls: list[str] = []
-    call = primitives.Prim.__call__
-    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    calls = primitive_calls
+    calls.clear()
     loss = F.binary_cross_entropy_with_logits(st.tensor(x, requires_grad=True), st.tensor(t), reduction=reduction)
     calls.clear()
     loss.backward(st.ones_like(loss))
@@ -1749,12 +1756,11 @@ def test_loss_parameter_refused_as_torch(name, kw):
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_bce_fused_as_torch(reduction, dtype, monkeypatch):
+def test_bce_fused_as_torch(reduction, dtype, monkeypatch, primitive_calls):
     """binary_cross_entropy (no weight): one primitive with torch's fused gradient (binary_cross_entropy_backward,
     its 1e-12 floor a float32 constant as torch's), both gradients and the second derivatives through the gradient's
     own derivative (torch's double-backward formulas, eps inside the products) and the target's ``-logit(x) g``,
     at 0, 1 and tiny probabilities (the logs clamped at -100, inf target gradients), against torch."""
-    from shapetorch._engine import primitives
 
     rng = np.random.default_rng(0)
     x, t = rng.random((6, 7)), rng.random((6, 7))
@@ -1773,9 +1779,8 @@ def test_bce_fused_as_torch(reduction, dtype, monkeypatch):
     assert ns == nt == ("BinaryCrossEntropyBackward0", "BinaryCrossEntropyBackwardBackward0")
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=2e-6 if dtype == "float32" else 1e-13, atol=0)
-    calls: list[str] = []
-    call = primitives.Prim.__call__
-    monkeypatch.setattr(primitives.Prim, "__call__", lambda self, *a, **k: calls.append(self.name) or call(self, *a, **k))
+    calls = primitive_calls
+    calls.clear()
     loss = F.binary_cross_entropy(st.tensor(x, requires_grad=True), st.tensor(t), reduction=reduction)
     calls.clear()
     loss.backward(st.ones_like(loss))
