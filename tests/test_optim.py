@@ -436,3 +436,37 @@ def test_differentiable_steps_torch_cannot_differentiate_twice_are_refused_alike
             o.step()
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             (p ** 2).sum().backward()
+
+
+COMPLEX_CONFIGS = [c for i, c in enumerate(CONFIGS) if i in (1, 5, 7, 14, 16, 18, 21, 24, 26, 28)] + [
+    ("Rprop", {"lr": 0.05})]
+
+
+@pytest.mark.parametrize("name,kwargs", COMPLEX_CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(COMPLEX_CONFIGS)])
+def test_optimizer_steps_complex_parameters_as_torch(name, kwargs):
+    """torch steps a complex parameter as its view_as_real pairs (each part its own second moment); an update in
+    complex arithmetic (grad * grad) moved the imaginary parts the wrong way. A spectral layer's weights."""
+    rng = np.random.default_rng(1)
+    w0 = rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))
+    x = rng.normal(size=(5, 3)) + 1j * rng.normal(size=(5, 3))
+    ps, pt = nn.Parameter(st.tensor(w0)), torch.nn.Parameter(torch.tensor(w0))
+    os_, ot = getattr(optim, name)([ps], **kwargs), getattr(torch.optim, name)([pt], **kwargs)
+    for _ in range(5):
+        for o, p, lib in ((os_, ps, st), (ot, pt, torch)):
+            o.zero_grad()
+            (lib.tensor(x) @ p).abs().pow(2).sum().backward()
+            o.step()
+    np.testing.assert_allclose(ps.detach().numpy(), pt.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for key, value in ot.state[pt].items():
+        np.testing.assert_allclose(np.asarray(os_.state[ps][key].detach().numpy()), value.detach().numpy(),
+                                   rtol=1e-10, atol=1e-12, err_msg=key)
+
+
+def test_differentiable_step_of_a_complex_leaf_is_refused_as_in_torch():
+    """differentiable=True keeps grad mode on, so the in-place update of the leaf's real view is refused (torch too)."""
+    for lib in (torch, st):
+        p = lib.nn.Parameter(lib.ones(3, dtype=lib.cdouble))
+        opt = lib.optim.Adam([p], lr=0.1, differentiable=True)
+        (p.abs() ** 2).sum().backward()
+        with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+            opt.step()

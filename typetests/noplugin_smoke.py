@@ -28,6 +28,8 @@ def f(a: Tensor[tuple[L[2], L[3]], float32], b: Tensor[tuple[L[3], L[5]], float3
     reveal_type(a.unsqueeze(0))  # N: Tensor[tuple[Literal[1], Literal[2], Literal[3]], shapetorch.float32]
     reveal_type(a.t())  # N: Tensor[Any, shapetorch.float32]
     reveal_type(a.mT)  # N: Tensor[tuple[Literal[3], Literal[2]], shapetorch.float32]
+    reveal_type(a[st.randint(0, 2, (1,))])  # N: Tensor[Any, shapetorch.float32]
+    reveal_type(a.data)  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float32]
     reveal_type(a[0])  # N: Tensor[tuple[Literal[3]], shapetorch.float32]
     reveal_type(a.reshape(6))  # N: Tensor[tuple[Any], shapetorch.float32]
     reveal_type(a.to(float64))  # N: Tensor[tuple[Literal[2], Literal[3]], shapetorch.float64]

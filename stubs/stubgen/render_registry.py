@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from .tables import runtime_names, stub_names
 
+RANDOM_TENSORS = {"randint", "randint_like", "randperm", "multinomial", "bernoulli", "poisson"}
+
 
 def _loose(name: str, fn: object, method: bool) -> str:
     """``def name(<the runtime's parameter names, Any>) -> Incomplete`` for an op without a template."""
@@ -61,7 +63,10 @@ def registry_rest(text: str) -> str:
                       "    def __enter__(self) -> Incomplete: ...",
                       "    def __exit__(self, *args: Any) -> None: ..."]
         elif callable(obj):
-            funcs.append(_loose(name, obj, False))
+            line = _loose(name, obj, False)
+            # random index draws: typed as tensors, so that x[st.randint(...)] is no Any index, which mypy
+            # without the plugin matched to __getitem__'s int overload (a dimension dropped: a false error)
+            funcs.append(line.replace("-> Incomplete", "-> Tensor[Any, Any]") if name in RANDOM_TENSORS else line)
         else:
             funcs.append(f"{name}: Incomplete")
     text = text.replace("    #REGISTRY_METHODS\n", "\n".join(methods) + "\n" if methods else "    pass\n")

@@ -32,6 +32,7 @@ def tensor_common() -> list[str]:
         "def ndim(self) -> _int: ...",
         "requires_grad: _bool",
         "grad: Tensor[S, D] | None",
+        "data: Tensor[S, D]",
         "@property",
         "def is_leaf(self) -> _bool: ...",
         "@property",

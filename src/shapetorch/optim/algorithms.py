@@ -10,15 +10,16 @@ from typing import Any
 from .._dtype import float32
 from .._tensor import Tensor
 from ..ops.creation import full_like, tensor, zeros, zeros_like
-from .optimizer import Optimizer, _scalar_step
+from .optimizer import Optimizer, _as_real, _scalar_step
 
 
 def _updates(opt: Optimizer, group: dict[str, Any], buffers: tuple[str, ...], *, device_step: bool = False,
              **scalars: float) -> Iterator[tuple[Tensor, Tensor, dict[str, Any], float]]:
     """Each parameter of ``group`` that has a gradient, with its gradient, its state and the step count after
-    this step. A parameter's first visit makes its state as torch orders it: ``step``, the 0-d ``scalars``,
-    then a zero tensor like the parameter for each of ``buffers``. ``device_step`` (capturable): the step is a
-    float32 0-d tensor on the parameter's device, which the caller increments there (the count yielded is 0)."""
+    this step (a complex parameter, its gradient and buffers seen as real pairs, as torch steps them). A
+    parameter's first visit makes its state as torch orders it: ``step``, the 0-d ``scalars``, then a zero
+    tensor like the parameter for each of ``buffers``. ``device_step`` (capturable): the step is a float32 0-d
+    tensor on the parameter's device, which the caller increments there (the count yielded is 0)."""
     for p in group["params"]:
         grad = opt._grad(p, group)
         if grad is None:
@@ -33,9 +34,9 @@ def _updates(opt: Optimizer, group: dict[str, Any], buffers: tuple[str, ...], *,
         if device_step:
             if state["step"].device != p.device:  # (a state loaded from a step kept on the host)
                 state["step"] = state["step"].to(p.device, float32)
-            yield p, grad, state, 0.0
+            yield (*_as_real(p, grad, state), 0.0)
         else:
-            yield p, grad, state, _scalar_step(state)
+            yield (*_as_real(p, grad, state), _scalar_step(state))
 
 
 class SGD(Optimizer):
@@ -219,8 +220,8 @@ class Adagrad(Optimizer):
                                   "fused": fused})
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p] = {"step": tensor(0.0),
-                                 "sum": full_like(p, group["initial_accumulator_value"])}
+                init = group["initial_accumulator_value"]  # both parts of a complex parameter's sum, as torch
+                self.state[p] = {"step": tensor(0.0), "sum": full_like(p, complex(init, init) if p.is_complex() else init)}
 
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, lr_decay, wd, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]
@@ -228,8 +229,8 @@ class Adagrad(Optimizer):
             grad = self._grad(p, group)
             if grad is None:
                 continue
-            state = self.state[p]
-            step = _scalar_step(state)
+            step = _scalar_step(self.state[p])
+            p, grad, state = _as_real(p, grad, self.state[p])
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
             clr = lr / (1 + (step - 1) * lr_decay)

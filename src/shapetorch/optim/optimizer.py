@@ -7,7 +7,7 @@ the parameters' version counters as torch's do.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from copy import deepcopy
 from typing import Any
 
@@ -18,6 +18,7 @@ from .._errors import fail
 from .._tensor import Tensor
 from ..autograd import no_grad, set_grad_enabled
 from ..backends.webgpu.api import capturing
+from ..ops.complex import view_as_real
 from ..ops.creation import tensor
 
 
@@ -198,3 +199,35 @@ def _scalar_step(state: dict[str, Any]) -> float:
         return float(data)
     step.add_(1)
     return float(step.item())
+
+
+class _RealState(MutableMapping[str, Any]):
+    """A complex parameter's state as its update reads it: each complex buffer through ``view_as_real`` (a view,
+    so the update's in-place ops land in the stored buffer); what the update assigns is stored as given."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self._state = state
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._state[key]
+        return view_as_real(value) if isinstance(value, Tensor) and value.is_complex() else value
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._state[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._state[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._state)
+
+    def __len__(self) -> int:
+        return len(self._state)
+
+
+def _as_real(p: Tensor, grad: Tensor, state: dict[str, Any]) -> tuple[Tensor, Tensor, Any]:
+    """torch's adaptive optimizers update a complex parameter as the real pairs ``view_as_real`` shows (the second
+    moments are per real and imaginary part, not ``grad * grad`` in complex arithmetic); real ones unchanged."""
+    if not p.is_complex():
+        return p, grad, state
+    return view_as_real(p), view_as_real(grad), _RealState(state)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..ops.creation import full_like, tensor, zeros_like
-from .optimizer import Optimizer, _scalar_step
+from .optimizer import Optimizer, _as_real, _scalar_step
 
 __all__ = ["Rprop"]
 
@@ -38,8 +38,10 @@ class Rprop(Optimizer):
             if "step" not in state:  # torch's order: step, prev, step_size
                 state["step"] = tensor(0.0)
                 state["prev"] = zeros_like(p)
-                state["step_size"] = full_like(grad, float(group["lr"]))
+                lr = float(group["lr"])  # a complex parameter's imaginary parts step as its real ones (torch)
+                state["step_size"] = full_like(grad, complex(lr, lr) if p.is_complex() else lr)
             _scalar_step(state)
+            p, grad, state = _as_real(p, grad, state)
             prev, step_size = state["prev"], state["step_size"]
             agreement = (grad * prev).sign()
             # filled in the gradient's dtype, so that the factors are exact in float64 as torch's
