@@ -1,4 +1,4 @@
-"""The gradient of a split (performance.md, "An eighth round: split as one node"): the GPT's ``qkv.split(C, dim=2)``
+"""The gradient of a split (performance.md, "Split, chunk and unbind as one node"): the GPT's ``qkv.split(C, dim=2)``
 alone, ``(8, 64, 3 * 128)`` cut into three pieces along the last dim, ``(u * v + w).sum().backward()``. The split
 (one node whose backward is one ``cat``) against the code before it, which cut the pieces with ``narrow`` (a
 ``SliceBackward0`` per piece, each gradient scattered into a zero buffer or added into the walk's buffer) — the
