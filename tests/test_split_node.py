@@ -189,3 +189,18 @@ def test_tensor_split_family_stays_slices_as_torch():
             pieces = cut(lib.tensor(A, requires_grad=True) * 1)
             assert {p.grad_fn.name() for p in pieces} == {"SliceBackward0"}
             pieces[0].mul_(1)  # torch's slices may be written in place
+
+
+def test_profiler_inference_mode_and_no_grad_see_the_call():
+    """What the engine's slow path does for a one-output call, the split does for each piece."""
+    x = st.tensor(A, requires_grad=True)
+    with st.autograd.profiler.profile() as prof:
+        (x * 1).split(2, dim=1)[0].sum().backward()
+    names = {e.name for e in prof.function_events}
+    assert "aten::split_with_sizes" in names and "aten::cat" in names
+    with st.inference_mode():
+        pieces = st.tensor(A).unbind(0)
+    assert all(p.is_inference() for p in pieces)
+    with st.no_grad():
+        pieces = x.split(3, dim=1)
+    assert all(p.grad_fn is None and not p.requires_grad for p in pieces)
