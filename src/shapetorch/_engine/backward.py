@@ -643,6 +643,26 @@ class Node(GraphNode):
             self._inputs = tuple(inputs)
 
 
+class MultiOutputNode(Node):
+    """The one node of a primitive with several outputs (torch's ``SplitBackward0`` for all of a split's pieces):
+    output ``i`` of the call is ``(node, i)``, and the vjp takes the list of the outputs' gradients (None for an
+    output no gradient reached) where a one-output primitive's takes its gradient. ``Node.apply`` hands its vjp
+    ``grads[0]``, so this node hands it the whole list as that first entry."""
+
+    def apply(self, grads: list[Any]) -> list[Any]:
+        return Node.apply(self, [grads])
+
+
+def multi_output(prim: Prim) -> None:
+    """Make ``prim``'s nodes :class:`MultiOutputNode` s (before its first node; ``primitives.call_outputs`` records
+    them). Its vjp reads the input's shape and the params only, as torch's split and unbind save no tensor, so an
+    in-place write into the input after the call does not fail its backward."""
+    name = prim.name
+    sub = _CLASSES[name] = type(f"{_NAMES.get(name) or _camel(name)}Backward0", (MultiOutputNode,), {})
+    sub.__module__ = "shapetorch.autograd.graph"
+    SAVES[name] = _NOTHING
+
+
 # every name a primitive's node saves a tensor under (SAVES, _default_saves, the output): NOTE [no __getattr__]
 _INPUT_ATTRS = [16]
 saved_attrs(Node, ("self", "other", "result", *(f"input{i}" for i in range(2, _INPUT_ATTRS[0])),

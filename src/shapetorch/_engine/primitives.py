@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from .anomaly import ANOMALY
 from .backward import Node, record, record_number, record_tensors
 from .graph import HOOKS_OPEN
+from .intercept import AFTER_CALL, PROFILER
 from .intercept import INSTALLED as SLOW_PATH
 
 Kernel = Callable[..., Any]
@@ -248,6 +249,42 @@ class Prim:
 
 _new = object.__new__
 _NDARRAY = np.ndarray
+
+
+def call_outputs(prim: Prim, a: Tensor, **params: Any) -> tuple[Tensor, ...]:
+    """A primitive of one tensor with several outputs (split, unbind), whose kernel returns a tuple of arrays: one
+    node for all of them (``backward.multi_output``), output ``i`` its ``output_nr``. What the slow path does for a
+    one-output call (NOTE [untracked call]) is done here for each output: the profiler's event, inference tensors,
+    and forward-mode AD's tangents (the jvp rule sees the output's number as the param ``output_nr``)."""
+    dev = a._device
+    kernel = prim.kernels.get(dev.type) or _no_kernel(prim.name, dev, (a,))
+    prof = PROFILER.active if SLOW_PATH[0] else None
+    if prof is not None:
+        with prof.record("aten::" + prim.name, [list(a._data.shape)] if prof.record_shapes else None):
+            arrays = kernel(a._data, **params)
+    else:
+        arrays = kernel(a._data, **params)
+    outs = []
+    for data in arrays:
+        o = _new(Tensor)
+        o._data, o._device = data, dev
+        outs.append(o)
+    if a._requires_grad and STATE.enabled:
+        node = record(prim, (a,), params, None)
+        node._num_outputs = len(outs)
+        for i, o in enumerate(outs):
+            o._output_nr, o._base, o._inference, o._grad_fn, o._requires_grad = i, None, False, node, True
+    else:
+        for o in outs:
+            o._requires_grad = False
+    if SLOW_PATH[0]:
+        for i, o in enumerate(outs):
+            if STATE.inference:
+                o._inference = True
+            for after in AFTER_CALL:
+                after(prim, (a,), {**params, "output_nr": i}, o)
+    return tuple(outs)
+
 
 
 # NOTE [untracked call]: a call that records nothing (no input requires grad, or grad mode is off: a plain tensor, or

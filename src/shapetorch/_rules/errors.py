@@ -615,7 +615,8 @@ CATALOGUE: dict[str, Entry] = {
     ),
     "autograd_error_custom_view_inplace": Entry(
         "autograd", "shape-autograd",
-        "An in-place op on an output a custom Function returned as-is (a module output under full backward hooks).",
+        "An in-place op, under grad mode, on an output a custom Function returned as-is (a module output under full "
+        "backward hooks) or on a piece of split, chunk or unbind (one node for several views), or on a view of one.",
         "Output {i} of {name} is a view and is being modified inplace. {why}",
     ),
     "module_hook_error_result": Entry(

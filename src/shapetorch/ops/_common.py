@@ -240,9 +240,9 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
         fail("dtype_error_cannot_cast", op=op, result=src, out=dst)
     if result._data.shape != self._data.shape:
         check(inplace_shape, tuple(self._data.shape), tuple(result._data.shape), op)
-    check_leaf_inplace(self, op)
-    if self._created_in is not None and STATE.enabled:
+    if self._created_in is not None and STATE.enabled:  # (before the leaf test: torch's order, for a leaf's split)
         _refuse_custom_view(self._created_in)
+    check_leaf_inplace(self, op)
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
     if self.requires_grad and not result.requires_grad and STATE.enabled and self._base is None:

@@ -7,14 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.primitives import Prim
+from .._engine.backward import multi_output
+from .._engine.primitives import Prim, call_outputs
 from .._rules import joining as RJ
 from .._rules.axes import wrap_dim
 from .._rules.joining import dsplit_check
 from .._tensor import Tensor
-from ._common import as_node, cast, check, promoted
+from ._common import cast, check, inherit_custom_view, promoted
 from ._registry import public
-from .indexing import narrow, select
+from .indexing import _GET, narrow
 
 
 def _cat_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
@@ -79,12 +80,83 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     return cat([t.reshape(-1, 1) if t._data.ndim < 2 else t for t in tensors], 1)
 
 
-def _pieces(input: Tensor, d: int, sizes: Sequence[int]) -> tuple[Tensor, ...]:
-    out, start = [], 0
+# NOTE [split node]: split, split_with_sizes, chunk and unbind are one primitive call each, with one node for all
+# their pieces (torch's ``SplitBackward0``, ``SplitWithSizesBackward0``, ``UnbindBackward0``): the backward is one
+# ``cat`` (``stack`` for unbind) of the pieces' gradients, zeros made only for the pieces no gradient reached. With a
+# node per piece, each piece's gradient was scattered into a zero buffer of the whole input's size and the buffers
+# summed (the GPT's ``qkv.split``: three full-size buffers per block and step). The pieces are views of the input, as
+# torch's, and as torch refuses an in-place write into the output of a function that returns several views (its
+# gradient would have to flow through the other pieces' node), they carry ``_created_in``: a write into one, or
+# into a view of one, under grad mode is an ``AutogradError`` (``autograd_error_custom_view_inplace``).
+# tensor_split and hsplit/vsplit/dsplit are torch's slices (a ``SliceBackward0`` per piece), and stay so here.
+def _views_kernel(a: Any, axis: int, index: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
+    return tuple(a[i] for i in index)
+
+
+def _piece_shape(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[int, ...]:
+    """The shape of ``a[index]`` for an index of whole dims, then one slice or int (and the Ellipsis)."""
+    d = len(index) - 2
+    cut = index[d]
+    if isinstance(cut, slice):
+        return shape[:d] + (cut.stop - cut.start,) + shape[d + 1:]
+    return shape[:d] + shape[d + 1:]
+
+
+def _pieces_grads(grads: list[Any], n: Any) -> list[Any] | None:
+    """The pieces' gradients with zeros for those no gradient reached (None when none did)."""
+    some = next((g for g in grads if g is not None), None)
+    if some is None:
+        return None
+    shape = n.inputs[0]._data.shape
+    return [g if g is not None else some.new_zeros(_piece_shape(shape, i)) for g, i in zip(grads, n.params["index"])]
+
+
+def _split_vjp(grads: Any, n: Any) -> tuple[Any, ...]:
+    gs = _pieces_grads(grads, n)
+    return (None if gs is None else cat(gs, n.params["axis"]),)
+
+
+def _unbind_vjp(grads: Any, n: Any) -> tuple[Any, ...]:
+    gs = _pieces_grads(grads, n)
+    return (None if gs is None else stack(gs, n.params["axis"]),)
+
+
+def _pieces_jvp(ts: tuple[Any, ...], n: Any) -> Any:
+    t = ts[0]
+    return None if t is None else _GET["index"](t, idx1=n.params["index"][n.params["output_nr"]], idx2=None)
+
+
+_SPLIT = Prim("split_with_sizes", _views_kernel, _split_vjp, _pieces_jvp)
+_UNBIND = Prim("unbind", _views_kernel, _unbind_vjp, _pieces_jvp)
+multi_output(_SPLIT)
+multi_output(_UNBIND)
+_VIEW_OPS = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}
+
+
+def _views(prim: Prim, input: Tensor, d: int, index: tuple[tuple[Any, ...], ...], label: str) -> tuple[Tensor, ...]:
+    """The pieces ``input[i]`` for each ``i`` of ``index`` (NOTE [split node])."""
+    pieces = call_outputs(prim, input, axis=d, index=index)
+    base = input._base if input._base is not None else input
+    node = pieces[0]._grad_fn if pieces else None
+    if node is not None:
+        node.label = label
+    name = _VIEW_OPS[label]
+    for i, p in enumerate(pieces):
+        p._base = base
+        if node is not None:
+            p._created_in = (name, i, True)
+        elif input._created_in is not None:
+            inherit_custom_view(p, input)
+    return pieces
+
+
+def _split_pieces(input: Tensor, d: int, sizes: Sequence[int], label: str) -> tuple[Tensor, ...]:
+    pre: tuple[Any, ...] = (slice(None),) * d
+    index, start = [], 0
     for s in sizes:
-        out.append(narrow(input, d, start, s))
+        index.append((*pre, slice(start, start + s), Ellipsis))
         start += s
-    return tuple(out)
+    return _views(_SPLIT, input, d, tuple(index), label)
 
 
 def _dim(input: Tensor, dim: int, op: str, code: str) -> int:
@@ -96,24 +168,15 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int 
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
     d = _dim(tensor, dim, "split", "split_error_dim_out_of_range")
     sizes = check(RJ.split_sizes, tensor._data.shape[d], split_size_or_sections, d, tensor._data.shape, op="split")
-    return _labeled(_pieces(tensor, d, sizes), tensor,
-                    "SplitBackward0" if isinstance(split_size_or_sections, int) else "SplitWithSizesBackward0")
-
-
-def _labeled(pieces: tuple[Tensor, ...], input: Tensor, label: str) -> tuple[Tensor, ...]:
-    """The pieces' nodes under torch's name for the op that cut them (each piece has its own node here)."""
-    for p in pieces:
-        if p._grad_fn is not None:
-            as_node(p, label, input)
-    return pieces
+    return _split_pieces(tensor, d, sizes,
+                         "SplitBackward0" if isinstance(split_size_or_sections, int) else "SplitWithSizesBackward0")
 
 
 @public("joining")
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """At most ``chunks`` pieces of equal size (the last may be smaller), as torch.chunk."""
     d = _dim(input, dim, "chunk", "chunk_error_dim_out_of_range")
-    return _labeled(_pieces(input, d, check(RJ.chunk_sizes, input._data.shape[d], chunks, op="chunk")), input,
-                    "SplitBackward0")
+    return _split_pieces(input, d, check(RJ.chunk_sizes, input._data.shape[d], chunks, op="chunk"), "SplitBackward0")
 
 
 @public("joining")
@@ -129,7 +192,8 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     count, _ = check(RJ.unbind_shapes, input._data.shape, dim, op="unbind")
     d = wrap_dim(dim, input._data.ndim, "unbind")
-    return _labeled(tuple(select(input, d, i) for i in range(count)), input, "UnbindBackward0")
+    pre: tuple[Any, ...] = (slice(None),) * d
+    return _views(_UNBIND, input, d, tuple((*pre, i, Ellipsis) for i in range(count)), "UnbindBackward0")
 
 
 @public("joining")

@@ -468,7 +468,7 @@ def table() -> dict[str, Any]:
 COMPLEX_OK = frozenset({
     *G.UNARY_COMPLEX, *G.UNARY_COMPLEX_REAL, *G.BINARY_COMPLEX, *G.PREDICATE_COMPLEX, *table(),
     "sum", "prod", "where", "to_copy", "clone", "reshape", "view", "permute", "expand", "unfold", "diagonal",
-    "index", "select", "slice", "index_select", "gather", "cat", "flip", "roll", "matmul", "linalg_constant",
+    "index", "select", "slice", "index_select", "split_with_sizes", "unbind", "gather", "cat", "flip", "roll", "matmul", "linalg_constant",
     "index_backward", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors", "linalg_solve", "inverse",
     "diagonal_scatter", "diagonal_backward", "linalg_solve_ex_result", "triangle",
 })

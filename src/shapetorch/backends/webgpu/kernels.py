@@ -703,6 +703,11 @@ def get_kernel(a: WArray, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -
     return out if idx2 is None else take(out, _adv(out, idx2))
 
 
+def views_kernel(a: WArray, axis: int, index: tuple[tuple[Any, ...], ...]) -> tuple[WArray, ...]:
+    """The pieces of split and unbind: a view of ``a`` per basic index, no dispatch."""
+    return tuple(basic_index(a, i) for i in index)
+
+
 def _embed(src: WArray, shape: tuple[int, ...], windows: Sequence[tuple[int, int, int]], fill: Any,
            plan_key: tuple[Any, ...] | None = None) -> WArray:
     """A fresh contiguous array of ``shape``: ``fill``, with ``src`` on the window ``(start, step, count)`` of each
@@ -1976,6 +1981,7 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
         "diagonal": diagonal_kernel,
         "diagonal_backward": diagonal_backward_kernel,
         "index": get_kernel, "select": get_kernel, "slice": get_kernel, "index_select": get_kernel,
+        "split_with_sizes": views_kernel, "unbind": views_kernel,
         "index_backward": index_backward_kernel,
         "index_put": index_put_kernel,
         "gather": gather_kernel,
