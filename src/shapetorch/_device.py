@@ -18,11 +18,13 @@ _BACKENDS: dict[str, Any] = {}
 def register_device(type: str, loader: Callable[[], Any]) -> None:
     BACKEND_LOADERS[type] = loader
     _BACKENDS.pop(type, None)
+    _BY_NAME.clear()
 
 
 def unregister_device(type: str) -> None:
     BACKEND_LOADERS.pop(type, None)
     _BACKENDS.pop(type, None)
+    _BY_NAME.clear()  # (its name is unknown again)
 
 
 def list_devices() -> list[str]:
@@ -87,12 +89,24 @@ CPU.type, CPU.index = "cpu", None
 DEFAULT: list[device] = []  # set_default_device's choice; empty means "cpu"
 
 
+# NOTE [one device object]: the engine's fast paths test that two tensors are on one device by identity
+# (``b._device is a._device``, ``Prim.call2``), and an equal but distinct object sends the call to the general path
+# and ``device.__eq__``. So ``to_device`` gives one object per (type, index): a module moved with ``.to("webgpu")``,
+# whose parameters each got a new device before, and the tensors made with ``device="webgpu"`` share it.
+_CANONICAL: dict[tuple[str, int | None], device] = {("cpu", None): CPU}
+_BY_NAME: dict[str, device] = {}  # a device string's object (emptied when a device type is registered or removed)
+
+
 def to_device(d: object) -> device:
     """A device argument as a device; None means the default device (``set_default_device``)."""
     if d is None:
         return DEFAULT[0] if DEFAULT else CPU
     if isinstance(d, device):
-        return d
+        return _CANONICAL.get((d.type, d.index)) or _CANONICAL.setdefault((d.type, d.index), d)
     if isinstance(d, str):
-        return device(d)
+        dv = _BY_NAME.get(d)
+        if dv is None:
+            made = device(d)  # (raises for an unknown type)
+            dv = _BY_NAME[d] = _CANONICAL.setdefault((made.type, made.index), made)
+        return dv
     raise TypeError(f"expected a device or a device string, got {d!r}")

@@ -7,7 +7,7 @@ defines the functions, so ``x.add(y)``, ``x + y`` and ``shapetorch.add(x, y)`` a
 from __future__ import annotations
 
 import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._device import _BACKENDS, CPU, backend, device
 from ._grad_mode import STATE as _GRAD_STATE
@@ -325,6 +325,37 @@ class Tensor:
         return tensor_repr(self)
 
     __str__ = __repr__
+
+
+# NOTE [plain tensor types]: the classes whose instances the engine's fast paths take as plain tensors
+# (``Prim.call1``/``call2``/``call_number``, the compiled record, the elementwise ops' tiny paths), tested as
+# ``type(x) in PLAIN_TYPES``. Tensor, and the subclasses registered with ``plain_tensor_type``: ``nn.Parameter`` and
+# ``nn.Buffer``, which override nothing the engine reads (torch's Parameter, too, disables ``__torch_function__`` for
+# itself: its ops' results are plain tensors). Any other subclass (a user's, an uninitialized parameter, whose attribute reads refuse) keeps the general
+# path, which reads the public properties. A mutable set, filled as each class is defined: a class's instances
+# cannot exist before it is, and the hot paths hold this very object.
+PLAIN_TYPES: set[type] = {Tensor}
+
+# what the engine and the fast paths read or call on a tensor: a subclass that defines any of them is not plain
+_ENGINE_READS = frozenset({
+    "_data", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base", "_version_cell", "_accumulator",
+    "_hooks", "_post_accumulate_hooks", "_fw_grads", "_inference", "_created_in", "requires_grad", "grad", "grad_fn",
+    "dtype", "_shareable_data", "_bump_version", "__getattribute__", "__getattr__", "__setattr__",
+})
+
+
+_T = TypeVar("_T", bound=type[Tensor])
+
+
+def plain_tensor_type(cls: _T) -> _T:
+    """Register ``cls`` (a direct subclass of Tensor) as one the fast paths take as a plain tensor (NOTE [plain
+    tensor types]); refused for a class that defines what the engine reads."""
+    overridden = _ENGINE_READS.intersection(cls.__dict__)
+    if cls.__bases__ != (Tensor,) or overridden:
+        raise TypeError(f"{cls.__name__} cannot take the engine's fast paths: it overrides {sorted(overridden)}"
+                        if overridden else f"{cls.__name__} is not a direct subclass of Tensor")
+    PLAIN_TYPES.add(cls)
+    return cls
 
 
 _NON_LEAF_GRAD = (

@@ -14,6 +14,7 @@ import numpy as np
 from .._device import device
 from .._errors import fail
 from .._grad_mode import STATE
+from .._tensor import PLAIN_TYPES as PLAIN
 from .._tensor import Tensor
 from .anomaly import ANOMALY
 from .backward import Node, record, record_number, record_tensors
@@ -70,17 +71,21 @@ class Prim:
         a = args[0]
         n = len(args)
         arrays: tuple[Any, ...]
-        if type(a) is Tensor and n <= 2:
+        # which of them this call is, found once for the kernel and the record: 1 one tensor, 2 two tensors on one
+        # device, 3 a tensor and a number, 4 a number and a tensor, 0 any other call (NOTE [plain tensor types]:
+        # a Parameter is a tensor here, a user's subclass takes the general path)
+        form = 0
+        if type(a) in PLAIN and n <= 2:
             if n == 1:
-                dev, grad, arrays = a._device, a._requires_grad, (a._data,)
-            elif type(b := args[1]) is Tensor and b._device is a._device:
-                dev, grad, arrays = a._device, a._requires_grad or b._requires_grad, (a._data, b._data)
+                dev, grad, arrays, form = a._device, a._requires_grad, (a._data,), 1
+            elif type(b := args[1]) in PLAIN and b._device is a._device:
+                dev, grad, arrays, form = a._device, a._requires_grad or b._requires_grad, (a._data, b._data), 2
             elif not isinstance(b, Tensor):
-                dev, grad, arrays = a._device, a._requires_grad, (a._data, b)
+                dev, grad, arrays, form = a._device, a._requires_grad, (a._data, b), 3
             else:
                 dev, grad, arrays = self._unpack(args)
-        elif n == 2 and type(b := args[1]) is Tensor and not isinstance(a, Tensor):
-            dev, grad, arrays = b._device, b._requires_grad, (a, b._data)
+        elif n == 2 and type(b := args[1]) in PLAIN and not isinstance(a, Tensor):
+            dev, grad, arrays, form = b._device, b._requires_grad, (a, b._data), 4
         else:
             dev, grad, arrays = self._unpack(args)
         kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
@@ -102,21 +107,14 @@ class Prim:
             o = out if save is True or (save is not False and save(args)) else None
             # (one or two tensors, or a tensor and a number, while no hooks or anomaly mode need record's general
             # path: NOTE [compiled record] in backward)
-            if HOOKS_OPEN[0] or ANOMALY.enabled or n > 2:
+            if HOOKS_OPEN[0] or ANOMALY.enabled or not form:
                 out._grad_fn = record(self, args, params, o)
-            elif type(a) is Tensor:
-                if n == 1:
-                    out._grad_fn = record_tensors(self, args, a, None, params, o)
-                elif type(b := args[1]) is Tensor:
-                    out._grad_fn = record_tensors(self, args, a, b, params, o)
-                elif not isinstance(b, Tensor):
-                    out._grad_fn = record_number(self, args, a, 0, params, o)
-                else:
-                    out._grad_fn = record(self, args, params, o)
-            elif n == 2 and type(b := args[1]) is Tensor and not isinstance(a, Tensor):
-                out._grad_fn = record_number(self, args, b, 1, params, o)
+            elif form == 1:
+                out._grad_fn = record_tensors(self, args, a, None, params, o)
+            elif form == 2:
+                out._grad_fn = record_tensors(self, args, a, args[1], params, o)
             else:
-                out._grad_fn = record(self, args, params, o)
+                out._grad_fn = record_number(self, args, args[form - 3], form - 3, params, o)
             if out._data.dtype.kind in "fc":
                 out._requires_grad = True
             else:  # the setter's rules: an integral or bool result (argmax, a comparison) leaves the graph
@@ -126,7 +124,8 @@ class Prim:
         return out
 
     def call2(self, a: Tensor, b: Tensor) -> Tensor:
-        """``self(a, b)`` for two exact ``Tensor``s (the caller tests ``type(x) is Tensor``) and no params.
+        """``self(a, b)`` for two plain tensors (the caller tests ``type(x) in PLAIN_TYPES``: NOTE [plain tensor types])
+        and no params.
 
         NOTE [two-tensor call]: the binary ops' tiny path (``a * b``, and every product and sum in a vjp) knows its
         operands are two tensors, so the tests ``__call__`` makes to find that out are skipped: the same kernel,
@@ -164,7 +163,7 @@ class Prim:
         return out
 
     def call1(self, a: Tensor) -> Tensor:
-        """``self(a)`` for one exact ``Tensor`` and no params: the unary ops' tiny path (``a.exp()``, a vjp's ``-g``),
+        """``self(a)`` for one plain tensor and no params: the unary ops' tiny path (``a.exp()``, a vjp's ``-g``),
         as ``call2`` (NOTE [two-tensor call])."""
         if SLOW_PATH[0]:
             return self(a)
@@ -196,7 +195,7 @@ class Prim:
         return out
 
     def call_number(self, t: Tensor, number: Any, slot: int) -> Tensor:
-        """``self(t, number)`` (``slot`` 0) or ``self(number, t)`` (``slot`` 1) for one exact ``Tensor`` and a number of
+        """``self(t, number)`` (``slot`` 0) or ``self(number, t)`` (``slot`` 1) for one plain tensor and a number of
         its dtype, no params: the binary ops' scalar path (``x * 0.5``, ``1 - y``, a vjp's ``g * 2``), as ``call2``
         (NOTE [two-tensor call])."""
         args = (t, number) if slot == 0 else (number, t)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._tensor import Tensor
+from .._tensor import Tensor, plain_tensor_type
 from ..ops.creation import empty
 
 
@@ -16,6 +16,7 @@ def _data_of(data: Any) -> Tensor:
     return data
 
 
+@plain_tensor_type  # (NOTE [plain tensor types]: the engine's fast paths take it)
 class Parameter(Tensor):
     """A Tensor that is a module parameter: it shares ``data``'s storage and requires grad by default."""
 
@@ -59,6 +60,7 @@ def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
     return Parameter(data, requires_grad)
 
 
+@plain_tensor_type
 class Buffer(Tensor):
     """``nn.Buffer``: marks a tensor to be registered as a buffer when assigned to a Module attribute."""
 

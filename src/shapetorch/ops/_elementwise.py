@@ -17,7 +17,7 @@ import numpy as np
 from .._engine.primitives import VJP, Prim
 from .._errors import fail
 from .._rules import dtypes as RD
-from .._tensor import Tensor
+from .._tensor import PLAIN_TYPES, Tensor
 from ..backends.thread_pool import _SPLIT, threaded
 from ._common import (
     as_operand,
@@ -70,8 +70,8 @@ def _unary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str 
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if out is None and fast and input._data.dtype.kind == "f":  # tiny-op path: nothing below applies
-            # (NOTE [two-tensor call] in the engine's primitives: one exact tensor)
-            return prim.call1(input) if type(input) is Tensor else prim(input)
+            # (NOTE [two-tensor call] in the engine's primitives: one plain tensor, NOTE [plain tensor types])
+            return prim.call1(input) if type(input) in PLAIN_TYPES else prim(input)
         if kind == "float":
             if input._data.dtype.kind in "bui":
                 input = cast(input, default_float())
@@ -107,7 +107,7 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
     refuses_numbers = name in RD.TENSOR_OPERANDS or name in RD.TENSOR_FIRST
 
     def fn(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
-        if type(input) is Tensor and type(other) is Tensor:
+        if type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES:  # (NOTE [plain tensor types])
             a, b = input._data, other._data
             if a.shape != b.shape:
                 broadcast2(a.shape, b.shape, name)
@@ -119,7 +119,7 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
             if refuses_numbers and not (isinstance(input, Tensor) and isinstance(other, Tensor)):
                 check(RD.check_tensor_operands, name, None if isinstance(input, Tensor) else type(input).__name__,
                       None if isinstance(other, Tensor) else type(other).__name__)
-            if type(input) is Tensor and input._data.dtype.kind == "f" and kind != "integral" and (
+            if type(input) in PLAIN_TYPES and input._data.dtype.kind == "f" and kind != "integral" and (
                     type(other) in _PY_REAL or type(other) is input._data.dtype.type):
                 # a floating tensor and a Python int or float (``g * 2`` in a vjp, ``x / n``), or a NumPy scalar of
                 # its own dtype (the number a vjp reads back from the node: ``x ** 2``'s 2.0 as float32): torch's
@@ -127,7 +127,7 @@ def _binary(name: str, kernel: Callable[..., Any], vjp: VJP | None, *, kind: str
                 # promotion table
                 r = prim.call_number(input, input._data.dtype.type(other), 0)  # (NOTE [two-tensor call])
                 return r if out is None else _store(r, out, name)
-            if type(other) is Tensor and other._data.dtype.kind == "f" and kind != "integral" and (
+            if type(other) in PLAIN_TYPES and other._data.dtype.kind == "f" and kind != "integral" and (
                     type(input) in _PY_REAL or type(input) is other._data.dtype.type):
                 r = prim.call_number(other, other._data.dtype.type(input), 1)  # the same, number first (1 - x)
                 return r if out is None else _store(r, out, name)

@@ -385,7 +385,7 @@ def _reversed(self: Tensor) -> Tensor:
 
 def _rebuild_tensor(data: np.ndarray[Any, Any], dev: str, requires_grad: bool) -> Tensor:
     """Unpickle a tensor (pickle, ``copy``, multiprocessing): its values on its device, a leaf."""
-    out = Tensor._make(backend(dev.split(":", maxsplit=1)[0]).from_numpy(data), device(dev))
+    out = Tensor._make(backend(dev.split(":", maxsplit=1)[0]).from_numpy(data), to_device(dev))  # (NOTE [one device object])
     out.requires_grad = requires_grad
     return out
 
