@@ -146,18 +146,7 @@ class Prim:
             out._data = kernel(x, y)
         out._device = dev
         if (a._requires_grad or b._requires_grad) and STATE.enabled:
-            out._output_nr, out._base, out._inference = 0, None, False
-            save = self.save_output
-            args = (a, b)
-            o = out if save is True or (save is not False and save(args)) else None
-            if HOOKS_OPEN[0] or ANOMALY.enabled:
-                out._grad_fn = record(self, args, {}, o)
-            else:
-                out._grad_fn = record_tensors(self, args, a, b, {}, o)
-            if out._data.dtype.kind in "fc":
-                out._requires_grad = True
-            else:
-                out.requires_grad = True
+            self._track(out, (a, b), a, b, -1)
         else:
             out._requires_grad = False
         return out
@@ -178,18 +167,7 @@ class Prim:
             out._data = kernel(x)
         out._device = dev
         if a._requires_grad and STATE.enabled:
-            out._output_nr, out._base, out._inference = 0, None, False
-            save = self.save_output
-            args = (a,)
-            o = out if save is True or (save is not False and save(args)) else None
-            if HOOKS_OPEN[0] or ANOMALY.enabled:
-                out._grad_fn = record(self, args, {}, o)
-            else:
-                out._grad_fn = record_tensors(self, args, a, None, {}, o)
-            if out._data.dtype.kind in "fc":
-                out._requires_grad = True
-            else:
-                out.requires_grad = True
+            self._track(out, (a,), a, None, -1)
         else:
             out._requires_grad = False
         return out
@@ -213,20 +191,28 @@ class Prim:
             out._data = kernel(*arrays)
         out._device = dev
         if t._requires_grad and STATE.enabled:
-            out._output_nr, out._base, out._inference = 0, None, False
-            save = self.save_output
-            o = out if save is True or (save is not False and save(args)) else None
-            if HOOKS_OPEN[0] or ANOMALY.enabled:
-                out._grad_fn = record(self, args, {}, o)
-            else:
-                out._grad_fn = record_number(self, args, t, slot, {}, o)
-            if out._data.dtype.kind in "fc":
-                out._requires_grad = True
-            else:
-                out.requires_grad = True
+            self._track(out, args, t, None, slot)
         else:
             out._requires_grad = False
         return out
+
+    def _track(self, out: Tensor, args: tuple[Any, ...], a: Tensor, b: Tensor | None, slot: int) -> None:
+        """The direct calls' recording: ``out``'s node, made by ``record_tensors`` (``a`` and ``b``, the second
+        tensor or None) or, for ``a`` at ``slot`` >= 0 beside a number, ``record_number``; by the general ``record``
+        while saved-tensor hooks or anomaly mode are on, as ``__call__``'s."""
+        out._output_nr, out._base, out._inference = 0, None, False
+        save = self.save_output
+        o = out if save is True or (save is not False and save(args)) else None
+        if HOOKS_OPEN[0] or ANOMALY.enabled:
+            out._grad_fn = record(self, args, {}, o)
+        elif slot < 0:
+            out._grad_fn = record_tensors(self, args, a, b, {}, o)
+        else:
+            out._grad_fn = record_number(self, args, a, slot, {}, o)
+        if out._data.dtype.kind in "fc":
+            out._requires_grad = True
+        else:
+            out.requires_grad = True
 
     def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:
         dev: device | None = None
