@@ -265,13 +265,19 @@ class _Native:
     def replay(self, rewrite: bool) -> str | None:
         """Encode and submit the commands once; the error WebGPU reported, or None."""
         errors = self.errors
+        if rewrite:  # (its own capture: a rejected write submits nothing)
+            at, ptr, nbytes = self.span
+            errors.capture("shapetorch.graph.write")
+            try:
+                self.write(self.queue, self.arena, at, ptr, nbytes)
+            finally:
+                got = errors.release("shapetorch.graph.write")
+            if got is not None:
+                return _last_line(got)
         errors.capture("shapetorch.graph.replay")
         null = self.null
         enc = cpass = cbuf = null
         try:
-            if rewrite:
-                at, ptr, nbytes = self.span
-                self.write(self.queue, self.arena, at, ptr, nbytes)
             enc = self.create(self.device, null)
             cpass = self.begin(enc, null)
             set_pipeline, set_group, dispatch = self.set_pipeline, self.set_group, self.dispatch
@@ -288,10 +294,13 @@ class _Native:
             for free, handle in ((self.free_pass, cpass), (self.free_encoder, enc), (self.free_commands, cbuf)):
                 if handle != null:
                     free(handle)
-        if got is None:
-            return None
-        lines = [ln.strip() for ln in str(got[1]).strip().splitlines() if ln.strip()]
-        return lines[-1] if lines else str(got[0])
+        return None if got is None else _last_line(got)
+
+
+def _last_line(error: tuple[str, str]) -> str:
+    """The last line of a captured (type, message) (wgpu-native's cause comes last)."""
+    lines = [ln.strip() for ln in str(error[1]).strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else str(error[0])
 
 
 def _submit_calls() -> tuple[list[Any], Any, Any] | None:
