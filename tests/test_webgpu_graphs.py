@@ -531,3 +531,27 @@ def test_a_replay_whose_write_the_device_rejects_raises_the_coded_error_and_subm
     g.replay()
     assert set(np.unique(z.numpy())) <= {0.0, 2.0}
     np.testing.assert_array_equal((st.arange(3, dtype=st.float32, device="webgpu") * 2).numpy(), [0.0, 2.0, 4.0])
+
+
+def test_the_public_method_replay_matches_the_native_one():
+    """A replay through wgpu-py's methods (a wgpu whose internals differ from those the native replay calls) draws
+    and computes what the native replay does, replay by replay."""
+    x = st.ones(64, device="webgpu")
+    (F.dropout(x, 0.5) * 2 + st.rand(64, device="webgpu")).sum().item()
+    g = st.webgpu.Graph()
+    with st.webgpu.graph(g):
+        y = F.dropout(x, 0.5) * 2 + st.rand(64, device="webgpu")
+    captured = g._captured
+    native = captured.native
+    got = {}
+    for way in ("native", "public"):
+        captured.native = native if way == "native" else None
+        st.manual_seed(3)
+        got[way] = []
+        for _ in range(2):
+            g.replay()
+            got[way].append(y.numpy())
+    captured.native = native
+    for a, b in zip(got["public"], got["native"], strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(got["public"][0], got["public"][1])
