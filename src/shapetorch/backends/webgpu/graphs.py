@@ -236,7 +236,9 @@ class _Native:
     object with its tracker and ``__del__``): about 70 us of a replay's fixed 300 on lavapipe (the MLP step of
     ``bench_webgpu_steps``). One error capture spans the whole replay instead (wgpu-native reports a validation
     error through the device's callback during the call that finds it, which wgpu-py routes to the innermost
-    capture), so what WebGPU rejects still raises the coded error. WebGPU has no reusable compute command buffer
+    capture), so what it reports still raises the coded error. (What wgpu-native 0.31 validates only at the submit
+    aborts the process, through wgpu-py's ``submit`` as well: the runtime's record-time checks of grids and
+    bindings keep a graph's commands valid.) WebGPU has no reusable compute command buffer
     (a buffer is consumed by its submit; bundles are render-only, wgpu-native adds none), so each replay encodes
     its commands again; what stays the same between replays (handles, offsets arrays) is built here once."""
 
