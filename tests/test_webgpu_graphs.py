@@ -451,3 +451,107 @@ def test_a_refused_capture_leaves_no_held_optimizer_step_behind():
     step(2)
     for a, b in zip(model.parameters(), cpu_params):
         np.testing.assert_allclose(a.detach().numpy(), b, rtol=1e-5, atol=1e-6)
+
+
+def test_graphs_replayed_alternately_with_draws_eager_work_and_a_new_seed_between():
+    """Two graphs with random draws (apart, with other work between them) replayed alternately, eager draws and
+    pool churn between the replays, then a new seed: each replay rewrites its draws' seed and offset words and
+    draws what the same eager sequence draws."""
+    x = st.ones(64, device="webgpu")
+
+    def first() -> tuple[st.Tensor, st.Tensor]:
+        y = F.dropout(x, 0.5) * 3 + 1
+        return y, (y * x).sum() + st.rand(8, device="webgpu")
+
+    def second() -> st.Tensor:
+        return st.randn(16, device="webgpu") * 2
+
+    def churn() -> None:  # eager tensors made and freed: the pool's buffers change hands
+        for k in range(4):
+            (st.full((64,), float(k), device="webgpu") + k).sum().item()
+
+    def sequence(run1, run2, seed: int) -> list[np.ndarray]:
+        st.manual_seed(seed)
+        out = []
+        for _ in range(3):
+            out.extend(t.numpy() for t in run1())
+            out.append(run2().numpy())
+            out.append(st.rand(5, device="webgpu").numpy())
+            churn()
+        return out
+
+    for _ in range(2):  # (pipelines made before the captures)
+        first(), second()
+    st.manual_seed(1)
+    g1, g2 = st.webgpu.Graph(), st.webgpu.Graph()
+    with st.webgpu.graph(g1):
+        y, s = first()
+    with st.webgpu.graph(g2):
+        r = second()
+
+    def replay1() -> tuple[st.Tensor, st.Tensor]:
+        g1.replay()
+        return y, s
+
+    def replay2() -> st.Tensor:
+        g2.replay()
+        return r
+
+    for seed in (5, 6):
+        want = sequence(first, second, seed)
+        got = sequence(replay1, replay2, seed)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+        assert not np.array_equal(got[0], got[4])  # (a fresh dropout mask per replay)
+
+
+def test_a_replay_whose_write_the_device_rejects_raises_the_coded_error_and_submits_nothing():
+    """What wgpu-native reports while a replay calls it directly (here the write of the random draws' words, planted
+    past the graph's parameter buffer) raises the coded error, not a raw GPUValidationError or only a log line;
+    nothing is submitted, and the next replays and eager ops run. (wgpu-native 0.31 validates a pass's commands at
+    submit, where a failure aborts the process: the runtime checks grids and bindings when an op is recorded.)"""
+    x = st.ones(8, device="webgpu")
+    g = st.webgpu.Graph()
+    with st.webgpu.graph(g):
+        z = F.dropout(x, 0.5)
+    native = g._captured.native
+    if native is None:
+        pytest.skip("this wgpu is driven through its public methods (SHAPETORCH_WEBGPU_PUBLIC_CALLS=1)")
+    g.replay()
+    before = z.numpy()
+    x.copy_(st.full((8,), 5.0))
+    good = native.span
+    native.span = (4 * len(g._captured.words), *good[1:])
+    with pytest.raises(RuntimeError, match="rejected the graph.*overrunning") as info:
+        g.replay()
+    assert info.value.code == "device_error_failed"
+    np.testing.assert_array_equal(z.numpy(), before)  # (the graph did not run)
+    x.copy_(st.ones(8))
+    native.span = good
+    g.replay()
+    assert set(np.unique(z.numpy())) <= {0.0, 2.0}
+    np.testing.assert_array_equal((st.arange(3, dtype=st.float32, device="webgpu") * 2).numpy(), [0.0, 2.0, 4.0])
+
+
+def test_the_public_method_replay_matches_the_native_one():
+    """A replay through wgpu-py's methods (a wgpu whose internals differ from those the native replay calls) draws
+    and computes what the native replay does, replay by replay."""
+    x = st.ones(64, device="webgpu")
+    (F.dropout(x, 0.5) * 2 + st.rand(64, device="webgpu")).sum().item()
+    g = st.webgpu.Graph()
+    with st.webgpu.graph(g):
+        y = F.dropout(x, 0.5) * 2 + st.rand(64, device="webgpu")
+    captured = g._captured
+    native = captured.native
+    got = {}
+    for way in ("native", "public"):
+        captured.native = native if way == "native" else None
+        st.manual_seed(3)
+        got[way] = []
+        for _ in range(2):
+            g.replay()
+            got[way].append(y.numpy())
+    captured.native = native
+    for a, b in zip(got["public"], got["native"], strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(got["public"][0], got["public"][1])

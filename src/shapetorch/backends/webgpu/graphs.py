@@ -129,6 +129,9 @@ class Captured:
             last = pipe
         self.handles = [(None if p is None else p._internal, b._internal, o, x, y, z)
                         for p, b, o, x, y, z in self.commands] if RT.raw is not None else None
+        # the replay's own C calls (encoder, pass, submit), with what they take built once here
+        calls = _submit_calls() if self.handles is not None else None
+        self.native = _Native(self, calls) if calls is not None else None
         # every buffer the commands name, withheld from the pool until release()
         bufs = {}
         for _, key, _, _, _ in entries:
@@ -151,39 +154,42 @@ class Captured:
                 off = offset + shift
                 words[at:at + 4] = (seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, off & 0xFFFFFFFF,
                                     (off >> 32) & 0xFFFFFFFF)
-            RT.device.queue.write_buffer(self.arena, 0, words)
-        encoder = RT.device.create_command_encoder()
-        cpass = encoder.begin_compute_pass()
-        raw, pid, handles = RT.raw, getattr(cpass, "_internal", None), self.handles
-        try:
-            if raw is not None and handles is not None and pid is not None:
-                set_pipeline, set_group, dispatch, offs = raw
-                for p, b, o, x, y, z in handles:
-                    if p is not None:
-                        set_pipeline(pid, p)
-                    offs[0] = o
-                    set_group(pid, 0, b, 1, offs)
-                    dispatch(pid, x, y, z)
-            else:
-                for p, b, o, x, y, z in self.commands:
-                    if p is not None:
-                        cpass.set_pipeline(p)
-                    cpass.set_bind_group(0, b, [o])
-                    cpass.dispatch_workgroups(x, y, z)
-            cpass.end()
-            RT.device.queue.submit([encoder.finish()])
-        except Exception as e:
+        native = self.native
+        if native is not None:
+            error = native.replay(bool(self.random))
+        else:
+            error = self._replay_public()
+        if error is not None:
             fail("device_error_failed", op="webgpu.graph.replay",
-                 problem=f"WebGPU rejected the graph's commands: {str(e).strip().splitlines()[-1:]}")
+                 problem=f"WebGPU rejected the graph's commands: {error}")
         RT.n_dispatch += len(self.commands)
         RT.n_submit += 1
         for cid, check in self.checks.items():  # (read and raised at the next sync, as an eager kernel's)
             RT.checks.setdefault(cid, check)
 
+    def _replay_public(self) -> str | None:
+        """The replay through wgpu-py's methods (a wgpu whose internals differ from those ``_Native`` calls); the
+        last line of what WebGPU raised, or None."""
+        if self.random:
+            RT.device.queue.write_buffer(self.arena, 0, self.words)
+        try:
+            encoder = RT.device.create_command_encoder()
+            cpass = encoder.begin_compute_pass()
+            for p, b, o, x, y, z in self.commands:
+                if p is not None:
+                    cpass.set_pipeline(p)
+                cpass.set_bind_group(0, b, [o])
+                cpass.dispatch_workgroups(x, y, z)
+            cpass.end()
+            RT.device.queue.submit([encoder.finish()])
+        except Exception as e:
+            return str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        return None
+
     def release(self) -> None:
         """Give the graph's buffers back to the pool (those whose tensors are gone return to it now)."""
         bufs, self.buffers = self.buffers, {}
-        self.commands, self.handles, self.keep = [], None, []
+        self.commands, self.handles, self.keep, self.native = [], None, [], None
         withheld = RT.withheld
         for i in bufs:
             rec = withheld.get(i)
@@ -220,3 +226,117 @@ def _withhold(bufs: dict[int, Any]) -> None:
             keep.sort()
             heap[:] = keep
     RT.peak_bytes = max(RT.peak_bytes, RT.live_bytes)
+
+
+class _Native:
+    """A graph's replay through wgpu-native's C functions: the encoder, the pass, the dispatches (the runtime's own
+    entry points, ``RT.raw``), finish and submit, and the parameter words a replay rewrites.
+
+    wgpu-py's methods cost 2-4 times the C call each around it (a descriptor struct, an error capture, a Python
+    object with its tracker and ``__del__``): about 70 us of a replay's fixed 300 on lavapipe (the MLP step of
+    ``bench_webgpu_steps``). One error capture spans the whole replay instead (wgpu-native reports a validation
+    error through the device's callback during the call that finds it, which wgpu-py routes to the innermost
+    capture), so what it reports still raises the coded error. (What wgpu-native 0.31 validates only at the submit
+    aborts the process, through wgpu-py's ``submit`` as well: the runtime's record-time checks of grids and
+    bindings keep a graph's commands valid.) WebGPU has no reusable compute command buffer
+    (a buffer is consumed by its submit; bundles are render-only, wgpu-native adds none), so each replay encodes
+    its commands again; what stays the same between replays (handles, offsets arrays) is built here once."""
+
+    def __init__(self, graph: Captured, calls: tuple[list[Any], Any, Any]) -> None:
+        funcs, ffi, self.errors = calls
+        (self.create, self.begin, self.end, self.finish, self.submit, self.write, self.free_pass, self.free_encoder,
+         self.free_commands) = funcs
+        self.null = ffi.NULL
+        self.device = RT.device._internal
+        self.queue = RT.device.queue._internal
+        self.arena = graph.arena._internal
+        self.cbuf = ffi.new("struct WGPUCommandBufferImpl *[1]")
+        assert RT.raw is not None
+        set_pipeline, set_group, dispatch, _ = RT.raw
+        self.set_pipeline, self.set_group, self.dispatch = set_pipeline, set_group, dispatch
+        assert graph.handles is not None
+        # each command's dynamic offset in a C array of its own (read by the call, never written)
+        self.commands = [(p, b, ffi.new("uint32_t[1]", [o]), x, y, z) for p, b, o, x, y, z in graph.handles]
+        # the span of parameter words a replay rewrites (the random draws' seeds and offsets), as a pointer into the
+        # graph's words and a byte range of the arena
+        self.words = graph.words
+        ats = [at for at, _, _ in graph.random]
+        lo, hi = (min(ats), max(ats) + 4) if ats else (0, 0)
+        self.span = (4 * lo, ffi.cast("char *", ffi.from_buffer(self.words)) + 4 * lo, 4 * (hi - lo))
+
+    def replay(self, rewrite: bool) -> str | None:
+        """Encode and submit the commands once; the error WebGPU reported, or None."""
+        errors = self.errors
+        if rewrite:  # (its own capture: a rejected write submits nothing)
+            at, ptr, nbytes = self.span
+            errors.capture("shapetorch.graph.write")
+            try:
+                self.write(self.queue, self.arena, at, ptr, nbytes)
+            finally:
+                got = errors.release("shapetorch.graph.write")
+            if got is not None:
+                return _last_line(got)
+        errors.capture("shapetorch.graph.replay")
+        null = self.null
+        enc = cpass = cbuf = null
+        try:
+            enc = self.create(self.device, null)
+            cpass = self.begin(enc, null)
+            set_pipeline, set_group, dispatch = self.set_pipeline, self.set_group, self.dispatch
+            for p, b, offs, x, y, z in self.commands:
+                if p is not None:
+                    set_pipeline(cpass, p)
+                set_group(cpass, 0, b, 1, offs)
+                dispatch(cpass, x, y, z)
+            self.end(cpass)
+            cbuf = self.cbuf[0] = self.finish(enc, null)
+            self.submit(self.queue, 1, self.cbuf)
+        finally:
+            got = errors.release("shapetorch.graph.replay")
+            for free, handle in ((self.free_pass, cpass), (self.free_encoder, enc), (self.free_commands, cbuf)):
+                if handle != null:
+                    free(handle)
+        return None if got is None else _last_line(got)
+
+
+def _last_line(error: tuple[str, str]) -> str:
+    """The last line of a captured (type, message) (wgpu-native's cause comes last)."""
+    lines = [ln.strip() for ln in str(error[1]).strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else str(error[0])
+
+
+def _submit_calls() -> tuple[list[Any], Any, Any] | None:
+    """wgpu-native's C functions of ``SUBMIT_SIGNATURES`` (in that order), cffi's ``ffi`` and wgpu-py's error
+    handler; None where the runtime does not call wgpu-native itself (``RT.raw`` is None: another backend, a
+    wgpu whose internals moved, or ``SHAPETORCH_WEBGPU_PUBLIC_CALLS=1``) or the declarations differ."""
+    if RT.raw is None:
+        return None
+    try:
+        from wgpu.backends.wgpu_native._api import error_handler
+        from wgpu.backends.wgpu_native._ffi import ffi, lib
+
+        calls = [getattr(lib, n) for n in SUBMIT_SIGNATURES]
+        if [ffi.typeof(c).cname for c in calls] != list(SUBMIT_SIGNATURES.values()):
+            return None
+        if not (callable(error_handler.capture) and callable(error_handler.release)):
+            return None
+        return calls, ffi, error_handler
+    except Exception:
+        return None
+
+
+# The C functions of a replay besides the dispatches' (``runtime.NATIVE_SIGNATURES``), with wgpu 0.31's declarations.
+SUBMIT_SIGNATURES = {
+    "wgpuDeviceCreateCommandEncoder":
+        "struct WGPUCommandEncoderImpl *(*)(struct WGPUDeviceImpl *, WGPUCommandEncoderDescriptor *)",
+    "wgpuCommandEncoderBeginComputePass":
+        "struct WGPUComputePassEncoderImpl *(*)(struct WGPUCommandEncoderImpl *, WGPUComputePassDescriptor *)",
+    "wgpuComputePassEncoderEnd": "void(*)(struct WGPUComputePassEncoderImpl *)",
+    "wgpuCommandEncoderFinish":
+        "struct WGPUCommandBufferImpl *(*)(struct WGPUCommandEncoderImpl *, WGPUCommandBufferDescriptor *)",
+    "wgpuQueueSubmit": "void(*)(struct WGPUQueueImpl *, size_t, struct WGPUCommandBufferImpl * *)",
+    "wgpuQueueWriteBuffer": "void(*)(struct WGPUQueueImpl *, struct WGPUBufferImpl *, uint64_t, void *, size_t)",
+    "wgpuComputePassEncoderRelease": "void(*)(struct WGPUComputePassEncoderImpl *)",
+    "wgpuCommandEncoderRelease": "void(*)(struct WGPUCommandEncoderImpl *)",
+    "wgpuCommandBufferRelease": "void(*)(struct WGPUCommandBufferImpl *)",
+}
