@@ -1982,6 +1982,9 @@ def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
         "diagonal_backward": diagonal_backward_kernel,
         "index": get_kernel, "select": get_kernel, "slice": get_kernel, "index_select": get_kernel,
         "split_with_sizes": views_kernel, "unbind": views_kernel,
+        # a gradient's formal input and its tie at the forward's output are identities (NOTE [formal input of a
+        # gradient] in ops/_common.py): the first operand itself, no dispatch, as the CPU's
+        "formal_input": lambda g, x: g, "gradient_tie": lambda out, x: out,
         "index_backward": index_backward_kernel,
         "index_put": index_put_kernel,
         "gather": gather_kernel,
