@@ -84,6 +84,9 @@ def samples(name: str) -> Iterator[Any]:
 
 
 def _random(name: str, s: Any) -> bool:
+    """Whether the sample draws random numbers (its values then differ between devices by design)."""
+    if name == "nn.functional.multi_head_attention_forward":  # its dropout_p is the 10th positional argument
+        return bool(s.kwargs.get("training", True) and len(s.args) > 9 and s.args[9])
     return name in RANDOM or (name == "nn.functional.scaled_dot_product_attention" and s.kwargs.get("dropout_p", 0))
 
 
