@@ -27,17 +27,33 @@ NOT_FLOAT32 = {
     "custom_dataset_collate": "collates float64 NumPy arrays and Python floats into float64 tensors",
     "kaggle_tabular": "torch.tensor of float64 NumPy values (pos_weight, labels) makes float64 tensors",
     "gp_regression": "a Gaussian process in float64 (dtype=torch.float64 data and hyperparameters)",
+    "int8_quantization": "int8 weights and activations (WebGPU has no int8: docs/runtimes.md)",
 }
 
-FLOAT32 = [p for p in PROGRAMS if p.stem not in NOT_FLOAT32]
+# float32 programs that use what the WebGPU runtime refuses or cannot follow to the printed digits, with why.
+NOT_ON_WEBGPU = {
+    "fno_spectral": "writes into a complex64 tensor by index (`out_ft[:, :, :m] = ...`), which WebGPU's complex64 "
+                    "kernels do not take (docs/runtimes.md, complex64 and the FFTs)",
+    "gaussian_regression": "L-BFGS with a strong-Wolfe line search: the device's float32 rounding changes the "
+                           "accepted steps, and the printed loss differs in the fourth digit",
+}
+
+FLOAT32 = [p for p in PROGRAMS if p.stem not in NOT_FLOAT32 and p.stem not in NOT_ON_WEBGPU]
+# Every other program runs from test_programs_webgpu_second_half.py: on lavapipe a program takes 5-40 s, and the
+# suite's workers take whole files (--dist loadfile), so two files let both workers share them.
+FIRST_HALF, SECOND_HALF = FLOAT32[0::2], FLOAT32[1::2]
 
 
 def test_the_exclusions_name_programs() -> None:
-    assert set(NOT_FLOAT32) <= {p.stem for p in PROGRAMS}
+    assert set(NOT_FLOAT32) | set(NOT_ON_WEBGPU) <= {p.stem for p in PROGRAMS}
 
 
-@pytest.mark.parametrize("path", FLOAT32, ids=[p.stem for p in FLOAT32])
+@pytest.mark.parametrize("path", FIRST_HALF, ids=[p.stem for p in FIRST_HALF])
 def test_program_runs_on_webgpu_as_with_torch(path: Path) -> None:
+    run_on_webgpu(path)
+
+
+def run_on_webgpu(path: Path) -> None:
     from shapetorch.backends.webgpu.runtime import RT
 
     before = RT.n_dispatch
