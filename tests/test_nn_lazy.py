@@ -157,3 +157,16 @@ def test_operators_on_uninitialized_parameters_are_refused_as_torch():
             with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter"):
                 use()
         assert p in [p]  # membership compares identities first, as the optimizers' checks need
+
+
+@pytest.mark.parametrize("call", ["add", "mul", "exp", "sum", "cat", "matmul", "where"])
+def test_functions_on_uninitialized_tensors_are_refused_as_torch(call):
+    """torch refuses them in any function (its ``__torch_function__``), not only in operators: they must never
+    compute on the empty storage."""
+    for lib in (st, torch):
+        for t in (lib.nn.UninitializedParameter(), lib.nn.UninitializedBuffer()):
+            use = {"add": lambda: lib.add(t, 1.0), "mul": lambda: lib.mul(t, t), "exp": lambda: lib.exp(t),
+                   "sum": lambda: lib.sum(t), "cat": lambda: lib.cat([t, t]), "matmul": lambda: lib.matmul(t, t),
+                   "where": lambda: lib.where(t > 0, t, t)}[call]
+            with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter"):
+                use()

@@ -40,6 +40,9 @@ class Tensor:
     # (Function name, output number, one of several outputs) on an input a custom Function returned as-is: torch
     # refuses in-place ops on it, whose view rebase would bypass the Function's backward (and a module's hooks)
     _created_in: tuple[str, int, bool] | None = None
+    # True on a lazy module's uninitialized parameters and buffers (``nn.parameter``): an op that reaches the
+    # engine's general path with one refuses it, as torch's ``__torch_function__`` does
+    _uninitialized: bool = False
 
     __array_priority__ = 1000  # numpy defers `ndarray + Tensor` to Tensor.__radd__
 
@@ -339,8 +342,8 @@ PLAIN_TYPES: set[type] = {Tensor}
 # what the engine and the fast paths read or call on a tensor: a subclass that defines any of them is not plain
 _ENGINE_READS = frozenset({
     "_data", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base", "_version_cell", "_accumulator",
-    "_hooks", "_post_accumulate_hooks", "_fw_grads", "_inference", "_created_in", "requires_grad", "grad", "grad_fn",
-    "dtype", "_shareable_data", "_bump_version", "__getattribute__", "__getattr__", "__setattr__",
+    "_hooks", "_post_accumulate_hooks", "_fw_grads", "_inference", "_created_in", "_uninitialized", "requires_grad",
+    "grad", "grad_fn", "dtype", "_shareable_data", "_bump_version", "__getattribute__", "__getattr__", "__setattr__",
 })
 
 

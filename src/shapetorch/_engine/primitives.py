@@ -220,6 +220,8 @@ class Prim:
         arrays = []
         for a in args:
             if isinstance(a, Tensor):
+                if a._uninitialized:  # (only the general path sees one: it is no plain tensor type)
+                    raise a._use_error(self.name)
                 if dev is None:
                     dev = a._device
                 elif a._device is not dev and a._device != dev:
@@ -284,7 +286,7 @@ def untracked_array(prim: Prim, input: Tensor, kernel: Kernel) -> Any:
     None."""
     src = input._data
     if (input._requires_grad and STATE.enabled) or type(src) is not _NDARRAY or input._device.type != "cpu" \
-            or SLOW_PATH[0] or prim.kernels["cpu"] is not kernel:
+            or SLOW_PATH[0] or prim.kernels["cpu"] is not kernel or input._uninitialized:
         return None
     return src
 
@@ -294,7 +296,7 @@ def untracked_pair(prim: Prim, a: Tensor, b: Tensor, kernel: Kernel) -> tuple[An
     x, y = a._data, b._data
     if ((a._requires_grad or b._requires_grad) and STATE.enabled) or type(x) is not _NDARRAY \
             or type(y) is not _NDARRAY or a._device.type != "cpu" or b._device.type != "cpu" or SLOW_PATH[0] \
-            or prim.kernels["cpu"] is not kernel:
+            or prim.kernels["cpu"] is not kernel or a._uninitialized or b._uninitialized:
         return None
     return x, y
 

@@ -102,6 +102,8 @@ class UninitializedTensorMixin:
     cls_to_become: type[Tensor] = Tensor
     _data: Any
     _device: Any
+    _uninitialized = True  # (the engine's general path refuses it in any op: ``_use_error`` is its error)
+    _use_error = staticmethod(_use_error)
 
     def __getattribute__(self, name: str) -> Any:
         if name.startswith("_") or name in _UNINITIALIZED_ALLOWED:
