@@ -83,3 +83,25 @@ def test_logit_eps_second_derivative_as_torch() -> None:
         gt, = torch.autograd.grad(torch.logit(xt, eps).sum(), xt, create_graph=True)
         close(gs, gt, 1e-9)
         close(st.autograd.grad(gs.sum(), xs)[0], torch.autograd.grad(gt.sum(), xt)[0], 1e-9)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss_second_order_as_torch(reduction: str, weighted: bool) -> None:
+    """nll_loss is linear in its input, but torch's gradient is its native NllLossBackward (it takes the input):
+    with create_graph the gradient requires grad and its own gradient is zeros."""
+    x0 = (np.arange(12, dtype=np.float64).reshape(3, 4) * 0.37) % 1.3 - 0.6
+    out = []
+    for lib, fl in ((st, F), (torch, TF)):
+        x = lib.tensor(x0, requires_grad=True)  # type: ignore[attr-defined]
+        w = lib.tensor([1.0, 2.0, 0.5, 1.5], dtype=lib.float64) if weighted else None  # type: ignore[attr-defined]
+        y = fl.nll_loss(x, lib.tensor([0, 3, 1]), weight=w, reduction=reduction)  # type: ignore[attr-defined]
+        g, = lib.autograd.grad(y.sum(), x, create_graph=True)  # type: ignore[attr-defined]
+        gg = lib.autograd.grad(g.sum(), x, allow_unused=True)[0] if g.requires_grad else None  # type: ignore[attr-defined]
+        out.append((y.grad_fn.name(), g.requires_grad, g.detach().numpy(), gg))
+    (ns, rs, gs, ggs), (nt, rt, gt, ggt) = out
+    assert (ns, rs) == (nt, rt)
+    np.testing.assert_allclose(gs, gt, atol=1e-12)
+    assert (ggs is None) == (ggt is None)
+    if ggt is not None:
+        close(ggs, ggt, 1e-12)

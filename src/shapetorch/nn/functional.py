@@ -28,7 +28,18 @@ from .._tensor import Tensor
 from ..ops import activation as A
 from ..ops import convolution as C
 from ..ops import pooling as P
-from ..ops._common import autocast_inputs, be, cast, check, check_fill_value, make_inplace, promoted, refuse
+from ..ops._common import (
+    as_node,
+    autocast_inputs,
+    be,
+    cast,
+    check,
+    check_fill_value,
+    make_inplace,
+    promoted,
+    refuse,
+    tie_gradient,
+)
 from ..ops.activation import (
     apply_dropout,
     check_dropout_p,
@@ -1201,13 +1212,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     w = valid.to(input.dtype) if weight is None else weight.index_select(0, safe) * valid.to(input.dtype)
     loss = -picked * w
     if reduction == "none":
-        return loss.reshape(shape)
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "mean":
-        return loss.sum() / w.sum()
-    _check_reduction(reduction, "nll_loss")
-    return loss
+        loss = loss.reshape(shape)
+    elif reduction == "sum":
+        loss = loss.sum()
+    elif reduction == "mean":
+        loss = loss.sum() / w.sum()
+    else:
+        _check_reduction(reduction, "nll_loss")
+    # torch's gradient is its native NllLossBackward of (grad, self, ...): under create_graph it requires grad
+    # even though nll_loss is linear in the input (NOTE [formal input of a gradient])
+    return tie_gradient(as_node(loss, "NllLossBackward0", input, target), input)
 
 
 def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str,
