@@ -246,3 +246,25 @@ def test_past_the_recompile_limit_new_signatures_run_eagerly():
         for n in (1, 2, 3, 3, 3):
             np.testing.assert_allclose(f(_x(n)).numpy(), 3 * _x(n).numpy(), rtol=1e-6)
     assert len(_entries(f)) == 2
+
+
+def test_gradients_accumulate_over_calls_and_autograd_grad_leaves_grad_alone():
+    model, twin = _mlp().eval(), _mlp().eval()  # (eval: no dropout, so the two agree call by call)
+    compiled = st.compile(model, mode="reduce-overhead")
+    for i in range(6):  # zero_grad for 3 calls (.grad then is the graph's buffer), then none: each backward adds
+        if i < 3:
+            model.zero_grad()
+            twin.zero_grad()
+        compiled(_x(4, 6, seed=i)).square().sum().backward()
+        twin(_x(4, 6, seed=i)).square().sum().backward()
+    for a, b in zip(model.parameters(), twin.parameters()):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-5)
+    model.zero_grad()
+    twin.zero_grad()
+    for i in range(3):  # set_to_none, then autograd.grad: .grad stays None, the gradients are returned
+        got = st.autograd.grad(compiled(_x(4, 6, seed=i)).square().sum(), list(model.parameters()))
+        want = st.autograd.grad(twin(_x(4, 6, seed=i)).square().sum(), list(twin.parameters()))
+        assert all(p.grad is None for p in model.parameters())
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
+    assert _replaying(compiled) == [True]

@@ -376,6 +376,8 @@ class _Replay:
     def __init__(self, entry: _Entry, fwd: Any, bwd: Any, out: Any, static_in: list[Any], static_out: list[Any],
                  surface: list[Any], static_grad_out: list[Any], static_grad_in: tuple[Any, ...],
                  backward_error: Exception | None, static_grads: list[Any]) -> None:
+        from ._engine.backward import _WALKS
+        from ._grad_mode import is_grad_enabled
         from .autograd import Function, once_differentiable
 
         self.fwd, self.bwd, self.out = fwd, bwd, out
@@ -414,7 +416,20 @@ class _Replay:
                         p.grad = held.clone()
                 if replay.bwd.num_dispatches():
                     replay.bwd.replay()
-                return tuple(None if g is None else g.detach() for g in static_grad_in)
+                grads_in = [None if g is None else g.detach() for g in static_grad_in]
+                # a plain backward() (every edge, no create_graph) would accumulate into a leaf whose .grad is None
+                # a clone of the gradient returned (its buffer is the graph's): the leaf takes the graph's buffer
+                # instead, so its .grad is the same memory at each step, and a compiled opt.step reads it without
+                # a copy (the copy before the next replay, above, keeps an accumulation right)
+                walks = _WALKS.needed
+                if walks and walks[-1] is None and not is_grad_enabled():
+                    for i in range(n_args, len(grads_in)):
+                        p, g = replay.params[i - n_args], grads_in[i]
+                        if (g is not None and p.grad is None and p._hooks is None
+                                and p._post_accumulate_hooks is None):
+                            p.grad = g
+                            grads_in[i] = None
+                return tuple(grads_in)
 
         self.function = CompiledGraph if diff_pos else None
 
