@@ -268,3 +268,13 @@ def test_gradients_accumulate_over_calls_and_autograd_grad_leaves_grad_alone():
         for a, b in zip(got, want):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
     assert _replaying(compiled) == [True]
+
+
+def test_a_strided_input_and_a_view_output():
+    f = st.compile(lambda x: (x * 2).t(), mode="reduce-overhead")
+    for i in range(4):
+        a = np.random.default_rng(i).normal(size=(3, 5)).astype(np.float32)
+        y = f(st.tensor(a, device="webgpu").t())  # (the argument a transposed view, the output one)
+        assert y.shape == (3, 5)
+        np.testing.assert_allclose(y.numpy(), 2 * a, rtol=1e-6)
+    assert _replaying(f) == [True]

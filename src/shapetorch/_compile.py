@@ -369,6 +369,19 @@ def _reason(e: Exception) -> str:
     return f"{type(e).__name__} under capture: {msg}"
 
 
+def _copy_in(static: Any, t: Any) -> None:
+    """``static.copy_(t)`` for a graph's private input: through the runtime's copy kernel where both are WebGPU
+    tensors of one dtype and shape (the signature's guards make them so; the op layer's in-place checks and version
+    counter have nothing to guard on a tensor only the graph holds), else ``copy_``."""
+    if (t._device.type == "webgpu" and static._device.type == "webgpu" and t.dtype == static.dtype
+            and t.shape == static.shape and t.numel()):
+        from .backends.webgpu import kernels
+
+        kernels.assign(static._data, t._data)
+    else:
+        static.copy_(t)
+
+
 class _Replay:
     """What replays one captured signature: copies the arguments in, replays, hands out fresh outputs, and (when
     they need gradients) an autograd ``Function`` whose backward replays the backward graph."""
@@ -407,7 +420,7 @@ class _Replay:
                     if g is None:
                         static.zero_()
                     elif g.data_ptr() != static.data_ptr():
-                        static.copy_(g)
+                        _copy_in(static, g)
                 # a leaf whose .grad is the graph's own buffer (the engine took the returned gradient as it is)
                 # gets a copy before the replay overwrites it (an accumulation keeps the old value)
                 for p, g in zip(replay.params, static_grad_in[n_args:]):
@@ -435,7 +448,14 @@ class _Replay:
 
     @staticmethod
     def fresh(t: Any) -> Any:
-        return t.detach().clone()
+        """A copy of a static output, made by the runtime's copy kernel (the op layer's ``clone`` costs 2-3 times
+        as much host time, for a tensor no autograd or view needs: the graph's outputs are contiguous and private)."""
+        from ._tensor import Tensor
+        from .backends.webgpu import kernels
+
+        if t._device.type != "webgpu" or not t.numel():
+            return t.detach().clone()
+        return Tensor._make(kernels.contiguous_copy(t._data), t._device)
 
     def __call__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         from ._grad_mode import no_grad
@@ -444,13 +464,13 @@ class _Replay:
         with no_grad():
             for s, t in zip(self.static_in, user_in):
                 if s.data_ptr() != t.data_ptr():
-                    s.copy_(t)
+                    _copy_in(s, t)
             if self.opt is not None:  # the gradients the step reads: the captured tensors, refreshed if replaced
                 ps = [p for g in self.opt.param_groups for p in g["params"]]
                 for p, s in zip(ps, self.static_grads):
                     g = p.grad
                     if g is not None and s is not None and g.data_ptr() != s.data_ptr():
-                        s.copy_(g)
+                        _copy_in(s, g)
         function = self.function
         if function is None:
             self.fwd.replay()
