@@ -278,3 +278,19 @@ def test_a_strided_input_and_a_view_output():
         assert y.shape == (3, 5)
         np.testing.assert_allclose(y.numpy(), 2 * a, rtol=1e-6)
     assert _replaying(f) == [True]
+
+
+def test_a_call_before_the_last_backward_runs_eagerly():
+    """The forward graph's saved activations belong to the backward still due: a second call before it runs
+    eagerly, so both backwards get their own call's activations."""
+    model, twin = _mlp().eval(), _mlp().eval()
+    compiled = st.compile(model, mode="reduce-overhead")
+    for i in range(4):
+        model.zero_grad()
+        twin.zero_grad()
+        a, b = _x(4, 6, seed=i), _x(4, 6, seed=i + 10)
+        (compiled(a).square().sum() + compiled(b).tanh().sum()).backward()
+        (twin(a).square().sum() + twin(b).tanh().sum()).backward()
+        for p, q in zip(model.parameters(), twin.parameters()):
+            np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-5)
+    assert _replaying(compiled) == [True]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -266,6 +267,9 @@ def _leaves(outputs: list[Any]) -> list[Any]:
     return list(found.values())
 
 
+_EAGER = object()  # what a replay returns for a call that must run eagerly instead
+
+
 class _Refused(Exception):
     """A capture that cannot stand for the eager call (the reason is the message)."""
 
@@ -282,7 +286,8 @@ class _Entry:
     def __call__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         fn = self.owner.fn
         if self.run is not None:
-            return self.run(args, kwargs)
+            out = self.run(args, kwargs)
+            return fn(*args, **kwargs) if out is _EAGER else out
         if self.eager:
             return fn(*args, **kwargs)
         self.calls += 1
@@ -396,6 +401,7 @@ class _Replay:
         self.fwd, self.bwd, self.out = fwd, bwd, out
         self.static_in, self.static_out = static_in, static_out
         self.grads_out = static_grad_out
+        self.pending: Any = None  # a weak reference to the autograd node of the last replay whose backward is due
         self.opt = entry.owner.optimizer
         self.static_grads = static_grads
         diff_pos = [i for i, o in enumerate(static_out) if o.requires_grad]
@@ -416,6 +422,7 @@ class _Replay:
             def backward(ctx: Any, *grads: Any) -> Any:
                 if backward_error is not None:
                     raise backward_error
+                replay.pending = None
                 for static, g in zip(replay.grads_out, grads):
                     if g is None:
                         static.zero_()
@@ -460,6 +467,12 @@ class _Replay:
     def __call__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         from ._grad_mode import no_grad
 
+        pending = self.pending
+        if pending is not None and pending() is not None:
+            # the backward of an earlier call is still to run, and it reads the activations the forward graph saved:
+            # a replay now would overwrite them, so this call runs eagerly (torch's cudagraph trees do not replay
+            # over pending backwards either)
+            return _EAGER
         user_in = _tensors((args, kwargs))
         with no_grad():
             for s, t in zip(self.static_in, user_in):
@@ -480,6 +493,7 @@ class _Replay:
         inputs = [user_in[i] for i in self.arg_pos] + self.params
         diff = function.apply(*inputs)
         diff = diff if isinstance(diff, tuple) else (diff,)
+        self.pending = weakref.ref(diff[0].grad_fn) if diff[0].grad_fn is not None else None
         with no_grad():
             fresh = [None if o.requires_grad else self.fresh(o) for o in self.static_out]
         for i, d in zip(self.diff_pos, diff):
