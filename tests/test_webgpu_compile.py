@@ -294,3 +294,34 @@ def test_a_call_before_the_last_backward_runs_eagerly():
         for p, q in zip(model.parameters(), twin.parameters()):
             np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-5)
     assert _replaying(compiled) == [True]
+
+
+def test_a_whole_training_step_compiled_as_one_function():
+    """``loss.backward()`` and ``opt.step()`` inside the compiled function: one graph replays the whole step; the
+    returned loss, whose graph the step freed, raises on a second backward as eagerly."""
+    xs, ys = _data("mlp", 5)
+    res = {}
+    for compiled in (False, True):
+        model, opt = _setup("mlp", "webgpu", True)
+        opt.zero_grad(set_to_none=False)
+
+        def step(x: Any, y: Any) -> Any:
+            opt.zero_grad(set_to_none=False)
+            loss = _loss(model, x, y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        run = st.compile(step, mode="reduce-overhead") if compiled else step
+        losses = []
+        for x, y in zip(xs, ys):
+            loss = run(st.tensor(x, device="webgpu"), st.tensor(y, device="webgpu"))
+            losses.append(loss.item())
+        with pytest.raises(RuntimeError):
+            loss.backward()
+        res[compiled] = losses, [p.detach().numpy() for p in model.parameters()]
+        if compiled:
+            assert _replaying(run) == [True] and len(_entries(run)[0].run.fwd._captured) > 5
+    np.testing.assert_allclose(res[True][0], res[False][0], rtol=1e-5, atol=1e-6)
+    for a, b in zip(res[True][1], res[False][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

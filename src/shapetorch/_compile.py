@@ -401,6 +401,7 @@ class _Replay:
         self.fwd, self.bwd, self.out = fwd, bwd, out
         self.static_in, self.static_out = static_in, static_out
         self.grads_out = static_grad_out
+        self.backward_error = backward_error
         self.pending: Any = None  # a weak reference to the autograd node of the last replay whose backward is due
         self.opt = entry.owner.optimizer
         self.static_grads = static_grads
@@ -493,7 +494,8 @@ class _Replay:
         inputs = [user_in[i] for i in self.arg_pos] + self.params
         diff = function.apply(*inputs)
         diff = diff if isinstance(diff, tuple) else (diff,)
-        self.pending = weakref.ref(diff[0].grad_fn) if diff[0].grad_fn is not None else None
+        if self.backward_error is None:  # (a backward that only raises reads nothing)
+            self.pending = weakref.ref(diff[0].grad_fn) if diff[0].grad_fn is not None else None
         with no_grad():
             fresh = [None if o.requires_grad else self.fresh(o) for o in self.static_out]
         for i, d in zip(self.diff_pos, diff):
