@@ -14,8 +14,13 @@ wall clock counts time the host spent waiting for a core.
 Each step is also captured once in a ``st.webgpu.Graph`` and replayed (the "replayed" rows, ``--no-replay`` skips
 them; Adam and AdamW ``capturable=True``): the same counters for one replay, and its host time per dispatch.
 
+The "compiled" rows (``--no-compiled`` skips them) are the step as a torch user writes it for CUDA graphs:
+``st.compile(model, mode="reduce-overhead")`` and ``st.compile(opt.step, mode="reduce-overhead")`` (Adam and AdamW
+``capturable=True``), the loss and its backward eager between them; the counters and host time of one step after
+``max(3, --warmup)`` steps (the first of each compiled callable runs eagerly, the second captures its graphs).
+
 Run: ``python -m bench.bench_webgpu_steps [--json PATH] [--per-op] [--repeat N] [--warmup N] [--clock wall|cpu]
-[--no-replay]``.
+[--no-replay] [--no-compiled]``.
 Tests never assert these numbers.
 """
 
@@ -194,6 +199,47 @@ def measure_replay(make: Callable[[], Any], make_opt: Callable[..., Any], xs: An
     return row
 
 
+def measure_compiled(make: Callable[[], Any], make_opt: Callable[..., Any], xs: Any, ys: Any, repeat: int = 5,
+                     clock: Callable[[], float] = time.perf_counter, warmup: int = 3) -> dict[str, Any]:
+    """The step with the model and the optimizer's step compiled with ``mode="reduce-overhead"``, counted and
+    timed as ``measure``'s eager step is."""
+    st.manual_seed(0)
+    model = make().to("webgpu")
+    opt = make_opt(model.parameters(), True)
+    compiled = st.compile(model, mode="reduce-overhead")
+    opt_step = st.compile(opt.step, mode="reduce-overhead")
+    x, y = st.tensor(xs, device="webgpu"), st.tensor(ys, device="webgpu")
+
+    def step() -> Any:
+        opt.zero_grad()
+        out = compiled(x)
+        loss = F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+        loss.backward()
+        opt_step()
+        return loss
+
+    for _ in range(max(3, warmup)):
+        step()
+        st.synchronize()
+    before = st.memory_stats()
+    loss = step()
+    after = st.memory_stats()
+    row: dict[str, Any] = {k.removeprefix("num_"): after[k] - before[k] for k in COUNTERS}
+    row["loss"] = float(loss.item())
+    times = []
+    for _ in range(repeat):
+        st.synchronize()
+        t0 = clock()
+        step()
+        st.memory_stats()
+        times.append(clock() - t0)
+    host = float(np.median(times))
+    row["host_us_per_dispatch"] = 1e6 * host / max(1, row["dispatches"])
+    row["host_us_per_dispatch_min"] = 1e6 * min(times) / max(1, row["dispatches"])
+    row["host_ms"] = 1e3 * host
+    return row
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
@@ -205,6 +251,8 @@ def main() -> int:
                     help="host time by the wall clock or by the recording thread's CPU time")
     ap.add_argument("--no-replay", action="store_true",
                     help="skip the replayed rows (each step also captured in a st.webgpu.Graph and replayed)")
+    ap.add_argument("--no-compiled", action="store_true",
+                    help="skip the compiled rows (the model and opt.step compiled with mode='reduce-overhead')")
     args = ap.parse_args()
     clock = time.thread_time if args.clock == "cpu" else time.perf_counter
     if not st.is_webgpu_available():
@@ -227,6 +275,11 @@ def main() -> int:
             r = results[name + " (replayed)"] = measure_replay(make, make_opt, xs, ys, max(1, args.repeat), clock,
                                                                max(1, args.warmup))
             print(f"{'  replayed':26s} {r['dispatches']:10d} {r['submits']:8d} {r['bytes_uploaded']:10d} "
+                  f"{r['readbacks']:9d} {r['host_us_per_dispatch']:8.1f}us {r['host_us_per_dispatch_min']:6.1f}us")
+        if not args.no_compiled:
+            r = results[name + " (compiled)"] = measure_compiled(make, make_opt, xs, ys, max(1, args.repeat), clock,
+                                                                 max(3, args.warmup))
+            print(f"{'  compiled':26s} {r['dispatches']:10d} {r['submits']:8d} {r['bytes_uploaded']:10d} "
                   f"{r['readbacks']:9d} {r['host_us_per_dispatch']:8.1f}us {r['host_us_per_dispatch_min']:6.1f}us")
     if per_op is not None:
         per_op.close()

@@ -13,6 +13,7 @@ import pytest
 from bench.bench_webgpu_steps import GPT
 
 import shapetorch as st
+from shapetorch.backends.webgpu import graphs
 from test_webgpu import webgpu  # noqa: F401  (the module fixture: skip or fail without an adapter)
 
 F = st.nn.functional
@@ -351,7 +352,7 @@ def test_cuda_graph_names():
     assert not st.webgpu.is_current_stream_capturing()
 
 
-def test_make_graphed_callables_module_trains_as_the_cpu():
+def test_make_graphed_callables_module_trains_as_the_cpu(monkeypatch):
     xs, ys = _data("mlp", 4)
     res = {}
     for dev in ("cpu", "webgpu"):
@@ -369,14 +370,15 @@ def test_make_graphed_callables_module_trains_as_the_cpu():
     np.testing.assert_allclose(res["webgpu"][0], res["cpu"][0], rtol=1e-5, atol=1e-6)
     for a, b in zip(res["webgpu"][1], res["cpu"][1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    # the graphed module replays: its forward and its backward submit (the eager work before them, then the graph),
-    # where an eager forward or backward this short submits nothing until a read
-    st.synchronize()
-    before = st.memory_stats()["num_submits"]
+    # the graphed module replays: its forward and its backward each replay a graph
+    replays = []
+    replay = graphs.Captured.replay
+    monkeypatch.setattr(graphs.Captured, "replay", lambda self, *a: (replays.append(len(self)), replay(self, *a)))
     out = model(st.ones(8, 20, device="webgpu"))
-    middle = st.memory_stats()["num_submits"]
+    assert len(replays) == 1
     out.sum().backward()
-    assert middle > before and st.memory_stats()["num_submits"] > middle
+    assert len(replays) == 2 and min(replays) > 0
+    monkeypatch.undo()
     model.eval()  # the other mode runs the module's own forward
     with st.no_grad():
         assert model(st.ones(3, 20, device="webgpu")).shape == (3, 5)
@@ -555,3 +557,35 @@ def test_the_public_method_replay_matches_the_native_one():
     for a, b in zip(got["public"], got["native"], strict=True):
         np.testing.assert_array_equal(a, b)
     assert not np.array_equal(got["public"][0], got["public"][1])
+
+
+def test_a_replay_joins_the_open_eager_batch():
+    """With eager work recorded and unsubmitted, a replay's commands join its compute pass (no submit of its own);
+    a second replay of a graph with random draws in the same batch submits the first (both read the graph's seed
+    words), so each draws the mask of the eager step."""
+    x = st.ones(64, device="webgpu")
+    plain, drawn = st.webgpu.Graph(), st.webgpu.Graph()
+    for _ in range(2):
+        (x * 3 + 1).sum().item()
+        (F.dropout(x, 0.5) * 2).sum().item()
+    with st.webgpu.graph(plain):
+        p = x * 3 + 1
+    with st.webgpu.graph(drawn):
+        d = F.dropout(x, 0.5) * 2
+    st.manual_seed(7)
+    want = [F.dropout(x, 0.5).numpy() * 2 for _ in range(2)]
+    st.synchronize()
+    before = st.memory_stats()["num_submits"]
+    x.add_(0)  # (eager work: the batch is open)
+    plain.replay()
+    q = p.clone()
+    assert st.memory_stats()["num_submits"] == before
+    np.testing.assert_allclose(q.numpy(), 4.0)
+    st.manual_seed(7)
+    x.add_(0)
+    drawn.replay()
+    first = d.clone()
+    drawn.replay()
+    second = d.clone()
+    np.testing.assert_array_equal(first.numpy(), want[0])
+    np.testing.assert_array_equal(second.numpy(), want[1])

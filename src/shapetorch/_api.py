@@ -10,6 +10,7 @@ import math as _math
 from typing import TYPE_CHECKING, Any
 
 from . import (
+    _compile,  # noqa: F401  (registers shapetorch.compile in the op table)
     autograd,
     config,
     memory,

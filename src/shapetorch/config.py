@@ -7,7 +7,6 @@ backend they change nothing: NumPy's kernels are deterministic and always comput
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable
 from types import TracebackType
@@ -185,50 +184,6 @@ def get_file_path(*path_components: str) -> str:
 def profiler_allow_cudagraph_cupti_lazy_reinit_cuda12() -> bool:
     """A CUDA 12 profiler switch in torch; there is no CUDA here, so it is always False."""
     return False
-
-
-# -- compile ------------------------------------------------------------------------------------------------
-
-@_config
-def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None = None, backend: Any = "inductor",
-            mode: str | None = None, options: dict[str, Any] | None = None, disable: bool = False,
-            **kwargs: Any) -> Any:
-    """``torch.compile`` accepted and not compiled: shapetorch runs ops eagerly; there is no graph compiler. A
-    function comes back unchanged; a module comes back wrapped, as torch's does, in an ``OptimizedModule``
-    that holds it as ``_orig_mod`` (its ``state_dict`` keys carry that prefix, as torch's, so checkpoints of
-    compiled models load in both); without a model, a decorator that does this."""
-    if model is None:
-        return compile
-    if not callable(model):
-        raise RuntimeError(f"compile(): model must be callable, got {type(model).__name__}")
-    from .nn import Module
-
-    return _optimized_module()(model) if isinstance(model, Module) and not disable else model
-
-
-@functools.cache
-def _optimized_module() -> type:
-    from .nn import Module
-
-    class OptimizedModule(Module):
-        """A module returned by ``compile``: calls and attribute reads go to ``_orig_mod``, as torch's."""
-
-        def __init__(self, mod: Any) -> None:
-            super().__init__()
-            self._orig_mod = mod
-
-        def forward(self, *args: Any, **kwargs: Any) -> Any:
-            return self._orig_mod(*args, **kwargs)
-
-        def __getattr__(self, name: str) -> Any:
-            modules = self.__dict__.get("_modules")
-            if name == "_orig_mod" or modules is None or "_orig_mod" not in modules:
-                return super().__getattr__(name)
-            return getattr(modules["_orig_mod"], name)
-
-    OptimizedModule.__module__ = __name__  # made on first use: nn is not loaded yet when this module is
-    return OptimizedModule
-
 
 
 # -- autocast ------------------------------------------------------------------------------------------

@@ -140,6 +140,7 @@ class Captured:
                 bufs[id(b)] = b
         self.buffers = bufs
         _withhold(bufs)
+        self.inlined_at = -1  # RT.n_submit when a replay last joined the open batch
 
     def __len__(self) -> int:
         return len(self.commands)
@@ -147,7 +148,11 @@ class Captured:
     def replay(self, seed: int, shift: int) -> None:
         """Submit the graph's commands once. Its random draws take the generator's ``seed`` now and the offsets
         they took at the capture moved by ``shift`` (so each replay draws what the eager step would)."""
-        RT.flush()  # the eager work recorded before the replay runs before it
+        if RT.deferred is not None:
+            RT.record_deferred()
+        # a replay of this graph still in the open batch reads the random words this one would rewrite
+        if self.random and self.inlined_at == RT.n_submit and RT.encoder is not None:
+            RT.flush()
         if self.random:
             words = self.words
             for at, _, offset in self.random:
@@ -155,6 +160,20 @@ class Captured:
                 words[at:at + 4] = (seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, off & 0xFFFFFFFF,
                                     (off >> 32) & 0xFFFFFFFF)
         native = self.native
+        if native is not None and RT.encoder is not None and RT.raw is not None and RT.recorder is None:
+            # eager work is open: the commands join its compute pass (after it, as a submit of their own would
+            # run), so a step that mixes eager ops and replays (``compile``'s) submits once, not twice per replay
+            error = native.inline(bool(self.random))
+            if error is not None:
+                fail("device_error_failed", op="webgpu.graph.replay",
+                     problem=f"WebGPU rejected the graph's commands: {error}")
+            self.inlined_at = RT.n_submit
+            RT.n_dispatch += len(self.commands)
+            RT.batch_count += len(self.commands)
+            for cid, check in self.checks.items():
+                RT.checks.setdefault(cid, check)
+            return
+        RT.flush()  # the eager work recorded before the replay runs before it
         if native is not None:
             error = native.replay(bool(self.random))
         else:
@@ -263,6 +282,30 @@ class _Native:
         ats = [at for at, _, _ in graph.random]
         lo, hi = (min(ats), max(ats) + 4) if ats else (0, 0)
         self.span = (4 * lo, ffi.cast("char *", ffi.from_buffer(self.words)) + 4 * lo, 4 * (hi - lo))
+
+    def inline(self, rewrite: bool) -> str | None:
+        """Put the commands into the runtime's open compute pass (after its held dispatch); the error WebGPU
+        reported for the rewritten words, or None."""
+        if rewrite:
+            at, ptr, nbytes = self.span
+            self.errors.capture("shapetorch.graph.write")
+            try:
+                self.write(self.queue, self.arena, at, ptr, nbytes)
+            finally:
+                got = self.errors.release("shapetorch.graph.write")
+            if got is not None:
+                return _last_line(got)
+        if RT.held is not None:
+            RT._emit(RT.held)
+        pid = RT.pass_id
+        set_pipeline, set_group, dispatch = self.set_pipeline, self.set_group, self.dispatch
+        for p, b, offs, x, y, z in self.commands:
+            if p is not None:
+                set_pipeline(pid, p)
+            set_group(pid, 0, b, 1, offs)
+            dispatch(pid, x, y, z)
+        RT.last_pipe = None  # (the pass's pipeline is the graph's now)
+        return None
 
     def replay(self, rewrite: bool) -> str | None:
         """Encode and submit the commands once; the error WebGPU reported, or None."""
