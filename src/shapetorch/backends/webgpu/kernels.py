@@ -1894,32 +1894,55 @@ def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, o
 
 # -- registration --------------------------------------------------------------------------------------
 _C64 = np.dtype(np.complex64)
+_I64 = np.dtype(np.int64)
 
 
-def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) -> Callable[..., Any]:
+def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False,
+           complex_kernel: Callable[..., Any] | None = None, shadow: Callable[..., None] | None = None
+           ) -> Callable[..., Any]:
     """The kernel, with the runtime told which primitive runs (its limit and device errors name it); with
     ``refuse_complex``, complex64 arguments are refused with a coded error naming the primitive (a shader written
-    for real numbers would not compile, or would treat (re, im) as two unrelated numbers); for the primitives of
-    :data:`PLANNED`, through their launch plans. All in one frame: every WebGPU kernel call passes through it."""
+    for real numbers would not compile, or would treat (re, im) as two unrelated numbers), or, with
+    ``complex_kernel``, given to that instead (matmul's and a basic index gradient's complex paths); for the
+    primitives of :data:`PLANNED`, through their launch plans; with ``shadow``, an int64 result is checked by
+    ``shadow(run, out, args, params)`` (``int64_checks``). All in one frame: every WebGPU kernel call passes through
+    it, and a frame per wrapper cost a GPT step's matmuls and sums two more frames each."""
     plans = launch_plans.table(name) if name in PLANNED else None
+    complex_args = refuse_complex or complex_kernel is not None
 
     def run(*args: Any, **params: Any) -> Any:
-        if refuse_complex:
+        if complex_args:
             for a in args:
                 if type(a) is WArray and a.dtype == _C64:
+                    if complex_kernel is not None:
+                        return complex_kernel(*args, **params)
                     _no_kernel(name, _C64)
         outer = RT.op
         RT.op = name
         try:
-            if plans is not None:
-                return launch_plans.call(plans, kernel, args, params)
-            return kernel(*args, **params)
+            out = kernel(*args, **params) if plans is None else launch_plans.call(plans, kernel, args, params)
+            if shadow is not None and type(out) is WArray and out.dtype == _I64 and out.size:
+                shadow(run, out, args, params)
+            return out
         finally:
             RT.op = outer
 
     run.__name__ = run.__qualname__ = getattr(kernel, "__name__", name)
-    run.__wrapped__ = kernel  # type: ignore[attr-defined]  # (complex_kernels.install re-wraps it refusing complex)
+    # what rewrap makes it again from (complex_kernels and int64_checks add to it: one frame per call, not three)
+    run.named = (name, kernel, refuse_complex, complex_kernel, shadow)  # type: ignore[attr-defined]
     return run
+
+
+def rewrap(k: Callable[..., Any], **changes: Any) -> Callable[..., Any]:
+    """The :func:`_named` wrapper ``k`` (``is_named``) made again with ``changes`` to its arguments
+    (``refuse_complex``, ``complex_kernel``, ``shadow``)."""
+    name, kernel, refuse_complex, complex_kernel, shadow = k.named  # type: ignore[attr-defined]
+    args = {"refuse_complex": refuse_complex, "complex_kernel": complex_kernel, "shadow": shadow, **changes}
+    return _named(name, kernel, **args)
+
+
+def is_named(k: Callable[..., Any]) -> bool:
+    return hasattr(k, "named")
 
 
 # Kernels replayed from launch plans (``launch_plans``): each is a function of its operands' layouts, its parameters
