@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -2050,12 +2051,9 @@ class _StepGroup:
         self.bufs: set[int] = set()
         self.recorded_at = -1  # RT.n_dispatch after the last group was recorded
 
-    def room(self, nb: int) -> int:
-        """Parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block."""
-        return max(1, min(16, (RT.max_storage_buffers - 1) // nb))
-
-    def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int]) -> None:
-        ids = {id(a.st) for a in arrays}
+    def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int],
+            ids: set[int]) -> None:
+        """Hold the update of ``arrays`` (whose storages' ids are ``ids``) back, to be recorded with its group."""
         if not self.items and RT.n_dispatch != self.recorded_at and RT.batch_count >= STEP_SUBMIT_MIN \
                 and RT.submit_at_step:
             # the first update of an optimizer step, after other work: the end of a backward pass. The forward and
@@ -2064,7 +2062,10 @@ class _StepGroup:
             # (a small model's step, the state a first step makes between its updates): a submit costs the host
             # 0.4-0.6 ms on lavapipe, 3-4 dispatches' worth, which a short batch does not win back
             RT.flush()
-        if self.items and (key != self.key or ids & self.bufs or len(self.items) >= self.room(len(arrays))):
+        # parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block, over
+        # the buffers of one parameter (inline: this runs for every parameter of every step)
+        if self.items and (key != self.key or ids & self.bufs
+                           or len(self.items) >= max(1, min(16, (RT.max_storage_buffers - 1) // len(arrays)))):
             RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group
         if not self.items:
             self.key = key
@@ -2080,10 +2081,12 @@ class _StepGroup:
         meta = [0]
         bufs: list[Any] = []
         total = 0
-        for arrays, scalars in items:
-            total += arrays[0].size
-            meta += [total, *(a.offset for a in arrays), *scalars]
-            bufs += [a.st.buf for a in arrays if a.st is not None]
+        for arrays, scalars in items:  # (attrgetters, not comprehensions: no frame per parameter)
+            total += math.prod(arrays[0].shape)
+            meta.append(total)
+            meta += map(_OFFSET, arrays)
+            meta += scalars
+            bufs += map(_BUF, arrays)  # (fused_step took arrays with storages only)
         meta[0] = total
         if "capturable" in key[1]:  # the counts (each item's last array) first, as torch's step += 1
             steps = [arrays[-1] for arrays, _ in items]
@@ -2094,6 +2097,9 @@ class _StepGroup:
 
 
 _STEPS = _StepGroup()
+_OFFSET = attrgetter("offset")
+_BUF = attrgetter("st.buf")
+_ST = attrgetter("st")
 
 
 _F32 = np.dtype(np.float32)
@@ -2110,10 +2116,13 @@ def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: 
     capturable = bool(hyper.get("capturable"))  # Adam's: the last state array is its step count (0-d, float32)
     if capturable and (kind != "adam" or state[-1].dtype != _F32 or state[-1].shape != () or state[-1].st is None):
         return False
+    # (the contiguity test reads the row-major strides once for all: WArray.contiguous is a frame per array)
+    want = contiguous_strides(shape)
     for a in arrays[:-1] if capturable else arrays:
-        if a.dtype != _F32 or a.shape != shape or a.st is None or not a.contiguous:
+        if a.dtype != _F32 or a.shape != shape or a.st is None or (a.stride != want and not a.contiguous):
             return False
-    if len({id(a.st) for a in arrays}) != len(arrays):  # one buffer bound twice, written: not allowed
+    ids = set(map(id, map(_ST, arrays)))
+    if len(ids) != len(arrays):  # one buffer bound twice, written: not allowed
         return False
     if kind not in ("adam", "sgd"):
         return False
@@ -2125,9 +2134,9 @@ def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: 
             if len(_STEP_WORDS) >= 64:  # a new step count each step: keep only the recent ones
                 _STEP_WORDS.clear()
             _STEP_WORDS[key] = got
-    if p.size == 0:
+    if 0 in shape:
         return True
-    _STEPS.add((kind, got[0]), arrays, got[1])
+    _STEPS.add((kind, got[0]), arrays, got[1], ids)
     return True
 
 
