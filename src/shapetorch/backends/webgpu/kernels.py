@@ -485,7 +485,9 @@ def view_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
 
 def reshape_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
     shape = tuple(map(int, shape))
-    s = view_strides(a.shape, a.stride, shape)
+    key = (a.shape, a.stride, shape)
+    # (view_strides' cache, read here: a frame less per reshape)
+    s = _VIEW_STRIDES[key] if key in _VIEW_STRIDES else view_strides(a.shape, a.stride, shape)
     if s is None:
         a = contiguous_copy(a)
         s = contiguous_strides(shape)
@@ -545,27 +547,49 @@ def _is_basic(index: tuple[Any, ...]) -> bool:
                for it in index)
 
 
+# (shape, strides, index) -> the view's shape, strides and offset from the indexed array's: a step indexes the same
+# layouts the same way every step (the attention's split, a sequence's last position)
+_BASIC: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...], int]] = {}
+
+
 def basic_index(a: WArray, index: tuple[Any, ...]) -> WArray:
     """NumPy basic indexing (ints, slices with step > 0, None, Ellipsis) as a view."""
+    key = (a.shape, a.stride, _index_key(index))
+    try:
+        got = _BASIC.get(key)
+    except TypeError:  # (an unhashable bound in a slice: worked out, not kept)
+        got = _basic_layout(a.shape, a.stride, index)
+    if got is None:
+        got = _basic_layout(a.shape, a.stride, index)
+        if len(_BASIC) >= 4096:
+            _BASIC.clear()
+        _BASIC[key] = got
+    return view_of(a.st, got[0], a.dtype, got[1], a.offset + got[2])
+
+
+def _basic_layout(a_shape: tuple[int, ...], a_stride: tuple[int, ...], index: tuple[Any, ...]
+                  ) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The shape, strides and offset (from the array's) of ``basic_index``'s view."""
+    ndim = len(a_shape)
     consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
     items: list[Any] = []
     for it in index:
         if it is Ellipsis:
-            items += [slice(None)] * (a.ndim - consumed)
-            consumed = a.ndim
+            items += [slice(None)] * (ndim - consumed)
+            consumed = ndim
         else:
             items.append(it)
-    items += [slice(None)] * (a.ndim - sum(1 for it in items if it is not None))
+    items += [slice(None)] * (ndim - sum(1 for it in items if it is not None))
     shape: list[int] = []
     stride: list[int] = []
-    off = a.offset
+    off = 0
     d = 0
     for it in items:
         if it is None:
             shape.append(1)
             stride.append(0)
             continue
-        size, st = a.shape[d], a.stride[d]
+        size, st = a_shape[d], a_stride[d]
         if isinstance(it, slice):
             start, stop, step = it.indices(size)
             if step <= 0:
@@ -579,7 +603,7 @@ def basic_index(a: WArray, index: tuple[Any, ...]) -> WArray:
             i = int(it)
             off += (i + size if i < 0 else i) * st
         d += 1
-    return _view(a, tuple(shape), stride, off)
+    return tuple(shape), tuple(stride), off
 
 
 def adv_offsets(a: WArray, index: tuple[Any, ...]) -> np.ndarray[Any, Any]:
