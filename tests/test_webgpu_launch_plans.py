@@ -292,7 +292,8 @@ def test_a_plan_is_kept_per_buffer_sharing_and_integer_argument():
     X, Y = st.tensor(x, device=DEV), st.tensor(y, device=DEV)
     tx, ty = torch.from_numpy(x), torch.from_numpy(y)
     for _ in range(4):
-        np.testing.assert_allclose((X * X).numpy(), (tx * tx).numpy(), rtol=1e-6)
+        for _ in range(2):  # (twice: the plan of this layout is recorded from a call whose operands share a buffer)
+            np.testing.assert_allclose((X * X).numpy(), (tx * tx).numpy(), rtol=1e-6)
         np.testing.assert_allclose((X * Y).numpy(), (tx * ty).numpy(), rtol=1e-6)
         np.testing.assert_allclose((Y * X).numpy(), (ty * tx).numpy(), rtol=1e-6)
         for dim in (0, 1):
@@ -303,7 +304,7 @@ def test_a_plan_is_kept_per_buffer_sharing_and_integer_argument():
 def test_basic_index_layouts_are_kept_per_layout_and_index():
     """A basic index's view (its shape, strides and offset, kept per (shape, strides, index)) for the same index of a
     transposed layout and of views at moving offsets, and other indexes of the same layout: each as torch's."""
-    a = data((6, 8), seed=3)
+    a = data((8, 8), seed=3)  # (square: the array and its transpose have one shape, other strides)
     A, ta = st.tensor(a, device=DEV), torch.from_numpy(a)
     for rnd in range(3):
         for got, want in ((A[1:4, ::2], ta[1:4, ::2]), (A.t()[1:4, ::2], ta.t()[1:4, ::2]),
