@@ -488,8 +488,12 @@ def reshape_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
     key = (a.shape, a.stride, shape)
     # (view_strides' cache, read here: a frame less per reshape)
     s = _VIEW_STRIDES[key] if key in _VIEW_STRIDES else view_strides(a.shape, a.stride, shape)
-    if s is None:
-        a = contiguous_copy(a)
+    if s is None:  # a copy: the runtime's errors name the op (a view, the usual case, skips _named's frame: UNNAMED)
+        outer, RT.op = RT.op, "reshape"
+        try:
+            a = contiguous_copy(a)
+        finally:
+            RT.op = outer
         s = contiguous_strides(shape)
     return view_of(a.st, shape, a.dtype, s, a.offset)
 
@@ -1986,8 +1990,8 @@ PLANNED = frozenset({
 })
 
 # Kernels that only make new strides over the same buffer: they record nothing and raise no runtime error, so they
-# skip _named's frame (a GPT step permutes and expands a hundred times)
-UNNAMED = frozenset({"permute", "expand", "view"})
+# skip _named's frame (a GPT step permutes, reshapes and expands 130 times); reshape names itself where it copies
+UNNAMED = frozenset({"permute", "expand", "view", "reshape"})
 
 
 def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
