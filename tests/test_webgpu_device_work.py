@@ -173,3 +173,25 @@ def test_tril_triu_upload_nothing(shape, k, dtype):
         got = getattr(a, fn)(k)
         assert _counts()[0] == up
         np.testing.assert_array_equal(got.cpu().numpy(), getattr(t, fn)(k).numpy())
+
+
+@pytest.mark.parametrize("layout", ["transposed", "size-1 axis"])
+def test_fused_optimizer_step_with_a_strided_gradient(layout):
+    """A gradient that is not laid out row-major (a transposed view: the fused kernel declines it, the ops' path
+    runs) or that is row-major with any stride on a size-1 axis (the fused kernel takes it): each step as torch's."""
+    rng = np.random.default_rng(4)
+    shape = (3, 5) if layout == "transposed" else (3, 1, 5)
+    w0 = rng.normal(size=shape).astype(np.float32)
+    p, tp = st.tensor(w0, device=DEV, requires_grad=True), torch.tensor(w0, requires_grad=True)
+    opt, topt = st.optim.Adam([p], lr=0.1), torch.optim.Adam([tp], lr=0.1)
+    for _ in range(3):
+        if layout == "transposed":
+            g = rng.normal(size=(5, 3)).astype(np.float32)
+            p.grad, tp.grad = st.tensor(g, device=DEV).t(), torch.tensor(g).t()
+        else:
+            g = rng.normal(size=(3, 5, 1)).astype(np.float32)  # (3, 5, 1) permuted to (3, 1, 5): strides (5, 1, 1)
+            p.grad, tp.grad = st.tensor(g, device=DEV).permute(0, 2, 1), torch.tensor(g).permute(0, 2, 1)
+            assert p.grad.stride() != (5, 5, 1) and p.grad.is_contiguous()
+        opt.step()
+        topt.step()
+        np.testing.assert_allclose(p.detach().cpu().numpy(), tp.detach().numpy(), rtol=2e-6, atol=2e-7)

@@ -282,3 +282,34 @@ def test_a_plan_is_kept_per_adapter_limit(monkeypatch: pytest.MonkeyPatch):
     for i in range(3):
         check(20 + i)
     assert _replays("layer_norm") >= 2
+
+
+def test_a_plan_is_kept_per_buffer_sharing_and_integer_argument():
+    """An elementwise plan made for ``a + a`` (one buffer bound twice) is not replayed for ``a + b`` of the same
+    layouts, nor the other way round; a reduction's plan is kept per axis (an integer parameter). Each call, in
+    alternation after both signatures have plans, gives torch's values."""
+    x, y = data((4, 6), seed=1), data((4, 6), seed=2)
+    X, Y = st.tensor(x, device=DEV), st.tensor(y, device=DEV)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+    for _ in range(4):
+        for _ in range(2):  # (twice: the plan of this layout is recorded from a call whose operands share a buffer)
+            np.testing.assert_allclose((X * X).numpy(), (tx * tx).numpy(), rtol=1e-6)
+        np.testing.assert_allclose((X * Y).numpy(), (tx * ty).numpy(), rtol=1e-6)
+        np.testing.assert_allclose((Y * X).numpy(), (ty * tx).numpy(), rtol=1e-6)
+        for dim in (0, 1):
+            np.testing.assert_allclose(X.sum(dim).numpy(), tx.sum(dim).numpy(), rtol=1e-5, atol=1e-6)
+    assert _replays("mul") >= 4 and _replays("sum") >= 2
+
+
+def test_basic_index_layouts_are_kept_per_layout_and_index():
+    """A basic index's view (its shape, strides and offset, kept per (shape, strides, index)) for the same index of a
+    transposed layout and of views at moving offsets, and other indexes of the same layout: each as torch's."""
+    a = data((8, 8), seed=3)  # (square: the array and its transpose have one shape, other strides)
+    A, ta = st.tensor(a, device=DEV), torch.from_numpy(a)
+    for rnd in range(3):
+        for got, want in ((A[1:4, ::2], ta[1:4, ::2]), (A.t()[1:4, ::2], ta.t()[1:4, ::2]),
+                          (A[rnd:rnd + 3][1:3, rnd], ta[rnd:rnd + 3][1:3, rnd]),
+                          (A[rnd:][None, ..., -1], ta[rnd:][None, ..., -1]),
+                          (A[..., rnd:rnd + 2], ta[..., rnd:rnd + 2])):
+            assert tuple(got.shape) == tuple(want.shape)
+            np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -6,6 +6,7 @@ real ones would need tensors too large for a software adapter.
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 import numpy as np
 import pytest
@@ -362,3 +363,27 @@ def test_a_limit_lowered_before_the_device_is_made_stays_lowered():
     out = subprocess.run([sys.executable, "-c", code], check=False, env=dict(os.environ), capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+
+
+def test_a_reshape_names_itself_only_where_it_copies(monkeypatch: pytest.MonkeyPatch):
+    """reshape skips the op-naming wrapper (a view records nothing); the copy of a layout it cannot view is recorded
+    with the runtime's op set to "reshape" (what its limit and device errors name), and gives torch's values."""
+    from shapetorch.backends.webgpu.runtime import RT
+
+    ops: list[str] = []
+    real = RT.dispatch
+
+    def named(*args: Any, **kwargs: Any) -> Any:
+        ops.append(RT.op)
+        return real(*args, **kwargs)
+
+    a = data((4, 6), seed=5)
+    x = st.tensor(a, device=DEV)
+    st.synchronize()
+    monkeypatch.setattr(RT, "dispatch", named)
+    v = x.reshape(6, 4)  # a view: nothing recorded
+    assert ops == []
+    c = x.t().reshape(-1)  # a copy
+    assert ops == ["reshape"] and RT.op == "webgpu"
+    np.testing.assert_array_equal(v.numpy(), a.reshape(6, 4))
+    np.testing.assert_array_equal(c.numpy(), torch.from_numpy(a).t().reshape(-1).numpy())

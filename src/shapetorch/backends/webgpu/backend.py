@@ -95,9 +95,9 @@ def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
     return kernels.eye(n, m, dtype)
 
 
-def fused_step(kind: str, p: WArray, g: WArray, state: list[WArray], hyper: dict[str, float]) -> bool:
-    """An optimizer's update of one parameter in one kernel (see ``kernels.fused_step``); False to decline."""
-    return kernels.fused_step(kind, p, g, state, hyper)
+# An optimizer's update of one parameter in one kernel (see ``kernels.fused_step``); False to decline. The kernel's
+# function itself, not a wrapper of it: an optimizer calls it for each parameter of each step
+fused_step = kernels.fused_step
 
 
 def factor(kind: str, a: WArray, **params: Any) -> Any:

@@ -495,20 +495,16 @@ def install() -> None:
     for name, p in PRIMS.items():
         if "webgpu" in p.kernels and name not in COMPLEX_OK:
             k = p.kernels["webgpu"]
-            inner = getattr(k, "__wrapped__", None)
             # kernels.register's wrapper is made again with the refusal inside it (one frame per call, not two)
-            p.kernels["webgpu"] = K._named(name, inner, refuse_complex=True) if inner is not None else _refusing(name, k)
-
-    real_mm = PRIMS["matmul"].kernels["webgpu"]
+            p.kernels["webgpu"] = K.rewrap(k, refuse_complex=True) if K.is_named(k) else _refusing(name, k)
 
     def matmul(a: WArray, b: WArray, *args: Any, **params: Any) -> WArray:
-        if a.dtype == _C64 or b.dtype == _C64:
-            if args or params:
-                K._no_kernel("matmul with a bias", _C64)
-            return matmul_complex(a, b)
-        return real_mm(a, b, *args, **params)
+        if args or params:
+            K._no_kernel("matmul with a bias", _C64)
+        return matmul_complex(a, b)
 
-    PRIMS["matmul"].kernels["webgpu"] = matmul
+    # (inside matmul's own wrapper: a real product, a GPT step's most frequent kernel, takes no frame for it)
+    PRIMS["matmul"].kernels["webgpu"] = K.rewrap(PRIMS["matmul"].kernels["webgpu"], complex_kernel=matmul)
     real_angle = PRIMS["angle"].kernels["webgpu"]
 
     def angle(a: WArray) -> WArray:
@@ -517,21 +513,19 @@ def install() -> None:
         return real_angle(a)
 
     PRIMS["angle"].kernels["webgpu"] = angle
-    real_index_backward = PRIMS["index_backward"].kernels["webgpu"]
 
     def index_backward(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                        idx2: tuple[Any, ...] | None) -> WArray:
         """The gradient of a basic index of a complex tensor: the real kernel on the (re, im) pairs as a trailing
         float32 dim of 2 (an advanced index's accumulation is refused)."""
-        if g.dtype != _C64:
-            return real_index_backward(g, shape, idx1, idx2)
         if idx2 is not None:
             K._no_kernel("index_backward", _C64)
         pairs = (*idx1, slice(None)) if any(it is Ellipsis for it in idx1) else (*idx1, Ellipsis, slice(None))
-        out = real_index_backward(view_as_real_kernel(g), (*shape, 2), pairs, None)
+        out = PRIMS["index_backward"].kernels["webgpu"](view_as_real_kernel(g), (*shape, 2), pairs, None)
         return view_as_complex_kernel(out)
 
-    PRIMS["index_backward"].kernels["webgpu"] = index_backward
+    PRIMS["index_backward"].kernels["webgpu"] = K.rewrap(PRIMS["index_backward"].kernels["webgpu"],
+                                                         complex_kernel=index_backward)
     for name, real_k, complex_k in (("linalg_solve", PRIMS["linalg_solve"].kernels["webgpu"], solve_complex),
                                     ("inverse", PRIMS["inverse"].kernels["webgpu"], inverse_complex),
                                     ("conj_physical", PRIMS["conj_physical"].kernels["webgpu"], _conj_physical)):

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..._engine.primitives import PRIMS
 from . import kernels as K
-from .runtime import RT, WArray
+from .runtime import WArray
 
 CHECKED = ("sum", "prod", "cumsum", "cumprod", "matmul", "matmul_bias", "scatter_add", "index_add", "index_backward")
 # The positional arguments that hold the values (cast to float32 for the shadow); the others are indices. The
@@ -34,28 +34,27 @@ VALUES = {"scatter_add": (0, 2), "index_add": (0, 1), "index_backward": (0,)}
 _F32 = np.dtype(np.float32)
 
 
-def _shadowed(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
-    def run(*args: Any, **params: Any) -> Any:
-        out = kernel(*args, **params)
-        if not isinstance(out, WArray) or out.dtype != np.int64 or out.size == 0:
-            return out
-        outer, RT.op = RT.op, name  # the check's error names the op
-        values = VALUES.get(name, range(len(args)))
-        wide = [K.cast(a, _F32) if isinstance(a, WArray) and i in values else a for i, a in enumerate(args)]
-        shadow = kernel(*wide, **params)
+def _shadow(name: str) -> Callable[..., None]:
+    """The check of primitive ``name``'s int64 result ``out``, called by its kernel's wrapper (``kernels._named``, as
+    ``shadow(run, out, args, params)``, with the runtime's op already ``name``) only when ``out`` is a non-empty int64
+    array: the float32 ops cost nothing per call for it."""
+    values = VALUES.get(name)
+
+    def check(run: Callable[..., Any], out: WArray, args: tuple[Any, ...], params: dict[str, Any]) -> None:
+        wide = [K.cast(a, _F32) if type(a) is WArray and (values is None or i in values) else a
+                for i, a in enumerate(args)]
+        shadow = run(*wide, **params)
         # a throwaway bool output: the comparison's only effect is the check it records
         K.elementwise("0u", np.dtype(bool), [("a", shadow, _F32), ("b", out, out.dtype)], out.shape,
                       check="abs(a - f32(b)) >= 2147483648.0")
-        RT.op = outer
-        return out
 
-    run.__name__ = run.__qualname__ = getattr(kernel, "__name__", "kernel")
-    return run
+    return check
 
 
 def install() -> None:
-    """Wrap the WebGPU kernels of :data:`CHECKED` (after :func:`.kernels.register`)."""
+    """Give the WebGPU kernels of :data:`CHECKED` their shadow check (after :func:`.kernels.register` and
+    ``complex_kernels.install``): inside the kernel's own wrapper, so an unchecked call costs no frame for it."""
     for name in CHECKED:
         prim = PRIMS.get(name)
         if prim is not None and "webgpu" in prim.kernels:
-            prim.kernels["webgpu"] = _shadowed(name, prim.kernels["webgpu"])
+            prim.kernels["webgpu"] = K.rewrap(prim.kernels["webgpu"], shadow=_shadow(name))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -484,9 +485,15 @@ def view_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
 
 def reshape_kernel(a: WArray, shape: tuple[int, ...]) -> WArray:
     shape = tuple(map(int, shape))
-    s = view_strides(a.shape, a.stride, shape)
-    if s is None:
-        a = contiguous_copy(a)
+    key = (a.shape, a.stride, shape)
+    # (view_strides' cache, read here: a frame less per reshape)
+    s = _VIEW_STRIDES[key] if key in _VIEW_STRIDES else view_strides(a.shape, a.stride, shape)
+    if s is None:  # a copy: the runtime's errors name the op (a view, the usual case, skips _named's frame: UNNAMED)
+        outer, RT.op = RT.op, "reshape"
+        try:
+            a = contiguous_copy(a)
+        finally:
+            RT.op = outer
         s = contiguous_strides(shape)
     return view_of(a.st, shape, a.dtype, s, a.offset)
 
@@ -544,27 +551,49 @@ def _is_basic(index: tuple[Any, ...]) -> bool:
                for it in index)
 
 
+# (shape, strides, index) -> the view's shape, strides and offset from the indexed array's: a step indexes the same
+# layouts the same way every step (the attention's split, a sequence's last position)
+_BASIC: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...], int]] = {}
+
+
 def basic_index(a: WArray, index: tuple[Any, ...]) -> WArray:
     """NumPy basic indexing (ints, slices with step > 0, None, Ellipsis) as a view."""
+    key = (a.shape, a.stride, _index_key(index))
+    try:
+        got = _BASIC.get(key)
+    except TypeError:  # (an unhashable bound in a slice: worked out, not kept)
+        got = _basic_layout(a.shape, a.stride, index)
+    if got is None:
+        got = _basic_layout(a.shape, a.stride, index)
+        if len(_BASIC) >= 4096:
+            _BASIC.clear()
+        _BASIC[key] = got
+    return view_of(a.st, got[0], a.dtype, got[1], a.offset + got[2])
+
+
+def _basic_layout(a_shape: tuple[int, ...], a_stride: tuple[int, ...], index: tuple[Any, ...]
+                  ) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The shape, strides and offset (from the array's) of ``basic_index``'s view."""
+    ndim = len(a_shape)
     consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
     items: list[Any] = []
     for it in index:
         if it is Ellipsis:
-            items += [slice(None)] * (a.ndim - consumed)
-            consumed = a.ndim
+            items += [slice(None)] * (ndim - consumed)
+            consumed = ndim
         else:
             items.append(it)
-    items += [slice(None)] * (a.ndim - sum(1 for it in items if it is not None))
+    items += [slice(None)] * (ndim - sum(1 for it in items if it is not None))
     shape: list[int] = []
     stride: list[int] = []
-    off = a.offset
+    off = 0
     d = 0
     for it in items:
         if it is None:
             shape.append(1)
             stride.append(0)
             continue
-        size, st = a.shape[d], a.stride[d]
+        size, st = a_shape[d], a_stride[d]
         if isinstance(it, slice):
             start, stop, step = it.indices(size)
             if step <= 0:
@@ -578,7 +607,7 @@ def basic_index(a: WArray, index: tuple[Any, ...]) -> WArray:
             i = int(it)
             off += (i + size if i < 0 else i) * st
         d += 1
-    return _view(a, tuple(shape), stride, off)
+    return tuple(shape), tuple(stride), off
 
 
 def adv_offsets(a: WArray, index: tuple[Any, ...]) -> np.ndarray[Any, Any]:
@@ -1894,32 +1923,55 @@ def random(dist: str, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int, o
 
 # -- registration --------------------------------------------------------------------------------------
 _C64 = np.dtype(np.complex64)
+_I64 = np.dtype(np.int64)
 
 
-def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False) -> Callable[..., Any]:
+def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False,
+           complex_kernel: Callable[..., Any] | None = None, shadow: Callable[..., None] | None = None
+           ) -> Callable[..., Any]:
     """The kernel, with the runtime told which primitive runs (its limit and device errors name it); with
     ``refuse_complex``, complex64 arguments are refused with a coded error naming the primitive (a shader written
-    for real numbers would not compile, or would treat (re, im) as two unrelated numbers); for the primitives of
-    :data:`PLANNED`, through their launch plans. All in one frame: every WebGPU kernel call passes through it."""
+    for real numbers would not compile, or would treat (re, im) as two unrelated numbers), or, with
+    ``complex_kernel``, given to that instead (matmul's and a basic index gradient's complex paths); for the
+    primitives of :data:`PLANNED`, through their launch plans; with ``shadow``, an int64 result is checked by
+    ``shadow(run, out, args, params)`` (``int64_checks``). All in one frame: every WebGPU kernel call passes through
+    it, and a frame per wrapper cost a GPT step's matmuls and sums two more frames each."""
     plans = launch_plans.table(name) if name in PLANNED else None
+    complex_args = refuse_complex or complex_kernel is not None
 
     def run(*args: Any, **params: Any) -> Any:
-        if refuse_complex:
+        if complex_args:
             for a in args:
                 if type(a) is WArray and a.dtype == _C64:
+                    if complex_kernel is not None:
+                        return complex_kernel(*args, **params)
                     _no_kernel(name, _C64)
         outer = RT.op
         RT.op = name
         try:
-            if plans is not None:
-                return launch_plans.call(plans, kernel, args, params)
-            return kernel(*args, **params)
+            out = kernel(*args, **params) if plans is None else launch_plans.call(plans, kernel, args, params)
+            if shadow is not None and type(out) is WArray and out.dtype == _I64 and out.size:
+                shadow(run, out, args, params)
+            return out
         finally:
             RT.op = outer
 
     run.__name__ = run.__qualname__ = getattr(kernel, "__name__", name)
-    run.__wrapped__ = kernel  # type: ignore[attr-defined]  # (complex_kernels.install re-wraps it refusing complex)
+    # what rewrap makes it again from (complex_kernels and int64_checks add to it: one frame per call, not three)
+    run.named = (name, kernel, refuse_complex, complex_kernel, shadow)  # type: ignore[attr-defined]
     return run
+
+
+def rewrap(k: Callable[..., Any], **changes: Any) -> Callable[..., Any]:
+    """The :func:`_named` wrapper ``k`` (``is_named``) made again with ``changes`` to its arguments
+    (``refuse_complex``, ``complex_kernel``, ``shadow``)."""
+    name, kernel, refuse_complex, complex_kernel, shadow = k.named  # type: ignore[attr-defined]
+    args = {"refuse_complex": refuse_complex, "complex_kernel": complex_kernel, "shadow": shadow, **changes}
+    return _named(name, kernel, **args)
+
+
+def is_named(k: Callable[..., Any]) -> bool:
+    return hasattr(k, "named")
 
 
 # Kernels replayed from launch plans (``launch_plans``): each is a function of its operands' layouts, its parameters
@@ -1938,8 +1990,8 @@ PLANNED = frozenset({
 })
 
 # Kernels that only make new strides over the same buffer: they record nothing and raise no runtime error, so they
-# skip _named's frame (a GPT step permutes and expands a hundred times)
-UNNAMED = frozenset({"permute", "expand", "view"})
+# skip _named's frame (a GPT step permutes, reshapes and expands 130 times); reshape names itself where it copies
+UNNAMED = frozenset({"permute", "expand", "view", "reshape"})
 
 
 def register(more: dict[str, Callable[..., Any]] | None = None) -> list[str]:
@@ -2027,12 +2079,9 @@ class _StepGroup:
         self.bufs: set[int] = set()
         self.recorded_at = -1  # RT.n_dispatch after the last group was recorded
 
-    def room(self, nb: int) -> int:
-        """Parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block."""
-        return max(1, min(16, (RT.max_storage_buffers - 1) // nb))
-
-    def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int]) -> None:
-        ids = {id(a.st) for a in arrays}
+    def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int],
+            ids: set[int]) -> None:
+        """Hold the update of ``arrays`` (whose storages' ids are ``ids``) back, to be recorded with its group."""
         if not self.items and RT.n_dispatch != self.recorded_at and RT.batch_count >= STEP_SUBMIT_MIN \
                 and RT.submit_at_step:
             # the first update of an optimizer step, after other work: the end of a backward pass. The forward and
@@ -2041,7 +2090,10 @@ class _StepGroup:
             # (a small model's step, the state a first step makes between its updates): a submit costs the host
             # 0.4-0.6 ms on lavapipe, 3-4 dispatches' worth, which a short batch does not win back
             RT.flush()
-        if self.items and (key != self.key or ids & self.bufs or len(self.items) >= self.room(len(arrays))):
+        # parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block, over
+        # the buffers of one parameter (inline: this runs for every parameter of every step)
+        if self.items and (key != self.key or ids & self.bufs
+                           or len(self.items) >= max(1, min(16, (RT.max_storage_buffers - 1) // len(arrays)))):
             RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group
         if not self.items:
             self.key = key
@@ -2057,10 +2109,12 @@ class _StepGroup:
         meta = [0]
         bufs: list[Any] = []
         total = 0
-        for arrays, scalars in items:
-            total += arrays[0].size
-            meta += [total, *(a.offset for a in arrays), *scalars]
-            bufs += [a.st.buf for a in arrays if a.st is not None]
+        for arrays, scalars in items:  # (attrgetters, not comprehensions: no frame per parameter)
+            total += math.prod(arrays[0].shape)
+            meta.append(total)
+            meta += map(_OFFSET, arrays)
+            meta += scalars
+            bufs += map(_BUF, arrays)  # (fused_step took arrays with storages only)
         meta[0] = total
         if "capturable" in key[1]:  # the counts (each item's last array) first, as torch's step += 1
             steps = [arrays[-1] for arrays, _ in items]
@@ -2071,6 +2125,9 @@ class _StepGroup:
 
 
 _STEPS = _StepGroup()
+_OFFSET = attrgetter("offset")
+_BUF = attrgetter("st.buf")
+_ST = attrgetter("st")
 
 
 _F32 = np.dtype(np.float32)
@@ -2087,10 +2144,13 @@ def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: 
     capturable = bool(hyper.get("capturable"))  # Adam's: the last state array is its step count (0-d, float32)
     if capturable and (kind != "adam" or state[-1].dtype != _F32 or state[-1].shape != () or state[-1].st is None):
         return False
+    # (the contiguity test reads the row-major strides once for all: WArray.contiguous is a frame per array)
+    want = contiguous_strides(shape)
     for a in arrays[:-1] if capturable else arrays:
-        if a.dtype != _F32 or a.shape != shape or a.st is None or not a.contiguous:
+        if a.dtype != _F32 or a.shape != shape or a.st is None or (a.stride != want and not a.contiguous):
             return False
-    if len({id(a.st) for a in arrays}) != len(arrays):  # one buffer bound twice, written: not allowed
+    ids = set(map(id, map(_ST, arrays)))
+    if len(ids) != len(arrays):  # one buffer bound twice, written: not allowed
         return False
     if kind not in ("adam", "sgd"):
         return False
@@ -2102,9 +2162,9 @@ def fused_step(kind: str, p: WArray, g: WArray, state: Sequence[WArray], hyper: 
             if len(_STEP_WORDS) >= 64:  # a new step count each step: keep only the recent ones
                 _STEP_WORDS.clear()
             _STEP_WORDS[key] = got
-    if p.size == 0:
+    if 0 in shape:
         return True
-    _STEPS.add((kind, got[0]), arrays, got[1])
+    _STEPS.add((kind, got[0]), arrays, got[1], ids)
     return True
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .runtime import RT, BufferRange, Storage, WArray, view_of
+from .runtime import RT, BufferRange, Storage, WArray
 
 # Check ids handed out while recording, from here up: distinctive enough that the one word of a parameter block
 # holding each can be found (a recording in which a check's id is not exactly one word is discarded). Below 2^31:
@@ -38,6 +38,8 @@ _MAX_PLANS = 1024  # plans per primitive (the table is emptied when full)
 _SEEN = object()  # a signature met once (recorded at its second call: a first call may compile, upload a table)
 _NEVER = object()  # a signature whose recording was discarded
 _PATCHED = ("alloc", "dispatch", "add_check", "take_held")
+_FLOATS = (float, np.floating)
+_new = object.__new__  # (a replay's results are made as runtime.view_of makes a view: every slot set here)
 
 # Each planned primitive's plans, by signature (a Plan, or _SEEN / _NEVER)
 TABLES: dict[str, dict[tuple[Any, ...], Any]] = {}
@@ -135,7 +137,7 @@ def signature(args: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...] 
                 return None
             parts.append((a.shape, a.stride, a.offset, a.dtype))
             sts.append(st)
-        elif isinstance(a, float | np.floating):
+        elif isinstance(a, _FLOATS):  # (a tuple: isinstance of a ``float | np.floating`` union costs twice as much)
             return None  # a number that may change every call (a learning rate): a plan per value would not serve
         else:
             parts.append(a)
@@ -143,10 +145,8 @@ def signature(args: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...] 
         parts.append(tuple(map(sts.index, sts)))  # which operands share a buffer (the first of each)
     if params:
         parts.append(tuple(params.items()))
-    parts.append(limit)  # (the limits a kernel's launch follows: chunks, grids, the matmul's tiles)
-    parts.append(RT.max_groups)
-    parts.append(RT.max_wg_storage)
-    parts.append(RT.max_invocations)
+    # (the limits a kernel's launch follows: chunks, grids, the matmul's tiles; read per call, a test may set them)
+    parts.append((limit, RT.max_groups, RT.max_wg_storage, RT.max_invocations))
     return tuple(parts)
 
 
@@ -168,15 +168,25 @@ def replay(plan: Plan, args: tuple[Any, ...]) -> Any:
     """Record ``plan`` for this call's operands (``args``, laid out as the recorded call's). A buffer source is an
     index into the call's storages: its operands', then its allocations', then the check flag's. (Loops and ``map``
     in this one frame: a comprehension is a frame of its own, and this runs for a step's every planned call.)"""
-    stores: list[Any] = [a.st for a in args if type(a) is WArray]
+    stores: list[Any] = []
+    for a in args:  # (a loop, not a comprehension: one frame less for the usual one to three operands)
+        if type(a) is WArray:
+            stores.append(a.st)
     if plan.allocs:
         alloc = RT.alloc
         for n in plan.allocs:
             stores.append(alloc(n))
     stores.append(_FLAG_STORE)
     outs = []
-    for s, shape, dtype, stride, offset in plan.outs:
-        outs.append(view_of(None if s is None else stores[s], shape, dtype, stride, offset))
+    for s, shape, dtype, stride, offset in plan.outs:  # (runtime.view_of's work, inline: a frame per result less)
+        out = _new(WArray)
+        out.st = None if s is None else stores[s]
+        out.shape = shape
+        out.ndim = len(shape)
+        out.dtype = dtype
+        out.stride = stride
+        out.offset = offset
+        outs.append(out)
     dispatch = RT.dispatch
     at = stores.__getitem__
     for wgsl, srcs, meta, grid, places, last in plan.launches:

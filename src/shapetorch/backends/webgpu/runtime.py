@@ -230,7 +230,7 @@ class WArray:
 
     @property
     def strides(self) -> tuple[int, ...]:
-        return tuple(s * self.dtype.itemsize for s in self.stride)
+        return tuple(map(self.dtype.itemsize.__mul__, self.stride))  # (no generator frame: read per op)
 
     @property
     def contiguous(self) -> bool:
