@@ -18,7 +18,7 @@ from .._rules.matmul import addbmm_shape, addr_shape, kron_shape, tensordot_dims
 from .._rules.matrix import (
     trace_shape,
 )
-from .._tensor import Tensor
+from .._tensor import PLAIN_TYPES, Tensor
 from ..backends import thread_pool
 from ._common import as_node, autocast_inputs, cast, check, dtype_name, make_inplace, promoted
 from ._elementwise import _conj
@@ -139,7 +139,9 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         _same_dtype("matmul", input, other)
     if out is None and (xy := untracked_pair(_MATMUL, input, other, _matmul_kernel)) is not None:
         return untracked_result(input, _matmul_kernel(*xy))  # (NOTE [untracked call])
-    result = _MATMUL(input, other)
+    # (two plain tensors, the common case, on every device: the direct call, NOTE [two-tensor call])
+    result = _MATMUL.call2(input, other) if type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES \
+        else _MATMUL(input, other)
     if result._grad_fn is not None:
         as_node(result, _matmul_label(len(sa), len(sb)), input, other)
     return result if out is None else out.copy_(result)

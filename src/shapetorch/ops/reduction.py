@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import to_dtype
-from .._engine.primitives import Prim, untracked_array, untracked_result
+from .._engine.primitives import Prim, untracked_kernel, untracked_result
 from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.axes import wrap_dim
@@ -117,13 +117,15 @@ def _int_to_long(input: Tensor, dtype: Any) -> Any:
 @public("reduction")
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if dim is None and dtype is None and input._data.dtype.kind in "fc" and input._data.ndim < 8:  # (tiny-op path)
-        if (src := untracked_array(_SUM, input, _sum_kernel)) is not None:  # (NOTE [untracked call])
-            return untracked_result(input, _sum_kernel(src, _ALL_DIMS[src.ndim], keepdim))
+        if (k := untracked_kernel(_SUM, input)) is not None:  # (NOTE [untracked call])
+            return untracked_result(input, k(input._data, axis=_ALL_DIMS[input._data.ndim], keepdims=keepdim))
         return _SUM(input, axis=_ALL_DIMS[input._data.ndim], keepdims=keepdim)
     axis = _dims(input, dim, "sum")
     d = _int_to_long(input, dtype)
     if d is not None:
         input = input.to(d)
+    if (k := untracked_kernel(_SUM, input)) is not None:  # (a gradient summed back to its input's shape in a backward)
+        return untracked_result(input, k(input._data, axis=axis, keepdims=keepdim))
     out = _SUM(input, axis=axis, keepdims=keepdim)
     # torch's sum over given dims is its dim_IntList overload (SumBackward1), even when they are all the dims
     return out if dim is None else as_node(out, "SumBackward1", input)
