@@ -4,6 +4,7 @@ logsumexp, all/any. Shapes come from ``_rules.reduce``; composites are written i
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 import math
 from typing import Any
@@ -39,7 +40,18 @@ from .views import expand_known
 def _dims(input: Tensor, dim: Any, op: str) -> tuple[int, ...]:
     if dim is None:
         return _ALL_DIMS[input._data.ndim] if input._data.ndim < 8 else tuple(range(input._data.ndim))
+    # (an int or a sequence of ints, the common calls: the rule's verdict cached per rank, as the views' rules; a
+    # bool is no int here, and would otherwise share 1's cache entry)
+    if type(dim) is int:
+        return _reduce_dims(input._data.ndim, dim, op)
+    if (type(dim) is tuple or type(dim) is list) and builtins.all(type(d) is int for d in dim):
+        return _reduce_dims(input._data.ndim, tuple(dim), op)
     return check(reduce_dims, input._data.ndim, dim, op=op)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reduce_dims(rank: int, dim: int | tuple[int, ...], op: str) -> tuple[int, ...]:
+    return check(reduce_dims, rank, dim, op=op)
 
 
 _ALL_DIMS = [tuple(range(n)) for n in range(8)]

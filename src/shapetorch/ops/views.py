@@ -161,11 +161,17 @@ method("view_as", lambda self, other: _view(self, other._data.shape))
 method("reshape_as", lambda self, other: reshape(self, other._data.shape))
 
 
+@functools.lru_cache(maxsize=4096)
+def _permute_axes(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    """The rule's verdict on ``permute(order)`` of ``shape``, the dims made non-negative (cached as
+    ``_reshape_rule``: a transposed head split permutes on every attention's forward and backward)."""
+    check(RV.permute_shape, shape, order, op="permute")
+    return tuple(d % len(shape) for d in order) if shape else ()
+
+
 @public("shape")
 def permute(input: Tensor, *dims: Any) -> Tensor:
-    order = int_list(dims, "permute")
-    check(RV.permute_shape, input._data.shape, order, op="permute")
-    axes = tuple(d % input._data.ndim for d in order) if input._data.ndim else ()
+    axes = _permute_axes(input._data.shape, int_list(dims, "permute"))
     if (k := untracked_kernel(_PERMUTE, input)) is not None:
         return _untracked(input, k(input._data, axes=axes))
     return _view_of(_PERMUTE(input, axes=axes), input)
