@@ -224,7 +224,7 @@ class Prim:
                     dev = a._device
                 elif a._device is not dev and a._device != dev:
                     _mixed(self.name, dev, a._device)
-                grad = grad or a.requires_grad
+                grad = grad or (a._requires_grad if type(a) in PLAIN else a.requires_grad)
                 arrays.append(a._data)
             else:
                 arrays.append(a)

@@ -374,7 +374,10 @@ def as_node(result: Tensor, label: str, *inputs: Any) -> Tensor:
     """Give ``result``'s backward node torch's name for the composite op that made it (``x.mean()``'s last
     primitive is a division, but its ``grad_fn.name()`` is ``MeanBackward0``); an input's node is never renamed."""
     fn = result._grad_fn
-    if fn is not None and all(not isinstance(x, Tensor) or x._grad_fn is not fn for x in inputs):
+    if fn is not None:
+        for x in inputs:  # (a loop, not all() of a generator: every matmul and transpose names its node)
+            if isinstance(x, Tensor) and x._grad_fn is fn:
+                return result
         fn.label = label
     return result
 

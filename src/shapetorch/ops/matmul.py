@@ -107,7 +107,8 @@ def matmul_bias(input: Tensor, other: Tensor, bias: Tensor) -> Tensor | None:
     a, b, c = input._data, other._data, bias._data
     if (AUTOCAST.enabled or a.ndim < 2 or b.ndim != 2 or c.ndim != 1 or a.shape[-1] != b.shape[0]
             or c.shape[0] != b.shape[1] or a.dtype.kind != "f" or not (a.dtype == b.dtype == c.dtype)
-            or not (input._device == other._device == bias._device)):
+            or not ((input._device is other._device or input._device == other._device)
+                    and (bias._device is other._device or bias._device == other._device))):
         return None
     return _MATMUL_BIAS(input, other, bias)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.primitives import Prim, untracked_kernel, untracked_result
+from .._engine.primitives import Prim, untracked_kernel
 from .._errors import fail
 from .._rules import views as RV
 from .._rules.axes import wrap_dim
@@ -62,7 +62,12 @@ def _permute_kernel(a: Any, axes: tuple[int, ...]) -> Any:
 # in the engine's primitives) on every device; ``_view_of`` then marks it a view as on the general path (every matmul's
 # vjp transposes and every reduction's expands a gradient that records nothing, in a first-order backward).
 def _untracked(input: Tensor, data: Any) -> Tensor:
-    return _view_of(untracked_result(input, data), input)
+    out = _new(Tensor)  # (untracked_result, inlined: every view of a first-order backward passes here)
+    out._data, out._device, out._requires_grad = data, input._device, False
+    return _view_of(out, input)
+
+
+_new = object.__new__
 
 
 def _view_kernel(a: Any, shape: tuple[int, ...]) -> Any:
