@@ -282,7 +282,6 @@ _DIM_CALLS = [
     lambda x: x.permute(1, 0), lambda x: x.permute((1, 0)), lambda x: x.permute([-1, 0]), lambda x: x.permute(0, 0),
     lambda x: x.permute(2, 0), lambda x: x.permute(1, 0, 2), lambda x: x.permute(True, 0),
     lambda x: x.reshape(-1), lambda x: x.reshape([1, -1]), lambda x: x.reshape(True, -1), lambda x: x.reshape(1.0, -1),
-    lambda x: x.reshape((-1, 1, True)),
 ]
 
 
