@@ -271,3 +271,38 @@ def test_sum_and_matmul_under_the_slow_path_and_registered_kernels():
         for h in handles:
             h.unregister()
     assert calls == ["sum", "mm"]
+
+
+# -- the permute and reduction dims verdicts cached per signature -----------------------------------------------------
+
+_DIM_CALLS = [
+    lambda x: x.sum(1), lambda x: x.sum(True), lambda x: x.sum([1]), lambda x: x.sum((1,)), lambda x: x.sum(-1),
+    lambda x: x.sum((0, 0)), lambda x: x.sum([0, -2]), lambda x: x.sum(5), lambda x: x.sum((1, 3)),
+    lambda x: x.mean((0, 1)), lambda x: x.amax([1], keepdim=True), lambda x: x.sum(()),
+    lambda x: x.permute(1, 0), lambda x: x.permute((1, 0)), lambda x: x.permute([-1, 0]), lambda x: x.permute(0, 0),
+    lambda x: x.permute(2, 0), lambda x: x.permute(1, 0, 2), lambda x: x.permute(True, 0),
+    lambda x: x.reshape(-1), lambda x: x.reshape([1, -1]), lambda x: x.reshape(True, -1), lambda x: x.reshape(1.0, -1),
+]
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (3, 4), ()])
+def test_cached_dims_verdicts_follow_each_call(shape):
+    """The same dims on tensors of another rank, a bool among ints, repeated and out-of-range dims, one call after
+    another: each result or exception class is torch's (a verdict cached for an earlier call, or 1's for True,
+    would give a wrong shape or a missing error)."""
+    results = {}
+    for lib in (st, torch):
+        x = lib.arange(float(np.prod(shape))).reshape(shape)
+        out = []
+        for f in _DIM_CALLS:
+            try:
+                out.append(arr(f(x)))
+            except Exception as e:  # noqa: BLE001  (the class is compared with torch's)
+                out.append(type(e))
+        results[lib.__name__] = out
+    for i, (o, t) in enumerate(zip(results["shapetorch"], results["torch"], strict=True)):
+        if isinstance(o, np.ndarray) or isinstance(t, np.ndarray):
+            assert isinstance(o, np.ndarray) and isinstance(t, np.ndarray), (i, o, t)
+            np.testing.assert_array_equal(o, t)
+        else:
+            assert issubclass(o, t), (i, o, t)

@@ -303,16 +303,18 @@ class Tensor:
         """Record an in-place write; views share the counter with their base, as in torch. An inference tensor has
         none outside ``inference_mode``: as torch's, the write is done, then refused here."""
         owner = self._base if self._base is not None else self
-        if owner._inference and _GRAD_STATE.inference:
-            return  # inference tensors track no version inside inference_mode
-        if owner._inference and self._untracked():
-            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
-                               "clone to get a normal tensor before doing inplace update.See "
-                               "https://github.com/pytorch/rfcs/pull/17 for more details.")
-        if owner._version_cell is None:
-            owner._version_cell = [0]
-        owner._version_cell[0] += 1
-        self._version_cell = owner._version_cell
+        if owner._inference:  # (one test for the common tensor: every optimizer step bumps each buffer)
+            if _GRAD_STATE.inference:
+                return  # inference tensors track no version inside inference_mode
+            if self._untracked():
+                raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+                                   "make a clone to get a normal tensor before doing inplace update.See "
+                                   "https://github.com/pytorch/rfcs/pull/17 for more details.")
+        cell = owner._version_cell
+        if cell is None:
+            cell = owner._version_cell = [0]
+        cell[0] += 1
+        self._version_cell = cell
 
     def __len__(self) -> int:
         if not self._data.ndim:

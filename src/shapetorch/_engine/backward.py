@@ -214,7 +214,7 @@ def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:
     if len(inputs) > _INPUT_ATTRS[0]:  # (NOTE [no __getattr__]: the attributes of more inputs than seen so far)
         saved_attrs(Node, (f"input{i}" for i in range(_INPUT_ATTRS[0], len(inputs))))
         _INPUT_ATTRS[0] = len(inputs)
-    return tuple((i, names[i] if i < 2 else f"input{i}", -1) for i, a in enumerate(inputs) if isinstance(a, Tensor))
+    return tuple([(i, names[i] if i < 2 else f"input{i}", -1) for i, a in enumerate(inputs) if isinstance(a, Tensor)])
 
 
 class _View:
@@ -728,7 +728,7 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     lead = len(gshape) - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1]
     if dims:
-        g = g.sum(dim=dims, keepdim=True)
+        g = g.sum(dims, True)  # (positional: the argument guard's fast test, not its keyword call)
     return g.reshape(shape) if g._data.shape != tuple(shape) else g
 
 
@@ -786,7 +786,7 @@ _COUNTS_KNOWN = (sys.implementation.name == "cpython" and (3, 11) <= sys.version
 def _stealable(leaf: Tensor, g: Tensor) -> bool:
     src = g._data
     st = getattr(src, "st", None)
-    if (not _COUNTS_KNOWN or st is None or g.requires_grad or src.dtype != leaf._data.dtype
+    if (not _COUNTS_KNOWN or st is None or g._requires_grad or src.dtype != leaf._data.dtype
             or src.shape != leaf._data.shape or src.offset != 0 or not src.contiguous or sys.getrefcount(g) > _GRAD_REFS
             # (a gradient made by the last dispatch is also held by that dispatch's recipe, for a redirect)
             or sys.getrefcount(src) > _DATA_REFS + src.held_refs()):

@@ -226,7 +226,7 @@ class Prim:
                     dev = a._device
                 elif a._device is not dev and a._device != dev:
                     _mixed(self.name, dev, a._device)
-                grad = grad or a.requires_grad
+                grad = grad or (a._requires_grad if type(a) in PLAIN else a.requires_grad)
                 arrays.append(a._data)
             else:
                 arrays.append(a)
@@ -275,12 +275,14 @@ def call_outputs(prim: Prim, a: Tensor, **params: Any) -> tuple[Tensor, ...]:
 
 
 # NOTE [untracked call]: a call that records nothing (no input requires grad, or grad mode is off: a plain tensor, or
-# any tensor inside a first-order backward or ``no_grad``) on the CPU can make its result as ``Prim.__call__`` would (the same kernel, the same
-# fields: no node, not requiring grad) without the call's general dispatch, whose keyword parameters alone cost a
-# third of a tiny op. Only while the CPU kernel is still the op's own (``register_forward`` may replace it, and is then
-# never bypassed) and while the engine's slow path is not installed (the profiler, forward-mode AD and inference mode
-# see every primitive call there). An op that takes the shortcut asks ``untracked_array`` (``untracked_pair`` for two
-# tensors) for its input's array, and wraps its kernel's result with ``untracked_result``.
+# any tensor inside a first-order backward or ``no_grad``) can make its result as ``Prim.__call__`` would (the same
+# kernel, the same fields: no node, not requiring grad) without the call's general dispatch, whose keyword parameters
+# alone cost a third of a tiny op. Only while the engine's slow path is not installed (the profiler, forward-mode AD
+# and inference mode see every primitive call there). An op that takes the shortcut on any device asks
+# ``untracked_kernel`` for the device's kernel and calls it with the params by keyword, as the general call does; on
+# the CPU alone, where it calls its own kernel positionally, it asks ``untracked_array`` (``untracked_pair`` for two
+# tensors) for its input's array, which is None once ``register_forward`` has replaced that kernel (it is then never
+# bypassed). Either way it wraps the kernel's result with ``untracked_result``.
 def untracked_array(prim: Prim, input: Tensor, kernel: Kernel) -> Any:
     """The NumPy array of ``input`` when ``prim``'s call on it may take the shortcut (NOTE [untracked call]), else
     None."""
@@ -289,6 +291,17 @@ def untracked_array(prim: Prim, input: Tensor, kernel: Kernel) -> Any:
             or SLOW_PATH[0] or prim.kernels["cpu"] is not kernel or input._uninitialized:
         return None
     return src
+
+
+def untracked_kernel(prim: Prim, input: Tensor) -> Kernel | None:
+    """The kernel ``prim``'s call on ``input`` (and no other tensor) runs, when that call records nothing and may take
+    the shortcut (NOTE [untracked call]) on any device, else None (a missing kernel too: the general call raises its
+    error). The caller passes the params by keyword, as ``Prim.__call__`` does, so a kernel that ``register_forward``
+    installed is called as the general path would call it. The shortcut of a view or a reduction on a device
+    without NumPy arrays (every transpose, reshape and expand of a first-order backward on WebGPU)."""
+    if (input._requires_grad and STATE.enabled) or SLOW_PATH[0]:
+        return None
+    return prim.kernels.get(input._device.type)
 
 
 def untracked_pair(prim: Prim, a: Tensor, b: Tensor, kernel: Kernel) -> tuple[Any, Any] | None:

@@ -374,19 +374,24 @@ def as_node(result: Tensor, label: str, *inputs: Any) -> Tensor:
     """Give ``result``'s backward node torch's name for the composite op that made it (``x.mean()``'s last
     primitive is a division, but its ``grad_fn.name()`` is ``MeanBackward0``); an input's node is never renamed."""
     fn = result._grad_fn
-    if fn is not None and all(not isinstance(x, Tensor) or x._grad_fn is not fn for x in inputs):
+    if fn is not None:
+        for x in inputs:  # (a loop, not all() of a generator: every matmul and transpose names its node)
+            if isinstance(x, Tensor) and x._grad_fn is fn:
+                return result
         fn.label = label
     return result
+
+
+_INT_ONLY = {int}
 
 
 def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
     """``reshape(2, 3)``, ``reshape((2, 3))`` and ``reshape([2, 3])`` all mean (2, 3)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = sizes[0]
-    for s in sizes:  # the common case, plain ints (a bool is no int here: its type is bool)
-        if type(s) is not int:
-            break
-    else:
+    # the common case, plain ints (a bool is no int here: its type is bool), tested by the set of the sizes' types:
+    # no Python loop over them (every reshape, permute and expand asks)
+    if {*map(type, sizes)} <= _INT_ONLY:
         return tuple(sizes)
     out = []
     for s in sizes:

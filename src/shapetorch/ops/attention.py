@@ -171,7 +171,8 @@ def attention_fusable(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> b
     dt = q._data.dtype
     if q._device.type not in _ATTENTION.kernels or dt not in (np.float32, np.float64):
         return False
-    if any(t._data.dtype != dt or t._device != q._device for t in (k, v)):
+    if k._data.dtype != dt or v._data.dtype != dt or (k._device is not q._device and k._device != q._device) \
+            or (v._device is not q._device and v._device != q._device):  # (no generator, no __eq__ for one device)
         return False
     if not q._data.shape[:-2] == k._data.shape[:-2] == v._data.shape[:-2]:
         return False

@@ -254,6 +254,7 @@ def _int_or_none(v: Any) -> int | None:
 
 
 _BASIC = (int, type(None), type(Ellipsis))
+_SLICE_PARTS = {int, type(None)}  # (a set of the parts' types: no generator frame per slice)
 
 
 def _basic_key(index: Any) -> tuple[Any, ...] | None:
@@ -263,7 +264,7 @@ def _basic_key(index: Any) -> tuple[Any, ...] | None:
     for it in items:
         if type(it) in _BASIC:
             key.append(it)
-        elif type(it) is slice and all(v is None or type(v) is int for v in (it.start, it.stop, it.step)):
+        elif type(it) is slice and {type(it.start), type(it.stop), type(it.step)} <= _SLICE_PARTS:
             key.append((it.start, it.stop, it.step))
         else:
             return None

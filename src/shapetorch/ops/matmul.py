@@ -18,7 +18,7 @@ from .._rules.matmul import addbmm_shape, addr_shape, kron_shape, tensordot_dims
 from .._rules.matrix import (
     trace_shape,
 )
-from .._tensor import Tensor
+from .._tensor import PLAIN_TYPES, Tensor
 from ..backends import thread_pool
 from ._common import as_node, autocast_inputs, cast, check, dtype_name, make_inplace, promoted
 from ._elementwise import _conj
@@ -107,7 +107,8 @@ def matmul_bias(input: Tensor, other: Tensor, bias: Tensor) -> Tensor | None:
     a, b, c = input._data, other._data, bias._data
     if (AUTOCAST.enabled or a.ndim < 2 or b.ndim != 2 or c.ndim != 1 or a.shape[-1] != b.shape[0]
             or c.shape[0] != b.shape[1] or a.dtype.kind != "f" or not (a.dtype == b.dtype == c.dtype)
-            or not (input._device == other._device == bias._device)):
+            or not ((input._device is other._device or input._device == other._device)
+                    and (bias._device is other._device or bias._device == other._device))):
         return None
     return _MATMUL_BIAS(input, other, bias)
 
@@ -139,7 +140,9 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         _same_dtype("matmul", input, other)
     if out is None and (xy := untracked_pair(_MATMUL, input, other, _matmul_kernel)) is not None:
         return untracked_result(input, _matmul_kernel(*xy))  # (NOTE [untracked call])
-    result = _MATMUL(input, other)
+    # (two plain tensors, the common case, on every device: the direct call, NOTE [two-tensor call])
+    result = _MATMUL.call2(input, other) if type(input) in PLAIN_TYPES and type(other) in PLAIN_TYPES \
+        else _MATMUL(input, other)
     if result._grad_fn is not None:
         as_node(result, _matmul_label(len(sa), len(sb)), input, other)
     return result if out is None else out.copy_(result)

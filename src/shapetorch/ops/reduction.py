@@ -4,6 +4,7 @@ logsumexp, all/any. Shapes come from ``_rules.reduce``; composites are written i
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 import math
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import to_dtype
-from .._engine.primitives import Prim, untracked_array, untracked_result
+from .._engine.primitives import Prim, untracked_kernel, untracked_result
 from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.axes import wrap_dim
@@ -39,7 +40,21 @@ from .views import expand_known
 def _dims(input: Tensor, dim: Any, op: str) -> tuple[int, ...]:
     if dim is None:
         return _ALL_DIMS[input._data.ndim] if input._data.ndim < 8 else tuple(range(input._data.ndim))
+    # (an int or a sequence of ints, the common calls: the rule's verdict cached per rank, as the views' rules; a
+    # bool is no int here, and would otherwise share 1's cache entry)
+    if type(dim) is int:
+        return _reduce_dims(input._data.ndim, dim, op)
+    if (type(dim) is tuple or type(dim) is list) and {*map(type, dim)} <= _INT_ONLY:
+        return _reduce_dims(input._data.ndim, tuple(dim), op)
     return check(reduce_dims, input._data.ndim, dim, op=op)
+
+
+_INT_ONLY = {int}
+
+
+@functools.lru_cache(maxsize=4096)
+def _reduce_dims(rank: int, dim: int | tuple[int, ...], op: str) -> tuple[int, ...]:
+    return check(reduce_dims, rank, dim, op=op)
 
 
 _ALL_DIMS = [tuple(range(n)) for n in range(8)]
@@ -117,13 +132,15 @@ def _int_to_long(input: Tensor, dtype: Any) -> Any:
 @public("reduction")
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if dim is None and dtype is None and input._data.dtype.kind in "fc" and input._data.ndim < 8:  # (tiny-op path)
-        if (src := untracked_array(_SUM, input, _sum_kernel)) is not None:  # (NOTE [untracked call])
-            return untracked_result(input, _sum_kernel(src, _ALL_DIMS[src.ndim], keepdim))
+        if (k := untracked_kernel(_SUM, input)) is not None:  # (NOTE [untracked call])
+            return untracked_result(input, k(input._data, axis=_ALL_DIMS[input._data.ndim], keepdims=keepdim))
         return _SUM(input, axis=_ALL_DIMS[input._data.ndim], keepdims=keepdim)
     axis = _dims(input, dim, "sum")
     d = _int_to_long(input, dtype)
     if d is not None:
         input = input.to(d)
+    if (k := untracked_kernel(_SUM, input)) is not None:  # (a gradient summed back to its input's shape in a backward)
+        return untracked_result(input, k(input._data, axis=axis, keepdims=keepdim))
     out = _SUM(input, axis=axis, keepdims=keepdim)
     # torch's sum over given dims is its dim_IntList overload (SumBackward1), even when they are all the dims
     return out if dim is None else as_node(out, "SumBackward1", input)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.primitives import Prim, untracked_array, untracked_result
+from .._engine.primitives import Prim, untracked_kernel
 from .._errors import fail
 from .._rules import views as RV
 from .._rules.axes import wrap_dim
@@ -59,10 +59,15 @@ def _permute_kernel(a: Any, axes: tuple[int, ...]) -> Any:
 
 
 # NOTE [untracked view]: a view whose input records nothing takes the primitive call's shortcut (NOTE [untracked call]
-# in the engine's primitives); ``_view_of`` then marks it a view as on the general path (every matmul's vjp
-# transposes and every reduction's expands a gradient that records nothing, in a first-order backward).
+# in the engine's primitives) on every device; ``_view_of`` then marks it a view as on the general path (every matmul's
+# vjp transposes and every reduction's expands a gradient that records nothing, in a first-order backward).
 def _untracked(input: Tensor, data: Any) -> Tensor:
-    return _view_of(untracked_result(input, data), input)
+    out = _new(Tensor)  # (untracked_result, inlined: every view of a first-order backward passes here)
+    out._data, out._device, out._requires_grad = data, input._device, False
+    return _view_of(out, input)
+
+
+_new = object.__new__
 
 
 def _view_kernel(a: Any, shape: tuple[int, ...]) -> Any:
@@ -140,8 +145,8 @@ def _transpose_axes(shape: tuple[int, ...], dim0: int, dim1: int) -> tuple[int, 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """A tensor with the same elements in ``shape`` (one size may be -1); a view when possible."""
     sizes = _reshape_rule(input._data.shape, int_list(shape, "reshape"), "reshape")
-    if (src := untracked_array(_RESHAPE, input, _reshape_kernel)) is not None:
-        return _untracked(input, _reshape_kernel(src, sizes))
+    if (k := untracked_kernel(_RESHAPE, input)) is not None:
+        return _untracked(input, k(input._data, shape=sizes))
     return _view_of(_RESHAPE(input, shape=sizes), input)
 
 
@@ -161,21 +166,27 @@ method("view_as", lambda self, other: _view(self, other._data.shape))
 method("reshape_as", lambda self, other: reshape(self, other._data.shape))
 
 
+@functools.lru_cache(maxsize=4096)
+def _permute_axes(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    """The rule's verdict on ``permute(order)`` of ``shape``, the dims made non-negative (cached as
+    ``_reshape_rule``: a transposed head split permutes on every attention's forward and backward)."""
+    check(RV.permute_shape, shape, order, op="permute")
+    return tuple(d % len(shape) for d in order) if shape else ()
+
+
 @public("shape")
 def permute(input: Tensor, *dims: Any) -> Tensor:
-    order = int_list(dims, "permute")
-    check(RV.permute_shape, input._data.shape, order, op="permute")
-    axes = tuple(d % input._data.ndim for d in order) if input._data.ndim else ()
-    if (src := untracked_array(_PERMUTE, input, _permute_kernel)) is not None:
-        return _untracked(input, _permute_kernel(src, axes))
+    axes = _permute_axes(input._data.shape, int_list(dims, "permute"))
+    if (k := untracked_kernel(_PERMUTE, input)) is not None:
+        return _untracked(input, k(input._data, axes=axes))
     return _view_of(_PERMUTE(input, axes=axes), input)
 
 
 @public("shape", aliases=("swapaxes", "swapdims"))
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     axes = _transpose_axes(input._data.shape, dim0, dim1)
-    if (src := untracked_array(_PERMUTE, input, _permute_kernel)) is not None:
-        return _untracked(input, _permute_kernel(src, axes))
+    if (k := untracked_kernel(_PERMUTE, input)) is not None:
+        return _untracked(input, k(input._data, axes=axes))
     out = _view_of(_PERMUTE(input, axes=axes), input)
     return out if out._grad_fn is None else as_node(out, "TransposeBackward0", input)
 
@@ -190,8 +201,8 @@ def _t_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
 def t(input: Tensor) -> Tensor:
     """Transpose a matrix; 0-D and 1-D tensors are returned as they are."""
     axes = _t_axes(input._data.shape)
-    if (src := untracked_array(_PERMUTE, input, _permute_kernel)) is not None:
-        return _untracked(input, _permute_kernel(src, axes))
+    if (k := untracked_kernel(_PERMUTE, input)) is not None:
+        return _untracked(input, k(input._data, axes=axes))
     out = _view_of(_PERMUTE(input, axes=axes), input)
     return out if out._grad_fn is None else as_node(out, "TBackward0", input)
 
@@ -213,8 +224,8 @@ def _mT_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
 def _mT(self: Tensor) -> Tensor:
     # (every matmul's vjp transposes: the rule's verdict is cached and the guard of ``transpose`` skipped)
     axes = _mT_axes(self._data.shape)
-    if (src := untracked_array(_PERMUTE, self, _permute_kernel)) is not None:
-        return _untracked(self, _permute_kernel(src, axes))
+    if (k := untracked_kernel(_PERMUTE, self)) is not None:
+        return _untracked(self, k(self._data, axes=axes))
     out = _view_of(_PERMUTE(self, axes=axes), self)
     return out if out._grad_fn is None else as_node(out, "TransposeBackward0", self)
 
@@ -238,8 +249,8 @@ def adjoint(input: Tensor) -> Tensor:
 def squeeze(input: Tensor, dim: int | tuple[int, ...] | list[int] | None = None) -> Tensor:
     """Remove size-1 dims: all of them, or those of ``dim`` that have size 1."""
     new = check(RV.squeeze_shape, input._data.shape, dim, op="squeeze")
-    if (src := untracked_array(_RESHAPE, input, _reshape_kernel)) is not None:
-        return _untracked(input, _reshape_kernel(src, new))
+    if (k := untracked_kernel(_RESHAPE, input)) is not None:
+        return _untracked(input, k(input._data, shape=new))
     out = _view_of(_RESHAPE(input, shape=new), input)
     # torch's node: SqueezeBackward0 for all dims, 1 for one dim, 2 for a list of them
     return out if out._grad_fn is None else as_node(
@@ -249,8 +260,8 @@ def squeeze(input: Tensor, dim: int | tuple[int, ...] | list[int] | None = None)
 @public("shape")
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     new = check(RV.unsqueeze_shape, input._data.shape, dim, op="unsqueeze")
-    if (src := untracked_array(_RESHAPE, input, _reshape_kernel)) is not None:
-        return _untracked(input, _reshape_kernel(src, new))
+    if (k := untracked_kernel(_RESHAPE, input)) is not None:
+        return _untracked(input, k(input._data, shape=new))
     out = _view_of(_RESHAPE(input, shape=new), input)
     return out if out._grad_fn is None else as_node(out, "UnsqueezeBackward0", input)
 
@@ -289,11 +300,11 @@ def expand_known(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     shape, on every backward of a sum or mean): the primitive straight away, without the argument guard and the
     rule's check (their answers here are known), as the same view with the same node."""
     if shape == self._data.shape:
-        if (src := untracked_array(_RESHAPE, self, _reshape_kernel)) is not None:
-            return _untracked(self, _reshape_kernel(src, shape))
+        if (k := untracked_kernel(_RESHAPE, self)) is not None:
+            return _untracked(self, k(self._data, shape=shape))
         return _view_of(_RESHAPE(self, shape=shape), self)
-    if (src := untracked_array(_EXPAND, self, _expand_kernel)) is not None:
-        return _untracked(self, _expand_kernel(src, shape))
+    if (k := untracked_kernel(_EXPAND, self)) is not None:
+        return _untracked(self, k(self._data, shape=shape))
     return _view_of(_EXPAND(self, shape=shape), self)
 
 

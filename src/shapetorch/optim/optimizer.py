@@ -172,8 +172,12 @@ class Optimizer:
         if (grad._device is not device and grad._device != device) or self.defaults.get("differentiable"):
             return False
         fused = getattr(backend(device.type), "fused_step", None)
-        if fused is None or not fused(kind, p._shareable_data(), grad._data, [t._shareable_data() for t in state],
-                                      hyper):
+        if fused is None:
+            return False
+        # (each ``_shareable_data()``, its call made only where ``_data`` is a NumPy scalar: never on WebGPU)
+        buffers = [t._shareable_data() if isinstance(d := t._data, np.generic) else d for t in state]
+        if not fused(kind, p._shareable_data() if isinstance(d := p._data, np.generic) else d, grad._data, buffers,
+                     hyper):
             return False
         p._bump_version()
         for t in state:
@@ -228,6 +232,6 @@ class _RealState(MutableMapping[str, Any]):
 def _as_real(p: Tensor, grad: Tensor, state: dict[str, Any]) -> tuple[Tensor, Tensor, Any]:
     """torch's adaptive optimizers update a complex parameter as the real pairs ``view_as_real`` shows (the second
     moments are per real and imaginary part, not ``grad * grad`` in complex arithmetic); real ones unchanged."""
-    if not p.is_complex():
+    if p._data.dtype.kind != "c":  # (the dtype's kind, without is_complex's two calls: every parameter, every step)
         return p, grad, state
     return view_as_real(p), view_as_real(grad), _RealState(state)

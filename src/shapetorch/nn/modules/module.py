@@ -188,8 +188,9 @@ class Module:
     forward: Callable[..., Any]
 
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
+        g = _GLOBAL  # (its any(), inlined: every module call asks)
         if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks
-                or _GLOBAL.any()):
+                or g.forward_pre or g.forward or g.backward or g.backward_pre):
             return self.forward(*args, **kwargs)
         # torch's order: global then own forward pre-hooks; the inputs' backward hook; forward; global then own
         # forward hooks; the outputs' backward hook
