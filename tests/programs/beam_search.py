@@ -38,7 +38,7 @@ class LM(nn.Module):
 model = LM()
 opt = torch.optim.Adam(model.parameters(), lr=0.01)
 crit = nn.CrossEntropyLoss()
-for step in range(150):
+for step in range(60):
     batch = make_batch(32)
     logits, _ = model(batch[:, :-1])
     loss = crit(logits.reshape(-1, V), batch[:, 1:].reshape(-1))
@@ -46,7 +46,7 @@ for step in range(150):
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
-    if step % 50 == 0:
+    if step % 20 == 0:
         print(f"step {step} loss {loss.item():.4f}")
 
 

@@ -7,7 +7,7 @@ import torch
 from torch.distributions import MultivariateNormal
 
 torch.manual_seed(0)
-T, dt, B = 60, 0.1, 8
+T, dt, B = 20, 0.1, 8
 F_ = torch.tensor([[1.0, dt], [0.0, 1.0]])
 H = torch.tensor([[1.0, 0.0]])
 true_q, true_r = 0.05, 0.2
@@ -46,13 +46,13 @@ with torch.no_grad():
     _, m0 = kalman(obs, log_q, log_r)
 print(f"initial rmse {(m0[..., 0] - states[..., 0]).pow(2).mean().sqrt():.4f}")
 opt = torch.optim.Adam([log_q, log_r], lr=0.05)
-for it in range(80):
+for it in range(20):
     ll, _ = kalman(obs, log_q, log_r)
     loss = -ll / (B * T)
     opt.zero_grad()
     loss.backward()
     opt.step()
-    if it % 20 == 19:
+    if it % 5 == 4:
         print(f"iter {it + 1} nll/step {loss.item():.4f} q {log_q.exp().item():.4f} r {log_r.exp().item():.4f}")
 with torch.no_grad():
     _, m1 = kalman(obs, log_q, log_r)

@@ -56,8 +56,8 @@ def target_colour(offset):
 
 field = Field()
 opt = torch.optim.Adam(field.parameters(), lr=5e-3)
-sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=100)
-for step in range(100):
+sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=40)
+for step in range(40):
     offset = torch.rand(32, 1) - 0.5
     t = torch.linspace(near, far, n_coarse).expand(32, n_coarse)
     t = t + (torch.rand(32, n_coarse) - 0.5) * (far - near) / n_coarse
@@ -71,7 +71,7 @@ for step in range(100):
     loss.backward()
     opt.step()
     sched.step()
-    if step % 25 == 24:
+    if step % 10 == 9:
         psnr = -10 * torch.log10(F.mse_loss(colour_fine, target_colour(offset)))
         print(f"step {step + 1} loss {loss.item():.5f} psnr {psnr.item():.2f} lr {sched.get_last_lr()[0]:.5f}")
 

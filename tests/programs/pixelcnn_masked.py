@@ -46,13 +46,13 @@ model = nn.Sequential(
 print("buffers", [name for name, _ in model.named_buffers()])
 crit = nn.BCEWithLogitsLoss()
 opt = torch.optim.Adam(model.parameters(), lr=3e-3)
-for step in range(120):
+for step in range(45):
     x = make_images(32)
     loss = crit(model(x), x)
     opt.zero_grad()
     loss.backward()
     opt.step()
-    if step % 40 == 39:
+    if step % 15 == 14:
         print(f"step {step + 1} loss {loss.item():.4f} bits/dim {loss.item() / math.log(2):.4f}")
 
 x = make_images(1).requires_grad_(True)
