@@ -155,8 +155,9 @@ def test_transform_cache_size_as_torch(cache_size: int) -> None:
     assert ours_same == theirs_same == bool(cache_size)
     assert np.isfinite(ours).all() == bool(cache_size)
     assert y_is_cached_part(cache_size)
-    with pytest.raises(ValueError, match="cache_size must be 0 or 1"):
+    with pytest.raises(ValueError, match="cache_size must be 0 or 1") as err:
         st.distributions.ExpTransform(cache_size=2)
+    assert err.value.code == "argument_error_invalid_value"  # type: ignore[attr-defined]
 
 
 def y_is_cached_part(cache_size: int) -> bool:

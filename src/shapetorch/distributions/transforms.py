@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from .._dtype import finfo
+from .._errors import fail
 from .._tensor import Tensor
 from ..nn.functional import softplus
 from . import constraints as C
@@ -36,7 +37,7 @@ class Transform:
 
     def __init__(self, cache_size: int = 0) -> None:
         if cache_size not in (0, 1):
-            raise ValueError("cache_size must be 0 or 1")
+            fail("argument_error_invalid_value", op=type(self).__name__, problem="cache_size must be 0 or 1")
         self._cache_size = cache_size
         self._cached_x_y = (None, None)
 
