@@ -38,3 +38,12 @@ def f(x: Tensor[tuple[Batch, L[4], L[8]], float32], y: Tensor[tuple[Batch, L[5],
     reveal_type(attend(x, F.relu(x)))  # N: Tensor[tuple[plugin_signatures.Batch, Literal[4], Literal[4]], shapetorch.float32]
     attend(x, st.exp(x))
     attend(x, F.softplus(y))  # E: attend: dim P is 4 in q (Batch, 4, 8) but 5 in k (Batch, 5, 8)  [call_error_dim_conflict]
+
+S = TypeVar("S", bound=tuple[Any, ...])
+
+# a shape-generic helper: an op on a TypeVar-shaped tensor keeps the stub's S (or Any), not the rules' unknown
+# tuple[Any, ...], which would not be S
+def scaled(s: Tensor[S, float32]) -> Tensor[S, float32]:
+    reveal_type(s.exp())  # N: Tensor[S, shapetorch.float32]
+    reveal_type(st.sqrt(s))  # N: Tensor[S, shapetorch.float32]
+    return s * 2.0 / st.sqrt(s + 1.0)
