@@ -250,7 +250,11 @@ def layer(name: str, cls: type) -> list[str]:
     for attr, value in sorted(vars(cls).items()):
         if attr.startswith("_") or attr in ("forward", "extra_repr", "reset_parameters"):
             continue
-        if callable(value) and not isinstance(value, type):
+        if isinstance(value, classmethod):  # a constructor such as EmbeddingBag.from_pretrained
+            fn = value.__func__
+            sig = signature(fn, True).replace("(self", "(cls", 1)
+            out += ["    @classmethod", f"    def {attr}{sig} -> Self: ..."]
+        elif callable(value) and not isinstance(value, type):
             out.append(f"    def {attr}{signature(value, True)} -> {returns(value)}: ...")
     return out
 

@@ -132,6 +132,43 @@ def test_transformed_distribution_matches_torch(transforms: str) -> None:
     assert tuple(sample.shape) == (3, 3) and sample.requires_grad
 
 
+@pytest.mark.parametrize("cache_size", [0, 1])
+def test_transform_cache_size_as_torch(cache_size: int) -> None:
+    """The SAC idiom ``TanhTransform(cache_size=1)``: with the cache, ``log_prob`` of the action just sampled
+    inverts through the kept pre-tanh value (finite where the float32 tanh rounded to 1); without it atanh(1)
+    is inf and the log-density -inf, in both libraries. A ComposeTransform caches its parts; sizes other than
+    0 and 1 are torch's ValueError."""
+    pre = np.array([[0.3, 20.0, -0.7]], dtype=np.float32)  # tanh(20) is 1.0 in float32
+
+    def run(lib: object, tensor: object) -> tuple[np.ndarray, bool]:
+        d = lib.distributions  # type: ignore[attr-defined]
+        tanh = d.TanhTransform(cache_size=cache_size)
+        dist = d.TransformedDistribution(d.Normal(tensor(np.zeros(3, np.float32)), tensor(np.ones(3, np.float32))),  # type: ignore[operator]
+                                         [d.AffineTransform(0.0, 1.0, cache_size=cache_size), tanh])
+        x = tensor(pre)  # type: ignore[operator]
+        action = tanh(x)
+        lp = dist.log_prob(action)
+        return lp.detach().numpy(), tanh.inv(action) is x
+
+    (ours, ours_same), (theirs, theirs_same) = run(st, st.tensor), run(torch, torch.tensor)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+    assert ours_same == theirs_same == bool(cache_size)
+    assert np.isfinite(ours).all() == bool(cache_size)
+    assert y_is_cached_part(cache_size)
+    with pytest.raises(ValueError, match="cache_size must be 0 or 1") as err:
+        st.distributions.ExpTransform(cache_size=2)
+    assert err.value.code == "argument_error_invalid_value"  # type: ignore[attr-defined]
+
+
+def y_is_cached_part(cache_size: int) -> bool:
+    """ComposeTransform(parts, cache_size=1) caches each part (a part's inv returns the kept input)."""
+    d = st.distributions
+    compose = d.ComposeTransform([d.ExpTransform(), d.AffineTransform(1.0, 2.0)], cache_size=cache_size)
+    x = st.tensor([0.5, 1.0])
+    y = compose(x)
+    return (compose.inv(y) is x) == bool(cache_size) and (compose.parts[0].inv(compose.parts[0](x)) is x) == bool(cache_size)
+
+
 def test_independent_and_kl_pairs_match_torch() -> None:
     D, T = st.distributions, torch.distributions
     o = D.Independent(D.Normal(st.tensor(_C), st.tensor(_SIMPLEX)), 1)

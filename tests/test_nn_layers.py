@@ -116,6 +116,50 @@ def test_embedding_bag(mode):
     np.testing.assert_allclose(ys.detach().numpy(), yt.detach().numpy(), atol=1e-10)
 
 
+@pytest.mark.parametrize("cls", ["Embedding", "EmbeddingBag"])
+def test_from_pretrained_shares_storage_and_freezes(cls):
+    """from_pretrained (both classes, torch's keywords): the weight is the given tensor's storage, frozen by
+    default, and the repr lists the options as torch's does."""
+    w = data(6, 3)
+    kwargs = {"max_norm": 1.5, "norm_type": 3.0, "padding_idx": -1}
+    sm = getattr(nn, cls).from_pretrained(ws := st.tensor(w), **kwargs)
+    tm = getattr(torch.nn, cls).from_pretrained(wt := torch.tensor(w), **kwargs)
+    assert repr(sm) == repr(tm)
+    assert sm.weight.requires_grad is tm.weight.requires_grad is False
+    assert sm.padding_idx == tm.padding_idx == 5
+    with st.no_grad():
+        sm.weight.add_(1.0)
+    with torch.no_grad():
+        tm.weight.add_(1.0)
+    np.testing.assert_allclose(ws.numpy(), wt.numpy())
+    thawed = getattr(nn, cls).from_pretrained(st.tensor(w), freeze=False)
+    assert thawed.weight.requires_grad
+    with pytest.raises(AssertionError, match="2-dimensional"):
+        getattr(nn, cls).from_pretrained(st.tensor(w[0]))
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0])
+def test_embedding_max_norm_renormalises_the_rows_it_reads(norm_type):
+    """max_norm scales each looked-up row whose norm exceeds it, in place and outside autograd; rows not
+    looked up stay as they were; gradients flow as for a plain lookup (torch's embedding_renorm_)."""
+    w = data(7, 4) * 3
+    idx = np.array([[0, 2, 2], [5, 0, 1]])
+    ws, wt = st.tensor(w, requires_grad=True), torch.tensor(w, requires_grad=True)
+    ys = st.nn.functional.embedding(st.tensor(idx), ws, max_norm=1.0, norm_type=norm_type)
+    yt = torch.nn.functional.embedding(torch.tensor(idx), wt, max_norm=1.0, norm_type=norm_type)
+    np.testing.assert_allclose(ys.detach().numpy(), yt.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ws.detach().numpy(), wt.detach().numpy(), rtol=1e-12)
+    (ys * st.tensor(data(2, 3, 4, seed=1))).sum().backward()
+    (yt * torch.tensor(data(2, 3, 4, seed=1))).sum().backward()
+    np.testing.assert_allclose(ws.grad.numpy(), wt.grad.numpy(), rtol=1e-12)
+    bs, bt = nn.EmbeddingBag(7, 4, max_norm=1.0, mode="sum").double(), torch.nn.EmbeddingBag(7, 4, max_norm=1.0,
+                                                                                              mode="sum").double()
+    bs.load_state_dict({"weight": st.tensor(w)})
+    bt.load_state_dict({"weight": torch.tensor(w)})
+    np.testing.assert_allclose(bs(st.tensor(idx)).detach().numpy(), bt(torch.tensor(idx)).detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(bs.weight.detach().numpy(), bt.weight.detach().numpy(), rtol=1e-12)
+
+
 @pytest.mark.parametrize("kwargs,masks", [
     ({}, {}),
     ({"batch_first": True}, {"key_padding_mask": True}),

@@ -28,6 +28,8 @@ NOT_FLOAT32 = {
     "kaggle_tabular": "torch.tensor of float64 NumPy values (pos_weight, labels) makes float64 tensors",
     "gp_regression": "a Gaussian process in float64 (dtype=torch.float64 data and hyperparameters)",
     "int8_quantization": "int8 weights and activations (WebGPU has no int8: docs/runtimes.md)",
+    "pagerank_power": "checks the Google matrix's eigenvector with torch.linalg.eig(G.double()) (float64), and "
+                      "dedupes its edge list with torch.unique(dim=1), whose size depends on the values",
 }
 
 # float32 programs that use what the WebGPU runtime refuses or cannot follow to the printed digits, with why.

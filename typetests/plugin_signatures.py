@@ -4,6 +4,7 @@
 # a literal against a named dim cannot be decided, so the call is accepted.
 from typing import Any, Literal as L, TypeVar, reveal_type
 import shapetorch as st
+import shapetorch.nn.functional as F
 from shapetorch import Dim, Tensor, float32
 
 B = TypeVar("B")
@@ -32,3 +33,17 @@ def f(x: Tensor[tuple[Batch, L[4], L[8]], float32], y: Tensor[tuple[Batch, L[5],
     h = x[:, 0]
     mix(h, h, st.zeros(8, 8))
     mix(h, h, st.zeros(8, 4))  # E: mix: dim D is 8 in a (Batch, 8) but 4 in w (8, 4)  [call_error_dim_conflict]
+    # a generic call as an argument (F.relu(x), st.exp(x)) is inferred from its own argument, not from the
+    # callee's TypeVars: no false error, and a real conflict is still one
+    reveal_type(attend(x, F.relu(x)))  # N: Tensor[tuple[plugin_signatures.Batch, Literal[4], Literal[4]], shapetorch.float32]
+    attend(x, st.exp(x))
+    attend(x, F.softplus(y))  # E: attend: dim P is 4 in q (Batch, 4, 8) but 5 in k (Batch, 5, 8)  [call_error_dim_conflict]
+
+S = TypeVar("S", bound=tuple[Any, ...])
+
+# a shape-generic helper: an op on a TypeVar-shaped tensor keeps the stub's S (or Any), not the rules' unknown
+# tuple[Any, ...], which would not be S
+def scaled(s: Tensor[S, float32]) -> Tensor[S, float32]:
+    reveal_type(s.exp())  # N: Tensor[S, shapetorch.float32]
+    reveal_type(st.sqrt(s))  # N: Tensor[S, shapetorch.float32]
+    return s * 2.0 / st.sqrt(s + 1.0)

@@ -22,6 +22,7 @@ from mypy.plugin import FunctionSigContext, MethodSigContext
 from mypy.types import (
     AnyType,
     CallableType,
+    ErasedType,
     FunctionLike,
     Instance,
     LiteralType,
@@ -85,6 +86,15 @@ def _mentions_dims(t: Type) -> bool:
     return f is not None and any(_kind(i) != "other" for i in f[1])
 
 
+def _context(sig: CallableType, formal: Type) -> Type:
+    """The type context an argument is evaluated in: ``formal`` with the callee's own TypeVars erased, as mypy
+    erases them in its own check. Left in, a generic argument (``F.relu(u)`` passed for ``Tensor[tuple[B, 8]]``)
+    would infer its TypeVar from the context as the foreign ``B`` and reject ``u`` (a false error)."""
+    if not sig.variables:
+        return formal
+    return expand_type(formal, {v.id: ErasedType() for v in sig.variables})
+
+
 def relax(ctx: FunctionSigContext | MethodSigContext) -> FunctionLike:
     sig = ctx.default_signature
     if not any(_mentions_dims(t) for t in sig.arg_types):
@@ -96,7 +106,7 @@ def relax(ctx: FunctionSigContext | MethodSigContext) -> FunctionLike:
             continue
         if sig.arg_kinds[i] not in _POSITIONAL and not sig.arg_kinds[i].is_named():
             continue
-        actual = ctx.api.get_expression_type(ctx.args[i][0], formal)
+        actual = ctx.api.get_expression_type(ctx.args[i][0], _context(sig, formal))
         new = _relaxed(formal, actual)
         if new is not None:
             new_types[i] = new
@@ -128,7 +138,7 @@ def _bind(ctx: FunctionSigContext | MethodSigContext, sig: CallableType) -> Call
         if not any(names):
             continue
         conv = conv or Converter(ctx.api)
-        info = conv.tensor(ctx.api.get_expression_type(ctx.args[i][0], formal))
+        info = conv.tensor(ctx.api.get_expression_type(ctx.args[i][0], _context(sig, formal)))
         if info is None or not info.exact or len(info.shape or ()) != len(names):
             continue
         params.append((sig.arg_names[i] or f"argument {i + 1}", names, info.shape or ()))

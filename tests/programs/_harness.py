@@ -138,11 +138,19 @@ def _patches(lib: Any, shared: _Shared, record: bool) -> list[tuple[Any, str, An
         for i in shared.rng.permutation(len(self.indices)).tolist():
             yield self.indices[i]
 
+    def standard_normal(shape: Any, dtype: Any = None, device: Any = None) -> Any:
+        return floats(shared.rng.standard_normal(tuple(int(s) for s in shape)), dtype=dtype, device=device)
+
     # the library's own modules that draw for the program (torch's Categorical calls torch.multinomial)
-    # (and torch's Normal.sample calls torch.normal)
-    internal = [(importlib.import_module(f"{lib.__name__}.ops.random"), "multinomial", multinomial),
-                (importlib.import_module(f"{lib.__name__}.ops.random"), "normal", normal)] \
-        if lib.__name__ == "shapetorch" else []
+    # (and torch's Normal.sample calls torch.normal); a reparameterized draw (rsample of Normal,
+    # MultivariateNormal, LowRankMultivariateNormal, StudentT) is torch's _standard_normal, shapetorch's
+    # ops.random.randn (which nothing else in shapetorch calls through the module)
+    if lib.__name__ == "shapetorch":
+        rand_ops = importlib.import_module(f"{lib.__name__}.ops.random")
+        internal = [(rand_ops, "multinomial", multinomial), (rand_ops, "normal", normal), (rand_ops, "randn", randn)]
+    else:
+        internal = [(importlib.import_module(f"torch.distributions.{m}"), "_standard_normal", standard_normal)
+                    for m in ("normal", "multivariate_normal", "lowrank_multivariate_normal", "studentT")]
     return [*internal,
         (lib, "randn", randn), (lib, "rand", rand), (lib, "randint", randint), (lib, "randperm", randperm),
         (lib, "randn_like", like(randn)), (lib, "rand_like", like(rand)), (lib, "normal", normal),

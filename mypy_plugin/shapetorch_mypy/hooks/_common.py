@@ -25,6 +25,7 @@ from mypy.types import (
     TupleType,
     Type,
     TypeOfAny,
+    TypeVarType,
     UnpackType,
     get_proper_type,
 )
@@ -167,13 +168,41 @@ def run(handler: Handler, name: str, method: bool) -> Callable[[FunctionContext 
     def hook(ctx: FunctionContext | MethodContext) -> Type:
         op = Op(name, ctx, method)
         try:
-            return handler(op)
+            return _kept_generic(ctx, handler(op))
         except Unknown:
             return ctx.default_return_type
         except RuleError as err:
             return op.fail(err)
 
     return hook
+
+
+def _kept_generic(ctx: FunctionContext | MethodContext, computed: Type) -> Type:
+    """Where an input's shape is a TypeVar (``x: Tensor[S, float32]`` in a shape-generic helper), or every input's
+    is ``Any`` (an intermediate of such a helper), the rules have no dims to compute with, and their unknown
+    ``tuple[Any, ...]`` would not be the helper's ``S``: a false error on its return. The stub's own shape is kept
+    then (``S`` where the stub carries it through, else ``Any``), with the dtype the rules computed where the
+    stub's is ``Any``."""
+    shapes = [get_proper_type(p.args[0]) for p in map(get_proper_type, _tensor_inputs(ctx))
+              if isinstance(p, Instance) and p.type.fullname == TENSOR and len(p.args) == 2]
+    if not shapes or not (any(isinstance(x, TypeVarType) for x in shapes)
+                          or all(isinstance(x, AnyType) for x in shapes)):
+        return computed
+    d, c = get_proper_type(ctx.default_return_type), get_proper_type(computed)
+    if not (isinstance(d, Instance) and d.type.fullname == TENSOR and len(d.args) == 2
+            and isinstance(c, Instance) and c.type.fullname == TENSOR and len(c.args) == 2):
+        return computed
+    shape = get_proper_type(c.args[0])
+    if isinstance(shape, TupleType) and not any(isinstance(i, UnpackType) for i in shape.items):
+        return computed  # a shape the rules did compute (a reduction to a scalar, say)
+    dtype = c.args[1] if isinstance(get_proper_type(d.args[1]), AnyType) else d.args[1]
+    return d.copy_modified(args=[d.args[0], dtype])
+
+
+def _tensor_inputs(ctx: FunctionContext | MethodContext) -> list[Type]:
+    inputs = [t for group in ctx.arg_types for t in group]
+    return [ctx.type, *inputs] if isinstance(ctx, MethodContext) else inputs
+
 
 
 def kind_checked(handler: Handler) -> Handler:

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from .._dtype import finfo
+from .._errors import fail
 from .._tensor import Tensor
 from ..nn.functional import softplus
 from . import constraints as C
@@ -24,9 +25,48 @@ __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform"
 
 
 class Transform:
+    """``t(x)`` and ``t.inv(y)`` go through ``_call`` / ``_inverse``; with ``cache_size=1`` the last pair is kept, so
+    ``t.inv(t(x))`` is ``x`` itself (the value before a TanhTransform, where atanh of a rounded +-1 would be inf),
+    as torch's."""
+
     domain: C.Constraint = C.real
     codomain: C.Constraint = C.real
     bijective = True
+    _cache_size = 0
+    _cached_x_y: tuple[Any, Any] = (None, None)
+
+    def __init__(self, cache_size: int = 0) -> None:
+        if cache_size not in (0, 1):
+            fail("argument_error_invalid_value", op=type(self).__name__, problem="cache_size must be 0 or 1")
+        self._cache_size = cache_size
+        self._cached_x_y = (None, None)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+
+    def __call__(self, x: Tensor) -> Tensor:
+        if not self._cache_size:
+            return self._call(x)
+        x_old, y_old = self._cached_x_y
+        if x is x_old:
+            return y_old
+        y = self._call(x)
+        self._cached_x_y = (x, y)
+        return y
+
+    def inv(self, y: Tensor) -> Tensor:
+        if not self._cache_size:
+            return self._inverse(y)
+        x_old, y_old = self._cached_x_y
+        if y is y_old:
+            return x_old
+        x = self._inverse(y)
+        self._cached_x_y = (x, y)
+        return x
 
     @property
     def event_dim(self) -> int:
@@ -40,10 +80,10 @@ class Transform:
     def inverse_shape(self, shape: Any) -> tuple[int, ...]:
         return tuple(shape)
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         raise NotImplementedError
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         raise NotImplementedError
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -77,10 +117,10 @@ def _same(a: Any, b: Any) -> bool:
 class ExpTransform(Transform):
     codomain = C.positive
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return x.exp()
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return y.log()
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -90,12 +130,18 @@ class ExpTransform(Transform):
 class AffineTransform(Transform):
     """``y = loc + scale * x``."""
 
-    def __init__(self, loc: Any, scale: Any, event_dim: int = 0) -> None:
+    def __init__(self, loc: Any, scale: Any, event_dim: int = 0, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
         self.loc, self.scale, self._event_dim = loc, scale, event_dim
         self.domain = self.codomain = C.independent(C.real, event_dim) if event_dim else C.real
 
     def _parameters(self) -> tuple[Any, ...]:
         return self.loc, self.scale, self._event_dim
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return AffineTransform(self.loc, self.scale, self._event_dim, cache_size=cache_size)
 
     def forward_shape(self, shape: Any) -> tuple[int, ...]:
         from .library import broadcast_shape
@@ -105,10 +151,10 @@ class AffineTransform(Transform):
 
     inverse_shape = forward_shape
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return self.loc + self.scale * x
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return (y - self.loc) / self.scale
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -123,10 +169,10 @@ class AffineTransform(Transform):
 class SigmoidTransform(Transform):
     codomain = C.unit_interval
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return x.sigmoid()
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         info = finfo(y.dtype)
         y = y.clamp(info.tiny, 1 - info.eps)
         return y.log() - (-y).log1p()
@@ -138,10 +184,10 @@ class SigmoidTransform(Transform):
 class TanhTransform(Transform):
     codomain = C.interval(-1.0, 1.0)
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return x.tanh()
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return y.atanh()
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -154,10 +200,10 @@ class AbsTransform(Transform):
     codomain = C.nonnegative
     bijective = False
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return x.abs()
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return y
 
 
@@ -167,16 +213,17 @@ class PowerTransform(Transform):
     domain = C.positive
     codomain = C.positive
 
-    def __init__(self, exponent: Any) -> None:
+    def __init__(self, exponent: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
         self.exponent = exponent
 
     def _parameters(self) -> tuple[Any, ...]:
         return (self.exponent,)
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return x.pow(self.exponent)
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return y.pow(1 / self.exponent)
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -189,10 +236,10 @@ class SoftplusTransform(Transform):
 
     codomain = C.positive
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return softplus(x)
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return y + (-(-y).expm1()).log()
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -211,8 +258,10 @@ class ComposeTransform(Transform):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
 
-    def __init__(self, parts: list[Transform]) -> None:
-        self.parts = list(parts)
+    def __init__(self, parts: list[Transform], cache_size: int = 0) -> None:
+        super().__init__(cache_size)
+        # torch caches each part too
+        self.parts = [p.with_cache(cache_size) for p in parts] if cache_size else list(parts)
         if not self.parts:
             return
         event_dim = self.parts[-1].codomain.event_dim
@@ -238,12 +287,12 @@ class ComposeTransform(Transform):
             shape = t.inverse_shape(shape)
         return tuple(shape)
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         for t in self.parts:
             x = t(x)
         return x
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         for t in reversed(self.parts):
             y = t.inv(y)
         return y
@@ -282,11 +331,11 @@ class SoftmaxTransform(Transform):
     domain = C.real_vector
     codomain = C.simplex
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         out: Tensor = x.softmax(-1)
         return out
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return y.log()
 
     def forward_shape(self, shape: Any) -> tuple[int, ...]:
@@ -309,7 +358,7 @@ class StickBreakingTransform(Transform):
     domain = C.real_vector
     codomain = C.simplex
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         from ..nn.functional import pad
 
         info = finfo(x.dtype)
@@ -318,7 +367,7 @@ class StickBreakingTransform(Transform):
         out: Tensor = pad(z, (0, 1), value=1.0) * pad(left, (1, 0), value=1.0)
         return out
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         head = y[..., :-1]
         left = (1 - head.cumsum(-1)).clamp(min=finfo(y.dtype).tiny)
         return head.log() - left.log() + _stick_offset(head.shape[-1], y)
@@ -342,7 +391,8 @@ class StickBreakingTransform(Transform):
 class ReshapeTransform(Transform):
     """Each event of ``in_shape`` reshaped to ``out_shape`` (volume-preserving: the Jacobian term is 0)."""
 
-    def __init__(self, in_shape: Any, out_shape: Any) -> None:
+    def __init__(self, in_shape: Any, out_shape: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
         self.in_shape, self.out_shape = tuple(in_shape), tuple(out_shape)
         if math.prod(self.in_shape) != math.prod(self.out_shape):
             raise ValueError("in_shape, out_shape have different numbers of elements")
@@ -352,10 +402,10 @@ class ReshapeTransform(Transform):
     def _parameters(self) -> tuple[Any, ...]:
         return self.in_shape, self.out_shape
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return x.reshape(*x.shape[: x.dim() - len(self.in_shape)], *self.out_shape)
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return y.reshape(*y.shape[: y.dim() - len(self.out_shape)], *self.in_shape)
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -381,7 +431,8 @@ class IndependentTransform(Transform):
     """``base_transform`` with its ``reinterpreted_batch_ndims`` rightmost batch dims read as event dims: the same
     map, its Jacobian term summed over them."""
 
-    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int) -> None:
+    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
         self.base_transform, self.reinterpreted_batch_ndims = base_transform, reinterpreted_batch_ndims
         self.domain = C.independent(base_transform.domain, reinterpreted_batch_ndims)
         self.codomain = C.independent(base_transform.codomain, reinterpreted_batch_ndims)
@@ -393,10 +444,10 @@ class IndependentTransform(Transform):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return self.base_transform(x)
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return self.base_transform.inv(y)
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -413,7 +464,9 @@ class CatTransform(Transform):
     """Transform ``i`` applied to the ``i``-th block (``lengths[i]`` long, default 1) along ``dim``, the blocks
     joined again, as ``torch.cat`` joins them."""
 
-    def __init__(self, tseq: list[Transform], dim: int = 0, lengths: list[int] | None = None) -> None:
+    def __init__(self, tseq: list[Transform], dim: int = 0, lengths: list[int] | None = None,
+                 cache_size: int = 0) -> None:
+        super().__init__(cache_size)
         if not all(isinstance(t, Transform) for t in tseq):
             raise AssertionError("All elements of tseq must be Transform instances")
         self.transforms = list(tseq)
@@ -436,12 +489,12 @@ class CatTransform(Transform):
         starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
         return [x.narrow(self.dim, s, n) for s, n in zip(starts, self.lengths, strict=True)]
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         from ..ops.joining import cat
 
         return cat([t(b) for t, b in zip(self.transforms, self._blocks(x), strict=True)], self.dim)
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         from ..ops.joining import cat
 
         return cat([t.inv(b) for t, b in zip(self.transforms, self._blocks(y), strict=True)], self.dim)
@@ -465,7 +518,8 @@ class CatTransform(Transform):
 class StackTransform(Transform):
     """Transform ``i`` applied to slice ``i`` along ``dim``, the slices stacked again, as ``torch.stack``."""
 
-    def __init__(self, tseq: list[Transform], dim: int = 0) -> None:
+    def __init__(self, tseq: list[Transform], dim: int = 0, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
         if not all(isinstance(t, Transform) for t in tseq):
             raise AssertionError("All elements of tseq must be Transform instances")
         self.transforms, self.dim = list(tseq), dim
@@ -481,10 +535,10 @@ class StackTransform(Transform):
 
         return stack([fn(t, x.select(self.dim, i)) for i, t in enumerate(self.transforms)], self.dim)
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         return self._map(x, lambda t, v: t(v))
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         return self._map(y, lambda t, v: t.inv(v))
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
@@ -502,11 +556,11 @@ class LowerCholeskyTransform(Transform):
     domain = C.independent(C.real, 2)
     codomain = C.lower_cholesky
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         out: Tensor = x.tril(-1) + x.diagonal(0, -2, -1).exp().diag_embed()
         return out
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         out: Tensor = y.tril(-1) + y.diagonal(0, -2, -1).log().diag_embed()
         return out
 
@@ -517,11 +571,11 @@ class PositiveDefiniteTransform(Transform):
     domain = C.independent(C.real, 2)
     codomain = C.positive_definite
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         low = LowerCholeskyTransform()(x)
         return low @ low.mT
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         from ..ops.linalg import linalg_cholesky
 
         return LowerCholeskyTransform().inv(linalg_cholesky(y))
@@ -559,7 +613,7 @@ class CorrCholeskyTransform(Transform):
     domain = C.real_vector
     codomain = C.corr_cholesky
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         from ..nn.functional import pad
         from ..ops import creation
 
@@ -572,7 +626,7 @@ class CorrCholeskyTransform(Transform):
         out: Tensor = r * pad(left[..., :-1], (1, 0), value=1.0)
         return out
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         from ..nn.functional import pad
 
         left = 1 - (y * y).cumsum(-1)
@@ -610,18 +664,19 @@ class CumulativeDistributionTransform(Transform):
 
     codomain = C.unit_interval
 
-    def __init__(self, distribution: Any) -> None:
+    def __init__(self, distribution: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size)
         self.distribution = distribution
         self.domain = distribution.support
 
     def _parameters(self) -> tuple[Any, ...]:
         return (id(self.distribution),)
 
-    def __call__(self, x: Tensor) -> Tensor:
+    def _call(self, x: Tensor) -> Tensor:
         out: Tensor = self.distribution.cdf(x)
         return out
 
-    def inv(self, y: Tensor) -> Tensor:
+    def _inverse(self, y: Tensor) -> Tensor:
         out: Tensor = self.distribution.icdf(y)
         return out
 

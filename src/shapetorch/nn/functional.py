@@ -724,7 +724,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         fail("argument_error_type", op="embedding", name="padding_idx", position=" (position 3)", expected="int",
              got=type(padding_idx).__name__)
     if max_norm is not None:
-        raise NotImplementedError("embedding: max_norm is not supported")
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     out = weight.index_select(0, input.reshape(-1)).reshape(tuple(input._data.shape) + (weight._data.shape[1],))
     if padding_idx is not None and weight.requires_grad:
         if padding_idx < 0:
@@ -732,6 +732,16 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         keep = (input != padding_idx).unsqueeze(-1)
         out = _where(keep, out, out.detach())
     return out
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """torch's embedding_renorm_: each row ``input`` picks whose norm exceeds ``max_norm`` is scaled down in
+    place (to max_norm / (norm + 1e-7)), outside autograd, before the lookup."""
+    with no_grad():
+        rows = input.reshape(-1).unique()
+        norms = weight.index_select(0, rows).norm(p=norm_type, dim=1, keepdim=True)
+        scale = _where(norms > max_norm, max_norm / (norms + 1e-7), norms.new_ones(norms.shape))
+        weight[rows] = weight.index_select(0, rows) * scale
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
@@ -763,7 +773,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                                                                          f"Tensor of dimension {input._data.ndim}")
     if input.dtype.is_complex or input.dtype.name == "bool":
         fail("method_dtype_not_supported_error", op="embedding_bag", dtype=input.dtype.name, hint="")
-    rows = embedding(flat, weight)
+    rows = embedding(flat, weight, max_norm=max_norm, norm_type=norm_type)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
     keep = (flat != padding_idx) if padding_idx is not None else None
