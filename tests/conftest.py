@@ -8,8 +8,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 # imported: the suite runs a worker per core (CI's ``-n 2`` on two cores), and torch's OpenMP threads spin while
 # they wait, so two threads per worker burned three to four times the CPU of one on the tiny tensors most tests
 # use (a user program's torch run: 17 s of CPU against 4.4). Tests of shapetorch's own thread pool set their counts.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
 # every public op with a rule in ops/_rule_results.py checks its result's shape and dtype against the
 # rules on every call of the suite: each runtime test is also a test of the static result shapes
 os.environ.setdefault("SHAPETORCH_CHECK_RULES", "1")
