@@ -299,7 +299,7 @@ def untracked_kernel(prim: Prim, input: Tensor) -> Kernel | None:
     error). The caller passes the params by keyword, as ``Prim.__call__`` does, so a kernel that ``register_forward``
     installed is called as the general path would call it. The shortcut of a view or a reduction on a device
     without NumPy arrays (every transpose, reshape and expand of a first-order backward on WebGPU)."""
-    if (input._requires_grad and STATE.enabled) or SLOW_PATH[0]:
+    if (input._requires_grad and STATE.enabled) or SLOW_PATH[0] or input._uninitialized:
         return None
     return prim.kernels.get(input._device.type)
 
