@@ -30,6 +30,16 @@ class Tensor:
     _grad_fn: Any = None  # the engine's Node that made this tensor (``shapetorch._engine``), None for a leaf
     _output_nr: int = 0  # which output of ``_grad_fn`` this tensor is
     _base: Tensor | None = None  # set on views: the tensor whose storage this one shares
+    # NOTE [view + in-place]: a differentiable view (made by a view op; not ``detach()``/``.data``, which share
+    # storage but not history) keeps the tensor its autograd history comes from (``_view_base``: the first tensor of
+    # the chain of view ops, which is ``_base`` unless the chain starts at a detached alias), the version of the
+    # storage when its ``grad_fn`` was set, and how it was made when that forbids a later regeneration
+    # (``_view_meta``: None, or ``("no_grad" | "inference" | "multi", name, output_nr)``). When the storage's
+    # version has moved since (the base or another view was written in place), the view's ``grad_fn`` is made again
+    # from its base's current one the next time it is read (``refresh_view``), as torch's.
+    _view_base: Tensor | None = None
+    _view_version: int = 0
+    _view_meta: tuple[str, str, int] | None = None
     _version_cell: list[int] | None = None  # shared by a base and its views; made on first write
     _accumulator: Any = None  # weakref to the AccumulateGrad node of a leaf, made on demand
     _hooks: list[Any] | None = None  # a leaf's tensor hooks (a non-leaf's live on its grad_fn)
@@ -142,7 +152,9 @@ class Tensor:
     # -- autograd -----------------------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        """True if gradients need to be computed for this tensor."""
+        """True if gradients need to be computed for this tensor (a view: also when its base does, as torch's)."""
+        if self._base is not None and (vb := self._view_base) is not None:
+            return self._requires_grad or vb._requires_grad
         return self._requires_grad
 
     @requires_grad.setter
@@ -203,10 +215,14 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         """Tensors that do not require grad, and those the user made, are leaves."""
+        if self._base is not None:
+            refresh_view(self, True)
         return self._grad_fn is None
 
     @property
     def grad_fn(self) -> Any:
+        if self._base is not None:
+            refresh_view(self, True)
         return self._grad_fn
 
     @property
@@ -327,6 +343,46 @@ class Tensor:
     __str__ = __repr__
 
 
+def mark_view(out: Tensor, src: Tensor) -> None:
+    """Make ``out``, which a view op made of ``src``, a view: it shares the version counter of ``src``'s storage
+    (``_base``, its owner) and, as a differentiable view, takes its history from ``src``'s view base (NOTE [view +
+    in-place]). A view made under no_grad or inference_mode remembers it (torch's CreationMeta), as does a view of
+    one."""
+    root = src._base
+    if root is None:
+        root = src
+    out._base = root
+    vb = src._view_base
+    out._view_base = vb if vb is not None else src
+    cell = root._version_cell
+    if cell is not None:
+        out._view_version = cell[0]
+    meta = src._view_meta
+    if meta is not None:
+        out._view_meta = meta
+    elif not _GRAD_STATE.enabled:
+        out._view_meta = ("inference" if _GRAD_STATE.inference else "no_grad", "", 0)
+
+
+# ops.views's regeneration of a stale view's grad_fn (it records a node, which needs the op layer), set on import
+REGENERATE: list[Any] = []
+
+
+def refresh_view(v: Tensor, always: bool = False) -> None:
+    """NOTE [view + in-place]: give the view ``v`` (``v._base`` is set) a new ``grad_fn`` when its storage was
+    written in place since its ``grad_fn`` was set (torch's VariableHooks::grad_fn). The engine calls it for every
+    view an op takes while grad mode is on (``always``: also outside it, for the ``grad_fn`` property, as torch's)."""
+    vb = v._view_base
+    if vb is None or not (always or _GRAD_STATE.enabled):
+        return  # not a differentiable view (detach(), .data)
+    cell = v._base._version_cell  # type: ignore[union-attr]
+    if cell is None or cell[0] == v._view_version:
+        return
+    if v._grad_fn is None and not vb._requires_grad:
+        return  # (the version is not taken: the view regenerates once its base requires grad)
+    REGENERATE[0](v)
+
+
 # NOTE [plain tensor types]: the classes whose instances the engine's fast paths take as plain tensors
 # (``Prim.call1``/``call2``/``call_number``, the compiled record, the elementwise ops' tiny paths), tested as
 # ``type(x) in PLAIN_TYPES``. Tensor, and the subclasses registered with ``plain_tensor_type``: ``nn.Parameter`` and
@@ -339,7 +395,8 @@ PLAIN_TYPES: set[type] = {Tensor}
 # what the engine and the fast paths read or call on a tensor: a subclass that defines any of them is not plain
 _ENGINE_READS = frozenset({
     "_data", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base", "_version_cell", "_accumulator",
-    "_hooks", "_post_accumulate_hooks", "_fw_grads", "_inference", "_created_in", "requires_grad", "grad", "grad_fn",
+    "_hooks", "_post_accumulate_hooks", "_fw_grads", "_inference", "_created_in", "_view_base", "_view_version",
+    "_view_meta", "requires_grad", "grad", "grad_fn",
     "dtype", "_shareable_data", "_bump_version", "__getattribute__", "__getattr__", "__setattr__",
 })
 

@@ -302,6 +302,9 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
             o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
             if id(o) in dirty_ids:
                 o._bump_version()  # as torch: a dirty output's version moves once more
+            if o._view_base is not None:  # a view: its grad_fn is this node's as of this version (NOTE [view +
+                cell = o._base._version_cell  # in-place]), not one to make again from its base's
+                o._view_version = cell[0] if cell is not None else 0
         if ctx.to_save:
             out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
             ctx._saved = [None if t is None else SavedTensor(t, id(t) in out_ids, out_ids.get(id(t), 0))

@@ -25,6 +25,7 @@ from .._rules.errors import RuleError
 from .._rules.inplace import inplace_shape
 from .._tensor import Tensor
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
+from .view_history import finish_rebase, rebase, refuse_view_write
 
 Number = bool | int | float | complex
 
@@ -155,11 +156,13 @@ def check_leaf_inplace(self: Tensor, op: str) -> None:
     """torch's check_inplace: with grad mode on, an in-place op may not write into a leaf that requires grad, nor
     into a view of one (its gradient would be lost), unless torch declares the op not differentiable."""
     if STATE.enabled and self.requires_grad and op not in _NOT_DIFFERENTIABLE_INPLACE:
+        base = self._view_base
+        if base is not None:
+            refuse_view_write(self, False)  # (a view made under no_grad, a piece of split/unbind: torch's order)
+            if base._grad_fn is None and base._requires_grad:
+                fail("autograd_error_leaf_view_inplace", op=op)
         if self._grad_fn is None:
             fail("autograd_error_leaf_inplace", op=op, tense="is being")
-        base = self._base
-        if base is not None and base._grad_fn is None and base._requires_grad:
-            fail("autograd_error_leaf_view_inplace", op=op)
 
 
 # the primitive keeps torch's name for factorizations' constant outputs; its WebGPU kernel is registered under it
@@ -215,21 +218,6 @@ def zero_grad(a: Tensor, value: Tensor) -> Tensor:
     return _CONSTANT(a, value=value._data) if a.requires_grad else value
 
 
-def _rebase_view(view: Tensor, result: Tensor) -> Tensor | None:
-    """NOTE [in-place write into a view]: the base of ``view`` as a function of its old value and of ``result``
-    written into the view's elements (torch's CopySlices), so backward through the base sees the write: the
-    old values' gradient is cut there and ``result``'s inputs get theirs. None where there is nothing to record,
-    or the base is not one contiguous run that positions can address."""
-    base = view._base
-    if base is None or not STATE.enabled or not (result.requires_grad or base.requires_grad):
-        return None
-    if not base.is_contiguous() or base.storage_offset() != 0:
-        return None
-    from .view_copies import as_strided_scatter
-
-    return as_strided_scatter(base, result, tuple(view.shape), view.stride(), view.storage_offset())
-
-
 def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = False) -> Tensor:
     """Finish an in-place op: ``result`` (computed out of place) is written into ``self``'s storage.
     ``temporary``: no one else holds ``result`` (the caller made it for this write), so a device backend may have
@@ -243,14 +231,19 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
     if self._created_in is not None and STATE.enabled:  # (before the leaf test: torch's order, for a leaf's split)
         _refuse_custom_view(self._created_in)
     check_leaf_inplace(self, op)
+    view_base = self._view_base  # (None unless ``self`` is a differentiable view: NOTE [view + in-place])
+    if view_base is not None and STATE.enabled and result.requires_grad:
+        refuse_view_write(self, False)  # (check_leaf_inplace tested ``self``'s own requires_grad only)
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
-    if self.requires_grad and not result.requires_grad and STATE.enabled and self._base is None:
+    if self.requires_grad and not result.requires_grad and STATE.enabled and view_base is None:
         # the old values are overwritten: a node that stops their gradient, or it would reach the old graph
         result = _OVERWRITE(self, value=result._data)
         if result._grad_fn is not None:
             result._grad_fn.label = _OVERWRITE_NODES.get(op, "CopyBackwards")
-    rebased = _rebase_view(self, result) if self._base is not None else None
+    # NOTE [in-place write into a view]: the base's CopySlices node, recorded before the write (it needs the base's
+    # history as it was), installed after it (view_history)
+    rebased = rebase(self, result, op) if view_base is not None else None
     if isinstance(self._data, (np.ndarray, np.generic)):
         np.copyto(writable(self, op), result._data, casting="unsafe")
     else:  # a device array (webgpu): its backend writes into the tensor's storage
@@ -261,11 +254,9 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
                         temporary and (node is None or not getattr(getattr(node, "prim", None), "save_output", True)))
     self._bump_version()
     if rebased is not None:
-        base = self._base
-        assert base is not None
-        base._grad_fn, base.requires_grad = rebased._grad_fn, True
-        fresh = rebased.as_strided(tuple(self.shape), self.stride(), self.storage_offset())
-        self._grad_fn, self.requires_grad = fresh._grad_fn, True
+        finish_rebase(self, rebased)
+    elif view_base is not None:
+        pass  # nothing recorded: the view keeps its history, the version tells its other views
     elif result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True
         for slot, _, saved in getattr(result._grad_fn, "_saved", ()):

@@ -11,7 +11,7 @@ from .._engine.backward import Node
 from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._rules.views import view_as_complex_shape
-from .._tensor import Tensor
+from .._tensor import Tensor, mark_view
 from ._common import broadcast2, cast, check, default_float, dtype_name, write_inplace
 from ._elementwise import _conj, _unary, _where
 from ._jvp import unary
@@ -44,7 +44,7 @@ def real(input: Tensor) -> Tensor:
     if not input.is_complex():
         return input
     out = _REAL(input)
-    out._base = input._base if input._base is not None else input
+    mark_view(out, input)
     return out
 
 
@@ -54,7 +54,7 @@ def imag(input: Tensor) -> Tensor:
         fail("method_dtype_not_supported_error", op="imag", dtype=input.dtype.name,
              hint=" (imag is only defined for complex tensors)")
     out = _IMAG(input)
-    out._base = input._base if input._base is not None else input
+    mark_view(out, input)
     return out
 
 
