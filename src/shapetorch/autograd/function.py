@@ -283,6 +283,8 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
                 non_diff_ids.add(id(alias))
             if record:
                 alias._created_in = (cls.__name__, i, len(outs) > 1)
+            else:  # (torch's is no differentiable view then: it does not take its input's requires_grad)
+                alias._view_base = alias._view_meta = None
             outs[i] = alias
     if record:
         ctx._seq = next_seq()
@@ -302,8 +304,10 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
             o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
             if id(o) in dirty_ids:
                 o._bump_version()  # as torch: a dirty output's version moves once more
-            if o._view_base is not None:  # a view: its grad_fn is this node's as of this version (NOTE [view +
-                cell = o._base._version_cell  # in-place]), not one to make again from its base's
+            if o._view_base is not None:
+                # a view: its grad_fn is this node's as of this version, not one to make again from its base's
+                # (NOTE [view + in-place] in the tensor module)
+                cell = o._base._version_cell  # type: ignore[union-attr]
                 o._view_version = cell[0] if cell is not None else 0
         if ctx.to_save:
             out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}

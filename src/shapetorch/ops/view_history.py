@@ -141,14 +141,19 @@ _REBASE_NODE = Prim("copy_slices", None, _copy_slices_vjp)
 SAVES["view_of_base"] = SAVES["copy_slices"] = ()
 
 
-def _stand_in(t: Tensor) -> Tensor:
-    """``t``'s place in the graph as it is now, on a tensor of its data (the node does not hold ``t`` itself)."""
+def _record(prim: Prim, t: Tensor, other: Tensor | None, params: dict[str, Any], label: str) -> Any:
+    """A node of ``prim`` whose first input is ``t`` as it stands now in the graph, given on a stand-in tensor of its
+    data (the node does not hold ``t`` itself, whose history it becomes)."""
     s = Tensor._make(t._data, t._device)
     s._grad_fn, s._output_nr, s._requires_grad = t._grad_fn, t._output_nr, t._requires_grad
-    if t._grad_fn is None and t._requires_grad:  # a leaf: the edge is its own accumulator, held until recorded
-        s._leaf_edge = gradient_edge(t)
+    edge = None
+    if t._grad_fn is None and t._requires_grad:  # a leaf: the edge is its own accumulator (held until recorded)
+        edge = gradient_edge(t)
         s._accumulator = t._accumulator
-    return s
+    node = record(prim, (s,) if other is None else (s, other), params, None)
+    node.label = label
+    del edge
+    return node
 
 
 def _version(v: Tensor) -> int:
@@ -170,9 +175,7 @@ def view_node(v: Tensor, op: str = "grad_fn") -> Any:
     """``AsStridedBackward0`` of the view ``v`` from its base's current history."""
     base = v._view_base
     assert base is not None
-    node = record(_VIEW_NODE, (_stand_in(base),), element_map(base, v, op), None)
-    node.label = "AsStridedBackward0"
-    return node
+    return _record(_VIEW_NODE, base, None, element_map(base, v, op), "AsStridedBackward0")
 
 
 _MULTI = ("This view is the output of a function that returns multiple views. Such functions do not allow the output "
@@ -230,10 +233,7 @@ def rebase(view: Tensor, result: Tensor, op: str) -> Any:
     base = view._view_base
     if base is None or not STATE.enabled or not (result.requires_grad or base._requires_grad):
         return None
-    params = element_map(base, view, op)
-    node = record(_REBASE_NODE, (_stand_in(base), result), params, None)
-    node.label = "CopySlices"
-    return node
+    return _record(_REBASE_NODE, base, result, element_map(base, view, op), "CopySlices")
 
 
 def finish_rebase(view: Tensor, node: Any) -> None:
