@@ -14,7 +14,7 @@ import numpy as np
 from .._autocast import AUTOCAST, autocast_target
 from .._device import CPU, backend, device
 from .._dtype import DType, get_default_dtype, to_dtype
-from .._engine.backward import dense_array
+from .._engine.backward import SAVES, dense_array
 from .._engine.primitives import Prim
 from .._errors import fail, raise_from_rule
 from .._grad_mode import STATE
@@ -23,9 +23,9 @@ from .._rules.broadcast import broadcast_pair
 from .._rules.creation import new_shape
 from .._rules.errors import RuleError
 from .._rules.inplace import inplace_shape
-from .._tensor import Tensor
+from .._tensor import Tensor, refresh_view
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
-from .view_history import finish_rebase, rebase, refuse_view_write
+from .view_history import finish_rebase, rebase, record_node, refuse_view_write
 
 Number = bool | int | float | complex
 
@@ -155,6 +155,8 @@ _NOT_DIFFERENTIABLE_INPLACE = frozenset({"logical_and_", "logical_or_", "logical
 def check_leaf_inplace(self: Tensor, op: str) -> None:
     """torch's check_inplace: with grad mode on, an in-place op may not write into a leaf that requires grad, nor
     into a view of one (its gradient would be lost), unless torch declares the op not differentiable."""
+    if self._base is not None:
+        refresh_view(self)  # (a view whose storage was written: its grad_fn as of now, NOTE [view + in-place])
     if STATE.enabled and self.requires_grad and op not in _NOT_DIFFERENTIABLE_INPLACE:
         base = self._view_base
         if base is not None:
@@ -174,6 +176,11 @@ _CONSTANT.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.param
 _OVERWRITE = Prim("overwrite", lambda a, value: value, lambda g, n: (g.new_zeros(g._data.shape),))
 _OVERWRITE.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.params["value"].shape)
 _OVERWRITE_NODES = {"fill_": "FillBackward0", "zero_": "ZeroBackward0", "copy_": "CopyBackwards"}
+# ``self.copy_(src)`` where ``self`` and ``src`` both require grad: the old values get gradient zero and ``src`` the
+# rest, as torch's CopyBackwards (recorded only: the values are written by the copy itself)
+_COPY_OVER = Prim("copy_over", None, lambda g, n: (g.new_zeros(g._data.shape), g))
+SAVES["copy_over"] = ()
+_COPY_OVER_NODES = {"copy_": "CopyBackwards"}
 
 
 # NOTE [formal input of a gradient]: torch computes some gradients with a native backward op that takes the
@@ -236,11 +243,14 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
         refuse_view_write(self, False)  # (check_leaf_inplace tested ``self``'s own requires_grad only)
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
+    over = None
     if self.requires_grad and not result.requires_grad and STATE.enabled and view_base is None:
         # the old values are overwritten: a node that stops their gradient, or it would reach the old graph
         result = _OVERWRITE(self, value=result._data)
         if result._grad_fn is not None:
             result._grad_fn.label = _OVERWRITE_NODES.get(op, "CopyBackwards")
+    elif op in _COPY_OVER_NODES and view_base is None and STATE.enabled and self.requires_grad:
+        over = record_node(_COPY_OVER, self, result, {}, _COPY_OVER_NODES[op])
     # NOTE [in-place write into a view]: the base's CopySlices node, recorded before the write (it needs the base's
     # history as it was), installed after it (view_history)
     rebased = rebase(self, result, op) if view_base is not None else None
@@ -255,6 +265,8 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
     self._bump_version()
     if rebased is not None:
         finish_rebase(self, rebased)
+    elif over is not None:
+        self._grad_fn, self._output_nr = over, 0
     elif view_base is not None:
         pass  # nothing recorded: the view keeps its history, the version tells its other views
     elif result.requires_grad and STATE.enabled:
@@ -302,6 +314,8 @@ def snapshot_for_inplace(self: Tensor, others: Iterable[Any] = ()) -> Tensor:
     ``w``'s gradient; writing ``x`` afterwards must not change what was saved, as torch's clone of the
     original self ensures)."""
     if STATE.enabled:
+        if self._base is not None:
+            refresh_view(self)  # (NOTE [view + in-place]: the history the old value has now)
         if self.requires_grad:
             old = Tensor._make(self._data.copy(), self._device)
             old._grad_fn, old.requires_grad = self._grad_fn, True

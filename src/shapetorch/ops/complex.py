@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.backward import Node
+from .._engine.backward import SAVES, Node
 from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._rules.views import view_as_complex_shape
@@ -37,6 +37,9 @@ def _to_complex(g: Tensor, like: Tensor) -> Tensor:
 # complex input: d real = g + 0j, d imag = 0 + g j.
 _REAL = Prim("real", lambda a: a.real, lambda g, n: (_to_complex(g, n.inputs[0]),))
 _IMAG = Prim("imag", lambda a: a.imag, lambda g, n: (_to_complex(g, n.inputs[0]) * 1j,))
+# their vjps read the input's dtype, not its values: nothing is saved (as torch's), so a later in-place write into
+# the complex tensor (through another real/imag view) does not fail their backward
+SAVES["real"] = SAVES["imag"] = ()
 
 
 @public("pointwise", method=False)

@@ -128,6 +128,8 @@ def _copy_slices_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     """The base with the view's elements replaced by ``src``: ``src`` gets the gradient of those elements, the old
     base the rest."""
     p = n.params
+    if p["repeats"]:  # (torch's CopySlices writes the gradient through the view, which it refuses there)
+        fail("inplace_error_internal_overlap", op="backward")
     gu = _units(g, p["base_split"])
     idx = _index(p, g)
     g_src = _from_units(gu.index_select(0, idx), p["view_split"], p["view_shape"])
@@ -141,7 +143,7 @@ _REBASE_NODE = Prim("copy_slices", None, _copy_slices_vjp)
 SAVES["view_of_base"] = SAVES["copy_slices"] = ()
 
 
-def _record(prim: Prim, t: Tensor, other: Tensor | None, params: dict[str, Any], label: str) -> Any:
+def record_node(prim: Prim, t: Tensor, other: Tensor | None, params: dict[str, Any], label: str) -> Any:
     """A node of ``prim`` whose first input is ``t`` as it stands now in the graph, given on a stand-in tensor of its
     data (the node does not hold ``t`` itself, whose history it becomes)."""
     s = Tensor._make(t._data, t._device)
@@ -175,7 +177,7 @@ def view_node(v: Tensor, op: str = "grad_fn") -> Any:
     """``AsStridedBackward0`` of the view ``v`` from its base's current history."""
     base = v._view_base
     assert base is not None
-    return _record(_VIEW_NODE, base, None, element_map(base, v, op), "AsStridedBackward0")
+    return record_node(_VIEW_NODE, base, None, element_map(base, v, op), "AsStridedBackward0")
 
 
 _MULTI = ("This view is the output of a function that returns multiple views. Such functions do not allow the output "
@@ -233,7 +235,7 @@ def rebase(view: Tensor, result: Tensor, op: str) -> Any:
     base = view._view_base
     if base is None or not STATE.enabled or not (result.requires_grad or base._requires_grad):
         return None
-    return _record(_REBASE_NODE, base, result, element_map(base, view, op), "CopySlices")
+    return record_node(_REBASE_NODE, base, result, element_map(base, view, op), "torch::autograd::CopySlices")
 
 
 def finish_rebase(view: Tensor, node: Any) -> None:

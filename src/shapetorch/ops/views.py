@@ -442,7 +442,7 @@ def _metadata_inplace(name: str, view_op: Any) -> Any:
     view's node, made from a stand-in for ``x``'s old self so the node does not point back at ``x``)."""
 
     def inplace(self: Tensor, *args: Any) -> Tensor:
-        check_leaf_inplace(self, name)
+        check_leaf_inplace(self, name)  # (which refreshes a view's grad_fn first)
         old = Tensor._make(self._data, self._device)
         old._grad_fn, old._output_nr, old.requires_grad = self._grad_fn, self._output_nr, self.requires_grad
         old._accumulator, old._base = self._accumulator, self._base
