@@ -710,7 +710,7 @@ def _leaf_edge(t: Tensor) -> tuple[Any, int]:
 
 def gradient_edge(t: Tensor) -> tuple[Any, int]:
     """``(node, output_nr)`` where the gradient w.r.t. ``t`` arrives."""
-    if t._base is not None:
+    if t._base is not None and t._view_cell[0] != t._view_version:
         refresh_view(t)
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)

@@ -23,7 +23,7 @@ from .._rules.broadcast import broadcast_pair
 from .._rules.creation import new_shape
 from .._rules.errors import RuleError
 from .._rules.inplace import inplace_shape
-from .._tensor import Tensor, refresh_view
+from .._tensor import Tensor, refresh_view, view_base
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
 from .view_history import finish_rebase, rebase, record_node, refuse_view_write
 
@@ -158,7 +158,7 @@ def check_leaf_inplace(self: Tensor, op: str) -> None:
     if self._base is not None:
         refresh_view(self)  # (a view whose storage was written: its grad_fn as of now, NOTE [view + in-place])
     if STATE.enabled and self.requires_grad and op not in _NOT_DIFFERENTIABLE_INPLACE:
-        base = self._view_base
+        base = view_base(self)
         if base is not None:
             refuse_view_write(self, False)  # (a view made under no_grad, a piece of split/unbind: torch's order)
             if base._grad_fn is None and base._requires_grad:
@@ -238,22 +238,22 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
     if self._created_in is not None and STATE.enabled:  # (before the leaf test: torch's order, for a leaf's split)
         _refuse_custom_view(self._created_in)
     check_leaf_inplace(self, op)
-    view_base = self._view_base  # (None unless ``self`` is a differentiable view: NOTE [view + in-place])
-    if view_base is not None and STATE.enabled and result.requires_grad:
+    vbase = view_base(self)  # (None unless ``self`` is a differentiable view: NOTE [view + in-place])
+    if vbase is not None and STATE.enabled and result.requires_grad:
         refuse_view_write(self, False)  # (check_leaf_inplace tested ``self``'s own requires_grad only)
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
     over = None
-    if self.requires_grad and not result.requires_grad and STATE.enabled and view_base is None:
+    if self.requires_grad and not result.requires_grad and STATE.enabled and vbase is None:
         # the old values are overwritten: a node that stops their gradient, or it would reach the old graph
         result = _OVERWRITE(self, value=result._data)
         if result._grad_fn is not None:
             result._grad_fn.label = _OVERWRITE_NODES.get(op, "CopyBackwards")
-    elif op in _COPY_OVER_NODES and view_base is None and STATE.enabled and self.requires_grad:
+    elif op in _COPY_OVER_NODES and vbase is None and STATE.enabled and self.requires_grad:
         over = record_node(_COPY_OVER, self, result, {}, _COPY_OVER_NODES[op])
     # NOTE [in-place write into a view]: the base's CopySlices node, recorded before the write (it needs the base's
     # history as it was), installed after it (view_history)
-    rebased = rebase(self, result, op) if view_base is not None else None
+    rebased = rebase(self, result, op) if vbase is not None else None
     if isinstance(self._data, (np.ndarray, np.generic)):
         np.copyto(writable(self, op), result._data, casting="unsafe")
     else:  # a device array (webgpu): its backend writes into the tensor's storage
@@ -267,7 +267,7 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
         finish_rebase(self, rebased)
     elif over is not None:
         self._grad_fn, self._output_nr = over, 0
-    elif view_base is not None:
+    elif vbase is not None:
         pass  # nothing recorded: the view keeps its history, the version tells its other views
     elif result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True

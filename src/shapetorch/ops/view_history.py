@@ -24,7 +24,7 @@ from .._engine.backward import SAVES, gradient_edge, record
 from .._engine.primitives import Prim
 from .._errors import fail
 from .._grad_mode import STATE
-from .._tensor import REGENERATE, Tensor
+from .._tensor import REGENERATE, Tensor, view_base
 
 
 def _positions(t: Tensor) -> tuple[Any, Any, int, bool]:
@@ -158,11 +158,6 @@ def record_node(prim: Prim, t: Tensor, other: Tensor | None, params: dict[str, A
     return node
 
 
-def _version(v: Tensor) -> int:
-    cell = v._base._version_cell  # type: ignore[union-attr]
-    return cell[0] if cell is not None else 0
-
-
 def _set_history(t: Tensor, node: Any) -> None:
     """``t`` made by ``node``; a ``retain_grad`` moves to it (torch's update_tensor_hooks_on_new_gradfn)."""
     old, nr = t._grad_fn, t._output_nr
@@ -175,7 +170,7 @@ def _set_history(t: Tensor, node: Any) -> None:
 
 def view_node(v: Tensor, op: str = "grad_fn") -> Any:
     """``AsStridedBackward0`` of the view ``v`` from its base's current history."""
-    base = v._view_base
+    base = view_base(v)
     assert base is not None
     return record_node(_VIEW_NODE, base, None, element_map(base, v, op), "AsStridedBackward0")
 
@@ -223,7 +218,7 @@ def regenerate(v: Tensor) -> None:
     """NOTE [view + in-place]: the stale view ``v`` takes ``AsStridedBackward0`` of its base's current history."""
     refuse_view_write(v, True)
     _set_history(v, view_node(v))
-    v._view_version = _version(v)
+    v._view_version = v._view_cell[0]
 
 
 REGENERATE.append(regenerate)
@@ -232,7 +227,7 @@ REGENERATE.append(regenerate)
 def rebase(view: Tensor, result: Tensor, op: str) -> Any:
     """The ``CopySlices`` node of writing ``result`` into ``view``, recorded against its base's history before the
     write; None where no gradient is recorded. ``finish_rebase`` installs it once the storage is written."""
-    base = view._view_base
+    base = view_base(view)
     if base is None or not STATE.enabled or not (result.requires_grad or base._requires_grad):
         return None
     return record_node(_REBASE_NODE, base, result, element_map(base, view, op), "torch::autograd::CopySlices")
@@ -240,8 +235,8 @@ def rebase(view: Tensor, result: Tensor, op: str) -> Any:
 
 def finish_rebase(view: Tensor, node: Any) -> None:
     """After the write: the base is the output of ``node``, and the view is picked out of it."""
-    base = view._view_base
+    base = view_base(view)
     assert base is not None
     _set_history(base, node)
     _set_history(view, view_node(view))
-    view._view_version = _version(view)
+    view._view_version = view._view_cell[0]
