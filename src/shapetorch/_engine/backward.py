@@ -1358,12 +1358,17 @@ def _check_roots(outputs: list[Tensor]) -> None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
-def _refresh_views(*groups: Any) -> None:
+def _refresh_views(roots: Any, inputs: Any) -> None:
     """The roots and inputs of a backward that are views written through since their grad_fn was set take a new
-    one first (NOTE [view + in-place] in the tensor module), as each reads its grad_fn in torch."""
-    for group in groups:
+    one first (NOTE [view + in-place] in the tensor module), as each reads its grad_fn in torch. (A loss that is no
+    view costs one read.)"""
+    if type(roots) is Tensor and inputs is None:
+        if roots._base is not None and roots._view_cell[0] != roots._view_version:
+            refresh_view(roots, True)
+        return
+    for group in (roots, inputs):
         for t in (group,) if isinstance(group, Tensor) else group if isinstance(group, (list, tuple)) else ():
-            if isinstance(t, Tensor) and t._base is not None:
+            if isinstance(t, Tensor) and t._base is not None and t._view_cell[0] != t._view_version:
                 refresh_view(t, True)
 
 
