@@ -71,3 +71,17 @@ def test_webgpu_gradient_is_the_cpus(program: Callable[[Any], Any]) -> None:
         assert x.grad is not None
         grads.append(x.grad.cpu().numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-5)
+
+
+def test_stale_view_moved_to_webgpu_takes_its_new_node() -> None:
+    grads = []
+    for dev in ("cpu", DEV):
+        x = st.tensor(np.arange(1.0, 4.0, dtype=np.float32), requires_grad=True)
+        y = x * 1
+        a = y[:2]
+        y.mul_(2)  # a's node is stale: moving it to the device reads its grad_fn
+        moved = a.to(dev)
+        (moved * moved).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grads[0], [8.0, 16.0, 0.0])
