@@ -204,6 +204,18 @@ def test_expand_refused_as_torch_and_expanded_view_regenerated() -> None:
     both(read)
 
 
+def test_write_into_a_diagonal_of_an_expanded_view() -> None:
+    def p(L: Any) -> Any:
+        x = _x(L)
+        y = x * 1
+        a = y.expand(2, 2, 3).diagonal(0, 0, 1)  # no element twice: writable, as torch's
+        a.mul_(2.5)
+        (y * _w(L, (2, 3))).sum().backward()
+        return x.grad, y.detach()
+
+    both(p)
+
+
 @pytest.mark.parametrize("split", ["unbind", "split", "chunk"])
 def test_pieces_of_unbind_and_split_refuse_after_their_base_is_written(split: str) -> None:
     def p(L: Any) -> Any:

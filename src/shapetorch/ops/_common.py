@@ -135,6 +135,8 @@ def writable(self: Tensor, op: str) -> Any:
         root = dst
         while isinstance(root.base, np.ndarray):
             root = root.base
+        if not root.flags.writeable and self._base is not None and isinstance(self._base._data, np.ndarray):
+            root = self._base._data  # (a view of an expanded view, a diagonal of it: NumPy's chain ends read-only)
         if root.flags.writeable:  # the same memory, through an array NumPy lets us write
             iface = dict(dst.__array_interface__, data=(dst.__array_interface__["data"][0], False))
             dst = np.asarray(_Memory(iface, root))
