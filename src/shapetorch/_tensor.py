@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from ._dtype import DType
 
 
+NOT_A_VIEW: tuple[int] = (0,)  # the version counter of a tensor that is no differentiable view (never moves)
+
+
 class Tensor:
     """A multi-dimensional array with PyTorch semantics.
 
@@ -30,6 +33,19 @@ class Tensor:
     _grad_fn: Any = None  # the engine's Node that made this tensor (``shapetorch._engine``), None for a leaf
     _output_nr: int = 0  # which output of ``_grad_fn`` this tensor is
     _base: Tensor | None = None  # set on views: the tensor whose storage this one shares
+    # NOTE [view + in-place]: a differentiable view (made by a view op; not ``detach()``/``.data``, which share
+    # storage but not history) holds its storage's version counter (``_view_cell``, the class's ``NOT_A_VIEW`` on
+    # every other tensor) and the version it had when the view's ``grad_fn`` was set (``_view_version``); its history
+    # comes from ``_base``, or from ``_view_base`` where the chain of view ops started at a detached alias. How it was
+    # made, where that forbids a later regeneration, is ``_view_meta``: None, or ``("no_grad" | "inference" |
+    # "multi", name, output_nr)``. When the storage's version has moved since (the base or another view was written
+    # in place), the view's ``grad_fn`` is made again from its base's current one the next time it is read
+    # (``refresh_view``), as torch's. The engine tests ``_base`` (one read for a tensor that is not a view), then
+    # compares the version inline: only a stale view calls anything.
+    _view_cell: list[int] | tuple[int] = NOT_A_VIEW
+    _view_version: int = 0
+    _view_base: Tensor | None = None
+    _view_meta: tuple[str, str, int] | None = None
     _version_cell: list[int] | None = None  # shared by a base and its views; made on first write
     _accumulator: Any = None  # weakref to the AccumulateGrad node of a leaf, made on demand
     _hooks: list[Any] | None = None  # a leaf's tensor hooks (a non-leaf's live on its grad_fn)
@@ -145,7 +161,9 @@ class Tensor:
     # -- autograd -----------------------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        """True if gradients need to be computed for this tensor."""
+        """True if gradients need to be computed for this tensor (a view: also when its base does, as torch's)."""
+        if self._base is not None and (vb := view_base(self)) is not None:
+            return self._requires_grad or vb._requires_grad
         return self._requires_grad
 
     @requires_grad.setter
@@ -206,10 +224,14 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         """Tensors that do not require grad, and those the user made, are leaves."""
+        if self._base is not None:
+            refresh_view(self, True)
         return self._grad_fn is None
 
     @property
     def grad_fn(self) -> Any:
+        if self._base is not None:
+            refresh_view(self, True)
         return self._grad_fn
 
     @property
@@ -332,6 +354,72 @@ class Tensor:
     __str__ = __repr__
 
 
+def mark_view(out: Tensor, src: Tensor) -> None:
+    """Make ``out``, which a view op made of ``src``, a view: it shares the version counter of ``src``'s storage
+    (``_base``, its owner) and, as a differentiable view, takes its history from ``src``'s view base (NOTE [view +
+    in-place]). A view made under no_grad or inference_mode remembers it (torch's CreationMeta), as does a view of
+    one. (Every view op runs this: a root ``src`` takes the first branch, with the fewest reads.)"""
+    root = src._base
+    if root is None:
+        out._base = src
+        cell = src._version_cell
+        if cell is None:
+            cell = src._version_cell = [0]
+        out._view_cell = cell
+        out._view_version = cell[0]
+        # (a recorded view was made with grad mode on: the thread-local mode is read only for the others)
+        if not out._requires_grad and not _GRAD_STATE.enabled:
+            out._view_meta = ("inference" if _GRAD_STATE.inference else "no_grad", "", 0)
+        return
+    out._base = root
+    if src._view_cell is NOT_A_VIEW:
+        out._view_base = src  # (a view of a detached alias: its history is the alias's)
+    elif (vb := src._view_base) is not None:
+        out._view_base = vb
+    cell = root._version_cell
+    if cell is None:
+        cell = root._version_cell = [0]
+    out._view_cell = cell
+    out._view_version = cell[0]
+    meta = src._view_meta
+    if meta is not None:
+        out._view_meta = meta
+    elif not out._requires_grad and not _GRAD_STATE.enabled:
+        out._view_meta = ("inference" if _GRAD_STATE.inference else "no_grad", "", 0)
+
+
+def view_base(t: Tensor) -> Tensor | None:
+    """The tensor the history of the differentiable view ``t`` comes from; None when ``t`` is no such view."""
+    if t._base is None or t._view_cell is NOT_A_VIEW:
+        return None
+    vb = t._view_base
+    return vb if vb is not None else t._base
+
+
+def forget_view(t: Tensor) -> None:
+    """``t`` owns its storage from now on (a view op's result given a storage of its own)."""
+    t._base = None
+    for name in ("_view_cell", "_view_version", "_view_base", "_view_meta"):
+        t.__dict__.pop(name, None)
+
+
+# ops.views's regeneration of a stale view's grad_fn (it records a node, which needs the op layer), set on import
+REGENERATE: list[Any] = []
+
+
+def refresh_view(v: Tensor, always: bool = False) -> None:
+    """NOTE [view + in-place]: give the view ``v`` (``v._base`` is set) a new ``grad_fn`` when its storage was
+    written in place since its ``grad_fn`` was set (torch's VariableHooks::grad_fn). The engine calls it for a view
+    whose version moved, an op's input while grad mode is on (``always``: also outside it, for the ``grad_fn``
+    property, as torch's)."""
+    cell = v._view_cell
+    if cell[0] == v._view_version or not (always or _GRAD_STATE.enabled):
+        return
+    if v._grad_fn is None and not view_base(v)._requires_grad:  # type: ignore[union-attr]
+        return  # (the version is not taken: the view regenerates once its base requires grad)
+    REGENERATE[0](v)
+
+
 # NOTE [plain tensor types]: the classes whose instances the engine's fast paths take as plain tensors
 # (``Prim.call1``/``call2``/``call_number``, the compiled record, the elementwise ops' tiny paths), tested as
 # ``type(x) in PLAIN_TYPES``. Tensor, and the subclasses registered with ``plain_tensor_type``: ``nn.Parameter`` and
@@ -344,8 +432,9 @@ PLAIN_TYPES: set[type] = {Tensor}
 # what the engine and the fast paths read or call on a tensor: a subclass that defines any of them is not plain
 _ENGINE_READS = frozenset({
     "_data", "_device", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base", "_version_cell", "_accumulator",
-    "_hooks", "_post_accumulate_hooks", "_fw_grads", "_inference", "_created_in", "_uninitialized", "requires_grad",
-    "grad", "grad_fn", "dtype", "_shareable_data", "_bump_version", "__getattribute__", "__getattr__", "__setattr__",
+    "_hooks", "_post_accumulate_hooks", "_fw_grads", "_inference", "_created_in", "_uninitialized", "_view_base",
+    "_view_version", "_view_meta", "_view_cell", "requires_grad", "grad", "grad_fn",
+    "dtype", "_shareable_data", "_bump_version", "__getattribute__", "__getattr__", "__setattr__",
 })
 
 

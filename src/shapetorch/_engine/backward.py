@@ -23,7 +23,7 @@ import numpy as np
 from .._device import backend
 from .._errors import fail
 from .._grad_mode import STATE, no_grad
-from .._tensor import Size, Tensor
+from .._tensor import Size, Tensor, refresh_view
 from .anomaly import ANOMALY, forward_traceback, report
 from .graph import _SEQ, HOOKS, HOOKS_OPEN, saved_attrs
 from .graph import Node as GraphNode
@@ -710,6 +710,8 @@ def _leaf_edge(t: Tensor) -> tuple[Any, int]:
 
 def gradient_edge(t: Tensor) -> tuple[Any, int]:
     """``(node, output_nr)`` where the gradient w.r.t. ``t`` arrives."""
+    if t._base is not None and t._view_cell[0] != t._view_version:
+        refresh_view(t)
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)
     if t._requires_grad:
@@ -1356,6 +1358,20 @@ def _check_roots(outputs: list[Tensor]) -> None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
+def _refresh_views(roots: Any, inputs: Any) -> None:
+    """The roots and inputs of a backward that are views written through since their grad_fn was set take a new
+    one first (NOTE [view + in-place] in the tensor module), as each reads its grad_fn in torch. (A loss that is no
+    view costs one read.)"""
+    if type(roots) is Tensor and inputs is None:
+        if roots._base is not None and roots._view_cell[0] != roots._view_version:
+            refresh_view(roots, True)
+        return
+    for group in (roots, inputs):
+        for t in (group,) if isinstance(group, Tensor) else group if isinstance(group, (list, tuple)) else ():
+            if isinstance(t, Tensor) and t._base is not None and t._view_cell[0] != t._view_version:
+                refresh_view(t, True)
+
+
 def backward(
     tensors: Tensor | Sequence[Tensor], grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None, create_graph: bool = False, inputs: Tensor | Sequence[Tensor] | None = None,
@@ -1368,6 +1384,7 @@ def backward(
     """
     if grad_variables is not None:
         grad_tensors = grad_variables
+    _refresh_views(tensors, inputs)
     if grad_tensors is None and inputs is None and type(tensors) is Tensor and tensors._requires_grad \
             and tensors._data.dtype.kind == "f" and tensors._data.size == 1:
         # a scalar loss's ``loss.backward()``: what the general path below checks holds, so the seed goes
@@ -1409,6 +1426,7 @@ def grad(
                          "allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    _refresh_views(outputs, inputs)
     ins = _as_list(inputs)
     if grad_outputs is None and type(outputs) is Tensor and outputs._requires_grad \
             and outputs._data.dtype.kind == "f" and outputs._data.size == 1:

@@ -15,7 +15,7 @@ from .._device import device
 from .._errors import fail
 from .._grad_mode import STATE
 from .._tensor import PLAIN_TYPES as PLAIN
-from .._tensor import Tensor
+from .._tensor import Tensor, refresh_view
 from .anomaly import ANOMALY
 from .backward import Node, record, record_number, record_tensors
 from .graph import HOOKS_OPEN
@@ -74,17 +74,25 @@ class Prim:
         # which of them this call is, found once for the kernel and the record: 1 one tensor, 2 two tensors on one
         # device, 3 a tensor and a number, 4 a number and a tensor, 0 any other call (NOTE [plain tensor types]:
         # a Parameter is a tensor here, a user's subclass takes the general path)
+        # (a view whose storage was written since its grad_fn was set takes a new one first: NOTE [view + in-place]
+        # in the tensor module; for any other tensor the test is one read of ``_base``, for a view an inline compare)
         form = 0
         if type(a) in PLAIN and n <= 2:
+            if a._base is not None and a._view_cell[0] != a._view_version:
+                refresh_view(a)
             if n == 1:
                 dev, grad, arrays, form = a._device, a._requires_grad, (a._data,), 1
             elif type(b := args[1]) in PLAIN and b._device is a._device:
+                if b._base is not None and b._view_cell[0] != b._view_version:
+                    refresh_view(b)
                 dev, grad, arrays, form = a._device, a._requires_grad or b._requires_grad, (a._data, b._data), 2
             elif not isinstance(b, Tensor):
                 dev, grad, arrays, form = a._device, a._requires_grad, (a._data, b), 3
             else:
                 dev, grad, arrays = self._unpack(args)
         elif n == 2 and type(b := args[1]) in PLAIN and not isinstance(a, Tensor):
+            if b._base is not None and b._view_cell[0] != b._view_version:
+                refresh_view(b)
             dev, grad, arrays, form = b._device, b._requires_grad, (a, b._data), 4
         else:
             dev, grad, arrays = self._unpack(args)
@@ -135,6 +143,10 @@ class Prim:
         dev = a._device
         if b._device is not dev or SLOW_PATH[0]:
             return self(a, b)
+        if a._base is not None and a._view_cell[0] != a._view_version:
+            refresh_view(a)
+        if b._base is not None and b._view_cell[0] != b._view_version:
+            refresh_view(b)
         kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, (a, b))
         x, y = a._data, b._data
         out = _new(Tensor)
@@ -156,6 +168,8 @@ class Prim:
         as ``call2`` (NOTE [two-tensor call])."""
         if SLOW_PATH[0]:
             return self(a)
+        if a._base is not None and a._view_cell[0] != a._view_version:
+            refresh_view(a)
         dev = a._device
         kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, (a,))
         x = a._data
@@ -179,6 +193,8 @@ class Prim:
         args = (t, number) if slot == 0 else (number, t)
         if SLOW_PATH[0]:
             return self(*args)
+        if t._base is not None and t._view_cell[0] != t._view_version:
+            refresh_view(t)
         dev = t._device
         kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
         x = t._data
@@ -222,6 +238,8 @@ class Prim:
             if isinstance(a, Tensor):
                 if a._uninitialized:  # (only the general path sees one: it is no plain tensor type)
                     raise a._use_error(self.name)
+                if a._base is not None and a._view_cell[0] != a._view_version:
+                    refresh_view(a)
                 if dev is None:
                     dev = a._device
                 elif a._device is not dev and a._device != dev:
@@ -243,6 +261,8 @@ def call_outputs(prim: Prim, a: Tensor, **params: Any) -> tuple[Tensor, ...]:
     node for all of them (``backward.multi_output``), output ``i`` its ``output_nr``. What the slow path does for a
     one-output call (NOTE [untracked call]) is done here for each output: the profiler's event, inference tensors,
     and forward-mode AD's tangents (the jvp rule sees the output's number as the param ``output_nr``)."""
+    if a._base is not None and a._view_cell[0] != a._view_version:
+        refresh_view(a)
     dev = a._device
     kernel = prim.kernels.get(dev.type) or _no_kernel(prim.name, dev, (a,))
     prof = PROFILER.active if SLOW_PATH[0] else None
@@ -286,6 +306,8 @@ def call_outputs(prim: Prim, a: Tensor, **params: Any) -> tuple[Tensor, ...]:
 def untracked_array(prim: Prim, input: Tensor, kernel: Kernel) -> Any:
     """The NumPy array of ``input`` when ``prim``'s call on it may take the shortcut (NOTE [untracked call]), else
     None."""
+    if input._base is not None and input._view_cell[0] != input._view_version:
+        refresh_view(input)
     src = input._data
     if (input._requires_grad and STATE.enabled) or type(src) is not _NDARRAY or input._device.type != "cpu" \
             or SLOW_PATH[0] or prim.kernels["cpu"] is not kernel or input._uninitialized:
@@ -299,6 +321,8 @@ def untracked_kernel(prim: Prim, input: Tensor) -> Kernel | None:
     error). The caller passes the params by keyword, as ``Prim.__call__`` does, so a kernel that ``register_forward``
     installed is called as the general path would call it. The shortcut of a view or a reduction on a device
     without NumPy arrays (every transpose, reshape and expand of a first-order backward on WebGPU)."""
+    if input._base is not None and input._view_cell[0] != input._view_version:
+        refresh_view(input)
     if (input._requires_grad and STATE.enabled) or SLOW_PATH[0] or input._uninitialized:
         return None
     return prim.kernels.get(input._device.type)
@@ -306,6 +330,10 @@ def untracked_kernel(prim: Prim, input: Tensor) -> Kernel | None:
 
 def untracked_pair(prim: Prim, a: Tensor, b: Tensor, kernel: Kernel) -> tuple[Any, Any] | None:
     """``untracked_array`` of two tensor inputs in one test (a binary op's shortcut), or None."""
+    if a._base is not None and a._view_cell[0] != a._view_version:
+        refresh_view(a)
+    if b._base is not None and b._view_cell[0] != b._view_version:
+        refresh_view(b)
     x, y = a._data, b._data
     if ((a._requires_grad or b._requires_grad) and STATE.enabled) or type(x) is not _NDARRAY \
             or type(y) is not _NDARRAY or a._device.type != "cpu" or b._device.type != "cpu" or SLOW_PATH[0] \

@@ -35,7 +35,7 @@ VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_gr
                       "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_custom_view_inplace",
                       "module_hook_error_result", "data_error_invalid_value", "data_error_invalid_type",
                       "autograd_error_graph_freed", "autograd_error_leaf_view_inplace",
-                      "autograd_derivative_not_implemented"})
+                      "autograd_derivative_not_implemented", "autograd_error_view_mode_inplace"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
@@ -618,6 +618,20 @@ CATALOGUE: dict[str, Entry] = {
         "An in-place op, under grad mode, on an output a custom Function returned as-is (a module output under full "
         "backward hooks) or on a piece of split, chunk or unbind (one node for several views), or on a view of one.",
         "Output {i} of {name} is a view and is being modified inplace. {why}",
+    ),
+    "autograd_error_view_mode_inplace": Entry(
+        "autograd", "shape-autograd",
+        "A view made under no_grad or inference_mode, or a piece of split, chunk or unbind, or a view a custom Function "
+        "returned, whose base (or another view of its base) was modified in place while gradients were recorded, "
+        "then used; or such a no_grad view modified in place under grad mode (torch's check on view + in-place).",
+        "{what} {why}",
+    ),
+    "autograd_error_view_layout": Entry(
+        "autograd_unsupported", "shape-autograd",
+        "The gradient of an in-place write through a view, or of a view whose storage was written, cannot be "
+        "expressed: the view's elements are not elements of its base (a view of another dtype than its base's real "
+        "or complex counterpart, a base whose elements overlap).",
+        "{op}: the gradient through an in-place write into a view cannot be recorded: {problem}",
     ),
     "module_hook_error_result": Entry(
         "autograd", "autograd", "A module hook returned a value torch refuses (a wrong count of gradients, a bad "

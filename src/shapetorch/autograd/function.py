@@ -17,6 +17,7 @@ from .._engine.backward import SavedTensor, freed, gradient_edge, sum_to
 from .._engine.graph import Node, next_seq
 from .._errors import fail
 from .._grad_mode import STATE, no_grad
+from .._tensor import forget_view
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -283,6 +284,8 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
                 non_diff_ids.add(id(alias))
             if record:
                 alias._created_in = (cls.__name__, i, len(outs) > 1)
+            else:  # (torch's is no differentiable view then: it does not take its input's requires_grad)
+                forget_view(alias)
             outs[i] = alias
     if record:
         ctx._seq = next_seq()
@@ -302,6 +305,9 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
             o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
             if id(o) in dirty_ids:
                 o._bump_version()  # as torch: a dirty output's version moves once more
+            # a view: its grad_fn is this node's as of this version, not one to make again from its base's (NOTE
+            # [view + in-place] in the tensor module)
+            o._view_version = o._view_cell[0]
         if ctx.to_save:
             out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
             ctx._saved = [None if t is None else SavedTensor(t, id(t) in out_ids, out_ids.get(id(t), 0))

@@ -14,7 +14,7 @@ import numpy as np
 from .._autocast import AUTOCAST, autocast_target
 from .._device import CPU, backend, device
 from .._dtype import DType, get_default_dtype, to_dtype
-from .._engine.backward import dense_array
+from .._engine.backward import SAVES, dense_array
 from .._engine.primitives import Prim
 from .._errors import fail, raise_from_rule
 from .._grad_mode import STATE
@@ -23,8 +23,9 @@ from .._rules.broadcast import broadcast_pair
 from .._rules.creation import new_shape
 from .._rules.errors import RuleError
 from .._rules.inplace import inplace_shape
-from .._tensor import Tensor
+from .._tensor import Tensor, refresh_view, view_base
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
+from .view_history import finish_rebase, rebase, record_node, refuse_view_write
 
 Number = bool | int | float | complex
 
@@ -134,6 +135,8 @@ def writable(self: Tensor, op: str) -> Any:
         root = dst
         while isinstance(root.base, np.ndarray):
             root = root.base
+        if not root.flags.writeable and self._base is not None and isinstance(self._base._data, np.ndarray):
+            root = self._base._data  # (a view of an expanded view, a diagonal of it: NumPy's chain ends read-only)
         if root.flags.writeable:  # the same memory, through an array NumPy lets us write
             iface = dict(dst.__array_interface__, data=(dst.__array_interface__["data"][0], False))
             dst = np.asarray(_Memory(iface, root))
@@ -154,12 +157,16 @@ _NOT_DIFFERENTIABLE_INPLACE = frozenset({"logical_and_", "logical_or_", "logical
 def check_leaf_inplace(self: Tensor, op: str) -> None:
     """torch's check_inplace: with grad mode on, an in-place op may not write into a leaf that requires grad, nor
     into a view of one (its gradient would be lost), unless torch declares the op not differentiable."""
+    if self._base is not None:
+        refresh_view(self)  # (a view whose storage was written: its grad_fn as of now, NOTE [view + in-place])
     if STATE.enabled and self.requires_grad and op not in _NOT_DIFFERENTIABLE_INPLACE:
+        base = view_base(self)
+        if base is not None:
+            refuse_view_write(self, False)  # (a view made under no_grad, a piece of split/unbind: torch's order)
+            if base._grad_fn is None and base._requires_grad:
+                fail("autograd_error_leaf_view_inplace", op=op)
         if self._grad_fn is None:
             fail("autograd_error_leaf_inplace", op=op, tense="is being")
-        base = self._base
-        if base is not None and base._grad_fn is None and base._requires_grad:
-            fail("autograd_error_leaf_view_inplace", op=op)
 
 
 # the primitive keeps torch's name for factorizations' constant outputs; its WebGPU kernel is registered under it
@@ -171,6 +178,11 @@ _CONSTANT.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.param
 _OVERWRITE = Prim("overwrite", lambda a, value: value, lambda g, n: (g.new_zeros(g._data.shape),))
 _OVERWRITE.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.params["value"].shape)
 _OVERWRITE_NODES = {"fill_": "FillBackward0", "zero_": "ZeroBackward0", "copy_": "CopyBackwards"}
+# ``self.copy_(src)`` where ``self`` and ``src`` both require grad: the old values get gradient zero and ``src`` the
+# rest, as torch's CopyBackwards (recorded only: the values are written by the copy itself)
+_COPY_OVER = Prim("copy_over", None, lambda g, n: (g.new_zeros(g._data.shape), g))
+SAVES["copy_over"] = ()
+_COPY_OVER_NODES = {"copy_": "CopyBackwards"}
 
 
 # NOTE [formal input of a gradient]: torch computes some gradients with a native backward op that takes the
@@ -215,21 +227,6 @@ def zero_grad(a: Tensor, value: Tensor) -> Tensor:
     return _CONSTANT(a, value=value._data) if a.requires_grad else value
 
 
-def _rebase_view(view: Tensor, result: Tensor) -> Tensor | None:
-    """NOTE [in-place write into a view]: the base of ``view`` as a function of its old value and of ``result``
-    written into the view's elements (torch's CopySlices), so backward through the base sees the write: the
-    old values' gradient is cut there and ``result``'s inputs get theirs. None where there is nothing to record,
-    or the base is not one contiguous run that positions can address."""
-    base = view._base
-    if base is None or not STATE.enabled or not (result.requires_grad or base.requires_grad):
-        return None
-    if not base.is_contiguous() or base.storage_offset() != 0:
-        return None
-    from .view_copies import as_strided_scatter
-
-    return as_strided_scatter(base, result, tuple(view.shape), view.stride(), view.storage_offset())
-
-
 def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = False) -> Tensor:
     """Finish an in-place op: ``result`` (computed out of place) is written into ``self``'s storage.
     ``temporary``: no one else holds ``result`` (the caller made it for this write), so a device backend may have
@@ -243,14 +240,22 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
     if self._created_in is not None and STATE.enabled:  # (before the leaf test: torch's order, for a leaf's split)
         _refuse_custom_view(self._created_in)
     check_leaf_inplace(self, op)
+    vbase = view_base(self)  # (None unless ``self`` is a differentiable view: NOTE [view + in-place])
+    if vbase is not None and STATE.enabled and result.requires_grad:
+        refuse_view_write(self, False)  # (check_leaf_inplace tested ``self``'s own requires_grad only)
     if self._fw_grads is not None or result._fw_grads is not None:
         _inplace_tangent(self, result, op)
-    if self.requires_grad and not result.requires_grad and STATE.enabled and self._base is None:
+    over = None
+    if self.requires_grad and not result.requires_grad and STATE.enabled and vbase is None:
         # the old values are overwritten: a node that stops their gradient, or it would reach the old graph
         result = _OVERWRITE(self, value=result._data)
         if result._grad_fn is not None:
             result._grad_fn.label = _OVERWRITE_NODES.get(op, "CopyBackwards")
-    rebased = _rebase_view(self, result) if self._base is not None else None
+    elif op in _COPY_OVER_NODES and vbase is None and STATE.enabled and self.requires_grad:
+        over = record_node(_COPY_OVER, self, result, {}, _COPY_OVER_NODES[op])
+    # NOTE [in-place write into a view]: the base's CopySlices node, recorded before the write (it needs the base's
+    # history as it was), installed after it (view_history)
+    rebased = rebase(self, result, op) if vbase is not None else None
     if isinstance(self._data, (np.ndarray, np.generic)):
         np.copyto(writable(self, op), result._data, casting="unsafe")
     else:  # a device array (webgpu): its backend writes into the tensor's storage
@@ -261,11 +266,11 @@ def write_inplace(self: Tensor, result: Tensor, op: str, *, temporary: bool = Fa
                         temporary and (node is None or not getattr(getattr(node, "prim", None), "save_output", True)))
     self._bump_version()
     if rebased is not None:
-        base = self._base
-        assert base is not None
-        base._grad_fn, base.requires_grad = rebased._grad_fn, True
-        fresh = rebased.as_strided(tuple(self.shape), self.stride(), self.storage_offset())
-        self._grad_fn, self.requires_grad = fresh._grad_fn, True
+        finish_rebase(self, rebased)
+    elif over is not None:
+        self._grad_fn, self._output_nr = over, 0
+    elif vbase is not None:
+        pass  # nothing recorded: the view keeps its history, the version tells its other views
     elif result.requires_grad and STATE.enabled:
         self._grad_fn, self.requires_grad = result._grad_fn, True
         for slot, _, saved in getattr(result._grad_fn, "_saved", ()):
@@ -311,6 +316,8 @@ def snapshot_for_inplace(self: Tensor, others: Iterable[Any] = ()) -> Tensor:
     ``w``'s gradient; writing ``x`` afterwards must not change what was saved, as torch's clone of the
     original self ensures)."""
     if STATE.enabled:
+        if self._base is not None:
+            refresh_view(self)  # (NOTE [view + in-place]: the history the old value has now)
         if self.requires_grad:
             old = Tensor._make(self._data.copy(), self._device)
             old._grad_fn, old.requires_grad = self._grad_fn, True

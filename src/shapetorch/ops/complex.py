@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.backward import Node
+from .._engine.backward import SAVES, Node
 from .._engine.primitives import PRIMS, Prim
 from .._errors import fail
 from .._rules.views import view_as_complex_shape
-from .._tensor import Tensor
+from .._tensor import Tensor, mark_view
 from ._common import broadcast2, cast, check, default_float, dtype_name, write_inplace
 from ._elementwise import _conj, _unary, _where
 from ._jvp import unary
@@ -37,6 +37,9 @@ def _to_complex(g: Tensor, like: Tensor) -> Tensor:
 # complex input: d real = g + 0j, d imag = 0 + g j.
 _REAL = Prim("real", lambda a: a.real, lambda g, n: (_to_complex(g, n.inputs[0]),))
 _IMAG = Prim("imag", lambda a: a.imag, lambda g, n: (_to_complex(g, n.inputs[0]) * 1j,))
+# their vjps read the input's dtype, not its values: nothing is saved (as torch's), so a later in-place write into
+# the complex tensor (through another real/imag view) does not fail their backward
+SAVES["real"] = SAVES["imag"] = ()
 
 
 @public("pointwise", method=False)
@@ -44,7 +47,7 @@ def real(input: Tensor) -> Tensor:
     if not input.is_complex():
         return input
     out = _REAL(input)
-    out._base = input._base if input._base is not None else input
+    mark_view(out, input)
     return out
 
 
@@ -54,7 +57,7 @@ def imag(input: Tensor) -> Tensor:
         fail("method_dtype_not_supported_error", op="imag", dtype=input.dtype.name,
              hint=" (imag is only defined for complex tensors)")
     out = _IMAG(input)
-    out._base = input._base if input._base is not None else input
+    mark_view(out, input)
     return out
 
 

@@ -18,7 +18,7 @@ from .._errors import fail
 from .._grad_mode import STATE
 from .._rules import dtypes as RD
 from .._rules.broadcast import broadcast_shapes
-from .._tensor import Tensor
+from .._tensor import Tensor, refresh_view
 from ..backends.numpy_backend import NP_DTYPE
 from ._common import as_node, cast, check, dtype_name, promoted
 from ._registry import _guarded, method, public
@@ -94,6 +94,8 @@ def _move(t: Tensor, dev: device) -> Tensor:
     from .._grad_mode import STATE
 
     if t.requires_grad and STATE.enabled:
+        if t._base is not None:
+            refresh_view(t)  # (the node reads its grad_fn directly: NOTE [view + in-place])
         out._grad_fn, out.requires_grad = Node(_TO_DEVICE, (t,), {}, None), True
     return out
 

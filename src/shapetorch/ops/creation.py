@@ -12,7 +12,7 @@ from .._dtype import DType, get_default_dtype, to_dtype
 from .._errors import fail
 from .._rules import dtypes as RD
 from .._rules.creation import arange_length
-from .._tensor import Tensor
+from .._tensor import Tensor, forget_view
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
 from ._common import allocating, check, check_fill_value, int_list, new_sizes
 from ._registry import method, public
@@ -356,7 +356,7 @@ def _strided(size: Any, stride: Any, dtype: Any, device: Any, requires_grad: boo
     n = 0 if 0 in sz else 1 + sum((s - 1) * t for s, t in zip(sz, st_))
     storage = _filled(((n,),), 0, dtype if dtype is not None else get_default_dtype(), device, False, op)
     out: Tensor = storage.as_strided(sz, st_, 0)
-    out._base = None  # the storage is the result's own, as torch's
+    forget_view(out)  # the storage is the result's own, as torch's
     return out.requires_grad_(True) if requires_grad else out
 
 
@@ -390,7 +390,7 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, device
                        False, "empty_permuted")
     inverse = [order.index(i) for i in range(len(order))]
     out: Tensor = physical.permute(inverse)
-    out._base = None
+    forget_view(out)
     return out.requires_grad_(True) if requires_grad else out
 
 

@@ -19,7 +19,7 @@ from .._grad_mode import STATE
 from .._rules import indexing as RI
 from .._rules import joining as RJ
 from .._rules.indexing import unravel_index_shape
-from .._tensor import Tensor
+from .._tensor import Tensor, mark_view
 from ._common import (
     be,
     cast,
@@ -285,13 +285,13 @@ def _getitem(self: Tensor, index: Any) -> Tensor:
     key = _basic_key(index)
     if key is not None:
         out = _GET["slice"](self, idx1=_basic_index(self._data.shape, key), idx2=None)
-        out._base = self._base if self._base is not None else self
+        mark_view(out, self)
         inherit_custom_view(out, self)
         return out
     idx1, idx2, _ = parse_index(self, index)
     out = _GET["index" if idx2 is not None else "slice"](self, idx1=idx1, idx2=idx2)
     if idx2 is None:
-        out._base = self._base if self._base is not None else self
+        mark_view(out, self)
         inherit_custom_view(out, self)
     return out
 
@@ -331,7 +331,7 @@ method("__setitem__", _setitem)
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     d, i = check(RJ.select_index, input._data.shape, dim, index, op="select")
     out = _GET["select"](input, idx1=(slice(None),) * d + (i, Ellipsis), idx2=None)
-    out._base = input._base if input._base is not None else input
+    mark_view(out, input)
     return out
 
 
@@ -341,7 +341,7 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
         start = int(start.item())
     d, s, n = check(RJ.narrow_bounds, input._data.shape, dim, start, length, op="narrow")
     out = _GET["slice"](input, idx1=(slice(None),) * d + (slice(s, s + n), Ellipsis), idx2=None)
-    out._base = input._base if input._base is not None else input
+    mark_view(out, input)
     return out
 
 

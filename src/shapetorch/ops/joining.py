@@ -9,10 +9,11 @@ import numpy as np
 
 from .._engine.backward import multi_output
 from .._engine.primitives import Prim, call_outputs
+from .._grad_mode import STATE
 from .._rules import joining as RJ
 from .._rules.axes import wrap_dim
 from .._rules.joining import dsplit_check
-from .._tensor import Tensor
+from .._tensor import Tensor, mark_view
 from ._common import cast, check, inherit_custom_view, promoted
 from ._registry import public
 from .indexing import _GET, narrow
@@ -136,13 +137,14 @@ _VIEW_OPS = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSiz
 def _views(prim: Prim, input: Tensor, d: int, index: tuple[tuple[Any, ...], ...], label: str) -> tuple[Tensor, ...]:
     """The pieces ``input[i]`` for each ``i`` of ``index`` (NOTE [split node])."""
     pieces = call_outputs(prim, input, axis=d, index=index)
-    base = input._base if input._base is not None else input
     node = pieces[0]._grad_fn if pieces else None
     if node is not None:
         node.label = label
     name = _VIEW_OPS[label]
     for i, p in enumerate(pieces):
-        p._base = base
+        mark_view(p, input)
+        if p._view_meta is None and STATE.enabled:  # (torch's CreationMeta::MULTIPLE_OUTPUTS)
+            p._view_meta = ("multi", name, i)
         if node is not None:
             p._created_in = (name, i, True)
         elif input._created_in is not None:

@@ -18,7 +18,7 @@ from .._rules import views as RV
 from .._rules.axes import wrap_dim
 from .._rules.broadcast import expand_shape
 from .._rules.views import as_strided_check
-from .._tensor import Tensor
+from .._tensor import Tensor, mark_view
 from ._common import as_node, check, check_leaf_inplace, inherit_custom_view, int_list
 from ._registry import _guarded, method, public
 
@@ -36,7 +36,7 @@ def _view_of(out: Tensor, base: Tensor) -> Tensor:
     # (_shares's identity test inlined: every view op on a tiny tensor passes here)
     if type(data) is not np.ndarray or ((b := data.base) is not None and (b is src or b is getattr(src, "base", None))) \
             or _shares(data, src):
-        out._base = base._base if base._base is not None else base
+        mark_view(out, base)
         if base._created_in is not None:
             inherit_custom_view(out, base)
     return out
@@ -453,7 +453,7 @@ def _metadata_inplace(name: str, view_op: Any) -> Any:
     view's node, made from a stand-in for ``x``'s old self so the node does not point back at ``x``)."""
 
     def inplace(self: Tensor, *args: Any) -> Tensor:
-        check_leaf_inplace(self, name)
+        check_leaf_inplace(self, name)  # (which refreshes a view's grad_fn first)
         old = Tensor._make(self._data, self._device)
         old._grad_fn, old._output_nr, old.requires_grad = self._grad_fn, self._output_nr, self.requires_grad
         old._accumulator, old._base = self._accumulator, self._base
