@@ -307,7 +307,7 @@ def _put_advanced(L, a, b):
 def _scatter(L, a, b):
     i = L.tensor([[0, 2, 1], [1, 1, 0], [2, 0, 0]], device=a.device)
     return L.cat([(a * 1).scatter(0, i, b[:, :3]), a.gather(1, i.T), (b * 1).scatter(1, i, 2 - 1j),
-                  a.scatter_add(0, i, b[:, 1:])], 1)
+                  a.scatter_add(0, i, b[:, 1:]), L.take_along_dim(b, i[:, :1], 1)], 1)
 
 
 def _index_family(L, a, b):
@@ -320,13 +320,18 @@ def _moves(L, a, b):
     return (L.stack([a.flip(1), a.roll(2, 1), L.where(m, a, b), a.masked_fill(m, 1.5 - 2j)]))
 
 
+def _put_accumulate(L, a, b):
+    i = L.tensor([0, 2, 0], device=a.device)
+    return (a * 1).index_put((i,), b * 2, accumulate=True)
+
+
 def _index_copy_and_add(L, a, b):
     i = L.tensor([1, 3], device=a.device)
     return (a * 1).index_copy(1, i, b[:, :2]) + (a * 1).index_add(1, i, b[:, 2:])
 
 
 @pytest.mark.parametrize("write", [_put_basic, _copy_into_view, _put_advanced, _scatter, _index_family, _moves,
-                                   _index_copy_and_add])
+                                   _put_accumulate, _index_copy_and_add])
 def test_indexing_reads_and_writes_of_complex_and_their_gradients(write):
     z, w = _z((3, 4), 20), _z((3, 4), 21)
     sa, sb = (st.tensor(v, device=DEV, requires_grad=True) for v in (z, w))
@@ -339,3 +344,14 @@ def test_indexing_reads_and_writes_of_complex_and_their_gradients(write):
     for s, t in ((sa, ta), (sb, tb)):
         assert s.grad is not None and t.grad is not None
         _same(s.grad, t.grad, 1e-5)
+
+
+def test_writes_into_a_0d_complex_tensor():
+    for L, dev in ((st, DEV), (torch, "cpu")):
+        x = L.tensor(1 + 2j, device=dev)
+        got = (x.scatter(0, L.tensor(0, device=dev), 3 - 1j), x.scatter_add(0, L.tensor(0, device=dev), x * 2))
+        if L is st:
+            ours = got
+        else:
+            for o, t in zip(ours, got):
+                _same(o, t, 0.0)

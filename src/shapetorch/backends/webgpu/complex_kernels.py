@@ -548,7 +548,7 @@ COMPLEX_OK = frozenset({
     "index", "select", "slice", "index_select", "split_with_sizes", "unbind", "gather", "cat", "flip", "roll", "matmul", "linalg_constant",
     "index_backward", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors", "linalg_solve", "inverse",
     "diagonal_scatter", "diagonal_backward", "linalg_solve_ex_result", "triangle",
-    "as_strided", *_WRITES,
+    "as_strided", "take_along_dim", *_WRITES,
 })
 
 
