@@ -287,6 +287,9 @@ def _put_basic(L, a, b):  # a slice written, as the Fourier layer's ``out_ft[:, 
     y = L.zeros(3, 5, dtype=L.complex64, device=a.device)
     y[:, 1:3] = a[:, :2] * b[:, :2]
     y[0, ::2] = b[1, :3]  # a strided write
+    y[2, 3:] = 0.5 - 1j  # numbers: complex, real
+    y[1, 0] = 2.0
+    y[1, -1] = b.real[0, 0].detach()  # a real tensor, cast
     return y
 
 

@@ -464,7 +464,8 @@ def table() -> dict[str, Any]:
 
 
 # -- index writes ------------------------------------------------------------------------------------------------
-# A write into a complex tensor by index is two writes of the real kernels: the real parts into the real parts'
+# A write into a complex tensor by index (other than a basic index's, which copies whole elements as any copy does)
+# is two writes of the real kernels: the real parts into the real parts'
 # float32 view (``_part``: strides doubled), the imaginary parts into the imaginary parts' view. Complex assignment
 # and complex addition are componentwise, so one path serves plain writes, scalars (``complex(v)`` split) and the
 # accumulating ones (``index_add``, ``scatter_add``, an advanced index's gradient: the float atomics of each part),
@@ -482,13 +483,12 @@ def _value_parts(v: Any) -> tuple[Any, Any]:
 
 
 def _index_put(a: WArray, v: Any, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -> WArray:
+    if idx2 is None:  # a basic index: the real kernel's elementwise copy moves whole (re, im) elements in one pass
+        return K.index_put_kernel(a, v, idx1, None)
     out = K.contiguous_copy(a)
     for imag, part in enumerate(_value_parts(v)):
         target = K.basic_index(_part(out, bool(imag)), idx1)
-        if idx2 is None:
-            K.assign(target, part)
-        else:
-            K.put(target, K._adv(target, idx2), part)
+        K.put(target, K._adv(target, idx2), part)
     return out
 
 
