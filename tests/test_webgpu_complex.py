@@ -304,6 +304,9 @@ def _put_advanced(L, a, b):
     y = a * 1
     y[:, i] = b[:, :2]  # a slice and an integer tensor
     y[i, i] = b[0, 0]  # integer tensors only, a 0-d value
+    y[i, 1] = 1 - 3j  # a number
+    with L.no_grad():
+        y[L.tensor([1], device=a.device), 3] = 2j  # in place, no index_put
     return y
 
 

@@ -464,8 +464,9 @@ def table() -> dict[str, Any]:
 
 
 # -- index writes ------------------------------------------------------------------------------------------------
-# A write into a complex tensor by index (other than a basic index's, which copies whole elements as any copy does)
-# is two writes of the real kernels: the real parts into the real parts'
+# ``index_put`` takes complex64 with its real kernel: its elementwise copy (a basic index) and its write by offsets
+# (``put``) move whole (re, im) elements. Any other write into a complex tensor by index is two writes of the real
+# kernels: the real parts into the real parts'
 # float32 view (``_part``: strides doubled), the imaginary parts into the imaginary parts' view. Complex assignment
 # and complex addition are componentwise, so one path serves plain writes, scalars (``complex(v)`` split) and the
 # accumulating ones (``index_add``, ``scatter_add``, an advanced index's gradient: the float atomics of each part),
@@ -480,16 +481,6 @@ def _value_parts(v: Any) -> tuple[Any, Any]:
         return (_part(v, False), _part(v, True)) if v.dtype == _C64 else (v, 0.0)
     c = complex(v)
     return c.real, c.imag
-
-
-def _index_put(a: WArray, v: Any, idx1: tuple[Any, ...], idx2: tuple[Any, ...] | None) -> WArray:
-    if idx2 is None:  # a basic index: the real kernel's elementwise copy moves whole (re, im) elements in one pass
-        return K.index_put_kernel(a, v, idx1, None)
-    out = K.contiguous_copy(a)
-    for imag, part in enumerate(_value_parts(v)):
-        target = K.basic_index(_part(out, bool(imag)), idx1)
-        K.put(target, K._adv(target, idx2), part)
-    return out
 
 
 def _index_backward_advanced(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
@@ -534,7 +525,7 @@ def _put_along_add(g: WArray, index: WArray, shape: tuple[int, ...], axis: int) 
 
 
 _WRITES: dict[str, Any] = {
-    "index_put": _index_put, "scatter": _scatter, "scatter_add": _scatter_add, "put_along_dim_add": _put_along_add,
+    "scatter": _scatter, "scatter_add": _scatter_add, "put_along_dim_add": _put_along_add,
     "index_copy": lambda a, src, index, axis: _index_along("index_copy", a, src, index, axis),
     "index_add": lambda a, src, index, axis: _index_along("index_add", a, src, index, axis),
 }
@@ -548,7 +539,7 @@ COMPLEX_OK = frozenset({
     "index", "select", "slice", "index_select", "split_with_sizes", "unbind", "gather", "cat", "flip", "roll", "matmul", "linalg_constant",
     "index_backward", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors", "linalg_solve", "inverse",
     "diagonal_scatter", "diagonal_backward", "linalg_solve_ex_result", "triangle",
-    "as_strided", "take_along_dim", *_WRITES,
+    "as_strided", "take_along_dim", "index_put", *_WRITES,
 })
 
 
