@@ -1,7 +1,7 @@
 """complex64 tensors and the FFTs on WebGPU (``backends/webgpu/complex_kernels``) against torch (complex64 on the
 CPU) and against shapetorch's CPU results: storage and transfers, the parts and views, the elementwise ops and
-reductions typical complex code uses, matmul, reads and writes by index (values and gradients), every ``torch.fft`` function with each norm and odd, even and
-prime lengths, and gradients through them. Ops without a complex kernel must be refused with a coded error.
+reductions typical complex code uses, matmul, reads and writes by index (values and gradients), every
+``torch.fft`` function with each norm and odd, even and prime lengths, and gradients through them. Ops without a complex kernel must be refused with a coded error.
 
 Skipped without a WebGPU adapter unless SHAPETORCH_REQUIRE_WEBGPU=1 (then it fails), as test_webgpu.py.
 """
