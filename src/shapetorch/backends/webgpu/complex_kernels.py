@@ -466,11 +466,11 @@ def table() -> dict[str, Any]:
 # -- index writes ------------------------------------------------------------------------------------------------
 # ``index_put`` takes complex64 with its real kernel: its elementwise copy (a basic index) and its write by offsets
 # (``put``) move whole (re, im) elements. Any other write into a complex tensor by index is two writes of the real
-# kernels: the real parts into the real parts'
-# float32 view (``_part``: strides doubled), the imaginary parts into the imaginary parts' view. Complex assignment
-# and complex addition are componentwise, so one path serves plain writes, scalars (``complex(v)`` split) and the
-# accumulating ones (``index_add``, ``scatter_add``, an advanced index's gradient: the float atomics of each part),
-# at twice the dispatches of a real write; the float kernels stay as they are, with no 8-byte element kind.
+# kernels: the real parts into the real parts' float32 view (``_part``: strides doubled), the imaginary parts into
+# the imaginary parts' view (scatter's shader reads a number as one word, so a complex one cannot go whole).
+# Complex assignment and addition are componentwise, so one path serves plain writes, numbers (``complex(v)``
+# split) and the accumulating writes (``index_add``, ``scatter_add``, an advanced index's gradient: the float
+# atomics of each part), at twice the dispatches of a real write, with no 8-byte atomics.
 def _value_parts(v: Any) -> tuple[Any, Any]:
     """The real and imaginary parts of a value written into a complex64 tensor: float32 views of a complex
     array, a real array and 0, or the parts of a number."""
