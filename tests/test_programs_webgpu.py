@@ -34,8 +34,6 @@ NOT_FLOAT32 = {
 
 # float32 programs that use what the WebGPU runtime refuses or cannot follow to the printed digits, with why.
 NOT_ON_WEBGPU = {
-    "fno_spectral": "writes into a complex64 tensor by index (`out_ft[:, :, :m] = ...`), which WebGPU's complex64 "
-                    "kernels do not take (docs/runtimes.md, complex64 and the FFTs)",
     "gaussian_regression": "L-BFGS with a strong-Wolfe line search: the device's float32 rounding changes the "
                            "accepted steps, and the printed loss differs in the fourth digit",
 }

@@ -1,7 +1,7 @@
 """complex64 tensors and the FFTs on WebGPU (``backends/webgpu/complex_kernels``) against torch (complex64 on the
 CPU) and against shapetorch's CPU results: storage and transfers, the parts and views, the elementwise ops and
-reductions typical complex code uses, matmul, every ``torch.fft`` function with each norm and odd, even and
-prime lengths, and gradients through them. Ops without a complex kernel must be refused with a coded error.
+reductions typical complex code uses, matmul, reads and writes by index (values and gradients), every
+``torch.fft`` function with each norm and odd, even and prime lengths, and gradients through them. Ops without a complex kernel must be refused with a coded error.
 
 Skipped without a WebGPU adapter unless SHAPETORCH_REQUIRE_WEBGPU=1 (then it fails), as test_webgpu.py.
 """
@@ -281,3 +281,83 @@ def test_eig_gradients_on_the_device_are_torchs():
         (w.abs().sum() + V.abs().pow(2).mul(w.real.unsqueeze(-2)).sum()).backward()
     assert sx.grad is not None and tx.grad is not None
     _same(sx.grad, tx.grad, 1e-4)
+
+
+def _put_basic(L, a, b):  # a slice written, as the Fourier layer's ``out_ft[:, :, :m] = ...``
+    y = L.zeros(3, 5, dtype=L.complex64, device=a.device)
+    y[:, 1:3] = a[:, :2] * b[:, :2]
+    y[0, ::2] = b[1, :3]  # a strided write
+    y[2, 3:] = 0.5 - 1j  # numbers: complex, real
+    y[1, 0] = 2.0
+    y[1, -1] = b.real[0, 0].detach()  # a real tensor, cast
+    return y
+
+
+def _copy_into_view(L, a, b):
+    y = a * 1
+    y[:, ::2].copy_(b[:, 2:])
+    return y
+
+
+def _put_advanced(L, a, b):
+    i = L.tensor([2, 0], device=a.device)
+    y = a * 1
+    y[:, i] = b[:, :2]  # a slice and an integer tensor
+    y[i, i] = b[0, 0]  # integer tensors only, a 0-d value
+    y[i, 1] = 1 - 3j  # a number
+    with L.no_grad():
+        y[L.tensor([1], device=a.device), 3] = 2j  # in place, no index_put
+    return y
+
+
+def _scatter(L, a, b):
+    i = L.tensor([[0, 2, 1], [1, 1, 0], [2, 0, 0]], device=a.device)
+    return L.cat([(a * 1).scatter(0, i, b[:, :3]), a.gather(1, i.T), (b * 1).scatter(1, i, 2 - 1j),
+                  a.scatter_add(0, i, b[:, 1:]), L.take_along_dim(b, i[:, :1], 1)], 1)
+
+
+def _index_family(L, a, b):
+    i = L.tensor([3, 0, 3], device=a.device)
+    return L.cat([a[:, i], b.index_select(1, i), a[L.tensor([2, 0]), :3] * b[1:, 1:]], 0)
+
+
+def _moves(L, a, b):
+    m = a.real > 0
+    return (L.stack([a.flip(1), a.roll(2, 1), L.where(m, a, b), a.masked_fill(m, 1.5 - 2j)]))
+
+
+def _put_accumulate(L, a, b):
+    i = L.tensor([0, 2, 0], device=a.device)
+    return (a * 1).index_put((i,), b * 2, accumulate=True)
+
+
+def _index_copy_and_add(L, a, b):
+    i = L.tensor([1, 3], device=a.device)
+    return (a * 1).index_copy(1, i, b[:, :2]) + (a * 1).index_add(1, i, b[:, 2:])
+
+
+@pytest.mark.parametrize("write", [_put_basic, _copy_into_view, _put_advanced, _scatter, _index_family, _moves,
+                                   _put_accumulate, _index_copy_and_add])
+def test_indexing_reads_and_writes_of_complex_and_their_gradients(write):
+    z, w = _z((3, 4), 20), _z((3, 4), 21)
+    sa, sb = (st.tensor(v, device=DEV, requires_grad=True) for v in (z, w))
+    ta, tb = (torch.tensor(v, requires_grad=True) for v in (z, w))
+    got, want = write(st, sa, sb), write(torch, ta, tb)
+    _same(got.detach(), want, 1e-6)
+    c = _z(tuple(want.shape), 22)
+    (got * st.tensor(c, device=DEV)).sum().abs().backward()
+    (want * torch.tensor(c)).sum().abs().backward()
+    for s, t in ((sa, ta), (sb, tb)):
+        assert s.grad is not None and t.grad is not None
+        _same(s.grad, t.grad, 1e-5)
+
+
+def test_writes_into_a_0d_complex_tensor():
+    for L, dev in ((st, DEV), (torch, "cpu")):
+        x = L.tensor(1 + 2j, device=dev)
+        got = (x.scatter(0, L.tensor(0, device=dev), 3 - 1j), x.scatter_add(0, L.tensor(0, device=dev), x * 2))
+        if L is st:
+            ours = got
+        else:
+            for o, t in zip(ours, got):
+                _same(o, t, 0.0)

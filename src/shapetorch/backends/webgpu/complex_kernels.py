@@ -463,6 +463,74 @@ def table() -> dict[str, Any]:
             "fft_c2c": c2c_kernel, "fft_r2c": r2c_kernel, "fft_c2r": c2r_kernel}
 
 
+# -- index writes ------------------------------------------------------------------------------------------------
+# ``index_put`` takes complex64 with its real kernel: its elementwise copy (a basic index) and its write by offsets
+# (``put``) move whole (re, im) elements. Any other write into a complex tensor by index is two writes of the real
+# kernels: the real parts into the real parts' float32 view (``_part``: strides doubled), the imaginary parts into
+# the imaginary parts' view (scatter's shader reads a number as one word, so a complex one cannot go whole).
+# Complex assignment and addition are componentwise, so one path serves plain writes, numbers (``complex(v)``
+# split) and the accumulating writes (``index_add``, ``scatter_add``, an advanced index's gradient: the float
+# atomics of each part), at twice the dispatches of a real write, with no 8-byte atomics.
+def _value_parts(v: Any) -> tuple[Any, Any]:
+    """The real and imaginary parts of a value written into a complex64 tensor: float32 views of a complex
+    array, a real array and 0, or the parts of a number."""
+    if isinstance(v, np.ndarray):
+        v = np.asarray(v).astype(_C64)
+        return np.ascontiguousarray(v.real), np.ascontiguousarray(v.imag)
+    if isinstance(v, WArray):
+        return (_part(v, False), _part(v, True)) if v.dtype == _C64 else (v, 0.0)
+    c = complex(v)
+    return c.real, c.imag
+
+
+def _index_backward_advanced(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
+                             idx2: tuple[Any, ...]) -> WArray:
+    out = K.full(tuple(shape), 0, _C64)
+    for imag, part in enumerate(_value_parts(g)):
+        target = K.basic_index(_part(out, bool(imag)), idx1)
+        K.put(target, K._adv(target, idx2), part, accumulate=True)
+    return out
+
+
+def _index_along(op: str, a: WArray, src: WArray, index: Any, axis: int) -> WArray:
+    out = K.contiguous_copy(a)
+    for imag, part in enumerate(_value_parts(src)):
+        target = _part(out, bool(imag))
+        K.put(target, K._index_along(target, index, axis), part, accumulate=op == "index_add")
+    return out
+
+
+def _scatter_parts(op: str, out: WArray, index: WArray, src: Any, axis: int) -> WArray:
+    """``op`` of ``src`` into ``out`` (a fresh contiguous complex64 array), in place, part by part."""
+    if out.ndim == 0:  # (the real kernel takes a 0-d array on the host: as one element of a 1-d array here)
+        one = _scatter_parts(op, K.reshape_kernel(out, (1,)), K.reshape_kernel(index, (1,)),
+                             K.reshape_kernel(src, (1,)) if isinstance(src, WArray) else src, 0)
+        return K.reshape_kernel(one, ())
+    for imag, part in enumerate(_value_parts(src)):
+        K._scatter(op, _part(out, bool(imag)), index, part, axis, fresh=True)
+    return out
+
+
+def _scatter(a: WArray, index: WArray, src: Any, axis: int) -> WArray:
+    return _scatter_parts("scatter", K.contiguous_copy(a), index, src, axis)
+
+
+def _scatter_add(a: WArray, index: WArray, src: Any, axis: int) -> WArray:
+    return _scatter_parts("scatter_add", K.contiguous_copy(a), index, src, axis)
+
+
+def _put_along_add(g: WArray, index: WArray, shape: tuple[int, ...], axis: int) -> WArray:
+    """The gradient of a complex gather (``take_along_dim``): g added into zeros at the index."""
+    return _scatter_parts("scatter_add", K.full(tuple(shape), 0, _C64), K.expand_kernel(index, g.shape), g, axis)
+
+
+_WRITES: dict[str, Any] = {
+    "scatter": _scatter, "scatter_add": _scatter_add, "put_along_dim_add": _put_along_add,
+    "index_copy": lambda a, src, index, axis: _index_along("index_copy", a, src, index, axis),
+    "index_add": lambda a, src, index, axis: _index_along("index_add", a, src, index, axis),
+}
+
+
 # primitives whose WebGPU kernels take complex64 (tested in tests/test_webgpu_complex.py): the complex entries of the
 # op tables, the copies, views and gathers that move elements whatever they hold, and this module's
 COMPLEX_OK = frozenset({
@@ -471,6 +539,7 @@ COMPLEX_OK = frozenset({
     "index", "select", "slice", "index_select", "split_with_sizes", "unbind", "gather", "cat", "flip", "roll", "matmul", "linalg_constant",
     "index_backward", "linalg_eig_eigenvalues", "linalg_eig_eigenvectors", "linalg_solve", "inverse",
     "diagonal_scatter", "diagonal_backward", "linalg_solve_ex_result", "triangle",
+    "as_strided", "take_along_dim", "index_put", *_WRITES,
 })
 
 
@@ -517,15 +586,18 @@ def install() -> None:
     def index_backward(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
                        idx2: tuple[Any, ...] | None) -> WArray:
         """The gradient of a basic index of a complex tensor: the real kernel on the (re, im) pairs as a trailing
-        float32 dim of 2 (an advanced index's accumulation is refused)."""
+        float32 dim of 2 (an advanced index's accumulation: part by part, ``_index_backward_advanced``)."""
         if idx2 is not None:
-            K._no_kernel("index_backward", _C64)
+            return _index_backward_advanced(g, shape, idx1, idx2)
         pairs = (*idx1, slice(None)) if any(it is Ellipsis for it in idx1) else (*idx1, Ellipsis, slice(None))
         out = PRIMS["index_backward"].kernels["webgpu"](view_as_real_kernel(g), (*shape, 2), pairs, None)
         return view_as_complex_kernel(out)
 
     PRIMS["index_backward"].kernels["webgpu"] = K.rewrap(PRIMS["index_backward"].kernels["webgpu"],
                                                          complex_kernel=index_backward)
+    for name, write in _WRITES.items():
+        k = PRIMS[name].kernels["webgpu"]
+        PRIMS[name].kernels["webgpu"] = K.rewrap(k, complex_kernel=write) if K.is_named(k) else _by_dtype(k, write)
     for name, real_k, complex_k in (("linalg_solve", PRIMS["linalg_solve"].kernels["webgpu"], solve_complex),
                                     ("inverse", PRIMS["inverse"].kernels["webgpu"], inverse_complex),
                                     ("conj_physical", PRIMS["conj_physical"].kernels["webgpu"], _conj_physical)):

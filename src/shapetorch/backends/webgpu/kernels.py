@@ -668,6 +668,8 @@ def put(dst: WArray, offs: np.ndarray[Any, Any] | WArray, value: Operand, accumu
         return
     if isinstance(value, np.ndarray):
         value = RT.upload(value)
+    elif not isinstance(value, WArray) and dst.dtype.kind == "c":  # (a number is one parameter word, not two)
+        value = RT.upload(np.asarray(value, dst.dtype))
     st = _st(dst.dtype)
     shape = tuple(offs.shape)
     ob = _offsets_buffer(offs)
