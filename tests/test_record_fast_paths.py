@@ -271,3 +271,35 @@ def test_sum_and_matmul_under_the_slow_path_and_registered_kernels():
         for h in handles:
             h.unregister()
     assert calls == ["sum", "mm"]
+
+
+def test_the_shortcuts_are_the_cpus_only(monkeypatch):
+    """A device other than the CPU whose tensors hold NumPy arrays (one registered with the NumPy backend) takes the
+    general call: an op without a kernel for it raises the registry's error, as on any device, and a kernel
+    registered for it is the one that runs, never the CPU's kernel through the untracked shortcut."""
+    from shapetorch._device import register_device, unregister_device
+    from shapetorch.backends import numpy_backend
+
+    register_device("fakedev", lambda: numpy_backend)
+    try:
+        a, b = st.arange(12.0).reshape(3, 4).to("fakedev"), st.ones(4, 2).to("fakedev")
+        assert type(a._data) is np.ndarray and a.device.type == "fakedev"
+        for call in (a.sum, lambda: a @ b, lambda: a.reshape(4, 3), lambda: a.permute(1, 0)):
+            with pytest.raises(st.RegistryError, match="no kernel for device fakedev"):
+                call()
+        for x, y in ((a, b.to("cpu")), (a.to("cpu"), b)):  # (torch: RuntimeError, expected the same device)
+            with pytest.raises(st.DeviceError, match="same device"):
+                x @ y
+        calls = []
+        handles = [st.registry.register_forward("sum", "fakedev", lambda x, axis, keepdims: calls.append("sum") or
+                                                np.add.reduce(x, axis, None, None, keepdims)),
+                   st.registry.register_forward("matmul", "fakedev", lambda x, y: calls.append("mm") or x @ y)]
+        try:
+            s, m = a.sum(), a @ b
+        finally:
+            for h in handles:
+                h.unregister()
+        assert calls == ["sum", "mm"] and s.device.type == m.device.type == "fakedev"
+        assert s.item() == 66.0 and m.to("cpu").tolist() == [[6.0, 6.0], [22.0, 22.0], [38.0, 38.0]]
+    finally:
+        unregister_device("fakedev")

@@ -88,9 +88,9 @@ TARGETS: dict[str, tuple[list[str], str, dict[str, str]]] = {
     "record": (["src/shapetorch/_engine/backward.py", "src/shapetorch/_engine/primitives.py",
                 "src/shapetorch/backends/array_pool.py", "src/shapetorch/ops/_common.py",
                 "src/shapetorch/ops/joining.py", "src/shapetorch/_tensor.py"],
-               f"{PYTEST} tests/test_engine_record.py tests/test_split_node.py tests/test_autograd_engine.py",
+               f"{PYTEST} tests/test_engine_record.py tests/test_split_node.py",
                {"src/shapetorch/_engine/primitives.py":
-                f"{PYTEST} tests/test_engine_record.py tests/test_parameter_fast_paths.py tests/test_autograd_engine.py",
+                f"{PYTEST} tests/test_engine_record.py tests/test_parameter_fast_paths.py tests/test_record_fast_paths.py",
                 "src/shapetorch/backends/array_pool.py": f"{PYTEST} tests/test_array_pool.py",
                 "src/shapetorch/ops/_common.py":
                 f"{PYTEST} tests/test_double_backward_formal.py tests/test_inplace_graph.py tests/test_engine_record.py",
