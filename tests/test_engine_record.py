@@ -332,3 +332,25 @@ def test_numbers_with_tensors_record_and_differentiate_as_torchs():
     for o, t in zip(out["shapetorch"][:3], out["torch"][:3]):
         np.testing.assert_allclose(o, t, rtol=1e-6)
     assert out["shapetorch"][3] == out["torch"][3]
+
+
+@pytest.mark.parametrize("call", ["two tensors", "tensor and number", "one tensor"])
+def test_a_backward_frees_the_plain_saves_as_torchs(call):
+    """NOTE [plain saves]: a backward without ``retain_graph`` lets go of the tensors a compiled node saved, as
+    torch's frees its SavedVariables: an intermediate that only the graph still holds is gone after it (a node
+    that kept its inputs would keep every activation of a training step alive until the loss is dropped)."""
+    import gc
+    import weakref
+
+    for lib in (st, torch):
+        c = lib.tensor([0.5, -1.5, 2.0], requires_grad=True)
+        a = lib.tensor([3.0, 4.0, 5.0], requires_grad=True)
+        b = c * 2.0  # (its own node saves nothing of c: the number does not require grad)
+        y = a * b if call == "two tensors" else b**2.0 if call == "tensor and number" else b.sin()
+        ref = weakref.ref(b)
+        del b
+        gc.collect()
+        assert ref() is not None, lib.__name__  # saved by y's node
+        y.sum().backward()
+        gc.collect()
+        assert ref() is None, (lib.__name__, call)
