@@ -354,3 +354,24 @@ def test_a_backward_frees_the_plain_saves_as_torchs(call):
         y.sum().backward()
         gc.collect()
         assert ref() is None, (lib.__name__, call)
+
+
+def test_compiled_calls_never_fall_back_to_record(monkeypatch):
+    """NOTE [compiled record]: a call of one tensor, two, or a tensor and a number, of a primitive whose saves compile
+    (every one in ``CALLS``), is recorded without ``record``'s general loops (a plan that read the wrong entry
+    would still make the same node through ``record``, and only the time would show it)."""
+    import shapetorch._engine.backward as B
+
+    general = []
+    real = B.record
+
+    def logged(prim, *args):
+        general.append(prim.name)
+        return real(prim, *args)
+
+    monkeypatch.setattr(B, "record", logged)
+    x = st.tensor([0.5, 1.5], requires_grad=True)
+    w = st.tensor([2.0, -1.0], requires_grad=True)
+    for y in (x.exp(), x.tanh(), x.sin(), -x, x * w, x + w, x / w, x**w, x * 2.0, 1.0 - x, x**2.0, 2.0 / x):
+        assert y.grad_fn is not None
+    assert general == []
