@@ -95,7 +95,8 @@ TARGETS: dict[str, tuple[list[str], str, dict[str, str]]] = {
                 "src/shapetorch/ops/_common.py":
                 f"{PYTEST} tests/test_double_backward_formal.py tests/test_inplace_graph.py tests/test_engine_record.py",
                 "src/shapetorch/ops/joining.py": f"{PYTEST} tests/test_split_node.py tests/test_ops_joining.py",
-                "src/shapetorch/_tensor.py": f"{PYTEST} tests/test_parameter_fast_paths.py tests/test_tensor_protocols.py"}),
+                "src/shapetorch/_tensor.py":
+                f"{PYTEST} tests/test_parameter_fast_paths.py tests/test_tensor_protocols.py tests/test_autograd_engine.py"}),
 }
 
 
