@@ -303,3 +303,26 @@ def test_the_shortcuts_are_the_cpus_only(monkeypatch):
         assert s.item() == 66.0 and m.to("cpu").tolist() == [[6.0, 6.0], [22.0, 22.0], [38.0, 38.0]]
     finally:
         unregister_device("fakedev")
+
+
+def test_untracked_sum_and_matmul_take_the_shortcut(monkeypatch):
+    """NOTE [untracked call]: on the CPU, with nothing to record, sum and matmul never enter ``Prim.__call__`` (a
+    shortcut whose test always failed would give the same values through the general call, and only the time
+    would show it)."""
+    import shapetorch._engine.primitives as P
+
+    seen = []
+    call = P.Prim.__call__
+
+    def logged(self, *args, **params):
+        seen.append(self.name)
+        return call(self, *args, **params)
+
+    monkeypatch.setattr(P.Prim, "__call__", logged)
+    a, b = st.rand(3, 4), st.rand(4, 2)
+    s, m = a.sum(), a @ b
+    assert seen == [] and s.grad_fn is None and m.grad_fn is None
+    a.requires_grad_()
+    a.sum()
+    a @ b
+    assert seen == ["sum", "matmul"]
