@@ -104,3 +104,39 @@ def test_nothing_kept_where_counts_are_unknown(monkeypatch: pytest.MonkeyPatch) 
     a = array_pool.empty(SHAPE, np.float32)
     del a
     assert array_pool.kept() == []
+
+
+def test_the_limits_are_inclusive_at_both_ends() -> None:
+    """An array of exactly ``MIN_BYTES`` and one of exactly ``MAX_BYTES`` are kept; a float32 fewer than the minimum
+    is not."""
+    below = array_pool.empty(((array_pool.MIN_BYTES - 4) // 4,), np.float32)
+    assert array_pool.kept() == []
+    at_min = array_pool.empty((array_pool.MIN_BYTES // 4,), np.float32)
+    assert [a.nbytes for a in array_pool.kept()] == [array_pool.MIN_BYTES]
+    del at_min
+    at_max = array_pool.empty((array_pool.MAX_BYTES // 4,), np.float32)  # (np.empty: no page is touched)
+    assert [a.nbytes for a in array_pool.kept()] == [array_pool.MAX_BYTES]  # alone at the cap: the rest dropped
+    assert below.size == (array_pool.MIN_BYTES - 4) // 4 and at_max.flags.c_contiguous
+
+
+def test_the_byte_cap_drops_only_as_many_as_it_must() -> None:
+    """Over the byte cap, the least recently used arrays are dropped one at a time until the total fits: a large old
+    one going is enough, the smaller ones after it stay."""
+    half = array_pool.MAX_BYTES // 2
+    extra = array_pool.MIN_BYTES
+    old = array_pool.empty((half // 4,), np.float32)
+    small = array_pool.empty((extra // 4,), np.float32)
+    new = array_pool.empty(((half + extra) // 4,), np.float32)  # the three: the cap and one small array's bytes over
+    assert [a.nbytes for a in array_pool.kept()] == [extra, half + extra]
+    assert old.size and small.size and new.size
+
+
+def test_the_limits_are_the_documented_ones() -> None:
+    """docs/compatibility.md ("Memory") states the pool's limits to users: they are the module's."""
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).resolve().parent.parent / "docs" / "compatibility.md").read_text().split())
+    said = (f"under {array_pool.MIN_BYTES >> 10} KiB are never kept, and a thread keeps at most "
+            f"{array_pool.MAX_ARRAYS} arrays and {array_pool.MAX_BYTES >> 20} MiB")
+    assert said in text
+    assert array_pool.MIN_BYTES % 1024 == 0 and array_pool.MAX_BYTES % (1 << 20) == 0

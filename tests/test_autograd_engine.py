@@ -188,6 +188,29 @@ def test_assigning_a_grad_of_the_wrong_size_raises():
     p.grad = None
 
 
+def test_assigning_a_grad_of_another_type_dtype_or_device_raises_as_torch():
+    """The ``.grad`` setter's checks, each against torch's (its "meta" device stands for a second device here: one
+    registered with the NumPy backend)."""
+    from shapetorch._device import register_device, unregister_device
+    from shapetorch.backends import numpy_backend
+
+    register_device("fakedev", lambda: numpy_backend)
+    try:
+        for lib, other in ((st, "fakedev"), (torch, "meta")):
+            p = lib.ones(3, requires_grad=True)
+            with pytest.raises(TypeError, match="assigned grad expected to be a Tensor or None"):
+                p.grad = [1.0, 2.0, 3.0]
+            # (torch 2.13's messages speak of grad_dtype and device types, shapetorch's are the older ones)
+            with pytest.raises(RuntimeError, match="assigned grad has data of a different type|grad_dtype 'Float'"):
+                p.grad = lib.ones(3, dtype=lib.float64)
+            with pytest.raises(RuntimeError, match="assigned grad has data located on a different device|same device"):
+                p.grad = lib.ones(3).to(other)
+            p.grad = lib.full((3,), 2.0)
+            assert p.grad.tolist() == [2.0, 2.0, 2.0], lib.__name__
+    finally:
+        unregister_device("fakedev")
+
+
 # -- non-leaf .grad, retain_grad, hooks ------------------------------------------------------------------
 
 def test_non_leaf_grad_is_none_with_torchs_warning_unless_retained():

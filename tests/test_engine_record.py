@@ -332,3 +332,46 @@ def test_numbers_with_tensors_record_and_differentiate_as_torchs():
     for o, t in zip(out["shapetorch"][:3], out["torch"][:3]):
         np.testing.assert_allclose(o, t, rtol=1e-6)
     assert out["shapetorch"][3] == out["torch"][3]
+
+
+@pytest.mark.parametrize("call", ["two tensors", "tensor and number", "one tensor"])
+def test_a_backward_frees_the_plain_saves_as_torchs(call):
+    """NOTE [plain saves]: a backward without ``retain_graph`` lets go of the tensors a compiled node saved, as
+    torch's frees its SavedVariables: an intermediate that only the graph still holds is gone after it (a node
+    that kept its inputs would keep every activation of a training step alive until the loss is dropped)."""
+    import gc
+    import weakref
+
+    for lib in (st, torch):
+        c = lib.tensor([0.5, -1.5, 2.0], requires_grad=True)
+        a = lib.tensor([3.0, 4.0, 5.0], requires_grad=True)
+        b = c * 2.0  # (its own node saves nothing of c: the number does not require grad)
+        y = a * b if call == "two tensors" else b**2.0 if call == "tensor and number" else b.sin()
+        ref = weakref.ref(b)
+        del b
+        gc.collect()
+        assert ref() is not None, lib.__name__  # saved by y's node
+        y.sum().backward()
+        gc.collect()
+        assert ref() is None, (lib.__name__, call)
+
+
+def test_compiled_calls_never_fall_back_to_record(monkeypatch):
+    """NOTE [compiled record]: a call of one tensor, two, or a tensor and a number, of a primitive whose saves compile
+    (every one in ``CALLS``), is recorded without ``record``'s general loops (a plan that read the wrong entry
+    would still make the same node through ``record``, and only the time would show it)."""
+    import shapetorch._engine.backward as B
+
+    general = []
+    real = B.record
+
+    def logged(prim, *args):
+        general.append(prim.name)
+        return real(prim, *args)
+
+    monkeypatch.setattr(B, "record", logged)
+    x = st.tensor([0.5, 1.5], requires_grad=True)
+    w = st.tensor([2.0, -1.0], requires_grad=True)
+    for y in (x.exp(), x.tanh(), x.sin(), -x, x * w, x + w, x / w, x**w, x * 2.0, 1.0 - x, x**2.0, 2.0 / x):
+        assert y.grad_fn is not None
+    assert general == []

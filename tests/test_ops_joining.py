@@ -104,3 +104,35 @@ def test_directional_split_rank_message(name, shape, need):
     with pytest.raises(RuntimeError) as info:
         getattr(st, name)(st.zeros(shape), 1)
     assert f"requires a tensor with at least {need} but got a tensor with {len(shape)} dimensions" in str(info.value)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 2)])
+def test_directional_stacks_and_splits(shape):
+    """hstack/vstack/dstack/column_stack of two tensors of each rank, and hsplit/vsplit/dsplit at an index where the
+    rank allows, against torch (each picks its dim from the rank: a wrong dim gives other shapes)."""
+    for name in ("hstack", "vstack", "dstack", "column_stack"):
+        compare(lambda lib, x, y, name=name: getattr(lib, name)([x, y]), x_of(shape, 0), x_of(shape, 1))
+    for name, rank in (("hsplit", 1), ("vsplit", 2), ("dsplit", 3)):
+        if len(shape) >= rank:
+            compare(lambda lib, x, name=name: getattr(lib, name)(x, [1]), x_of(shape, 2))
+
+
+@pytest.mark.parametrize("other", [(4,), (0,)])
+def test_cat_gradient_of_empty_pieces(other):
+    """Empty 1-D pieces beside 1-D tensors are ordinary pieces of the cat: each gets an empty gradient, as torch's."""
+    import numpy as np
+    import torch
+
+    import shapetorch as st
+
+    grads = {}
+    for lib in (st, torch):
+        x = lib.tensor(np.arange(np.prod(other), dtype=np.float32).reshape(other), requires_grad=True)
+        e = lib.zeros(0, requires_grad=True)
+        out = lib.cat([e, x, e], 0)
+        (out * lib.arange(out.numel(), dtype=lib.float32).reshape(out.shape)).sum().backward()
+        grads[lib.__name__] = [None if t.grad is None else t.grad.detach().numpy().copy() for t in (x, e)]
+    for ours, theirs in zip(grads["shapetorch"], grads["torch"], strict=True):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            assert ours.shape == theirs.shape and (ours == theirs).all()

@@ -306,3 +306,59 @@ def test_cached_dims_verdicts_follow_each_call(shape):
             np.testing.assert_array_equal(o, t)
         else:
             assert issubclass(o, t), (i, o, t)
+
+
+def test_the_shortcuts_are_the_cpus_only(monkeypatch):
+    """A device other than the CPU whose tensors hold NumPy arrays (one registered with the NumPy backend) takes the
+    general call: an op without a kernel for it raises the registry's error, as on any device, and a kernel
+    registered for it is the one that runs, never the CPU's kernel through the untracked shortcut."""
+    from shapetorch._device import register_device, unregister_device
+    from shapetorch.backends import numpy_backend
+
+    register_device("fakedev", lambda: numpy_backend)
+    try:
+        a, b = st.arange(12.0).reshape(3, 4).to("fakedev"), st.ones(4, 2).to("fakedev")
+        assert type(a._data) is np.ndarray and a.device.type == "fakedev"
+        for call in (a.sum, lambda: a @ b, lambda: a.reshape(4, 3), lambda: a.permute(1, 0)):
+            with pytest.raises(st.RegistryError, match="no kernel for device fakedev"):
+                call()
+        for x, y in ((a, b.to("cpu")), (a.to("cpu"), b)):  # (torch: RuntimeError, expected the same device)
+            with pytest.raises(st.DeviceError, match="same device"):
+                x @ y
+        calls = []
+        handles = [st.registry.register_forward("sum", "fakedev", lambda x, axis, keepdims: calls.append("sum") or
+                                                np.add.reduce(x, axis, None, None, keepdims)),
+                   st.registry.register_forward("matmul", "fakedev", lambda x, y: calls.append("mm") or x @ y)]
+        try:
+            s, m = a.sum(), a @ b
+        finally:
+            for h in handles:
+                h.unregister()
+        assert calls == ["sum", "mm"] and s.device.type == m.device.type == "fakedev"
+        assert s.item() == 66.0 and m.to("cpu").tolist() == [[6.0, 6.0], [22.0, 22.0], [38.0, 38.0]]
+    finally:
+        unregister_device("fakedev")
+
+
+def test_untracked_sum_and_matmul_take_the_shortcut(monkeypatch):
+    """NOTE [untracked call]: on the CPU, with nothing to record, sum and matmul never enter ``Prim.__call__`` (a
+    shortcut whose test always failed would give the same values through the general call, and only the time
+    would show it)."""
+    import shapetorch._engine.primitives as P
+
+    seen = []
+    call = P.Prim.__call__
+
+    def logged(self, *args, **params):
+        seen.append(self.name)
+        return call(self, *args, **params)
+
+    monkeypatch.setattr(P.Prim, "__call__", logged)
+    a, b = st.rand(3, 4), st.rand(4, 2)
+    s, m = a.sum(), a @ b
+    assert seen == [] and s.grad_fn is None and m.grad_fn is None
+    a.requires_grad_()
+    s, m = a.sum(), a @ b
+    # with a node to record, neither takes the shortcut: sum enters the general call, and matmul the two-tensor
+    # direct call (``Prim.call2``, which records as the general call does)
+    assert seen == ["sum"] and s.grad_fn is not None and m.grad_fn is not None

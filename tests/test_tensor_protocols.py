@@ -229,3 +229,16 @@ def test_coded_errors_of_the_protocols() -> None:
     with pytest.raises(RuntimeError) as o:
         st.zeros(1).expand(3).add_(1)
     assert o.value.code == "inplace_error_internal_overlap"  # type: ignore[attr-defined]
+
+
+def test_version_counter_as_torch() -> None:
+    """``_version`` (a property, as torch's): each in-place write counts once, and a view shares its base's counter."""
+    seen = {}
+    for lib in (st, torch):
+        x = lib.ones(3)
+        before = x._version
+        x.add_(1)
+        v = x[1:]
+        v.mul_(2)
+        seen[lib.__name__] = (before, x._version, v._version, lib.ones(2)._version)
+    assert seen["shapetorch"] == seen["torch"] == (0, 2, 2, 0)

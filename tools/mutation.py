@@ -3,6 +3,7 @@
     pip install -e ".[mutation]"
     python tools/mutation.py rules            # one target (see TARGETS), all its modules
     python tools/mutation.py engine --module src/shapetorch/_engine/backward.py
+    python tools/mutation.py record --module src/shapetorch/backends/array_pool.py   # the recording paths' modules
     python tools/mutation.py rules --sample 0.03          # a seeded fraction: the same mutants each run
     python tools/mutation.py rules --resume               # finish a run cut short
     python tools/mutation.py rules --rerun-survivors      # after new tests: before -> after, same mutants
@@ -81,6 +82,21 @@ TARGETS: dict[str, tuple[list[str], str, dict[str, str]]] = {
     "optim": (["src/shapetorch/optim/algorithms.py", "src/shapetorch/optim/optimizer.py",
                "src/shapetorch/optim/lr_scheduler.py"], f"{PYTEST} tests/test_optim.py tests/test_workflows.py", {}),
     "data": (_modules("src/shapetorch/utils/data"), f"{PYTEST} tests/test_data.py", {}),
+    # The recording paths (compiled per-primitive record, multi-output nodes, formal inputs and gradient ties),
+    # the array pool, split/chunk/unbind's one node and the plain tensor types: each module with the test files
+    # that own it, chosen to run in seconds, since a surviving mutant costs one full run of them.
+    "record": (["src/shapetorch/_engine/backward.py", "src/shapetorch/_engine/primitives.py",
+                "src/shapetorch/backends/array_pool.py", "src/shapetorch/ops/_common.py",
+                "src/shapetorch/ops/joining.py", "src/shapetorch/_tensor.py"],
+               f"{PYTEST} tests/test_engine_record.py tests/test_split_node.py",
+               {"src/shapetorch/_engine/primitives.py":
+                f"{PYTEST} tests/test_engine_record.py tests/test_parameter_fast_paths.py tests/test_record_fast_paths.py",
+                "src/shapetorch/backends/array_pool.py": f"{PYTEST} tests/test_array_pool.py",
+                "src/shapetorch/ops/_common.py":
+                f"{PYTEST} tests/test_double_backward_formal.py tests/test_inplace_graph.py tests/test_engine_record.py",
+                "src/shapetorch/ops/joining.py": f"{PYTEST} tests/test_split_node.py tests/test_ops_joining.py",
+                "src/shapetorch/_tensor.py":
+                f"{PYTEST} tests/test_parameter_fast_paths.py tests/test_tensor_protocols.py tests/test_autograd_engine.py"}),
 }
 
 
