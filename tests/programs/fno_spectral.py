@@ -61,7 +61,7 @@ print("complex parameters:", sum(p.numel() for p in model.parameters() if p.is_c
       "real parameters:", sum(p.numel() for p in model.parameters() if not p.is_complex()))
 opt = torch.optim.Adam(model.parameters(), lr=5e-3)
 sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.97)
-for epoch in range(40):
+for epoch in range(15):
     perm = torch.randperm(64)
     total = 0.0
     for i in range(0, 64, 16):
@@ -72,7 +72,7 @@ for epoch in range(40):
         opt.step()
         total += loss.item()
     sched.step()
-    if epoch % 10 == 9:
+    if epoch % 5 == 4:
         print(f"epoch {epoch + 1} rel-L2 {total / 4:.4f} lr {sched.get_last_lr()[0]:.5f}")
 
 with torch.no_grad():
