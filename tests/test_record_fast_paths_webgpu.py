@@ -73,7 +73,7 @@ def test_untracked_views_make_what_the_general_path_makes(mode, monkeypatch):
     for f, s in zip(_fields(fast), _fields(slow), strict=True):
         assert f[1:] == s[1:] and f[0][:4] == s[0][:4], (f, s)
     for f, s in zip(fast, slow, strict=True):
-        np.testing.assert_array_equal(f.cpu().numpy(), s.cpu().numpy())
+        np.testing.assert_array_equal(f.detach().cpu().numpy(), s.detach().cpu().numpy())
 
 
 def test_untracked_views_are_views_as_torch():

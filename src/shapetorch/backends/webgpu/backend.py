@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..._dtype import DType
+from ..._engine.primitives import PRIMS
 from ..numpy_backend import DTYPE_OF, NP_DTYPE
 from . import (
     complex_kernels,
@@ -29,10 +30,12 @@ CPU_FAST_PATHS = ("attention_probs", "batch_norm", "batch_norm_stats", "convolut
                   "gelu_tanh_backward", "gru_cell_gates",
                   "gru_layer", "lstm_cell_gates", "lstm_layer", "lstm_layer_steps", "max_pool", "max_pool_backward",
                   "max_pool_indices", "max_pool_select", "pool_grad_guard")
-# primitives without a WebGPU kernel (they raise kernel_not_registered_error; to_device moves through the host)
+# primitives without a WebGPU kernel (they raise kernel_not_registered_error; to_device moves through the host). The
+# primitives that only name a node (no kernel on any device: the view histories of ``ops.view_history``, ``copy_over``,
+# recorded after the storage already holds the value) are not among them.
 MISSING = [n for n in kernels.register({**special_kernels.table(), **composed_kernels.table(), **linalg_kernels.table(),
                                         **factorizations.table(), **complex_kernels.table()})
-           if n not in CPU_FAST_PATHS]
+           if n not in CPU_FAST_PATHS and (n == "to_device" or PRIMS[n].kernels.get("cpu") is not None)]
 complex_kernels.install()  # complex matmul and angle, beside the real kernels
 int64_checks.install()  # int64 sums, products, scans and matmuls: exact or refused, never wrapped
 
