@@ -17,7 +17,8 @@ them; Adam and AdamW ``capturable=True``): the same counters for one replay, and
 The "compiled" rows (``--no-compiled`` skips them) are the step as a torch user writes it for CUDA graphs:
 ``st.compile(model, mode="reduce-overhead")`` and ``st.compile(opt.step, mode="reduce-overhead")`` (Adam and AdamW
 ``capturable=True``), the loss and its backward eager between them; the counters and host time of one step after
-``max(3, --warmup)`` steps (the first of each compiled callable runs eagerly, the second captures its graphs).
+``max(3, --warmup)`` steps (the first of each compiled callable runs eagerly, the second captures its graphs). The
+"step compiled" rows compile the whole step (zero_grad, forward, loss, backward, opt.step) as one function instead.
 
 Run: ``python -m bench.bench_webgpu_steps [--json PATH] [--per-op] [--repeat N] [--warmup N] [--clock wall|cpu]
 [--no-replay] [--no-compiled]``.
@@ -124,33 +125,7 @@ def measure(name: str, make: Callable[[], Any], make_opt: Callable[[Any], Any], 
         opt.step()
         return loss
 
-    for _ in range(warmup):
-        step()
-        st.synchronize()
-    before = st.memory_stats()
-    if per_op is not None:
-        per_op.counts.clear()
-        per_op.on = True
-    loss = step()
-    after = st.memory_stats()  # (records the held-back optimizer step, so that it counts)
-    if per_op is not None:
-        per_op.on = False
-    row: dict[str, Any] = {k.removeprefix("num_"): after[k] - before[k] for k in COUNTERS}
-    row["loss"] = float(loss.item())
-    times = []
-    for _ in range(repeat):
-        st.synchronize()
-        t0 = clock()
-        step()
-        st.memory_stats()
-        times.append(clock() - t0)
-    host = float(np.median(times))
-    row["host_us_per_dispatch"] = 1e6 * host / max(1, row["dispatches"])
-    row["host_us_per_dispatch_min"] = 1e6 * min(times) / max(1, row["dispatches"])
-    row["host_ms"] = 1e3 * host
-    if per_op is not None:
-        row["per_op"] = dict(per_op.counts.most_common())
-    return row
+    return _count_and_time(step, repeat, clock, warmup, per_op)
 
 
 def measure_replay(make: Callable[[], Any], make_opt: Callable[..., Any], xs: Any, ys: Any, repeat: int = 5,
@@ -178,54 +153,54 @@ def measure_replay(make: Callable[[], Any], make_opt: Callable[..., Any], xs: An
     opt.zero_grad(set_to_none=True)
     with st.webgpu.graph(g):
         loss = step()
-    g.replay()
-    st.synchronize()
-    before = st.memory_stats()
-    g.replay()
-    after = st.memory_stats()
-    row: dict[str, Any] = {k.removeprefix("num_"): after[k] - before[k] for k in COUNTERS}
+    row = _count_and_time(g.replay, repeat, clock, 1)
     row["loss"] = float(loss.item())
-    times = []
-    for _ in range(repeat):
-        st.synchronize()
-        t0 = clock()
-        g.replay()
-        st.memory_stats()
-        times.append(clock() - t0)
-    host = float(np.median(times))
-    row["host_us_per_dispatch"] = 1e6 * host / max(1, row["dispatches"])
-    row["host_us_per_dispatch_min"] = 1e6 * min(times) / max(1, row["dispatches"])
-    row["host_ms"] = 1e3 * host
     return row
 
 
 def measure_compiled(make: Callable[[], Any], make_opt: Callable[..., Any], xs: Any, ys: Any, repeat: int = 5,
-                     clock: Callable[[], float] = time.perf_counter, warmup: int = 3) -> dict[str, Any]:
-    """The step with the model and the optimizer's step compiled with ``mode="reduce-overhead"``, counted and
-    timed as ``measure``'s eager step is."""
+                     clock: Callable[[], float] = time.perf_counter, warmup: int = 3,
+                     whole: bool = False) -> dict[str, Any]:
+    """The step with the model and the optimizer's step compiled with ``mode="reduce-overhead"`` (``whole``: the
+    whole step, zero_grad to opt.step, compiled as one function), counted and timed as ``measure``'s eager step."""
     st.manual_seed(0)
     model = make().to("webgpu")
     opt = make_opt(model.parameters(), True)
-    compiled = st.compile(model, mode="reduce-overhead")
-    opt_step = st.compile(opt.step, mode="reduce-overhead")
     x, y = st.tensor(xs, device="webgpu"), st.tensor(ys, device="webgpu")
+    forward = model if whole else st.compile(model, mode="reduce-overhead")
+    opt_step = opt.step if whole else st.compile(opt.step, mode="reduce-overhead")
 
-    def step() -> Any:
+    def train_step(x: Any, y: Any) -> Any:
         opt.zero_grad()
-        out = compiled(x)
+        out = forward(x)
         loss = F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
         loss.backward()
         opt_step()
         return loss
 
-    for _ in range(max(3, warmup)):
+    run = st.compile(train_step, mode="reduce-overhead") if whole else train_step
+    return _count_and_time(lambda: run(x, y), repeat, clock, max(3, warmup))
+
+
+def _count_and_time(step: Callable[[], Any], repeat: int, clock: Callable[[], float], warmup: int,
+                    per_op: PerOp | None = None) -> dict[str, Any]:
+    """The counters of one ``step`` after ``warmup`` ones (its dispatches by primitive with ``per_op``), and its
+    host time per dispatch: the median and minimum over ``repeat`` more, each up to ``memory_stats()``, which
+    records the held-back optimizer step."""
+    for _ in range(warmup):
         step()
         st.synchronize()
     before = st.memory_stats()
+    if per_op is not None:
+        per_op.counts.clear()
+        per_op.on = True
     loss = step()
     after = st.memory_stats()
+    if per_op is not None:
+        per_op.on = False
     row: dict[str, Any] = {k.removeprefix("num_"): after[k] - before[k] for k in COUNTERS}
-    row["loss"] = float(loss.item())
+    if loss is not None:
+        row["loss"] = float(loss.item())
     times = []
     for _ in range(repeat):
         st.synchronize()
@@ -237,6 +212,8 @@ def measure_compiled(make: Callable[[], Any], make_opt: Callable[..., Any], xs: 
     row["host_us_per_dispatch"] = 1e6 * host / max(1, row["dispatches"])
     row["host_us_per_dispatch_min"] = 1e6 * min(times) / max(1, row["dispatches"])
     row["host_ms"] = 1e3 * host
+    if per_op is not None:
+        row["per_op"] = dict(per_op.counts.most_common())
     return row
 
 
@@ -276,10 +253,10 @@ def main() -> int:
                                                                max(1, args.warmup))
             print(f"{'  replayed':26s} {r['dispatches']:10d} {r['submits']:8d} {r['bytes_uploaded']:10d} "
                   f"{r['readbacks']:9d} {r['host_us_per_dispatch']:8.1f}us {r['host_us_per_dispatch_min']:6.1f}us")
-        if not args.no_compiled:
-            r = results[name + " (compiled)"] = measure_compiled(make, make_opt, xs, ys, max(1, args.repeat), clock,
-                                                                 max(3, args.warmup))
-            print(f"{'  compiled':26s} {r['dispatches']:10d} {r['submits']:8d} {r['bytes_uploaded']:10d} "
+        for label, whole in (("compiled", False), ("step compiled", True)) if not args.no_compiled else ():
+            r = results[f"{name} ({label})"] = measure_compiled(make, make_opt, xs, ys, max(1, args.repeat), clock,
+                                                                max(3, args.warmup), whole)
+            print(f"{'  ' + label:26s} {r['dispatches']:10d} {r['submits']:8d} {r['bytes_uploaded']:10d} "
                   f"{r['readbacks']:9d} {r['host_us_per_dispatch']:8.1f}us {r['host_us_per_dispatch_min']:6.1f}us")
     if per_op is not None:
         per_op.close()
