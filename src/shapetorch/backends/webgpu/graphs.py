@@ -286,51 +286,46 @@ class _Native:
     def inline(self, rewrite: bool) -> str | None:
         """Put the commands into the runtime's open compute pass (after its held dispatch); the error WebGPU
         reported for the rewritten words, or None."""
-        if rewrite:
-            at, ptr, nbytes = self.span
-            self.errors.capture("shapetorch.graph.write")
-            try:
-                self.write(self.queue, self.arena, at, ptr, nbytes)
-            finally:
-                got = self.errors.release("shapetorch.graph.write")
-            if got is not None:
-                return _last_line(got)
+        if rewrite and (got := self._rewrite()) is not None:
+            return got
         if RT.held is not None:
             RT._emit(RT.held)
-        pid = RT.pass_id
+        self._encode(RT.pass_id)
+        RT.last_pipe = None  # (the pass's pipeline is the graph's now)
+        return None
+
+    def _rewrite(self) -> str | None:
+        """Write the span of rewritten parameter words into the arena, under an error capture of its own (a
+        rejected write submits nothing); the error WebGPU reported, or None."""
+        at, ptr, nbytes = self.span
+        self.errors.capture("shapetorch.graph.write")
+        try:
+            self.write(self.queue, self.arena, at, ptr, nbytes)
+        finally:
+            got = self.errors.release("shapetorch.graph.write")
+        return None if got is None else _last_line(got)
+
+    def _encode(self, cpass: Any) -> None:
+        """The recorded commands into the compute pass ``cpass``."""
         set_pipeline, set_group, dispatch = self.set_pipeline, self.set_group, self.dispatch
         for p, b, offs, x, y, z in self.commands:
             if p is not None:
-                set_pipeline(pid, p)
-            set_group(pid, 0, b, 1, offs)
-            dispatch(pid, x, y, z)
-        RT.last_pipe = None  # (the pass's pipeline is the graph's now)
-        return None
+                set_pipeline(cpass, p)
+            set_group(cpass, 0, b, 1, offs)
+            dispatch(cpass, x, y, z)
 
     def replay(self, rewrite: bool) -> str | None:
         """Encode and submit the commands once; the error WebGPU reported, or None."""
         errors = self.errors
-        if rewrite:  # (its own capture: a rejected write submits nothing)
-            at, ptr, nbytes = self.span
-            errors.capture("shapetorch.graph.write")
-            try:
-                self.write(self.queue, self.arena, at, ptr, nbytes)
-            finally:
-                got = errors.release("shapetorch.graph.write")
-            if got is not None:
-                return _last_line(got)
+        if rewrite and (got := self._rewrite()) is not None:
+            return got
         errors.capture("shapetorch.graph.replay")
         null = self.null
         enc = cpass = cbuf = null
         try:
             enc = self.create(self.device, null)
             cpass = self.begin(enc, null)
-            set_pipeline, set_group, dispatch = self.set_pipeline, self.set_group, self.dispatch
-            for p, b, offs, x, y, z in self.commands:
-                if p is not None:
-                    set_pipeline(cpass, p)
-                set_group(cpass, 0, b, 1, offs)
-                dispatch(cpass, x, y, z)
+            self._encode(cpass)
             self.end(cpass)
             cbuf = self.cbuf[0] = self.finish(enc, null)
             self.submit(self.queue, 1, self.cbuf)
