@@ -512,3 +512,25 @@ def test_class_index_loss_target_dtypes_as_torch(op: str, dtype: str) -> None:
         assert str(theirs) in str(ours)
     else:
         assert not isinstance(ours, Exception) and ours == pytest.approx(theirs, rel=1e-6)
+
+
+@fast(30)
+@given(nd=hs.integers(1, 3), data_=hs.data())
+def test_adaptive_max_pool_against_torch(nd, data_):
+    """Bins of equal and unequal widths (an output larger than the input too): values, gradients (small integers,
+    so a bin often holds its maximum twice: the gradient goes to the first, as torch's), and torch's node name."""
+    spatial = data_.draw(hs.lists(hs.integers(1, 9), min_size=nd, max_size=nd))
+    out = data_.draw(hs.lists(hs.integers(1, 10), min_size=nd, max_size=nd))
+    name = f"adaptive_max_pool{nd}d"
+    both(lambda x: getattr(F, name)(x, out), lambda x: getattr(TF, name)(x, out), [np.round(data(2, 3, *spatial))])
+    y = getattr(F, name)(st.tensor(data(2, 3, *spatial), requires_grad=True), out)
+    assert y.grad_fn.name() == getattr(TF, name)(torch.zeros(2, 3, *spatial, requires_grad=True), out).grad_fn.name()
+
+
+def test_adaptive_max_pool_output_no_machine_holds():
+    """An output size of 2**40 is torch's RuntimeError with a code, raised before any loop over the bins."""
+    with pytest.raises(RuntimeError, match="adaptive_max_pool1d: cannot allocate memory") as info:
+        F.adaptive_max_pool1d(st.randn(2, 3, 8), 2**40)
+    assert info.value.code == "memory_error_allocation"
+    with pytest.raises(RuntimeError):
+        TF.adaptive_max_pool1d(torch.randn(2, 3, 8), 2**40)

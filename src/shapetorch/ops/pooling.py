@@ -16,7 +16,7 @@ from .._grad_mode import no_grad as _no_grad
 from .._rules import dtypes as RD
 from .._rules import nn as RN
 from .._tensor import Tensor
-from ._common import autocast_inputs, check, device_table, formal_input, tie_gradient
+from ._common import allocating, autocast_inputs, check, device_table, formal_input, tie_gradient
 from .conversion import where as _where
 from .convolution import _PAD, Ints, _batched, ntuple
 from .scatter import take_along
@@ -514,9 +514,21 @@ def adaptive_avg_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     return _guarded(out, input, windows, tuple((0, n) for n in sizes_in), label, formal=label != "MeanBackward1")
 
 
-def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_max_pool2d") -> Tensor:
-    from .joining import stack
+def _adaptive_rows(size: int, out: int) -> Any:
+    """The bins of an adaptive pool, [floor(i L / O), ceil((i+1) L / O)), as rows of source indices padded to the
+    widest bin by repeating each bin's last index (which leaves its maximum and that maximum's first index as they
+    are), flattened."""
+    lo = np.arange(out, dtype=np.int64) * size // out
+    hi = -(-(np.arange(1, out + 1, dtype=np.int64) * size) // out)
+    idx = lo[:, None] + np.arange(int((hi - lo).max()), dtype=np.int64)
+    return np.minimum(idx, hi[:, None] - 1).reshape(-1)
 
+
+def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_max_pool2d") -> Tensor:
+    """Each pooled dim in turn, the last first: the bins gathered as (out, widest) windows and each window's first
+    maximum taken. In that order the element chosen is a bin's first maximum in row-major order, torch's, which gets
+    the whole gradient. The index table is made under ``allocating``: an output size no machine holds is a coded
+    error at once, not a loop over its bins."""
     input = autocast_inputs(op, input)[0]
     check(RD.check_kind, op, input.dtype.name)
     _check_ints(output_size, "output_size", op, none_ok=True)
@@ -524,12 +536,16 @@ def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "ad
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op, nonempty=True)
     nd_in = input._data.ndim
     out = input
-    for i in range(nd):
-        dim = nd_in - nd + i
-        size, o = input._data.shape[dim], shape[dim]
-        parts = [out.narrow(dim, (j * size) // o, -(-((j + 1) * size) // o) - (j * size) // o).amax(dim) for j in range(o)]
-        out = stack(parts, dim)
-    return tie_gradient(out, input)
+    for dim in range(nd_in - 1, nd_in - nd - 1, -1):
+        o = shape[dim]
+        with allocating(op):
+            rows = device_table(_adaptive_rows, (input._data.shape[dim], o), input.device)
+        windows = out.index_select(dim, rows).unflatten(dim, (o, rows.shape[0] // o))
+        out = windows.take_along_dim(windows.argmax(dim + 1, keepdim=True), dim + 1).squeeze(dim + 1)
+    out = tie_gradient(out, input)
+    if out._grad_fn is not None:  # torch's node names (a 1-D pool runs as 2-D)
+        out._grad_fn.label = "SqueezeBackward1" if nd == 1 else f"AdaptiveMaxPool{nd}DBackward0"
+    return out
 
 
 # -- interpolation --------------------------------------------------------------------------------------
