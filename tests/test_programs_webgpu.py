@@ -28,15 +28,13 @@ NOT_FLOAT32 = {
     "kaggle_tabular": "torch.tensor of float64 NumPy values (pos_weight, labels) makes float64 tensors",
     "gp_regression": "a Gaussian process in float64 (dtype=torch.float64 data and hyperparameters)",
     "int8_quantization": "int8 weights and activations (WebGPU has no int8: docs/runtimes.md)",
+    "gaussian_regression": "runs in float64 (its L-BFGS phase carries float32 rounding to the fourth digit)",
     "pagerank_power": "checks the Google matrix's eigenvector with torch.linalg.eig(G.double()) (float64), and "
                       "dedupes its edge list with torch.unique(dim=1), whose size depends on the values",
 }
 
 # float32 programs that use what the WebGPU runtime refuses or cannot follow to the printed digits, with why.
-NOT_ON_WEBGPU = {
-    "gaussian_regression": "L-BFGS with a strong-Wolfe line search: the device's float32 rounding changes the "
-                           "accepted steps, and the printed loss differs in the fourth digit",
-}
+NOT_ON_WEBGPU: dict[str, str] = {}
 
 FLOAT32 = [p for p in PROGRAMS if p.stem not in NOT_FLOAT32 and p.stem not in NOT_ON_WEBGPU]
 # Every other program runs from test_programs_webgpu_second_half.py: on lavapipe a program takes 5-40 s, and the

@@ -202,7 +202,7 @@ def run(source: str, lib_name: str, shared: _Shared, filename: str = "<program>"
     lib = importlib.import_module(lib_name)
     env_builtins = dict(vars(builtins), __import__=_importer(lib_name))
     out = io.StringIO()
-    before = lib.get_default_device()
+    before, dtype = lib.get_default_device(), lib.get_default_dtype()
     if device is not None:
         lib.set_default_device(device)
     # the library's own generator draws what the program does not see (a module's initial weights, which the
@@ -212,8 +212,9 @@ def run(source: str, lib_name: str, shared: _Shared, filename: str = "<program>"
     try:
         with _patched(_patches(lib, shared, record=lib_name == "torch")), contextlib.redirect_stdout(out):
             exec(compile(source, filename, "exec"), {"__name__": "__main__", "__builtins__": env_builtins})
-    finally:
+    finally:  # what the program set for itself (gaussian_regression: float64) stays with it
         lib.set_default_device(before)
+        lib.set_default_dtype(dtype)
     return out.getvalue().replace("shapetorch", "torch")
 
 
