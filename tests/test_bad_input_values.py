@@ -96,7 +96,8 @@ def _cases(lib: Any) -> dict[str, Callable[[], Any]]:
         "copy_partial_overlap": lambda: (y := lib.arange(4.).reshape(2, 2)).copy_(y.t()),
         "out_partial_overlap": lambda: lib.add((y := x.clone().reshape(-1))[:5], 1, out=y[1:]),
         "out_same_tensor_ok": lambda: lib.add((y := x.clone()), 1, out=y),
-        "out_overlap_matmul_ok": lambda: lib.mm((y := lib.ones(2, 4))[:, :2], y[:, 2:], out=y[:, 1:3]),
+        # accepted by both; torch's values are its BLAS kernel's (an AVX-512 CPU's reads what it already wrote)
+        "out_overlap_matmul_ok": lambda: lib.mm((y := lib.ones(2, 4))[:, :2], y[:, 2:], out=y[:, 1:3]).shape,
         "leaf_view_inplace": lambda: lib.ones(3, requires_grad=True)[:2].mul_(2),
         "leaf_view_method_inplace": lambda: lib.ones(3, requires_grad=True).view(3).sin_(),
         "leaf_logical_inplace_ok": lambda: lib.ones(3, requires_grad=True).logical_not_(),
