@@ -84,6 +84,12 @@ def _view_kernel(a: Any, shape: tuple[int, ...]) -> Any:
     return np.reshape(a, shape, copy=False)
 
 
+@functools.lru_cache(maxsize=1024)
+def _inverse(axes: tuple[int, ...]) -> tuple[int, ...]:
+    """The order that undoes the permutation ``axes`` (``np.argsort`` of a tuple costs more than a tiny view)."""
+    return tuple(sorted(range(len(axes)), key=axes.__getitem__))
+
+
 _RESHAPE = Prim("reshape", _reshape_kernel, lambda g, n: (reshape_known(g, n.inputs[0]._data.shape),))
 _VIEW = Prim("view", _view_kernel, lambda g, n: (reshape_known(g, n.inputs[0]._data.shape),))
 _PERMUTE = Prim("permute", _permute_kernel, lambda g, n: (permute_known(g, _inverse(n.params["axes"])),))
@@ -104,12 +110,6 @@ def permute_known(t: Tensor, axes: tuple[int, ...]) -> Tensor:
     if (k := untracked_kernel(_PERMUTE, t)) is not None:
         return _untracked(t, k(t._data, axes=axes))
     return _view_of(_PERMUTE(t, axes=axes), t)
-
-
-@functools.lru_cache(maxsize=1024)
-def _inverse(axes: tuple[int, ...]) -> tuple[int, ...]:
-    """The order that undoes the permutation ``axes`` (``np.argsort`` of a tuple costs more than a tiny view)."""
-    return tuple(sorted(range(len(axes)), key=axes.__getitem__))
 
 
 def _expand_kernel(a: Any, shape: tuple[int, ...]) -> Any:
