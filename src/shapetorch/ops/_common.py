@@ -286,8 +286,14 @@ def inherit_custom_view(out: Tensor, base: Tensor) -> None:
     message then names the view op (``Output 0 of Select ...``)."""
     if base._created_in is not None and out._base is not None:
         node = out._grad_fn
-        name = re.sub(r"Backward\d*$", "", node.name()) if node is not None else base._created_in[0]
+        name = _op_of(node.name()) if node is not None else base._created_in[0]
         out._created_in = (name, 0, base._created_in[2])
+
+
+@functools.cache
+def _op_of(node_name: str) -> str:
+    """``SelectBackward0`` -> ``Select`` (cached: every view of a split's pieces asks)."""
+    return re.sub(r"Backward\d*$", "", node_name)
 
 
 def _refuse_custom_view(created_in: tuple[str, int, bool]) -> None:

@@ -64,14 +64,18 @@ def _permute_kernel(a: Any, axes: tuple[int, ...]) -> Any:
 def _untracked(input: Tensor, data: Any) -> Tensor:
     out = _new(Tensor)  # (untracked_result, inlined: every view of a first-order backward passes here)
     out._data, out._device, out._requires_grad = data, input._device, False
-    # (_view_of's test for a NumPy view of a NumPy array, inlined; the rest, a 0-d scalar base or a copy, is its)
-    if type(data) is _NDARRAY and type(src := input._data) is _NDARRAY and (b := data.base) is not None \
-            and (b is src or b is src.base):
-        mark_view(out, input)
-        if input._created_in is not None:
-            inherit_custom_view(out, input)
-        return out
-    return _view_of(out, input)
+    # (_view_of's tests inlined: a NumPy view of a NumPy array, or a device array; a 0-d NumPy scalar base and a copy
+    # are _view_of's)
+    src = input._data
+    if type(data) is _NDARRAY:
+        if type(src) is not _NDARRAY or (b := data.base) is None or (b is not src and b is not src.base):
+            return _view_of(out, input)
+    elif isinstance(src, np.generic):
+        return _view_of(out, input)
+    mark_view(out, input)
+    if input._created_in is not None:
+        inherit_custom_view(out, input)
+    return out
 
 
 _NDARRAY = np.ndarray
