@@ -741,6 +741,10 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     lead = len(gshape) - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1]
     if dims:
+        if len(dims) == lead and not STATE.enabled:
+            # leading dims only (a bias's gradient), and no graph to match torch's (its sum keeps the dims, then
+            # views): the same sum without them, and no reshape after it
+            return g.sum(dims, False)
         g = g.sum(dims, True)  # (positional: the argument guard's fast test, not its keyword call)
     return g.reshape(shape) if g._data.shape != tuple(shape) else g
 

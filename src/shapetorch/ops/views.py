@@ -104,15 +104,16 @@ _PERMUTE = Prim("permute", _permute_kernel, lambda g, n: (permute_known(g, _inve
 # view's vjp, which reshapes or permutes the gradient back to its input's shape): the primitive straight away, by the
 # untracked call's shortcut (NOTE [untracked view]) where the input records nothing, so the same view with the same
 # node. Every view's backward passes here; the guard, the size parsing and the rule cost as much as the view itself.
+# (The CPU kernels' one method call is made directly: a keyword call into the kernel costs as much as the method.)
 def reshape_known(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     if (k := untracked_kernel(_RESHAPE, t)) is not None:
-        return _untracked(t, k(t._data, shape=shape))
+        return _untracked(t, t._data.reshape(shape) if k is _reshape_kernel else k(t._data, shape=shape))
     return _view_of(_RESHAPE(t, shape=shape), t)
 
 
 def permute_known(t: Tensor, axes: tuple[int, ...]) -> Tensor:
     if (k := untracked_kernel(_PERMUTE, t)) is not None:
-        return _untracked(t, k(t._data, axes=axes))
+        return _untracked(t, t._data.transpose(axes) if k is _permute_kernel else k(t._data, axes=axes))
     return _view_of(_PERMUTE(t, axes=axes), t)
 
 
