@@ -395,17 +395,17 @@ def as_node(result: Tensor, label: str, *inputs: Any) -> Tensor:
     return result
 
 
-_INT_ONLY = {int}
-
-
 def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
     """``reshape(2, 3)``, ``reshape((2, 3))`` and ``reshape([2, 3])`` all mean (2, 3)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = sizes[0]
-    # the common case, plain ints (a bool is no int here: its type is bool), tested by the set of the sizes' types:
-    # no Python loop over them (every reshape, permute and expand asks)
-    if {*map(type, sizes)} <= _INT_ONLY:
-        return tuple(sizes)
+    # the common case, plain ints (a bool is no int here: its type is bool): one type test each (every reshape, permute
+    # and expand asks; for their two to four sizes a loop costs half the set of their types)
+    for s in sizes:
+        if type(s) is not int:
+            break
+    else:
+        return sizes if type(sizes) is tuple else tuple(sizes)
     out = []
     for s in sizes:
         if isinstance(s, Tensor):
