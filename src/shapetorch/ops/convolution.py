@@ -131,7 +131,8 @@ def _chunks(n: int, per_sample: int, budget: int = 0) -> list[slice]:
 @functools.lru_cache(maxsize=1024)
 def _row_geometry(sp: Ints, kernel: Ints, padding: Ints, dilation: Ints, out: Ints) -> tuple[Ints, int, int, Ints, int]:
     """``_row_grid``'s sizes for spatial sizes ``sp``: the grid's, its size, the tail, the unfolded kernel offsets'
-    shifts and the outputs' span (cached: shapes and params alone decide them, and every convolution's forward and weight gradient asks)."""
+    shifts and the outputs' span (cached: shapes and params alone decide them, and every convolution's forward and
+    weight gradient asks)."""
     nd = len(kernel)
     gsp = tuple(sp[i] + 2 * padding[i] for i in range(nd - 1)) + (out[-1],)
     steps = tuple(math.prod(gsp[i + 1:]) for i in range(nd))

@@ -176,7 +176,8 @@ def _window_index(psp: Ints, out: Ints, k: Ints, s: Ints, d: Ints) -> Any:
 # there) and 7.5 ms both; the gather through a window-index table it replaces took 2.7x torch's time.
 
 @functools.lru_cache(maxsize=1024)
-def _pool_geometry(sp: Ints, out: Ints, k: Ints, s: Ints, p: Ints, d: Ints) -> tuple[Ints, tuple[tuple[slice, ...], ...]]:
+def _pool_geometry(sp: Ints, out: Ints, k: Ints, s: Ints, p: Ints, d: Ints,
+                   ) -> tuple[Ints, tuple[tuple[slice, ...], ...]]:
     """The padded spatial size (``p`` before, ``p`` plus ceil_mode's extra after) and one slice per kernel offset,
     in window order, each picking that offset's element of every window (cached: shapes and params alone decide
     them, and every pooling's forward and backward asks)."""
