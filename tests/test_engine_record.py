@@ -375,3 +375,19 @@ def test_compiled_calls_never_fall_back_to_record(monkeypatch):
     for y in (x.exp(), x.tanh(), x.sin(), -x, x * w, x + w, x / w, x**w, x * 2.0, 1.0 - x, x**2.0, 2.0 / x):
         assert y.grad_fn is not None
     assert general == []
+
+
+def test_default_saves_name_each_tensor_input_by_its_place():
+    """A primitive without a ``SAVES`` entry saves every tensor input under torch's name for its place (``self``,
+    ``other``, ``input2``...), numbers skipped: the layout is made once per pattern of tensors and numbers, so the
+    same primitive called with other patterns must get its own."""
+    prim = st._engine.primitives.Prim("test_default_saves", lambda *a: a[0] + 0, lambda g, n: (g,) * len(n.inputs))
+    del PRIMS[prim.name]  # (a test's primitive: kept out of the table the exhaustiveness tests read)
+    t = [st.rand(2, requires_grad=True) for _ in range(3)]
+    for args, names in [((t[0], t[1], t[2]), ["self", "other", "input2"]), ((t[0], 2.0, t[2]), ["self", "input2"]),
+                        ((1.0, t[1], t[2]), ["other", "input2"]), ((t[0], 2.0, 3.0, t[1]), ["self", "input3"]),
+                        ((t[0], t[1]), ["self", "other"])]:
+        node = record(prim, args, {}, None)
+        assert node._saved_names() == names
+        for slot, name in zip([i for i, a in enumerate(args) if isinstance(a, st.Tensor)], names):
+            assert getattr(node, f"_saved_{name}") is args[slot]

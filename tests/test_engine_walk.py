@@ -214,3 +214,30 @@ def test_view_pieces_accumulate_into_one_buffer_with_the_graph_building_bits():
     x = st.tensor(data, requires_grad=True)
     (g,) = st.autograd.grad(_pieces_program(st, x), x)
     assert np.array_equal(arr(g), grads[0])
+
+
+def test_broadcast_gradients_summed_back_as_torchs_first_order_and_graph_building():
+    """sum_to: a gradient broadcast over leading dims only (a bias) is summed without a view after it when no graph is
+    built; with one (``create_graph``) the result is torch's sum-then-view, node for node. Values, shapes and nodes
+    against torch, for leading dims alone, size-1 dims alone and both."""
+    got = {}
+    for lib in (st, torch):
+        rng = np.random.default_rng(0)
+        x = lib.tensor(rng.normal(size=(2, 4, 3)).astype(np.float32), requires_grad=True)
+        params = [lib.tensor(rng.normal(size=s).astype(np.float32), requires_grad=True)
+                  for s in ((3,), (1, 3), (4, 1), (2, 1, 1))]
+        out = x
+        for p in params:
+            out = out * 2 + p
+        first = [arr(g) for g in lib.autograd.grad((out * out).sum(), params, retain_graph=True)]
+        built = lib.autograd.grad((out * out).sum(), params, create_graph=True, retain_graph=True)
+        names = [g.grad_fn.name() for g in built]
+        second = arr(lib.autograd.grad(sum((g * g).sum() for g in built), x, retain_graph=True)[0])
+        (out * out).sum().backward()
+        got[lib.__name__] = (first, [arr(p.grad) for p in params], names, second)
+    ours, theirs = got["shapetorch"], got["torch"]
+    for a, b in zip(ours[0] + ours[1], theirs[0] + theirs[1]):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    assert ours[2] == theirs[2]
+    np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-5, atol=1e-4)

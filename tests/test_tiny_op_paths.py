@@ -118,3 +118,18 @@ def test_square_gradient_bit_for_bit_as_torch(dtype: str) -> None:
         (x ** 2 * 0.37).sum().backward()
         grads.append(x.grad.numpy())
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_sizes_and_dims_take_ints_only_after_the_same_call_with_ints() -> None:
+    """The views' sizes and the reductions' dims are tested one type at a time and their rules' verdicts cached: a
+    bool or a float hashes as the int it equals, so after the call with ints has filled the cache the same call with
+    a bool or a float must still be refused as torch refuses it (a TypeError), and NumPy ints still taken."""
+    for lib in (torch, st):
+        x = lib.ones(2, 8)
+        assert tuple(x.reshape(1, 16).shape) == tuple(x.reshape(np.int64(1), 16).shape) == (1, 16)
+        assert tuple(x.permute(1, 0).shape) == (8, 2) and tuple(x.sum((1,)).shape) == (2,)
+        for call in (lambda: x.reshape(True, 16), lambda: x.reshape(1.0, 16), lambda: x.view((True, 16)),
+                     lambda: x.permute(True, 0), lambda: x.reshape(1, 16).expand(True, 16), lambda: x.sum((True,)),
+                     lambda: x.sum([1.0])):
+            with pytest.raises(TypeError):
+                call()

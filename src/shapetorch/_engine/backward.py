@@ -10,6 +10,7 @@ does, undoes broadcasting once (``sum_to``) and accumulates into ``.grad`` by th
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 import sys
@@ -56,7 +57,9 @@ _LEGACY = {
 }
 
 
+@functools.cache
 def _camel(name: str) -> str:
+    """``layer_norm`` -> ``LayerNorm`` (cached: ``Node.name()`` asks on every view of a split's piece)."""
     return re.sub(r"(?:^|_)([a-z0-9])", lambda m: m.group(1).upper(), name)
 
 
@@ -208,13 +211,21 @@ _NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_p
           "batch_norm": "NativeBatchNorm", "cross_entropy_loss": "NllLoss", "convolution_bias": "Convolution"}
 
 
-def _default_saves(inputs: tuple[Any, ...]) -> tuple[tuple[int, str, int], ...]:
+def _default_saves(inputs: tuple[Any, ...], numbers: bool) -> tuple[tuple[int, str, int], ...]:
+    """What a node of a primitive without a ``SAVES`` entry saves: every tensor input, under torch's names. It depends
+    on where the tensors are only, so it is made once per layout (``numbers``: some input is no tensor)."""
+    return _saves_at(tuple([i for i, a in enumerate(inputs) if isinstance(a, Tensor)]) if numbers
+                     else tuple(range(len(inputs))))
 
+
+@functools.cache
+def _saves_at(slots: tuple[int, ...]) -> tuple[tuple[int, str, int], ...]:
     names = ["self", "other"]
-    if len(inputs) > _INPUT_ATTRS[0]:  # (NOTE [no __getattr__]: the attributes of more inputs than seen so far)
-        saved_attrs(Node, (f"input{i}" for i in range(_INPUT_ATTRS[0], len(inputs))))
-        _INPUT_ATTRS[0] = len(inputs)
-    return tuple([(i, names[i] if i < 2 else f"input{i}", -1) for i, a in enumerate(inputs) if isinstance(a, Tensor)])
+    n = slots[-1] + 1 if slots else 0
+    if n > _INPUT_ATTRS[0]:  # (NOTE [no __getattr__]: the attributes of more inputs than seen so far)
+        saved_attrs(Node, (f"input{i}" for i in range(_INPUT_ATTRS[0], n)))
+        _INPUT_ATTRS[0] = n
+    return tuple([(i, names[i] if i < 2 else f"input{i}", -1) for i in slots])
 
 
 class _View:
@@ -339,7 +350,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
             numbers = True
     self._next = tuple(nxt)
     if spec is None:
-        spec = _default_saves(inputs)
+        spec = _default_saves(inputs, numbers)
     if spec or out is not None:
         saved: list[tuple[int, str, SavedTensor]] = []
         hooked = HOOKS_OPEN[0] > 0 and bool(HOOKS.stack)
@@ -730,6 +741,10 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     lead = len(gshape) - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1]
     if dims:
+        if len(dims) == lead and not STATE.enabled:
+            # leading dims only (a bias's gradient), and no graph to match torch's (its sum keeps the dims, then
+            # views): the same sum without them, and no reshape after it
+            return g.sum(dims, False)
         g = g.sum(dims, True)  # (positional: the argument guard's fast test, not its keyword call)
     return g.reshape(shape) if g._data.shape != tuple(shape) else g
 
@@ -806,8 +821,9 @@ def _stealable_array(leaf: Tensor, g: Tensor, dense: bool) -> bool:
     takes (the leaf's strides when it is dense, else row-major) that nothing else holds: an array that owns
     its memory, or a whole-array view (a transpose back) of one that only the gradient's base tensor holds."""
     src, lf = g._data, leaf._data
-    if (not _COUNTS_KNOWN or g.requires_grad or src.dtype != lf.dtype or src.shape != lf.shape
-            or not src.flags.writeable or src.strides != (lf.strides if dense else _row_major(lf))
+    # (``g.requires_grad``, whose property only a view needs)
+    if (not _COUNTS_KNOWN or g._requires_grad or (g._base is not None and g.requires_grad) or src.dtype != lf.dtype
+            or src.shape != lf.shape or not src.flags.writeable or src.strides != (lf.strides if dense else _row_major(lf))
             or sys.getrefcount(g) > _GRAD_REFS or sys.getrefcount(src) > _DATA_REFS):
         return False
     base = g._base

@@ -286,8 +286,14 @@ def inherit_custom_view(out: Tensor, base: Tensor) -> None:
     message then names the view op (``Output 0 of Select ...``)."""
     if base._created_in is not None and out._base is not None:
         node = out._grad_fn
-        name = re.sub(r"Backward\d*$", "", node.name()) if node is not None else base._created_in[0]
+        name = _op_of(node.name()) if node is not None else base._created_in[0]
         out._created_in = (name, 0, base._created_in[2])
+
+
+@functools.cache
+def _op_of(node_name: str) -> str:
+    """``SelectBackward0`` -> ``Select`` (cached: every view of a split's pieces asks)."""
+    return re.sub(r"Backward\d*$", "", node_name)
 
 
 def _refuse_custom_view(created_in: tuple[str, int, bool]) -> None:
@@ -389,17 +395,17 @@ def as_node(result: Tensor, label: str, *inputs: Any) -> Tensor:
     return result
 
 
-_INT_ONLY = {int}
-
-
 def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
     """``reshape(2, 3)``, ``reshape((2, 3))`` and ``reshape([2, 3])`` all mean (2, 3)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = sizes[0]
-    # the common case, plain ints (a bool is no int here: its type is bool), tested by the set of the sizes' types:
-    # no Python loop over them (every reshape, permute and expand asks)
-    if {*map(type, sizes)} <= _INT_ONLY:
-        return tuple(sizes)
+    # the common case, plain ints (a bool is no int here: its type is bool): one type test each (every reshape, permute
+    # and expand asks; for their two to four sizes a loop costs half the set of their types)
+    for s in sizes:
+        if type(s) is not int:
+            break
+    else:
+        return sizes if type(sizes) is tuple else tuple(sizes)
     out = []
     for s in sizes:
         if isinstance(s, Tensor):

@@ -619,8 +619,12 @@ def _ln_hat(x: Any, nd: int, eps: float) -> tuple[Any, Any]:
 def _fusable_ln(x: Any, wb: tuple[Any, ...]) -> bool:
     """The row-wise kernels below take C-contiguous float32/float64 arrays with weight and bias of the input's dtype;
     anything else (a strided view, bfloat16, mixed dtypes) takes the general formula (``_ln_hat``)."""
-    return type(x) is np.ndarray and x.dtype in _LN_DTYPES and x.flags.c_contiguous and x.size > 0 \
-        and all(type(t) is np.ndarray and t.dtype == x.dtype for t in wb)
+    if not (type(x) is np.ndarray and x.dtype in _LN_DTYPES and x.flags.c_contiguous and x.size > 0):
+        return False
+    for t in wb:  # (a loop, not all() of a generator: every layer norm asks, forward and backward)
+        if type(t) is not np.ndarray or t.dtype != x.dtype:
+            return False
+    return True
 
 
 _LN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -806,13 +810,13 @@ def _layer_norm_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     w = n.inputs[1] if p["has_w"] else None
     b = n.inputs[-1] if p["has_b"] else None
     lead = list(range(x._data.ndim - nd))
-    if not STATE.enabled and _fusable_ln(x._data, tuple(t._data for t in n.inputs[1:])) \
+    if not STATE.enabled and _fusable_ln(x._data, tuple([t._data for t in n.inputs[1:]])) \
             and type(g._data) is np.ndarray and g._data.dtype == x._data.dtype:
         # NumPy arrays: every gradient from one pass over the rows (the forward ran the same kernel)
         need = (x.requires_grad, w is not None and w.requires_grad, b is not None and b.requires_grad)
         arrays = _layer_norm_backward_arrays(x._data, g._data, None if w is None else w._data, nd, eps, need,
                                              p.get("stats"))
-        gx, gw, gb = (None if a is None else Tensor._make(a, x._device) for a in arrays)
+        gx, gw, gb = [None if a is None else Tensor._make(a, x._device) for a in arrays]
         return (gx, *((gw,) if w is not None else ()), *((gb,) if b is not None else ()))
     grads: list[Any] = []
     if not STATE.enabled:
@@ -848,10 +852,11 @@ _LAYER_NORM_WEIGHT_GRAD = Prim("layer_norm_weight_grad", _layer_norm_weight_grad
 
 def layer_norm_prim(x: Tensor, nd: int, eps: float, weight: Tensor | None, bias: Tensor | None) -> Tensor:
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last ``nd`` dims (shapes checked by the caller)."""
-    wb = tuple(t for t in (weight, bias) if t is not None)
+    wb = tuple([t for t in (weight, bias) if t is not None])  # (lists, no generators: every layer norm passes)
     a = x._data
-    if STATE.enabled and x._device.type == "cpu" and any(t._requires_grad for t in (x, *wb)) \
-            and _LAYER_NORM.kernels.get("cpu") is _layer_norm_kernel and _fusable_ln(a, tuple(t._data for t in wb)):
+    if STATE.enabled and x._device.type == "cpu" and (x._requires_grad or (weight is not None and weight._requires_grad)
+                                                      or (bias is not None and bias._requires_grad)) \
+            and _LAYER_NORM.kernels.get("cpu") is _layer_norm_kernel and _fusable_ln(a, tuple([t._data for t in wb])):
         # the rows' mean and 1/std for the backward (torch's node saves them too): a (2, rows) array the kernel fills
         stats = np.empty((2, a.size // math.prod(a.shape[a.ndim - nd:])), a.dtype)
         return _LAYER_NORM(x, *wb, nd=nd, eps=float(eps), has_w=weight is not None, has_b=bias is not None,

@@ -105,8 +105,8 @@ def _packed_views(packed: Any, arrays: tuple[Any, ...], orders: tuple[tuple[int,
     in the order ``orders`` gives: each product writes its gradient there directly (no copy into the pack)."""
     views, at = [], 0
     for a, order in zip(arrays, orders):
-        seg = packed[at:at + a.size].reshape(tuple(a.shape[d] for d in order))
-        views.append(seg.transpose(tuple(order.index(d) for d in range(a.ndim))))
+        seg = packed[at:at + a.size].reshape(tuple([a.shape[d] for d in order]))  # (lists: no generator frames)
+        views.append(seg.transpose(tuple([order.index(d) for d in range(a.ndim)])))
         at += a.size
     return views
 
@@ -126,15 +126,15 @@ def _attention_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     probs = [mask.pop()] if kept else []  # the weights the forward kept (see ``attention``): an input, no gradient
     if not STATE.enabled:
         # first order: the fused gradient, on the device of the forward
-        orders = tuple(_memory_order(t) for t in (q, k, v))
+        orders = (_memory_order(q), _memory_order(k), _memory_order(v))
         packed = _ATTENTION_BACKWARD(q, k, v, *mask, *probs, g, scale=scale, causal=causal, orders=orders,
                                      **({"probs": True} if kept else {}))
         gq, gk, gv, at = None, None, None, 0
         grads = []
         for t, order in zip((q, k, v), orders):
             shape, n = t._data.shape, t._data.size
-            dense = packed[at:at + n].reshape(tuple(shape[d] for d in order))
-            grads.append(dense.permute(tuple(order.index(d) for d in range(len(shape)))))
+            dense = packed[at:at + n].reshape(tuple([shape[d] for d in order]))
+            grads.append(dense.permute(tuple([order.index(d) for d in range(len(shape))])))
             at += n
         gq, gk, gv = grads
     else:

@@ -8,6 +8,7 @@ The shapes are checked by ``_rules.nn`` before any kernel runs.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -127,19 +128,27 @@ def _chunks(n: int, per_sample: int, budget: int = 0) -> list[slice]:
     return [slice(i, min(i + step, n)) for i in range(0, n, step)]
 
 
-def _row_grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints, out: Ints) -> tuple[Any, Ints, list[int], int]:
+@functools.lru_cache(maxsize=1024)
+def _row_geometry(sp: Ints, kernel: Ints, padding: Ints, dilation: Ints, out: Ints) -> tuple[Ints, int, int, Ints, int]:
+    """``_row_grid``'s sizes for spatial sizes ``sp``: the grid's, its size, the tail, the unfolded kernel offsets'
+    shifts and the outputs' span (cached: shapes and params alone decide them, and every convolution's forward and
+    weight gradient asks)."""
+    nd = len(kernel)
+    gsp = tuple(sp[i] + 2 * padding[i] for i in range(nd - 1)) + (out[-1],)
+    steps = tuple(math.prod(gsp[i + 1:]) for i in range(nd))
+    tail = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(1, nd - 1))
+    offsets = tuple(sum(k[i] * dilation[i] * steps[i] for i in range(nd - 1))
+                    for k in itertools.product(*(range(kernel[i]) for i in range(nd - 1))))
+    return gsp, math.prod(gsp), tail, offsets, out[0] * steps[0]
+
+
+def _row_grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints, out: Ints) -> tuple[Any, Ints, Ints, int]:
     """The row grid of NOTE [convolution on the padded grid]: ``x`` (N, C, *S) as (N, k_last, C, size + tail), the
     trailing kernel taps folded into shifted copies as wide as the output's rows, zero where they read padding;
     with the grid's sizes, the remaining kernel offsets' shifts on it and the outputs' span (the first out[0] grid
     rows; a 3-d grid's middle dims reach past it by ``tail``)."""
-    nd = len(kernel)
     n, c = x.shape[:2]
-    gsp = tuple(x.shape[2 + i] + 2 * padding[i] for i in range(nd - 1)) + (out[-1],)
-    steps = tuple(math.prod(gsp[i + 1:]) for i in range(nd))
-    size = math.prod(gsp)
-    tail = sum((kernel[i] - 1) * dilation[i] * steps[i] for i in range(1, nd - 1))
-    offsets = [sum(k[i] * dilation[i] * steps[i] for i in range(nd - 1))
-               for k in itertools.product(*(range(kernel[i]) for i in range(nd - 1)))]
+    gsp, size, tail, offsets, span = _row_geometry(x.shape[2:], kernel, padding, dilation, out)
     fold = kernel[-1]
     cols = np.zeros((n, fold, c, size + tail), dtype=x.dtype)
     grid = cols[..., :size].reshape((n, fold, c) + gsp)
@@ -150,7 +159,7 @@ def _row_grid(x: Any, kernel: Ints, padding: Ints, dilation: Ints, out: Ints) ->
         lo, hi = max(0, pl - f * dl), min(out[-1], pl - f * dl + last)
         if lo < hi:
             grid[(slice(None), f, slice(None)) + lead + (slice(lo, hi),)] = x[..., lo + f * dl - pl:hi + f * dl - pl]
-    return cols, gsp, offsets, out[0] * steps[0]
+    return cols, gsp, offsets, span
 
 
 def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) -> Any:
@@ -224,14 +233,17 @@ def _grid_conv(x: Any, w: Any, padding: Ints, dilation: Ints, bias: Any = None) 
 # of a whole-batch buffer: 1.0-1.7 ms for ResNet's layer); before this round, folding the trailing kernel taps into
 # (k * C, L) rows (one copy per tap; slower at every size measured, in the third round).
 
-def _shared_grid(sizes: Ints, out: Ints, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Ints, int, list[int], int]:
+@functools.lru_cache(maxsize=1024)
+def _shared_grid(sizes: Ints, out: Ints, kernel: Ints, padding: Ints, dilation: Ints) -> tuple[Ints, int, Ints, int]:
     """NOTE [weight gradient on the grid]'s grid: the cells per spatial dim, the zeros before the first sample, each
-    kernel offset's shift and the zeros past the last sample that the largest shift reads."""
+    kernel offset's shift and the zeros past the last sample that the largest shift reads (cached, as
+    ``_row_geometry``)."""
     nd = len(kernel)
     cells = tuple(max(sizes[i] + padding[i], out[i]) for i in range(nd))
     steps = tuple(math.prod(cells[i + 1:]) for i in range(nd))
     lead = sum(padding[i] * steps[i] for i in range(nd))
-    shifts = [sum(k[i] * dilation[i] * steps[i] for i in range(nd)) for k in itertools.product(*(range(q) for q in kernel))]
+    shifts = tuple(sum(k[i] * dilation[i] * steps[i] for i in range(nd))
+                   for k in itertools.product(*(range(q) for q in kernel)))
     return cells, lead, shifts, max(shifts)
 
 

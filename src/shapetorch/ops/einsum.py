@@ -34,7 +34,7 @@ from . import arithmetic  # noqa: F401  (registers the mul primitive)
 from ._registry import public
 from .matmul import _MATMUL
 from .reduction import _SUM
-from .views import _DIAGONAL, _PERMUTE, _RESHAPE, _view_of
+from .views import _DIAGONAL, _view_of, permute_known, reshape_known
 
 Step = tuple[str, int, Any]  # (kind, slot, argument): the argument is a shape, dims or the other slot
 _MUL = PRIMS["mul"]
@@ -203,9 +203,9 @@ def _run(steps: tuple[Step, ...], result: int, operands: list[Tensor], direct: b
         elif kind == "sum":  # integer and bool sums go through the public sum (its accumulation dtype)
             slots[s] = _SUM(t, axis=arg, keepdims=False) if direct else t.sum(arg, dtype=t.dtype)
         elif kind == "reshape":
-            slots[s] = _view_of(_RESHAPE(t, shape=arg), t) if direct else t.reshape(arg)
+            slots[s] = reshape_known(t, arg) if direct else t.reshape(arg)
         elif kind == "permute":
-            slots[s] = _view_of(_PERMUTE(t, axes=arg), t) if direct else t.permute(arg)
+            slots[s] = permute_known(t, arg) if direct else t.permute(arg)
         else:  # diag
             slots[s] = _view_of(_DIAGONAL(t, offset=0, axis1=arg[0], axis2=arg[1]), t) if direct else t.diagonal(0, *arg)
     return slots[result]

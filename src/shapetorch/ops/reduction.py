@@ -44,12 +44,13 @@ def _dims(input: Tensor, dim: Any, op: str) -> tuple[int, ...]:
     # bool is no int here, and would otherwise share 1's cache entry)
     if type(dim) is int:
         return _reduce_dims(input._data.ndim, dim, op)
-    if (type(dim) is tuple or type(dim) is list) and {*map(type, dim)} <= _INT_ONLY:
-        return _reduce_dims(input._data.ndim, tuple(dim), op)
+    if type(dim) is tuple or type(dim) is list:
+        for d in dim:  # (one type test each: int_list's)
+            if type(d) is not int:
+                break
+        else:
+            return _reduce_dims(input._data.ndim, tuple(dim), op)
     return check(reduce_dims, input._data.ndim, dim, op=op)
-
-
-_INT_ONLY = {int}
 
 
 @functools.lru_cache(maxsize=4096)

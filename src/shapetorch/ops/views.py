@@ -64,7 +64,21 @@ def _permute_kernel(a: Any, axes: tuple[int, ...]) -> Any:
 def _untracked(input: Tensor, data: Any) -> Tensor:
     out = _new(Tensor)  # (untracked_result, inlined: every view of a first-order backward passes here)
     out._data, out._device, out._requires_grad = data, input._device, False
-    return _view_of(out, input)
+    # (_view_of's tests inlined: a NumPy view of a NumPy array, or a device array; a 0-d NumPy scalar base and a copy
+    # are _view_of's)
+    src = input._data
+    if type(data) is _NDARRAY:
+        if type(src) is not _NDARRAY or (b := data.base) is None or (b is not src and b is not src.base):
+            return _view_of(out, input)
+    elif isinstance(src, np.generic):
+        return _view_of(out, input)
+    mark_view(out, input)
+    if input._created_in is not None:
+        inherit_custom_view(out, input)
+    return out
+
+
+_NDARRAY = np.ndarray
 
 
 _new = object.__new__
@@ -74,9 +88,35 @@ def _view_kernel(a: Any, shape: tuple[int, ...]) -> Any:
     return np.reshape(a, shape, copy=False)
 
 
-_RESHAPE = Prim("reshape", _reshape_kernel, lambda g, n: (g.reshape(n.inputs[0]._data.shape),))
-_VIEW = Prim("view", _view_kernel, lambda g, n: (g.reshape(n.inputs[0]._data.shape),))
-_PERMUTE = Prim("permute", _permute_kernel, lambda g, n: (g.permute(tuple(np.argsort(n.params["axes"]).tolist())),))
+@functools.lru_cache(maxsize=1024)
+def _inverse(axes: tuple[int, ...]) -> tuple[int, ...]:
+    """The order that undoes the permutation ``axes`` (``np.argsort`` of a tuple costs more than a tiny view)."""
+    return tuple(sorted(range(len(axes)), key=axes.__getitem__))
+
+
+_RESHAPE = Prim("reshape", _reshape_kernel, lambda g, n: (reshape_known(g, n.inputs[0]._data.shape),))
+_VIEW = Prim("view", _view_kernel, lambda g, n: (reshape_known(g, n.inputs[0]._data.shape),))
+_PERMUTE = Prim("permute", _permute_kernel, lambda g, n: (permute_known(g, _inverse(n.params["axes"])),))
+
+
+# NOTE [known view]: ``reshape_known(t, shape)`` and ``permute_known(t, axes)`` are ``t.reshape(shape)`` and
+# ``t.permute(axes)`` for a shape or an order known to hold (the public ops', after their argument guard and rule; a
+# view's vjp, which reshapes or permutes the gradient back to its input's shape): the primitive straight away, by the
+# untracked call's shortcut (NOTE [untracked view]) where the input records nothing, so the same view with the same
+# node. Every view's backward passes here; the guard, the size parsing and the rule cost as much as the view itself.
+# (The CPU kernels' one method call is made directly: a keyword call into the kernel costs as much as the method.)
+def reshape_known(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    if (k := untracked_kernel(_RESHAPE, t)) is not None:
+        return _untracked(t, t._data.reshape(shape) if k is _reshape_kernel else k(t._data, shape=shape))
+    return _view_of(_RESHAPE(t, shape=shape), t)
+
+
+def permute_known(t: Tensor, axes: tuple[int, ...]) -> Tensor:
+    if (k := untracked_kernel(_PERMUTE, t)) is not None:
+        return _untracked(t, t._data.transpose(axes) if k is _permute_kernel else k(t._data, axes=axes))
+    return _view_of(_PERMUTE(t, axes=axes), t)
+
+
 def _expand_kernel(a: Any, shape: tuple[int, ...]) -> Any:
     """``np.broadcast_to(a, shape)`` (the rule has checked ``shape``). For a C-contiguous array the view is made
     directly, an ndarray over ``a``'s buffer with stride 0 along the new and the broadcast dims: broadcast_to's
@@ -144,10 +184,7 @@ def _transpose_axes(shape: tuple[int, ...], dim0: int, dim1: int) -> tuple[int, 
 @public("shape")
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """A tensor with the same elements in ``shape`` (one size may be -1); a view when possible."""
-    sizes = _reshape_rule(input._data.shape, int_list(shape, "reshape"), "reshape")
-    if (k := untracked_kernel(_RESHAPE, input)) is not None:
-        return _untracked(input, k(input._data, shape=sizes))
-    return _view_of(_RESHAPE(input, shape=sizes), input)
+    return reshape_known(input, _reshape_rule(input._data.shape, int_list(shape, "reshape"), "reshape"))
 
 
 def _view(self: Tensor, *shape: Any) -> Tensor:
@@ -176,18 +213,12 @@ def _permute_axes(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, 
 
 @public("shape")
 def permute(input: Tensor, *dims: Any) -> Tensor:
-    axes = _permute_axes(input._data.shape, int_list(dims, "permute"))
-    if (k := untracked_kernel(_PERMUTE, input)) is not None:
-        return _untracked(input, k(input._data, axes=axes))
-    return _view_of(_PERMUTE(input, axes=axes), input)
+    return permute_known(input, _permute_axes(input._data.shape, int_list(dims, "permute")))
 
 
 @public("shape", aliases=("swapaxes", "swapdims"))
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    axes = _transpose_axes(input._data.shape, dim0, dim1)
-    if (k := untracked_kernel(_PERMUTE, input)) is not None:
-        return _untracked(input, k(input._data, axes=axes))
-    out = _view_of(_PERMUTE(input, axes=axes), input)
+    out = permute_known(input, _transpose_axes(input._data.shape, dim0, dim1))
     return out if out._grad_fn is None else as_node(out, "TransposeBackward0", input)
 
 
@@ -200,10 +231,7 @@ def _t_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
 @public("shape")
 def t(input: Tensor) -> Tensor:
     """Transpose a matrix; 0-D and 1-D tensors are returned as they are."""
-    axes = _t_axes(input._data.shape)
-    if (k := untracked_kernel(_PERMUTE, input)) is not None:
-        return _untracked(input, k(input._data, axes=axes))
-    out = _view_of(_PERMUTE(input, axes=axes), input)
+    out = permute_known(input, _t_axes(input._data.shape))
     return out if out._grad_fn is None else as_node(out, "TBackward0", input)
 
 
@@ -223,10 +251,7 @@ def _mT_axes(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _mT(self: Tensor) -> Tensor:
     # (every matmul's vjp transposes: the rule's verdict is cached and the guard of ``transpose`` skipped)
-    axes = _mT_axes(self._data.shape)
-    if (k := untracked_kernel(_PERMUTE, self)) is not None:
-        return _untracked(self, k(self._data, axes=axes))
-    out = _view_of(_PERMUTE(self, axes=axes), self)
+    out = permute_known(self, _mT_axes(self._data.shape))
     return out if out._grad_fn is None else as_node(out, "TransposeBackward0", self)
 
 
@@ -248,10 +273,7 @@ def adjoint(input: Tensor) -> Tensor:
 @public("shape")
 def squeeze(input: Tensor, dim: int | tuple[int, ...] | list[int] | None = None) -> Tensor:
     """Remove size-1 dims: all of them, or those of ``dim`` that have size 1."""
-    new = check(RV.squeeze_shape, input._data.shape, dim, op="squeeze")
-    if (k := untracked_kernel(_RESHAPE, input)) is not None:
-        return _untracked(input, k(input._data, shape=new))
-    out = _view_of(_RESHAPE(input, shape=new), input)
+    out = reshape_known(input, check(RV.squeeze_shape, input._data.shape, dim, op="squeeze"))
     # torch's node: SqueezeBackward0 for all dims, 1 for one dim, 2 for a list of them
     return out if out._grad_fn is None else as_node(
         out, f"SqueezeBackward{0 if dim is None else 1 if isinstance(dim, int) else 2}", input)
@@ -259,10 +281,7 @@ def squeeze(input: Tensor, dim: int | tuple[int, ...] | list[int] | None = None)
 
 @public("shape")
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    new = check(RV.unsqueeze_shape, input._data.shape, dim, op="unsqueeze")
-    if (k := untracked_kernel(_RESHAPE, input)) is not None:
-        return _untracked(input, k(input._data, shape=new))
-    out = _view_of(_RESHAPE(input, shape=new), input)
+    out = reshape_known(input, check(RV.unsqueeze_shape, input._data.shape, dim, op="unsqueeze"))
     return out if out._grad_fn is None else as_node(out, "UnsqueezeBackward0", input)
 
 
@@ -289,10 +308,7 @@ def _expand_rule(shape: tuple[int, ...], sizes: tuple[int, ...], op: str) -> tup
 
 
 def _expand(self: Tensor, *sizes: Any) -> Tensor:
-    new = _expand_rule(self._data.shape, int_list(sizes, "expand"), "expand")
-    if new == self._data.shape:
-        return _view_of(_RESHAPE(self, shape=new), self)
-    return _view_of(_EXPAND(self, shape=new), self)
+    return expand_known(self, _expand_rule(self._data.shape, int_list(sizes, "expand"), "expand"))
 
 
 def expand_known(self: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -300,9 +316,7 @@ def expand_known(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     shape, on every backward of a sum or mean): the primitive straight away, without the argument guard and the
     rule's check (their answers here are known), as the same view with the same node."""
     if shape == self._data.shape:
-        if (k := untracked_kernel(_RESHAPE, self)) is not None:
-            return _untracked(self, k(self._data, shape=shape))
-        return _view_of(_RESHAPE(self, shape=shape), self)
+        return reshape_known(self, shape)
     if (k := untracked_kernel(_EXPAND, self)) is not None:
         return _untracked(self, k(self._data, shape=shape))
     return _view_of(_EXPAND(self, shape=shape), self)
