@@ -81,10 +81,11 @@ def _complex_words(x: Any) -> list[int]:
     return [int(z[0]), int(z[1])]
 
 
-# A fresh output's elementwise launch without a check, by the expression, the dtypes, the shape and each operand's
-# shape and strides (or a scalar's dtype), and the limits: (shader, parameter block up to the scalars' words, grid,
-# each operand's offset word or -1 for a scalar). A step computes the same shapes step after step; a plan found
-# again only places the operands' offsets and scalars.
+# An elementwise launch without a check into a fresh output (or into a given one laid out as a fresh one: contiguous,
+# at offset 0, sharing no buffer with an operand -- the same shader and words), by the expression, the dtypes, the
+# shape and each operand's shape and strides (or a scalar's dtype), and the limits: (shader, parameter block up to
+# the scalars' words, grid, each operand's offset word or -1 for a scalar). A step computes the same shapes step
+# after step; a plan found again only places the operands' offsets and scalars.
 _EW_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
@@ -99,12 +100,17 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     writes (:func:`redirect`). An operand that is ``out`` itself (the same elements, same dtype) reads the
     element it is about to overwrite ('o' mode); an operand elsewhere in ``out``'s buffer is read from a copy."""
     key: tuple[Any, ...] | None = None
-    if out is None and not check:
+    into = out is not None and _fresh_layout(out, shape, out_dtype, operands)
+    if (out is None or into) and not check:
         key = (expr, out_dtype, shape, helpers, len(extra), RT.max_groups, RT.max_binding,
                *[(nm, x.shape, x.stride, x.dtype) if type(x) is WArray else (nm, sdt) for nm, x, sdt in operands])
         plan = _EW_PLANS.get(key)
         if plan is not None and not any(type(x) is WArray and chunks.large(x) for _, x, _ in operands):
-            out = RT.empty(shape, out_dtype)
+            if out is None:
+                out = RT.empty(shape, out_dtype)
+                recipe: Any = (out, expr, operands, shape, extra, check, helpers)
+            else:
+                recipe = None  # (an in-place write is no fresh output an in-place op could redirect)
             assert out.st is not None
             pbufs = [out.st.buf]
             pmeta = plan[1].copy()
@@ -118,7 +124,7 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
                     pmeta.append(_word(x, sdt))
             if extra:
                 pmeta += [f32_bits(v) for v in extra]
-            RT.dispatch(plan[0], pbufs, pmeta, plan[2], (out, expr, operands, shape, extra, check, helpers))
+            RT.dispatch(plan[0], pbufs, pmeta, plan[2], recipe)
             return out
     fresh = out is None
     if out is None:
@@ -186,6 +192,16 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
             _EW_PLANS.clear()
         _EW_PLANS[key] = (wgsl, meta[:head], grid, slots)
     return out
+
+
+def _fresh_layout(out: WArray, shape: tuple[int, ...], dtype: np.dtype[Any],
+                  operands: Sequence[tuple[str, Operand, np.dtype[Any]]]) -> bool:
+    """Whether ``out`` is laid out as a fresh output of ``shape`` and ``dtype`` would be (so a fresh output's plan
+    writes it as it is): contiguous from offset 0, over the binding limit not, and no operand in its buffer."""
+    st = out.st
+    return (st is not None and out.offset == 0 and out.shape == shape and out.dtype == dtype
+            and out.stride == contiguous_strides(shape) and not chunks.large(out)
+            and not any(type(x) is WArray and x.st is st for _, x, _ in operands))
 
 
 def _elementwise_chunks(expr: str, out: WArray, operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
