@@ -2096,18 +2096,27 @@ class _StepGroup:
         self.items: list[tuple[tuple[WArray, ...], list[int]]] = []
         self.bufs: set[int] = set()
         self.recorded_at = -1  # RT.n_dispatch after the last group was recorded
+        # while a StepPlan is made (:func:`step_plan`): the launches recorded, with each one's scalar positions, and
+        # the (key, state arrays per parameter) of the updates held
+        self.collected: list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]] | None = None
+        self.kinds: set[tuple[tuple[str, tuple[str, ...]], int]] = set()
+
+    def starting(self) -> None:
+        """An optimizer step's first update is coming: after other work (the end of a backward pass), the forward
+        and backward are submitted now, so the device runs them while the host records the updates and the next
+        step's forward (the earlier submit that a sync would otherwise wait for). Not for a short batch (a small
+        model's step, the state a first step makes between its updates): a submit costs the host 0.4-0.6 ms on
+        lavapipe, 3-4 dispatches' worth, which a short batch does not win back."""
+        if RT.n_dispatch != self.recorded_at and RT.batch_count >= STEP_SUBMIT_MIN and RT.submit_at_step:
+            RT.flush()
 
     def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int],
             ids: set[int]) -> None:
         """Hold the update of ``arrays`` (whose storages' ids are ``ids``) back, to be recorded with its group."""
-        if not self.items and RT.n_dispatch != self.recorded_at and RT.batch_count >= STEP_SUBMIT_MIN \
-                and RT.submit_at_step:
-            # the first update of an optimizer step, after other work: the end of a backward pass. The forward and
-            # backward are submitted now, so the device runs them while the host records the updates and the next
-            # step's forward (the earlier submit that a sync would otherwise wait for). Not for a short batch
-            # (a small model's step, the state a first step makes between its updates): a submit costs the host
-            # 0.4-0.6 ms on lavapipe, 3-4 dispatches' worth, which a short batch does not win back
-            RT.flush()
+        if not self.items:
+            self.starting()
+        if self.collected is not None:
+            self.kinds.add((key, len(arrays) - 2))
         # parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block, over
         # the buffers of one parameter (inline: this runs for every parameter of every step)
         if self.items and (key != self.key or ids & self.bufs
@@ -2126,20 +2135,76 @@ class _StepGroup:
             return
         meta = [0]
         bufs: list[Any] = []
+        slots = []  # where each item's scalars are (a StepPlan rewrites them)
         total = 0
         for arrays, scalars in items:  # (attrgetters, not comprehensions: no frame per parameter)
             total += math.prod(arrays[0].shape)
             meta.append(total)
             meta += map(_OFFSET, arrays)
+            slots.append(len(meta))
             meta += scalars
             bufs += map(_BUF, arrays)  # (fused_step took arrays with storages only)
         meta[0] = total
+        launches: list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]] = []
         if "capturable" in key[1]:  # the counts (each item's last array) first, as torch's step += 1
             steps = [arrays[-1] for arrays, _ in items]
-            RT.dispatch(G.step_increment_kernel(len(steps)), [a.st.buf for a in steps if a.st is not None],
-                        [a.offset for a in steps], (1, 1, 1))
-        RT.dispatch(G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total))
+            launches.append((G.step_increment_kernel(len(steps)), [a.st.buf for a in steps if a.st is not None],
+                             [a.offset for a in steps], (1, 1, 1), []))
+        launches.append((G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total), slots))
+        for wgsl, lbufs, lmeta, grid, _ in launches:
+            RT.dispatch(wgsl, lbufs, lmeta, grid)
+        if self.collected is not None:
+            self.collected += launches
         self.recorded_at = RT.n_dispatch
+
+
+class StepPlan:
+    """One parameter group's fused step as it was recorded (:func:`step_plan`): its launches, replayed with the
+    scalar words of a later step's hyperparameters. What it binds is the caller's to vouch for: the same buffers at
+    the same offsets and layouts (``optim.Optimizer``'s plan checks them before each replay)."""
+
+    def __init__(self, kind: str, nstate: int, flags: tuple[str, ...],
+                 launches: list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]]) -> None:
+        self.kind, self.nstate, self.flags, self.launches = kind, nstate, flags, launches
+        self.count = sum(len(slots) for *_, slots in launches)  # the parameters it updates
+
+    def words(self, hyper: dict[str, Any]) -> list[int] | None:
+        """The scalar words of ``hyper``; None where they need another kernel (its flags changed: a weight decay
+        set to 0, say)."""
+        key = (self.kind, self.nstate, *hyper.items())
+        got = _STEP_WORDS.get(key) or _step_words(self.kind, self.nstate, hyper)
+        return got[1] if got[0] == self.flags else None
+
+    def run(self, words: list[int]) -> None:
+        """Record the step's launches with ``words`` in each item's scalars (after the updates held back)."""
+        _STEPS.starting()
+        RT.record_deferred()
+        n = len(words)
+        for wgsl, bufs, meta, grid, slots in self.launches:
+            if slots:
+                meta = meta.copy()
+                for at in slots:
+                    meta[at:at + n] = words
+            RT.dispatch(wgsl, bufs, meta, grid)
+        _STEPS.recorded_at = RT.n_dispatch
+
+
+def step_plan(update: Callable[[], Any]) -> StepPlan | None:
+    """Run ``update`` (one parameter group's step) with its fused updates recorded apart from the work before and
+    after them, and return them as a :class:`StepPlan`, or None where they were no single kind of fused update
+    (some parameter took the optimizer's ops, or none was updated)."""
+    RT.record_deferred()
+    _STEPS.collected, _STEPS.kinds = [], set()
+    try:
+        update()
+        RT.record_deferred()
+        launches, kinds = _STEPS.collected, _STEPS.kinds
+    finally:
+        _STEPS.collected, _STEPS.kinds = None, set()
+    if not launches or len(kinds) != 1:
+        return None
+    ((kind, flags), nstate), = kinds
+    return StepPlan(kind, nstate, flags, launches)
 
 
 _STEPS = _StepGroup()
