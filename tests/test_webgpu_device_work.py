@@ -229,6 +229,7 @@ def test_a_groups_step_replays_its_plan_and_changes_take_the_ops_again(name, kwa
     sched = st.optim.lr_scheduler.ExponentialLR(opt, 0.9)
     tsched = torch.optim.lr_scheduler.ExponentialLR(topt, 0.9)
     grads = [st.zeros(s, device=DEV) for s in shapes]
+    dispatches: list[int] = []
 
     def step(k: int) -> None:
         for i, (p, tp, g) in enumerate(zip(ps, tps, grads)):
@@ -247,7 +248,10 @@ def test_a_groups_step_replays_its_plan_and_changes_take_the_ops_again(name, kwa
                 group["weight_decay"] = tgroup["weight_decay"] = 0.0
         if k == 9:
             opt.load_state_dict(opt.state_dict())
+        st.synchronize()
+        before = st.memory_stats()["num_dispatches"]
         opt.step()
+        dispatches.append(st.memory_stats()["num_dispatches"] - before)
         topt.step()
         sched.step()
         tsched.step()
@@ -270,6 +274,11 @@ def test_a_groups_step_replays_its_plan_and_changes_take_the_ops_again(name, kwa
             assert replays == [False], k
         elif k >= 3:
             assert replays == [True], k
+            # one dispatch for the group (and the counts' increment), as an uninterrupted step's: not the first
+            # step's, whose updates were recorded between the fills of the state it made (after the load, Adam's
+            # host counts are on the device, each advanced by an op, as load_state_dict put them there)
+            if k < 9 or not host_counts:
+                assert dispatches[-1] == 1 + int(bool(kwargs.get("capturable"))), k
     for p, tp in zip(ps, tps):
         for key, value in topt.state[tp].items():
             if key != "step":

@@ -2096,10 +2096,8 @@ class _StepGroup:
         self.items: list[tuple[tuple[WArray, ...], list[int]]] = []
         self.bufs: set[int] = set()
         self.recorded_at = -1  # RT.n_dispatch after the last group was recorded
-        # while a StepPlan is made (:func:`step_plan`): the launches recorded, with each one's scalar positions, and
-        # the (key, state arrays per parameter) of the updates held
-        self.collected: list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]] | None = None
-        self.kinds: set[tuple[tuple[str, tuple[str, ...]], int]] = set()
+        # while a StepPlan is made (:func:`step_plan`): the updates held, as ``add`` got them
+        self.planned: list[tuple[tuple[str, tuple[str, ...]], tuple[WArray, ...], list[int], set[int]]] | None = None
 
     def starting(self) -> None:
         """An optimizer step's first update is coming: after other work (the end of a backward pass), the forward
@@ -2115,12 +2113,9 @@ class _StepGroup:
         """Hold the update of ``arrays`` (whose storages' ids are ``ids``) back, to be recorded with its group."""
         if not self.items:
             self.starting()
-        if self.collected is not None:
-            self.kinds.add((key, len(arrays) - 2))
-        # parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block, over
-        # the buffers of one parameter (inline: this runs for every parameter of every step)
-        if self.items and (key != self.key or ids & self.bufs
-                           or len(self.items) >= max(1, min(16, (RT.max_storage_buffers - 1) // len(arrays)))):
+        if self.planned is not None:
+            self.planned.append((key, arrays, scalars, ids))
+        if self.items and (key != self.key or ids & self.bufs or _full(len(self.items), len(arrays))):
             RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group
         if not self.items:
             self.key = key
@@ -2133,29 +2128,40 @@ class _StepGroup:
         self.items, self.bufs, self.key = [], set(), None
         if not items or key is None:
             return
-        meta = [0]
-        bufs: list[Any] = []
-        slots = []  # where each item's scalars are (a StepPlan rewrites them)
-        total = 0
-        for arrays, scalars in items:  # (attrgetters, not comprehensions: no frame per parameter)
-            total += math.prod(arrays[0].shape)
-            meta.append(total)
-            meta += map(_OFFSET, arrays)
-            slots.append(len(meta))
-            meta += scalars
-            bufs += map(_BUF, arrays)  # (fused_step took arrays with storages only)
-        meta[0] = total
-        launches: list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]] = []
-        if "capturable" in key[1]:  # the counts (each item's last array) first, as torch's step += 1
-            steps = [arrays[-1] for arrays, _ in items]
-            launches.append((G.step_increment_kernel(len(steps)), [a.st.buf for a in steps if a.st is not None],
-                             [a.offset for a in steps], (1, 1, 1), []))
-        launches.append((G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total), slots))
-        for wgsl, lbufs, lmeta, grid, _ in launches:
-            RT.dispatch(wgsl, lbufs, lmeta, grid)
-        if self.collected is not None:
-            self.collected += launches
+        for wgsl, bufs, meta, grid, _ in _launches(key, items):
+            RT.dispatch(wgsl, bufs, meta, grid)
         self.recorded_at = RT.n_dispatch
+
+
+def _full(n: int, narrays: int) -> bool:
+    """Whether ``n`` held updates of ``narrays`` arrays each fill a dispatch: the adapter's storage buffers per shader
+    stage, less the parameter block, over the buffers of one parameter (at most 16 parameters)."""
+    return n >= max(1, min(16, (RT.max_storage_buffers - 1) // narrays))
+
+
+def _launches(key: tuple[str, tuple[str, ...]], items: list[tuple[tuple[WArray, ...], list[int]]]
+              ) -> list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]]:
+    """The dispatches of one group of updates (shader, buffers, parameter words, grid, where each item's scalars are
+    in the words)."""
+    meta = [0]
+    bufs: list[Any] = []
+    slots = []  # where each item's scalars are (a StepPlan rewrites them)
+    total = 0
+    for arrays, scalars in items:  # (attrgetters, not comprehensions: no frame per parameter)
+        total += math.prod(arrays[0].shape)
+        meta.append(total)
+        meta += map(_OFFSET, arrays)
+        slots.append(len(meta))
+        meta += scalars
+        bufs += map(_BUF, arrays)  # (fused_step took arrays with storages only)
+    meta[0] = total
+    launches: list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]] = []
+    if "capturable" in key[1]:  # the counts (each item's last array) first, as torch's step += 1
+        steps = [arrays[-1] for arrays, _ in items]
+        launches.append((G.step_increment_kernel(len(steps)), [a.st.buf for a in steps if a.st is not None],
+                         [a.offset for a in steps], (1, 1, 1), []))
+    launches.append((G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total), slots))
+    return launches
 
 
 class StepPlan:
@@ -2194,17 +2200,28 @@ def step_plan(update: Callable[[], Any]) -> StepPlan | None:
     after them, and return them as a :class:`StepPlan`, or None where they were no single kind of fused update
     (some parameter took the optimizer's ops, or none was updated)."""
     RT.record_deferred()
-    _STEPS.collected, _STEPS.kinds = [], set()
+    planned: list[tuple[tuple[str, tuple[str, ...]], tuple[WArray, ...], list[int], set[int]]] = []
+    _STEPS.planned = planned
     try:
         update()
         RT.record_deferred()
-        launches, kinds = _STEPS.collected, _STEPS.kinds
     finally:
-        _STEPS.collected, _STEPS.kinds = None, set()
-    if not launches or len(kinds) != 1:
+        _STEPS.planned = None
+    kinds = {(key, len(arrays) - 2) for key, arrays, _, _ in planned}
+    if len(kinds) != 1:
         return None
+    # the updates grouped into dispatches as ``_StepGroup.add`` groups an uninterrupted run of them (a first step
+    # records its updates between the fills of the state it makes: in more, smaller dispatches)
+    groups: list[list[tuple[tuple[WArray, ...], list[int]]]] = []
+    bufs: set[int] = set()
+    for _, arrays, scalars, ids in planned:
+        if not groups or ids & bufs or _full(len(groups[-1]), len(arrays)):
+            groups.append([])
+            bufs = set()
+        groups[-1].append((arrays, scalars))
+        bufs |= ids
     ((kind, flags), nstate), = kinds
-    return StepPlan(kind, nstate, flags, launches)
+    return StepPlan(kind, nstate, flags, [launch for items in groups for launch in _launches((kind, flags), items)])
 
 
 _STEPS = _StepGroup()
