@@ -284,7 +284,7 @@ class _GroupPlan:
         """Keep ``launches``, just recorded, for the buffers the group binds now; False where they cannot stand
         for a later step (a buffer missing, or step counts that differ between parameters)."""
         sig = self._sig()
-        if sig is None or (self.steps and len({float(t.item()) for t in self.steps}) != 1):
+        if sig is None or (self.steps and len(set(map(_count, self.steps))) != 1):
             return False
         if len(self.variants) >= self.VARIANTS:
             self.variants.clear()
@@ -314,7 +314,7 @@ class _GroupPlan:
         launches = self.variants.get(self._sig())
         if launches is None:
             return False
-        step = float(self.steps[0].item()) + 1 if self.steps else 0.0
+        step = _count(self.steps[0]) + 1 if self.steps else 0.0
         hyper = opt._fused_hyper(self.group, step)
         words = launches.words(hyper) if hyper is not None else None
         if words is None:
@@ -326,6 +326,12 @@ class _GroupPlan:
         for t in self.bumped:
             t._bump_version()
         return True
+
+
+def _count(step: Tensor) -> float:
+    """A step count's value (a host count from its array, without ``item()``'s op)."""
+    data = step._data
+    return float(data) if isinstance(data, (np.ndarray, np.generic)) else float(step.item())
 
 
 # each optimizer's plans, by the index of their group (weakly: an optimizer's copies and pickles carry none)
