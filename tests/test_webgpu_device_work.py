@@ -6,6 +6,8 @@ Skipped without a WebGPU adapter, unless SHAPETORCH_REQUIRE_WEBGPU=1 (then it fa
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -195,3 +197,101 @@ def test_fused_optimizer_step_with_a_strided_gradient(layout):
         opt.step()
         topt.step()
         np.testing.assert_allclose(p.detach().cpu().numpy(), tp.detach().numpy(), rtol=2e-6, atol=2e-7)
+
+
+@pytest.mark.parametrize("name,kwargs", [*OPTIMIZERS, ("Adam", {"lr": 0.01, "capturable": True}),
+                                         ("AdamW", {"lr": 0.01, "capturable": True, "amsgrad": True})])
+def test_a_groups_step_replays_its_plan_and_changes_take_the_ops_again(name, kwargs, monkeypatch):
+    """From the step after a group's fused step was recorded, an eager ``opt.step()`` replays that group's plan
+    (one Python pass per group, not per parameter) while its parameters, gradients' buffers and state stay; each
+    step as torch's: with a scheduler changing the learning rate every step, a weight decay turned off (another
+    kernel), a gradient that is a new tensor, a ``load_state_dict``, a parameter without a gradient for a step (Adam's
+    step counts on the host differ then: no plan), and a parameter group added."""
+    from shapetorch.optim import optimizer as O
+
+    replays: list[bool] = []
+    real = O._GroupPlan.replay
+
+    def counted(plan: Any, opt: Any) -> bool:
+        replays.append(real(plan, opt))
+        return replays[-1]
+
+    monkeypatch.setattr(O._GroupPlan, "replay", counted)
+    rng = np.random.default_rng(5)
+    shapes = [(3, 5), (7,), (2, 2, 3)]
+    w0 = [rng.normal(size=s).astype(np.float32) for s in shapes]
+    ps = [st.tensor(w, device=DEV, requires_grad=True) for w in w0]
+    tps = [torch.tensor(w, requires_grad=True) for w in w0]
+    tkw = {k: v for k, v in kwargs.items() if k != "capturable"}  # (torch's capturable wants CUDA tensors)
+    # (capturable: the bias corrections are float32 on the device, as torch's capturable; torch's here are float64)
+    rtol, atol = (5e-5, 2e-6) if kwargs.get("capturable") else (3e-6, 3e-7)
+    opt, topt = getattr(st.optim, name)(ps, **kwargs), getattr(torch.optim, name)(tps, **tkw)
+    sched = st.optim.lr_scheduler.ExponentialLR(opt, 0.9)
+    tsched = torch.optim.lr_scheduler.ExponentialLR(topt, 0.9)
+    grads = [st.zeros(s, device=DEV) for s in shapes]
+    dispatches: list[int] = []
+
+    def step(k: int) -> None:
+        for i, (p, tp, g) in enumerate(zip(ps, tps, grads)):
+            v = rng.normal(size=p.shape).astype(np.float32)
+            if k == 11 and i == 1:  # no gradient this step
+                p.grad = tp.grad = None
+                continue
+            if k == 5 and i == 0:  # a new tensor (another buffer)
+                p.grad = st.tensor(v, device=DEV)
+            else:
+                g.copy_(st.tensor(v, device=DEV))  # (the same buffer every step)
+                p.grad = g
+            tp.grad = torch.tensor(v)
+        if k == 7:
+            for group, tgroup in zip(opt.param_groups, topt.param_groups):
+                group["weight_decay"] = tgroup["weight_decay"] = 0.0
+        if k == 9:
+            opt.load_state_dict(opt.state_dict())
+        st.synchronize()
+        before = st.memory_stats()["num_dispatches"]
+        opt.step()
+        dispatches.append(st.memory_stats()["num_dispatches"] - before)
+        topt.step()
+        sched.step()
+        tsched.step()
+        for p, tp in zip(ps, tps):
+            np.testing.assert_allclose(p.detach().cpu().numpy(), tp.detach().numpy(), rtol=rtol, atol=atol,
+                                       err_msg=f"step {k}")
+
+    decayed = kwargs.get("weight_decay", 0.01 if name == "AdamW" else 0.0) != 0  # (turned off at step 7)
+    stateful = name != "SGD" or kwargs.get("momentum", 0) != 0  # (new state tensors at step 9)
+    # step counts on the host differ between the parameters after step 11: no one set of scalars, no plan
+    host_counts = name != "SGD" and not kwargs.get("capturable")
+    for k in range(13):
+        version = ps[2]._version
+        replays.clear()
+        step(k)
+        assert ps[2]._version > version
+        if kwargs.get("maximize"):
+            assert replays == [], k  # (a maximizing step negates its gradients: no plan)
+        elif k in (5, 11) or (k == 7 and decayed) or (k == 9 and stateful) or (k == 12 and host_counts):
+            assert replays == [False], k
+        elif k >= 3:
+            assert replays == [True], k
+            # one dispatch for the group (and the counts' increment), as an uninterrupted step's: not the first
+            # step's, whose updates were recorded between the fills of the state it made (after the load, Adam's
+            # host counts are on the device, each advanced by an op, as load_state_dict put them there)
+            if k < 9 or not host_counts:
+                assert dispatches[-1] == 1 + int(bool(kwargs.get("capturable"))), k
+    for p, tp in zip(ps, tps):
+        for key, value in topt.state[tp].items():
+            if key != "step":
+                np.testing.assert_allclose(opt.state[p][key].cpu().numpy(), value.numpy(), rtol=rtol, atol=atol)
+            else:
+                assert float(opt.state[p][key].cpu()) == float(value)
+    # a group added: the first group keeps its plan, the second makes its own
+    extra = st.tensor(rng.normal(size=(4,)).astype(np.float32), device=DEV, requires_grad=True)
+    textra = torch.tensor(extra.detach().cpu().numpy(), requires_grad=True)
+    opt.add_param_group({"params": [extra]})
+    topt.add_param_group({"params": [textra]})
+    ps.append(extra)
+    tps.append(textra)
+    grads.append(st.zeros(4, device=DEV))
+    for k in range(13, 16):
+        step(k)

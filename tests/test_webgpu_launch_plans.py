@@ -313,3 +313,51 @@ def test_basic_index_layouts_are_kept_per_layout_and_index():
                           (A[..., rnd:rnd + 2], ta[..., rnd:rnd + 2])):
             assert tuple(got.shape) == tuple(want.shape)
             np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+
+def test_an_elementwise_write_into_a_tensor_laid_out_as_a_fresh_output_takes_its_plan(monkeypatch: pytest.MonkeyPatch):
+    """``kernels.assign`` (a compiled call's copy into its static input) into a contiguous tensor at offset 0 takes
+    the fresh output's elementwise plan (the same shader and words: no shader built), with no recipe (a write in
+    place is no fresh output to redirect); into a strided view or a view at an offset it builds its launch; an operand
+    in the output's own buffer reads it in place. Each gives torch's values."""
+    from shapetorch.backends.webgpu import codegen as G
+    from shapetorch.backends.webgpu import kernels as K
+    from shapetorch.backends.webgpu.runtime import RT
+
+    recipes: list[Any] = []
+    built: list[str] = []
+    dispatch, build = RT.dispatch, G.elementwise
+
+    def spy(wgsl: str, buffers: Any, meta: Any, grid: Any, recipe: Any = None) -> None:
+        recipes.append(recipe)
+        dispatch(wgsl, buffers, meta, grid, recipe)
+
+    def counted(*args: Any) -> str:
+        built.append(args[0])
+        return build(*args)
+
+    src = np.arange(24, dtype=np.float32).reshape(4, 6)
+    for _ in range(2):  # (the first call makes the plan)
+        K.contiguous_copy(st.tensor(src, device=DEV)._data)
+    cases = {
+        "whole": (np.zeros((4, 6), np.float32), lambda d: d, True),
+        "strided": (np.zeros((6, 4), np.float32), lambda d: d.t(), False),
+        "offset": (np.zeros((5, 6), np.float32), lambda d: d[1:], False),
+    }
+    for name, (init, view, planned) in cases.items():
+        dst, ref, x = st.tensor(init, device=DEV), torch.tensor(init), st.tensor(src, device=DEV)
+        recipes.clear()
+        built.clear()
+        monkeypatch.setattr(RT, "dispatch", spy)
+        monkeypatch.setattr(G, "elementwise", counted)
+        K.assign(view(dst)._data, x._data)
+        monkeypatch.undo()
+        view(ref).copy_(torch.tensor(src))
+        np.testing.assert_array_equal(dst.cpu().numpy(), ref.numpy(), err_msg=name)
+        assert recipes == [None], name
+        assert (built == []) == planned, name
+    a = st.tensor(src, device=DEV)
+    K.assign(a._data, (a * 2)._data)
+    K.assign(a._data, a._data)  # (the operand is the output: read in place)
+    np.testing.assert_array_equal(a.cpu().numpy(), 2 * src)

@@ -238,8 +238,10 @@ def test_the_native_calls_are_taken_only_with_the_declarations_they_were_written
 
 def test_handles_of_another_type_switch_to_the_public_calls_without_losing_a_dispatch(rt, monkeypatch):
     """Should wgpu's objects hold handles the C calls do not take (cffi checks each argument's type), the dispatch
-    being recorded goes through the public methods, as does every later one; values and gradients stay torch's."""
+    being recorded goes through the public methods, as does every later one; values and gradients stay torch's.
+    (That is a batch opened through wgpu-py; one opened through wgpu-native's own calls: the next test.)"""
     st.synchronize()
+    monkeypatch.setattr(rt, "native", None)
     set_pipeline, set_bind_group, dispatch, offsets = rt.raw
     calls = []
 
@@ -250,6 +252,26 @@ def test_handles_of_another_type_switch_to_the_public_calls_without_losing_a_dis
     monkeypatch.setattr(rt, "raw", (set_pipeline, wrong_handle, dispatch, offsets))
     run(lambda lib, a, b: ((a * 2).exp() @ b.T).sum(1) - a.mean(), data((5, 7)), data((3, 7), seed=1))
     assert calls == [0] and rt.raw is None  # the first dispatch fell back, and the rest took the public calls
+
+
+def test_handles_refused_in_a_native_batch_drop_it_with_a_coded_error_then_the_public_calls_take_over(rt, monkeypatch):
+    """A batch whose encoder and pass are wgpu-native's own (``runtime.Native``) has no wgpu-py pass to go on with
+    when a dispatch's C call refuses the handles: the batch is dropped with the coded error (as a batch the device
+    rejects), nothing is left open, and the later work takes the public calls, with torch's values."""
+    st.synchronize()
+    assert rt.native is not None
+    monkeypatch.setattr(rt, "native", rt.native)  # (restored after the test, as raw)
+    set_pipeline, set_bind_group, dispatch, offsets = rt.raw
+
+    def wrong_handle(pid, index, group, n, offs):  # noqa: ANN001, ANN202
+        return set_bind_group(pid, index, rt.device, n, offs)  # a device is no bind group: cffi raises TypeError
+
+    monkeypatch.setattr(rt, "raw", (set_pipeline, wrong_handle, dispatch, offsets))
+    a = st.tensor(data((5, 7)), device=DEV)
+    with pytest.raises(st.DeviceError, match="refused this wgpu's handles"):
+        (a * 2 + 1).exp().sum().item()
+    assert rt.raw is None and rt.native is None and rt.encoder is None
+    run(lambda lib, a, b: ((a * 2).exp() @ b.T).sum(1) - a.mean(), data((5, 7)), data((3, 7), seed=1))
 
 
 def test_a_process_with_public_calls_trains_as_torch(tmp_path):

@@ -35,7 +35,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from ._autocast import AUTOCAST
 from ._errors import fail
+from ._grad_mode import is_grad_enabled, no_grad
+from ._tensor import Tensor
 from .ops._registry import public
 
 # torch's modes (``torch._inductor.list_mode_options``); those that turn its CUDA graphs on replay WebGPU graphs here
@@ -152,53 +155,35 @@ class Graphed:
 
     def signature(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The guards of a call (hashable), or None when it runs eagerly (no tensor on WebGPU, an unhashable
-        argument)."""
-        from ._autocast import AUTOCAST
-        from ._grad_mode import is_grad_enabled
-        from ._tensor import Tensor
-
-        on_gpu = [False]
+        argument). It runs at every call, so it is one flat tuple built in one pass (no nested frames per tensor
+        but :func:`_guard`'s, the modules' parameter dicts listed once)."""
         parts: list[Any] = []
-
-        def visit(a: Any) -> None:
-            if isinstance(a, Tensor):
-                d = a._device
-                if d.type == "webgpu":
-                    on_gpu[0] = True
-                parts.append((Tensor, tuple(a.shape), a.dtype, d, a.requires_grad))
-            elif isinstance(a, (tuple, list)):
-                parts.append((type(a), len(a)))
-                for b in a:
-                    visit(b)
-            elif isinstance(a, dict):
-                parts.append((dict, tuple(a)))
-                for b in a.values():
-                    visit(b)
-            else:
-                parts.append(a)
-
-        visit(args)
-        visit(kwargs)
-        module, opt = self.module, self.optimizer
-        if module is not None:
-            mods = self._modules
-            if mods is None:
-                mods = self._modules = list(module.modules())
-            for m in mods:
+        on_gpu = _guard(args, parts)
+        if kwargs:
+            on_gpu = _guard(kwargs, parts) or on_gpu
+        if self.module is not None:
+            held = self._modules
+            if held is None:
+                held = self._modules = [(m, m._parameters, m._buffers) for m in self.module.modules()]
+            for m, params, buffers in held:
                 parts.append(m.training)
-                for t in (*m._parameters.values(), *m._buffers.values()):
-                    if t is not None:
-                        on_gpu[0] = on_gpu[0] or t._device.type == "webgpu"
-                        parts.append((id(t), t.requires_grad))
+                for d in (params, buffers):
+                    for t in d.values():
+                        if t is not None:
+                            on_gpu = on_gpu or t._device.type == "webgpu"
+                            parts.append(id(t))
+                            parts.append(t.requires_grad)
+        opt = self.optimizer
         if opt is not None:
             for group in opt.param_groups:
                 for k, v in group.items():
                     if k != "params":
                         parts.append((k, id(v) if isinstance(v, Tensor) else v))
                 for p in group["params"]:
-                    on_gpu[0] = on_gpu[0] or p._device.type == "webgpu"
-                    parts.append((id(p), p.grad is None))
-        if not on_gpu[0]:
+                    on_gpu = on_gpu or p._device.type == "webgpu"
+                    parts.append(id(p))
+                    parts.append(p.grad is None)
+        if not on_gpu:
             return None
         parts.append(is_grad_enabled())
         parts.append(tuple(AUTOCAST.enabled.items()))
@@ -211,10 +196,29 @@ class Graphed:
         return key
 
 
+def _guard(a: Any, parts: list[Any]) -> bool:
+    """Append the guards of the argument ``a`` (a tensor's shape, dtype, device and ``requires_grad``; a nest's
+    type and length, then its items'; another value itself) to ``parts``; whether a tensor on WebGPU is among them."""
+    if isinstance(a, Tensor):
+        d = a._device
+        parts.append((Tensor, a._data.shape, a.dtype, d, a.requires_grad))
+        return bool(d.type == "webgpu")
+    on_gpu = False
+    if isinstance(a, (tuple, list)):
+        parts.append((type(a), len(a)))
+        for b in a:
+            on_gpu = _guard(b, parts) or on_gpu
+    elif isinstance(a, dict):
+        parts.append((dict, tuple(a)))
+        for b in a.values():
+            on_gpu = _guard(b, parts) or on_gpu
+    else:
+        parts.append(a)
+    return on_gpu
+
+
 def _tensors(obj: Any) -> list[Any]:
     """The tensors of a nest of tuples, lists and dicts, in order."""
-    from ._tensor import Tensor
-
     out: list[Any] = []
 
     def visit(a: Any) -> None:
@@ -233,8 +237,6 @@ def _tensors(obj: Any) -> list[Any]:
 
 def _rebuild(obj: Any, it: Any) -> Any:
     """``obj`` with its tensors replaced, in order, by those of the iterator ``it``."""
-    from ._tensor import Tensor
-
     if isinstance(obj, Tensor):
         return next(it)
     if isinstance(obj, (tuple, list)):
@@ -303,7 +305,6 @@ class _Entry:
 
     def capture(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[..., Any]:
         """Capture the call (and its backward where the outputs need one) and return what replays it."""
-        from ._grad_mode import no_grad
         from .autograd import grad
         from .ops.random import _device_generator
         from .webgpu import Graph, graph
@@ -384,7 +385,8 @@ def _copy_in(static: Any, t: Any) -> None:
 
         kernels.assign(static._data, t._data)
     else:
-        static.copy_(t)
+        with no_grad():
+            static.copy_(t)
 
 
 class _Replay:
@@ -395,7 +397,6 @@ class _Replay:
                  surface: list[Any], static_grad_out: list[Any], static_grad_in: tuple[Any, ...],
                  backward_error: Exception | None, static_grads: list[Any]) -> None:
         from ._engine.backward import _WALKS
-        from ._grad_mode import is_grad_enabled
         from .autograd import Function, once_differentiable
 
         self.fwd, self.bwd, self.out = fwd, bwd, out
@@ -458,7 +459,6 @@ class _Replay:
     def fresh(t: Any) -> Any:
         """A copy of a static output, made by the runtime's copy kernel (the op layer's ``clone`` costs 2-3 times
         as much host time, for a tensor no autograd or view needs: the graph's outputs are contiguous and private)."""
-        from ._tensor import Tensor
         from .backends.webgpu import kernels
 
         if t._device.type != "webgpu" or not t.numel():
@@ -466,8 +466,6 @@ class _Replay:
         return Tensor._make(kernels.contiguous_copy(t._data), t._device)
 
     def __call__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        from ._grad_mode import no_grad
-
         pending = self.pending
         if pending is not None and pending() is not None:
             # the backward of an earlier call is still to run, and it reads the activations the forward graph saved:
@@ -475,16 +473,15 @@ class _Replay:
             # over pending backwards either)
             return _EAGER
         user_in = _tensors((args, kwargs))
-        with no_grad():
-            for s, t in zip(self.static_in, user_in):
-                if s.data_ptr() != t.data_ptr():
-                    _copy_in(s, t)
-            if self.opt is not None:  # the gradients the step reads: the captured tensors, refreshed if replaced
-                ps = [p for g in self.opt.param_groups for p in g["params"]]
-                for p, s in zip(ps, self.static_grads):
-                    g = p.grad
-                    if g is not None and s is not None and g.data_ptr() != s.data_ptr():
-                        _copy_in(s, g)
+        for s, t in zip(self.static_in, user_in):
+            if s._data is not t._data and s.data_ptr() != t.data_ptr():
+                _copy_in(s, t)
+        if self.opt is not None:  # the gradients the step reads: the captured tensors, refreshed if replaced
+            ps = [p for g in self.opt.param_groups for p in g["params"]]
+            for p, s in zip(ps, self.static_grads):
+                g = p.grad
+                if g is not None and s is not None and g._data is not s._data and g.data_ptr() != s.data_ptr():
+                    _copy_in(s, g)
         function = self.function
         if function is None:
             self.fwd.replay()

@@ -57,17 +57,22 @@ class SGD(Optimizer):
                                   "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                                   "foreach": foreach, "differentiable": differentiable, "fused": fused})
 
+    @staticmethod
+    def _fused_hyper(group: dict[str, Any], step: float) -> dict[str, float]:
+        return {"lr": group["lr"], "momentum": group["momentum"], "dampening": group["dampening"],
+                "weight_decay": group["weight_decay"], "nesterov": float(group["nesterov"])}
+
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov = group["weight_decay"], group["nesterov"]
+        hyper = self._fused_hyper(group, 0.0)
         for p in group["params"]:
             d_p = self._grad(p, group)
             if d_p is None:
                 continue
             buf = self.state.get(p, {}).get("momentum_buffer") if momentum != 0 else None
-            if (momentum == 0 or buf is not None) and self._fused(
-                    "sgd", p, d_p, [buf] if buf is not None else [], lr=lr, momentum=momentum, dampening=dampening,
-                    weight_decay=wd, nesterov=float(nesterov)):
+            if (momentum == 0 or buf is not None) and self._fused("sgd", p, d_p, [buf] if buf is not None else [],
+                                                                  **hyper):
                 continue
             if wd != 0:
                 d_p = d_p.add(p, alpha=wd)
@@ -99,23 +104,36 @@ class Adam(Optimizer):
 
     _device_step = True
 
+    @staticmethod
+    def _fused_hyper(group: dict[str, Any], step: float) -> dict[str, float]:
+        # capturable: the step count and the bias corrections on the device (torch's capturable Adam), the fused
+        # kernel increments the count itself
+        beta1, beta2 = group["betas"]
+        hyper = {"lr": group["lr"], "beta1": beta1, "beta2": beta2, "eps": group["eps"],
+                 "weight_decay": group["weight_decay"], "decoupled": float(group["decoupled_weight_decay"]),
+                 "step": step}
+        if group["capturable"]:
+            hyper["step"], hyper["capturable"] = 0.0, 1.0
+        return hyper
+
+    @staticmethod
+    def _host_steps(group: dict[str, Any]) -> bool:
+        return not group["capturable"]
+
     def _step_group(self, group: dict[str, Any]) -> None:
         lr, (beta1, beta2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         buffers = ("exp_avg", "exp_avg_sq", *(["max_exp_avg_sq"] if group["amsgrad"] else []))
         capturable = bool(group["capturable"])
+        hyper = self._fused_hyper(group, 0.0)
         for p, grad, state, step in _updates(self, group, buffers, device_step=capturable):
             fused = [state[name] for name in buffers]
             if capturable:
-                # the step count and the bias corrections on the device (torch's capturable Adam): the fused kernel
-                # increments the count itself; the ops below do it otherwise
-                if self._fused("adam", p, grad, [*fused, state["step"]], lr=lr, beta1=beta1, beta2=beta2, eps=eps,
-                               weight_decay=wd, decoupled=float(group["decoupled_weight_decay"]), step=0.0,
-                               capturable=1.0):
+                if self._fused("adam", p, grad, [*fused, state["step"]], **hyper):
                     continue
-                self._capturable_update(p, grad, state, group)
+                self._capturable_update(p, grad, state, group)  # (the ops increment the count)
                 continue
-            if self._fused("adam", p, grad, fused, lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=wd,
-                           decoupled=float(group["decoupled_weight_decay"]), step=step):
+            hyper["step"] = step
+            if self._fused("adam", p, grad, fused, **hyper):
                 continue
             if wd != 0:
                 if group["decoupled_weight_decay"]:

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from copy import deepcopy
+from itertools import chain
+from operator import attrgetter, is_
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -100,13 +103,62 @@ class Optimizer:
         # torch's: a differentiable step runs with grad enabled, recording its updates (so a leaf parameter's
         # in-place update is refused, as there); any other runs under no_grad
         with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
-            for group in self.param_groups:
+            plans = _PLANS.get(self)
+            for i, group in enumerate(self.param_groups):
                 if group.get("capturable"):
                     _check_capturable(group)
                 if "capturable" in group and capturing():
                     self._check_graph_capture(group)
-                self._step_group(group)
+                plan = plans.get(i) if plans is not None else None
+                if plan is not None and plan.group is group and plan.replay(self):
+                    continue
+                self._step_planned(i, group)
         return loss
+
+    # -- a parameter group's step as a plan ------------------------------------------------------------------
+    # A group whose every parameter took its backend's fused update (``_fused``) in one step records that step as a
+    # plan (the backend's ``step_plan``: WebGPU's launches); the next steps replay it after checking, in C-level
+    # passes over the group, that nothing it binds changed (the parameters, their gradients' and states' buffers,
+    # offsets and layouts, the state tensors themselves), with the scalars of the step's hyperparameters (a
+    # scheduler's learning rate, the bias corrections of the step count). Anything else takes the step's ops again,
+    # and makes a new plan where it can. It replaces a Python pass per parameter (the state lookup, the count, the
+    # hyperparameters, the fused kernel's checks) with one per group.
+
+    def _fused_hyper(self, group: dict[str, Any], step: float) -> dict[str, float] | None:
+        """The hyperparameters the fused update of ``group`` takes at a step whose count (after it) is ``step``; None
+        where this optimizer has no fused update (its steps make no plan)."""
+        return None
+
+    def _host_steps(self, group: dict[str, Any]) -> bool:
+        """Whether each parameter's step count of ``group`` lives on the host (``_scalar_step``'s)."""
+        return False
+
+    def _step_planned(self, i: int, group: dict[str, Any]) -> None:
+        """Step ``group`` (the ``i``-th) with its ops, and keep the plan of that step where one can be made (with the
+        group's earlier plans while it holds the same parameters and state; a step that makes none leaves them)."""
+        plans = _PLANS.get(self)
+        old = plans.get(i) if plans is not None else None
+        params = group["params"]
+        make = None
+        if (params and not group.get("maximize") and not group.get("differentiable") and not capturing()
+                and self._fused_hyper(group, 0.0) is not None):
+            make = getattr(backend(params[0]._device.type), "step_plan", None)
+        if make is None:
+            self._step_group(group)
+            return
+        self._fused_calls = 0
+        try:
+            launches = make(lambda: self._step_group(group))
+            fused = self._fused_calls
+        finally:
+            del self._fused_calls
+        if launches is not None and launches.count == fused == len(params):
+            if old is None or old.group is not group or not old.stands(self):
+                old = _GroupPlan.make(self, group)
+            if old is not None and old.add(launches):
+                _PLANS.setdefault(self, {})[i] = old
+            elif plans is not None:
+                plans.pop(i, None)
 
     # Whether ``capturable=True`` keeps this optimizer's step count on the device (a WebGPU graph may capture its
     # step). Those that keep it on the host would replay the count of the capture forever: refused under a capture.
@@ -182,6 +234,8 @@ class Optimizer:
         p._bump_version()
         for t in state:
             t._bump_version()
+        if "_fused_calls" in self.__dict__:  # (a plan is being made: its updates are counted)
+            self._fused_calls += 1
         return True
 
     def _grad(self, p: Tensor, group: dict[str, Any]) -> Tensor | None:
@@ -189,6 +243,99 @@ class Optimizer:
         if g is None:
             return None
         return -g if group.get("maximize") else g
+
+
+_SIG = attrgetter("_data.st.buf", "_data.offset", "_data.stride", "_data.shape", "_data.dtype", "_grad._data.st.buf",
+                  "_grad._data.offset", "_grad._data.stride", "_grad._data.shape", "_grad._data.dtype")
+_STATE_SIG = attrgetter("_data.st.buf", "_data.offset", "_data.stride", "_data.shape", "_data.dtype")
+_VERSION = attrgetter("_version")
+
+
+class _GroupPlan:
+    """The plans of one parameter group's step (see ``Optimizer._step_planned``): what they hold of the group, and
+    its launches per signature of the buffers they bind (a few: the gradients of a loop whose ``zero_grad`` frees
+    them take their buffers from the pool, in two alternating sets, say)."""
+
+    VARIANTS = 4
+
+    def __init__(self, group: dict[str, Any], params: tuple[Tensor, ...], states: list[dict[str, Any] | None],
+                 host_steps: bool) -> None:
+        self.group, self.params, self.states = group, params, states
+        self.dicts = [d for d in states if d is not None]  # (SGD without momentum keeps no state)
+        self.held = [v for d in self.dicts for v in d.values()]  # the state's values, each checked by identity
+        self.steps = [d["step"] for d in self.dicts] if host_steps else []
+        counts = {id(t) for t in self.steps}  # (on the host, bumped by _scalar_step)
+        # the state's tensors the launches bind (a capturable count among them), bumped as ``_fused`` bumps them
+        self.tensors = [v for v in self.held if isinstance(v, Tensor) and id(v) not in counts]
+        self.bumped = [*params, *self.tensors]
+        self.variants: dict[Any, Any] = {}
+        self.versions: tuple[int, ...] = ()
+
+    @staticmethod
+    def make(opt: Optimizer, group: dict[str, Any]) -> _GroupPlan | None:
+        params = tuple(group["params"])
+        states = [opt.state.get(p) for p in params]
+        host = opt._host_steps(group)
+        if host and any(d is None or "step" not in d for d in states):
+            return None
+        return _GroupPlan(group, params, states, host)
+
+    def add(self, launches: Any) -> bool:
+        """Keep ``launches``, just recorded, for the buffers the group binds now; False where they cannot stand
+        for a later step (a buffer missing, or step counts that differ between parameters)."""
+        sig = self._sig()
+        if sig is None or (self.steps and len(set(map(_count, self.steps))) != 1):
+            return False
+        if len(self.variants) >= self.VARIANTS:
+            self.variants.clear()
+        self.variants[sig] = launches
+        self.versions = tuple(map(_VERSION, self.steps))
+        return True
+
+    def _sig(self) -> Any:
+        """What the launches bind, as it is now (None where a gradient or a buffer is missing)."""
+        try:
+            return tuple(map(_SIG, self.params)), tuple(map(_STATE_SIG, self.tensors))
+        except AttributeError:
+            return None
+
+    def stands(self, opt: Optimizer) -> bool:
+        """Whether the group still holds the parameters and the state (the very tensors) it was made with."""
+        group, dicts = self.group, self.dicts
+        return (len(group["params"]) == len(self.params) and all(map(is_, group["params"], self.params))
+                and all(map(is_, map(opt.state.get, self.params), self.states))
+                and len(self.held) == sum(map(len, dicts))
+                and all(map(is_, chain.from_iterable(map(dict.values, dicts)), self.held)))
+
+    def replay(self, opt: Optimizer) -> bool:
+        """Step the group by its plan; False, with nothing done, where none stands for this step."""
+        if not self.stands(opt) or (self.steps and tuple(map(_VERSION, self.steps)) != self.versions):
+            return False
+        launches = self.variants.get(self._sig())
+        if launches is None:
+            return False
+        step = _count(self.steps[0]) + 1 if self.steps else 0.0
+        hyper = opt._fused_hyper(self.group, step)
+        words = launches.words(hyper) if hyper is not None else None
+        if words is None:
+            return False
+        for d in self.dicts if self.steps else ():
+            _scalar_step(d)
+        self.versions = tuple(map(_VERSION, self.steps))
+        launches.run(words)
+        for t in self.bumped:
+            t._bump_version()
+        return True
+
+
+def _count(step: Tensor) -> float:
+    """A step count's value (a host count from its array, without ``item()``'s op)."""
+    data = step._data
+    return float(data) if isinstance(data, (np.ndarray, np.generic)) else float(step.item())
+
+
+# each optimizer's plans, by the index of their group (weakly: an optimizer's copies and pickles carry none)
+_PLANS: WeakKeyDictionary[Optimizer, dict[int, _GroupPlan]] = WeakKeyDictionary()
 
 
 def _scalar_step(state: dict[str, Any]) -> float:

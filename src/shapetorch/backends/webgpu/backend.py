@@ -101,6 +101,8 @@ def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
 # An optimizer's update of one parameter in one kernel (see ``kernels.fused_step``); False to decline. The kernel's
 # function itself, not a wrapper of it: an optimizer calls it for each parameter of each step
 fused_step = kernels.fused_step
+# A parameter group's fused updates recorded as one replayable plan (see ``kernels.step_plan``; ``optim.Optimizer``)
+step_plan = kernels.step_plan
 
 
 def factor(kind: str, a: WArray, **params: Any) -> Any:

@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from ..._errors import fail
-from .runtime import RT, BufferRange
+from .runtime import RT, BufferRange, Native
 
 
 class Recorder:
@@ -129,9 +129,8 @@ class Captured:
             last = pipe
         self.handles = [(None if p is None else p._internal, b._internal, o, x, y, z)
                         for p, b, o, x, y, z in self.commands] if RT.raw is not None else None
-        # the replay's own C calls (encoder, pass, submit), with what they take built once here
-        calls = _submit_calls() if self.handles is not None else None
-        self.native = _Native(self, calls) if calls is not None else None
+        # the replay through the runtime's C calls (encoder, pass, submit), with what they take built once here
+        self.native = _Native(self, RT.native) if self.handles is not None and RT.native is not None else None
         # every buffer the commands name, withheld from the pool until release()
         bufs = {}
         for _, key, _, _, _ in entries:
@@ -248,28 +247,16 @@ def _withhold(bufs: dict[int, Any]) -> None:
 
 
 class _Native:
-    """A graph's replay through wgpu-native's C functions: the encoder, the pass, the dispatches (the runtime's own
-    entry points, ``RT.raw``), finish and submit, and the parameter words a replay rewrites.
+    """A graph's replay through wgpu-native's C functions: the dispatches' (the runtime's own entry points,
+    ``RT.raw``) and the encoder's, pass's and submit's (``RT.native``, :class:`runtime.Native`, whose docstring says
+    what they save), and the parameter words a replay rewrites. WebGPU has no reusable compute command buffer (a
+    buffer is consumed by its submit; bundles are render-only, wgpu-native adds none), so each replay encodes its
+    commands again; what stays the same between replays (handles, offsets arrays) is built here once."""
 
-    wgpu-py's methods cost 2-4 times the C call each around it (a descriptor struct, an error capture, a Python
-    object with its tracker and ``__del__``): about 70 us of a replay's fixed 300 on lavapipe (the MLP step of
-    ``bench_webgpu_steps``). One error capture spans the whole replay instead (wgpu-native reports a validation
-    error through the device's callback during the call that finds it, which wgpu-py routes to the innermost
-    capture), so what it reports still raises the coded error. (What wgpu-native 0.31 validates only at the submit
-    aborts the process, through wgpu-py's ``submit`` as well: the runtime's record-time checks of grids and
-    bindings keep a graph's commands valid.) WebGPU has no reusable compute command buffer
-    (a buffer is consumed by its submit; bundles are render-only, wgpu-native adds none), so each replay encodes
-    its commands again; what stays the same between replays (handles, offsets arrays) is built here once."""
-
-    def __init__(self, graph: Captured, calls: tuple[list[Any], Any, Any]) -> None:
-        funcs, ffi, self.errors = calls
-        (self.create, self.begin, self.end, self.finish, self.submit, self.write, self.free_pass, self.free_encoder,
-         self.free_commands) = funcs
-        self.null = ffi.NULL
-        self.device = RT.device._internal
-        self.queue = RT.device.queue._internal
-        self.arena = graph.arena._internal
-        self.cbuf = ffi.new("struct WGPUCommandBufferImpl *[1]")
+    def __init__(self, graph: Captured, native: Native) -> None:
+        self.nat = native
+        ffi = native.ffi
+        self.arena = graph.arena
         assert RT.raw is not None
         set_pipeline, set_group, dispatch, _ = RT.raw
         self.set_pipeline, self.set_group, self.dispatch = set_pipeline, set_group, dispatch
@@ -295,15 +282,10 @@ class _Native:
         return None
 
     def _rewrite(self) -> str | None:
-        """Write the span of rewritten parameter words into the arena, under an error capture of its own (a
-        rejected write submits nothing); the error WebGPU reported, or None."""
+        """Write the span of rewritten parameter words into the arena (a rejected write submits nothing); the
+        error WebGPU reported, or None."""
         at, ptr, nbytes = self.span
-        self.errors.capture("shapetorch.graph.write")
-        try:
-            self.write(self.queue, self.arena, at, ptr, nbytes)
-        finally:
-            got = self.errors.release("shapetorch.graph.write")
-        return None if got is None else _last_line(got)
+        return self.nat.write_words(self.arena, at, ptr, nbytes)
 
     def _encode(self, cpass: Any) -> None:
         """The recorded commands into the compute pass ``cpass``."""
@@ -316,65 +298,12 @@ class _Native:
 
     def replay(self, rewrite: bool) -> str | None:
         """Encode and submit the commands once; the error WebGPU reported, or None."""
-        errors = self.errors
         if rewrite and (got := self._rewrite()) is not None:
             return got
-        errors.capture("shapetorch.graph.replay")
-        null = self.null
-        enc = cpass = cbuf = null
+        enc, cpass = self.nat.open()
         try:
-            enc = self.create(self.device, null)
-            cpass = self.begin(enc, null)
             self._encode(cpass)
-            self.end(cpass)
-            cbuf = self.cbuf[0] = self.finish(enc, null)
-            self.submit(self.queue, 1, self.cbuf)
-        finally:
-            got = errors.release("shapetorch.graph.replay")
-            for free, handle in ((self.free_pass, cpass), (self.free_encoder, enc), (self.free_commands, cbuf)):
-                if handle != null:
-                    free(handle)
-        return None if got is None else _last_line(got)
-
-
-def _last_line(error: tuple[str, str]) -> str:
-    """The last line of a captured (type, message) (wgpu-native's cause comes last)."""
-    lines = [ln.strip() for ln in str(error[1]).strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else str(error[0])
-
-
-def _submit_calls() -> tuple[list[Any], Any, Any] | None:
-    """wgpu-native's C functions of ``SUBMIT_SIGNATURES`` (in that order), cffi's ``ffi`` and wgpu-py's error
-    handler; None where the runtime does not call wgpu-native itself (``RT.raw`` is None: another backend, a
-    wgpu whose internals moved, or ``SHAPETORCH_WEBGPU_PUBLIC_CALLS=1``) or the declarations differ."""
-    if RT.raw is None:
-        return None
-    try:
-        from wgpu.backends.wgpu_native._api import error_handler
-        from wgpu.backends.wgpu_native._ffi import ffi, lib
-
-        calls = [getattr(lib, n) for n in SUBMIT_SIGNATURES]
-        if [ffi.typeof(c).cname for c in calls] != list(SUBMIT_SIGNATURES.values()):
-            return None
-        if not (callable(error_handler.capture) and callable(error_handler.release)):
-            return None
-        return calls, ffi, error_handler
-    except Exception:
-        return None
-
-
-# The C functions of a replay besides the dispatches' (``runtime.NATIVE_SIGNATURES``), with wgpu 0.31's declarations.
-SUBMIT_SIGNATURES = {
-    "wgpuDeviceCreateCommandEncoder":
-        "struct WGPUCommandEncoderImpl *(*)(struct WGPUDeviceImpl *, WGPUCommandEncoderDescriptor *)",
-    "wgpuCommandEncoderBeginComputePass":
-        "struct WGPUComputePassEncoderImpl *(*)(struct WGPUCommandEncoderImpl *, WGPUComputePassDescriptor *)",
-    "wgpuComputePassEncoderEnd": "void(*)(struct WGPUComputePassEncoderImpl *)",
-    "wgpuCommandEncoderFinish":
-        "struct WGPUCommandBufferImpl *(*)(struct WGPUCommandEncoderImpl *, WGPUCommandBufferDescriptor *)",
-    "wgpuQueueSubmit": "void(*)(struct WGPUQueueImpl *, size_t, struct WGPUCommandBufferImpl * *)",
-    "wgpuQueueWriteBuffer": "void(*)(struct WGPUQueueImpl *, struct WGPUBufferImpl *, uint64_t, void *, size_t)",
-    "wgpuComputePassEncoderRelease": "void(*)(struct WGPUComputePassEncoderImpl *)",
-    "wgpuCommandEncoderRelease": "void(*)(struct WGPUCommandEncoderImpl *)",
-    "wgpuCommandBufferRelease": "void(*)(struct WGPUCommandBufferImpl *)",
-}
+        except BaseException:
+            self.nat.close(enc, cpass, submit=False)
+            raise
+        return self.nat.close(enc, cpass)

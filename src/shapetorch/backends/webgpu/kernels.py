@@ -81,10 +81,11 @@ def _complex_words(x: Any) -> list[int]:
     return [int(z[0]), int(z[1])]
 
 
-# A fresh output's elementwise launch without a check, by the expression, the dtypes, the shape and each operand's
-# shape and strides (or a scalar's dtype), and the limits: (shader, parameter block up to the scalars' words, grid,
-# each operand's offset word or -1 for a scalar). A step computes the same shapes step after step; a plan found
-# again only places the operands' offsets and scalars.
+# An elementwise launch without a check into a fresh output (or into a given one laid out as a fresh one: contiguous,
+# at offset 0, sharing no buffer with an operand -- the same shader and words), by the expression, the dtypes, the
+# shape and each operand's shape and strides (or a scalar's dtype), and the limits: (shader, parameter block up to
+# the scalars' words, grid, each operand's offset word or -1 for a scalar). A step computes the same shapes step
+# after step; a plan found again only places the operands' offsets and scalars.
 _EW_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
@@ -99,12 +100,17 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
     writes (:func:`redirect`). An operand that is ``out`` itself (the same elements, same dtype) reads the
     element it is about to overwrite ('o' mode); an operand elsewhere in ``out``'s buffer is read from a copy."""
     key: tuple[Any, ...] | None = None
-    if out is None and not check:
+    into = out is not None and _fresh_layout(out, shape, out_dtype, operands)
+    if (out is None or into) and not check:
         key = (expr, out_dtype, shape, helpers, len(extra), RT.max_groups, RT.max_binding,
                *[(nm, x.shape, x.stride, x.dtype) if type(x) is WArray else (nm, sdt) for nm, x, sdt in operands])
         plan = _EW_PLANS.get(key)
         if plan is not None and not any(type(x) is WArray and chunks.large(x) for _, x, _ in operands):
-            out = RT.empty(shape, out_dtype)
+            if out is None:
+                out = RT.empty(shape, out_dtype)
+                recipe: Any = (out, expr, operands, shape, extra, check, helpers)
+            else:
+                recipe = None  # (an in-place write is no fresh output an in-place op could redirect)
             assert out.st is not None
             pbufs = [out.st.buf]
             pmeta = plan[1].copy()
@@ -118,7 +124,7 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
                     pmeta.append(_word(x, sdt))
             if extra:
                 pmeta += [f32_bits(v) for v in extra]
-            RT.dispatch(plan[0], pbufs, pmeta, plan[2], (out, expr, operands, shape, extra, check, helpers))
+            RT.dispatch(plan[0], pbufs, pmeta, plan[2], recipe)
             return out
     fresh = out is None
     if out is None:
@@ -186,6 +192,16 @@ def elementwise(expr: str, out_dtype: np.dtype[Any], operands: Sequence[tuple[st
             _EW_PLANS.clear()
         _EW_PLANS[key] = (wgsl, meta[:head], grid, slots)
     return out
+
+
+def _fresh_layout(out: WArray, shape: tuple[int, ...], dtype: np.dtype[Any],
+                  operands: Sequence[tuple[str, Operand, np.dtype[Any]]]) -> bool:
+    """Whether ``out`` is laid out as a fresh output of ``shape`` and ``dtype`` would be (so a fresh output's plan
+    writes it as it is): contiguous from offset 0, over the binding limit not, and no operand in its buffer."""
+    st = out.st
+    return (st is not None and out.offset == 0 and out.shape == shape and out.dtype == dtype
+            and out.stride == contiguous_strides(shape) and not chunks.large(out)
+            and not any(type(x) is WArray and x.st is st for _, x, _ in operands))
 
 
 def _elementwise_chunks(expr: str, out: WArray, operands: Sequence[tuple[str, Operand, np.dtype[Any]]],
@@ -2080,22 +2096,26 @@ class _StepGroup:
         self.items: list[tuple[tuple[WArray, ...], list[int]]] = []
         self.bufs: set[int] = set()
         self.recorded_at = -1  # RT.n_dispatch after the last group was recorded
+        # while a StepPlan is made (:func:`step_plan`): the updates held, as ``add`` got them
+        self.planned: list[tuple[tuple[str, tuple[str, ...]], tuple[WArray, ...], list[int], set[int]]] | None = None
+
+    def starting(self) -> None:
+        """An optimizer step's first update is coming: after other work (the end of a backward pass), the forward
+        and backward are submitted now, so the device runs them while the host records the updates and the next
+        step's forward (the earlier submit that a sync would otherwise wait for). Not for a short batch (a small
+        model's step, the state a first step makes between its updates): a submit costs the host 0.4-0.6 ms on
+        lavapipe, 3-4 dispatches' worth, which a short batch does not win back."""
+        if RT.n_dispatch != self.recorded_at and RT.batch_count >= STEP_SUBMIT_MIN and RT.submit_at_step:
+            RT.flush()
 
     def add(self, key: tuple[str, tuple[str, ...]], arrays: tuple[WArray, ...], scalars: list[int],
             ids: set[int]) -> None:
         """Hold the update of ``arrays`` (whose storages' ids are ``ids``) back, to be recorded with its group."""
-        if not self.items and RT.n_dispatch != self.recorded_at and RT.batch_count >= STEP_SUBMIT_MIN \
-                and RT.submit_at_step:
-            # the first update of an optimizer step, after other work: the end of a backward pass. The forward and
-            # backward are submitted now, so the device runs them while the host records the updates and the next
-            # step's forward (the earlier submit that a sync would otherwise wait for). Not for a short batch
-            # (a small model's step, the state a first step makes between its updates): a submit costs the host
-            # 0.4-0.6 ms on lavapipe, 3-4 dispatches' worth, which a short batch does not win back
-            RT.flush()
-        # parameters per dispatch: the adapter's storage buffers per shader stage, less the parameter block, over
-        # the buffers of one parameter (inline: this runs for every parameter of every step)
-        if self.items and (key != self.key or ids & self.bufs
-                           or len(self.items) >= max(1, min(16, (RT.max_storage_buffers - 1) // len(arrays)))):
+        if not self.items:
+            self.starting()
+        if self.planned is not None:
+            self.planned.append((key, arrays, scalars, ids))
+        if self.items and (key != self.key or ids & self.bufs or _full(len(self.items), len(arrays))):
             RT.record_deferred()  # a buffer bound twice in one dispatch cannot be written: a new group
         if not self.items:
             self.key = key
@@ -2108,22 +2128,100 @@ class _StepGroup:
         self.items, self.bufs, self.key = [], set(), None
         if not items or key is None:
             return
-        meta = [0]
-        bufs: list[Any] = []
-        total = 0
-        for arrays, scalars in items:  # (attrgetters, not comprehensions: no frame per parameter)
-            total += math.prod(arrays[0].shape)
-            meta.append(total)
-            meta += map(_OFFSET, arrays)
-            meta += scalars
-            bufs += map(_BUF, arrays)  # (fused_step took arrays with storages only)
-        meta[0] = total
-        if "capturable" in key[1]:  # the counts (each item's last array) first, as torch's step += 1
-            steps = [arrays[-1] for arrays, _ in items]
-            RT.dispatch(G.step_increment_kernel(len(steps)), [a.st.buf for a in steps if a.st is not None],
-                        [a.offset for a in steps], (1, 1, 1))
-        RT.dispatch(G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total))
+        for wgsl, bufs, meta, grid, _ in _launches(key, items):
+            RT.dispatch(wgsl, bufs, meta, grid)
         self.recorded_at = RT.n_dispatch
+
+
+def _full(n: int, narrays: int) -> bool:
+    """Whether ``n`` held updates of ``narrays`` arrays each fill a dispatch: the adapter's storage buffers per shader
+    stage, less the parameter block, over the buffers of one parameter (at most 16 parameters)."""
+    return n >= max(1, min(16, (RT.max_storage_buffers - 1) // narrays))
+
+
+def _launches(key: tuple[str, tuple[str, ...]], items: list[tuple[tuple[WArray, ...], list[int]]]
+              ) -> list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]]:
+    """The dispatches of one group of updates (shader, buffers, parameter words, grid, where each item's scalars are
+    in the words)."""
+    meta = [0]
+    bufs: list[Any] = []
+    slots = []  # where each item's scalars are (a StepPlan rewrites them)
+    total = 0
+    for arrays, scalars in items:  # (attrgetters, not comprehensions: no frame per parameter)
+        total += math.prod(arrays[0].shape)
+        meta.append(total)
+        meta += map(_OFFSET, arrays)
+        slots.append(len(meta))
+        meta += scalars
+        bufs += map(_BUF, arrays)  # (fused_step took arrays with storages only)
+    meta[0] = total
+    launches: list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]] = []
+    if "capturable" in key[1]:  # the counts (each item's last array) first, as torch's step += 1
+        steps = [arrays[-1] for arrays, _ in items]
+        launches.append((G.step_increment_kernel(len(steps)), [a.st.buf for a in steps if a.st is not None],
+                         [a.offset for a in steps], (1, 1, 1), []))
+    launches.append((G.optimizer_kernel(key[0], key[1], len(items)), bufs, meta, _grid(total), slots))
+    return launches
+
+
+class StepPlan:
+    """One parameter group's fused step as it was recorded (:func:`step_plan`): its launches, replayed with the
+    scalar words of a later step's hyperparameters. What it binds is the caller's to vouch for: the same buffers at
+    the same offsets and layouts (``optim.Optimizer``'s plan checks them before each replay)."""
+
+    def __init__(self, kind: str, nstate: int, flags: tuple[str, ...],
+                 launches: list[tuple[str, list[Any], list[int], tuple[int, int, int], list[int]]]) -> None:
+        self.kind, self.nstate, self.flags, self.launches = kind, nstate, flags, launches
+        self.count = sum(len(slots) for *_, slots in launches)  # the parameters it updates
+
+    def words(self, hyper: dict[str, Any]) -> list[int] | None:
+        """The scalar words of ``hyper``; None where they need another kernel (its flags changed: a weight decay
+        set to 0, say)."""
+        key = (self.kind, self.nstate, *hyper.items())
+        got = _STEP_WORDS.get(key) or _step_words(self.kind, self.nstate, hyper)
+        return got[1] if got[0] == self.flags else None
+
+    def run(self, words: list[int]) -> None:
+        """Record the step's launches with ``words`` in each item's scalars (after the updates held back)."""
+        _STEPS.starting()
+        RT.record_deferred()
+        n = len(words)
+        for wgsl, bufs, meta, grid, slots in self.launches:
+            if slots:
+                meta = meta.copy()
+                for at in slots:
+                    meta[at:at + n] = words
+            RT.dispatch(wgsl, bufs, meta, grid)
+        _STEPS.recorded_at = RT.n_dispatch
+
+
+def step_plan(update: Callable[[], Any]) -> StepPlan | None:
+    """Run ``update`` (one parameter group's step) with its fused updates recorded apart from the work before and
+    after them, and return them as a :class:`StepPlan`, or None where they were no single kind of fused update
+    (some parameter took the optimizer's ops, or none was updated)."""
+    RT.record_deferred()
+    planned: list[tuple[tuple[str, tuple[str, ...]], tuple[WArray, ...], list[int], set[int]]] = []
+    _STEPS.planned = planned
+    try:
+        update()
+        RT.record_deferred()
+    finally:
+        _STEPS.planned = None
+    kinds = {(key, len(arrays) - 2) for key, arrays, _, _ in planned}
+    if len(kinds) != 1:
+        return None
+    # the updates grouped into dispatches as ``_StepGroup.add`` groups an uninterrupted run of them (a first step
+    # records its updates between the fills of the state it makes: in more, smaller dispatches)
+    groups: list[list[tuple[tuple[WArray, ...], list[int]]]] = []
+    bufs: set[int] = set()
+    for _, arrays, scalars, ids in planned:
+        if not groups or ids & bufs or _full(len(groups[-1]), len(arrays)):
+            groups.append([])
+            bufs = set()
+        groups[-1].append((arrays, scalars))
+        bufs |= ids
+    ((kind, flags), nstate), = kinds
+    return StepPlan(kind, nstate, flags, [launch for items in groups for launch in _launches((kind, flags), items)])
 
 
 _STEPS = _StepGroup()

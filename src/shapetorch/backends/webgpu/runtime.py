@@ -321,6 +321,10 @@ class Runtime:
         # wgpu-native's own entry points for the three commands of a dispatch (see :func:`_pass_calls`), or None
         self.raw: tuple[Any, Any, Any, Any] | None = None
         self.pass_id: Any = None  # the open pass's handle for them
+        # wgpu-native's own entry points for the batch's encoder, pass, arena write and submit (:class:`Native`), or
+        # None (then ``encoder`` and ``cpass`` are wgpu-py's objects; with it, ``encoder`` is the C handle and
+        # ``cpass`` is None)
+        self.native: Native | None = None
         self.submit_every = SUBMIT_EVERY
         self.submit_at_step = True  # submit at the start of an optimizer step too (see kernels._StepGroup.add)
         self.arena: Any = None
@@ -406,6 +410,8 @@ class Runtime:
             preset, got = getattr(self, attr), int(dl.get(key, _LIMIT_DEFAULTS[attr]))
             setattr(self, attr, got if preset == _LIMIT_DEFAULTS[attr] else min(preset, got))
         self.raw = _pass_calls()
+        calls = _submit_calls() if self.raw is not None else None
+        self.native = Native(calls, self.device) if calls is not None else None
         self.arena = self.device.create_buffer(
             size=ARENA_BYTES, usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST)
         self.flag = self.device.create_buffer(
@@ -685,12 +691,7 @@ class Runtime:
             (_PACKERS.get(1) or _packer(1))(self.staging, off << 3, 0)
         self.arena_used = off + -(-n // self.align_words) * self.align_words
         if self.encoder is None:
-            self.encoder = self.device.create_command_encoder()
-            self.cpass = self.encoder.begin_compute_pass()
-            self.pass_id = getattr(self.cpass, "_internal", None) if self.raw is not None else None
-            if self.pass_id is None:  # (a wgpu whose pass keeps no handle there: cffi would pass None as NULL)
-                self.raw = None
-            self.last_pipe = None
+            self._open()
         held = self.held
         if held is not None:
             raw = self.raw
@@ -709,6 +710,8 @@ class Runtime:
                     hgrid = held[3]
                     raw[2](pid, hgrid[0], hgrid[1], hgrid[2])
                 except (AttributeError, TypeError):
+                    if self.cpass is None:
+                        self._native_refused()
                     self.raw = None  # (as in _emit: the public methods from now on, the pipeline set again)
                     self.last_pipe = None
                     self._emit(held)
@@ -717,6 +720,30 @@ class Runtime:
         self.batch_refs.extend(buffers)
         self.batch_count += 1
         self.n_dispatch += 1
+
+    def _open(self) -> None:
+        """Open the batch: its encoder and compute pass."""
+        native = self.native
+        if native is not None and self.raw is not None:
+            self.encoder, self.pass_id = native.open()
+        else:
+            self.encoder = self.device.create_command_encoder()
+            self.cpass = self.encoder.begin_compute_pass()
+            self.pass_id = getattr(self.cpass, "_internal", None) if self.raw is not None else None
+            if self.pass_id is None:  # (a wgpu whose pass keeps no handle there: cffi would pass None as NULL)
+                self.raw = None
+        self.last_pipe = None
+
+    def _native_refused(self) -> NoReturn:
+        """A dispatch's C call refused wgpu's handles in a pass of wgpu-native's own (another wgpu's objects): no
+        public method can go on with that pass, so the batch is dropped (its results are lost, as a rejected
+        batch's) and every later batch takes wgpu-py's methods."""
+        self.held = None
+        self.flush(drop=True)
+        self.raw = self.native = None
+        fail("device_error_failed", op=self.op,
+             problem="wgpu-native refused this wgpu's handles; the recorded kernels' results are lost (later work "
+                     "takes wgpu-py's methods)")
 
     def _emit(self, held: tuple[Any, ...]) -> None:
         """Put a held dispatch into the compute pass (the pipeline is set only when it changes)."""
@@ -738,6 +765,8 @@ class Runtime:
                 # wgpu's objects no longer hold the handles these calls take (another wgpu version: cffi checks
                 # each argument's C type, so nothing was recorded): the public methods from now on. The pipeline
                 # is set again, in case only the bind group's call failed.
+                if self.cpass is None:
+                    self._native_refused()
                 self.raw = None
                 self.last_pipe = None
         cpass = self.cpass
@@ -766,10 +795,11 @@ class Runtime:
         if run is not None:
             run()
 
-    def flush(self) -> None:
-        """Submit the open batch. The batch is closed before anything can raise, so a batch the device rejects
-        is dropped with a coded error, and the next op opens a fresh one (the runtime never wedges)."""
-        if self.deferred is not None:
+    def flush(self, drop: bool = False) -> None:
+        """Submit the open batch (``drop``: close it unsubmitted). The batch is closed before anything can raise,
+        so a batch the device rejects is dropped with a coded error, and the next op opens a fresh one (the runtime
+        never wedges)."""
+        if self.deferred is not None and not drop:
             self.record_deferred()
         if self.encoder is None:
             return
@@ -787,19 +817,28 @@ class Runtime:
             else:
                 self.pool[size] = bufs
         self.dirty = {}
+        native = self.native if cpass is None else None  # (the batch's encoder is wgpu-native's own)
         try:
-            if self.recorder is not None:  # a graph capture: the work is recorded by the graph, never run here
-                cpass.end()
+            if self.recorder is not None or drop:  # a graph capture: the work is recorded by the graph, never run here
+                if native is not None:
+                    native.close(encoder, pass_id, submit=False)
+                else:
+                    cpass.end()
                 return
             if held is not None:
                 self.cpass, self.pass_id = cpass, pass_id
                 self._emit(held)
                 self.cpass = self.pass_id = None
-            cpass.end()
-            if used:
-                words = np.frombuffer(self.staging, dtype=np.int64, count=used).astype(np.uint32)
-                self.device.queue.write_buffer(self.arena, 0, words)
-            self.device.queue.submit([encoder.finish()])
+            words = np.frombuffer(self.staging, dtype=np.int64, count=used).astype(np.uint32) if used else None
+            if native is not None:
+                error = native.close(encoder, pass_id, (self.arena, words) if words is not None else None)
+                if error is not None:
+                    raise RuntimeError(error)
+            else:
+                cpass.end()
+                if words is not None:
+                    self.device.queue.write_buffer(self.arena, 0, words)
+                self.device.queue.submit([encoder.finish()])
         except Exception as e:
             fail("device_error_failed", op=self.op,
                  problem=f"WebGPU rejected the recorded kernels, whose results are lost: {_last_line(e)}")
@@ -953,6 +992,120 @@ NATIVE_SIGNATURES = {
         "void(*)(struct WGPUComputePassEncoderImpl *, uint32_t, struct WGPUBindGroupImpl *, size_t, uint32_t *)",
     "wgpuComputePassEncoderDispatchWorkgroups":
         "void(*)(struct WGPUComputePassEncoderImpl *, uint32_t, uint32_t, uint32_t)",
+}
+
+
+class Native:
+    """A batch's life through wgpu-native's C functions (``SUBMIT_SIGNATURES``): the encoder and its compute pass,
+    then the pass's end, the arena's write, the finish and the submit, under one error capture. The runtime's
+    batches and the graphs' replays open and close their encoders so.
+
+    wgpu-py's methods cost 2-4 times the C call each around it (a descriptor struct, an error capture, a Python
+    object with its tracker and ``__del__``): opening a batch through them (``create_command_encoder``,
+    ``begin_compute_pass``) took about 100 us of host time on lavapipe, as much as four replayed dispatches. One
+    error capture spans the close (wgpu-native validates a pass's commands when it ends and reports an error through
+    the device's callback during the call that finds it, which wgpu-py routes to the innermost capture), so what it
+    reports still raises the coded error; an encoder that failed is dropped unsubmitted. (What wgpu-native 0.31
+    validates only at the submit aborts the process, through wgpu-py's ``submit`` as well: the runtime's record-time
+    checks of grids and bindings keep the commands valid.)"""
+
+    def __init__(self, calls: tuple[list[Any], Any, Any], device: Any) -> None:
+        funcs, self.ffi, self.errors = calls
+        (self.create, self.begin, self.end, self.finish, self.submit, self.write, self.free_pass, self.free_encoder,
+         self.free_commands) = funcs
+        self.null = self.ffi.NULL
+        self.device = device._internal
+        self.queue = device.queue._internal
+        self.cbuf = self.ffi.new("struct WGPUCommandBufferImpl *[1]")
+
+    def open(self) -> tuple[Any, Any]:
+        """A new encoder and its compute pass (handles)."""
+        enc = self.create(self.device, self.null)
+        return enc, self.begin(enc, self.null)
+
+    def close(self, enc: Any, cpass: Any, write: tuple[Any, Any] | None = None, submit: bool = True) -> str | None:
+        """End ``cpass``, write ``write`` ((buffer, array): its bytes at offset 0), finish ``enc`` and submit it
+        (``submit=False``: drop it), then release the handles; the last line of the error WebGPU reported (nothing
+        is submitted then), or None."""
+        errors, null = self.errors, self.null
+        cbuf = null
+        got = None
+        try:
+            if not submit:
+                self.end(cpass)
+                return None
+            errors.capture("shapetorch.submit")
+            try:
+                self.end(cpass)
+                if write is not None:
+                    buf, words = write
+                    self.write(self.queue, buf._internal, 0, self.ffi.from_buffer(words), words.nbytes)
+                cbuf = self.finish(enc, null)
+            finally:
+                got = errors.release("shapetorch.submit")
+            if got is None:
+                errors.capture("shapetorch.submit")
+                try:
+                    self.cbuf[0] = cbuf
+                    self.submit(self.queue, 1, self.cbuf)
+                finally:
+                    got = errors.release("shapetorch.submit")
+        finally:
+            for free, handle in ((self.free_pass, cpass), (self.free_encoder, enc), (self.free_commands, cbuf)):
+                if handle != null:
+                    free(handle)
+        return None if got is None else error_line(got)
+
+    def write_words(self, buf: Any, at: int, ptr: Any, nbytes: int) -> str | None:
+        """``nbytes`` from ``ptr`` into ``buf`` at byte ``at``, under an error capture of its own (a rejected write
+        submits nothing); the last line of the error WebGPU reported, or None."""
+        errors = self.errors
+        errors.capture("shapetorch.write")
+        try:
+            self.write(self.queue, buf._internal, at, ptr, nbytes)
+        finally:
+            got = errors.release("shapetorch.write")
+        return None if got is None else error_line(got)
+
+
+def error_line(error: tuple[str, str]) -> str:
+    """The last line of a captured (type, message) (wgpu-native's cause comes last)."""
+    lines = [ln.strip() for ln in str(error[1]).strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else str(error[0])
+
+
+def _submit_calls() -> tuple[list[Any], Any, Any] | None:
+    """wgpu-native's C functions of ``SUBMIT_SIGNATURES`` (in that order), cffi's ``ffi`` and wgpu-py's error
+    handler; None where this wgpu has no such backend or the declarations differ (the caller calls it only where
+    :func:`_pass_calls` found the pass's functions)."""
+    try:
+        from wgpu.backends.wgpu_native._api import error_handler
+        from wgpu.backends.wgpu_native._ffi import ffi, lib
+
+        calls = [getattr(lib, n) for n in SUBMIT_SIGNATURES]
+        if [ffi.typeof(c).cname for c in calls] != list(SUBMIT_SIGNATURES.values()):
+            return None
+        if not (callable(error_handler.capture) and callable(error_handler.release)):
+            return None
+        return calls, ffi, error_handler
+    except Exception:
+        return None
+
+
+# The C functions of a batch besides the dispatches' (``NATIVE_SIGNATURES``), with wgpu 0.31's declarations.
+SUBMIT_SIGNATURES = {
+    "wgpuDeviceCreateCommandEncoder":
+        "struct WGPUCommandEncoderImpl *(*)(struct WGPUDeviceImpl *, WGPUCommandEncoderDescriptor *)",
+    "wgpuCommandEncoderBeginComputePass":
+        "struct WGPUComputePassEncoderImpl *(*)(struct WGPUCommandEncoderImpl *, WGPUComputePassDescriptor *)",
+    "wgpuComputePassEncoderEnd": "void(*)(struct WGPUComputePassEncoderImpl *)",
+    "wgpuCommandEncoderFinish":
+        "struct WGPUCommandBufferImpl *(*)(struct WGPUCommandEncoderImpl *, WGPUCommandBufferDescriptor *)",
+    "wgpuQueueSubmit": "void(*)(struct WGPUQueueImpl *, size_t, struct WGPUCommandBufferImpl * *)",
+    "wgpuQueueWriteBuffer": "void(*)(struct WGPUQueueImpl *, struct WGPUBufferImpl *, uint64_t, void *, size_t)",
+    "wgpuComputePassEncoderRelease": "void(*)(struct WGPUComputePassEncoderImpl *)",
+    "wgpuCommandEncoderRelease": "void(*)(struct WGPUCommandEncoderImpl *)",
+    "wgpuCommandBufferRelease": "void(*)(struct WGPUCommandBufferImpl *)",
 }
 
 
