@@ -7,11 +7,11 @@
 import math
 
 import torch
-
-torch.set_default_dtype(torch.float64)
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributions import Normal
+
+torch.set_default_dtype(torch.float64)
 
 x = torch.linspace(-2, 2, 64).unsqueeze(1)
 y = torch.sin(2 * x) + 0.1 * (1 + x.abs()) * torch.randn_like(x)
