@@ -22,7 +22,8 @@ def test_bad_input_agrees_with_torch_beyond_the_baseline():
     assert len({c.name for c in cases}) >= 200, "the fuzzer must reach the registry, not a handful of ops"
     now = {c.key: c for c in cases if c.verdict not in ("agree", "deliberate")}
     kept = {c.key.removeprefix("Tensor.") for c in cases if c.verdict == "deliberate" and c.detail != fuzz.LEAK}
-    assert kept == set(fuzz.DELIBERATE), f"deliberate differences that no longer differ: {set(fuzz.DELIBERATE) - kept}"
+    stale = set(fuzz.DELIBERATE) - fuzz.ROUNDING - kept
+    assert not stale, f"deliberate differences that no longer differ: {stale}"
     new = [f"{k}: {c.verdict} {c.detail}" for k, c in sorted(now.items()) if BASELINE.get(k) != c.verdict]
     fixed = sorted(k for k in BASELINE if k not in now)
     # every public name the fuzzer reaches draws a sample (OpInfo's, in float32, int64 or complex64, or a sampler of
