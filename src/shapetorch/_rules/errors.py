@@ -35,7 +35,8 @@ VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_gr
                       "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_custom_view_inplace",
                       "module_hook_error_result", "data_error_invalid_value", "data_error_invalid_type",
                       "autograd_error_graph_freed", "autograd_error_leaf_view_inplace",
-                      "autograd_derivative_not_implemented", "autograd_error_view_mode_inplace"})
+                      "autograd_derivative_not_implemented", "autograd_error_view_mode_inplace",
+                      "argument_error_uninitialized"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------
@@ -284,6 +285,13 @@ CATALOGUE: dict[str, Entry] = {
     "argument_error_invalid": Entry(
         "shape", "shape-args", "An argument has a value the op cannot accept (clamp without bounds, arange's step).",
         "{op}: {problem}",
+    ),
+    "argument_error_uninitialized": Entry(
+        "value", "shape-args",
+        "A lazy module's uninitialized parameter or buffer given to an op (its shape comes with the first forward).",
+        "Attempted to use an uninitialized parameter in {op}. This error happens when you are using a `LazyModule` or "
+        "explicitly manipulating `nn.parameter.UninitializedParameter` objects. When using LazyModules Call "
+        "`forward` with a dummy batch to initialize the parameters before calling functions",
     ),
     "argument_error_invalid_value": Entry(
         "value", "shape-args", "An argument value torch refuses with a ValueError (a negative size of unravel_index).",

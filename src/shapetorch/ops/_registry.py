@@ -48,6 +48,17 @@ def public(category: str, *, method: bool | str = True, function: bool = True, a
 
 _MISSING: Any = object()  # the default of a required parameter in a guard, so a missing one is seen
 
+# NOTE [uninitialized tensors]: a lazy module's UninitializedParameter or UninitializedBuffer has no values yet.
+# torch refuses one given to any function but a few (its ``__torch_function__``: the metadata, the conversions,
+# ``copy_``), with a ValueError; here every guard does, by one test of each positional argument's class (the rest,
+# keywords and a guard's slow path, in ``_keyword_call``). nn.parameter registers the classes; a list of tensors
+# reaches the engine, whose general path refuses one too.
+UNINITIALIZED: set[type] = set()
+TAKES_UNINITIALIZED = frozenset({
+    "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "bfloat16", "char", "short",
+    "int", "long", "cuda", "cpu", "to", "detach", "share_memory_", "requires_grad_",
+})
+
 # parameters annotated as ints (a count, a size, k): torch's parser refuses a bool or a float there, where Python
 # would take True for 1. Dims are left to wrap_dim, which refuses them too.
 _INT_ANNOTATIONS = frozenset({"int", "int | None", "int | Sequence[int]", "Sequence[int] | int", "int | tuple[int, ...]",
@@ -148,7 +159,7 @@ def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, 
         return None
     kinds = inspect.Parameter
     env.update({"fn": fn, "_M": _MISSING, "_refuse": refuse_arguments, "_SE": ShapetorchError,
-                "_name": name, "_NI": _NOT_INT, "_kw": _keyword_call})
+                "_name": name, "_NI": _NOT_INT, "_kw": _keyword_call, "_U": UNINITIALIZED})
     head: list[str] = []
     call: list[str] = []
     names: list[str] = []
@@ -191,6 +202,10 @@ def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, 
             if q.name in positional:
                 env[f"_b{i}"] = classes
                 bad.append(f"({q.name} is not _M and {q.name}.__class__ not in _b{i})")
+        elif q.name in positional and name not in TAKES_UNINITIALIZED:
+            bad.append(f"{q.name}.__class__ in _U")  # (NOTE [uninitialized tensors])
+    if star and star not in _REQUIRED_STARS and name not in TAKES_UNINITIALIZED:  # (tensors, not sizes)
+        bad.append(f"not _U.isdisjoint(map(type, {star}))")
     if "out" in {q.name for q in params} and (category in _OUT_CHECKED or name in _OUT_CHECKED) \
             and name not in _OUT_COMPOSITE:
         checks["out"] = (True, _OVERLAP)
@@ -238,6 +253,13 @@ def _keyword_call(name: str, fn: Callable[..., Any], names: tuple[str, ...], val
         check = checks.get(k)
         if check is not None and k != "out" and (v.__class__ in check[1]) != check[0]:
             refuse_arguments(name, fn, _given(names, values, more, extra))
+    if name not in TAKES_UNINITIALIZED and not UNINITIALIZED.isdisjoint(map(type, (*values[:n], *more, *extra.values()))):
+        try:  # (NOTE [uninitialized tensors]) after the checks of torch's parser, which come first
+            inspect.signature(fn).bind(*values[:n], *more, **extra)
+        except TypeError:
+            pass  # (the call below raises Python's binding error, coded)
+        else:
+            fail("argument_error_uninitialized", op=name)
     out = extra.get("out")
     if "out" in checks and isinstance(out, Tensor):
         check_no_partial_overlap(out, (*values[:n], *more, *(v for k, v in extra.items() if k != "out")), name)
