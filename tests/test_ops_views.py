@@ -166,8 +166,23 @@ def test_reshape_copies_when_it_must():
 
 # torch's parser takes a bool as an int in a list of ints (sizes or dims) except as the first element, by which it
 # tells a list from a number: ``reshape(-1, True)`` is (6, 1), ``zeros((True, 2))`` and ``reshape(True, -1)`` are
-# TypeErrors
-_BOOL_SIZES = {
+# TypeErrors. It takes the list by keyword too (``zeros(size=(2, 3))``, ``x.view(size=(6,))``), but not a number
+_INT_LISTS = {
+    "zeros size=": lambda lib, x: lib.zeros(size=(2, True)),
+    "rand size=": lambda lib, x: lib.rand(size=[2]),
+    "reshape shape=": lambda lib, x: x.reshape(shape=(6,)),
+    "function reshape shape=": lambda lib, x: lib.reshape(x, shape=(3, 2)),
+    "view size=": lambda lib, x: x.view(size=(6, True)),
+    "view shape=": lambda lib, x: x.view(shape=(6,)),
+    "expand size=": lambda lib, x: x[:1].expand(size=(4, 3)),
+    "permute dims=": lambda lib, x: x.permute(dims=(1, 0)),
+    "repeat repeats=": lambda lib, x: x.repeat(repeats=(2, 1)),
+    "new_zeros size=": lambda lib, x: x.new_zeros(size=(2,)),
+    "new_full size= fill_value=": lambda lib, x: x.new_full(size=(2,), fill_value=3.0),
+    "new_full no fill_value": lambda lib, x: x.new_full((2,)),
+    "zeros size= number": lambda lib, x: lib.zeros(size=2),
+    "reshape shape= number": lambda lib, x: x.reshape(shape=6),
+    "zeros size= twice": lambda lib, x: lib.zeros(2, size=(2,)),
     "reshape tuple": lambda lib, x: x.reshape((-1, 1, True)), "reshape": lambda lib, x: x.reshape(-1, True),
     "reshape first": lambda lib, x: x.reshape(True, -1), "reshape first tuple": lambda lib, x: x.reshape((True, 6)),
     "reshape one": lambda lib, x: x.reshape(True), "view": lambda lib, x: x.view(2, 3, True),
@@ -196,12 +211,12 @@ _BOOL_SIZES = {
 }
 
 
-@pytest.mark.parametrize("case", list(_BOOL_SIZES))
-def test_bool_in_a_list_of_ints_as_torch(case):
+@pytest.mark.parametrize("case", list(_INT_LISTS))
+def test_lists_of_ints_as_torch(case):
     verdicts = []
     for lib in (torch, st):
         try:
-            verdicts.append(tuple(_BOOL_SIZES[case](lib, lib.ones(2, 3)).shape))
+            verdicts.append(tuple(_INT_LISTS[case](lib, lib.ones(2, 3)).shape))
         except TypeError:
             verdicts.append("TypeError")
     assert verdicts[1] == verdicts[0]

@@ -104,6 +104,9 @@ def _bool_classes(name: str, q: inspect.Parameter) -> frozenset[type] | None:
 # The star parameters torch's parser requires at least one value for: ``x.reshape()``, ``x.permute()``,
 # ``rand()`` are TypeErrors there ("missing 1 required positional arguments"), not an empty shape.
 _REQUIRED_STARS = frozenset({"shape", "size", "sizes", "dims", "repeats"})
+# torch's parser also takes them by keyword, as one list (``zeros(size=(2, 3))``, ``x.permute(dims=(1, 0))``), under
+# the star's name but where torch's is another
+_STAR_KEYWORDS = {"view": "size", "expand": "size"}
 
 
 def _guarded(name: str, fn: Callable[..., Any], category: str = "") -> Callable[..., Any]:
@@ -242,7 +245,14 @@ def _keyword_call(name: str, fn: Callable[..., Any], names: tuple[str, ...], val
     given by keyword too, then let Python bind the call to ``fn`` (so the same argument given twice, an
     unknown keyword or a missing argument is Python's TypeError, coded by ``refuse_arguments``)."""
     if required_star is not None and not more:
-        fail("argument_error_signature", op=name, problem=f'missing 1 required positional arguments: "{required_star}"')
+        key = _STAR_KEYWORDS.get(name, required_star)
+        if key not in extra:
+            fail("argument_error_signature", op=name, problem=f'missing 1 required positional arguments: "{required_star}"')
+        extra = dict(extra)
+        more = (extra.pop(key),)
+        if not isinstance(more[0], (tuple, list)):
+            fail("argument_error_type", op=name, name=key, position="", expected="tuple of ints",
+                 got=type(more[0]).__name__)
     n = 0
     for v in values:  # positional arguments fill from the left: the first sentinel ends them
         if v is _MISSING:

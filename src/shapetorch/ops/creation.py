@@ -184,8 +184,19 @@ full_like = _like("full_like", None)
 
 
 def _new(maker: str, value: Any) -> None:
-    def fn(self: Tensor, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    names = ("size", "fill_value") if maker == "new_full" else ("size",)
+
+    def fn(self: Tensor, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           **named: Any) -> Tensor:
+        for name in names[len(args):]:  # torch's keywords for what is not given by position (``new_zeros(size=...)``)
+            if name in named:
+                args = (*args, named.pop(name))
+        if named:
+            raise TypeError(f"{maker}() got an unexpected keyword argument '{next(iter(named))}'")
         if maker == "new_full":
+            if len(args) != 2:
+                raise TypeError(f'new_full() missing 1 required positional arguments: "{names[len(args)]}"'
+                                if len(args) < 2 else f"new_full() takes 2 positional arguments but {len(args)} were given")
             size, fill = args
         else:
             size, fill = args, value
