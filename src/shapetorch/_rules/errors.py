@@ -35,8 +35,7 @@ VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_gr
                       "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_custom_view_inplace",
                       "module_hook_error_result", "data_error_invalid_value", "data_error_invalid_type",
                       "autograd_error_graph_freed", "autograd_error_leaf_view_inplace",
-                      "autograd_derivative_not_implemented", "autograd_error_view_mode_inplace",
-                      "argument_error_uninitialized"})
+                      "autograd_derivative_not_implemented", "autograd_error_view_mode_inplace"})
 
 CATALOGUE: dict[str, Entry] = {
     # -- broadcasting and expansion ---------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any
 from .._errors import ShapetorchError, from_rule
 from .._rules.errors import RuleError
 from .._tensor import Tensor, plain_tensor_type
-from ..ops._registry import TAKES_UNINITIALIZED, UNINITIALIZED
+from ..ops._registry import TAKES_UNINITIALIZED, register_uninitialized
 from ..ops.creation import empty
 
 
@@ -106,7 +106,7 @@ class UninitializedTensorMixin:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        UNINITIALIZED.add(cls)
+        register_uninitialized(cls)
 
     def __getattribute__(self, name: str) -> Any:
         if name.startswith("_") or name in _UNINITIALIZED_ALLOWED:

@@ -48,12 +48,21 @@ def public(category: str, *, method: bool | str = True, function: bool = True, a
 
 _MISSING: Any = object()  # the default of a required parameter in a guard, so a missing one is seen
 
+
+def register_uninitialized(cls: type) -> None:
+    """Have every op refuse tensors of ``cls`` (NOTE [uninitialized tensors])."""
+    UNINITIALIZED.add(cls)
+    _SLOW.add(cls)
+
 # NOTE [uninitialized tensors]: a lazy module's UninitializedParameter or UninitializedBuffer has no values yet.
 # torch refuses one given to any function but a few (its ``__torch_function__``: the metadata, the conversions,
-# ``copy_``), with a ValueError; here every guard does, by one test of each positional argument's class (the rest,
-# keywords and a guard's slow path, in ``_keyword_call``). nn.parameter registers the classes; a list of tensors
-# reaches the engine, whose general path refuses one too.
+# ``copy_``), with a ValueError; here every guard does. Its fast test already asks whether each required argument
+# is missing (the sentinel ``_MISSING``, a plain ``object``): it asks instead whether the argument's class is one
+# of ``_SLOW`` (``object`` and the uninitialized classes), which costs no more, and the slow path, ``_keyword_call``,
+# looks at every argument. An optional argument reaches the engine, whose general path refuses one too (as it
+# does in a list of tensors). nn.parameter registers the classes (``register_uninitialized``).
 UNINITIALIZED: set[type] = set()
+_SLOW: set[type] = {object}
 TAKES_UNINITIALIZED = frozenset({
     "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "bfloat16", "char", "short",
     "int", "long", "cuda", "cpu", "to", "detach", "share_memory_", "requires_grad_",
@@ -162,7 +171,7 @@ def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, 
         return None
     kinds = inspect.Parameter
     env.update({"fn": fn, "_M": _MISSING, "_refuse": refuse_arguments, "_SE": ShapetorchError,
-                "_name": name, "_NI": _NOT_INT, "_kw": _keyword_call, "_U": UNINITIALIZED})
+                "_name": name, "_NI": _NOT_INT, "_kw": _keyword_call, "_U": UNINITIALIZED, "_S": _SLOW})
     head: list[str] = []
     call: list[str] = []
     names: list[str] = []
@@ -191,7 +200,8 @@ def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, 
     env["_names"] = tuple(names)
     positional = set(names)
     checks: dict[str, tuple[bool, frozenset[type]]] = {}  # name -> (allowed, classes): refused or the only ones taken
-    bad = ["__extra"] + [f"{r} is _M" for r in required] + ([] if star else ["__more"])
+    missing = "{} is _M" if name in TAKES_UNINITIALIZED else "{}.__class__ in _S"  # (NOTE [uninitialized tensors])
+    bad = ["__extra"] + [missing.format(r) for r in required] + ([] if star else ["__more"])
     env["_rs"] = star if star in _REQUIRED_STARS else None
     if star in _REQUIRED_STARS:
         bad.append(f"not {star}")
@@ -205,8 +215,6 @@ def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, 
             if q.name in positional:
                 env[f"_b{i}"] = classes
                 bad.append(f"({q.name} is not _M and {q.name}.__class__ not in _b{i})")
-        elif q.name in positional and name not in TAKES_UNINITIALIZED:
-            bad.append(f"{q.name}.__class__ in _U")  # (NOTE [uninitialized tensors])
     if star and star not in _REQUIRED_STARS and name not in TAKES_UNINITIALIZED:  # (tensors, not sizes)
         bad.append(f"not _U.isdisjoint(map(type, {star}))")
     if "out" in {q.name for q in params} and (category in _OUT_CHECKED or name in _OUT_CHECKED) \
