@@ -202,6 +202,8 @@ def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, 
     checks: dict[str, tuple[bool, frozenset[type]]] = {}  # name -> (allowed, classes): refused or the only ones taken
     missing = "{} is _M" if name in TAKES_UNINITIALIZED else "{}.__class__ in _S"  # (NOTE [uninitialized tensors])
     bad = ["__extra"] + [missing.format(r) for r in required] + ([] if star else ["__more"])
+    if names and names[0] not in required and name not in TAKES_UNINITIALIZED:  # (an optional input: normal's mean)
+        bad.append(f"{names[0]}.__class__ in _U")
     env["_rs"] = star if star in _REQUIRED_STARS else None
     if star in _REQUIRED_STARS:
         bad.append(f"not {star}")
