@@ -39,7 +39,7 @@ KINDS = (
     "bool_input", "uint8_input", "int64_input", "complex_input", "empty_input", "zero_dim_input",
     "non_contiguous_input", "expanded_input", "nan_input", "index_out_of_bounds", "index_negative_out_of_bounds",
     "nan_size", "inf_size", "inplace_expanded", "inplace_partial_overlap", "out_partial_overlap", "inplace_leaf",
-    "inplace_leaf_view", "huge_size",
+    "inplace_leaf_view", "huge_size", "uninitialized_input",
 )
 
 
@@ -423,6 +423,7 @@ def _variants(x: torch.Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     if x.dim() >= 2:
         yield "non_contiguous_input", x, args, kwargs  # laid out by the call (LAYOUTS)
     yield "expanded_input", x, args, kwargs
+    yield "uninitialized_input", x, args, kwargs  # (made by the call, in each library: LAYOUTS)
     if x.is_floating_point() or x.is_complex():  # (an integer sample has no NaN to hold)
         nan = x.clone()
         if nan.numel():
@@ -435,6 +436,9 @@ def _variants(x: torch.Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
 LAYOUTS: dict[str, Callable[[Any], Any]] = {
     "non_contiguous_input": lambda x: x.transpose(0, 1).contiguous().transpose(0, 1),
     "expanded_input": lambda x: x.reshape(-1)[:1].reshape((1,) * x.dim()).expand(x.shape) if x.numel() else x,
+    # a lazy module's parameter before its first forward, of the sample's dtype
+    "uninitialized_input": lambda x: (torch if isinstance(x, torch.Tensor) else st).nn.parameter.UninitializedParameter(
+        dtype=x.dtype),
 }
 
 

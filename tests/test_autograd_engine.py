@@ -648,6 +648,23 @@ def test_grad_fn_names_of_sum_and_pow_as_torch():
     assert ours == theirs
 
 
+def test_grad_fn_names_of_rsub_as_torch():
+    """A reflected subtraction is torch's rsub: RsubBackward1 with a number (``1 - x``, ``x.__rsub__(2)``,
+    ``rsub(x, 2)``), RsubBackward0 with a tensor (``rsub(x, y)``); ``x - y`` and ``sub`` stay SubBackward0."""
+
+    def names(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = lib.ones(2, requires_grad=True)
+        made = [1.0 - x, 2 - x, np.float64(2.0) - x, 1j - x, x.__rsub__(2), x.__rsub__(y), lib.rsub(x, 2),
+                lib.rsub(x, 2, alpha=3), lib.rsub(x, y), lib.rsub(x, lib.tensor(2.0)), lib.tensor(2.0) - x, x - y,
+                lib.sub(2, x), lib.rsub(x, y, alpha=2)]
+        made[-1].sum().backward()
+        return [r.grad_fn.name() for r in made], x.grad.tolist(), y.grad.tolist()
+
+    ours, theirs = both(names)
+    assert ours == theirs
+
+
 def test_grad_fn_names_of_view_ops_as_torch():
     """The view ops name their nodes as torch's do (a graph printer or a hook that dispatches on the name sees the
     same graph): transpose/swapaxes/mT are TransposeBackward0, not the permute they are made of."""

@@ -83,8 +83,31 @@ def _column_copy(lib: Any, x: Any, s: Any) -> Any:
     return (b * b).sum()
 
 
+def _fill_tensor(lib: Any, x: Any, s: Any) -> Any:
+    b = x * 1
+    b.fill_(s[1] * 2)  # a 0-d value in the graph: its gradient is the sum of the result's
+    return (b * lib.tensor(W)).sum()
+
+
+def _fill_tensor_into_constant(lib: Any, x: Any, s: Any) -> Any:
+    b = lib.zeros(3, dtype=lib.float64)
+    b.fill_(s[0])
+    return (b * x).sum()
+
+
+def _fill_slice_tensor(lib: Any, x: Any, s: Any) -> Any:
+    b = x * 1
+    b[1:].fill_(s[2])
+    return (b * lib.tensor(W)).sum()
+
+
+def _fill_out_of_place_tensor(lib: Any, x: Any, s: Any) -> Any:
+    return (lib.fill(x, s[0]) * lib.tensor(W)).sum() + (lib.fill(lib.ones(3), s[1]) * x).sum()
+
+
 CASES = [_fill_, _zero_, _copy_constant, _copy_into_element, _copy_into_slice, _fill_slice, _mul_slice_read_base,
-         _mul_slice_read_view, _add_overlapping, _transposed_view, _column_copy]
+         _mul_slice_read_view, _add_overlapping, _transposed_view, _column_copy, _fill_tensor,
+         _fill_tensor_into_constant, _fill_slice_tensor, _fill_out_of_place_tensor]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.__name__ for c in CASES])
@@ -101,9 +124,47 @@ def test_inplace_write_gradients_match_torch(case: Any) -> None:
             np.testing.assert_allclose(got, want)
 
 
+def _fill_nodes(lib: Any) -> list[str | None]:
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    v = lib.tensor(3.0, requires_grad=True)
+    names = []
+    for target, args in ((x * 1, ()), (x * 1, (3.0,)), (x * 1, (lib.tensor(3.0),)), (x * 1, (v,)),
+                         (lib.zeros(2), (v,)), (lib.zeros(2), (lib.tensor(3.0),))):
+        getattr(target, "fill_" if args else "zero_")(*args)
+        names.append(None if target.grad_fn is None else target.grad_fn.name())
+    for value in (3.0, lib.tensor(3.0), v):
+        names.append(lib.fill(x, value).grad_fn.name())
+    return names
+
+
 def test_overwrite_nodes_are_named_as_torch() -> None:
-    for op, name in (("fill_", "Fill"), ("zero_", "Zero")):
-        x = st.tensor([1.0, 2.0], requires_grad=True)
-        b = x * 1
-        getattr(b, op)(*(() if op == "zero_" else (3.0,)))
-        assert b.grad_fn is not None and b.grad_fn.name().startswith(name)
+    assert _fill_nodes(st) == _fill_nodes(torch)
+
+
+def test_fill_value_must_be_0_dim_as_torch() -> None:
+    for lib in (torch, st):
+        with pytest.raises(RuntimeError, match="only supports 0-dimension value tensor but got tensor with 1 dim"):
+            lib.zeros(3).fill_(lib.tensor([2.0]))
+
+
+def _fill_tangents(lib: Any) -> list[Any]:
+    """Forward-mode AD through writes that do not read the old values: the tangent is zero (fill_, zero_, copy_
+    of a constant, a sampler), or the 0-d value's own (fill_ of a dual tensor)."""
+    fw = lib.autograd.forward_ad
+    out = []
+    writes = (lambda b: b.fill_(2.0), lambda b: b.zero_(), lambda b: b.fill_(lib.tensor(4.0)),
+              lambda b: b.copy_(lib.ones(3)), lambda b: b.uniform_(),
+              lambda b: b.fill_(fw.make_dual(lib.tensor(5.0), lib.tensor(7.0))))
+    with fw.dual_level():
+        for write in writes:
+            b = fw.make_dual(lib.tensor(W), lib.tensor([1.0, 2.0, 3.0])) * 1
+            write(b)
+            out.append(fw.unpack_dual(b).tangent.numpy().tolist())
+        b = lib.zeros(2)
+        b.fill_(fw.make_dual(lib.tensor(5.0), lib.tensor(7.0)))
+        out.append(fw.unpack_dual(b).tangent.numpy().tolist())
+    return out
+
+
+def test_forward_ad_through_fill_matches_torch() -> None:
+    assert _fill_tangents(st) == _fill_tangents(torch)

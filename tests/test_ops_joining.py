@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import torch
 from hypothesis import given
 from hypothesis import strategies as hs
 
+import shapetorch as st
 from _oracle import compare, fast, seeds, shapes, values
 
 DIM = ("dimension_error_out_of_range", "dim_error_repeated", "transpose_dims_error_out_of_range")
@@ -49,6 +51,26 @@ def test_stack(inp, seed):
     shape_list, d = inp
     args = [x_of(s, seed + i) for i, s in enumerate(shape_list)]
     compare(lambda lib, *ts: lib.stack(ts, d), *args, codes=("stack_error", "cat_error", "dimension_error"))
+
+
+def _legacy_empty_grads(lib, dim, where):
+    """``cat`` with a legacy empty (0,) input that requires grad, joined to a tensor of more dims: the empty input
+    is in the graph (the result requires grad) and its gradient is an empty tensor."""
+    e = lib.empty(0, requires_grad=True)
+    x = lib.ones(2, 3)
+    r = lib.cat([e, x] if where == 0 else [x, e, e], dim)
+    out = [r.requires_grad, None if r.grad_fn is None else r.grad_fn.name()]
+    (g,) = lib.autograd.grad(r.sum(), e, create_graph=True)
+    out.append((tuple(g.shape), g.requires_grad))
+    r = lib.cat([e, x.requires_grad_()], dim)
+    (r * r).sum().backward()
+    return [*out, tuple(e.grad.shape), x.grad.tolist()]
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("where", [0, 1])
+def test_cat_legacy_empty_input_gradient(dim, where):
+    assert _legacy_empty_grads(st, dim, where) == _legacy_empty_grads(torch, dim, where)
 
 
 def test_cat_stack_empty_list():

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
+import torch
 from hypothesis import given
 from hypothesis import strategies as hs
 
@@ -160,3 +162,61 @@ def test_reshape_copies_when_it_must():
     y = x.t().reshape(6)  # not expressible as a view: a copy
     y[0] = 100.0
     assert x[0, 0].item() == 0.0
+
+
+# torch's parser takes a bool as an int in a list of ints (sizes or dims) except as the first element, by which it
+# tells a list from a number: ``reshape(-1, True)`` is (6, 1), ``zeros((True, 2))`` and ``reshape(True, -1)`` are
+# TypeErrors. It takes the list by keyword too (``zeros(size=(2, 3))``, ``x.view(size=(6,))``), but not a number
+_INT_LISTS = {
+    "zeros size=": lambda lib, x: lib.zeros(size=(2, True)),
+    "rand size=": lambda lib, x: lib.rand(size=[2]),
+    "reshape shape=": lambda lib, x: x.reshape(shape=(6,)),
+    "function reshape shape=": lambda lib, x: lib.reshape(x, shape=(3, 2)),
+    "view size=": lambda lib, x: x.view(size=(6, True)),
+    "view shape=": lambda lib, x: x.view(shape=(6,)),
+    "expand size=": lambda lib, x: x[:1].expand(size=(4, 3)),
+    "permute dims=": lambda lib, x: x.permute(dims=(1, 0)),
+    "repeat repeats=": lambda lib, x: x.repeat(repeats=(2, 1)),
+    "new_zeros size=": lambda lib, x: x.new_zeros(size=(2,)),
+    "new_full size= fill_value=": lambda lib, x: x.new_full(size=(2,), fill_value=3.0),
+    "new_full no fill_value": lambda lib, x: x.new_full((2,)),
+    "zeros size= number": lambda lib, x: lib.zeros(size=2),
+    "reshape shape= number": lambda lib, x: x.reshape(shape=6),
+    "zeros size= twice": lambda lib, x: lib.zeros(2, size=(2,)),
+    "reshape tuple": lambda lib, x: x.reshape((-1, 1, True)), "reshape": lambda lib, x: x.reshape(-1, True),
+    "reshape first": lambda lib, x: x.reshape(True, -1), "reshape first tuple": lambda lib, x: x.reshape((True, 6)),
+    "reshape one": lambda lib, x: x.reshape(True), "view": lambda lib, x: x.view(2, 3, True),
+    "view list": lambda lib, x: x.view([6, True]), "view zero": lambda lib, x: lib.ones(0).view(0, False),
+    "expand": lambda lib, x: x[:1].expand(3, True, 3), "expand first": lambda lib, x: x.expand(True, 2, 3),
+    "expand tuple first": lambda lib, x: x.expand((True, 2, 3)), "broadcast_to": lambda lib, x: x[:1].broadcast_to((2, True, 3)),
+    "new_zeros": lambda lib, x: x.new_zeros(2, True), "new_zeros tuple": lambda lib, x: x.new_zeros((2, True)),
+    "new_ones first": lambda lib, x: x.new_ones((True,)), "new_empty one": lambda lib, x: x.new_empty(True),
+    "new_full": lambda lib, x: x.new_full((2, True), 1.0), "zeros": lambda lib, x: lib.zeros(2, True),
+    "zeros tuple": lambda lib, x: lib.zeros((2, True, False)), "zeros one": lambda lib, x: lib.zeros(True),
+    "zeros first": lambda lib, x: lib.zeros((True,)), "ones first": lambda lib, x: lib.ones(True, 2),
+    "full": lambda lib, x: lib.full((2, True), 1.0), "rand": lambda lib, x: lib.rand(2, True),
+    "randint": lambda lib, x: lib.randint(0, 5, (2, True)), "randint first": lambda lib, x: lib.randint(0, 5, (True, 2)),
+    "empty_strided": lambda lib, x: lib.empty_strided((2, True), (1, True)),
+    "as_strided": lambda lib, x: x.as_strided((2, True), (1, True)), "repeat": lambda lib, x: x.repeat(2, True),
+    "repeat first": lambda lib, x: x.repeat(True, 2), "tile": lambda lib, x: x.tile((2, True)),
+    "tile first": lambda lib, x: x.tile((True, 2)), "permute": lambda lib, x: x.permute(0, True),
+    "flip": lambda lib, x: x.flip((0, True)), "roll": lambda lib, x: x.roll((1, True), (0, 1)),
+    "unflatten": lambda lib, x: x.unflatten(1, (3, True)), "unflatten first": lambda lib, x: x.unflatten(1, (True, 3)),
+    "resize_": lambda lib, x: x.clone().resize_(6, True), "sum dims": lambda lib, x: x.sum((0, True)),
+    "sum dims first": lambda lib, x: x.sum((True,)), "sum dim": lambda lib, x: x.sum(True),
+    "amax dims": lambda lib, x: x.amax((0, True)), "std dims": lambda lib, x: x.std(dim=(0, True)),
+    "squeeze dims": lambda lib, x: lib.ones(1, 1).squeeze((0, True)),
+    "movedim": lambda lib, x: x.movedim((0, True), (1, 0)), "flatten": lambda lib, x: x.flatten(0, True),
+    "unsqueeze": lambda lib, x: x.unsqueeze(True), "narrow": lambda lib, x: x.narrow(0, 0, True),
+}
+
+
+@pytest.mark.parametrize("case", list(_INT_LISTS))
+def test_lists_of_ints_as_torch(case):
+    verdicts = []
+    for lib in (torch, st):
+        try:
+            verdicts.append(tuple(_INT_LISTS[case](lib, lib.ones(2, 3)).shape))
+        except TypeError:
+            verdicts.append("TypeError")
+    assert verdicts[1] == verdicts[0]

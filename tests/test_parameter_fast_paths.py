@@ -85,10 +85,9 @@ def _names(fn: Any) -> list[str | None]:
     return [None if f is None else f.name() for f, _ in fn.next_functions]
 
 
-# where shapetorch's graph differs from torch's for every tensor, a Parameter or not: ``1.0 - w``'s node is torch's
-# RsubBackward1 and shapetorch's SubBackward0 (the reflected operators' names); embedding is a composite here (an
-# index_select, then a view), one EmbeddingBackward0 node in torch
-_TORCH_GRAPH_GAPS = {"rsub number", "embedding"}
+# where shapetorch's graph differs from torch's for every tensor, a Parameter or not: embedding is a composite here
+# (an index_select, then a view), one EmbeddingBackward0 node in torch
+_TORCH_GRAPH_GAPS = {"embedding"}
 
 
 @pytest.mark.parametrize("case", list(CASES))

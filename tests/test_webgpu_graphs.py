@@ -406,6 +406,26 @@ def test_make_graphed_callables_function_gradients():
         st.webgpu.make_graphed_callables(lambda a, n: a * n, (st.zeros(2, device="webgpu"), 3))
 
 
+def test_make_graphed_callables_output_without_gradient():
+    """A backward in which no gradient reaches one of the outputs is a zero gradient for it (torch materializes
+    it), not the previous call's: the calls alternate between a loss of both outputs and of the first only, and
+    the input's and the weight's gradients are the CPU's."""
+    rng = np.random.default_rng(3)
+    wn = rng.normal(size=(4, 3)).astype(np.float32)
+    w = st.tensor(wn, device="webgpu", requires_grad=True)
+    f = st.webgpu.make_graphed_callables(lambda a, w: ((a @ w).tanh(), (a * w.sum()).sum(1)),
+                                         (st.zeros(2, 4, device="webgpu", requires_grad=True), w))
+    wc = st.tensor(wn, requires_grad=True)
+    for step, both in enumerate((True, False, False, True, False)):
+        an = rng.normal(size=(2, 4)).astype(np.float32)
+        a, ac = st.tensor(an, device="webgpu", requires_grad=True), st.tensor(an, requires_grad=True)
+        for x, ww in ((a, w), (ac, wc)):
+            o1, o2 = f(x, ww) if x is a else ((x @ ww).tanh(), (x * ww.sum()).sum(1))
+            (o1.sum() + (o2 * 3).sum() if both else o1.sum()).backward()
+        np.testing.assert_allclose(a.grad.numpy(), ac.grad.numpy(), rtol=1e-5, atol=1e-5, err_msg=f"step {step}")
+        np.testing.assert_allclose(w.grad.numpy(), wc.grad.numpy(), rtol=1e-5, atol=1e-5, err_msg=f"step {step}")
+
+
 def test_device_side_checks_of_a_replay_raise_at_the_next_read():
     """A graph's range checks run at every replay; a failure raises the eager op's error at the next read."""
     logits = st.tensor(np.random.default_rng(0).normal(size=(4, 5)).astype(np.float32), device="webgpu")

@@ -244,13 +244,18 @@ def _graphed(func: Any, fwd: Graph, bwd: Graph, surface: tuple[Any, ...], n_args
                 if static is not x:
                     static.copy_(x)
             fwd.replay()
+            ctx.set_materialize_grads(False)  # (an output no gradient reached: its static one is zeroed below)
             return tuple(o.detach() for o in static_out)
 
         @staticmethod
         @once_differentiable
         def backward(ctx: Any, *grads: Any) -> Any:
             for static, g in zip(static_grad_out, grads):
-                if static is not None and g is not None and static is not g:
+                if static is None:
+                    continue
+                if g is None:  # a zero gradient (torch materializes it), never the previous call's values
+                    static.zero_()
+                elif static is not g:
                     static.copy_(g)
             if bwd.num_dispatches():
                 bwd.replay()

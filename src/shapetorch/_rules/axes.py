@@ -30,8 +30,9 @@ def wrap_dim(dim: int, rank: int, op: str, code: str = "dimension_error_out_of_r
 def wrap_dims(
     dims: Sequence[int], rank: int, op: str, code: str = "dimension_error_out_of_range"
 ) -> tuple[int, ...]:
-    """Several dims, each wrapped; a repeated dim is an error, as in torch."""
-    out = tuple(wrap_dim(d, rank, op, code) for d in dims)
+    """Several dims, each wrapped; a repeated dim is an error, as in torch. As torch's parser, a bool is taken as
+    an int in a list of dims but not first (by its first element it tells a list from one dim)."""
+    out = tuple(wrap_dim(int(d) if i and type(d) is bool else d, rank, op, code) for i, d in enumerate(dims))
     seen: set[int] = set()
     for d in out:
         if d in seen:

@@ -285,6 +285,13 @@ CATALOGUE: dict[str, Entry] = {
         "shape", "shape-args", "An argument has a value the op cannot accept (clamp without bounds, arange's step).",
         "{op}: {problem}",
     ),
+    "argument_error_uninitialized": Entry(
+        "value", "shape-args",
+        "A lazy module's uninitialized parameter or buffer given to an op (its shape comes with the first forward).",
+        "Attempted to use an uninitialized parameter in {op}. This error happens when you are using a `LazyModule` or "
+        "explicitly manipulating `nn.parameter.UninitializedParameter` objects. When using LazyModules Call "
+        "`forward` with a dummy batch to initialize the parameters before calling functions",
+    ),
     "argument_error_invalid_value": Entry(
         "value", "shape-args", "An argument value torch refuses with a ValueError (a negative size of unravel_index).",
         "{op}: {problem}",

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._errors import ShapetorchError, from_rule
+from .._rules.errors import RuleError
 from .._tensor import Tensor, plain_tensor_type
+from ..ops._registry import TAKES_UNINITIALIZED, register_uninitialized
 from ..ops.creation import empty
 
 
@@ -79,18 +82,12 @@ class Buffer(Tensor):
 # What an uninitialized tensor still answers, as torch's ``UninitializedTensorMixin``: its metadata, the
 # conversions a Module applies to it (``.to``, ``.float``...) and ``materialize``; anything that reads values
 # raises ValueError. Names starting with "_" (the runtime's own fields) pass too.
-_UNINITIALIZED_ALLOWED = frozenset({
-    "materialize", "cls_to_become", "dtype", "device", "requires_grad", "requires_grad_", "grad", "is_leaf",
-    "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "bfloat16", "char", "short",
-    "int", "long", "cuda", "cpu", "to", "detach", "share_memory_", "data", "persistent",
-})
+_UNINITIALIZED_ALLOWED = TAKES_UNINITIALIZED | {
+    "materialize", "cls_to_become", "dtype", "device", "requires_grad", "grad", "is_leaf", "data", "persistent"}
 
 
-def _use_error(name: str) -> ValueError:
-    return ValueError(
-        f"Attempted to use an uninitialized parameter in {name}. This error happens when you are using a "
-        "`LazyModule` or explicitly manipulating `nn.parameter.UninitializedParameter` objects. When using "
-        "LazyModules Call `forward` with a dummy batch to initialize the parameters before calling functions")
+def _use_error(name: str) -> ShapetorchError:
+    return from_rule(RuleError("argument_error_uninitialized", op=name))
 
 
 class UninitializedTensorMixin:
@@ -102,8 +99,14 @@ class UninitializedTensorMixin:
     cls_to_become: type[Tensor] = Tensor
     _data: Any
     _device: Any
-    _uninitialized = True  # (the engine's general path refuses it in any op: ``_use_error`` is its error)
+    # (NOTE [uninitialized tensors]: every op's argument guard refuses it, by its class, and so does the engine's
+    # general path, by this flag; ``_use_error`` is their error)
+    _uninitialized = True
     _use_error = staticmethod(_use_error)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        register_uninitialized(cls)
 
     def __getattribute__(self, name: str) -> Any:
         if name.startswith("_") or name in _UNINITIALIZED_ALLOWED:

@@ -17,7 +17,7 @@ from .._dtype import DType, get_default_dtype, to_dtype
 from .._engine.backward import SAVES, dense_array
 from .._engine.primitives import Prim
 from .._errors import fail, raise_from_rule
-from .._grad_mode import STATE
+from .._grad_mode import STATE, no_grad
 from .._rules import dtypes as RD
 from .._rules.broadcast import broadcast_pair
 from .._rules.creation import new_shape
@@ -177,7 +177,7 @@ _CONSTANT.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.param
 # the old one, saving nothing (the old values are gone), named as torch's node
 _OVERWRITE = Prim("overwrite", lambda a, value: value, lambda g, n: (g.new_zeros(g._data.shape),))
 _OVERWRITE.jvp = lambda ts, n: None if ts[0] is None else ts[0].new_zeros(n.params["value"].shape)
-_OVERWRITE_NODES = {"fill_": "FillBackward0", "zero_": "ZeroBackward0", "copy_": "CopyBackwards"}
+_OVERWRITE_NODES = {"fill_": "FillBackward2", "zero_": "ZeroBackward0", "copy_": "CopyBackwards"}
 # ``self.copy_(src)`` where ``self`` and ``src`` both require grad: the old values get gradient zero and ``src`` the
 # rest, as torch's CopyBackwards (recorded only: the values are written by the copy itself)
 _COPY_OVER = Prim("copy_over", None, lambda g, n: (g.new_zeros(g._data.shape), g))
@@ -313,6 +313,11 @@ def _inplace_tangent(self: Tensor, result: Tensor, op: str) -> None:
     dict is shared, not copied, so leaving the dual level (which clears ``result``'s) clears ``self``'s."""
     if self._base is not None:
         fail("autograd_forward_inplace_view_error", op=op)
+    if result._fw_grads is None:
+        # a value that does not depend on self's (fill_, zero_, copy_ of a constant, a sampler): its tangent is zero,
+        # as torch's; the overwrite primitive's jvp rule makes it (and registers it with the level, which clears it)
+        with no_grad():
+            result = _OVERWRITE(self, value=result._data)
     self._fw_grads = result._fw_grads
 
 
@@ -407,10 +412,12 @@ def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
     else:
         return sizes if type(sizes) is tuple else tuple(sizes)
     out = []
-    for s in sizes:
+    for i, s in enumerate(sizes):
         if isinstance(s, Tensor):
             s = s.item()
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+        # torch's parser takes a bool as an int in a list of ints, but not first (it tells a list from a number by
+        # its first element): ``reshape(-1, True)`` and ``zeros((2, True))`` are taken, ``zeros((True, 2))`` is not
+        if not isinstance(s, (int, np.integer)) or (isinstance(s, bool) and i == 0):
             raise TypeError(f"{op}(): sizes must be ints, got {s!r}")
         out.append(int(s))
     return tuple(out)

@@ -48,6 +48,26 @@ def public(category: str, *, method: bool | str = True, function: bool = True, a
 
 _MISSING: Any = object()  # the default of a required parameter in a guard, so a missing one is seen
 
+
+def register_uninitialized(cls: type) -> None:
+    """Have every op refuse tensors of ``cls`` (NOTE [uninitialized tensors])."""
+    UNINITIALIZED.add(cls)
+    _SLOW.add(cls)
+
+# NOTE [uninitialized tensors]: a lazy module's UninitializedParameter or UninitializedBuffer has no values yet.
+# torch refuses one given to any function but a few (its ``__torch_function__``: the metadata, the conversions,
+# ``copy_``), with a ValueError; here every guard does. Its fast test already asks whether each required argument
+# is missing (the sentinel ``_MISSING``, a plain ``object``): it asks instead whether the argument's class is one
+# of ``_SLOW`` (``object`` and the uninitialized classes), which costs no more, and the slow path, ``_keyword_call``,
+# looks at every argument. An optional argument reaches the engine, whose general path refuses one too (as it
+# does in a list of tensors). nn.parameter registers the classes (``register_uninitialized``).
+UNINITIALIZED: set[type] = set()
+_SLOW: set[type] = {object}
+TAKES_UNINITIALIZED = frozenset({
+    "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "bfloat16", "char", "short",
+    "int", "long", "cuda", "cpu", "to", "detach", "share_memory_", "requires_grad_",
+})
+
 # parameters annotated as ints (a count, a size, k): torch's parser refuses a bool or a float there, where Python
 # would take True for 1. Dims are left to wrap_dim, which refuses them too.
 _INT_ANNOTATIONS = frozenset({"int", "int | None", "int | Sequence[int]", "Sequence[int] | int", "int | tuple[int, ...]",
@@ -93,6 +113,9 @@ def _bool_classes(name: str, q: inspect.Parameter) -> frozenset[type] | None:
 # The star parameters torch's parser requires at least one value for: ``x.reshape()``, ``x.permute()``,
 # ``rand()`` are TypeErrors there ("missing 1 required positional arguments"), not an empty shape.
 _REQUIRED_STARS = frozenset({"shape", "size", "sizes", "dims", "repeats"})
+# torch's parser also takes them by keyword, as one list (``zeros(size=(2, 3))``, ``x.permute(dims=(1, 0))``), under
+# the star's name but where torch's is another
+_STAR_KEYWORDS = {"view": "size", "expand": "size"}
 
 
 def _guarded(name: str, fn: Callable[..., Any], category: str = "") -> Callable[..., Any]:
@@ -148,7 +171,7 @@ def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, 
         return None
     kinds = inspect.Parameter
     env.update({"fn": fn, "_M": _MISSING, "_refuse": refuse_arguments, "_SE": ShapetorchError,
-                "_name": name, "_NI": _NOT_INT, "_kw": _keyword_call})
+                "_name": name, "_NI": _NOT_INT, "_kw": _keyword_call, "_U": UNINITIALIZED, "_S": _SLOW})
     head: list[str] = []
     call: list[str] = []
     names: list[str] = []
@@ -177,7 +200,10 @@ def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, 
     env["_names"] = tuple(names)
     positional = set(names)
     checks: dict[str, tuple[bool, frozenset[type]]] = {}  # name -> (allowed, classes): refused or the only ones taken
-    bad = ["__extra"] + [f"{r} is _M" for r in required] + ([] if star else ["__more"])
+    missing = "{} is _M" if name in TAKES_UNINITIALIZED else "{}.__class__ in _S"  # (NOTE [uninitialized tensors])
+    bad = ["__extra"] + [missing.format(r) for r in required] + ([] if star else ["__more"])
+    if names and names[0] not in required and name not in TAKES_UNINITIALIZED:  # (an optional input: normal's mean)
+        bad.append(f"{names[0]}.__class__ in _U")
     env["_rs"] = star if star in _REQUIRED_STARS else None
     if star in _REQUIRED_STARS:
         bad.append(f"not {star}")
@@ -191,6 +217,8 @@ def _generated(name: str, fn: Callable[..., Any], category: str, env: dict[str, 
             if q.name in positional:
                 env[f"_b{i}"] = classes
                 bad.append(f"({q.name} is not _M and {q.name}.__class__ not in _b{i})")
+    if star and star not in _REQUIRED_STARS and name not in TAKES_UNINITIALIZED:  # (tensors, not sizes)
+        bad.append(f"not _U.isdisjoint(map(type, {star}))")
     if "out" in {q.name for q in params} and (category in _OUT_CHECKED or name in _OUT_CHECKED) \
             and name not in _OUT_COMPOSITE:
         checks["out"] = (True, _OVERLAP)
@@ -227,7 +255,14 @@ def _keyword_call(name: str, fn: Callable[..., Any], names: tuple[str, ...], val
     given by keyword too, then let Python bind the call to ``fn`` (so the same argument given twice, an
     unknown keyword or a missing argument is Python's TypeError, coded by ``refuse_arguments``)."""
     if required_star is not None and not more:
-        fail("argument_error_signature", op=name, problem=f'missing 1 required positional arguments: "{required_star}"')
+        key = _STAR_KEYWORDS.get(name, required_star)
+        if key not in extra:
+            fail("argument_error_signature", op=name, problem=f'missing 1 required positional arguments: "{required_star}"')
+        extra = dict(extra)
+        more = (extra.pop(key),)
+        if not isinstance(more[0], (tuple, list)):
+            fail("argument_error_type", op=name, name=key, position="", expected="tuple of ints",
+                 got=type(more[0]).__name__)
     n = 0
     for v in values:  # positional arguments fill from the left: the first sentinel ends them
         if v is _MISSING:
@@ -238,6 +273,13 @@ def _keyword_call(name: str, fn: Callable[..., Any], names: tuple[str, ...], val
         check = checks.get(k)
         if check is not None and k != "out" and (v.__class__ in check[1]) != check[0]:
             refuse_arguments(name, fn, _given(names, values, more, extra))
+    if name not in TAKES_UNINITIALIZED and not UNINITIALIZED.isdisjoint(map(type, (*values[:n], *more, *extra.values()))):
+        try:  # (NOTE [uninitialized tensors]) after the checks of torch's parser, which come first
+            inspect.signature(fn).bind(*values[:n], *more, **extra)
+        except TypeError:
+            pass  # (the call below raises Python's binding error, coded)
+        else:
+            fail("argument_error_uninitialized", op=name)
     out = extra.get("out")
     if "out" in checks and isinstance(out, Tensor):
         check_no_partial_overlap(out, (*values[:n], *more, *(v for k, v in extra.items() if k != "out")), name)

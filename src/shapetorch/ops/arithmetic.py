@@ -53,8 +53,8 @@ def _one(n: Node, i: int) -> Any:
 
 
 _add = _binary("add", np.add, lambda g, n: (g, g), register=False, dunder="__add__", rdunder="__radd__")
-_sub = _binary("sub", np.subtract, lambda g, n: (g, -g), kind="no_bool", register=False, dunder="__sub__",
-               rdunder="__rsub__")
+# (``__rsub__`` is ``rsub``, below: torch names its node RsubBackward, not SubBackward)
+_sub = _binary("sub", np.subtract, lambda g, n: (g, -g), kind="no_bool", register=False, dunder="__sub__")
 
 
 def _mul_vjp(g: Tensor, n: Node) -> tuple[Any, ...]:
@@ -179,7 +179,18 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if not isinstance(input, Tensor):
         fail("argument_error_type", op="rsub", name="input", position=" (position 1)", expected="Tensor",
              got=type(input).__name__)
-    return sub(other, input, alpha=alpha)
+    return _rsub(input, other, alpha)
+
+
+def _rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    out = _sub(other, input if alpha == 1 else _scaled(input, alpha))
+    node = out._grad_fn  # (sub's own, new node) torch's: RsubBackward0 for a tensor ``other``, 1 for a number
+    if node is not None:
+        node.label = "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
+    return out
+
+
+method("__rsub__", _rsub)
 
 
 @public("pointwise", aliases=("divide",))

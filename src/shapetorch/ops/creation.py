@@ -10,6 +10,7 @@ import numpy as np
 from .._device import backend, to_device
 from .._dtype import DType, get_default_dtype, to_dtype
 from .._errors import fail
+from .._grad_mode import STATE
 from .._rules import dtypes as RD
 from .._rules.creation import arange_length
 from .._tensor import Tensor, forget_view
@@ -183,8 +184,19 @@ full_like = _like("full_like", None)
 
 
 def _new(maker: str, value: Any) -> None:
-    def fn(self: Tensor, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    names = ("size", "fill_value") if maker == "new_full" else ("size",)
+
+    def fn(self: Tensor, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           **named: Any) -> Tensor:
+        for name in names[len(args):]:  # torch's keywords for what is not given by position (``new_zeros(size=...)``)
+            if name in named:
+                args = (*args, named.pop(name))
+        if named:
+            raise TypeError(f"{maker}() got an unexpected keyword argument '{next(iter(named))}'")
         if maker == "new_full":
+            if len(args) != 2:
+                raise TypeError(f'new_full() missing 1 required positional arguments: "{names[len(args)]}"'
+                                if len(args) < 2 else f"new_full() takes 2 positional arguments but {len(args)} were given")
             size, fill = args
         else:
             size, fill = args, value
@@ -432,11 +444,17 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
 @public("creation", method=False)
 def fill(input: Tensor, value: Any) -> Tensor:
     """A new tensor of ``input``'s shape and dtype filled with ``value`` (out of place ``fill_``). In the graph
-    when ``input`` requires grad, with a zero gradient for it (torch's ``FillBackward0``)."""
+    when ``input`` requires grad, with a zero gradient for it, or when a 0-d tensor ``value`` does (torch's
+    ``FillBackward0``, ``FillBackward1`` for a tensor value)."""
     from ._common import as_node
     from .conversion import where
 
-    filled: Tensor = input.detach().clone().fill_(value)
-    if not input.requires_grad:
-        return filled
-    return as_node(where(zeros_like(input, dtype="bool"), input, filled), "FillBackward0", input)
+    if isinstance(value, Tensor) and not value._data.ndim and (
+            (STATE.enabled and value.requires_grad) or value._fw_grads is not None):
+        # a 0-d value in a graph, or a dual one: its gradient is the sum of the result's, its tangent spreads
+        filled = value.to(input._device, input.dtype).expand(*input._data.shape).clone()
+    else:
+        filled = input.detach().clone().fill_(value)
+    if input.requires_grad:
+        filled = where(zeros_like(input, dtype="bool"), input, filled)
+    return as_node(filled, "FillBackward1" if isinstance(value, Tensor) else "FillBackward0", input, value)

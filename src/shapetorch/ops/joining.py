@@ -14,7 +14,7 @@ from .._rules import joining as RJ
 from .._rules.axes import wrap_dim
 from .._rules.joining import dsplit_check
 from .._tensor import Tensor, mark_view
-from ._common import cast, check, inherit_custom_view, promoted
+from ._common import as_node, cast, check, formal_input, inherit_custom_view, promoted
 from ._registry import public
 from .indexing import _GET, narrow
 
@@ -41,6 +41,11 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
     common = promoted(*tensors) if tensors else "float32"
     live = [cast(t, common) for t in tensors if t._data.shape != (0,) or len(new) == 1]
     result = _CAT(*live, axis=d) if live else cast(tensors[0], common).clone()
+    if len(live) < len(tensors) and STATE.enabled:
+        # a legacy empty (0,) input contributes nothing, but is in torch's graph: its gradient is an empty tensor
+        for t in tensors:
+            if t._data.shape == (0,):
+                result = as_node(formal_input(result, t), "CatBackward0", *tensors)
     return result if out is None else out.copy_(result)
 
 

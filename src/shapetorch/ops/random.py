@@ -20,11 +20,22 @@ from .._dtype import get_default_dtype, to_dtype
 from .._dtype import int32 as _I32
 from .._engine.primitives import Prim
 from .._errors import fail
+from .._grad_mode import STATE
 from .._tensor import Tensor
 from ..backends.numpy_backend import NP_DTYPE
-from ._common import allocating, be, broadcast2, check_fill_value, int_list, need_floating, new_sizes, write_inplace
+from ._common import (
+    allocating,
+    as_node,
+    be,
+    broadcast2,
+    check_fill_value,
+    int_list,
+    need_floating,
+    new_sizes,
+    write_inplace,
+)
 from ._registry import _guarded, method, public
-from .creation import _on
+from .creation import _on, fill
 
 
 class Generator:
@@ -379,6 +390,13 @@ def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     """fill_/zero_: on a device the value is written by a kernel (a 0-d tensor on the same device is read there)."""
     if not isinstance(value, Tensor):
         value = check_fill_value(value, self.dtype.name, name)
+    elif value._data.ndim:
+        fail("argument_error_invalid", op=name,
+             problem=f"only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions")
+    elif (STATE.enabled and (value.requires_grad or self.requires_grad)) or value._fw_grads is not None:
+        # a 0-d tensor value in a graph, or a dual one: torch's FillBackward3 (the old values' gradient is zero, the
+        # value's the sum of the result's; its tangent flows), which is the out-of-place fill's
+        return write_inplace(self, as_node(fill(self, value), "FillBackward3", self, value), name)
     if self._device.type != "cpu":
         if isinstance(value, Tensor) and value._device == self._device and value._data.ndim == 0:
             return write_inplace(self, value.detach().to(self.dtype).expand(*self._data.shape), name)
