@@ -323,7 +323,9 @@ def test_strong_wolfe_search_as_torchs(seed, t0, dtype):
     rtol = 1e-10 if dtype == "float64" else 1e-5
     np.testing.assert_allclose(ts, tt, rtol=rtol)
     np.testing.assert_allclose(t_s, t_t, rtol=rtol)
-    np.testing.assert_allclose(fs, ft, rtol=rtol, atol=rtol * (abs(f0) + 1))  # f may pass near zero
+    # each loss is the objective's at the step returned; the two steps agree to float32's rounding, which a steep
+    # objective (t0 = 1e3) magnifies in the losses, so the losses are compared through the steps
+    assert fs == value(x0 + t_s * d0)[0] and ft == value(x0 + t_t * d0)[0]
     np.testing.assert_allclose(gs, gt, rtol=rtol, atol=10 * rtol * np.abs(gt).max())  # cancellation near a minimum
 
 
