@@ -21,9 +21,9 @@ from .indexing import _GET, narrow
 
 def _cat_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     axis, out, start = n.params["axis"], [], 0
-    for t in n.inputs:
-        size = t._data.shape[axis] if t._data.shape != (0,) or g._data.ndim == 1 else 0
-        out.append(narrow(g, axis, start, size) if t._data.shape != (0,) or g._data.ndim == 1 else None)
+    for t in n.inputs:  # (a legacy empty (0,) input beside tensors of more dims never reaches the primitive: ``cat``)
+        size = t._data.shape[axis]
+        out.append(narrow(g, axis, start, size))
         start += size
     return tuple(out)
 
