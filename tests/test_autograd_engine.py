@@ -665,6 +665,23 @@ def test_grad_fn_names_of_rsub_as_torch():
     assert ours == theirs
 
 
+def test_grad_fn_names_of_masked_fill_as_torch():
+    """masked_fill is computed as a ``where`` but named as torch's: MaskedFillBackward0 with a number,
+    MaskedFillBackward1 with a tensor value, in and out of place; the value's gradient is the masked sum."""
+
+    def names(lib):
+        x = lib.ones(2, 3, requires_grad=True)
+        v = lib.tensor(2.0, requires_grad=True)
+        m = lib.tensor([[True, False, True], [False, False, True]])
+        made = [x.masked_fill(m, v), x.masked_fill(m, 2.0), lib.ones(2, 3).masked_fill(m, v),
+                x.clone().masked_fill_(m, 2.0), x.clone().masked_fill_(m, v), lib.masked_fill(x, m, lib.tensor(3.0))]
+        made[0].sum().backward()
+        return [r.grad_fn.name() for r in made], x.grad.tolist(), v.grad.item()
+
+    ours, theirs = both(names)
+    assert ours == theirs
+
+
 def test_grad_fn_names_of_view_ops_as_torch():
     """The view ops name their nodes as torch's do (a graph printer or a hook that dispatches on the name sees the
     same graph): transpose/swapaxes/mT are TransposeBackward0, not the permute they are made of."""

@@ -352,7 +352,10 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if dtype_name(mask) != "bool":
         fail("dtype_error_mismatch", op="masked_fill", what="mask", a=mask.dtype.name, b="bool")
     v = value if isinstance(value, Tensor) else input.new_full((), value)
-    return where(mask, v.to(input.dtype), input)  # out of place, input and mask broadcast (masked_fill_ cannot grow)
+    out = where(mask, v.to(input.dtype), input)  # out of place, input and mask broadcast (masked_fill_ cannot grow)
+    if out._grad_fn is not None:  # torch's node names: a number's fill, a tensor's
+        out._grad_fn.label = "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0"
+    return out
 
 
 method("masked_fill_", lambda self, mask, value: write_inplace(self, masked_fill(self, mask, value), "masked_fill_",
