@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, settings
 
 # Hypothesis profiles (HYPOTHESIS_PROFILE=...): "ci" is derandomized, so a run is reproducible and a
 # failure shows the same example to everyone; "dev" explores new random examples on each run; "deep"
-# runs many more examples where a test does not fix its own count. CI uses "ci" (the CI variable is set).
+# runs many more examples where a test does not fix its own count. CI uses "ci" (.ci/run sets it;
+# elsewhere the CI variable selects it).
 settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", deadline=None, print_blob=True)
