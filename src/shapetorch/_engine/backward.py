@@ -772,13 +772,16 @@ def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
     """Rule 1/2 of the default layouts: strides of the param when it is dense, else row-major."""
 
     src = g._data
-    if isinstance(src, np.ndarray) and isinstance(leaf._data, np.ndarray):
-        dense = dense_array(leaf._data)
-        if _stealable_array(leaf, g, dense):
-            return Tensor._make(src, leaf._device)
-        dst = np.empty_like(leaf._data, order="K") if dense else np.empty(leaf._data.shape, leaf._data.dtype)
-        np.copyto(dst, src, casting="unsafe")
-        return Tensor._make(dst, leaf._device)
+    if isinstance(src, np.ndarray) and isinstance(lf := leaf._data, np.ndarray):
+        dense = lf.flags.c_contiguous or dense_array(lf)  # (a row-major parameter, the common one: no call)
+        if not _stealable_array(leaf, g, dense):
+            src = np.empty_like(lf, order="K") if dense else np.empty(lf.shape, lf.dtype)
+            np.copyto(src, g._data, casting="unsafe")
+        out = _new(Tensor)  # (Tensor._make, inlined: every fresh .grad)
+        out._data, out._device = src, leaf._device
+        if STATE.inference:
+            out._inference = True
+        return out
     if _stealable(leaf, g):
         return Tensor._make(src, leaf._device)
     return g.detach().clone()
@@ -1164,7 +1167,7 @@ class _Walk:
         deps, buffers = self.deps, self.buffers
         pop, get = buffers.pop, buffers.get
         captured_at = self.captured_at
-        retain = self.retain_graph
+        retain, create_graph, plain = self.retain_graph, self.create_graph, self.plain
         common = (_PLAIN_NODES if self.owned is not None else _ENGINE_NODES) if self.bare else _NOTHING_SET
         for node in inner:
             if deps[node]:
@@ -1199,7 +1202,16 @@ class _Walk:
             if ready is not None:
                 del outs, buf  # the gradients now live in the buffers only (NOTE [gradient stealing])
                 for leaf in ready:
-                    self.step(leaf)
+                    if plain and not (leaf._hooked or leaf.variable._hooks):
+                        # (``step``'s plain leaf, written out: its buffer and its local ``g`` are the walk's two
+                        # references that NOTE [gradient stealing] counts, dropped before the next leaf)
+                        buf = pop(leaf, None)
+                        if buf is not None and (g := buf[0]) is not None:
+                            accumulate(leaf.variable, g, create_graph)
+                            del g
+                        del buf
+                    else:
+                        self.step(leaf)
 
     def _sum(self, node: Any, nr: int, old: Tensor, new: Tensor) -> Tensor:
         """Two gradients for output ``nr`` of ``node``: into ``old`` in place when this walk owns it (NOTE
