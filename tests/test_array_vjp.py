@@ -2,8 +2,8 @@
 stack of rows times a matrix) on the arrays, by the device's kernels. The gradients must be the ops' path's bit for
 bit, torch's in value, in the layout the ops' path gives (a transposed weight's gradient a view of its product,
 which then becomes ``.grad`` uncopied), and every case the shortcut refuses (create_graph, autocast, a gradient of
-another dtype, an empty operand) must take the ops' path, with its nodes and errors. On WebGPU too, where it runs
-(``DEVICES``)."""
+another dtype, an empty operand) must take the ops' path, with its nodes and errors. The same for the engine's sum
+of a bias's gradient by the sum kernel. On WebGPU too, where it runs (``DEVICES``)."""
 
 from __future__ import annotations
 
@@ -137,3 +137,34 @@ def test_refused_cases_take_the_ops_path(case, monkeypatch):
     else:
         (x @ w).sum().abs().backward() if case == "complex" else (x @ w).sum().backward()
     assert seen and all(r is None for r in seen), case
+
+
+class _NoKernels:
+    kernels: dict = {}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("shape", [(5, 6), (2, 3, 6), (4, 1, 6)])
+def test_bias_gradient_summed_by_the_sum_kernel_as_the_sum_op(shape, dev, monkeypatch):
+    """``sum_to`` of a first-order backward sums a gradient over its leading dims (a bias's) by the sum primitive's
+    kernel, where the op would take its untracked shortcut: the op's result, bit for bit, and torch's."""
+    _need(dev)
+    from shapetorch._engine import backward as B
+
+    def bias_grad():
+        rng = np.random.default_rng(1)
+        x = st.tensor(rng.normal(size=shape).astype(np.float32), device=dev)
+        b = st.tensor(rng.normal(size=6).astype(np.float32), device=dev, requires_grad=True)
+        ((x + b) * st.tensor(rng.normal(size=shape).astype(np.float32), device=dev)).sum().backward()
+        return b.grad
+
+    ours = bias_grad()
+    assert not ours.requires_grad and ours.grad_fn is None and ours.shape == (6,)
+    monkeypatch.setattr(B, "_prim", lambda name: _NoKernels)  # (no kernel: the op's path)
+    general = bias_grad()
+    np.testing.assert_array_equal(ours.cpu().numpy(), general.cpu().numpy())
+    rng = np.random.default_rng(1)
+    x = torch.tensor(rng.normal(size=shape).astype(np.float32))
+    b = torch.tensor(rng.normal(size=6).astype(np.float32), requires_grad=True)
+    ((x + b) * torch.tensor(rng.normal(size=shape).astype(np.float32))).sum().backward()
+    np.testing.assert_allclose(ours.cpu().numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -24,10 +24,11 @@ import numpy as np
 from .._device import backend
 from .._errors import fail
 from .._grad_mode import STATE, no_grad
-from .._tensor import Size, Tensor, refresh_view
+from .._tensor import PLAIN_TYPES, Size, Tensor, refresh_view
 from .anomaly import ANOMALY, forward_traceback, report
 from .graph import _SEQ, HOOKS, HOOKS_OPEN, saved_attrs
 from .graph import Node as GraphNode
+from .intercept import INSTALLED as SLOW_PATH
 from .intercept import PROFILER
 
 if TYPE_CHECKING:
@@ -733,6 +734,14 @@ def gradient_edge(t: Tensor) -> tuple[Any, int]:
 _edge = gradient_edge
 
 
+@functools.cache
+def _prim(name: str) -> Prim:
+    """A primitive by name (the registry lives in ``primitives``, which imports this module; cached: no frame)."""
+    from .primitives import PRIMS
+
+    return PRIMS[name]
+
+
 def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Undo broadcasting: sum ``g`` down to ``shape`` (leading dims, and dims where ``shape`` has 1)."""
     gshape = g._data.shape
@@ -743,7 +752,14 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     if dims:
         if len(dims) == lead and not STATE.enabled:
             # leading dims only (a bias's gradient), and no graph to match torch's (its sum keeps the dims, then
-            # views): the same sum without them, and no reshape after it
+            # views): the same sum without them, and no reshape after it; by the sum's kernel where its call would
+            # take the untracked shortcut (NOTE [untracked call]: a plain floating tensor, no slow path), which
+            # is what it would return
+            if type(g) in PLAIN_TYPES and not SLOW_PATH[0] and g._data.dtype.kind in "fc" and not g._uninitialized \
+                    and (k := _prim("sum").kernels.get(g._device.type)) is not None:
+                out = _new(Tensor)  # (untracked_result)
+                out._data, out._device, out._requires_grad = k(g._data, axis=tuple(dims), keepdims=False), g._device, False
+                return out
             return g.sum(dims, False)
         g = g.sum(dims, True)  # (positional: the argument guard's fast test, not its keyword call)
     return g.reshape(shape) if g._data.shape != tuple(shape) else g

@@ -24,7 +24,7 @@ from ..backends import thread_pool
 from ._common import as_node, autocast_inputs, cast, check, dtype_name, make_inplace, promoted
 from ._elementwise import _conj
 from ._registry import method, public
-from .views import _PERMUTE, _RESHAPE, _untracked
+from .views import _PERMUTE, _RESHAPE, _permute_kernel, _reshape_kernel, _untracked
 
 
 def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
@@ -80,25 +80,25 @@ def _linear_vjp_arrays(g: Tensor, a: Tensor, b: Tensor) -> tuple[Any, Any] | Non
             or not x.size or not gd.size or gd.shape != (*x.shape[:-1], w.shape[1])):
         return None
     kind = dev.type
-    mm, perm = _MATMUL.kernels.get(kind), _PERMUTE.kernels.get(kind)
-    if mm is None or perm is None:
+    mm, perm, reshape = _MATMUL.kernels.get(kind), _PERMUTE.kernels.get(kind), _RESHAPE.kernels.get(kind)
+    if mm is None or perm is None or reshape is None:
         return None
+    # (the CPU's view kernels are one NumPy method each, called directly as the views' own shortcut does)
+    cpu = perm is _permute_kernel and reshape is _reshape_kernel and type(x) is type(w) is type(gd) is np.ndarray
     gb = None
     if b._requires_grad:
         if x.ndim > 2:  # (a stack: the weight's gradient is one product over the flattened rows)
-            reshape = _RESHAPE.kernels.get(kind)
-            if reshape is None:
-                return None
-            rows = reshape(x, shape=(x.size // x.shape[-1], x.shape[-1]))
-            grows = reshape(gd, shape=(rows.shape[0], gd.shape[-1]))
+            rows_shape = (x.size // x.shape[-1], x.shape[-1])
+            rows = x.reshape(rows_shape) if cpu else reshape(x, shape=rows_shape)
+            grows = gd.reshape(rows_shape[0], gd.shape[-1]) if cpu else reshape(gd, shape=(rows_shape[0], gd.shape[-1]))
         else:
             rows, grows = x, gd
         if w.strides[0] < w.strides[1]:  # (a transposed weight: (g^T a)^T, in its layout)
-            prod = untracked_result(g, mm(perm(grows, axes=_T2), rows))
-            gb = _untracked(prod, perm(prod._data, axes=_T2))
+            prod = untracked_result(g, mm(grows.T if cpu else perm(grows, axes=_T2), rows))
+            gb = _untracked(prod, prod._data.T if cpu else perm(prod._data, axes=_T2))
         else:
-            gb = untracked_result(g, mm(perm(rows, axes=_T2), grows))
-    ga = untracked_result(g, mm(gd, perm(w, axes=_T2))) if a._requires_grad else None
+            gb = untracked_result(g, mm(rows.T if cpu else perm(rows, axes=_T2), grows))
+    ga = untracked_result(g, mm(gd, w.T if cpu else perm(w, axes=_T2))) if a._requires_grad else None
     return ga, gb
 
 
