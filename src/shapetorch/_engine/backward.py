@@ -253,21 +253,24 @@ def _view_of_node(inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> 
 _CLASSES: dict[str, type[Node]] = {}
 
 
-Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, Any, Any, tuple[Any, Any]]
+Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, Any, Any, tuple[Any, Any],
+             dict[int, Any]]
 
 
 def _plan(prim: Prim) -> Plan:
     """What a node of ``prim`` needs that depends on the primitive only (NOTE [node cost]): its class (made
     once per name), what its vjp reads (``SAVES``), whether torch's node holds indices or a number, and what
-    ``record_tensors`` saves for a call of one tensor and of two (NOTE [compiled record])."""
+    ``record_tensors`` saves for a call of one tensor and of two (NOTE [compiled record]), and ``record_many``'s
+    for more, by arity, made on the first call of each."""
     name = prim.name
     sub = _CLASSES.get(name)
     if sub is None:
         sub = _CLASSES[name] = type(f"{_NAMES.get(name) or _camel(name)}Backward0", (Node,), {})
         sub.__module__ = "shapetorch.autograd.graph"
     spec = SAVES.get(name)
-    plan = prim.node_plan = (sub, spec, name in HOLDS_INDICES, name in HOLDS_NUMBER, _compiled(spec, 1),
-                             _compiled(spec, 2), (_with_number(spec, 0), _with_number(spec, 1)))
+    plan: Plan = (sub, spec, name in HOLDS_INDICES, name in HOLDS_NUMBER, _compiled(spec, 1), _compiled(spec, 2),
+                  (_with_number(spec, 0), _with_number(spec, 1)), {})
+    prim.node_plan = plan
     _ENGINE_NODES.add(sub)
     if prim.add_into is not None:
         _ADD_INTO[sub] = prim.add_into
@@ -281,7 +284,7 @@ def _compiled(spec: tuple[tuple[int, str, int], ...] | None, n: int) -> Any:
     ``(torch's name, cond)``, cond -1 (always) or the input whose ``requires_grad`` decides; False where the spec
     reads an input such a call does not have (``record`` decides those)."""
     if spec is None:  # (_default_saves of n tensors)
-        spec = tuple((i, ("self", "other")[i], -1) for i in range(n))
+        spec = _saves_at(tuple(range(n)))
     per: list[tuple[str, int] | None] = [None] * n
     if list(spec) != sorted(spec):  # (record saves in the spec's order; the compiled form in the inputs')
         return False
@@ -328,7 +331,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only (the
     class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan, and the node is
     filled here in one frame (``Node(...)`` would run ``__new__`` and ``__init__``)."""
-    cls, spec, holds_indices, holds_number, _, _, _ = prim.node_plan or _plan(prim)
+    cls, spec, holds_indices, holds_number, _, _, _, _ = prim.node_plan or _plan(prim)
     self: Node = _new(cls)
     self.prim = prim
     self.params = params
@@ -451,6 +454,55 @@ def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | N
     else:
         self._next = (ea,)
     self._plain = (_NO_PLAIN if pb is None else (pb,)) if pa is None else (pa,) if pb is None else (pa, pb)
+    if out is not None:
+        out._grad_fn, out._requires_grad = self, True
+        self._saved = [(-1, "result", SavedTensor(out, True))]
+    else:
+        self._saved = _NO_SAVES
+    self._inputs = inputs
+    self._holds = plan[2] and params.get("idx2") is not None
+    self._freed = False
+    return self
+
+
+def record_many(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> Node:
+    """``record`` of a call of three or more plain tensors (a linear layer's input, weight and bias; a layer norm's;
+    an attention's), under ``record_tensors``' conditions: NOTE [compiled record] by arity, in one loop over the
+    inputs (``record_tensors`` is its one- and two-tensor form written out)."""
+    plan = prim.node_plan or _plan(prim)
+    n = len(inputs)
+    saves = plan[7].get(n)
+    if saves is None:
+        saves = plan[7][n] = _compiled(plan[1], n)
+    if saves is False:
+        return record(prim, inputs, params, out)
+    self: Node = _new(plan[0])
+    self.prim = prim
+    self.params = params
+    self._seq = _next_seq()
+    self._hooked = False
+    edges = []
+    plain = []
+    for a, sa in zip(inputs, saves):
+        fn = a._grad_fn
+        if fn is not None:
+            edges.append((fn, a._output_nr))
+        elif a._requires_grad:
+            ref = a._accumulator
+            acc = ref() if ref is not None else None
+            edges.append((acc, 0) if acc is not None else _leaf_edge(a))
+        else:
+            edges.append(_NO_EDGE)
+        if sa is not None and (sa[1] < 0 or inputs[sa[1]]._requires_grad):
+            owner = a._base if a._base is not None else a
+            if owner._inference:  # (a view of an inference tensor is one)
+                SavedTensor(a)  # (raises, as record's)
+            cell = owner._version_cell
+            if cell is None:
+                cell = owner._version_cell = [0]
+            plain.append((len(edges) - 1, sa[0], cell, cell[0]))
+    self._next = tuple(edges)
+    self._plain = tuple(plain) if plain else _NO_PLAIN
     if out is not None:
         out._grad_fn, out._requires_grad = self, True
         self._saved = [(-1, "result", SavedTensor(out, True))]
