@@ -845,14 +845,13 @@ def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
         if not _stealable_array(leaf, g, dense):
             src = np.empty_like(lf, order="K") if dense else np.empty(lf.shape, lf.dtype)
             np.copyto(src, g._data, casting="unsafe")
-        out = _new(Tensor)  # (Tensor._make, inlined: every fresh .grad)
-        out._data, out._device = src, leaf._device
-        if STATE.inference:
-            out._inference = True
-        return out
-    if _stealable(leaf, g):
-        return Tensor._make(src, leaf._device)
-    return g.detach().clone()
+    elif not _stealable(leaf, g):
+        return g.detach().clone()
+    out = _new(Tensor)  # (Tensor._make, inlined: every fresh .grad)
+    out._data, out._device = src, leaf._device
+    if STATE.inference:
+        out._inference = True
+    return out
 
 
 # NOTE [gradient stealing]: as torch's AccumulateGrad, a device gradient that nothing else can reach becomes
