@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import shapetorch as st
-from shapetorch._engine.backward import record, record_number, record_tensors
+from shapetorch._engine.backward import record, record_many, record_number, record_tensors
 from shapetorch._engine.primitives import PRIMS
 
 st.ones(1)  # (the op table, which fills PRIMS, loads on the first op)
@@ -50,6 +50,9 @@ CALLS = [
     ("mul", (True, 2.0), {}), ("mul", (3.0, True), {}), ("true_divide", (True, 4.0), {}),
     ("true_divide", (2.0, True), {}), ("pow", (True, 2.0), {}), ("pow", (2.0, True), {}), ("sub", (1.0, True), {}),
     ("add", (True, 1), {}), ("atan2", (True, 0.5), {}), ("maximum", (0.5, True), {}), ("xlogy", (2.0, True), {}),
+    # three tensors (record_many): default saves, a spec that saves one of them, ones that do not require grad
+    ("matmul_bias", (True, True, True), {}), ("matmul_bias", (False, True, False), {}),
+    ("matmul_bias", (True, False, True), {}), ("where", (False, True, True), {}), ("where", (False, False, True), {}),
 ]
 
 
@@ -76,7 +79,9 @@ def test_compiled_record_makes_the_node_record_makes(name, flags, params, inputs
     for o in (out1, out2):
         o._output_nr, o._base, o._inference = 0, None, False
     keep = save is True or (save is not False and save(tuple(args)))
-    if len(tensors) == len(args):
+    if len(tensors) == len(args) > 2:
+        fast = record_many(prim, tuple(args), params, out1 if keep else None)
+    elif len(tensors) == len(args):
         fast = record_tensors(prim, tuple(args), args[0], args[1] if len(args) == 2 else None, params,
                               out1 if keep else None)
     else:
@@ -357,7 +362,7 @@ def test_a_backward_frees_the_plain_saves_as_torchs(call):
 
 
 def test_compiled_calls_never_fall_back_to_record(monkeypatch):
-    """NOTE [compiled record]: a call of one tensor, two, or a tensor and a number, of a primitive whose saves compile
+    """NOTE [compiled record]: a call of one tensor, two, more, or a tensor and a number, of a primitive whose saves compile
     (every one in ``CALLS``), is recorded without ``record``'s general loops (a plan that read the wrong entry
     would still make the same node through ``record``, and only the time would show it)."""
     import shapetorch._engine.backward as B
@@ -372,7 +377,9 @@ def test_compiled_calls_never_fall_back_to_record(monkeypatch):
     monkeypatch.setattr(B, "record", logged)
     x = st.tensor([0.5, 1.5], requires_grad=True)
     w = st.tensor([2.0, -1.0], requires_grad=True)
-    for y in (x.exp(), x.tanh(), x.sin(), -x, x * w, x + w, x / w, x**w, x * 2.0, 1.0 - x, x**2.0, 2.0 / x):
+    m = st.tensor([[1.0, 0.5], [0.25, 2.0]], requires_grad=True)
+    for y in (x.exp(), x.tanh(), x.sin(), -x, x * w, x + w, x / w, x**w, x * 2.0, 1.0 - x, x**2.0, 2.0 / x,
+              st.nn.functional.linear(x.unsqueeze(0), m, w), st.nn.functional.layer_norm(x, (2,), w, x)):
         assert y.grad_fn is not None
     assert general == []
 

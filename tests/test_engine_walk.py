@@ -241,3 +241,19 @@ def test_broadcast_gradients_summed_back_as_torchs_first_order_and_graph_buildin
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
     assert ours[2] == theirs[2]
     np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-5, atol=1e-4)
+
+
+def test_leaves_sharing_one_gradient_get_grads_of_their_own():
+    """The walk's plain leaf (``_Walk.run``'s written-out ``step``) steals a gradient nothing else holds as
+    ``.grad`` (NOTE [gradient stealing]); one gradient handed to two leaves (add's vjp gives g twice) is copied
+    for each, so writing one ``.grad`` leaves the other alone, as in torch."""
+    grads = {}
+    for lib in (st, torch):
+        a, b = (lib.tensor([1.0, 2.0, 3.0], requires_grad=True) for _ in range(2))
+        w = lib.tensor([[0.5, -1.0, 2.0], [1.0, 1.0, 1.0]], requires_grad=True)
+        x = lib.tensor([[1.0, 2.0]])
+        ((a + b) * (x @ w)).sum().backward()
+        a.grad.add_(1.0)
+        grads[lib] = [arr(t.grad) for t in (a, b, w)]
+    for ours, theirs in zip(grads[st], grads[torch]):
+        np.testing.assert_array_equal(ours, theirs)

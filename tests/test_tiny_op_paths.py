@@ -133,3 +133,26 @@ def test_sizes_and_dims_take_ints_only_after_the_same_call_with_ints() -> None:
                      lambda: x.sum([1.0])):
             with pytest.raises(TypeError):
                 call()
+
+
+VIEW_OPS = {"reshape": lambda x: x.reshape(3, 2), "permute": lambda x: x.permute(1, 0), "t": lambda x: x.t(),
+            "mT": lambda x: x.mT, "transpose": lambda x: x.transpose(0, 1)}
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode", "enable_grad"])
+@pytest.mark.parametrize("name", sorted(VIEW_OPS))
+def test_a_view_made_without_grad_is_written_in_place_as_torchs(name, mode):
+    """A reshape or transpose of a leaf that requires grad, made under ``no_grad`` or ``inference_mode`` (the views'
+    untracked shortcut: NOTE [untracked view]), remembers how it was made: an in-place write with grad mode on is
+    refused with torch's error class, or allowed, as torch's."""
+    outcome = {}
+    for lib in (st, torch):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        with getattr(lib, mode)():
+            v = VIEW_OPS[name](x)
+        try:
+            v.mul_(2.0)
+            outcome[lib] = ("ok", v.detach().numpy().tolist())
+        except RuntimeError as e:
+            outcome[lib] = ("RuntimeError", "no_grad" in str(e) or "inference" in str(e).lower())
+    assert outcome[st] == outcome[torch]

@@ -24,10 +24,11 @@ import numpy as np
 from .._device import backend
 from .._errors import fail
 from .._grad_mode import STATE, no_grad
-from .._tensor import Size, Tensor, refresh_view
+from .._tensor import PLAIN_TYPES, Size, Tensor, refresh_view
 from .anomaly import ANOMALY, forward_traceback, report
 from .graph import _SEQ, HOOKS, HOOKS_OPEN, saved_attrs
 from .graph import Node as GraphNode
+from .intercept import INSTALLED as SLOW_PATH
 from .intercept import PROFILER
 
 if TYPE_CHECKING:
@@ -252,21 +253,24 @@ def _view_of_node(inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> 
 _CLASSES: dict[str, type[Node]] = {}
 
 
-Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, Any, Any, tuple[Any, Any]]
+Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, Any, Any, tuple[Any, Any],
+             dict[int, Any]]
 
 
 def _plan(prim: Prim) -> Plan:
     """What a node of ``prim`` needs that depends on the primitive only (NOTE [node cost]): its class (made
     once per name), what its vjp reads (``SAVES``), whether torch's node holds indices or a number, and what
-    ``record_tensors`` saves for a call of one tensor and of two (NOTE [compiled record])."""
+    ``record_tensors`` saves for a call of one tensor and of two (NOTE [compiled record]), and ``record_many``'s
+    for more, by arity, made on the first call of each."""
     name = prim.name
     sub = _CLASSES.get(name)
     if sub is None:
         sub = _CLASSES[name] = type(f"{_NAMES.get(name) or _camel(name)}Backward0", (Node,), {})
         sub.__module__ = "shapetorch.autograd.graph"
     spec = SAVES.get(name)
-    plan = prim.node_plan = (sub, spec, name in HOLDS_INDICES, name in HOLDS_NUMBER, _compiled(spec, 1),
-                             _compiled(spec, 2), (_with_number(spec, 0), _with_number(spec, 1)))
+    plan: Plan = (sub, spec, name in HOLDS_INDICES, name in HOLDS_NUMBER, _compiled(spec, 1), _compiled(spec, 2),
+                  (_with_number(spec, 0), _with_number(spec, 1)), {})
+    prim.node_plan = plan
     _ENGINE_NODES.add(sub)
     if prim.add_into is not None:
         _ADD_INTO[sub] = prim.add_into
@@ -280,7 +284,7 @@ def _compiled(spec: tuple[tuple[int, str, int], ...] | None, n: int) -> Any:
     ``(torch's name, cond)``, cond -1 (always) or the input whose ``requires_grad`` decides; False where the spec
     reads an input such a call does not have (``record`` decides those)."""
     if spec is None:  # (_default_saves of n tensors)
-        spec = tuple((i, ("self", "other")[i], -1) for i in range(n))
+        spec = _saves_at(tuple(range(n)))
     per: list[tuple[str, int] | None] = [None] * n
     if list(spec) != sorted(spec):  # (record saves in the spec's order; the compiled form in the inputs')
         return False
@@ -327,7 +331,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only (the
     class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan, and the node is
     filled here in one frame (``Node(...)`` would run ``__new__`` and ``__init__``)."""
-    cls, spec, holds_indices, holds_number, _, _, _ = prim.node_plan or _plan(prim)
+    cls, spec, holds_indices, holds_number, _, _, _, _ = prim.node_plan or _plan(prim)
     self: Node = _new(cls)
     self.prim = prim
     self.params = params
@@ -450,6 +454,55 @@ def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | N
     else:
         self._next = (ea,)
     self._plain = (_NO_PLAIN if pb is None else (pb,)) if pa is None else (pa,) if pb is None else (pa, pb)
+    if out is not None:
+        out._grad_fn, out._requires_grad = self, True
+        self._saved = [(-1, "result", SavedTensor(out, True))]
+    else:
+        self._saved = _NO_SAVES
+    self._inputs = inputs
+    self._holds = plan[2] and params.get("idx2") is not None
+    self._freed = False
+    return self
+
+
+def record_many(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> Node:
+    """``record`` of a call of three or more plain tensors (a linear layer's input, weight and bias; a layer norm's;
+    an attention's), under ``record_tensors``' conditions: NOTE [compiled record] by arity, in one loop over the
+    inputs (``record_tensors`` is its one- and two-tensor form written out)."""
+    plan = prim.node_plan or _plan(prim)
+    n = len(inputs)
+    saves = plan[7].get(n)
+    if saves is None:
+        saves = plan[7][n] = _compiled(plan[1], n)
+    if saves is False:
+        return record(prim, inputs, params, out)
+    self: Node = _new(plan[0])
+    self.prim = prim
+    self.params = params
+    self._seq = _next_seq()
+    self._hooked = False
+    edges = []
+    plain = []
+    for a, sa in zip(inputs, saves):
+        fn = a._grad_fn
+        if fn is not None:
+            edges.append((fn, a._output_nr))
+        elif a._requires_grad:
+            ref = a._accumulator
+            acc = ref() if ref is not None else None
+            edges.append((acc, 0) if acc is not None else _leaf_edge(a))
+        else:
+            edges.append(_NO_EDGE)
+        if sa is not None and (sa[1] < 0 or inputs[sa[1]]._requires_grad):
+            owner = a._base if a._base is not None else a
+            if owner._inference:  # (a view of an inference tensor is one)
+                SavedTensor(a)  # (raises, as record's)
+            cell = owner._version_cell
+            if cell is None:
+                cell = owner._version_cell = [0]
+            plain.append((len(edges) - 1, sa[0], cell, cell[0]))
+    self._next = tuple(edges)
+    self._plain = tuple(plain) if plain else _NO_PLAIN
     if out is not None:
         out._grad_fn, out._requires_grad = self, True
         self._saved = [(-1, "result", SavedTensor(out, True))]
@@ -733,6 +786,14 @@ def gradient_edge(t: Tensor) -> tuple[Any, int]:
 _edge = gradient_edge
 
 
+@functools.cache
+def _prim(name: str) -> Prim:
+    """A primitive by name (the registry lives in ``primitives``, which imports this module; cached: no frame)."""
+    from .primitives import PRIMS
+
+    return PRIMS[name]
+
+
 def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Undo broadcasting: sum ``g`` down to ``shape`` (leading dims, and dims where ``shape`` has 1)."""
     gshape = g._data.shape
@@ -743,7 +804,14 @@ def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     if dims:
         if len(dims) == lead and not STATE.enabled:
             # leading dims only (a bias's gradient), and no graph to match torch's (its sum keeps the dims, then
-            # views): the same sum without them, and no reshape after it
+            # views): the same sum without them, and no reshape after it; by the sum's kernel where its call would
+            # take the untracked shortcut (NOTE [untracked call]: a plain floating tensor, no slow path), which
+            # is what it would return
+            if type(g) in PLAIN_TYPES and not SLOW_PATH[0] and g._data.dtype.kind in "fc" and not g._uninitialized \
+                    and (k := _prim("sum").kernels.get(g._device.type)) is not None:
+                out = _new(Tensor)  # (untracked_result)
+                out._data, out._device, out._requires_grad = k(g._data, axis=tuple(dims), keepdims=False), g._device, False
+                return out
             return g.sum(dims, False)
         g = g.sum(dims, True)  # (positional: the argument guard's fast test, not its keyword call)
     return g.reshape(shape) if g._data.shape != tuple(shape) else g
@@ -772,16 +840,18 @@ def _fresh_grad(leaf: Tensor, g: Tensor) -> Tensor:
     """Rule 1/2 of the default layouts: strides of the param when it is dense, else row-major."""
 
     src = g._data
-    if isinstance(src, np.ndarray) and isinstance(leaf._data, np.ndarray):
-        dense = dense_array(leaf._data)
-        if _stealable_array(leaf, g, dense):
-            return Tensor._make(src, leaf._device)
-        dst = np.empty_like(leaf._data, order="K") if dense else np.empty(leaf._data.shape, leaf._data.dtype)
-        np.copyto(dst, src, casting="unsafe")
-        return Tensor._make(dst, leaf._device)
-    if _stealable(leaf, g):
-        return Tensor._make(src, leaf._device)
-    return g.detach().clone()
+    if isinstance(src, np.ndarray) and isinstance(lf := leaf._data, np.ndarray):
+        dense = lf.flags.c_contiguous or dense_array(lf)  # (a row-major parameter, the common one: no call)
+        if not _stealable_array(leaf, g, dense):
+            src = np.empty_like(lf, order="K") if dense else np.empty(lf.shape, lf.dtype)
+            np.copyto(src, g._data, casting="unsafe")
+    elif not _stealable(leaf, g):
+        return g.detach().clone()
+    out = _new(Tensor)  # (Tensor._make, inlined: every fresh .grad)
+    out._data, out._device = src, leaf._device
+    if STATE.inference:
+        out._inference = True
+    return out
 
 
 # NOTE [gradient stealing]: as torch's AccumulateGrad, a device gradient that nothing else can reach becomes
@@ -1164,7 +1234,7 @@ class _Walk:
         deps, buffers = self.deps, self.buffers
         pop, get = buffers.pop, buffers.get
         captured_at = self.captured_at
-        retain = self.retain_graph
+        retain, create_graph, plain = self.retain_graph, self.create_graph, self.plain
         common = (_PLAIN_NODES if self.owned is not None else _ENGINE_NODES) if self.bare else _NOTHING_SET
         for node in inner:
             if deps[node]:
@@ -1199,7 +1269,16 @@ class _Walk:
             if ready is not None:
                 del outs, buf  # the gradients now live in the buffers only (NOTE [gradient stealing])
                 for leaf in ready:
-                    self.step(leaf)
+                    if plain and not (leaf._hooked or leaf.variable._hooks):
+                        # (``step``'s plain leaf, written out: its buffer and its local ``g`` are the walk's two
+                        # references that NOTE [gradient stealing] counts, dropped before the next leaf)
+                        buf = pop(leaf, None)
+                        if buf is not None and (g := buf[0]) is not None:
+                            accumulate(leaf.variable, g, create_graph)
+                            del g
+                        del buf
+                    else:
+                        self.step(leaf)
 
     def _sum(self, node: Any, nr: int, old: Tensor, new: Tensor) -> Tensor:
         """Two gradients for output ``nr`` of ``node``: into ``old`` in place when this walk owns it (NOTE

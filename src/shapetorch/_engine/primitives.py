@@ -17,7 +17,7 @@ from .._grad_mode import STATE
 from .._tensor import PLAIN_TYPES as PLAIN
 from .._tensor import Tensor, refresh_view
 from .anomaly import ANOMALY
-from .backward import Node, record, record_number, record_tensors
+from .backward import Node, record, record_many, record_number, record_tensors
 from .graph import HOOKS_OPEN
 from .intercept import AFTER_CALL, PROFILER
 from .intercept import INSTALLED as SLOW_PATH
@@ -72,7 +72,8 @@ class Prim:
         n = len(args)
         arrays: tuple[Any, ...]
         # which of them this call is, found once for the kernel and the record: 1 one tensor, 2 two tensors on one
-        # device, 3 a tensor and a number, 4 a number and a tensor, 0 any other call (NOTE [plain tensor types]:
+        # device, 3 a tensor and a number, 4 a number and a tensor, 5 more plain tensors (``_unpack``'s), 0 any
+        # other call (NOTE [plain tensor types]:
         # a Parameter is a tensor here, a user's subclass takes the general path)
         # (a view whose storage was written since its grad_fn was set takes a new one first: NOTE [view + in-place]
         # in the tensor module; for any other tensor the test is one read of ``_base``, for a view an inline compare)
@@ -89,13 +90,13 @@ class Prim:
             elif not isinstance(b, Tensor):
                 dev, grad, arrays, form = a._device, a._requires_grad, (a._data, b), 3
             else:
-                dev, grad, arrays = self._unpack(args)
+                dev, grad, arrays, form = self._unpack(args)
         elif n == 2 and type(b := args[1]) in PLAIN and not isinstance(a, Tensor):
             if b._base is not None and b._view_cell[0] != b._view_version:
                 refresh_view(b)
             dev, grad, arrays, form = b._device, b._requires_grad, (a, b._data), 4
         else:
-            dev, grad, arrays = self._unpack(args)
+            dev, grad, arrays, form = self._unpack(args)
         kernel = self.kernels.get(dev.type) or _no_kernel(self.name, dev, args)
         out = _new(Tensor)
         small = self.small
@@ -121,6 +122,8 @@ class Prim:
                 out._grad_fn = record_tensors(self, args, a, None, params, o)
             elif form == 2:
                 out._grad_fn = record_tensors(self, args, a, args[1], params, o)
+            elif form == 5:
+                out._grad_fn = record_many(self, args, params, o)
             else:
                 out._grad_fn = record_number(self, args, args[form - 3], form - 3, params, o)
             if out._data.dtype.kind in "fc":
@@ -230,11 +233,16 @@ class Prim:
         else:
             out.requires_grad = True
 
-    def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...]]:
+    def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...], int]:
+        """The call's device, whether it records, its arrays, and its form: 5 (``record_many``'s) for plain tensors
+        only, else 0."""
         dev: device | None = None
         grad = False
         arrays = []
+        form = 5
         for a in args:
+            if type(a) not in PLAIN:
+                form = 0
             if isinstance(a, Tensor):
                 if a._uninitialized:  # (only the general path sees one: it is no plain tensor type)
                     raise a._use_error(self.name)
@@ -249,7 +257,7 @@ class Prim:
             else:
                 arrays.append(a)
         assert dev is not None, f"{self.name}: a primitive needs at least one tensor input"
-        return dev, grad, tuple(arrays)
+        return dev, grad, tuple(arrays), form
 
 
 _new = object.__new__

@@ -22,6 +22,7 @@ from .._grad_mode import STATE
 from .._tensor import Tensor
 from .activation import softmax
 from .creation import arange
+from .views import permute_known, reshape_known
 
 
 @functools.lru_cache(maxsize=16)
@@ -133,8 +134,9 @@ def _attention_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         grads = []
         for t, order in zip((q, k, v), orders):
             shape, n = t._data.shape, t._data.size
-            dense = packed[at:at + n].reshape(tuple([shape[d] for d in order]))
-            grads.append(dense.permute(tuple([order.index(d) for d in range(len(shape))])))
+            # (the views by their known shapes: NOTE [known view]; the slice is the op's, a view of the pack)
+            dense = reshape_known(packed[at:at + n], tuple([shape[d] for d in order]))
+            grads.append(permute_known(dense, tuple([order.index(d) for d in range(len(shape))])))
             at += n
         gq, gk, gv = grads
     else:

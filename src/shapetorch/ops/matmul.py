@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._autocast import AUTOCAST
+from .._engine.intercept import INSTALLED as SLOW_PATH
 from .._engine.primitives import Prim, untracked_pair, untracked_result
 from .._errors import fail
 from .._grad_mode import STATE
@@ -23,10 +24,13 @@ from ..backends import thread_pool
 from ._common import as_node, autocast_inputs, cast, check, dtype_name, make_inplace, promoted
 from ._elementwise import _conj
 from ._registry import method, public
+from .views import _PERMUTE, _RESHAPE, _permute_kernel, _reshape_kernel, _untracked
 
 
 def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
     a, b = n.inputs
+    if not STATE.enabled and (grads := _linear_vjp_arrays(g, a, b)) is not None:
+        return grads
     if a._data.ndim == 1 and b._data.ndim == 1:
         return g * _conj(b), g * _conj(a)
     if b._data.ndim == 1:
@@ -54,6 +58,48 @@ def _matmul_vjp(g: Tensor, n: Any) -> tuple[Any, ...]:
         # a transposed weight (``x @ W.T``, 2-d): (g^T a)^T comes out in W's layout and becomes W.grad uncopied
         gb = (g.mT @ _conj(a)).mT if a._data.ndim == 2 and b._data.ndim == 2 and st[0] < st[1] else _conj(a).mT @ g
     return ga, gb  # batch dims are summed back by the engine
+
+
+_T2 = (1, 0)
+
+
+def _linear_vjp_arrays(g: Tensor, a: Tensor, b: Tensor) -> tuple[Any, Any] | None:
+    """NOTE [array vjp]: ``_matmul_vjp`` of a matrix or a stack of rows times a matrix (every linear layer's
+    gradient) in a first-order backward, computed on the arrays by the device's own kernels: the products, reshapes
+    and transposes ``_matmul_vjp`` makes through the ops, without the tensors, guards and view bookkeeping of the
+    intermediates nobody sees (each op would take its untracked shortcut: NOTE [untracked call]). The same kernels
+    on the same arrays, so the same bits and, on a GPU, the same dispatches; the results are the tensors the ops
+    would return (a transposed-back weight gradient a view of its product, so that it becomes ``.grad`` uncopied).
+    None (the ops' path) for anything else: the engine's slow path, autocast, a tensor subclass, two devices, a
+    complex or mixed dtype, an empty operand, a gradient of another shape or dtype (the ops raise for those)."""
+    x, w, gd = a._data, b._data, g._data
+    dev = g._device
+    if (SLOW_PATH[0] or AUTOCAST.enabled or w.ndim != 2 or x.ndim < 2 or type(a) not in PLAIN_TYPES
+            or type(b) not in PLAIN_TYPES or type(g) not in PLAIN_TYPES or a._device is not dev
+            or b._device is not dev or x.dtype.kind != "f" or not (x.dtype == w.dtype == gd.dtype)
+            or not x.size or not gd.size or gd.shape != (*x.shape[:-1], w.shape[1])):
+        return None
+    kind = dev.type
+    mm, perm, reshape = _MATMUL.kernels.get(kind), _PERMUTE.kernels.get(kind), _RESHAPE.kernels.get(kind)
+    if mm is None or perm is None or reshape is None:
+        return None
+    # (the CPU's view kernels are one NumPy method each, called directly as the views' own shortcut does)
+    cpu = perm is _permute_kernel and reshape is _reshape_kernel and type(x) is type(w) is type(gd) is np.ndarray
+    gb = None
+    if b._requires_grad:
+        if x.ndim > 2:  # (a stack: the weight's gradient is one product over the flattened rows)
+            rows_shape = (x.size // x.shape[-1], x.shape[-1])
+            rows = x.reshape(rows_shape) if cpu else reshape(x, shape=rows_shape)
+            grows = gd.reshape(rows_shape[0], gd.shape[-1]) if cpu else reshape(gd, shape=(rows_shape[0], gd.shape[-1]))
+        else:
+            rows, grows = x, gd
+        if w.strides[0] < w.strides[1]:  # (a transposed weight: (g^T a)^T, in its layout)
+            prod = untracked_result(g, mm(grows.T if cpu else perm(grows, axes=_T2), rows))
+            gb = _untracked(prod, prod._data.T if cpu else perm(prod._data, axes=_T2))
+        else:
+            gb = untracked_result(g, mm(rows.T if cpu else perm(rows, axes=_T2), grows))
+    ga = untracked_result(g, mm(gd, w.T if cpu else perm(w, axes=_T2))) if a._requires_grad else None
+    return ga, gb
 
 
 def _rows_times(a: Any, b: Any) -> Any:

@@ -12,13 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from .._engine.intercept import INSTALLED as SLOW_PATH
 from .._engine.primitives import Prim, untracked_kernel
 from .._errors import fail
+from .._grad_mode import STATE
 from .._rules import views as RV
 from .._rules.axes import wrap_dim
 from .._rules.broadcast import expand_shape
 from .._rules.views import as_strided_check
-from .._tensor import Tensor, mark_view
+from .._tensor import Tensor, mark_view, refresh_view
 from ._common import as_node, check, check_leaf_inplace, inherit_custom_view, int_list
 from ._registry import _guarded, method, public
 
@@ -72,7 +74,19 @@ def _untracked(input: Tensor, data: Any) -> Tensor:
             return _view_of(out, input)
     elif isinstance(src, np.generic):
         return _view_of(out, input)
-    mark_view(out, input)
+    if input._base is None:
+        # (mark_view's first branch, inlined: a view of a tensor that is no view, as every transpose and reshape of a
+        # gradient in a first-order backward; the result requires no grad, so only the grad mode decides its meta)
+        out._base = input
+        cell = input._version_cell
+        if cell is None:
+            cell = input._version_cell = [0]
+        out._view_cell = cell
+        out._view_version = cell[0]
+        if not STATE.enabled:
+            out._view_meta = ("inference" if STATE.inference else "no_grad", "", 0)
+    else:
+        mark_view(out, input)
     if input._created_in is not None:
         inherit_custom_view(out, input)
     return out
@@ -106,13 +120,19 @@ _PERMUTE = Prim("permute", _permute_kernel, lambda g, n: (permute_known(g, _inve
 # node. Every view's backward passes here; the guard, the size parsing and the rule cost as much as the view itself.
 # (The CPU kernels' one method call is made directly: a keyword call into the kernel costs as much as the method.)
 def reshape_known(t: Tensor, shape: tuple[int, ...]) -> Tensor:
-    if (k := untracked_kernel(_RESHAPE, t)) is not None:
+    if t._base is not None and t._view_cell[0] != t._view_version:  # (untracked_kernel, inlined: every view's vjp)
+        refresh_view(t)
+    if not ((t._requires_grad and STATE.enabled) or SLOW_PATH[0] or t._uninitialized) \
+            and (k := _RESHAPE.kernels.get(t._device.type)) is not None:
         return _untracked(t, t._data.reshape(shape) if k is _reshape_kernel else k(t._data, shape=shape))
     return _view_of(_RESHAPE(t, shape=shape), t)
 
 
 def permute_known(t: Tensor, axes: tuple[int, ...]) -> Tensor:
-    if (k := untracked_kernel(_PERMUTE, t)) is not None:
+    if t._base is not None and t._view_cell[0] != t._view_version:  # (untracked_kernel, inlined, as above)
+        refresh_view(t)
+    if not ((t._requires_grad and STATE.enabled) or SLOW_PATH[0] or t._uninitialized) \
+            and (k := _PERMUTE.kernels.get(t._device.type)) is not None:
         return _untracked(t, t._data.transpose(axes) if k is _permute_kernel else k(t._data, axes=axes))
     return _view_of(_PERMUTE(t, axes=axes), t)
 
