@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import shapetorch as st
-from shapetorch._engine.backward import record, record_many, record_number, record_tensors
+from shapetorch._engine.backward import record, record_number, record_tensors
 from shapetorch._engine.primitives import PRIMS
 
 st.ones(1)  # (the op table, which fills PRIMS, loads on the first op)
@@ -50,7 +50,7 @@ CALLS = [
     ("mul", (True, 2.0), {}), ("mul", (3.0, True), {}), ("true_divide", (True, 4.0), {}),
     ("true_divide", (2.0, True), {}), ("pow", (True, 2.0), {}), ("pow", (2.0, True), {}), ("sub", (1.0, True), {}),
     ("add", (True, 1), {}), ("atan2", (True, 0.5), {}), ("maximum", (0.5, True), {}), ("xlogy", (2.0, True), {}),
-    # three tensors (record_many): default saves, a spec that saves one of them, ones that do not require grad
+    # three tensors: default saves, a spec that saves one of them, ones that do not require grad
     ("matmul_bias", (True, True, True), {}), ("matmul_bias", (False, True, False), {}),
     ("matmul_bias", (True, False, True), {}), ("where", (False, True, True), {}), ("where", (False, False, True), {}),
 ]
@@ -79,11 +79,8 @@ def test_compiled_record_makes_the_node_record_makes(name, flags, params, inputs
     for o in (out1, out2):
         o._output_nr, o._base, o._inference = 0, None, False
     keep = save is True or (save is not False and save(tuple(args)))
-    if len(tensors) == len(args) > 2:
-        fast = record_many(prim, tuple(args), params, out1 if keep else None)
-    elif len(tensors) == len(args):
-        fast = record_tensors(prim, tuple(args), args[0], args[1] if len(args) == 2 else None, params,
-                              out1 if keep else None)
+    if len(tensors) == len(args):
+        fast = record_tensors(prim, tuple(args), params, out1 if keep else None)
     else:
         slot = 0 if isinstance(args[0], st.Tensor) else 1
         fast = record_number(prim, tuple(args), args[slot], slot, params, out1 if keep else None)

@@ -253,23 +253,22 @@ def _view_of_node(inputs: tuple[Any, ...], params: dict[str, Any], out: Any) -> 
 _CLASSES: dict[str, type[Node]] = {}
 
 
-Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, Any, Any, tuple[Any, Any],
-             dict[int, Any]]
+Plan = tuple[type["Node"], tuple[tuple[int, str, int], ...] | None, bool, bool, dict[int, Any], tuple[Any, Any]]
 
 
 def _plan(prim: Prim) -> Plan:
     """What a node of ``prim`` needs that depends on the primitive only (NOTE [node cost]): its class (made
-    once per name), what its vjp reads (``SAVES``), whether torch's node holds indices or a number, and what
-    ``record_tensors`` saves for a call of one tensor and of two (NOTE [compiled record]), and ``record_many``'s
-    for more, by arity, made on the first call of each."""
+    once per name), what its vjp reads (``SAVES``), whether torch's node holds indices or a number, what
+    ``record_tensors`` saves for a call of n tensors (NOTE [compiled record]: by arity, each made on its first call)
+    and what ``record_number`` saves."""
     name = prim.name
     sub = _CLASSES.get(name)
     if sub is None:
         sub = _CLASSES[name] = type(f"{_NAMES.get(name) or _camel(name)}Backward0", (Node,), {})
         sub.__module__ = "shapetorch.autograd.graph"
     spec = SAVES.get(name)
-    plan: Plan = (sub, spec, name in HOLDS_INDICES, name in HOLDS_NUMBER, _compiled(spec, 1), _compiled(spec, 2),
-                  (_with_number(spec, 0), _with_number(spec, 1)), {})
+    plan: Plan = (sub, spec, name in HOLDS_INDICES, name in HOLDS_NUMBER, {},
+                  (_with_number(spec, 0), _with_number(spec, 1)))
     prim.node_plan = plan
     _ENGINE_NODES.add(sub)
     if prim.add_into is not None:
@@ -331,7 +330,7 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     NOTE [node cost]: made on every op whose inputs require grad, so what depends on the primitive only (the
     class, what its vjp reads, whether torch's node holds more) is looked up once, in its plan, and the node is
     filled here in one frame (``Node(...)`` would run ``__new__`` and ``__init__``)."""
-    cls, spec, holds_indices, holds_number, _, _, _, _ = prim.node_plan or _plan(prim)
+    cls, spec, holds_indices, holds_number, _, _ = prim.node_plan or _plan(prim)
     self: Node = _new(cls)
     self.prim = prim
     self.params = params
@@ -392,88 +391,21 @@ def record(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Ten
     return self
 
 
-def record_tensors(prim: Prim, inputs: tuple[Any, ...], a: Tensor, b: Tensor | None, params: dict[str, Any],
-                   out: Tensor | None) -> Node:
-    """``record`` of a call whose inputs are the tensors ``a`` and ``b`` (``b`` None: ``a`` alone), while no
-    saved-tensor hooks are open and anomaly mode is off (the caller tests both).
+def record_tensors(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> Node:
+    """``record`` of a call whose inputs are all plain tensors (``x.exp()``, ``a * b``, a linear layer's input,
+    weight and bias), while no saved-tensor hooks are open and anomaly mode is off (the caller tests both).
 
-    NOTE [compiled record]: most recorded calls are of one or two tensors, and what ``record`` decides for them in
+    NOTE [compiled record]: most recorded calls are of plain tensors only, and what ``record`` decides for them in
     its two loops (each input's edge; which inputs are saved, under which names, on which condition) depends only on
-    the primitive and the inputs' ``requires_grad``, so the saved layout is compiled once per primitive and arity
-    (``_compiled``, in its plan) and the edges and saves are written out here without the loops: the node ``record``
-    makes, its saved inputs as plain entries (NOTE [plain saves]) that stand for the same ``SavedTensor``s
-    (``tests/test_engine_record.py`` compares them field by field)."""
-    plan = prim.node_plan or _plan(prim)
-    saves = plan[5] if b is not None else plan[4]
-    if saves is False:
-        return record(prim, inputs, params, out)
-    self: Node = _new(plan[0])
-    self.prim = prim
-    self.params = params
-    self._seq = _next_seq()
-    self._hooked = False
-    fn = a._grad_fn
-    if fn is not None:
-        ea = (fn, a._output_nr)
-    elif a._requires_grad:
-        ref = a._accumulator
-        acc = ref() if ref is not None else None
-        ea = (acc, 0) if acc is not None else _leaf_edge(a)
-    else:
-        ea = _NO_EDGE
-    pa = pb = None  # (NOTE [plain saves]: the inputs saved, as (slot, torch's name, version cell, version))
-    sa = saves[0]
-    if sa is not None and (sa[1] < 0 or (b if sa[1] else a)._requires_grad):  # type: ignore[union-attr]  # (cond 1 only with b)
-        owner = a._base if a._base is not None else a
-        if owner._inference:  # (a view of an inference tensor is one)
-            SavedTensor(a)  # (raises, as record's)
-        cell = owner._version_cell
-        if cell is None:
-            cell = owner._version_cell = [0]
-        pa = (0, sa[0], cell, cell[0])
-    if b is not None:
-        fn = b._grad_fn
-        if fn is not None:
-            eb = (fn, b._output_nr)
-        elif b._requires_grad:
-            ref = b._accumulator
-            acc = ref() if ref is not None else None
-            eb = (acc, 0) if acc is not None else _leaf_edge(b)
-        else:
-            eb = _NO_EDGE
-        self._next = (ea, eb)
-        sb = saves[1]
-        if sb is not None and (sb[1] < 0 or (b if sb[1] else a)._requires_grad):
-            owner = b._base if b._base is not None else b
-            if owner._inference:  # (a view of an inference tensor is one)
-                SavedTensor(b)
-            cell = owner._version_cell
-            if cell is None:
-                cell = owner._version_cell = [0]
-            pb = (1, sb[0], cell, cell[0])
-    else:
-        self._next = (ea,)
-    self._plain = (_NO_PLAIN if pb is None else (pb,)) if pa is None else (pa,) if pb is None else (pa, pb)
-    if out is not None:
-        out._grad_fn, out._requires_grad = self, True
-        self._saved = [(-1, "result", SavedTensor(out, True))]
-    else:
-        self._saved = _NO_SAVES
-    self._inputs = inputs
-    self._holds = plan[2] and params.get("idx2") is not None
-    self._freed = False
-    return self
-
-
-def record_many(prim: Prim, inputs: tuple[Any, ...], params: dict[str, Any], out: Tensor | None) -> Node:
-    """``record`` of a call of three or more plain tensors (a linear layer's input, weight and bias; a layer norm's;
-    an attention's), under ``record_tensors``' conditions: NOTE [compiled record] by arity, in one loop over the
-    inputs (``record_tensors`` is its one- and two-tensor form written out)."""
+    the primitive, the number of inputs and their ``requires_grad``, so the saved layout is compiled once per
+    primitive and arity (``_compiled``, in its plan) and one loop here writes the edges and saves: the node
+    ``record`` makes, its saved inputs as plain entries (NOTE [plain saves]) that stand for the same
+    ``SavedTensor``s (``tests/test_engine_record.py`` compares them field by field)."""
     plan = prim.node_plan or _plan(prim)
     n = len(inputs)
-    saves = plan[7].get(n)
+    saves = plan[4].get(n)
     if saves is None:
-        saves = plan[7][n] = _compiled(plan[1], n)
+        saves = plan[4][n] = _compiled(plan[1], n)
     if saves is False:
         return record(prim, inputs, params, out)
     self: Node = _new(plan[0])
@@ -520,7 +452,7 @@ def record_number(prim: Prim, inputs: tuple[Any, ...], t: Tensor, slot: int, par
     ``1 - x``, a vjp's ``g * n`` under ``create_graph``), under ``record_tensors``' conditions (NOTE [compiled
     record])."""
     plan = prim.node_plan or _plan(prim)
-    attr = plan[6][slot]
+    attr = plan[5][slot]
     if attr is False:
         return record(prim, inputs, params, out)
     self: Node = _new(plan[0])

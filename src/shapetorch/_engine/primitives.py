@@ -17,7 +17,7 @@ from .._grad_mode import STATE
 from .._tensor import PLAIN_TYPES as PLAIN
 from .._tensor import Tensor, refresh_view
 from .anomaly import ANOMALY
-from .backward import Node, record, record_many, record_number, record_tensors
+from .backward import Node, record, record_number, record_tensors
 from .graph import HOOKS_OPEN
 from .intercept import AFTER_CALL, PROFILER
 from .intercept import INSTALLED as SLOW_PATH
@@ -118,12 +118,8 @@ class Prim:
             # path: NOTE [compiled record] in backward)
             if HOOKS_OPEN[0] or ANOMALY.enabled or not form:
                 out._grad_fn = record(self, args, params, o)
-            elif form == 1:
-                out._grad_fn = record_tensors(self, args, a, None, params, o)
-            elif form == 2:
-                out._grad_fn = record_tensors(self, args, a, args[1], params, o)
-            elif form == 5:
-                out._grad_fn = record_many(self, args, params, o)
+            elif form < 3 or form == 5:
+                out._grad_fn = record_tensors(self, args, params, o)
             else:
                 out._grad_fn = record_number(self, args, args[form - 3], form - 3, params, o)
             if out._data.dtype.kind in "fc":
@@ -161,7 +157,7 @@ class Prim:
             out._data = kernel(x, y)
         out._device = dev
         if (a._requires_grad or b._requires_grad) and STATE.enabled:
-            self._track(out, (a, b), a, b, -1)
+            self._track(out, (a, b), a, -1)
         else:
             out._requires_grad = False
         return out
@@ -184,7 +180,7 @@ class Prim:
             out._data = kernel(x)
         out._device = dev
         if a._requires_grad and STATE.enabled:
-            self._track(out, (a,), a, None, -1)
+            self._track(out, (a,), a, -1)
         else:
             out._requires_grad = False
         return out
@@ -210,14 +206,14 @@ class Prim:
             out._data = kernel(*arrays)
         out._device = dev
         if t._requires_grad and STATE.enabled:
-            self._track(out, args, t, None, slot)
+            self._track(out, args, t, slot)
         else:
             out._requires_grad = False
         return out
 
-    def _track(self, out: Tensor, args: tuple[Any, ...], a: Tensor, b: Tensor | None, slot: int) -> None:
-        """The direct calls' recording: ``out``'s node, made by ``record_tensors`` (``a`` and ``b``, the second
-        tensor or None) or, for ``a`` at ``slot`` >= 0 beside a number, ``record_number``; by the general ``record``
+    def _track(self, out: Tensor, args: tuple[Any, ...], a: Tensor, slot: int) -> None:
+        """The direct calls' recording: ``out``'s node, made by ``record_tensors`` (``slot`` -1: ``args`` are the
+        tensors) or, for ``a`` at ``slot`` >= 0 beside a number, ``record_number``; by the general ``record``
         while saved-tensor hooks or anomaly mode are on, as ``__call__``'s."""
         out._output_nr, out._base, out._inference = 0, None, False
         save = self.save_output
@@ -225,7 +221,7 @@ class Prim:
         if HOOKS_OPEN[0] or ANOMALY.enabled:
             out._grad_fn = record(self, args, {}, o)
         elif slot < 0:
-            out._grad_fn = record_tensors(self, args, a, b, {}, o)
+            out._grad_fn = record_tensors(self, args, {}, o)
         else:
             out._grad_fn = record_number(self, args, a, slot, {}, o)
         if out._data.dtype.kind in "fc":
@@ -234,7 +230,7 @@ class Prim:
             out.requires_grad = True
 
     def _unpack(self, args: tuple[Any, ...]) -> tuple[device, bool, tuple[Any, ...], int]:
-        """The call's device, whether it records, its arrays, and its form: 5 (``record_many``'s) for plain tensors
+        """The call's device, whether it records, its arrays, and its form: 5 (``record_tensors``') for plain tensors
         only, else 0."""
         dev: device | None = None
         grad = False
