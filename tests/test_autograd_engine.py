@@ -250,6 +250,33 @@ def test_tensor_hooks_run_in_torchs_order_and_can_replace_the_gradient():
         st.ones(1).register_hook(lambda g: g)
 
 
+@pytest.mark.parametrize("leaf", [False, True])
+@pytest.mark.parametrize("change", ["dtype", "half", "size", "number", "same"])
+def test_a_tensor_hook_may_not_change_the_gradients_type_or_size(change, leaf):
+    """A hook's replacement must be like the gradient it replaces (dtype, device and size), as torch checks: another
+    dtype or size is a RuntimeError naming the hook, a number a TypeError; a like one replaces it."""
+    def prog(lib):
+        def hook(g):
+            return {"dtype": g.double(), "half": g.to(lib.float16), "size": g[:1], "number": 3.0,
+                    "same": g * 3}[change]
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        (x if leaf else y).register_hook(hook)
+        try:
+            y.sum().backward()
+        except (RuntimeError, TypeError) as e:
+            return "RuntimeError" if isinstance(e, RuntimeError) else "TypeError", str(e)
+        return "ok", x.grad.tolist()
+
+    s, t = both(prog)
+    if t[0] == "ok":
+        assert s == t
+    elif change == "number":  # (torch's TypeError names no hook: "expected Variable, but hook returned 'float'")
+        assert s == (t[0], "expected Tensor, but hook 'hook' returned 'float'")
+    else:  # torch's class and message, with our tensor type names
+        assert (s[0], s[1].replace("shapetorch.", "torch.")) == t
+
+
 def test_node_hooks_can_replace_gradients():
     def prog(lib):
         x = lib.tensor([1.0, 2.0], requires_grad=True)

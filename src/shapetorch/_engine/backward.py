@@ -17,7 +17,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence, Set
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import numpy as np
 
@@ -910,7 +910,7 @@ def _tensor_pre_hooks(node: Any, buf: list[Any]) -> None:
             for h in list(hooks):
                 r = h(buf[0])
                 if r is not None:
-                    buf[0] = r
+                    buf[0] = _hook_result(h, buf[0], r)
         return
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
@@ -919,7 +919,21 @@ def _tensor_pre_hooks(node: Any, buf: list[Any]) -> None:
             for h in list(hooks):
                 r = h(buf[nr])
                 if r is not None:
-                    buf[nr] = r
+                    buf[nr] = _hook_result(h, buf[nr], r)
+
+
+def _hook_result(hook: Any, old: Tensor, new: Any) -> Tensor:
+    """A tensor hook's replacement gradient, refused as torch refuses it when its type (dtype or device) or its size
+    differs from the gradient it replaces: the rest of the walk assumes the gradient of a tensor is like it."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not _is_tensor(new):
+        fail("autograd_error_hook_not_tensor", op="backward", name=name, type=type(new).__name__)
+    if new.dtype != old.dtype or new.device != old.device:
+        fail("autograd_error_hook_result", op="backward", name=name, what="type",
+             detail=f" (was {old.type()} got {new.type()})")
+    if new.shape != old.shape:
+        fail("autograd_error_hook_result", op="backward", name=name, what="size", detail="")
+    return cast(Tensor, new)
 
 
 def _retain_hooks(node: Any, buf: list[Any], create_graph: bool) -> None:

@@ -32,7 +32,8 @@ def _dim(op: str) -> Entry:
 # Codes whose message is torch's, word for word, without the "{op}: " prefix the others have: autograd misuse that
 # user code and tests match on ("a leaf Variable that requires grad ...", "one of the variables needed ...").
 VERBATIM = frozenset({"autograd_error_leaf_inplace", "autograd_error_requires_grad_dtype", "autograd_error_implicit_grad",
-                      "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_custom_view_inplace",
+                      "autograd_error_unused_input", "autograd_error_modified_saved", "autograd_error_hook_result",
+                      "autograd_error_hook_not_tensor", "autograd_error_custom_view_inplace",
                       "module_hook_error_result", "data_error_invalid_value", "data_error_invalid_type",
                       "autograd_error_graph_freed", "autograd_error_leaf_view_inplace",
                       "autograd_derivative_not_implemented", "autograd_error_view_mode_inplace"})
@@ -611,6 +612,15 @@ CATALOGUE: dict[str, Entry] = {
     "autograd_error_modified_saved": Entry(
         "autograd", "shape-autograd", "A tensor saved for backward was modified in place before backward ran.",
         "one of the variables needed for gradient computation has been modified by an inplace operation: {detail}",
+    ),
+    "autograd_error_hook_result": Entry(
+        "autograd", "shape-autograd",
+        "A tensor hook (register_hook) returned a gradient of another dtype, device or size than the one it replaces.",
+        "hook '{name}' has changed the {what} of value{detail}",
+    ),
+    "autograd_error_hook_not_tensor": Entry(
+        "argument", "shape-autograd", "A tensor hook (register_hook) returned something other than a tensor or None.",
+        "expected Tensor, but hook '{name}' returned '{type}'",
     ),
     "data_error_invalid_value": Entry(
         "value", "data", "A sampler, dataset or DataLoader argument of a value torch refuses (a batch_size that is "
