@@ -295,3 +295,42 @@ def test_a_groups_step_replays_its_plan_and_changes_take_the_ops_again(name, kwa
     grads.append(st.zeros(4, device=DEV))
     for k in range(13, 16):
         step(k)
+
+
+@pytest.mark.parametrize("device", ["cpu", DEV])
+@pytest.mark.parametrize("name,kwargs", [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9}),
+                                         ("Adam", {"lr": 0.01}), ("Adam", {"lr": 0.01, "amsgrad": True})])
+def test_a_step_bumps_each_parameters_version_once_and_a_saved_parameter_is_refused(device, name, kwargs, monkeypatch):
+    """Each step (the ops, the fused update, a plan's replay) advances a parameter's version counter by one, as
+    torch's (whose SGD and Adam write a parameter once per step); a graph that saved the parameter before the step
+    then refuses its backward with torch's error."""
+    from shapetorch.optim import optimizer as O
+
+    replays: list[bool] = []
+    real = O._GroupPlan.replay
+
+    def counted(plan: Any, opt: Any) -> bool:
+        replays.append(real(plan, opt))
+        return replays[-1]
+
+    monkeypatch.setattr(O._GroupPlan, "replay", counted)
+    w = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
+    ps = [st.tensor(w, device=device, requires_grad=True), st.tensor(w[0], device=device, requires_grad=True)]
+    tps = [torch.tensor(w, requires_grad=True), torch.tensor(w[0], requires_grad=True)]
+    opt, topt = getattr(st.optim, name)(ps, **kwargs), getattr(torch.optim, name)(tps, **kwargs)
+    for k in range(6):
+        for lib, group in ((st, ps), (torch, tps)):
+            for p in group:
+                p.grad = lib.full(tuple(p.shape), 0.5 + k, device=device if lib is st else "cpu")
+        before, tbefore = [p._version for p in ps], [p._version for p in tps]
+        opt.step()
+        topt.step()
+        assert [p._version - v for p, v in zip(ps, before)] == [p._version - v for p, v in zip(tps, tbefore)] == [1, 1]
+    if device == DEV:
+        assert True in replays  # (the replay's batch bump was among the steps)
+    for lib, p, o in ((st, ps[0], opt), (torch, tps[0], topt)):
+        loss = (p * p).sum()  # (mul saves p)
+        p.grad = lib.ones_like(p)
+        o.step()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            loss.backward()

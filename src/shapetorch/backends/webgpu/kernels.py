@@ -2228,6 +2228,17 @@ _STEPS = _StepGroup()
 _OFFSET = attrgetter("offset")
 _BUF = attrgetter("st.buf")
 _ST = attrgetter("st")
+_BINDS = attrgetter("st.buf", "offset", "stride", "shape", "dtype")
+
+
+def step_signature(arrays: Sequence[WArray]) -> tuple[Any, ...] | None:
+    """What a :class:`StepPlan` binds of ``arrays`` (the buffers, offsets and layouts of a group's parameters,
+    gradients and state): the plan of one signature stands for a later step of the same one. None where an array
+    has no buffer (an empty one)."""
+    try:
+        return tuple(map(_BINDS, arrays))
+    except AttributeError:
+        return None
 
 
 _F32 = np.dtype(np.float32)
