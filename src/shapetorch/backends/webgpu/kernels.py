@@ -849,7 +849,7 @@ _EMBED_PLANS: dict[tuple[Any, ...], tuple[str, list[int], tuple[int, int, int], 
 
 def _index_key(index: tuple[Any, ...]) -> tuple[Any, ...]:
     """A basic index as a dict key (a slice is not hashable before Python 3.12)."""
-    return tuple(("s", it.start, it.stop, it.step) if type(it) is slice else it for it in index)
+    return tuple([("s", it.start, it.stop, it.step) if type(it) is slice else it for it in index])  # (a list: one frame)
 
 
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
