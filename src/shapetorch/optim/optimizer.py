@@ -119,10 +119,10 @@ class Optimizer:
     # A group whose every parameter took its backend's fused update (``_fused``) in one step records that step as a
     # plan (the backend's ``step_plan``: WebGPU's launches); the next steps replay it after checking, in C-level
     # passes over the group, that nothing it binds changed (the state tensors themselves, and the backend's
-    # ``step_signature`` of the parameters', gradients' and states' arrays), with the scalars of the step's hyperparameters (a
-    # scheduler's learning rate, the bias corrections of the step count). Anything else takes the step's ops again,
-    # and makes a new plan where it can. It replaces a Python pass per parameter (the state lookup, the count, the
-    # hyperparameters, the fused kernel's checks) with one per group.
+    # ``step_signature`` of the parameters', gradients' and states' arrays: their buffers, offsets and layouts), with
+    # the scalars of the step's hyperparameters (a scheduler's learning rate, the bias corrections of the step count).
+    # Anything else takes the step's ops again, and makes a new plan where it can. It replaces a Python pass per
+    # parameter (the state lookup, the count, the hyperparameters, the fused kernel's checks) with one per group.
 
     def _fused_hyper(self, group: dict[str, Any], step: float) -> dict[str, float] | None:
         """The hyperparameters the fused update of ``group`` takes at a step whose count (after it) is ``step``; None
