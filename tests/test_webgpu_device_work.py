@@ -199,14 +199,8 @@ def test_fused_optimizer_step_with_a_strided_gradient(layout):
         np.testing.assert_allclose(p.detach().cpu().numpy(), tp.detach().numpy(), rtol=2e-6, atol=2e-7)
 
 
-@pytest.mark.parametrize("name,kwargs", [*OPTIMIZERS, ("Adam", {"lr": 0.01, "capturable": True}),
-                                         ("AdamW", {"lr": 0.01, "capturable": True, "amsgrad": True})])
-def test_a_groups_step_replays_its_plan_and_changes_take_the_ops_again(name, kwargs, monkeypatch):
-    """From the step after a group's fused step was recorded, an eager ``opt.step()`` replays that group's plan
-    (one Python pass per group, not per parameter) while its parameters, gradients' buffers and state stay; each
-    step as torch's: with a scheduler changing the learning rate every step, a weight decay turned off (another
-    kernel), a gradient that is a new tensor, a ``load_state_dict``, a parameter without a gradient for a step (Adam's
-    step counts on the host differ then: no plan), and a parameter group added."""
+def _counted_replays(monkeypatch: Any) -> list[bool]:
+    """What each group plan's replay returns, in order, from now on (cleared by the caller as it likes)."""
     from shapetorch.optim import optimizer as O
 
     replays: list[bool] = []
@@ -217,6 +211,18 @@ def test_a_groups_step_replays_its_plan_and_changes_take_the_ops_again(name, kwa
         return replays[-1]
 
     monkeypatch.setattr(O._GroupPlan, "replay", counted)
+    return replays
+
+
+@pytest.mark.parametrize("name,kwargs", [*OPTIMIZERS, ("Adam", {"lr": 0.01, "capturable": True}),
+                                         ("AdamW", {"lr": 0.01, "capturable": True, "amsgrad": True})])
+def test_a_groups_step_replays_its_plan_and_changes_take_the_ops_again(name, kwargs, monkeypatch):
+    """From the step after a group's fused step was recorded, an eager ``opt.step()`` replays that group's plan
+    (one Python pass per group, not per parameter) while its parameters, gradients' buffers and state stay; each
+    step as torch's: with a scheduler changing the learning rate every step, a weight decay turned off (another
+    kernel), a gradient that is a new tensor, a ``load_state_dict``, a parameter without a gradient for a step (Adam's
+    step counts on the host differ then: no plan), and a parameter group added."""
+    replays = _counted_replays(monkeypatch)
     rng = np.random.default_rng(5)
     shapes = [(3, 5), (7,), (2, 2, 3)]
     w0 = [rng.normal(size=s).astype(np.float32) for s in shapes]
@@ -295,3 +301,33 @@ def test_a_groups_step_replays_its_plan_and_changes_take_the_ops_again(name, kwa
     grads.append(st.zeros(4, device=DEV))
     for k in range(13, 16):
         step(k)
+
+
+@pytest.mark.parametrize("device", ["cpu", DEV])
+@pytest.mark.parametrize("name,kwargs", [("SGD", {"lr": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.9}),
+                                         ("Adam", {"lr": 0.01}), ("Adam", {"lr": 0.01, "amsgrad": True})])
+def test_a_step_bumps_each_parameters_version_once_and_a_saved_parameter_is_refused(device, name, kwargs, monkeypatch):
+    """Each step (the ops, the fused update, a plan's replay) advances a parameter's version counter by one, as
+    torch's (whose SGD and Adam write a parameter once per step); a graph that saved the parameter before the step
+    then refuses its backward with torch's error."""
+    replays = _counted_replays(monkeypatch)
+    w = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
+    ps = [st.tensor(w, device=device, requires_grad=True), st.tensor(w[0], device=device, requires_grad=True)]
+    tps = [torch.tensor(w, requires_grad=True), torch.tensor(w[0], requires_grad=True)]
+    opt, topt = getattr(st.optim, name)(ps, **kwargs), getattr(torch.optim, name)(tps, **kwargs)
+    for k in range(6):
+        for lib, group in ((st, ps), (torch, tps)):
+            for p in group:
+                p.grad = lib.full(tuple(p.shape), 0.5 + k, device=device if lib is st else "cpu")
+        before, tbefore = [p._version for p in ps], [p._version for p in tps]
+        opt.step()
+        topt.step()
+        assert [p._version - v for p, v in zip(ps, before)] == [p._version - v for p, v in zip(tps, tbefore)] == [1, 1]
+    if device == DEV:
+        assert True in replays  # (the replay's batch bump was among the steps)
+    for lib, p, o in ((st, ps[0], opt), (torch, tps[0], topt)):
+        loss = (p * p).sum()  # (mul saves p)
+        p.grad = lib.ones_like(p)
+        o.step()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            loss.backward()

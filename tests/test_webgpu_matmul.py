@@ -241,3 +241,112 @@ def test_a_repeated_product_reuses_its_launch_with_the_operands_new_offsets(rt):
         if i == 0:
             plans = len(K._MM_PLANS)
         assert len(K._MM_PLANS) == plans  # found again, not made again
+
+
+def _dispatches() -> int:
+    return st.memory_stats()["num_dispatches"]
+
+
+_ACTIVATIONS = {"relu": lambda lib, z: lib.nn.functional.relu(z), "gelu": lambda lib, z: lib.nn.functional.gelu(z),
+                "tanh": lambda lib, z: z.tanh(), "ReLU": lambda lib, z: lib.nn.ReLU()(z)}
+_INPLACE = {"relu_": lambda lib, z: z.relu_(), "ReLU(inplace)": lambda lib, z: lib.nn.ReLU(inplace=True)(z)}
+
+
+@pytest.mark.parametrize("act", list(_ACTIVATIONS))
+@pytest.mark.parametrize("bias,xshape", [(True, (6, 7)), (False, (6, 7)), (True, (2, 5, 7)), (True, (70, 130))])
+def test_an_activation_of_a_product_joins_its_dispatch(act, bias, xshape, rt):
+    """``act(linear(x, W, b))`` (and of ``x @ W.T``) is one dispatch, not two, its results as torch's: the
+    activation, the pre-activation read afterwards (stored by the same dispatch, and saved by gelu's gradient),
+    the gradients and the nodes' names; again through the launch plans (the kernels' third calls replay them)."""
+    fn = _ACTIVATIONS[act]
+    x, w, b = data(xshape), data((9, xshape[-1]), seed=1), data((9,), seed=2)
+
+    def leaves(lib, dev):
+        return [lib.tensor(v, device=dev, requires_grad=True) for v in (x, w, b)]
+
+    tX, tW, tB = leaves(torch, "cpu")
+    tz = torch.nn.functional.linear(tX, tW, tB if bias else None)
+    ty = fn(torch, tz)
+    (ty * ty + tz).sum().backward()
+    cpu_name = F.linear(*leaves(st, "cpu")[:2 + bias]).grad_fn.name()
+    for k in range(3):
+        X, W, B = leaves(st, DEV)
+        z = F.linear(X, W, B if bias else None)
+        before = _dispatches()
+        y = fn(st, z)
+        assert _dispatches() == before, k  # (the product's dispatch recorded again, with both outputs)
+        # (the product's node as on the CPU: shapetorch names linear's MatmulBiasBackward0 where torch's is Addmm's)
+        assert y.grad_fn.name() == ty.grad_fn.name() and z.grad_fn.name() == cpu_name
+        np.testing.assert_allclose(y.detach().cpu().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(z.detach().cpu().numpy(), tz.detach().numpy(), rtol=1e-5, atol=1e-5)
+        (y * y + z).sum().backward()
+        for got, want in ((X, tX), (W, tW), *(((B, tB),) if bias else ())):
+            np.testing.assert_allclose(got.grad.cpu().numpy(), want.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("act", list(_INPLACE))
+def test_an_in_place_activation_of_a_product(act, rt):
+    """``relu_`` / ``ReLU(inplace=True)`` of a product: without autograd, the activation is the product's epilogue
+    into its own output (one dispatch); with it (the old value is kept), values and gradients as torch's."""
+    fn = _INPLACE[act]
+    x, w, b = data((6, 7)), data((9, 7), seed=1), data((9,), seed=2)
+    want = fn(torch, torch.nn.functional.linear(*(torch.tensor(v) for v in (x, w, b))))
+    for k in range(3):
+        with st.no_grad():
+            z = F.linear(*(st.tensor(v, device=DEV) for v in (x, w, b)))
+            before = _dispatches()
+            y = fn(st, z)
+        assert _dispatches() == before and y is z, k
+        np.testing.assert_allclose(z.cpu().numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    tX, tW, tB = (torch.tensor(v, requires_grad=True) for v in (x, w, b))
+    ty = fn(torch, torch.nn.functional.linear(tX, tW, tB))
+    (ty * ty).sum().backward()
+    X, W, B = (st.tensor(v, device=DEV, requires_grad=True) for v in (x, w, b))
+    y = fn(st, F.linear(X, W, B))
+    assert y.grad_fn.name() == ty.grad_fn.name()
+    (y * y).sum().backward()
+    np.testing.assert_allclose(y.detach().cpu().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+    for got, ref in ((X, tX), (W, tW), (B, tB)):
+        np.testing.assert_allclose(got.grad.cpu().numpy(), ref.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("case,count", [("submit between", 2), ("transposed", 2), ("rows", 2), ("op between", 3)])
+def test_a_product_and_its_activation_apart_stay_two_dispatches(case, count, rt):
+    """Where the activation's operand is not the held product's output itself -- a submit between them, a view of
+    it, another op between them -- the activation runs as its own kernel, with the same results; so for a product
+    of a vector (a view of its output) and a split-K product (two dispatches, whose last has no recipe)."""
+    fns = {"submit between": lambda lib, z: (st.synchronize() if lib is st else None, lib.relu(z))[1],
+           "transposed": lambda lib, z: lib.relu(z.t()), "rows": lambda lib, z: lib.relu(z[1:]),
+           "op between": lambda lib, z: lib.relu(z + 1)}
+    x, w, b = data((6, 7)), data((9, 7), seed=1), data((9,), seed=2)
+    want = fns[case](torch, torch.nn.functional.linear(*(torch.tensor(v) for v in (x, w, b))))
+    X, W, B = (st.tensor(v, device=DEV) for v in (x, w, b))
+    st.synchronize()
+    before = _dispatches()
+    got = fns[case](st, F.linear(X, W, B))
+    assert _dispatches() - before == count
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    run(lambda lib, a, v: (a @ v).relu(), w, data((7,)), tol=(1e-5, 1e-5))
+    a, c = data((3, 9000)), data((9000, 4), seed=1)  # split K
+    ref = torch.relu(torch.tensor(a, dtype=torch.float64) @ torch.tensor(c, dtype=torch.float64))
+    A, C = st.tensor(a, device=DEV), st.tensor(c, device=DEV)
+    st.synchronize()
+    before = _dispatches()
+    got = (A @ C).relu()
+    assert _dispatches() == before + 3  # the partial sums, their sum, the activation
+    np.testing.assert_allclose(got.cpu().numpy(), ref.numpy(), rtol=1e-4, atol=1e-3)
+
+
+def test_an_activation_joins_a_float16_product(rt):
+    """float16: the activation of the stored (rounded) pre-activation, as the activation's own kernel computes it."""
+    if not rt.has_f16:
+        pytest.skip("this adapter has no shader-f16")
+    x, w, b = data((33, 20)), data((17, 20), seed=1), data((17,), seed=2)
+    for name in ("relu", "gelu"):
+        X, W, B = (st.tensor(v, device=DEV, dtype=st.float16) for v in (x, w, b))
+        z = F.linear(X, W, B)
+        before = _dispatches()
+        y = getattr(F, name)(z)
+        assert _dispatches() == before  # (joined: the product's dispatch recorded again)
+        apart = getattr(F, name)(z.clone())
+        np.testing.assert_array_equal(y.cpu().numpy(), apart.cpu().numpy())

@@ -7,6 +7,7 @@ defines the functions, so ``x.add(y)``, ``x + y`` and ``shapetorch.add(x, y)`` a
 from __future__ import annotations
 
 import types
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._device import _BACKENDS, CPU, backend, device
@@ -352,6 +353,19 @@ class Tensor:
         return tensor_repr(self)
 
     __str__ = __repr__
+
+
+def bump_versions(tensors: Iterable[Tensor]) -> None:
+    """``t._bump_version()`` of each of ``tensors``, in one call (an optimizer's planned step writes a group's
+    parameters and states: a call per tensor cost more than the rest of its replay). A counter already made, of a
+    tensor that is not an inference tensor, is advanced here; any other takes ``_bump_version``."""
+    for t in tensors:
+        owner = t._base if t._base is not None else t
+        cell = owner._version_cell
+        if cell is None or owner._inference or t._version_cell is not cell:
+            t._bump_version()
+        else:
+            cell[0] += 1
 
 
 def mark_view(out: Tensor, src: Tensor) -> None:

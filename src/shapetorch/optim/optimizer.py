@@ -18,7 +18,7 @@ import numpy as np
 
 from .._device import backend
 from .._errors import fail
-from .._tensor import Tensor
+from .._tensor import Tensor, bump_versions
 from ..autograd import no_grad, set_grad_enabled
 from ..backends.webgpu.api import capturing
 from ..ops.complex import view_as_real
@@ -118,11 +118,11 @@ class Optimizer:
     # -- a parameter group's step as a plan ------------------------------------------------------------------
     # A group whose every parameter took its backend's fused update (``_fused``) in one step records that step as a
     # plan (the backend's ``step_plan``: WebGPU's launches); the next steps replay it after checking, in C-level
-    # passes over the group, that nothing it binds changed (the parameters, their gradients' and states' buffers,
-    # offsets and layouts, the state tensors themselves), with the scalars of the step's hyperparameters (a
-    # scheduler's learning rate, the bias corrections of the step count). Anything else takes the step's ops again,
-    # and makes a new plan where it can. It replaces a Python pass per parameter (the state lookup, the count, the
-    # hyperparameters, the fused kernel's checks) with one per group.
+    # passes over the group, that nothing it binds changed (the state tensors themselves, and the backend's
+    # ``step_signature`` of the parameters', gradients' and states' arrays: their buffers, offsets and layouts), with
+    # the scalars of the step's hyperparameters (a scheduler's learning rate, the bias corrections of the step count).
+    # Anything else takes the step's ops again, and makes a new plan where it can. It replaces a Python pass per
+    # parameter (the state lookup, the count, the hyperparameters, the fused kernel's checks) with one per group.
 
     def _fused_hyper(self, group: dict[str, Any], step: float) -> dict[str, float] | None:
         """The hyperparameters the fused update of ``group`` takes at a step whose count (after it) is ``step``; None
@@ -146,15 +146,11 @@ class Optimizer:
         if make is None:
             self._step_group(group)
             return
-        self._fused_calls = 0
-        try:
-            launches = make(lambda: self._step_group(group))
-            fused = self._fused_calls
-        finally:
-            del self._fused_calls
-        if launches is not None and launches.count == fused == len(params):
+        # (the recording's count of the fused updates it holds: each parameter's, or the step is no plan)
+        launches = make(lambda: self._step_group(group))
+        if launches is not None and launches.count == len(params):
             if old is None or old.group is not group or not old.stands(self):
-                old = _GroupPlan.make(self, group)
+                old = _GroupPlan.make(self, group, backend(params[0]._device.type).step_signature)
             if old is not None and old.add(launches):
                 _PLANS.setdefault(self, {})[i] = old
             elif plans is not None:
@@ -231,11 +227,7 @@ class Optimizer:
         if not fused(kind, p._shareable_data() if isinstance(d := p._data, np.generic) else d, grad._data, buffers,
                      hyper):
             return False
-        p._bump_version()
-        for t in state:
-            t._bump_version()
-        if "_fused_calls" in self.__dict__:  # (a plan is being made: its updates are counted)
-            self._fused_calls += 1
+        bump_versions((p, *state))
         return True
 
     def _grad(self, p: Tensor, group: dict[str, Any]) -> Tensor | None:
@@ -245,9 +237,8 @@ class Optimizer:
         return -g if group.get("maximize") else g
 
 
-_SIG = attrgetter("_data.st.buf", "_data.offset", "_data.stride", "_data.shape", "_data.dtype", "_grad._data.st.buf",
-                  "_grad._data.offset", "_grad._data.stride", "_grad._data.shape", "_grad._data.dtype")
-_STATE_SIG = attrgetter("_data.st.buf", "_data.offset", "_data.stride", "_data.shape", "_data.dtype")
+_DATA = attrgetter("_data")
+_GRAD_DATA = attrgetter("_grad._data")
 _VERSION = attrgetter("_version")
 
 
@@ -259,8 +250,9 @@ class _GroupPlan:
     VARIANTS = 4
 
     def __init__(self, group: dict[str, Any], params: tuple[Tensor, ...], states: list[dict[str, Any] | None],
-                 host_steps: bool) -> None:
+                 host_steps: bool, signature: Callable[[list[Any]], Any]) -> None:
         self.group, self.params, self.states = group, params, states
+        self.signature = signature  # the backend's key of what the launches bind (its ``step_signature``)
         self.dicts = [d for d in states if d is not None]  # (SGD without momentum keeps no state)
         self.held = [v for d in self.dicts for v in d.values()]  # the state's values, each checked by identity
         self.steps = [d["step"] for d in self.dicts] if host_steps else []
@@ -270,15 +262,16 @@ class _GroupPlan:
         self.bumped = [*params, *self.tensors]
         self.variants: dict[Any, Any] = {}
         self.versions: tuple[int, ...] = ()
+        self.counts: list[Any] | None = None  # the host counts' arrays, where each is a writable 0-d array
 
     @staticmethod
-    def make(opt: Optimizer, group: dict[str, Any]) -> _GroupPlan | None:
+    def make(opt: Optimizer, group: dict[str, Any], signature: Callable[[list[Any]], Any]) -> _GroupPlan | None:
         params = tuple(group["params"])
         states = [opt.state.get(p) for p in params]
         host = opt._host_steps(group)
         if host and any(d is None or "step" not in d for d in states):
             return None
-        return _GroupPlan(group, params, states, host)
+        return _GroupPlan(group, params, states, host, signature)
 
     def add(self, launches: Any) -> bool:
         """Keep ``launches``, just recorded, for the buffers the group binds now; False where they cannot stand
@@ -290,14 +283,18 @@ class _GroupPlan:
             self.variants.clear()
         self.variants[sig] = launches
         self.versions = tuple(map(_VERSION, self.steps))
+        counts = list(map(_DATA, self.steps))
+        self.counts = counts if all(type(c) is np.ndarray and not c.shape and c.flags.writeable
+                                    for c in counts) else None
         return True
 
     def _sig(self) -> Any:
         """What the launches bind, as it is now (None where a gradient or a buffer is missing)."""
         try:
-            return tuple(map(_SIG, self.params)), tuple(map(_STATE_SIG, self.tensors))
-        except AttributeError:
+            grads = list(map(_GRAD_DATA, self.params))
+        except AttributeError:  # (a parameter without a gradient)
             return None
+        return self.signature([*map(_DATA, self.params), *grads, *map(_DATA, self.tensors)])
 
     def stands(self, opt: Optimizer) -> bool:
         """Whether the group still holds the parameters and the state (the very tensors) it was made with."""
@@ -319,12 +316,17 @@ class _GroupPlan:
         words = launches.words(hyper) if hyper is not None else None
         if words is None:
             return False
-        for d in self.dicts if self.steps else ():
-            _scalar_step(d)
+        counts = self.counts
+        if counts is not None and all(map(is_, map(_DATA, self.steps), counts)):
+            for c in counts:  # (_scalar_step's in-place count, with one bump for the group's counters)
+                c += 1
+            bump_versions(self.steps)
+        else:
+            for d in self.dicts if self.steps else ():
+                _scalar_step(d)
         self.versions = tuple(map(_VERSION, self.steps))
         launches.run(words)
-        for t in self.bumped:
-            t._bump_version()
+        bump_versions(self.bumped)
         return True
 
 

@@ -103,6 +103,8 @@ def eye(n: int, m: int, dtype: np.dtype[Any]) -> WArray:
 fused_step = kernels.fused_step
 # A parameter group's fused updates recorded as one replayable plan (see ``kernels.step_plan``; ``optim.Optimizer``)
 step_plan = kernels.step_plan
+# What such a plan binds of the arrays it updates, its key among a group's plans (see ``kernels.step_signature``)
+step_signature = kernels.step_signature
 
 
 def factor(kind: str, a: WArray, **params: Any) -> Any:

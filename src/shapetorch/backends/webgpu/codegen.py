@@ -773,28 +773,39 @@ def _tile_load(op: str, mode: str, rows: int, bk: int, nt: int, pad_row: int, ge
     return "\n".join(out)
 
 
-_ACT = {"": "x", "relu": "max(x, {zero})", "gelu": "x * 0.5 * (1.0 + erf_f(x * 0.7071067811865476))"}
-
-
-def _epilogue_fn(st: str, ct: str, zero: str, bias: bool, act: str, bias_at: str) -> str:
-    """fn epi(v, col): the bias of the column and the activation, in the compute type."""
+def _epilogue_fn(st: str, ct: str, bias: bool, act: str, bias_at: str) -> str:
+    """fn epi(v, col): the bias of the column, in the compute type; with ``act`` (a unary kernel's name), fn
+    act_fn(a): its expression (:data:`UNARY`), the same the activation's own kernel computes."""
     add = f"\n  x = x + {load_expr(st, f'Bias[prm[{bias_at}] + col * prm[{bias_at} + 1u]]')};" if bias else ""
-    helpers = HELPERS if act == "gelu" else ""
-    return f"""{helpers}
+    act_fn = f"""{HELPERS}
+fn act_fn(a: {ct}) -> {ct} {{ return {UNARY[act][ct[0]]}; }}""" if act else ""
+    return f"""{act_fn}
 fn epi(v: {ct}, col: u32) -> {ct} {{
   var x = v;{add}
-  return {_ACT[act].format(zero=zero)};
+  return x;
 }}"""
+
+
+def _epilogue_store(st: str, act: str, dual: bool, at: str, v: str, col: str) -> str:
+    """The statements storing the epilogue of ``v`` (column ``col``) at ``out[at]``: with ``act``, its activation
+    of the stored value (float16 rounded first, as the activation's kernel reads the matmul's output) there, or,
+    ``dual``, the value there and its activation at ``out2[at]`` (both outputs of an unfused pair in one pass)."""
+    z = store_expr(st, f"epi({v}, {col})")
+    if dual:
+        y = store_expr(st, f"act_fn({load_expr(st, 'z_')})")
+        return f"let z_ = {z}; out[{at}] = z_; out2[{at}] = {y};"
+    return f"out[{at}] = {store_expr(st, f'act_fn({load_expr(st, z)})') if act else z};"
 
 
 @functools.cache
 def matmul_kernel(st: str, tiles: tuple[int, int, int, int, int], a_mode: str, b_mode: str, bias: bool = False,
                   act: str = "", conv: str = "", split: bool = False, ksize: tuple[int, ...] = (),
-                  cstride: tuple[int, ...] = ()) -> str:
+                  cstride: tuple[int, ...] = (), dual: bool = False) -> str:
     """The tiled GEMM (see the comment above). ``tiles``: (BM, BN, BK, TM, TN). With ``split``, each workgroup
     sums one K slice (the last coordinate of its number) into a partial-sum buffer of the compute type (``out``
     then has n_split * n_batch * M * N elements; :func:`matmul_split_reduce` adds them up and applies the epilogue);
-    otherwise the epilogue (``bias``: a per-column vector at binding 4; ``act``: relu or gelu) is applied here.
+    otherwise the epilogue (``bias``: a per-column vector at binding 4; ``act``: a unary kernel's name, see
+    :func:`_epilogue_store`, with ``dual`` its result in ``out2``, the binding after the bias) is applied here.
     float16 stays float16 in global and workgroup memory (vec4<f16> loads, half the tile bytes) and is widened to
     f32 for the multiply-adds. ``ksize`` and ``cstride``: a convolution's kernel size and stride (constants of
     the shader, see :func:`_conv_fns`)."""
@@ -836,15 +847,18 @@ def matmul_kernel(st: str, tiles: tuple[int, int, int, int, int], a_mode: str, b
                 store.append(f"  {{ let row = {row}; let col = col0 + {j * wx * 4}u + tx * 4u;")
                 store.append(f"    if (row < M) {{ let o = obase + row * N + col; let v = acc[{c}];")
                 for q in range(4):
-                    val = f"v.{'xyzw'[q]}" if split else store_expr(st, f"epi(v.{'xyzw'[q]}, col + {q}u)")
-                    store.append(f"      if (col + {q}u < N) {{ out[o + {q}u] = {val}; }}")
+                    put = (f"out[o + {q}u] = v.{'xyzw'[q]};" if split else
+                           _epilogue_store(st, act, dual, f"o + {q}u", f"v.{'xyzw'[q]}", f"col + {q}u"))
+                    store.append(f"      if (col + {q}u < N) {{ {put} }}")
                 store.append("  } }")
     binds = [f"@group(0) @binding(1) var<storage, read_write> out: array<{ct if split else st}>;"]
     for name, mode, b in (("A", a_mode, 2), ("B", b_mode, 3)):
         binds.append(f"@group(0) @binding({b}) var<storage, read> {name}: array<{f'vec4<{st}>' if mode[0] == 'v' else st}>;")
     if bias and not split:
         binds.append(f"@group(0) @binding(4) var<storage, read> Bias: array<{st}>;")
-    epi = "" if split else _epilogue_fn(st, ct, zero, bias, act, f"{MM_HEAD}u + 3u * prm[3]")
+    if dual:
+        binds.append(f"@group(0) @binding({5 if bias else 4}) var<storage, read_write> out2: array<{st}>;")
+    epi = "" if split else _epilogue_fn(st, ct, bias, act, f"{MM_HEAD}u + 3u * prm[3]")
     return f"""{_enable((st,))}
 @group(0) @binding(0) var<storage, read> prm: array<u32>;
 {chr(10).join(binds)}
@@ -921,7 +935,7 @@ def matmul_split_reduce(st: str, bias: bool, act: str) -> str:
 @group(0) @binding(1) var<storage, read_write> out: array<{st}>;
 @group(0) @binding(2) var<storage, read> part: array<{ct}>;
 {bind}
-{_epilogue_fn(st, ct, zero, bias, act, "3u")}
+{_epilogue_fn(st, ct, bias, act, "3u")}
 @compute @workgroup_size({WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
   let i = gid.x + gid.y * nwg.x * {WG}u;
@@ -929,7 +943,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (i >= total) {{ return; }}
   var v: {ct} = {zero};
   for (var s = 0u; s < prm[1]; s = s + 1u) {{ v = v + part[s * total + i]; }}
-  out[i] = {store_expr(st, "epi(v, i % prm[2])")};
+  {_epilogue_store(st, act, False, "i", "v", "i % prm[2]")}
 }}"""
 
 

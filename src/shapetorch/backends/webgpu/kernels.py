@@ -5,6 +5,7 @@ over the same buffer; everything else records dispatches of the shaders from :mo
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -234,6 +235,8 @@ def redirect(dst: WArray, src: WArray) -> bool:
     recipe = held[4] if held is not None else None
     if recipe is None or recipe[0] is not src or src.shape != dst.shape or src.dtype != dst.dtype:
         return False
+    if recipe[1] is _GEMM or recipe[1] is _GEMM_ACT:  # (a product's, not an elementwise kernel's)
+        return _gemm_activation_into(dst, src)
     if dst.st is None or any(s == 0 and n > 1 for s, n in zip(dst.stride, dst.shape)):
         return False  # an expanded dst: its threads would read elements others have written (the copy does not)
     RT.take_held(src)
@@ -846,7 +849,7 @@ _EMBED_PLANS: dict[tuple[Any, ...], tuple[str, list[int], tuple[int, int, int], 
 
 def _index_key(index: tuple[Any, ...]) -> tuple[Any, ...]:
     """A basic index as a dict key (a slice is not hashable before Python 3.12)."""
-    return tuple(("s", it.start, it.stop, it.step) if type(it) is slice else it for it in index)
+    return tuple([("s", it.start, it.stop, it.step) if type(it) is slice else it for it in index])  # (a list: one frame)
 
 
 def index_backward_kernel(g: WArray, shape: tuple[int, ...], idx1: tuple[Any, ...],
@@ -1221,9 +1224,12 @@ def _fold_grid(n: int) -> tuple[int, int, int]:
 def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, a_geo: Sequence[int],
           b: WArray, b_geo: Sequence[int], modes: tuple[str, str], bias: WArray | None = None, act: str = "",
           conv: str = "", conv_meta: Sequence[int] = (), ksize: tuple[int, ...] = (),
-          cstride: tuple[int, ...] = ()) -> tuple[str, list[int], tuple[int, int, int]] | None:
+          cstride: tuple[int, ...] = (), fuse: tuple[WArray, ...] = ()
+          ) -> tuple[str, list[int], tuple[int, int, int], Callable[..., str]] | None:
     """Record ``out`` (batch..., M, N), contiguous, = epilogue(A @ B) with one dispatch, or two with split K;
-    returns the one dispatch's (shader, parameter block, grid), None for two.
+    returns the one dispatch's (shader, parameter block, grid, its shader's maker for another epilogue), None for
+    two. ``fuse``: the arrays the dispatch binds after ``out`` (A, B and the bias, as the caller has them), given
+    to one dispatch as its recipe, so that an activation of ``out`` can join it (:func:`_gemm_activation`).
 
     ``a_geo``: (offset, row stride, column stride, *batch strides) of A, ``b_geo`` likewise; ``modes``: the
     load modes of A and B (``_a_mode``/``_b_mode``; scalar ones for the convolution's gathers); ``conv``: which
@@ -1242,9 +1248,11 @@ def _gemm(out: WArray, M: int, N: int, K: int, batch: Sequence[int], a: WArray, 
         bufs = [out.st.buf, a.st.buf, b.st.buf]
         if bias is not None and bias.st is not None:
             bufs.append(bias.st.buf)
-        launch = (G.matmul_kernel(st, tiles, *modes, bias is not None, act, conv, False, ksize, cstride),
-                  meta + bias_meta + list(conv_meta), _fold_grid(nwg))
-        RT.dispatch(launch[0], bufs, launch[1], launch[2])
+        make = functools.partial(G.matmul_kernel, st, tiles, *modes, bias is not None, conv=conv, ksize=ksize,
+                                 cstride=cstride)
+        launch = (make(act=act), meta + bias_meta + list(conv_meta), _fold_grid(nwg), make)
+        RT.dispatch(launch[0], bufs, launch[1], launch[2],
+                    (out, _GEMM, make, fuse, launch[1], launch[2]) if fuse else None)
         return launch
     part = RT.empty((split * nb * M * N,), np.dtype(np.float32 if st in ("f16", "f32") else np.int32))
     assert part.st is not None
@@ -1268,10 +1276,14 @@ def matmul_bias_kernel(a: WArray, b: WArray, bias: WArray, act: str = "") -> WAr
 
 
 # A product's launch, by the operands' shapes, strides and dtypes (and the limits the grid and the chunking follow):
-# (output shape, result shape and strides, shader, parameter block, grid, bias offset's word or -1). A training
-# step multiplies the same shapes step after step; a plan found again skips the tiling, the load modes and the
-# views, and only the operands' offsets change in its parameter block (words 4 and 5, and the bias's).
+# (output shape, result shape and strides, shader, parameter block, grid, bias offset's word or -1, the shader's
+# maker where an activation may join the dispatch, else None). A training step multiplies the same shapes step after
+# step; a plan found again skips the tiling, the load modes and the views, and only the operands' offsets change in
+# its parameter block (words 4 and 5, and the bias's).
 _MM_PLANS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_GEMM = "gemm"  # a recipe's tag: the held dispatch is a product, whose activation may join it (_gemm_activation)
+_GEMM_ACT = "gemm+act"  # the product and its activation as two outputs (an in-place activation may drop the first)
+_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float16)})
 
 
 def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "") -> WArray:
@@ -1280,7 +1292,7 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "
            None if bias is None else (bias.shape, bias.stride, bias.dtype, bias.st is None))
     plan = _MM_PLANS.get(key)
     if plan is not None and not (chunks.large(a) or chunks.large(b)):
-        full_shape, out_shape, out_stride, wgsl, meta, grid, bias_word = plan
+        full_shape, out_shape, out_stride, wgsl, meta, grid, bias_word, make = plan
         out = RT.empty(full_shape, a.dtype)
         meta = meta.copy()
         meta[4], meta[5] = a.offset, b.offset
@@ -1290,7 +1302,10 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "
             assert bias is not None and bias.st is not None
             meta[bias_word] = bias.offset
             bufs.append(bias.st.buf)
-        RT.dispatch(wgsl, bufs, meta, grid)
+            fuse: tuple[WArray, ...] = (a, b, bias)
+        else:
+            fuse = (a, b)
+        RT.dispatch(wgsl, bufs, meta, grid, None if make is None else (out, _GEMM, make, fuse, meta, grid))
         return out if out_stride is None else _view(out, out_shape, out_stride, 0)
     if a.dtype != b.dtype:
         b = cast(b, a.dtype)
@@ -1322,15 +1337,58 @@ def matmul_kernel(a: WArray, b: WArray, bias: WArray | None = None, act: str = "
     a_geo = [va.offset, va.stride[-2], va.stride[-1], *ab]
     b_geo = [vb.offset, vb.stride[-2], vb.stride[-1], *bb]
     modes = (_a_mode(M, K, a_geo), _b_mode(K, N, b_geo))
-    launch = _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act)
     res = tuple(out_shape)
+    # an activation may join the product where its result is ``out`` itself, a float one of the operands as given
+    fusable = not act and res == full_shape and a.dtype in _FLOATS and key[2] == key[5]
+    fuse = () if not fusable else (a, b) if bias is None or bias.st is None else (a, b, bias)
+    launch = _gemm(out, M, N, K, batch, va, a_geo, vb, b_geo, modes, bias, act, fuse=fuse)
     if launch is not None and key[2] == key[5]:  # (else b was cast: another buffer than the plan would bind)
         if len(_MM_PLANS) >= 1024:
             _MM_PLANS.clear()
         bias_word = -1 if bias is None or bias.st is None else len(launch[1]) - 2  # [.., bias offset, bias stride]
         _MM_PLANS[key] = (full_shape, res, None if res == full_shape else contiguous_strides(res), launch[0],
-                          launch[1], launch[2], bias_word)
-    return _view(out, res, contiguous_strides(res), 0)
+                          launch[1], launch[2], bias_word, launch[3] if fuse else None)
+    return out if res == full_shape else _view(out, res, contiguous_strides(res), 0)
+
+
+def _gemm_activation(name: str) -> Callable[[WArray], WArray | None]:
+    """The unary kernel ``name`` of the product just recorded, joined to it: where the held dispatch is a product
+    (its recipe tagged :data:`_GEMM`) whose output is the operand ``x``, that dispatch is recorded again storing
+    both ``x`` and ``name(x)`` (a dual-output epilogue: ``x`` may still be read, or saved for a gradient), and
+    ``name(x)`` is returned; None where it is not (the kernel runs as it is). One dispatch for ``linear`` and its
+    activation, not two."""
+    exprs = G.UNARY[name]
+
+    def join(x: WArray) -> WArray | None:
+        held = RT.held
+        recipe = held[4] if held is not None else None
+        if recipe is None or recipe[0] is not x or recipe[1] is not _GEMM or _kind(x.dtype) not in exprs:
+            return None
+        _, _, make, arrays, meta, grid = recipe
+        RT.take_held(x)
+        y = RT.empty(x.shape, x.dtype)
+        assert x.st is not None and y.st is not None
+        RT.dispatch(make(act=name, dual=True), [x.st.buf, *map(_BUF, arrays), y.st.buf], meta, grid,
+                    (y, _GEMM_ACT, make, arrays, meta, grid, x, name))
+        return y
+
+    return join
+
+
+def _gemm_activation_into(dst: WArray, src: WArray) -> bool:
+    """:func:`redirect` of a product joined with its activation (:func:`_gemm_activation`) into the product's own
+    output (``relu_``, ``ReLU(inplace=True)`` after ``linear``): the product recorded again with the activation as
+    its epilogue, one output."""
+    held = RT.held
+    recipe = held[4] if held is not None else None
+    if recipe is None or recipe[0] is not src or recipe[1] is not _GEMM_ACT or recipe[6] is not dst:
+        return False
+    _, _, make, arrays, meta, grid, _, name = recipe
+    RT.take_held(src)
+    assert dst.st is not None
+    RT.dispatch(make(act=name), [dst.st.buf, *map(_BUF, arrays)], meta, grid)
+    src.st, src.stride, src.offset = dst.st, dst.stride, dst.offset
+    return True
 
 
 def _matmul_batches(out: WArray, a: WArray, b: WArray, bias: WArray | None, act: str) -> None:
@@ -1956,6 +2014,9 @@ def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False,
     it, and a frame per wrapper cost a GPT step's matmuls and sums two more frames each."""
     plans = launch_plans.table(name) if name in PLANNED else None
     complex_args = refuse_complex or complex_kernel is not None
+    # a unary kernel of the product just recorded joins its dispatch (before any plan: whether it can depends on
+    # the held dispatch, which no signature holds)
+    join = _gemm_activation(name) if name in G.UNARY else None
 
     def run(*args: Any, **params: Any) -> Any:
         if complex_args:
@@ -1967,6 +2028,8 @@ def _named(name: str, kernel: Callable[..., Any], refuse_complex: bool = False,
         outer = RT.op
         RT.op = name
         try:
+            if join is not None and not params and (out := join(*args)) is not None:
+                return out
             out = kernel(*args, **params) if plans is None else launch_plans.call(plans, kernel, args, params)
             if shadow is not None and type(out) is WArray and out.dtype == _I64 and out.size:
                 shadow(run, out, args, params)
@@ -2228,6 +2291,17 @@ _STEPS = _StepGroup()
 _OFFSET = attrgetter("offset")
 _BUF = attrgetter("st.buf")
 _ST = attrgetter("st")
+_BINDS = attrgetter("st.buf", "offset", "stride", "shape", "dtype")
+
+
+def step_signature(arrays: Sequence[WArray]) -> tuple[Any, ...] | None:
+    """What a :class:`StepPlan` binds of ``arrays`` (the buffers, offsets and layouts of a group's parameters,
+    gradients and state): the plan of one signature stands for a later step of the same one. None where an array
+    has no buffer (an empty one)."""
+    try:
+        return tuple(map(_BINDS, arrays))
+    except AttributeError:
+        return None
 
 
 _F32 = np.dtype(np.float32)
