@@ -127,12 +127,21 @@ def _tiled(input: Tensor, reps: tuple[int, ...], shape: tuple[int, ...]) -> Tens
     return input.reshape(inter).expand(big).reshape(shape)
 
 
-@public("shape")
+@public("shape", method=False)
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     """Repeat the whole tensor ``dims`` times per dim; shorter ``dims`` are left-padded with 1s."""
-    reps = int_list((dims,), "tile")
-    shape = check(tile_shape, input._data.shape, reps, op="tile")
-    return _tiled(input, reps, shape)
+    return _tile(input, dims)
+
+
+def _tile(self: Tensor, *dims: Any) -> Tensor:
+    """``Tensor.tile``: as torch, the method also takes the counts as varargs (``x.tile(2, 3)``), the function
+    only one sequence (``torch.tile(x, 2, 3)`` is a TypeError)."""
+    reps = int_list(dims, "tile")
+    shape = check(tile_shape, self._data.shape, reps, op="tile")
+    return _tiled(self, reps, shape)
+
+
+method("tile", _guarded("tile", _tile))
 
 
 def _repeat(self: Tensor, *repeats: Any) -> Tensor:
