@@ -224,6 +224,24 @@ def check_tensor_operands(op: str, input_number: str | None, other_number: str |
                     got=bad[2])
 
 
+def check_alpha(op: str, dtype: str, alpha: str) -> None:
+    """torch's checks of add/sub's ``alpha`` (its Python type's name: bool, float, complex) against the result
+    dtype of the operands, alpha left out: it must not hold more than that dtype can."""
+    if alpha == "bool" and dtype != "bool":
+        raise RuleError("alpha_error_type", op=op, problem="Boolean alpha only supported for Boolean results.")
+    if alpha == "float" and is_integral(dtype, include_bool=True):
+        raise RuleError("alpha_error_type", op=op,
+                        problem="For integral input tensors, argument alpha must not be a floating point number.")
+    if alpha == "complex" and not is_complex(dtype):
+        raise RuleError("alpha_error_type", op=op,
+                        problem="For non-complex input tensors, argument alpha must not be a complex number.")
+
+
+_SUB_BOOL_ONE = ("a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` "
+                 "operator instead.")
+_SUB_BOOL_TWO = "two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."
+
+
 def check_kind(op: str, dtype: str, bool_operand: bool = False, scalar_exponent: bool = False,
                kind: str | None = None, empty: bool = False) -> None:
     """Refuse ``dtype`` (the promoted dtype of the operands, or the input's) where ``op``'s kind has no kernel.
@@ -240,7 +258,9 @@ def check_kind(op: str, dtype: str, bool_operand: bool = False, scalar_exponent:
         return
     if kind == "integral" and not is_integral(dtype, include_bool=True):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (integral and bool only)")
-    if kind == "no_bool" and (dtype == "bool" or (op == "sub" and bool_operand)):
+    if op == "sub" and bool_operand:  # torch's own message, which points to the operator meant (bool - bool is xor)
+        raise RuleError("sub_error_bool", op=op, operands=_SUB_BOOL_TWO if dtype == "bool" else _SUB_BOOL_ONE)
+    if kind == "no_bool" and dtype == "bool":
         raise RuleError("method_dtype_not_supported_error", op=op, dtype="bool", hint="")
     if kind == "real" and dtype in ("bool", "complex64", "complex128"):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (real numbers only)")

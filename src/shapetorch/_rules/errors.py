@@ -534,6 +534,14 @@ CATALOGUE: dict[str, Entry] = {
         "dtype_unsupported", "shape-dtype", "No kernel for the operand dtype (bitwise on float, float64 on WebGPU, ...).",
         "{op}: not implemented for dtype {dtype}{hint}",
     ),
+    "sub_error_bool": Entry(
+        "dtype", "shape-dtype", "Subtraction with a bool operand (tensor or Python bool), a RuntimeError in torch.",
+        "{op}: Subtraction, the `-` operator, with {operands}",
+    ),
+    "alpha_error_type": Entry(
+        "dtype", "shape-dtype", "add/sub's alpha of a kind the operands' result dtype cannot hold (a RuntimeError in torch).",
+        "{op}: {problem}",
+    ),
     "dtype_error_cannot_cast": Entry(
         "dtype", "shape-dtype", "An in-place or out= result type cannot hold the promoted type.",
         "{op}: result type {result} can't be cast to the desired output type {out}",

@@ -26,6 +26,7 @@ from ..backends.numpy_backend import DTYPE_OF
 from ._common import (
     broadcast2,
     cast,
+    check,
     default_float,
     dtype_name,
     make_inplace,
@@ -161,15 +162,30 @@ def _scaled(other: Any, alpha: Any) -> Any:
     return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
 
 
+def _alpha(op: str, input: Any, other: Any, alpha: Any) -> Any:
+    """``alpha`` checked against the operands' result dtype as torch (``alpha=True`` on floats, a float alpha
+    on integers are refused: the scaling would otherwise promote or truncate silently), and as a bool for a
+    bool result (``b1 + 2 * b2`` stays bool in torch; the product with the int would promote)."""
+    if type(alpha) is int and alpha == 1:
+        return alpha
+    kind = "bool" if isinstance(alpha, (bool, np.bool_)) else "complex" if isinstance(alpha, complex) \
+        else "float" if isinstance(alpha, (float, np.floating)) else "int"
+    common = promoted(input, other)
+    check(RD.check_alpha, op, common, kind)
+    return bool(alpha) if common == "bool" else alpha
+
+
 @public("pointwise")
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, with broadcasting and type promotion."""
+    alpha = _alpha("add", input, other, alpha)
     return _add(input, other if alpha == 1 else _scaled(other, alpha), out=out)
 
 
 @public("pointwise", aliases=("subtract",))
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``."""
+    alpha = _alpha("sub", input, other, alpha)
     return _sub(input, other if alpha == 1 else _scaled(other, alpha), out=out)
 
 
@@ -183,6 +199,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def _rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    alpha = _alpha("rsub", input, other, alpha)
     out = _sub(other, input if alpha == 1 else _scaled(input, alpha))
     node = out._grad_fn  # (sub's own, new node) torch's: RsubBackward0 for a tensor ``other``, 1 for a number
     if node is not None:
