@@ -603,6 +603,12 @@ CATALOGUE: dict[str, Entry] = {
         "autograd", "shape-autograd", "An in-place op on a view of a leaf that requires grad (outside no_grad).",
         "a view of a leaf Variable that requires grad is being used in an in-place operation.",
     ),
+    "autograd_error_dtype_not_supported": Entry(
+        "autograd", "shape-autograd",
+        "An out-of-place op whose result of an integer or bool dtype would join the graph (fill with a value that "
+        "requires grad).",
+        "{op}: Autograd not support dtype: {dtype}",
+    ),
     "autograd_error_requires_grad_dtype": Entry(
         "autograd", "shape-autograd", "requires_grad on a tensor that is neither floating point nor complex.",
         "only Tensors of floating point and complex dtype can require gradients",
