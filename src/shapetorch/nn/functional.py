@@ -203,9 +203,19 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None and weight._data.ndim == 2:
         fused = matmul_bias(input, weight.t(), bias)
         if fused is not None:
-            return fused
+            return fused if fused._grad_fn is None else as_node(fused, _linear_node(input), input, weight, bias)
     out = input.matmul(weight.t() if weight._data.ndim == 2 else weight)
-    return out if bias is None else out + bias
+    if bias is None:
+        return out
+    out = out + bias
+    return out if out._grad_fn is None or weight._data.ndim != 2 else as_node(out, _linear_node(input), input, weight, bias)
+
+
+def _linear_node(input: Tensor) -> str:
+    """torch's name for a linear layer's node with a bias: its addmm on a matrix; on a vector, or a contiguous
+    batch flattened to one, the view of addmm's result back to the input's shape; else its matmul plus bias."""
+    nd = input._data.ndim
+    return "AddmmBackward0" if nd == 2 else "ViewBackward0" if nd == 1 or input.is_contiguous() else "AddBackward0"
 
 
 def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None,

@@ -19,8 +19,8 @@ from .._rules import nn as RN
 from .._tensor import Tensor
 from ._common import allocating, autocast_inputs, check, device_table, formal_input, tie_gradient
 from .conversion import where as _where
-from .creation import arange
 from .convolution import _PAD, Ints, _batched, ntuple
+from .creation import arange
 from .scatter import take_along
 
 # -- pooling --------------------------------------------------------------------------------------------
