@@ -24,6 +24,7 @@ from .._rules import dtypes as RD
 from .._tensor import Tensor
 from ..backends.numpy_backend import DTYPE_OF
 from ._common import (
+    as_node,
     broadcast2,
     cast,
     check,
@@ -474,6 +475,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) 
         r = input + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
         if r.dtype is not input.dtype:  # a Python complex weight must not promote a real input
             r = cast(r, d)
+    r = as_node(r, "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0", input, end, weight)
     return r if out is None else write_inplace(out, r, "lerp")
 
 
@@ -500,7 +502,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     value = _value_check("addcmul", common, value)
     input, tensor1, tensor2 = _opmath(common, input, tensor1, tensor2)
     prod = tensor1 * tensor2
-    r = cast(input + (prod if value == 1 else prod * value), common)
+    r = as_node(cast(input + (prod if value == 1 else prod * value), common), "AddcmulBackward0", input, tensor1, tensor2)
     return r if out is None else write_inplace(out, r, "addcmul")
 
 
@@ -514,7 +516,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     value = _value_check("addcdiv", common, value)
     input, tensor1, tensor2 = _opmath(common, input, tensor1, tensor2)
     quot = tensor1 / tensor2
-    r = cast(input + (quot if value == 1 else quot * value), common)
+    r = as_node(cast(input + (quot if value == 1 else quot * value), common), "AddcdivBackward0", input, tensor1, tensor2)
     return r if out is None else write_inplace(out, r, "addcdiv")
 
 
@@ -550,6 +552,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
         result = where(result > hi, hi, result)
     if result is input:
         result = clone(input)
+    # torch's nodes: ClampBackward1 with number bounds, ClampBackward0 with a tensor one
+    tensor_bound = isinstance(min, Tensor) or isinstance(max, Tensor)
+    result = as_node(result, "ClampBackward0" if tensor_bound else "ClampBackward1", input, min, max)
     return result if out is None else out.copy_(result)
 
 

@@ -27,7 +27,7 @@ from .._rules.tiling import (
     tile_shape,
 )
 from .._tensor import Tensor
-from ._common import check, dtype_name, int_list, new_tensor
+from ._common import as_node, check, dtype_name, int_list, new_tensor
 from ._registry import _guarded, method, public
 
 Arr = Any
@@ -138,7 +138,7 @@ def _tile(self: Tensor, *dims: Any) -> Tensor:
     only one sequence (``torch.tile(x, 2, 3)`` is a TypeError)."""
     reps = int_list(dims, "tile")
     shape = check(tile_shape, self._data.shape, reps, op="tile")
-    return _tiled(self, reps, shape)
+    return as_node(_tiled(self, reps, shape), "RepeatBackward0", self)
 
 
 method("tile", _guarded("tile", _tile))
@@ -148,7 +148,7 @@ def _repeat(self: Tensor, *repeats: Any) -> Tensor:
     """``Tensor.repeat``: tile with at least as many repeats as dims (einops' ``repeat`` is ``shapetorch.repeat``)."""
     reps = int_list(repeats, "repeat")
     shape = check(repeat_shape, self._data.shape, reps, op="repeat")
-    return _tiled(self, reps, shape)
+    return as_node(_tiled(self, reps, shape), "RepeatBackward0", self)
 
 
 method("repeat", _guarded("repeat", _repeat))  # a method only, behind its argument guard
