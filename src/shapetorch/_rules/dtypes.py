@@ -60,6 +60,11 @@ def is_integral(name: str, include_bool: bool = False) -> bool:
     return kind in "ui" or (include_bool and kind == "b")
 
 
+# torch's C++ names (ScalarType) of the integer and bool dtypes, as its messages print them ("... dtype: Long")
+SCALAR_TYPE_NAMES: Final = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                            "int64": "Long", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+
+
 def check_dtype(name: str, op: str = "dtype") -> str:
     if name not in DTYPES:
         raise RuleError("dtype_not_found_error", op=op, name=name, hint=did_you_mean(name, DTYPES))

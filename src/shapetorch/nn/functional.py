@@ -1202,17 +1202,12 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     return out.squeeze(0) if unbatched and reduction == "none" else out
 
 
-# torch's names of the integer dtypes its class-index losses refuse (its ScalarType names)
-_SCALAR_TYPE_NAMES = {"int32": "Int", "int16": "Short", "int8": "Char", "bool": "Bool", "uint16": "UInt16",
-                      "uint32": "UInt32", "uint64": "UInt64"}
-
-
 def _check_class_target_dtype(target: Tensor, op: str) -> None:
     """torch's class-index losses take int64 or uint8 targets only: int32 labels (``torch.from_numpy`` of a
     NumPy int32 array) are refused there, not converted, so here too."""
     if target.dtype not in (int64, uint8) and not target.is_floating_point():
         name = target.dtype.name
-        fail("loss_error_target_dtype", op=op, dtype=_SCALAR_TYPE_NAMES.get(name, name))
+        fail("loss_error_target_dtype", op=op, dtype=RD.SCALAR_TYPE_NAMES.get(name, name))
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,

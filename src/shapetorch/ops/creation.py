@@ -447,11 +447,6 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     return out.requires_grad_(True) if requires_grad else out
 
 
-# torch's C++ names of the integer dtypes, as its autograd messages print them
-_TORCH_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-                       "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
-
-
 @public("creation", method=False)
 def fill(input: Tensor, value: Any) -> Tensor:
     """A new tensor of ``input``'s shape and dtype filled with ``value`` (out of place ``fill_``). In the graph
@@ -464,8 +459,8 @@ def fill(input: Tensor, value: Any) -> Tensor:
             (STATE.enabled and value.requires_grad) or value._fw_grads is not None):
         # a 0-d value in a graph, or a dual one: its gradient is the sum of the result's, its tangent spreads
         if not (input.is_floating_point() or input.is_complex()):  # a result of ints in the graph: torch refuses
-            fail("autograd_error_dtype_not_supported", op="fill", dtype=_TORCH_SCALAR_NAMES.get(input.dtype.name,
-                                                                                              input.dtype.name))
+            fail("autograd_error_dtype_not_supported", op="fill",
+                 dtype=RD.SCALAR_TYPE_NAMES.get(input.dtype.name, input.dtype.name))
         filled = value.to(input._device, input.dtype).expand(*input._data.shape).clone()
     else:
         filled = input.detach().clone().fill_(value)
