@@ -100,6 +100,10 @@ def test_unary_method_and_inplace():
     compare(lambda lib, a: a.round(decimals=1), (x, tx))
 
 
+# a dtype no kernel takes; subtraction with a bool operand is torch's own RuntimeError, pointing to ~ or ^
+DTYPE_REFUSALS = ("method_dtype_not_supported_error", "sub_error_bool")
+
+
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_every_dtype_pair(name):
     def check(da, db):
@@ -107,7 +111,7 @@ def test_binary_every_dtype_pair(name):
         b = values((3,), db, 8, nonzero=name in _DIVISORS or name == "pow", positive=name == "pow" and db in INTS)
         if name == "pow" and da in INTS:
             a = np.clip(a, -3, 3) if da != "uint8" else np.clip(a, 0, 3)
-        compare(_binary_fn(name), (a, da), (b, db), codes="method_dtype_not_supported_error")
+        compare(_binary_fn(name), (a, da), (b, db), codes=DTYPE_REFUSALS)
 
     pairs = [(a, b) for a in DTYPES for b in DTYPES]
     _mismatches(check, pairs)
@@ -119,7 +123,7 @@ def test_binary_every_dtype_pair(name):
 def test_binary_broadcasting(name, pair, da, db, seed):
     sa, sb = pair
     compare(_binary_fn(name), (values(sa, da, seed), da), (values(sb, db, seed + 1, nonzero=True), db),
-            codes=("broadcast_error_incompatible_dimensions", "method_dtype_not_supported_error"))
+            codes=("broadcast_error_incompatible_dimensions", *DTYPE_REFUSALS))
 
 
 @fast(40)
@@ -196,7 +200,7 @@ def test_inplace_every_dtype_pair(name):
         if name == "pow_" and da in INTS:
             a = np.clip(a, 0, 3)
         compare(lambda lib, x, y: getattr(x, name)(y), (a, da), (b, db),
-                codes=("dtype_error_cannot_cast", "method_dtype_not_supported_error"))
+                codes=("dtype_error_cannot_cast", *DTYPE_REFUSALS))
 
     _mismatches(check, [(a, b) for a in DTYPES for b in DTYPES])
 
