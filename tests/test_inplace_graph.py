@@ -147,6 +147,26 @@ def test_fill_value_must_be_0_dim_as_torch() -> None:
             lib.zeros(3).fill_(lib.tensor([2.0]))
 
 
+def test_fill_of_an_integer_tensor_with_a_value_that_requires_grad() -> None:
+    """torch.fill of an integer or bool tensor with a 0-d value that requires grad would put integers in the graph:
+    torch refuses with a RuntimeError naming its dtype. In place, both write the value's number; torch also marks
+    the integer tensor as requiring grad (a backward through it stops at an internal assert), shapetorch leaves it
+    out of the graph (docs/compatibility.md)."""
+    for dtype, name in (("int64", "Long"), ("int32", "Int"), ("bool", "Bool"), ("uint8", "Byte")):
+        for lib in (torch, st):
+            v = lib.tensor(1.5, requires_grad=True)
+            with pytest.raises(RuntimeError, match=f"Autograd not support dtype: {name}$"):
+                lib.fill(lib.zeros(3, dtype=getattr(lib, dtype)), v)
+            with lib.no_grad():
+                assert lib.fill(lib.zeros(3, dtype=getattr(lib, dtype)), v).tolist() == [True if dtype == "bool" else 1] * 3
+        theirs = torch.zeros(3, dtype=getattr(torch, dtype)).fill_(torch.tensor(1.5, requires_grad=True))
+        ours = st.zeros(3, dtype=getattr(st, dtype)).fill_(st.tensor(1.5, requires_grad=True))
+        assert ours.tolist() == theirs.tolist() and ours.dtype.name == dtype and not ours.requires_grad
+    v = st.tensor(1.5, requires_grad=True)
+    st.zeros(3).fill_(v).sum().backward()
+    assert v.grad.item() == 3.0  # a floating tensor's fill stays in the graph
+
+
 def _fill_tangents(lib: Any) -> list[Any]:
     """Forward-mode AD through writes that do not read the old values: the tangent is zero (fill_, zero_, copy_
     of a constant, a sampler), or the 0-d value's own (fill_ of a dual tensor)."""

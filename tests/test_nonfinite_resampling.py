@@ -269,3 +269,24 @@ def test_guard_saves_nothing() -> None:
         y.sum().backward()
         assert x.grad is not None
         np.testing.assert_allclose(x.grad.sum().item(), 36.0)
+
+
+@pytest.mark.parametrize(("nd", "out"), [(1, 2), (1, 3), (2, 1), (2, 2), (2, (3, 2)), (3, 1), (3, 2)])
+def test_adaptive_max_pool_bin_of_several_nans(nd: int, out: Any) -> None:
+    """A bin holding several NaNs: torch's loop keeps the last one in row-major order, which gets the gradient and
+    is the index returned (the first maximum where there is no NaN)."""
+    for seed in range(4):
+        gen = torch.Generator().manual_seed(seed)
+        x = torch.randn((2, *(5,) * nd), generator=gen)
+        x.view(-1)[torch.randperm(x.numel(), generator=gen)[: x.numel() // 4]] = NAN
+        x[0].view(-1)[:3] = 0.5  # ties (the first one wins) beside the NaNs
+        got = []
+        for lib in (torch, st):
+            t = lib.tensor(x.numpy(), requires_grad=True)
+            y, idx = getattr(lib.nn.functional, f"adaptive_max_pool{nd}d")(t, out, return_indices=True)
+            y.backward(lib.ones(y.shape))
+            got.append((y.detach().numpy(), idx.numpy(), t.grad.numpy()))
+        (ty, ti, tg), (sy, si, sg) = got
+        np.testing.assert_array_equal(sy, ty)
+        np.testing.assert_array_equal(si, ti)
+        np.testing.assert_array_equal(sg, tg)

@@ -117,6 +117,40 @@ def test_bool_pow_as_torch():
     compare(lambda lib, a, e: a ** e, b, b, codes="method_dtype_not_supported_error")
 
 
+def test_bool_subtraction_raises_torchs_runtime_error():
+    """Subtraction with a bool operand (tensor or Python bool) is torch's plain RuntimeError, not a
+    NotImplementedError as a missing kernel, with its message pointing to ``~`` or ``^``."""
+    def forms(lib):
+        x, b, i = lib.tensor([1.0, 2.0]), lib.tensor([True, False]), lib.tensor([1, 2])
+        return [lambda: True - x, lambda: x - True, lambda: False - b, lambda: b - False, lambda: b - b,
+                lambda: b - 1.5, lambda: True - i, lambda: x - b, lambda: lib.sub(b, b), lambda: lib.sub(x, True),
+                lambda: lib.rsub(b, b), lambda: lib.rsub(x, True), lambda: b.clone().sub_(b),
+                lambda: x.clone().__isub__(True)]
+
+    for theirs, ours in zip(forms(torch), forms(st), strict=True):
+        with pytest.raises(RuntimeError) as want:
+            theirs()
+        with pytest.raises(st.ShapetorchError) as got:
+            ours()
+        assert type(want.value) is RuntimeError and not isinstance(got.value, NotImplementedError)
+        assert isinstance(got.value, RuntimeError) and got.value.code == "sub_error_bool"
+        assert str(got.value).endswith(str(want.value)), (str(got.value), str(want.value))
+
+
+def test_alpha_of_add_and_sub_checked_as_torch():
+    """alpha must fit the operands' result dtype: a bool alpha only for bool results, a float one not for
+    integers, a complex one only for complex results (a RuntimeError in torch); otherwise the values agree."""
+    cases = [("float32", True), ("float32", 1j), ("int64", 2.0), ("int64", True), ("bool", 1.5), ("bool", True),
+             ("bool", 2), ("float32", 0.5), ("int64", 3), ("complex64", 1j), ("float32", np.float64(2.0))]
+    for dtype, alpha in cases:
+        a = (values((3,), dtype, 1), dtype)
+        for fn in (lambda lib, x: lib.add(x, x, alpha=alpha), lambda lib, x: lib.sub(x, 1, alpha=alpha),
+                   lambda lib, x: lib.rsub(x, x, alpha=alpha), lambda lib, x: x.clone().add_(x, alpha=alpha)):
+            got = compare(fn, a, codes=("alpha_error_type", "sub_error_bool"))
+            if isinstance(got, st.ShapetorchError):
+                assert isinstance(got, RuntimeError) and not isinstance(got, NotImplementedError)
+
+
 def test_shift_edges_as_torch():
     for dtype in ("uint8", "int8", "int16", "int32", "int64"):
         a = np.array([1, 5, 100, 127, 0, 3], dtype=np.int64)

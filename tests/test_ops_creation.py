@@ -166,3 +166,53 @@ def test_float64_to_float16_rounds_through_float32_as_torch() -> None:
     want = torch.tensor(x).to(torch.float16).numpy()
     got = st.tensor(x).to(st.float16).numpy()
     np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+# Calls of the factories and new_* methods with an argument too many, too few, or of a kind torch's parser
+# refuses: each is a TypeError in both (new_full once raised ValueError from NumPy for a tensor fill value,
+# new_tensor took its dtype by position, new_empty_strided named a private function).
+FACTORY_CALLS = {
+    "new_full 3 positional": lambda lib, x: x.new_full((2,), 1.0, lib.float32),
+    "new_full 3 ints": lambda lib, x: x.new_full(2, 3, 1.0),
+    "new_full no fill": lambda lib, x: x.new_full((2,)),
+    "new_full None": lambda lib, x: x.new_full((2,), None),
+    "new_full str": lambda lib, x: x.new_full((2,), "a"),
+    "new_full tensor": lambda lib, x: x.new_full((2,), x),
+    "new_full 0-d tensor": lambda lib, x: x.new_full((2,), x[0, 0]),
+    "new_ones dtype positional": lambda lib, x: x.new_ones((2,), lib.float32),
+    "new_zeros dtype positional": lambda lib, x: x.new_zeros(2, lib.int64),
+    "new_empty float": lambda lib, x: x.new_empty(2.0),
+    "new_tensor dtype positional": lambda lib, x: x.new_tensor([1], lib.int64),
+    "new_tensor no data": lambda lib, x: x.new_tensor(),
+    "new_tensor keyword": lambda lib, x: x.new_tensor([1], dtype=lib.int64),
+    "new_empty_strided 3 positional": lambda lib, x: x.new_empty_strided((2,), (1,), lib.float32),
+    "new_empty_strided no stride": lambda lib, x: x.new_empty_strided((2,)),
+    "full 3 positional": lambda lib, x: lib.full((2,), 1.0, lib.float32),
+    "full tensor": lambda lib, x: lib.full((2,), x[0, :1]),
+    "full_like 3 positional": lambda lib, x: lib.full_like(x, 1.0, lib.float32),
+    "full_like tensor": lambda lib, x: lib.full_like(x, x[0]),
+    "zeros_like 2 positional": lambda lib, x: lib.zeros_like(x, lib.float32),
+    "zeros tuple and dtype": lambda lib, x: lib.zeros((2,), lib.float32),
+    "ones two tuples": lambda lib, x: lib.ones((2,), (3,)),
+    "arange 4 positional": lambda lib, x: lib.arange(0, 4, 1, lib.float32),
+    "eye 3 positional": lambda lib, x: lib.eye(2, 2, lib.float32),
+    "tensor 2 positional": lambda lib, x: lib.tensor([1], lib.float32),
+    "scalar_tensor tensor": lambda lib, x: lib.scalar_tensor(x[0]),
+    "scalar_tensor 0-d tensor": lambda lib, x: lib.scalar_tensor(x[0, 0]),
+}
+
+
+@pytest.mark.parametrize("call", sorted(FACTORY_CALLS))
+def test_factory_argument_errors_are_torchs_type_errors(call):
+    fn = FACTORY_CALLS[call]
+    x, tx = make(values((2, 3), "float32", 5), "float32")
+    try:
+        expected = fn(torch, tx)
+    except TypeError:
+        with pytest.raises(st.ArgumentError):
+            fn(st, x)
+        return
+    got = fn(st, x)
+    assert got.shape == expected.shape and str(got.dtype).split(".")[1] == str(expected.dtype).split(".")[1]
+    if not call.startswith("new_empty"):
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())

@@ -100,6 +100,10 @@ def test_unary_method_and_inplace():
     compare(lambda lib, a: a.round(decimals=1), (x, tx))
 
 
+# a dtype no kernel takes; subtraction with a bool operand is torch's own RuntimeError, pointing to ~ or ^
+DTYPE_REFUSALS = ("method_dtype_not_supported_error", "sub_error_bool")
+
+
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_every_dtype_pair(name):
     def check(da, db):
@@ -107,7 +111,7 @@ def test_binary_every_dtype_pair(name):
         b = values((3,), db, 8, nonzero=name in _DIVISORS or name == "pow", positive=name == "pow" and db in INTS)
         if name == "pow" and da in INTS:
             a = np.clip(a, -3, 3) if da != "uint8" else np.clip(a, 0, 3)
-        compare(_binary_fn(name), (a, da), (b, db), codes="method_dtype_not_supported_error")
+        compare(_binary_fn(name), (a, da), (b, db), codes=DTYPE_REFUSALS)
 
     pairs = [(a, b) for a in DTYPES for b in DTYPES]
     _mismatches(check, pairs)
@@ -119,7 +123,7 @@ def test_binary_every_dtype_pair(name):
 def test_binary_broadcasting(name, pair, da, db, seed):
     sa, sb = pair
     compare(_binary_fn(name), (values(sa, da, seed), da), (values(sb, db, seed + 1, nonzero=True), db),
-            codes=("broadcast_error_incompatible_dimensions", "method_dtype_not_supported_error"))
+            codes=("broadcast_error_incompatible_dimensions", *DTYPE_REFUSALS))
 
 
 @fast(40)
@@ -154,9 +158,9 @@ def test_python_operators_with_scalars(op, dtype, scalar, reflected, shape, seed
     if op == "**" and dtype in INTS:
         arr = np.clip(arr, 0, 3)
     if reflected:
-        compare(lambda lib, x, s: f(s, x), (arr, dtype), Same(scalar), codes="method_dtype_not_supported_error")
+        compare(lambda lib, x, s: f(s, x), (arr, dtype), Same(scalar), codes=DTYPE_REFUSALS)
     else:
-        compare(lambda lib, x, s: f(x, s), (arr, dtype), Same(scalar), codes="method_dtype_not_supported_error")
+        compare(lambda lib, x, s: f(x, s), (arr, dtype), Same(scalar), codes=DTYPE_REFUSALS)
 
 
 @fast(60)
@@ -167,7 +171,7 @@ def test_zero_dim_tensors_promote_like_scalars(op, da, db, zero_dim_first, seed)
     t = (values((3,), da, seed), da)
     z = (values((), db, seed + 1, nonzero=True), db)
     args = (z, t) if zero_dim_first else (t, z)
-    compare(lambda lib, x, y: f(x, y), *args, codes="method_dtype_not_supported_error")
+    compare(lambda lib, x, y: f(x, y), *args, codes=DTYPE_REFUSALS)
 
 
 def test_scalar_tensor_function_forms():
@@ -196,7 +200,7 @@ def test_inplace_every_dtype_pair(name):
         if name == "pow_" and da in INTS:
             a = np.clip(a, 0, 3)
         compare(lambda lib, x, y: getattr(x, name)(y), (a, da), (b, db),
-                codes=("dtype_error_cannot_cast", "method_dtype_not_supported_error"))
+                codes=("dtype_error_cannot_cast", *DTYPE_REFUSALS))
 
     _mismatches(check, [(a, b) for a in DTYPES for b in DTYPES])
 

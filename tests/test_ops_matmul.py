@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import torch
 from hypothesis import given
 from hypothesis import strategies as hs
 
+import shapetorch as st
 from _oracle import DTYPES, compare, fast, rand, seeds, shapes, values
 
 CODES = ("matmul_error", "batch_dimensions", "broadcast_error", "dtype_error", "method_dtype")
@@ -93,3 +95,24 @@ def test_matmul_rule_shapes_match_torch_every_rank():
                 matmul_shape(a, b)
             continue
         assert matmul_shape(a, b) == want, (a, b)
+
+
+def test_grad_fn_names_of_linear_and_the_add_products_as_torch():
+    """nn.Linear with a bias is torch's addmm on a matrix (AddmmBackward0; the view back on a vector or a
+    contiguous batch), and the fused add-products carry their own names; they were MatmulBiasBackward0 and
+    AddBackward0."""
+    def names(lib):
+        F = lib.nn.functional
+        w, b = lib.ones(3, 4, requires_grad=True), lib.ones(3, requires_grad=True)
+        out = [F.linear(lib.ones(*s), w, b).grad_fn.name() for s in [(2, 4), (4,), (2, 5, 4), (2, 2, 5, 4)]]
+        out += [F.linear(lib.ones(*s), w).grad_fn.name() for s in [(2, 4), (4,), (2, 5, 4)]]
+        out.append(F.linear(lib.ones(2, 5, 4).transpose(0, 1), w, b).grad_fn.name())
+        m, w2 = lib.ones(2, 4, requires_grad=True), lib.ones(4, 3)
+        out += [lib.addmm(b, m, w2).grad_fn.name(), lib.addmm(b, m, w2, beta=2, alpha=0.5).grad_fn.name(),
+                lib.baddbmm(lib.ones(2, 2, 3, requires_grad=True), lib.ones(2, 2, 4), lib.ones(2, 4, 3)).grad_fn.name(),
+                lib.addmv(lib.ones(2, requires_grad=True), m, lib.ones(4)).grad_fn.name(),
+                lib.addbmm(b.expand(2, 3), lib.ones(2, 2, 4), lib.ones(2, 4, 3)).grad_fn.name(),
+                lib.addr(lib.ones(2, 3, requires_grad=True), lib.ones(2), lib.ones(3)).grad_fn.name()]
+        return out
+
+    assert names(st) == names(torch)

@@ -226,3 +226,56 @@ def test_forward_mode():
             y = lib.roll(lib.flip(x, (0,)), 1, 1)
             outs.append(fw.unpack_dual(y).tangent.numpy())
     np.testing.assert_allclose(outs[0], outs[1])
+
+
+# Every method that takes sizes or dims, in each form a torch user writes them: varargs, one tuple, one list,
+# a keyword (torch's parser accepts them all for a method; x.tile(2, 3) was refused here).
+SIZE_FORMS = {
+    "tile": [(2, 3), ((2, 3),), ([2, 3],), (2,), ((),)],
+    "repeat": [(2, 3), ((2, 3),), ([2, 3],), (2, 1, 1)],
+    "expand": [(2, 2, 3), ((2, 2, 3),), ([2, -1, 3],)],
+    "permute": [(1, 0), ((1, 0),), ([1, 0],)],
+    "view": [(3, 2), ((3, 2),), ([6],), (-1,)],
+    "reshape": [(3, 2), ((3, 2),), ([-1],)],
+    "new_ones": [(2, 3), ((2, 3),), ([4],), ()],
+    "new_zeros": [(2, 3), ((2, 3),)],
+    "new_empty": [(2, 3), ((2, 3),)],
+    "flip": [(0, 1), ((0, 1),), ([1],), (0,)],
+    "sum": [((0, 1),), ([1],)],
+    "amax": [((0, 1),)],
+    "mean": [((0, 1),)],
+    "squeeze": [((0, 1),)],
+    "broadcast_to": [((2, 2, 3),)],
+}
+SIZE_KEYWORDS = {"tile": "dims", "repeat": "repeats", "expand": "size", "permute": "dims", "view": "size",
+                 "reshape": "shape", "new_ones": "size", "flip": "dims"}
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_FORMS))
+def test_size_argument_forms_as_torch(name):
+    x, tx = rand((2, 3), "float32", 3)
+    calls = [lambda a, ar=args: getattr(a, name)(*ar) for args in SIZE_FORMS[name]]
+    if name in SIZE_KEYWORDS:
+        calls.append(lambda a: getattr(a, name)(**{SIZE_KEYWORDS[name]: SIZE_FORMS[name][1][0]}))
+    calls.append(lambda a: getattr(a, name)(2.5))  # a float size: both refuse with a TypeError
+    for call in calls:
+        try:
+            expected = call(tx)
+        except TypeError:
+            with pytest.raises(TypeError):
+                call(x)
+            continue
+        got = call(x)
+        assert tuple(got.shape) == tuple(expected.shape)
+        if not name.startswith("new_"):  # new_empty's values are whatever memory held
+            np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_tile_function_takes_one_sequence():
+    """torch.tile takes dims as one sequence: more positional arguments are a TypeError, as torch."""
+    x, tx = rand((2, 3), "float32", 4)
+    with pytest.raises(TypeError):
+        torch.tile(tx, 2, 3)
+    with pytest.raises(TypeError):
+        st.tile(x, 2, 3)
+    compare(lambda lib, a: lib.tile(a, dims=[2, 1, 2]), (x, tx))

@@ -238,7 +238,9 @@ def selection_ops(method: bool) -> list[str]:
         f"def scatter_reduce({first}, dim: _int, index: Tensor[Any, Any], src: Tensor[Any, Any], reduce: str, *, "
         f"include_self: _bool = True) -> Tensor[{s}, {d}]: ...",
         f"def index_select({first}, dim: _int, index: Tensor[Any, Any]) -> Tensor[AnyShape, {d}]: ...",
-        f"def tile({first}, dims: Sequence[_int]) -> Tensor[AnyShape, {d}]: ...",
+        # the method also takes the counts as varargs (x.tile(2, 3)), torch's function only a sequence
+        f"def tile(self, *dims: _int | Sequence[_int]) -> Tensor[AnyShape, {d}]: ..." if method
+        else f"def tile({first}, dims: Sequence[_int]) -> Tensor[AnyShape, {d}]: ...",
         f"def roll({first}, shifts: _int | Sequence[_int], dims: _int | Sequence[_int] | None = None) -> Tensor[{s}, {d}]: ...",
         f"def flip({first}, *args: _int | Sequence[_int], dims: _int | Sequence[_int] | None = None) -> Tensor[{s}, {d}]: ...",
         f"def tensor_split({first}, indices_or_sections: _int | Sequence[_int] | Tensor[Any, Any], dim: _int = 0) "

@@ -60,6 +60,11 @@ def is_integral(name: str, include_bool: bool = False) -> bool:
     return kind in "ui" or (include_bool and kind == "b")
 
 
+# torch's C++ names (ScalarType) of the integer and bool dtypes, as its messages print them ("... dtype: Long")
+SCALAR_TYPE_NAMES: Final = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                            "int64": "Long", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+
+
 def check_dtype(name: str, op: str = "dtype") -> str:
     if name not in DTYPES:
         raise RuleError("dtype_not_found_error", op=op, name=name, hint=did_you_mean(name, DTYPES))
@@ -224,6 +229,24 @@ def check_tensor_operands(op: str, input_number: str | None, other_number: str |
                     got=bad[2])
 
 
+def check_alpha(op: str, dtype: str, alpha: str) -> None:
+    """torch's checks of add/sub's ``alpha`` (its Python type's name: bool, float, complex) against the result
+    dtype of the operands, alpha left out: it must not hold more than that dtype can."""
+    if alpha == "bool" and dtype != "bool":
+        raise RuleError("alpha_error_type", op=op, problem="Boolean alpha only supported for Boolean results.")
+    if alpha == "float" and is_integral(dtype, include_bool=True):
+        raise RuleError("alpha_error_type", op=op,
+                        problem="For integral input tensors, argument alpha must not be a floating point number.")
+    if alpha == "complex" and not is_complex(dtype):
+        raise RuleError("alpha_error_type", op=op,
+                        problem="For non-complex input tensors, argument alpha must not be a complex number.")
+
+
+_SUB_BOOL_ONE = ("a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` "
+                 "operator instead.")
+_SUB_BOOL_TWO = "two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."
+
+
 def check_kind(op: str, dtype: str, bool_operand: bool = False, scalar_exponent: bool = False,
                kind: str | None = None, empty: bool = False) -> None:
     """Refuse ``dtype`` (the promoted dtype of the operands, or the input's) where ``op``'s kind has no kernel.
@@ -240,7 +263,9 @@ def check_kind(op: str, dtype: str, bool_operand: bool = False, scalar_exponent:
         return
     if kind == "integral" and not is_integral(dtype, include_bool=True):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (integral and bool only)")
-    if kind == "no_bool" and (dtype == "bool" or (op == "sub" and bool_operand)):
+    if op == "sub" and bool_operand:  # torch's own message, which points to the operator meant (bool - bool is xor)
+        raise RuleError("sub_error_bool", op=op, operands=_SUB_BOOL_TWO if dtype == "bool" else _SUB_BOOL_ONE)
+    if kind == "no_bool" and dtype == "bool":
         raise RuleError("method_dtype_not_supported_error", op=op, dtype="bool", hint="")
     if kind == "real" and dtype in ("bool", "complex64", "complex128"):
         raise RuleError("method_dtype_not_supported_error", op=op, dtype=dtype, hint=" (real numbers only)")

@@ -535,6 +535,14 @@ CATALOGUE: dict[str, Entry] = {
         "dtype_unsupported", "shape-dtype", "No kernel for the operand dtype (bitwise on float, float64 on WebGPU, ...).",
         "{op}: not implemented for dtype {dtype}{hint}",
     ),
+    "sub_error_bool": Entry(
+        "dtype", "shape-dtype", "Subtraction with a bool operand (tensor or Python bool), a RuntimeError in torch.",
+        "{op}: Subtraction, the `-` operator, with {operands}",
+    ),
+    "alpha_error_type": Entry(
+        "dtype", "shape-dtype", "add/sub's alpha of a kind the operands' result dtype cannot hold (a RuntimeError in torch).",
+        "{op}: {problem}",
+    ),
     "dtype_error_cannot_cast": Entry(
         "dtype", "shape-dtype", "An in-place or out= result type cannot hold the promoted type.",
         "{op}: result type {result} can't be cast to the desired output type {out}",
@@ -595,6 +603,12 @@ CATALOGUE: dict[str, Entry] = {
     "autograd_error_leaf_view_inplace": Entry(
         "autograd", "shape-autograd", "An in-place op on a view of a leaf that requires grad (outside no_grad).",
         "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+    ),
+    "autograd_error_dtype_not_supported": Entry(
+        "autograd", "shape-autograd",
+        "An out-of-place op whose result of an integer or bool dtype would join the graph (fill with a value that "
+        "requires grad).",
+        "{op}: Autograd not support dtype: {dtype}",
     ),
     "autograd_error_requires_grad_dtype": Entry(
         "autograd", "shape-autograd", "requires_grad on a tensor that is neither floating point nor complex.",

@@ -203,9 +203,19 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None and weight._data.ndim == 2:
         fused = matmul_bias(input, weight.t(), bias)
         if fused is not None:
-            return fused
+            return fused if fused._grad_fn is None else as_node(fused, _linear_node(input), input, weight, bias)
     out = input.matmul(weight.t() if weight._data.ndim == 2 else weight)
-    return out if bias is None else out + bias
+    if bias is None:
+        return out
+    out = out + bias
+    return out if out._grad_fn is None or weight._data.ndim != 2 else as_node(out, _linear_node(input), input, weight, bias)
+
+
+def _linear_node(input: Tensor) -> str:
+    """torch's name for a linear layer's node with a bias: its addmm on a matrix; on a vector, or a contiguous
+    batch flattened to one, the view of addmm's result back to the input's shape; else its matmul plus bias."""
+    nd = input._data.ndim
+    return "AddmmBackward0" if nd == 2 else "ViewBackward0" if nd == 1 or input.is_contiguous() else "AddBackward0"
 
 
 def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None,
@@ -564,7 +574,8 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Ten
     dt = input._data.dtype
     if dt.kind == "f" and all(t is None or (t._data.dtype == dt and tuple(t._data.shape) == shape)
                               for t in (weight, bias)) and len(shape) and input._data.ndim > len(shape):
-        return layer_norm_prim(input, len(shape), eps, weight, bias)
+        return as_node(layer_norm_prim(input, len(shape), eps, weight, bias), "NativeLayerNormBackward0", input,
+                       weight, bias)
     mean = input.mean(dims, keepdim=True)
     var = input.var(dims, keepdim=True, correction=0)
     out = (input - mean) * (var + eps).rsqrt()
@@ -572,7 +583,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Ten
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    return as_node(out, "NativeLayerNormBackward0", input, weight, bias)
 
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int] | int, weight: Tensor | None = None,
@@ -603,7 +614,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         out = out * _channel_view(weight, nd)
     if bias is not None:
         out = out + _channel_view(bias, nd)
-    return out
+    return as_node(out, "NativeGroupNormBackward0", input, weight, bias)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
@@ -617,7 +628,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     x1, x2 = _in_common_dtype(x1, x2)  # (an integer x1 with a float x2 is a float similarity, as torch)
     x1, x2 = x1.expand(both), x2.expand(both)
     num = (x1 * x2).sum(dim)
-    return num / (x1.norm(2, dim) * x2.norm(2, dim)).clamp(min=eps)
+    # torch's node: its composite ends in a sum over dim of the normalised products
+    return as_node(num / (x1.norm(2, dim) * x2.norm(2, dim)).clamp(min=eps), "SumBackward1", x1, x2)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
@@ -731,7 +743,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             padding_idx += weight._data.shape[0]
         keep = (input != padding_idx).unsqueeze(-1)
         out = _where(keep, out, out.detach())
-    return out
+    return as_node(out, "EmbeddingBackward0", weight)
 
 
 def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
@@ -793,7 +805,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             outs.append(part.amax(0))
         else:
             raise ValueError(f"mode has to be one of sum, mean or max, got {mode!r}")
-    return stack(outs) if outs else weight.new_zeros((0, weight._data.shape[1]))
+    return as_node(stack(outs), "EmbeddingBagBackward0", weight) if outs else weight.new_zeros((0, weight._data.shape[1]))
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -1190,17 +1202,12 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     return out.squeeze(0) if unbatched and reduction == "none" else out
 
 
-# torch's names of the integer dtypes its class-index losses refuse (its ScalarType names)
-_SCALAR_TYPE_NAMES = {"int32": "Int", "int16": "Short", "int8": "Char", "bool": "Bool", "uint16": "UInt16",
-                      "uint32": "UInt32", "uint64": "UInt64"}
-
-
 def _check_class_target_dtype(target: Tensor, op: str) -> None:
     """torch's class-index losses take int64 or uint8 targets only: int32 labels (``torch.from_numpy`` of a
     NumPy int32 array) are refused there, not converted, so here too."""
     if target.dtype not in (int64, uint8) and not target.is_floating_point():
         name = target.dtype.name
-        fail("loss_error_target_dtype", op=op, dtype=_SCALAR_TYPE_NAMES.get(name, name))
+        fail("loss_error_target_dtype", op=op, dtype=RD.SCALAR_TYPE_NAMES.get(name, name))
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
@@ -1231,7 +1238,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         _check_reduction(reduction, "nll_loss")
     # torch's gradient is its native NllLossBackward of (grad, self, ...): under create_graph it requires grad
     # even though nll_loss is linear in the input (NOTE [formal input of a gradient])
-    return tie_gradient(as_node(loss, "NllLossBackward0", input, target), input)
+    return tie_gradient(as_node(loss, _nll_node(input, reduction), input, target), input)
+
+
+def _nll_node(input: Tensor, reduction: str) -> str:
+    """torch's node of a class-index loss: nll_loss on (N, C) or (C,), nll_loss2d on (N, C, H, W) and on other
+    shapes flattened to it, whose unreduced loss is viewed back to the target's shape."""
+    nd = input._data.ndim
+    return "NllLossBackward0" if nd <= 2 else "NllLoss2DBackward0" if nd == 4 or reduction != "none" else "ViewBackward0"
 
 
 def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str,
@@ -1245,7 +1259,9 @@ def _cross_entropy_fused(input: Tensor, target: Tensor, weight: Tensor | None, i
     be(t).check_range(t._data, 0, c, "at_error_index_out_of_bounds", "nll_loss", skip=ignore_index, index=None,
                       dim=1, size=c)
     loss = cross_entropy_rows(_class_dim_last(input), t, weight, ignore_index, reduction, label_smoothing)
-    return loss.reshape(shape) if reduction == "none" else loss
+    loss = loss.reshape(shape) if reduction == "none" else loss
+    # torch's last node: nll_loss's, or with label smoothing the sum of its two terms
+    return as_node(loss, "AddBackward0" if label_smoothing > 0 else _nll_node(input, reduction), input, target)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
@@ -1631,7 +1647,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         fail("argument_error_invalid", op="pdist", problem=f"pdist only supports 2D tensors, got: {input.dim()}D")
     n = input._data.shape[0]
     i, j = triu_indices(n, n, 1, device=input.device).unbind(0)
-    return (input.index_select(0, i) - input.index_select(0, j)).norm(p, -1)
+    return as_node((input.index_select(0, i) - input.index_select(0, j)).norm(p, -1), "PdistBackward0", input)
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:

@@ -418,7 +418,7 @@ def int_list(sizes: Sequence[Any], op: str) -> tuple[int, ...]:
         # torch's parser takes a bool as an int in a list of ints, but not first (it tells a list from a number by
         # its first element): ``reshape(-1, True)`` and ``zeros((2, True))`` are taken, ``zeros((True, 2))`` is not
         if not isinstance(s, (int, np.integer)) or (isinstance(s, bool) and i == 0):
-            raise TypeError(f"{op}(): sizes must be ints, got {s!r}")
+            fail("argument_error_refused", op=op, problem=f"sizes must be ints, got {s!r}")
         out.append(int(s))
     return tuple(out)
 

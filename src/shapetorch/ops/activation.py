@@ -24,6 +24,7 @@ from .._rules.nn import glu_shape
 from .._tensor import Tensor
 from ..backends import array_pool, thread_pool
 from ._common import (
+    as_node,
     autocast_inputs,
     check,
     check_fill_value,
@@ -1430,7 +1431,7 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     check(RD.check_kind, "threshold", dtype_name(input))
     if input._data.dtype.kind in "iu":  # torch's kernel converts both numbers to the integer dtype first
         threshold, value = (int(check_fill_value(v, dtype_name(input), "threshold")) for v in (threshold, value))
-    return tie_gradient(_where((input > threshold), input, input * 0 + value), input)
+    return as_node(tie_gradient(_where((input > threshold), input, input * 0 + value), input), "ThresholdBackward0", input)
 
 
 @public("activation")
@@ -1439,7 +1440,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     w = weight
     if weight._data.size > 1 and input._data.ndim >= 2:
         w = weight.reshape((-1,) + (1,) * (input._data.ndim - 2))
-    return tie_gradient(_where_pos(input, input, input * w), input)  # (NOTE [formal input of a gradient])
+    out = tie_gradient(_where_pos(input, input, input * w), input)  # (NOTE [formal input of a gradient])
+    return as_node(out, "PreluKernelBackward0", input, weight)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -1447,7 +1449,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     check(glu_shape, tuple(input._data.shape), dim, "glu")
     need_floating(input, "glu_cpu")  # torch's kernels are floating point only
     a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    return as_node(a * b.sigmoid(), "GluBackward0", input)
 
 
 @public("activation", method=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
-from ._common import make_inplace
+from ._common import as_node, make_inplace
 from ._registry import CATEGORY, FUNCTIONS, METHODS, _guarded, method, public
 
 # NumPy-style and long names torch accepts beside its own: function, method, and in-place method where the
@@ -37,14 +37,14 @@ _TOP_LEVEL_INPLACE = (
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     """``clamp(input, min=min)``."""
     out: Tensor = input.clamp(min=min)
-    return out
+    return as_node(out, "ClampMinBackward1" if isinstance(min, Tensor) else "ClampMinBackward0", input, min)
 
 
 @public("pointwise")
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     """``clamp(input, max=max)``."""
     out: Tensor = input.clamp(max=max)
-    return out
+    return as_node(out, "ClampMaxBackward1" if isinstance(max, Tensor) else "ClampMaxBackward0", input, max)
 
 
 def _register() -> None:

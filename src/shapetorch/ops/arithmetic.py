@@ -24,8 +24,10 @@ from .._rules import dtypes as RD
 from .._tensor import Tensor
 from ..backends.numpy_backend import DTYPE_OF
 from ._common import (
+    as_node,
     broadcast2,
     cast,
+    check,
     default_float,
     dtype_name,
     make_inplace,
@@ -161,15 +163,30 @@ def _scaled(other: Any, alpha: Any) -> Any:
     return mul(other, alpha) if isinstance(other, Tensor) else other * alpha
 
 
+def _alpha(op: str, input: Any, other: Any, alpha: Any) -> Any:
+    """``alpha`` checked against the operands' result dtype as torch (``alpha=True`` on floats, a float alpha
+    on integers are refused: the scaling would otherwise promote or truncate silently), and as a bool for a
+    bool result (``b1 + 2 * b2`` stays bool in torch; the product with the int would promote)."""
+    if type(alpha) is int and alpha == 1:
+        return alpha
+    kind = "bool" if isinstance(alpha, (bool, np.bool_)) else "complex" if isinstance(alpha, complex) \
+        else "float" if isinstance(alpha, (float, np.floating)) else "int"
+    common = promoted(input, other)
+    check(RD.check_alpha, op, common, kind)
+    return bool(alpha) if common == "bool" else alpha
+
+
 @public("pointwise")
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, with broadcasting and type promotion."""
+    alpha = _alpha("add", input, other, alpha)
     return _add(input, other if alpha == 1 else _scaled(other, alpha), out=out)
 
 
 @public("pointwise", aliases=("subtract",))
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``."""
+    alpha = _alpha("sub", input, other, alpha)
     return _sub(input, other if alpha == 1 else _scaled(other, alpha), out=out)
 
 
@@ -183,6 +200,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def _rsub(input: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    alpha = _alpha("rsub", input, other, alpha)
     out = _sub(other, input if alpha == 1 else _scaled(input, alpha))
     node = out._grad_fn  # (sub's own, new node) torch's: RsubBackward0 for a tensor ``other``, 1 for a number
     if node is not None:
@@ -457,6 +475,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) 
         r = input + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
         if r.dtype is not input.dtype:  # a Python complex weight must not promote a real input
             r = cast(r, d)
+    r = as_node(r, "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0", input, end, weight)
     return r if out is None else write_inplace(out, r, "lerp")
 
 
@@ -483,7 +502,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     value = _value_check("addcmul", common, value)
     input, tensor1, tensor2 = _opmath(common, input, tensor1, tensor2)
     prod = tensor1 * tensor2
-    r = cast(input + (prod if value == 1 else prod * value), common)
+    r = as_node(cast(input + (prod if value == 1 else prod * value), common), "AddcmulBackward0", input, tensor1, tensor2)
     return r if out is None else write_inplace(out, r, "addcmul")
 
 
@@ -497,7 +516,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     value = _value_check("addcdiv", common, value)
     input, tensor1, tensor2 = _opmath(common, input, tensor1, tensor2)
     quot = tensor1 / tensor2
-    r = cast(input + (quot if value == 1 else quot * value), common)
+    r = as_node(cast(input + (quot if value == 1 else quot * value), common), "AddcdivBackward0", input, tensor1, tensor2)
     return r if out is None else write_inplace(out, r, "addcdiv")
 
 
@@ -533,6 +552,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
         result = where(result > hi, hi, result)
     if result is input:
         result = clone(input)
+    # torch's nodes: ClampBackward1 with number bounds, ClampBackward0 with a tensor one
+    tensor_bound = isinstance(min, Tensor) or isinstance(max, Tensor)
+    result = as_node(result, "ClampBackward0" if tensor_bound else "ClampBackward1", input, min, max)
     return result if out is None else out.copy_(result)
 
 

@@ -16,7 +16,7 @@ from .._rules.creation import arange_length
 from .._tensor import Tensor, forget_view
 from ..backends.numpy_backend import DTYPE_OF, NP_DTYPE
 from ._common import allocating, check, check_fill_value, int_list, new_sizes
-from ._registry import method, public
+from ._registry import _guarded, method, public
 
 
 def _on(arr: np.ndarray[Any, Any], dev: Any, requires_grad: bool = False) -> Tensor:
@@ -143,17 +143,18 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 
 @public("creation", method=False)
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    _need_number(fill_value, "full")
-    return _filled((size,), fill_value, dtype, device, requires_grad, "full")
+    return _filled((size,), _number(fill_value, "full"), dtype, device, requires_grad, "full")
 
 
-def _need_number(value: Any, op: str) -> None:
-    """A fill value is a number (a None would make an uninitialised tensor: that is ``empty``)."""
+def _number(value: Any, op: str, name: str = "fill_value", position: int = 2) -> Any:
+    """A fill value as torch's parser takes it: a number or a 0-d tensor's value (a None would make an
+    uninitialised tensor: that is ``empty``; a tensor of more dims is no Number either)."""
+    if isinstance(value, Tensor) and value._data.ndim == 0:
+        value = value.item()
     if not isinstance(value, (bool, int, float, complex, np.number)):
-        fail("argument_error_type", op=op, name="fill_value", position=" (position 2)", expected="Number",
+        fail("argument_error_type", op=op, name=name, position=f" (position {position})", expected="Number",
              got=type(value).__name__)
+    return value
 
 
 def _like(maker: str, value: Any) -> Any:
@@ -166,8 +167,7 @@ def _like(maker: str, value: Any) -> Any:
         if value is None:  # full_like: the fill value is required, and a number
             if not args:
                 fail("argument_error_signature", op=maker, problem="missing 1 required positional argument: 'fill_value'")
-            fill = fill.item() if isinstance(fill, Tensor) else fill
-            _need_number(fill, maker)
+            fill = _number(fill, maker)
         d = dtype if dtype is not None else input.dtype
         return _filled((input._data.shape,), fill, d, device if device is not None else input.device, requires_grad,
                        maker)
@@ -192,12 +192,13 @@ def _new(maker: str, value: Any) -> None:
             if name in named:
                 args = (*args, named.pop(name))
         if named:
-            raise TypeError(f"{maker}() got an unexpected keyword argument '{next(iter(named))}'")
+            fail("argument_error_signature", op=maker, problem=f"got an unexpected keyword argument '{next(iter(named))}'")
         if maker == "new_full":
             if len(args) != 2:
-                raise TypeError(f'new_full() missing 1 required positional arguments: "{names[len(args)]}"'
-                                if len(args) < 2 else f"new_full() takes 2 positional arguments but {len(args)} were given")
-            size, fill = args
+                fail("argument_error_signature", op=maker,
+                     problem=f'missing 1 required positional arguments: "{names[len(args)]}"' if len(args) < 2
+                     else f"takes 2 positional arguments but {len(args)} were given")
+            size, fill = args[0], _number(args[1], maker)
         else:
             size, fill = args, value
         return _filled((size,) if maker == "new_full" else size, fill, dtype if dtype is not None else self.dtype,
@@ -209,8 +210,16 @@ def _new(maker: str, value: Any) -> None:
 
 for _m, _v in (("new_zeros", 0), ("new_ones", 1), ("new_empty", 0), ("new_full", None)):
     _new(_m, _v)
-method("new_tensor", lambda self, data, dtype=None, device=None, requires_grad=False: tensor(
-    data, dtype=dtype if dtype is not None else self.dtype, device=device or self.device, requires_grad=requires_grad))
+
+
+def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return tensor(data, dtype=dtype if dtype is not None else self.dtype, device=device or self.device,
+                  requires_grad=requires_grad)
+
+
+# behind their argument guards: torch's new_* take the options by keyword only (x.new_tensor(data, torch.int64)
+# is a TypeError), and a wrong call names the method, not this module's function
+method("new_tensor", _guarded("new_tensor", _new_tensor))
 
 
 @public("creation", method=False)
@@ -384,7 +393,7 @@ def _new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = Non
                     device if device is not None else self.device, requires_grad, "new_empty_strided")
 
 
-method("new_empty_strided", _new_empty_strided)
+method("new_empty_strided", _guarded("new_empty_strided", _new_empty_strided))
 
 
 @public("creation", method=False)
@@ -409,10 +418,7 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, device
 @public("creation", method=False)
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A 0-d tensor of ``s``, of the default dtype unless ``dtype`` is given (even for an int or a bool)."""
-    if isinstance(s, Tensor):
-        s = s.item()
-    _need_number(s, "scalar_tensor")
-    return _filled(((),), s, dtype if dtype is not None else get_default_dtype(), device, requires_grad,
+    return _filled(((),), _number(s, "scalar_tensor", "s", 1), dtype if dtype is not None else get_default_dtype(), device, requires_grad,
                    "scalar_tensor")
 
 
@@ -452,6 +458,9 @@ def fill(input: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor) and not value._data.ndim and (
             (STATE.enabled and value.requires_grad) or value._fw_grads is not None):
         # a 0-d value in a graph, or a dual one: its gradient is the sum of the result's, its tangent spreads
+        if not (input.is_floating_point() or input.is_complex()):  # a result of ints in the graph: torch refuses
+            fail("autograd_error_dtype_not_supported", op="fill",
+                 dtype=RD.SCALAR_TYPE_NAMES.get(input.dtype.name, input.dtype.name))
         filled = value.to(input._device, input.dtype).expand(*input._data.shape).clone()
     else:
         filled = input.detach().clone().fill_(value)

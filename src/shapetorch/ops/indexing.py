@@ -279,6 +279,37 @@ def _basic_index(shape: tuple[int, ...], key: tuple[Any, ...]) -> NpIndex:
     return items if Ellipsis in items else (*items, Ellipsis)  # a trailing ... keeps 0-d results views
 
 
+@functools.lru_cache(maxsize=4096)
+def _view_label(shape: tuple[int, ...], key: tuple[Any, ...], single: bool) -> str:
+    """torch's name for the node of a basic index (``x[0]``, ``x[:, 1:]``, ``x[None]``): that of its last view
+    op, ``SelectBackward0`` for an int, ``SliceBackward0`` for a slice, ``UnsqueezeBackward0`` for None. In a
+    tuple, a slice spanning its whole dim is no op, and an index of no op at all is an ``AliasBackward0``; a lone
+    slice is always sliced (torch's one-slice path). ``key``: ``_basic_key``'s form (a slice as a tuple)."""
+    label, dim = "AliasBackward0", 0
+    rest = len(shape) - sum(1 for it in key if it is not None and it is not Ellipsis)  # dims an Ellipsis spans
+    for it in key:
+        if it is Ellipsis:
+            dim += rest
+        elif it is None:
+            label = "UnsqueezeBackward0"
+        else:
+            if type(it) is not tuple:
+                label = "SelectBackward0"
+            elif single or slice(*it).indices(shape[dim]) != (0, shape[dim], 1):
+                label = "SliceBackward0"
+            dim += 1
+    return label
+
+
+def _label_key(index: Any) -> tuple[Any, ...]:
+    """``_basic_key``'s form of a view index that has other parts (a 0-d tensor or NumPy int for an int or a
+    slice bound): each a Python int."""
+    items = index if type(index) is tuple else (index,)
+    return tuple(it if it is None or it is Ellipsis
+                 else tuple(None if v is None else int(v) for v in (it.start, it.stop, it.step)) if type(it) is slice
+                 else int(it) for it in items)
+
+
 def _getitem(self: Tensor, index: Any) -> Tensor:
     if isinstance(self._data, np.generic):
         self._shareable_data()  # the result may be a view: it needs an array to share
@@ -287,12 +318,16 @@ def _getitem(self: Tensor, index: Any) -> Tensor:
         out = _GET["slice"](self, idx1=_basic_index(self._data.shape, key), idx2=None)
         mark_view(out, self)
         inherit_custom_view(out, self)
+        if out._grad_fn is not None:
+            out._grad_fn.label = _view_label(self._data.shape, key, type(index) is not tuple)
         return out
     idx1, idx2, _ = parse_index(self, index)
     out = _GET["index" if idx2 is not None else "slice"](self, idx1=idx1, idx2=idx2)
     if idx2 is None:
         mark_view(out, self)
         inherit_custom_view(out, self)
+        if out._grad_fn is not None:
+            out._grad_fn.label = _view_label(self._data.shape, _label_key(index), type(index) is not tuple)
     return out
 
 

@@ -55,7 +55,9 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
     tensors = list(tensors)
     new = check(RJ.stack_shape, [t._data.shape for t in tensors], dim, op="stack")
     d = wrap_dim(dim, len(new), "stack")
-    return cat([t.unsqueeze(d) for t in tensors], d, out=out)
+    if out is not None:
+        return cat([t.unsqueeze(d) for t in tensors], d, out=out)
+    return as_node(cat([t.unsqueeze(d) for t in tensors], d), "StackBackward0", *tensors)
 
 
 @public("joining", method=False)

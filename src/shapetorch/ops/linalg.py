@@ -23,7 +23,7 @@ from .._errors import fail
 from .._rules import matrix as RX
 from .._tensor import Tensor
 from . import return_types as RT
-from ._common import autocast_inputs, be, cast, check, dtype_name, new_tensor, zero_grad
+from ._common import autocast_inputs, be, cast, check, dtype_name, need_floating, new_tensor, zero_grad
 from ._registry import public
 from .matrix import matrices, singular_error
 from .return_types import (
@@ -1638,15 +1638,17 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 @public("linalg")
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
     """X of ``A X = B`` given A's Cholesky factor (lower ``L``, or upper when ``upper``)."""
-    low = _factor(L, upper)
+    low = _factor(L, upper, "cholesky_solve")
     return linalg_solve(low @ low.mH, B)
 
 
-def _factor(L: Tensor, upper: bool) -> Tensor:
+def _factor(L: Tensor, upper: bool, op: str) -> Tensor:
     """The lower factor read from L's triangle, as LAPACK reads it, with the gradient of the whole of L: torch's
-    formulas for cholesky_solve and cholesky_inverse differentiate ``A = L L^H`` in every entry of L."""
+    formulas for cholesky_solve and cholesky_inverse differentiate ``A = L L^H`` in every entry of L. Its kernels
+    are floating point and complex only (an integer or bool factor is refused before any arithmetic on it)."""
     if L._data.ndim < 2:
         fail("argument_error_invalid", op="cholesky_inverse", problem="The input tensor A must have at least 2 dimensions.")
+    need_floating(L, op, complex_=True, hint="")
     low = L.mH if upper else L
     out: Tensor = low + (low.tril() - low).detach()  # the triangle's values exactly: x + (0 - x) is 0
     return out
@@ -1655,7 +1657,7 @@ def _factor(L: Tensor, upper: bool) -> Tensor:
 @public("linalg")
 def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
     """``A^-1`` given A's Cholesky factor."""
-    low = _factor(L, upper)
+    low = _factor(L, upper, "cholesky_inverse")
     return linalg_inv(low @ low.mH)
 
 

@@ -262,7 +262,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     input, mat1, mat2 = autocast_inputs("addmm", input, mat1, mat2)
     _same_dtype("addmm", input, mat1)  # torch does not promote input to the product's dtype
     prod = mm(mat1, mat2)
-    return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
+    return as_node((input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha), "AddmmBackward0",
+                   input, mat1, mat2)
 
 
 @public("linalg")
@@ -270,14 +271,16 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     input, batch1, batch2 = autocast_inputs("baddbmm", input, batch1, batch2)
     _same_dtype("baddbmm", input, batch1)  # torch does not promote input to the product's dtype
     prod = bmm(batch1, batch2)
-    return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
+    return as_node((input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha),
+                   "BaddbmmBackward0", input, batch1, batch2)
 
 
 @public("linalg")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     _same_dtype("addmv", input, mat)  # torch does not promote input to the product's dtype
     prod = mv(mat, vec)
-    return (input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha)
+    return as_node((input if beta == 1 else input * beta) + (prod if alpha == 1 else prod * alpha), "AddmvBackward0",
+                   input, mat, vec)
 
 method("__matmul__", _matmul_operator)
 method("__rmatmul__", _rmatmul_operator)
@@ -326,7 +329,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     check(addbmm_shape, input._data.shape, batch1._data.shape, batch2._data.shape, op="addbmm")
     input, batch1, batch2 = autocast_inputs("addbmm", input, batch1, batch2)
     prod: Tensor = bmm(batch1, batch2).sum(0)
-    return _scaled_sum("addbmm", input, prod, beta, alpha)
+    return as_node(_scaled_sum("addbmm", input, prod, beta, alpha), "AddbmmBackward0", input, batch1, batch2)
 
 
 @public("linalg")
@@ -337,7 +340,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
         fail("dtype_error_mismatch", op="addr", what="vec1 and vec2", a=vec1.dtype.name, b=vec2.dtype.name)
     prod = vec1.unsqueeze(-1) & vec2.unsqueeze(0) if dtype_name(vec1) == "bool" else vec1.unsqueeze(-1) * vec2.unsqueeze(0)
     common = promoted(input, prod)  # unlike addmm, addr promotes input and the product
-    return _scaled_sum("addr", cast(input, common), cast(prod, common), beta, alpha)
+    return as_node(_scaled_sum("addr", cast(input, common), cast(prod, common), beta, alpha), "AddrBackward0",
+                   input, vec1, vec2)
 
 
 for _fn in (addmm, baddbmm, addmv, addbmm, addr):

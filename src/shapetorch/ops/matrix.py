@@ -21,7 +21,7 @@ from .._rules.matrix import (
     triangular_shape,
 )
 from .._tensor import Tensor
-from ._common import autocast_inputs, check, dtype_name, make_inplace, promoted
+from ._common import as_node, autocast_inputs, check, dtype_name, make_inplace, promoted
 from ._registry import method, public
 
 Arr = Any
@@ -75,14 +75,14 @@ _TRI.jvp = lambda ts, n: None if ts[0] is None else _TRI(ts[0], **n.params)
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (on and below ``diagonal``) of the last two dims; the rest zeroed."""
     check(triangular_shape, input._data.shape, op="tril")
-    return _TRI(input, k=diagonal, upper=False)
+    return as_node(_TRI(input, k=diagonal, upper=False), "TrilBackward0", input)
 
 
 @public("linalg")
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (on and above ``diagonal``) of the last two dims; the rest zeroed."""
     check(triangular_shape, input._data.shape, op="triu")
-    return _TRI(input, k=diagonal, upper=True)
+    return as_node(_TRI(input, k=diagonal, upper=True), "TriuBackward0", input)
 
 
 method("tril_", make_inplace(tril, "tril_"))
@@ -96,8 +96,7 @@ def trace(input: Tensor) -> Tensor:
     check(trace_shape, input._data.shape, op="trace")
     if dtype_name(input) == "bool":
         fail("method_dtype_not_supported_error", op="trace", dtype="bool", hint="")
-    out: Tensor = input.diagonal().sum()
-    return out
+    return as_node(input.diagonal().sum(), "TraceBackward0", input)
 
 
 # -- inverse ---------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ._common import allocating, autocast_inputs, check, device_table, formal_input, tie_gradient
 from .conversion import where as _where
 from .convolution import _PAD, Ints, _batched, ntuple
+from .creation import arange
 from .scatter import take_along
 
 # -- pooling --------------------------------------------------------------------------------------------
@@ -530,22 +531,31 @@ def _adaptive_rows(size: int, out: int) -> Any:
 
 def adaptive_max_pool(input: Tensor, nd: int, output_size: Any, *, op: str = "adaptive_max_pool2d") -> Tensor:
     """Each pooled dim in turn, the last first: the bins gathered as (out, widest) windows and each window's first
-    maximum taken. In that order the element chosen is a bin's first maximum in row-major order, torch's, which gets
-    the whole gradient. The index table is made under ``allocating``: an output size no machine holds is a coded
-    error at once, not a loop over its bins."""
+    maximum taken, or its last NaN if it holds one. In that order the element chosen is a bin's first maximum in
+    row-major order, or its last NaN (the last row with one, its last one there), torch's, which gets the whole
+    gradient. The index table is made under ``allocating``: an output size no machine holds is a coded error at
+    once, not a loop over its bins."""
     input = autocast_inputs(op, input)[0]
     check(RD.check_kind, op, input.dtype.name)
     _check_ints(output_size, "output_size", op, none_ok=True)
     sizes = (output_size,) * nd if isinstance(output_size, int) or output_size is None else tuple(output_size)
     shape = check(RN.adaptive_pool_shape, tuple(input._data.shape), sizes, op=op, nonempty=True)
     nd_in = input._data.ndim
+    # (on the host NaN is looked for once; on a device the NaN choice is computed always, rather than read back)
+    nan_possible = input.is_floating_point() and (input._device.type != "cpu" or bool(np.isnan(input._data).any()))
     out = input
     for dim in range(nd_in - 1, nd_in - nd - 1, -1):
         o = shape[dim]
         with allocating(op):
             rows = device_table(_adaptive_rows, (input._data.shape[dim], o), input.device)
         windows = out.index_select(dim, rows).unflatten(dim, (o, rows.shape[0] // o))
-        out = windows.take_along_dim(windows.argmax(dim + 1, keepdim=True), dim + 1).squeeze(dim + 1)
+        pick = windows.argmax(dim + 1, keepdim=True)  # NumPy's argmax: the first NaN of a window holding one
+        if nan_possible:  # the last NaN: the NaN position's index weighs each, argmax takes the greatest
+            nan = windows.detach().isnan()
+            w = windows._data.shape[dim + 1]
+            place = arange(w, device=input.device).reshape((w,) + (1,) * (nd_in - dim - 1))
+            pick = _where(nan.any(dim + 1, keepdim=True), (nan * place).argmax(dim + 1, keepdim=True), pick)
+        out = windows.take_along_dim(pick, dim + 1).squeeze(dim + 1)
     out = tie_gradient(out, input)
     if out._grad_fn is not None:  # torch's node names (a 1-D pool runs as 2-D)
         out._grad_fn.label = "SqueezeBackward1" if nd == 1 else f"AdaptiveMaxPool{nd}DBackward0"

@@ -393,9 +393,11 @@ def _fill(self: Tensor, value: Any, name: str) -> Tensor:
     elif value._data.ndim:
         fail("argument_error_invalid", op=name,
              problem=f"only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions")
-    elif (STATE.enabled and (value.requires_grad or self.requires_grad)) or value._fw_grads is not None:
+    elif ((STATE.enabled and (value.requires_grad or self.requires_grad)) or value._fw_grads is not None) and (
+            self.is_floating_point() or self.is_complex()):
         # a 0-d tensor value in a graph, or a dual one: torch's FillBackward3 (the old values' gradient is zero, the
-        # value's the sum of the result's; its tangent flows), which is the out-of-place fill's
+        # value's the sum of the result's; its tangent flows), which is the out-of-place fill's. An integer or bool
+        # tensor takes the value's number out of the graph (docs/compatibility.md: torch marks it as requiring grad)
         return write_inplace(self, as_node(fill(self, value), "FillBackward3", self, value), name)
     if self._device.type != "cpu":
         if isinstance(value, Tensor) and value._device == self._device and value._data.ndim == 0:

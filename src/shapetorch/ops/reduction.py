@@ -234,7 +234,7 @@ def _with_indices(input: Tensor, dim: int, keepdim: bool, arg: Prim, op: str) ->
     values = input.gather(dim, indices) if input._data.ndim else input.clone()
     if not keepdim and input._data.ndim:
         values, indices = values.squeeze(dim), indices.squeeze(dim)
-    return VALUES_INDICES[op](values, indices)
+    return VALUES_INDICES[op](as_node(values, f"{op.capitalize()}Backward0", input), indices)
 
 
 @public("reduction")
@@ -243,7 +243,7 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if isinstance(dim, Tensor):
         return input.maximum(dim)
     if dim is None:
-        return amax(input)
+        return as_node(amax(input), "MaxBackward1", input)
     return _with_indices(input, dim, keepdim, _ARGMAX, "max")
 
 
@@ -252,7 +252,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if isinstance(dim, Tensor):
         return input.minimum(dim)
     if dim is None:
-        return amin(input)
+        return as_node(amin(input), "MinBackward1", input)
     return _with_indices(input, dim, keepdim, _ARGMIN, "min")
 
 
@@ -275,19 +275,21 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None) -> Tensor:
     v = var(input, dim, unbiased, keepdim, correction=correction)
     zero = v == 0  # sqrt's gradient at 0 is inf, and inf * 0 = nan; torch's std has gradient 0 there
-    return v.masked_fill(zero, 1).sqrt().masked_fill(zero, 0)
+    return as_node(v.masked_fill(zero, 1).sqrt().masked_fill(zero, 0), "StdBackward0", input)
 
 
 @public("reduction")
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    out = var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    return as_node(out[0], "VarMeanBackward0", input), as_node(out[1], "VarMeanBackward0", input)
 
 
 @public("reduction")
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    out = std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    return as_node(out[0], "StdMeanBackward0", input), as_node(out[1], "StdMeanBackward0", input)
 
 
 @public("reduction")
@@ -297,18 +299,21 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
         input = cast(input, default_float())
     axis = list(_dims(input, dim, "logsumexp"))
     if input._data.size == 0:
-        return sum(input.exp(), axis, keepdim).log()
+        return as_node(sum(input.exp(), axis, keepdim).log(), "LogsumexpBackward0", input)
     m = amax(input.real if input.is_complex() else input, axis, keepdim=True).detach()  # real: keeps log's branch
     m = m.masked_fill(m.abs() == float("inf"), 0.0)
     out = sum((input - m).exp(), axis, keepdim=True).log() + m
-    return out if keepdim else out.squeeze(axis) if axis else out
+    return as_node(out if keepdim else out.squeeze(axis) if axis else out, "LogsumexpBackward0", input)
 
 
 @public("reduction")
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     """Vector p-norm over ``dim`` (all elements by default); 'fro' is the 2-norm."""
     input = _need_float(input, "norm", dtype)
-    axis = list(_dims(input, dim, "norm"))
+    return as_node(_norm(input, p, list(_dims(input, dim, "norm")), keepdim), "LinalgVectorNormBackward0", input)
+
+
+def _norm(input: Tensor, p: Any, axis: list[int], keepdim: bool) -> Tensor:
     if p in ("fro", 2, 2.0):
         return _NORM2(input, axis=tuple(axis), keepdims=keepdim)
     a = input.abs()
@@ -397,7 +402,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     _dims(input, dim, "nansum")
     if input.is_floating_point():
         input = input.where(input == input, 0)  # noqa: PLR0124  (False at NaN)
-    return sum(input, dim, keepdim, dtype=dtype)
+    return as_node(sum(input, dim, keepdim, dtype=dtype), "NansumBackward0", input)
 
 
 @public("reduction")

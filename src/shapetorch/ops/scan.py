@@ -19,7 +19,7 @@ from .._rules.axes import wrap_dim
 from .._rules.dtypes import is_integral
 from .._rules.scan import cum_extreme_shape, cum_shape, diff_shape, trapezoid_shape
 from .._tensor import Tensor
-from ._common import check, dtype_name, make_inplace, new_tensor, promoted, refuse
+from ._common import as_node, check, dtype_name, make_inplace, new_tensor, promoted, refuse
 from ._registry import method, public
 from .return_types import VALUES_INDICES, ValuesIndices
 from .sorting import write_out
@@ -227,7 +227,7 @@ def _cum_extreme(input: Tensor, dim: int, index_prim: Prim, op: str) -> ValuesIn
         fail("method_dtype_not_supported_error", op=op, dtype=input.dtype.name, hint="")
     axis = wrap_dim(dim, input._data.ndim, op)
     indices = index_prim(input.detach(), axis=axis)
-    return VALUES_INDICES[op](input.gather(axis, indices), indices)
+    return VALUES_INDICES[op](as_node(input.gather(axis, indices), f"{op.capitalize()}Backward0", input), indices)
 
 
 @public("scan")

@@ -17,7 +17,7 @@ from .._rules.axes import wrap_dim
 from .._rules.scatter import index_add_check, src_matches, take_along_dim_shape
 from .._rules.views import diagonal_shape
 from .._tensor import Tensor
-from ._common import be, cast, check, dtype_name, make_inplace, new_tensor, write_inplace
+from ._common import as_node, be, cast, check, dtype_name, make_inplace, new_tensor, write_inplace
 from ._registry import method, public
 from .indexing import _GET, _INDEX_PUT, _same_dtype
 from .views import _diag_view
@@ -523,7 +523,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     fixed = ix.long()
     if dim is not None:  # negative indices count from the end
         fixed = fixed.where(fixed >= 0, fixed + size)
-    return take_along(x, fixed, d).reshape(shape)
+    return as_node(take_along(x, fixed, d).reshape(shape), "GatherBackward0", input)  # torch's is a gather
 
 
 def _put_add_kernel(g: Any, index: Any, shape: tuple[int, ...], axis: int) -> Any:

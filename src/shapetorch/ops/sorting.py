@@ -20,7 +20,7 @@ from .._rules.axes import wrap_dim
 from .._rules.scan import cum_shape
 from .._rules.sorting import bucketize_shape, kthvalue_shape, searchsorted_shape, topk_shape, unique_shapes
 from .._tensor import Tensor
-from ._common import be, can_cast, check, device_of, dtype_name, new_tensor, refuse
+from ._common import as_node, be, can_cast, check, device_of, dtype_name, new_tensor, refuse
 from ._registry import public
 from .return_types import VALUES_INDICES, ValuesIndices
 
@@ -106,7 +106,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool
          out: Any = None) -> ValuesIndices:
     """(values, indices) sorted along ``dim``. The sort is always stable (ties keep their order)."""
     indices, axis = _order(input, dim, descending, "sort")
-    return write_out(VALUES_INDICES["sort"](_take(input, indices, axis), indices), out, "sort")
+    values = as_node(_take(input, indices, axis), "SortBackward0", input)
+    return write_out(VALUES_INDICES["sort"](values, indices), out, "sort")
 
 
 @public("sorting")
@@ -134,7 +135,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     indices, axis = _order(input, dim, largest, "topk")
     if input._data.ndim:  # a 0-d input gives itself for k = 0 or 1, as in torch
         indices = indices.narrow(axis, 0, k)
-    return write_out(VALUES_INDICES["topk"](_take(input, indices, axis), indices), out, "topk")
+    values = as_node(_take(input, indices, axis), "TopkBackward0", input)
+    return write_out(VALUES_INDICES["topk"](values, indices), out, "topk")
 
 
 @public("sorting")
@@ -149,7 +151,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
     values = input.gather(axis, indices)
     if not keepdim:
         values, indices = values.squeeze(axis), indices.squeeze(axis)
-    return write_out(VALUES_INDICES["kthvalue"](values, indices), out, "kthvalue")
+    return write_out(VALUES_INDICES["kthvalue"](as_node(values, "KthvalueBackward0", input), indices), out, "kthvalue")
 
 
 def _searchsorted_kernel(seq: Any, values: Any, right: bool, sorter: Any) -> Any:

@@ -27,7 +27,7 @@ from .._rules.tiling import (
     tile_shape,
 )
 from .._tensor import Tensor
-from ._common import check, dtype_name, int_list, new_tensor
+from ._common import as_node, check, dtype_name, int_list, new_tensor
 from ._registry import _guarded, method, public
 
 Arr = Any
@@ -127,19 +127,28 @@ def _tiled(input: Tensor, reps: tuple[int, ...], shape: tuple[int, ...]) -> Tens
     return input.reshape(inter).expand(big).reshape(shape)
 
 
-@public("shape")
+@public("shape", method=False)
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     """Repeat the whole tensor ``dims`` times per dim; shorter ``dims`` are left-padded with 1s."""
-    reps = int_list((dims,), "tile")
-    shape = check(tile_shape, input._data.shape, reps, op="tile")
-    return _tiled(input, reps, shape)
+    return _tile(input, dims)
+
+
+def _tile(self: Tensor, *dims: Any) -> Tensor:
+    """``Tensor.tile``: as torch, the method also takes the counts as varargs (``x.tile(2, 3)``), the function
+    only one sequence (``torch.tile(x, 2, 3)`` is a TypeError)."""
+    reps = int_list(dims, "tile")
+    shape = check(tile_shape, self._data.shape, reps, op="tile")
+    return as_node(_tiled(self, reps, shape), "RepeatBackward0", self)
+
+
+method("tile", _guarded("tile", _tile))
 
 
 def _repeat(self: Tensor, *repeats: Any) -> Tensor:
     """``Tensor.repeat``: tile with at least as many repeats as dims (einops' ``repeat`` is ``shapetorch.repeat``)."""
     reps = int_list(repeats, "repeat")
     shape = check(repeat_shape, self._data.shape, reps, op="repeat")
-    return _tiled(self, reps, shape)
+    return as_node(_tiled(self, reps, shape), "RepeatBackward0", self)
 
 
 method("repeat", _guarded("repeat", _repeat))  # a method only, behind its argument guard

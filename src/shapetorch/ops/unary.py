@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..backends import thread_pool
 from ..backends.thread_pool import _SPLIT
 from . import return_types as RT
-from ._common import cast, dtype_name, make_inplace, write_inplace
+from ._common import as_node, cast, dtype_name, make_inplace, write_inplace
 from ._elementwise import _conj, _quiet, _store, _unary
 from ._jvp import via_vjp
 from ._registry import method, public
@@ -177,7 +177,7 @@ def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``input * input``; bool squares to int64 as in torch."""
     if dtype_name(input) == "bool":
         input = cast(input, "int64")
-    return _store(mul(input, input), out, "square")
+    return _store(as_node(mul(input, input), "PowBackward0", input), out, "square")
 
 
 public("pointwise")(square)
