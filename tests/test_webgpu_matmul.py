@@ -275,7 +275,7 @@ def test_an_activation_of_a_product_joins_its_dispatch(act, bias, xshape, rt):
         before = _dispatches()
         y = fn(st, z)
         assert _dispatches() == before, k  # (the product's dispatch recorded again, with both outputs)
-        # (the product's node as on the CPU: shapetorch names linear's MatmulBiasBackward0 where torch's is Addmm's)
+        # (the product's node as on the CPU, torch's name: AddmmBackward0, or ViewBackward0 for a stack of rows)
         assert y.grad_fn.name() == ty.grad_fn.name() and z.grad_fn.name() == cpu_name
         np.testing.assert_allclose(y.detach().cpu().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(z.detach().cpu().numpy(), tz.detach().numpy(), rtol=1e-5, atol=1e-5)
