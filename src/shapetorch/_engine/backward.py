@@ -208,6 +208,9 @@ SAVES["gather"] = SAVES["scatter_add"] = ((1, "index", -1),)
 HOLDS_INDICES = frozenset({"index", "index_put"})
 HOLDS_NUMBER = frozenset({"mul", "true_divide"})
 
+# torch's node names of the overloads that take a number at the first or the second place (``xlogy(2, x)`` is
+# xlogy.Scalar_Self, ``xlogy(x, 2)`` xlogy.Scalar_Other); a freed tensor input reads None, a number never does
+_NUMBER_NAMES = {"xlogy": ("XlogyBackward1", "XlogyBackward2"), "copysign": (None, "CopysignBackward1")}
 _NAMES = {"true_divide": "Div", "to_copy": "ToCopy", "reshape": "View", "index_put": "IndexPut",
           "batch_norm": "NativeBatchNorm", "cross_entropy_loss": "NllLoss", "convolution_bias": "Convolution"}
 
@@ -528,6 +531,11 @@ class Node(GraphNode):
             base = _is_tensor(self._inputs[0]) or any(s[0] == 0 for s in self._saved)
             exponent = _is_tensor(self._inputs[1]) or any(s[0] == 1 for s in self._saved)
             return "PowBackward0" if not exponent else "PowBackward1" if base else "PowBackward2"
+        numbered = _NUMBER_NAMES.get(p)
+        if numbered is not None:  # torch's overload of a number operand at that place has a node of its own
+            for x, label in zip(self._inputs, numbered):
+                if label is not None and x is not None and not _is_tensor(x):
+                    return label
         return f"{_NAMES.get(p) or _camel(p)}Backward0"
 
     def _materialize(self) -> None:

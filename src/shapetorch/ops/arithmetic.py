@@ -217,12 +217,16 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Tensor
     if rounding_mode is None:
         return true_divide(input, other, out=out)
     if rounding_mode == "floor":
-        return _div_floor(input, other, out=out)
-    if rounding_mode == "trunc":
+        r = _div_floor(input, other)
+    elif rounding_mode == "trunc":
         q = true_divide(input, other)
         common = promoted(input, other)
-        return _store(q.trunc().to(q.dtype if RD.DTYPES[common].kind in "fc" else common), out, "div")
-    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
+        r = q.trunc().to(q.dtype if RD.DTYPES[common].kind in "fc" else common)
+    else:
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {rounding_mode!r}")
+    if r._grad_fn is not None:  # (the rounded quotient's own new node) torch's is div.Tensor_mode's
+        r._grad_fn.label = "DivBackward2"
+    return _store(r, out, "div")
 
 
 public("pointwise", aliases=("multiply",))(mul)
