@@ -74,19 +74,7 @@ def _untracked(input: Tensor, data: Any) -> Tensor:
             return _view_of(out, input)
     elif isinstance(src, np.generic):
         return _view_of(out, input)
-    if input._base is None:
-        # (mark_view's first branch, inlined: a view of a tensor that is no view, as every transpose and reshape of a
-        # gradient in a first-order backward; the result requires no grad, so only the grad mode decides its meta)
-        out._base = input
-        cell = input._version_cell
-        if cell is None:
-            cell = input._version_cell = [0]
-        out._view_cell = cell
-        out._view_version = cell[0]
-        if not STATE.enabled:
-            out._view_meta = ("inference" if STATE.inference else "no_grad", "", 0)
-    else:
-        mark_view(out, input)
+    mark_view(out, input)
     if input._created_in is not None:
         inherit_custom_view(out, input)
     return out
