@@ -7,14 +7,13 @@ of a bias's gradient by the sum kernel. On WebGPU too, where it runs (``DEVICES`
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 import torch
 
 import shapetorch as st
 from shapetorch.ops import matmul as M
+from test_webgpu import need_webgpu
 
 SHAPES = [(5, 4), (2, 3, 4), (2, 1, 3, 4)]
 
@@ -23,15 +22,8 @@ DEVICES = ["cpu", "webgpu"]
 
 
 def _need(dev: str) -> None:
-    """Skip a WebGPU case without an adapter (fail under SHAPETORCH_REQUIRE_WEBGPU=1), as ``test_webgpu``."""
     if dev == "webgpu":
-        from shapetorch.backends.webgpu.api import unavailable_reason
-
-        why = unavailable_reason()
-        if why is not None:
-            if os.environ.get("SHAPETORCH_REQUIRE_WEBGPU") == "1":
-                pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
-            pytest.skip(f"no WebGPU adapter: {why}")
+        need_webgpu()
 
 
 def _grads(shape, transposed, bias, dev, needs=(True, True)):

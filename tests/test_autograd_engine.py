@@ -14,6 +14,7 @@ import torch
 
 import shapetorch as st
 from shapetorch import autograd
+from test_webgpu import need_webgpu
 
 
 def both(fn):
@@ -868,24 +869,11 @@ def test_calling_a_node_returns_its_input_gradients_as_torch():
     assert ours == theirs
 
 
-def _need_webgpu():
-    """Skip without a WebGPU adapter (fail with SHAPETORCH_REQUIRE_WEBGPU=1), as tests/test_webgpu.py does."""
-    import os
-
-    from shapetorch.backends.webgpu.api import unavailable_reason
-
-    why = unavailable_reason()
-    if why is not None:
-        if os.environ.get("SHAPETORCH_REQUIRE_WEBGPU") == "1":
-            pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
-        pytest.skip(f"no WebGPU adapter: {why}")
-
-
 def test_every_primitive_refuses_tensors_on_two_devices():
     """The primitive call is the one place that compares the devices of an op's tensors (the ops do not):
     a slip there let `cpu * webgpu` through with a wrong answer. torch refuses mixed devices with a
     RuntimeError. Needs a WebGPU adapter."""
-    _need_webgpu()
+    need_webgpu()
     a, b = st.ones(2), st.ones(2, device="webgpu")
     for call in (lambda: a + b, lambda: st.mul(a, b), lambda: st.where(a > 0, a, b), lambda: a.exp() * b.exp()):
         with pytest.raises(RuntimeError, match="expected all tensors to be on the same device") as info:
@@ -912,7 +900,7 @@ def test_a_device_gradient_nothing_else_holds_becomes_grad_without_a_copy():
     """NOTE [gradient stealing] in the engine: on WebGPU a leaf's gradient that nothing else can reach
     becomes `.grad` as it is (one dispatch fewer than a copy), and one that the user holds (here through a
     hook) is copied, so that `.grad` never shares its buffer with the user's tensor. Needs a WebGPU adapter."""
-    _need_webgpu()
+    need_webgpu()
 
     def backward(hold):
         x = st.ones(1024, device="webgpu", requires_grad=True)

@@ -28,13 +28,19 @@ def _why_not() -> str | None:
     return unavailable_reason()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def webgpu() -> None:
+def need_webgpu() -> None:
+    """Skip without a WebGPU adapter, or fail where one is required (SHAPETORCH_REQUIRE_WEBGPU=1, as in CI): the
+    check of every WebGPU test, as this module's fixture or called by a test that runs on several devices."""
     why = _why_not()
     if why is not None:
         if REQUIRED:
             pytest.fail(f"SHAPETORCH_REQUIRE_WEBGPU=1 but WebGPU is not available: {why}")
         pytest.skip(f"no WebGPU adapter: {why}")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def webgpu() -> None:
+    need_webgpu()
 
 
 DEV = "webgpu"
